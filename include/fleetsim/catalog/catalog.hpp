@@ -1,0 +1,72 @@
+// The instance catalog: instance types, their allocatable resources and their offerings.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fleetsim/core/resources.hpp"
+#include "fleetsim/k8s/requirements.hpp"
+
+namespace fleetsim {
+
+enum class CapacityType : std::uint8_t { OnDemand, Spot, Reserved };
+std::optional<CapacityType> parse_capacity_type(std::string_view text);  // "on-demand", "spot", "reserved"
+std::string_view to_string(CapacityType c);
+
+// One (zone, capacity type) in which an instance type can be bought.
+struct Offering {
+  std::string zone;
+  CapacityType capacity_type = CapacityType::OnDemand;
+  double price_per_hour = 0.0;    // USD
+  std::string interruption_bucket;  // Spot Advisor band ("<5%", …); empty for on-demand
+  std::optional<std::int64_t> capacity;  // most instances at once; nullopt = unlimited
+};
+
+struct InstanceType {
+  std::string name;  // "g5.xlarge"
+  std::string family, category, size, arch;
+  int generation = 0;
+  int vcpu = 0;
+  std::int64_t memory_mib = 0;  // EC2 memory before the VM overhead
+  int gpu_count = 0;
+  std::string gpu_name, gpu_manufacturer;
+  std::int64_t gpu_memory_mib = 0;  // per GPU
+  std::string accelerator_name;
+  std::string accelerator_manufacturer;  // "aws", "qualcomm"; derived from the name when not given
+  int accelerator_count = 0;
+  double network_gbps = 0;
+  int max_pods = 0;  // ENI-limited default
+
+  Resources capacity;     // what the node reports as capacity (limits count this)
+  Resources allocatable;  // capacity minus kube-reserved, system-reserved and eviction threshold
+  Requirements requirements;  // the well-known labels a node of this type carries
+  std::vector<Offering> offerings;  // sorted by (capacity type, zone)
+
+  bool has_gpu() const { return gpu_count > 0 || accelerator_count > 0; }
+  // The cheapest offering, optionally of one capacity type.
+  const Offering* cheapest_offering(std::optional<CapacityType> ct = std::nullopt) const;
+};
+
+class Catalog {
+ public:
+  Catalog() = default;
+  explicit Catalog(std::vector<InstanceType> types, std::string source = {});
+
+  // Types sorted by name; the index of a type is stable for the catalog's life.
+  const std::vector<InstanceType>& types() const { return types_; }
+  const InstanceType* find(std::string_view name) const;
+  std::optional<std::size_t> index_of(std::string_view name) const;
+  const std::string& source() const { return source_; }
+  // All zones that appear in any offering, sorted.
+  std::vector<std::string> zones() const;
+
+ private:
+  std::vector<InstanceType> types_;
+  std::string source_;
+};
+
+}  // namespace fleetsim

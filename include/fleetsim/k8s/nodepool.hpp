@@ -1,0 +1,77 @@
+// karpenter.sh/v1 NodePool and karpenter.k8s.aws/v1 EC2NodeClass, as fleetsim models them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fleetsim/core/error.hpp"
+#include "fleetsim/core/resources.hpp"
+#include "fleetsim/core/time.hpp"
+#include "fleetsim/k8s/requirements.hpp"
+#include "fleetsim/k8s/taints.hpp"
+
+namespace fleetsim {
+
+enum class ConsolidationPolicy { WhenEmpty, WhenEmptyOrUnderutilized };
+
+// spec.disruption.budgets[]: parsed now, enforced by the disruption controller.
+struct DisruptionBudget {
+  bool percent = true;
+  int nodes = 10;                       // a count, or a percentage when `percent`
+  std::vector<std::string> reasons;     // Empty, Underutilized, Drifted; empty = all
+  std::string schedule;                 // cron, UTC; empty = always active
+  std::optional<SimDuration> duration;  // with schedule
+  friend bool operator==(const DisruptionBudget&, const DisruptionBudget&) = default;
+};
+
+struct NodePoolDisruption {
+  ConsolidationPolicy policy = ConsolidationPolicy::WhenEmptyOrUnderutilized;
+  std::optional<SimDuration> consolidate_after = SimDuration{0};  // nullopt = Never
+  std::vector<DisruptionBudget> budgets{DisruptionBudget{}};      // default: 10% of nodes
+  friend bool operator==(const NodePoolDisruption&, const NodePoolDisruption&) = default;
+};
+
+// spec.limits: resources counted by capacity, plus an optional node count.
+struct NodePoolLimits {
+  std::optional<Resources> resources;  // set components are limits; absent components are unlimited
+  Resources set_mask;                  // 1 where the component is limited
+  std::optional<std::int64_t> nodes;
+  bool any() const { return resources.has_value() || nodes.has_value(); }
+  friend bool operator==(const NodePoolLimits&, const NodePoolLimits&) = default;
+};
+
+struct NodePool {
+  std::string name;
+  int weight = 0;  // 1..100, unset = 0
+  Requirements requirements;
+  Labels labels;  // template metadata.labels
+  std::vector<Taint> taints;
+  std::vector<Taint> startup_taints;
+  NodePoolLimits limits;
+  std::optional<SimDuration> expire_after = hours(720);  // nullopt = Never
+  std::optional<SimDuration> termination_grace_period;
+  std::string node_class;  // nodeClassRef.name
+  NodePoolDisruption disruption;
+  SourceLocation where;
+};
+
+enum class EbsVolumeType { gp2, gp3, io1, io2, st1, sc1, standard };
+
+struct BlockDevice {
+  std::string device_name;
+  std::int64_t size_bytes = 0;
+  EbsVolumeType type = EbsVolumeType::gp3;
+  std::int64_t iops = 0;             // 0 = the type's baseline
+  std::int64_t throughput_mibps = 0;  // gp3 only; 0 = baseline 125
+};
+
+struct EC2NodeClass {
+  std::string name;
+  std::vector<BlockDevice> block_devices;  // empty = the AMI default (a 20 GiB gp3 root)
+  std::optional<std::int64_t> max_pods;    // kubelet.maxPods
+  SourceLocation where;
+};
+
+}  // namespace fleetsim

@@ -1,0 +1,54 @@
+// What a pod asks of a node: requests, node requirements, tolerations, zone spread, priority.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fleetsim/core/error.hpp"
+#include "fleetsim/core/resources.hpp"
+#include "fleetsim/core/time.hpp"
+#include "fleetsim/k8s/requirements.hpp"
+#include "fleetsim/k8s/taints.hpp"
+
+namespace fleetsim {
+
+enum class WhenUnsatisfiable { DoNotSchedule, ScheduleAnyway };
+
+// A topologySpreadConstraint. fleetsim models zone and hostname keys.
+struct TopologySpread {
+  std::string topology_key;
+  int max_skew = 1;
+  WhenUnsatisfiable when_unsatisfiable = WhenUnsatisfiable::DoNotSchedule;
+  Labels match_labels;  // labelSelector.matchLabels
+  friend bool operator==(const TopologySpread&, const TopologySpread&) = default;
+};
+
+struct PodSpec {
+  // Effective requests (max of init containers, sum of app containers and sidecars), pods = 1.
+  Resources requests;
+  // nodeSelector and the first required node-affinity term, intersected.
+  Requirements node_requirements;
+  // Further required node-affinity terms (ORed); Karpenter tries them after the first.
+  std::vector<Requirements> alternative_node_requirements;
+  // The heaviest preferred node-affinity term; Karpenter honours it until it relaxes preferences.
+  std::optional<Requirements> preferred_node_requirements;
+  std::vector<Toleration> tolerations;
+  std::vector<TopologySpread> topology_spread;
+  std::int32_t priority = 0;
+  std::string priority_class_name;
+  SimDuration termination_grace = seconds(30);  // Kubernetes default
+  bool do_not_disrupt = false;                  // karpenter.sh/do-not-disrupt: "true"
+  friend bool operator==(const PodSpec&, const PodSpec&) = default;
+};
+
+// A pod template as found in a Pod, Deployment, Job or DaemonSet manifest.
+struct PodTemplate {
+  Labels labels;
+  Labels annotations;
+  PodSpec spec;
+  SourceLocation where;
+};
+
+}  // namespace fleetsim

@@ -1,0 +1,42 @@
+// Workload manifests: Pod, Deployment, Job, DaemonSet, PriorityClass.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "fleetsim/core/time.hpp"
+#include "fleetsim/k8s/pod_spec.hpp"
+
+namespace fleetsim {
+
+// The annotation giving a pod's or Job's run time when no trace supplies it.
+inline constexpr std::string_view kDurationAnnotation = "fleetsim.io/duration";
+// The annotation that keeps Karpenter from disrupting a pod or node.
+inline constexpr std::string_view kDoNotDisruptAnnotation = "karpenter.sh/do-not-disrupt";
+
+enum class WorkloadKind { Pod, Deployment, Job, DaemonSet };
+std::string_view to_string(WorkloadKind k);
+
+struct Workload {
+  WorkloadKind kind = WorkloadKind::Pod;
+  std::string name;
+  std::string namespace_name = "default";
+  PodTemplate pod;
+  std::int32_t replicas = 1;     // Deployment
+  std::int32_t parallelism = 1;  // Job
+  std::int32_t completions = 1;  // Job
+  // Run time of each pod (Job, bare Pod); nullopt = runs until the end.
+  std::optional<SimDuration> run_time;
+  SimTime created_at{};  // when it enters the cluster
+  SourceLocation where;
+};
+
+struct PriorityClass {
+  std::string name;
+  std::int32_t value = 0;
+  bool global_default = false;
+  SourceLocation where;
+};
+
+}  // namespace fleetsim

@@ -1,0 +1,19 @@
+// "Did you mean …?" hints for misspelt keys and enumeration values.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace fleetsim {
+
+// The candidate closest to `typed` by edit distance (case-insensitive), when close enough to be
+// a plausible typo; nullopt otherwise.
+std::optional<std::string_view> closest_name(std::string_view typed,
+                                             std::span<const std::string_view> candidates);
+
+// "; did you mean \"x\"?" or an empty string, ready to append to a message.
+std::string did_you_mean(std::string_view typed, std::span<const std::string_view> candidates);
+
+}  // namespace fleetsim

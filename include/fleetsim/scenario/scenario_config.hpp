@@ -1,0 +1,113 @@
+// ScenarioConfig: everything a run needs, parsed, validated and frozen before the run starts.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "fleetsim/catalog/catalog.hpp"
+#include "fleetsim/core/error.hpp"
+#include "fleetsim/core/resources.hpp"
+#include "fleetsim/core/time.hpp"
+#include "fleetsim/k8s/nodepool.hpp"
+#include "fleetsim/k8s/workloads.hpp"
+
+namespace fleetsim {
+
+enum class ProvisionerKind { Karpenter };
+
+// A field fleetsim read but does not model, reported once per (kind, field path).
+struct Warning {
+  SourceLocation where;
+  std::string field;    // e.g. "Deployment.spec.strategy"
+  std::string message;  // e.g. "not modelled; ignored"
+};
+
+// Node start-up phases after a launch (DESIGN.md §4.1): the cloud API returns (launched), the
+// kubelet joins (registered), then the node is Ready with its GPUs advertised (initialized).
+struct NodeLatency {
+  SimDuration launch;
+  SimDuration registration;    // after launch
+  SimDuration initialization;  // after registration
+  friend bool operator==(const NodeLatency&, const NodeLatency&) = default;
+};
+
+// Default start-up latencies of a CPU node. EKS Linux nodes go from launch to Ready in about
+// 30–65 s (kube.fm, 2026; storytemplates.tech, 2024): the EC2 API returns within seconds, the
+// kubelet registers after boot, and the CNI makes the node Ready shortly after.
+inline constexpr NodeLatency kDefaultCpuNodeLatency{
+    .launch = seconds(5), .registration = seconds(30), .initialization = seconds(5)};
+// Default start-up latencies of a GPU or accelerator node: larger AMIs boot slower, and the
+// NVIDIA device plugin must start before `nvidia.com/gpu` is advertised; provisioning a new GPU
+// node takes 45–90 s in all (devfloor9 EKS GPU playbook, 2026).
+inline constexpr NodeLatency kDefaultGpuNodeLatency{
+    .launch = seconds(5), .registration = seconds(40), .initialization = seconds(25)};
+
+struct NodeLatencies {
+  NodeLatency cpu = kDefaultCpuNodeLatency;  // default for types without accelerators
+  NodeLatency gpu = kDefaultGpuNodeLatency;  // default for GPU and accelerator types
+  std::map<std::string, NodeLatency, std::less<>> by_family;  // scenario overrides, e.g. "p5"
+};
+
+// Karpenter controller settings a scenario may override (defaults are Karpenter's flags).
+struct KarpenterSettings {
+  SimDuration batch_idle = seconds(1);  // BATCH_IDLE_DURATION
+  SimDuration batch_max = seconds(10);  // BATCH_MAX_DURATION
+};
+
+// `jobs:` entry: a job arrival trace plus the manifest that supplies everything else.
+struct JobSource {
+  std::filesystem::path trace;  // absolute
+  Workload template_workload;   // a Job or Pod; the trace overrides requests and run time
+  SourceLocation where;
+};
+
+struct SpotInterruptionEvent {
+  std::string instance_type;  // empty = any
+  std::string zone;           // empty = any
+  int count = 1;
+};
+
+struct ApplyManifestsEvent {
+  std::vector<NodePool> nodepools;  // replace pools of the same name, add new ones
+  std::vector<Workload> workloads;  // created at the event's time
+};
+
+struct ScriptedEvent {
+  SimDuration at;
+  std::variant<ApplyManifestsEvent, SpotInterruptionEvent> action;
+  SourceLocation where;
+};
+
+struct ScenarioConfig {
+  std::string name;
+  std::uint64_t seed = 1;
+  SimDuration duration = hours(1);
+  std::string region = "us-east-1";
+  ProvisionerKind provisioner = ProvisionerKind::Karpenter;
+  SimDuration report_interval = seconds(60);
+  std::filesystem::path file;  // the scenario file itself
+
+  std::shared_ptr<const Catalog> catalog;
+  ResourceRegistry resources;
+
+  std::vector<NodePool> nodepools;
+  std::vector<EC2NodeClass> node_classes;
+  std::vector<Workload> workloads;   // Pods, Deployments and Jobs from manifests
+  std::vector<Workload> daemonsets;  // per-node overhead
+  std::vector<PriorityClass> priority_classes;
+  std::vector<JobSource> job_sources;
+  std::vector<ScriptedEvent> events;  // sorted by time
+
+  NodeLatencies node_latencies;
+  KarpenterSettings karpenter;
+
+  std::vector<Warning> warnings;
+};
+
+}  // namespace fleetsim

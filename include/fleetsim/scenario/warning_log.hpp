@@ -1,0 +1,30 @@
+// Collects "read but not modelled" warnings while a scenario loads, one per field path.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fleetsim/core/error.hpp"
+#include "fleetsim/scenario/scenario_config.hpp"
+
+namespace fleetsim {
+
+class WarningLog {
+ public:
+  // Records a warning unless one for the same field was already recorded: a fleet of fifty
+  // Deployments that all set `image` should read as one line, not fifty.
+  void add(SourceLocation where, std::string field, std::string message);
+
+  const std::vector<Warning>& warnings() const { return warnings_; }
+  std::vector<Warning> take() { return std::move(warnings_); }
+
+ private:
+  std::vector<Warning> warnings_;
+  std::set<std::string, std::less<>> seen_;
+};
+
+// The message for a manifest field fleetsim reads past.
+inline constexpr std::string_view kNotModelled = "not modelled; ignored";
+
+}  // namespace fleetsim

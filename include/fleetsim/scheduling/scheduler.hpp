@@ -1,0 +1,36 @@
+// Karpenter's provisioning bin-packer as a pure function: pods in, placements and NodeClaims out.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "fleetsim/scheduling/scheduling_context.hpp"
+#include "fleetsim/scheduling/solve_types.hpp"
+
+namespace fleetsim {
+
+struct SchedulerOptions {
+  // Karpenter's MaxInstanceTypes: a NodeClaim carries at most this many options.
+  std::size_t max_instance_types = 600;
+  // MIN_VALUES_POLICY: Strict rejects a pod that would break minValues; BestEffort relaxes it.
+  bool min_values_best_effort = false;
+};
+
+// One Scheduler per simulation; solve() reuses its scratch buffers, so it is not reentrant.
+// No I/O, no clock, no logging: consolidation can call it on a copy of the cluster view.
+class Scheduler {
+ public:
+  explicit Scheduler(const SchedulingContext& context, SchedulerOptions options = {});
+  ~Scheduler();
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  SolveResult solve(const SolveInput& input);
+
+ private:
+  struct State;
+  const SchedulingContext* context_;
+  SchedulerOptions options_;
+};
+
+}  // namespace fleetsim

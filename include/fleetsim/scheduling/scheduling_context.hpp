@@ -1,0 +1,80 @@
+// What the bin-packer precomputes once per (catalog, NodePools, DaemonSets) and reuses per solve.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fleetsim/catalog/catalog.hpp"
+#include "fleetsim/k8s/nodepool.hpp"
+#include "fleetsim/k8s/pod_spec.hpp"
+#include "fleetsim/scheduling/type_set.hpp"
+
+namespace fleetsim {
+
+// Bit of a capacity type in a capacity-type mask.
+constexpr std::uint8_t capacity_bit(CapacityType ct) { return static_cast<std::uint8_t>(1U << static_cast<unsigned>(ct)); }
+inline constexpr std::uint8_t kAllCapacityTypes = 0b111;
+
+// An offering reduced to what the solver's inner loop compares.
+struct OfferingRef {
+  std::uint32_t global = 0;  // index into SolveInput::offering_usable
+  std::uint8_t zone = 0;     // zone index
+  std::uint8_t capacity = 0; // capacity_bit
+  double price = 0.0;
+};
+
+// A NodePool as the solver sees it.
+struct PoolTemplate {
+  const NodePool* pool = nullptr;
+  Requirements requirements;         // spec requirements ∩ template labels ∩ karpenter.sh/nodepool
+  TypeSet types;                     // catalog types compatible with the requirements
+  std::vector<Resources> daemon_overhead;  // per catalog type: requests of DaemonSets that land there
+  std::uint64_t zone_mask = 0;
+  std::uint8_t capacity_mask = 0;
+  bool has_prefer_no_schedule = false;
+};
+
+class SchedulingContext {
+ public:
+  struct DaemonSet {
+    const PodSpec* spec = nullptr;
+  };
+
+  SchedulingContext(const Catalog& catalog, std::span<const NodePool> pools, std::span<const DaemonSet> daemonsets);
+
+  const Catalog& catalog() const { return *catalog_; }
+  const std::vector<PoolTemplate>& pools() const { return pools_; }
+  // Pool indices by weight descending, then name descending (Karpenter's OrderByWeight).
+  const std::vector<std::uint32_t>& pool_order() const { return pool_order_; }
+  const std::vector<std::string>& zones() const { return zones_; }
+  std::span<const OfferingRef> offerings(std::uint32_t type) const {
+    return {offerings_.data() + offering_begin_[type], offering_begin_[type + 1] - offering_begin_[type]};
+  }
+  std::size_t offering_count() const { return offerings_.size(); }
+  // The global index of the i-th offering of a type (its order in InstanceType::offerings).
+  std::uint32_t offering_index(std::uint32_t type, std::size_t i) const {
+    return static_cast<std::uint32_t>(offering_begin_[type] + i);
+  }
+  std::optional<std::uint8_t> zone_index(std::string_view zone) const;
+
+  // Zones (as a bit mask) and capacity types that a requirement set allows.
+  std::uint64_t zone_mask(const Requirements& r) const;
+  static std::uint8_t capacity_mask(const Requirements& r);
+  // Types whose labels intersect r.
+  TypeSet compatible_types(const Requirements& r) const;
+  // The Resources the DaemonSets add to a node of `type` from `pool`.
+  Resources daemon_overhead(std::uint32_t pool, std::uint32_t type) const { return pools_[pool].daemon_overhead[type]; }
+
+ private:
+  const Catalog* catalog_;
+  std::vector<PoolTemplate> pools_;
+  std::vector<std::uint32_t> pool_order_;
+  std::vector<std::string> zones_;
+  std::vector<OfferingRef> offerings_;
+  std::vector<std::size_t> offering_begin_;  // per type, plus one end marker
+};
+
+}  // namespace fleetsim

@@ -1,0 +1,87 @@
+// The inputs and outputs of one Scheduler::solve: a view of the cluster in, placements out.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fleetsim/catalog/catalog.hpp"
+#include "fleetsim/core/resources.hpp"
+#include "fleetsim/k8s/pod_spec.hpp"
+#include "fleetsim/k8s/requirements.hpp"
+#include "fleetsim/k8s/taints.hpp"
+
+namespace fleetsim {
+
+inline constexpr std::uint32_t kNoPool = UINT32_MAX;
+
+// A node that exists or is being launched (an in-flight NodeClaim).
+struct ExistingNode {
+  std::string_view name;
+  bool initialized = false;
+  std::uint32_t pool = kNoPool;  // index into the context's pools; kNoPool if not Karpenter's
+  std::uint32_t type = 0;        // catalog index
+  std::string_view zone;
+  CapacityType capacity_type = CapacityType::OnDemand;
+  const Requirements* labels = nullptr;  // the node's labels, as single-valued requirements
+  std::span<const Taint> taints;         // startup taints excluded: Karpenter ignores them
+  Resources available;  // allocatable − requests of its pods − DaemonSet overhead still missing
+};
+
+// A pod waiting to be placed.
+struct PendingPod {
+  const PodSpec* spec = nullptr;
+  const Labels* labels = nullptr;  // for topology spread selectors
+  std::string_view namespace_name;
+  std::int64_t created_us = 0;  // creation time, the third sort key
+  std::string_view uid;         // the last sort key
+};
+
+// A pod already bound to an existing node, counted by topology spread.
+struct BoundPod {
+  const Labels* labels = nullptr;
+  std::string_view namespace_name;
+  std::uint32_t node = 0;  // index into SolveInput::nodes
+};
+
+struct SolveInput {
+  std::span<const ExistingNode> nodes;  // any order; solve orders them itself
+  std::span<const PendingPod> pods;
+  std::span<const BoundPod> bound_pods;
+  // Per pool: capacity already counted against its limits (existing and in-flight nodes).
+  std::span<const Resources> pool_usage;
+  std::span<const std::int64_t> pool_node_count;
+  // Per catalog offering (SchedulingContext::offering_index): 0 when not launchable now
+  // (insufficient capacity cache, capacity exhausted). Empty = all launchable.
+  std::span<const std::uint8_t> offering_usable;
+};
+
+struct Placement {
+  std::uint32_t pod = 0;   // index into SolveInput::pods
+  std::uint32_t node = 0;  // index into SolveInput::nodes
+};
+
+// A NodeClaim to create: its pods and the instance types that can still host them.
+struct NewNodeClaim {
+  std::uint32_t pool = 0;
+  std::vector<std::uint32_t> pods;   // indices into SolveInput::pods
+  std::vector<std::uint32_t> types;  // catalog indices, cheapest compatible offering first
+  Requirements requirements;         // pool requirements narrowed by its pods
+  Resources requests;                // pods plus the smallest DaemonSet overhead of the types
+};
+
+struct PodFailure {
+  std::uint32_t pod = 0;
+  std::string reason;
+};
+
+struct SolveResult {
+  std::vector<Placement> placements;
+  std::vector<NewNodeClaim> claims;
+  std::vector<PodFailure> failures;
+};
+
+}  // namespace fleetsim

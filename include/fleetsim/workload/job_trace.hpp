@@ -1,0 +1,73 @@
+// Streams job arrivals from a CSV trace (submit time, duration, GPUs, CPU, memory, name, priority).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+
+#include "fleetsim/core/time.hpp"
+
+namespace fleetsim {
+
+// One job submission. A scenario's Job template supplies everything the trace does not.
+struct JobArrival {
+  SimTime submit;
+  SimDuration duration{};
+  int gpus = 0;
+  std::int64_t cpu_millis = 0;
+  std::int64_t memory_bytes = 0;
+  std::string name;  // the trace's, or "job-<data row>"
+  std::int32_t priority = 0;
+  int line = 0;  // 1-based line in the trace file, for messages
+};
+
+// Reads a trace one line at a time, so memory stays flat in trace length (DESIGN.md §3).
+//
+// Format: a header row naming the columns, in any order. Required: submit_time_s, duration_s
+// (seconds, decimals allowed), gpus, cpu_millis, memory_mib (whole numbers). Optional: name,
+// priority. Unknown columns are ignored. Submit times must not decrease. Fields may be quoted
+// ("a,b" with "" for a quote). CRLF endings and trailing blank lines are accepted.
+//
+// Every problem throws TraceError naming file:line:col (col = where the field starts) and the
+// column; that includes a missing or empty file and a trace with no rows.
+class JobTraceReader {
+ public:
+  explicit JobTraceReader(std::filesystem::path path);
+
+  // The next arrival, or nullopt at the end of the trace.
+  std::optional<JobArrival> next();
+
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  enum Column : std::size_t {
+    kSubmit,
+    kDuration,
+    kGpus,
+    kCpu,
+    kMemory,
+    kName,
+    kPriority,
+    kColumnCount,
+  };
+
+  void read_header();
+  bool read_line(std::string& line);
+
+  std::filesystem::path path_;
+  std::string file_;  // path_ as text, for messages
+  std::ifstream in_;
+  std::array<std::optional<std::size_t>, kColumnCount> field_of_{};  // field index per column
+  std::size_t field_count_ = 0;
+  int line_ = 0;
+  int rows_ = 0;
+  std::optional<int> blank_line_;  // first blank line seen; an error if a row follows
+  bool done_ = false;
+  SimTime last_submit_;
+  std::string last_submit_text_;
+};
+
+}  // namespace fleetsim

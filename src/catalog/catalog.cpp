@@ -1,0 +1,67 @@
+#include "fleetsim/catalog/catalog.hpp"
+
+#include <algorithm>
+
+#include "fleetsim/core/error.hpp"
+
+namespace fleetsim {
+
+std::optional<CapacityType> parse_capacity_type(std::string_view text) {
+  if (text == label::kCapacityTypeOnDemand) return CapacityType::OnDemand;
+  if (text == label::kCapacityTypeSpot) return CapacityType::Spot;
+  if (text == "reserved") return CapacityType::Reserved;
+  return std::nullopt;
+}
+
+std::string_view to_string(CapacityType c) {
+  switch (c) {
+    case CapacityType::OnDemand: return label::kCapacityTypeOnDemand;
+    case CapacityType::Spot: return label::kCapacityTypeSpot;
+    case CapacityType::Reserved: return "reserved";
+  }
+  return "?";
+}
+
+const Offering* InstanceType::cheapest_offering(std::optional<CapacityType> ct) const {
+  const Offering* best = nullptr;
+  // Offerings are sorted by (capacity type, zone), so on a price tie the first zone wins.
+  for (const auto& o : offerings) {
+    if (ct && o.capacity_type != *ct) continue;
+    if (!best || o.price_per_hour < best->price_per_hour) best = &o;
+  }
+  return best;
+}
+
+Catalog::Catalog(std::vector<InstanceType> types, std::string source)
+    : types_(std::move(types)), source_(std::move(source)) {
+  std::sort(types_.begin(), types_.end(),
+            [](const InstanceType& a, const InstanceType& b) { return a.name < b.name; });
+  // The loader rejects duplicates with a located error; a duplicate here is a caller's bug.
+  FLEETSIM_ASSERT(std::adjacent_find(types_.begin(), types_.end(),
+                                     [](const InstanceType& a, const InstanceType& b) {
+                                       return a.name == b.name;
+                                     }) == types_.end());
+}
+
+std::optional<std::size_t> Catalog::index_of(std::string_view name) const {
+  auto it = std::lower_bound(types_.begin(), types_.end(), name,
+                             [](const InstanceType& t, std::string_view n) { return t.name < n; });
+  if (it == types_.end() || it->name != name) return std::nullopt;
+  return static_cast<std::size_t>(it - types_.begin());
+}
+
+const InstanceType* Catalog::find(std::string_view name) const {
+  auto i = index_of(name);
+  return i ? &types_[*i] : nullptr;
+}
+
+std::vector<std::string> Catalog::zones() const {
+  std::vector<std::string> out;
+  for (const auto& t : types_)
+    for (const auto& o : t.offerings) out.push_back(o.zone);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+}  // namespace fleetsim

@@ -1,0 +1,511 @@
+#include "fleetsim/scheduling/scheduler.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <fmt/format.h>
+#include <map>
+#include <tuple>
+
+#include "spread_groups.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+// One reading of a pod's node requirements: which required term, and whether the preferred
+// term is still honoured. Pods of one Deployment share their variants.
+struct Variant {
+  Requirements requirements;
+  bool has_requirements = false;
+  TypeSet types;  // catalog types whose labels intersect the requirements
+  std::uint64_t zone_mask = 0;
+  std::uint8_t capacity_mask = 0;
+  std::vector<std::int8_t> node_compatible;  // per existing node: -1 unknown, 0 no, 1 yes
+};
+
+// How far Karpenter has relaxed a pod's soft constraints (preferences.go order).
+struct PodProgress {
+  std::uint32_t term = 0;          // required node-affinity term in use
+  bool use_preferred = true;       // the heaviest preferred node-affinity term is treated as required
+  bool honor_schedule_anyway = true;
+  bool tolerate_prefer_no_schedule = false;
+};
+
+struct Claim {
+  std::uint32_t pool = 0;
+  std::uint32_t serial = 0;  // creation order, the tie-break when sorting by pod count
+  Requirements requirements;
+  std::vector<std::int32_t> merged_variants;
+  std::uint64_t zone_mask = 0;
+  std::uint8_t capacity_mask = 0;
+  std::vector<std::uint32_t> types;
+  Resources requests;  // the pods' requests, without DaemonSet overhead
+  Resources headroom;  // component-wise max over types of allocatable − DaemonSet overhead
+  std::vector<std::uint32_t> pods;
+};
+
+bool has_min_values(const Requirements& r) {
+  for (const auto& [k, req] : r.entries())
+    if (req.min_values()) return true;
+  return false;
+}
+
+}  // namespace
+
+struct Scheduler::State {
+  const SchedulingContext& ctx;
+  const SchedulerOptions& options;
+  const SolveInput& in;
+  const std::vector<InstanceType>& types;
+
+  std::vector<Variant> variants;
+  std::map<std::tuple<const PodSpec*, std::uint32_t, bool>, std::int32_t> variant_of;
+  std::vector<PodProgress> progress;
+
+  std::vector<std::uint32_t> node_order;
+  std::vector<Resources> node_available;
+
+  std::vector<Claim> claims;
+  std::vector<std::uint32_t> claim_order;  // by pod count ascending, then serial
+
+  std::vector<Resources> pool_remaining;
+  std::vector<std::int64_t> pool_nodes_remaining;  // INT64_MAX when unlimited
+  std::vector<std::vector<std::uint32_t>> pool_types;  // launchable types within limits
+  std::vector<bool> pool_types_stale;
+
+  SpreadGroups spreads;
+  std::uint64_t zone_universe = 0;
+
+  std::vector<std::uint32_t> scratch;
+  SolveResult result;
+
+  State(const SchedulingContext& c, const SchedulerOptions& o, const SolveInput& i)
+      : ctx(c), options(o), in(i), types(c.catalog().types()) {}
+
+  bool offering_usable(const OfferingRef& o) const {
+    return in.offering_usable.empty() || in.offering_usable[o.global] != 0;
+  }
+
+  bool has_offering(std::uint32_t type, std::uint64_t zones, std::uint8_t capacity) const {
+    for (const OfferingRef& o : ctx.offerings(type))
+      if ((zones >> o.zone & 1ULL) && (o.capacity & capacity) && offering_usable(o)) return true;
+    return false;
+  }
+
+  // ---- setup ----
+
+  void order_nodes() {
+    node_order.resize(in.nodes.size());
+    for (std::uint32_t i = 0; i < node_order.size(); ++i) node_order[i] = i;
+    std::sort(node_order.begin(), node_order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      const ExistingNode& na = in.nodes[a];
+      const ExistingNode& nb = in.nodes[b];
+      if (na.initialized != nb.initialized) return na.initialized;
+      return na.name < nb.name;
+    });
+    node_available.resize(in.nodes.size());
+    for (std::size_t i = 0; i < in.nodes.size(); ++i) {
+      node_available[i] = in.nodes[i].available;
+      if (auto z = ctx.zone_index(in.nodes[i].zone)) zone_universe |= 1ULL << *z;
+    }
+  }
+
+  void init_pools() {
+    const auto& pools = ctx.pools();
+    pool_remaining.assign(pools.size(), Resources{});
+    pool_nodes_remaining.assign(pools.size(), INT64_MAX);
+    pool_types.assign(pools.size(), {});
+    pool_types_stale.assign(pools.size(), true);
+    for (std::size_t p = 0; p < pools.size(); ++p) {
+      const NodePoolLimits& limits = pools[p].pool->limits;
+      if (limits.resources) {
+        pool_remaining[p] = *limits.resources;
+        if (p < in.pool_usage.size()) pool_remaining[p] -= in.pool_usage[p];
+      }
+      if (limits.nodes) {
+        std::int64_t used = p < in.pool_node_count.size() ? in.pool_node_count[p] : 0;
+        pool_nodes_remaining[p] = *limits.nodes - used;
+      }
+      zone_universe |= pools[p].zone_mask;
+    }
+  }
+
+  bool within_limits(std::uint32_t pool, const Resources& capacity) const {
+    const NodePoolLimits& limits = ctx.pools()[pool].pool->limits;
+    if (!limits.resources) return true;
+    for (ResourceIndex r = 0; r < resource::kMaxResources; ++r)
+      if (limits.set_mask[r] && capacity[r] > pool_remaining[pool][r]) return false;
+    return true;
+  }
+
+  const std::vector<std::uint32_t>& launchable_types(std::uint32_t pool) {
+    if (pool_types_stale[pool]) {
+      const PoolTemplate& tpl = ctx.pools()[pool];
+      auto& out = pool_types[pool];
+      out.clear();
+      tpl.types.for_each([&](std::size_t t) {
+        auto type = static_cast<std::uint32_t>(t);
+        if (within_limits(pool, types[t].capacity) && has_offering(type, tpl.zone_mask, tpl.capacity_mask))
+          out.push_back(type);
+      });
+      pool_types_stale[pool] = false;
+    }
+    return pool_types[pool];
+  }
+
+  std::int32_t variant_for(std::uint32_t pod) {
+    const PodSpec* spec = in.pods[pod].spec;
+    const PodProgress& pr = progress[pod];
+    bool use_preferred = pr.use_preferred && spec->preferred_node_requirements.has_value();
+    auto key = std::make_tuple(spec, pr.term, use_preferred);
+    auto it = variant_of.find(key);
+    if (it != variant_of.end()) return it->second;
+    Variant v;
+    if (pr.term == 0) {
+      v.requirements = spec->node_requirements;
+    } else {
+      v.requirements = spec->alternative_node_requirements[pr.term - 1];
+    }
+    if (use_preferred) v.requirements.add(*spec->preferred_node_requirements);
+    v.has_requirements = !v.requirements.empty();
+    v.types = v.has_requirements ? ctx.compatible_types(v.requirements) : TypeSet(types.size(), true);
+    v.zone_mask = ctx.zone_mask(v.requirements);
+    v.capacity_mask = SchedulingContext::capacity_mask(v.requirements);
+    variants.push_back(std::move(v));
+    auto index = static_cast<std::int32_t>(variants.size() - 1);
+    variant_of.emplace(key, index);
+    return index;
+  }
+
+  // Karpenter's Relax(): drop one soft constraint; false when nothing is left to drop.
+  bool relax(std::uint32_t pod) {
+    const PodSpec& spec = *in.pods[pod].spec;
+    PodProgress& pr = progress[pod];
+    if (pr.term < spec.alternative_node_requirements.size()) {
+      ++pr.term;
+      return true;
+    }
+    if (pr.use_preferred && spec.preferred_node_requirements) {
+      pr.use_preferred = false;
+      return true;
+    }
+    if (pr.honor_schedule_anyway && spreads.has_soft(pod)) {
+      pr.honor_schedule_anyway = false;
+      return true;
+    }
+    if (!pr.tolerate_prefer_no_schedule) {
+      for (const PoolTemplate& tpl : ctx.pools()) {
+        if (tpl.has_prefer_no_schedule) {
+          pr.tolerate_prefer_no_schedule = true;
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  // ---- placement ----
+
+  bool fits_existing(std::uint32_t pod, std::uint32_t node, std::int32_t vi) {
+    const ExistingNode& n = in.nodes[node];
+    const PodSpec& spec = *in.pods[pod].spec;
+    if (!spec.requests.fits_in(node_available[node])) return false;
+    if (first_untolerated(n.taints, spec.tolerations, progress[pod].tolerate_prefer_no_schedule)) return false;
+    Variant& v = variants[vi];
+    if (v.has_requirements) {
+      if (v.node_compatible.empty()) v.node_compatible.assign(in.nodes.size(), -1);
+      std::int8_t& known = v.node_compatible[node];
+      if (known < 0) known = (n.labels == nullptr || !n.labels->incompatibility(v.requirements)) ? 1 : 0;
+      if (known == 0) return false;
+    }
+    return spreads.allows_node(pod, node, n.zone, progress[pod].honor_schedule_anyway, v.zone_mask & zone_universe);
+  }
+
+  // Narrows `types` to those that can take `need` (+ DaemonSet overhead) within the masks.
+  // Writes survivors to `scratch`; returns the new headroom.
+  Resources narrow(std::uint32_t pool, const std::vector<std::uint32_t>& candidates, const Resources& need,
+                   const Variant* v, std::uint64_t zones, std::uint8_t capacity, bool check_offerings) {
+    scratch.clear();
+    Resources headroom;
+    const PoolTemplate& tpl = ctx.pools()[pool];
+    for (std::uint32_t t : candidates) {
+      if (v != nullptr && !v->types.test(t)) continue;
+      const Resources& overhead = tpl.daemon_overhead[t];
+      if (!(need + overhead).fits_in(types[t].allocatable)) continue;
+      if (check_offerings && !has_offering(t, zones, capacity)) continue;
+      scratch.push_back(t);
+      headroom = Resources::max(headroom, types[t].allocatable - overhead);
+    }
+    return headroom;
+  }
+
+  // Whether the types in `scratch` still offer `minValues` distinct values for each key.
+  bool min_values_hold(const Requirements& r) const {
+    if (options.min_values_best_effort) return true;
+    for (const auto& [key, req] : r.entries()) {
+      if (!req.min_values()) continue;
+      std::vector<std::string_view> seen;
+      for (std::uint32_t t : scratch) {
+        const Requirement* label = types[t].requirements.get(key);
+        std::optional<std::string_view> value = label ? label->single_value() : std::nullopt;
+        if (value && req.allows(*value) && std::find(seen.begin(), seen.end(), *value) == seen.end()) seen.push_back(*value);
+      }
+      if (static_cast<int>(seen.size()) < *req.min_values()) return false;
+    }
+    return true;
+  }
+
+  // Zone candidates for a claim, most preferred first: one zone when a zonal spread applies.
+  void zone_choices(std::uint32_t pod, std::uint64_t zones, std::vector<std::uint64_t>& out) {
+    out.clear();
+    if (!spreads.has_zonal(pod, progress[pod].honor_schedule_anyway)) {
+      out.push_back(zones);
+      return;
+    }
+    spreads.zones_by_preference(pod, zones, progress[pod].honor_schedule_anyway, zone_universe, out);
+  }
+
+  bool try_claim(std::uint32_t pod, std::uint32_t ci, std::int32_t vi) {
+    Claim& c = claims[ci];
+    const PodSpec& spec = *in.pods[pod].spec;
+    Resources need = c.requests + spec.requests;
+    if (!need.fits_in(c.headroom)) return false;
+    const PoolTemplate& tpl = ctx.pools()[c.pool];
+    if (first_untolerated(tpl.pool->taints, spec.tolerations, progress[pod].tolerate_prefer_no_schedule)) return false;
+    const Variant& v = variants[vi];
+    bool merged = !v.has_requirements ||
+                  std::find(c.merged_variants.begin(), c.merged_variants.end(), vi) != c.merged_variants.end();
+    if (!merged && c.requirements.incompatibility(v.requirements)) return false;
+    if (!spreads.allows_claim(pod, ci, progress[pod].honor_schedule_anyway)) return false;
+    std::uint8_t capacity = c.capacity_mask & v.capacity_mask;
+    if (capacity == 0) return false;
+    std::vector<std::uint64_t> choices;
+    zone_choices(pod, c.zone_mask & v.zone_mask, choices);
+    for (std::uint64_t zones : choices) {
+      if (zones == 0) continue;
+      bool check_offerings = zones != c.zone_mask || capacity != c.capacity_mask;
+      Resources headroom = narrow(c.pool, c.types, need, merged ? nullptr : &v, zones, capacity, check_offerings);
+      if (scratch.empty()) continue;
+      Requirements combined;
+      if (!merged) {
+        combined = c.requirements;
+        combined.add(v.requirements);
+        if (!min_values_hold(combined)) continue;
+      } else if (has_min_values(c.requirements) && !min_values_hold(c.requirements)) {
+        continue;
+      }
+      if (!merged) {
+        c.requirements = std::move(combined);
+        c.merged_variants.push_back(vi);
+      }
+      if (zones != c.zone_mask) narrow_zone_requirement(c.requirements, zones);
+      c.zone_mask = zones;
+      c.capacity_mask = capacity;
+      c.types.swap(scratch);
+      c.headroom = headroom;
+      c.requests = need;
+      c.pods.push_back(pod);
+      spreads.record_claim(pod, ci, zones);
+      return true;
+    }
+    return false;
+  }
+
+  void narrow_zone_requirement(Requirements& r, std::uint64_t zones) const {
+    std::vector<std::string> names;
+    for (std::size_t z = 0; z < ctx.zones().size(); ++z)
+      if (zones >> z & 1ULL) names.push_back(ctx.zones()[z]);
+    r.add(std::string(label::kZone), Requirement::make(Operator::In, std::move(names)));
+  }
+
+  bool try_new_claim(std::uint32_t pod, std::uint32_t pool, std::int32_t vi) {
+    const PoolTemplate& tpl = ctx.pools()[pool];
+    const PodSpec& spec = *in.pods[pod].spec;
+    if (pool_nodes_remaining[pool] <= 0) return false;
+    if (first_untolerated(tpl.pool->taints, spec.tolerations, progress[pod].tolerate_prefer_no_schedule)) return false;
+    const Variant& v = variants[vi];
+    if (v.has_requirements && tpl.requirements.incompatibility(v.requirements)) return false;
+    std::uint8_t capacity = tpl.capacity_mask & v.capacity_mask;
+    if (capacity == 0) return false;
+    const auto& candidates = launchable_types(pool);
+    if (candidates.empty()) return false;
+    Requirements combined = tpl.requirements;
+    if (v.has_requirements) combined.add(v.requirements);
+    std::vector<std::uint64_t> choices;
+    zone_choices(pod, tpl.zone_mask & v.zone_mask, choices);
+    for (std::uint64_t zones : choices) {
+      if (zones == 0) continue;
+      Resources headroom = narrow(pool, candidates, spec.requests, v.has_requirements ? &v : nullptr, zones, capacity, true);
+      if (scratch.empty() || !min_values_hold(combined)) continue;
+      Claim c;
+      c.pool = pool;
+      c.serial = static_cast<std::uint32_t>(claims.size());
+      c.requirements = std::move(combined);
+      if (zones != tpl.zone_mask) narrow_zone_requirement(c.requirements, zones);
+      if (v.has_requirements) c.merged_variants.push_back(vi);
+      c.zone_mask = zones;
+      c.capacity_mask = capacity;
+      c.types = scratch;
+      c.headroom = headroom;
+      c.requests = spec.requests;
+      c.pods.push_back(pod);
+      charge_limits(pool, c.types);
+      claims.push_back(std::move(c));
+      auto ci = static_cast<std::uint32_t>(claims.size() - 1);
+      claim_order.push_back(ci);  // one pod: after every claim with one pod, before fuller ones
+      std::stable_sort(claim_order.begin(), claim_order.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return claims[a].pods.size() < claims[b].pods.size();
+      });
+      spreads.add_claim();
+      spreads.record_claim(pod, ci, zones);
+      return true;
+    }
+    return false;
+  }
+
+  // Limits are charged pessimistically: the largest capacity the claim might launch.
+  void charge_limits(std::uint32_t pool, const std::vector<std::uint32_t>& claim_types) {
+    if (pool_nodes_remaining[pool] != INT64_MAX) --pool_nodes_remaining[pool];
+    const NodePoolLimits& limits = ctx.pools()[pool].pool->limits;
+    if (limits.resources) {
+      Resources worst;
+      for (std::uint32_t t : claim_types) worst = Resources::max(worst, types[t].capacity);
+      pool_remaining[pool] -= worst;
+    }
+    if (limits.any()) pool_types_stale[pool] = true;
+  }
+
+  // Keeps claim_order sorted by pod count after claim `ci` gained a pod (Karpenter re-sorts
+  // its new NodeClaims by pod count before every pod; this moves one entry instead).
+  void resort_claim(std::uint32_t ci) {
+    auto it = std::find(claim_order.begin(), claim_order.end(), ci);
+    while (std::next(it) != claim_order.end()) {
+      const Claim& next = claims[*std::next(it)];
+      const Claim& self = claims[ci];
+      if (next.pods.size() < self.pods.size() || (next.pods.size() == self.pods.size() && next.serial < self.serial)) {
+        std::iter_swap(it, std::next(it));
+        ++it;
+      } else {
+        break;
+      }
+    }
+  }
+
+  bool add(std::uint32_t pod) {
+    std::int32_t vi = variant_for(pod);
+    const PodSpec& spec = *in.pods[pod].spec;
+    for (std::uint32_t node : node_order) {
+      if (fits_existing(pod, node, vi)) {
+        node_available[node] -= spec.requests;
+        result.placements.push_back(Placement{.pod = pod, .node = node});
+        spreads.record_node(pod, node, in.nodes[node].zone);
+        return true;
+      }
+    }
+    for (std::size_t k = 0; k < claim_order.size(); ++k) {
+      std::uint32_t ci = claim_order[k];
+      if (try_claim(pod, ci, vi)) {
+        resort_claim(ci);
+        return true;
+      }
+    }
+    for (std::uint32_t pool : ctx.pool_order())
+      if (try_new_claim(pod, pool, vi)) return true;
+    return false;
+  }
+
+  // ---- results ----
+
+  double claim_price(const Claim& c, std::uint32_t t) const {
+    double best = -1;
+    for (const OfferingRef& o : ctx.offerings(t)) {
+      if (!(c.zone_mask >> o.zone & 1ULL) || !(o.capacity & c.capacity_mask) || !offering_usable(o)) continue;
+      if (best < 0 || o.price < best) best = o.price;
+    }
+    return best;
+  }
+
+  NewNodeClaim finish_claim(Claim& c) {
+    NewNodeClaim out;
+    out.pool = c.pool;
+    out.pods = std::move(c.pods);
+    std::vector<std::pair<double, std::uint32_t>> priced;
+    priced.reserve(c.types.size());
+    for (std::uint32_t t : c.types) priced.emplace_back(claim_price(c, t), t);
+    std::sort(priced.begin(), priced.end(), [&](const auto& a, const auto& b) {
+      if (a.first != b.first) return a.first < b.first;
+      return types[a.second].name < types[b.second].name;
+    });
+    if (priced.size() > options.max_instance_types) priced.resize(options.max_instance_types);
+    Resources min_overhead;
+    bool first = true;
+    for (auto& [price, t] : priced) {
+      out.types.push_back(t);
+      const Resources& o = ctx.pools()[c.pool].daemon_overhead[t];
+      min_overhead = first ? o : Resources::min(min_overhead, o);
+      first = false;
+    }
+    out.requirements = std::move(c.requirements);
+    out.requests = c.requests + min_overhead;
+    return out;
+  }
+};
+
+Scheduler::Scheduler(const SchedulingContext& context, SchedulerOptions options)
+    : context_(&context), options_(options) {}
+
+Scheduler::~Scheduler() = default;
+
+SolveResult Scheduler::solve(const SolveInput& input) {
+  State s(*context_, options_, input);
+  const auto pod_count = static_cast<std::uint32_t>(input.pods.size());
+  s.progress.assign(pod_count, PodProgress{});
+  s.order_nodes();
+  s.init_pools();
+  s.spreads.build(*context_, input, s.zone_universe);
+
+  // Karpenter's queue: CPU then memory descending, then creation time, then UID.
+  std::vector<std::uint32_t> queue(pod_count);
+  for (std::uint32_t i = 0; i < pod_count; ++i) queue[i] = i;
+  std::sort(queue.begin(), queue.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const PendingPod& pa = input.pods[a];
+    const PendingPod& pb = input.pods[b];
+    if (pa.spec->requests.cpu_millis() != pb.spec->requests.cpu_millis())
+      return pa.spec->requests.cpu_millis() > pb.spec->requests.cpu_millis();
+    if (pa.spec->requests.memory_bytes() != pb.spec->requests.memory_bytes())
+      return pa.spec->requests.memory_bytes() > pb.spec->requests.memory_bytes();
+    if (pa.created_us != pb.created_us) return pa.created_us < pb.created_us;
+    return pa.uid < pb.uid;
+  });
+
+  // A ring buffer over the queue; a pod popped with the queue at the same length as when it
+  // was last pushed back means a full cycle without progress: stop.
+  std::vector<std::int64_t> last_len(pod_count, -1);
+  std::size_t head = 0;
+  while (head < queue.size()) {
+    std::uint32_t pod = queue[head];
+    auto length = static_cast<std::int64_t>(queue.size() - head);
+    if (last_len[pod] == length) break;
+    ++head;
+    if (s.add(pod)) continue;
+    bool relaxed = s.relax(pod);
+    queue.push_back(pod);
+    if (relaxed) {
+      std::fill(last_len.begin(), last_len.end(), -1);
+    } else {
+      last_len[pod] = static_cast<std::int64_t>(queue.size() - head);
+    }
+  }
+
+  SolveResult& result = s.result;
+  for (Claim& c : s.claims) result.claims.push_back(s.finish_claim(c));
+  for (std::size_t k = head; k < queue.size(); ++k) {
+    std::uint32_t pod = queue[k];
+    result.failures.push_back(PodFailure{.pod = pod, .reason = {}});
+  }
+  std::sort(result.failures.begin(), result.failures.end(),
+            [](const PodFailure& a, const PodFailure& b) { return a.pod < b.pod; });
+  return std::move(result);
+}
+
+}  // namespace fleetsim

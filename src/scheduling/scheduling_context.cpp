@@ -1,0 +1,99 @@
+#include "fleetsim/scheduling/scheduling_context.hpp"
+
+#include <algorithm>
+
+namespace fleetsim {
+
+namespace {
+
+// Karpenter's scheduler supports 64 zones per solve here: one bit each.
+constexpr std::size_t kMaxZones = 64;
+
+}  // namespace
+
+SchedulingContext::SchedulingContext(const Catalog& catalog, std::span<const NodePool> pools,
+                                     std::span<const DaemonSet> daemonsets)
+    : catalog_(&catalog) {
+  zones_ = catalog.zones();
+  FLEETSIM_ASSERT(zones_.size() <= kMaxZones);
+  const auto& types = catalog.types();
+  offering_begin_.reserve(types.size() + 1);
+  for (const InstanceType& t : types) {
+    offering_begin_.push_back(offerings_.size());
+    for (const Offering& o : t.offerings) {
+      offerings_.push_back(OfferingRef{.global = static_cast<std::uint32_t>(offerings_.size()),
+                                       .zone = *zone_index(o.zone),
+                                       .capacity = capacity_bit(o.capacity_type),
+                                       .price = o.price_per_hour});
+    }
+  }
+  offering_begin_.push_back(offerings_.size());
+
+  for (const NodePool& pool : pools) {
+    PoolTemplate tpl;
+    tpl.pool = &pool;
+    tpl.requirements = pool.requirements;
+    for (const auto& [k, v] : pool.labels) tpl.requirements.add(k, Requirement::single(v));
+    tpl.requirements.add(std::string(label::kNodePool), Requirement::single(pool.name));
+    tpl.zone_mask = zone_mask(tpl.requirements);
+    tpl.capacity_mask = capacity_mask(tpl.requirements);
+    tpl.types = compatible_types(tpl.requirements);
+    tpl.has_prefer_no_schedule = std::any_of(pool.taints.begin(), pool.taints.end(), [](const Taint& t) {
+      return t.effect == TaintEffect::PreferNoSchedule;
+    });
+    tpl.daemon_overhead.assign(types.size(), Resources{});
+    for (const DaemonSet& ds : daemonsets) {
+      // A DaemonSet pod lands on the node when it tolerates the pool's taints and its node
+      // requirements are compatible with the pool's and the instance type's labels.
+      if (first_untolerated(pool.taints, ds.spec->tolerations) != nullptr) continue;
+      if (tpl.requirements.incompatibility(ds.spec->node_requirements)) continue;
+      Resources requests = ds.spec->requests;
+      tpl.types.for_each([&](std::size_t i) {
+        if (!types[i].requirements.first_conflict(ds.spec->node_requirements)) tpl.daemon_overhead[i] += requests;
+      });
+    }
+    pools_.push_back(std::move(tpl));
+  }
+
+  pool_order_.resize(pools_.size());
+  for (std::uint32_t i = 0; i < pool_order_.size(); ++i) pool_order_[i] = i;
+  std::sort(pool_order_.begin(), pool_order_.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const NodePool& pa = *pools_[a].pool;
+    const NodePool& pb = *pools_[b].pool;
+    if (pa.weight != pb.weight) return pa.weight > pb.weight;
+    return pa.name > pb.name;
+  });
+}
+
+std::optional<std::uint8_t> SchedulingContext::zone_index(std::string_view zone) const {
+  auto it = std::lower_bound(zones_.begin(), zones_.end(), zone);
+  if (it == zones_.end() || *it != zone) return std::nullopt;
+  return static_cast<std::uint8_t>(it - zones_.begin());
+}
+
+std::uint64_t SchedulingContext::zone_mask(const Requirements& r) const {
+  const Requirement* req = r.get(label::kZone);
+  std::uint64_t mask = 0;
+  for (std::size_t i = 0; i < zones_.size(); ++i)
+    if (req == nullptr || req->allows(zones_[i])) mask |= 1ULL << i;
+  return mask;
+}
+
+std::uint8_t SchedulingContext::capacity_mask(const Requirements& r) {
+  const Requirement* req = r.get(label::kCapacityType);
+  if (req == nullptr) return kAllCapacityTypes;
+  std::uint8_t mask = 0;
+  for (CapacityType ct : {CapacityType::OnDemand, CapacityType::Spot, CapacityType::Reserved})
+    if (req->allows(to_string(ct))) mask |= capacity_bit(ct);
+  return mask;
+}
+
+TypeSet SchedulingContext::compatible_types(const Requirements& r) const {
+  const auto& types = catalog_->types();
+  TypeSet set(types.size());
+  for (std::size_t i = 0; i < types.size(); ++i)
+    if (!types[i].requirements.first_conflict(r)) set.set(i);
+  return set;
+}
+
+}  // namespace fleetsim

@@ -1,0 +1,189 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "fleetsim/core/rng.hpp"
+#include "fleetsim/engine/event_queue.hpp"
+#include "unit/engine/recorder.hpp"
+
+using namespace fleetsim;
+using fleetsim::test::Recorder;
+
+namespace {
+
+std::vector<std::uint64_t> drain(EventQueue& q) {
+  std::vector<std::uint64_t> tags;
+  while (auto e = q.pop()) tags.push_back(e->tag);
+  return tags;
+}
+
+}  // namespace
+
+TEST_CASE("events pop in time order", "[engine]") {
+  EventQueue q;
+  Recorder r;
+  q.push(at(seconds(30)), Phase::Workload, &r, 3);
+  q.push(at(seconds(10)), Phase::Workload, &r, 1);
+  q.push(at(seconds(20)), Phase::Workload, &r, 2);
+  CHECK(q.size() == 3);
+  CHECK(drain(q) == std::vector<std::uint64_t>{1, 2, 3});
+  CHECK(q.empty());
+}
+
+TEST_CASE("events at the same time pop in phase order", "[engine]") {
+  EventQueue q;
+  Recorder r;
+  q.push(at(seconds(5)), Phase::Reporting, &r, 7);
+  q.push(at(seconds(5)), Phase::Autoscalers, &r, 4);
+  q.push(at(seconds(5)), Phase::CloudAndNodes, &r, 0);
+  q.push(at(seconds(5)), Phase::MetricsScrape, &r, 3);
+  q.push(at(seconds(5)), Phase::Disruption, &r, 6);
+  q.push(at(seconds(5)), Phase::PodLifecycle, &r, 1);
+  q.push(at(seconds(5)), Phase::Provisioning, &r, 5);
+  q.push(at(seconds(5)), Phase::Workload, &r, 2);
+  q.push(at(seconds(4)), Phase::Reporting, &r, 99);  // earlier time beats any phase
+  CHECK(drain(q) == std::vector<std::uint64_t>{99, 0, 1, 2, 3, 4, 5, 6, 7});
+}
+
+TEST_CASE("events with the same time and phase pop first-in first-out", "[engine]") {
+  EventQueue q;
+  Recorder r;
+  std::vector<std::uint64_t> expected;
+  for (std::uint64_t i = 0; i < 1000; ++i) {
+    q.push(at(seconds(1)), Phase::Workload, &r, i);
+    expected.push_back(i);
+  }
+  CHECK(drain(q) == expected);
+}
+
+TEST_CASE("popped events carry their time, phase, handler and tag", "[engine]") {
+  EventQueue q;
+  Recorder r;
+  q.push(at(millis(1500)), Phase::Provisioning, &r, 42);
+  auto e = q.pop();
+  REQUIRE(e);
+  CHECK(e->time == at(millis(1500)));
+  CHECK(e->phase == Phase::Provisioning);
+  CHECK(e->handler == &r);
+  CHECK(e->tag == 42);
+  CHECK_FALSE(q.pop());
+}
+
+TEST_CASE("a random mix pops sorted by (time, phase, insertion)", "[engine]") {
+  EventQueue q;
+  Recorder r;
+  RngStream rng(1, "queue-test");
+  struct Key {
+    std::int64_t time;
+    int phase;
+    std::uint64_t seq;
+  };
+  std::vector<Key> keys;
+  for (std::uint64_t i = 0; i < 5000; ++i) {
+    Key k{static_cast<std::int64_t>(rng.below(200)), static_cast<int>(rng.below(kPhaseCount)), i};
+    keys.push_back(k);
+    q.push(at(micros(k.time)), static_cast<Phase>(k.phase), &r, i);
+  }
+  std::stable_sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    return a.time != b.time ? a.time < b.time : a.phase < b.phase;
+  });
+  std::vector<std::uint64_t> expected;
+  for (const Key& k : keys) expected.push_back(k.seq);
+  CHECK(drain(q) == expected);
+}
+
+TEST_CASE("a cancelled event never pops", "[engine]") {
+  EventQueue q;
+  Recorder r;
+  q.push(at(seconds(1)), Phase::Workload, &r, 1);
+  EventHandle h = q.push(at(seconds(2)), Phase::Workload, &r, 2);
+  q.push(at(seconds(3)), Phase::Workload, &r, 3);
+  CHECK(q.is_pending(h));
+  CHECK(q.cancel(h));
+  CHECK_FALSE(q.is_pending(h));
+  CHECK(q.size() == 2);
+  CHECK_FALSE(q.cancel(h));  // twice is a no-op
+  CHECK(drain(q) == std::vector<std::uint64_t>{1, 3});
+}
+
+TEST_CASE("cancelling an event that already ran does nothing", "[engine]") {
+  EventQueue q;
+  Recorder r;
+  EventHandle h = q.push(at(seconds(1)), Phase::Workload, &r, 1);
+  REQUIRE(q.pop());
+  CHECK_FALSE(q.cancel(h));
+  CHECK_FALSE(q.cancel(EventHandle{}));  // a null handle too
+  CHECK(q.empty());
+}
+
+TEST_CASE("a stale handle does not cancel the event that reuses its slot", "[engine]") {
+  EventQueue q;
+  Recorder r;
+  EventHandle old_handle = q.push(at(seconds(1)), Phase::Workload, &r, 1);
+  REQUIRE(q.pop());
+  EventHandle new_handle = q.push(at(seconds(2)), Phase::Workload, &r, 2);
+  REQUIRE(new_handle.slot == old_handle.slot);  // the slot was recycled
+  CHECK_FALSE(q.cancel(old_handle));
+  CHECK(q.is_pending(new_handle));
+  CHECK(drain(q) == std::vector<std::uint64_t>{2});
+}
+
+TEST_CASE("the slot of a cancelled event is reused only after it leaves the heap", "[engine]") {
+  EventQueue q;
+  Recorder r;
+  EventHandle cancelled = q.push(at(seconds(1)), Phase::Workload, &r, 1);
+  q.cancel(cancelled);
+  EventHandle next = q.push(at(seconds(2)), Phase::Workload, &r, 2);
+  CHECK(next.slot != cancelled.slot);
+  CHECK(drain(q) == std::vector<std::uint64_t>{2});
+}
+
+TEST_CASE("pop_until leaves later events queued", "[engine]") {
+  EventQueue q;
+  Recorder r;
+  q.push(at(seconds(1)), Phase::Workload, &r, 1);
+  q.push(at(seconds(2)), Phase::Workload, &r, 2);
+  q.push(at(seconds(3)), Phase::Workload, &r, 3);
+  CHECK(q.pop_until(at(seconds(2)))->tag == 1);
+  CHECK(q.pop_until(at(seconds(2)))->tag == 2);  // exactly at the limit is due
+  CHECK_FALSE(q.pop_until(at(seconds(2))));
+  CHECK(q.next_time() == at(seconds(3)));
+  CHECK(q.size() == 1);
+}
+
+TEST_CASE("next_time skips cancelled events at the front", "[engine]") {
+  EventQueue q;
+  Recorder r;
+  EventHandle first = q.push(at(seconds(1)), Phase::Workload, &r, 1);
+  q.push(at(seconds(5)), Phase::Workload, &r, 5);
+  q.cancel(first);
+  CHECK(q.next_time() == at(seconds(5)));
+  q.pop();
+  CHECK_FALSE(q.next_time());
+}
+
+TEST_CASE("mass cancellation keeps the order of the survivors", "[engine]") {
+  // Enough cancellations to trigger the heap rebuild.
+  EventQueue q;
+  Recorder r;
+  std::vector<EventHandle> handles;
+  std::vector<std::uint64_t> expected;
+  for (std::uint64_t i = 0; i < 6000; ++i) {
+    handles.push_back(q.push(at(micros(static_cast<std::int64_t>((i * 7919) % 3000))),
+                             Phase::Workload, &r, i));
+  }
+  for (std::uint64_t i = 0; i < 6000; ++i) {
+    if (i % 5 != 0) CHECK(q.cancel(handles[i]));
+  }
+  CHECK(q.size() == 1200);
+  for (std::uint64_t i = 0; i < 6000; i += 5) CHECK(q.is_pending(handles[i]));
+  std::vector<std::pair<std::int64_t, std::uint64_t>> keys;
+  for (std::uint64_t i = 0; i < 6000; i += 5) {
+    keys.emplace_back(static_cast<std::int64_t>((i * 7919) % 3000), i);
+  }
+  std::sort(keys.begin(), keys.end());
+  for (const auto& k : keys) expected.push_back(k.second);
+  CHECK(drain(q) == expected);
+}

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <bit>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <map>
 #include <tuple>
 
+#include "fleetsim/core/quantity.hpp"
 #include "spread_groups.hpp"
 
 namespace fleetsim {
@@ -377,8 +379,9 @@ struct Scheduler::State {
 
   // Keeps claim_order sorted by pod count after claim `ci` gained a pod (Karpenter re-sorts
   // its new NodeClaims by pod count before every pod; this moves one entry instead).
-  void resort_claim(std::uint32_t ci) {
-    auto it = std::find(claim_order.begin(), claim_order.end(), ci);
+  void resort_claim(std::size_t position) {
+    auto it = claim_order.begin() + static_cast<std::ptrdiff_t>(position);
+    const std::uint32_t ci = *it;
     while (std::next(it) != claim_order.end()) {
       const Claim& next = claims[*std::next(it)];
       const Claim& self = claims[ci];
@@ -405,7 +408,7 @@ struct Scheduler::State {
     for (std::size_t k = 0; k < claim_order.size(); ++k) {
       std::uint32_t ci = claim_order[k];
       if (try_claim(pod, ci, vi)) {
-        resort_claim(ci);
+        resort_claim(k);
         return true;
       }
     }
@@ -415,6 +418,47 @@ struct Scheduler::State {
   }
 
   // ---- results ----
+
+  // Why a pod that found no place failed, pool by pool (only computed for failed pods).
+  std::string explain(std::uint32_t pod) {
+    const PodSpec& spec = *in.pods[pod].spec;
+    const Variant& v = variants[variant_for(pod)];
+    if (ctx.pools().empty()) return "no NodePool";
+    std::vector<std::string> parts;
+    for (std::uint32_t p : ctx.pool_order()) {
+      const PoolTemplate& tpl = ctx.pools()[p];
+      std::string why;
+      if (const Taint* t = first_untolerated(tpl.pool->taints, spec.tolerations, true)) {
+        why = fmt::format("did not tolerate {}={}:{}", t->key, t->value, to_string(t->effect));
+      } else if (auto conflict = v.has_requirements ? tpl.requirements.incompatibility(v.requirements) : std::nullopt) {
+        why = *conflict;
+      } else if (pool_nodes_remaining[p] <= 0) {
+        why = "nodes limit reached";
+      } else {
+        bool fits_any = false, fits_limits = false, offered = false;
+        tpl.types.for_each([&](std::size_t t) {
+          if (!v.types.test(t) || !(spec.requests + tpl.daemon_overhead[t]).fits_in(types[t].allocatable)) return;
+          fits_any = true;
+          if (!within_limits(p, types[t].capacity)) return;
+          fits_limits = true;
+          offered |= has_offering(static_cast<std::uint32_t>(t), tpl.zone_mask & v.zone_mask, tpl.capacity_mask & v.capacity_mask);
+        });
+        if (!fits_any) {
+          why = fmt::format("no instance type has room for cpu={} memory={} gpus={} plus daemonset overhead",
+                            format_millicores(spec.requests.cpu_millis()), format_bytes(spec.requests.memory_bytes()),
+                            spec.requests.gpus());
+        } else if (!fits_limits) {
+          why = "limits exhausted";
+        } else if (!offered) {
+          why = "no available offering (insufficient capacity)";
+        } else {
+          why = "topology spread or batch packing left no room";
+        }
+      }
+      parts.push_back(fmt::format("nodepool {}: {}", tpl.pool->name, why));
+    }
+    return fmt::format("{}", fmt::join(parts, "; "));
+  }
 
   double claim_price(const Claim& c, std::uint32_t t) const {
     double best = -1;
@@ -501,7 +545,7 @@ SolveResult Scheduler::solve(const SolveInput& input) {
   for (Claim& c : s.claims) result.claims.push_back(s.finish_claim(c));
   for (std::size_t k = head; k < queue.size(); ++k) {
     std::uint32_t pod = queue[k];
-    result.failures.push_back(PodFailure{.pod = pod, .reason = {}});
+    result.failures.push_back(PodFailure{.pod = pod, .reason = s.explain(pod)});
   }
   std::sort(result.failures.begin(), result.failures.end(),
             [](const PodFailure& a, const PodFailure& b) { return a.pod < b.pod; });

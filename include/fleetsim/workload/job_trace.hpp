@@ -43,19 +43,12 @@ class JobTraceReader {
   const std::filesystem::path& path() const { return path_; }
 
  private:
-  enum Column : std::size_t {
-    kSubmit,
-    kDuration,
-    kGpus,
-    kCpu,
-    kMemory,
-    kName,
-    kPriority,
-    kColumnCount,
-  };
+  // submit_time_s, duration_s, gpus, cpu_millis, memory_mib, name, priority.
+  static constexpr std::size_t kColumnCount = 7;
 
   void read_header();
   bool read_line(std::string& line);
+  JobArrival parse_row(const std::string& line);
 
   std::filesystem::path path_;
   std::string file_;  // path_ as text, for messages

@@ -225,3 +225,17 @@ TEST_CASE("pods are packed largest CPU request first", "[scheduling]") {
   CHECK(r.claims[0].pods == std::vector<std::uint32_t>{1, 2});
   CHECK(r.claims[1].pods == std::vector<std::uint32_t>{0});
 }
+
+TEST_CASE("a pending pod's reason names each NodePool's objection", "[scheduling]") {
+  Catalog catalog = small_catalog();
+  NodePool gpu = on_demand_pool("gpu", {"g5"}, 10);
+  gpu.taints.push_back(Taint{.key = "nvidia.com/gpu", .value = "true", .effect = TaintEffect::NoSchedule});
+  std::vector<NodePool> pools{gpu, on_demand_pool("cpu", {"m5"})};
+  Problem problem;
+  problem.add(make_pod({.cpu_millis = 1000, .memory_mib = 1024, .gpus = 1}));
+  SolveResult r = solve(catalog, pools, problem);
+  REQUIRE(r.failures.size() == 1);
+  CHECK(r.failures[0].reason ==
+        "nodepool gpu: did not tolerate nvidia.com/gpu=true:NoSchedule; nodepool cpu: no instance type has room "
+        "for cpu=1 memory=1Gi gpus=1 plus daemonset overhead");
+}

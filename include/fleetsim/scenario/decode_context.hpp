@@ -1,0 +1,27 @@
+// What every manifest decoder shares: the scenario's resource registry, its warning log, and the
+// kind being decoded (the prefix of warning fields).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "fleetsim/core/resources.hpp"
+#include "fleetsim/scenario/warning_log.hpp"
+#include "fleetsim/scenario/yaml_reader.hpp"
+
+namespace fleetsim {
+
+struct DecodeContext {
+  ResourceRegistry& resources;
+  WarningLog& warnings;
+  std::string kind;  // "Deployment", "NodePool", …
+
+  // One "not modelled; ignored" warning for the field at `v`, keyed "<kind>.<path>".
+  void warn_unmodelled(const YamlValue& v) const { warn(v, std::string(kNotModelled)); }
+  // A warning about the field at `v`, with list indices stripped so it is reported once.
+  void warn(const YamlValue& v, std::string message) const {
+    warnings.add(v.where(), kind + "." + strip_indices(v.local_path()), std::move(message));
+  }
+};
+
+}  // namespace fleetsim

@@ -1,0 +1,126 @@
+#include "fleetsim/catalog/catalog_listing.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+namespace fleetsim {
+
+namespace {
+
+constexpr std::int64_t kMib = 1LL << 20;
+constexpr double kMibPerGib = 1024.0;
+
+std::string price_text(const std::optional<double>& p) {
+  return p ? fmt::format("{:.4f}", *p) : "-";
+}
+
+std::string gpu_text(const CatalogRow& r) {
+  if (r.gpu_name.empty()) return "-";
+  // A fractional GPU (g6f) has a GPU model but no whole GPU to count.
+  if (r.gpu_count == 0) return r.gpu_name + " slice";
+  return fmt::format("{}x {}", r.gpu_count, r.gpu_name);
+}
+
+// Sorts by an optional price: present prices ascending, absent last, ties by name.
+bool price_less(const std::optional<double>& a, const std::optional<double>& b, const CatalogRow& ra,
+                const CatalogRow& rb) {
+  if (a.has_value() != b.has_value()) return a.has_value();
+  if (a && *a != *b) return *a < *b;
+  return ra.name < rb.name;
+}
+
+}  // namespace
+
+std::vector<CatalogRow> catalog_rows(const std::vector<const InstanceType*>& types, CatalogOrder order) {
+  std::vector<CatalogRow> rows;
+  rows.reserve(types.size());
+  for (const InstanceType* t : types) {
+    CatalogRow r;
+    r.name = t->name;
+    r.vcpu = t->vcpu;
+    r.memory_mib = t->memory_mib;
+    r.alloc_cpu_millis = t->allocatable.cpu_millis();
+    r.alloc_memory_mib = t->allocatable.memory_bytes() / kMib;
+    r.max_pods = t->allocatable.pods();
+    if (!t->gpu_name.empty()) {
+      r.gpu_count = t->gpu_count;
+      r.gpu_name = t->gpu_name;
+    } else if (!t->accelerator_name.empty()) {
+      r.gpu_count = t->accelerator_count;
+      r.gpu_name = t->accelerator_name;
+    }
+    if (const Offering* od = t->cheapest_offering(CapacityType::OnDemand)) r.on_demand_price = od->price_per_hour;
+    if (const Offering* spot = t->cheapest_offering(CapacityType::Spot)) {
+      r.spot_price = spot->price_per_hour;
+      r.spot_zone = spot->zone;
+      r.interruption_bucket = spot->interruption_bucket;
+    }
+    rows.push_back(std::move(r));
+  }
+  switch (order) {
+    case CatalogOrder::Name:
+      std::sort(rows.begin(), rows.end(), [](const CatalogRow& a, const CatalogRow& b) { return a.name < b.name; });
+      break;
+    case CatalogOrder::OnDemandPrice:
+      std::sort(rows.begin(), rows.end(), [](const CatalogRow& a, const CatalogRow& b) {
+        return price_less(a.on_demand_price, b.on_demand_price, a, b);
+      });
+      break;
+    case CatalogOrder::SpotPrice:
+      std::sort(rows.begin(), rows.end(), [](const CatalogRow& a, const CatalogRow& b) {
+        return price_less(a.spot_price, b.spot_price, a, b);
+      });
+      break;
+  }
+  return rows;
+}
+
+std::string format_catalog_table(const std::vector<CatalogRow>& rows) {
+  constexpr std::size_t kColumns = 11;
+  static constexpr std::array<std::string_view, kColumns> kHeader{
+      "TYPE", "VCPU", "MEM GiB", "ALLOC CPU", "ALLOC GiB", "PODS",
+      "GPUS", "OD $/h", "SPOT $/h", "SPOT ZONE", "INTERRUPT"};
+  // Numbers read best right-aligned; names and zones left-aligned.
+  static constexpr std::array<bool, kColumns> kRight{false, true, true, true, true, true,
+                                                     false, true, true, false, false};
+  std::vector<std::array<std::string, kColumns>> cells;
+  cells.reserve(rows.size() + 1);
+  std::array<std::string, kColumns> header;
+  for (std::size_t i = 0; i < kColumns; ++i) header[i] = std::string(kHeader[i]);
+  cells.push_back(header);
+  for (const auto& r : rows) {
+    cells.push_back({
+        r.name,
+        std::to_string(r.vcpu),
+        fmt::format("{:g}", static_cast<double>(r.memory_mib) / kMibPerGib),
+        fmt::format("{}m", r.alloc_cpu_millis),
+        fmt::format("{:.1f}", static_cast<double>(r.alloc_memory_mib) / kMibPerGib),
+        std::to_string(r.max_pods),
+        gpu_text(r),
+        price_text(r.on_demand_price),
+        price_text(r.spot_price),
+        r.spot_zone.empty() ? "-" : r.spot_zone,
+        r.interruption_bucket.empty() ? "-" : r.interruption_bucket,
+    });
+  }
+  std::array<std::size_t, kColumns> width{};
+  for (const auto& row : cells)
+    for (std::size_t i = 0; i < kColumns; ++i) width[i] = std::max(width[i], row[i].size());
+
+  std::string out;
+  for (const auto& row : cells) {
+    std::string line;
+    for (std::size_t i = 0; i < kColumns; ++i) {
+      if (i > 0) line += "  ";
+      line += kRight[i] ? fmt::format("{:>{}}", row[i], width[i]) : fmt::format("{:<{}}", row[i], width[i]);
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line;
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace fleetsim

@@ -1,11 +1,12 @@
 // Event queue throughput: push+pop in a steady-state "hold" model, the engine's hot loop.
+#include "fleetsim/engine/event_queue.hpp"
+
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
 #include <vector>
 
 #include "fleetsim/core/rng.hpp"
-#include "fleetsim/engine/event_queue.hpp"
 #include "fleetsim/engine/simulation.hpp"
 
 using namespace fleetsim;

@@ -6,7 +6,6 @@
 #include <string>
 
 #include "fleetsim/catalog/instance_labels.hpp"
-#include "fleetsim/core/error.hpp"
 
 namespace fleetsim {
 
@@ -19,8 +18,8 @@ constexpr std::int64_t kMib = 1LL << 20;
 // our result matches Karpenter's bit for bit rather than only in exact rational arithmetic.
 std::int64_t memory_capacity_mib(std::int64_t memory_mib, bool arm64) {
   std::int64_t mib = memory_mib - (arm64 ? aws_sizing::kArm64ReservedMib : 0);
-  double overhead =
-      std::ceil(static_cast<double>(mib * kMib) * aws_sizing::kVmMemoryOverheadPercent / 1024 / 1024);
+  double overhead = std::ceil(static_cast<double>(mib * kMib) *
+                              aws_sizing::kVmMemoryOverheadPercent / 1024 / 1024);
   return mib - static_cast<std::int64_t>(overhead);
 }
 
@@ -55,7 +54,8 @@ struct FamilyFlags {
 FamilyFlags flags_of(AmiFamily family) {
   switch (family) {
     case AmiFamily::AL2023:
-    case AmiFamily::AL2: return {.uses_eni_limited_memory_overhead = true, .pods_per_core_enabled = true};
+    case AmiFamily::AL2:
+      return {.uses_eni_limited_memory_overhead = true, .pods_per_core_enabled = true};
     case AmiFamily::Bottlerocket:
       return {.uses_eni_limited_memory_overhead = false, .pods_per_core_enabled = false};
   }
@@ -89,7 +89,8 @@ NodeSizing compute_node_sizing(const NodeSizingInput& in) {
   std::int64_t reserved_for_pods = flags.uses_eni_limited_memory_overhead ? in.eni_max_pods : pods;
   s.kube_reserved[resource::kCpu] = kube_reserved_cpu_millis(cpu_millis);
   s.kube_reserved[resource::kMemory] =
-      (aws_sizing::kKubeReservedMibPerPod * reserved_for_pods + aws_sizing::kKubeReservedMibBase) * kMib;
+      (aws_sizing::kKubeReservedMibPerPod * reserved_for_pods + aws_sizing::kKubeReservedMibBase) *
+      kMib;
   s.kube_reserved[resource::kEphemeralStorage] = aws_sizing::kKubeReservedEphemeralBytes;
 
   s.eviction_threshold[resource::kMemory] = aws_sizing::kEvictionMemoryBytes;

@@ -15,9 +15,12 @@ std::optional<CapacityType> parse_capacity_type(std::string_view text) {
 
 std::string_view to_string(CapacityType c) {
   switch (c) {
-    case CapacityType::OnDemand: return label::kCapacityTypeOnDemand;
-    case CapacityType::Spot: return label::kCapacityTypeSpot;
-    case CapacityType::Reserved: return "reserved";
+    case CapacityType::OnDemand:
+      return label::kCapacityTypeOnDemand;
+    case CapacityType::Spot:
+      return label::kCapacityTypeSpot;
+    case CapacityType::Reserved:
+      return "reserved";
   }
   return "?";
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 
 #include "fleetsim/core/error.hpp"
@@ -32,13 +33,15 @@ std::string_view trim(std::string_view s, std::size_t& offset) {
 
 bool is_numeric_key(std::string_view key) {
   static constexpr std::array<std::string_view, 7> kNumeric{
-      label::kInstanceGeneration, label::kInstanceCpu,     label::kInstanceMemory,
-      label::kInstanceNetworkBandwidth, label::kGpuCount,  label::kGpuMemory,
+      label::kInstanceGeneration,       label::kInstanceCpu, label::kInstanceMemory,
+      label::kInstanceNetworkBandwidth, label::kGpuCount,    label::kGpuMemory,
       label::kAcceleratorCount};
   return std::find(kNumeric.begin(), kNumeric.end(), key) != kNumeric.end();
 }
 
-bool is_mib_key(std::string_view key) { return key == label::kInstanceMemory || key == label::kGpuMemory; }
+bool is_mib_key(std::string_view key) {
+  return key == label::kInstanceMemory || key == label::kGpuMemory;
+}
 
 std::string_view resolve_key(std::string_view key, std::size_t pos) {
   for (const auto& [alias, full] : catalog_filter_aliases())
@@ -104,7 +107,8 @@ void parse_condition(std::string_view cond, std::size_t pos, CatalogFilter& out)
   std::size_t value_off = 0;
   std::string_view value_text = trim(cond.substr(op_at + op_text.size()), value_off);
   value_pos += value_off;
-  if (value_text.empty()) fail(value_pos, fmt::format("\"{}\": missing value after '{}'", cond, op_text));
+  if (value_text.empty())
+    fail(value_pos, fmt::format("\"{}\": missing value after '{}'", cond, op_text));
 
   bool numeric = is_numeric_key(key);
   std::vector<std::string> values;
@@ -113,8 +117,10 @@ void parse_condition(std::string_view cond, std::size_t pos, CatalogFilter& out)
     while (true) {
       std::size_t bar = value_text.find('|', start);
       std::size_t off = 0;
-      std::string_view v = trim(value_text.substr(start, bar == std::string_view::npos ? bar : bar - start), off);
-      if (v.empty()) fail(value_pos + start, fmt::format("\"{}\": empty value in a '|' list", cond));
+      std::string_view v =
+          trim(value_text.substr(start, bar == std::string_view::npos ? bar : bar - start), off);
+      if (v.empty())
+        fail(value_pos + start, fmt::format("\"{}\": empty value in a '|' list", cond));
       values.push_back(numeric ? number_value(key, v, value_pos + start + off) : std::string(v));
       if (bar == std::string_view::npos) break;
       start = bar + 1;

@@ -24,8 +24,8 @@ std::string gpu_text(const CatalogRow& r) {
 }
 
 // Sorts by an optional price: present prices ascending, absent last, ties by name.
-bool price_less(const std::optional<double>& a, const std::optional<double>& b, const CatalogRow& ra,
-                const CatalogRow& rb) {
+bool price_less(const std::optional<double>& a, const std::optional<double>& b,
+                const CatalogRow& ra, const CatalogRow& rb) {
   if (a.has_value() != b.has_value()) return a.has_value();
   if (a && *a != *b) return *a < *b;
   return ra.name < rb.name;
@@ -33,7 +33,8 @@ bool price_less(const std::optional<double>& a, const std::optional<double>& b, 
 
 }  // namespace
 
-std::vector<CatalogRow> catalog_rows(const std::vector<const InstanceType*>& types, CatalogOrder order) {
+std::vector<CatalogRow> catalog_rows(const std::vector<const InstanceType*>& types,
+                                     CatalogOrder order) {
   std::vector<CatalogRow> rows;
   rows.reserve(types.size());
   for (const InstanceType* t : types) {
@@ -51,7 +52,8 @@ std::vector<CatalogRow> catalog_rows(const std::vector<const InstanceType*>& typ
       r.gpu_count = t->accelerator_count;
       r.gpu_name = t->accelerator_name;
     }
-    if (const Offering* od = t->cheapest_offering(CapacityType::OnDemand)) r.on_demand_price = od->price_per_hour;
+    if (const Offering* od = t->cheapest_offering(CapacityType::OnDemand))
+      r.on_demand_price = od->price_per_hour;
     if (const Offering* spot = t->cheapest_offering(CapacityType::Spot)) {
       r.spot_price = spot->price_per_hour;
       r.spot_zone = spot->zone;
@@ -61,7 +63,8 @@ std::vector<CatalogRow> catalog_rows(const std::vector<const InstanceType*>& typ
   }
   switch (order) {
     case CatalogOrder::Name:
-      std::sort(rows.begin(), rows.end(), [](const CatalogRow& a, const CatalogRow& b) { return a.name < b.name; });
+      std::sort(rows.begin(), rows.end(),
+                [](const CatalogRow& a, const CatalogRow& b) { return a.name < b.name; });
       break;
     case CatalogOrder::OnDemandPrice:
       std::sort(rows.begin(), rows.end(), [](const CatalogRow& a, const CatalogRow& b) {
@@ -80,10 +83,10 @@ std::vector<CatalogRow> catalog_rows(const std::vector<const InstanceType*>& typ
 std::string format_catalog_table(const std::vector<CatalogRow>& rows) {
   constexpr std::size_t kColumns = 11;
   static constexpr std::array<std::string_view, kColumns> kHeader{
-      "TYPE", "VCPU", "MEM GiB", "ALLOC CPU", "ALLOC GiB", "PODS",
+      "TYPE", "VCPU",   "MEM GiB",  "ALLOC CPU", "ALLOC GiB", "PODS",
       "GPUS", "OD $/h", "SPOT $/h", "SPOT ZONE", "INTERRUPT"};
   // Numbers read best right-aligned; names and zones left-aligned.
-  static constexpr std::array<bool, kColumns> kRight{false, true, true, true, true, true,
+  static constexpr std::array<bool, kColumns> kRight{false, true, true, true,  true, true,
                                                      false, true, true, false, false};
   std::vector<std::array<std::string, kColumns>> cells;
   cells.reserve(rows.size() + 1);
@@ -114,7 +117,8 @@ std::string format_catalog_table(const std::vector<CatalogRow>& rows) {
     std::string line;
     for (std::size_t i = 0; i < kColumns; ++i) {
       if (i > 0) line += "  ";
-      line += kRight[i] ? fmt::format("{:>{}}", row[i], width[i]) : fmt::format("{:<{}}", row[i], width[i]);
+      line += kRight[i] ? fmt::format("{:>{}}", row[i], width[i])
+                        : fmt::format("{:<{}}", row[i], width[i]);
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line;

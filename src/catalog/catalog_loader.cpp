@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <system_error>
 #include <tuple>
 
 #include "csv_table.hpp"
@@ -31,7 +32,7 @@ constexpr std::size_t kMaxLabelValue = 63;
 
 // Spot Instance Advisor interruption bands ("frequency of interruption").
 constexpr std::array<std::string_view, 5> kInterruptionBuckets{"<5%", "5-10%", "10-15%", "15-20%",
-                                                                ">20%"};
+                                                               ">20%"};
 
 using csv::Record;
 using csv::Table;
@@ -105,9 +106,8 @@ std::string kebab_label_value(const Table& t, const Record& r, std::size_t col) 
 }
 
 struct TypeColumns {
-  std::size_t name, family, category, generation, size, arch, vcpu, memory_mib, gpu_count,
-      gpu_name, gpu_manufacturer, gpu_memory_mib, accelerator_name, accelerator_count,
-      network_gbps, max_pods;
+  std::size_t name, family, category, generation, size, arch, vcpu, memory_mib, gpu_count, gpu_name,
+      gpu_manufacturer, gpu_memory_mib, accelerator_name, accelerator_count, network_gbps, max_pods;
   std::optional<std::size_t> accelerator_manufacturer;
 
   explicit TypeColumns(const Table& t)
@@ -150,14 +150,16 @@ InstanceType parse_type(const Table& t, const TypeColumns& c, const Record& r) {
   // Karpenter reads family and size off the name; a catalog that disagrees would label nodes
   // differently from the real provider.
   if (it.name != it.family + "." + it.size)
-    throw t.error(r, c.name,
-                  fmt::format("\"{}\" does not match family \"{}\" and size \"{}\" (expected \"{}.{}\")",
-                              it.name, it.family, it.size, it.family, it.size));
+    throw t.error(
+        r, c.name,
+        fmt::format("\"{}\" does not match family \"{}\" and size \"{}\" (expected \"{}.{}\")",
+                    it.name, it.family, it.size, it.family, it.size));
   it.category = label_value(t, r, c.category);
   it.generation = static_cast<int>(parse_int(t, r, c.generation, 0, kMaxGeneration));
   it.arch = text(r, c.arch);
   if (it.arch != "amd64" && it.arch != "arm64")
-    throw t.error(r, c.arch, fmt::format("\"{}\" is not a known arch; expected amd64 or arm64", it.arch));
+    throw t.error(r, c.arch,
+                  fmt::format("\"{}\" is not a known arch; expected amd64 or arm64", it.arch));
   it.vcpu = static_cast<int>(parse_int(t, r, c.vcpu, 1, kMaxVcpu));
   it.memory_mib = parse_int(t, r, c.memory_mib, 1, kMaxMemoryMib);
 
@@ -175,7 +177,8 @@ InstanceType parse_type(const Table& t, const TypeColumns& c, const Record& r) {
     throw t.error(r, col, "is set but gpu_name is empty");
   }
 
-  it.accelerator_count = static_cast<int>(parse_int(t, r, c.accelerator_count, 0, kMaxDevices, true));
+  it.accelerator_count =
+      static_cast<int>(parse_int(t, r, c.accelerator_count, 0, kMaxDevices, true));
   it.accelerator_name = kebab_label_value(t, r, c.accelerator_name);
   if (c.accelerator_manufacturer)
     it.accelerator_manufacturer = kebab_label_value(t, r, *c.accelerator_manufacturer);
@@ -203,7 +206,8 @@ Offering parse_offering(const Table& t, const OfferingColumns& c, const Record& 
   o.interruption_bucket = text(r, c.bucket);
   if (!o.interruption_bucket.empty()) {
     if (o.capacity_type != CapacityType::Spot)
-      throw t.error(r, c.bucket, fmt::format("must be empty for {} offerings", to_string(o.capacity_type)));
+      throw t.error(r, c.bucket,
+                    fmt::format("must be empty for {} offerings", to_string(o.capacity_type)));
     if (!is_interruption_bucket(o.interruption_bucket))
       throw t.error(r, c.bucket,
                     fmt::format("\"{}\" is not a Spot Advisor band; expected <5%, 5-10%, 10-15%, "
@@ -222,6 +226,9 @@ bool is_interruption_bucket(std::string_view bucket) {
 }
 
 Catalog load_catalog(const std::filesystem::path& dir, const KubeletSizing& kubelet) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec))
+    throw CatalogError({dir.string()}, "", "catalog directory not found");
   Table types_csv = Table::read(dir / kInstanceTypesFile);
   TypeColumns tc(types_csv);
   std::vector<InstanceType> types;
@@ -231,8 +238,8 @@ Catalog load_catalog(const std::filesystem::path& dir, const KubeletSizing& kube
     InstanceType it = parse_type(types_csv, tc, r);
     if (auto seen = by_name.find(it.name); seen != by_name.end())
       throw types_csv.error(r, tc.name,
-                            fmt::format("duplicate instance type \"{}\" (first on line {})", it.name,
-                                        type_records[seen->second]->line));
+                            fmt::format("duplicate instance type \"{}\" (first on line {})",
+                                        it.name, type_records[seen->second]->line));
     by_name.emplace(it.name, types.size());
     types.push_back(std::move(it));
     type_records.push_back(&r);
@@ -245,34 +252,37 @@ Catalog load_catalog(const std::filesystem::path& dir, const KubeletSizing& kube
     const std::string& type_name = text(r, oc.type);
     auto owner = by_name.find(type_name);
     if (owner == by_name.end())
-      throw offers_csv.error(r, oc.type,
-                             fmt::format("unknown instance type \"{}\" (not in {})", type_name,
-                                         kInstanceTypesFile));
+      throw offers_csv.error(
+          r, oc.type,
+          fmt::format("unknown instance type \"{}\" (not in {})", type_name, kInstanceTypesFile));
     Offering o = parse_offering(offers_csv, oc, r);
-    auto [it, inserted] = offering_lines.emplace(std::tuple(type_name, o.zone, o.capacity_type), r.line);
+    auto [it, inserted] =
+        offering_lines.emplace(std::tuple(type_name, o.zone, o.capacity_type), r.line);
     if (!inserted)
-      throw offers_csv.error(r, oc.type,
-                             fmt::format("duplicate offering ({}, {}, {}) (first on line {})",
-                                         type_name, o.zone, to_string(o.capacity_type), it->second));
+      throw offers_csv.error(
+          r, oc.type,
+          fmt::format("duplicate offering ({}, {}, {}) (first on line {})", type_name, o.zone,
+                      to_string(o.capacity_type), it->second));
     types[owner->second].offerings.push_back(std::move(o));
   }
 
   for (std::size_t i = 0; i < types.size(); ++i) {
     InstanceType& it = types[i];
     if (it.offerings.empty())
-      throw types_csv.error(*type_records[i], tc.name,
-                            fmt::format("instance type \"{}\" has no offerings in {}", it.name,
-                                        kOfferingsFile));
+      throw types_csv.error(
+          *type_records[i], tc.name,
+          fmt::format("instance type \"{}\" has no offerings in {}", it.name, kOfferingsFile));
     std::sort(it.offerings.begin(), it.offerings.end(), [](const Offering& a, const Offering& b) {
       return std::tie(a.capacity_type, a.zone) < std::tie(b.capacity_type, b.zone);
     });
     apply_aws_sizing(it, kubelet);
     // A tiny memory with many pods leaves nothing for pods once kube-reserved is taken.
     if (it.allocatable.memory_bytes() <= 0)
-      throw types_csv.error(*type_records[i], tc.memory_mib,
-                            fmt::format("{} MiB leaves no allocatable memory after the VM overhead, "
-                                        "kube-reserved for {} pods and the eviction threshold",
-                                        it.memory_mib, it.max_pods));
+      throw types_csv.error(
+          *type_records[i], tc.memory_mib,
+          fmt::format("{} MiB leaves no allocatable memory after the VM overhead, "
+                      "kube-reserved for {} pods and the eviction threshold",
+                      it.memory_mib, it.max_pods));
   }
   return Catalog(std::move(types), dir.string());
 }

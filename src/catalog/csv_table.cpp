@@ -35,7 +35,8 @@ std::vector<Field> split(std::string_view line, const std::string& file, int lin
       ++pos;
       while (true) {
         if (pos >= line.size())
-          throw CatalogError({file, line_no, f.col}, "", "unterminated quoted field (a quoted field must end on its line)");
+          throw CatalogError({file, line_no, f.col}, "",
+                             "unterminated quoted field (a quoted field must end on its line)");
         if (line[pos] == '"') {
           if (pos + 1 < line.size() && line[pos + 1] == '"') {
             f.text.push_back('"');
@@ -70,8 +71,7 @@ Table Table::read(const std::filesystem::path& path) {
   Table t;
   t.file_ = path.string();
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec))
-    throw CatalogError({t.file_}, "", "file not found");
+  if (!std::filesystem::exists(path, ec)) throw CatalogError({t.file_}, "", "file not found");
   if (std::filesystem::is_directory(path, ec))
     throw CatalogError({t.file_}, "", "is a directory, expected a CSV file");
   auto size = std::filesystem::file_size(path, ec);
@@ -99,7 +99,8 @@ Table Table::read(const std::filesystem::path& path) {
           throw CatalogError({t.file_, line_no, f.col}, "", "empty column name in the header");
         for (const auto& seen : t.header_)
           if (seen == f.text)
-            throw CatalogError({t.file_, line_no, f.col}, f.text, "column appears twice in the header");
+            throw CatalogError({t.file_, line_no, f.col}, f.text,
+                               "column appears twice in the header");
         t.header_.push_back(f.text);
       }
       have_header = true;
@@ -126,7 +127,8 @@ std::optional<std::size_t> Table::find(std::string_view column) const {
 
 std::size_t Table::require(std::string_view column) const {
   if (auto i = find(column)) return *i;
-  throw CatalogError({file_, header_line_}, std::string(column), "required column is missing from the header");
+  throw CatalogError({file_, header_line_}, std::string(column),
+                     "required column is missing from the header");
 }
 
 CatalogError Table::error(const Record& r, std::size_t column, std::string message) const {

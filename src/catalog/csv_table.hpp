@@ -32,7 +32,8 @@ class Table {
   static Table read(const std::filesystem::path& path);
 
   const std::string& file() const { return file_; }
-  // The column's index; throws CatalogError at the header's line (file:1) naming the column when it is absent.
+  // The column's index; throws CatalogError at the header's line (file:1) naming the column when it
+  // is absent.
   std::size_t require(std::string_view column) const;
   std::optional<std::size_t> find(std::string_view column) const;
   const std::vector<Record>& records() const { return records_; }

@@ -94,7 +94,8 @@ Requirements compute_requirements(const InstanceType& t) {
     }
     add_single(r, label::kAcceleratorCount, std::to_string(t.accelerator_count));
   } else {
-    for (auto key : {label::kAcceleratorName, label::kAcceleratorManufacturer, label::kAcceleratorCount})
+    for (auto key :
+         {label::kAcceleratorName, label::kAcceleratorManufacturer, label::kAcceleratorCount})
       add_absent(r, key);
   }
 
@@ -105,7 +106,8 @@ Requirements compute_requirements(const InstanceType& t) {
     capacity_types.emplace_back(to_string(o.capacity_type));
   }
   r.add(std::string(label::kZone), Requirement::make(Operator::In, std::move(zones)));
-  r.add(std::string(label::kCapacityType), Requirement::make(Operator::In, std::move(capacity_types)));
+  r.add(std::string(label::kCapacityType),
+        Requirement::make(Operator::In, std::move(capacity_types)));
   return r;
 }
 

@@ -159,7 +159,8 @@ std::size_t Requirement::size() const {
 }
 
 Operator Requirement::effective_operator() const {
-  if (complement_) return (values_.empty() && !gte_ && !lte_) ? Operator::Exists : Operator::NotIn;
+  // A bare bound (Gt/Lt/Gte/Lte) reads as Exists, as in Karpenter.
+  if (complement_) return values_.empty() ? Operator::Exists : Operator::NotIn;
   return values_.empty() ? Operator::DoesNotExist : Operator::In;
 }
 

@@ -1,5 +1,7 @@
 #include "fleetsim/workload/job_trace.hpp"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -7,8 +9,6 @@
 #include <system_error>
 #include <utility>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "fleetsim/core/error.hpp"
 
@@ -215,10 +215,9 @@ class RowParser {
 
 }  // namespace
 
-static_assert(kColumns.size() == JobTraceReader::kColumnCount);
-
 JobTraceReader::JobTraceReader(std::filesystem::path path)
     : path_(std::move(path)), file_(path_.string()) {
+  static_assert(kColumns.size() == kColumnCount);
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path_, ec)) {
     throw TraceError(SourceLocation{file_}, "",
@@ -261,9 +260,9 @@ void JobTraceReader::read_header() {
     for (std::size_t c = 0; c < kColumns.size(); ++c) {
       if (fields[i].text != kColumns[c].name) continue;
       if (field_of_[c]) {
-        throw TraceError(SourceLocation{file_, 1, fields[i].col}, fields[i].text,
-                         fmt::format("column appears twice (first at column {})",
-                                     fields[*field_of_[c]].col));
+        throw TraceError(
+            SourceLocation{file_, 1, fields[i].col}, fields[i].text,
+            fmt::format("column appears twice (first at column {})", fields[*field_of_[c]].col));
       }
       field_of_[c] = i;
     }
@@ -304,16 +303,16 @@ JobArrival JobTraceReader::parse_row(const std::string& line) {
   const std::vector<Field> fields = split_fields(line, bad_col, problem);
   if (fields.empty()) throw TraceError(SourceLocation{file_, line_, bad_col}, "", problem);
   if (fields.size() > field_count_) {
-    throw TraceError(SourceLocation{file_, line_, fields[field_count_].col}, "",
-                     fmt::format("expected {} fields as in the header, found {}", field_count_,
-                                 fields.size()));
+    throw TraceError(
+        SourceLocation{file_, line_, fields[field_count_].col}, "",
+        fmt::format("expected {} fields as in the header, found {}", field_count_, fields.size()));
   }
   if (fields.size() < field_count_) {
     // Point past the end of the line, where the first missing field should have been.
     ColumnCounter cols(line);
-    throw TraceError(SourceLocation{file_, line_, cols.at(line.size()) + 1}, "",
-                     fmt::format("expected {} fields as in the header, found {}", field_count_,
-                                 fields.size()));
+    throw TraceError(
+        SourceLocation{file_, line_, cols.at(line.size())}, "",
+        fmt::format("expected {} fields as in the header, found {}", field_count_, fields.size()));
   }
   ++rows_;
   const RowParser row(file_, line_, fields, field_of_);
@@ -336,7 +335,8 @@ JobArrival JobTraceReader::parse_row(const std::string& line) {
   job.name = name && !name->text.empty() ? name->text : fmt::format("job-{}", rows_);
   const Field* priority = row.find(Column::Priority);
   if (priority && !priority->text.empty()) {
-    job.priority = static_cast<std::int32_t>(row.integer(Column::Priority, kMinPriority, kMaxPriority));
+    job.priority =
+        static_cast<std::int32_t>(row.integer(Column::Priority, kMinPriority, kMaxPriority));
   }
   return job;
 }

@@ -17,10 +17,10 @@ enum class AmiFamily : std::uint8_t { AL2023, AL2, Bottlerocket };
 
 // The EC2NodeClass settings that change a node's size. Unset fields keep Karpenter's defaults.
 struct KubeletSizing {
-  std::optional<int> max_pods;       // spec.kubelet.maxPods
-  std::optional<int> pods_per_core;  // spec.kubelet.podsPerCore
+  std::optional<int> max_pods{};       // spec.kubelet.maxPods
+  std::optional<int> pods_per_core{};  // spec.kubelet.podsPerCore
   AmiFamily ami_family = AmiFamily::AL2023;
-  std::optional<std::int64_t> root_volume_bytes;  // root EBS volume; 20Gi when unset
+  std::optional<std::int64_t> root_volume_bytes{};  // root EBS volume; 20Gi when unset
 };
 
 // What sizing needs to know about an instance type.
@@ -29,7 +29,7 @@ struct NodeSizingInput {
   std::int64_t memory_mib = 0;  // EC2 memory, before any overhead
   bool arm64 = false;
   int eni_max_pods = 0;  // ENI-limited pod count (the catalog's max_pods)
-  KubeletSizing kubelet;
+  KubeletSizing kubelet{};
 };
 
 // Each part of the arithmetic, so a report can show where a node's resources went.
@@ -42,7 +42,8 @@ struct NodeSizing {
 };
 
 namespace aws_sizing {
-// Karpenter VM_MEMORY_OVERHEAD_PERCENT default (options.go), used while no measured value is cached.
+// Karpenter VM_MEMORY_OVERHEAD_PERCENT default (options.go), used while no measured value is
+// cached.
 inline constexpr double kVmMemoryOverheadPercent = 0.075;
 // Karpenter types.go memory(): Graviton reserves 64 MiB of CMA memory the OS cannot use.
 inline constexpr std::int64_t kArm64ReservedMib = 64;

@@ -19,11 +19,11 @@ std::string_view to_string(CapacityType c);
 
 // One (zone, capacity type) in which an instance type can be bought.
 struct Offering {
-  std::string zone;
+  std::string zone{};
   CapacityType capacity_type = CapacityType::OnDemand;
   double price_per_hour = 0.0;    // USD
-  std::string interruption_bucket;  // Spot Advisor band ("<5%", …); empty for on-demand
-  std::optional<std::int64_t> capacity;  // most instances at once; nullopt = unlimited
+  std::string interruption_bucket{};  // Spot Advisor band ("<5%", …); empty for on-demand
+  std::optional<std::int64_t> capacity{};  // most instances at once; nullopt = unlimited
 };
 
 struct InstanceType {

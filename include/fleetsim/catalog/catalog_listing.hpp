@@ -17,8 +17,8 @@ struct CatalogRow {
   std::int64_t alloc_cpu_millis = 0;  // allocatable, after kube-reserved and eviction
   std::int64_t alloc_memory_mib = 0;  // allocatable, after VM overhead, kube-reserved, eviction
   std::int64_t max_pods = 0;
-  int gpu_count = 0;     // GPUs, else accelerators
-  std::string gpu_name;  // empty without GPUs or accelerators
+  int gpu_count = 0;                      // GPUs, else accelerators
+  std::string gpu_name;                   // empty without GPUs or accelerators
   std::optional<double> on_demand_price;  // cheapest on-demand offering, USD/h
   std::optional<double> spot_price;       // cheapest spot offering, USD/h
   std::string spot_zone;                  // that offering's zone (first zone on a tie)

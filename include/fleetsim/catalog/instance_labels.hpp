@@ -17,7 +17,7 @@ Requirements compute_requirements(const InstanceType& t);
 // Karpenter's lowerKabobCase: "Radeon Pro V520" → "radeon-pro-v520".
 std::string lower_kebab_case(std::string_view s);
 
-// The manufacturer label of an accelerator known by name ("inferentia2" → "aws"); empty if unknown.
+// The manufacturer of an accelerator known by name ("inferentia2" → "aws"); empty if unknown.
 std::string_view accelerator_manufacturer_for(std::string_view accelerator_name);
 
 }  // namespace fleetsim

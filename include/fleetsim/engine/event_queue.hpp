@@ -76,6 +76,7 @@ class EventQueue {
     std::uint64_t order;
     std::uint32_t slot;
   };
+  static_assert(sizeof(Entry) == 24);
 
   enum class SlotState : std::uint8_t { Free, Pending, Cancelled };
 

@@ -1,6 +1,7 @@
 // The phases that order controllers within one simulated instant.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -8,8 +9,8 @@ namespace fleetsim {
 
 // Events due at the same time run phase by phase, in this order; within a phase they run in the
 // order they were scheduled. The order follows the flow of cause and effect inside one tick, so
-// each controller sees what the controllers before it did at this instant — as a real cluster
-// would a moment later — and a result never depends on which controller happened to schedule first.
+// each controller sees what the controllers before it did at this instant (as a real cluster
+// would a moment later), and a result never depends on which controller scheduled first.
 enum class Phase : std::uint8_t {
   // Cloud and node lifecycle (launch completes, node Ready, spot termination) goes first, so
   // everything later in the tick sees the fleet as it now is.

@@ -26,11 +26,10 @@ struct ObjectMeta {
 
 enum class NameRule { Required, Optional };
 
-// Decodes `metadata` (null reads as empty). Bookkeeping fields a server adds (uid,
-// resourceVersion, creationTimestamp, managedFields, generation, selfLink) are accepted silently,
-// so that manifests exported with `kubectl get -o yaml` load unchanged.
-ObjectMeta decode_object_meta(const YamlValue& metadata, const SourceLocation& owner, DecodeContext& ctx,
-                              NameRule rule);
+// Decodes the `metadata` field of `owner` (a manifest or a pod template). Bookkeeping fields a
+// server adds (uid, resourceVersion, creationTimestamp, managedFields, generation, selfLink) are
+// accepted silently, so that manifests exported with `kubectl get -o yaml` load unchanged.
+ObjectMeta decode_object_meta(const YamlMap& owner, DecodeContext& ctx, NameRule rule);
 
 // Kubernetes' syntax checks; each returns a reason when `text` is invalid.
 std::optional<std::string> dns_subdomain_problem(std::string_view text);  // object names (RFC 1123)

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fleetsim/catalog/catalog.hpp"
+#include "fleetsim/cloud/sim_cloud.hpp"
 #include "fleetsim/core/error.hpp"
 #include "fleetsim/core/resources.hpp"
 #include "fleetsim/core/time.hpp"
@@ -26,15 +27,6 @@ struct Warning {
   SourceLocation where;
   std::string field;    // e.g. "Deployment.spec.strategy"
   std::string message;  // e.g. "not modelled; ignored"
-};
-
-// Node start-up phases after a launch (DESIGN.md §4.1): the cloud API returns (launched), the
-// kubelet joins (registered), then the node is Ready with its GPUs advertised (initialized).
-struct NodeLatency {
-  SimDuration launch;
-  SimDuration registration;    // after launch
-  SimDuration initialization;  // after registration
-  friend bool operator==(const NodeLatency&, const NodeLatency&) = default;
 };
 
 // Default start-up latencies of a CPU node. EKS Linux nodes go from launch to Ready in about

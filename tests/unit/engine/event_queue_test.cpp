@@ -1,11 +1,11 @@
-#include <catch2/catch.hpp>
+#include "fleetsim/engine/event_queue.hpp"
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstdint>
 #include <vector>
 
 #include "fleetsim/core/rng.hpp"
-#include "fleetsim/engine/event_queue.hpp"
 #include "unit/engine/recorder.hpp"
 
 using namespace fleetsim;
@@ -171,8 +171,8 @@ TEST_CASE("mass cancellation keeps the order of the survivors", "[engine]") {
   std::vector<EventHandle> handles;
   std::vector<std::uint64_t> expected;
   for (std::uint64_t i = 0; i < 6000; ++i) {
-    handles.push_back(q.push(at(micros(static_cast<std::int64_t>((i * 7919) % 3000))),
-                             Phase::Workload, &r, i));
+    handles.push_back(
+        q.push(at(micros(static_cast<std::int64_t>((i * 7919) % 3000))), Phase::Workload, &r, i));
   }
   for (std::uint64_t i = 0; i < 6000; ++i) {
     if (i % 5 != 0) CHECK(q.cancel(handles[i]));

@@ -1,10 +1,10 @@
-#include <catch2/catch.hpp>
+#include "fleetsim/engine/simulation.hpp"
 
+#include <catch2/catch.hpp>
 #include <cstdint>
 #include <vector>
 
 #include "fleetsim/core/error.hpp"
-#include "fleetsim/engine/simulation.hpp"
 #include "unit/engine/recorder.hpp"
 
 using namespace fleetsim;
@@ -111,8 +111,9 @@ TEST_CASE("a periodic timer fires at exact multiples and stops when cancelled", 
   Recorder r;
   TimerHandle timer = sim.every(seconds(15), at(seconds(5)), Phase::MetricsScrape, r, 9);
   sim.run_until(at(seconds(50)));
-  CHECK(r.seen == std::vector<Seen>{{at(seconds(5)), 9}, {at(seconds(20)), 9}, {at(seconds(35)), 9},
-                                    {at(seconds(50)), 9}});
+  CHECK(r.seen ==
+        std::vector<Seen>{
+            {at(seconds(5)), 9}, {at(seconds(20)), 9}, {at(seconds(35)), 9}, {at(seconds(50)), 9}});
   CHECK(sim.cancel(timer));
   CHECK_FALSE(sim.cancel(timer));
   sim.run_until(at(seconds(200)));

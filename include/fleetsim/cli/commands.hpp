@@ -1,0 +1,39 @@
+// The fleetsim subcommands; each returns the process exit code (DESIGN.md §7).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace fleetsim {
+
+// Exit codes (DESIGN.md §7).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitCheckFailed = 1;
+inline constexpr int kExitBadInput = 2;
+inline constexpr int kExitInternal = 3;
+
+struct RunOptions {
+  std::filesystem::path scenario;
+  std::filesystem::path out_dir = "out";
+  std::optional<std::uint64_t> seed;  // overrides the scenario's
+  bool quiet = false;
+};
+
+struct CatalogOptions {
+  std::optional<std::filesystem::path> catalog_dir;  // default: the bundled one for the region
+  std::string region = "us-east-1";
+  std::string filter;
+  bool gpu_only = false;
+  std::string sort = "name";  // name | price | spot
+};
+
+int run_command(const RunOptions& options);
+int validate_command(const std::filesystem::path& scenario);
+int catalog_command(const CatalogOptions& options);
+
+// The directory holding the bundled catalogs as aws/<region>/: $FLEETSIM_CATALOG_ROOT, else an
+// instance-catalog/ folder beside or above the executable, else the source tree's.
+std::filesystem::path bundled_catalog_root();
+
+}  // namespace fleetsim

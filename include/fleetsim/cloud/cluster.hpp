@@ -1,0 +1,122 @@
+// The cluster's state during a run: nodes (with their NodeClaims) and pods.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fleetsim/catalog/catalog.hpp"
+#include "fleetsim/core/resources.hpp"
+#include "fleetsim/core/time.hpp"
+#include "fleetsim/k8s/pod_spec.hpp"
+#include "fleetsim/k8s/requirements.hpp"
+#include "fleetsim/k8s/taints.hpp"
+#include "fleetsim/k8s/workloads.hpp"
+
+namespace fleetsim {
+
+using NodeId = std::uint32_t;
+using PodId = std::uint32_t;
+using WorkloadId = std::uint32_t;
+inline constexpr NodeId kNoNode = UINT32_MAX;
+
+// A NodeClaim and its node, launch to termination (Karpenter's lifecycle conditions).
+enum class NodePhase : std::uint8_t {
+  Launching,    // the fleet request is in flight
+  Launched,     // the instance runs; billing has started; kubelet not yet joined
+  Registered,   // the node object exists; not Ready or GPUs not advertised yet
+  Initialized,  // Ready, startup taints gone, extended resources advertised: pods bind
+  Deleting,     // cordoned and draining
+  Terminated,
+};
+
+struct Node {
+  NodeId id = 0;
+  std::string name;
+  std::uint32_t pool = 0;  // index into the run's NodePools
+  std::string nodepool;    // its name
+  std::uint32_t type = 0;  // catalog index
+  std::string instance_type;
+  CapacityType capacity_type = CapacityType::OnDemand;
+  std::string zone;
+  double price_per_hour = 0.0;
+  NodePhase phase = NodePhase::Launching;
+  SimTime created{};       // the NodeClaim was created
+  SimTime billed_from{};   // the instance started running
+  SimTime initialized_at{};
+  SimTime deleting_at{};
+  SimTime terminated_at{};
+  std::string termination_reason;
+  Requirements labels;        // single-valued: the node's labels
+  std::vector<Taint> taints;  // NodePool taints (startup taints are gone once initialized)
+  Resources allocatable;
+  Resources daemon_overhead;  // DaemonSet pods, present from registration
+  Resources requested;        // bound pods (not DaemonSets)
+  std::vector<PodId> pods;    // bound, in bind order
+  std::int64_t ebs_bytes = 0;
+  double ebs_price_per_hour = 0.0;
+
+  bool is_live() const { return phase != NodePhase::Deleting && phase != NodePhase::Terminated; }
+  Resources available() const { return allocatable - daemon_overhead - requested; }
+};
+
+enum class PodPhase : std::uint8_t {
+  Pending,    // not bound; may be nominated to a node
+  Running,    // bound to an initialized node
+  Succeeded,  // ran to completion
+  Deleted,    // evicted or scaled away; a controller may have replaced it
+};
+
+struct Pod {
+  PodId id = 0;
+  std::string name;
+  WorkloadId workload = 0;
+  const PodSpec* spec = nullptr;
+  const Labels* labels = nullptr;
+  std::string namespace_name;
+  std::string uid;
+  SimTime created{};
+  PodPhase phase = PodPhase::Pending;
+  NodeId node = kNoNode;       // bound node
+  NodeId nominated = kNoNode;  // the node Karpenter planned it for
+  SimTime bound_at{};
+  std::optional<SimDuration> run_time;  // nullopt: runs until deleted
+  std::string pending_reason;           // from the last solve that could not place it
+};
+
+// A Deployment, Job or bare Pod: the unit cost and pods are attributed to.
+struct WorkloadRecord {
+  std::string name;
+  WorkloadKind kind = WorkloadKind::Pod;
+  std::string namespace_name;
+};
+
+class Cluster {
+ public:
+  std::vector<WorkloadRecord>& workloads() { return workloads_; }
+  const std::vector<WorkloadRecord>& workloads() const { return workloads_; }
+  std::vector<Node>& nodes() { return nodes_; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  std::vector<Pod>& pods() { return pods_; }
+  const std::vector<Pod>& pods() const { return pods_; }
+  Node& node(NodeId id) { return nodes_[id]; }
+  const Node& node(NodeId id) const { return nodes_[id]; }
+  Pod& pod(PodId id) { return pods_[id]; }
+  const Pod& pod(PodId id) const { return pods_[id]; }
+
+  NodeId add_node(Node n);
+  PodId add_pod(Pod p);
+
+  // Binds a pending pod to a node; the caller checked that it fits.
+  void bind(PodId pod, NodeId node, SimTime now);
+  // Removes a pod from its node (completion, eviction, deletion).
+  void unbind(PodId pod);
+
+ private:
+  std::vector<WorkloadRecord> workloads_;
+  std::vector<Node> nodes_;
+  std::vector<Pod> pods_;
+};
+
+}  // namespace fleetsim

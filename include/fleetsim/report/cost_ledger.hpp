@@ -1,0 +1,114 @@
+// Per-node billing, cost attribution to workloads and GPU time, integrated piece by piece.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "fleetsim/catalog/catalog.hpp"
+#include "fleetsim/cloud/cluster.hpp"
+#include "fleetsim/core/time.hpp"
+
+namespace fleetsim {
+
+// EC2 bills Linux instances per second with a 60-second minimum (AWS, "Amazon EC2 per-second
+// billing"); EBS volumes are billed per second without a minimum.
+inline constexpr SimDuration kMinimumBilledDuration = seconds(60);
+
+// The key of by_workload that takes what no workload requested, and the minimum-billing top-up.
+inline constexpr std::string_view kUnallocatedKey = "(unallocated)";
+
+// Whether a pod's GPUs count as busy for as long as it is bound. A Job or bare Pod is batch
+// work that keeps its GPUs busy; a Deployment's GPUs are busy only while serving requests, which
+// the serving model measures (RunRecorder::add_busy_gpu_seconds).
+bool busy_while_bound(WorkloadKind kind);
+
+// Accounting rules (DESIGN.md §4.6). A node's cost rate (instance price + EBS) and the shares of
+// it that each workload requested are constant between changes of its bound pods, so the ledger
+// keeps per node the start of the current piece and its shares; on every bind, unbind,
+// termination and at the run's end it credits [start, now) at the old shares and takes the new.
+// A workload's share of a node is the share of the node's allocatable GPUs its bound pods
+// requested, or, on a node without GPUs, the mean of its CPU share and its memory share. What no
+// pod requested goes to kUnallocatedKey, so the workload costs sum to the total.
+class CostLedger {
+ public:
+  // The node started billing (NodeLaunched: billed_from and prices are set).
+  void open(const Node& node, SimTime now);
+  // The node's bound pods changed (or its price did): credit the piece, take the new shares.
+  // Ignored for a node that is not billed.
+  void rebalance(const Node& node, const Cluster& cluster, SimTime now);
+  // The node stopped billing (NodeTerminated). Ignored for a node that is not billed.
+  void close(const Node& node, SimTime now);
+  // The run ended: every node still billed is billed until `end`.
+  void close_all(const Cluster& cluster, SimTime end);
+
+  // GPU-seconds of work measured outside the ledger (the serving model's busy time).
+  void add_busy_gpu_seconds(double gpu_seconds) { busy_gpu_seconds_ += gpu_seconds; }
+
+  // Nodes launched and not yet closed, in launch order.
+  const std::vector<NodeId>& billed_nodes() const { return billed_; }
+
+  double instance_usd(CapacityType ct) const { return instance_usd_[static_cast<std::size_t>(ct)]; }
+  double instance_usd() const;
+  double ebs_usd() const { return ebs_usd_; }
+  double total_usd() const { return instance_usd() + ebs_usd_; }
+  // Instance + EBS cost of closed nodes, by name.
+  const std::map<std::string, double, std::less<>>& by_nodepool() const { return by_nodepool_; }
+  const std::map<std::string, double, std::less<>>& by_instance_type() const {
+    return by_instance_type_;
+  }
+  const std::map<std::string, double, std::less<>>& by_capacity_type() const {
+    return by_capacity_type_;
+  }
+  // Indexed by WorkloadId; shorter than the workload list when the last ones cost nothing.
+  const std::vector<double>& by_workload() const { return by_workload_; }
+  double unallocated_usd() const { return unallocated_usd_; }
+
+  // GPUs × billed seconds (launch to termination, no minimum).
+  double provisioned_gpu_seconds() const { return provisioned_gpu_seconds_; }
+  // Bound pods' GPU requests × bound seconds.
+  double allocated_gpu_seconds() const { return allocated_gpu_seconds_; }
+  double busy_gpu_seconds() const { return busy_gpu_seconds_; }
+
+ private:
+  struct Share {
+    WorkloadId workload;
+    double fraction;  // of the node's cost rate
+  };
+  // One node's current piece and what it has cost so far.
+  struct NodeAccount {
+    bool billed = false;
+    SimTime since{};  // start of the current piece
+    double instance_per_hour = 0.0;
+    double ebs_per_hour = 0.0;
+    std::int64_t gpus_allocated = 0;
+    std::int64_t gpus_busy = 0;
+    std::vector<Share> shares;  // by workload, in first-bound order
+    double instance_usd = 0.0;
+    double ebs_usd = 0.0;
+  };
+
+  NodeAccount* account(NodeId id);
+  void credit(NodeAccount& a, SimTime now);
+  void take_shares(NodeAccount& a, const Node& node, const Cluster& cluster);
+
+  std::vector<NodeAccount> accounts_;  // indexed by NodeId
+  std::vector<NodeId> billed_;
+
+  // One slot per CapacityType (OnDemand, Spot, Reserved).
+  static constexpr std::size_t kCapacityTypes = 3;
+  std::array<double, kCapacityTypes> instance_usd_{};
+  double ebs_usd_ = 0.0;
+  std::map<std::string, double, std::less<>> by_nodepool_;
+  std::map<std::string, double, std::less<>> by_instance_type_;
+  std::map<std::string, double, std::less<>> by_capacity_type_;
+  std::vector<double> by_workload_;
+  double unallocated_usd_ = 0.0;
+  double provisioned_gpu_seconds_ = 0.0;
+  double allocated_gpu_seconds_ = 0.0;
+  double busy_gpu_seconds_ = 0.0;
+};
+
+}  // namespace fleetsim

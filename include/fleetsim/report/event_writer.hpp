@@ -1,0 +1,31 @@
+// Streams events.jsonl: one JSON object per event, keys in a fixed order (DESIGN.md §7).
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "fleetsim/cloud/cluster.hpp"
+#include "fleetsim/cloud/sim_event.hpp"
+
+namespace fleetsim {
+
+// Key order: "t", "kind"; node events then "node", "nodepool", "instance_type", "capacity_type",
+// "zone" (and "price_usd_per_hour" for node_launched); pod events "pod", "workload" and "node"
+// once the event names one; workload_created "workload"; last "reason" when the event has one.
+// Lines are built by hand rather than through nlohmann::json: every event passes here, and a
+// reused buffer keeps the writer free of per-event allocation and the bytes fixed.
+class EventWriter {
+ public:
+  explicit EventWriter(std::ostream& out) : out_(out) {}
+
+  void write(const SimEvent& e, const Cluster& cluster);
+
+ private:
+  void append_key(std::string_view key);
+  void append_node(const Node& node, bool with_price);
+
+  std::ostream& out_;
+  std::string line_;
+};
+
+}  // namespace fleetsim

@@ -1,0 +1,54 @@
+// Loads Kubernetes manifests — multi-document files or mappings inline in a scenario — and
+// dispatches each by apiVersion and kind to its decoder.
+#pragma once
+
+#include <filesystem>
+#include <string_view>
+#include <vector>
+
+#include "fleetsim/core/resources.hpp"
+#include "fleetsim/k8s/nodepool.hpp"
+#include "fleetsim/k8s/workloads.hpp"
+#include "fleetsim/scenario/warning_log.hpp"
+#include "fleetsim/scenario/workload_decoder.hpp"
+#include "fleetsim/scenario/yaml_reader.hpp"
+
+namespace fleetsim {
+
+// The objects decoded from some manifests, in file order.
+struct ManifestSet {
+  std::vector<NodePool> nodepools;
+  std::vector<EC2NodeClass> node_classes;
+  std::vector<DecodedWorkload> workloads;   // Pods, Deployments and Jobs
+  std::vector<DecodedWorkload> daemonsets;
+  std::vector<PriorityClass> priority_classes;
+
+  std::size_t object_count() const {
+    return nodepools.size() + node_classes.size() + workloads.size() + daemonsets.size() +
+           priority_classes.size();
+  }
+};
+
+class ManifestLoader {
+ public:
+  ManifestLoader(ResourceRegistry& resources, WarningLog& warnings)
+      : resources_(resources), warnings_(warnings) {}
+
+  // Decodes every document of the file at `path` into `out`; `referenced_from` and `field`
+  // locate the reference to the file for "file not found" errors.
+  void load_file(const std::filesystem::path& path, const SourceLocation& referenced_from,
+                 std::string_view field, ManifestSet& out);
+  // Decodes one manifest: a document of its own or a mapping inline in the scenario (then built
+  // with the inline position as its prefix, e.g. "manifests[2]"). Null documents are skipped.
+  // Kinds fleetsim does not model give one warning per kind.
+  void load_manifest(const YamlValue& manifest, ManifestSet& out);
+
+ private:
+  ResourceRegistry& resources_;
+  WarningLog& warnings_;
+};
+
+// Fails on a second object of the same kind and name (and namespace, for namespaced kinds).
+void check_unique_names(const ManifestSet& set);
+
+}  // namespace fleetsim

@@ -1,0 +1,21 @@
+// Decoding of karpenter.k8s.aws/v1 (and v1beta1) EC2NodeClass manifests.
+#pragma once
+
+#include "fleetsim/k8s/nodepool.hpp"
+#include "fleetsim/scenario/decode_context.hpp"
+#include "fleetsim/scenario/yaml_reader.hpp"
+
+namespace fleetsim {
+
+// EBS limits (AWS EBS volume types documentation): volumes up to 64 TiB (io2 Block Express),
+// at most 256,000 IOPS (io2 Block Express) and 2,000 MiB/s of throughput (gp3).
+inline constexpr std::int64_t kMaxEbsVolumeBytes = 64LL * 1024 * 1024 * 1024 * 1024;
+inline constexpr std::int64_t kMaxEbsIops = 256'000;
+inline constexpr std::int64_t kMaxEbsThroughputMibps = 2'000;
+
+// Decodes an EC2NodeClass manifest whose apiVersion and kind were already read from `manifest`.
+// Fields that change how a node boots but not what it costs or holds (AMI, role, subnets,
+// security groups, tags, user data, …) give one "not modelled; ignored" warning each.
+EC2NodeClass decode_node_class(const YamlMap& manifest, DecodeContext& ctx);
+
+}  // namespace fleetsim

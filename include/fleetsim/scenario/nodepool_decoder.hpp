@@ -1,0 +1,23 @@
+// Decoding of karpenter.sh/v1 (and v1beta1) NodePool manifests.
+#pragma once
+
+#include "fleetsim/k8s/nodepool.hpp"
+#include "fleetsim/scenario/decode_context.hpp"
+#include "fleetsim/scenario/yaml_reader.hpp"
+
+namespace fleetsim {
+
+enum class NodePoolApi { V1, V1Beta1 };
+
+// Karpenter's CRD bounds: spec.weight 1..100, at most 50 disruption budgets.
+inline constexpr int kMinNodePoolWeight = 1;
+inline constexpr int kMaxNodePoolWeight = 100;
+inline constexpr std::size_t kMaxDisruptionBudgets = 50;
+
+// Decodes a NodePool manifest whose apiVersion and kind were already read from `manifest`.
+NodePool decode_nodepool(const YamlMap& manifest, NodePoolApi api, DecodeContext& ctx);
+
+// Whether `schedule` has the shape Karpenter's CRD accepts: a @macro or five cron fields.
+bool is_cron_schedule(std::string_view schedule);
+
+}  // namespace fleetsim

@@ -1,0 +1,47 @@
+// Decoding of pod templates and pod specs: effective requests, node affinity, tolerations,
+// topology spread, priority and the annotations fleetsim acts on.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "fleetsim/core/error.hpp"
+#include "fleetsim/k8s/pod_spec.hpp"
+#include "fleetsim/scenario/decode_context.hpp"
+#include "fleetsim/scenario/object_meta.hpp"
+#include "fleetsim/scenario/yaml_reader.hpp"
+
+namespace fleetsim {
+
+// Kubernetes' default when terminationGracePeriodSeconds is unset, and a bound that catches
+// typos (a grace period longer than the 400-day scenario limit never ends).
+inline constexpr std::int64_t kMaxTerminationGraceSeconds = 400LL * 24 * 3600;
+
+// What a pod spec said about its priority. PriorityClass manifests may come later in the
+// scenario, so the class is resolved after every manifest has loaded (priority_resolver.hpp).
+struct PriorityRef {
+  std::string class_name;                  // spec.priorityClassName; empty when unset
+  std::optional<std::int32_t> value;       // spec.priority when set
+  SourceLocation where;                    // of priorityClassName, else of the pod spec
+  std::string field;                       // its path, for messages
+};
+
+enum class RestartPolicy { Always, OnFailure, Never };
+
+struct DecodedPod {
+  PodTemplate pod;
+  PriorityRef priority;
+  RestartPolicy restart_policy = RestartPolicy::Always;  // Kubernetes' default
+  SourceLocation restart_policy_where;                   // of restartPolicy, else of the spec
+  std::string restart_policy_field;                      // "spec.template.spec.restartPolicy"
+  std::optional<SimDuration> run_time;                   // fleetsim.io/duration
+};
+
+// A pod template ({metadata, spec}) of a Deployment, Job or DaemonSet.
+DecodedPod decode_pod_template(const YamlValue& tmpl, DecodeContext& ctx);
+
+// A pod's spec together with its already decoded metadata (a bare Pod, or a template's parts).
+DecodedPod decode_pod(const ObjectMeta& meta, const YamlValue& spec, DecodeContext& ctx);
+
+}  // namespace fleetsim

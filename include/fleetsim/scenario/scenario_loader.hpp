@@ -1,0 +1,23 @@
+// Loads a scenario file and everything it references into a validated, frozen ScenarioConfig.
+#pragma once
+
+#include <filesystem>
+
+#include "fleetsim/core/time.hpp"
+#include "fleetsim/scenario/scenario_config.hpp"
+
+namespace fleetsim {
+
+// DESIGN.md §5: the longest scenario fleetsim accepts; a year of simulated time plus margin.
+// Longer values are almost always a unit typo (6000h for 600h).
+inline constexpr SimDuration kMaxScenarioDuration = hours(400 * 24);
+
+// Reads `file` (DESIGN.md §5): its keys, the instance catalog, the manifests, job sources and
+// scripted events, then cross-checks them (names, node class references, priority classes).
+// `default_catalog_root` is the directory holding the bundled catalogs as aws/<region>/; it is
+// used when the scenario names no `catalog`. Throws ConfigError (or CatalogError from the
+// catalog) whose what() reads "file:line:col: field: message".
+ScenarioConfig load_scenario(const std::filesystem::path& file,
+                             const std::filesystem::path& default_catalog_root = {});
+
+}  // namespace fleetsim

@@ -1,0 +1,54 @@
+// Decoders for the scenario file's own sections: manifest references, jobs, events,
+// node_latencies and karpenter settings.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "fleetsim/catalog/catalog.hpp"
+#include "fleetsim/scenario/manifest_loader.hpp"
+#include "fleetsim/scenario/scenario_config.hpp"
+#include "fleetsim/scenario/yaml_reader.hpp"
+
+namespace fleetsim {
+
+// What the section decoders share.
+struct SectionContext {
+  std::filesystem::path base_dir;  // the scenario file's directory: paths are relative to it
+  ManifestLoader& manifests;
+  const Catalog& catalog;
+  SimDuration duration;  // the scenario's length, for bounding event times
+};
+
+// A path written in the scenario, resolved against base_dir (absolute paths stay as written).
+std::filesystem::path resolve_path(const YamlValue& text, const SectionContext& sc);
+
+// A manifest reference: a file path (every document of the file) or an inline manifest mapping.
+void load_manifest_ref(const YamlValue& ref, const SectionContext& sc, ManifestSet& out);
+
+struct DecodedJobSource {
+  JobSource source;
+  PriorityRef priority;
+};
+// `jobs:`: [{trace: path, template: path or inline Job/Pod manifest}].
+std::vector<DecodedJobSource> decode_job_sources(const YamlValue& list, const SectionContext& sc);
+
+struct DecodedEvent {
+  SimDuration at;
+  SourceLocation where;
+  std::variant<ManifestSet, SpotInterruptionEvent> action;
+};
+// `events:`: [{at, apply: path or list}] and [{at, spot_interruption: {instance_type, zone, count}}],
+// in file order. Only NodePools and Pod/Deployment/Job workloads may be applied.
+std::vector<DecodedEvent> decode_events(const YamlValue& list, const SectionContext& sc);
+
+// `node_latencies:` {cpu: {launch, registration, initialization}, gpu: {…}, families: {g5: {…}}}.
+// Unset phases keep their defaults; a family starts from the cpu or gpu values by its types.
+NodeLatencies decode_node_latencies(const YamlValue& value, const Catalog& catalog);
+
+// `karpenter:` {batch_idle, batch_max}.
+KarpenterSettings decode_karpenter_settings(const YamlValue& value);
+
+}  // namespace fleetsim

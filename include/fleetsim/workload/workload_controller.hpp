@@ -1,0 +1,68 @@
+// The workload controllers: Deployments keep replicas, Jobs run pods to completion, bare Pods
+// run once, and job traces stream in new Jobs.
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fleetsim/cloud/cluster_bus.hpp"
+#include "fleetsim/engine/simulation.hpp"
+#include "fleetsim/workload/job_trace.hpp"
+
+namespace fleetsim {
+
+// A job trace bound to the template that supplies everything the trace does not.
+struct JobStream {
+  std::filesystem::path trace;
+  Workload template_workload;
+};
+
+class WorkloadController : private EventHandler {
+ public:
+  WorkloadController(Simulation& sim, Cluster& cluster, ClusterBus& bus);
+
+  // Creates the workload at `at` (now or later).
+  void add(const Workload& workload, SimTime at);
+  // Streams the trace: each row becomes a Job at its submit time.
+  void add_stream(JobStream stream);
+
+  void on_bound(PodId pod);
+  void on_evicted(PodId pod);
+
+ private:
+  struct State {
+    Workload def;  // owns the PodSpec its pods point to
+    WorkloadId id = 0;
+    int active = 0;
+    int succeeded = 0;
+    std::string template_hash;  // Deployment pods: the ReplicaSet's pod-template-hash
+  };
+  struct Stream {
+    JobStream source;
+    std::unique_ptr<JobTraceReader> reader;
+    std::optional<JobArrival> next;
+    ResourceIndex gpu_resource = resource::kNvidiaGpu;
+  };
+  enum class Action : std::uint8_t { Create = 1, Complete = 2, Arrive = 3 };
+  static std::uint64_t tag(Action a, std::uint32_t index) { return (static_cast<std::uint64_t>(a) << 32) | index; }
+
+  void on_event(SimTime now, std::uint64_t tag) override;
+  void create(std::uint32_t state);
+  void create_pod(State& s);
+  void reconcile(State& s);
+  void complete(PodId pod);
+  void arrive(std::uint32_t stream);
+  std::string random_suffix(std::size_t length);
+
+  Simulation& sim_;
+  Cluster& cluster_;
+  ClusterBus& bus_;
+  RngStream names_;
+  std::deque<State> states_;  // by WorkloadId; deque keeps PodSpec addresses stable
+  std::vector<Stream> streams_;
+};
+
+}  // namespace fleetsim

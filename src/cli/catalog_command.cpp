@@ -1,0 +1,24 @@
+#include <iostream>
+
+#include "fleetsim/catalog/catalog_filter.hpp"
+#include "fleetsim/catalog/catalog_listing.hpp"
+#include "fleetsim/catalog/catalog_loader.hpp"
+#include "fleetsim/cli/commands.hpp"
+
+namespace fleetsim {
+
+int catalog_command(const CatalogOptions& options) {
+  std::filesystem::path dir = options.catalog_dir ? *options.catalog_dir : bundled_catalog_root() / "aws" / options.region;
+  Catalog catalog = load_catalog(dir);
+  CatalogFilter filter = parse_catalog_filter(options.filter);
+  filter.gpu_only |= options.gpu_only;
+  CatalogOrder order = CatalogOrder::Name;
+  if (options.sort == "price") order = CatalogOrder::OnDemandPrice;
+  if (options.sort == "spot") order = CatalogOrder::SpotPrice;
+  std::vector<const InstanceType*> types = select_instance_types(catalog, filter);
+  std::cout << format_catalog_table(catalog_rows(types, order));
+  std::cout << types.size() << " of " << catalog.types().size() << " instance types (" << dir.string() << ")\n";
+  return kExitOk;
+}
+
+}  // namespace fleetsim

@@ -1,0 +1,41 @@
+#include "fleetsim/cloud/cluster.hpp"
+
+#include <algorithm>
+
+namespace fleetsim {
+
+NodeId Cluster::add_node(Node n) {
+  n.id = static_cast<NodeId>(nodes_.size());
+  nodes_.push_back(std::move(n));
+  return nodes_.back().id;
+}
+
+PodId Cluster::add_pod(Pod p) {
+  p.id = static_cast<PodId>(pods_.size());
+  pods_.push_back(std::move(p));
+  return pods_.back().id;
+}
+
+void Cluster::bind(PodId pod_id, NodeId node_id, SimTime now) {
+  Pod& p = pods_[pod_id];
+  Node& n = nodes_[node_id];
+  FLEETSIM_ASSERT(p.node == kNoNode && p.phase == PodPhase::Pending);
+  p.node = node_id;
+  p.nominated = kNoNode;
+  p.phase = PodPhase::Running;
+  p.bound_at = now;
+  p.pending_reason.clear();
+  n.requested += p.spec->requests;
+  n.pods.push_back(pod_id);
+}
+
+void Cluster::unbind(PodId pod_id) {
+  Pod& p = pods_[pod_id];
+  if (p.node == kNoNode) return;
+  Node& n = nodes_[p.node];
+  n.requested -= p.spec->requests;
+  n.pods.erase(std::find(n.pods.begin(), n.pods.end(), pod_id));
+  p.node = kNoNode;
+}
+
+}  // namespace fleetsim

@@ -1,0 +1,156 @@
+#include "fleetsim/report/cost_ledger.hpp"
+
+#include <algorithm>
+
+#include "fleetsim/core/error.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+constexpr double kSecondsPerHour = 3600.0;
+
+double ratio(std::int64_t part, std::int64_t whole) {
+  return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+void add_to(std::map<std::string, double, std::less<>>& m, std::string_view key, double usd) {
+  auto it = m.find(key);
+  if (it == m.end()) it = m.emplace(std::string(key), 0.0).first;
+  it->second += usd;
+}
+
+}  // namespace
+
+bool busy_while_bound(WorkloadKind kind) {
+  return kind == WorkloadKind::Job || kind == WorkloadKind::Pod;
+}
+
+double CostLedger::instance_usd() const {
+  double sum = 0.0;
+  for (double x : instance_usd_) sum += x;
+  return sum;
+}
+
+CostLedger::NodeAccount* CostLedger::account(NodeId id) {
+  if (id >= accounts_.size() || !accounts_[id].billed) return nullptr;
+  return &accounts_[id];
+}
+
+void CostLedger::open(const Node& node, SimTime now) {
+  if (node.id >= accounts_.size()) accounts_.resize(node.id + 1);
+  NodeAccount& a = accounts_[node.id];
+  FLEETSIM_ASSERT(!a.billed);
+  a = NodeAccount{};
+  a.billed = true;
+  a.since = now;
+  a.instance_per_hour = node.price_per_hour;
+  a.ebs_per_hour = node.ebs_price_per_hour;
+  billed_.push_back(node.id);
+}
+
+void CostLedger::credit(NodeAccount& a, SimTime now) {
+  FLEETSIM_ASSERT(now >= a.since);
+  const SimDuration dt = now - a.since;
+  a.since = now;
+  if (dt == SimDuration::zero()) return;
+  const double hours = to_hours(dt);
+  const double instance = a.instance_per_hour * hours;
+  const double ebs = a.ebs_per_hour * hours;
+  a.instance_usd += instance;
+  a.ebs_usd += ebs;
+
+  const double piece = instance + ebs;
+  double attributed = 0.0;
+  for (const Share& s : a.shares) {
+    const double usd = piece * s.fraction;
+    if (s.workload >= by_workload_.size()) by_workload_.resize(s.workload + 1, 0.0);
+    by_workload_[s.workload] += usd;
+    attributed += usd;
+  }
+  // By subtraction, so that by_workload sums to the total up to rounding of the additions.
+  unallocated_usd_ += piece - attributed;
+
+  const double secs = to_seconds(dt);
+  allocated_gpu_seconds_ += static_cast<double>(a.gpus_allocated) * secs;
+  busy_gpu_seconds_ += static_cast<double>(a.gpus_busy) * secs;
+}
+
+void CostLedger::take_shares(NodeAccount& a, const Node& node, const Cluster& cluster) {
+  a.instance_per_hour = node.price_per_hour;
+  a.ebs_per_hour = node.ebs_price_per_hour;
+  a.shares.clear();
+  a.gpus_allocated = 0;
+  a.gpus_busy = 0;
+  const std::int64_t node_gpus = node.allocatable.gpus();
+  double sum = 0.0;
+  for (PodId id : node.pods) {
+    const Pod& pod = cluster.pod(id);
+    FLEETSIM_ASSERT(pod.spec != nullptr);
+    const Resources& req = pod.spec->requests;
+    const std::int64_t gpus = req.gpus();
+    a.gpus_allocated += gpus;
+    if (busy_while_bound(cluster.workloads().at(pod.workload).kind)) a.gpus_busy += gpus;
+
+    const double fraction =
+        node_gpus > 0 ? ratio(gpus, node_gpus)
+                      : 0.5 * (ratio(req.cpu_millis(), node.allocatable.cpu_millis()) +
+                               ratio(req.memory_bytes(), node.allocatable.memory_bytes()));
+    if (fraction <= 0.0) continue;
+    sum += fraction;
+    auto same = std::find_if(a.shares.begin(), a.shares.end(),
+                             [&](const Share& s) { return s.workload == pod.workload; });
+    if (same != a.shares.end()) {
+      same->fraction += fraction;
+    } else {
+      a.shares.push_back({pod.workload, fraction});
+    }
+  }
+  // Requests never exceed allocatable when the scheduler is right; if they ever do, the node's
+  // cost is still split once, not more than once.
+  if (sum > 1.0) {
+    for (Share& s : a.shares) s.fraction /= sum;
+  }
+}
+
+void CostLedger::rebalance(const Node& node, const Cluster& cluster, SimTime now) {
+  NodeAccount* a = account(node.id);
+  if (a == nullptr) return;
+  credit(*a, now);
+  take_shares(*a, node, cluster);
+}
+
+void CostLedger::close(const Node& node, SimTime now) {
+  NodeAccount* a = account(node.id);
+  if (a == nullptr) return;
+  credit(*a, now);
+
+  const SimDuration lived = now - node.billed_from;
+  if (lived < kMinimumBilledDuration) {
+    // The minimum is billed but nobody used it: it goes to (unallocated).
+    const double top_up =
+        a->instance_per_hour * to_seconds(kMinimumBilledDuration - lived) / kSecondsPerHour;
+    a->instance_usd += top_up;
+    unallocated_usd_ += top_up;
+  }
+  provisioned_gpu_seconds_ += static_cast<double>(node.allocatable.gpus()) * to_seconds(lived);
+
+  instance_usd_[static_cast<std::size_t>(node.capacity_type)] += a->instance_usd;
+  ebs_usd_ += a->ebs_usd;
+  const double node_usd = a->instance_usd + a->ebs_usd;
+  add_to(by_nodepool_, node.nodepool, node_usd);
+  add_to(by_instance_type_, node.instance_type, node_usd);
+  add_to(by_capacity_type_, to_string(node.capacity_type), node_usd);
+
+  a->billed = false;
+  a->shares = {};  // release the memory: closed nodes stay in accounts_ only as a flag
+  billed_.erase(std::find(billed_.begin(), billed_.end(), node.id));
+}
+
+void CostLedger::close_all(const Cluster& cluster, SimTime end) {
+  // Copy: close() edits billed_.
+  const std::vector<NodeId> open = billed_;
+  for (NodeId id : open) close(cluster.node(id), end);
+}
+
+}  // namespace fleetsim

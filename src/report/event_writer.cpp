@@ -1,0 +1,102 @@
+#include "fleetsim/report/event_writer.hpp"
+
+#include "fleetsim/report/number_format.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+enum class Subject { Node, Pod, Workload, None };
+
+Subject subject_of(EventKind k) {
+  switch (k) {
+    case EventKind::NodeLaunched:
+    case EventKind::NodeRegistered:
+    case EventKind::NodeReady:
+    case EventKind::NodeDeleting:
+    case EventKind::NodeTerminated:
+    case EventKind::SpotInterruptionNotice:
+    case EventKind::LaunchFailed:  // carries a node only when a NodeClaim object existed
+      return Subject::Node;
+    case EventKind::PodCreated:
+    case EventKind::PodNominated:
+    case EventKind::PodScheduled:
+    case EventKind::PodCompleted:
+    case EventKind::PodEvicted:
+    case EventKind::PodUnschedulable:
+      return Subject::Pod;
+    case EventKind::WorkloadCreated:
+      return Subject::Workload;
+  }
+  return Subject::None;
+}
+
+}  // namespace
+
+void EventWriter::append_key(std::string_view key) {
+  line_.push_back(',');
+  append_json_string(line_, key);
+  line_.push_back(':');
+}
+
+void EventWriter::append_node(const Node& node, bool with_price) {
+  append_key("node");
+  append_json_string(line_, node.name);
+  append_key("nodepool");
+  append_json_string(line_, node.nodepool);
+  append_key("instance_type");
+  append_json_string(line_, node.instance_type);
+  append_key("capacity_type");
+  append_json_string(line_, to_string(node.capacity_type));
+  append_key("zone");
+  append_json_string(line_, node.zone);
+  if (with_price) {
+    append_key("price_usd_per_hour");
+    append_decimal(line_, node.price_per_hour, /*keep_point=*/true);
+  }
+}
+
+void EventWriter::write(const SimEvent& e, const Cluster& cluster) {
+  line_.clear();
+  line_ += "{\"t\":";
+  append_seconds(line_, e.time, /*keep_point=*/true);
+  append_key("kind");
+  append_json_string(line_, to_string(e.kind));
+
+  switch (subject_of(e.kind)) {
+    case Subject::Node:
+      if (e.node != kNoNode) {
+        append_node(cluster.node(e.node), e.kind == EventKind::NodeLaunched);
+      }
+      break;
+    case Subject::Pod: {
+      const Pod& pod = cluster.pod(e.pod);
+      append_key("pod");
+      append_json_string(line_, pod.name);
+      append_key("workload");
+      append_json_string(line_, cluster.workloads().at(pod.workload).name);
+      // The event's node, not pod.node: a completed or evicted pod is already unbound, and a
+      // nominated one is not bound yet.
+      if (e.node != kNoNode) {
+        append_key("node");
+        append_json_string(line_, cluster.node(e.node).name);
+      }
+      break;
+    }
+    case Subject::Workload:
+      append_key("workload");
+      append_json_string(line_, cluster.workloads().at(e.workload).name);
+      break;
+    case Subject::None:
+      break;
+  }
+
+  if (!e.reason.empty()) {
+    append_key("reason");
+    append_json_string(line_, e.reason);
+  }
+  line_ += "}\n";
+  out_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
+}
+
+}  // namespace fleetsim

@@ -1,0 +1,311 @@
+#include "fleetsim/report/run_recorder.hpp"
+
+#include <algorithm>
+
+#include "fleetsim/core/error.hpp"
+#include "fleetsim/report/number_format.hpp"
+#include "fleetsim/report/percentile.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+constexpr double kSecondsPerHour = 3600.0;
+constexpr double kMicrosPerSecond = 1e6;
+
+// The key a termination is counted under when neither the event nor the node names a reason.
+constexpr std::string_view kUnknownReason = "unknown";
+
+double safe_ratio(double num, double den) { return den > 0.0 ? num / den : 0.0; }
+
+nlohmann::ordered_json usd_object(const std::map<std::string, double, std::less<>>& m) {
+  nlohmann::ordered_json o = nlohmann::ordered_json::object();
+  for (const auto& [name, usd] : m) o[name] = round_report(usd);
+  return o;
+}
+
+double pending_seconds(const std::vector<std::int64_t>& sorted_us, int percent) {
+  return static_cast<double>(nearest_rank(sorted_us, percent)) / kMicrosPerSecond;
+}
+
+}  // namespace
+
+RunRecorder::RunRecorder(RunInfo info, std::ostream* events_out, std::ostream* timeseries_out)
+    : info_(std::move(info)), pool_counts_(info_.nodepools.size(), 0) {
+  if (events_out != nullptr) events_.emplace(*events_out);
+  if (timeseries_out != nullptr) timeseries_.emplace(*timeseries_out, info_.nodepools);
+}
+
+RunRecorder::PodTrack& RunRecorder::track(PodId id) {
+  if (id >= pods_.size()) pods_.resize(id + 1);
+  return pods_[id];
+}
+
+const WorkloadRecord& RunRecorder::workload_of(const Pod& pod, const Cluster& cluster) const {
+  return cluster.workloads().at(pod.workload);
+}
+
+// Keeps the pending and running counts in step with the cluster: the state after any pod event
+// is read from the pod itself, whatever the world did to it (requeue, deletion, completion).
+void RunRecorder::sync_state(const Pod& pod) {
+  PodTrack& t = track(pod.id);
+  PodState now = PodState::Done;
+  if (pod.phase == PodPhase::Pending) {
+    now = PodState::Pending;
+  } else if (pod.phase == PodPhase::Running && pod.node != kNoNode) {
+    now = PodState::Running;
+  }
+  if (t.state == PodState::Pending) --pods_pending_;
+  if (t.state == PodState::Running) --pods_running_;
+  if (now == PodState::Pending) ++pods_pending_;
+  if (now == PodState::Running) ++pods_running_;
+  t.state = now;
+}
+
+void RunRecorder::sample_pending(PodTrack& t, SimDuration pending) {
+  if (t.pending_sampled) return;
+  t.pending_sampled = true;
+  pending_us_.push_back(pending.count());
+}
+
+void RunRecorder::on_event(const SimEvent& e, const Cluster& cluster) {
+  FLEETSIM_ASSERT(!ended_);
+  if (events_) events_->write(e, cluster);
+  switch (e.kind) {
+    case EventKind::NodeLaunched:
+    case EventKind::NodeRegistered:
+    case EventKind::NodeReady:
+    case EventKind::NodeDeleting:
+    case EventKind::NodeTerminated:
+    case EventKind::LaunchFailed:
+    case EventKind::SpotInterruptionNotice:
+      on_node_event(e, cluster);
+      break;
+    case EventKind::PodCreated:
+    case EventKind::PodNominated:
+    case EventKind::PodScheduled:
+    case EventKind::PodCompleted:
+    case EventKind::PodEvicted:
+    case EventKind::PodUnschedulable:
+      on_pod_event(e, cluster);
+      break;
+    case EventKind::WorkloadCreated:
+      break;
+  }
+}
+
+void RunRecorder::on_node_event(const SimEvent& e, const Cluster& cluster) {
+  switch (e.kind) {
+    case EventKind::NodeLaunched: {
+      const Node& node = cluster.node(e.node);
+      ++nodes_launched_;
+      ledger_.open(node, e.time);
+      nodes_peak_ = std::max(nodes_peak_, static_cast<std::int64_t>(ledger_.billed_nodes().size()));
+      if (node.id >= pool_column_.size()) pool_column_.resize(node.id + 1, -1);
+      const auto pool = std::find(info_.nodepools.begin(), info_.nodepools.end(), node.nodepool);
+      pool_column_[node.id] = pool == info_.nodepools.end()
+                                  ? -1
+                                  : static_cast<std::int32_t>(pool - info_.nodepools.begin());
+      break;
+    }
+    case EventKind::NodeTerminated: {
+      const Node& node = cluster.node(e.node);
+      ledger_.close(node, e.time);
+      std::string_view reason = !e.reason.empty()                     ? e.reason
+                                : !node.termination_reason.empty() ? node.termination_reason
+                                                                   : kUnknownReason;
+      auto it = terminated_by_reason_.find(reason);
+      if (it == terminated_by_reason_.end()) it = terminated_by_reason_.emplace(reason, 0).first;
+      ++it->second;
+      break;
+    }
+    case EventKind::LaunchFailed:
+      ++launch_failures_;
+      break;
+    case EventKind::SpotInterruptionNotice:
+      ++spot_interruption_notices_;
+      break;
+    default:
+      break;
+  }
+}
+
+void RunRecorder::on_pod_event(const SimEvent& e, const Cluster& cluster) {
+  const Pod& pod = cluster.pod(e.pod);
+  PodTrack& t = track(pod.id);
+  switch (e.kind) {
+    case EventKind::PodCreated:
+      ++pods_created_;
+      break;
+    case EventKind::PodScheduled:
+      FLEETSIM_ASSERT(e.node != kNoNode);
+      // Pending time runs from creation to the first binding only; a requeued pod's second
+      // wait is not a new sample.
+      sample_pending(t, e.time - pod.created);
+      ledger_.rebalance(cluster.node(e.node), cluster, e.time);
+      break;
+    case EventKind::PodCompleted:
+      if (workload_of(pod, cluster).kind == WorkloadKind::Job) ++jobs_completed_;
+      if (e.node != kNoNode) ledger_.rebalance(cluster.node(e.node), cluster, e.time);
+      break;
+    case EventKind::PodEvicted:
+      ++pods_evicted_;
+      if (e.node != kNoNode) {
+        ledger_.rebalance(cluster.node(e.node), cluster, e.time);
+        // No checkpoints are modelled yet, so an evicted Job pod loses all its work since it
+        // was bound.
+        if (workload_of(pod, cluster).kind == WorkloadKind::Job) {
+          lost_gpu_seconds_ += static_cast<double>(pod.spec->requests.gpus()) *
+                               to_seconds(e.time - pod.bound_at);
+        }
+      } else {
+        // Deleted while pending (e.g. a scale-down): it waited until now.
+        sample_pending(t, e.time - pod.created);
+      }
+      break;
+    default:
+      break;
+  }
+  sync_state(pod);
+}
+
+void RunRecorder::on_interval(SimTime now, const Cluster& cluster) {
+  if (!timeseries_) return;
+  TimeseriesRow row{.t = now};
+  std::fill(pool_counts_.begin(), pool_counts_.end(), 0);
+  for (NodeId id : ledger_.billed_nodes()) {
+    const Node& node = cluster.node(id);
+    ++row.nodes;
+    if (node.capacity_type == CapacityType::OnDemand) ++row.nodes_on_demand;
+    if (node.capacity_type == CapacityType::Spot) ++row.nodes_spot;
+    row.gpus_provisioned += node.allocatable.gpus();
+    for (PodId pid : node.pods) {
+      const Pod& pod = cluster.pod(pid);
+      const std::int64_t gpus = pod.spec->requests.gpus();
+      row.gpus_allocated += gpus;
+      if (busy_while_bound(workload_of(pod, cluster).kind)) row.gpus_busy += static_cast<double>(gpus);
+    }
+    row.cost_rate_usd_per_hour += node.price_per_hour + node.ebs_price_per_hour;
+    if (id < pool_column_.size() && pool_column_[id] >= 0) {
+      ++pool_counts_[static_cast<std::size_t>(pool_column_[id])];
+    }
+  }
+  row.pods_pending = pods_pending_;
+  row.pods_running = pods_running_;
+  row.nodes_by_pool = pool_counts_;
+  timeseries_->write(row);
+}
+
+void RunRecorder::on_end(SimTime end, const Cluster& cluster) {
+  FLEETSIM_ASSERT(!ended_);
+  ledger_.close_all(cluster, end);
+
+  // Pods still pending count with the time they have waited so far: a lower bound on their
+  // pending time, which is the honest figure for a pod the run never placed.
+  struct Listed {
+    const Pod* pod;
+  };
+  std::vector<Listed> unschedulable;
+  for (std::size_t id = 0; id < pods_.size(); ++id) {
+    PodTrack& t = pods_[id];
+    if (t.state != PodState::Pending) continue;
+    const Pod& pod = cluster.pod(static_cast<PodId>(id));
+    ++pods_pending_at_end_;
+    sample_pending(t, end - pod.created);
+    if (!pod.pending_reason.empty()) unschedulable.push_back({&pod});
+  }
+  std::sort(unschedulable.begin(), unschedulable.end(), [](const Listed& a, const Listed& b) {
+    if (a.pod->name != b.pod->name) return a.pod->name < b.pod->name;
+    return a.pod->id < b.pod->id;
+  });
+  unschedulable_total_ = static_cast<std::int64_t>(unschedulable.size());
+  const std::size_t listed = std::min(unschedulable.size(), kMaxUnschedulableListed);
+  unschedulable_.reserve(listed);
+  for (std::size_t i = 0; i < listed; ++i) {
+    const Pod& pod = *unschedulable[i].pod;
+    unschedulable_.push_back({pod.name, workload_of(pod, cluster).name, pod.pending_reason});
+  }
+  std::sort(pending_us_.begin(), pending_us_.end());
+
+  // Workloads that share a name share a key: the report speaks in names users wrote.
+  const std::vector<double>& by_workload = ledger_.by_workload();
+  for (std::size_t w = 0; w < by_workload.size(); ++w) {
+    if (by_workload[w] == 0.0) continue;
+    cost_by_workload_[cluster.workloads().at(w).name] += by_workload[w];
+  }
+  cost_by_workload_[std::string(kUnallocatedKey)] += ledger_.unallocated_usd();
+  ended_ = true;
+}
+
+nlohmann::ordered_json RunRecorder::report(std::uint64_t engine_events) const {
+  using Json = nlohmann::ordered_json;
+  FLEETSIM_ASSERT(ended_);
+  Json r = Json::object();
+  r["scenario"] = info_.scenario;
+  r["seed"] = info_.seed;
+  r["duration_s"] = round_report(to_seconds(info_.duration));
+
+  Json& cost = r["cost"];
+  cost["total_usd"] = round_report(ledger_.total_usd());
+  cost["on_demand_usd"] = round_report(ledger_.instance_usd(CapacityType::OnDemand));
+  cost["spot_usd"] = round_report(ledger_.instance_usd(CapacityType::Spot));
+  cost["ebs_usd"] = round_report(ledger_.ebs_usd());
+  cost["by_nodepool"] = usd_object(ledger_.by_nodepool());
+  cost["by_instance_type"] = usd_object(ledger_.by_instance_type());
+  cost["by_capacity_type"] = usd_object(ledger_.by_capacity_type());
+  cost["by_workload"] = usd_object(cost_by_workload_);
+
+  const double provisioned = ledger_.provisioned_gpu_seconds() / kSecondsPerHour;
+  const double allocated = ledger_.allocated_gpu_seconds() / kSecondsPerHour;
+  const double busy = ledger_.busy_gpu_seconds() / kSecondsPerHour;
+  Json& gpu = r["gpu"];
+  gpu["provisioned_gpu_hours"] = round_report(provisioned);
+  gpu["allocated_gpu_hours"] = round_report(allocated);
+  gpu["busy_gpu_hours"] = round_report(busy);
+  gpu["allocation_ratio"] = round_report(safe_ratio(allocated, provisioned));
+  gpu["utilization"] = round_report(safe_ratio(busy, provisioned));
+
+  // The serving model (requests, latency) comes later; the keys are the contract already.
+  Json& sla = r["sla"];
+  sla["requests"] = 0;
+  sla["served"] = 0;
+  sla["dropped"] = 0;
+  sla["misses"] = 0;
+  sla["miss_ratio"] = 0.0;
+  sla["latency_ms"] = Json{{"p50", 0.0}, {"p95", 0.0}, {"p99", 0.0}, {"mean", 0.0}};
+  sla["by_service"] = Json::object();
+
+  Json& pods = r["pods"];
+  pods["created"] = pods_created_;
+  pods["evicted"] = pods_evicted_;
+  pods["pending_at_end"] = pods_pending_at_end_;
+  pods["pending_seconds"] = Json{
+      {"p50", round_report(pending_seconds(pending_us_, 50))},
+      {"p99", round_report(pending_seconds(pending_us_, 99))},
+      {"max", round_report(pending_seconds(pending_us_, 100))},
+  };
+  Json list = Json::array();
+  for (const UnschedulablePod& u : unschedulable_) {
+    list.push_back(Json{{"pod", u.pod}, {"workload", u.workload}, {"reason", u.reason}});
+  }
+  pods["unschedulable"] = std::move(list);
+  pods["unschedulable_total"] = unschedulable_total_;
+
+  Json& jobs = r["jobs"];
+  jobs["completed"] = jobs_completed_;
+  jobs["lost_gpu_hours"] = round_report(lost_gpu_seconds_ / kSecondsPerHour);
+
+  Json& nodes = r["nodes"];
+  nodes["launched"] = nodes_launched_;
+  nodes["peak"] = nodes_peak_;
+  nodes["launch_failures"] = launch_failures_;
+  nodes["spot_interruption_notices"] = spot_interruption_notices_;
+  Json by_reason = Json::object();
+  for (const auto& [reason, n] : terminated_by_reason_) by_reason[reason] = n;
+  nodes["terminated_by_reason"] = std::move(by_reason);
+
+  r["engine"] = Json{{"events", engine_events}};
+  return r;
+}
+
+}  // namespace fleetsim

@@ -1,0 +1,45 @@
+#include "fleetsim/report/timeseries_writer.hpp"
+
+#include <iterator>
+
+#include <fmt/format.h>
+
+#include "fleetsim/core/error.hpp"
+#include "fleetsim/report/number_format.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+constexpr std::string_view kFixedColumns =
+    "t_s,nodes,nodes_on_demand,nodes_spot,gpus_provisioned,gpus_allocated,gpus_busy,"
+    "cost_rate_usd_per_hour,pods_pending,pods_running";
+
+}  // namespace
+
+TimeseriesWriter::TimeseriesWriter(std::ostream& out, const std::vector<std::string>& nodepools)
+    : out_(out), pool_count_(nodepools.size()) {
+  // NodePool names are DNS subdomain names (validated by scenario/), so they need no CSV quoting.
+  line_ = kFixedColumns;
+  for (const std::string& pool : nodepools) line_ += ",nodes_pool_" + pool;
+  line_ += '\n';
+  out_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
+}
+
+void TimeseriesWriter::write(const TimeseriesRow& row) {
+  FLEETSIM_ASSERT(row.nodes_by_pool.size() == pool_count_);
+  line_.clear();
+  auto it = std::back_inserter(line_);
+  append_seconds(line_, row.t, /*keep_point=*/false);
+  fmt::format_to(it, ",{},{},{},{},{},", row.nodes, row.nodes_on_demand, row.nodes_spot,
+                 row.gpus_provisioned, row.gpus_allocated);
+  append_decimal(line_, row.gpus_busy, /*keep_point=*/false);
+  line_.push_back(',');
+  append_decimal(line_, row.cost_rate_usd_per_hour, /*keep_point=*/false);
+  fmt::format_to(it, ",{},{}", row.pods_pending, row.pods_running);
+  for (std::int64_t n : row.nodes_by_pool) fmt::format_to(it, ",{}", n);
+  line_.push_back('\n');
+  out_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
+}
+
+}  // namespace fleetsim

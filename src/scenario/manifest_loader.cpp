@@ -1,0 +1,144 @@
+#include "fleetsim/scenario/manifest_loader.hpp"
+
+#include <algorithm>
+#include <array>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "fleetsim/scenario/decode_context.hpp"
+#include "fleetsim/scenario/name_hint.hpp"
+#include "fleetsim/scenario/nodeclass_decoder.hpp"
+#include "fleetsim/scenario/nodepool_decoder.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+// A kind fleetsim decodes, and the one apiVersion it is read at.
+struct DecodedKind {
+  std::string_view kind;
+  std::string_view api_version;
+};
+constexpr std::array<DecodedKind, 8> kDecodedKinds{{
+    {"NodePool", "karpenter.sh/v1"},
+    {"EC2NodeClass", "karpenter.k8s.aws/v1"},
+    {"Pod", "v1"},
+    {"Deployment", "apps/v1"},
+    {"Job", "batch/v1"},
+    {"DaemonSet", "apps/v1"},
+    {"PriorityClass", "scheduling.k8s.io/v1"},
+    {"List", "v1"},
+}};
+
+// Karpenter's previous API versions, read where they agree with v1 (Karpenter v1.0 stopped
+// serving them).
+constexpr std::string_view kNodePoolV1Beta1 = "karpenter.sh/v1beta1";
+constexpr std::string_view kNodeClassV1Beta1 = "karpenter.k8s.aws/v1beta1";
+
+// Kinds a later step of fleetsim will model: autoscalers, PDBs and eksctl node groups.
+constexpr std::array<std::string_view, 4> kLaterKinds{"HorizontalPodAutoscaler", "ScaledObject",
+                                                      "PodDisruptionBudget", "ClusterConfig"};
+
+std::string_view expected_api_version(std::string_view kind) {
+  for (const auto& k : kDecodedKinds)
+    if (k.kind == kind) return k.api_version;
+  return {};
+}
+
+}  // namespace
+
+void ManifestLoader::load_file(const std::filesystem::path& path, const SourceLocation& referenced_from,
+                               std::string_view field, ManifestSet& out) {
+  YamlDocuments docs = load_yaml_file(path, referenced_from, field);
+  for (const YAML::Node& doc : docs.documents) load_manifest(YamlValue(doc, docs.file), out);
+}
+
+void ManifestLoader::load_manifest(const YamlValue& manifest, ManifestSet& out) {
+  if (manifest.is_null()) return;  // an empty document between two "---"
+  YamlMap m(manifest);
+  YamlValue api_value = m.require("apiVersion");
+  YamlValue kind_value = m.require("kind");
+  std::string api = api_value.as_string();
+  std::string kind = kind_value.as_string();
+  m.ignore({"status"});  // written by controllers, never read back
+
+  std::string_view expected = expected_api_version(kind);
+  if (expected.empty()) {
+    bool later = std::find(kLaterKinds.begin(), kLaterKinds.end(), kind) != kLaterKinds.end();
+    warnings_.add(kind_value.where(), kind,
+                  later ? fmt::format("kind {} is parsed later; not modelled yet", kind)
+                        : fmt::format("kind {} is not modelled; ignored", kind));
+    return;
+  }
+  DecodeContext ctx{.resources = resources_, .warnings = warnings_, .kind = kind};
+  bool v1beta1 = (kind == "NodePool" && api == kNodePoolV1Beta1) ||
+                 (kind == "EC2NodeClass" && api == kNodeClassV1Beta1);
+  if (api != expected && !v1beta1) {
+    api_value.fail(fmt::format("apiVersion \"{}\" is not supported for {}; use {}", api.substr(0, 60), kind,
+                               expected));
+  }
+  if (v1beta1) {
+    ctx.warn(api_value, fmt::format("{} is deprecated (Karpenter v1 no longer serves it); read as {} "
+                                    "where the two agree",
+                                    api, expected));
+  }
+
+  if (kind == "List") {
+    // `kubectl get -o yaml` wraps several objects in a v1 List.
+    for (const YamlValue& item : m.require("items").items()) {
+      load_manifest(YamlValue(item.node(), item.file_ptr(), item.path()), out);
+    }
+    m.ignore({"metadata"});
+  } else if (kind == "NodePool") {
+    out.nodepools.push_back(decode_nodepool(m, v1beta1 ? NodePoolApi::V1Beta1 : NodePoolApi::V1, ctx));
+  } else if (kind == "EC2NodeClass") {
+    out.node_classes.push_back(decode_node_class(m, ctx));
+  } else if (kind == "Pod") {
+    out.workloads.push_back(decode_pod_manifest(m, ctx));
+  } else if (kind == "Deployment") {
+    out.workloads.push_back(decode_deployment(m, ctx));
+  } else if (kind == "Job") {
+    out.workloads.push_back(decode_job(m, ctx));
+  } else if (kind == "DaemonSet") {
+    out.daemonsets.push_back(decode_daemonset(m, ctx));
+  } else if (kind == "PriorityClass") {
+    out.priority_classes.push_back(decode_priority_class(m, ctx));
+  }
+  m.warn_unread(warnings_, kind);
+}
+
+void check_unique_names(const ManifestSet& set) {
+  auto check = [](std::string_view kind, auto&& objects, auto&& key_of, auto&& where_of) {
+    std::map<std::string, SourceLocation, std::less<>> seen;
+    for (const auto& o : objects) {
+      auto [it, inserted] = seen.emplace(key_of(o), where_of(o));
+      if (!inserted) {
+        throw ConfigError(where_of(o), "metadata.name",
+                          fmt::format("a second {} named \"{}\" (the first is at {})", kind, key_of(o),
+                                      it->second.to_string()));
+      }
+    }
+  };
+  auto name = [](const auto& o) { return o.name; };
+  auto where = [](const auto& o) { return o.where; };
+  check("NodePool", set.nodepools, name, where);
+  check("EC2NodeClass", set.node_classes, name, where);
+  check("PriorityClass", set.priority_classes, name, where);
+  // Namespaced kinds: the name is unique per kind within a namespace.
+  for (WorkloadKind kind : {WorkloadKind::Pod, WorkloadKind::Deployment, WorkloadKind::Job}) {
+    std::vector<const Workload*> of_kind;
+    for (const auto& d : set.workloads)
+      if (d.workload.kind == kind) of_kind.push_back(&d.workload);
+    check(to_string(kind), of_kind,
+          [](const Workload* w) { return w->namespace_name == "default" ? w->name : w->namespace_name + "/" + w->name; },
+          [](const Workload* w) { return w->where; });
+  }
+  std::vector<const Workload*> daemonsets;
+  for (const auto& d : set.daemonsets) daemonsets.push_back(&d.workload);
+  check("DaemonSet", daemonsets,
+        [](const Workload* w) { return w->namespace_name == "default" ? w->name : w->namespace_name + "/" + w->name; },
+        [](const Workload* w) { return w->where; });
+}
+
+}  // namespace fleetsim

@@ -1,0 +1,81 @@
+#include "fleetsim/scenario/nodeclass_decoder.hpp"
+
+#include <array>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "fleetsim/scenario/name_hint.hpp"
+#include "fleetsim/scenario/object_meta.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+constexpr std::array<std::pair<std::string_view, EbsVolumeType>, 7> kVolumeTypes{{
+    {"gp2", EbsVolumeType::gp2},
+    {"gp3", EbsVolumeType::gp3},
+    {"io1", EbsVolumeType::io1},
+    {"io2", EbsVolumeType::io2},
+    {"st1", EbsVolumeType::st1},
+    {"sc1", EbsVolumeType::sc1},
+    {"standard", EbsVolumeType::standard},
+}};
+
+EbsVolumeType parse_volume_type(const YamlValue& v) {
+  std::string text = v.as_string();
+  for (auto [name, type] : kVolumeTypes)
+    if (name == text) return type;
+  std::array<std::string_view, kVolumeTypes.size()> names;
+  for (std::size_t i = 0; i < names.size(); ++i) names[i] = kVolumeTypes[i].first;
+  v.fail(fmt::format("unknown volumeType \"{}\"; expected gp2, gp3, io1, io2, st1, sc1 or standard{}",
+                     text.substr(0, 40), did_you_mean(text, names)));
+}
+
+BlockDevice decode_block_device(const YamlValue& item, DecodeContext& ctx) {
+  YamlMap m(item);
+  BlockDevice d;
+  if (auto name = m.get("deviceName")) d.device_name = name->as_string();
+  if (auto ebs_value = m.get("ebs")) {
+    YamlMap ebs(*ebs_value);
+    if (auto size = ebs.get("volumeSize")) {
+      d.size_bytes = size->as_quantity().value_ceil();
+      if (d.size_bytes <= 0 || d.size_bytes > kMaxEbsVolumeBytes) {
+        size->fail("volumeSize must be more than 0 and at most 64Ti");
+      }
+    }
+    if (auto type = ebs.get("volumeType")) d.type = parse_volume_type(*type);
+    if (auto iops = ebs.get("iops")) d.iops = iops->as_int(0, kMaxEbsIops);
+    if (auto throughput = ebs.get("throughput")) d.throughput_mibps = throughput->as_int(0, kMaxEbsThroughputMibps);
+    ebs.warn_unread(ctx.warnings, ctx.kind);
+  }
+  m.warn_unread(ctx.warnings, ctx.kind);
+  return d;
+}
+
+}  // namespace
+
+EC2NodeClass decode_node_class(const YamlMap& manifest, DecodeContext& ctx) {
+  EC2NodeClass nc;
+  ObjectMeta meta = decode_object_meta(manifest, ctx, NameRule::Required);
+  nc.name = meta.name;
+  nc.where = meta.where;
+  YamlMap spec(manifest.require("spec"));
+  if (auto mappings = spec.get("blockDeviceMappings")) {
+    for (const YamlValue& item : mappings->items()) nc.block_devices.push_back(decode_block_device(item, ctx));
+  }
+  if (auto kubelet_value = spec.get("kubelet")) {
+    YamlMap kubelet(*kubelet_value);
+    if (auto max_pods = kubelet.get("maxPods")) {
+      nc.max_pods = max_pods->as_int(0, std::numeric_limits<std::int32_t>::max());
+    }
+    kubelet.warn_unread(ctx.warnings, ctx.kind);
+  }
+  // Everything else (amiSelectorTerms, role, subnetSelectorTerms, securityGroupSelectorTerms,
+  // tags, amiFamily, userData, metadataOptions, instanceProfile, detailedMonitoring,
+  // associatePublicIPAddress, …) shapes how a node boots, not what it costs or holds.
+  spec.warn_unread(ctx.warnings, ctx.kind);
+  return nc;
+}
+
+}  // namespace fleetsim

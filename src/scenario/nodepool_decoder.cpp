@@ -1,0 +1,264 @@
+#include "fleetsim/scenario/nodepool_decoder.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "fleetsim/scenario/name_hint.hpp"
+#include "fleetsim/scenario/object_meta.hpp"
+#include "fleetsim/scenario/requirement_decoder.hpp"
+#include "fleetsim/scenario/resource_decoder.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+// The only node class fleetsim models (aws:pkg/apis/v1 EC2NodeClass).
+constexpr std::string_view kNodeClassGroup = "karpenter.k8s.aws";
+constexpr std::string_view kNodeClassKind = "EC2NodeClass";
+// Karpenter's default budget when a NodePool names none (core:pkg/apis/v1/nodepool.go).
+constexpr std::string_view kDefaultBudgetNodes = "10%";
+
+constexpr std::array<std::string_view, 3> kDisruptionReasons{"Underutilized", "Empty", "Drifted"};
+constexpr std::array<std::string_view, 3> kTaintEffects{"NoSchedule", "PreferNoSchedule", "NoExecute"};
+
+// A duration or the word Never (expireAfter, consolidateAfter).
+std::optional<SimDuration> duration_or_never(const YamlValue& v) {
+  if (v.is_scalar() && v.node().Scalar() == "Never") return std::nullopt;
+  SimDuration d = v.as_duration();
+  return d;
+}
+
+std::vector<Taint> decode_taints(const YamlValue& list, DecodeContext& ctx) {
+  std::vector<Taint> out;
+  for (const YamlValue& item : list.items()) {
+    YamlMap m(item);
+    Taint t;
+    YamlValue key = m.require("key");
+    t.key = key.as_string();
+    if (auto p = label_key_problem(t.key)) key.fail(*p);
+    if (auto value = m.get("value")) {
+      t.value = value->as_string();
+      if (auto p = label_value_problem(t.value)) value->fail(*p);
+    }
+    YamlValue effect = m.require("effect");
+    std::string effect_text = effect.as_string();
+    auto parsed = parse_taint_effect(effect_text);
+    if (!parsed) {
+      effect.fail(fmt::format("unknown taint effect \"{}\"; expected NoSchedule, PreferNoSchedule or "
+                              "NoExecute{}",
+                              effect_text.substr(0, 40), did_you_mean(effect_text, kTaintEffects)));
+    }
+    t.effect = *parsed;
+    m.ignore({"timeAdded"});  // set by the API server
+    m.warn_unread(ctx.warnings, ctx.kind);
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+DisruptionBudget decode_budget(const YamlValue& item, DecodeContext& ctx) {
+  YamlMap m(item);
+  DisruptionBudget b;
+  std::optional<YamlValue> nodes = m.get("nodes");
+  std::string text = nodes ? nodes->as_string() : std::string(kDefaultBudgetNodes);
+  // Karpenter's CRD pattern: ^((100|[0-9]{1,2})%|[0-9]+)$
+  bool percent = !text.empty() && text.back() == '%';
+  std::string_view digits(text);
+  if (percent) digits.remove_suffix(1);
+  int n = 0;
+  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  if (digits.empty() || ec != std::errc() || ptr != digits.data() + digits.size() || n < 0 ||
+      (percent && n > 100)) {
+    nodes->fail(fmt::format("invalid budget \"{}\"; expected a node count such as \"5\" or a "
+                            "percentage from \"0%\" to \"100%\"",
+                            text.substr(0, 40)));
+  }
+  b.percent = percent;
+  b.nodes = n;
+  if (auto reasons = m.get("reasons")) {
+    for (const YamlValue& r : reasons->items()) {
+      std::string reason = r.as_string();
+      if (std::find(kDisruptionReasons.begin(), kDisruptionReasons.end(), reason) == kDisruptionReasons.end()) {
+        r.fail(fmt::format("unknown disruption reason \"{}\"; expected Underutilized, Empty or "
+                           "Drifted{}",
+                           reason.substr(0, 40), did_you_mean(reason, kDisruptionReasons)));
+      }
+      b.reasons.push_back(std::move(reason));
+    }
+  }
+  std::optional<YamlValue> schedule = m.get("schedule");
+  std::optional<YamlValue> duration = m.get("duration");
+  if (schedule) {
+    b.schedule = schedule->as_string();
+    if (!is_cron_schedule(b.schedule)) {
+      schedule->fail(fmt::format("invalid schedule \"{}\"; expected five cron fields (minute hour "
+                                 "day-of-month month day-of-week) or a macro such as @daily",
+                                 b.schedule.substr(0, 60)));
+    }
+  }
+  if (duration) {
+    b.duration = duration->as_duration();
+    if (*b.duration <= SimDuration{0}) duration->fail("the duration must be positive");
+  }
+  // Karpenter's CRD: "'schedule' must be set with 'duration'".
+  if (schedule && !duration) item.fail("a budget with a schedule needs a duration");
+  if (duration && !schedule) item.fail("a budget with a duration needs a schedule");
+  m.warn_unread(ctx.warnings, ctx.kind);
+  return b;
+}
+
+NodePoolDisruption decode_disruption(const YamlValue& value, NodePoolApi api, NodePool& pool,
+                                     DecodeContext& ctx) {
+  NodePoolDisruption d;
+  YamlMap m(value);
+  if (auto policy = m.get("consolidationPolicy")) {
+    std::string text = policy->as_string();
+    if (text == "WhenEmpty") {
+      d.policy = ConsolidationPolicy::WhenEmpty;
+    } else if (text == "WhenEmptyOrUnderutilized" && api == NodePoolApi::V1) {
+      d.policy = ConsolidationPolicy::WhenEmptyOrUnderutilized;
+    } else if (text == "WhenUnderutilized" && api == NodePoolApi::V1Beta1) {
+      // v1 renamed v1beta1's WhenUnderutilized; its behaviour includes empty nodes.
+      d.policy = ConsolidationPolicy::WhenEmptyOrUnderutilized;
+    } else {
+      std::array<std::string_view, 2> known{"WhenEmpty", api == NodePoolApi::V1
+                                                             ? "WhenEmptyOrUnderutilized"
+                                                             : "WhenUnderutilized"};
+      policy->fail(fmt::format("unknown consolidationPolicy \"{}\"; expected {} or {}{}", text.substr(0, 40),
+                               known[0], known[1], did_you_mean(text, known)));
+    }
+  }
+  if (auto after = m.get("consolidateAfter")) d.consolidate_after = duration_or_never(*after);
+  if (api == NodePoolApi::V1Beta1) {
+    if (auto expire = m.get("expireAfter")) pool.expire_after = duration_or_never(*expire);
+  }
+  if (auto budgets = m.get("budgets")) {
+    std::vector<YamlValue> items = budgets->items();
+    if (items.size() > kMaxDisruptionBudgets) {
+      budgets->fail(fmt::format("at most {} budgets are allowed, found {}", kMaxDisruptionBudgets, items.size()));
+    }
+    d.budgets.clear();  // an explicit list replaces the default 10% budget
+    for (const YamlValue& item : items) d.budgets.push_back(decode_budget(item, ctx));
+  }
+  m.warn_unread(ctx.warnings, ctx.kind);
+  return d;
+}
+
+std::string decode_node_class_ref(const YamlValue& value, NodePoolApi api) {
+  YamlMap m(value);
+  YamlValue name = m.require("name");
+  std::string out = name.as_string();
+  if (auto p = dns_subdomain_problem(out)) name.fail(*p);
+  YamlValue kind = m.require("kind");
+  if (kind.as_string() != kNodeClassKind) {
+    kind.fail(fmt::format("fleetsim models only {} node classes", kNodeClassKind));
+  }
+  // v1 names the API group; v1beta1 named an apiVersion (group/version).
+  if (api == NodePoolApi::V1) {
+    YamlValue group = m.require("group");
+    if (group.as_string() != kNodeClassGroup) {
+      group.fail(fmt::format("fleetsim models only the {} group", kNodeClassGroup));
+    }
+  } else if (auto api_version = m.get("apiVersion")) {
+    if (!api_version->as_string().starts_with(std::string(kNodeClassGroup) + "/")) {
+      api_version->fail(fmt::format("fleetsim models only the {} group", kNodeClassGroup));
+    }
+  }
+  m.reject_unread(std::array<std::string_view, 4>{"group", "kind", "name", "apiVersion"});
+  return out;
+}
+
+Labels decode_pool_labels(const YamlValue& value) {
+  Labels labels = decode_labels(value);
+  YamlMap m(value);
+  for (const auto& e : m.entries()) {
+    if (auto p = nodepool_label_restriction(e.key)) throw ConfigError(e.key_where, e.value.path(), *p);
+  }
+  return labels;
+}
+
+void decode_template(const YamlValue& value, NodePoolApi api, NodePool& pool, DecodeContext& ctx) {
+  YamlMap t(value);
+  if (auto metadata = t.get("metadata")) {
+    YamlMap md(*metadata);
+    if (auto labels = md.get("labels")) pool.labels = decode_pool_labels(*labels);
+    md.warn_unread(ctx.warnings, ctx.kind);
+  }
+  YamlMap spec(t.require("spec"));
+  // v1 requires a nodeClassRef; v1beta1's AWS provider fell back to the class named "default".
+  if (api == NodePoolApi::V1) {
+    pool.node_class = decode_node_class_ref(spec.require("nodeClassRef"), api);
+  } else if (auto ref = spec.get("nodeClassRef")) {
+    pool.node_class = decode_node_class_ref(*ref, api);
+  } else {
+    pool.node_class = "default";
+  }
+  if (auto reqs = spec.get("requirements")) {
+    decode_requirements(*reqs, RequirementSource::NodePool, ctx, pool.requirements);
+  }
+  if (auto taints = spec.get("taints")) pool.taints = decode_taints(*taints, ctx);
+  if (auto taints = spec.get("startupTaints")) pool.startup_taints = decode_taints(*taints, ctx);
+  if (api == NodePoolApi::V1) {
+    if (auto expire = spec.get("expireAfter")) pool.expire_after = duration_or_never(*expire);
+    if (auto grace = spec.get("terminationGracePeriod")) {
+      pool.termination_grace_period = grace->as_duration();
+    }
+  }
+  spec.warn_unread(ctx.warnings, ctx.kind);
+  t.warn_unread(ctx.warnings, ctx.kind);
+}
+
+}  // namespace
+
+bool is_cron_schedule(std::string_view schedule) {
+  static constexpr std::array<std::string_view, 7> kMacros{"@yearly", "@annually", "@monthly", "@weekly",
+                                                           "@daily",  "@midnight", "@hourly"};
+  if (std::find(kMacros.begin(), kMacros.end(), schedule) != kMacros.end()) return true;
+  std::istringstream in{std::string(schedule)};
+  std::string field;
+  int fields = 0;
+  while (in >> field) {
+    ++fields;
+    for (char c : field) {
+      bool ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '*' ||
+                c == '/' || c == ',' || c == '-' || c == '?';
+      if (!ok) return false;
+    }
+  }
+  return fields == 5;
+}
+
+NodePool decode_nodepool(const YamlMap& manifest, NodePoolApi api, DecodeContext& ctx) {
+  NodePool pool;
+  ObjectMeta meta = decode_object_meta(manifest, ctx, NameRule::Required);
+  pool.name = meta.name;
+  pool.where = meta.where;
+  // Karpenter's v1 defaults; v1beta1 set consolidateAfter only with WhenEmpty.
+  pool.disruption.consolidate_after = SimDuration{0};
+  if (api == NodePoolApi::V1Beta1) pool.disruption.policy = ConsolidationPolicy::WhenEmptyOrUnderutilized;
+
+  YamlMap spec(manifest.require("spec"));
+  if (auto weight = spec.get("weight")) {
+    pool.weight = static_cast<int>(weight->as_int(kMinNodePoolWeight, kMaxNodePoolWeight));
+  }
+  decode_template(spec.require("template"), api, pool, ctx);
+  if (auto limits = spec.get("limits")) {
+    ResourceList list = decode_resource_list(*limits, ctx, ResourceListUse::NodePoolLimits);
+    if (!list.set_mask.is_zero()) {
+      pool.limits.resources = list.amounts;
+      pool.limits.set_mask = list.set_mask;
+    }
+    pool.limits.nodes = list.nodes;
+  }
+  if (auto disruption = spec.get("disruption")) {
+    pool.disruption = decode_disruption(*disruption, api, pool, ctx);
+  }
+  spec.warn_unread(ctx.warnings, ctx.kind);
+  return pool;
+}
+
+}  // namespace fleetsim

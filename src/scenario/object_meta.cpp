@@ -1,0 +1,128 @@
+#include "fleetsim/scenario/object_meta.hpp"
+
+#include <fmt/format.h>
+
+#include "fleetsim/k8s/workloads.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+// Kubernetes limits (k8s.io/apimachinery/pkg/util/validation): DNS-1123 subdomains and label
+// prefixes are at most 253 characters, label names and values at most 63.
+constexpr std::size_t kMaxSubdomainLength = 253;
+constexpr std::size_t kMaxLabelNameLength = 63;
+
+bool is_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+bool is_lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+
+// [A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?
+bool is_label_name(std::string_view s) {
+  if (s.empty() || s.size() > kMaxLabelNameLength) return false;
+  if (!is_alnum(s.front()) || !is_alnum(s.back())) return false;
+  for (char c : s)
+    if (!is_alnum(c) && c != '-' && c != '_' && c != '.') return false;
+  return true;
+}
+
+bool is_dns_subdomain(std::string_view s) {
+  if (s.empty() || s.size() > kMaxSubdomainLength) return false;
+  if (!is_lower_alnum(s.front()) || !is_lower_alnum(s.back())) return false;
+  for (char c : s)
+    if (!is_lower_alnum(c) && c != '-' && c != '.') return false;
+  return true;
+}
+
+}  // namespace
+
+std::optional<std::string> dns_subdomain_problem(std::string_view text) {
+  if (is_dns_subdomain(text)) return std::nullopt;
+  return fmt::format(
+      "invalid name \"{}\": use at most {} lowercase letters, digits, '-' or '.', starting and "
+      "ending with a letter or digit",
+      text.substr(0, 80), kMaxSubdomainLength);
+}
+
+std::optional<std::string> label_key_problem(std::string_view key) {
+  std::string_view name = key;
+  if (auto slash = key.find('/'); slash != std::string_view::npos) {
+    std::string_view prefix = key.substr(0, slash);
+    name = key.substr(slash + 1);
+    if (!is_dns_subdomain(prefix)) {
+      return fmt::format("invalid key \"{}\": the prefix must be a lowercase DNS subdomain",
+                         key.substr(0, 80));
+    }
+  }
+  if (!is_label_name(name)) {
+    return fmt::format(
+        "invalid key \"{}\": the name must be at most {} letters, digits, '-', '_' or '.', "
+        "starting and ending with a letter or digit",
+        key.substr(0, 80), kMaxLabelNameLength);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> label_value_problem(std::string_view value) {
+  if (value.empty() || is_label_name(value)) return std::nullopt;
+  return fmt::format(
+      "invalid label value \"{}\": use at most {} letters, digits, '-', '_' or '.', starting and "
+      "ending with a letter or digit",
+      value.substr(0, 80), kMaxLabelNameLength);
+}
+
+Labels decode_labels(const YamlValue& map_value) {
+  Labels out;
+  YamlMap map(map_value);
+  for (const auto& e : map.entries()) {
+    e.read = true;
+    if (auto p = label_key_problem(e.key)) throw ConfigError(e.key_where, e.value.path(), *p);
+    std::string value = e.value.is_null() ? std::string() : e.value.as_string();
+    if (auto p = label_value_problem(value)) e.value.fail(*p);
+    out.emplace(e.key, std::move(value));
+  }
+  return out;
+}
+
+ObjectMeta decode_object_meta(const YamlMap& owner, DecodeContext& ctx, NameRule rule) {
+  ObjectMeta meta;
+  meta.where = owner.value().where();
+  std::optional<YamlValue> metadata =
+      rule == NameRule::Required ? std::optional(owner.require("metadata")) : owner.get("metadata");
+  if (!metadata) return meta;
+  YamlMap m(*metadata);
+  meta.where = metadata->where();
+  m.ignore({"uid", "resourceVersion", "creationTimestamp", "managedFields", "generation", "selfLink"});
+
+  std::optional<YamlValue> name = rule == NameRule::Required ? std::optional(m.require("name")) : m.get("name");
+  if (name) {
+    meta.name = name->as_string();
+    if (auto p = dns_subdomain_problem(meta.name)) name->fail(*p);
+    meta.where = name->where();
+  }
+  if (auto ns = m.get("namespace")) {
+    meta.namespace_name = ns->as_string();
+    if (auto p = dns_subdomain_problem(meta.namespace_name)) ns->fail(*p);
+  }
+  if (auto labels = m.get("labels")) meta.labels = decode_labels(*labels);
+  if (auto annotations = m.get("annotations")) {
+    YamlMap a(*annotations);
+    for (const auto& e : a.entries()) {
+      e.read = true;
+      if (auto p = label_key_problem(e.key)) throw ConfigError(e.key_where, e.value.path(), *p);
+      std::string value = e.value.is_null() ? std::string() : e.value.as_string();
+      if (e.key == kDoNotDisruptAnnotation) {
+        // Karpenter compares the value with "true" exactly (pkg/utils/pod: IsDisruptable).
+        meta.do_not_disrupt = value == "true";
+      } else if (e.key == kDurationAnnotation) {
+        SimDuration d = e.value.as_duration();
+        if (d <= SimDuration{0}) e.value.fail("the run time must be positive");
+        meta.run_time = d;
+      }
+      meta.annotations.emplace(e.key, std::move(value));
+    }
+  }
+  m.warn_unread(ctx.warnings, ctx.kind);
+  return meta;
+}
+
+}  // namespace fleetsim

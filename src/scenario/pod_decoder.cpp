@@ -1,0 +1,315 @@
+#include "fleetsim/scenario/pod_decoder.hpp"
+
+#include <array>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "fleetsim/scenario/name_hint.hpp"
+#include "fleetsim/scenario/requirement_decoder.hpp"
+#include "fleetsim/scenario/resource_decoder.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+constexpr std::array<std::string_view, 3> kTaintEffects{"NoSchedule", "PreferNoSchedule", "NoExecute"};
+constexpr std::array<std::string_view, 2> kTolerationOperators{"Equal", "Exists"};
+constexpr std::array<std::string_view, 2> kWhenUnsatisfiable{"DoNotSchedule", "ScheduleAnyway"};
+constexpr std::array<std::string_view, 3> kRestartPolicies{"Always", "OnFailure", "Never"};
+// Kubernetes' bounds on preferred node-affinity weights.
+constexpr std::int64_t kMinPreferenceWeight = 1;
+constexpr std::int64_t kMaxPreferenceWeight = 100;
+
+struct ContainerRequest {
+  Resources requests;
+  bool sidecar = false;  // an init container with restartPolicy: Always
+};
+
+// Requests of one container. A resource with a limit but no request is requested at its limit,
+// as the API server defaults it.
+Resources decode_container_resources(const YamlValue& value, DecodeContext& ctx) {
+  YamlMap r(value);
+  std::optional<YamlValue> requests_value = r.get("requests");
+  std::optional<YamlValue> limits_value = r.get("limits");
+  ResourceList requests, limits;
+  if (requests_value) requests = decode_resource_list(*requests_value, ctx, ResourceListUse::PodRequests);
+  if (limits_value) limits = decode_resource_list(*limits_value, ctx, ResourceListUse::PodRequests);
+  Resources out = requests.amounts;
+  for (std::size_t i = 0; i < ctx.resources.size(); ++i) {
+    auto slot = static_cast<ResourceIndex>(i);
+    if (limits.set_mask[slot] == 0) continue;
+    if (requests.set_mask[slot] == 0) {
+      out[slot] = limits.amounts[slot];
+      continue;
+    }
+    const std::string& name = ctx.resources.name(slot);
+    YamlValue at = *YamlMap(*requests_value).get(name);
+    bool overcommittable = name == "cpu" || name == "memory" || name == "ephemeral-storage";
+    if (!overcommittable && requests.amounts[slot] != limits.amounts[slot]) {
+      at.fail(fmt::format("the request for {} must equal its limit", name));
+    }
+    if (requests.amounts[slot] > limits.amounts[slot]) {
+      at.fail(fmt::format("the request for {} exceeds its limit", name));
+    }
+  }
+  r.warn_unread(ctx.warnings, ctx.kind);
+  return out;
+}
+
+ContainerRequest decode_container(const YamlValue& item, bool init, DecodeContext& ctx) {
+  YamlMap c(item);
+  c.ignore({"name"});
+  ContainerRequest out;
+  if (auto resources = c.get("resources")) out.requests = decode_container_resources(*resources, ctx);
+  if (init) {
+    if (auto policy = c.get("restartPolicy")) {
+      if (policy->as_string() != "Always") {
+        policy->fail("an init container's restartPolicy can only be Always (a sidecar)");
+      }
+      out.sidecar = true;
+    }
+  }
+  c.warn_unread(ctx.warnings, ctx.kind);
+  return out;
+}
+
+// Kubernetes' effective pod request (k8s.io/component-helpers resource.PodRequests): app
+// containers and sidecars run together; each ordinary init container runs alone beside the
+// sidecars started before it; the pod needs the larger of the two, plus its overhead.
+Resources effective_requests(const std::vector<ContainerRequest>& app,
+                             const std::vector<ContainerRequest>& init, const Resources& overhead) {
+  Resources app_sum;
+  for (const auto& c : app) app_sum += c.requests;
+  Resources sidecars, init_peak;
+  for (const auto& c : init) {
+    if (c.sidecar) {
+      sidecars += c.requests;
+      init_peak = Resources::max(init_peak, sidecars);
+    } else {
+      init_peak = Resources::max(init_peak, c.requests + sidecars);
+    }
+  }
+  Resources total = Resources::max(app_sum + sidecars, init_peak) + overhead;
+  total[resource::kPods] = 1;  // every pod takes one of the node's pod slots
+  return total;
+}
+
+// One nodeSelectorTerm. An empty term matches no node in Kubernetes; refuse it rather than
+// simulate a pod that can never schedule for a reason no one would guess.
+Requirements decode_term(const YamlValue& value, DecodeContext& ctx) {
+  YamlMap t(value);
+  Requirements out;
+  std::optional<YamlValue> expressions = t.get("matchExpressions");
+  if (expressions) decode_requirements(*expressions, RequirementSource::Pod, ctx, out);
+  if (out.empty() && !t.contains("matchFields")) {
+    value.fail("an empty node selector term matches no node");
+  }
+  t.warn_unread(ctx.warnings, ctx.kind);  // matchFields select nodes by name: not modelled
+  return out;
+}
+
+void decode_node_affinity(const YamlValue& value, const Requirements& selector, PodSpec& spec,
+                          DecodeContext& ctx) {
+  YamlMap n(value);
+  if (auto required = n.get("requiredDuringSchedulingIgnoredDuringExecution")) {
+    YamlMap r(*required);
+    YamlValue terms = r.require("nodeSelectorTerms");
+    std::vector<YamlValue> items = terms.items();
+    if (items.empty()) terms.fail("at least one node selector term is needed");
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      Requirements term = decode_term(items[i], ctx);
+      term.add(selector);  // nodeSelector and node affinity must both hold
+      if (i == 0) {
+        spec.node_requirements = std::move(term);
+      } else {
+        spec.alternative_node_requirements.push_back(std::move(term));
+      }
+    }
+    r.warn_unread(ctx.warnings, ctx.kind);
+  }
+  if (auto preferred = n.get("preferredDuringSchedulingIgnoredDuringExecution")) {
+    std::int64_t best_weight = 0;
+    for (const YamlValue& item : preferred->items()) {
+      YamlMap p(item);
+      std::int64_t weight = p.require("weight").as_int(kMinPreferenceWeight, kMaxPreferenceWeight);
+      Requirements term = decode_term(p.require("preference"), ctx);
+      // Karpenter tries the heaviest preference first; the first of equal weights wins.
+      if (weight > best_weight) {
+        best_weight = weight;
+        spec.preferred_node_requirements = std::move(term);
+      }
+      p.warn_unread(ctx.warnings, ctx.kind);
+    }
+  }
+  n.warn_unread(ctx.warnings, ctx.kind);
+}
+
+Toleration decode_toleration(const YamlValue& item, DecodeContext& ctx) {
+  YamlMap t(item);
+  Toleration tol;
+  if (auto key = t.get("key")) {
+    tol.key = key->as_string();
+    if (!tol.key.empty()) {
+      if (auto p = label_key_problem(tol.key)) key->fail(*p);
+    }
+  }
+  std::optional<YamlValue> op = t.get("operator");
+  if (op) {
+    std::string text = op->as_string();
+    if (text == "Exists") {
+      tol.op = TolerationOperator::Exists;
+    } else if (text == "Equal") {
+      tol.op = TolerationOperator::Equal;
+    } else {
+      op->fail(fmt::format("unknown toleration operator \"{}\"; expected Equal or Exists{}",
+                           text.substr(0, 40), did_you_mean(text, kTolerationOperators)));
+    }
+  }
+  if (auto value = t.get("value")) {
+    tol.value = value->as_string();
+    if (tol.op == TolerationOperator::Exists && !tol.value.empty()) {
+      value->fail("a toleration with operator Exists takes no value");
+    }
+  }
+  if (tol.key.empty() && tol.op != TolerationOperator::Exists) {
+    (op ? *op : item).fail("a toleration without a key needs operator Exists");
+  }
+  if (auto effect = t.get("effect")) {
+    std::string text = effect->as_string();
+    if (!text.empty()) {  // empty matches every effect
+      auto parsed = parse_taint_effect(text);
+      if (!parsed) {
+        effect->fail(fmt::format("unknown taint effect \"{}\"; expected NoSchedule, PreferNoSchedule "
+                                 "or NoExecute{}",
+                                 text.substr(0, 40), did_you_mean(text, kTaintEffects)));
+      }
+      tol.effect = parsed;
+    }
+  }
+  // Read for validation only: fleetsim never sets NoExecute taints on running pods' nodes.
+  if (auto seconds = t.get("tolerationSeconds")) {
+    seconds->as_int(std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max());
+  }
+  t.warn_unread(ctx.warnings, ctx.kind);
+  return tol;
+}
+
+TopologySpread decode_spread(const YamlValue& item, DecodeContext& ctx) {
+  YamlMap c(item);
+  TopologySpread ts;
+  ts.max_skew = static_cast<int>(c.require("maxSkew").as_int(1, std::numeric_limits<std::int32_t>::max()));
+  YamlValue key = c.require("topologyKey");
+  ts.topology_key = normalize_label_key(key.as_string());
+  if (auto p = label_key_problem(ts.topology_key)) key.fail(*p);
+  if (ts.topology_key != label::kZone && ts.topology_key != label::kHostname) {
+    ctx.warn(key, fmt::format("spreading over \"{}\" is not modelled; only zone and hostname are",
+                              ts.topology_key));
+  }
+  YamlValue when = c.require("whenUnsatisfiable");
+  std::string text = when.as_string();
+  if (text == "DoNotSchedule") {
+    ts.when_unsatisfiable = WhenUnsatisfiable::DoNotSchedule;
+  } else if (text == "ScheduleAnyway") {
+    ts.when_unsatisfiable = WhenUnsatisfiable::ScheduleAnyway;
+  } else {
+    when.fail(fmt::format("unknown whenUnsatisfiable \"{}\"; expected DoNotSchedule or ScheduleAnyway{}",
+                          text.substr(0, 40), did_you_mean(text, kWhenUnsatisfiable)));
+  }
+  if (auto selector = c.get("labelSelector")) {
+    YamlMap s(*selector);
+    if (auto labels = s.get("matchLabels")) ts.match_labels = decode_labels(*labels);
+    s.warn_unread(ctx.warnings, ctx.kind);  // matchExpressions
+  }
+  c.warn_unread(ctx.warnings, ctx.kind);  // minDomains, nodeAffinityPolicy, matchLabelKeys, …
+  return ts;
+}
+
+RestartPolicy decode_restart_policy(const YamlValue& v) {
+  std::string text = v.as_string();
+  if (text == "Always") return RestartPolicy::Always;
+  if (text == "OnFailure") return RestartPolicy::OnFailure;
+  if (text == "Never") return RestartPolicy::Never;
+  v.fail(fmt::format("unknown restartPolicy \"{}\"; expected Always, OnFailure or Never{}", text.substr(0, 40),
+                     did_you_mean(text, kRestartPolicies)));
+}
+
+}  // namespace
+
+DecodedPod decode_pod(const ObjectMeta& meta, const YamlValue& spec_value, DecodeContext& ctx) {
+  DecodedPod out;
+  PodTemplate& pod = out.pod;
+  PodSpec& spec = pod.spec;
+  pod.labels = meta.labels;
+  pod.annotations = meta.annotations;
+  pod.where = meta.where;
+  spec.do_not_disrupt = meta.do_not_disrupt;
+  out.run_time = meta.run_time;
+
+  YamlMap s(spec_value);
+  YamlValue containers = s.require("containers");
+  std::vector<ContainerRequest> app, init;
+  for (const YamlValue& c : containers.items()) app.push_back(decode_container(c, false, ctx));
+  if (app.empty()) containers.fail("a pod needs at least one container");
+  if (auto inits = s.get("initContainers")) {
+    for (const YamlValue& c : inits->items()) init.push_back(decode_container(c, true, ctx));
+  }
+  Resources overhead;
+  if (auto o = s.get("overhead")) overhead = decode_resource_list(*o, ctx, ResourceListUse::PodRequests).amounts;
+  spec.requests = effective_requests(app, init, overhead);
+  check_pod_request_bounds(spec.requests, ctx.resources, containers);
+
+  Requirements selector;
+  if (auto ns = s.get("nodeSelector")) {
+    for (const auto& [key, value] : decode_labels(*ns)) {
+      selector.add(normalize_label_key(key), Requirement::single(value));
+    }
+  }
+  spec.node_requirements = selector;
+  if (auto affinity = s.get("affinity")) {
+    YamlMap a(*affinity);
+    if (auto node_affinity = a.get("nodeAffinity")) decode_node_affinity(*node_affinity, selector, spec, ctx);
+    a.warn_unread(ctx.warnings, ctx.kind);  // podAffinity, podAntiAffinity
+  }
+  if (auto tolerations = s.get("tolerations")) {
+    for (const YamlValue& t : tolerations->items()) spec.tolerations.push_back(decode_toleration(t, ctx));
+  }
+  if (auto spreads = s.get("topologySpreadConstraints")) {
+    for (const YamlValue& t : spreads->items()) spec.topology_spread.push_back(decode_spread(t, ctx));
+  }
+
+  out.priority.where = spec_value.where();
+  out.priority.field = spec_value.path();
+  if (auto name = s.get("priorityClassName")) {
+    out.priority.class_name = name->as_string();
+    out.priority.where = name->where();
+    out.priority.field = name->path();
+    spec.priority_class_name = out.priority.class_name;
+  }
+  if (auto priority = s.get("priority")) {
+    out.priority.value = static_cast<std::int32_t>(priority->as_int(std::numeric_limits<std::int32_t>::min(),
+                                                                    std::numeric_limits<std::int32_t>::max()));
+    spec.priority = *out.priority.value;
+  }
+  if (auto grace = s.get("terminationGracePeriodSeconds")) {
+    spec.termination_grace = seconds(grace->as_int(0, kMaxTerminationGraceSeconds));
+  }
+  out.restart_policy_where = spec_value.where();
+  out.restart_policy_field = spec_value.path() + ".restartPolicy";
+  if (auto policy = s.get("restartPolicy")) {
+    out.restart_policy = decode_restart_policy(*policy);
+    out.restart_policy_where = policy->where();
+  }
+  s.warn_unread(ctx.warnings, ctx.kind);
+  return out;
+}
+
+DecodedPod decode_pod_template(const YamlValue& tmpl, DecodeContext& ctx) {
+  YamlMap t(tmpl);
+  ObjectMeta meta = decode_object_meta(t, ctx, NameRule::Optional);
+  DecodedPod out = decode_pod(meta, t.require("spec"), ctx);
+  t.warn_unread(ctx.warnings, ctx.kind);
+  return out;
+}
+
+}  // namespace fleetsim

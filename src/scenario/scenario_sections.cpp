@@ -1,0 +1,237 @@
+#include "fleetsim/scenario/scenario_sections.hpp"
+
+#include <algorithm>
+#include <array>
+#include <set>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "fleetsim/scenario/name_hint.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+// Scripted interruptions per event: more than any offering's capacity in the bundled catalog,
+// few enough that a typo (an extra zero or three) is caught.
+constexpr std::int64_t kMaxInterruptionsPerEvent = 10'000;
+
+std::string describe_contents(const ManifestSet& set) {
+  std::vector<std::string> parts;
+  auto add = [&](std::size_t n, std::string_view kind) {
+    if (n > 0) parts.push_back(fmt::format("{} {}", n, kind));
+  };
+  add(set.nodepools.size(), "NodePool");
+  add(set.node_classes.size(), "EC2NodeClass");
+  std::size_t pods = 0, jobs = 0, deployments = 0;
+  for (const auto& w : set.workloads) {
+    pods += w.workload.kind == WorkloadKind::Pod;
+    jobs += w.workload.kind == WorkloadKind::Job;
+    deployments += w.workload.kind == WorkloadKind::Deployment;
+  }
+  add(pods, "Pod");
+  add(deployments, "Deployment");
+  add(jobs, "Job");
+  add(set.daemonsets.size(), "DaemonSet");
+  add(set.priority_classes.size(), "PriorityClass");
+  if (parts.empty()) return "nothing fleetsim models";
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+NodeLatency decode_latency(const YamlValue& value, NodeLatency base) {
+  YamlMap m(value);
+  auto phase = [&](std::string_view key, SimDuration& into) {
+    if (auto v = m.get(key)) {
+      into = v->as_duration();
+      if (into < SimDuration{0}) v->fail("a latency must not be negative");
+    }
+  };
+  phase("launch", base.launch);
+  phase("registration", base.registration);
+  phase("initialization", base.initialization);
+  m.reject_unread(std::array<std::string_view, 3>{"launch", "registration", "initialization"});
+  return base;
+}
+
+ManifestSet decode_apply(const YamlValue& apply, const SectionContext& sc) {
+  ManifestSet set;
+  if (apply.is_seq()) {
+    for (const YamlValue& ref : apply.items()) load_manifest_ref(ref, sc, set);
+  } else {
+    load_manifest_ref(apply, sc, set);
+  }
+  // An event may add or replace NodePools and create workloads; node classes, DaemonSets and
+  // priority classes are cluster set-up that fleetsim reads only at the start.
+  auto refuse = [](std::string_view kind, const SourceLocation& where) {
+    throw ConfigError(where, "", fmt::format("an event cannot apply a {} yet; put it in manifests", kind));
+  };
+  if (!set.node_classes.empty()) refuse("EC2NodeClass", set.node_classes.front().where);
+  if (!set.daemonsets.empty()) refuse("DaemonSet", set.daemonsets.front().workload.where);
+  if (!set.priority_classes.empty()) refuse("PriorityClass", set.priority_classes.front().where);
+  return set;
+}
+
+SpotInterruptionEvent decode_spot_interruption(const YamlValue& value, const SectionContext& sc) {
+  YamlMap m(value);
+  SpotInterruptionEvent e;
+  const InstanceType* type = nullptr;
+  if (auto t = m.get("instance_type")) {
+    e.instance_type = t->as_string();
+    type = sc.catalog.find(e.instance_type);
+    if (type == nullptr) {
+      std::vector<std::string_view> names;
+      for (const auto& it : sc.catalog.types()) names.push_back(it.name);
+      t->fail(fmt::format("instance type \"{}\" is not in the catalog{}", e.instance_type.substr(0, 60),
+                          did_you_mean(e.instance_type, names)));
+    }
+  }
+  if (auto z = m.get("zone")) {
+    e.zone = z->as_string();
+    std::vector<std::string> zones;
+    if (type != nullptr) {
+      for (const Offering& o : type->offerings)
+        if (o.capacity_type == CapacityType::Spot) zones.push_back(o.zone);
+    } else {
+      zones = sc.catalog.zones();
+    }
+    if (std::find(zones.begin(), zones.end(), e.zone) == zones.end()) {
+      std::vector<std::string_view> names(zones.begin(), zones.end());
+      std::string what = type != nullptr ? fmt::format("{} has no spot offering in zone \"{}\"", type->name, e.zone.substr(0, 60))
+                                         : fmt::format("zone \"{}\" is not in the catalog", e.zone.substr(0, 60));
+      z->fail(fmt::format("{} (zones: {}){}", what, zones.empty() ? std::string("none") : fmt::format("{}", fmt::join(zones, ", ")),
+                          did_you_mean(e.zone, names)));
+    }
+  } else if (type != nullptr && type->cheapest_offering(CapacityType::Spot) == nullptr) {
+    m.value().fail(fmt::format("{} has no spot offering to interrupt", type->name));
+  }
+  if (auto count = m.get("count")) e.count = static_cast<int>(count->as_int(1, kMaxInterruptionsPerEvent));
+  m.reject_unread(std::array<std::string_view, 3>{"instance_type", "zone", "count"});
+  return e;
+}
+
+}  // namespace
+
+std::filesystem::path resolve_path(const YamlValue& text, const SectionContext& sc) {
+  std::string s = text.as_string();
+  if (s.empty()) text.fail("the path is empty");
+  std::filesystem::path p(s);
+  if (p.is_relative()) p = sc.base_dir / p;
+  return p.lexically_normal();
+}
+
+void load_manifest_ref(const YamlValue& ref, const SectionContext& sc, ManifestSet& out) {
+  if (ref.is_map()) {
+    sc.manifests.load_manifest(YamlValue(ref.node(), ref.file_ptr(), ref.path()), out);
+  } else if (ref.is_scalar()) {
+    sc.manifests.load_file(resolve_path(ref, sc), ref.where(), ref.path(), out);
+  } else {
+    ref.fail(fmt::format("expected a file path or an inline manifest, got {}", ref.describe()));
+  }
+}
+
+std::vector<DecodedJobSource> decode_job_sources(const YamlValue& list, const SectionContext& sc) {
+  std::vector<DecodedJobSource> out;
+  for (const YamlValue& item : list.items()) {
+    YamlMap m(item);
+    m.ignore({"trace", "template"});
+    m.reject_unread(std::array<std::string_view, 2>{"trace", "template"});
+    DecodedJobSource d;
+    d.source.where = item.where();
+
+    YamlValue trace = m.require("trace");
+    std::filesystem::path trace_path = resolve_path(trace, sc);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(trace_path, ec)) {
+      trace.fail(fmt::format("file not found: {}", trace_path.string()));
+    }
+    d.source.trace = std::filesystem::absolute(trace_path, ec).lexically_normal();
+    if (ec) d.source.trace = trace_path;
+
+    YamlValue tmpl = m.require("template");
+    ManifestSet set;
+    load_manifest_ref(tmpl, sc, set);
+    bool ok = set.object_count() == 1 && set.workloads.size() == 1 &&
+              (set.workloads[0].workload.kind == WorkloadKind::Job ||
+               set.workloads[0].workload.kind == WorkloadKind::Pod);
+    if (!ok) {
+      tmpl.fail(fmt::format("a job template must be exactly one Job or Pod manifest; found {}",
+                            describe_contents(set)));
+    }
+    d.source.template_workload = std::move(set.workloads[0].workload);
+    d.priority = std::move(set.workloads[0].priority);
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+std::vector<DecodedEvent> decode_events(const YamlValue& list, const SectionContext& sc) {
+  std::vector<DecodedEvent> out;
+  for (const YamlValue& item : list.items()) {
+    YamlMap m(item);
+    YamlValue at = m.require("at");
+    std::optional<YamlValue> apply = m.get("apply");
+    std::optional<YamlValue> spot = m.get("spot_interruption");
+    m.reject_unread(std::array<std::string_view, 3>{"at", "apply", "spot_interruption"});
+    DecodedEvent e{.at = at.as_duration(), .where = item.where(), .action = ManifestSet{}};
+    if (e.at < SimDuration{0}) at.fail("an event time must not be negative");
+    if (e.at > sc.duration) {
+      at.fail(fmt::format("the event at {} comes after the end of the scenario ({})", format_duration(e.at),
+                          format_duration(sc.duration)));
+    }
+    if (apply.has_value() == spot.has_value()) {
+      item.fail("an event needs exactly one of apply or spot_interruption");
+    }
+    if (apply) {
+      e.action = decode_apply(*apply, sc);
+    } else {
+      e.action = decode_spot_interruption(*spot, sc);
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+NodeLatencies decode_node_latencies(const YamlValue& value, const Catalog& catalog) {
+  NodeLatencies out;
+  YamlMap m(value);
+  if (auto cpu = m.get("cpu")) out.cpu = decode_latency(*cpu, out.cpu);
+  if (auto gpu = m.get("gpu")) out.gpu = decode_latency(*gpu, out.gpu);
+  if (auto families = m.get("families")) {
+    YamlMap f(*families);
+    std::set<std::string, std::less<>> known;
+    for (const auto& t : catalog.types()) known.insert(t.family);
+    for (const auto& e : f.entries()) {
+      e.read = true;
+      if (!known.contains(e.key)) {
+        std::vector<std::string_view> names(known.begin(), known.end());
+        throw ConfigError(e.key_where, e.value.path(),
+                          fmt::format("instance family \"{}\" is not in the catalog{}", e.key.substr(0, 60),
+                                      did_you_mean(e.key, names)));
+      }
+      bool accelerated = std::any_of(catalog.types().begin(), catalog.types().end(), [&](const InstanceType& t) {
+        return t.family == e.key && t.has_gpu();
+      });
+      out.by_family.emplace(e.key, decode_latency(e.value, accelerated ? out.gpu : out.cpu));
+    }
+  }
+  m.reject_unread(std::array<std::string_view, 3>{"cpu", "gpu", "families"});
+  return out;
+}
+
+KarpenterSettings decode_karpenter_settings(const YamlValue& value) {
+  KarpenterSettings out;
+  YamlMap m(value);
+  auto positive = [&](std::string_view key, SimDuration& into) {
+    if (auto v = m.get(key)) {
+      into = v->as_duration();
+      if (into <= SimDuration{0}) v->fail("must be positive");
+    }
+  };
+  positive("batch_idle", out.batch_idle);
+  positive("batch_max", out.batch_max);
+  m.reject_unread(std::array<std::string_view, 2>{"batch_idle", "batch_max"});
+  return out;
+}
+
+}  // namespace fleetsim

@@ -1,0 +1,141 @@
+#include "fleetsim/scenario/workload_decoder.hpp"
+
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "fleetsim/scenario/object_meta.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+// The name prefix Kubernetes reserves for its own priority classes.
+constexpr std::string_view kSystemPriorityPrefix = "system-";
+
+Workload base_workload(WorkloadKind kind, const ObjectMeta& meta, DecodedPod pod) {
+  Workload w;
+  w.kind = kind;
+  w.name = meta.name;
+  w.namespace_name = meta.namespace_name;
+  w.where = meta.where;
+  w.run_time = pod.run_time ? pod.run_time : meta.run_time;
+  w.pod = std::move(pod.pod);
+  return w;
+}
+
+// apps/v1 requires a selector, and the API server rejects one its template's labels do not
+// satisfy; catching it here saves a confusing "no pods" simulation.
+void check_selector(const YamlMap& spec, const Labels& template_labels, DecodeContext& ctx) {
+  YamlValue selector = spec.require("selector");
+  YamlMap s(selector);
+  Labels match;
+  if (auto labels = s.get("matchLabels")) match = decode_labels(*labels);
+  if (match.empty() && !s.contains("matchExpressions")) {
+    selector.fail("an empty selector is not allowed; give matchLabels");
+  }
+  for (const auto& [key, value] : match) {
+    auto it = template_labels.find(key);
+    if (it == template_labels.end() || it->second != value) {
+      selector.fail(fmt::format("selector does not match template labels ({}={} is missing from "
+                                "spec.template.metadata.labels)",
+                                key, value));
+    }
+  }
+  s.warn_unread(ctx.warnings, ctx.kind);  // matchExpressions
+}
+
+}  // namespace
+
+DecodedWorkload decode_pod_manifest(const YamlMap& manifest, DecodeContext& ctx) {
+  ObjectMeta meta = decode_object_meta(manifest, ctx, NameRule::Required);
+  DecodedPod pod = decode_pod(meta, manifest.require("spec"), ctx);
+  PriorityRef priority = pod.priority;
+  return {base_workload(WorkloadKind::Pod, meta, std::move(pod)), std::move(priority)};
+}
+
+DecodedWorkload decode_deployment(const YamlMap& manifest, DecodeContext& ctx) {
+  ObjectMeta meta = decode_object_meta(manifest, ctx, NameRule::Required);
+  YamlMap spec(manifest.require("spec"));
+  DecodedPod pod = decode_pod_template(spec.require("template"), ctx);
+  check_selector(spec, pod.pod.labels, ctx);
+  if (pod.restart_policy != RestartPolicy::Always) {
+    throw ConfigError(pod.restart_policy_where, pod.restart_policy_field,
+                      "a Deployment's pods must use restartPolicy Always");
+  }
+  PriorityRef priority = pod.priority;
+  DecodedWorkload out{base_workload(WorkloadKind::Deployment, meta, std::move(pod)), std::move(priority)};
+  if (auto replicas = spec.get("replicas")) out.workload.replicas = static_cast<std::int32_t>(replicas->as_int(0, kMaxReplicas));
+  spec.warn_unread(ctx.warnings, ctx.kind);
+  return out;
+}
+
+DecodedWorkload decode_job(const YamlMap& manifest, DecodeContext& ctx) {
+  ObjectMeta meta = decode_object_meta(manifest, ctx, NameRule::Required);
+  YamlMap spec(manifest.require("spec"));
+  DecodedPod pod = decode_pod_template(spec.require("template"), ctx);
+  if (pod.restart_policy == RestartPolicy::Always) {
+    throw ConfigError(pod.restart_policy_where, pod.restart_policy_field,
+                      "a Job's pods must use restartPolicy Never or OnFailure (Kubernetes rejects the "
+                      "default, Always)");
+  }
+  PriorityRef priority = pod.priority;
+  DecodedWorkload out{base_workload(WorkloadKind::Job, meta, std::move(pod)), std::move(priority)};
+  Workload& w = out.workload;
+  if (auto parallelism = spec.get("parallelism")) {
+    w.parallelism = static_cast<std::int32_t>(parallelism->as_int(0, kMaxReplicas));
+  }
+  if (auto completions = spec.get("completions")) {
+    w.completions = static_cast<std::int32_t>(completions->as_int(0, kMaxReplicas));
+  } else {
+    // Kubernetes reads an unset completions with parallelism as a work queue: pods run until one
+    // succeeds. fleetsim has no queue to drain, so it runs `parallelism` pods once each, which is
+    // what such a Job costs when every worker finds work.
+    w.completions = w.parallelism;
+  }
+  spec.warn_unread(ctx.warnings, ctx.kind);  // backoffLimit, activeDeadlineSeconds, ttl…, suspend
+  return out;
+}
+
+DecodedWorkload decode_daemonset(const YamlMap& manifest, DecodeContext& ctx) {
+  ObjectMeta meta = decode_object_meta(manifest, ctx, NameRule::Required);
+  YamlMap spec(manifest.require("spec"));
+  DecodedPod pod = decode_pod_template(spec.require("template"), ctx);
+  check_selector(spec, pod.pod.labels, ctx);
+  if (pod.restart_policy != RestartPolicy::Always) {
+    throw ConfigError(pod.restart_policy_where, pod.restart_policy_field,
+                      "a DaemonSet's pods must use restartPolicy Always");
+  }
+  PriorityRef priority = pod.priority;
+  DecodedWorkload out{base_workload(WorkloadKind::DaemonSet, meta, std::move(pod)), std::move(priority)};
+  out.workload.run_time.reset();  // daemons run for the node's life
+  spec.warn_unread(ctx.warnings, ctx.kind);
+  return out;
+}
+
+PriorityClass decode_priority_class(const YamlMap& manifest, DecodeContext& ctx) {
+  ObjectMeta meta = decode_object_meta(manifest, ctx, NameRule::Required);
+  PriorityClass pc;
+  pc.name = meta.name;
+  pc.where = meta.where;
+  YamlValue value = manifest.require("value");
+  pc.value = static_cast<std::int32_t>(value.as_int(std::numeric_limits<std::int32_t>::min(),
+                                                    std::numeric_limits<std::int32_t>::max()));
+  bool system = pc.name.starts_with(kSystemPriorityPrefix);
+  if (system) {
+    // Kubernetes lets only its own two classes use the prefix, with their own values.
+    bool builtin = (pc.name == "system-node-critical" && pc.value == kSystemNodeCriticalPriority) ||
+                   (pc.name == "system-cluster-critical" && pc.value == kSystemClusterCriticalPriority);
+    if (!builtin) {
+      throw ConfigError(pc.where, "metadata.name",
+                        "priority class names with the \"system-\" prefix are reserved for Kubernetes");
+    }
+  } else if (pc.value > kHighestUserDefinablePriority) {
+    value.fail(fmt::format("the value of a user priority class must be at most {}", kHighestUserDefinablePriority));
+  }
+  if (auto global = manifest.get("globalDefault")) pc.global_default = global->as_bool();
+  manifest.ignore({"description"});
+  return pc;
+}
+
+}  // namespace fleetsim

@@ -1,0 +1,151 @@
+#include "fleetsim/workload/workload_controller.hpp"
+
+#include <fmt/format.h>
+
+namespace fleetsim {
+
+namespace {
+
+// Kubernetes' generateName alphabet: no vowels, no look-alike characters.
+constexpr std::string_view kNameAlphabet = "bcdfghjklmnpqrstvwxz2456789";
+
+// The accelerator resource a template asks for, so a trace's `gpus` column lands on it.
+ResourceIndex accelerator_of(const PodSpec& spec) {
+  for (ResourceIndex r : {resource::kNvidiaGpu, resource::kAmdGpu, resource::kNeuron, resource::kGaudi})
+    if (spec.requests[r] > 0) return r;
+  return resource::kNvidiaGpu;
+}
+
+}  // namespace
+
+WorkloadController::WorkloadController(Simulation& sim, Cluster& cluster, ClusterBus& bus)
+    : sim_(sim), cluster_(cluster), bus_(bus), names_(sim.rng("pod-names")) {}
+
+std::string WorkloadController::random_suffix(std::size_t length) {
+  std::string s;
+  for (std::size_t i = 0; i < length; ++i) s += kNameAlphabet[names_.below(kNameAlphabet.size())];
+  return s;
+}
+
+void WorkloadController::add(const Workload& workload, SimTime at) {
+  State s;
+  s.def = workload;
+  s.id = static_cast<WorkloadId>(states_.size());
+  cluster_.workloads().push_back(WorkloadRecord{.name = workload.name, .kind = workload.kind, .namespace_name = workload.namespace_name});
+  states_.push_back(std::move(s));
+  sim_.schedule_at(std::max(at, sim_.now()), Phase::Workload, *this, tag(Action::Create, states_.back().id));
+}
+
+void WorkloadController::add_stream(JobStream stream) {
+  Stream s;
+  s.gpu_resource = accelerator_of(stream.template_workload.pod.spec);
+  s.reader = std::make_unique<JobTraceReader>(stream.trace);
+  s.source = std::move(stream);
+  s.next = s.reader->next();
+  streams_.push_back(std::move(s));
+  const Stream& added = streams_.back();
+  if (added.next)
+    sim_.schedule_at(std::max(added.next->submit, sim_.now()), Phase::Workload, *this,
+                     tag(Action::Arrive, static_cast<std::uint32_t>(streams_.size() - 1)));
+}
+
+void WorkloadController::on_event(SimTime, std::uint64_t t) {
+  auto index = static_cast<std::uint32_t>(t & 0xffffffffULL);
+  switch (static_cast<Action>(t >> 32)) {
+    case Action::Create: create(index); break;
+    case Action::Complete: complete(index); break;
+    case Action::Arrive: arrive(index); break;
+  }
+}
+
+void WorkloadController::create(std::uint32_t index) {
+  State& s = states_[index];
+  bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::WorkloadCreated, .workload = s.id});
+  if (s.def.kind == WorkloadKind::Deployment) s.template_hash = random_suffix(10);
+  reconcile(s);
+}
+
+// Brings the workload's active pods to what its controller wants.
+void WorkloadController::reconcile(State& s) {
+  int want = 0;
+  switch (s.def.kind) {
+    case WorkloadKind::Deployment: want = s.def.replicas; break;
+    case WorkloadKind::Job: want = std::min(s.def.parallelism, s.def.completions - s.succeeded); break;
+    case WorkloadKind::Pod: want = s.succeeded == 0 ? 1 : 0; break;
+    case WorkloadKind::DaemonSet: want = 0; break;  // modelled as per-node overhead
+  }
+  while (s.active < want) create_pod(s);
+}
+
+void WorkloadController::create_pod(State& s) {
+  Pod p;
+  switch (s.def.kind) {
+    case WorkloadKind::Deployment: p.name = fmt::format("{}-{}-{}", s.def.name, s.template_hash, random_suffix(5)); break;
+    case WorkloadKind::Job: p.name = fmt::format("{}-{}", s.def.name, random_suffix(5)); break;
+    default: p.name = s.def.name;
+  }
+  p.workload = s.id;
+  p.spec = &s.def.pod.spec;
+  p.labels = &s.def.pod.labels;
+  p.namespace_name = s.def.namespace_name;
+  p.uid = fmt::format("{:08d}", cluster_.pods().size());
+  p.created = sim_.now();
+  p.run_time = s.def.run_time;
+  PodId id = cluster_.add_pod(std::move(p));
+  ++s.active;
+  bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::PodCreated, .pod = id, .workload = s.id});
+  bus_.pod_pending(id);
+}
+
+void WorkloadController::on_bound(PodId pod) {
+  const Pod& p = cluster_.pod(pod);
+  if (p.run_time) sim_.schedule_after(*p.run_time, Phase::PodLifecycle, *this, tag(Action::Complete, pod));
+}
+
+void WorkloadController::complete(PodId id) {
+  Pod& p = cluster_.pod(id);
+  if (p.phase != PodPhase::Running) return;  // evicted before it finished
+  NodeId node = p.node;
+  cluster_.unbind(id);
+  p.phase = PodPhase::Succeeded;
+  State& s = states_[p.workload];
+  --s.active;
+  ++s.succeeded;
+  bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::PodCompleted, .node = node, .pod = id, .workload = p.workload});
+  reconcile(s);
+  bus_.capacity_changed();
+}
+
+void WorkloadController::on_evicted(PodId id) {
+  State& s = states_[cluster_.pod(id).workload];
+  --s.active;
+  // A bare Pod is gone for good; Deployments and Jobs replace theirs (a Job restarts from the
+  // beginning: no checkpoints are modelled).
+  if (s.def.kind == WorkloadKind::Pod) {
+    s.succeeded = 1;
+    return;
+  }
+  reconcile(s);
+}
+
+void WorkloadController::arrive(std::uint32_t index) {
+  Stream& stream = streams_[index];
+  const JobArrival arrival = *stream.next;
+  Workload job = stream.source.template_workload;
+  job.kind = WorkloadKind::Job;
+  job.name = arrival.name;
+  job.parallelism = 1;
+  job.completions = 1;
+  job.run_time = arrival.duration;
+  job.created_at = arrival.submit;
+  PodSpec& spec = job.pod.spec;
+  spec.requests[resource::kCpu] = arrival.cpu_millis;
+  spec.requests[resource::kMemory] = arrival.memory_bytes;
+  spec.requests[stream.gpu_resource] = arrival.gpus;
+  spec.priority = arrival.priority;
+  add(job, sim_.now());
+  stream.next = stream.reader->next();
+  if (stream.next) sim_.schedule_at(std::max(stream.next->submit, sim_.now()), Phase::Workload, *this, tag(Action::Arrive, index));
+}
+
+}  // namespace fleetsim

@@ -1,0 +1,128 @@
+#include "fleetsim/world/world.hpp"
+
+#include <algorithm>
+
+#include "fleetsim/cloud/ebs_pricing.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+// World timer tags: scripted event i is tag i; the report interval has its own.
+constexpr std::uint64_t kReportTick = UINT64_MAX;
+
+}  // namespace
+
+World::World(const ScenarioConfig& config) : config_(config), sim_(config.seed) {
+  pools_.assign(config.nodepools.begin(), config.nodepools.end());
+  daemonsets_ = config.daemonsets;
+  for (const InstanceType& t : config.catalog->types()) {
+    auto family = config.node_latencies.by_family.find(t.family);
+    if (family != config.node_latencies.by_family.end()) {
+      latency_by_type_.push_back(family->second);
+    } else {
+      latency_by_type_.push_back(t.has_gpu() ? config.node_latencies.gpu : config.node_latencies.cpu);
+    }
+  }
+  build_provisioner();
+  kube_scheduler_ = std::make_unique<KubeScheduler>(sim_, cluster_, bus(), [this](PodId pod) { provisioner_->trigger(pod); });
+  workloads_ = std::make_unique<WorkloadController>(sim_, cluster_, bus());
+}
+
+World::~World() = default;
+
+// (Re)builds the solver's view of the NodePools; on a scripted apply the cloud and the
+// provisioner switch to it before the old one is released.
+void World::build_provisioner() {
+  std::vector<SchedulingContext::DaemonSet> daemonsets;
+  for (const Workload& ds : daemonsets_) daemonsets.push_back({.spec = &ds.pod.spec});
+  auto context = std::make_unique<SchedulingContext>(*config_.catalog, pools_, daemonsets);
+  std::vector<PoolLaunchInfo> launch;
+  for (const NodePool& pool : pools_) {
+    std::span<const BlockDevice> volumes;
+    for (const EC2NodeClass& nc : config_.node_classes)
+      if (nc.name == pool.node_class) volumes = nc.block_devices;
+    launch.push_back(PoolLaunchInfo{.ebs_bytes = ebs_bytes(volumes), .ebs_price_per_hour = ebs_price_per_hour(volumes)});
+  }
+  if (!cloud_) {
+    cloud_ = std::make_unique<SimCloud>(sim_, cluster_, bus(), *context);
+    provisioner_ = std::make_unique<KarpenterProvisioner>(KarpenterProvisioner::Inputs{
+        .sim = sim_, .cluster = cluster_, .bus = bus(), .cloud = *cloud_, .context = context.get(),
+        .settings = {.batch_idle = config_.karpenter.batch_idle, .batch_max = config_.karpenter.batch_max},
+        .pools = std::move(launch), .latency_by_type = latency_by_type_});
+  } else {
+    cloud_->set_context(*context);
+    provisioner_->set_context(*context, std::move(launch));
+  }
+  context_ = std::move(context);
+}
+
+void World::set_progress(std::function<void(SimTime)> callback, SimDuration every) {
+  sim_.set_progress(std::move(callback), every);
+}
+
+RunStats World::run() {
+  for (const Workload& w : config_.workloads) workloads_->add(w, w.created_at);
+  for (const JobSource& source : config_.job_sources)
+    workloads_->add_stream(JobStream{.trace = source.trace, .template_workload = source.template_workload});
+  for (std::size_t i = 0; i < config_.events.size(); ++i)
+    sim_.schedule_at(at(config_.events[i].at), Phase::CloudAndNodes, *this, i);
+  sim_.every(config_.report_interval, at(config_.report_interval), Phase::Reporting, *this, kReportTick);
+
+  const SimTime end = at(config_.duration);
+  sim_.run_until(end);
+  for (EventSink* sink : sinks_) sink->on_end(end, cluster_);
+  return RunStats{.engine_events = sim_.events_processed(), .solves = provisioner_->solves(), .end = end};
+}
+
+void World::on_event(SimTime now, std::uint64_t tag) {
+  if (tag == kReportTick) {
+    for (EventSink* sink : sinks_) sink->on_interval(now, cluster_);
+    return;
+  }
+  run_scripted(config_.events[tag]);
+}
+
+void World::run_scripted(const ScriptedEvent& e) {
+  if (const auto* apply_event = std::get_if<ApplyManifestsEvent>(&e.action)) {
+    apply(*apply_event);
+    return;
+  }
+  const auto& spot = std::get<SpotInterruptionEvent>(e.action);
+  // The first `count` matching live spot nodes, by name: deterministic, like a scripted drill.
+  std::vector<NodeId> matching;
+  for (const Node& n : cluster_.nodes()) {
+    if (!n.is_live() || n.capacity_type != CapacityType::Spot || n.phase == NodePhase::Launching) continue;
+    if (!spot.instance_type.empty() && n.instance_type != spot.instance_type) continue;
+    if (!spot.zone.empty() && n.zone != spot.zone) continue;
+    matching.push_back(n.id);
+  }
+  std::sort(matching.begin(), matching.end(), [&](NodeId a, NodeId b) { return cluster_.node(a).name < cluster_.node(b).name; });
+  if (matching.size() > static_cast<std::size_t>(spot.count)) matching.resize(static_cast<std::size_t>(spot.count));
+  for (NodeId id : matching) cloud_->interrupt_spot(id);
+}
+
+void World::apply(const ApplyManifestsEvent& e) {
+  for (const NodePool& incoming : e.nodepools) {
+    auto it = std::find_if(pools_.begin(), pools_.end(), [&](const NodePool& p) { return p.name == incoming.name; });
+    if (it != pools_.end()) {
+      *it = incoming;
+    } else {
+      pools_.push_back(incoming);
+    }
+  }
+  if (!e.nodepools.empty()) build_provisioner();
+  for (const Workload& w : e.workloads) workloads_->add(w, sim_.now());
+  kube_scheduler_->request_pass();
+}
+
+void World::emit(const SimEvent& e) {
+  for (EventSink* sink : sinks_) sink->on_event(e, cluster_);
+}
+
+void World::pod_pending(PodId) { kube_scheduler_->request_pass(); }
+void World::pod_bound(PodId pod) { workloads_->on_bound(pod); }
+void World::pod_evicted(PodId pod) { workloads_->on_evicted(pod); }
+void World::capacity_changed() { kube_scheduler_->request_pass(); }
+
+}  // namespace fleetsim

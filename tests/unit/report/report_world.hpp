@@ -1,0 +1,143 @@
+// Test helper: a hand-built Cluster that a test drives event by event into a RunRecorder, doing
+// to the cluster what the world would before each event (the event contract).
+#pragma once
+
+#include <deque>
+#include <string>
+
+#include "fleetsim/cloud/cluster.hpp"
+#include "fleetsim/cloud/sim_event.hpp"
+#include "fleetsim/report/run_recorder.hpp"
+
+namespace fleetsim::test {
+
+inline constexpr std::int64_t kGiB = 1024LL * 1024 * 1024;
+
+struct NodeSpec {
+  std::string name = "node-a";
+  std::string nodepool = "gpu";
+  std::string instance_type = "g5.12xlarge";
+  CapacityType capacity_type = CapacityType::OnDemand;
+  std::string zone = "us-east-1a";
+  double price = 1.0;
+  double ebs_price = 0.0;
+  std::int64_t gpus = 0;
+  std::int64_t cpu_millis = 4000;
+  std::int64_t memory = 16 * kGiB;
+};
+
+struct PodRequest {
+  std::string name;
+  WorkloadId workload = 0;
+  std::int64_t gpus = 0;
+  std::int64_t cpu_millis = 100;
+  std::int64_t memory = kGiB;
+};
+
+class ReportWorld {
+ public:
+  explicit ReportWorld(EventSink& sink) : sink_(sink) {}
+
+  Cluster cluster;
+
+  WorkloadId workload(std::string name, WorkloadKind kind) {
+    cluster.workloads().push_back({.name = std::move(name), .kind = kind, .namespace_name = "default"});
+    return static_cast<WorkloadId>(cluster.workloads().size() - 1);
+  }
+
+  NodeId node(const NodeSpec& s) {
+    Node n;
+    n.name = s.name;
+    n.nodepool = s.nodepool;
+    n.instance_type = s.instance_type;
+    n.capacity_type = s.capacity_type;
+    n.zone = s.zone;
+    n.price_per_hour = s.price;
+    n.ebs_price_per_hour = s.ebs_price;
+    n.allocatable[resource::kCpu] = s.cpu_millis;
+    n.allocatable[resource::kMemory] = s.memory;
+    n.allocatable[resource::kPods] = 110;
+    n.allocatable[resource::kNvidiaGpu] = s.gpus;
+    return cluster.add_node(std::move(n));
+  }
+
+  PodId pod(const PodRequest& r) {
+    PodSpec& spec = specs_.emplace_back();
+    spec.requests[resource::kCpu] = r.cpu_millis;
+    spec.requests[resource::kMemory] = r.memory;
+    spec.requests[resource::kPods] = 1;
+    spec.requests[resource::kNvidiaGpu] = r.gpus;
+    Pod p;
+    p.name = r.name;
+    p.workload = r.workload;
+    p.spec = &spec;
+    return cluster.add_pod(std::move(p));
+  }
+
+  void launch(double t, NodeId id) {
+    Node& n = cluster.node(id);
+    n.phase = NodePhase::Launched;
+    n.created = at_s(t);
+    n.billed_from = at_s(t);
+    emit({.time = at_s(t), .kind = EventKind::NodeLaunched, .node = id});
+  }
+  void ready(double t, NodeId id) {
+    cluster.node(id).phase = NodePhase::Initialized;
+    emit({.time = at_s(t), .kind = EventKind::NodeReady, .node = id});
+  }
+  void terminate(double t, NodeId id, std::string_view reason) {
+    Node& n = cluster.node(id);
+    n.phase = NodePhase::Terminated;
+    n.terminated_at = at_s(t);
+    n.termination_reason = std::string(reason);
+    emit({.time = at_s(t), .kind = EventKind::NodeTerminated, .node = id, .reason = reason});
+  }
+  void create(double t, PodId id) {
+    Pod& p = cluster.pod(id);
+    p.created = at_s(t);
+    emit({.time = at_s(t), .kind = EventKind::PodCreated, .pod = id, .workload = p.workload});
+  }
+  void nominate(double t, PodId id, NodeId node) {
+    cluster.pod(id).nominated = node;
+    emit({.time = at_s(t), .kind = EventKind::PodNominated, .node = node, .pod = id});
+  }
+  void unschedulable(double t, PodId id, std::string_view reason) {
+    cluster.pod(id).pending_reason = std::string(reason);
+    emit({.time = at_s(t), .kind = EventKind::PodUnschedulable, .pod = id, .reason = reason});
+  }
+  void bind(double t, PodId id, NodeId node) {
+    cluster.bind(id, node, at_s(t));
+    emit({.time = at_s(t), .kind = EventKind::PodScheduled, .node = node, .pod = id});
+  }
+  void complete(double t, PodId id) {
+    const NodeId node = cluster.pod(id).node;
+    cluster.unbind(id);
+    cluster.pod(id).phase = PodPhase::Succeeded;
+    emit({.time = at_s(t), .kind = EventKind::PodCompleted, .node = node, .pod = id});
+  }
+  void evict(double t, PodId id, std::string_view reason) {
+    const NodeId node = cluster.pod(id).node;
+    cluster.unbind(id);
+    cluster.pod(id).phase = PodPhase::Deleted;
+    emit({.time = at_s(t), .kind = EventKind::PodEvicted, .node = node, .pod = id,
+          .reason = reason});
+  }
+
+  static SimTime at_s(double t) { return at(from_seconds(t)); }
+
+ private:
+  void emit(const SimEvent& e) { sink_.on_event(e, cluster); }
+
+  EventSink& sink_;
+  std::deque<PodSpec> specs_;  // stable addresses: Pod::spec points here
+};
+
+inline RunInfo run_info(std::vector<std::string> pools = {"gpu"}) {
+  return {.scenario = "unit",
+          .seed = 7,
+          .duration = hours(1),
+          .report_interval = seconds(60),
+          .nodepools = std::move(pools)};
+}
+
+}  // namespace fleetsim::test

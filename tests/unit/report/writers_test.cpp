@@ -1,0 +1,164 @@
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "fleetsim/report/number_format.hpp"
+#include "fleetsim/report/percentile.hpp"
+#include "fleetsim/report/summary.hpp"
+#include "report_world.hpp"
+
+using namespace fleetsim;
+using namespace fleetsim::test;
+
+namespace {
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// A small run touching every kind of line: launch, pods, an interval, eviction, termination.
+void play(RunRecorder& rec) {
+  ReportWorld w(rec);
+  WorkloadId train = w.workload("train", WorkloadKind::Job);
+  NodeId n = w.node({.name = "ip-10-0-0-1", .nodepool = "gpu", .instance_type = "g5.xlarge",
+                     .capacity_type = CapacityType::Spot, .zone = "us-east-1b",
+                     .price = 0.4512, .ebs_price = 0.01, .gpus = 1});
+  PodId p = w.pod({.name = "train-0", .workload = train, .gpus = 1});
+  PodId q = w.pod({.name = "train-1", .workload = train, .gpus = 1});
+  w.create(0, p);
+  w.create(0, q);
+  w.nominate(1.5, p, n);
+  w.unschedulable(1.5, q, "all available instance types exceed limits for nodepool: \"gpu\"");
+  w.launch(2.5, n);
+  w.ready(72.000001, n);
+  w.bind(72.000001, p, n);
+  rec.on_interval(at(seconds(120)), w.cluster);
+  rec.on_event({.time = at(seconds(130)), .kind = EventKind::SpotInterruptionNotice, .node = n},
+               w.cluster);
+  w.evict(130, p, "spot_interruption");
+  w.terminate(250, n, "spot_interruption");
+  rec.on_interval(at(seconds(300)), w.cluster);
+  rec.on_end(at(seconds(300)), w.cluster);
+}
+
+}  // namespace
+
+TEST_CASE("events.jsonl lines have fixed keys in the contract's order", "[report]") {
+  std::ostringstream events;
+  RunRecorder rec(run_info(), &events, nullptr);
+  play(rec);
+  const std::vector<std::string> expected{
+      R"({"t":0.0,"kind":"pod_created","pod":"train-0","workload":"train"})",
+      R"({"t":0.0,"kind":"pod_created","pod":"train-1","workload":"train"})",
+      R"({"t":1.5,"kind":"pod_nominated","pod":"train-0","workload":"train","node":"ip-10-0-0-1"})",
+      R"({"t":1.5,"kind":"pod_unschedulable","pod":"train-1","workload":"train","reason":"all available instance types exceed limits for nodepool: \"gpu\""})",
+      R"({"t":2.5,"kind":"node_launched","node":"ip-10-0-0-1","nodepool":"gpu","instance_type":"g5.xlarge","capacity_type":"spot","zone":"us-east-1b","price_usd_per_hour":0.4512})",
+      R"({"t":72.000001,"kind":"node_ready","node":"ip-10-0-0-1","nodepool":"gpu","instance_type":"g5.xlarge","capacity_type":"spot","zone":"us-east-1b"})",
+      R"({"t":72.000001,"kind":"pod_scheduled","pod":"train-0","workload":"train","node":"ip-10-0-0-1"})",
+      R"({"t":130.0,"kind":"spot_interruption_notice","node":"ip-10-0-0-1","nodepool":"gpu","instance_type":"g5.xlarge","capacity_type":"spot","zone":"us-east-1b"})",
+      R"({"t":130.0,"kind":"pod_evicted","pod":"train-0","workload":"train","node":"ip-10-0-0-1","reason":"spot_interruption"})",
+      R"({"t":250.0,"kind":"node_terminated","node":"ip-10-0-0-1","nodepool":"gpu","instance_type":"g5.xlarge","capacity_type":"spot","zone":"us-east-1b","reason":"spot_interruption"})",
+  };
+  const std::vector<std::string> got = lines_of(events.str());
+  REQUIRE(got.size() == expected.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    INFO("line " << i + 1);
+    CHECK(got[i] == expected[i]);
+    // Every line is valid JSON that parses back to the same bytes.
+    CHECK(nlohmann::ordered_json::parse(got[i]).dump() == got[i]);
+  }
+}
+
+TEST_CASE("timeseries.csv has a header and one row per interval", "[report]") {
+  std::ostringstream csv;
+  RunRecorder rec(run_info({"cpu", "gpu"}), nullptr, &csv);
+  play(rec);
+  const std::vector<std::string> got = lines_of(csv.str());
+  REQUIRE(got.size() == 3);
+  CHECK(got[0] ==
+        "t_s,nodes,nodes_on_demand,nodes_spot,gpus_provisioned,gpus_allocated,gpus_busy,"
+        "cost_rate_usd_per_hour,pods_pending,pods_running,nodes_pool_cpu,nodes_pool_gpu");
+  CHECK(got[1] == "120,1,0,1,1,1,1,0.4612,1,1,0,1");
+  CHECK(got[2] == "300,0,0,0,0,0,0,0,1,0,0,0");
+}
+
+TEST_CASE("the same events give byte-identical outputs", "[report]") {
+  auto run = [] {
+    std::ostringstream events, csv;
+    RunRecorder rec(run_info(), &events, &csv);
+    play(rec);
+    return events.str() + csv.str() + rec.report(42).dump(2);
+  };
+  const std::string first = run();
+  CHECK(run() == first);
+  CHECK(!first.empty());
+}
+
+TEST_CASE("numbers print in fixed notation with at most six decimals", "[report]") {
+  auto dec = [](double x, bool keep_point) {
+    std::string s;
+    append_decimal(s, x, keep_point);
+    return s;
+  };
+  CHECK(dec(60.0, true) == "60.0");
+  CHECK(dec(60.0, false) == "60");
+  CHECK(dec(0.000001, false) == "0.000001");
+  CHECK(dec(0.0000004, true) == "0.0");
+  CHECK(dec(-0.0000004, false) == "0");
+  CHECK(dec(1.23456789, false) == "1.234568");
+  CHECK(dec(1e12, false) == "1000000000000");
+  CHECK(round_report(0.1 + 0.2) == 0.3);
+
+  std::string t;
+  append_seconds(t, at(micros(12'500'000)), true);
+  CHECK(t == "12.5");
+  t.clear();
+  append_seconds(t, at(micros(1)), false);
+  CHECK(t == "0.000001");
+
+  std::string j;
+  append_json_string(j, "a\"b\\c\nd\x01");
+  CHECK(j == R"("a\"b\\c\nd\u0001")");
+}
+
+TEST_CASE("nearest-rank percentiles", "[report]") {
+  CHECK(nearest_rank({}, 50) == 0);
+  CHECK(nearest_rank({7}, 99) == 7);
+  const std::vector<std::int64_t> hundred = [] {
+    std::vector<std::int64_t> v;
+    for (int i = 1; i <= 100; ++i) v.push_back(i);
+    return v;
+  }();
+  CHECK(nearest_rank(hundred, 50) == 50);
+  CHECK(nearest_rank(hundred, 99) == 99);  // not 100: the rank is computed in integers
+  CHECK(nearest_rank(hundred, 100) == 100);
+  CHECK(nearest_rank({1, 2, 3, 4}, 50) == 2);
+}
+
+TEST_CASE("the terminal summary is an aligned table of the headline numbers", "[report]") {
+  RunRecorder rec(run_info());
+  play(rec);
+  const std::string s = format_summary(rec.report(0));
+  INFO(s);
+  CHECK(s.find("fleetsim: unit (seed 7, 3600 s)\n") == 0);
+  CHECK(s.find("  cost total                $0.03\n") != std::string::npos);
+  CHECK(s.find("    on-demand / spot        $0.00 / $0.03\n") != std::string::npos);
+  CHECK(s.find("    by nodepool             gpu  $0.03\n") != std::string::npos);
+  CHECK(s.find("  nodes launched / peak     1 / 1\n") != std::string::npos);
+  CHECK(s.find("  unschedulable pods        1  (first: all available instance types") !=
+        std::string::npos);
+}
+
+TEST_CASE("the summary lists the five costliest NodePools", "[report]") {
+  nlohmann::ordered_json r;
+  r["cost"]["by_nodepool"] = {{"a", 1.0}, {"b", 6.0}, {"c", 3.0}, {"d", 4.0},
+                              {"e", 5.0}, {"f", 2.0}};
+  const std::string s = format_summary(r);
+  INFO(s);
+  CHECK(s.find("b  $6.00") < s.find("e  $5.00"));
+  CHECK(s.find("f  $2.00") != std::string::npos);
+  CHECK(s.find("a  $1.00") == std::string::npos);
+}

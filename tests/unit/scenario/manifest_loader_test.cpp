@@ -1,0 +1,169 @@
+#include <catch2/catch.hpp>
+
+#include "fleetsim/scenario/manifest_loader.hpp"
+#include "scenario_test_util.hpp"
+
+using namespace fleetsim;
+using fleetsim::test::decode;
+using fleetsim::test::decode_error;
+
+namespace {
+
+std::string deployment(std::string_view name, std::string_view image) {
+  return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: " + std::string(name) +
+         "}\nspec:\n  selector: {matchLabels: {app: x}}\n  template:\n    metadata: {labels: {app: x}}\n"
+         "    spec:\n      containers: [{name: c, image: " + std::string(image) + "}]\n";
+}
+
+}  // namespace
+
+TEST_CASE("unmodelled fields warn once however often they appear", "[scenario]") {
+  auto d = decode(deployment("a", "nginx:1") + "---\n" + deployment("b", "nginx:2"));
+  CHECK(d->set.workloads.size() == 2);
+  const auto& w = d->warnings.warnings();
+  REQUIRE(w.size() == 1);
+  CHECK(w[0].field == "Deployment.spec.template.spec.containers[].image");
+  CHECK(w[0].message == "not modelled; ignored");
+  CHECK(w[0].where.to_string() == "test.yaml:9:31");
+}
+
+TEST_CASE("EC2NodeClass: block devices and maxPods are read, boot settings warn", "[scenario]") {
+  ResourceRegistry resources;
+  WarningLog warnings;
+  ManifestLoader loader(resources, warnings);
+  ManifestSet set;
+  auto file = test::fixtures() / "manifests/gpu-nodepool.yaml";
+  loader.load_file(file, {}, {}, set);
+  REQUIRE(set.node_classes.size() == 1);
+  const EC2NodeClass& nc = set.node_classes[0];
+  CHECK(nc.name == "default");
+  CHECK(nc.max_pods == 110);
+  REQUIRE(nc.block_devices.size() == 1);
+  const BlockDevice& b = nc.block_devices[0];
+  CHECK(b.device_name == "/dev/xvda");
+  CHECK(b.size_bytes == 200LL * 1024 * 1024 * 1024);
+  CHECK(b.type == EbsVolumeType::gp3);
+  CHECK(b.iops == 10000);
+  CHECK(b.throughput_mibps == 500);
+  std::vector<std::string> fields;
+  for (const auto& warning : warnings.warnings()) fields.push_back(warning.field);
+  CHECK(fields == std::vector<std::string>{
+                      "EC2NodeClass.spec.blockDeviceMappings[].ebs.encrypted", "EC2NodeClass.spec.amiFamily",
+                      "EC2NodeClass.spec.role", "EC2NodeClass.spec.amiSelectorTerms",
+                      "EC2NodeClass.spec.subnetSelectorTerms", "EC2NodeClass.spec.securityGroupSelectorTerms"});
+  CHECK(warnings.warnings()[1].where.to_string() == file.string() + ":56:3");
+}
+
+TEST_CASE("EC2NodeClass value errors", "[scenario]") {
+  auto nc = [](std::string_view ebs) {
+    return decode_error("apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: d}\nspec:\n"
+                        "  blockDeviceMappings:\n    - ebs: " + std::string(ebs) + "\n");
+  };
+  CHECK(nc("{volumeType: gp4}") ==
+        "test.yaml:6:26: spec.blockDeviceMappings[0].ebs.volumeType: unknown volumeType \"gp4\"; expected gp2, "
+        "gp3, io1, io2, st1, sc1 or standard; did you mean \"gp2\"?");
+  CHECK(nc("{volumeSize: 100Ti}") ==
+        "test.yaml:6:26: spec.blockDeviceMappings[0].ebs.volumeSize: volumeSize must be more than 0 and at most 64Ti");
+  CHECK(nc("{iops: 1000000}") ==
+        "test.yaml:6:20: spec.blockDeviceMappings[0].ebs.iops: 1000000 is out of range [0, 256000]");
+}
+
+TEST_CASE("inline manifests are read as manifest files are", "[scenario]") {
+  auto docs = parse_yaml("manifests:\n  - apiVersion: v1\n    kind: Pod\n    metadata: {name: p}\n"
+                         "    spec: {containers: [{name: c, image: x}], replicas: 2}\n",
+                         "scenario.yaml");
+  YamlValue root(docs.documents[0], docs.file);
+  YamlMap top(root);
+  YamlValue item = top.require("manifests").items()[0];
+  ResourceRegistry resources;
+  WarningLog warnings;
+  ManifestLoader loader(resources, warnings);
+  ManifestSet set;
+  loader.load_manifest(YamlValue(item.node(), item.file_ptr(), item.path()), set);
+  CHECK(set.workloads.at(0).workload.name == "p");
+  REQUIRE(warnings.warnings().size() == 2);
+  // Warnings are keyed on the path inside the manifest...
+  CHECK(warnings.warnings()[0].field == "Pod.spec.containers[].image");
+  CHECK(warnings.warnings()[1].field == "Pod.spec.replicas");
+  CHECK(warnings.warnings()[1].where.to_string() == "scenario.yaml:5:47");
+
+  // ...and errors name the full path in the scenario file.
+  auto bad = parse_yaml("manifests:\n  - apiVersion: v1\n    kind: Pod\n    metadata: {name: p}\n"
+                        "    spec: {containers: []}\n",
+                        "scenario.yaml");
+  YamlValue bad_item = YamlMap(YamlValue(bad.documents[0], bad.file)).require("manifests").items()[0];
+  CHECK(test::config_error([&] {
+          loader.load_manifest(YamlValue(bad_item.node(), bad_item.file_ptr(), bad_item.path()), set);
+        }) == "scenario.yaml:5:24: manifests[0].spec.containers: a pod needs at least one container");
+}
+
+TEST_CASE("kinds dispatch on apiVersion and kind", "[scenario]") {
+  auto d = decode(R"(apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: a}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: b}
+---
+apiVersion: keda.sh/v1alpha1
+kind: ScaledObject
+metadata: {name: c}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: d}
+data: {x: y}
+---
+---
+apiVersion: v1
+kind: List
+items:
+  - apiVersion: v1
+    kind: Pod
+    metadata: {name: listed}
+    spec: {containers: [{name: c}], hostNetwork: true}
+)");
+  const auto& w = d->warnings.warnings();
+  REQUIRE(w.size() == 4);
+  CHECK(w[0].field == "PodDisruptionBudget");
+  CHECK(w[0].message == "kind PodDisruptionBudget is parsed later; not modelled yet");
+  CHECK(w[0].where.to_string() == "test.yaml:2:7");
+  CHECK(w[1].message == "kind ScaledObject is parsed later; not modelled yet");
+  CHECK(w[2].message == "kind ConfigMap is not modelled; ignored");
+  CHECK(w[3].field == "Pod.spec.hostNetwork");
+  CHECK(d->set.workloads.at(0).workload.name == "listed");
+
+  CHECK(decode_error("kind: Pod\nmetadata: {name: p}\n") == "test.yaml:1:1: apiVersion: required field is missing");
+  CHECK(decode_error("apiVersion: v1\nmetadata: {name: p}\n") == "test.yaml:1:1: kind: required field is missing");
+  CHECK(decode_error("apiVersion: extensions/v1beta1\nkind: Deployment\n") ==
+        "test.yaml:1:13: apiVersion: apiVersion \"extensions/v1beta1\" is not supported for Deployment; use apps/v1");
+  CHECK(decode_error("- a\n- b\n") == "test.yaml:1:1: expected a mapping, got a list");
+  CHECK(decode_error("apiVersion: v1\nkind: Pod\nkind: Pod\n") == "test.yaml:3:1: kind: duplicate key \"kind\"");
+}
+
+TEST_CASE("duplicate names per kind are refused", "[scenario]") {
+  auto d = decode(R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec: {containers: [{name: c}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: other}
+spec: {containers: [{name: c}]}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: p}
+spec: {template: {spec: {restartPolicy: Never, containers: [{name: c}]}}}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+spec: {containers: [{name: c}]}
+)");
+  CHECK(test::config_error([&] { check_unique_names(d->set); }) ==
+        "test.yaml:19:9: metadata.name: a second Pod named \"p\" (the first is at test.yaml:3:18)");
+}

@@ -1,0 +1,309 @@
+#include <catch2/catch.hpp>
+
+#include "fleetsim/scenario/nodepool_decoder.hpp"
+#include "scenario_test_util.hpp"
+
+using namespace fleetsim;
+using fleetsim::test::decode;
+using fleetsim::test::decode_error;
+
+namespace {
+
+// Seven lines; requirements written after it start on line 8.
+constexpr std::string_view kPoolHead = R"(apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: gpu}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+)";
+
+std::string pool(std::string_view rest) { return std::string(kPoolHead) + std::string(rest); }
+
+}  // namespace
+
+TEST_CASE("the Karpenter docs' GPU NodePool decodes field by field", "[scenario]") {
+  ResourceRegistry resources;
+  WarningLog warnings;
+  ManifestLoader loader(resources, warnings);
+  ManifestSet set;
+  auto file = test::fixtures() / "manifests/gpu-nodepool.yaml";
+  loader.load_file(file, {}, {}, set);
+
+  REQUIRE(set.nodepools.size() == 1);
+  const NodePool& p = set.nodepools[0];
+  CHECK(p.name == "gpu");
+  CHECK(p.where.to_string() == file.string() + ":5:9");
+  CHECK(p.weight == 50);
+  CHECK(p.labels == Labels{{"workload-type", "gpu"}});
+  CHECK(p.node_class == "default");
+  CHECK(p.expire_after == hours(720));
+  CHECK_FALSE(p.termination_grace_period);
+
+  const Requirements& r = p.requirements;
+  CHECK(r.entries().size() == 4);
+  CHECK(r.get(label::kInstanceFamily)->values() == std::vector<std::string>{"g5", "p4d", "p5"});
+  CHECK(r.get(label::kGpuCount)->allows("1"));
+  CHECK_FALSE(r.get(label::kGpuCount)->allows("0"));
+  CHECK(r.get(label::kCapacityType)->values() == std::vector<std::string>{"on-demand", "spot"});
+  CHECK(r.get(label::kArch)->values() == std::vector<std::string>{"amd64"});
+  CHECK(r.get(label::kArch)->min_values() == 1);
+  CHECK_FALSE(r.get(label::kInstanceFamily)->min_values());
+
+  REQUIRE(p.taints.size() == 1);
+  CHECK(p.taints[0] == Taint{.key = "nvidia.com/gpu", .value = "true", .effect = TaintEffect::NoSchedule});
+  CHECK(p.startup_taints.empty());
+
+  REQUIRE(p.limits.resources);
+  CHECK((*p.limits.resources)[resource::kCpu] == 1'000'000);
+  CHECK((*p.limits.resources)[resource::kMemory] == 1000LL * 1024 * 1024 * 1024);
+  CHECK((*p.limits.resources)[resource::kNvidiaGpu] == 64);
+  Resources mask;
+  mask[resource::kCpu] = mask[resource::kMemory] = mask[resource::kNvidiaGpu] = 1;
+  CHECK(p.limits.set_mask == mask);
+  CHECK_FALSE(p.limits.nodes);
+
+  CHECK(p.disruption.policy == ConsolidationPolicy::WhenEmptyOrUnderutilized);
+  CHECK(p.disruption.consolidate_after == minutes(1));
+  REQUIRE(p.disruption.budgets.size() == 2);
+  CHECK(p.disruption.budgets[0] == DisruptionBudget{.percent = true, .nodes = 10, .reasons = {}, .schedule = {}, .duration = {}});
+  CHECK(p.disruption.budgets[1] == DisruptionBudget{.percent = false,
+                                                    .nodes = 0,
+                                                    .reasons = {"Drifted"},
+                                                    .schedule = "0 9 * * mon-fri",
+                                                    .duration = hours(8)});
+}
+
+TEST_CASE("NodePool defaults follow Karpenter v1", "[scenario]") {
+  auto d = decode(pool("      requirements: []\n"));
+  const NodePool& p = d->set.nodepools.at(0);
+  CHECK(p.weight == 0);
+  CHECK(p.expire_after == hours(720));
+  CHECK(p.disruption.policy == ConsolidationPolicy::WhenEmptyOrUnderutilized);
+  CHECK(p.disruption.consolidate_after == SimDuration{0});
+  REQUIRE(p.disruption.budgets.size() == 1);
+  CHECK(p.disruption.budgets[0].percent);
+  CHECK(p.disruption.budgets[0].nodes == 10);
+  CHECK_FALSE(p.limits.any());
+  CHECK(d->warnings.warnings().empty());
+}
+
+TEST_CASE("Never, node-count limits and custom resources in NodePools", "[scenario]") {
+  auto d = decode(pool(R"(      expireAfter: Never
+  limits:
+    nodes: 10
+    aws.amazon.com/neuron: 16
+    example.com/widget: 3
+  disruption:
+    consolidationPolicy: WhenEmpty
+    consolidateAfter: Never
+    budgets: [{nodes: "5"}]
+)"));
+  const NodePool& p = d->set.nodepools.at(0);
+  CHECK_FALSE(p.expire_after);
+  CHECK(p.limits.nodes == 10);
+  REQUIRE(p.limits.resources);
+  CHECK((*p.limits.resources)[resource::kNeuron] == 16);
+  auto widget = d->resources.find("example.com/widget");
+  REQUIRE(widget);
+  CHECK(*widget == resource::kWellKnownCount);
+  CHECK((*p.limits.resources)[*widget] == 3);
+  CHECK(p.limits.set_mask[resource::kCpu] == 0);
+  CHECK(p.disruption.policy == ConsolidationPolicy::WhenEmpty);
+  CHECK_FALSE(p.disruption.consolidate_after);
+  CHECK(p.disruption.budgets == std::vector<DisruptionBudget>{{.percent = false, .nodes = 5, .reasons = {}, .schedule = {}, .duration = {}}});
+}
+
+TEST_CASE("all eight operators decode with their set semantics", "[scenario]") {
+  auto d = decode(pool(R"(      requirements:
+        - {key: example.com/a, operator: In, values: [x, y]}
+        - {key: example.com/b, operator: NotIn, values: [x]}
+        - {key: example.com/c, operator: Exists}
+        - {key: example.com/d, operator: DoesNotExist}
+        - {key: karpenter.k8s.aws/instance-cpu, operator: Gt, values: ["4"]}
+        - {key: karpenter.k8s.aws/instance-cpu, operator: Lt, values: ["64"]}
+        - {key: karpenter.k8s.aws/instance-memory, operator: Gte, values: ["16384"]}
+        - {key: karpenter.k8s.aws/instance-memory, operator: Lte, values: ["65536"]}
+        - {key: beta.kubernetes.io/arch, operator: In, values: [arm64]}
+)"));
+  const Requirements& r = d->set.nodepools.at(0).requirements;
+  CHECK(r.get("example.com/a")->effective_operator() == Operator::In);
+  CHECK(r.get("example.com/b")->effective_operator() == Operator::NotIn);
+  CHECK(r.get("example.com/c")->effective_operator() == Operator::Exists);
+  CHECK(r.get("example.com/d")->effective_operator() == Operator::DoesNotExist);
+  const Requirement* cpu = r.get(label::kInstanceCpu);
+  CHECK_FALSE(cpu->allows("4"));
+  CHECK(cpu->allows("5"));
+  CHECK(cpu->allows("63"));
+  CHECK_FALSE(cpu->allows("64"));
+  const Requirement* mem = r.get(label::kInstanceMemory);
+  CHECK(mem->allows("16384"));
+  CHECK(mem->allows("65536"));
+  CHECK_FALSE(mem->allows("65537"));
+  // Karpenter normalizes deprecated label keys.
+  CHECK(r.get(label::kArch)->values() == std::vector<std::string>{"arm64"});
+  CHECK_FALSE(r.has("beta.kubernetes.io/arch"));
+}
+
+TEST_CASE("NodePool requirement errors name the field and position", "[scenario]") {
+  CHECK(decode_error(pool(R"(      requirements:
+        - key: node.kubernetes.io/instance-type
+          operator: In
+          values: []
+)")) == "test.yaml:11:19: spec.template.spec.requirements[0].values: operator In needs at least one value");
+
+  CHECK(decode_error(pool(R"(      requirements:
+        - {key: karpenter.sh/capacity-type, operator: In, values: [spot]}
+        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [g5]}
+        - key: karpenter.k8s.aws/instance-gpu-count
+          operator: Gtt
+          values: ["0"]
+)")) == "test.yaml:12:21: spec.template.spec.requirements[2].operator: unknown operator \"Gtt\"; did you "
+        "mean \"Gt\"?");
+
+  CHECK(decode_error(pool(R"(      requirements:
+        - key: karpenter.k8s.aws/instance-gpu-count
+          operator: Gt
+          values: ["-1"]
+)")) == "test.yaml:11:19: spec.template.spec.requirements[0].values: operator Gt needs exactly one "
+        "non-negative integer value");
+
+  CHECK(decode_error(pool(R"(      requirements:
+        - key: karpenter.k8s.aws/instance-gpu-count
+          operator: Lte
+          values: ["1", "2"]
+)")) == "test.yaml:11:19: spec.template.spec.requirements[0].values: operator Lte needs exactly one "
+        "non-negative integer value");
+
+  CHECK(decode_error(pool(R"(      requirements:
+        - key: example.com/team
+          operator: Exists
+          values: [a]
+)")) == "test.yaml:11:19: spec.template.spec.requirements[0].values: operator Exists takes no values");
+
+  CHECK(decode_error(pool(R"(      requirements:
+        - key: karpenter.k8s.aws/instance-family
+          operator: In
+          values: [g5, p4d]
+          minValues: 3
+)")) == "test.yaml:12:22: spec.template.spec.requirements[0].minValues: minValues 3 needs at least 3 "
+        "values, found 2");
+
+  CHECK(decode_error(pool(R"(      requirements:
+        - key: karpenter.k8s.aws/instance-family
+          operator: Exists
+          minValues: 51
+)")) == "test.yaml:11:22: spec.template.spec.requirements[0].minValues: 51 is out of range [1, 50]");
+
+  CHECK(decode_error(pool(R"(      requirements:
+        - key: karpenter.sh/capacity-type
+          operator: In
+          values: [spot, ondemand]
+)")) == "test.yaml:11:26: spec.template.spec.requirements[0].values[1]: unknown capacity type "
+        "\"ondemand\"; expected on-demand, spot or reserved; did you mean \"on-demand\"?");
+}
+
+TEST_CASE("NodePools may not require restricted labels", "[scenario]") {
+  auto key_error = [](std::string_view key) {
+    return decode_error(pool("      requirements:\n        - key: " + std::string(key) +
+                             "\n          operator: Exists\n"));
+  };
+  CHECK(key_error("kubernetes.io/hostname") ==
+        "test.yaml:9:15: spec.template.spec.requirements[0].key: label \"kubernetes.io/hostname\" is restricted");
+  CHECK(key_error("karpenter.sh/nodepool") ==
+        "test.yaml:9:15: spec.template.spec.requirements[0].key: label \"karpenter.sh/nodepool\" is restricted");
+  CHECK(key_error("karpenter.sh/team") ==
+        "test.yaml:9:15: spec.template.spec.requirements[0].key: label domain \"karpenter.sh\" is restricted");
+  CHECK(key_error("example.kubernetes.io/team") ==
+        "test.yaml:9:15: spec.template.spec.requirements[0].key: label domain \"kubernetes.io\" is restricted");
+  CHECK(key_error("karpenter.k8s.aws/team") ==
+        "test.yaml:9:15: spec.template.spec.requirements[0].key: label domain \"karpenter.k8s.aws\" is "
+        "restricted");
+  for (std::string_view ok : {"karpenter.sh/capacity-type", "node.kubernetes.io/instance-type",
+                              "topology.kubernetes.io/zone", "karpenter.k8s.aws/instance-gpu-name",
+                              "node-role.kubernetes.io/gpu", "example.com/team", "team"}) {
+    CAPTURE(ok);
+    CHECK(key_error(ok) == "no error");
+  }
+  CHECK(decode_error(pool("      requirements: []\n    metadata:\n      labels: {karpenter.sh/nodepool: x}\n")) ==
+        "test.yaml:10:16: spec.template.metadata.labels.karpenter.sh/nodepool: label "
+        "\"karpenter.sh/nodepool\" is restricted");
+}
+
+TEST_CASE("NodePool limits on requirements count and other field errors", "[scenario]") {
+  std::string many = "      requirements:\n";
+  for (int i = 0; i < 101; ++i) many += "        - {key: example.com/k" + std::to_string(i) + ", operator: Exists}\n";
+  CHECK(decode_error(pool(many)) ==
+        "test.yaml:9:9: spec.template.spec.requirements: at most 100 requirements are allowed, found 101");
+
+  CHECK(decode_error(pool("  weight: 0\n")) == "test.yaml:8:11: spec.weight: 0 is out of range [1, 100]");
+  CHECK(decode_error(pool("  weight: \"50\"\n")) ==
+        "test.yaml:8:11: spec.weight: expected an integer, got a scalar (\"50\")");
+  CHECK(decode_error(pool("      taints:\n        - {key: nvidia.com/gpu, effect: NoSchedul}\n")) ==
+        "test.yaml:9:42: spec.template.spec.taints[0].effect: unknown taint effect \"NoSchedul\"; expected "
+        "NoSchedule, PreferNoSchedule or NoExecute; did you mean \"NoSchedule\"?");
+  CHECK(decode_error(pool("  disruption:\n    budgets: [{nodes: \"110%\"}]\n")) ==
+        "test.yaml:9:24: spec.disruption.budgets[0].nodes: invalid budget \"110%\"; expected a node count "
+        "such as \"5\" or a percentage from \"0%\" to \"100%\"");
+  CHECK(decode_error(pool("  disruption:\n    budgets:\n      - {nodes: \"0\", schedule: \"0 9 * *\", duration: 8h}\n")) ==
+        "test.yaml:10:35: spec.disruption.budgets[0].schedule: invalid schedule \"0 9 * *\"; expected five "
+        "cron fields (minute hour day-of-month month day-of-week) or a macro such as @daily");
+  CHECK(decode_error(pool("  disruption:\n    budgets:\n      - {nodes: \"0\", schedule: \"@daily\"}\n")) ==
+        "test.yaml:10:9: spec.disruption.budgets[0]: a budget with a schedule needs a duration");
+  CHECK(decode_error(pool("  disruption:\n    consolidationPolicy: WhenUnderutilized\n")) ==
+        "test.yaml:9:26: spec.disruption.consolidationPolicy: unknown consolidationPolicy "
+        "\"WhenUnderutilized\"; expected WhenEmpty or WhenEmptyOrUnderutilized");
+  CHECK(decode_error(pool("  limits: {cpu: -4}\n")) ==
+        "test.yaml:8:18: spec.limits.cpu: quantity \"-4\" must not be negative");
+}
+
+TEST_CASE("a NodePool without a nodeClassRef is refused", "[scenario]") {
+  CHECK(decode_error(R"(apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: gpu
+spec:
+  template:
+    spec:
+      requirements: []
+)") == "test.yaml:8:7: spec.template.spec.nodeClassRef: required field is missing");
+}
+
+TEST_CASE("v1beta1 NodePools load with a version warning", "[scenario]") {
+  auto d = decode(R"(apiVersion: karpenter.sh/v1beta1
+kind: NodePool
+metadata:
+  name: legacy
+spec:
+  template:
+    spec:
+      nodeClassRef: {apiVersion: karpenter.k8s.aws/v1beta1, kind: EC2NodeClass, name: legacy}
+      kubelet: {maxPods: 50}
+  disruption:
+    consolidationPolicy: WhenUnderutilized
+    expireAfter: 24h
+)");
+  const NodePool& p = d->set.nodepools.at(0);
+  CHECK(p.node_class == "legacy");
+  CHECK(p.expire_after == hours(24));
+  CHECK(p.disruption.policy == ConsolidationPolicy::WhenEmptyOrUnderutilized);
+  const auto& w = d->warnings.warnings();
+  REQUIRE(w.size() == 2);
+  CHECK(w[0].field == "NodePool.apiVersion");
+  CHECK(w[0].where.to_string() == "test.yaml:1:13");
+  CHECK(w[0].message == "karpenter.sh/v1beta1 is deprecated (Karpenter v1 no longer serves it); read as "
+                        "karpenter.sh/v1 where the two agree");
+  CHECK(w[1].field == "NodePool.spec.template.spec.kubelet");
+  CHECK(w[1].message == "not modelled; ignored");
+}
+
+TEST_CASE("cron schedules are checked for shape", "[scenario]") {
+  CHECK(is_cron_schedule("0 9 * * mon-fri"));
+  CHECK(is_cron_schedule("*/15 0-6 1,15 * ?"));
+  CHECK(is_cron_schedule("@hourly"));
+  CHECK_FALSE(is_cron_schedule("0 9 * *"));
+  CHECK_FALSE(is_cron_schedule("0 9 * * * *"));
+  CHECK_FALSE(is_cron_schedule("@often"));
+  CHECK_FALSE(is_cron_schedule("0 9 * * mon;rm"));
+}

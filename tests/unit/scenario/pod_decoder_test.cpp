@@ -1,0 +1,258 @@
+#include <catch2/catch.hpp>
+
+#include "fleetsim/scenario/pod_decoder.hpp"
+#include "scenario_test_util.hpp"
+
+using namespace fleetsim;
+using fleetsim::test::decode;
+using fleetsim::test::decode_error;
+
+namespace {
+
+constexpr std::int64_t kMi = 1024 * 1024;
+constexpr std::int64_t kGi = 1024 * kMi;
+
+// Six lines; the pod spec's fields written after it start on line 7 at column 3.
+constexpr std::string_view kPodHead = R"(apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+spec:
+  containers: [{name: c, resources: {requests: {cpu: 100m}}}]
+)";
+
+std::string pod(std::string_view rest) { return std::string(kPodHead) + std::string(rest); }
+
+const PodSpec& spec_of(const test::Decoded& d) { return d.set.workloads.at(0).workload.pod.spec; }
+
+}  // namespace
+
+TEST_CASE("the pod request is the larger of init containers and app containers plus sidecars", "[scenario]") {
+  auto d = decode(R"(apiVersion: v1
+kind: Pod
+metadata:
+  name: trainer
+spec:
+  initContainers:
+    - name: fetch-weights        # runs alone: 2 CPU
+      resources: {requests: {cpu: "2", memory: 1Gi}}
+    - name: log-shipper          # a sidecar: runs beside everything after it
+      restartPolicy: Always
+      resources: {requests: {cpu: 250m, memory: 512Mi}}
+    - name: warmup               # runs beside the sidecar: 3 + 0.25 CPU
+      resources: {requests: {cpu: "3", memory: 128Mi}}
+  containers:
+    - name: main
+      resources: {requests: {cpu: "1", memory: 1Gi, nvidia.com/gpu: 1}}
+    - name: metrics
+      resources: {requests: {cpu: 500m, memory: 1Gi}}
+  overhead: {cpu: 100m, memory: 64Mi}
+)");
+  const PodSpec& s = spec_of(*d);
+  // cpu: max(2, 0.25, 3 + 0.25, 1 + 0.5 + 0.25) + 0.1 overhead
+  CHECK(s.requests.cpu_millis() == 3350);
+  // memory: max(1Gi, 512Mi, 128Mi + 512Mi, 2Gi + 512Mi) + 64Mi
+  CHECK(s.requests.memory_bytes() == 2 * kGi + 512 * kMi + 64 * kMi);
+  CHECK(s.requests[resource::kNvidiaGpu] == 1);
+  CHECK(s.requests.pods() == 1);
+  CHECK(s.requests[resource::kEphemeralStorage] == 0);
+}
+
+TEST_CASE("a limit stands in for a missing request, as Kubernetes defaults it", "[scenario]") {
+  auto d = decode(pod(R"(  initContainers: []
+  overhead: {}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: q}
+spec:
+  containers:
+    - name: only-limits
+      resources:
+        limits: {cpu: "2", memory: 4Gi, nvidia.com/gpu: 2, ephemeral-storage: 10Gi}
+    - name: both
+      resources:
+        requests: {cpu: "1", memory: 1Gi}
+        limits: {cpu: "4", memory: 2Gi}
+)"));
+  const PodSpec& s = d->set.workloads.at(1).workload.pod.spec;
+  CHECK(s.requests.cpu_millis() == 3000);
+  CHECK(s.requests.memory_bytes() == 5 * kGi);
+  CHECK(s.requests[resource::kNvidiaGpu] == 2);
+  CHECK(s.requests[resource::kEphemeralStorage] == 10 * kGi);
+}
+
+TEST_CASE("node selectors and node affinity become requirements", "[scenario]") {
+  auto d = decode(pod(R"(  nodeSelector:
+    karpenter.sh/capacity-type: spot
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+          - matchExpressions:
+              - {key: karpenter.k8s.aws/instance-family, operator: In, values: [g5]}
+          - matchExpressions:
+              - {key: karpenter.k8s.aws/instance-family, operator: In, values: [p5]}
+              - {key: karpenter.k8s.aws/instance-gpu-count, operator: Gt, values: ["4"]}
+      preferredDuringSchedulingIgnoredDuringExecution:
+        - weight: 10
+          preference:
+            matchExpressions: [{key: failure-domain.beta.kubernetes.io/zone, operator: In, values: [us-east-1a]}]
+        - weight: 50
+          preference:
+            matchExpressions: [{key: topology.kubernetes.io/zone, operator: In, values: [us-east-1b]}]
+        - weight: 50
+          preference:
+            matchExpressions: [{key: topology.kubernetes.io/zone, operator: In, values: [us-east-1c]}]
+    podAntiAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution: []
+)"));
+  const PodSpec& s = spec_of(*d);
+  CHECK(s.node_requirements.entries().size() == 2);
+  CHECK(s.node_requirements.get(label::kCapacityType)->values() == std::vector<std::string>{"spot"});
+  CHECK(s.node_requirements.get(label::kInstanceFamily)->values() == std::vector<std::string>{"g5"});
+  REQUIRE(s.alternative_node_requirements.size() == 1);
+  const Requirements& alt = s.alternative_node_requirements[0];
+  CHECK(alt.entries().size() == 3);
+  CHECK(alt.get(label::kCapacityType)->values() == std::vector<std::string>{"spot"});
+  CHECK(alt.get(label::kInstanceFamily)->values() == std::vector<std::string>{"p5"});
+  CHECK(alt.get(label::kGpuCount)->allows("8"));
+  REQUIRE(s.preferred_node_requirements);
+  CHECK(s.preferred_node_requirements->get(label::kZone)->values() == std::vector<std::string>{"us-east-1b"});
+  REQUIRE(d->warnings.warnings().size() == 1);
+  CHECK(d->warnings.warnings()[0].field == "Pod.spec.affinity.podAntiAffinity");
+  CHECK(d->warnings.warnings()[0].where.to_string() == "test.yaml:28:5");
+}
+
+TEST_CASE("tolerations, spreads, grace periods and annotations", "[scenario]") {
+  auto d = decode(R"(apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+  annotations:
+    karpenter.sh/do-not-disrupt: "true"
+    fleetsim.io/duration: 1h30m
+spec:
+  containers: [{name: c}]
+  terminationGracePeriodSeconds: 120
+  tolerations:
+    - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+    - {key: dedicated, value: ml, effect: NoExecute, tolerationSeconds: 300}
+    - {operator: Exists}
+  topologySpreadConstraints:
+    - maxSkew: 2
+      topologyKey: topology.kubernetes.io/zone
+      whenUnsatisfiable: ScheduleAnyway
+      labelSelector:
+        matchLabels: {app: p}
+        matchExpressions: [{key: tier, operator: In, values: [a]}]
+)");
+  const Workload& w = d->set.workloads.at(0).workload;
+  const PodSpec& s = w.pod.spec;
+  CHECK(s.do_not_disrupt);
+  CHECK(w.run_time == minutes(90));
+  CHECK(s.termination_grace == seconds(120));
+  REQUIRE(s.tolerations.size() == 3);
+  CHECK(s.tolerations[0] == Toleration{.key = "nvidia.com/gpu", .op = TolerationOperator::Exists, .value = "", .effect = TaintEffect::NoSchedule});
+  CHECK(s.tolerations[1] == Toleration{.key = "dedicated", .op = TolerationOperator::Equal, .value = "ml", .effect = TaintEffect::NoExecute});
+  CHECK(s.tolerations[2] == Toleration{.key = "", .op = TolerationOperator::Exists, .value = "", .effect = std::nullopt});
+  REQUIRE(s.topology_spread.size() == 1);
+  CHECK(s.topology_spread[0] == TopologySpread{.topology_key = "topology.kubernetes.io/zone",
+                                               .max_skew = 2,
+                                               .when_unsatisfiable = WhenUnsatisfiable::ScheduleAnyway,
+                                               .match_labels = {{"app", "p"}}});
+  REQUIRE(d->warnings.warnings().size() == 1);
+  CHECK(d->warnings.warnings()[0].field ==
+        "Pod.spec.topologySpreadConstraints[].labelSelector.matchExpressions");
+  CHECK(s.requests.cpu_millis() == 0);
+  CHECK(s.requests.pods() == 1);
+}
+
+TEST_CASE("pod resource errors: negative, absurd, fractional and unknown", "[scenario]") {
+  auto container = [](std::string_view resources) {
+    return decode_error(pod("  initContainers:\n    - name: i\n      resources: " + std::string(resources) + "\n"));
+  };
+  CHECK(container("{requests: {cpu: \"-1\"}}") ==
+        "test.yaml:9:35: spec.initContainers[0].resources.requests.cpu: quantity \"-1\" must not be negative");
+  CHECK(container("{requests: {cpu: \"200000\"}}") ==
+        "test.yaml:9:35: spec.initContainers[0].resources.requests.cpu: 200000 cpu is beyond any instance "
+        "(at most 100000)");
+  CHECK(container("{requests: {memory: 100Ti}}") ==
+        "test.yaml:9:38: spec.initContainers[0].resources.requests.memory: 100Ti memory is beyond any "
+        "instance (at most 64Ti)");
+  CHECK(container("{limits: {nvidia.com/gpu: 65}}") ==
+        "test.yaml:9:44: spec.initContainers[0].resources.limits.nvidia.com/gpu: 65 nvidia.com/gpu is beyond "
+        "any instance (at most 64)");
+  CHECK(container("{limits: {nvidia.com/gpu: 0.5}}") ==
+        "test.yaml:9:44: spec.initContainers[0].resources.limits.nvidia.com/gpu: nvidia.com/gpu must be a "
+        "whole number");
+  CHECK(container("{requests: {gpu: 1}}") ==
+        "test.yaml:9:31: spec.initContainers[0].resources.requests.gpu: unknown resource \"gpu\"; extended "
+        "resources are named with a domain, such as nvidia.com/gpu");
+  CHECK(container("{requests: {cpu: 2}, limits: {cpu: 1}}") ==
+        "test.yaml:9:35: spec.initContainers[0].resources.requests.cpu: the request for cpu exceeds its limit");
+  CHECK(container("{requests: {nvidia.com/gpu: 1}, limits: {nvidia.com/gpu: 2}}") ==
+        "test.yaml:9:46: spec.initContainers[0].resources.requests.nvidia.com/gpu: the request for "
+        "nvidia.com/gpu must equal its limit");
+  CHECK(container("{requests: {cpu: 2 cores}}") ==
+        "test.yaml:9:35: spec.initContainers[0].resources.requests.cpu: invalid quantity \"2 cores\"; use "
+        "Kubernetes forms such as 500m, 2 or 16Gi");
+  CHECK(container("[cpu]") ==
+        "test.yaml:9:18: spec.initContainers[0].resources: expected a mapping, got a list");
+}
+
+TEST_CASE("many containers together may not exceed the per-pod bounds", "[scenario]") {
+  std::string yaml = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n";
+  for (int i = 0; i < 5; ++i) yaml += "    - {name: c" + std::to_string(i) + ", resources: {limits: {nvidia.com/gpu: 16}}}\n";
+  CHECK(decode_error(yaml) ==
+        "test.yaml:6:5: spec.containers: the pod requests 80 nvidia.com/gpu in all, beyond any instance (at most 64)");
+}
+
+TEST_CASE("extended resources beyond the well-known ones are interned until slots run out", "[scenario]") {
+  std::string yaml = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n    - name: c\n      resources:\n        requests:\n";
+  for (int i = 0; i < 6; ++i) yaml += "          example.com/r" + std::to_string(i) + ": 1\n";
+  auto d = decode(yaml);
+  CHECK(d->resources.size() == resource::kMaxResources);
+  CHECK(*d->resources.find("example.com/r5") == resource::kMaxResources - 1);
+  CHECK(spec_of(*d).requests[resource::kMaxResources - 1] == 1);
+  yaml += "          example.com/r6: 1\n";
+  CHECK(decode_error(yaml) ==
+        "test.yaml:15:11: spec.containers[0].resources.requests.example.com/r6: too many distinct resources; "
+        "fleetsim tracks at most 16");
+}
+
+TEST_CASE("pod spec shape and value errors", "[scenario]") {
+  CHECK(decode_error("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: []\n") ==
+        "test.yaml:5:15: spec.containers: a pod needs at least one container");
+  CHECK(decode_error("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: 5\n") ==
+        "test.yaml:4:7: spec: expected a mapping, got a scalar (\"5\")");
+  CHECK(decode_error(pod("  tolerations:\n    - {key: a, operator: Exist}\n")) ==
+        "test.yaml:8:27: spec.tolerations[0].operator: unknown toleration operator \"Exist\"; expected Equal or "
+        "Exists; did you mean \"Exists\"?");
+  CHECK(decode_error(pod("  tolerations:\n    - {key: a, operator: Exists, value: b}\n")) ==
+        "test.yaml:8:42: spec.tolerations[0].value: a toleration with operator Exists takes no value");
+  CHECK(decode_error(pod("  tolerations:\n    - {value: b}\n")) ==
+        "test.yaml:8:7: spec.tolerations[0]: a toleration without a key needs operator Exists");
+  CHECK(decode_error(pod("  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+                         "        nodeSelectorTerms:\n          - matchExpressions:\n"
+                         "              - {key: karpenter.k8s.aws/instance-cpu, operator: Gte, values: [\"4\"]}\n")) ==
+        "test.yaml:12:66: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+        "nodeSelectorTerms[0].matchExpressions[0].operator: operator Gte is only valid in NodePool "
+        "requirements; pods use In, NotIn, Exists, DoesNotExist, Gt or Lt");
+  CHECK(decode_error(pod("  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+                         "        nodeSelectorTerms:\n          - matchExpressions: []\n")) ==
+        "test.yaml:11:13: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+        "nodeSelectorTerms[0]: an empty node selector term matches no node");
+  CHECK(decode_error(pod("  topologySpreadConstraints:\n    - {maxSkew: 0, topologyKey: kubernetes.io/hostname, "
+                         "whenUnsatisfiable: DoNotSchedule}\n")) ==
+        "test.yaml:8:16: spec.topologySpreadConstraints[0].maxSkew: 0 is out of range [1, 2147483647]");
+  CHECK(decode_error(pod("  terminationGracePeriodSeconds: -5\n")) ==
+        "test.yaml:7:34: spec.terminationGracePeriodSeconds: -5 is out of range [0, 34560000]");
+  CHECK(decode_error(pod("  nodeSelector: {Bad Key: x}\n")) ==
+        "test.yaml:7:18: spec.nodeSelector.Bad Key: invalid key \"Bad Key\": the name must be at most 63 "
+        "letters, digits, '-', '_' or '.', starting and ending with a letter or digit");
+  CHECK(decode_error("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  annotations: {fleetsim.io/duration: "
+                     "soon}\nspec: {containers: [{name: c}]}\n") ==
+        "test.yaml:5:39: metadata.annotations.fleetsim.io/duration: invalid duration \"soon\"; use Go forms "
+        "such as 90s, 5m or 1h30m");
+}

@@ -27,14 +27,16 @@ void Cluster::bind(PodId pod_id, NodeId node_id, SimTime now) {
   p.pending_reason.clear();
   n.requested += p.spec->requests;
   n.pods.push_back(pod_id);
+  n.last_pod_event = now;
 }
 
-void Cluster::unbind(PodId pod_id) {
+void Cluster::unbind(PodId pod_id, SimTime now) {
   Pod& p = pods_[pod_id];
   if (p.node == kNoNode) return;
   Node& n = nodes_[p.node];
   n.requested -= p.spec->requests;
   n.pods.erase(std::find(n.pods.begin(), n.pods.end(), pod_id));
+  n.last_pod_event = now;
   p.node = kNoNode;
 }
 

@@ -83,7 +83,7 @@ void SimCloud::delete_node(NodeId id, std::string_view reason, SimDuration drain
   // Evict in bind order: each pod goes back to its controller, which replaces it.
   std::vector<PodId> bound = n.pods;
   for (PodId p : bound) {
-    cluster_.unbind(p);
+    cluster_.unbind(p, sim_.now());
     cluster_.pod(p).phase = PodPhase::Deleted;
     bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::PodEvicted, .node = id, .pod = p,
                        .workload = cluster_.pod(p).workload, .reason = reason});
@@ -133,7 +133,9 @@ void SimCloud::on_event(SimTime now, std::uint64_t t) {
       break;
     case Step::Initialized:
       n.phase = NodePhase::Initialized;
+      n.initialized = true;
       n.initialized_at = now;
+      n.last_pod_event = now;  // consolidateAfter counts from initialization when no pod came
       bus_.emit(SimEvent{.time = now, .kind = EventKind::NodeReady, .node = id});
       bus_.capacity_changed();
       break;

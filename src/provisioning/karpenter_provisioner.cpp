@@ -113,6 +113,7 @@ void KarpenterProvisioner::provision() {
     if (p.nominated == node) return;
     p.nominated = node;
     p.pending_reason.clear();
+    cluster.node(node).nominated_until = now + kNominationWindow;
     in_.bus.emit(SimEvent{.time = now, .kind = EventKind::PodNominated, .node = node, .pod = pod, .workload = p.workload});
   };
   for (const Placement& pl : result.placements) nominate(pending[pl.pod], node_ids[pl.node]);

@@ -120,9 +120,9 @@ void CostLedger::rebalance(const Node& node, const Cluster& cluster, SimTime now
   take_shares(*a, node, cluster);
 }
 
-void CostLedger::close(const Node& node, SimTime now) {
+bool CostLedger::close(const Node& node, SimTime now) {
   NodeAccount* a = account(node.id);
-  if (a == nullptr) return;
+  if (a == nullptr) return false;
   credit(*a, now);
 
   const SimDuration lived = now - node.billed_from;
@@ -145,6 +145,7 @@ void CostLedger::close(const Node& node, SimTime now) {
   a->billed = false;
   a->shares = {};  // release the memory: closed nodes stay in accounts_ only as a flag
   billed_.erase(std::find(billed_.begin(), billed_.end(), node.id));
+  return true;
 }
 
 void CostLedger::close_all(const Cluster& cluster, SimTime end) {

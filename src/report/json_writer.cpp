@@ -1,9 +1,9 @@
 #include "fleetsim/report/json_writer.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <iterator>
-
-#include <fmt/format.h>
 
 #include "fleetsim/report/number_format.hpp"
 

@@ -1,9 +1,9 @@
 #include "fleetsim/report/number_format.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <iterator>
-
-#include <fmt/format.h>
 
 #include "fleetsim/core/error.hpp"
 
@@ -54,13 +54,27 @@ void append_json_string(std::string& out, std::string_view s) {
   out.push_back('"');
   for (char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           fmt::format_to(std::back_inserter(out), "\\u{:04x}", static_cast<unsigned>(c));

@@ -110,8 +110,9 @@ void RunRecorder::on_node_event(const SimEvent& e, const Cluster& cluster) {
     }
     case EventKind::NodeTerminated: {
       const Node& node = cluster.node(e.node);
-      ledger_.close(node, e.time);
-      std::string_view reason = !e.reason.empty()                     ? e.reason
+      // Only nodes that ran count as terminated: launched = terminated + billed at the end.
+      if (!ledger_.close(node, e.time)) break;
+      std::string_view reason = !e.reason.empty()                  ? e.reason
                                 : !node.termination_reason.empty() ? node.termination_reason
                                                                    : kUnknownReason;
       auto it = terminated_by_reason_.find(reason);
@@ -155,8 +156,8 @@ void RunRecorder::on_pod_event(const SimEvent& e, const Cluster& cluster) {
         // No checkpoints are modelled yet, so an evicted Job pod loses all its work since it
         // was bound.
         if (workload_of(pod, cluster).kind == WorkloadKind::Job) {
-          lost_gpu_seconds_ += static_cast<double>(pod.spec->requests.gpus()) *
-                               to_seconds(e.time - pod.bound_at);
+          lost_gpu_seconds_ +=
+              static_cast<double>(pod.spec->requests.gpus()) * to_seconds(e.time - pod.bound_at);
         }
       } else {
         // Deleted while pending (e.g. a scale-down): it waited until now.
@@ -183,7 +184,8 @@ void RunRecorder::on_interval(SimTime now, const Cluster& cluster) {
       const Pod& pod = cluster.pod(pid);
       const std::int64_t gpus = pod.spec->requests.gpus();
       row.gpus_allocated += gpus;
-      if (busy_while_bound(workload_of(pod, cluster).kind)) row.gpus_busy += static_cast<double>(gpus);
+      if (busy_while_bound(workload_of(pod, cluster).kind))
+        row.gpus_busy += static_cast<double>(gpus);
     }
     row.cost_rate_usd_per_hour += node.price_per_hour + node.ebs_price_per_hour;
     if (id < pool_column_.size() && pool_column_[id] >= 0) {

@@ -1,11 +1,11 @@
 #include "fleetsim/report/summary.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <iterator>
 #include <utility>
 #include <vector>
-
-#include <fmt/format.h>
 
 namespace fleetsim {
 

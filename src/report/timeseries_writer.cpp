@@ -1,8 +1,8 @@
 #include "fleetsim/report/timeseries_writer.hpp"
 
-#include <iterator>
-
 #include <fmt/format.h>
+
+#include <iterator>
 
 #include "fleetsim/core/error.hpp"
 #include "fleetsim/report/number_format.hpp"

@@ -12,16 +12,22 @@ namespace {
 
 char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
 
-// Levenshtein distance with case folded; inputs are short keys, so O(n·m) is fine.
+// Edit distance with case folded, counting a swap of neighbours as one edit ("hihg" is one typo
+// from "high"): the optimal-string-alignment variant of Damerau-Levenshtein. Inputs are short
+// names, so O(n·m) is fine.
 std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  std::vector<std::size_t> before(b.size() + 1), prev(b.size() + 1), cur(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
     cur[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
       std::size_t subst = prev[j - 1] + (lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1);
       cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, subst});
+      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) && lower(a[i - 2]) == lower(b[j - 1])) {
+        cur[j] = std::min(cur[j], before[j - 2] + 1);
+      }
     }
+    std::swap(before, prev);
     std::swap(prev, cur);
   }
   return prev[b.size()];

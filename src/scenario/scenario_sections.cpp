@@ -96,11 +96,11 @@ SpotInterruptionEvent decode_spot_interruption(const YamlValue& value, const Sec
       zones = sc.catalog.zones();
     }
     if (std::find(zones.begin(), zones.end(), e.zone) == zones.end()) {
-      std::vector<std::string_view> names(zones.begin(), zones.end());
       std::string what = type != nullptr ? fmt::format("{} has no spot offering in zone \"{}\"", type->name, e.zone.substr(0, 60))
                                          : fmt::format("zone \"{}\" is not in the catalog", e.zone.substr(0, 60));
-      z->fail(fmt::format("{} (zones: {}){}", what, zones.empty() ? std::string("none") : fmt::format("{}", fmt::join(zones, ", ")),
-                          did_you_mean(e.zone, names)));
+      // The valid zones are few and listed, so no "did you mean" is needed.
+      z->fail(fmt::format("{} (zones: {})", what,
+                          zones.empty() ? std::string("none") : fmt::format("{}", fmt::join(zones, ", "))));
     }
   } else if (type != nullptr && type->cheapest_offering(CapacityType::Spot) == nullptr) {
     m.value().fail(fmt::format("{} has no spot offering to interrupt", type->name));

@@ -106,7 +106,7 @@ void WorkloadController::complete(PodId id) {
   Pod& p = cluster_.pod(id);
   if (p.phase != PodPhase::Running) return;  // evicted before it finished
   NodeId node = p.node;
-  cluster_.unbind(id);
+  cluster_.unbind(id, sim_.now());
   p.phase = PodPhase::Succeeded;
   State& s = states_[p.workload];
   --s.active;

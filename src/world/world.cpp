@@ -27,6 +27,7 @@ World::World(const ScenarioConfig& config) : config_(config), sim_(config.seed) 
   build_provisioner();
   kube_scheduler_ = std::make_unique<KubeScheduler>(sim_, cluster_, bus(), [this](PodId pod) { provisioner_->trigger(pod); });
   workloads_ = std::make_unique<WorkloadController>(sim_, cluster_, bus());
+  disruption_ = std::make_unique<DisruptionController>(sim_, cluster_, *cloud_, pools_, kDefaultStartUnixSeconds);
 }
 
 World::~World() = default;
@@ -67,6 +68,7 @@ RunStats World::run() {
     workloads_->add_stream(JobStream{.trace = source.trace, .template_workload = source.template_workload});
   for (std::size_t i = 0; i < config_.events.size(); ++i)
     sim_.schedule_at(at(config_.events[i].at), Phase::CloudAndNodes, *this, i);
+  disruption_->start();
   sim_.every(config_.report_interval, at(config_.report_interval), Phase::Reporting, *this, kReportTick);
 
   const SimTime end = at(config_.duration);

@@ -42,11 +42,14 @@ struct Node {
   std::string zone;
   double price_per_hour = 0.0;
   NodePhase phase = NodePhase::Launching;
+  bool initialized = false;  // reached Initialized (stays true while deleting)
   SimTime created{};       // the NodeClaim was created
   SimTime billed_from{};   // the instance started running
   SimTime initialized_at{};
   SimTime deleting_at{};
   SimTime terminated_at{};
+  SimTime last_pod_event{};     // last bind or pod termination (Karpenter's consolidateAfter clock)
+  SimTime nominated_until{};    // Karpenter planned pods onto it: not a disruption candidate
   std::string termination_reason;
   Requirements labels;        // single-valued: the node's labels
   std::vector<Taint> taints;  // NodePool taints (startup taints are gone once initialized)
@@ -111,7 +114,7 @@ class Cluster {
   // Binds a pending pod to a node; the caller checked that it fits.
   void bind(PodId pod, NodeId node, SimTime now);
   // Removes a pod from its node (completion, eviction, deletion).
-  void unbind(PodId pod);
+  void unbind(PodId pod, SimTime now);
 
  private:
   std::vector<WorkloadRecord> workloads_;

@@ -13,6 +13,10 @@
 
 namespace fleetsim {
 
+// A node that got pods in a simulation is nominated for max(2 × batch max, 10 s) = 20 s
+// (core:pkg/controllers/state/statenode.go nominationWindow) and is no disruption candidate.
+inline constexpr SimDuration kNominationWindow = seconds(20);
+
 struct ProvisionerSettings {
   SimDuration batch_idle = seconds(1);  // BATCH_IDLE_DURATION
   SimDuration batch_max = seconds(10);  // BATCH_MAX_DURATION

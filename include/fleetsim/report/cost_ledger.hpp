@@ -39,8 +39,9 @@ class CostLedger {
   // The node's bound pods changed (or its price did): credit the piece, take the new shares.
   // Ignored for a node that is not billed.
   void rebalance(const Node& node, const Cluster& cluster, SimTime now);
-  // The node stopped billing (NodeTerminated). Ignored for a node that is not billed.
-  void close(const Node& node, SimTime now);
+  // The node stopped billing (NodeTerminated). False, and nothing done, for a node that was not
+  // billed (a NodeClaim that never launched).
+  bool close(const Node& node, SimTime now);
   // The run ended: every node still billed is billed until `end`.
   void close_all(const Cluster& cluster, SimTime end);
 

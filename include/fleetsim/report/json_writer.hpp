@@ -1,9 +1,8 @@
 // Serializes report JSON with fixed number formatting, for byte-stable report.json files.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace fleetsim {
 

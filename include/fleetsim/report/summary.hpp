@@ -1,9 +1,8 @@
 // The short table `fleetsim run` prints on the terminal, read from report.json.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace fleetsim {
 

@@ -8,6 +8,7 @@
 #include "fleetsim/cloud/cluster.hpp"
 #include "fleetsim/cloud/cluster_bus.hpp"
 #include "fleetsim/cloud/sim_cloud.hpp"
+#include "fleetsim/disruption/disruption_controller.hpp"
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/provisioning/karpenter_provisioner.hpp"
 #include "fleetsim/scenario/scenario_config.hpp"
@@ -58,6 +59,7 @@ class World : private ClusterBus, private EventHandler {
   std::unique_ptr<SimCloud> cloud_;
   std::unique_ptr<KarpenterProvisioner> provisioner_;
   std::unique_ptr<KubeScheduler> kube_scheduler_;
+  std::unique_ptr<DisruptionController> disruption_;
   std::unique_ptr<WorkloadController> workloads_;
   std::vector<EventSink*> sinks_;
   std::vector<NodeLatency> latency_by_type_;

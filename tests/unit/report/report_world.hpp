@@ -41,7 +41,8 @@ class ReportWorld {
   Cluster cluster;
 
   WorkloadId workload(std::string name, WorkloadKind kind) {
-    cluster.workloads().push_back({.name = std::move(name), .kind = kind, .namespace_name = "default"});
+    cluster.workloads().push_back(
+        {.name = std::move(name), .kind = kind, .namespace_name = "default"});
     return static_cast<WorkloadId>(cluster.workloads().size() - 1);
   }
 
@@ -111,15 +112,18 @@ class ReportWorld {
   }
   void complete(double t, PodId id) {
     const NodeId node = cluster.pod(id).node;
-    cluster.unbind(id);
+    cluster.unbind(id, at_s(t));
     cluster.pod(id).phase = PodPhase::Succeeded;
     emit({.time = at_s(t), .kind = EventKind::PodCompleted, .node = node, .pod = id});
   }
   void evict(double t, PodId id, std::string_view reason) {
     const NodeId node = cluster.pod(id).node;
-    cluster.unbind(id);
+    cluster.unbind(id, at_s(t));
     cluster.pod(id).phase = PodPhase::Deleted;
-    emit({.time = at_s(t), .kind = EventKind::PodEvicted, .node = node, .pod = id,
+    emit({.time = at_s(t),
+          .kind = EventKind::PodEvicted,
+          .node = node,
+          .pod = id,
           .reason = reason});
   }
 

@@ -1,8 +1,7 @@
-#include <catch2/catch.hpp>
-
-#include <sstream>
-
 #include <fmt/format.h>
+
+#include <catch2/catch.hpp>
+#include <sstream>
 
 #include "report_world.hpp"
 
@@ -32,7 +31,7 @@ TEST_CASE("report.json has the contract's top-level keys in order", "[report]") 
   rec.on_end(at(hours(1)), w.cluster);
   Json r = rec.report(1234);
   CHECK(keys_of(r) == std::vector<std::string>{"scenario", "seed", "duration_s", "cost", "gpu",
-                                                "sla", "pods", "jobs", "nodes", "engine"});
+                                               "sla", "pods", "jobs", "nodes", "engine"});
   CHECK(r["scenario"] == "unit");
   CHECK(r["seed"] == 7);
   CHECK(r["duration_s"] == 3600.0);
@@ -42,7 +41,7 @@ TEST_CASE("report.json has the contract's top-level keys in order", "[report]") 
   CHECK(r["gpu"]["allocation_ratio"] == 0.0);
   CHECK(r["pods"]["pending_seconds"]["p99"] == 0.0);
   CHECK(keys_of(r["sla"]) == std::vector<std::string>{"requests", "served", "dropped", "misses",
-                                                       "miss_ratio", "latency_ms", "by_service"});
+                                                      "miss_ratio", "latency_ms", "by_service"});
 }
 
 TEST_CASE("a node that lives 30 s is billed the 60-second minimum; EBS has no minimum",
@@ -66,10 +65,16 @@ TEST_CASE("instance cost splits by capacity type; pool, type and capacity type i
           "[report]") {
   RunRecorder rec(run_info({"gpu", "spot-gpu"}));
   ReportWorld w(rec);
-  NodeId a = w.node({.name = "a", .nodepool = "gpu", .instance_type = "g5.xlarge",
-                     .price = 1.2, .ebs_price = 0.1});
-  NodeId b = w.node({.name = "b", .nodepool = "spot-gpu", .instance_type = "g5.2xlarge",
-                     .capacity_type = CapacityType::Spot, .price = 0.6});
+  NodeId a = w.node({.name = "a",
+                     .nodepool = "gpu",
+                     .instance_type = "g5.xlarge",
+                     .price = 1.2,
+                     .ebs_price = 0.1});
+  NodeId b = w.node({.name = "b",
+                     .nodepool = "spot-gpu",
+                     .instance_type = "g5.2xlarge",
+                     .capacity_type = CapacityType::Spot,
+                     .price = 0.6});
   w.launch(0, a);
   w.launch(0, b);
   w.terminate(1800, b, "spot_interruption");
@@ -255,7 +260,8 @@ TEST_CASE("peak counts nodes billed at once, draining ones included", "[report]"
   w.launch(10, b);
   w.terminate(100, a, "expired");
   w.launch(200, c);
-  rec.on_event({.time = ReportWorld::at_s(300), .kind = EventKind::LaunchFailed,
+  rec.on_event({.time = ReportWorld::at_s(300),
+                .kind = EventKind::LaunchFailed,
                 .reason = "InsufficientInstanceCapacity"},
                w.cluster);
   rec.on_end(at(hours(1)), w.cluster);

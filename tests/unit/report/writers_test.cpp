@@ -1,7 +1,8 @@
 #include <catch2/catch.hpp>
-
+#include <cmath>
 #include <sstream>
 
+#include "fleetsim/report/json_writer.hpp"
 #include "fleetsim/report/number_format.hpp"
 #include "fleetsim/report/percentile.hpp"
 #include "fleetsim/report/summary.hpp"
@@ -23,9 +24,14 @@ std::vector<std::string> lines_of(const std::string& text) {
 void play(RunRecorder& rec) {
   ReportWorld w(rec);
   WorkloadId train = w.workload("train", WorkloadKind::Job);
-  NodeId n = w.node({.name = "ip-10-0-0-1", .nodepool = "gpu", .instance_type = "g5.xlarge",
-                     .capacity_type = CapacityType::Spot, .zone = "us-east-1b",
-                     .price = 0.4512, .ebs_price = 0.01, .gpus = 1});
+  NodeId n = w.node({.name = "ip-10-0-0-1",
+                     .nodepool = "gpu",
+                     .instance_type = "g5.xlarge",
+                     .capacity_type = CapacityType::Spot,
+                     .zone = "us-east-1b",
+                     .price = 0.4512,
+                     .ebs_price = 0.01,
+                     .gpus = 1});
   PodId p = w.pod({.name = "train-0", .workload = train, .gpus = 1});
   PodId q = w.pod({.name = "train-1", .workload = train, .gpus = 1});
   w.create(0, p);
@@ -68,7 +74,7 @@ TEST_CASE("events.jsonl lines have fixed keys in the contract's order", "[report
     INFO("line " << i + 1);
     CHECK(got[i] == expected[i]);
     // Every line is valid JSON that parses back to the same bytes.
-    CHECK(nlohmann::ordered_json::parse(got[i]).dump() == got[i]);
+    CHECK(dump_json(nlohmann::ordered_json::parse(got[i]), -1) == got[i]);
   }
 }
 
@@ -90,7 +96,7 @@ TEST_CASE("the same events give byte-identical outputs", "[report]") {
     std::ostringstream events, csv;
     RunRecorder rec(run_info(), &events, &csv);
     play(rec);
-    return events.str() + csv.str() + rec.report(42).dump(2);
+    return events.str() + csv.str() + dump_json(rec.report(42));
   };
   const std::string first = run();
   CHECK(run() == first);
@@ -154,11 +160,31 @@ TEST_CASE("the terminal summary is an aligned table of the headline numbers", "[
 
 TEST_CASE("the summary lists the five costliest NodePools", "[report]") {
   nlohmann::ordered_json r;
-  r["cost"]["by_nodepool"] = {{"a", 1.0}, {"b", 6.0}, {"c", 3.0}, {"d", 4.0},
-                              {"e", 5.0}, {"f", 2.0}};
+  r["cost"]["by_nodepool"] = {{"a", 1.0}, {"b", 6.0}, {"c", 3.0},
+                              {"d", 4.0}, {"e", 5.0}, {"f", 2.0}};
   const std::string s = format_summary(r);
   INFO(s);
   CHECK(s.find("b  $6.00") < s.find("e  $5.00"));
   CHECK(s.find("f  $2.00") != std::string::npos);
   CHECK(s.find("a  $1.00") == std::string::npos);
+}
+
+TEST_CASE("dump_json lays out like nlohmann but prints doubles with six decimals at most",
+          "[report]") {
+  nlohmann::ordered_json j;
+  j["z"] = 1;
+  j["a"] = nlohmann::ordered_json::array({1.5, "x", true, nullptr});
+  j["empty"] = nlohmann::ordered_json::object();
+  j["none"] = nlohmann::ordered_json::array();
+  j["u"] = std::uint64_t{18446744073709551615ULL};
+  j["neg"] = -3;
+  j["nested"]["k"] = 60.0;
+  CHECK(dump_json(j) == j.dump(2));
+  CHECK(dump_json(j, -1) == j.dump());
+  CHECK(dump_json(j, 4) == j.dump(4));
+
+  // nlohmann's Grisu2 prints this double (the nearest to 1.655806) as 1.6558059999999999.
+  const nlohmann::ordered_json x = round_report(1.6558059999);
+  CHECK(dump_json(x) == "1.655806");
+  CHECK(dump_json(nlohmann::ordered_json(std::nan(""))) == "null");
 }

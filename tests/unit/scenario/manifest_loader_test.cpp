@@ -51,7 +51,7 @@ TEST_CASE("EC2NodeClass: block devices and maxPods are read, boot settings warn"
                       "EC2NodeClass.spec.blockDeviceMappings[].ebs.encrypted", "EC2NodeClass.spec.amiFamily",
                       "EC2NodeClass.spec.role", "EC2NodeClass.spec.amiSelectorTerms",
                       "EC2NodeClass.spec.subnetSelectorTerms", "EC2NodeClass.spec.securityGroupSelectorTerms"});
-  CHECK(warnings.warnings()[1].where.to_string() == file.string() + ":56:3");
+  CHECK(warnings.warnings()[1].where.to_string() == file.string() + ":55:3");
 }
 
 TEST_CASE("EC2NodeClass value errors", "[scenario]") {

@@ -187,7 +187,7 @@ TEST_CASE("pod resource errors: negative, absurd, fractional and unknown", "[sce
         "test.yaml:9:44: spec.initContainers[0].resources.limits.nvidia.com/gpu: nvidia.com/gpu must be a "
         "whole number");
   CHECK(container("{requests: {gpu: 1}}") ==
-        "test.yaml:9:31: spec.initContainers[0].resources.requests.gpu: unknown resource \"gpu\"; extended "
+        "test.yaml:9:30: spec.initContainers[0].resources.requests.gpu: unknown resource \"gpu\"; extended "
         "resources are named with a domain, such as nvidia.com/gpu");
   CHECK(container("{requests: {cpu: 2}, limits: {cpu: 1}}") ==
         "test.yaml:9:35: spec.initContainers[0].resources.requests.cpu: the request for cpu exceeds its limit");
@@ -227,16 +227,16 @@ TEST_CASE("pod spec shape and value errors", "[scenario]") {
   CHECK(decode_error("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: 5\n") ==
         "test.yaml:4:7: spec: expected a mapping, got a scalar (\"5\")");
   CHECK(decode_error(pod("  tolerations:\n    - {key: a, operator: Exist}\n")) ==
-        "test.yaml:8:27: spec.tolerations[0].operator: unknown toleration operator \"Exist\"; expected Equal or "
+        "test.yaml:8:26: spec.tolerations[0].operator: unknown toleration operator \"Exist\"; expected Equal or "
         "Exists; did you mean \"Exists\"?");
   CHECK(decode_error(pod("  tolerations:\n    - {key: a, operator: Exists, value: b}\n")) ==
-        "test.yaml:8:42: spec.tolerations[0].value: a toleration with operator Exists takes no value");
+        "test.yaml:8:41: spec.tolerations[0].value: a toleration with operator Exists takes no value");
   CHECK(decode_error(pod("  tolerations:\n    - {value: b}\n")) ==
         "test.yaml:8:7: spec.tolerations[0]: a toleration without a key needs operator Exists");
   CHECK(decode_error(pod("  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
                          "        nodeSelectorTerms:\n          - matchExpressions:\n"
                          "              - {key: karpenter.k8s.aws/instance-cpu, operator: Gte, values: [\"4\"]}\n")) ==
-        "test.yaml:12:66: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+        "test.yaml:12:65: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
         "nodeSelectorTerms[0].matchExpressions[0].operator: operator Gte is only valid in NodePool "
         "requirements; pods use In, NotIn, Exists, DoesNotExist, Gt or Lt");
   CHECK(decode_error(pod("  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
@@ -245,7 +245,7 @@ TEST_CASE("pod spec shape and value errors", "[scenario]") {
         "nodeSelectorTerms[0]: an empty node selector term matches no node");
   CHECK(decode_error(pod("  topologySpreadConstraints:\n    - {maxSkew: 0, topologyKey: kubernetes.io/hostname, "
                          "whenUnsatisfiable: DoNotSchedule}\n")) ==
-        "test.yaml:8:16: spec.topologySpreadConstraints[0].maxSkew: 0 is out of range [1, 2147483647]");
+        "test.yaml:8:17: spec.topologySpreadConstraints[0].maxSkew: 0 is out of range [1, 2147483647]");
   CHECK(decode_error(pod("  terminationGracePeriodSeconds: -5\n")) ==
         "test.yaml:7:34: spec.terminationGracePeriodSeconds: -5 is out of range [0, 34560000]");
   CHECK(decode_error(pod("  nodeSelector: {Bad Key: x}\n")) ==

@@ -150,6 +150,10 @@ kind: Deployment
 metadata: {name: web}
 spec:
   replicas: [3]
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: c}]}
 )") == "test.yaml:5:13: spec.replicas: expected an integer, got a list");
   CHECK(decode_error(R"(apiVersion: apps/v1
 kind: Deployment
@@ -173,6 +177,7 @@ kind: Job
 metadata: {name: j}
 spec:
   parallelism: 200000
+  template: {spec: {restartPolicy: Never, containers: [{name: c}]}}
 )") == "test.yaml:5:16: spec.parallelism: 200000 is out of range [0, 150000]");
 }
 

@@ -50,8 +50,12 @@ TEST_CASE("malformed YAML reports yaml-cpp's mark, 1-based", "[scenario]") {
         "bad.yaml:2:2: invalid YAML: end of sequence flow not found");
   CHECK(test::config_error([] { parse_yaml("a: b: c\n", "bad.yaml"); }) ==
         "bad.yaml:1:5: invalid YAML: illegal map value");
-  CHECK(test::config_error([] { parse_yaml("a: 'unterminated\n", "bad.yaml"); }) ==
-        "bad.yaml:2:1: invalid YAML: end of single quoted scalar not found");
+  CHECK(test::config_error([] { parse_yaml("{a: 1\n", "bad.yaml"); }) ==
+        "bad.yaml:2:1: invalid YAML: end of map flow not found");
+  CHECK(test::config_error([] { parse_yaml("a: &x 1\nb: *y\n", "bad.yaml"); }) ==
+        "bad.yaml:2:4: invalid YAML: the referenced anchor is not defined");
+  CHECK(test::config_error([] { parse_yaml("a:\n  - b\n c: d\n", "bad.yaml"); }) ==
+        "bad.yaml:3:2: invalid YAML: end of map not found");
 }
 
 TEST_CASE("bytes that are not UTF-8 give an error or a value, never a crash", "[scenario]") {

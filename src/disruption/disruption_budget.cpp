@@ -1,0 +1,44 @@
+#include "fleetsim/disruption/disruption_budget.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "fleetsim/disruption/cron_schedule.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+bool schedule_active(const DisruptionBudget& b, SimTime now, std::int64_t start_unix_s) {
+  if (b.schedule.empty()) return true;
+  std::optional<CronSchedule> cron = CronSchedule::parse(b.schedule);
+  if (!cron || !b.duration) return false;  // the scenario loader rejects these
+  std::int64_t now_min = (start_unix_s + now.time_since_epoch().count() / 1'000'000) / 60;
+  std::int64_t span = b.duration->count() / 60'000'000;
+  for (std::int64_t m = now_min - span + 1; m <= now_min; ++m)
+    if (cron->matches(civil_from_unix_minutes(m))) return true;
+  return false;
+}
+
+}  // namespace
+
+std::int64_t allowed_disruptions(const NodePool& pool, std::uint32_t pool_index, const Cluster& cluster,
+                                 std::string_view reason, SimTime now, std::int64_t start_unix_s) {
+  std::int64_t total = 0, disrupting = 0;
+  for (const Node& n : cluster.nodes()) {
+    if (n.pool != pool_index || !n.initialized || n.phase == NodePhase::Terminated) continue;
+    ++total;
+    if (n.phase != NodePhase::Initialized) ++disrupting;
+  }
+  std::int64_t allowed = std::numeric_limits<std::int64_t>::max();
+  for (const DisruptionBudget& b : pool.disruption.budgets) {
+    if (!b.reasons.empty() && std::find(b.reasons.begin(), b.reasons.end(), reason) == b.reasons.end()) continue;
+    if (!schedule_active(b, now, start_unix_s)) continue;
+    std::int64_t limit = b.percent ? (total * b.nodes + 99) / 100 : b.nodes;
+    allowed = std::min(allowed, limit);
+  }
+  if (allowed == std::numeric_limits<std::int64_t>::max()) return allowed;
+  return std::max<std::int64_t>(0, allowed - disrupting);
+}
+
+}  // namespace fleetsim

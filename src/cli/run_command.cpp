@@ -6,10 +6,9 @@
 #include <iostream>
 
 #include "fleetsim/cli/commands.hpp"
-#include "fleetsim/report/run_recorder.hpp"
+#include "fleetsim/cli/run_scenario.hpp"
 #include "fleetsim/report/summary.hpp"
 #include "fleetsim/scenario/scenario_loader.hpp"
-#include "fleetsim/world/world.hpp"
 
 namespace fleetsim {
 
@@ -40,32 +39,18 @@ int run_command(const RunOptions& options) {
   std::ofstream events = open_output(options.out_dir / "events.jsonl");
   std::ofstream timeseries = open_output(options.out_dir / "timeseries.csv");
 
-  RunInfo info{.scenario = config.name, .seed = config.seed, .duration = config.duration,
-               .report_interval = config.report_interval, .nodepools = {}};
-  for (const NodePool& p : config.nodepools) info.nodepools.push_back(p.name);
-  for (const ScriptedEvent& e : config.events)
-    if (const auto* apply = std::get_if<ApplyManifestsEvent>(&e.action))
-      for (const NodePool& p : apply->nodepools)
-        if (std::find(info.nodepools.begin(), info.nodepools.end(), p.name) == info.nodepools.end())
-          info.nodepools.push_back(p.name);
-  RunRecorder recorder(info, &events, &timeseries);
-
-  World world(config);
-  world.add_sink(recorder);
   const bool show_progress = !options.quiet && isatty(STDERR_FILENO) != 0;
+  ScenarioOutputs outputs{.events = &events, .timeseries = &timeseries, .progress = {}};
   if (show_progress) {
-    world.set_progress(
-        [&](SimTime now) {
-          std::cerr << fmt::format("\r{}: {} / {} simulated", config.name, format_duration(now.time_since_epoch()),
-                                   format_duration(config.duration))
-                    << std::flush;
-        },
-        std::max(config.duration / 100, seconds(1)));
+    outputs.progress = [&](SimTime now) {
+      std::cerr << fmt::format("\r{}: {} / {} simulated", config.name, format_duration(now.time_since_epoch()),
+                               format_duration(config.duration))
+                << std::flush;
+    };
   }
-  RunStats stats = world.run();
+  nlohmann::ordered_json report = run_scenario(config, outputs);
   if (show_progress) std::cerr << "\r\033[K";
 
-  nlohmann::ordered_json report = recorder.report(stats.engine_events);
   std::ofstream report_file = open_output(options.out_dir / "report.json");
   report_file << report.dump(2) << '\n';
   events.close();

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "fleetsim/core/time.hpp"
+
 namespace fleetsim {
 
 namespace {
@@ -42,9 +44,10 @@ std::string format_summary(const Json& report) {
   const Json& nodes = at(report, "nodes");
 
   const Json& scenario = at(report, "scenario");
-  fmt::format_to(std::back_inserter(out), "fleetsim: {} (seed {}, {:g} s)\n",
+  fmt::format_to(std::back_inserter(out), "fleetsim: {} (seed {}, {})\n",
                  scenario.is_string() ? scenario.get<std::string>() : std::string("?"),
-                 count(at(report, "seed")), num(at(report, "duration_s")));
+                 count(at(report, "seed")),
+                 format_duration(from_seconds(num(at(report, "duration_s")))));
 
   row(out, "cost total", usd(num(at(cost, "total_usd"))));
   row(out, "  on-demand / spot",

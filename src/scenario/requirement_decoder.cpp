@@ -61,7 +61,9 @@ void decode_one(const YamlValue& item, RequirementSource source, DecodeContext& 
   if (values_node) {
     for (const YamlValue& v : values_node->items()) {
       std::string text = v.as_string();
-      if (source == RequirementSource::NodePool) {
+      // Karpenter checks In/NotIn values as label values; numeric operators get their own check.
+      bool label_values = *op == Operator::In || *op == Operator::NotIn;
+      if (source == RequirementSource::NodePool && label_values) {
         if (auto p = label_value_problem(text)) v.fail(*p);
       }
       values.push_back(std::move(text));

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 
+#include "fleetsim/report/number_format.hpp"
 #include "report_world.hpp"
 
 using namespace fleetsim;
@@ -264,9 +265,19 @@ TEST_CASE("peak counts nodes billed at once, draining ones included", "[report]"
                 .kind = EventKind::LaunchFailed,
                 .reason = "InsufficientInstanceCapacity"},
                w.cluster);
+  // A NodeClaim whose launch failed never bills and is not a terminated node.
+  NodeId claim = w.node({.name = "claim"});
+  rec.on_event({.time = ReportWorld::at_s(310),
+                .kind = EventKind::LaunchFailed,
+                .node = claim,
+                .reason = "InsufficientInstanceCapacity"},
+               w.cluster);
+  w.terminate(310, claim, "launch_failed");
   rec.on_end(at(hours(1)), w.cluster);
   Json r = rec.report(0);
   CHECK(r["nodes"]["peak"] == 2);
+  CHECK(r["nodes"]["terminated_by_reason"] == Json{{"expired", 1}});
+  CHECK(r["cost"]["by_nodepool"] == Json{{"gpu", round_report((100 + 3590 + 3400) / 3600.0)}});
   CHECK(r["nodes"]["launched"] == 3);
-  CHECK(r["nodes"]["launch_failures"] == 1);
+  CHECK(r["nodes"]["launch_failures"] == 2);
 }

@@ -149,7 +149,7 @@ TEST_CASE("the terminal summary is an aligned table of the headline numbers", "[
   play(rec);
   const std::string s = format_summary(rec.report(0));
   INFO(s);
-  CHECK(s.find("fleetsim: unit (seed 7, 3600 s)\n") == 0);
+  CHECK(s.find("fleetsim: unit (seed 7, 1h0m0s)\n") == 0);
   CHECK(s.find("  cost total                $0.03\n") != std::string::npos);
   CHECK(s.find("    on-demand / spot        $0.00 / $0.03\n") != std::string::npos);
   CHECK(s.find("    by nodepool             gpu  $0.03\n") != std::string::npos);

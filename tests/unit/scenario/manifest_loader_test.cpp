@@ -24,7 +24,7 @@ TEST_CASE("unmodelled fields warn once however often they appear", "[scenario]")
   REQUIRE(w.size() == 1);
   CHECK(w[0].field == "Deployment.spec.template.spec.containers[].image");
   CHECK(w[0].message == "not modelled; ignored");
-  CHECK(w[0].where.to_string() == "test.yaml:9:31");
+  CHECK(w[0].where.to_string() == "test.yaml:9:30");
 }
 
 TEST_CASE("EC2NodeClass: block devices and maxPods are read, boot settings warn", "[scenario]") {
@@ -60,12 +60,12 @@ TEST_CASE("EC2NodeClass value errors", "[scenario]") {
                         "  blockDeviceMappings:\n    - ebs: " + std::string(ebs) + "\n");
   };
   CHECK(nc("{volumeType: gp4}") ==
-        "test.yaml:6:26: spec.blockDeviceMappings[0].ebs.volumeType: unknown volumeType \"gp4\"; expected gp2, "
+        "test.yaml:6:25: spec.blockDeviceMappings[0].ebs.volumeType: unknown volumeType \"gp4\"; expected gp2, "
         "gp3, io1, io2, st1, sc1 or standard; did you mean \"gp2\"?");
   CHECK(nc("{volumeSize: 100Ti}") ==
-        "test.yaml:6:26: spec.blockDeviceMappings[0].ebs.volumeSize: volumeSize must be more than 0 and at most 64Ti");
+        "test.yaml:6:25: spec.blockDeviceMappings[0].ebs.volumeSize: volumeSize must be more than 0 and at most 64Ti");
   CHECK(nc("{iops: 1000000}") ==
-        "test.yaml:6:20: spec.blockDeviceMappings[0].ebs.iops: 1000000 is out of range [0, 256000]");
+        "test.yaml:6:19: spec.blockDeviceMappings[0].ebs.iops: 1000000 is out of range [0, 256000]");
 }
 
 TEST_CASE("inline manifests are read as manifest files are", "[scenario]") {

@@ -210,15 +210,15 @@ TEST_CASE("NodePools may not require restricted labels", "[scenario]") {
                              "\n          operator: Exists\n"));
   };
   CHECK(key_error("kubernetes.io/hostname") ==
-        "test.yaml:9:15: spec.template.spec.requirements[0].key: label \"kubernetes.io/hostname\" is restricted");
+        "test.yaml:9:16: spec.template.spec.requirements[0].key: label \"kubernetes.io/hostname\" is restricted");
   CHECK(key_error("karpenter.sh/nodepool") ==
-        "test.yaml:9:15: spec.template.spec.requirements[0].key: label \"karpenter.sh/nodepool\" is restricted");
+        "test.yaml:9:16: spec.template.spec.requirements[0].key: label \"karpenter.sh/nodepool\" is restricted");
   CHECK(key_error("karpenter.sh/team") ==
-        "test.yaml:9:15: spec.template.spec.requirements[0].key: label domain \"karpenter.sh\" is restricted");
+        "test.yaml:9:16: spec.template.spec.requirements[0].key: label domain \"karpenter.sh\" is restricted");
   CHECK(key_error("example.kubernetes.io/team") ==
-        "test.yaml:9:15: spec.template.spec.requirements[0].key: label domain \"kubernetes.io\" is restricted");
+        "test.yaml:9:16: spec.template.spec.requirements[0].key: label domain \"kubernetes.io\" is restricted");
   CHECK(key_error("karpenter.k8s.aws/team") ==
-        "test.yaml:9:15: spec.template.spec.requirements[0].key: label domain \"karpenter.k8s.aws\" is "
+        "test.yaml:9:16: spec.template.spec.requirements[0].key: label domain \"karpenter.k8s.aws\" is "
         "restricted");
   for (std::string_view ok : {"karpenter.sh/capacity-type", "node.kubernetes.io/instance-type",
                               "topology.kubernetes.io/zone", "karpenter.k8s.aws/instance-gpu-name",
@@ -241,13 +241,13 @@ TEST_CASE("NodePool limits on requirements count and other field errors", "[scen
   CHECK(decode_error(pool("  weight: \"50\"\n")) ==
         "test.yaml:8:11: spec.weight: expected an integer, got a scalar (\"50\")");
   CHECK(decode_error(pool("      taints:\n        - {key: nvidia.com/gpu, effect: NoSchedul}\n")) ==
-        "test.yaml:9:42: spec.template.spec.taints[0].effect: unknown taint effect \"NoSchedul\"; expected "
+        "test.yaml:9:41: spec.template.spec.taints[0].effect: unknown taint effect \"NoSchedul\"; expected "
         "NoSchedule, PreferNoSchedule or NoExecute; did you mean \"NoSchedule\"?");
   CHECK(decode_error(pool("  disruption:\n    budgets: [{nodes: \"110%\"}]\n")) ==
-        "test.yaml:9:24: spec.disruption.budgets[0].nodes: invalid budget \"110%\"; expected a node count "
+        "test.yaml:9:23: spec.disruption.budgets[0].nodes: invalid budget \"110%\"; expected a node count "
         "such as \"5\" or a percentage from \"0%\" to \"100%\"");
   CHECK(decode_error(pool("  disruption:\n    budgets:\n      - {nodes: \"0\", schedule: \"0 9 * *\", duration: 8h}\n")) ==
-        "test.yaml:10:35: spec.disruption.budgets[0].schedule: invalid schedule \"0 9 * *\"; expected five "
+        "test.yaml:10:32: spec.disruption.budgets[0].schedule: invalid schedule \"0 9 * *\"; expected five "
         "cron fields (minute hour day-of-month month day-of-week) or a macro such as @daily");
   CHECK(decode_error(pool("  disruption:\n    budgets:\n      - {nodes: \"0\", schedule: \"@daily\"}\n")) ==
         "test.yaml:10:9: spec.disruption.budgets[0]: a budget with a schedule needs a duration");
@@ -255,7 +255,7 @@ TEST_CASE("NodePool limits on requirements count and other field errors", "[scen
         "test.yaml:9:26: spec.disruption.consolidationPolicy: unknown consolidationPolicy "
         "\"WhenUnderutilized\"; expected WhenEmpty or WhenEmptyOrUnderutilized");
   CHECK(decode_error(pool("  limits: {cpu: -4}\n")) ==
-        "test.yaml:8:18: spec.limits.cpu: quantity \"-4\" must not be negative");
+        "test.yaml:8:17: spec.limits.cpu: quantity \"-4\" must not be negative");
 }
 
 TEST_CASE("a NodePool without a nodeClassRef is refused", "[scenario]") {

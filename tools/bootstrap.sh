@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs what fleetsim needs to build and test, from Debian's packages only (DESIGN.md §10).
+# Run as root on Debian 12; packages already present are left alone.
+set -euo pipefail
+packages=(g++ cmake ninja-build libyaml-cpp-dev libcli11-dev libfmt-dev libeigen3-dev
+          nlohmann-json3-dev catch2 libbenchmark-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -7,8 +7,10 @@
 
 #include "fleetsim/cli/commands.hpp"
 #include "fleetsim/cli/run_scenario.hpp"
+#include "fleetsim/report/json_writer.hpp"
 #include "fleetsim/report/summary.hpp"
 #include "fleetsim/scenario/scenario_loader.hpp"
+#include "fleetsim/workload/job_trace.hpp"
 
 namespace fleetsim {
 
@@ -52,7 +54,7 @@ int run_command(const RunOptions& options) {
   if (show_progress) std::cerr << "\r\033[K";
 
   std::ofstream report_file = open_output(options.out_dir / "report.json");
-  report_file << report.dump(2) << '\n';
+  report_file << dump_json(report) << '\n';
   events.close();
   timeseries.close();
   report_file.close();
@@ -67,6 +69,12 @@ int run_command(const RunOptions& options) {
 
 int validate_command(const std::filesystem::path& scenario) {
   ScenarioConfig config = load_scenario(scenario, bundled_catalog_root());
+  // A run streams its traces; validation reads them through so a bad row surfaces now.
+  for (const JobSource& source : config.job_sources) {
+    JobTraceReader reader(source.trace);
+    while (reader.next()) {
+    }
+  }
   print_warnings(config);
   std::size_t jobs = config.job_sources.size();
   std::cout << fmt::format("{}: ok ({} NodePools, {} workloads, {} DaemonSets, {} job traces, {} scripted events, "

@@ -124,7 +124,24 @@ void load_manifest_ref(const YamlValue& ref, const SectionContext& sc, ManifestS
   if (ref.is_map()) {
     sc.manifests.load_manifest(YamlValue(ref.node(), ref.file_ptr(), ref.path()), out);
   } else if (ref.is_scalar()) {
-    sc.manifests.load_file(resolve_path(ref, sc), ref.where(), ref.path(), out);
+    std::filesystem::path path = resolve_path(ref, sc);
+    std::error_code ec;
+    if (!std::filesystem::is_directory(path, ec)) {
+      sc.manifests.load_file(path, ref.where(), ref.path(), out);
+      return;
+    }
+    // A directory reads as `kubectl apply -f DIR` does: its .yaml, .yml and .json files, in name
+    // order (sorted here, since directory iteration order is unspecified).
+    std::vector<std::filesystem::path> files;
+    for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
+      auto ext = entry.path().extension();
+      if (entry.is_regular_file(ec) && (ext == ".yaml" || ext == ".yml" || ext == ".json")) {
+        files.push_back(entry.path());
+      }
+    }
+    if (ec) ref.fail(fmt::format("cannot read directory {}", path.string()));
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) sc.manifests.load_file(f, ref.where(), ref.path(), out);
   } else {
     ref.fail(fmt::format("expected a file path or an inline manifest, got {}", ref.describe()));
   }

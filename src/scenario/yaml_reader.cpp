@@ -3,7 +3,11 @@
 #include <charconv>
 #include <fstream>
 #include <set>
+#include <sstream>
 #include <system_error>
+
+#include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
 
 #include <fmt/format.h>
 
@@ -253,6 +257,11 @@ std::string strip_indices(std::string_view path) {
 
 namespace {
 
+std::string too_many_nodes_message() {
+  return fmt::format("too many YAML nodes (alias expansion?); at most {} are read per file",
+                     kMaxYamlNodesPerFile);
+}
+
 // Walks every document, expanding aliases as a consumer would, and stops at the budget. An
 // explicit stack keeps deep or cyclic alias structures from exhausting the C++ stack.
 void check_node_budget(const YamlDocuments& docs) {
@@ -265,10 +274,7 @@ void check_node_budget(const YamlDocuments& docs) {
       stack.pop_back();
       if (++visited > kMaxYamlNodesPerFile) {
         YAML::Mark m = doc.Mark();
-        throw ConfigError(location(*docs.file, m), "",
-                          fmt::format("too many YAML nodes (alias expansion?); at most {} are read "
-                                      "per file",
-                                      kMaxYamlNodesPerFile));
+        throw ConfigError(location(*docs.file, m), "", too_many_nodes_message());
       }
       if (n.IsSequence()) {
         for (auto it = n.begin(); it != n.end(); ++it) stack.push_back(*it);
@@ -282,14 +288,55 @@ void check_node_budget(const YamlDocuments& docs) {
   }
 }
 
+// Counts parse events and stops at the node budget. yaml-cpp spends most of its time building
+// nodes (seconds per million), so a 16 MiB file of tiny nodes is refused here, before any are
+// built. Aliases count once: their expansion is check_node_budget's job.
+class EventBudget : public YAML::EventHandler {
+ public:
+  explicit EventBudget(const std::string& file) : file_(file) {}
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& m, YAML::anchor_t) override { count(m); }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { count(m); }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string&) override { count(m); }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    count(m);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    count(m);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void count(const YAML::Mark& m) {
+    if (++events_ > kMaxYamlNodesPerFile) throw ConfigError(location(file_, m), "", too_many_nodes_message());
+  }
+  const std::string& file_;
+  std::size_t events_ = 0;
+};
+
+[[noreturn]] void rethrow_yaml_error(const std::string& file, const YAML::Exception& e) {
+  if (dynamic_cast<const YAML::DeepRecursion*>(&e) != nullptr) {
+    throw ConfigError(location(file, e.mark), "", "invalid YAML: nested too deeply");
+  }
+  throw ConfigError(location(file, e.mark), "", fmt::format("invalid YAML: {}", e.msg));
+}
+
 }  // namespace
 
 YamlDocuments parse_yaml(std::string_view text, std::string file_name) {
   YamlDocuments out{.file = std::make_shared<const std::string>(std::move(file_name)), .documents = {}};
+  std::string input(text);
   try {
-    out.documents = YAML::LoadAll(std::string(text));
+    std::istringstream in(input);
+    YAML::Parser parser(in);
+    EventBudget budget(*out.file);
+    while (parser.HandleNextDocument(budget)) {
+    }
+    out.documents = YAML::LoadAll(input);
   } catch (const YAML::Exception& e) {
-    throw ConfigError(location(*out.file, e.mark), "", fmt::format("invalid YAML: {}", e.msg));
+    rethrow_yaml_error(*out.file, e);
   }
   check_node_budget(out);
   return out;

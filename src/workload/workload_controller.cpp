@@ -27,11 +27,12 @@ std::string WorkloadController::random_suffix(std::size_t length) {
   return s;
 }
 
-void WorkloadController::add(const Workload& workload, SimTime at) {
+void WorkloadController::add(const Workload& workload, SimTime at, std::string_view group) {
   State s;
   s.def = workload;
   s.id = static_cast<WorkloadId>(states_.size());
-  cluster_.workloads().push_back(WorkloadRecord{.name = workload.name, .kind = workload.kind, .namespace_name = workload.namespace_name});
+  cluster_.workloads().push_back(WorkloadRecord{.name = group.empty() ? workload.name : std::string(group),
+                                                .kind = workload.kind, .namespace_name = workload.namespace_name});
   states_.push_back(std::move(s));
   sim_.schedule_at(std::max(at, sim_.now()), Phase::Workload, *this, tag(Action::Create, states_.back().id));
 }
@@ -143,7 +144,7 @@ void WorkloadController::arrive(std::uint32_t index) {
   spec.requests[resource::kMemory] = arrival.memory_bytes;
   spec.requests[stream.gpu_resource] = arrival.gpus;
   spec.priority = arrival.priority;
-  add(job, sim_.now());
+  add(job, sim_.now(), stream.source.template_workload.name);
   stream.next = stream.reader->next();
   if (stream.next) sim_.schedule_at(std::max(stream.next->submit, sim_.now()), Phase::Workload, *this, tag(Action::Arrive, index));
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fleetsim/cli/run_scenario.hpp"
+#include "fleetsim/report/json_writer.hpp"
 #include "fleetsim/scenario/scenario_loader.hpp"
 
 namespace fs = std::filesystem;
@@ -28,7 +29,7 @@ struct Outputs {
 Outputs run_once(const ScenarioConfig& config) {
   std::ostringstream events, timeseries;
   nlohmann::ordered_json report = run_scenario(config, {.events = &events, .timeseries = &timeseries, .progress = {}});
-  return {report.dump(2) + "\n", events.str()};
+  return {dump_json(report) + "\n", events.str()};
 }
 
 std::string read_file(const fs::path& p) {

@@ -25,7 +25,8 @@ struct SectionContext {
 // A path written in the scenario, resolved against base_dir (absolute paths stay as written).
 std::filesystem::path resolve_path(const YamlValue& text, const SectionContext& sc);
 
-// A manifest reference: a file path (every document of the file) or an inline manifest mapping.
+// A manifest reference: a file path (every document of the file), a directory (its .yaml, .yml
+// and .json files in name order), or an inline manifest mapping.
 void load_manifest_ref(const YamlValue& ref, const SectionContext& sc, ManifestSet& out);
 
 struct DecodedJobSource {

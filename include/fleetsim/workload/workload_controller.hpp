@@ -24,8 +24,9 @@ class WorkloadController : private EventHandler {
  public:
   WorkloadController(Simulation& sim, Cluster& cluster, ClusterBus& bus);
 
-  // Creates the workload at `at` (now or later).
-  void add(const Workload& workload, SimTime at);
+  // Creates the workload at `at` (now or later). Costs and events group it under `group`
+  // (default: its own name); trace jobs are grouped under their template's name.
+  void add(const Workload& workload, SimTime at, std::string_view group = {});
   // Streams the trace: each row becomes a Job at its submit time.
   void add_stream(JobStream stream);
 

@@ -236,3 +236,27 @@ TEST_CASE("node class references: an error when classes exist, a warning when no
     CHECK(s.error() == s.at(11, 22) + ": metadata.name: a second NodePool named \"gpu\" (the first is at " + s.at(7, 22) + ")");
   }
 }
+
+TEST_CASE("manifest directories, inline job templates and server bookkeeping fields", "[scenario]") {
+  ScratchScenario s("dir", "manifests:\n  - " + (test::fixtures() / "manifests-dir").string() +
+                               "\njobs:\n  - trace: " + (test::fixtures() / "traces/training-jobs.csv").string() +
+                               "\n    template:\n      apiVersion: v1\n      kind: Pod\n"
+                               "      metadata: {name: one-shot}\n"
+                               "      spec: {restartPolicy: Never, containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}\n");
+  ScenarioConfig cfg = load_scenario(s.file);
+  REQUIRE(cfg.node_classes.size() == 1);  // a-class.yml is read before b-pool.yaml
+  REQUIRE(cfg.nodepools.size() == 1);
+  CHECK(cfg.nodepools[0].name == "cpu");
+  REQUIRE(cfg.job_sources.size() == 1);
+  CHECK(cfg.job_sources[0].template_workload.kind == WorkloadKind::Pod);
+  CHECK(cfg.job_sources[0].template_workload.pod.spec.requests[resource::kNvidiaGpu] == 1);
+  // uid, resourceVersion, creationTimestamp, generation, managedFields and status are silent.
+  CHECK(cfg.warnings.empty());
+}
+
+TEST_CASE("v1beta1 EC2NodeClasses load with a version warning", "[scenario]") {
+  auto d = test::decode("apiVersion: karpenter.k8s.aws/v1beta1\nkind: EC2NodeClass\nmetadata: {name: old}\nspec: {}\n");
+  CHECK(d->set.node_classes.at(0).name == "old");
+  REQUIRE(d->warnings.warnings().size() == 1);
+  CHECK(d->warnings.warnings()[0].field == "EC2NodeClass.apiVersion");
+}

@@ -115,3 +115,15 @@ TEST_CASE("did-you-mean hints pick close names only", "[scenario]") {
   CHECK(did_you_mean("services", keys).empty());
   CHECK(did_you_mean("x", keys).empty());
 }
+
+TEST_CASE("huge flat files and deep nesting stop early with a clear error", "[scenario]") {
+  std::string flat;
+  for (std::size_t i = 0; i <= kMaxYamlNodesPerFile; ++i) flat += "- a\n";
+  // The list itself is a node, so the last item exceeds the budget.
+  CHECK(test::config_error([&] { parse_yaml(flat, "flat.yaml"); }) ==
+        "flat.yaml:1000000:3: too many YAML nodes (alias expansion?); at most 1000000 are read per file");
+  std::string deep(5000, '[');
+  deep += std::string(5000, ']');
+  CHECK(test::config_error([&] { parse_yaml(deep, "deep.yaml"); }).starts_with("deep.yaml:1:") );
+  CHECK(test::config_error([&] { parse_yaml(deep, "deep.yaml"); }).ends_with(": invalid YAML: nested too deeply"));
+}

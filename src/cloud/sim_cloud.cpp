@@ -55,7 +55,7 @@ std::optional<NodeId> SimCloud::launch(Node node, std::span<const LaunchCandidat
     node.zone = o.zone;
     node.capacity_type = o.capacity_type;
     node.price_per_hour = o.price_per_hour;
-    node.allocatable = types[c.type].allocatable;
+    node.allocatable = context_->pools()[node.pool].allocatable[c.type];
     node.daemon_overhead = context_->daemon_overhead(node.pool, c.type);
     node.phase = NodePhase::Launching;
     node.created = sim_.now();

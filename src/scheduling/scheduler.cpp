@@ -233,10 +233,10 @@ struct Scheduler::State {
     for (std::uint32_t t : candidates) {
       if (v != nullptr && !v->types.test(t)) continue;
       const Resources& overhead = tpl.daemon_overhead[t];
-      if (!(need + overhead).fits_in(types[t].allocatable)) continue;
+      if (!(need + overhead).fits_in(tpl.allocatable[t])) continue;
       if (check_offerings && !has_offering(t, zones, capacity)) continue;
       scratch.push_back(t);
-      headroom = Resources::max(headroom, types[t].allocatable - overhead);
+      headroom = Resources::max(headroom, tpl.allocatable[t] - overhead);
     }
     return headroom;
   }
@@ -437,7 +437,7 @@ struct Scheduler::State {
       } else {
         bool fits_any = false, fits_limits = false, offered = false;
         tpl.types.for_each([&](std::size_t t) {
-          if (!v.types.test(t) || !(spec.requests + tpl.daemon_overhead[t]).fits_in(types[t].allocatable)) return;
+          if (!v.types.test(t) || !(spec.requests + tpl.daemon_overhead[t]).fits_in(tpl.allocatable[t])) return;
           fits_any = true;
           if (!within_limits(p, types[t].capacity)) return;
           fits_limits = true;

@@ -12,7 +12,7 @@ constexpr std::size_t kMaxZones = 64;
 }  // namespace
 
 SchedulingContext::SchedulingContext(const Catalog& catalog, std::span<const NodePool> pools,
-                                     std::span<const DaemonSet> daemonsets)
+                                     std::span<const DaemonSet> daemonsets, std::span<const KubeletSizing> kubelet)
     : catalog_(&catalog) {
   zones_ = catalog.zones();
   FLEETSIM_ASSERT(zones_.size() <= kMaxZones);
@@ -29,8 +29,12 @@ SchedulingContext::SchedulingContext(const Catalog& catalog, std::span<const Nod
   }
   offering_begin_.push_back(offerings_.size());
 
-  for (const NodePool& pool : pools) {
+  for (std::size_t p = 0; p < pools.size(); ++p) {
+    const NodePool& pool = pools[p];
     PoolTemplate tpl;
+    tpl.allocatable.reserve(types.size());
+    for (const InstanceType& t : types)
+      tpl.allocatable.push_back(p < kubelet.size() ? size_instance_type(t, kubelet[p]).allocatable : t.allocatable);
     tpl.pool = &pool;
     tpl.requirements = pool.requirements;
     for (const auto& [k, v] : pool.labels) tpl.requirements.add(k, Requirement::single(v));

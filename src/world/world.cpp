@@ -37,14 +37,22 @@ World::~World() = default;
 void World::build_provisioner() {
   std::vector<SchedulingContext::DaemonSet> daemonsets;
   for (const Workload& ds : daemonsets_) daemonsets.push_back({.spec = &ds.pod.spec});
-  auto context = std::make_unique<SchedulingContext>(*config_.catalog, pools_, daemonsets);
   std::vector<PoolLaunchInfo> launch;
+  std::vector<KubeletSizing> kubelet;
   for (const NodePool& pool : pools_) {
     std::span<const BlockDevice> volumes;
-    for (const EC2NodeClass& nc : config_.node_classes)
-      if (nc.name == pool.node_class) volumes = nc.block_devices;
+    KubeletSizing sizing;
+    for (const EC2NodeClass& nc : config_.node_classes) {
+      if (nc.name != pool.node_class) continue;
+      volumes = nc.block_devices;
+      if (nc.max_pods) sizing.max_pods = static_cast<int>(*nc.max_pods);
+      // The root volume sizes the node's ephemeral storage, as in Karpenter.
+      if (!nc.block_devices.empty()) sizing.root_volume_bytes = nc.block_devices.front().size_bytes;
+    }
+    kubelet.push_back(sizing);
     launch.push_back(PoolLaunchInfo{.ebs_bytes = ebs_bytes(volumes), .ebs_price_per_hour = ebs_price_per_hour(volumes)});
   }
+  auto context = std::make_unique<SchedulingContext>(*config_.catalog, pools_, daemonsets, kubelet);
   if (!cloud_) {
     cloud_ = std::make_unique<SimCloud>(sim_, cluster_, bus(), *context);
     provisioner_ = std::make_unique<KarpenterProvisioner>(KarpenterProvisioner::Inputs{

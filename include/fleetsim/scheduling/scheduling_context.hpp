@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fleetsim/catalog/aws_node_sizing.hpp"
 #include "fleetsim/catalog/catalog.hpp"
 #include "fleetsim/k8s/nodepool.hpp"
 #include "fleetsim/k8s/pod_spec.hpp"
@@ -32,6 +33,7 @@ struct PoolTemplate {
   Requirements requirements;         // spec requirements ∩ template labels ∩ karpenter.sh/nodepool
   TypeSet types;                     // catalog types compatible with the requirements
   std::vector<Resources> daemon_overhead;  // per catalog type: requests of DaemonSets that land there
+  std::vector<Resources> allocatable;      // per catalog type, with the pool's kubelet settings
   std::uint64_t zone_mask = 0;
   std::uint8_t capacity_mask = 0;
   bool has_prefer_no_schedule = false;
@@ -43,7 +45,10 @@ class SchedulingContext {
     const PodSpec* spec = nullptr;
   };
 
-  SchedulingContext(const Catalog& catalog, std::span<const NodePool> pools, std::span<const DaemonSet> daemonsets);
+  // `kubelet` holds each pool's EC2NodeClass kubelet settings (maxPods changes allocatable);
+  // empty means Karpenter's defaults for every pool.
+  SchedulingContext(const Catalog& catalog, std::span<const NodePool> pools, std::span<const DaemonSet> daemonsets,
+                    std::span<const KubeletSizing> kubelet = {});
 
   const Catalog& catalog() const { return *catalog_; }
   const std::vector<PoolTemplate>& pools() const { return pools_; }

@@ -239,3 +239,19 @@ TEST_CASE("a pending pod's reason names each NodePool's objection", "[scheduling
         "nodepool gpu: did not tolerate nvidia.com/gpu=true:NoSchedule; nodepool cpu: no instance type has room "
         "for cpu=1 memory=1Gi gpus=1 plus daemonset overhead");
 }
+
+TEST_CASE("an EC2NodeClass maxPods override caps pods per node", "[scheduling]") {
+  Catalog catalog = small_catalog();
+  NodePool pool = make_pool("small");
+  pool.requirements.add(std::string(label::kInstanceType), in({"m5.large"}));
+  std::vector<NodePool> pools{pool};
+  std::vector<KubeletSizing> kubelet{{.max_pods = 10}};
+  SchedulingContext ctx(catalog, pools, {}, kubelet);
+  Scheduler scheduler(ctx);
+  Problem problem;
+  problem.add(make_pod({.cpu_millis = 10, .memory_mib = 16}), 11);
+  SolveResult r = scheduler.solve(problem.input());
+  REQUIRE(r.claims.size() == 2);
+  CHECK(r.claims[0].pods.size() == 10);
+  CHECK(ctx.pools()[0].allocatable[*catalog.index_of("m5.large")].pods() == 10);
+}

@@ -1,10 +1,10 @@
 #include "fleetsim/scenario/manifest_loader.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "fleetsim/scenario/decode_context.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
@@ -48,8 +48,9 @@ std::string_view expected_api_version(std::string_view kind) {
 
 }  // namespace
 
-void ManifestLoader::load_file(const std::filesystem::path& path, const SourceLocation& referenced_from,
-                               std::string_view field, ManifestSet& out) {
+void ManifestLoader::load_file(const std::filesystem::path& path,
+                               const SourceLocation& referenced_from, std::string_view field,
+                               ManifestSet& out) {
   YamlDocuments docs = load_yaml_file(path, referenced_from, field);
   for (const YAML::Node& doc : docs.documents) load_manifest(YamlValue(doc, docs.file), out);
 }
@@ -75,13 +76,14 @@ void ManifestLoader::load_manifest(const YamlValue& manifest, ManifestSet& out) 
   bool v1beta1 = (kind == "NodePool" && api == kNodePoolV1Beta1) ||
                  (kind == "EC2NodeClass" && api == kNodeClassV1Beta1);
   if (api != expected && !v1beta1) {
-    api_value.fail(fmt::format("apiVersion \"{}\" is not supported for {}; use {}", api.substr(0, 60), kind,
-                               expected));
+    api_value.fail(fmt::format("apiVersion \"{}\" is not supported for {}; use {}",
+                               api.substr(0, 60), kind, expected));
   }
   if (v1beta1) {
-    ctx.warn(api_value, fmt::format("{} is deprecated (Karpenter v1 no longer serves it); read as {} "
-                                    "where the two agree",
-                                    api, expected));
+    ctx.warn(api_value,
+             fmt::format("{} is deprecated (Karpenter v1 no longer serves it); read as {} "
+                         "where the two agree",
+                         api, expected));
   }
 
   if (kind == "List") {
@@ -91,7 +93,8 @@ void ManifestLoader::load_manifest(const YamlValue& manifest, ManifestSet& out) 
     }
     m.ignore({"metadata"});
   } else if (kind == "NodePool") {
-    out.nodepools.push_back(decode_nodepool(m, v1beta1 ? NodePoolApi::V1Beta1 : NodePoolApi::V1, ctx));
+    out.nodepools.push_back(
+        decode_nodepool(m, v1beta1 ? NodePoolApi::V1Beta1 : NodePoolApi::V1, ctx));
   } else if (kind == "EC2NodeClass") {
     out.node_classes.push_back(decode_node_class(m, ctx));
   } else if (kind == "Pod") {
@@ -115,8 +118,8 @@ void check_unique_names(const ManifestSet& set) {
       auto [it, inserted] = seen.emplace(key_of(o), where_of(o));
       if (!inserted) {
         throw ConfigError(where_of(o), "metadata.name",
-                          fmt::format("a second {} named \"{}\" (the first is at {})", kind, key_of(o),
-                                      it->second.to_string()));
+                          fmt::format("a second {} named \"{}\" (the first is at {})", kind,
+                                      key_of(o), it->second.to_string()));
       }
     }
   };
@@ -130,15 +133,21 @@ void check_unique_names(const ManifestSet& set) {
     std::vector<const Workload*> of_kind;
     for (const auto& d : set.workloads)
       if (d.workload.kind == kind) of_kind.push_back(&d.workload);
-    check(to_string(kind), of_kind,
-          [](const Workload* w) { return w->namespace_name == "default" ? w->name : w->namespace_name + "/" + w->name; },
-          [](const Workload* w) { return w->where; });
+    check(
+        to_string(kind), of_kind,
+        [](const Workload* w) {
+          return w->namespace_name == "default" ? w->name : w->namespace_name + "/" + w->name;
+        },
+        [](const Workload* w) { return w->where; });
   }
   std::vector<const Workload*> daemonsets;
   for (const auto& d : set.daemonsets) daemonsets.push_back(&d.workload);
-  check("DaemonSet", daemonsets,
-        [](const Workload* w) { return w->namespace_name == "default" ? w->name : w->namespace_name + "/" + w->name; },
-        [](const Workload* w) { return w->where; });
+  check(
+      "DaemonSet", daemonsets,
+      [](const Workload* w) {
+        return w->namespace_name == "default" ? w->name : w->namespace_name + "/" + w->name;
+      },
+      [](const Workload* w) { return w->where; });
 }
 
 }  // namespace fleetsim

@@ -1,10 +1,10 @@
 #include "fleetsim/scenario/name_hint.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <vector>
-
-#include <fmt/format.h>
 
 namespace fleetsim {
 
@@ -23,7 +23,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
     for (std::size_t j = 1; j <= b.size(); ++j) {
       std::size_t subst = prev[j - 1] + (lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1);
       cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, subst});
-      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) && lower(a[i - 2]) == lower(b[j - 1])) {
+      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) &&
+          lower(a[i - 2]) == lower(b[j - 1])) {
         cur[j] = std::min(cur[j], before[j - 2] + 1);
       }
     }
@@ -56,7 +57,8 @@ std::optional<std::string_view> closest_name(std::string_view typed,
 }
 
 std::string did_you_mean(std::string_view typed, std::span<const std::string_view> candidates) {
-  if (auto best = closest_name(typed, candidates)) return fmt::format("; did you mean \"{}\"?", *best);
+  if (auto best = closest_name(typed, candidates))
+    return fmt::format("; did you mean \"{}\"?", *best);
   return {};
 }
 

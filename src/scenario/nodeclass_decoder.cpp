@@ -1,9 +1,9 @@
 #include "fleetsim/scenario/nodeclass_decoder.hpp"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <limits>
-
-#include <fmt/format.h>
 
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scenario/object_meta.hpp"
@@ -28,8 +28,9 @@ EbsVolumeType parse_volume_type(const YamlValue& v) {
     if (name == text) return type;
   std::array<std::string_view, kVolumeTypes.size()> names;
   for (std::size_t i = 0; i < names.size(); ++i) names[i] = kVolumeTypes[i].first;
-  v.fail(fmt::format("unknown volumeType \"{}\"; expected gp2, gp3, io1, io2, st1, sc1 or standard{}",
-                     text.substr(0, 40), did_you_mean(text, names)));
+  v.fail(
+      fmt::format("unknown volumeType \"{}\"; expected gp2, gp3, io1, io2, st1, sc1 or standard{}",
+                  text.substr(0, 40), did_you_mean(text, names)));
 }
 
 BlockDevice decode_block_device(const YamlValue& item, DecodeContext& ctx) {
@@ -46,7 +47,8 @@ BlockDevice decode_block_device(const YamlValue& item, DecodeContext& ctx) {
     }
     if (auto type = ebs.get("volumeType")) d.type = parse_volume_type(*type);
     if (auto iops = ebs.get("iops")) d.iops = iops->as_int(0, kMaxEbsIops);
-    if (auto throughput = ebs.get("throughput")) d.throughput_mibps = throughput->as_int(0, kMaxEbsThroughputMibps);
+    if (auto throughput = ebs.get("throughput"))
+      d.throughput_mibps = throughput->as_int(0, kMaxEbsThroughputMibps);
     ebs.warn_unread(ctx.warnings, ctx.kind);
   }
   m.warn_unread(ctx.warnings, ctx.kind);
@@ -62,7 +64,8 @@ EC2NodeClass decode_node_class(const YamlMap& manifest, DecodeContext& ctx) {
   nc.where = meta.where;
   YamlMap spec(manifest.require("spec"));
   if (auto mappings = spec.get("blockDeviceMappings")) {
-    for (const YamlValue& item : mappings->items()) nc.block_devices.push_back(decode_block_device(item, ctx));
+    for (const YamlValue& item : mappings->items())
+      nc.block_devices.push_back(decode_block_device(item, ctx));
   }
   if (auto kubelet_value = spec.get("kubelet")) {
     YamlMap kubelet(*kubelet_value);

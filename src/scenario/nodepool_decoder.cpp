@@ -1,11 +1,11 @@
 #include "fleetsim/scenario/nodepool_decoder.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <charconv>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scenario/object_meta.hpp"
@@ -23,7 +23,8 @@ constexpr std::string_view kNodeClassKind = "EC2NodeClass";
 constexpr std::string_view kDefaultBudgetNodes = "10%";
 
 constexpr std::array<std::string_view, 3> kDisruptionReasons{"Underutilized", "Empty", "Drifted"};
-constexpr std::array<std::string_view, 3> kTaintEffects{"NoSchedule", "PreferNoSchedule", "NoExecute"};
+constexpr std::array<std::string_view, 3> kTaintEffects{"NoSchedule", "PreferNoSchedule",
+                                                        "NoExecute"};
 
 // A duration or the word Never (expireAfter, consolidateAfter).
 std::optional<SimDuration> duration_or_never(const YamlValue& v) {
@@ -48,9 +49,10 @@ std::vector<Taint> decode_taints(const YamlValue& list, DecodeContext& ctx) {
     std::string effect_text = effect.as_string();
     auto parsed = parse_taint_effect(effect_text);
     if (!parsed) {
-      effect.fail(fmt::format("unknown taint effect \"{}\"; expected NoSchedule, PreferNoSchedule or "
-                              "NoExecute{}",
-                              effect_text.substr(0, 40), did_you_mean(effect_text, kTaintEffects)));
+      effect.fail(
+          fmt::format("unknown taint effect \"{}\"; expected NoSchedule, PreferNoSchedule or "
+                      "NoExecute{}",
+                      effect_text.substr(0, 40), did_you_mean(effect_text, kTaintEffects)));
     }
     t.effect = *parsed;
     m.ignore({"timeAdded"});  // set by the API server
@@ -73,19 +75,22 @@ DisruptionBudget decode_budget(const YamlValue& item, DecodeContext& ctx) {
   auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
   if (digits.empty() || ec != std::errc() || ptr != digits.data() + digits.size() || n < 0 ||
       (percent && n > 100)) {
-    nodes->fail(fmt::format("invalid budget \"{}\"; expected a node count such as \"5\" or a "
-                            "percentage from \"0%\" to \"100%\"",
-                            text.substr(0, 40)));
+    nodes->fail(
+        fmt::format("invalid budget \"{}\"; expected a node count such as \"5\" or a "
+                    "percentage from \"0%\" to \"100%\"",
+                    text.substr(0, 40)));
   }
   b.percent = percent;
   b.nodes = n;
   if (auto reasons = m.get("reasons")) {
     for (const YamlValue& r : reasons->items()) {
       std::string reason = r.as_string();
-      if (std::find(kDisruptionReasons.begin(), kDisruptionReasons.end(), reason) == kDisruptionReasons.end()) {
-        r.fail(fmt::format("unknown disruption reason \"{}\"; expected Underutilized, Empty or "
-                           "Drifted{}",
-                           reason.substr(0, 40), did_you_mean(reason, kDisruptionReasons)));
+      if (std::find(kDisruptionReasons.begin(), kDisruptionReasons.end(), reason) ==
+          kDisruptionReasons.end()) {
+        r.fail(
+            fmt::format("unknown disruption reason \"{}\"; expected Underutilized, Empty or "
+                        "Drifted{}",
+                        reason.substr(0, 40), did_you_mean(reason, kDisruptionReasons)));
       }
       b.reasons.push_back(std::move(reason));
     }
@@ -95,9 +100,10 @@ DisruptionBudget decode_budget(const YamlValue& item, DecodeContext& ctx) {
   if (schedule) {
     b.schedule = schedule->as_string();
     if (!is_cron_schedule(b.schedule)) {
-      schedule->fail(fmt::format("invalid schedule \"{}\"; expected five cron fields (minute hour "
-                                 "day-of-month month day-of-week) or a macro such as @daily",
-                                 b.schedule.substr(0, 60)));
+      schedule->fail(
+          fmt::format("invalid schedule \"{}\"; expected five cron fields (minute hour "
+                      "day-of-month month day-of-week) or a macro such as @daily",
+                      b.schedule.substr(0, 60)));
     }
   }
   if (duration) {
@@ -125,11 +131,10 @@ NodePoolDisruption decode_disruption(const YamlValue& value, NodePoolApi api, No
       // v1 renamed v1beta1's WhenUnderutilized; its behaviour includes empty nodes.
       d.policy = ConsolidationPolicy::WhenEmptyOrUnderutilized;
     } else {
-      std::array<std::string_view, 2> known{"WhenEmpty", api == NodePoolApi::V1
-                                                             ? "WhenEmptyOrUnderutilized"
-                                                             : "WhenUnderutilized"};
-      policy->fail(fmt::format("unknown consolidationPolicy \"{}\"; expected {} or {}{}", text.substr(0, 40),
-                               known[0], known[1], did_you_mean(text, known)));
+      std::array<std::string_view, 2> known{
+          "WhenEmpty", api == NodePoolApi::V1 ? "WhenEmptyOrUnderutilized" : "WhenUnderutilized"};
+      policy->fail(fmt::format("unknown consolidationPolicy \"{}\"; expected {} or {}{}",
+                               text.substr(0, 40), known[0], known[1], did_you_mean(text, known)));
     }
   }
   if (auto after = m.get("consolidateAfter")) d.consolidate_after = duration_or_never(*after);
@@ -139,7 +144,8 @@ NodePoolDisruption decode_disruption(const YamlValue& value, NodePoolApi api, No
   if (auto budgets = m.get("budgets")) {
     std::vector<YamlValue> items = budgets->items();
     if (items.size() > kMaxDisruptionBudgets) {
-      budgets->fail(fmt::format("at most {} budgets are allowed, found {}", kMaxDisruptionBudgets, items.size()));
+      budgets->fail(fmt::format("at most {} budgets are allowed, found {}", kMaxDisruptionBudgets,
+                                items.size()));
     }
     d.budgets.clear();  // an explicit list replaces the default 10% budget
     for (const YamlValue& item : items) d.budgets.push_back(decode_budget(item, ctx));
@@ -176,7 +182,8 @@ Labels decode_pool_labels(const YamlValue& value) {
   Labels labels = decode_labels(value);
   YamlMap m(value);
   for (const auto& e : m.entries()) {
-    if (auto p = nodepool_label_restriction(e.key)) throw ConfigError(e.key_where, e.value.path(), *p);
+    if (auto p = nodepool_label_restriction(e.key))
+      throw ConfigError(e.key_where, e.value.path(), *p);
   }
   return labels;
 }
@@ -215,8 +222,8 @@ void decode_template(const YamlValue& value, NodePoolApi api, NodePool& pool, De
 }  // namespace
 
 bool is_cron_schedule(std::string_view schedule) {
-  static constexpr std::array<std::string_view, 7> kMacros{"@yearly", "@annually", "@monthly", "@weekly",
-                                                           "@daily",  "@midnight", "@hourly"};
+  static constexpr std::array<std::string_view, 7> kMacros{
+      "@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly"};
   if (std::find(kMacros.begin(), kMacros.end(), schedule) != kMacros.end()) return true;
   std::istringstream in{std::string(schedule)};
   std::string field;
@@ -224,8 +231,8 @@ bool is_cron_schedule(std::string_view schedule) {
   while (in >> field) {
     ++fields;
     for (char c : field) {
-      bool ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '*' ||
-                c == '/' || c == ',' || c == '-' || c == '?';
+      bool ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                c == '*' || c == '/' || c == ',' || c == '-' || c == '?';
       if (!ok) return false;
     }
   }
@@ -239,7 +246,8 @@ NodePool decode_nodepool(const YamlMap& manifest, NodePoolApi api, DecodeContext
   pool.where = meta.where;
   // Karpenter's v1 defaults; v1beta1 set consolidateAfter only with WhenEmpty.
   pool.disruption.consolidate_after = SimDuration{0};
-  if (api == NodePoolApi::V1Beta1) pool.disruption.policy = ConsolidationPolicy::WhenEmptyOrUnderutilized;
+  if (api == NodePoolApi::V1Beta1)
+    pool.disruption.policy = ConsolidationPolicy::WhenEmptyOrUnderutilized;
 
   YamlMap spec(manifest.require("spec"));
   if (auto weight = spec.get("weight")) {

@@ -13,7 +13,9 @@ namespace {
 constexpr std::size_t kMaxSubdomainLength = 253;
 constexpr std::size_t kMaxLabelNameLength = 63;
 
-bool is_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+bool is_alnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
 bool is_lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 
 // [A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?
@@ -91,9 +93,11 @@ ObjectMeta decode_object_meta(const YamlMap& owner, DecodeContext& ctx, NameRule
   if (!metadata) return meta;
   YamlMap m(*metadata);
   meta.where = metadata->where();
-  m.ignore({"uid", "resourceVersion", "creationTimestamp", "managedFields", "generation", "selfLink"});
+  m.ignore(
+      {"uid", "resourceVersion", "creationTimestamp", "managedFields", "generation", "selfLink"});
 
-  std::optional<YamlValue> name = rule == NameRule::Required ? std::optional(m.require("name")) : m.get("name");
+  std::optional<YamlValue> name =
+      rule == NameRule::Required ? std::optional(m.require("name")) : m.get("name");
   if (name) {
     meta.name = name->as_string();
     if (auto p = dns_subdomain_problem(meta.name)) name->fail(*p);

@@ -1,9 +1,9 @@
 #include "fleetsim/scenario/pod_decoder.hpp"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <limits>
-
-#include <fmt/format.h>
 
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scenario/requirement_decoder.hpp"
@@ -13,7 +13,8 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<std::string_view, 3> kTaintEffects{"NoSchedule", "PreferNoSchedule", "NoExecute"};
+constexpr std::array<std::string_view, 3> kTaintEffects{"NoSchedule", "PreferNoSchedule",
+                                                        "NoExecute"};
 constexpr std::array<std::string_view, 2> kTolerationOperators{"Equal", "Exists"};
 constexpr std::array<std::string_view, 2> kWhenUnsatisfiable{"DoNotSchedule", "ScheduleAnyway"};
 constexpr std::array<std::string_view, 3> kRestartPolicies{"Always", "OnFailure", "Never"};
@@ -33,7 +34,8 @@ Resources decode_container_resources(const YamlValue& value, DecodeContext& ctx)
   std::optional<YamlValue> requests_value = r.get("requests");
   std::optional<YamlValue> limits_value = r.get("limits");
   ResourceList requests, limits;
-  if (requests_value) requests = decode_resource_list(*requests_value, ctx, ResourceListUse::PodRequests);
+  if (requests_value)
+    requests = decode_resource_list(*requests_value, ctx, ResourceListUse::PodRequests);
   if (limits_value) limits = decode_resource_list(*limits_value, ctx, ResourceListUse::PodRequests);
   Resources out = requests.amounts;
   for (std::size_t i = 0; i < ctx.resources.size(); ++i) {
@@ -61,7 +63,8 @@ ContainerRequest decode_container(const YamlValue& item, bool init, DecodeContex
   YamlMap c(item);
   c.ignore({"name"});
   ContainerRequest out;
-  if (auto resources = c.get("resources")) out.requests = decode_container_resources(*resources, ctx);
+  if (auto resources = c.get("resources"))
+    out.requests = decode_container_resources(*resources, ctx);
   if (init) {
     if (auto policy = c.get("restartPolicy")) {
       if (policy->as_string() != "Always") {
@@ -180,16 +183,18 @@ Toleration decode_toleration(const YamlValue& item, DecodeContext& ctx) {
     if (!text.empty()) {  // empty matches every effect
       auto parsed = parse_taint_effect(text);
       if (!parsed) {
-        effect->fail(fmt::format("unknown taint effect \"{}\"; expected NoSchedule, PreferNoSchedule "
-                                 "or NoExecute{}",
-                                 text.substr(0, 40), did_you_mean(text, kTaintEffects)));
+        effect->fail(
+            fmt::format("unknown taint effect \"{}\"; expected NoSchedule, PreferNoSchedule "
+                        "or NoExecute{}",
+                        text.substr(0, 40), did_you_mean(text, kTaintEffects)));
       }
       tol.effect = parsed;
     }
   }
   // Read for validation only: fleetsim never sets NoExecute taints on running pods' nodes.
   if (auto seconds = t.get("tolerationSeconds")) {
-    seconds->as_int(std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max());
+    seconds->as_int(std::numeric_limits<std::int64_t>::min(),
+                    std::numeric_limits<std::int64_t>::max());
   }
   t.warn_unread(ctx.warnings, ctx.kind);
   return tol;
@@ -198,7 +203,8 @@ Toleration decode_toleration(const YamlValue& item, DecodeContext& ctx) {
 TopologySpread decode_spread(const YamlValue& item, DecodeContext& ctx) {
   YamlMap c(item);
   TopologySpread ts;
-  ts.max_skew = static_cast<int>(c.require("maxSkew").as_int(1, std::numeric_limits<std::int32_t>::max()));
+  ts.max_skew =
+      static_cast<int>(c.require("maxSkew").as_int(1, std::numeric_limits<std::int32_t>::max()));
   YamlValue key = c.require("topologyKey");
   ts.topology_key = normalize_label_key(key.as_string());
   if (auto p = label_key_problem(ts.topology_key)) key.fail(*p);
@@ -213,8 +219,9 @@ TopologySpread decode_spread(const YamlValue& item, DecodeContext& ctx) {
   } else if (text == "ScheduleAnyway") {
     ts.when_unsatisfiable = WhenUnsatisfiable::ScheduleAnyway;
   } else {
-    when.fail(fmt::format("unknown whenUnsatisfiable \"{}\"; expected DoNotSchedule or ScheduleAnyway{}",
-                          text.substr(0, 40), did_you_mean(text, kWhenUnsatisfiable)));
+    when.fail(
+        fmt::format("unknown whenUnsatisfiable \"{}\"; expected DoNotSchedule or ScheduleAnyway{}",
+                    text.substr(0, 40), did_you_mean(text, kWhenUnsatisfiable)));
   }
   if (auto selector = c.get("labelSelector")) {
     YamlMap s(*selector);
@@ -230,8 +237,8 @@ RestartPolicy decode_restart_policy(const YamlValue& v) {
   if (text == "Always") return RestartPolicy::Always;
   if (text == "OnFailure") return RestartPolicy::OnFailure;
   if (text == "Never") return RestartPolicy::Never;
-  v.fail(fmt::format("unknown restartPolicy \"{}\"; expected Always, OnFailure or Never{}", text.substr(0, 40),
-                     did_you_mean(text, kRestartPolicies)));
+  v.fail(fmt::format("unknown restartPolicy \"{}\"; expected Always, OnFailure or Never{}",
+                     text.substr(0, 40), did_you_mean(text, kRestartPolicies)));
 }
 
 }  // namespace
@@ -255,7 +262,8 @@ DecodedPod decode_pod(const ObjectMeta& meta, const YamlValue& spec_value, Decod
     for (const YamlValue& c : inits->items()) init.push_back(decode_container(c, true, ctx));
   }
   Resources overhead;
-  if (auto o = s.get("overhead")) overhead = decode_resource_list(*o, ctx, ResourceListUse::PodRequests).amounts;
+  if (auto o = s.get("overhead"))
+    overhead = decode_resource_list(*o, ctx, ResourceListUse::PodRequests).amounts;
   spec.requests = effective_requests(app, init, overhead);
   check_pod_request_bounds(spec.requests, ctx.resources, containers);
 
@@ -268,14 +276,17 @@ DecodedPod decode_pod(const ObjectMeta& meta, const YamlValue& spec_value, Decod
   spec.node_requirements = selector;
   if (auto affinity = s.get("affinity")) {
     YamlMap a(*affinity);
-    if (auto node_affinity = a.get("nodeAffinity")) decode_node_affinity(*node_affinity, selector, spec, ctx);
+    if (auto node_affinity = a.get("nodeAffinity"))
+      decode_node_affinity(*node_affinity, selector, spec, ctx);
     a.warn_unread(ctx.warnings, ctx.kind);  // podAffinity, podAntiAffinity
   }
   if (auto tolerations = s.get("tolerations")) {
-    for (const YamlValue& t : tolerations->items()) spec.tolerations.push_back(decode_toleration(t, ctx));
+    for (const YamlValue& t : tolerations->items())
+      spec.tolerations.push_back(decode_toleration(t, ctx));
   }
   if (auto spreads = s.get("topologySpreadConstraints")) {
-    for (const YamlValue& t : spreads->items()) spec.topology_spread.push_back(decode_spread(t, ctx));
+    for (const YamlValue& t : spreads->items())
+      spec.topology_spread.push_back(decode_spread(t, ctx));
   }
 
   out.priority.where = spec_value.where();
@@ -287,8 +298,8 @@ DecodedPod decode_pod(const ObjectMeta& meta, const YamlValue& spec_value, Decod
     spec.priority_class_name = out.priority.class_name;
   }
   if (auto priority = s.get("priority")) {
-    out.priority.value = static_cast<std::int32_t>(priority->as_int(std::numeric_limits<std::int32_t>::min(),
-                                                                    std::numeric_limits<std::int32_t>::max()));
+    out.priority.value = static_cast<std::int32_t>(priority->as_int(
+        std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()));
     spec.priority = *out.priority.value;
   }
   if (auto grace = s.get("terminationGracePeriodSeconds")) {

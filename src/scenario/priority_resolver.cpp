@@ -8,10 +8,14 @@
 namespace fleetsim {
 
 PriorityTable::PriorityTable(const std::vector<PriorityClass>& classes) {
-  classes_.push_back(PriorityClass{
-      .name = "system-node-critical", .value = kSystemNodeCriticalPriority, .global_default = false, .where = {}});
-  classes_.push_back(PriorityClass{
-      .name = "system-cluster-critical", .value = kSystemClusterCriticalPriority, .global_default = false, .where = {}});
+  classes_.push_back(PriorityClass{.name = "system-node-critical",
+                                   .value = kSystemNodeCriticalPriority,
+                                   .global_default = false,
+                                   .where = {}});
+  classes_.push_back(PriorityClass{.name = "system-cluster-critical",
+                                   .value = kSystemClusterCriticalPriority,
+                                   .global_default = false,
+                                   .where = {}});
   std::size_t builtin = classes_.size();
   for (const PriorityClass& pc : classes) {
     // A manifest exported from a cluster may restate a built-in class; the decoder has already
@@ -24,10 +28,11 @@ PriorityTable::PriorityTable(const std::vector<PriorityClass>& classes) {
     if (!classes_[i].global_default) continue;
     if (global_default_) {
       const PriorityClass& first = classes_[*global_default_];
-      throw ConfigError(classes_[i].where, "globalDefault",
-                        fmt::format("only one PriorityClass may be the global default; \"{}\" already is "
-                                    "(at {})",
-                                    first.name, first.where.to_string()));
+      throw ConfigError(
+          classes_[i].where, "globalDefault",
+          fmt::format("only one PriorityClass may be the global default; \"{}\" already is "
+                      "(at {})",
+                      first.name, first.where.to_string()));
     }
     global_default_ = i;
   }

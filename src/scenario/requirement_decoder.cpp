@@ -1,11 +1,11 @@
 #include "fleetsim/scenario/requirement_decoder.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <charconv>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scenario/object_meta.hpp"
@@ -25,7 +25,9 @@ std::string_view label_domain(std::string_view key) {
   return slash == std::string_view::npos ? std::string_view{} : key.substr(0, slash);
 }
 
-bool domain_ends_with(std::string_view domain, std::string_view suffix) { return domain.ends_with(suffix); }
+bool domain_ends_with(std::string_view domain, std::string_view suffix) {
+  return domain.ends_with(suffix);
+}
 
 bool is_integer(std::string_view v, bool allow_negative) {
   std::int64_t n = 0;
@@ -33,7 +35,8 @@ bool is_integer(std::string_view v, bool allow_negative) {
   return ec == std::errc() && ptr == v.data() + v.size() && (allow_negative || n >= 0);
 }
 
-void decode_one(const YamlValue& item, RequirementSource source, DecodeContext& ctx, Requirements& into) {
+void decode_one(const YamlValue& item, RequirementSource source, DecodeContext& ctx,
+                Requirements& into) {
   YamlMap m(item);
   YamlValue key_value = m.require("key");
   std::string key = normalize_label_key(key_value.as_string());
@@ -51,9 +54,10 @@ void decode_one(const YamlValue& item, RequirementSource source, DecodeContext& 
   }
   bool karpenter_only = *op == Operator::Gte || *op == Operator::Lte;
   if (source == RequirementSource::Pod && karpenter_only) {
-    op_value.fail(fmt::format("operator {} is only valid in NodePool requirements; pods use In, "
-                              "NotIn, Exists, DoesNotExist, Gt or Lt",
-                              op_text));
+    op_value.fail(
+        fmt::format("operator {} is only valid in NodePool requirements; pods use In, "
+                    "NotIn, Exists, DoesNotExist, Gt or Lt",
+                    op_text));
   }
 
   std::vector<std::string> values;
@@ -97,11 +101,12 @@ void decode_one(const YamlValue& item, RequirementSource source, DecodeContext& 
   if (source == RequirementSource::NodePool && key == label::kCapacityType &&
       (*op == Operator::In || *op == Operator::NotIn)) {
     for (std::size_t i = 0; i < values.size(); ++i) {
-      if (std::find(kCapacityTypes.begin(), kCapacityTypes.end(), values[i]) == kCapacityTypes.end()) {
-        values_node->items()[i].fail(fmt::format("unknown capacity type \"{}\"; expected on-demand, "
-                                                 "spot or reserved{}",
-                                                 values[i].substr(0, 40),
-                                                 did_you_mean(values[i], kCapacityTypes)));
+      if (std::find(kCapacityTypes.begin(), kCapacityTypes.end(), values[i]) ==
+          kCapacityTypes.end()) {
+        values_node->items()[i].fail(
+            fmt::format("unknown capacity type \"{}\"; expected on-demand, "
+                        "spot or reserved{}",
+                        values[i].substr(0, 40), did_you_mean(values[i], kCapacityTypes)));
       }
     }
   }
@@ -111,8 +116,8 @@ void decode_one(const YamlValue& item, RequirementSource source, DecodeContext& 
     if (auto mv = m.get("minValues")) {
       min_values = static_cast<int>(mv->as_int(kMinMinValues, kMaxMinValues));
       if (*op == Operator::In && values.size() < static_cast<std::size_t>(*min_values)) {
-        mv->fail(fmt::format("minValues {} needs at least {} values, found {}", *min_values, *min_values,
-                             values.size()));
+        mv->fail(fmt::format("minValues {} needs at least {} values, found {}", *min_values,
+                             *min_values, values.size()));
       }
     }
   }
@@ -145,20 +150,26 @@ std::optional<std::string> nodepool_label_restriction(std::string_view key) {
     return fmt::format("label \"{}\" is restricted", key);
   }
   // Karpenter's WellKnownLabels belong to restricted domains but are allowed.
-  static constexpr std::array<std::string_view, 7> kWellKnown{
-      label::kZone, label::kRegion, label::kInstanceType, label::kArch,
-      label::kOs,   label::kCapacityType, "node.kubernetes.io/windows-build"};
+  static constexpr std::array<std::string_view, 7> kWellKnown{label::kZone,
+                                                              label::kRegion,
+                                                              label::kInstanceType,
+                                                              label::kArch,
+                                                              label::kOs,
+                                                              label::kCapacityType,
+                                                              "node.kubernetes.io/windows-build"};
   for (auto k : kWellKnown)
     if (k == key) return std::nullopt;
   std::string_view domain = label_domain(key);
   // Sub-domains Karpenter exempts (LabelDomainExceptions, KubeletSelfSetSuffixesAllowed).
   static constexpr std::array<std::string_view, 4> kExceptions{
-      "node-role.kubernetes.io", "kops.k8s.io", "node-restriction.kubernetes.io", "node.kubernetes.io"};
+      "node-role.kubernetes.io", "kops.k8s.io", "node-restriction.kubernetes.io",
+      "node.kubernetes.io"};
   for (auto e : kExceptions)
     if (domain_ends_with(domain, e)) return std::nullopt;
   // RestrictedLabelDomains of Karpenter core, plus karpenter.k8s.aws from the AWS provider,
   // whose own instance labels are well known.
-  static constexpr std::array<std::string_view, 3> kRestricted{"kubernetes.io", "k8s.io", "karpenter.sh"};
+  static constexpr std::array<std::string_view, 3> kRestricted{"kubernetes.io", "k8s.io",
+                                                               "karpenter.sh"};
   for (auto r : kRestricted) {
     if (domain_ends_with(domain, r)) return fmt::format("label domain \"{}\" is restricted", r);
   }

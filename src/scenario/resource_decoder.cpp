@@ -70,8 +70,8 @@ ResourceList decode_resource_list(const YamlValue& value, DecodeContext& ctx, Re
       amount = q.milli / 1000;
     }
     if (use == ResourceListUse::PodRequests && amount > pod_bound(name)) {
-      v.fail(fmt::format("{} {} is beyond any instance (at most {})", format_amount(name, amount), name,
-                         format_amount(name, pod_bound(name))));
+      v.fail(fmt::format("{} {} is beyond any instance (at most {})", format_amount(name, amount),
+                         name, format_amount(name, pod_bound(name))));
     }
     std::optional<ResourceIndex> slot = ctx.resources.intern(name);
     if (!slot) {
@@ -92,7 +92,8 @@ void check_pod_request_bounds(const Resources& total, const ResourceRegistry& re
     const std::string& name = registry.name(slot);
     if (total[slot] > pod_bound(name)) {
       where.fail(fmt::format("the pod requests {} {} in all, beyond any instance (at most {})",
-                             format_amount(name, total[slot]), name, format_amount(name, pod_bound(name))));
+                             format_amount(name, total[slot]), name,
+                             format_amount(name, pod_bound(name))));
     }
   }
 }

@@ -1,13 +1,13 @@
 #include "fleetsim/scenario/scenario_loader.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <limits>
 #include <memory>
 #include <set>
 #include <system_error>
-
-#include <fmt/format.h>
 
 #include "fleetsim/catalog/catalog_loader.hpp"
 #include "fleetsim/scenario/manifest_loader.hpp"
@@ -22,10 +22,11 @@ namespace fleetsim {
 namespace {
 
 constexpr std::array<std::string_view, 12> kTopLevelKeys{
-    "name",         "seed",      "duration", "region", "catalog", "provisioner", "report_interval",
-    "manifests",    "jobs",      "events",   "node_latencies", "karpenter"};
+    "name",      "seed", "duration", "region",         "catalog",  "provisioner", "report_interval",
+    "manifests", "jobs", "events",   "node_latencies", "karpenter"};
 
-constexpr std::array<std::string_view, 3> kProvisioners{"karpenter", "cluster-autoscaler", "eks-auto-mode"};
+constexpr std::array<std::string_view, 3> kProvisioners{"karpenter", "cluster-autoscaler",
+                                                        "eks-auto-mode"};
 
 // Region names appear in a path (aws/<region>), so only AWS's own alphabet is accepted.
 bool is_region_name(std::string_view r) {
@@ -40,27 +41,33 @@ ProvisionerKind decode_provisioner(const YamlValue& v) {
   if (text == "cluster-autoscaler" || text == "eks-auto-mode") {
     v.fail(fmt::format("provisioner \"{}\" is not supported yet; use karpenter", text));
   }
-  v.fail(fmt::format("unknown provisioner \"{}\"; expected karpenter, cluster-autoscaler or eks-auto-mode{}",
-                     text.substr(0, 40), did_you_mean(text, kProvisioners)));
+  v.fail(fmt::format(
+      "unknown provisioner \"{}\"; expected karpenter, cluster-autoscaler or eks-auto-mode{}",
+      text.substr(0, 40), did_you_mean(text, kProvisioners)));
 }
 
-std::filesystem::path catalog_dir(const YamlMap& top, const std::string& region, const SectionContext& sc,
-                                  const std::filesystem::path& default_root, const std::string& file) {
+std::filesystem::path catalog_dir(const YamlMap& top, const std::string& region,
+                                  const SectionContext& sc,
+                                  const std::filesystem::path& default_root,
+                                  const std::string& file) {
   std::error_code ec;
   if (auto c = top.get("catalog")) {
     std::filesystem::path dir = resolve_path(*c, sc);
-    if (!std::filesystem::is_directory(dir, ec)) c->fail(fmt::format("catalog directory not found: {}", dir.string()));
+    if (!std::filesystem::is_directory(dir, ec))
+      c->fail(fmt::format("catalog directory not found: {}", dir.string()));
     return dir;
   }
   if (default_root.empty()) {
-    throw ConfigError(SourceLocation{.file = file}, "catalog", "no catalog given and no bundled catalog is known");
+    throw ConfigError(SourceLocation{.file = file}, "catalog",
+                      "no catalog given and no bundled catalog is known");
   }
   std::filesystem::path dir = (default_root / "aws" / region).lexically_normal();
   if (!std::filesystem::is_directory(dir, ec)) {
     SourceLocation where = top.get("region") ? top.get("region")->where() : top.value().where();
-    throw ConfigError(where, "region",
-                      fmt::format("no bundled catalog for region \"{}\" (looked in {}); give `catalog`", region,
-                                  dir.string()));
+    throw ConfigError(
+        where, "region",
+        fmt::format("no bundled catalog for region \"{}\" (looked in {}); give `catalog`", region,
+                    dir.string()));
   }
   return dir;
 }
@@ -71,15 +78,16 @@ std::string workload_key(const Workload& w) {
 
 // A NodePool naming a missing EC2NodeClass: an error when the scenario defines node classes
 // (a typo), a warning when it defines none (the common case of pools written alone).
-void check_node_class_refs(const std::vector<NodePool>& pools, const std::vector<EC2NodeClass>& classes,
-                           WarningLog& warnings) {
+void check_node_class_refs(const std::vector<NodePool>& pools,
+                           const std::vector<EC2NodeClass>& classes, WarningLog& warnings) {
   std::vector<std::string_view> names;
   for (const auto& c : classes) names.push_back(c.name);
   for (const NodePool& pool : pools) {
     if (std::find(names.begin(), names.end(), pool.node_class) != names.end()) continue;
     if (!classes.empty()) {
       throw ConfigError(pool.where, "spec.template.spec.nodeClassRef.name",
-                        fmt::format("no EC2NodeClass named \"{}\"{}", pool.node_class, did_you_mean(pool.node_class, names)));
+                        fmt::format("no EC2NodeClass named \"{}\"{}", pool.node_class,
+                                    did_you_mean(pool.node_class, names)));
     }
     warnings.add(pool.where, "NodePool.spec.template.spec.nodeClassRef.name",
                  fmt::format("no EC2NodeClass named \"{}\"; using defaults", pool.node_class));
@@ -88,15 +96,18 @@ void check_node_class_refs(const std::vector<NodePool>& pools, const std::vector
 
 }  // namespace
 
-ScenarioConfig load_scenario(const std::filesystem::path& file, const std::filesystem::path& default_catalog_root) {
+ScenarioConfig load_scenario(const std::filesystem::path& file,
+                             const std::filesystem::path& default_catalog_root) {
   YamlDocuments docs = load_yaml_file(file);
   std::vector<YAML::Node> documents;
   for (const YAML::Node& d : docs.documents)
     if (!d.IsNull()) documents.push_back(d);
-  if (documents.empty()) throw ConfigError(SourceLocation{.file = *docs.file}, "", "the scenario file is empty");
+  if (documents.empty())
+    throw ConfigError(SourceLocation{.file = *docs.file}, "", "the scenario file is empty");
   if (documents.size() > 1) {
-    throw ConfigError(YamlValue(documents[1], docs.file).where(), "",
-                      "a scenario file holds one YAML document; put manifests in files of their own");
+    throw ConfigError(
+        YamlValue(documents[1], docs.file).where(), "",
+        "a scenario file holds one YAML document; put manifests in files of their own");
   }
   YamlValue root(documents[0], docs.file);
   YamlMap top(root);
@@ -112,34 +123,43 @@ ScenarioConfig load_scenario(const std::filesystem::path& file, const std::files
   cfg.name = name.as_string();
   if (cfg.name.empty()) name.fail("the name must not be empty");
   if (auto seed = top.get("seed")) {
-    cfg.seed = static_cast<std::uint64_t>(seed->as_int(0, std::numeric_limits<std::int64_t>::max()));
+    cfg.seed =
+        static_cast<std::uint64_t>(seed->as_int(0, std::numeric_limits<std::int64_t>::max()));
   }
   YamlValue duration = top.require("duration");
   cfg.duration = duration.as_duration();
   if (cfg.duration <= SimDuration{0}) duration.fail("the duration must be positive");
   if (cfg.duration > kMaxScenarioDuration) {
-    duration.fail(fmt::format("the duration must be at most {} days", kMaxScenarioDuration / hours(24)));
+    duration.fail(
+        fmt::format("the duration must be at most {} days", kMaxScenarioDuration / hours(24)));
   }
   if (auto region = top.get("region")) {
     cfg.region = region->as_string();
-    if (!is_region_name(cfg.region)) region->fail(fmt::format("invalid region \"{}\"", cfg.region.substr(0, 40)));
+    if (!is_region_name(cfg.region))
+      region->fail(fmt::format("invalid region \"{}\"", cfg.region.substr(0, 40)));
   }
   if (auto p = top.get("provisioner")) cfg.provisioner = decode_provisioner(*p);
   if (auto interval = top.get("report_interval")) {
     cfg.report_interval = interval->as_duration();
-    if (cfg.report_interval <= SimDuration{0}) interval->fail("the report interval must be positive");
+    if (cfg.report_interval <= SimDuration{0})
+      interval->fail("the report interval must be positive");
   }
   if (auto k = top.get("karpenter")) cfg.karpenter = decode_karpenter_settings(*k);
 
   ManifestLoader manifests(cfg.resources, warnings);
   Catalog empty_catalog;
-  SectionContext sc{.base_dir = file.parent_path(), .manifests = manifests, .catalog = empty_catalog,
+  SectionContext sc{.base_dir = file.parent_path(),
+                    .manifests = manifests,
+                    .catalog = empty_catalog,
                     .duration = cfg.duration};
   cfg.catalog = std::make_shared<const Catalog>(
       load_catalog(catalog_dir(top, cfg.region, sc, default_catalog_root, *docs.file)));
-  SectionContext ctx{.base_dir = sc.base_dir, .manifests = manifests, .catalog = *cfg.catalog,
+  SectionContext ctx{.base_dir = sc.base_dir,
+                     .manifests = manifests,
+                     .catalog = *cfg.catalog,
                      .duration = cfg.duration};
-  if (auto latencies = top.get("node_latencies")) cfg.node_latencies = decode_node_latencies(*latencies, *cfg.catalog);
+  if (auto latencies = top.get("node_latencies"))
+    cfg.node_latencies = decode_node_latencies(*latencies, *cfg.catalog);
 
   ManifestSet set;
   if (auto list = top.get("manifests")) {
@@ -180,9 +200,10 @@ ScenarioConfig load_scenario(const std::filesystem::path& file, const std::files
       apply.nodepools = std::move(applied.nodepools);
       for (auto& d : applied.workloads) {
         if (!workload_keys.insert(workload_key(d.workload)).second) {
-          throw ConfigError(d.workload.where, "metadata.name",
-                            fmt::format("a {} named \"{}\" already exists; events cannot update workloads yet",
-                                        to_string(d.workload.kind), d.workload.name));
+          throw ConfigError(
+              d.workload.where, "metadata.name",
+              fmt::format("a {} named \"{}\" already exists; events cannot update workloads yet",
+                          to_string(d.workload.kind), d.workload.name));
         }
         priorities.resolve(d.workload.pod.spec, d.priority);
         d.workload.created_at = at(e.at);

@@ -1,11 +1,11 @@
 #include "fleetsim/scenario/scenario_sections.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <set>
 #include <system_error>
-
-#include <fmt/format.h>
 
 #include "fleetsim/scenario/name_hint.hpp"
 
@@ -64,7 +64,8 @@ ManifestSet decode_apply(const YamlValue& apply, const SectionContext& sc) {
   // An event may add or replace NodePools and create workloads; node classes, DaemonSets and
   // priority classes are cluster set-up that fleetsim reads only at the start.
   auto refuse = [](std::string_view kind, const SourceLocation& where) {
-    throw ConfigError(where, "", fmt::format("an event cannot apply a {} yet; put it in manifests", kind));
+    throw ConfigError(where, "",
+                      fmt::format("an event cannot apply a {} yet; put it in manifests", kind));
   };
   if (!set.node_classes.empty()) refuse("EC2NodeClass", set.node_classes.front().where);
   if (!set.daemonsets.empty()) refuse("DaemonSet", set.daemonsets.front().workload.where);
@@ -82,8 +83,8 @@ SpotInterruptionEvent decode_spot_interruption(const YamlValue& value, const Sec
     if (type == nullptr) {
       std::vector<std::string_view> names;
       for (const auto& it : sc.catalog.types()) names.push_back(it.name);
-      t->fail(fmt::format("instance type \"{}\" is not in the catalog{}", e.instance_type.substr(0, 60),
-                          did_you_mean(e.instance_type, names)));
+      t->fail(fmt::format("instance type \"{}\" is not in the catalog{}",
+                          e.instance_type.substr(0, 60), did_you_mean(e.instance_type, names)));
     }
   }
   if (auto z = m.get("zone")) {
@@ -96,16 +97,20 @@ SpotInterruptionEvent decode_spot_interruption(const YamlValue& value, const Sec
       zones = sc.catalog.zones();
     }
     if (std::find(zones.begin(), zones.end(), e.zone) == zones.end()) {
-      std::string what = type != nullptr ? fmt::format("{} has no spot offering in zone \"{}\"", type->name, e.zone.substr(0, 60))
-                                         : fmt::format("zone \"{}\" is not in the catalog", e.zone.substr(0, 60));
+      std::string what =
+          type != nullptr ? fmt::format("{} has no spot offering in zone \"{}\"", type->name,
+                                        e.zone.substr(0, 60))
+                          : fmt::format("zone \"{}\" is not in the catalog", e.zone.substr(0, 60));
       // The valid zones are few and listed, so no "did you mean" is needed.
-      z->fail(fmt::format("{} (zones: {})", what,
-                          zones.empty() ? std::string("none") : fmt::format("{}", fmt::join(zones, ", "))));
+      z->fail(fmt::format(
+          "{} (zones: {})", what,
+          zones.empty() ? std::string("none") : fmt::format("{}", fmt::join(zones, ", "))));
     }
   } else if (type != nullptr && type->cheapest_offering(CapacityType::Spot) == nullptr) {
     m.value().fail(fmt::format("{} has no spot offering to interrupt", type->name));
   }
-  if (auto count = m.get("count")) e.count = static_cast<int>(count->as_int(1, kMaxInterruptionsPerEvent));
+  if (auto count = m.get("count"))
+    e.count = static_cast<int>(count->as_int(1, kMaxInterruptionsPerEvent));
   m.reject_unread(std::array<std::string_view, 3>{"instance_type", "zone", "count"});
   return e;
 }
@@ -193,8 +198,8 @@ std::vector<DecodedEvent> decode_events(const YamlValue& list, const SectionCont
     DecodedEvent e{.at = at.as_duration(), .where = item.where(), .action = ManifestSet{}};
     if (e.at < SimDuration{0}) at.fail("an event time must not be negative");
     if (e.at > sc.duration) {
-      at.fail(fmt::format("the event at {} comes after the end of the scenario ({})", format_duration(e.at),
-                          format_duration(sc.duration)));
+      at.fail(fmt::format("the event at {} comes after the end of the scenario ({})",
+                          format_duration(e.at), format_duration(sc.duration)));
     }
     if (apply.has_value() == spot.has_value()) {
       item.fail("an event needs exactly one of apply or spot_interruption");
@@ -223,12 +228,12 @@ NodeLatencies decode_node_latencies(const YamlValue& value, const Catalog& catal
       if (!known.contains(e.key)) {
         std::vector<std::string_view> names(known.begin(), known.end());
         throw ConfigError(e.key_where, e.value.path(),
-                          fmt::format("instance family \"{}\" is not in the catalog{}", e.key.substr(0, 60),
-                                      did_you_mean(e.key, names)));
+                          fmt::format("instance family \"{}\" is not in the catalog{}",
+                                      e.key.substr(0, 60), did_you_mean(e.key, names)));
       }
-      bool accelerated = std::any_of(catalog.types().begin(), catalog.types().end(), [&](const InstanceType& t) {
-        return t.family == e.key && t.has_gpu();
-      });
+      bool accelerated =
+          std::any_of(catalog.types().begin(), catalog.types().end(),
+                      [&](const InstanceType& t) { return t.family == e.key && t.has_gpu(); });
       out.by_family.emplace(e.key, decode_latency(e.value, accelerated ? out.gpu : out.cpu));
     }
   }

@@ -1,8 +1,8 @@
 #include "fleetsim/scenario/workload_decoder.hpp"
 
-#include <limits>
-
 #include <fmt/format.h>
+
+#include <limits>
 
 #include "fleetsim/scenario/object_meta.hpp"
 
@@ -37,9 +37,10 @@ void check_selector(const YamlMap& spec, const Labels& template_labels, DecodeCo
   for (const auto& [key, value] : match) {
     auto it = template_labels.find(key);
     if (it == template_labels.end() || it->second != value) {
-      selector.fail(fmt::format("selector does not match template labels ({}={} is missing from "
-                                "spec.template.metadata.labels)",
-                                key, value));
+      selector.fail(
+          fmt::format("selector does not match template labels ({}={} is missing from "
+                      "spec.template.metadata.labels)",
+                      key, value));
     }
   }
   s.warn_unread(ctx.warnings, ctx.kind);  // matchExpressions
@@ -64,8 +65,10 @@ DecodedWorkload decode_deployment(const YamlMap& manifest, DecodeContext& ctx) {
                       "a Deployment's pods must use restartPolicy Always");
   }
   PriorityRef priority = pod.priority;
-  DecodedWorkload out{base_workload(WorkloadKind::Deployment, meta, std::move(pod)), std::move(priority)};
-  if (auto replicas = spec.get("replicas")) out.workload.replicas = static_cast<std::int32_t>(replicas->as_int(0, kMaxReplicas));
+  DecodedWorkload out{base_workload(WorkloadKind::Deployment, meta, std::move(pod)),
+                      std::move(priority)};
+  if (auto replicas = spec.get("replicas"))
+    out.workload.replicas = static_cast<std::int32_t>(replicas->as_int(0, kMaxReplicas));
   spec.warn_unread(ctx.warnings, ctx.kind);
   return out;
 }
@@ -75,9 +78,10 @@ DecodedWorkload decode_job(const YamlMap& manifest, DecodeContext& ctx) {
   YamlMap spec(manifest.require("spec"));
   DecodedPod pod = decode_pod_template(spec.require("template"), ctx);
   if (pod.restart_policy == RestartPolicy::Always) {
-    throw ConfigError(pod.restart_policy_where, pod.restart_policy_field,
-                      "a Job's pods must use restartPolicy Never or OnFailure (Kubernetes rejects the "
-                      "default, Always)");
+    throw ConfigError(
+        pod.restart_policy_where, pod.restart_policy_field,
+        "a Job's pods must use restartPolicy Never or OnFailure (Kubernetes rejects the "
+        "default, Always)");
   }
   PriorityRef priority = pod.priority;
   DecodedWorkload out{base_workload(WorkloadKind::Job, meta, std::move(pod)), std::move(priority)};
@@ -107,7 +111,8 @@ DecodedWorkload decode_daemonset(const YamlMap& manifest, DecodeContext& ctx) {
                       "a DaemonSet's pods must use restartPolicy Always");
   }
   PriorityRef priority = pod.priority;
-  DecodedWorkload out{base_workload(WorkloadKind::DaemonSet, meta, std::move(pod)), std::move(priority)};
+  DecodedWorkload out{base_workload(WorkloadKind::DaemonSet, meta, std::move(pod)),
+                      std::move(priority)};
   out.workload.run_time.reset();  // daemons run for the node's life
   spec.warn_unread(ctx.warnings, ctx.kind);
   return out;
@@ -124,14 +129,17 @@ PriorityClass decode_priority_class(const YamlMap& manifest, DecodeContext& ctx)
   bool system = pc.name.starts_with(kSystemPriorityPrefix);
   if (system) {
     // Kubernetes lets only its own two classes use the prefix, with their own values.
-    bool builtin = (pc.name == "system-node-critical" && pc.value == kSystemNodeCriticalPriority) ||
-                   (pc.name == "system-cluster-critical" && pc.value == kSystemClusterCriticalPriority);
+    bool builtin =
+        (pc.name == "system-node-critical" && pc.value == kSystemNodeCriticalPriority) ||
+        (pc.name == "system-cluster-critical" && pc.value == kSystemClusterCriticalPriority);
     if (!builtin) {
-      throw ConfigError(pc.where, "metadata.name",
-                        "priority class names with the \"system-\" prefix are reserved for Kubernetes");
+      throw ConfigError(
+          pc.where, "metadata.name",
+          "priority class names with the \"system-\" prefix are reserved for Kubernetes");
     }
   } else if (pc.value > kHighestUserDefinablePriority) {
-    value.fail(fmt::format("the value of a user priority class must be at most {}", kHighestUserDefinablePriority));
+    value.fail(fmt::format("the value of a user priority class must be at most {}",
+                           kHighestUserDefinablePriority));
   }
   if (auto global = manifest.get("globalDefault")) pc.global_default = global->as_bool();
   manifest.ignore({"description"});

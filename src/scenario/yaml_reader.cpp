@@ -1,15 +1,14 @@
 #include "fleetsim/scenario/yaml_reader.hpp"
 
+#include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
+
 #include <charconv>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <system_error>
-
-#include <yaml-cpp/depthguard.h>
-#include <yaml-cpp/eventhandler.h>
-
-#include <fmt/format.h>
 
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scenario/warning_log.hpp"
@@ -132,9 +131,11 @@ SimDuration YamlValue::as_duration() const {
 Quantity YamlValue::as_quantity() const {
   require_scalar("a quantity");
   const std::string& t = node_.Scalar();
-  if (!t.empty() && t.front() == '-') fail(fmt::format("quantity \"{}\" must not be negative", shown(t)));
+  if (!t.empty() && t.front() == '-')
+    fail(fmt::format("quantity \"{}\" must not be negative", shown(t)));
   if (auto q = parse_quantity(t)) return *q;
-  fail(fmt::format("invalid quantity \"{}\"; use Kubernetes forms such as 500m, 2 or 16Gi", shown(t)));
+  fail(fmt::format("invalid quantity \"{}\"; use Kubernetes forms such as 500m, 2 or 16Gi",
+                   shown(t)));
 }
 
 std::vector<YamlValue> YamlValue::items() const {
@@ -215,7 +216,8 @@ std::optional<YamlValue> YamlMap::get(std::string_view key) const {
 
 YamlValue YamlMap::require(std::string_view key) const {
   if (auto v = get(key)) return *v;
-  std::string path = value_.path().empty() ? std::string(key) : fmt::format("{}.{}", value_.path(), key);
+  std::string path =
+      value_.path().empty() ? std::string(key) : fmt::format("{}.{}", value_.path(), key);
   throw ConfigError(value_.where(), path, "required field is missing");
 }
 
@@ -298,19 +300,25 @@ class EventBudget : public YAML::EventHandler {
   void OnDocumentEnd() override {}
   void OnNull(const YAML::Mark& m, YAML::anchor_t) override { count(m); }
   void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { count(m); }
-  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string&) override { count(m); }
-  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                const std::string&) override {
+    count(m);
+  }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
     count(m);
   }
   void OnSequenceEnd() override {}
-  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
     count(m);
   }
   void OnMapEnd() override {}
 
  private:
   void count(const YAML::Mark& m) {
-    if (++events_ > kMaxYamlNodesPerFile) throw ConfigError(location(file_, m), "", too_many_nodes_message());
+    if (++events_ > kMaxYamlNodesPerFile)
+      throw ConfigError(location(file_, m), "", too_many_nodes_message());
   }
   const std::string& file_;
   std::size_t events_ = 0;
@@ -326,7 +334,8 @@ class EventBudget : public YAML::EventHandler {
 }  // namespace
 
 YamlDocuments parse_yaml(std::string_view text, std::string file_name) {
-  YamlDocuments out{.file = std::make_shared<const std::string>(std::move(file_name)), .documents = {}};
+  YamlDocuments out{.file = std::make_shared<const std::string>(std::move(file_name)),
+                    .documents = {}};
   std::string input(text);
   try {
     std::istringstream in(input);
@@ -342,11 +351,13 @@ YamlDocuments parse_yaml(std::string_view text, std::string file_name) {
   return out;
 }
 
-YamlDocuments load_yaml_file(const std::filesystem::path& path, const SourceLocation& referenced_from,
-                             std::string_view field) {
+YamlDocuments load_yaml_file(const std::filesystem::path& path,
+                             const SourceLocation& referenced_from, std::string_view field) {
   auto failure = [&](std::string_view message) {
-    if (referenced_from.file.empty()) return ConfigError(SourceLocation{.file = path.string()}, "", std::string(message));
-    return ConfigError(referenced_from, std::string(field), fmt::format("{}: {}", message, path.string()));
+    if (referenced_from.file.empty())
+      return ConfigError(SourceLocation{.file = path.string()}, "", std::string(message));
+    return ConfigError(referenced_from, std::string(field),
+                       fmt::format("{}: {}", message, path.string()));
   };
   std::error_code ec;
   auto status = std::filesystem::status(path, ec);

@@ -19,7 +19,7 @@ namespace fleetsim {
 struct ManifestSet {
   std::vector<NodePool> nodepools;
   std::vector<EC2NodeClass> node_classes;
-  std::vector<DecodedWorkload> workloads;   // Pods, Deployments and Jobs
+  std::vector<DecodedWorkload> workloads;  // Pods, Deployments and Jobs
   std::vector<DecodedWorkload> daemonsets;
   std::vector<PriorityClass> priority_classes;
 

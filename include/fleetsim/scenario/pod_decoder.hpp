@@ -21,10 +21,10 @@ inline constexpr std::int64_t kMaxTerminationGraceSeconds = 400LL * 24 * 3600;
 // What a pod spec said about its priority. PriorityClass manifests may come later in the
 // scenario, so the class is resolved after every manifest has loaded (priority_resolver.hpp).
 struct PriorityRef {
-  std::string class_name;                  // spec.priorityClassName; empty when unset
-  std::optional<std::int32_t> value;       // spec.priority when set
-  SourceLocation where;                    // of priorityClassName, else of the pod spec
-  std::string field;                       // its path, for messages
+  std::string class_name;             // spec.priorityClassName; empty when unset
+  std::optional<std::int32_t> value;  // spec.priority when set
+  SourceLocation where;               // of priorityClassName, else of the pod spec
+  std::string field;                  // its path, for messages
 };
 
 enum class RestartPolicy { Always, OnFailure, Never };

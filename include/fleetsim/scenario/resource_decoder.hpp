@@ -14,7 +14,7 @@ namespace fleetsim {
 // Plausibility bounds on what one pod may ask for. No EC2 instance comes close: the largest
 // (u7in-32tb.224xlarge) has 896 vCPUs and 32 TiB of memory, and the GPU-richest have 8–16
 // accelerators (p5.48xlarge, trn1.32xlarge). A value beyond them is a typo, not a workload.
-inline constexpr std::int64_t kMaxPodCpuMillis = 100'000LL * 1000;         // 100,000 cores
+inline constexpr std::int64_t kMaxPodCpuMillis = 100'000LL * 1000;              // 100,000 cores
 inline constexpr std::int64_t kMaxPodBytes = 64LL * 1024 * 1024 * 1024 * 1024;  // 64 TiB
 inline constexpr std::int64_t kMaxPodAccelerators = 64;
 // Other extended resources (EFA interfaces, Neuron cores, MIG slices) count in the tens or

@@ -41,8 +41,8 @@ struct DecodedEvent {
   SourceLocation where;
   std::variant<ManifestSet, SpotInterruptionEvent> action;
 };
-// `events:`: [{at, apply: path or list}] and [{at, spot_interruption: {instance_type, zone, count}}],
-// in file order. Only NodePools and Pod/Deployment/Job workloads may be applied.
+// `events:`: [{at, apply: path or list}] and [{at, spot_interruption: {instance_type, zone,
+// count}}], in file order. Only NodePools and Pod/Deployment/Job workloads may be applied.
 std::vector<DecodedEvent> decode_events(const YamlValue& list, const SectionContext& sc);
 
 // `node_latencies:` {cpu: {launch, registration, initialization}, gpu: {…}, families: {g5: {…}}}.

@@ -108,7 +108,7 @@ TEST_CASE("filters select types by label conditions", "[catalog]") {
   CHECK(select(c, "gpu-name!=a10g,cpu=4") == Names{"g4ad.xlarge", "inf2.xlarge", "m5.xlarge"});
 }
 
-TEST_CASE("--gpu keeps types with GPUs or accelerators", "[catalog]") {
+TEST_CASE("the --gpu flag keeps types with GPUs or accelerators", "[catalog]") {
   Catalog c = load_catalog(fixture_dir("small"));
   CHECK(select(c, "cpu<=4", true) == Names{"g4ad.xlarge", "g5.xlarge", "g6f.large", "inf2.xlarge"});
 }

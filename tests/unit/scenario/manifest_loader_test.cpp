@@ -1,6 +1,7 @@
+#include "fleetsim/scenario/manifest_loader.hpp"
+
 #include <catch2/catch.hpp>
 
-#include "fleetsim/scenario/manifest_loader.hpp"
 #include "scenario_test_util.hpp"
 
 using namespace fleetsim;
@@ -11,8 +12,10 @@ namespace {
 
 std::string deployment(std::string_view name, std::string_view image) {
   return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: " + std::string(name) +
-         "}\nspec:\n  selector: {matchLabels: {app: x}}\n  template:\n    metadata: {labels: {app: x}}\n"
-         "    spec:\n      containers: [{name: c, image: " + std::string(image) + "}]\n";
+         "}\nspec:\n  selector: {matchLabels: {app: x}}\n  template:\n    metadata: {labels: {app: "
+         "x}}\n"
+         "    spec:\n      containers: [{name: c, image: " +
+         std::string(image) + "}]\n";
 }
 
 }  // namespace
@@ -47,31 +50,38 @@ TEST_CASE("EC2NodeClass: block devices and maxPods are read, boot settings warn"
   CHECK(b.throughput_mibps == 500);
   std::vector<std::string> fields;
   for (const auto& warning : warnings.warnings()) fields.push_back(warning.field);
-  CHECK(fields == std::vector<std::string>{
-                      "EC2NodeClass.spec.blockDeviceMappings[].ebs.encrypted", "EC2NodeClass.spec.amiFamily",
-                      "EC2NodeClass.spec.role", "EC2NodeClass.spec.amiSelectorTerms",
-                      "EC2NodeClass.spec.subnetSelectorTerms", "EC2NodeClass.spec.securityGroupSelectorTerms"});
+  CHECK(fields == std::vector<std::string>{"EC2NodeClass.spec.blockDeviceMappings[].ebs.encrypted",
+                                           "EC2NodeClass.spec.amiFamily", "EC2NodeClass.spec.role",
+                                           "EC2NodeClass.spec.amiSelectorTerms",
+                                           "EC2NodeClass.spec.subnetSelectorTerms",
+                                           "EC2NodeClass.spec.securityGroupSelectorTerms"});
   CHECK(warnings.warnings()[1].where.to_string() == file.string() + ":55:3");
 }
 
 TEST_CASE("EC2NodeClass value errors", "[scenario]") {
   auto nc = [](std::string_view ebs) {
-    return decode_error("apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: d}\nspec:\n"
-                        "  blockDeviceMappings:\n    - ebs: " + std::string(ebs) + "\n");
+    return decode_error(
+        "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: d}\nspec:\n"
+        "  blockDeviceMappings:\n    - ebs: " +
+        std::string(ebs) + "\n");
   };
   CHECK(nc("{volumeType: gp4}") ==
-        "test.yaml:6:25: spec.blockDeviceMappings[0].ebs.volumeType: unknown volumeType \"gp4\"; expected gp2, "
+        "test.yaml:6:25: spec.blockDeviceMappings[0].ebs.volumeType: unknown volumeType \"gp4\"; "
+        "expected gp2, "
         "gp3, io1, io2, st1, sc1 or standard; did you mean \"gp2\"?");
   CHECK(nc("{volumeSize: 100Ti}") ==
-        "test.yaml:6:25: spec.blockDeviceMappings[0].ebs.volumeSize: volumeSize must be more than 0 and at most 64Ti");
-  CHECK(nc("{iops: 1000000}") ==
-        "test.yaml:6:19: spec.blockDeviceMappings[0].ebs.iops: 1000000 is out of range [0, 256000]");
+        "test.yaml:6:25: spec.blockDeviceMappings[0].ebs.volumeSize: volumeSize must be more than "
+        "0 and at most 64Ti");
+  CHECK(
+      nc("{iops: 1000000}") ==
+      "test.yaml:6:19: spec.blockDeviceMappings[0].ebs.iops: 1000000 is out of range [0, 256000]");
 }
 
 TEST_CASE("inline manifests are read as manifest files are", "[scenario]") {
-  auto docs = parse_yaml("manifests:\n  - apiVersion: v1\n    kind: Pod\n    metadata: {name: p}\n"
-                         "    spec: {containers: [{name: c, image: x}], replicas: 2}\n",
-                         "scenario.yaml");
+  auto docs = parse_yaml(
+      "manifests:\n  - apiVersion: v1\n    kind: Pod\n    metadata: {name: p}\n"
+      "    spec: {containers: [{name: c, image: x}], replicas: 2}\n",
+      "scenario.yaml");
   YamlValue root(docs.documents[0], docs.file);
   YamlMap top(root);
   YamlValue item = top.require("manifests").items()[0];
@@ -88,13 +98,16 @@ TEST_CASE("inline manifests are read as manifest files are", "[scenario]") {
   CHECK(warnings.warnings()[1].where.to_string() == "scenario.yaml:5:47");
 
   // ...and errors name the full path in the scenario file.
-  auto bad = parse_yaml("manifests:\n  - apiVersion: v1\n    kind: Pod\n    metadata: {name: p}\n"
-                        "    spec: {containers: []}\n",
-                        "scenario.yaml");
-  YamlValue bad_item = YamlMap(YamlValue(bad.documents[0], bad.file)).require("manifests").items()[0];
-  CHECK(test::config_error([&] {
-          loader.load_manifest(YamlValue(bad_item.node(), bad_item.file_ptr(), bad_item.path()), set);
-        }) == "scenario.yaml:5:24: manifests[0].spec.containers: a pod needs at least one container");
+  auto bad = parse_yaml(
+      "manifests:\n  - apiVersion: v1\n    kind: Pod\n    metadata: {name: p}\n"
+      "    spec: {containers: []}\n",
+      "scenario.yaml");
+  YamlValue bad_item =
+      YamlMap(YamlValue(bad.documents[0], bad.file)).require("manifests").items()[0];
+  CHECK(
+      test::config_error([&] {
+        loader.load_manifest(YamlValue(bad_item.node(), bad_item.file_ptr(), bad_item.path()), set);
+      }) == "scenario.yaml:5:24: manifests[0].spec.containers: a pod needs at least one container");
 }
 
 TEST_CASE("kinds dispatch on apiVersion and kind", "[scenario]") {
@@ -134,12 +147,16 @@ items:
   CHECK(w[3].field == "Pod.spec.hostNetwork");
   CHECK(d->set.workloads.at(0).workload.name == "listed");
 
-  CHECK(decode_error("kind: Pod\nmetadata: {name: p}\n") == "test.yaml:1:1: apiVersion: required field is missing");
-  CHECK(decode_error("apiVersion: v1\nmetadata: {name: p}\n") == "test.yaml:1:1: kind: required field is missing");
+  CHECK(decode_error("kind: Pod\nmetadata: {name: p}\n") ==
+        "test.yaml:1:1: apiVersion: required field is missing");
+  CHECK(decode_error("apiVersion: v1\nmetadata: {name: p}\n") ==
+        "test.yaml:1:1: kind: required field is missing");
   CHECK(decode_error("apiVersion: extensions/v1beta1\nkind: Deployment\n") ==
-        "test.yaml:1:13: apiVersion: apiVersion \"extensions/v1beta1\" is not supported for Deployment; use apps/v1");
+        "test.yaml:1:13: apiVersion: apiVersion \"extensions/v1beta1\" is not supported for "
+        "Deployment; use apps/v1");
   CHECK(decode_error("- a\n- b\n") == "test.yaml:1:1: expected a mapping, got a list");
-  CHECK(decode_error("apiVersion: v1\nkind: Pod\nkind: Pod\n") == "test.yaml:3:1: kind: duplicate key \"kind\"");
+  CHECK(decode_error("apiVersion: v1\nkind: Pod\nkind: Pod\n") ==
+        "test.yaml:3:1: kind: duplicate key \"kind\"");
 }
 
 TEST_CASE("duplicate names per kind are refused", "[scenario]") {

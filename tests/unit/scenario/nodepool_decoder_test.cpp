@@ -1,6 +1,7 @@
+#include "fleetsim/scenario/nodepool_decoder.hpp"
+
 #include <catch2/catch.hpp>
 
-#include "fleetsim/scenario/nodepool_decoder.hpp"
 #include "scenario_test_util.hpp"
 
 using namespace fleetsim;
@@ -52,7 +53,8 @@ TEST_CASE("the Karpenter docs' GPU NodePool decodes field by field", "[scenario]
   CHECK_FALSE(r.get(label::kInstanceFamily)->min_values());
 
   REQUIRE(p.taints.size() == 1);
-  CHECK(p.taints[0] == Taint{.key = "nvidia.com/gpu", .value = "true", .effect = TaintEffect::NoSchedule});
+  CHECK(p.taints[0] ==
+        Taint{.key = "nvidia.com/gpu", .value = "true", .effect = TaintEffect::NoSchedule});
   CHECK(p.startup_taints.empty());
 
   REQUIRE(p.limits.resources);
@@ -67,7 +69,9 @@ TEST_CASE("the Karpenter docs' GPU NodePool decodes field by field", "[scenario]
   CHECK(p.disruption.policy == ConsolidationPolicy::WhenEmptyOrUnderutilized);
   CHECK(p.disruption.consolidate_after == minutes(1));
   REQUIRE(p.disruption.budgets.size() == 2);
-  CHECK(p.disruption.budgets[0] == DisruptionBudget{.percent = true, .nodes = 10, .reasons = {}, .schedule = {}, .duration = {}});
+  CHECK(p.disruption.budgets[0] ==
+        DisruptionBudget{
+            .percent = true, .nodes = 10, .reasons = {}, .schedule = {}, .duration = {}});
   CHECK(p.disruption.budgets[1] == DisruptionBudget{.percent = false,
                                                     .nodes = 0,
                                                     .reasons = {"Drifted"},
@@ -112,7 +116,9 @@ TEST_CASE("Never, node-count limits and custom resources in NodePools", "[scenar
   CHECK(p.limits.set_mask[resource::kCpu] == 0);
   CHECK(p.disruption.policy == ConsolidationPolicy::WhenEmpty);
   CHECK_FALSE(p.disruption.consolidate_after);
-  CHECK(p.disruption.budgets == std::vector<DisruptionBudget>{{.percent = false, .nodes = 5, .reasons = {}, .schedule = {}, .duration = {}}});
+  CHECK(p.disruption.budgets ==
+        std::vector<DisruptionBudget>{
+            {.percent = false, .nodes = 5, .reasons = {}, .schedule = {}, .duration = {}}});
 }
 
 TEST_CASE("all eight operators decode with their set semantics", "[scenario]") {
@@ -151,7 +157,8 @@ TEST_CASE("NodePool requirement errors name the field and position", "[scenario]
         - key: node.kubernetes.io/instance-type
           operator: In
           values: []
-)")) == "test.yaml:11:19: spec.template.spec.requirements[0].values: operator In needs at least one value");
+)")) == "test.yaml:11:19: spec.template.spec.requirements[0].values: operator In needs at least "
+        "one value");
 
   CHECK(decode_error(pool(R"(      requirements:
         - {key: karpenter.sh/capacity-type, operator: In, values: [spot]}
@@ -159,7 +166,8 @@ TEST_CASE("NodePool requirement errors name the field and position", "[scenario]
         - key: karpenter.k8s.aws/instance-gpu-count
           operator: Gtt
           values: ["0"]
-)")) == "test.yaml:12:21: spec.template.spec.requirements[2].operator: unknown operator \"Gtt\"; did you "
+)")) == "test.yaml:12:21: spec.template.spec.requirements[2].operator: unknown operator \"Gtt\"; "
+        "did you "
         "mean \"Gt\"?");
 
   CHECK(decode_error(pool(R"(      requirements:
@@ -169,32 +177,39 @@ TEST_CASE("NodePool requirement errors name the field and position", "[scenario]
 )")) == "test.yaml:11:19: spec.template.spec.requirements[0].values: operator Gt needs exactly one "
         "non-negative integer value");
 
-  CHECK(decode_error(pool(R"(      requirements:
+  CHECK(
+      decode_error(pool(R"(      requirements:
         - key: karpenter.k8s.aws/instance-gpu-count
           operator: Lte
           values: ["1", "2"]
-)")) == "test.yaml:11:19: spec.template.spec.requirements[0].values: operator Lte needs exactly one "
-        "non-negative integer value");
+)")) ==
+      "test.yaml:11:19: spec.template.spec.requirements[0].values: operator Lte needs exactly one "
+      "non-negative integer value");
 
   CHECK(decode_error(pool(R"(      requirements:
         - key: example.com/team
           operator: Exists
           values: [a]
-)")) == "test.yaml:11:19: spec.template.spec.requirements[0].values: operator Exists takes no values");
+)")) == "test.yaml:11:19: spec.template.spec.requirements[0].values: operator Exists takes no "
+        "values");
 
-  CHECK(decode_error(pool(R"(      requirements:
+  CHECK(
+      decode_error(pool(R"(      requirements:
         - key: karpenter.k8s.aws/instance-family
           operator: In
           values: [g5, p4d]
           minValues: 3
-)")) == "test.yaml:12:22: spec.template.spec.requirements[0].minValues: minValues 3 needs at least 3 "
-        "values, found 2");
+)")) ==
+      "test.yaml:12:22: spec.template.spec.requirements[0].minValues: minValues 3 needs at least 3 "
+      "values, found 2");
 
-  CHECK(decode_error(pool(R"(      requirements:
+  CHECK(
+      decode_error(pool(R"(      requirements:
         - key: karpenter.k8s.aws/instance-family
           operator: Exists
           minValues: 51
-)")) == "test.yaml:11:22: spec.template.spec.requirements[0].minValues: 51 is out of range [1, 50]");
+)")) ==
+      "test.yaml:11:22: spec.template.spec.requirements[0].minValues: 51 is out of range [1, 50]");
 
   CHECK(decode_error(pool(R"(      requirements:
         - key: karpenter.sh/capacity-type
@@ -210,15 +225,20 @@ TEST_CASE("NodePools may not require restricted labels", "[scenario]") {
                              "\n          operator: Exists\n"));
   };
   CHECK(key_error("kubernetes.io/hostname") ==
-        "test.yaml:9:16: spec.template.spec.requirements[0].key: label \"kubernetes.io/hostname\" is restricted");
+        "test.yaml:9:16: spec.template.spec.requirements[0].key: label \"kubernetes.io/hostname\" "
+        "is restricted");
   CHECK(key_error("karpenter.sh/nodepool") ==
-        "test.yaml:9:16: spec.template.spec.requirements[0].key: label \"karpenter.sh/nodepool\" is restricted");
+        "test.yaml:9:16: spec.template.spec.requirements[0].key: label \"karpenter.sh/nodepool\" "
+        "is restricted");
   CHECK(key_error("karpenter.sh/team") ==
-        "test.yaml:9:16: spec.template.spec.requirements[0].key: label domain \"karpenter.sh\" is restricted");
+        "test.yaml:9:16: spec.template.spec.requirements[0].key: label domain \"karpenter.sh\" is "
+        "restricted");
   CHECK(key_error("example.kubernetes.io/team") ==
-        "test.yaml:9:16: spec.template.spec.requirements[0].key: label domain \"kubernetes.io\" is restricted");
+        "test.yaml:9:16: spec.template.spec.requirements[0].key: label domain \"kubernetes.io\" is "
+        "restricted");
   CHECK(key_error("karpenter.k8s.aws/team") ==
-        "test.yaml:9:16: spec.template.spec.requirements[0].key: label domain \"karpenter.k8s.aws\" is "
+        "test.yaml:9:16: spec.template.spec.requirements[0].key: label domain "
+        "\"karpenter.k8s.aws\" is "
         "restricted");
   for (std::string_view ok : {"karpenter.sh/capacity-type", "node.kubernetes.io/instance-type",
                               "topology.kubernetes.io/zone", "karpenter.k8s.aws/instance-gpu-name",
@@ -226,30 +246,39 @@ TEST_CASE("NodePools may not require restricted labels", "[scenario]") {
     CAPTURE(ok);
     CHECK(key_error(ok) == "no error");
   }
-  CHECK(decode_error(pool("      requirements: []\n    metadata:\n      labels: {karpenter.sh/nodepool: x}\n")) ==
+  CHECK(decode_error(pool(
+            "      requirements: []\n    metadata:\n      labels: {karpenter.sh/nodepool: x}\n")) ==
         "test.yaml:10:16: spec.template.metadata.labels.karpenter.sh/nodepool: label "
         "\"karpenter.sh/nodepool\" is restricted");
 }
 
 TEST_CASE("NodePool limits on requirements count and other field errors", "[scenario]") {
   std::string many = "      requirements:\n";
-  for (int i = 0; i < 101; ++i) many += "        - {key: example.com/k" + std::to_string(i) + ", operator: Exists}\n";
+  for (int i = 0; i < 101; ++i)
+    many += "        - {key: example.com/k" + std::to_string(i) + ", operator: Exists}\n";
   CHECK(decode_error(pool(many)) ==
-        "test.yaml:9:9: spec.template.spec.requirements: at most 100 requirements are allowed, found 101");
+        "test.yaml:9:9: spec.template.spec.requirements: at most 100 requirements are allowed, "
+        "found 101");
 
-  CHECK(decode_error(pool("  weight: 0\n")) == "test.yaml:8:11: spec.weight: 0 is out of range [1, 100]");
+  CHECK(decode_error(pool("  weight: 0\n")) ==
+        "test.yaml:8:11: spec.weight: 0 is out of range [1, 100]");
   CHECK(decode_error(pool("  weight: \"50\"\n")) ==
         "test.yaml:8:11: spec.weight: expected an integer, got a scalar (\"50\")");
   CHECK(decode_error(pool("      taints:\n        - {key: nvidia.com/gpu, effect: NoSchedul}\n")) ==
-        "test.yaml:9:41: spec.template.spec.taints[0].effect: unknown taint effect \"NoSchedul\"; expected "
+        "test.yaml:9:41: spec.template.spec.taints[0].effect: unknown taint effect \"NoSchedul\"; "
+        "expected "
         "NoSchedule, PreferNoSchedule or NoExecute; did you mean \"NoSchedule\"?");
   CHECK(decode_error(pool("  disruption:\n    budgets: [{nodes: \"110%\"}]\n")) ==
-        "test.yaml:9:23: spec.disruption.budgets[0].nodes: invalid budget \"110%\"; expected a node count "
+        "test.yaml:9:23: spec.disruption.budgets[0].nodes: invalid budget \"110%\"; expected a "
+        "node count "
         "such as \"5\" or a percentage from \"0%\" to \"100%\"");
-  CHECK(decode_error(pool("  disruption:\n    budgets:\n      - {nodes: \"0\", schedule: \"0 9 * *\", duration: 8h}\n")) ==
-        "test.yaml:10:32: spec.disruption.budgets[0].schedule: invalid schedule \"0 9 * *\"; expected five "
+  CHECK(decode_error(pool("  disruption:\n    budgets:\n      - {nodes: \"0\", schedule: \"0 9 * "
+                          "*\", duration: 8h}\n")) ==
+        "test.yaml:10:32: spec.disruption.budgets[0].schedule: invalid schedule \"0 9 * *\"; "
+        "expected five "
         "cron fields (minute hour day-of-month month day-of-week) or a macro such as @daily");
-  CHECK(decode_error(pool("  disruption:\n    budgets:\n      - {nodes: \"0\", schedule: \"@daily\"}\n")) ==
+  CHECK(decode_error(
+            pool("  disruption:\n    budgets:\n      - {nodes: \"0\", schedule: \"@daily\"}\n")) ==
         "test.yaml:10:9: spec.disruption.budgets[0]: a budget with a schedule needs a duration");
   CHECK(decode_error(pool("  disruption:\n    consolidationPolicy: WhenUnderutilized\n")) ==
         "test.yaml:9:26: spec.disruption.consolidationPolicy: unknown consolidationPolicy "
@@ -292,8 +321,9 @@ spec:
   REQUIRE(w.size() == 2);
   CHECK(w[0].field == "NodePool.apiVersion");
   CHECK(w[0].where.to_string() == "test.yaml:1:13");
-  CHECK(w[0].message == "karpenter.sh/v1beta1 is deprecated (Karpenter v1 no longer serves it); read as "
-                        "karpenter.sh/v1 where the two agree");
+  CHECK(w[0].message ==
+        "karpenter.sh/v1beta1 is deprecated (Karpenter v1 no longer serves it); read as "
+        "karpenter.sh/v1 where the two agree");
   CHECK(w[1].field == "NodePool.spec.template.spec.kubelet");
   CHECK(w[1].message == "not modelled; ignored");
 }

@@ -1,6 +1,7 @@
+#include "fleetsim/scenario/pod_decoder.hpp"
+
 #include <catch2/catch.hpp>
 
-#include "fleetsim/scenario/pod_decoder.hpp"
 #include "scenario_test_util.hpp"
 
 using namespace fleetsim;
@@ -27,7 +28,8 @@ const PodSpec& spec_of(const test::Decoded& d) { return d.set.workloads.at(0).wo
 
 }  // namespace
 
-TEST_CASE("the pod request is the larger of init containers and app containers plus sidecars", "[scenario]") {
+TEST_CASE("the pod request is the larger of init containers and app containers plus sidecars",
+          "[scenario]") {
   auto d = decode(R"(apiVersion: v1
 kind: Pod
 metadata:
@@ -109,8 +111,10 @@ TEST_CASE("node selectors and node affinity become requirements", "[scenario]") 
 )"));
   const PodSpec& s = spec_of(*d);
   CHECK(s.node_requirements.entries().size() == 2);
-  CHECK(s.node_requirements.get(label::kCapacityType)->values() == std::vector<std::string>{"spot"});
-  CHECK(s.node_requirements.get(label::kInstanceFamily)->values() == std::vector<std::string>{"g5"});
+  CHECK(s.node_requirements.get(label::kCapacityType)->values() ==
+        std::vector<std::string>{"spot"});
+  CHECK(s.node_requirements.get(label::kInstanceFamily)->values() ==
+        std::vector<std::string>{"g5"});
   REQUIRE(s.alternative_node_requirements.size() == 1);
   const Requirements& alt = s.alternative_node_requirements[0];
   CHECK(alt.entries().size() == 3);
@@ -118,7 +122,8 @@ TEST_CASE("node selectors and node affinity become requirements", "[scenario]") 
   CHECK(alt.get(label::kInstanceFamily)->values() == std::vector<std::string>{"p5"});
   CHECK(alt.get(label::kGpuCount)->allows("8"));
   REQUIRE(s.preferred_node_requirements);
-  CHECK(s.preferred_node_requirements->get(label::kZone)->values() == std::vector<std::string>{"us-east-1b"});
+  CHECK(s.preferred_node_requirements->get(label::kZone)->values() ==
+        std::vector<std::string>{"us-east-1b"});
   REQUIRE(d->warnings.warnings().size() == 1);
   CHECK(d->warnings.warnings()[0].field == "Pod.spec.affinity.podAntiAffinity");
   CHECK(d->warnings.warnings()[0].where.to_string() == "test.yaml:28:5");
@@ -153,14 +158,23 @@ spec:
   CHECK(w.run_time == minutes(90));
   CHECK(s.termination_grace == seconds(120));
   REQUIRE(s.tolerations.size() == 3);
-  CHECK(s.tolerations[0] == Toleration{.key = "nvidia.com/gpu", .op = TolerationOperator::Exists, .value = "", .effect = TaintEffect::NoSchedule});
-  CHECK(s.tolerations[1] == Toleration{.key = "dedicated", .op = TolerationOperator::Equal, .value = "ml", .effect = TaintEffect::NoExecute});
-  CHECK(s.tolerations[2] == Toleration{.key = "", .op = TolerationOperator::Exists, .value = "", .effect = std::nullopt});
+  CHECK(s.tolerations[0] == Toleration{.key = "nvidia.com/gpu",
+                                       .op = TolerationOperator::Exists,
+                                       .value = "",
+                                       .effect = TaintEffect::NoSchedule});
+  CHECK(s.tolerations[1] == Toleration{.key = "dedicated",
+                                       .op = TolerationOperator::Equal,
+                                       .value = "ml",
+                                       .effect = TaintEffect::NoExecute});
+  CHECK(
+      s.tolerations[2] ==
+      Toleration{.key = "", .op = TolerationOperator::Exists, .value = "", .effect = std::nullopt});
   REQUIRE(s.topology_spread.size() == 1);
-  CHECK(s.topology_spread[0] == TopologySpread{.topology_key = "topology.kubernetes.io/zone",
-                                               .max_skew = 2,
-                                               .when_unsatisfiable = WhenUnsatisfiable::ScheduleAnyway,
-                                               .match_labels = {{"app", "p"}}});
+  CHECK(s.topology_spread[0] ==
+        TopologySpread{.topology_key = "topology.kubernetes.io/zone",
+                       .max_skew = 2,
+                       .when_unsatisfiable = WhenUnsatisfiable::ScheduleAnyway,
+                       .match_labels = {{"app", "p"}}});
   REQUIRE(d->warnings.warnings().size() == 1);
   CHECK(d->warnings.warnings()[0].field ==
         "Pod.spec.topologySpreadConstraints[].labelSelector.matchExpressions");
@@ -170,32 +184,41 @@ spec:
 
 TEST_CASE("pod resource errors: negative, absurd, fractional and unknown", "[scenario]") {
   auto container = [](std::string_view resources) {
-    return decode_error(pod("  initContainers:\n    - name: i\n      resources: " + std::string(resources) + "\n"));
+    return decode_error(
+        pod("  initContainers:\n    - name: i\n      resources: " + std::string(resources) + "\n"));
   };
   CHECK(container("{requests: {cpu: \"-1\"}}") ==
-        "test.yaml:9:35: spec.initContainers[0].resources.requests.cpu: quantity \"-1\" must not be negative");
+        "test.yaml:9:35: spec.initContainers[0].resources.requests.cpu: quantity \"-1\" must not "
+        "be negative");
   CHECK(container("{requests: {cpu: \"200000\"}}") ==
-        "test.yaml:9:35: spec.initContainers[0].resources.requests.cpu: 200000 cpu is beyond any instance "
+        "test.yaml:9:35: spec.initContainers[0].resources.requests.cpu: 200000 cpu is beyond any "
+        "instance "
         "(at most 100000)");
   CHECK(container("{requests: {memory: 100Ti}}") ==
-        "test.yaml:9:38: spec.initContainers[0].resources.requests.memory: 100Ti memory is beyond any "
+        "test.yaml:9:38: spec.initContainers[0].resources.requests.memory: 100Ti memory is beyond "
+        "any "
         "instance (at most 64Ti)");
   CHECK(container("{limits: {nvidia.com/gpu: 65}}") ==
-        "test.yaml:9:44: spec.initContainers[0].resources.limits.nvidia.com/gpu: 65 nvidia.com/gpu is beyond "
+        "test.yaml:9:44: spec.initContainers[0].resources.limits.nvidia.com/gpu: 65 nvidia.com/gpu "
+        "is beyond "
         "any instance (at most 64)");
   CHECK(container("{limits: {nvidia.com/gpu: 0.5}}") ==
-        "test.yaml:9:44: spec.initContainers[0].resources.limits.nvidia.com/gpu: nvidia.com/gpu must be a "
+        "test.yaml:9:44: spec.initContainers[0].resources.limits.nvidia.com/gpu: nvidia.com/gpu "
+        "must be a "
         "whole number");
   CHECK(container("{requests: {gpu: 1}}") ==
-        "test.yaml:9:30: spec.initContainers[0].resources.requests.gpu: unknown resource \"gpu\"; extended "
+        "test.yaml:9:30: spec.initContainers[0].resources.requests.gpu: unknown resource \"gpu\"; "
+        "extended "
         "resources are named with a domain, such as nvidia.com/gpu");
   CHECK(container("{requests: {cpu: 2}, limits: {cpu: 1}}") ==
-        "test.yaml:9:35: spec.initContainers[0].resources.requests.cpu: the request for cpu exceeds its limit");
+        "test.yaml:9:35: spec.initContainers[0].resources.requests.cpu: the request for cpu "
+        "exceeds its limit");
   CHECK(container("{requests: {nvidia.com/gpu: 1}, limits: {nvidia.com/gpu: 2}}") ==
         "test.yaml:9:46: spec.initContainers[0].resources.requests.nvidia.com/gpu: the request for "
         "nvidia.com/gpu must equal its limit");
   CHECK(container("{requests: {cpu: 2 cores}}") ==
-        "test.yaml:9:35: spec.initContainers[0].resources.requests.cpu: invalid quantity \"2 cores\"; use "
+        "test.yaml:9:35: spec.initContainers[0].resources.requests.cpu: invalid quantity \"2 "
+        "cores\"; use "
         "Kubernetes forms such as 500m, 2 or 16Gi");
   CHECK(container("[cpu]") ==
         "test.yaml:9:18: spec.initContainers[0].resources: expected a mapping, got a list");
@@ -203,13 +226,18 @@ TEST_CASE("pod resource errors: negative, absurd, fractional and unknown", "[sce
 
 TEST_CASE("many containers together may not exceed the per-pod bounds", "[scenario]") {
   std::string yaml = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n";
-  for (int i = 0; i < 5; ++i) yaml += "    - {name: c" + std::to_string(i) + ", resources: {limits: {nvidia.com/gpu: 16}}}\n";
+  for (int i = 0; i < 5; ++i)
+    yaml += "    - {name: c" + std::to_string(i) + ", resources: {limits: {nvidia.com/gpu: 16}}}\n";
   CHECK(decode_error(yaml) ==
-        "test.yaml:6:5: spec.containers: the pod requests 80 nvidia.com/gpu in all, beyond any instance (at most 64)");
+        "test.yaml:6:5: spec.containers: the pod requests 80 nvidia.com/gpu in all, beyond any "
+        "instance (at most 64)");
 }
 
-TEST_CASE("extended resources beyond the well-known ones are interned until slots run out", "[scenario]") {
-  std::string yaml = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n    - name: c\n      resources:\n        requests:\n";
+TEST_CASE("extended resources beyond the well-known ones are interned until slots run out",
+          "[scenario]") {
+  std::string yaml =
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n    - name: c\n      "
+      "resources:\n        requests:\n";
   for (int i = 0; i < 6; ++i) yaml += "          example.com/r" + std::to_string(i) + ": 1\n";
   auto d = decode(yaml);
   CHECK(d->resources.size() == resource::kMaxResources);
@@ -217,7 +245,8 @@ TEST_CASE("extended resources beyond the well-known ones are interned until slot
   CHECK(spec_of(*d).requests[resource::kMaxResources - 1] == 1);
   yaml += "          example.com/r6: 1\n";
   CHECK(decode_error(yaml) ==
-        "test.yaml:15:11: spec.containers[0].resources.requests.example.com/r6: too many distinct resources; "
+        "test.yaml:15:11: spec.containers[0].resources.requests.example.com/r6: too many distinct "
+        "resources; "
         "fleetsim tracks at most 16");
 }
 
@@ -227,32 +256,45 @@ TEST_CASE("pod spec shape and value errors", "[scenario]") {
   CHECK(decode_error("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: 5\n") ==
         "test.yaml:4:7: spec: expected a mapping, got a scalar (\"5\")");
   CHECK(decode_error(pod("  tolerations:\n    - {key: a, operator: Exist}\n")) ==
-        "test.yaml:8:26: spec.tolerations[0].operator: unknown toleration operator \"Exist\"; expected Equal or "
+        "test.yaml:8:26: spec.tolerations[0].operator: unknown toleration operator \"Exist\"; "
+        "expected Equal or "
         "Exists; did you mean \"Exists\"?");
   CHECK(decode_error(pod("  tolerations:\n    - {key: a, operator: Exists, value: b}\n")) ==
-        "test.yaml:8:41: spec.tolerations[0].value: a toleration with operator Exists takes no value");
+        "test.yaml:8:41: spec.tolerations[0].value: a toleration with operator Exists takes no "
+        "value");
   CHECK(decode_error(pod("  tolerations:\n    - {value: b}\n")) ==
         "test.yaml:8:7: spec.tolerations[0]: a toleration without a key needs operator Exists");
-  CHECK(decode_error(pod("  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
-                         "        nodeSelectorTerms:\n          - matchExpressions:\n"
-                         "              - {key: karpenter.k8s.aws/instance-cpu, operator: Gte, values: [\"4\"]}\n")) ==
-        "test.yaml:12:65: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
-        "nodeSelectorTerms[0].matchExpressions[0].operator: operator Gte is only valid in NodePool "
-        "requirements; pods use In, NotIn, Exists, DoesNotExist, Gt or Lt");
-  CHECK(decode_error(pod("  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
-                         "        nodeSelectorTerms:\n          - matchExpressions: []\n")) ==
-        "test.yaml:11:13: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
-        "nodeSelectorTerms[0]: an empty node selector term matches no node");
-  CHECK(decode_error(pod("  topologySpreadConstraints:\n    - {maxSkew: 0, topologyKey: kubernetes.io/hostname, "
-                         "whenUnsatisfiable: DoNotSchedule}\n")) ==
-        "test.yaml:8:17: spec.topologySpreadConstraints[0].maxSkew: 0 is out of range [1, 2147483647]");
+  CHECK(
+      decode_error(pod(
+          "  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+          "        nodeSelectorTerms:\n          - matchExpressions:\n"
+          "              - {key: karpenter.k8s.aws/instance-cpu, operator: Gte, values: "
+          "[\"4\"]}\n")) ==
+      "test.yaml:12:65: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+      "nodeSelectorTerms[0].matchExpressions[0].operator: operator Gte is only valid in NodePool "
+      "requirements; pods use In, NotIn, Exists, DoesNotExist, Gt or Lt");
+  CHECK(
+      decode_error(pod(
+          "  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+          "        nodeSelectorTerms:\n          - matchExpressions: []\n")) ==
+      "test.yaml:11:13: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+      "nodeSelectorTerms[0]: an empty node selector term matches no node");
+  CHECK(decode_error(pod(
+            "  topologySpreadConstraints:\n    - {maxSkew: 0, topologyKey: kubernetes.io/hostname, "
+            "whenUnsatisfiable: DoNotSchedule}\n")) ==
+        "test.yaml:8:17: spec.topologySpreadConstraints[0].maxSkew: 0 is out of range [1, "
+        "2147483647]");
   CHECK(decode_error(pod("  terminationGracePeriodSeconds: -5\n")) ==
         "test.yaml:7:34: spec.terminationGracePeriodSeconds: -5 is out of range [0, 34560000]");
   CHECK(decode_error(pod("  nodeSelector: {Bad Key: x}\n")) ==
-        "test.yaml:7:18: spec.nodeSelector.Bad Key: invalid key \"Bad Key\": the name must be at most 63 "
+        "test.yaml:7:18: spec.nodeSelector.Bad Key: invalid key \"Bad Key\": the name must be at "
+        "most 63 "
         "letters, digits, '-', '_' or '.', starting and ending with a letter or digit");
-  CHECK(decode_error("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  annotations: {fleetsim.io/duration: "
-                     "soon}\nspec: {containers: [{name: c}]}\n") ==
-        "test.yaml:5:39: metadata.annotations.fleetsim.io/duration: invalid duration \"soon\"; use Go forms "
-        "such as 90s, 5m or 1h30m");
+  CHECK(
+      decode_error(
+          "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  annotations: {fleetsim.io/duration: "
+          "soon}\nspec: {containers: [{name: c}]}\n") ==
+      "test.yaml:5:39: metadata.annotations.fleetsim.io/duration: invalid duration \"soon\"; use "
+      "Go forms "
+      "such as 90s, 5m or 1h30m");
 }

@@ -1,13 +1,16 @@
+#include "fleetsim/scenario/scenario_loader.hpp"
+
 #include <catch2/catch.hpp>
 
-#include "fleetsim/scenario/scenario_loader.hpp"
 #include "scenario_test_util.hpp"
 
 using namespace fleetsim;
 
 namespace {
 
-std::filesystem::path scenario(std::string_view name) { return test::fixtures() / "scenarios" / name; }
+std::filesystem::path scenario(std::string_view name) {
+  return test::fixtures() / "scenarios" / name;
+}
 
 std::string load_error(const std::filesystem::path& file, const std::filesystem::path& root = {}) {
   return test::config_error([&] { load_scenario(file, root); });
@@ -19,11 +22,13 @@ struct ScratchScenario {
   std::filesystem::path file;
   ScratchScenario(std::string_view name, std::string_view body) : dir(name) {
     file = dir.write("scenario.yaml", "name: scratch\nduration: 6h\ncatalog: " +
-                                          (test::fixtures() / "catalog/aws/us-east-1").string() + "\n" +
-                                          std::string(body));
+                                          (test::fixtures() / "catalog/aws/us-east-1").string() +
+                                          "\n" + std::string(body));
   }
   std::string error() const { return load_error(file); }
-  std::string at(int line, int col) const { return file.string() + ":" + std::to_string(line) + ":" + std::to_string(col); }
+  std::string at(int line, int col) const {
+    return file.string() + ":" + std::to_string(line) + ":" + std::to_string(col);
+  }
 };
 
 }  // namespace
@@ -54,7 +59,9 @@ TEST_CASE("a complete scenario loads with its manifests, jobs and events", "[sce
 
   REQUIRE(cfg.job_sources.size() == 1);
   const JobSource& js = cfg.job_sources[0];
-  CHECK(js.trace == std::filesystem::absolute(test::fixtures() / "traces/training-jobs.csv").lexically_normal());
+  CHECK(
+      js.trace ==
+      std::filesystem::absolute(test::fixtures() / "traces/training-jobs.csv").lexically_normal());
   CHECK(js.template_workload.kind == WorkloadKind::Job);
   CHECK(js.template_workload.name == "finetune");
   CHECK(js.template_workload.pod.spec.requests[resource::kNvidiaGpu] == 4);
@@ -78,26 +85,33 @@ TEST_CASE("a complete scenario loads with its manifests, jobs and events", "[sce
   CHECK(cfg.events[1].where.to_string() == scenario("basic.yaml").string() + ":21:5");
 
   CHECK(cfg.node_latencies.cpu == kDefaultCpuNodeLatency);
-  CHECK(cfg.node_latencies.gpu == NodeLatency{.launch = seconds(5), .registration = seconds(50), .initialization = seconds(25)});
+  CHECK(cfg.node_latencies.gpu == NodeLatency{.launch = seconds(5),
+                                              .registration = seconds(50),
+                                              .initialization = seconds(25)});
   REQUIRE(cfg.node_latencies.by_family.size() == 2);
-  CHECK(cfg.node_latencies.by_family.at("p5") ==
-        NodeLatency{.launch = seconds(5), .registration = seconds(50), .initialization = seconds(60)});
-  CHECK(cfg.node_latencies.by_family.at("m5") ==
-        NodeLatency{.launch = seconds(3), .registration = seconds(30), .initialization = seconds(5)});
+  CHECK(cfg.node_latencies.by_family.at("p5") == NodeLatency{.launch = seconds(5),
+                                                             .registration = seconds(50),
+                                                             .initialization = seconds(60)});
+  CHECK(cfg.node_latencies.by_family.at("m5") == NodeLatency{.launch = seconds(3),
+                                                             .registration = seconds(30),
+                                                             .initialization = seconds(5)});
 
   std::vector<std::string> fields;
   for (const auto& w : cfg.warnings) fields.push_back(w.field);
   CHECK(fields == std::vector<std::string>{
-                      "EC2NodeClass.spec.blockDeviceMappings[].ebs.encrypted", "EC2NodeClass.spec.amiFamily",
-                      "EC2NodeClass.spec.role", "EC2NodeClass.spec.amiSelectorTerms",
-                      "EC2NodeClass.spec.subnetSelectorTerms", "EC2NodeClass.spec.securityGroupSelectorTerms",
+                      "EC2NodeClass.spec.blockDeviceMappings[].ebs.encrypted",
+                      "EC2NodeClass.spec.amiFamily", "EC2NodeClass.spec.role",
+                      "EC2NodeClass.spec.amiSelectorTerms", "EC2NodeClass.spec.subnetSelectorTerms",
+                      "EC2NodeClass.spec.securityGroupSelectorTerms",
                       "Deployment.spec.template.spec.containers[].image",
                       "Deployment.spec.template.spec.containers[].args",
-                      "Deployment.spec.template.spec.containers[].ports", "Service", "HorizontalPodAutoscaler",
-                      "Job.spec.template.spec.containers[].image", "Job.spec.backoffLimit"});
+                      "Deployment.spec.template.spec.containers[].ports", "Service",
+                      "HorizontalPodAutoscaler", "Job.spec.template.spec.containers[].image",
+                      "Job.spec.backoffLimit"});
 }
 
-TEST_CASE("defaults: seed, region, report interval, latencies and the bundled catalog", "[scenario]") {
+TEST_CASE("defaults: seed, region, report interval, latencies and the bundled catalog",
+          "[scenario]") {
   ScenarioConfig cfg = load_scenario(scenario("minimal.yaml"), test::fixtures() / "catalog");
   CHECK(cfg.name == "minimal");
   CHECK(cfg.seed == 1);
@@ -105,30 +119,38 @@ TEST_CASE("defaults: seed, region, report interval, latencies and the bundled ca
   CHECK(cfg.region == "us-east-1");
   CHECK(cfg.report_interval == seconds(60));
   CHECK(cfg.catalog->types().size() == 6);
-  CHECK(cfg.node_latencies.cpu == NodeLatency{.launch = seconds(5), .registration = seconds(30), .initialization = seconds(5)});
-  CHECK(cfg.node_latencies.gpu == NodeLatency{.launch = seconds(5), .registration = seconds(40), .initialization = seconds(25)});
+  CHECK(cfg.node_latencies.cpu == NodeLatency{.launch = seconds(5),
+                                              .registration = seconds(30),
+                                              .initialization = seconds(5)});
+  CHECK(cfg.node_latencies.gpu == NodeLatency{.launch = seconds(5),
+                                              .registration = seconds(40),
+                                              .initialization = seconds(25)});
   CHECK(cfg.karpenter.batch_idle == seconds(1));
   CHECK(cfg.karpenter.batch_max == seconds(10));
   CHECK(cfg.warnings.empty());
   CHECK(cfg.resources.size() == resource::kWellKnownCount);
 
   CHECK(load_error(scenario("minimal.yaml")) ==
-        scenario("minimal.yaml").string() + ": catalog: no catalog given and no bundled catalog is known");
+        scenario("minimal.yaml").string() +
+            ": catalog: no catalog given and no bundled catalog is known");
 }
 
 TEST_CASE("scenario file errors carry file:line:col and the field", "[scenario]") {
   auto missing = scenario("does-not-exist.yaml");
   CHECK(load_error(missing) == missing.string() + ": file not found");
   CHECK(load_error(scenario("unknown-key.yaml")) ==
-        scenario("unknown-key.yaml").string() + ":3:1: manifest: unknown key; did you mean \"manifests\"?");
-  CHECK(load_error(scenario("services.yaml")) == scenario("services.yaml").string() + ":3:1: services: unknown key");
+        scenario("unknown-key.yaml").string() +
+            ":3:1: manifest: unknown key; did you mean \"manifests\"?");
+  CHECK(load_error(scenario("services.yaml")) ==
+        scenario("services.yaml").string() + ":3:1: services: unknown key");
   CHECK(load_error(scenario("bad-manifest-path.yaml")) ==
         scenario("bad-manifest-path.yaml").string() + ":6:5: manifests[1]: file not found: " +
             (test::fixtures() / "manifests/does-not-exist.yaml").string());
   CHECK(load_error(scenario("malformed.yaml")) ==
         scenario("malformed.yaml").string() + ":4:7: invalid YAML: end of sequence flow not found");
   CHECK(load_error(scenario("wrong-type.yaml")) ==
-        scenario("wrong-type.yaml").string() + ":5:8: node_latencies.gpu: expected a mapping, got a scalar (\"40s\")");
+        scenario("wrong-type.yaml").string() +
+            ":5:8: node_latencies.gpu: expected a mapping, got a scalar (\"40s\")");
 }
 
 TEST_CASE("top-level values are validated", "[scenario]") {
@@ -137,43 +159,60 @@ TEST_CASE("top-level values are validated", "[scenario]") {
     return load_error(dir.write("s.yaml", yaml), test::fixtures() / "catalog");
   };
   CHECK(top("noname", "duration: 1h\n").ends_with("s.yaml:1:1: name: required field is missing"));
-  CHECK(top("long", "name: x\nduration: 9601h\n").ends_with("s.yaml:2:11: duration: the duration must be at most 400 days"));
-  CHECK(top("zero", "name: x\nduration: 0s\n").ends_with("s.yaml:2:11: duration: the duration must be positive"));
+  CHECK(top("long", "name: x\nduration: 9601h\n")
+            .ends_with("s.yaml:2:11: duration: the duration must be at most 400 days"));
+  CHECK(top("zero", "name: x\nduration: 0s\n")
+            .ends_with("s.yaml:2:11: duration: the duration must be positive"));
   CHECK(top("plain", "name: x\nduration: 3600\n")
-            .ends_with("s.yaml:2:11: duration: invalid duration \"3600\"; use Go forms such as 90s, 5m or 1h30m"));
-  CHECK(top("seed", "name: x\nduration: 1h\nseed: -3\n").ends_with("s.yaml:3:7: seed: -3 is out of range [0, 9223372036854775807]"));
+            .ends_with("s.yaml:2:11: duration: invalid duration \"3600\"; use Go forms such as "
+                       "90s, 5m or 1h30m"));
+  CHECK(top("seed", "name: x\nduration: 1h\nseed: -3\n")
+            .ends_with("s.yaml:3:7: seed: -3 is out of range [0, 9223372036854775807]"));
   CHECK(top("ca", "name: x\nduration: 1h\nprovisioner: cluster-autoscaler\n")
-            .ends_with("s.yaml:3:14: provisioner: provisioner \"cluster-autoscaler\" is not supported yet; use karpenter"));
+            .ends_with("s.yaml:3:14: provisioner: provisioner \"cluster-autoscaler\" is not "
+                       "supported yet; use karpenter"));
   CHECK(top("auto", "name: x\nduration: 1h\nprovisioner: eks-auto-mode\n")
-            .ends_with("s.yaml:3:14: provisioner: provisioner \"eks-auto-mode\" is not supported yet; use karpenter"));
+            .ends_with("s.yaml:3:14: provisioner: provisioner \"eks-auto-mode\" is not supported "
+                       "yet; use karpenter"));
   CHECK(top("karp", "name: x\nduration: 1h\nprovisioner: karpentr\n")
-            .ends_with("s.yaml:3:14: provisioner: unknown provisioner \"karpentr\"; expected karpenter, "
-                       "cluster-autoscaler or eks-auto-mode; did you mean \"karpenter\"?"));
+            .ends_with(
+                "s.yaml:3:14: provisioner: unknown provisioner \"karpentr\"; expected karpenter, "
+                "cluster-autoscaler or eks-auto-mode; did you mean \"karpenter\"?"));
   CHECK(top("region", "name: x\nduration: 1h\nregion: eu-west-9\n")
-            .find("s.yaml:3:9: region: no bundled catalog for region \"eu-west-9\"") != std::string::npos);
-  CHECK(top("badregion", "name: x\nduration: 1h\nregion: ../../etc\n").ends_with("s.yaml:3:9: region: invalid region \"../../etc\""));
-  CHECK(top("nocat", "name: x\nduration: 1h\ncatalog: nowhere\n").find("s.yaml:3:10: catalog: catalog directory not found: ") !=
+            .find("s.yaml:3:9: region: no bundled catalog for region \"eu-west-9\"") !=
         std::string::npos);
-  CHECK(top("two", "name: x\nduration: 1h\n---\nname: y\n").ends_with("s.yaml:4:1: a scenario file holds one YAML "
-                                                                    "document; put manifests in files of their own"));
+  CHECK(top("badregion", "name: x\nduration: 1h\nregion: ../../etc\n")
+            .ends_with("s.yaml:3:9: region: invalid region \"../../etc\""));
+  CHECK(top("nocat", "name: x\nduration: 1h\ncatalog: nowhere\n")
+            .find("s.yaml:3:10: catalog: catalog directory not found: ") != std::string::npos);
+  CHECK(top("two", "name: x\nduration: 1h\n---\nname: y\n")
+            .ends_with("s.yaml:4:1: a scenario file holds one YAML "
+                       "document; put manifests in files of their own"));
   CHECK(top("empty", "# nothing\n").ends_with("s.yaml: the scenario file is empty"));
   CHECK(top("latency", "name: x\nduration: 1h\nnode_latencies: {families: {g6: {launch: 1s}}}\n")
-            .ends_with("s.yaml:3:29: node_latencies.families.g6: instance family \"g6\" is not in the catalog; did "
+            .ends_with("s.yaml:3:29: node_latencies.families.g6: instance family \"g6\" is not in "
+                       "the catalog; did "
                        "you mean \"g5\"?"));
   CHECK(top("batch", "name: x\nduration: 1h\nkarpenter: {batch_idle: 0s}\n")
             .ends_with("s.yaml:3:25: karpenter.batch_idle: must be positive"));
-  CHECK(top("bomb", "name: x\nduration: 1h\na: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
-                    "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
-                    "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n"
-                    "g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f]\n")
-            .ends_with("s.yaml:1:1: too many YAML nodes (alias expansion?); at most 1000000 are read per file"));
+  CHECK(top("bomb",
+            "name: x\nduration: 1h\na: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, "
+            "*a, *a, *a, *a, *a, *a]\n"
+            "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, "
+            "*c, *c, *c]\n"
+            "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, "
+            "*e, *e, *e]\n"
+            "g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f]\n")
+            .ends_with("s.yaml:1:1: too many YAML nodes (alias expansion?); at most 1000000 are "
+                       "read per file"));
 }
 
 TEST_CASE("a broken catalog surfaces as a CatalogError", "[scenario]") {
   test::TempDir dir("badcatalog");
   std::filesystem::create_directories(dir.path() / "cat");
   dir.write("cat/instance-types.csv", "instance_type,family\ng5.xlarge,g5\n");
-  dir.write("cat/offerings.csv", "instance_type,zone,capacity_type,price_usd_per_hour,interruption_bucket,capacity\n");
+  dir.write("cat/offerings.csv",
+            "instance_type,zone,capacity_type,price_usd_per_hour,interruption_bucket,capacity\n");
   auto file = dir.write("s.yaml", "name: x\nduration: 1h\ncatalog: cat\n");
   CHECK_THROWS_AS(load_scenario(file), CatalogError);
 }
@@ -181,42 +220,60 @@ TEST_CASE("a broken catalog surfaces as a CatalogError", "[scenario]") {
 TEST_CASE("jobs and events are checked against the catalog and each other", "[scenario]") {
   std::string manifests = (test::fixtures() / "manifests").string();
   {
-    ScratchScenario s("spot-type", "events:\n  - at: 1h\n    spot_interruption: {instance_type: g5.xlarg}\n");
-    CHECK(s.error() == s.at(6, 40) + ": events[0].spot_interruption.instance_type: instance type \"g5.xlarg\" is "
-                                     "not in the catalog; did you mean \"g5.xlarge\"?");
+    ScratchScenario s("spot-type",
+                      "events:\n  - at: 1h\n    spot_interruption: {instance_type: g5.xlarg}\n");
+    CHECK(s.error() ==
+          s.at(6, 40) +
+              ": events[0].spot_interruption.instance_type: instance type \"g5.xlarg\" is "
+              "not in the catalog; did you mean \"g5.xlarge\"?");
   }
   {
-    ScratchScenario s("spot-zone", "events:\n  - at: 1h\n    spot_interruption: {instance_type: g5.xlarge, zone: us-east-1c}\n");
-    CHECK(s.error() == s.at(6, 57) + ": events[0].spot_interruption.zone: g5.xlarge has no spot offering in zone "
-                                     "\"us-east-1c\" (zones: us-east-1a, us-east-1b)");
+    ScratchScenario s("spot-zone",
+                      "events:\n  - at: 1h\n    spot_interruption: {instance_type: g5.xlarge, "
+                      "zone: us-east-1c}\n");
+    CHECK(s.error() ==
+          s.at(6, 57) +
+              ": events[0].spot_interruption.zone: g5.xlarge has no spot offering in zone "
+              "\"us-east-1c\" (zones: us-east-1a, us-east-1b)");
   }
   {
     ScratchScenario s("late", "events:\n  - {at: 7h, spot_interruption: {count: 1}}\n");
-    CHECK(s.error() == s.at(5, 10) + ": events[0].at: the event at 7h0m0s comes after the end of the scenario (6h0m0s)");
+    CHECK(s.error() ==
+          s.at(5, 10) +
+              ": events[0].at: the event at 7h0m0s comes after the end of the scenario (6h0m0s)");
   }
   {
     ScratchScenario s("both", "events:\n  - {at: 1h}\n");
-    CHECK(s.error() == s.at(5, 5) + ": events[0]: an event needs exactly one of apply or spot_interruption");
+    CHECK(s.error() ==
+          s.at(5, 5) + ": events[0]: an event needs exactly one of apply or spot_interruption");
   }
   {
     ScratchScenario s("evkey", "events:\n  - {at: 1h, aply: x.yaml}\n");
     CHECK(s.error() == s.at(5, 14) + ": events[0].aply: unknown key; did you mean \"apply\"?");
   }
   {
-    ScratchScenario s("tmpl", "jobs:\n  - trace: " + (test::fixtures() / "traces/training-jobs.csv").string() +
-                                  "\n    template: " + manifests + "/vllm-deployment.yaml\n");
-    CHECK(s.error() == s.at(6, 15) + ": jobs[0].template: a job template must be exactly one Job or Pod manifest; "
-                                     "found 1 Deployment");
+    ScratchScenario s(
+        "tmpl", "jobs:\n  - trace: " + (test::fixtures() / "traces/training-jobs.csv").string() +
+                    "\n    template: " + manifests + "/vllm-deployment.yaml\n");
+    CHECK(s.error() ==
+          s.at(6, 15) +
+              ": jobs[0].template: a job template must be exactly one Job or Pod manifest; "
+              "found 1 Deployment");
   }
   {
-    ScratchScenario s("trace", "jobs:\n  - {trace: missing.csv, template: " + manifests + "/train-job.yaml}\n");
-    CHECK(s.error() == s.at(5, 13) + ": jobs[0].trace: file not found: " + (s.dir.path() / "missing.csv").string());
+    ScratchScenario s(
+        "trace", "jobs:\n  - {trace: missing.csv, template: " + manifests + "/train-job.yaml}\n");
+    CHECK(s.error() == s.at(5, 13) + ": jobs[0].trace: file not found: " +
+                           (s.dir.path() / "missing.csv").string());
   }
 }
 
-TEST_CASE("node class references: an error when classes exist, a warning when none do", "[scenario]") {
-  std::string pool = "  - apiVersion: karpenter.sh/v1\n    kind: NodePool\n    metadata: {name: gpu}\n"
-                     "    spec: {template: {spec: {nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: defualt}}}}\n";
+TEST_CASE("node class references: an error when classes exist, a warning when none do",
+          "[scenario]") {
+  std::string pool =
+      "  - apiVersion: karpenter.sh/v1\n    kind: NodePool\n    metadata: {name: gpu}\n"
+      "    spec: {template: {spec: {nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, "
+      "name: defualt}}}}\n";
   {
     ScratchScenario s("noclass", "manifests:\n" + pool);
     ScenarioConfig cfg = load_scenario(s.file);
@@ -227,22 +284,30 @@ TEST_CASE("node class references: an error when classes exist, a warning when no
   }
   {
     ScratchScenario s("withclass", "manifests:\n" + pool +
-                                       "  - {apiVersion: karpenter.k8s.aws/v1, kind: EC2NodeClass, metadata: {name: default}, spec: {}}\n");
-    CHECK(s.error() == s.at(7, 22) + ": spec.template.spec.nodeClassRef.name: no EC2NodeClass named \"defualt\"; did "
-                                     "you mean \"default\"?");
+                                       "  - {apiVersion: karpenter.k8s.aws/v1, kind: EC2NodeClass, "
+                                       "metadata: {name: default}, spec: {}}\n");
+    CHECK(s.error() ==
+          s.at(7, 22) +
+              ": spec.template.spec.nodeClassRef.name: no EC2NodeClass named \"defualt\"; did "
+              "you mean \"default\"?");
   }
   {
     ScratchScenario s("dupe", "manifests:\n" + pool + pool);
-    CHECK(s.error() == s.at(11, 22) + ": metadata.name: a second NodePool named \"gpu\" (the first is at " + s.at(7, 22) + ")");
+    CHECK(s.error() == s.at(11, 22) +
+                           ": metadata.name: a second NodePool named \"gpu\" (the first is at " +
+                           s.at(7, 22) + ")");
   }
 }
 
-TEST_CASE("manifest directories, inline job templates and server bookkeeping fields", "[scenario]") {
-  ScratchScenario s("dir", "manifests:\n  - " + (test::fixtures() / "manifests-dir").string() +
-                               "\njobs:\n  - trace: " + (test::fixtures() / "traces/training-jobs.csv").string() +
-                               "\n    template:\n      apiVersion: v1\n      kind: Pod\n"
-                               "      metadata: {name: one-shot}\n"
-                               "      spec: {restartPolicy: Never, containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}\n");
+TEST_CASE("manifest directories, inline job templates and server bookkeeping fields",
+          "[scenario]") {
+  ScratchScenario s(
+      "dir", "manifests:\n  - " + (test::fixtures() / "manifests-dir").string() +
+                 "\njobs:\n  - trace: " + (test::fixtures() / "traces/training-jobs.csv").string() +
+                 "\n    template:\n      apiVersion: v1\n      kind: Pod\n"
+                 "      metadata: {name: one-shot}\n"
+                 "      spec: {restartPolicy: Never, containers: [{name: c, resources: {limits: "
+                 "{nvidia.com/gpu: 1}}}]}\n");
   ScenarioConfig cfg = load_scenario(s.file);
   REQUIRE(cfg.node_classes.size() == 1);  // a-class.yml is read before b-pool.yaml
   REQUIRE(cfg.nodepools.size() == 1);
@@ -255,7 +320,9 @@ TEST_CASE("manifest directories, inline job templates and server bookkeeping fie
 }
 
 TEST_CASE("v1beta1 EC2NodeClasses load with a version warning", "[scenario]") {
-  auto d = test::decode("apiVersion: karpenter.k8s.aws/v1beta1\nkind: EC2NodeClass\nmetadata: {name: old}\nspec: {}\n");
+  auto d = test::decode(
+      "apiVersion: karpenter.k8s.aws/v1beta1\nkind: EC2NodeClass\nmetadata: {name: old}\nspec: "
+      "{}\n");
   CHECK(d->set.node_classes.at(0).name == "old");
   REQUIRE(d->warnings.warnings().size() == 1);
   CHECK(d->warnings.warnings()[0].field == "EC2NodeClass.apiVersion");

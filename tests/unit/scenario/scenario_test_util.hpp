@@ -1,14 +1,14 @@
 // Helpers for the scenario tests: fixture paths, decoding YAML text, capturing error text.
 #pragma once
 
-#include <catch2/catch.hpp>
+#include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <string>
 #include <string_view>
-#include <unistd.h>
 
 #include "fleetsim/scenario/manifest_loader.hpp"
 #include "fleetsim/scenario/warning_log.hpp"

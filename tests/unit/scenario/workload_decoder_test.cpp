@@ -1,7 +1,8 @@
+#include "fleetsim/scenario/workload_decoder.hpp"
+
 #include <catch2/catch.hpp>
 
 #include "fleetsim/scenario/priority_resolver.hpp"
-#include "fleetsim/scenario/workload_decoder.hpp"
 #include "scenario_test_util.hpp"
 
 using namespace fleetsim;
@@ -39,7 +40,10 @@ TEST_CASE("a vLLM Deployment asking for one GPU decodes with its toleration", "[
   CHECK(s.requests.pods() == 1);
   CHECK(s.do_not_disrupt);
   CHECK(s.termination_grace == seconds(60));
-  CHECK(s.tolerations == std::vector<Toleration>{{.key = "nvidia.com/gpu", .op = TolerationOperator::Exists, .value = "", .effect = TaintEffect::NoSchedule}});
+  CHECK(s.tolerations == std::vector<Toleration>{{.key = "nvidia.com/gpu",
+                                                  .op = TolerationOperator::Exists,
+                                                  .value = "",
+                                                  .effect = TaintEffect::NoSchedule}});
   CHECK(s.node_requirements.entries().size() == 1);
   CHECK(s.node_requirements.get(label::kGpuName)->values() == std::vector<std::string>{"a10g"});
   CHECK(s.priority_class_name == "inference-high");
@@ -56,7 +60,8 @@ TEST_CASE("a vLLM Deployment asking for one GPU decodes with its toleration", "[
   CHECK(warnings.warnings()[0].where.to_string() == file.string() + ":24:11");
   CHECK(warnings.warnings()[0].message == "not modelled; ignored");
   CHECK(warnings.warnings()[3].message == "kind Service is not modelled; ignored");
-  CHECK(warnings.warnings()[4].message == "kind HorizontalPodAutoscaler is parsed later; not modelled yet");
+  CHECK(warnings.warnings()[4].message ==
+        "kind HorizontalPodAutoscaler is parsed later; not modelled yet");
 }
 
 TEST_CASE("a Job keeps parallelism, completions and its run time", "[scenario]") {
@@ -76,7 +81,8 @@ TEST_CASE("a Job keeps parallelism, completions and its run time", "[scenario]")
   CHECK(w.pod.spec.requests[resource::kEfa] == 1);
   std::vector<std::string> fields;
   for (const auto& warning : warnings.warnings()) fields.push_back(warning.field);
-  CHECK(fields == std::vector<std::string>{"Job.spec.template.spec.containers[].image", "Job.spec.backoffLimit"});
+  CHECK(fields == std::vector<std::string>{"Job.spec.template.spec.containers[].image",
+                                           "Job.spec.backoffLimit"});
 }
 
 TEST_CASE("workload defaults: one replica, completions follow parallelism", "[scenario]") {
@@ -133,7 +139,8 @@ spec:
   template:
     spec:
       containers: [{name: c}]
-)") == "test.yaml:7:7: spec.template.spec.restartPolicy: a Job's pods must use restartPolicy Never or "
+)") == "test.yaml:7:7: spec.template.spec.restartPolicy: a Job's pods must use restartPolicy Never "
+       "or "
        "OnFailure (Kubernetes rejects the default, Always)");
   CHECK(decode_error(R"(apiVersion: apps/v1
 kind: Deployment
@@ -164,13 +171,15 @@ spec:
   template:
     metadata: {labels: {app: webb}}
     spec: {containers: [{name: c}]}
-)") == "test.yaml:6:5: spec.selector: selector does not match template labels (app=web is missing from "
+)") == "test.yaml:6:5: spec.selector: selector does not match template labels (app=web is missing "
+       "from "
        "spec.template.metadata.labels)");
   CHECK(decode_error(R"(apiVersion: apps/v1
 kind: Deployment
 metadata: {name: Web_App}
 spec: {}
-)") == "test.yaml:3:18: metadata.name: invalid name \"Web_App\": use at most 253 lowercase letters, digits, "
+)") == "test.yaml:3:18: metadata.name: invalid name \"Web_App\": use at most 253 lowercase "
+       "letters, digits, "
        "'-' or '.', starting and ending with a letter or digit");
   CHECK(decode_error(R"(apiVersion: batch/v1
 kind: Job
@@ -245,7 +254,8 @@ value: 1000
   PriorityTable table(d->set.priority_classes);
   auto& w = d->set.workloads.at(0);
   CHECK(test::config_error([&] { table.resolve(w.workload.pod.spec, w.priority); }) ==
-        "test.yaml:5:22: spec.priorityClassName: no PriorityClass named \"hihg\"; did you mean \"high\"?");
+        "test.yaml:5:22: spec.priorityClassName: no PriorityClass named \"hihg\"; did you mean "
+        "\"high\"?");
 
   auto mismatch = decode(R"(apiVersion: v1
 kind: Pod
@@ -258,10 +268,13 @@ spec: {priorityClassName: system-cluster-critical, priority: 5, containers: [{na
         "test.yaml:4:27: spec.priorityClassName: spec.priority 5 contradicts PriorityClass "
         "\"system-cluster-critical\" (value 2000000000); leave spec.priority unset");
 
-  CHECK(decode_error("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: system-mine}\nvalue: 5\n") ==
-        "test.yaml:3:18: metadata.name: priority class names with the \"system-\" prefix are reserved for "
+  CHECK(decode_error("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: "
+                     "system-mine}\nvalue: 5\n") ==
+        "test.yaml:3:18: metadata.name: priority class names with the \"system-\" prefix are "
+        "reserved for "
         "Kubernetes");
-  CHECK(decode_error("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: huge}\nvalue: 1000000001\n") ==
+  CHECK(decode_error("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: "
+                     "huge}\nvalue: 1000000001\n") ==
         "test.yaml:4:8: value: the value of a user priority class must be at most 1000000000");
 
   auto two = decode(R"(apiVersion: scheduling.k8s.io/v1
@@ -277,6 +290,7 @@ value: 2
 globalDefault: true
 )");
   CHECK(test::config_error([&] { PriorityTable t(two->set.priority_classes); }) ==
-        "test.yaml:9:18: globalDefault: only one PriorityClass may be the global default; \"a\" already is "
+        "test.yaml:9:18: globalDefault: only one PriorityClass may be the global default; \"a\" "
+        "already is "
         "(at test.yaml:3:18)");
 }

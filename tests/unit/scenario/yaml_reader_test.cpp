@@ -1,7 +1,8 @@
+#include "fleetsim/scenario/yaml_reader.hpp"
+
 #include <catch2/catch.hpp>
 
 #include "fleetsim/scenario/name_hint.hpp"
-#include "fleetsim/scenario/yaml_reader.hpp"
 #include "scenario_test_util.hpp"
 
 using namespace fleetsim;
@@ -26,8 +27,9 @@ TEST_CASE("an alias bomb stops at the node budget", "[scenario]") {
   CHECK(test::config_error([] { parse_yaml(alias_bomb(), "bomb.yaml"); }) ==
         "bomb.yaml:1:1: too many YAML nodes (alias expansion?); at most 1000000 are read per file");
   // A self-referencing alias (a cycle) hits the same guard instead of looping.
-  CHECK(test::config_error([] { parse_yaml("a: &a [*a, *a]\n", "cycle.yaml"); }).find("too many YAML nodes") !=
-        std::string::npos);
+  CHECK(test::config_error([] {
+          parse_yaml("a: &a [*a, *a]\n", "cycle.yaml");
+        }).find("too many YAML nodes") != std::string::npos);
   // Ordinary aliases are fine.
   CHECK_NOTHROW(parse_yaml("base: &b {cpu: 1}\nother: *b\n", "ok.yaml"));
 }
@@ -35,14 +37,18 @@ TEST_CASE("an alias bomb stops at the node budget", "[scenario]") {
 TEST_CASE("files are guarded by existence and size", "[scenario]") {
   test::TempDir dir("reader");
   auto missing = dir.path() / "nope.yaml";
-  CHECK(test::config_error([&] { load_yaml_file(missing); }) == missing.string() + ": file not found");
-  CHECK(test::config_error([&] { load_yaml_file(missing, {.file = "s.yaml", .line = 4, .col = 5}, "manifests[1]"); }) ==
-        "s.yaml:4:5: manifests[1]: file not found: " + missing.string());
-  CHECK(test::config_error([&] { load_yaml_file(dir.path()); }) == dir.path().string() + ": is a directory, not a file");
+  CHECK(test::config_error([&] { load_yaml_file(missing); }) ==
+        missing.string() + ": file not found");
+  CHECK(test::config_error([&] {
+          load_yaml_file(missing, {.file = "s.yaml", .line = 4, .col = 5}, "manifests[1]");
+        }) == "s.yaml:4:5: manifests[1]: file not found: " + missing.string());
+  CHECK(test::config_error([&] { load_yaml_file(dir.path()); }) ==
+        dir.path().string() + ": is a directory, not a file");
 
   std::string big(kMaxYamlFileBytes + 1, '#');
   auto big_file = dir.write("big.yaml", big);
-  CHECK(test::config_error([&] { load_yaml_file(big_file); }) == big_file.string() + ": file is larger than 16 MiB");
+  CHECK(test::config_error([&] { load_yaml_file(big_file); }) ==
+        big_file.string() + ": file is larger than 16 MiB");
 }
 
 TEST_CASE("malformed YAML reports yaml-cpp's mark, 1-based", "[scenario]") {
@@ -59,9 +65,10 @@ TEST_CASE("malformed YAML reports yaml-cpp's mark, 1-based", "[scenario]") {
 }
 
 TEST_CASE("bytes that are not UTF-8 give an error or a value, never a crash", "[scenario]") {
-  for (std::string text : {std::string("name: \xc3\x28\xff\nduration: 1h\n"), std::string("\xff\xfe\x00\x01\x02", 5),
-                           std::string("\xfe\xff\x00\x00\x00", 5), std::string("a: \"\\xZZ\\u12\"\n"),
-                           std::string("\x00\x00\x00\x00", 4), std::string("- [\x80\x81: \xbf]\n")}) {
+  for (std::string text :
+       {std::string("name: \xc3\x28\xff\nduration: 1h\n"), std::string("\xff\xfe\x00\x01\x02", 5),
+        std::string("\xfe\xff\x00\x00\x00", 5), std::string("a: \"\\xZZ\\u12\"\n"),
+        std::string("\x00\x00\x00\x00", 4), std::string("- [\x80\x81: \xbf]\n")}) {
     try {
       YamlDocuments docs = parse_yaml(text, "junk.yaml");
       for (const auto& d : docs.documents) {
@@ -81,13 +88,15 @@ TEST_CASE("typed reads name the field and what was found", "[scenario]") {
   YamlValue c = YamlMap(YamlMap(top.require("a")).require("b").items()[1]).require("c");
   CHECK(c.path() == "a.b[1].c");
   CHECK(c.where().to_string() == "t.yaml:1:16");
-  CHECK(test::config_error([&] { c.as_int(0, 10); }) == "t.yaml:1:16: a.b[1].c: expected an integer, got a scalar (\"x\")");
+  CHECK(test::config_error([&] { c.as_int(0, 10); }) ==
+        "t.yaml:1:16: a.b[1].c: expected an integer, got a scalar (\"x\")");
   CHECK(test::config_error([&] { top.require("flag").as_bool(); }) ==
         "t.yaml:2:7: flag: expected true or false, got a scalar (\"yes\")");
   CHECK(test::config_error([&] { top.require("q").as_int(0, 10); }) ==
         "t.yaml:3:4: q: expected an integer, got a scalar (\"5\")");
   CHECK(top.require("d").as_duration() == hours(1));
-  CHECK(test::config_error([&] { top.require("zz"); }) == "t.yaml:1:1: zz: required field is missing");
+  CHECK(test::config_error([&] { top.require("zz"); }) ==
+        "t.yaml:1:1: zz: required field is missing");
   CHECK(test::config_error([&] { YamlMap(top.require("a")).require("b").as_string(); }) ==
         "t.yaml:1:8: a.b: expected a string, got a list");
 }
@@ -98,8 +107,9 @@ TEST_CASE("YAML merge keys and non-scalar keys are refused", "[scenario]") {
   CHECK(test::config_error([&] { YamlMap m(top.require("res")); }) ==
         "m.yaml:3:3: res.<<: YAML merge keys (<<) are not supported; write the fields out");
   auto complex_key = parse_yaml("? [a, b]\n: c\n", "k.yaml");
-  CHECK(test::config_error([&] { YamlMap m(YamlValue(complex_key.documents[0], complex_key.file)); }) ==
-        "k.yaml:1:3: mapping keys must be strings, got a list");
+  CHECK(test::config_error([&] {
+          YamlMap m(YamlValue(complex_key.documents[0], complex_key.file));
+        }) == "k.yaml:1:3: mapping keys must be strings, got a list");
 }
 
 TEST_CASE("paths lose their indices for warnings", "[scenario]") {
@@ -121,9 +131,12 @@ TEST_CASE("huge flat files and deep nesting stop early with a clear error", "[sc
   for (std::size_t i = 0; i <= kMaxYamlNodesPerFile; ++i) flat += "- a\n";
   // The list itself is a node, so the last item exceeds the budget.
   CHECK(test::config_error([&] { parse_yaml(flat, "flat.yaml"); }) ==
-        "flat.yaml:1000000:3: too many YAML nodes (alias expansion?); at most 1000000 are read per file");
+        "flat.yaml:1000000:3: too many YAML nodes (alias expansion?); at most 1000000 are read per "
+        "file");
   std::string deep(5000, '[');
   deep += std::string(5000, ']');
-  CHECK(test::config_error([&] { parse_yaml(deep, "deep.yaml"); }).starts_with("deep.yaml:1:") );
-  CHECK(test::config_error([&] { parse_yaml(deep, "deep.yaml"); }).ends_with(": invalid YAML: nested too deeply"));
+  CHECK(test::config_error([&] { parse_yaml(deep, "deep.yaml"); }).starts_with("deep.yaml:1:"));
+  CHECK(test::config_error([&] {
+          parse_yaml(deep, "deep.yaml");
+        }).ends_with(": invalid YAML: nested too deeply"));
 }

@@ -221,6 +221,10 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   cfg.node_classes = std::move(set.node_classes);
   cfg.priority_classes = std::move(set.priority_classes);
   cfg.warnings = warnings.take();
+  // Reported in file order, so a user reads them alongside the manifests.
+  std::stable_sort(cfg.warnings.begin(), cfg.warnings.end(), [](const Warning& a, const Warning& b) {
+    return std::tie(a.where.file, a.where.line, a.where.col) < std::tie(b.where.file, b.where.line, b.where.col);
+  });
   return cfg;
 }
 

@@ -16,7 +16,12 @@ bool KubeScheduler::feasible(const Pod& pod, const Node& node) const {
   if (node.phase != NodePhase::Initialized) return false;
   if (!pod.spec->requests.fits_in(node.available())) return false;
   if (first_untolerated(node.taints, pod.spec->tolerations, true)) return false;
-  return pod.spec->node_requirements.empty() || !node.labels.incompatibility(pod.spec->node_requirements);
+  // Required node-affinity terms are ORed; each already includes the nodeSelector.
+  auto matches = [&](const Requirements& r) { return r.empty() || !node.labels.incompatibility(r); };
+  if (matches(pod.spec->node_requirements)) return true;
+  for (const Requirements& alternative : pod.spec->alternative_node_requirements)
+    if (matches(alternative)) return true;
+  return false;
 }
 
 void KubeScheduler::on_event(SimTime now, std::uint64_t) {

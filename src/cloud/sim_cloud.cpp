@@ -89,8 +89,8 @@ void SimCloud::delete_node(NodeId id, std::string_view reason, SimDuration drain
                        .workload = cluster_.pod(p).workload, .reason = reason});
     bus_.pod_evicted(p);
   }
-  for (Pod& p : cluster_.pods())
-    if (p.nominated == id) p.nominated = kNoNode;
+  for (PodId p : cluster_.pending_pods())
+    if (cluster_.pod(p).nominated == id) cluster_.pod(p).nominated = kNoNode;
   drain_[id] = drain;
   sim_.schedule_after(drain, Phase::CloudAndNodes, *this, tag(id, Step::Terminate));
   bus_.capacity_changed();
@@ -112,7 +112,7 @@ void SimCloud::on_event(SimTime now, std::uint64_t t) {
   auto step = static_cast<Step>(t & 0xff);
   Node& n = cluster_.node(id);
   if (step == Step::Terminate) {
-    n.phase = NodePhase::Terminated;
+    cluster_.mark_terminated(id);
     n.terminated_at = now;
     --running_[global_offering(n)];
     bus_.emit(SimEvent{.time = now, .kind = EventKind::NodeTerminated, .node = id, .reason = n.termination_reason});

@@ -25,8 +25,9 @@ bool schedule_active(const DisruptionBudget& b, SimTime now, std::int64_t start_
 std::int64_t allowed_disruptions(const NodePool& pool, std::uint32_t pool_index, const Cluster& cluster,
                                  std::string_view reason, SimTime now, std::int64_t start_unix_s) {
   std::int64_t total = 0, disrupting = 0;
-  for (const Node& n : cluster.nodes()) {
-    if (n.pool != pool_index || !n.initialized || n.phase == NodePhase::Terminated) continue;
+  for (NodeId id : cluster.active_nodes()) {
+    const Node& n = cluster.node(id);
+    if (n.pool != pool_index || !n.initialized) continue;
     ++total;
     if (n.phase != NodePhase::Initialized) ++disrupting;
   }

@@ -44,8 +44,8 @@ void DisruptionController::on_event(SimTime now, std::uint64_t tag) {
 }
 
 void DisruptionController::expire(SimTime now) {
-  for (std::size_t i = 0; i < cluster_.nodes().size(); ++i) {
-    const Node& n = cluster_.nodes()[i];
+  for (NodeId id : std::vector<NodeId>(cluster_.active_nodes())) {
+    const Node& n = cluster_.node(id);
     const NodePool& pool = pools_[n.pool];
     if (!n.is_live() || !pool.expire_after || now - n.created < *pool.expire_after) continue;
     cloud_.delete_node(n.id, "expired", drain_time(n, cluster_, pool));
@@ -60,8 +60,8 @@ bool DisruptionController::is_empty_candidate(const Node& n, SimTime now) const 
 
 std::vector<NodeId> DisruptionController::empty_candidates(SimTime now) const {
   std::vector<NodeId> candidates;
-  for (const Node& n : cluster_.nodes())
-    if (is_empty_candidate(n, now)) candidates.push_back(n.id);
+  for (NodeId id : cluster_.active_nodes())
+    if (is_empty_candidate(cluster_.node(id), now)) candidates.push_back(id);
   std::sort(candidates.begin(), candidates.end(), [&](NodeId a, NodeId b) {
     const Node& na = cluster_.node(a);
     const Node& nb = cluster_.node(b);

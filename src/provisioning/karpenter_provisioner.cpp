@@ -48,8 +48,7 @@ void KarpenterProvisioner::on_event(SimTime, std::uint64_t tag) {
     return;
   }
   // Retrigger: pods that are still pending go through another batch.
-  for (const Pod& p : in_.cluster.pods())
-    if (p.phase == PodPhase::Pending) trigger(p.id);
+  for (PodId id : std::vector<PodId>(in_.cluster.pending_pods())) trigger(id);
 }
 
 std::string KarpenterProvisioner::node_name(const std::string& pool) {
@@ -71,8 +70,8 @@ void KarpenterProvisioner::provision() {
 
   std::vector<PodId> pending;
   std::vector<PendingPod> pods;
-  for (const Pod& p : cluster.pods()) {
-    if (p.phase != PodPhase::Pending) continue;
+  for (PodId id : cluster.pending_pods()) {
+    const Pod& p = cluster.pod(id);
     pending.push_back(p.id);
     pods.push_back(PendingPod{.spec = p.spec, .labels = p.labels, .namespace_name = p.namespace_name,
                               .created_us = p.created.time_since_epoch().count(), .uid = p.uid});
@@ -86,8 +85,8 @@ void KarpenterProvisioner::provision() {
   std::vector<Resources> pool_usage(pool_count);
   std::vector<std::int64_t> pool_nodes(pool_count, 0);
   const auto& types = in_.context->catalog().types();
-  for (const Node& n : cluster.nodes()) {
-    if (n.phase == NodePhase::Terminated) continue;
+  for (NodeId id : cluster.active_nodes()) {
+    const Node& n = cluster.node(id);
     // Limits count every NodeClaim of the pool until it is gone, by capacity.
     pool_usage[n.pool] += types[n.type].capacity;
     ++pool_nodes[n.pool];
@@ -99,9 +98,11 @@ void KarpenterProvisioner::provision() {
                                  .taints = n.taints, .available = n.available()});
   }
   std::vector<BoundPod> bound;
-  for (const Pod& p : cluster.pods())
-    if (p.phase == PodPhase::Running && p.node != kNoNode && node_slot[p.node] != UINT32_MAX)
-      bound.push_back(BoundPod{.labels = p.labels, .namespace_name = p.namespace_name, .node = node_slot[p.node]});
+  for (NodeId id : node_ids)
+    for (PodId pod : cluster.node(id).pods) {
+      const Pod& p = cluster.pod(pod);
+      bound.push_back(BoundPod{.labels = p.labels, .namespace_name = p.namespace_name, .node = node_slot[id]});
+    }
 
   std::span<const std::uint8_t> usable = in_.cloud.usable_offerings();
   SolveResult result = scheduler_->solve(SolveInput{.nodes = nodes, .pods = pods, .bound_pods = bound,

@@ -26,9 +26,7 @@ bool KubeScheduler::feasible(const Pod& pod, const Node& node) const {
 
 void KubeScheduler::on_event(SimTime now, std::uint64_t) {
   // The scheduling queue: higher priority first, then older pods.
-  std::vector<PodId> queue;
-  for (const Pod& p : cluster_.pods())
-    if (p.phase == PodPhase::Pending) queue.push_back(p.id);
+  std::vector<PodId> queue = cluster_.pending_pods();
   std::stable_sort(queue.begin(), queue.end(), [&](PodId a, PodId b) {
     const Pod& pa = cluster_.pod(a);
     const Pod& pb = cluster_.pod(b);
@@ -43,7 +41,8 @@ void KubeScheduler::on_event(SimTime now, std::uint64_t) {
       chosen = pod.nominated;
     } else {
       double best = 2.0;
-      for (const Node& n : cluster_.nodes()) {
+      for (NodeId id : cluster_.active_nodes()) {
+        const Node& n = cluster_.node(id);
         if (!feasible(pod, n)) continue;
         Resources after = n.allocatable - n.available() + pod.spec->requests;
         double cpu = static_cast<double>(after.cpu_millis()) / static_cast<double>(std::max<std::int64_t>(1, n.allocatable.cpu_millis()));

@@ -110,6 +110,13 @@ class Cluster {
 
   NodeId add_node(Node n);
   PodId add_pod(Pod p);
+  // The instance is gone: the node leaves active_nodes().
+  void mark_terminated(NodeId node);
+
+  // Pods waiting for a node, by id (creation order); nodes not yet terminated, by id. Kept
+  // incrementally so per-pass work scales with what is live, not with the run's history.
+  const std::vector<PodId>& pending_pods() const { return pending_; }
+  const std::vector<NodeId>& active_nodes() const { return active_; }
 
   // Binds a pending pod to a node; the caller checked that it fits.
   void bind(PodId pod, NodeId node, SimTime now);
@@ -117,6 +124,8 @@ class Cluster {
   void unbind(PodId pod, SimTime now);
 
  private:
+  std::vector<PodId> pending_;
+  std::vector<NodeId> active_;
   std::vector<WorkloadRecord> workloads_;
   std::vector<Node> nodes_;
   std::vector<Pod> pods_;

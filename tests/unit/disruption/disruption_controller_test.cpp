@@ -1,0 +1,180 @@
+// The disruption controller on a small simulated cluster: emptiness after consolidateAfter plus
+// the 15 s validation, nomination, budgets per pass, and expiration.
+#include <catch2/catch.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "../scheduling/builders.hpp"
+#include "fleetsim/disruption/disruption_controller.hpp"
+
+using namespace fleetsim;
+
+namespace {
+
+// Remembers what the cloud reported; controllers under test need nothing back.
+class RecordingBus : public ClusterBus {
+ public:
+  struct Seen {
+    SimTime time;
+    EventKind kind;
+    NodeId node;
+    std::string reason;
+  };
+
+  void emit(const SimEvent& e) override { events.push_back({e.time, e.kind, e.node, std::string(e.reason)}); }
+  void pod_pending(PodId) override {}
+  void pod_bound(PodId) override {}
+  void pod_evicted(PodId) override {}
+  void capacity_changed() override {}
+
+  // NodeDeleting events as "time node reason".
+  std::vector<std::string> deletions(const Cluster& cluster) const {
+    std::vector<std::string> out;
+    for (const Seen& s : events)
+      if (s.kind == EventKind::NodeDeleting)
+        out.push_back(std::to_string(s.time.time_since_epoch().count() / 1'000'000) + "s " +
+                      cluster.node(s.node).name + " " + s.reason);
+    return out;
+  }
+
+  std::vector<Seen> events;
+};
+
+// One on-demand type in two zones; zone b costs twice as much, so emptiness order can be seen.
+Catalog one_type_catalog() {
+  InstanceType t = test::make_type({.name = "m5.large", .on_demand = 0.1, .zones = {"us-east-1a", "us-east-1b"}});
+  REQUIRE(t.offerings.size() == 2);
+  t.offerings[1].price_per_hour = 0.2;
+  return Catalog({std::move(t)}, "test");
+}
+
+// A cluster with one NodePool, its cloud and its disruption controller, polling from t = 0.
+struct Rig {
+  explicit Rig(NodePool pool)
+      : pools{std::move(pool)},
+        context(catalog, pools, {}),
+        cloud(sim, cluster, bus, context),
+        controller(sim, cluster, cloud, pools, kDefaultStartUnixSeconds) {}
+
+  // Launches a node that is Initialized at the current time (zero start-up latency).
+  NodeId launch(std::string name, std::uint32_t offering = 0) {
+    Node tpl;
+    tpl.name = std::move(name);
+    tpl.pool = 0;
+    tpl.nodepool = pools[0].name;
+    std::vector<LaunchCandidate> candidates{{.type = 0, .offering = offering, .price = 0.0}};
+    std::optional<NodeId> id = cloud.launch(std::move(tpl), candidates,
+                                            NodeLatency{.launch = seconds(0), .registration = seconds(0),
+                                                        .initialization = seconds(0)});
+    REQUIRE(id);
+    sim.run_until(sim.now());  // launch → registered → initialized, all now
+    REQUIRE(cluster.node(*id).phase == NodePhase::Initialized);
+    return *id;
+  }
+
+  Catalog catalog = one_type_catalog();
+  std::vector<NodePool> pools;
+  Simulation sim{42};
+  Cluster cluster;
+  RecordingBus bus;
+  SchedulingContext context;
+  SimCloud cloud;
+  DisruptionController controller;
+};
+
+NodePool pool_consolidating_after(std::optional<SimDuration> after) {
+  NodePool p = test::make_pool("default");
+  p.disruption.consolidate_after = after;
+  p.expire_after = std::nullopt;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("an empty node is deleted at the first poll past consolidateAfter plus 15 s validation",
+          "[disruption]") {
+  Rig rig(pool_consolidating_after(seconds(30)));
+  NodeId id = rig.launch("node-a");
+  REQUIRE(rig.cluster.node(id).last_pod_event == kSimStart);
+  rig.controller.start();
+
+  // Polls run at t = 10, 20, 30 s…; at 30 s the node has been empty for 30 s, so the command is
+  // computed then and executed after the 15 s validation delay.
+  rig.sim.run_until(at(seconds(44)));
+  CHECK(rig.cluster.node(id).phase == NodePhase::Initialized);
+  rig.sim.run_until(at(seconds(45)));
+  const Node& n = rig.cluster.node(id);
+  CHECK_FALSE(n.is_live());
+  CHECK(n.deleting_at == at(seconds(45)));
+  CHECK(n.termination_reason == "empty");
+  CHECK(rig.bus.deletions(rig.cluster) == std::vector<std::string>{"45s node-a empty"});
+}
+
+TEST_CASE("a nominated node is not an emptiness candidate until its nomination ends", "[disruption]") {
+  Rig rig(pool_consolidating_after(seconds(30)));
+  NodeId id = rig.launch("node-a");
+  rig.cluster.node(id).nominated_until = at(seconds(50));
+  rig.controller.start();
+
+  // The polls at 30 and 40 s skip it; the poll at 50 s takes it; validation ends at 65 s.
+  rig.sim.run_until(at(seconds(64)));
+  CHECK(rig.cluster.node(id).phase == NodePhase::Initialized);
+  rig.sim.run_until(at(seconds(65)));
+  CHECK(rig.cluster.node(id).deleting_at == at(seconds(65)));
+  CHECK(rig.bus.deletions(rig.cluster) == std::vector<std::string>{"65s node-a empty"});
+}
+
+TEST_CASE("a node nominated during validation survives it and waits for a later pass", "[disruption]") {
+  Rig rig(pool_consolidating_after(seconds(30)));
+  NodeId id = rig.launch("node-a");
+  rig.controller.start();
+  rig.sim.run_until(at(seconds(30)));  // the command is computed at 30 s
+  // Karpenter plans a pod onto it at 40 s: the re-check at 45 s finds it nominated.
+  rig.sim.run_until(at(seconds(40)));
+  rig.cluster.node(id).nominated_until = at(seconds(60));
+  rig.sim.run_until(at(seconds(89)));
+  // The next candidate poll is at 60 s (nomination over, idle for 60 s): deleted at 75 s.
+  CHECK(rig.bus.deletions(rig.cluster) == std::vector<std::string>{"75s node-a empty"});
+}
+
+TEST_CASE("consolidateAfter Never keeps empty nodes", "[disruption]") {
+  Rig rig(pool_consolidating_after(std::nullopt));
+  rig.launch("node-a");
+  rig.controller.start();
+  rig.sim.run_until(at(hours(2)));
+  CHECK(rig.bus.deletions(rig.cluster).empty());
+}
+
+TEST_CASE("each emptiness pass deletes at most the budget, most expensive first", "[disruption]") {
+  Rig rig(pool_consolidating_after(seconds(30)));
+  rig.launch("node-a", 0);  // $0.10/h
+  rig.launch("node-b", 1);  // $0.20/h
+  rig.launch("node-c", 0);  // $0.10/h
+  rig.controller.start();
+  rig.sim.run_until(at(seconds(120)));
+  // The default budget is 10% of the pool's nodes rounded up: 1 per pass. Passes that find a
+  // command run at 30, 50 and 70 s (each validation blocks the polls until it executes); the
+  // dearest node goes first, then ties by name.
+  CHECK(rig.bus.deletions(rig.cluster) ==
+        std::vector<std::string>{"45s node-b empty", "65s node-a empty", "85s node-c empty"});
+}
+
+TEST_CASE("expireAfter deletes a node at the first poll an hour after its creation", "[disruption]") {
+  NodePool pool = pool_consolidating_after(std::nullopt);
+  pool.expire_after = hours(1);
+  Rig rig(std::move(pool));
+  rig.controller.start();
+  rig.sim.run_until(at(seconds(5)));
+  NodeId id = rig.launch("node-a");
+  REQUIRE(rig.cluster.node(id).created == at(seconds(5)));
+
+  // Expiry is due at 3605 s; polls run every 10 s from t = 10 s, so it happens at 3610 s.
+  rig.sim.run_until(at(seconds(3609)));
+  CHECK(rig.cluster.node(id).is_live());
+  rig.sim.run_until(at(seconds(3610)));
+  CHECK(rig.cluster.node(id).deleting_at == at(seconds(3610)));
+  CHECK(rig.cluster.node(id).termination_reason == "expired");
+  CHECK(rig.bus.deletions(rig.cluster) == std::vector<std::string>{"3610s node-a expired"});
+}

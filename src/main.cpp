@@ -36,6 +36,32 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"name", "price", "spot"}))
       ->capture_default_str();
 
+  AutoscaleOptions autoscale;
+  CLI::App* autoscale_cmd = app.add_subcommand(
+      "autoscale",
+      "Replay a metric series through one HPA or ScaledObject manifest; prints CSV time_s,replicas "
+      "(a row at t=0 and one per change)");
+  autoscale_cmd->add_option("manifest", autoscale.manifest,
+                            "YAML file with exactly one HorizontalPodAutoscaler or ScaledObject "
+                            "(other kinds in it are ignored)")
+      ->required();
+  autoscale_cmd
+      ->add_option("--metrics", autoscale.metrics,
+                   "CSV with columns time_s,value: the value in effect at a sync is the last "
+                   "sample at or before it (none yet: the metric is missing). Pods and Resource "
+                   "metrics: every pod's value (Resource Utilization: percent of its request); "
+                   "Object, External and prometheus triggers: the query result")
+      ->required();
+  autoscale_cmd->add_option("--initial-replicas", autoscale.initial_replicas,
+                            "Replicas at t=0 (default: minReplicas; for a ScaledObject "
+                            "idleReplicaCount if set, else minReplicaCount)");
+  autoscale_cmd->add_option("--duration", autoscale.duration,
+                            "How long to replay, e.g. 30m or 6h (default: the last sample's time "
+                            "plus 5 minutes)");
+  autoscale_cmd->footer(
+      "Replicas become Ready at once. The HPA syncs at t = 0, 15, 30 ... s; KEDA polls at t = 0, "
+      "pollingInterval, ... and a poll runs before an HPA sync at the same time.");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -47,6 +73,7 @@ int main(int argc, char** argv) {
     if (*run_cmd) return run_command(run);
     if (*validate_cmd) return validate_command(validate_path);
     if (*catalog_cmd) return catalog_command(catalog);
+    if (*autoscale_cmd) return autoscale_command(autoscale);
   } catch (const InputError& e) {
     std::cerr << "error: " << e.what() << '\n';
     return kExitBadInput;

@@ -24,14 +24,7 @@ std::uint32_t SimCloud::global_offering(const Node& n) const {
 
 std::span<const std::uint8_t> SimCloud::usable_offerings() {
   const SimTime now = sim_.now();
-  const auto& types = context_->catalog().types();
-  for (std::uint32_t t = 0; t < types.size(); ++t) {
-    for (std::size_t i = 0; i < types[t].offerings.size(); ++i) {
-      std::uint32_t g = context_->offering_index(t, i);
-      const auto& cap = types[t].offerings[i].capacity;
-      usable_[g] = unavailable_until_[g] <= now && (!cap || running_[g] < *cap);
-    }
-  }
+  for (std::size_t g = 0; g < usable_.size(); ++g) usable_[g] = unavailable_until_[g] <= now;
   return usable_;
 }
 

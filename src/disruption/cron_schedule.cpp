@@ -43,10 +43,13 @@ std::optional<int> value_of(std::string_view s, int first_name_value, const std:
   return std::nullopt;
 }
 
-// Sets bits [lo, hi] of a field from one comma-separated part; false when malformed.
+// Sets bits [lo, hi] of a field from its comma-separated parts, as robfig/cron (which Karpenter
+// uses) parses them. Returns false when malformed. `*restricted` is false only for a bare `*`
+// or `?`: with a step above one the field restricts the day rule (robfig's starBit).
 template <std::size_t N>
-bool parse_field(std::string_view field, int lo, int hi, std::bitset<N>& out, const std::string_view* names = nullptr,
-                 std::size_t name_count = 0, int first_name_value = 0) {
+bool parse_field(std::string_view field, int lo, int hi, std::bitset<N>& out, bool* restricted,
+                 const std::string_view* names = nullptr, std::size_t name_count = 0, int first_name_value = 0) {
+  *restricted = false;
   while (!field.empty()) {
     std::size_t comma = field.find(',');
     std::string_view part = field.substr(0, comma);
@@ -59,7 +62,10 @@ bool parse_field(std::string_view field, int lo, int hi, std::bitset<N>& out, co
       part = part.substr(0, slash);
     }
     int from = lo, to = hi;
-    if (part != "*") {
+    if (part == "*" || part == "?") {
+      *restricted |= step > 1;
+    } else {
+      *restricted = true;
       auto dash = part.find('-');
       auto a = value_of(part.substr(0, dash), first_name_value, names, name_count);
       if (!a) return false;
@@ -72,11 +78,6 @@ bool parse_field(std::string_view field, int lo, int hi, std::bitset<N>& out, co
       } else if (step > 1) {
         to = hi;  // "5/15" means from 5 to the end in steps of 15
       }
-    }
-    if (N == 7 && to == 7) {  // 7 is Sunday too
-      out.set(0);
-      to = 6;
-      if (from == 7) continue;
     }
     if (from < lo || to > hi || from > to) return false;
     for (int v = from; v <= to; v += step) out.set(static_cast<std::size_t>(v));
@@ -112,25 +113,49 @@ std::optional<CronSchedule> CronSchedule::parse(std::string_view text, std::stri
   }
   if (fields.size() != 5) return fail("a cron schedule has five fields: minute hour day-of-month month day-of-week");
   CronSchedule c;
-  if (!parse_field(fields[0], 0, 59, c.minutes_)) return fail("bad minute field");
-  if (!parse_field(fields[1], 0, 23, c.hours_)) return fail("bad hour field");
-  if (!parse_field(fields[2], 1, 31, c.days_)) return fail("bad day-of-month field");
-  if (!parse_field(fields[3], 1, 12, c.months_, kMonths.data(), kMonths.size(), 1)) return fail("bad month field");
-  if (!parse_field(fields[4], 0, 7, c.weekdays_, kDays.data(), kDays.size(), 0)) return fail("bad day-of-week field");
-  c.day_restricted_ = fields[2][0] != '*';
-  c.weekday_restricted_ = fields[4][0] != '*';
+  bool ignored = false;
+  if (!parse_field(fields[0], 0, 59, c.minutes_, &ignored)) return fail("bad minute field");
+  if (!parse_field(fields[1], 0, 23, c.hours_, &ignored)) return fail("bad hour field");
+  if (!parse_field(fields[2], 1, 31, c.days_, &c.day_restricted_)) return fail("bad day-of-month field");
+  if (!parse_field(fields[3], 1, 12, c.months_, &ignored, kMonths.data(), kMonths.size(), 1))
+    return fail("bad month field");
+  // robfig/cron's day-of-week is 0-6 (Sunday = 0); it rejects 7.
+  if (!parse_field(fields[4], 0, 6, c.weekdays_, &c.weekday_restricted_, kDays.data(), kDays.size(), 0))
+    return fail("bad day-of-week field (0-6 or sun-sat)");
   return c;
 }
 
 bool CronSchedule::matches(const CivilMinute& m) const {
-  if (!minutes_.test(static_cast<std::size_t>(m.minute)) || !hours_.test(static_cast<std::size_t>(m.hour)) ||
-      !months_.test(static_cast<std::size_t>(m.month)))
-    return false;
+  return matches_date(m) && matches_hour(m.hour) && minutes_.test(static_cast<std::size_t>(m.minute));
+}
+
+bool CronSchedule::matches_date(const CivilMinute& m) const {
+  if (!months_.test(static_cast<std::size_t>(m.month))) return false;
   bool day = days_.test(static_cast<std::size_t>(m.day));
   bool weekday = weekdays_.test(static_cast<std::size_t>(m.weekday));
   // Standard cron: when both day fields are restricted, either may match.
   if (day_restricted_ && weekday_restricted_) return day || weekday;
   return day && weekday;
+}
+
+bool CronSchedule::matches_hour(int hour) const { return hours_.test(static_cast<std::size_t>(hour)); }
+
+bool CronSchedule::fired_within(std::int64_t now_minute, std::int64_t span_minutes) const {
+  // Walk back from now, skipping whole days and hours that cannot match.
+  const std::int64_t earliest = now_minute - span_minutes + 1;
+  for (std::int64_t m = now_minute; m >= earliest;) {
+    CivilMinute c = civil_from_unix_minutes(m);
+    if (!matches_date(c)) {
+      m -= c.hour * 60 + c.minute + 1;
+    } else if (!matches_hour(c.hour)) {
+      m -= c.minute + 1;
+    } else if (minutes_.test(static_cast<std::size_t>(c.minute))) {
+      return true;
+    } else {
+      --m;
+    }
+  }
+  return false;
 }
 
 }  // namespace fleetsim

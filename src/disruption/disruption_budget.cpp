@@ -14,10 +14,7 @@ bool schedule_active(const DisruptionBudget& b, SimTime now, std::int64_t start_
   std::optional<CronSchedule> cron = CronSchedule::parse(b.schedule);
   if (!cron || !b.duration) return false;  // the scenario loader rejects these
   std::int64_t now_min = (start_unix_s + now.time_since_epoch().count() / 1'000'000) / 60;
-  std::int64_t span = b.duration->count() / 60'000'000;
-  for (std::int64_t m = now_min - span + 1; m <= now_min; ++m)
-    if (cron->matches(civil_from_unix_minutes(m))) return true;
-  return false;
+  return cron->fired_within(now_min, b.duration->count() / 60'000'000);
 }
 
 }  // namespace

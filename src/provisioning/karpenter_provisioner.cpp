@@ -136,7 +136,11 @@ void KarpenterProvisioner::provision() {
     if (!id) {
       std::string reason = fmt::format("nodepool {}: launch failed, no offering with capacity", tpl.pool->name);
       in_.bus.emit(SimEvent{.time = now, .kind = EventKind::LaunchFailed, .reason = reason});
-      for (std::uint32_t p : claim.pods) cluster.pod(pending[p]).pending_reason = reason;
+      // Their planned claim did not launch: any older nomination is stale too.
+      for (std::uint32_t p : claim.pods) {
+        cluster.pod(pending[p]).pending_reason = reason;
+        cluster.pod(pending[p]).nominated = kNoNode;
+      }
       continue;
     }
     for (std::uint32_t p : claim.pods) nominate(pending[p], *id);

@@ -7,9 +7,11 @@
 #include <map>
 
 #include "fleetsim/scenario/decode_context.hpp"
+#include "fleetsim/scenario/hpa_decoder.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scenario/nodeclass_decoder.hpp"
 #include "fleetsim/scenario/nodepool_decoder.hpp"
+#include "fleetsim/scenario/scaled_object_decoder.hpp"
 
 namespace fleetsim {
 
@@ -20,7 +22,7 @@ struct DecodedKind {
   std::string_view kind;
   std::string_view api_version;
 };
-constexpr std::array<DecodedKind, 8> kDecodedKinds{{
+constexpr std::array<DecodedKind, 10> kDecodedKinds{{
     {"NodePool", "karpenter.sh/v1"},
     {"EC2NodeClass", "karpenter.k8s.aws/v1"},
     {"Pod", "v1"},
@@ -28,6 +30,8 @@ constexpr std::array<DecodedKind, 8> kDecodedKinds{{
     {"Job", "batch/v1"},
     {"DaemonSet", "apps/v1"},
     {"PriorityClass", "scheduling.k8s.io/v1"},
+    {"HorizontalPodAutoscaler", "autoscaling/v2"},
+    {"ScaledObject", "keda.sh/v1alpha1"},
     {"List", "v1"},
 }};
 
@@ -36,9 +40,8 @@ constexpr std::array<DecodedKind, 8> kDecodedKinds{{
 constexpr std::string_view kNodePoolV1Beta1 = "karpenter.sh/v1beta1";
 constexpr std::string_view kNodeClassV1Beta1 = "karpenter.k8s.aws/v1beta1";
 
-// Kinds a later step of fleetsim will model: autoscalers, PDBs and eksctl node groups.
-constexpr std::array<std::string_view, 4> kLaterKinds{"HorizontalPodAutoscaler", "ScaledObject",
-                                                      "PodDisruptionBudget", "ClusterConfig"};
+// Kinds a later step of fleetsim will model: PDBs and eksctl node groups.
+constexpr std::array<std::string_view, 2> kLaterKinds{"PodDisruptionBudget", "ClusterConfig"};
 
 std::string_view expected_api_version(std::string_view kind) {
   for (const auto& k : kDecodedKinds)
@@ -107,6 +110,10 @@ void ManifestLoader::load_manifest(const YamlValue& manifest, ManifestSet& out) 
     out.daemonsets.push_back(decode_daemonset(m, ctx));
   } else if (kind == "PriorityClass") {
     out.priority_classes.push_back(decode_priority_class(m, ctx));
+  } else if (kind == "HorizontalPodAutoscaler") {
+    out.hpas.push_back(decode_hpa(m, ctx));
+  } else if (kind == "ScaledObject") {
+    out.scaled_objects.push_back(decode_scaled_object(m, ctx));
   }
   m.warn_unread(warnings_, kind);
 }
@@ -140,6 +147,11 @@ void check_unique_names(const ManifestSet& set) {
         },
         [](const Workload* w) { return w->where; });
   }
+  auto namespaced = [](const auto& o) {
+    return o.namespace_name == "default" ? o.name : o.namespace_name + "/" + o.name;
+  };
+  check("HorizontalPodAutoscaler", set.hpas, namespaced, where);
+  check("ScaledObject", set.scaled_objects, namespaced, where);
   std::vector<const Workload*> daemonsets;
   for (const auto& d : set.daemonsets) daemonsets.push_back(&d.workload);
   check(

@@ -220,6 +220,8 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   cfg.nodepools = std::move(set.nodepools);
   cfg.node_classes = std::move(set.node_classes);
   cfg.priority_classes = std::move(set.priority_classes);
+  cfg.hpas = std::move(set.hpas);
+  cfg.scaled_objects = std::move(set.scaled_objects);
   cfg.warnings = warnings.take();
   // Reported in file order, so a user reads them alongside the manifests.
   std::stable_sort(cfg.warnings.begin(), cfg.warnings.end(), [](const Warning& a, const Warning& b) {

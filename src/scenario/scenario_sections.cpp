@@ -35,6 +35,8 @@ std::string describe_contents(const ManifestSet& set) {
   add(jobs, "Job");
   add(set.daemonsets.size(), "DaemonSet");
   add(set.priority_classes.size(), "PriorityClass");
+  add(set.hpas.size(), "HorizontalPodAutoscaler");
+  add(set.scaled_objects.size(), "ScaledObject");
   if (parts.empty()) return "nothing fleetsim models";
   return fmt::format("{}", fmt::join(parts, ", "));
 }
@@ -61,8 +63,8 @@ ManifestSet decode_apply(const YamlValue& apply, const SectionContext& sc) {
   } else {
     load_manifest_ref(apply, sc, set);
   }
-  // An event may add or replace NodePools and create workloads; node classes, DaemonSets and
-  // priority classes are cluster set-up that fleetsim reads only at the start.
+  // An event may add or replace NodePools and create workloads; node classes, DaemonSets,
+  // priority classes and autoscalers are set-up that fleetsim reads only at the start.
   auto refuse = [](std::string_view kind, const SourceLocation& where) {
     throw ConfigError(where, "",
                       fmt::format("an event cannot apply a {} yet; put it in manifests", kind));
@@ -70,6 +72,8 @@ ManifestSet decode_apply(const YamlValue& apply, const SectionContext& sc) {
   if (!set.node_classes.empty()) refuse("EC2NodeClass", set.node_classes.front().where);
   if (!set.daemonsets.empty()) refuse("DaemonSet", set.daemonsets.front().workload.where);
   if (!set.priority_classes.empty()) refuse("PriorityClass", set.priority_classes.front().where);
+  if (!set.hpas.empty()) refuse("HorizontalPodAutoscaler", set.hpas.front().where);
+  if (!set.scaled_objects.empty()) refuse("ScaledObject", set.scaled_objects.front().where);
   return set;
 }
 

@@ -5,11 +5,12 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <string_view>
 #include <system_error>
 #include <utility>
-#include <vector>
 
+#include "csv_reader.hpp"
 #include "fleetsim/core/error.hpp"
 
 namespace fleetsim {
@@ -56,110 +57,26 @@ constexpr double kMaxSubmitS = 10.0 * 365.0 * 86400.0;
 constexpr std::int64_t kMinPriority = std::numeric_limits<std::int32_t>::min();
 constexpr std::int64_t kMaxPriority = std::numeric_limits<std::int32_t>::max();
 
-constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
-
-struct Field {
-  std::string text;  // unquoted and trimmed
-  int col = 0;       // 1-based character column where the field starts
-};
-
-bool is_space(char c) { return c == ' ' || c == '\t'; }
-
-bool is_blank(std::string_view line) {
-  for (char c : line)
-    if (!is_space(c)) return false;
-  return true;
-}
-
-// Columns count characters, not bytes, so a message points at the right place after a
-// non-ASCII name: UTF-8 continuation bytes do not start a character.
-class ColumnCounter {
- public:
-  explicit ColumnCounter(std::string_view line) : line_(line) {}
-  int at(std::size_t byte) {
-    for (; pos_ < byte && pos_ < line_.size(); ++pos_) {
-      if ((static_cast<unsigned char>(line_[pos_]) & 0xC0) != 0x80) ++col_;
-    }
-    return col_;
-  }
-
- private:
-  std::string_view line_;
-  std::size_t pos_ = 0;
-  int col_ = 1;
-};
-
-// Splits one CSV line (RFC 4180 quoting, no line breaks inside quotes). On malformed quoting,
-// returns the column of the problem in `bad_col`.
-std::vector<Field> split_fields(std::string_view line, int& bad_col, std::string& problem) {
-  std::vector<Field> fields;
-  ColumnCounter cols(line);
-  std::size_t i = 0;
-  while (true) {
-    while (i < line.size() && is_space(line[i])) ++i;
-    Field field;
-    field.col = cols.at(i);
-    if (i < line.size() && line[i] == '"') {
-      const std::size_t open = i++;
-      bool closed = false;
-      while (i < line.size()) {
-        if (line[i] == '"') {
-          if (i + 1 < line.size() && line[i + 1] == '"') {
-            field.text += '"';
-            i += 2;
-            continue;
-          }
-          closed = true;
-          ++i;
-          break;
-        }
-        field.text += line[i++];
-      }
-      if (!closed) {
-        bad_col = cols.at(open);
-        problem = "unterminated quoted field";
-        return {};
-      }
-      while (i < line.size() && is_space(line[i])) ++i;
-      if (i < line.size() && line[i] != ',') {
-        bad_col = cols.at(i);
-        problem = "unexpected text after a closing quote";
-        return {};
-      }
-    } else {
-      const std::size_t start = i;
-      while (i < line.size() && line[i] != ',') ++i;
-      std::size_t end = i;
-      while (end > start && is_space(line[end - 1])) --end;
-      field.text.assign(line.substr(start, end - start));
-    }
-    fields.push_back(std::move(field));
-    if (i >= line.size()) break;
-    ++i;  // the comma
-  }
-  return fields;
-}
-
 // Parses and range-checks the numbers of one row, throwing with the field's location.
 class RowParser {
  public:
-  RowParser(const std::string& file, int line, const std::vector<Field>& fields,
+  RowParser(const CsvReader& csv,
             const std::array<std::optional<std::size_t>, kColumns.size()>& field_of)
-      : file_(file), line_(line), fields_(fields), field_of_(field_of) {}
+      : csv_(csv), fields_(csv.fields()), field_of_(field_of) {}
 
-  const Field* find(Column c) const {
+  const CsvField* find(Column c) const {
     const auto& i = field_of_[index_of(c)];
     return i ? &fields_[*i] : nullptr;
   }
-  const Field& get(Column c) const { return *find(c); }  // required columns always exist
+  const CsvField& get(Column c) const { return *find(c); }  // required columns always exist
 
   [[noreturn]] void fail(Column c, const std::string& message) const {
-    throw TraceError(SourceLocation{file_, line_, get(c).col}, std::string(name_of(c)), message);
+    csv_.fail(get(c).col, std::string(name_of(c)), message);
   }
 
   // Seconds, decimals allowed, within [0, max_s].
   double seconds(Column c, double max_s, std::string_view limit_text) const {
-    const std::string& text = get(c).text;
+    const std::string_view text = get(c).text;
     const double v = number(c);
     if (v < 0) fail(c, fmt::format("must not be negative, got {}", text));
     if (v > max_s) fail(c, fmt::format("must be at most {}, got {}", limit_text, text));
@@ -168,7 +85,7 @@ class RowParser {
 
   // A whole number within [min, max]; integral decimals ("4.0", as pandas writes) are accepted.
   std::int64_t integer(Column c, std::int64_t min, std::int64_t max) const {
-    const std::string& text = get(c).text;
+    const std::string_view text = get(c).text;
     std::int64_t value = 0;
     const char* end = text.data() + text.size();
     auto [ptr, ec] = std::from_chars(text.data(), end, value);
@@ -193,7 +110,7 @@ class RowParser {
  private:
   // Any finite decimal number.
   double number(Column c) const {
-    const std::string& text = get(c).text;
+    const std::string_view text = get(c).text;
     if (text.empty()) fail(c, "is empty; expected a number");
     double v = 0;
     const char* end = text.data() + text.size();
@@ -207,62 +124,33 @@ class RowParser {
     return v;
   }
 
-  const std::string& file_;
-  int line_;
-  const std::vector<Field>& fields_;
+  const CsvReader& csv_;
+  std::span<const CsvField> fields_;
   const std::array<std::optional<std::size_t>, kColumns.size()>& field_of_;
 };
 
 }  // namespace
 
 JobTraceReader::JobTraceReader(std::filesystem::path path)
-    : path_(std::move(path)), file_(path_.string()) {
+    : path_(std::move(path)), csv_(std::make_unique<CsvReader>(path_)) {
   static_assert(kColumns.size() == kColumnCount);
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path_, ec)) {
-    throw TraceError(SourceLocation{file_}, "",
-                     std::filesystem::exists(path_, ec) ? "trace is not a regular file"
-                                                        : "trace file not found");
-  }
-  in_.open(path_, std::ios::binary);
-  if (!in_) throw TraceError(SourceLocation{file_}, "", "cannot open the trace file");
   read_header();
 }
 
-bool JobTraceReader::read_line(std::string& line) {
-  if (!std::getline(in_, line)) {
-    if (in_.bad()) throw TraceError(SourceLocation{file_, line_ + 1}, "", "read error");
-    return false;
-  }
-  ++line_;
-  if (!line.empty() && line.back() == '\r') line.pop_back();  // CRLF files
-  return true;
-}
+JobTraceReader::~JobTraceReader() = default;
+JobTraceReader::JobTraceReader(JobTraceReader&&) noexcept = default;
+JobTraceReader& JobTraceReader::operator=(JobTraceReader&&) noexcept = default;
 
 void JobTraceReader::read_header() {
-  std::string header;
-  const std::string expected = "submit_time_s,duration_s,gpus,cpu_millis,memory_mib";
-  if (!read_line(header)) {
-    throw TraceError(SourceLocation{file_, 1, 1}, "",
-                     fmt::format("trace is empty; expected a header row such as \"{}\"", expected));
-  }
-  if (header.starts_with(kUtf8Bom)) header.erase(0, kUtf8Bom.size());  // Excel's CSV export
-  if (is_blank(header)) {
-    throw TraceError(SourceLocation{file_, 1, 1}, "",
-                     fmt::format("the header row is blank; expected one such as \"{}\"", expected));
-  }
-  int bad_col = 0;
-  std::string problem;
-  const std::vector<Field> fields = split_fields(header, bad_col, problem);
-  if (fields.empty()) throw TraceError(SourceLocation{file_, 1, bad_col}, "", problem);
-  field_count_ = fields.size();
+  const std::span<const CsvField> fields =
+      csv_->read_header("submit_time_s,duration_s,gpus,cpu_millis,memory_mib");
   for (std::size_t i = 0; i < fields.size(); ++i) {
     for (std::size_t c = 0; c < kColumns.size(); ++c) {
       if (fields[i].text != kColumns[c].name) continue;
       if (field_of_[c]) {
-        throw TraceError(
-            SourceLocation{file_, 1, fields[i].col}, fields[i].text,
-            fmt::format("column appears twice (first at column {})", fields[*field_of_[c]].col));
+        csv_->fail(fields[i].col, std::string(fields[i].text),
+                   fmt::format("column appears twice (first at column {})",
+                               fields[*field_of_[c]].col));
       }
       field_of_[c] = i;
     }
@@ -270,57 +158,30 @@ void JobTraceReader::read_header() {
   for (std::size_t c = 0; c < kColumns.size(); ++c) {
     if (!kColumns[c].required || field_of_[c]) continue;
     std::string names;
-    for (const Field& f : fields) names += (names.empty() ? "" : ", ") + f.text;
-    throw TraceError(SourceLocation{file_, 1, 1}, std::string(kColumns[c].name),
-                     fmt::format("required column is missing (the header has: {})", names));
+    for (const CsvField& f : fields) {
+      if (!names.empty()) names += ", ";
+      names += f.text;
+    }
+    csv_->fail(1, std::string(kColumns[c].name),
+               fmt::format("required column is missing (the header has: {})", names));
   }
 }
 
 std::optional<JobArrival> JobTraceReader::next() {
   if (done_) return std::nullopt;
-  std::string line;
-  while (read_line(line)) {
-    if (is_blank(line)) {
-      if (!blank_line_) blank_line_ = line_;
-      continue;
-    }
-    if (blank_line_) {
-      throw TraceError(SourceLocation{file_, *blank_line_, 1}, "",
-                       "blank line inside the trace (only trailing blank lines are allowed)");
-    }
-    return parse_row(line);
-  }
+  if (csv_->next_row()) return parse_row();
   done_ = true;
-  if (rows_ == 0) {
-    throw TraceError(SourceLocation{file_, 1, 1}, "", "trace has no rows (only a header)");
-  }
   return std::nullopt;
 }
 
-JobArrival JobTraceReader::parse_row(const std::string& line) {
-  int bad_col = 0;
-  std::string problem;
-  const std::vector<Field> fields = split_fields(line, bad_col, problem);
-  if (fields.empty()) throw TraceError(SourceLocation{file_, line_, bad_col}, "", problem);
-  if (fields.size() > field_count_) {
-    throw TraceError(
-        SourceLocation{file_, line_, fields[field_count_].col}, "",
-        fmt::format("expected {} fields as in the header, found {}", field_count_, fields.size()));
-  }
-  if (fields.size() < field_count_) {
-    // Point past the end of the line, where the first missing field should have been.
-    ColumnCounter cols(line);
-    throw TraceError(
-        SourceLocation{file_, line_, cols.at(line.size())}, "",
-        fmt::format("expected {} fields as in the header, found {}", field_count_, fields.size()));
-  }
-  ++rows_;
-  const RowParser row(file_, line_, fields, field_of_);
+JobArrival JobTraceReader::parse_row() {
+  const RowParser row(*csv_, field_of_);
+  const int rows = csv_->rows();
 
   JobArrival job;
-  job.line = line_;
+  job.line = csv_->line();
   job.submit = at(from_seconds(row.seconds(Column::Submit, kMaxSubmitS, "10 years")));
-  if (rows_ > 1 && job.submit < last_submit_) {
+  if (rows > 1 && job.submit < last_submit_) {
     row.fail(Column::Submit, fmt::format("submit times must not decrease: {} after {}",
                                          row.get(Column::Submit).text, last_submit_text_));
   }
@@ -331,9 +192,9 @@ JobArrival JobTraceReader::parse_row(const std::string& line) {
   job.gpus = static_cast<int>(row.integer(Column::Gpus, 0, kMaxGpus));
   job.cpu_millis = row.integer(Column::Cpu, 0, kMaxCpuMillis);
   job.memory_bytes = row.integer(Column::Memory, 0, kMaxMemoryMib) * kBytesPerMib;
-  const Field* name = row.find(Column::Name);
-  job.name = name && !name->text.empty() ? name->text : fmt::format("job-{}", rows_);
-  const Field* priority = row.find(Column::Priority);
+  const CsvField* name = row.find(Column::Name);
+  job.name = name && !name->text.empty() ? std::string(name->text) : fmt::format("job-{}", rows);
+  const CsvField* priority = row.find(Column::Priority);
   if (priority && !priority->text.empty()) {
     job.priority =
         static_cast<std::int32_t>(row.integer(Column::Priority, kMinPriority, kMaxPriority));

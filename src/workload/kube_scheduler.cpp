@@ -55,7 +55,11 @@ void KubeScheduler::on_event(SimTime now, std::uint64_t) {
       }
     }
     if (chosen == kNoNode) {
-      if (pod.nominated == kNoNode) on_unschedulable_(id);
+      // A pod waiting for its nominated node to start stays quiet; once that node is up and
+      // has no room for it, Karpenter must plan again.
+      const bool awaiting_node =
+          pod.nominated != kNoNode && cluster_.node(pod.nominated).phase < NodePhase::Initialized;
+      if (!awaiting_node) on_unschedulable_(id);
       continue;
     }
     cluster_.bind(id, chosen, now);

@@ -12,12 +12,13 @@
 
 namespace fleetsim {
 
-// kube-controller-manager flag defaults (pkg/controller/podautoscaler/config/v1alpha1/defaults.go).
-inline constexpr SimDuration kHpaSyncPeriod = seconds(15);                  // --horizontal-pod-autoscaler-sync-period
-inline constexpr double kHpaTolerance = 0.1;                                // --horizontal-pod-autoscaler-tolerance
-inline constexpr SimDuration kHpaDownscaleStabilization = minutes(5);       // ...-downscale-stabilization
-inline constexpr SimDuration kHpaCpuInitializationPeriod = minutes(5);      // ...-cpu-initialization-period
-inline constexpr SimDuration kHpaInitialReadinessDelay = seconds(30);       // ...-initial-readiness-delay
+// kube-controller-manager flag defaults (pkg/controller/podautoscaler/config/v1alpha1/
+// defaults.go), named after their --horizontal-pod-autoscaler-* flags.
+inline constexpr SimDuration kHpaSyncPeriod = seconds(15);              // -sync-period
+inline constexpr double kHpaTolerance = 0.1;                            // -tolerance
+inline constexpr SimDuration kHpaDownscaleStabilization = minutes(5);   // -downscale-stabilization
+inline constexpr SimDuration kHpaCpuInitializationPeriod = minutes(5);  // -cpu-initialization-period
+inline constexpr SimDuration kHpaInitialReadinessDelay = seconds(30);   // -initial-readiness-delay
 
 // API defaults (pkg/apis/autoscaling/v2/defaults.go).
 inline constexpr std::int32_t kHpaDefaultMinReplicas = 1;

@@ -1,6 +1,7 @@
 // The fleetsim subcommands; each returns the process exit code (DESIGN.md §7).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -28,9 +29,18 @@ struct CatalogOptions {
   std::string sort = "name";  // name | price | spot
 };
 
+struct AutoscaleOptions {
+  std::filesystem::path manifest;  // a file with exactly one HPA or ScaledObject
+  std::filesystem::path metrics;   // CSV time_s,value
+  std::optional<std::int32_t> initial_replicas;  // default: the autoscaler's minimum
+  std::optional<std::string> duration;           // default: the last sample + 5 minutes
+};
+
 int run_command(const RunOptions& options);
 int validate_command(const std::filesystem::path& scenario);
 int catalog_command(const CatalogOptions& options);
+// Replays a metric series through one HPA or ScaledObject; CSV time_s,replicas on stdout.
+int autoscale_command(const AutoscaleOptions& options);
 
 // The directory holding the bundled catalogs as aws/<region>/: $FLEETSIM_CATALOG_ROOT, else an
 // instance-catalog/ folder beside or above the executable, else the source tree's.

@@ -41,7 +41,8 @@ class SimCloud : private EventHandler {
  public:
   SimCloud(Simulation& sim, Cluster& cluster, ClusterBus& bus, const SchedulingContext& context);
 
-  // Per global offering: 1 when a launch may use it now (not cached unavailable, below capacity).
+  // Per global offering: 1 unless it is in the unavailable-offerings cache. Like Karpenter, the
+  // solver does not know EC2's spare capacity: it learns of a shortage when a launch fails.
   std::span<const std::uint8_t> usable_offerings();
 
   // Launches the first candidate with capacity; each candidate without capacity is marked

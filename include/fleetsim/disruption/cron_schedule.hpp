@@ -20,12 +20,16 @@ CivilMinute civil_from_unix_minutes(std::int64_t minutes);
 
 class CronSchedule {
  public:
-  // "minute hour day-of-month month day-of-week" with *, lists, ranges, steps and names
-  // (jan–dec, sun–sat), or @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly.
+  // "minute hour day-of-month month day-of-week" with *, ?, lists, ranges, steps and names
+  // (jan–dec, sun–sat; day-of-week 0-6 as in robfig/cron, which Karpenter uses), or @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly.
   // nullopt when malformed; `error` (if given) says why.
   static std::optional<CronSchedule> parse(std::string_view text, std::string* error = nullptr);
 
   bool matches(const CivilMinute& m) const;
+  bool matches_date(const CivilMinute& m) const;  // month and the day-of-month/day-of-week rule
+  bool matches_hour(int hour) const;
+  // Whether the schedule fired in the minutes (now − span, now], Unix minutes, UTC.
+  bool fired_within(std::int64_t now_minute, std::int64_t span_minutes) const;
 
  private:
   std::bitset<60> minutes_;

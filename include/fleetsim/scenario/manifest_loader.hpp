@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "fleetsim/autoscaling/hpa_spec.hpp"
+#include "fleetsim/autoscaling/keda_spec.hpp"
 #include "fleetsim/core/resources.hpp"
 #include "fleetsim/k8s/nodepool.hpp"
 #include "fleetsim/k8s/workloads.hpp"
@@ -22,10 +24,12 @@ struct ManifestSet {
   std::vector<DecodedWorkload> workloads;  // Pods, Deployments and Jobs
   std::vector<DecodedWorkload> daemonsets;
   std::vector<PriorityClass> priority_classes;
+  std::vector<HorizontalPodAutoscalerSpec> hpas;
+  std::vector<ScaledObjectSpec> scaled_objects;
 
   std::size_t object_count() const {
     return nodepools.size() + node_classes.size() + workloads.size() + daemonsets.size() +
-           priority_classes.size();
+           priority_classes.size() + hpas.size() + scaled_objects.size();
   }
 };
 

@@ -10,6 +10,8 @@
 #include <variant>
 #include <vector>
 
+#include "fleetsim/autoscaling/hpa_spec.hpp"
+#include "fleetsim/autoscaling/keda_spec.hpp"
 #include "fleetsim/catalog/catalog.hpp"
 #include "fleetsim/cloud/sim_cloud.hpp"
 #include "fleetsim/core/error.hpp"
@@ -93,6 +95,8 @@ struct ScenarioConfig {
   std::vector<Workload> workloads;   // Pods, Deployments and Jobs from manifests
   std::vector<Workload> daemonsets;  // per-node overhead
   std::vector<PriorityClass> priority_classes;
+  std::vector<HorizontalPodAutoscalerSpec> hpas;  // not wired into the world yet
+  std::vector<ScaledObjectSpec> scaled_objects;   // not wired into the world yet
   std::vector<JobSource> job_sources;
   std::vector<ScriptedEvent> events;  // sorted by time
 

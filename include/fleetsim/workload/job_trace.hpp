@@ -4,7 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -33,9 +33,14 @@ struct JobArrival {
 //
 // Every problem throws TraceError naming file:line:col (col = where the field starts) and the
 // column; that includes a missing or empty file and a trace with no rows.
+class CsvReader;
+
 class JobTraceReader {
  public:
   explicit JobTraceReader(std::filesystem::path path);
+  ~JobTraceReader();
+  JobTraceReader(JobTraceReader&&) noexcept;
+  JobTraceReader& operator=(JobTraceReader&&) noexcept;
 
   // The next arrival, or nullopt at the end of the trace.
   std::optional<JobArrival> next();
@@ -47,17 +52,11 @@ class JobTraceReader {
   static constexpr std::size_t kColumnCount = 7;
 
   void read_header();
-  bool read_line(std::string& line);
-  JobArrival parse_row(const std::string& line);
+  JobArrival parse_row();
 
   std::filesystem::path path_;
-  std::string file_;  // path_ as text, for messages
-  std::ifstream in_;
+  std::unique_ptr<CsvReader> csv_;  // src/workload/csv_reader.hpp, shared with request traces
   std::array<std::optional<std::size_t>, kColumnCount> field_of_{};  // field index per column
-  std::size_t field_count_ = 0;
-  int line_ = 0;
-  int rows_ = 0;
-  std::optional<int> blank_line_;  // first blank line seen; an error if a row follows
   bool done_ = false;
   SimTime last_submit_;
   std::string last_submit_text_;

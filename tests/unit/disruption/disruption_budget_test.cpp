@@ -35,7 +35,9 @@ void add_nodes(Cluster& cluster, int n, NodePhase phase = NodePhase::Initialized
     node.phase = phase;
     // A node that reached Initialized keeps the flag while it is deleted and terminated.
     node.initialized = phase != NodePhase::Launching && phase != NodePhase::Launched && phase != NodePhase::Registered;
-    cluster.add_node(std::move(node));
+    NodeId id = cluster.add_node(std::move(node));
+    // A terminated node leaves the cluster's active set, as SimCloud terminates it.
+    if (phase == NodePhase::Terminated) cluster.mark_terminated(id);
   }
 }
 

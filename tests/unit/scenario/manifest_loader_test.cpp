@@ -122,6 +122,9 @@ metadata: {name: b}
 apiVersion: keda.sh/v1alpha1
 kind: ScaledObject
 metadata: {name: c}
+spec:
+  scaleTargetRef: {name: web}
+  triggers: [{type: cpu, metricType: Utilization, metadata: {value: "60"}}]
 ---
 apiVersion: v1
 kind: ConfigMap
@@ -138,14 +141,14 @@ items:
     spec: {containers: [{name: c}], hostNetwork: true}
 )");
   const auto& w = d->warnings.warnings();
-  REQUIRE(w.size() == 4);
+  REQUIRE(w.size() == 3);
   CHECK(w[0].field == "PodDisruptionBudget");
   CHECK(w[0].message == "kind PodDisruptionBudget is parsed later; not modelled yet");
   CHECK(w[0].where.to_string() == "test.yaml:2:7");
-  CHECK(w[1].message == "kind ScaledObject is parsed later; not modelled yet");
-  CHECK(w[2].message == "kind ConfigMap is not modelled; ignored");
-  CHECK(w[3].field == "Pod.spec.hostNetwork");
+  CHECK(w[1].message == "kind ConfigMap is not modelled; ignored");
+  CHECK(w[2].field == "Pod.spec.hostNetwork");
   CHECK(d->set.workloads.at(0).workload.name == "listed");
+  CHECK(d->set.scaled_objects.at(0).name == "c");
 
   CHECK(decode_error("kind: Pod\nmetadata: {name: p}\n") ==
         "test.yaml:1:1: apiVersion: required field is missing");

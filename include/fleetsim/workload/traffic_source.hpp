@@ -1,0 +1,114 @@
+// The traffic-source interface: a stream of request arrivals with their token counts.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "fleetsim/core/error.hpp"
+#include "fleetsim/core/rng.hpp"
+#include "fleetsim/core/time.hpp"
+
+namespace fleetsim {
+
+// One request to a service: when it arrives and how many tokens it reads and writes.
+struct Request {
+  SimTime arrival;
+  std::uint32_t input_tokens = 0;
+  std::uint32_t output_tokens = 0;
+
+  friend bool operator==(const Request&, const Request&) = default;
+};
+
+// Sources end here even when their pattern does not, which keeps microsecond arithmetic far from
+// int64 overflow (2^63 µs is 292,000 years). A century is longer than any simulated horizon.
+inline constexpr SimTime kTrafficHorizon = at(hours(24 * 365 * 100));
+
+// The clock ticks in microseconds: above a million requests per second most arrivals would share
+// a tick, and no single service sees such a rate. A larger rate is a unit mistake.
+inline constexpr double kMaxTrafficRps = 1e6;
+
+// A stream of requests in arrival order. Implementations generate one request per call from
+// constant state: no allocation and no std::function per request (DESIGN.md §3), and a trace is
+// read a line at a time, so memory stays flat in trace length.
+//
+// Every source draws from the RngStream it was built with and nothing else: the same stream
+// gives the same requests.
+class TrafficSource {
+ public:
+  virtual ~TrafficSource() = default;
+
+  // The next request; arrival times never decrease. nullopt once the source has ended (a trace
+  // replayed without looping, a zero rate, or kTrafficHorizon) and on every call after that.
+  virtual std::optional<Request> next() = 0;
+
+  // Tells the source that its caller will discard every arrival before `t`. A source whose
+  // future does not depend on what it skips (a Poisson process, a constant lattice) jumps there;
+  // the others ignore the hint and the caller discards. Used by the surge pattern's extra copies.
+  virtual void fast_forward(SimTime t) { static_cast<void>(t); }
+
+ protected:
+  TrafficSource() = default;
+  TrafficSource(const TrafficSource&) = default;
+  TrafficSource& operator=(const TrafficSource&) = default;
+};
+
+// ---- Token counts for the synthetic patterns -------------------------------------------------
+
+enum class TokenShape : std::uint8_t { Fixed, LogNormal };
+
+// How many tokens a synthetic request carries.
+struct TokenDistribution {
+  TokenShape shape = TokenShape::Fixed;
+  double median = 0;  // Fixed: the count itself (a whole number); LogNormal: the median
+  double sigma = 0;   // LogNormal: the standard deviation of ln(tokens)
+
+  static constexpr TokenDistribution fixed(double count) {
+    return {.shape = TokenShape::Fixed, .median = count};
+  }
+  static constexpr TokenDistribution lognormal(double median, double sigma) {
+    return {.shape = TokenShape::LogNormal, .median = median, .sigma = sigma};
+  }
+};
+
+// Medians of the Azure LLM inference trace 2023, conversation service (ContextTokens 1020,
+// GeneratedTokens 129; ../shared/data/SOURCES.md §3): a chat request, by default.
+inline constexpr double kDefaultInputTokens = 1020;
+inline constexpr double kDefaultOutputTokens = 129;
+// 2^20: above the longest context window offered by any model (about a million tokens), so a
+// larger count is a unit mistake. Log-normal draws are clamped here.
+inline constexpr std::uint32_t kMaxTokens = 1u << 20;
+
+struct TokenConfig {
+  TokenDistribution input = TokenDistribution::fixed(kDefaultInputTokens);
+  TokenDistribution output = TokenDistribution::fixed(kDefaultOutputTokens);
+};
+
+// Throws ConfigError at `where` (fields "tokens.input.median" and so on) if a distribution is
+// malformed: negative, non-finite or above kMaxTokens; a fixed count that is not whole; a
+// log-normal with a median below 1 or a negative sigma.
+void validate(const TokenConfig& config, const SourceLocation& where);
+
+// Draws token counts from a stream of their own, so a change of token distribution leaves the
+// arrival times of the same seed unchanged. Log-normal draws are rounded to the nearest whole
+// token and clamped to [1, kMaxTokens]. Fixed counts draw nothing.
+class TokenSampler {
+ public:
+  // `config` must be valid (see validate).
+  TokenSampler(const TokenConfig& config, RngStream rng);
+
+  // A request at `arrival` with freshly drawn input then output tokens.
+  Request make(SimTime arrival);
+
+ private:
+  std::uint32_t draw(const TokenDistribution& d);
+
+  TokenConfig config_;
+  RngStream rng_;
+};
+
+// An independent stream for one part of a source (its tokens, a surge copy), derived from the
+// source's stream without advancing it: the parent still yields exactly what it would have.
+RngStream derive_stream(const RngStream& parent, std::string_view part);
+
+}  // namespace fleetsim

@@ -1,0 +1,254 @@
+// `fleetsim autoscale` end to end: the built binary, exact CSV on stdout, exit 2 on bad input.
+#include <catch2/catch.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Run {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A scratch directory per test case, removed afterwards.
+struct Scratch {
+  fs::path dir;
+  Scratch() : dir(fs::temp_directory_path() / ("fleetsim-autoscale-" + std::to_string(::getpid()))) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  ~Scratch() { fs::remove_all(dir); }
+  fs::path write(const std::string& name, const std::string& text) const {
+    fs::path p = dir / name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+  }
+  Run fleetsim(const std::string& args) const {
+    std::string cmd = std::string(FLEETSIM_BINARY) + " " + args + " >" + (dir / "stdout").string() +
+                      " 2>" + (dir / "stderr").string();
+    int status = std::system(cmd.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir / "stdout"),
+            slurp(dir / "stderr")};
+  }
+};
+
+const std::string kHpa = R"(apiVersion: apps/v1
+kind: Deployment
+metadata: {name: llm}
+spec:
+  selector: {matchLabels: {app: llm}}
+  template:
+    metadata: {labels: {app: llm}}
+    spec: {containers: [{name: vllm}]}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: llm}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: llm}
+  minReplicas: 2
+  maxReplicas: 10
+  metrics:
+    - type: Pods
+      pods:
+        metric: {name: vllm_num_requests_running}
+        target: {type: AverageValue, averageValue: "8"}
+  behavior:
+    scaleUp:
+      policies: [{type: Pods, value: 2, periodSeconds: 60}]
+    scaleDown:
+      stabilizationWindowSeconds: 300
+      policies: [{type: Pods, value: 1, periodSeconds: 120}]
+)";
+
+const std::string kScaledObject = R"(apiVersion: keda.sh/v1alpha1
+kind: ScaledObject
+metadata: {name: llm}
+spec:
+  scaleTargetRef: {name: llm}
+  cooldownPeriod: 120
+  maxReplicaCount: 10
+  triggers:
+    - type: prometheus
+      metadata:
+        serverAddress: http://prometheus.monitoring:9090
+        query: sum(vllm:num_requests_waiting{model_name="llama"})
+        threshold: "10"
+        activationThreshold: "5"
+)";
+
+}  // namespace
+
+TEST_CASE("autoscale replays an HPA with behavior: the issue's example", "[cli]") {
+  Scratch s;
+  fs::path m = s.write("hpa.yaml", kHpa);
+  fs::path series = s.write("load.csv", "time_s,value\n0,8\n30,32\n300,4\n");
+  Run r = s.fleetsim("autoscale " + m.string() + " --metrics " + series.string() +
+                     " --duration 20m");
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.empty());
+  CHECK(r.out ==
+        "time_s,replicas\n0,2\n30,4\n90,6\n150,8\n210,10\n585,9\n705,8\n825,7\n945,6\n1065,5\n"
+        "1185,4\n");
+}
+
+TEST_CASE("autoscale runs to the last sample plus 5 minutes by default", "[cli]") {
+  Scratch s;
+  fs::path m = s.write("hpa.yaml", kHpa);
+  fs::path series = s.write("load.csv", "time_s,value\n0,8\n30,32\n300,4\n");
+  Run r = s.fleetsim("autoscale " + m.string() + " --metrics " + series.string());
+  CHECK(r.exit_code == 0);
+  // Through t=600: the first scale-down (585) is in, the second (705) is not.
+  CHECK(r.out == "time_s,replicas\n0,2\n30,4\n90,6\n150,8\n210,10\n585,9\n");
+}
+
+TEST_CASE("autoscale starts from --initial-replicas", "[cli]") {
+  Scratch s;
+  fs::path m = s.write("hpa.yaml", kHpa);
+  fs::path series = s.write("load.csv", "time_s,value\n0,8\n");
+  // 12 is above maxReplicas: the HPA sets 10 without reading metrics.
+  Run r = s.fleetsim("autoscale " + m.string() + " --metrics " + series.string() +
+                     " --initial-replicas 12 --duration 1m");
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "time_s,replicas\n0,12\n0,10\n");
+}
+
+TEST_CASE("autoscale replays a ScaledObject: activation, HPA steps, cooldown", "[cli]") {
+  Scratch s;
+  fs::path m = s.write("so.yaml", kScaledObject);
+  fs::path series = s.write("queue.csv", "time_s,value\n0,3\n60,45\n120,4\n");
+  Run r = s.fleetsim("autoscale " + m.string() + " --metrics " + series.string() +
+                     " --duration 15m");
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "time_s,replicas\n0,0\n60,1\n60,4\n75,5\n240,0\n");
+}
+
+TEST_CASE("autoscale warns once per unmodelled field on stderr", "[cli]") {
+  Scratch s;
+  std::string so = kScaledObject + "      authenticationRef: {name: prom-auth}\n";
+  fs::path m = s.write("so.yaml", so);
+  fs::path series = s.write("queue.csv", "time_s,value\n0,0\n");
+  Run r = s.fleetsim("autoscale " + m.string() + " --metrics " + series.string());
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.err, Catch::Contains("ScaledObject.spec.triggers[].authenticationRef: not modelled"));
+  CHECK(r.out == "time_s,replicas\n0,0\n");
+}
+
+TEST_CASE("autoscale: a bad series exits 2 naming file, line and column", "[cli]") {
+  Scratch s;
+  fs::path m = s.write("hpa.yaml", kHpa);
+  SECTION("non-numeric") {
+    fs::path series = s.write("bad.csv", "time_s,value\n0,8\n15,lots\n");
+    Run r = s.fleetsim("autoscale " + m.string() + " --metrics " + series.string());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(series.string() + ":3:4: value: expected a number"));
+    CHECK(r.out.empty());
+  }
+  SECTION("unsorted") {
+    fs::path series = s.write("bad.csv", "time_s,value\n30,8\n15,9\n");
+    Run r = s.fleetsim("autoscale " + m.string() + " --metrics " + series.string());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(series.string() + ":3:1: time_s: times must not decrease"));
+  }
+  SECTION("missing column") {
+    fs::path series = s.write("bad.csv", "t,value\n30,8\n");
+    Run r = s.fleetsim("autoscale " + m.string() + " --metrics " + series.string());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(series.string() + ":1:1: time_s: missing column"));
+  }
+  SECTION("missing file") {
+    Run r = s.fleetsim("autoscale " + m.string() + " --metrics " + (s.dir / "none.csv").string());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("file not found"));
+  }
+}
+
+TEST_CASE("autoscale: a bad manifest exits 2 naming file, line and column", "[cli]") {
+  Scratch s;
+  fs::path series = s.write("load.csv", "time_s,value\n0,1\n");
+  SECTION("an unsupported trigger type") {
+    std::string so = kScaledObject;
+    so.replace(so.find("type: prometheus"), 16, "type: kafka");
+    fs::path m = s.write("so.yaml", so);
+    Run r = s.fleetsim("autoscale " + m.string() + " --metrics " + series.string());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(m.string() + ":9:13: spec.triggers[0].type: trigger type "
+                                                   "\"kafka\" is not supported"));
+  }
+  SECTION("a target type the source does not allow") {
+    std::string hpa = kHpa;
+    hpa.replace(hpa.find("type: AverageValue"), 18, "type: Utilization");
+    fs::path m = s.write("hpa.yaml", hpa);
+    Run r = s.fleetsim("autoscale " + m.string() + " --metrics " + series.string());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(m.string() + ":21:24: spec.metrics[0].pods.target.type: a "
+                                                   "Pods metric cannot have a Utilization target"));
+  }
+  SECTION("maxReplicas below minReplicas") {
+    std::string hpa = kHpa;
+    hpa.replace(hpa.find("maxReplicas: 10"), 15, "maxReplicas: 1");
+    fs::path m = s.write("hpa.yaml", hpa);
+    Run r = s.fleetsim("autoscale " + m.string() + " --metrics " + series.string());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(m.string() + ":16:16: spec.maxReplicas: maxReplicas (1) "
+                                                   "must be at least minReplicas (2)"));
+  }
+  SECTION("no autoscaler") {
+    fs::path m = s.write("deploy.yaml", kHpa.substr(0, kHpa.find("---")));
+    Run r = s.fleetsim("autoscale " + m.string() + " --metrics " + series.string());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("no HorizontalPodAutoscaler or ScaledObject"));
+  }
+  SECTION("two autoscalers") {
+    fs::path m = s.write("both.yaml", kHpa + "---\n" + kScaledObject);
+    Run r = s.fleetsim("autoscale " + m.string() + " --metrics " + series.string());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(m.string() + ":31:18: the file holds 2 autoscalers"));
+  }
+  SECTION("a bad --duration") {
+    fs::path m = s.write("hpa.yaml", kHpa);
+    Run r = s.fleetsim("autoscale " + m.string() + " --metrics " + series.string() +
+                       " --duration soon");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--duration: invalid duration \"soon\""));
+  }
+}
+
+TEST_CASE("a scenario's HPA and ScaledObject manifests are decoded, not warned about", "[cli]") {
+  Scratch s;
+  s.write("pools.yaml", R"(apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: gpu
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - key: karpenter.k8s.aws/instance-family
+          operator: In
+          values: ["g5"]
+)");
+  s.write("autoscalers.yaml", kHpa + "---\n" + kScaledObject);
+  fs::path f = s.write("scenario.yaml",
+                       "name: hpa\nduration: 1h\nmanifests: [pools.yaml, autoscalers.yaml]\n");
+  Run r = s.fleetsim("validate " + f.string());
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.err, !Catch::Contains("HorizontalPodAutoscaler"));
+  CHECK_THAT(r.err, !Catch::Contains("ScaledObject"));
+}

@@ -1,0 +1,283 @@
+#include "fleetsim/provisioning/karpenter_provisioner.hpp"
+
+#include <catch2/catch.hpp>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "unit/cloud/cluster_harness.hpp"
+#include "unit/scheduling/builders.hpp"
+
+using namespace fleetsim;
+using namespace fleetsim::test;
+
+namespace {
+
+// Launched 5 s after the launch call, Ready 70 s after it.
+constexpr NodeLatency kLatency{seconds(5), seconds(40), seconds(25)};
+// What every pool's EC2NodeClass adds to a node: the default 20 GiB gp3 root volume.
+const PoolLaunchInfo kRootVolume{.ebs_bytes = 20LL << 30, .ebs_price_per_hour = 20 * 0.08 / 730};
+
+NodePool on_demand_pool(std::string name, std::vector<std::string> families = {"m5", "c5"}) {
+  NodePool p = make_pool(std::move(name));
+  p.requirements.add(std::string(label::kCapacityType), in({"on-demand"}));
+  p.requirements.add(std::string(label::kInstanceFamily), in(std::move(families)));
+  return p;
+}
+
+// One m5.large offering (us-east-1a, on-demand) that can run at most `capacity` instances.
+Catalog scarce_catalog(std::int64_t capacity) {
+  InstanceType t = make_type({.name = "m5.large", .vcpu = 2, .memory_gib = 8, .max_pods = 29, .on_demand = 0.096,
+                              .zones = {"us-east-1a"}});
+  for (Offering& o : t.offerings) o.capacity = capacity;
+  return Catalog({t}, "test");
+}
+
+// Simulation + Cluster + SimCloud + KarpenterProvisioner over a recording bus; never moved (the
+// context points into the catalog and pools, the controllers into everything).
+struct ProvisionerRig {
+  ProvisionerRig(Catalog c, std::vector<NodePool> p)
+      : catalog(std::move(c)),
+        pools(std::move(p)),
+        context(catalog, pools, {}),
+        cloud(sim, cluster, bus, context),
+        provisioner(KarpenterProvisioner::Inputs{
+            .sim = sim, .cluster = cluster, .bus = bus, .cloud = cloud, .context = &context, .settings = {},
+            .pools = std::vector<PoolLaunchInfo>(pools.size(), kRootVolume),
+            .latency_by_type = std::vector<NodeLatency>(catalog.types().size(), kLatency)}) {}
+  ProvisionerRig(const ProvisionerRig&) = delete;
+  ProvisionerRig& operator=(const ProvisionerRig&) = delete;
+
+  // A pod that appears now and is handed to Karpenter (as kube-scheduler would on failing it).
+  PodId new_pod(std::int64_t cpu_millis, std::int64_t memory_mib) {
+    PodId id = add_pending_pod(cluster, specs.add(pod_requests(cpu_millis, memory_mib)), sim.now());
+    provisioner.trigger(id);
+    return id;
+  }
+  void run_to(SimDuration t) { sim.run_until(at(t)); }
+  void run_to_just_before(SimDuration t) { sim.run_until(at(t) - micros(1)); }
+
+  Catalog catalog;
+  std::vector<NodePool> pools;
+  SchedulingContext context;
+  Simulation sim{5};
+  Cluster cluster;
+  RecordingBus bus;
+  SimCloud cloud;
+  KarpenterProvisioner provisioner;
+  SpecStore specs;
+};
+
+}  // namespace
+
+TEST_CASE("a batch closes after one idle second", "[provisioning]") {
+  ProvisionerRig rig(small_catalog(), {on_demand_pool("default")});
+  rig.new_pod(500, 512);
+  rig.run_to_just_before(seconds(1));
+  CHECK(rig.provisioner.solves() == 0);
+  rig.run_to(seconds(1));
+  CHECK(rig.provisioner.solves() == 1);
+  CHECK(rig.bus.seconds_of(EventKind::PodNominated) == std::vector<double>{1});
+}
+
+TEST_CASE("each new pod extends the batch by the idle second", "[provisioning]") {
+  ProvisionerRig rig(small_catalog(), {on_demand_pool("default")});
+  for (int k = 0; k < 3; ++k) {
+    rig.run_to(millis(500 * k));
+    rig.new_pod(100, 128);
+  }
+  // The last new pod came at 1.0 s: 1 s idle after it.
+  rig.run_to_just_before(seconds(2));
+  CHECK(rig.provisioner.solves() == 0);
+  rig.run_to(seconds(2));
+  CHECK(rig.provisioner.solves() == 1);
+  CHECK(rig.bus.seconds_of(EventKind::PodNominated) == std::vector<double>{2, 2, 2});
+}
+
+TEST_CASE("a batch that keeps receiving new pods closes ten seconds after it opened", "[provisioning]") {
+  ProvisionerRig rig(small_catalog(), {on_demand_pool("default")});
+  // New pods at 0, 0.5, …, 9.5 s: the idle second never passes, the 10 s maximum does.
+  for (int k = 0; k < 20; ++k) {
+    rig.run_to(millis(500 * k));
+    rig.new_pod(100, 128);
+  }
+  rig.run_to_just_before(seconds(10));
+  CHECK(rig.provisioner.solves() == 0);
+  rig.run_to(seconds(10));
+  CHECK(rig.provisioner.solves() == 1);
+  CHECK(rig.bus.count(EventKind::PodNominated) == 20);
+  for (const Pod& p : rig.cluster.pods()) CHECK(p.nominated != kNoNode);
+}
+
+TEST_CASE("the same pod triggering again does not extend the batch", "[provisioning]") {
+  ProvisionerRig rig(small_catalog(), {on_demand_pool("default")});
+  PodId pod = rig.new_pod(500, 512);
+  rig.run_to(millis(500));
+  rig.provisioner.trigger(pod);
+  rig.run_to_just_before(seconds(1));
+  CHECK(rig.provisioner.solves() == 0);
+  rig.run_to(seconds(1));  // still the first trigger + 1 s
+  CHECK(rig.provisioner.solves() == 1);
+}
+
+TEST_CASE("after the solve a pod is nominated to a launched NodeClaim of the cheapest type that fits",
+          "[provisioning]") {
+  ProvisionerRig rig(small_catalog(), {on_demand_pool("default")});
+  PodId pod = rig.new_pod(1500, 2048);
+  rig.run_to(seconds(1));
+
+  REQUIRE(rig.cluster.nodes().size() == 1);
+  const Node& n = rig.cluster.node(0);
+  // c5.large ($0.085) is the cheapest m5/c5 on-demand type with room for 1500m and 2 GiB.
+  CHECK(n.instance_type == "c5.large");
+  CHECK(n.capacity_type == CapacityType::OnDemand);
+  CHECK(n.price_per_hour == 0.085);
+  CHECK(n.zone == "us-east-1a");  // both zones cost the same; the first offering wins
+  CHECK(n.pool == 0);
+  CHECK(n.nodepool == "default");
+  CHECK(std::regex_match(n.name, std::regex("default-[bcdfghjklmnpqrstvwxz2456789]{5}")));
+  CHECK(n.labels.get(label::kNodePool)->single_value() == "default");
+  CHECK(n.ebs_bytes == kRootVolume.ebs_bytes);
+  CHECK(n.ebs_price_per_hour == kRootVolume.ebs_price_per_hour);
+  CHECK(n.phase == NodePhase::Launching);
+  CHECK(n.nominated_until == at(seconds(1)) + kNominationWindow);
+
+  REQUIRE(rig.bus.count(EventKind::PodNominated) == 1);
+  const RecordedEvent e = rig.bus.of_kind(EventKind::PodNominated).front();
+  CHECK(e.time == at(seconds(1)));
+  CHECK(e.pod == pod);
+  CHECK(e.node == n.id);
+  CHECK(rig.cluster.pod(pod).nominated == n.id);
+  CHECK(rig.cluster.pod(pod).phase == PodPhase::Pending);  // binding is kube-scheduler's job
+
+  // The node then starts with its type's latency.
+  rig.run_to(minutes(2));
+  CHECK(rig.bus.seconds_of(EventKind::NodeLaunched) == std::vector<double>{6});
+  CHECK(rig.bus.seconds_of(EventKind::NodeReady) == std::vector<double>{71});
+  // Nothing left waiting: no further batch.
+  CHECK(rig.provisioner.solves() == 1);
+}
+
+TEST_CASE("a pod that fits nowhere is reported with a reason per NodePool and retried ten seconds later",
+          "[provisioning]") {
+  ProvisionerRig rig(small_catalog(), {on_demand_pool("alpha"), on_demand_pool("beta")});
+  PodId pod = rig.new_pod(100'000, 512);  // 100 CPUs: more than any type offers
+  rig.run_to(seconds(1));
+
+  CHECK(rig.cluster.nodes().empty());
+  REQUIRE(rig.bus.count(EventKind::PodUnschedulable) == 1);
+  const RecordedEvent e = rig.bus.of_kind(EventKind::PodUnschedulable).front();
+  CHECK(e.time == at(seconds(1)));
+  CHECK(e.pod == pod);
+  // Pools in Karpenter's order: equal weights, so name descending.
+  CHECK(e.reason ==
+        "nodepool beta: no instance type has room for cpu=100 memory=512Mi gpus=0 plus daemonset overhead; "
+        "nodepool alpha: no instance type has room for cpu=100 memory=512Mi gpus=0 plus daemonset overhead");
+  CHECK(rig.cluster.pod(pod).pending_reason == e.reason);
+  CHECK(rig.cluster.pod(pod).nominated == kNoNode);
+
+  // Re-triggered at 1 + 10 s; that batch closes after its idle second.
+  rig.run_to_just_before(seconds(12));
+  CHECK(rig.provisioner.solves() == 1);
+  rig.run_to(seconds(12));
+  CHECK(rig.provisioner.solves() == 2);
+  // The reason did not change, so it is not reported again.
+  CHECK(rig.bus.count(EventKind::PodUnschedulable) == 1);
+  rig.run_to(seconds(23));
+  CHECK(rig.provisioner.solves() == 3);
+}
+
+TEST_CASE("a second batch puts a pod on a node that is still launching", "[provisioning]") {
+  ProvisionerRig rig(small_catalog(), {on_demand_pool("default")});
+  PodId first = rig.new_pod(1000, 1024);
+  rig.run_to(seconds(1));
+  REQUIRE(rig.cluster.nodes().size() == 1);
+  CHECK(rig.cluster.node(0).instance_type == "c5.large");
+
+  rig.run_to(seconds(3));
+  PodId second = rig.new_pod(500, 512);
+  rig.run_to(seconds(4));  // the node launches at 6 s: still in flight
+  CHECK(rig.cluster.node(0).phase == NodePhase::Launching);
+  CHECK(rig.provisioner.solves() == 2);
+  // 1000m + 500m fit the c5.large's 1930m: no second node.
+  CHECK(rig.cluster.nodes().size() == 1);
+  CHECK(rig.cloud.running(rig.context.offering_index(rig.cluster.node(0).type, 0)) == 1);
+  CHECK(rig.cluster.pod(second).nominated == 0);
+  CHECK(rig.cluster.pod(first).nominated == 0);
+  std::vector<PodId> nominated;
+  for (const RecordedEvent& e : rig.bus.of_kind(EventKind::PodNominated)) nominated.push_back(e.pod);
+  CHECK(nominated == std::vector<PodId>{first, second});  // the first pod is not announced twice
+  CHECK(rig.bus.seconds_of(EventKind::PodNominated) == std::vector<double>{1, 4});
+}
+
+TEST_CASE("a NodeClaim whose offerings ran out in the same batch fails to launch", "[provisioning]") {
+  // One offering with room for one instance; each pod needs a node of its own (1500m of 1930m).
+  ProvisionerRig rig(scarce_catalog(1), {make_pool("default")});
+  PodId first = rig.new_pod(1500, 512);
+  PodId second = rig.new_pod(1500, 512);
+  rig.run_to(seconds(1));
+
+  CHECK(rig.cluster.nodes().size() == 1);
+  CHECK(rig.cluster.pod(first).nominated == 0);
+  REQUIRE(rig.bus.count(EventKind::LaunchFailed) == 1);
+  const RecordedEvent failed = rig.bus.of_kind(EventKind::LaunchFailed).front();
+  CHECK(failed.time == at(seconds(1)));
+  CHECK(failed.reason == "nodepool default: launch failed, no offering with capacity");
+  CHECK(rig.cluster.pod(second).nominated == kNoNode);
+  CHECK(rig.cluster.pod(second).pending_reason == failed.reason);
+
+  // The pod is retried (11 s, batch closes at 12 s); the solve now sees the offering exhausted.
+  rig.run_to(seconds(12));
+  CHECK(rig.provisioner.solves() == 2);
+  REQUIRE(rig.bus.count(EventKind::PodUnschedulable) == 1);
+  const RecordedEvent e = rig.bus.of_kind(EventKind::PodUnschedulable).front();
+  CHECK(e.time == at(seconds(12)));
+  CHECK(e.pod == second);
+  CHECK(e.reason == "nodepool default: no available offering (insufficient capacity)");
+  CHECK(rig.cluster.nodes().size() == 1);
+}
+
+TEST_CASE("a launch into exhausted capacity fails, is cached, and the next solve avoids it", "[provisioning]") {
+  // Karpenter learns of a shortage only when CreateFleet fails: the first batch plans a claim and
+  // its launch fails; the offerings are cached unavailable for 3 minutes, so the retry (10 s
+  // later, batch closing 1 s after) finds no offering and reports why.
+  ProvisionerRig rig(scarce_catalog(0), {make_pool("default")});
+  PodId pod = rig.new_pod(500, 512);
+  rig.run_to(seconds(1));
+  CHECK(rig.cluster.nodes().empty());
+  CHECK(rig.bus.count(EventKind::LaunchFailed) == 1);
+  CHECK(rig.bus.count(EventKind::PodUnschedulable) == 0);
+  rig.run_to(seconds(12));
+  CHECK(rig.provisioner.solves() == 2);
+  REQUIRE(rig.bus.count(EventKind::PodUnschedulable) == 1);
+  CHECK(rig.bus.of_kind(EventKind::PodUnschedulable).front().pod == pod);
+  CHECK(rig.bus.of_kind(EventKind::PodUnschedulable).front().reason ==
+        "nodepool default: no available offering (insufficient capacity)");
+}
+
+TEST_CASE("a pod whose new NodeClaim fails to launch loses its old nomination and is retried", "[provisioning]") {
+  // Room for two m5.large instances (1930m each).
+  ProvisionerRig rig(scarce_catalog(2), {make_pool("default")});
+  PodId small = rig.new_pod(1000, 512);
+  rig.run_to(seconds(1));
+  REQUIRE(rig.cluster.nodes().size() == 1);
+  CHECK(rig.cluster.pod(small).nominated == 0);
+
+  // Two bigger pods: the solve (CPU descending) puts one on the in-flight node, which leaves no
+  // room for the small pod there; the small pod and the other big one need two new claims, and
+  // only one instance of capacity is left.
+  rig.run_to(seconds(3));
+  PodId big_a = rig.new_pod(1500, 512);
+  PodId big_b = rig.new_pod(1500, 512);
+  rig.run_to(seconds(4));
+  CHECK(rig.provisioner.solves() == 2);
+  CHECK(rig.cluster.nodes().size() == 2);
+  CHECK(rig.cluster.pod(big_a).nominated == 0);
+  CHECK(rig.cluster.pod(big_b).nominated == 1);
+  CHECK(rig.bus.count(EventKind::LaunchFailed) == 1);
+  // The node it was nominated to is now planned full, and its own claim did not launch: it must
+  // not keep the stale nomination, or nothing ever retries it.
+  CHECK(rig.cluster.pod(small).nominated == kNoNode);
+  rig.run_to(seconds(15));  // retrigger at 4 + 10 s, batch closes at 15 s
+  CHECK(rig.provisioner.solves() == 3);
+}

@@ -101,15 +101,24 @@ bool is_pod_ready(const HpaPod& pod) {
 
 std::string_view to_string(HpaReason reason) {
   switch (reason) {
-    case HpaReason::ScalingDisabled: return "ScalingDisabled";
-    case HpaReason::AboveMaxReplicas: return "AboveMaxReplicas";
-    case HpaReason::BelowMinReplicas: return "BelowMinReplicas";
-    case HpaReason::MetricsFailed: return "MetricsFailed";
-    case HpaReason::DesiredWithinRange: return "DesiredWithinRange";
-    case HpaReason::ScaleUpLimit: return "ScaleUpLimit";
-    case HpaReason::ScaleDownLimit: return "ScaleDownLimit";
-    case HpaReason::TooManyReplicas: return "TooManyReplicas";
-    case HpaReason::TooFewReplicas: return "TooFewReplicas";
+    case HpaReason::ScalingDisabled:
+      return "ScalingDisabled";
+    case HpaReason::AboveMaxReplicas:
+      return "AboveMaxReplicas";
+    case HpaReason::BelowMinReplicas:
+      return "BelowMinReplicas";
+    case HpaReason::MetricsFailed:
+      return "MetricsFailed";
+    case HpaReason::DesiredWithinRange:
+      return "DesiredWithinRange";
+    case HpaReason::ScaleUpLimit:
+      return "ScaleUpLimit";
+    case HpaReason::ScaleDownLimit:
+      return "ScaleDownLimit";
+    case HpaReason::TooManyReplicas:
+      return "TooManyReplicas";
+    case HpaReason::TooFewReplicas:
+      return "TooFewReplicas";
   }
   return "?";
 }
@@ -223,8 +232,7 @@ HpaController::Proposal HpaController::compute_metric(SimTime now, const MetricS
 
   const bool utilization = metric.source == MetricSourceType::Resource &&
                            metric.target.type == MetricTargetType::Utilization;
-  const std::int64_t target =
-      utilization ? metric.target.average_utilization : metric.target.milli;
+  const std::int64_t target = utilization ? metric.target.average_utilization : metric.target.milli;
   if (utilization) {
     // calculateRequests: every pod the selector matches must request the resource.
     for (const PodMetricValue& s : reading.pods)
@@ -310,8 +318,8 @@ std::int32_t HpaController::normalize_legacy(SimTime now, std::int32_t current,
   }
 
   // convertDesiredReplicasWithRules.
-  auto scale_up_limit = static_cast<std::int32_t>(std::max(
-      kHpaLegacyScaleUpFactor * static_cast<double>(current), kHpaLegacyScaleUpMinimum));
+  auto scale_up_limit = static_cast<std::int32_t>(
+      std::max(kHpaLegacyScaleUpFactor * static_cast<double>(current), kHpaLegacyScaleUpMinimum));
   std::int32_t max_allowed = spec_.max_replicas;
   HpaReason over = HpaReason::TooManyReplicas;
   if (spec_.max_replicas > scale_up_limit) {
@@ -386,8 +394,7 @@ std::int32_t HpaController::normalize_with_behavior(SimTime now, std::int32_t cu
 namespace {
 
 // getReplicasChangePerPeriod: events strictly newer than now − period.
-std::int32_t change_in_period(SimTime now, std::int32_t period_seconds,
-                              const auto& events) {
+std::int32_t change_in_period(SimTime now, std::int32_t period_seconds, const auto& events) {
   const SimTime cutoff = now - seconds(period_seconds);
   std::int32_t sum = 0;
   for (const auto& e : events)
@@ -452,7 +459,8 @@ void HpaController::store_scale_event(SimTime now, std::int32_t previous, std::i
     if (events[i].at < cutoff) events[i].outdated = true;
     if (events[i].outdated) slot = i;
   }
-  ScaleEvent e{.change = up ? desired - previous : previous - desired, .at = now, .outdated = false};
+  ScaleEvent e{
+      .change = up ? desired - previous : previous - desired, .at = now, .outdated = false};
   if (slot) {
     events[*slot] = e;
   } else {

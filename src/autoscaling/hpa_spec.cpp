@@ -4,19 +4,26 @@ namespace fleetsim {
 
 std::string_view to_string(MetricSourceType type) {
   switch (type) {
-    case MetricSourceType::Resource: return "Resource";
-    case MetricSourceType::Pods: return "Pods";
-    case MetricSourceType::Object: return "Object";
-    case MetricSourceType::External: return "External";
+    case MetricSourceType::Resource:
+      return "Resource";
+    case MetricSourceType::Pods:
+      return "Pods";
+    case MetricSourceType::Object:
+      return "Object";
+    case MetricSourceType::External:
+      return "External";
   }
   return "?";
 }
 
 std::string_view to_string(MetricTargetType type) {
   switch (type) {
-    case MetricTargetType::Utilization: return "Utilization";
-    case MetricTargetType::AverageValue: return "AverageValue";
-    case MetricTargetType::Value: return "Value";
+    case MetricTargetType::Utilization:
+      return "Utilization";
+    case MetricTargetType::AverageValue:
+      return "AverageValue";
+    case MetricTargetType::Value:
+      return "Value";
   }
   return "?";
 }
@@ -38,29 +45,27 @@ ResolvedScalingRules apply(const std::optional<ScalingRules>& from, ResolvedScal
 }  // namespace
 
 ResolvedScalingRules resolve_scale_up(const std::optional<ScalingRules>& rules) {
-  ResolvedScalingRules defaults{
-      .stabilization_window_seconds = 0,
-      .select_policy = SelectPolicy::Max,
-      .policies = {{.type = ScalingPolicyType::Pods,
-                    .value = kHpaScaleUpLimitMinimumPods,
-                    .period_seconds = kHpaScaleUpPeriodSeconds},
-                   {.type = ScalingPolicyType::Percent,
-                    .value = kHpaScaleUpLimitPercent,
-                    .period_seconds = kHpaScaleUpPeriodSeconds}},
-      .tolerance = std::nullopt};
+  ResolvedScalingRules defaults{.stabilization_window_seconds = 0,
+                                .select_policy = SelectPolicy::Max,
+                                .policies = {{.type = ScalingPolicyType::Pods,
+                                              .value = kHpaScaleUpLimitMinimumPods,
+                                              .period_seconds = kHpaScaleUpPeriodSeconds},
+                                             {.type = ScalingPolicyType::Percent,
+                                              .value = kHpaScaleUpLimitPercent,
+                                              .period_seconds = kHpaScaleUpPeriodSeconds}},
+                                .tolerance = std::nullopt};
   return apply(rules, std::move(defaults));
 }
 
 ResolvedScalingRules resolve_scale_down(const std::optional<ScalingRules>& rules,
                                         SimDuration downscale_stabilization) {
-  ResolvedScalingRules defaults{
-      .stabilization_window_seconds =
-          static_cast<std::int32_t>(downscale_stabilization / seconds(1)),
-      .select_policy = SelectPolicy::Max,
-      .policies = {{.type = ScalingPolicyType::Percent,
-                    .value = kHpaScaleDownLimitPercent,
-                    .period_seconds = kHpaScaleDownPeriodSeconds}},
-      .tolerance = std::nullopt};
+  ResolvedScalingRules defaults{.stabilization_window_seconds =
+                                    static_cast<std::int32_t>(downscale_stabilization / seconds(1)),
+                                .select_policy = SelectPolicy::Max,
+                                .policies = {{.type = ScalingPolicyType::Percent,
+                                              .value = kHpaScaleDownLimitPercent,
+                                              .period_seconds = kHpaScaleDownPeriodSeconds}},
+                                .tolerance = std::nullopt};
   return apply(rules, std::move(defaults));
 }
 

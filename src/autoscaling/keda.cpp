@@ -14,21 +14,30 @@ namespace fleetsim {
 
 std::string_view to_string(KedaTriggerType type) {
   switch (type) {
-    case KedaTriggerType::Prometheus: return "prometheus";
-    case KedaTriggerType::Cpu: return "cpu";
-    case KedaTriggerType::Memory: return "memory";
+    case KedaTriggerType::Prometheus:
+      return "prometheus";
+    case KedaTriggerType::Cpu:
+      return "cpu";
+    case KedaTriggerType::Memory:
+      return "memory";
   }
   return "?";
 }
 
 std::string_view to_string(KedaAction action) {
   switch (action) {
-    case KedaAction::None: return "None";
-    case KedaAction::Activated: return "Activated";
-    case KedaAction::Deactivated: return "Deactivated";
-    case KedaAction::CoolingDown: return "CoolingDown";
-    case KedaAction::RaisedToMin: return "RaisedToMin";
-    case KedaAction::TriggerError: return "TriggerError";
+    case KedaAction::None:
+      return "None";
+    case KedaAction::Activated:
+      return "Activated";
+    case KedaAction::Deactivated:
+      return "Deactivated";
+    case KedaAction::CoolingDown:
+      return "CoolingDown";
+    case KedaAction::RaisedToMin:
+      return "RaisedToMin";
+    case KedaAction::TriggerError:
+      return "TriggerError";
   }
   return "?";
 }
@@ -50,7 +59,8 @@ HorizontalPodAutoscalerSpec keda_hpa_spec(const ScaledObjectSpec& so) {
     if (t.type == KedaTriggerType::Prometheus) {
       m.source = MetricSourceType::External;
       m.name = fmt::format("s{}-prometheus", i);
-      m.target = {.type = t.metric_type, .average_utilization = 0, .milli = keda_milli(t.threshold)};
+      m.target = {
+          .type = t.metric_type, .average_utilization = 0, .milli = keda_milli(t.threshold)};
       m.selector = {{"scaledobject.keda.sh/name", so.name}};
     } else {
       m.source = MetricSourceType::Resource;
@@ -147,8 +157,7 @@ KedaPollResult ScaledObjectController::poll(SimTime now, const KedaInputs& input
   return out;
 }
 
-MetricReading ScaledObjectController::adapter_reading(std::size_t index,
-                                                      const KedaInputs& inputs) {
+MetricReading ScaledObjectController::adapter_reading(std::size_t index, const KedaInputs& inputs) {
   const KedaTrigger& t = spec_.triggers[index];
   const TriggerReading& reading = inputs.triggers[index];
   if (t.type != KedaTriggerType::Prometheus) {
@@ -171,10 +180,17 @@ MetricReading ScaledObjectController::adapter_reading(std::size_t index,
   const double current = inputs.current_replicas;
   double replicas = fb.replicas;
   switch (fb.behavior) {
-    case FallbackBehavior::Static: break;
-    case FallbackBehavior::CurrentReplicas: replicas = current; break;
-    case FallbackBehavior::CurrentReplicasIfHigher: replicas = std::max(current, replicas); break;
-    case FallbackBehavior::CurrentReplicasIfLower: replicas = std::min(current, replicas); break;
+    case FallbackBehavior::Static:
+      break;
+    case FallbackBehavior::CurrentReplicas:
+      replicas = current;
+      break;
+    case FallbackBehavior::CurrentReplicasIfHigher:
+      replicas = std::max(current, replicas);
+      break;
+    case FallbackBehavior::CurrentReplicasIfLower:
+      replicas = std::min(current, replicas);
+      break;
   }
   if (t.metric_type == MetricTargetType::Value) {
     auto ready = std::count_if(inputs.pods.begin(), inputs.pods.end(), [](const HpaPod& p) {
@@ -207,9 +223,8 @@ HpaDecision ScaledObjectController::sync_hpa(SimTime now, const KedaInputs& inpu
 
 bool ScaledObjectController::fallback_active() const {
   if (!spec_.fallback) return false;
-  return std::any_of(failures_.begin(), failures_.end(), [&](std::int32_t f) {
-    return f > spec_.fallback->failure_threshold;
-  });
+  return std::any_of(failures_.begin(), failures_.end(),
+                     [&](std::int32_t f) { return f > spec_.fallback->failure_threshold; });
 }
 
 }  // namespace fleetsim

@@ -34,10 +34,12 @@ std::vector<Field> split(std::string_view line) {
   std::size_t start = 0;
   while (true) {
     std::size_t end = line.find(',', start);
-    std::string_view raw = line.substr(start, end == std::string_view::npos ? line.npos : end - start);
+    std::string_view raw =
+        line.substr(start, end == std::string_view::npos ? line.npos : end - start);
     std::size_t lead = raw.find_first_not_of(" \t");
     std::size_t trail = raw.find_last_not_of(" \t");
-    std::string_view text = lead == raw.npos ? std::string_view{} : raw.substr(lead, trail - lead + 1);
+    std::string_view text =
+        lead == raw.npos ? std::string_view{} : raw.substr(lead, trail - lead + 1);
     out.push_back({text, static_cast<int>(start + (lead == raw.npos ? 0 : lead)) + 1});
     if (end == std::string_view::npos) break;
     start = end + 1;
@@ -63,7 +65,8 @@ class SeriesParser {
       fail(line, f.col, column, fmt::format("expected a number, got \"{}\"", f.text.substr(0, 40)));
     }
     if (ec == std::errc::result_out_of_range || !std::isfinite(v)) {
-      fail(line, f.col, column, fmt::format("must be a finite number, got {}", f.text.substr(0, 40)));
+      fail(line, f.col, column,
+           fmt::format("must be a finite number, got {}", f.text.substr(0, 40)));
     }
     if (v < 0) fail(line, f.col, column, fmt::format("must not be negative, got {}", f.text));
     return v;

@@ -33,10 +33,7 @@ MetricReading reading_for(const MetricSpec& metric, std::size_t pods, std::optio
     if (!value) return MetricReading{.available = false};
     return MetricReading{.available = true, .pods = {}, .milli = to_milli(*value)};
   }
-  return MetricReading{
-      .available = true,
-      .pods = pod_samples(pods, value, now),
-      .milli = 0};
+  return MetricReading{.available = true, .pods = pod_samples(pods, value, now), .milli = 0};
 }
 
 }  // namespace

@@ -43,7 +43,7 @@ ManifestSet load_autoscalers(const std::filesystem::path& path, WarningLog& warn
                       "no HorizontalPodAutoscaler or ScaledObject in this file");
   }
   if (found > 1) {
-    SourceLocation second = set.hpas.size() > 1   ? set.hpas[1].where
+    SourceLocation second = set.hpas.size() > 1    ? set.hpas[1].where
                             : set.hpas.size() == 1 ? set.scaled_objects[0].where
                                                    : set.scaled_objects[1].where;
     throw ConfigError(second, "",
@@ -73,9 +73,9 @@ int autoscale_command(const AutoscaleOptions& options) {
     replay.duration = *d;
   }
   if (replay.duration > kMaxScenarioDuration) {
-    throw InputError(kCommandLine, "--duration",
-                     fmt::format("the duration must be at most {} days",
-                                 kMaxScenarioDuration / hours(24)));
+    throw InputError(
+        kCommandLine, "--duration",
+        fmt::format("the duration must be at most {} days", kMaxScenarioDuration / hours(24)));
   }
   if (options.initial_replicas &&
       (*options.initial_replicas < 0 || *options.initial_replicas > kMaxReplicas)) {
@@ -90,8 +90,8 @@ int autoscale_command(const AutoscaleOptions& options) {
     changes = replay_hpa(hpa, series, replay);
   } else {
     const ScaledObjectSpec& so = set.scaled_objects.front();
-    replay.initial_replicas = options.initial_replicas.value_or(
-        so.idle_replica_count.value_or(so.min_replica_count));
+    replay.initial_replicas =
+        options.initial_replicas.value_or(so.idle_replica_count.value_or(so.min_replica_count));
     changes = replay_scaled_object(so, series, replay);
   }
 

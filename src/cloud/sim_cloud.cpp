@@ -58,7 +58,6 @@ std::optional<NodeId> SimCloud::launch(Node node, std::span<const LaunchCandidat
     node.labels.add(types[c.type].requirements);
     NodeId id = cluster_.add_node(std::move(node));
     latency_.resize(cluster_.nodes().size());
-    drain_.resize(cluster_.nodes().size());
     latency_[id] = latency;
     sim_.schedule_after(latency.launch, Phase::CloudAndNodes, *this, tag(id, Step::Launched));
     return id;
@@ -84,7 +83,6 @@ void SimCloud::delete_node(NodeId id, std::string_view reason, SimDuration drain
   }
   for (PodId p : cluster_.pending_pods())
     if (cluster_.pod(p).nominated == id) cluster_.pod(p).nominated = kNoNode;
-  drain_[id] = drain;
   sim_.schedule_after(drain, Phase::CloudAndNodes, *this, tag(id, Step::Terminate));
   bus_.capacity_changed();
 }

@@ -200,6 +200,12 @@ void Requirements::add(const Requirements& other) {
   for (const auto& [k, r] : other.by_key_) add(k, r);
 }
 
+bool Requirements::has_min_values() const {
+  for (const auto& [key, r] : by_key_)
+    if (r.min_values()) return true;
+  return false;
+}
+
 const Requirement* Requirements::get(std::string_view key) const {
   auto it = by_key_.find(key);
   return it == by_key_.end() ? nullptr : &it->second;

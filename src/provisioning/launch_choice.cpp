@@ -9,12 +9,6 @@ namespace {
 
 bool is_exotic(const InstanceType& t) { return t.has_gpu() || t.size.find("metal") != std::string::npos; }
 
-bool has_min_values(const Requirements& r) {
-  for (const auto& [k, req] : r.entries())
-    if (req.min_values()) return true;
-  return false;
-}
-
 }  // namespace
 
 LaunchPlan plan_launch(const SchedulingContext& context, const NewNodeClaim& claim,
@@ -34,7 +28,7 @@ LaunchPlan plan_launch(const SchedulingContext& context, const NewNodeClaim& cla
       if (usable(o, capacity)) return true;
     return false;
   };
-  const bool min_values = has_min_values(claim.requirements);
+  const bool min_values = claim.requirements.has_min_values();
 
   // Karpenter AWS filterInstanceTypes, then getCapacityType on what is left.
   // Compatible-available: a usable offering of any capacity type the claim allows.

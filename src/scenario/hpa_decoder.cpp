@@ -30,7 +30,7 @@ std::int32_t as_int32(const YamlValue& v, std::int64_t min, std::int64_t max) {
 
 // A metric's `selector`: matchLabels are kept; matchExpressions are read past with a warning.
 std::vector<std::pair<std::string, std::string>> decode_metric_selector(const YamlValue& v,
-                                                                       DecodeContext& ctx) {
+                                                                        DecodeContext& ctx) {
   YamlMap m(v);
   std::vector<std::pair<std::string, std::string>> out;
   if (auto labels = m.get("matchLabels")) {
@@ -64,16 +64,23 @@ MetricTarget decode_target(const YamlValue& v, MetricSourceType source) {
   } else if (type == "Value") {
     t.type = MetricTargetType::Value;
   } else {
-    type_value.fail(fmt::format("unknown target type \"{}\"; expected Utilization, AverageValue "
-                                "or Value{}",
-                                type.substr(0, 40), did_you_mean(type, kTargetTypes)));
+    type_value.fail(
+        fmt::format("unknown target type \"{}\"; expected Utilization, AverageValue "
+                    "or Value{}",
+                    type.substr(0, 40), did_you_mean(type, kTargetTypes)));
   }
   bool allowed = false;
   switch (source) {
-    case MetricSourceType::Resource: allowed = t.type != MetricTargetType::Value; break;
-    case MetricSourceType::Pods: allowed = t.type == MetricTargetType::AverageValue; break;
+    case MetricSourceType::Resource:
+      allowed = t.type != MetricTargetType::Value;
+      break;
+    case MetricSourceType::Pods:
+      allowed = t.type == MetricTargetType::AverageValue;
+      break;
     case MetricSourceType::Object:
-    case MetricSourceType::External: allowed = t.type != MetricTargetType::Utilization; break;
+    case MetricSourceType::External:
+      allowed = t.type != MetricTargetType::Utilization;
+      break;
   }
   if (!allowed) {
     type_value.fail(fmt::format("a {} metric cannot have a {} target", to_string(source), type));
@@ -106,8 +113,8 @@ MetricTarget decode_target(const YamlValue& v, MetricSourceType source) {
       break;
     }
   }
-  m.reject_unread(std::array<std::string_view, 4>{"type", "averageUtilization", "averageValue",
-                                                  "value"});
+  m.reject_unread(
+      std::array<std::string_view, 4>{"type", "averageUtilization", "averageValue", "value"});
   return t;
 }
 
@@ -119,9 +126,9 @@ MetricSpec decode_metric(const YamlValue& item, DecodeContext& ctx) {
   for (std::size_t i = 0; i < kMetricTypes.size(); ++i)
     if (kMetricTypes[i] == type) index = i;
   if (index == kMetricTypes.size()) {
-    type_value.fail(fmt::format(
-        "unknown metric type \"{}\"; expected Resource, Pods, Object or External{}",
-        type.substr(0, 40), did_you_mean(type, kMetricTypes)));
+    type_value.fail(
+        fmt::format("unknown metric type \"{}\"; expected Resource, Pods, Object or External{}",
+                    type.substr(0, 40), did_you_mean(type, kMetricTypes)));
   }
   if (type == "ContainerResource") {
     type_value.fail(
@@ -143,9 +150,10 @@ MetricSpec decode_metric(const YamlValue& item, DecodeContext& ctx) {
       YamlValue name = source.require("name");
       out.name = name.as_string();
       if (out.name != "cpu" && out.name != "memory") {
-        name.fail(fmt::format("resource \"{}\" has no metrics: metrics-server reports cpu and "
-                              "memory{}",
-                              out.name.substr(0, 40), did_you_mean(out.name, kResourceNames)));
+        name.fail(
+            fmt::format("resource \"{}\" has no metrics: metrics-server reports cpu and "
+                        "memory{}",
+                        out.name.substr(0, 40), did_you_mean(out.name, kResourceNames)));
       }
       break;
     }
@@ -250,8 +258,9 @@ HorizontalPodAutoscalerSpec decode_hpa(const YamlMap& manifest, DecodeContext& c
 
   if (auto min = spec.get("minReplicas")) {
     if (min->is_scalar() && min->node().Scalar() == "0") {
-      min->fail("minReplicas 0 needs the alpha feature gate HPAScaleToZero, which fleetsim does "
-                "not model; use 1, or a KEDA ScaledObject to scale to zero");
+      min->fail(
+          "minReplicas 0 needs the alpha feature gate HPAScaleToZero, which fleetsim does "
+          "not model; use 1, or a KEDA ScaledObject to scale to zero");
     }
     hpa.min_replicas = as_int32(*min, 1, kMaxReplicas);
   }

@@ -64,7 +64,8 @@ void decode_prometheus(const YamlMap& trigger, const YamlMap& meta, KedaTrigger&
   if (t.query.empty()) query.fail("the query must not be empty");
   YamlValue threshold = meta.require("threshold");
   t.threshold = metadata_number(threshold);
-  if (t.threshold <= 0) threshold.fail("the threshold must be positive");
+  // KEDA hands the HPA the threshold in thousandths (GetMetricTargetMili), truncated.
+  if (keda_milli(t.threshold) <= 0) threshold.fail("the threshold must be at least 0.001");
   if (auto a = meta.get("activationThreshold")) t.activation_threshold = metadata_number(*a);
   if (auto n = meta.get("ignoreNullValues")) t.ignore_null_values = metadata_bool(*n);
   if (auto type = trigger.get("metricType")) {
@@ -74,8 +75,9 @@ void decode_prometheus(const YamlMap& trigger, const YamlMap& meta, KedaTrigger&
     } else if (text == "Value") {
       t.metric_type = MetricTargetType::Value;
     } else if (text == "Utilization") {
-      type->fail("a prometheus trigger cannot use Utilization (only cpu and memory can); use "
-                 "AverageValue or Value");
+      type->fail(
+          "a prometheus trigger cannot use Utilization (only cpu and memory can); use "
+          "AverageValue or Value");
     } else {
       type->fail(fmt::format("unknown metricType \"{}\"; expected AverageValue or Value",
                              text.substr(0, 40)));
@@ -96,8 +98,8 @@ void decode_cpu_memory(const YamlMap& trigger, const YamlMap& meta, KedaTrigger&
     type = old;
   }
   if (!type) {
-    trigger.value().fail(
-        fmt::format("a {} trigger needs metricType (Utilization or AverageValue)", to_string(t.type)));
+    trigger.value().fail(fmt::format("a {} trigger needs metricType (Utilization or AverageValue)",
+                                     to_string(t.type)));
   }
   std::string text = type->as_string();
   YamlValue value = meta.require("value");
@@ -120,8 +122,9 @@ void decode_cpu_memory(const YamlMap& trigger, const YamlMap& meta, KedaTrigger&
                            text.substr(0, 40)));
   }
   if (auto container = meta.get("containerName")) {
-    container->fail("per-container targets are not supported: fleetsim models a pod's usage as "
-                    "a whole; remove containerName");
+    container->fail(
+        "per-container targets are not supported: fleetsim models a pod's usage as "
+        "a whole; remove containerName");
   }
   meta.warn_unread(ctx.warnings, ctx.kind);
 }
@@ -158,7 +161,8 @@ KedaTrigger decode_trigger(const YamlValue& item, DecodeContext& ctx) {
 KedaFallback decode_fallback(const YamlValue& v) {
   YamlMap m(v);
   KedaFallback f;
-  f.failure_threshold = static_cast<std::int32_t>(m.require("failureThreshold").as_int(0, kMaxInt32));
+  f.failure_threshold =
+      static_cast<std::int32_t>(m.require("failureThreshold").as_int(0, kMaxInt32));
   f.replicas = static_cast<std::int32_t>(m.require("replicas").as_int(0, kMaxReplicas));
   if (auto b = m.get("behavior")) {
     std::string text = b->as_string();
@@ -171,9 +175,10 @@ KedaFallback decode_fallback(const YamlValue& v) {
     } else if (text == "currentReplicasIfLower") {
       f.behavior = FallbackBehavior::CurrentReplicasIfLower;
     } else {
-      b->fail(fmt::format("unknown fallback behavior \"{}\"; expected static, currentReplicas, "
-                          "currentReplicasIfHigher or currentReplicasIfLower{}",
-                          text.substr(0, 40), did_you_mean(text, kFallbackBehaviors)));
+      b->fail(
+          fmt::format("unknown fallback behavior \"{}\"; expected static, currentReplicas, "
+                      "currentReplicasIfHigher or currentReplicasIfLower{}",
+                      text.substr(0, 40), did_you_mean(text, kFallbackBehaviors)));
     }
   }
   m.reject_unread(std::array<std::string_view, 3>{"failureThreshold", "replicas", "behavior"});
@@ -249,8 +254,8 @@ ScaledObjectSpec decode_scaled_object(const YamlMap& manifest, DecodeContext& ct
     bool external = false;
     for (const KedaTrigger& t : so.triggers) external |= t.type == KedaTriggerType::Prometheus;
     if (!external) {
-      spec.require("fallback").fail(
-          "a fallback needs at least one trigger other than cpu or memory (KEDA rejects it)");
+      spec.require("fallback")
+          .fail("a fallback needs at least one trigger other than cpu or memory (KEDA rejects it)");
     }
   }
   spec.warn_unread(ctx.warnings, ctx.kind);

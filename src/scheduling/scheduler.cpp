@@ -46,12 +46,6 @@ struct Claim {
   std::vector<std::uint32_t> pods;
 };
 
-bool has_min_values(const Requirements& r) {
-  for (const auto& [k, req] : r.entries())
-    if (req.min_values()) return true;
-  return false;
-}
-
 }  // namespace
 
 struct Scheduler::State {
@@ -293,7 +287,7 @@ struct Scheduler::State {
         combined = c.requirements;
         combined.add(v.requirements);
         if (!min_values_hold(combined)) continue;
-      } else if (has_min_values(c.requirements) && !min_values_hold(c.requirements)) {
+      } else if (c.requirements.has_min_values() && !min_values_hold(c.requirements)) {
         continue;
       }
       if (!merged) {

@@ -143,7 +143,7 @@ void WorkloadController::arrive(std::uint32_t index) {
   spec.requests[resource::kCpu] = arrival.cpu_millis;
   spec.requests[resource::kMemory] = arrival.memory_bytes;
   spec.requests[stream.gpu_resource] = arrival.gpus;
-  spec.priority = arrival.priority;
+  if (arrival.priority) spec.priority = *arrival.priority;
   add(job, sim_.now(), stream.source.template_workload.name);
   stream.next = stream.reader->next();
   if (stream.next) sim_.schedule_at(std::max(stream.next->submit, sim_.now()), Phase::Workload, *this, tag(Action::Arrive, index));

@@ -35,7 +35,7 @@ struct HpaPod {
   bool deleting = false;  // has a deletionTimestamp
   // The Ready condition: nullopt when the pod has none yet.
   std::optional<ConditionStatus> ready = ConditionStatus::True;
-  SimTime ready_transition = kStartedLongAgo;          // the Ready condition's lastTransitionTime
+  SimTime ready_transition = kStartedLongAgo;           // the Ready condition's lastTransitionTime
   std::optional<SimTime> start_time = kStartedLongAgo;  // status.startTime
 };
 
@@ -51,16 +51,16 @@ struct PodMetricValue {
 
 // What the metrics APIs returned for one entry of spec.metrics.
 struct MetricReading {
-  bool available = true;              // false: the metrics API call failed
-  std::vector<PodMetricValue> pods;   // Pods and Resource: aligned with HpaInputs::pods
-  std::int64_t milli = 0;             // Object and External: the value (External: the sum)
+  bool available = true;             // false: the metrics API call failed
+  std::vector<PodMetricValue> pods;  // Pods and Resource: aligned with HpaInputs::pods
+  std::int64_t milli = 0;            // Object and External: the value (External: the sum)
 };
 
 struct HpaInputs {
-  std::int32_t current_replicas = 0;             // the scale subresource's spec.replicas
-  std::optional<std::int32_t> status_replicas;   // its status.replicas; nullopt: as current
-  std::vector<HpaPod> pods;                      // the pods the selector matches
-  std::vector<MetricReading> metrics;            // one per effective metric, in spec order
+  std::int32_t current_replicas = 0;            // the scale subresource's spec.replicas
+  std::optional<std::int32_t> status_replicas;  // its status.replicas; nullopt: as current
+  std::vector<HpaPod> pods;                     // the pods the selector matches
+  std::vector<MetricReading> metrics;           // one per effective metric, in spec order
 };
 
 // Why the HPA chose its number, after upstream's conditions and their reasons.

@@ -13,12 +13,17 @@
 namespace fleetsim {
 
 // kube-controller-manager flag defaults (pkg/controller/podautoscaler/config/v1alpha1/
-// defaults.go), named after their --horizontal-pod-autoscaler-* flags.
-inline constexpr SimDuration kHpaSyncPeriod = seconds(15);              // -sync-period
-inline constexpr double kHpaTolerance = 0.1;                            // -tolerance
-inline constexpr SimDuration kHpaDownscaleStabilization = minutes(5);   // -downscale-stabilization
-inline constexpr SimDuration kHpaCpuInitializationPeriod = minutes(5);  // -cpu-initialization-period
-inline constexpr SimDuration kHpaInitialReadinessDelay = seconds(30);   // -initial-readiness-delay
+// defaults.go); each is a --horizontal-pod-autoscaler-* flag.
+// -sync-period
+inline constexpr SimDuration kHpaSyncPeriod = seconds(15);
+// -tolerance
+inline constexpr double kHpaTolerance = 0.1;
+// -downscale-stabilization
+inline constexpr SimDuration kHpaDownscaleStabilization = minutes(5);
+// -cpu-initialization-period
+inline constexpr SimDuration kHpaCpuInitializationPeriod = minutes(5);
+// -initial-readiness-delay
+inline constexpr SimDuration kHpaInitialReadinessDelay = seconds(30);
 
 // API defaults (pkg/apis/autoscaling/v2/defaults.go).
 inline constexpr std::int32_t kHpaDefaultMinReplicas = 1;
@@ -63,7 +68,7 @@ struct MetricSpec {
   // Resource: "cpu" or "memory"; Pods, Object and External: the metric's name.
   std::string name;
   MetricTarget target;
-  CrossVersionObjectReference described_object;  // Object only
+  CrossVersionObjectReference described_object;               // Object only
   std::vector<std::pair<std::string, std::string>> selector;  // metric.selector.matchLabels
 };
 

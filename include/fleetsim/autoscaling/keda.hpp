@@ -13,8 +13,8 @@ namespace fleetsim {
 
 // What a trigger's scaler returns at one moment.
 struct TriggerReading {
-  std::optional<double> value;  // prometheus: the query result; nullopt: an empty result
-  bool error = false;           // prometheus: the query failed (server down, bad response)
+  std::optional<double> value;       // prometheus: the query result; nullopt: an empty result
+  bool error = false;                // prometheus: the query failed (server down, bad response)
   std::vector<PodMetricValue> pods;  // cpu and memory: per-pod samples, aligned with pods below
 };
 
@@ -27,12 +27,12 @@ struct KedaInputs {
 
 // What a poll did (RequestScale's branches).
 enum class KedaAction {
-  None,         // nothing to write (the HPA handles 1↔N)
-  Activated,    // scaled from 0 (or idle) to max(minReplicaCount, 1)
-  Deactivated,  // scaled to idleReplicaCount, or minReplicaCount (0 by default), after cooldown
-  CoolingDown,  // inactive, but the cooldown has not passed yet
-  RaisedToMin,  // inactive below minReplicaCount (no idle count): set to min
-  TriggerError, // a scaler failed: no activation and no scale-in
+  None,          // nothing to write (the HPA handles 1↔N)
+  Activated,     // scaled from 0 (or idle) to max(minReplicaCount, 1)
+  Deactivated,   // scaled to idleReplicaCount, or minReplicaCount (0 by default), after cooldown
+  CoolingDown,   // inactive, but the cooldown has not passed yet
+  RaisedToMin,   // inactive below minReplicaCount (no idle count): set to min
+  TriggerError,  // a scaler failed: no activation and no scale-in
 };
 
 struct KedaPollResult {

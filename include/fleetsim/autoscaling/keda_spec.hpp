@@ -20,7 +20,12 @@ inline constexpr std::int32_t kKedaDefaultMinReplicaCount = 0;    // RequestScal
 inline constexpr std::int32_t kKedaDefaultMaxReplicaCount = 100;  // scaledobject_types.go
 
 enum class KedaTriggerType { Prometheus, Cpu, Memory };
-enum class FallbackBehavior { Static, CurrentReplicas, CurrentReplicasIfHigher, CurrentReplicasIfLower };
+enum class FallbackBehavior {
+  Static,
+  CurrentReplicas,
+  CurrentReplicasIfHigher,
+  CurrentReplicasIfLower
+};
 
 std::string_view to_string(KedaTriggerType type);
 

@@ -82,7 +82,6 @@ class SimCloud : private EventHandler {
   std::vector<std::int64_t> running_;
   std::vector<std::uint8_t> usable_;
   std::vector<NodeLatency> latency_;  // per node
-  std::vector<SimDuration> drain_;    // per node, while deleting
 };
 
 }  // namespace fleetsim

@@ -71,6 +71,8 @@ class Requirements {
   const Requirement* get(std::string_view key) const;
   const std::map<std::string, Requirement, std::less<>>& entries() const { return by_key_; }
   bool empty() const { return by_key_.empty(); }
+  // Whether any key carries minValues (it changes the launch filters and the solver's checks).
+  bool has_min_values() const;
 
   // Karpenter's Intersects: every shared key must leave some value, except that two
   // negative requirements (NotIn/DoesNotExist) on a key never conflict.

@@ -20,7 +20,7 @@ struct JobArrival {
   std::int64_t cpu_millis = 0;
   std::int64_t memory_bytes = 0;
   std::string name;  // the trace's, or "job-<data row>"
-  std::int32_t priority = 0;
+  std::optional<std::int32_t> priority;  // nullopt: the template's priority stays
   int line = 0;  // 1-based line in the trace file, for messages
 };
 

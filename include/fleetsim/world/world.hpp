@@ -19,8 +19,6 @@ namespace fleetsim {
 
 struct RunStats {
   std::uint64_t engine_events = 0;
-  std::uint64_t solves = 0;
-  SimTime end{};
 };
 
 class World : private ClusterBus, private EventHandler {

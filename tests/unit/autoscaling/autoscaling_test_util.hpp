@@ -49,9 +49,8 @@ inline MetricSpec object_value(std::int64_t target_milli) {
   return {.source = MetricSourceType::Object,
           .name = "requests_per_second",
           .target = {.type = MetricTargetType::Value, .milli = target_milli},
-          .described_object = {.api_version = "networking.k8s.io/v1",
-                               .kind = "Ingress",
-                               .name = "main"}};
+          .described_object = {
+              .api_version = "networking.k8s.io/v1", .kind = "Ingress", .name = "main"}};
 }
 
 // Scaling rules; an empty policy list leaves the default policies.

@@ -150,14 +150,17 @@ TEST_CASE("CPU samples of pods that never became ready are set aside", "[autosca
   HpaInputs in = inputs(4, {every_pod(4, 1500)});
   in.pods[3] = never_ready;
   // CPU: three samples at 150% and the unready pod at 0: 112% / 50% = 2.24, ceil(8.96) = 9.
-  CHECK(HpaController(make_hpa({.metrics = {cpu_utilization(50)}})).decide(t(0), in)
+  CHECK(HpaController(make_hpa({.metrics = {cpu_utilization(50)}}))
+            .decide(t(0), in)
             .metric_recommendation == 9);
   // Any other metric counts a Running pod as ready: 1.5 x 4 = 6.
-  CHECK(HpaController(make_hpa({.metrics = {pods_average(1000)}})).decide(t(0), in)
+  CHECK(HpaController(make_hpa({.metrics = {pods_average(1000)}}))
+            .decide(t(0), in)
             .metric_recommendation == 6);
   // A pod that was ready once (its condition changed after the delay) counts for CPU too.
   in.pods[3].ready_transition = t(-540);
-  CHECK(HpaController(make_hpa({.metrics = {cpu_utilization(50)}})).decide(t(0), in)
+  CHECK(HpaController(make_hpa({.metrics = {cpu_utilization(50)}}))
+            .decide(t(0), in)
             .metric_recommendation == 12);
 }
 
@@ -189,8 +192,7 @@ TEST_CASE("a Pods policy caps the scale-up per period", "[autoscaling]") {
 TEST_CASE("a Percent 100 policy doubles per period", "[autoscaling]") {
   HpaController hpa(make_hpa(
       {.metrics = {pods_average(1000)}, .behavior = behavior(rules({percent_per(100, 60)}), {})}));
-  CHECK(run(hpa, 3, {{0, 10000}, {30, 10000}, {60, 10000}}) ==
-        std::vector<std::int32_t>{6, 6, 12});
+  CHECK(run(hpa, 3, {{0, 10000}, {30, 10000}, {60, 10000}}) == std::vector<std::int32_t>{6, 6, 12});
 }
 
 TEST_CASE("Percent proposals round as upstream's floating point does", "[autoscaling]") {
@@ -205,8 +207,8 @@ TEST_CASE("Percent proposals round as upstream's floating point does", "[autosca
 }
 
 TEST_CASE("a Pods policy limits the scale-down per period", "[autoscaling]") {
-  HpaController hpa(make_hpa({.metrics = {pods_average(1000)},
-                              .behavior = behavior({}, rules({pods_per(1, 120)}, 0))}));
+  HpaController hpa(make_hpa(
+      {.metrics = {pods_average(1000)}, .behavior = behavior({}, rules({pods_per(1, 120)}, 0))}));
   CHECK(run(hpa, 10, {{0, 100}, {60, 100}, {119, 100}, {120, 100}, {240, 100}}) ==
         std::vector<std::int32_t>{9, 9, 9, 8, 7});
 }
@@ -214,9 +216,9 @@ TEST_CASE("a Pods policy limits the scale-down per period", "[autoscaling]") {
 TEST_CASE("each period counts scale events of both directions", "[autoscaling]") {
   // Up 4 -> 8 at t=0; at t=15 the 60 s period started at 8 - 4 = 4 replicas, so one pod less
   // than that is 3.
-  HpaController hpa(make_hpa({.metrics = {pods_average(1000)},
-                              .behavior = behavior(rules({percent_per(100, 60)}),
-                                                   rules({pods_per(1, 60)}, 0))}));
+  HpaController hpa(
+      make_hpa({.metrics = {pods_average(1000)},
+                .behavior = behavior(rules({percent_per(100, 60)}), rules({pods_per(1, 60)}, 0))}));
   CHECK(run(hpa, 4, {{0, 2000}, {15, 100}}) == std::vector<std::int32_t>{8, 3});
 }
 
@@ -226,18 +228,16 @@ TEST_CASE("scale-down stabilization takes the highest recommendation in the wind
                               .behavior = behavior({}, rules({percent_per(100, 15)}, 60))}));
   // Raw recommendations 10, 5, 8, 5, 5, 4, 4; each sync uses the highest of the last 60 s
   // (strictly newer than now - 60 s).
-  CHECK(run(hpa, 10,
-            {{0, 1000}, {15, 500}, {30, 800}, {45, 500}, {60, 500}, {75, 500}, {90, 500}}) ==
-        std::vector<std::int32_t>{10, 10, 10, 10, 8, 8, 5});
+  CHECK(
+      run(hpa, 10, {{0, 1000}, {15, 500}, {30, 800}, {45, 500}, {60, 500}, {75, 500}, {90, 500}}) ==
+      std::vector<std::int32_t>{10, 10, 10, 10, 8, 8, 5});
 }
 
-TEST_CASE("scale-up stabilization takes the lowest recommendation in the window",
-          "[autoscaling]") {
-  HpaController hpa(make_hpa(
-      {.metrics = {pods_average(1000)}, .behavior = behavior(rules({}, 30), {})}));
+TEST_CASE("scale-up stabilization takes the lowest recommendation in the window", "[autoscaling]") {
+  HpaController hpa(
+      make_hpa({.metrics = {pods_average(1000)}, .behavior = behavior(rules({}, 30), {})}));
   // The initial recommendation (10 at t=0) holds the scale-up back until it leaves the window.
-  CHECK(run(hpa, 10, {{0, 2000}, {15, 2000}, {30, 2000}}) ==
-        std::vector<std::int32_t>{10, 10, 20});
+  CHECK(run(hpa, 10, {{0, 2000}, {15, 2000}, {30, 2000}}) == std::vector<std::int32_t>{10, 10, 20});
 }
 
 TEST_CASE("selectPolicy picks the largest change, the smallest, or none", "[autoscaling]") {
@@ -322,14 +322,13 @@ TEST_CASE("min and max clamp the recommendation", "[autoscaling]") {
     CHECK(d.reason == HpaReason::TooFewReplicas);
   }
   SECTION("behavior: below min and above max") {
-    HpaController low(make_hpa({.min = 3,
-                                .metrics = {pods_average(1000)},
-                                .behavior = behavior({}, rules({}, 0))}));
+    HpaController low(make_hpa(
+        {.min = 3, .metrics = {pods_average(1000)}, .behavior = behavior({}, rules({}, 0))}));
     HpaDecision d = low.decide(t(0), pods_at(5, 100));
     CHECK(d.desired == 3);
     CHECK(d.reason == HpaReason::TooFewReplicas);
-    HpaController high(make_hpa({.max = 10, .metrics = {pods_average(1000)},
-                                 .behavior = HpaBehavior{}}));
+    HpaController high(
+        make_hpa({.max = 10, .metrics = {pods_average(1000)}, .behavior = HpaBehavior{}}));
     d = high.decide(t(0), pods_at(8, 100000));
     CHECK(d.desired == 10);
     CHECK(d.reason == HpaReason::TooManyReplicas);
@@ -357,27 +356,27 @@ TEST_CASE("an HPA scaled to zero does nothing", "[autoscaling]") {
 // Multiple metrics, Object and External
 
 TEST_CASE("several metrics: the largest proposal wins", "[autoscaling]") {
-  auto spec = make_hpa({.metrics = {pods_average(1000),
-                                    external(MetricTargetType::Value, 10 * kMilli)}});
+  auto spec =
+      make_hpa({.metrics = {pods_average(1000), external(MetricTargetType::Value, 10 * kMilli)}});
   // Pods: 2.0 x 4 = 8; External Value: 30 / 10 x 4 ready pods = 12.
-  HpaDecision d = HpaController(spec).decide(
-      t(0), inputs(4, {every_pod(4, 2000), value_reading(30 * kMilli)}));
+  HpaDecision d =
+      HpaController(spec).decide(t(0), inputs(4, {every_pod(4, 2000), value_reading(30 * kMilli)}));
   CHECK(d.metric_recommendation == 12);
   CHECK(d.desired == 8);  // the legacy cap, max(2 x 4, 4)
 }
 
 TEST_CASE("a failed metric blocks scale-down but not scale-up", "[autoscaling]") {
-  auto spec = make_hpa({.metrics = {pods_average(1000),
-                                    external(MetricTargetType::Value, 10 * kMilli)}});
-  HpaDecision down = HpaController(spec).decide(
-      t(0), inputs(4, {failed_reading(), value_reading(5 * kMilli)}));
+  auto spec =
+      make_hpa({.metrics = {pods_average(1000), external(MetricTargetType::Value, 10 * kMilli)}});
+  HpaDecision down =
+      HpaController(spec).decide(t(0), inputs(4, {failed_reading(), value_reading(5 * kMilli)}));
   CHECK(down.desired == 4);
   CHECK(down.reason == HpaReason::MetricsFailed);
-  HpaDecision up = HpaController(spec).decide(
-      t(0), inputs(4, {failed_reading(), value_reading(30 * kMilli)}));
+  HpaDecision up =
+      HpaController(spec).decide(t(0), inputs(4, {failed_reading(), value_reading(30 * kMilli)}));
   CHECK(up.desired == 8);
-  HpaDecision none = HpaController(spec).decide(
-      t(0), inputs(4, {failed_reading(), failed_reading()}));
+  HpaDecision none =
+      HpaController(spec).decide(t(0), inputs(4, {failed_reading(), failed_reading()}));
   CHECK(none.desired == 4);
   CHECK(none.reason == HpaReason::MetricsFailed);
   // A per-pod metric with no samples at all fails too.
@@ -394,7 +393,8 @@ TEST_CASE("External and Object Value targets scale by ready pods", "[autoscaling
   in.pods[1].ready = ConditionStatus::False;
   CHECK(HpaController(ext).decide(t(0), in).metric_recommendation == 6);  // 3 x 2 ready
   auto obj = make_hpa({.metrics = {object_value(10 * kMilli)}});
-  CHECK(HpaController(obj).decide(t(0), inputs(4, {value_reading(30 * kMilli)}))
+  CHECK(HpaController(obj)
+            .decide(t(0), inputs(4, {value_reading(30 * kMilli)}))
             .metric_recommendation == 12);
 }
 
@@ -403,7 +403,8 @@ TEST_CASE("External AverageValue targets give ceil(value / target)", "[autoscali
   // 45 / (10 x 4) = 1.125 is outside the tolerance: ceil(45 / 10) = 5.
   CHECK(HpaController(spec).decide(t(0), inputs(4, {value_reading(45 * kMilli)})).desired == 5);
   // 42 / 40 = 1.05 is inside it: status.replicas.
-  CHECK(HpaController(spec).decide(t(0), inputs(4, {value_reading(42 * kMilli)}))
+  CHECK(HpaController(spec)
+            .decide(t(0), inputs(4, {value_reading(42 * kMilli)}))
             .metric_recommendation == 4);
 }
 

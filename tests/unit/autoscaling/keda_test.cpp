@@ -140,8 +140,7 @@ TEST_CASE("initialCooldownPeriod delays the first scale to zero", "[autoscaling]
   CHECK(fresh.poll(t(30), at_replicas(2, {q(0)})).desired == 0);
 }
 
-TEST_CASE("idleReplicaCount: inactive goes to idle, active comes back to min",
-          "[autoscaling]") {
+TEST_CASE("idleReplicaCount: inactive goes to idle, active comes back to min", "[autoscaling]") {
   ScaledObjectController keda(make_so({.min = 2, .idle = 0, .cooldown = seconds(0)}), t(0));
   CHECK(keda.poll(t(0), at_replicas(5, {q(20)})).desired == 5);  // active: the HPA's range
   KedaPollResult idle = keda.poll(t(30), at_replicas(5, {q(1)}));
@@ -193,9 +192,9 @@ TEST_CASE("fallback: after failureThreshold failed reads the HPA goes to fallbac
 TEST_CASE("fallback behaviors choose the replicas the HPA lands on", "[autoscaling]") {
   auto landed = [](FallbackBehavior behavior, std::int32_t current) {
     ScaledObjectController keda(
-        make_so({.fallback = KedaFallback{.failure_threshold = 0, .replicas = 6,
-                                          .behavior = behavior},
-                 .triggers = {prometheus(10)}}),
+        make_so(
+            {.fallback = KedaFallback{.failure_threshold = 0, .replicas = 6, .behavior = behavior},
+             .triggers = {prometheus(10)}}),
         t(0));
     return keda.sync_hpa(t(0), at_replicas(current, {query_error()})).metric_recommendation;
   };
@@ -215,15 +214,13 @@ TEST_CASE("a Value fallback divides by the ready pods so the HPA lands on the re
   CHECK(keda.sync_hpa(t(0), at_replicas(4, {query_error()})).metric_recommendation == 6);
 }
 
-TEST_CASE("a failing trigger without fallback neither activates nor scales in",
-          "[autoscaling]") {
+TEST_CASE("a failing trigger without fallback neither activates nor scales in", "[autoscaling]") {
   ScaledObjectController keda(make_so({.cooldown = seconds(0)}), t(0));
   CHECK(keda.poll(t(0), at_replicas(0, {query_error()})).desired == 0);
   KedaPollResult r = keda.poll(t(300), at_replicas(2, {query_error()}));
   CHECK(r.action == KedaAction::TriggerError);
   CHECK(r.desired == 2);
-  CHECK(keda.sync_hpa(t(300), at_replicas(2, {query_error()})).reason ==
-        HpaReason::MetricsFailed);
+  CHECK(keda.sync_hpa(t(300), at_replicas(2, {query_error()})).reason == HpaReason::MetricsFailed);
 }
 
 TEST_CASE("an empty query result reads as 0 under ignoreNullValues", "[autoscaling]") {
@@ -238,10 +235,8 @@ TEST_CASE("an empty query result reads as 0 under ignoreNullValues", "[autoscali
   CHECK(strict.poll(t(30), at_replicas(2, {empty_result()})).action == KedaAction::TriggerError);
 }
 
-TEST_CASE("a partial trigger error while active does not refresh lastActiveTime",
-          "[autoscaling]") {
-  ScaledObjectController keda(make_so({.triggers = {prometheus(10, 5), prometheus(10, 5)}}),
-                              t(0));
+TEST_CASE("a partial trigger error while active does not refresh lastActiveTime", "[autoscaling]") {
+  ScaledObjectController keda(make_so({.triggers = {prometheus(10, 5), prometheus(10, 5)}}), t(0));
   keda.poll(t(0), at_replicas(2, {q(20), q(20)}));
   REQUIRE(keda.last_active_time() == t(0));
   CHECK(keda.poll(t(30), at_replicas(2, {q(20), query_error()})).action ==

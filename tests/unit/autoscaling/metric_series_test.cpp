@@ -57,7 +57,8 @@ TEST_CASE("bad series name file, line, column and field", "[autoscaling]") {
         "s.csv:3:1: blank line before the end of the series");
   CHECK(error_of("") == "s.csv: the series is empty; expected a header time_s,value");
   CHECK(error_of("time_s,value\n") == "s.csv:1: the series has a header but no samples");
-  CHECK(error_of("time_s,value,time_s\n") == "s.csv:1:14: time_s: column named twice in the header");
+  CHECK(error_of("time_s,value,time_s\n") ==
+        "s.csv:1:14: time_s: column named twice in the header");
 }
 
 TEST_CASE("a missing series file is a TraceError naming it", "[autoscaling]") {

@@ -12,7 +12,8 @@ namespace {
 // Changes as (seconds, replicas) pairs, for compact comparisons.
 std::vector<std::pair<std::int64_t, std::int32_t>> pairs(const std::vector<ReplicaChange>& v) {
   std::vector<std::pair<std::int64_t, std::int32_t>> out;
-  for (const ReplicaChange& c : v) out.emplace_back(c.at.time_since_epoch() / seconds(1), c.replicas);
+  for (const ReplicaChange& c : v)
+    out.emplace_back(c.at.time_since_epoch() / seconds(1), c.replicas);
   return out;
 }
 
@@ -29,8 +30,16 @@ TEST_CASE("replay: min 2, max 10, +2 pods per 60 s, -1 pod per 120 s after a 300
   auto changes = replay_hpa(spec, series, {.initial_replicas = 2, .duration = minutes(20)});
   // Up by 2 every 60 s to the max; down one pod per 120 s once the last surge recommendation
   // (t=285) has left the 300 s window at t=585.
-  CHECK(pairs(changes) == Changes{{0, 2},    {30, 4},   {90, 6},   {150, 8},  {210, 10},
-                                  {585, 9},  {705, 8},  {825, 7},  {945, 6},  {1065, 5},
+  CHECK(pairs(changes) == Changes{{0, 2},
+                                  {30, 4},
+                                  {90, 6},
+                                  {150, 8},
+                                  {210, 10},
+                                  {585, 9},
+                                  {705, 8},
+                                  {825, 7},
+                                  {945, 6},
+                                  {1065, 5},
                                   {1185, 4}});
 }
 

@@ -1,8 +1,8 @@
 // `fleetsim autoscale` end to end: the built binary, exact CSV on stdout, exit 2 on bad input.
-#include <catch2/catch.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -28,7 +28,8 @@ std::string slurp(const fs::path& p) {
 // A scratch directory per test case, removed afterwards.
 struct Scratch {
   fs::path dir;
-  Scratch() : dir(fs::temp_directory_path() / ("fleetsim-autoscale-" + std::to_string(::getpid()))) {
+  Scratch()
+      : dir(fs::temp_directory_path() / ("fleetsim-autoscale-" + std::to_string(::getpid()))) {
     fs::remove_all(dir);
     fs::create_directories(dir);
   }
@@ -98,8 +99,8 @@ TEST_CASE("autoscale replays an HPA with behavior: the issue's example", "[cli]"
   Scratch s;
   fs::path m = s.write("hpa.yaml", kHpa);
   fs::path series = s.write("load.csv", "time_s,value\n0,8\n30,32\n300,4\n");
-  Run r = s.fleetsim("autoscale " + m.string() + " --metrics " + series.string() +
-                     " --duration 20m");
+  Run r =
+      s.fleetsim("autoscale " + m.string() + " --metrics " + series.string() + " --duration 20m");
   CHECK(r.exit_code == 0);
   CHECK(r.err.empty());
   CHECK(r.out ==
@@ -132,8 +133,8 @@ TEST_CASE("autoscale replays a ScaledObject: activation, HPA steps, cooldown", "
   Scratch s;
   fs::path m = s.write("so.yaml", kScaledObject);
   fs::path series = s.write("queue.csv", "time_s,value\n0,3\n60,45\n120,4\n");
-  Run r = s.fleetsim("autoscale " + m.string() + " --metrics " + series.string() +
-                     " --duration 15m");
+  Run r =
+      s.fleetsim("autoscale " + m.string() + " --metrics " + series.string() + " --duration 15m");
   CHECK(r.exit_code == 0);
   CHECK(r.out == "time_s,replicas\n0,0\n60,1\n60,4\n75,5\n240,0\n");
 }
@@ -145,7 +146,8 @@ TEST_CASE("autoscale warns once per unmodelled field on stderr", "[cli]") {
   fs::path series = s.write("queue.csv", "time_s,value\n0,0\n");
   Run r = s.fleetsim("autoscale " + m.string() + " --metrics " + series.string());
   CHECK(r.exit_code == 0);
-  CHECK_THAT(r.err, Catch::Contains("ScaledObject.spec.triggers[].authenticationRef: not modelled"));
+  CHECK_THAT(r.err,
+             Catch::Contains("ScaledObject.spec.triggers[].authenticationRef: not modelled"));
   CHECK(r.out == "time_s,replicas\n0,0\n");
 }
 
@@ -251,4 +253,63 @@ spec:
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.err, !Catch::Contains("HorizontalPodAutoscaler"));
   CHECK_THAT(r.err, !Catch::Contains("ScaledObject"));
+}
+
+TEST_CASE("autoscale: manifests are validated as the API server and KEDA would", "[cli]") {
+  Scratch s;
+  fs::path series = s.write("load.csv", "time_s,value\n0,1\n");
+  auto error_for = [&](const std::string& yaml) {
+    fs::path m = s.write("m.yaml", yaml);
+    Run r = s.fleetsim("autoscale " + m.string() + " --metrics " + series.string());
+    CHECK(r.exit_code == 2);
+    return r.err;
+  };
+  const std::string hpa_head =
+      "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: h}\nspec:\n"
+      "  scaleTargetRef: {kind: Deployment, name: web}\n";
+  CHECK_THAT(error_for(hpa_head + "  minReplicas: 0\n  maxReplicas: 3\n"),
+             Catch::Contains(":6:16: spec.minReplicas: minReplicas 0 needs the alpha feature gate "
+                             "HPAScaleToZero"));
+  CHECK_THAT(error_for(hpa_head + "  maxReplicas: 3\n  metrics:\n    - type: ContainerResource\n"
+                                  "      containerResource: {name: cpu, container: app}\n"),
+             Catch::Contains("ContainerResource metrics are not supported"));
+  CHECK_THAT(error_for(hpa_head + "  maxReplicas: 3\n  metrics:\n    - type: Resource\n"
+                                  "      resource: {name: nvidia.com/gpu, target: {type: "
+                                  "Utilization, averageUtilization: 50}}\n"),
+             Catch::Contains("spec.metrics[0].resource.name: resource \"nvidia.com/gpu\" has no "
+                             "metrics"));
+  CHECK_THAT(error_for(hpa_head + "  maxReplicas: 3\n  behavior:\n    scaleDown: {policies: []}\n"),
+             Catch::Contains("spec.behavior.scaleDown.policies: at least one policy is required"));
+  CHECK_THAT(
+      error_for(hpa_head + "  maxReplicas: 3\n  behavior:\n    scaleUp: {selectPolicy: max}\n"),
+      Catch::Contains("unknown selectPolicy \"max\"; expected Max, Min or Disabled; did you "
+                      "mean \"Max\"?"));
+  CHECK_THAT(error_for(hpa_head + "  maxReplicas: 3\n  behavior:\n    scaleUp:\n      policies: "
+                                  "[{type: Pods, value: 1, periodSeconds: 3600}]\n"),
+             Catch::Contains("periodSeconds: 3600 is out of range [1, 1800]"));
+
+  const std::string so_head =
+      "apiVersion: keda.sh/v1alpha1\nkind: ScaledObject\nmetadata: {name: k}\nspec:\n"
+      "  scaleTargetRef: {name: web}\n";
+  const std::string cpu_trigger =
+      "  triggers: [{type: cpu, metricType: Utilization, metadata: {value: \"60\"}}]\n";
+  CHECK_THAT(error_for(so_head + "  fallback: {failureThreshold: 3, replicas: 2}\n" + cpu_trigger),
+             Catch::Contains("a fallback needs at least one trigger other than cpu or memory"));
+  CHECK_THAT(error_for(so_head + "  minReplicaCount: 1\n  idleReplicaCount: 1\n" + cpu_trigger),
+             Catch::Contains("idleReplicaCount (1) must be less than minReplicaCount (1)"));
+  CHECK_THAT(error_for(so_head + "  triggers: [{type: memory, metadata: {value: \"60\"}}]\n"),
+             Catch::Contains("a memory trigger needs metricType (Utilization or AverageValue)"));
+  CHECK_THAT(error_for(so_head + "  triggers:\n    - type: prometheus\n      metricType: "
+                                 "Utilization\n      metadata: {serverAddress: http://p, query: "
+                                 "up, threshold: \"1\"}\n"),
+             Catch::Contains("a prometheus trigger cannot use Utilization"));
+  CHECK_THAT(
+      error_for(so_head + "  triggers:\n    - type: prometheus\n      metadata: "
+                          "{serverAddress: http://p, query: up, threshold: \"ten\"}\n"),
+      Catch::Contains("spec.triggers[0].metadata.threshold: expected a number, got \"ten\""));
+  CHECK_THAT(
+      error_for(so_head + "  advanced: {scalingModifiers: {formula: \"a + b\"}}\n" + cpu_trigger),
+      Catch::Contains("scalingModifiers (a formula over the triggers) are not supported"));
+  CHECK_THAT(error_for(so_head + "  triggers: []\n"),
+             Catch::Contains("a ScaledObject needs at least one trigger"));
 }

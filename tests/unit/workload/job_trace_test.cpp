@@ -87,7 +87,7 @@ TEST_CASE("a good trace reads every row in order", "[workload]") {
   CHECK(jobs[1].name == "eval, small");
   CHECK(jobs[1].submit == at(millis(12500)));
   CHECK(jobs[1].duration == millis(90250));
-  CHECK(jobs[1].priority == 0);  // empty priority: the default
+  CHECK_FALSE(jobs[1].priority.has_value());  // empty priority: the template decides
 
   CHECK(jobs[2].name == "job-3");           // empty name: generated from the data row
   CHECK(jobs[2].submit == jobs[1].submit);  // equal submit times are fine

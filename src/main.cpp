@@ -60,7 +60,9 @@ int main(int argc, char** argv) {
                             "plus 5 minutes)");
   autoscale_cmd->footer(
       "Replicas become Ready at once. The HPA syncs at t = 0, 15, 30 ... s; KEDA polls at t = 0, "
-      "pollingInterval, ... and a poll runs before an HPA sync at the same time.");
+      "pollingInterval, ... and a poll runs before an HPA sync at the same time, so a KEDA "
+      "activation and the HPA's first step can give two rows at one time. A prometheus trigger "
+      "reads a missing value as 0 unless its ignoreNullValues is \"false\".");
 
   try {
     app.parse(argc, argv);

@@ -27,6 +27,13 @@ std::int32_t ceil_to_int32(double x) {
   return static_cast<std::int32_t>(c);
 }
 
+// A whole number of replicas held in int32 without overflow (Go's int32 arithmetic would wrap on
+// values no valid spec produces).
+std::int32_t clamp_to_int32(double x) {
+  return static_cast<std::int32_t>(
+      std::clamp(x, static_cast<double>(kMinInt32), static_cast<double>(kMaxInt32)));
+}
+
 // The result of groupPods: indices into HpaInputs::pods.
 struct PodGroups {
   std::int32_t ready_count = 0;
@@ -414,10 +421,10 @@ std::int32_t HpaController::scale_up_limit(SimTime now, std::int32_t current) co
                          change_in_period(now, p.period_seconds, scale_down_events_);
     std::int32_t proposed = 0;
     if (p.type == ScalingPolicyType::Pods) {
-      proposed = start + p.value;
+      proposed = clamp_to_int32(static_cast<double>(start) + p.value);
     } else {
       // Rounded up so that a small percentage still adds a pod.
-      proposed = static_cast<std::int32_t>(
+      proposed = clamp_to_int32(
           std::ceil(static_cast<double>(start) * (1 + static_cast<double>(p.value) / 100)));
     }
     result = pick_min ? std::min(result, proposed) : std::max(result, proposed);
@@ -435,10 +442,10 @@ std::int32_t HpaController::scale_down_limit(SimTime now, std::int32_t current) 
                          change_in_period(now, p.period_seconds, scale_down_events_);
     std::int32_t proposed = 0;
     if (p.type == ScalingPolicyType::Pods) {
-      proposed = start - p.value;
+      proposed = clamp_to_int32(static_cast<double>(start) - p.value);
     } else {
-      proposed = static_cast<std::int32_t>(static_cast<double>(start) *
-                                           (1 - static_cast<double>(p.value) / 100));
+      proposed = clamp_to_int32(
+          std::trunc(static_cast<double>(start) * (1 - static_cast<double>(p.value) / 100)));
     }
     result = pick_min_change ? std::max(result, proposed) : std::min(result, proposed);
   }

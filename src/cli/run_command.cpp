@@ -77,10 +77,11 @@ int validate_command(const std::filesystem::path& scenario) {
   }
   print_warnings(config);
   std::size_t jobs = config.job_sources.size();
-  std::cout << fmt::format("{}: ok ({} NodePools, {} workloads, {} DaemonSets, {} job traces, {} scripted events, "
-                           "{} instance types, {} warnings)\n",
+  std::cout << fmt::format("{}: ok ({} NodePools, {} workloads, {} DaemonSets, {} autoscalers, {} job traces, "
+                           "{} scripted events, {} instance types, {} warnings)\n",
                            scenario.string(), config.nodepools.size(), config.workloads.size(), config.daemonsets.size(),
-                           jobs, config.events.size(), config.catalog->types().size(), config.warnings.size());
+                           config.hpas.size() + config.scaled_objects.size(), jobs, config.events.size(),
+                           config.catalog->types().size(), config.warnings.size());
   return kExitOk;
 }
 

@@ -258,6 +258,15 @@ ScaledObjectSpec decode_scaled_object(const YamlMap& manifest, DecodeContext& ct
           .fail("a fallback needs at least one trigger other than cpu or memory (KEDA rejects it)");
     }
   }
+  bool only_cpu_memory = true;
+  for (const KedaTrigger& t : so.triggers) only_cpu_memory &= t.type != KedaTriggerType::Prometheus;
+  if (only_cpu_memory && so.min_replica_count == 0) {
+    // KEDA's admission webhook (verifyCPUMemoryScalers): nothing could activate it from zero.
+    (spec.contains("minReplicaCount") ? spec.require("minReplicaCount") : triggers)
+        .fail(
+            "with only cpu and memory triggers minReplicaCount must be at least 1 (KEDA rejects "
+            "scale to zero here: nothing could bring the target back from zero)");
+  }
   spec.warn_unread(ctx.warnings, ctx.kind);
   return so;
 }

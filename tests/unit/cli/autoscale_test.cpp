@@ -310,6 +310,9 @@ TEST_CASE("autoscale: manifests are validated as the API server and KEDA would",
   CHECK_THAT(
       error_for(so_head + "  advanced: {scalingModifiers: {formula: \"a + b\"}}\n" + cpu_trigger),
       Catch::Contains("scalingModifiers (a formula over the triggers) are not supported"));
+  CHECK_THAT(error_for(so_head + cpu_trigger),
+             Catch::Contains("with only cpu and memory triggers minReplicaCount must be at least "
+                             "1"));
   CHECK_THAT(error_for(so_head + "  triggers: []\n"),
              Catch::Contains("a ScaledObject needs at least one trigger"));
 }

@@ -124,6 +124,7 @@ kind: ScaledObject
 metadata: {name: c}
 spec:
   scaleTargetRef: {name: web}
+  minReplicaCount: 1
   triggers: [{type: cpu, metricType: Utilization, metadata: {value: "60"}}]
 ---
 apiVersion: v1

@@ -222,6 +222,13 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   cfg.priority_classes = std::move(set.priority_classes);
   cfg.hpas = std::move(set.hpas);
   cfg.scaled_objects = std::move(set.scaled_objects);
+  // Decoded and checked, but a run keeps Deployments at their replicas until the serving model
+  // and metrics pipeline drive the autoscalers: say so rather than ignore them silently.
+  for (const auto& hpa : cfg.hpas)
+    warnings.add(hpa.where, "HorizontalPodAutoscaler",
+                 "does not scale replicas in `fleetsim run` yet (use `fleetsim autoscale`)");
+  for (const auto& so : cfg.scaled_objects)
+    warnings.add(so.where, "ScaledObject", "does not scale replicas in `fleetsim run` yet (use `fleetsim autoscale`)");
   cfg.warnings = warnings.take();
   // Reported in file order, so a user reads them alongside the manifests.
   std::stable_sort(cfg.warnings.begin(), cfg.warnings.end(), [](const Warning& a, const Warning& b) {

@@ -107,7 +107,8 @@ TEST_CASE("a complete scenario loads with its manifests, jobs and events", "[sce
                       "Job.spec.backoffLimit", "Job.spec.template.spec.containers[].image",
                       "Deployment.spec.template.spec.containers[].image",
                       "Deployment.spec.template.spec.containers[].args",
-                      "Deployment.spec.template.spec.containers[].ports", "Service"});
+                      "Deployment.spec.template.spec.containers[].ports", "Service",
+                      "HorizontalPodAutoscaler"});  // decoded, but does not drive `run` yet
   CHECK(cfg.hpas.size() == 1);
 }
 

@@ -1,5 +1,7 @@
 #include "csv_table.hpp"
 
+#include "fleetsim/core/csv_line.hpp"
+
 #include <fmt/format.h>
 
 #include <fstream>
@@ -22,49 +24,6 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// Splits one line into fields. Errors carry the 1-based column of the offending field.
-std::vector<Field> split(std::string_view line, const std::string& file, int line_no) {
-  std::vector<Field> fields;
-  std::size_t pos = 0;
-  while (true) {
-    Field f;
-    f.col = static_cast<int>(pos) + 1;
-    std::size_t start = pos;
-    while (pos < line.size() && is_blank(line[pos])) ++pos;
-    if (pos < line.size() && line[pos] == '"') {
-      ++pos;
-      while (true) {
-        if (pos >= line.size())
-          throw CatalogError({file, line_no, f.col}, "",
-                             "unterminated quoted field (a quoted field must end on its line)");
-        if (line[pos] == '"') {
-          if (pos + 1 < line.size() && line[pos + 1] == '"') {
-            f.text.push_back('"');
-            pos += 2;
-            continue;
-          }
-          ++pos;
-          break;
-        }
-        f.text.push_back(line[pos++]);
-      }
-      while (pos < line.size() && is_blank(line[pos])) ++pos;
-      if (pos < line.size() && line[pos] != ',')
-        throw CatalogError({file, line_no, static_cast<int>(pos) + 1}, "",
-                           "unexpected text after a closing quote");
-    } else {
-      std::size_t end = line.find(',', start);
-      if (end == std::string_view::npos) end = line.size();
-      f.text = std::string(trim(line.substr(start, end - start)));
-      pos = end;
-    }
-    fields.push_back(std::move(f));
-    if (pos >= line.size()) break;
-    ++pos;  // the comma
-  }
-  return fields;
-}
-
 }  // namespace
 
 Table Table::read(const std::filesystem::path& path) {
@@ -83,6 +42,8 @@ Table Table::read(const std::filesystem::path& path) {
   if (!in) throw CatalogError({t.file_}, "", "cannot open file");
 
   std::string line;
+  std::vector<CsvField> split;
+  std::string unquoted;
   int line_no = 0;
   bool have_header = false;
   while (std::getline(in, line)) {
@@ -91,7 +52,11 @@ Table Table::read(const std::filesystem::path& path) {
     if (line_no == 1 && view.starts_with(kUtf8Bom)) view.remove_prefix(kUtf8Bom.size());
     if (!view.empty() && view.back() == '\r') view.remove_suffix(1);
     if (trim(view).empty()) continue;
-    std::vector<Field> fields = split(view, t.file_, line_no);
+    if (auto error = split_csv_line(view, split, unquoted))
+      throw CatalogError({t.file_, line_no, error->col}, "", std::string(error->message));
+    std::vector<Field> fields;
+    fields.reserve(split.size());
+    for (const CsvField& f : split) fields.push_back(Field{.text = std::string(f.text), .col = f.col});
     if (!have_header) {
       t.header_line_ = line_no;
       for (const auto& f : fields) {

@@ -8,6 +8,7 @@
 #include <limits>
 #include <system_error>
 
+#include "fleetsim/autoscaling/promql.hpp"
 #include "fleetsim/scenario/hpa_decoder.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scenario/object_meta.hpp"
@@ -62,6 +63,11 @@ void decode_prometheus(const YamlMap& trigger, const YamlMap& meta, KedaTrigger&
   YamlValue query = meta.require("query");
   t.query = query.as_string();
   if (t.query.empty()) query.fail("the query must not be empty");
+  try {
+    PromQuery::parse(t.query);  // the world parses it again when it builds the pipeline
+  } catch (const PromQlError& e) {
+    query.fail(e.what());
+  }
   YamlValue threshold = meta.require("threshold");
   t.threshold = metadata_number(threshold);
   // KEDA hands the HPA the threshold in thousandths (GetMetricTargetMili), truncated.

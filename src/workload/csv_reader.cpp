@@ -21,23 +21,6 @@ bool is_blank(std::string_view line) {
   return true;
 }
 
-// Columns count characters, not bytes: UTF-8 continuation bytes do not start a character.
-class ColumnCounter {
- public:
-  explicit ColumnCounter(std::string_view line) : line_(line) {}
-  int at(std::size_t byte) {
-    for (; pos_ < byte && pos_ < line_.size(); ++pos_) {
-      if ((static_cast<unsigned char>(line_[pos_]) & 0xC0) != 0x80) ++col_;
-    }
-    return col_;
-  }
-
- private:
-  std::string_view line_;
-  std::size_t pos_ = 0;
-  int col_ = 1;
-};
-
 }  // namespace
 
 CsvReader::CsvReader(std::filesystem::path path) : path_(std::move(path)), file_(path_.string()) {
@@ -100,7 +83,7 @@ bool CsvReader::next_row() {
     }
     if (fields_.size() < field_count_) {
       // Point past the end of the line, where the first missing field should have been.
-      fail(ColumnCounter(line_text_).at(line_text_.size()), "",
+      fail(character_column(line_text_, line_text_.size()), "",
            fmt::format("expected {} fields as in the header, found {}", field_count_,
                        fields_.size()));
     }
@@ -122,54 +105,8 @@ void CsvReader::rewind() {
   blank_line_.reset();
 }
 
-// Splits the current line into fields_. Unquoted fields view the line itself; quoted fields are
-// un-escaped into unquoted_, reserved up front to the line length so that it never reallocates
-// while earlier fields still point into it.
 void CsvReader::split() {
-  const std::string_view line = line_text_;
-  fields_.clear();
-  unquoted_.clear();
-  unquoted_.reserve(line.size());
-  ColumnCounter cols(line);
-  std::size_t i = 0;
-  while (true) {
-    while (i < line.size() && is_space(line[i])) ++i;
-    CsvField field;
-    field.col = cols.at(i);
-    if (i < line.size() && line[i] == '"') {
-      const std::size_t open = i++;
-      const std::size_t begin = unquoted_.size();
-      bool closed = false;
-      while (i < line.size()) {
-        if (line[i] == '"') {
-          if (i + 1 < line.size() && line[i + 1] == '"') {
-            unquoted_ += '"';
-            i += 2;
-            continue;
-          }
-          closed = true;
-          ++i;
-          break;
-        }
-        unquoted_ += line[i++];
-      }
-      if (!closed) fail(cols.at(open), "", "unterminated quoted field");
-      while (i < line.size() && is_space(line[i])) ++i;
-      if (i < line.size() && line[i] != ',') {
-        fail(cols.at(i), "", "unexpected text after a closing quote");
-      }
-      field.text = std::string_view(unquoted_).substr(begin);
-    } else {
-      const std::size_t start = i;
-      while (i < line.size() && line[i] != ',') ++i;
-      std::size_t end = i;
-      while (end > start && is_space(line[end - 1])) --end;
-      field.text = line.substr(start, end - start);
-    }
-    fields_.push_back(field);
-    if (i >= line.size()) break;
-    ++i;  // the comma
-  }
+  if (auto error = split_csv_line(line_text_, fields_, unquoted_)) fail(error->col, "", std::string(error->message));
 }
 
 }  // namespace fleetsim

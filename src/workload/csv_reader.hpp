@@ -10,14 +10,9 @@
 #include <string_view>
 #include <vector>
 
-namespace fleetsim {
+#include "fleetsim/core/csv_line.hpp"
 
-// One field of the current row. `text` is unquoted and trimmed, and stays valid until the next
-// call that reads a row.
-struct CsvField {
-  std::string_view text;
-  int col = 0;  // 1-based character column where the field starts
-};
+namespace fleetsim {
 
 // Reads a CSV file with a header row, one line at a time, so memory stays flat in file length
 // (DESIGN.md §3). Once its buffers have grown to the longest line, reading a row allocates

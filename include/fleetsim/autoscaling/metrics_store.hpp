@@ -1,0 +1,106 @@
+// A Prometheus-like time-series store for one run: scraped samples per series, bounded retention.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fleetsim/core/time.hpp"
+
+namespace fleetsim {
+
+// Prometheus --query.lookback-delta default: an instant selector sees a series' last sample
+// only if it is at most this old.
+inline constexpr SimDuration kPrometheusLookbackDelta = minutes(5);
+// The scrape interval fleetsim uses unless the scenario says otherwise (DESIGN.md §4.5; the
+// usual kube-prometheus-stack / DCGM exporter ServiceMonitor interval).
+inline constexpr SimDuration kDefaultScrapeInterval = seconds(15);
+// The label Prometheus keeps the metric name in.
+inline constexpr std::string_view kMetricNameLabel = "__name__";
+
+struct Label {
+  std::string name;
+  std::string value;
+  auto operator<=>(const Label&) const = default;
+};
+
+// Sorted by name, names unique (as Prometheus keeps them).
+using LabelSet = std::vector<Label>;
+
+using SeriesId = std::uint32_t;
+
+struct StoredSample {
+  SimTime at;
+  double value = 0;
+};
+
+// Prometheus' staleness marker (model/value.StaleNaN): a NaN with this exact bit pattern, written
+// when a target disappears so that the series ends at once instead of after the lookback delta.
+double stale_marker();
+bool is_stale_marker(double value);
+
+class MetricsStore {
+ public:
+  // `longest_range`: the longest range window ([w]) any query will use; retention is that plus
+  // the lookback delta, so memory stays flat however long the run.
+  explicit MetricsStore(SimDuration longest_range = SimDuration{0});
+
+  // Widens retention for a query with a longer range window (call before the samples it needs
+  // are scraped: a window longer than retention at the time only sees what was kept).
+  void require_range(SimDuration range);
+  SimDuration retention() const { return retention_; }
+
+  // The series of `metric` with these labels, created on first use. Labels need not be sorted;
+  // a later duplicate name replaces an earlier one. Empty label values are dropped, as
+  // Prometheus treats an empty value as an absent label.
+  SeriesId series(std::string_view metric, LabelSet labels);
+
+  // Starts a scrape round at t: samples older than t − retention are dropped.
+  void scrape(SimTime t);
+  // Appends a sample. Times per series must not decrease; a second sample at the same time
+  // replaces the first (Prometheus would reject it as a duplicate).
+  void record(SeriesId id, SimTime t, double value);
+  // Writes a staleness marker: the series has no value from t on (a pod went away).
+  void mark_stale(SeriesId id, SimTime t) { record(id, t, stale_marker()); }
+
+  std::size_t series_count() const { return series_.size(); }
+  const std::string& metric(SeriesId id) const { return series_[id].metric; }
+  const LabelSet& labels(SeriesId id) const { return series_[id].labels; }
+  // A label's value, with the metric name as "__name__"; "" when absent (Prometheus semantics).
+  std::string_view label_value(SeriesId id, std::string_view name) const;
+  // The series of one metric, in creation order; empty when none.
+  std::span<const SeriesId> series_named(std::string_view metric) const;
+
+  // Instant selection: the last sample at or before t, if it is within the lookback delta
+  // ([t − 5m, t], closed as in Prometheus 2.x) and is not a staleness marker.
+  std::optional<double> instant(SeriesId id, SimTime t) const;
+  // Range selection: the samples in [t − range, t] (closed as in Prometheus 2.x; 3.x made the
+  // start open), staleness markers included; callers skip them as Prometheus does.
+  std::span<const StoredSample> range(SeriesId id, SimTime t, SimDuration range) const;
+
+  // Samples kept over all series (for the retention bound).
+  std::size_t sample_count() const { return sample_count_; }
+
+ private:
+  struct Series {
+    std::string metric;
+    LabelSet labels;
+    std::vector<StoredSample> samples;  // [head, end) are live; the prefix awaits compaction
+    std::size_t head = 0;
+  };
+  std::span<const StoredSample> live(const Series& s) const;
+  void trim(Series& s, SimTime cutoff);
+
+  SimDuration retention_;
+  std::vector<Series> series_;
+  std::map<std::string, SeriesId, std::less<>> by_key_;  // metric + labels, serialized
+  std::map<std::string, std::vector<SeriesId>, std::less<>> by_metric_;
+  std::size_t sample_count_ = 0;
+};
+
+}  // namespace fleetsim

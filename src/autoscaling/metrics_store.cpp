@@ -1,0 +1,141 @@
+#include "fleetsim/autoscaling/metrics_store.hpp"
+
+#include <algorithm>
+#include <bit>
+
+#include "fleetsim/core/error.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+// Prometheus model/value/value.go: StaleNaN.
+constexpr std::uint64_t kStaleNaNBits = 0x7ff0000000000002ULL;
+
+// Compact a series' vector once the dropped prefix is at least this long and half of it, so
+// trimming stays amortized O(1) per sample.
+constexpr std::size_t kCompactMinimum = 64;
+
+std::string series_key(std::string_view metric, const LabelSet& labels) {
+  // '\xff' cannot occur in a metric or label name, so the key is unambiguous.
+  std::string key(metric);
+  for (const Label& l : labels) {
+    key += '\xff';
+    key += l.name;
+    key += '\xff';
+    key += l.value;
+  }
+  return key;
+}
+
+}  // namespace
+
+double stale_marker() { return std::bit_cast<double>(kStaleNaNBits); }
+bool is_stale_marker(double value) { return std::bit_cast<std::uint64_t>(value) == kStaleNaNBits; }
+
+MetricsStore::MetricsStore(SimDuration longest_range)
+    : retention_(std::max(longest_range, SimDuration{0}) + kPrometheusLookbackDelta) {}
+
+void MetricsStore::require_range(SimDuration range) {
+  retention_ = std::max(retention_, range + kPrometheusLookbackDelta);
+}
+
+SeriesId MetricsStore::series(std::string_view metric, LabelSet labels) {
+  std::stable_sort(labels.begin(), labels.end(),
+                   [](const Label& a, const Label& b) { return a.name < b.name; });
+  LabelSet unique;
+  unique.reserve(labels.size());
+  for (Label& l : labels) {
+    if (!unique.empty() && unique.back().name == l.name) {
+      unique.back().value = std::move(l.value);  // the later one wins
+    } else {
+      unique.push_back(std::move(l));
+    }
+  }
+  std::erase_if(unique, [](const Label& l) { return l.value.empty(); });
+  std::string key = series_key(metric, unique);
+  if (auto it = by_key_.find(key); it != by_key_.end()) return it->second;
+  auto id = static_cast<SeriesId>(series_.size());
+  series_.push_back(Series{.metric = std::string(metric), .labels = std::move(unique)});
+  by_key_.emplace(std::move(key), id);
+  auto named = by_metric_.find(metric);
+  if (named == by_metric_.end()) named = by_metric_.emplace(std::string(metric), 0).first;
+  named->second.push_back(id);
+  return id;
+}
+
+void MetricsStore::scrape(SimTime t) {
+  SimTime cutoff = t - retention_;
+  for (Series& s : series_) trim(s, cutoff);
+}
+
+void MetricsStore::trim(Series& s, SimTime cutoff) {
+  std::size_t before = s.samples.size() - s.head;
+  while (s.head < s.samples.size() && s.samples[s.head].at < cutoff) ++s.head;
+  sample_count_ -= before - (s.samples.size() - s.head);
+  if (s.head == s.samples.size()) {
+    // A series that went away (its pod is gone) keeps no memory beyond its name and labels.
+    s.samples.clear();
+    s.samples.shrink_to_fit();
+    s.head = 0;
+  } else if (s.head >= kCompactMinimum && 2 * s.head >= s.samples.size()) {
+    s.samples.erase(s.samples.begin(), s.samples.begin() + static_cast<std::ptrdiff_t>(s.head));
+    s.head = 0;
+  }
+}
+
+void MetricsStore::record(SeriesId id, SimTime t, double value) {
+  FLEETSIM_ASSERT(id < series_.size());
+  Series& s = series_[id];
+  if (s.head < s.samples.size()) {
+    StoredSample& last = s.samples.back();
+    FLEETSIM_ASSERT(last.at <= t);
+    if (last.at == t) {
+      last.value = value;
+      return;
+    }
+  }
+  s.samples.push_back({.at = t, .value = value});
+  ++sample_count_;
+}
+
+std::string_view MetricsStore::label_value(SeriesId id, std::string_view name) const {
+  const Series& s = series_[id];
+  if (name == kMetricNameLabel) return s.metric;
+  auto it = std::lower_bound(s.labels.begin(), s.labels.end(), name,
+                             [](const Label& l, std::string_view n) { return l.name < n; });
+  if (it != s.labels.end() && it->name == name) return it->value;
+  return {};
+}
+
+std::span<const SeriesId> MetricsStore::series_named(std::string_view metric) const {
+  auto it = by_metric_.find(metric);
+  if (it == by_metric_.end()) return {};
+  return it->second;
+}
+
+std::span<const StoredSample> MetricsStore::live(const Series& s) const {
+  return std::span<const StoredSample>(s.samples).subspan(s.head);
+}
+
+std::optional<double> MetricsStore::instant(SeriesId id, SimTime t) const {
+  std::span<const StoredSample> samples = live(series_[id]);
+  auto after = std::upper_bound(samples.begin(), samples.end(), t,
+                                [](SimTime x, const StoredSample& s) { return x < s.at; });
+  if (after == samples.begin()) return std::nullopt;
+  const StoredSample& last = *(after - 1);
+  if (last.at < t - kPrometheusLookbackDelta || is_stale_marker(last.value)) return std::nullopt;
+  return last.value;
+}
+
+std::span<const StoredSample> MetricsStore::range(SeriesId id, SimTime t,
+                                                  SimDuration range) const {
+  std::span<const StoredSample> samples = live(series_[id]);
+  auto first = std::lower_bound(samples.begin(), samples.end(), t - range,
+                                [](const StoredSample& s, SimTime x) { return s.at < x; });
+  auto last = std::upper_bound(first, samples.end(), t,
+                               [](SimTime x, const StoredSample& s) { return x < s.at; });
+  return {first, last};
+}
+
+}  // namespace fleetsim

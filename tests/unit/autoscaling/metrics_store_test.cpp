@@ -1,0 +1,97 @@
+#include "fleetsim/autoscaling/metrics_store.hpp"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+
+using namespace fleetsim;
+
+namespace {
+
+SimTime t(std::int64_t s) { return at(seconds(s)); }
+
+}  // namespace
+
+TEST_CASE("series are interned by metric and sorted labels", "[autoscaling]") {
+  MetricsStore store;
+  SeriesId a = store.series("DCGM_FI_DEV_GPU_UTIL", {{"pod", "a"}, {"namespace", "serving"}});
+  SeriesId b = store.series("DCGM_FI_DEV_GPU_UTIL", {{"namespace", "serving"}, {"pod", "a"}});
+  SeriesId c = store.series("DCGM_FI_DEV_GPU_UTIL", {{"pod", "b"}});
+  SeriesId d = store.series("other", {{"pod", "a"}, {"namespace", "serving"}});
+  SeriesId e = store.series("other", {{"pod", "a"}, {"namespace", "serving"}, {"gpu", ""}});
+  CHECK(a == b);
+  CHECK(a != c);
+  CHECK(a != d);
+  CHECK(d == e);  // an empty label value is an absent label
+  CHECK(store.series_count() == 3);
+  CHECK(store.labels(a) == LabelSet{{"namespace", "serving"}, {"pod", "a"}});
+  CHECK(store.label_value(a, "pod") == "a");
+  CHECK(store.label_value(a, "__name__") == "DCGM_FI_DEV_GPU_UTIL");
+  CHECK(store.label_value(c, "namespace").empty());
+  CHECK(store.series_named("DCGM_FI_DEV_GPU_UTIL").size() == 2);
+  CHECK(store.series_named("missing").empty());
+}
+
+TEST_CASE("instant selection takes the last sample within the 5-minute lookback",
+          "[autoscaling]") {
+  MetricsStore store;
+  SeriesId s = store.series("m", {});
+  store.record(s, t(0), 1);
+  store.record(s, t(15), 2);
+  CHECK_FALSE(store.instant(s, at(seconds(0) - micros(1))));  // before any sample
+  CHECK(store.instant(s, t(0)) == 1.0);
+  CHECK(store.instant(s, t(14)) == 1.0);
+  CHECK(store.instant(s, t(15)) == 2.0);
+  CHECK(store.instant(s, t(15 + 300)) == 2.0);  // exactly 5 m old: still seen (Prometheus 2.x)
+  CHECK_FALSE(store.instant(s, at(seconds(15 + 300) + micros(1))));  // older than 5 m: stale
+  store.record(s, t(330), 3);
+  CHECK(store.instant(s, t(330)) == 3.0);
+}
+
+TEST_CASE("a staleness marker ends a series at once", "[autoscaling]") {
+  MetricsStore store;
+  SeriesId s = store.series("m", {{"pod", "a"}});
+  store.record(s, t(0), 7);
+  store.mark_stale(s, t(15));
+  CHECK(store.instant(s, t(10)) == 7.0);
+  CHECK_FALSE(store.instant(s, t(15)));
+  CHECK_FALSE(store.instant(s, t(60)));
+  CHECK(is_stale_marker(stale_marker()));
+  CHECK_FALSE(is_stale_marker(std::nan("")));
+}
+
+TEST_CASE("range selection is [t - w, t]", "[autoscaling]") {
+  MetricsStore store;
+  SeriesId s = store.series("m", {});
+  for (int i = 0; i <= 8; ++i) store.record(s, t(15 * i), i);
+  auto r = store.range(s, t(90), seconds(60));
+  REQUIRE(r.size() == 5);  // 30, 45, 60, 75, 90
+  CHECK(r.front().value == 2.0);
+  CHECK(r.back().value == 6.0);
+  CHECK(store.range(s, t(200), seconds(60)).empty());
+}
+
+TEST_CASE("retention keeps memory bounded over a long series", "[autoscaling]") {
+  MetricsStore store(minutes(2));
+  CHECK(store.retention() == minutes(7));
+  store.require_range(minutes(1));  // shorter: no change
+  CHECK(store.retention() == minutes(7));
+  std::vector<SeriesId> pods;
+  for (int p = 0; p < 10; ++p) pods.push_back(store.series("m", {{"pod", std::to_string(p)}}));
+  // Seven minutes at one sample per 15 s is 29 samples a series, with the boundary sample.
+  constexpr std::size_t kBound = 10 * 29;
+  std::size_t peak = 0;
+  for (int i = 0; i < 24 * 60 * 4; ++i) {  // a day of 15 s scrapes
+    SimTime now = t(15 * i);
+    store.scrape(now);
+    for (SeriesId s : pods) store.record(s, now, i);
+    peak = std::max(peak, store.sample_count());
+  }
+  CHECK(peak <= kBound);
+  CHECK(store.sample_count() == kBound);
+  SimTime end = t(15 * (24 * 60 * 4 - 1));
+  CHECK(store.range(pods[0], end, minutes(2)).size() == 9);
+  CHECK(store.instant(pods[0], end) == 24.0 * 60 * 4 - 1);
+  // Series that stop reporting release their samples.
+  store.scrape(end + minutes(8));
+  CHECK(store.sample_count() == 0);
+}

@@ -26,15 +26,16 @@ constexpr SimDuration kStep = seconds(10);
 void run(benchmark::State& state, const ServiceTimeModel& service_time, double mean_service_s,
          const TokenConfig& tokens) {
   Simulation sim(1);
-  ServingModel model(sim,
-                     {.concurrency = kConcurrency, .service_time = service_time,
-                      .queue_timeout = seconds(60)},
-                     sim.rng("serving"));
+  ServingModel model(
+      sim,
+      {.concurrency = kConcurrency, .service_time = service_time, .queue_timeout = seconds(60)},
+      sim.rng("serving"));
   for (int i = 0; i < kReplicas; ++i) {
     model.add_replica({.id = static_cast<ReplicaId>(i), .gpu = GpuModel::H100}, kSimStart);
   }
   const double rps = kUtilisation * kReplicas * kConcurrency / mean_service_s;
-  auto source = make_traffic_source(PoissonConfig{.rps = rps, .tokens = tokens}, sim.rng("traffic"));
+  auto source =
+      make_traffic_source(PoissonConfig{.rps = rps, .tokens = tokens}, sim.rng("traffic"));
   model.attach(*source);
   sim.run_until(at(seconds(60)));  // past the empty-system transient
   const std::uint64_t before = model.counters().arrived;

@@ -128,8 +128,7 @@ std::optional<double> MetricsStore::instant(SeriesId id, SimTime t) const {
   return last.value;
 }
 
-std::span<const StoredSample> MetricsStore::range(SeriesId id, SimTime t,
-                                                  SimDuration range) const {
+std::span<const StoredSample> MetricsStore::range(SeriesId id, SimTime t, SimDuration range) const {
   std::span<const StoredSample> samples = live(series_[id]);
   auto first = std::lower_bound(samples.begin(), samples.end(), t - range,
                                 [](const StoredSample& s, SimTime x) { return s.at < x; });

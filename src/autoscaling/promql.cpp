@@ -18,19 +18,18 @@ namespace fleetsim {
 namespace {
 
 constexpr std::array<std::string_view, 5> kAggregates{"sum", "avg", "max", "min", "count"};
-constexpr std::array<AggregateOp, 5> kAggregateOps{AggregateOp::Sum, AggregateOp::Avg,
-                                                   AggregateOp::Max, AggregateOp::Min,
-                                                   AggregateOp::Count};
+constexpr std::array<AggregateOp, 5> kAggregateOps{
+    AggregateOp::Sum, AggregateOp::Avg, AggregateOp::Max, AggregateOp::Min, AggregateOp::Count};
 // PromQL aggregations fleetsim does not evaluate (promql/parser/lex.go key words).
-constexpr std::array<std::string_view, 9> kOtherAggregates{
-    "topk", "bottomk", "quantile", "stddev", "stdvar", "count_values", "group", "limitk",
-    "limit_ratio"};
+constexpr std::array<std::string_view, 9> kOtherAggregates{"topk",   "bottomk", "quantile",
+                                                           "stddev", "stdvar",  "count_values",
+                                                           "group",  "limitk",  "limit_ratio"};
 constexpr std::array<std::string_view, 7> kRangeFunctions{
-    "rate",          "increase",       "avg_over_time",  "max_over_time",
+    "rate",          "increase",      "avg_over_time",  "max_over_time",
     "min_over_time", "sum_over_time", "count_over_time"};
 constexpr std::array<RangeFunction, 7> kRangeFunctionIds{
-    RangeFunction::Rate,        RangeFunction::Increase,    RangeFunction::AvgOverTime,
-    RangeFunction::MaxOverTime, RangeFunction::MinOverTime, RangeFunction::SumOverTime,
+    RangeFunction::Rate,         RangeFunction::Increase,    RangeFunction::AvgOverTime,
+    RangeFunction::MaxOverTime,  RangeFunction::MinOverTime, RangeFunction::SumOverTime,
     RangeFunction::CountOverTime};
 // Binary-operator modifiers and set operators, all outside the subset.
 constexpr std::array<std::string_view, 9> kInfixKeywords{
@@ -38,6 +37,10 @@ constexpr std::array<std::string_view, 9> kInfixKeywords{
 // Prometheus extrapolatedRate: extrapolate to a window end only if the gap to it is within
 // 110% of the average sample spacing (promql/functions.go).
 constexpr double kExtrapolationThresholdFactor = 1.1;
+// Bounds on hostile input (DESIGN.md §9), far beyond any autoscaling query: the parser and
+// std::regex's compiler recurse, so depth and pattern size must not be up to the input.
+constexpr int kMaxNesting = 64;  // nested expressions and unary signs together
+constexpr std::size_t kMaxRegexBytes = 1024;
 
 bool is_name_start(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':';
@@ -62,10 +65,14 @@ bool iequals(std::string_view a, std::string_view b) {
 
 std::string_view op_text(BinaryOp op) {
   switch (op) {
-    case BinaryOp::Add: return "+";
-    case BinaryOp::Sub: return "-";
-    case BinaryOp::Mul: return "*";
-    case BinaryOp::Div: return "/";
+    case BinaryOp::Add:
+      return "+";
+    case BinaryOp::Sub:
+      return "-";
+    case BinaryOp::Mul:
+      return "*";
+    case BinaryOp::Div:
+      return "/";
   }
   return "?";
 }
@@ -74,8 +81,10 @@ std::string_view op_text(BinaryOp op) {
 
 bool LabelMatcher::matches(std::string_view label_value) const {
   switch (op) {
-    case MatchOp::Equal: return label_value == value;
-    case MatchOp::NotEqual: return label_value != value;
+    case MatchOp::Equal:
+      return label_value == value;
+    case MatchOp::NotEqual:
+      return label_value != value;
     case MatchOp::Regex:
       return std::regex_match(label_value.begin(), label_value.end(), *regex);
     case MatchOp::NotRegex:
@@ -181,7 +190,21 @@ class PromParser {
     if (peek() == '@') unsupported(pos_, "@");
   }
 
+  // Counts recursion depth for the life of one expr()/unary() call.
+  struct Nesting {
+    explicit Nesting(PromParser& p) : parser(p) {
+      if (++parser.depth_ > kMaxNesting) {
+        parser.syntax(parser.pos_, "the query is nested too deeply");
+      }
+    }
+    ~Nesting() { --parser.depth_; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+    PromParser& parser;
+  };
+
   int expr() {
+    Nesting nesting(*this);
     int lhs = term();
     for (;;) {
       skip_ws();
@@ -218,6 +241,7 @@ class PromParser {
   }
 
   int unary() {
+    Nesting nesting(*this);
     skip_ws();
     std::size_t at = pos_;
     if (peek() == '-' || peek() == '+') {
@@ -346,16 +370,36 @@ class PromParser {
         // Go's strconv.Unquote escapes (PromQL strings follow Go); \x, \u and octal are rare
         // in label values and rejected rather than half-supported.
         switch (e) {
-          case '\\': out += '\\'; break;
-          case '"': out += '"'; break;
-          case '\'': out += '\''; break;
-          case 'n': out += '\n'; break;
-          case 't': out += '\t'; break;
-          case 'r': out += '\r'; break;
-          case 'a': out += '\a'; break;
-          case 'b': out += '\b'; break;
-          case 'f': out += '\f'; break;
-          case 'v': out += '\v'; break;
+          case '\\':
+            out += '\\';
+            break;
+          case '"':
+            out += '"';
+            break;
+          case '\'':
+            out += '\'';
+            break;
+          case 'n':
+            out += '\n';
+            break;
+          case 't':
+            out += '\t';
+            break;
+          case 'r':
+            out += '\r';
+            break;
+          case 'a':
+            out += '\a';
+            break;
+          case 'b':
+            out += '\b';
+            break;
+          case 'f':
+            out += '\f';
+            break;
+          case 'v':
+            out += '\v';
+            break;
           default:
             syntax(pos_ - 2, fmt::format("unknown escape `\\{}` in a string (write `\\\\{}` for a "
                                          "regex escape)",
@@ -371,8 +415,9 @@ class PromParser {
   int selector(std::string_view metric, std::size_t start) {
     PromNode n{.kind = PromNodeKind::Selector};
     if (!metric.empty()) {
-      n.matchers.push_back(
-          {.name = std::string(kMetricNameLabel), .op = MatchOp::Equal, .value = std::string(metric)});
+      n.matchers.push_back({.name = std::string(kMetricNameLabel),
+                            .op = MatchOp::Equal,
+                            .value = std::string(metric)});
     }
     skip_ws();
     if (peek() == '{') {
@@ -405,6 +450,9 @@ class PromParser {
         std::size_t value_at = pos_;
         m.value = string_literal();
         if (m.op == MatchOp::Regex || m.op == MatchOp::NotRegex) {
+          if (m.value.size() > kMaxRegexBytes) {
+            syntax(value_at, fmt::format("a regex longer than {} bytes", kMaxRegexBytes));
+          }
           try {
             // regex_match anchors at both ends, as Prometheus anchors its RE2 matchers; the
             // ECMAScript dialect agrees with RE2 on the patterns label matchers use.
@@ -575,6 +623,7 @@ class PromParser {
 
   std::string_view text_;
   std::size_t pos_ = 0;
+  int depth_ = 0;
   PromQuery q_;
   std::vector<std::size_t> start_of_;  // each node's offset in the text, for messages
 };
@@ -670,23 +719,33 @@ double over_time(RangeFunction f, const std::vector<StoredSample>& samples) {
   }
   auto n = static_cast<double>(samples.size());
   switch (f) {
-    case RangeFunction::AvgOverTime: return sum / n;
-    case RangeFunction::MaxOverTime: return max;
-    case RangeFunction::MinOverTime: return min;
-    case RangeFunction::SumOverTime: return sum;
-    case RangeFunction::CountOverTime: return n;
+    case RangeFunction::AvgOverTime:
+      return sum / n;
+    case RangeFunction::MaxOverTime:
+      return max;
+    case RangeFunction::MinOverTime:
+      return min;
+    case RangeFunction::SumOverTime:
+      return sum;
+    case RangeFunction::CountOverTime:
+      return n;
     case RangeFunction::Rate:
-    case RangeFunction::Increase: break;
+    case RangeFunction::Increase:
+      break;
   }
   throw InternalError("over_time called for rate/increase");
 }
 
 double apply(BinaryOp op, double a, double b) {
   switch (op) {
-    case BinaryOp::Add: return a + b;
-    case BinaryOp::Sub: return a - b;
-    case BinaryOp::Mul: return a * b;
-    case BinaryOp::Div: return a / b;  // IEEE: x/0 is ±Inf or NaN, as in Go
+    case BinaryOp::Add:
+      return a + b;
+    case BinaryOp::Sub:
+      return a - b;
+    case BinaryOp::Mul:
+      return a * b;
+    case BinaryOp::Div:
+      return a / b;  // IEEE: x/0 is ±Inf or NaN, as in Go
   }
   return 0;
 }
@@ -752,11 +811,21 @@ Value eval(const std::vector<PromNode>& nodes, int index, const MetricsStore& st
       for (auto& [labels, g] : groups) {
         double v = 0;
         switch (n.aggregate) {
-          case AggregateOp::Sum: v = g.sum; break;
-          case AggregateOp::Avg: v = g.sum / static_cast<double>(g.count); break;
-          case AggregateOp::Max: v = g.max; break;
-          case AggregateOp::Min: v = g.min; break;
-          case AggregateOp::Count: v = static_cast<double>(g.count); break;
+          case AggregateOp::Sum:
+            v = g.sum;
+            break;
+          case AggregateOp::Avg:
+            v = g.sum / static_cast<double>(g.count);
+            break;
+          case AggregateOp::Max:
+            v = g.max;
+            break;
+          case AggregateOp::Min:
+            v = g.min;
+            break;
+          case AggregateOp::Count:
+            v = static_cast<double>(g.count);
+            break;
         }
         out.elements.push_back({labels, v});
       }

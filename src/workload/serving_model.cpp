@@ -60,11 +60,10 @@ void ServingModel::arrive(std::uint32_t input_tokens, std::uint32_t output_token
   arrive_at(sim_.now(), input_tokens, output_tokens);
 }
 
-void ServingModel::arrive_at(SimTime now, std::uint32_t input_tokens,
-                             std::uint32_t output_tokens) {
+void ServingModel::arrive_at(SimTime now, std::uint32_t input_tokens, std::uint32_t output_tokens) {
   ++arrived_;
-  const Queued request{.arrival = now, .input_tokens = input_tokens,
-                       .output_tokens = output_tokens};
+  const Queued request{
+      .arrival = now, .input_tokens = input_tokens, .output_tokens = output_tokens};
   if (!heap_.empty() && replicas_[heap_[0]].in_flight < config_.concurrency) {
     start(heap_[0], now, request);  // the queue is empty whenever a Ready replica has a slot
     return;
@@ -123,10 +122,9 @@ void ServingModel::start(std::uint32_t replica, SimTime now, const Queued& reque
   slot.input_tokens = request.input_tokens;
   slot.output_tokens = request.output_tokens;
   slot.busy = true;
-  slot.completion =
-      sim_.schedule_at(now + times.total, Phase::Workload, *this,
-                       make_tag(static_cast<std::uint64_t>(TagKind::Completion), slot.generation,
-                                slot_index));
+  slot.completion = sim_.schedule_at(
+      now + times.total, Phase::Workload, *this,
+      make_tag(static_cast<std::uint64_t>(TagKind::Completion), slot.generation, slot_index));
 }
 
 void ServingModel::complete(std::uint32_t slot_index, std::uint32_t generation, SimTime now) {
@@ -154,7 +152,7 @@ void ServingModel::complete(std::uint32_t slot_index, std::uint32_t generation, 
     dispatch_queue(now);
   } else if (r.state == ReplicaState::Terminating && r.in_flight == 0) {
     const ReplicaId id = r.id;
-    retire(replica, now);
+    retire(replica);
     if (listener_ != nullptr) listener_->on_replica_drained(id, now);
   }
 }
@@ -202,7 +200,8 @@ void ServingModel::drop_queued(const Queued& request, SimTime at, DropReason rea
 }
 
 void ServingModel::note_queue_change(SimTime now) {
-  queue_area_ += static_cast<double>(queue_size()) * static_cast<double>((now - queue_area_at_).count());
+  queue_area_ +=
+      static_cast<double>(queue_size()) * static_cast<double>((now - queue_area_at_).count());
   queue_area_at_ = now;
 }
 
@@ -294,7 +293,7 @@ void ServingModel::begin_termination(ReplicaId id) {
   if (r.state == ReplicaState::Ready) heap_remove(index);
   r.state = ReplicaState::Terminating;
   if (r.in_flight == 0) {
-    retire(index, sim_.now());
+    retire(index);
     if (listener_ != nullptr) listener_->on_replica_drained(id, sim_.now());
   }
 }
@@ -326,13 +325,12 @@ void ServingModel::kill_replica(ReplicaId id) {
   }
   if (r.in_flight > 0) r.busy += now - r.busy_since;
   r.in_flight = 0;
-  retire(index, now);
+  retire(index);
 }
 
-void ServingModel::retire(std::uint32_t replica, SimTime now) {
+void ServingModel::retire(std::uint32_t replica) {
   Replica& r = replicas_[replica];
   FLEETSIM_ASSERT(r.in_flight == 0);
-  static_cast<void>(now);
   retired_busy_ += r.busy;
   r.state = ReplicaState::Gone;
   ++r.generation;  // a pending Ready event for this entry is now stale
@@ -373,8 +371,8 @@ SimDuration ServingModel::total_busy_time() const {
 }
 
 double ServingModel::queue_length_integral() const {
-  return queue_area_ +
-         static_cast<double>(queue_size()) * static_cast<double>((sim_.now() - queue_area_at_).count());
+  return queue_area_ + static_cast<double>(queue_size()) *
+                           static_cast<double>((sim_.now() - queue_area_at_).count());
 }
 
 // ---- The heap of Ready replicas --------------------------------------------------------------

@@ -40,7 +40,8 @@ constexpr std::array<GpuRow, kGpuModelCount> kGpuTable{{
     // H200: 4,800 GB/s HBM3e, same compute as H100 (NVIDIA H200 datasheet).
     {GpuModel::H200, "H200", {.prefill_tokens_per_s = 30000, .time_per_output_token_s = 0.0042}},
     // Inferentia2, one chip (2 NeuronCores): 820 GB/s HBM, 190 TFLOPS fp16 (AWS Inf2 docs).
-    {GpuModel::Inferentia2, "Inferentia2",
+    {GpuModel::Inferentia2,
+     "Inferentia2",
      {.prefill_tokens_per_s = 5900, .time_per_output_token_s = 0.025}},
 }};
 
@@ -89,8 +90,8 @@ double slowdown_factor(double alpha, std::uint32_t in_flight, std::uint32_t conc
 ServiceTimes llm_service_time(const LlmRates& rates, std::uint32_t input_tokens,
                               std::uint32_t output_tokens, double alpha, std::uint32_t in_flight,
                               std::uint32_t concurrency) {
-  const SimDuration ttft = round_us(static_cast<double>(input_tokens) * 1e6 /
-                                    rates.prefill_tokens_per_s);
+  const SimDuration ttft =
+      round_us(static_cast<double>(input_tokens) * 1e6 / rates.prefill_tokens_per_s);
   const SimDuration decode =
       round_us(static_cast<double>(output_tokens) * rates.time_per_output_token_s * 1e6 *
                slowdown_factor(alpha, in_flight, concurrency));

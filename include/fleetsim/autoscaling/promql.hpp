@@ -42,8 +42,15 @@ struct LabelMatcher {
 };
 
 enum class PromNodeKind { Number, Selector, RangeFunction, Aggregate, Binary };
-enum class RangeFunction { Rate, Increase, AvgOverTime, MaxOverTime, MinOverTime, SumOverTime,
-                           CountOverTime };
+enum class RangeFunction {
+  Rate,
+  Increase,
+  AvgOverTime,
+  MaxOverTime,
+  MinOverTime,
+  SumOverTime,
+  CountOverTime
+};
 enum class AggregateOp { Sum, Avg, Max, Min, Count };
 enum class BinaryOp { Add, Sub, Mul, Div };
 
@@ -55,12 +62,12 @@ struct PromNode {
   SimDuration range{};                 // RangeFunction: the [w] window
   RangeFunction function = RangeFunction::Rate;
   AggregateOp aggregate = AggregateOp::Sum;
-  bool without = false;                // Aggregate: `without (...)` rather than `by (...)`
-  std::vector<std::string> grouping;   // Aggregate: the by/without labels
+  bool without = false;               // Aggregate: `without (...)` rather than `by (...)`
+  std::vector<std::string> grouping;  // Aggregate: the by/without labels
   BinaryOp op = BinaryOp::Add;
-  int lhs = -1;                        // Aggregate: the operand; Binary: both operands
+  int lhs = -1;  // Aggregate: the operand; Binary: both operands
   int rhs = -1;
-  bool scalar = false;                 // the node yields a scalar, not an instant vector
+  bool scalar = false;  // the node yields a scalar, not an instant vector
 };
 
 // One element of an instant vector result.

@@ -190,7 +190,7 @@ class ServingModel final : public EventHandler {
   void start(std::uint32_t replica, SimTime now, const Queued& request);
   void complete(std::uint32_t slot, std::uint32_t generation, SimTime now);
   void make_ready(std::uint32_t replica);
-  void retire(std::uint32_t replica, SimTime now);
+  void retire(std::uint32_t replica);
   void dispatch_queue(SimTime now);
   void expire_front(SimTime now);
   void drop_queued(const Queued& request, SimTime at, DropReason reason);

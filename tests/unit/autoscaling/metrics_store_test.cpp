@@ -31,8 +31,7 @@ TEST_CASE("series are interned by metric and sorted labels", "[autoscaling]") {
   CHECK(store.series_named("missing").empty());
 }
 
-TEST_CASE("instant selection takes the last sample within the 5-minute lookback",
-          "[autoscaling]") {
+TEST_CASE("instant selection takes the last sample within the 5-minute lookback", "[autoscaling]") {
   MetricsStore store;
   SeriesId s = store.series("m", {});
   store.record(s, t(0), 1);

@@ -89,9 +89,9 @@ TEST_CASE("aggregations, with and without grouping", "[autoscaling]") {
   CHECK(eval(store, "min(DCGM_FI_DEV_GPU_UTIL)", t(0)) == 10.0);
   CHECK(eval(store, "count(DCGM_FI_DEV_GPU_UTIL)", t(0)) == 4.0);
   CHECK(eval(store, R"(sum(vllm:num_requests_waiting{pod="model-b-1"}))", t(0)) == 3.0);
-  for (std::string_view q : {"sum by (deployment) (DCGM_FI_DEV_GPU_UTIL)",
-                             "sum(DCGM_FI_DEV_GPU_UTIL) by (deployment)",
-                             "sum without (pod) (DCGM_FI_DEV_GPU_UTIL)"}) {
+  for (std::string_view q :
+       {"sum by (deployment) (DCGM_FI_DEV_GPU_UTIL)", "sum(DCGM_FI_DEV_GPU_UTIL) by (deployment)",
+        "sum without (pod) (DCGM_FI_DEV_GPU_UTIL)"}) {
     auto v = PromQuery::parse(q).evaluate_vector(store, t(0));
     REQUIRE(v.size() == 3);
     CHECK(v[0].labels.empty());  // the pod without a deployment label
@@ -171,8 +171,8 @@ TEST_CASE("binary operations between a result and a number", "[autoscaling]") {
   CHECK(eval(store, "(1 + 2) * 3", t(0)) == 9.0);
   CHECK(eval(store, "1 + 2 * 3", t(0)) == 7.0);
   CHECK(eval(store, "1e2 - .5", t(0)) == 99.5);
-  auto v = PromQuery::parse(R"(DCGM_FI_DEV_GPU_UTIL{pod="model-b-1"} * 2)").evaluate_vector(store,
-                                                                                              t(0));
+  auto v =
+      PromQuery::parse(R"(DCGM_FI_DEV_GPU_UTIL{pod="model-b-1"} * 2)").evaluate_vector(store, t(0));
   REQUIRE(v.size() == 1);
   CHECK(v[0].value == 180.0);
   CHECK(v[0].labels == LabelSet{{"deployment", "model-b"}, {"pod", "model-b-1"}});  // no name
@@ -189,24 +189,17 @@ TEST_CASE("unsupported PromQL is rejected naming the construct and column", "[au
     std::string_view construct;
     int column;
   };
-  for (const Case& c : {Case{"topk(3, m)", "`topk`", 1},
-                        Case{"irate(m[1m])", "`irate`", 1},
-                        Case{"sum(label_replace(m, \"a\", \"b\", \"c\", \"d\"))", "`label_replace`",
-                             5},
-                        Case{"sum(m) > 5", "`>`", 8},
-                        Case{"sum(m) == 5", "`==`", 8},
-                        Case{"sum(m) % 2", "`%`", 8},
-                        Case{"sum(m) ^ 2", "`^`", 8},
-                        Case{"sum(m) and sum(n)", "`and`", 8},
-                        Case{"m * on(a) n", "`on`", 5},
-                        Case{"m offset 5m", "`offset`", 3},
-                        Case{"m @ 100", "`@`", 3},
-                        Case{"rate(m[5m:1m])", "`[range:step]` (a subquery)", 7},
-                        Case{"max_over_time(rate(m[1m])[5m:])", "`[range:step]` (a subquery)", 26},
-                        Case{"a / b", "`/` between two vectors", 3},
-                        Case{"m[5m]", "`[range]` (a range vector)", 1},
-                        Case{"sum(m[5m])", "`[range]` (a range vector)", 5},
-                        Case{"\"text\"", "`string literal`", 1}}) {
+  for (const Case& c :
+       {Case{"topk(3, m)", "`topk`", 1}, Case{"irate(m[1m])", "`irate`", 1},
+        Case{"sum(label_replace(m, \"a\", \"b\", \"c\", \"d\"))", "`label_replace`", 5},
+        Case{"sum(m) > 5", "`>`", 8}, Case{"sum(m) == 5", "`==`", 8}, Case{"sum(m) % 2", "`%`", 8},
+        Case{"sum(m) ^ 2", "`^`", 8}, Case{"sum(m) and sum(n)", "`and`", 8},
+        Case{"m * on(a) n", "`on`", 5}, Case{"m offset 5m", "`offset`", 3},
+        Case{"m @ 100", "`@`", 3}, Case{"rate(m[5m:1m])", "`[range:step]` (a subquery)", 7},
+        Case{"max_over_time(rate(m[1m])[5m:])", "`[range:step]` (a subquery)", 26},
+        Case{"a / b", "`/` between two vectors", 3}, Case{"m[5m]", "`[range]` (a range vector)", 1},
+        Case{"sum(m[5m])", "`[range]` (a range vector)", 5},
+        Case{"\"text\"", "`string literal`", 1}}) {
     INFO(c.query);
     std::string error = parse_error(c.query);
     CHECK(error.starts_with(std::string("unsupported PromQL: ") + std::string(c.construct)));
@@ -228,24 +221,32 @@ TEST_CASE("PromQL syntax errors name the column", "[autoscaling]") {
         "e.g. 30s, 1m, 1h30m");
   CHECK(parse_error("m[1s1m]").starts_with("PromQL syntax error at column 3: bad range"));
   CHECK(parse_error(R"(m{pod="a")") ==
-        "PromQL syntax error at column 9: expected `,` or `}` in a selector, got the end");
+        "PromQL syntax error at column 10: expected `,` or `}` in a selector, got the end");
   CHECK(parse_error(R"(m{pod=~"("})").starts_with("PromQL syntax error at column 8: bad regex"));
-  CHECK(parse_error(R"(m{pod="\d"})").starts_with("PromQL syntax error at column 8: unknown escape"));
+  CHECK(
+      parse_error(R"(m{pod="\d"})").starts_with("PromQL syntax error at column 8: unknown escape"));
   CHECK(parse_error("sum(m) sum(n)") == "PromQL syntax error at column 8: unexpected `sum`");
   CHECK(parse_error("") == "PromQL syntax error at column 1: expected an expression, got the end");
   CHECK(parse_error("sum(1)") == "PromQL syntax error at column 5: sum() needs an instant vector");
   CHECK(parse_error("5m") == "PromQL syntax error at column 2: unexpected `m` after a number");
+  // Hostile input is refused, not recursed into.
+  CHECK(parse_error(std::string(100'000, '(')) ==
+        "PromQL syntax error at column 33: the query is nested too deeply");
+  CHECK(parse_error(std::string(100'000, '-') + "1").starts_with("PromQL syntax error"));
+  CHECK(parse_error("m{pod=~\"" + std::string(2000, 'a') + "\"}") ==
+        "PromQL syntax error at column 8: a regex longer than 1024 bytes");
 }
 
 TEST_CASE("the queries users write for GPU serving parse", "[autoscaling]") {
-  for (std::string_view q : {
-           R"(avg(DCGM_FI_DEV_GPU_UTIL{pod=~"model-a-.*"}))",
-           R"(sum(vllm:num_requests_waiting{model_name="llama"}))",
-           R"(sum(rate(vllm:request_success_total{namespace="serving"}[1m])))",
-           R"(avg_over_time(DCGM_FI_DEV_GPU_UTIL{deployment="x"}[2m]))",
-           R"(sum by (model_name) (vllm:num_requests_running{namespace="serving", model_name!~"x|y",}) / 4)",
-           "up",
-       }) {
+  for (
+      std::string_view q : {
+          R"(avg(DCGM_FI_DEV_GPU_UTIL{pod=~"model-a-.*"}))",
+          R"(sum(vllm:num_requests_waiting{model_name="llama"}))",
+          R"(sum(rate(vllm:request_success_total{namespace="serving"}[1m])))",
+          R"(avg_over_time(DCGM_FI_DEV_GPU_UTIL{deployment="x"}[2m]))",
+          R"(sum by (model_name) (vllm:num_requests_running{namespace="serving", model_name!~"x|y",}) / 4)",
+          "up",
+      }) {
     INFO(q);
     CHECK(parse_error(q) == "no error");
   }

@@ -188,3 +188,31 @@ spec: {containers: [{name: c}]}
   CHECK(test::config_error([&] { check_unique_names(d->set); }) ==
         "test.yaml:19:9: metadata.name: a second Pod named \"p\" (the first is at test.yaml:3:18)");
 }
+
+TEST_CASE("a prometheus trigger's query outside the PromQL subset is refused at the query",
+          "[scenario]") {
+  auto with_query = [](std::string_view query) {
+    return std::string(R"(apiVersion: keda.sh/v1alpha1
+kind: ScaledObject
+metadata: {name: so}
+spec:
+  scaleTargetRef: {name: web}
+  triggers:
+    - type: prometheus
+      metadata:
+        serverAddress: http://prometheus:9090
+        query: )") +
+           std::string(query) + "\n        threshold: \"5\"\n";
+  };
+  CHECK(decode_error(with_query("'histogram_quantile(0.9, rate(x[5m]))'")) ==
+        "test.yaml:10:16: spec.triggers[0].metadata.query: unsupported PromQL: "
+        "`histogram_quantile` at column 1; fleetsim evaluates avg|sum|max|min|count over "
+        "selectors, rate/increase, *_over_time");
+  CHECK(decode_error(with_query("sum(x")) ==
+        "test.yaml:10:16: spec.triggers[0].metadata.query: PromQL syntax error at column 6: "
+        "expected `)` to close the aggregation, got the end");
+  CHECK(decode(with_query(R"('sum(rate(vllm:request_success_total{namespace="serving"}[1m]))')"))
+            ->set.scaled_objects.at(0)
+            .triggers.at(0)
+            .query == R"(sum(rate(vllm:request_success_total{namespace="serving"}[1m])))");
+}

@@ -1,9 +1,9 @@
-#include <catch2/catch.hpp>
+#include "fleetsim/workload/serving_time.hpp"
+
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstdint>
 #include <vector>
-
-#include "fleetsim/workload/serving_time.hpp"
 
 using namespace fleetsim;
 
@@ -32,9 +32,8 @@ TEST_CASE("LLM service time is input over prefill rate, then output times tpot",
   CHECK(a.total == millis(170));
 
   // Overridden rates are used as given; sub-microsecond parts round to the nearest µs.
-  const ServiceTimes o = llm_service_time({.prefill_tokens_per_s = 3e6, .time_per_output_token_s =
-                                               0.0000004},
-                                          1, 1, 0, 1, 1);
+  const ServiceTimes o = llm_service_time(
+      {.prefill_tokens_per_s = 3e6, .time_per_output_token_s = 0.0000004}, 1, 1, 0, 1, 1);
   CHECK(o.to_first_token == micros(0));
   CHECK(o.total == micros(0));
 }

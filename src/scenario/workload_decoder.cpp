@@ -46,6 +46,20 @@ void check_selector(const YamlMap& spec, const Labels& template_labels, DecodeCo
   s.warn_unread(ctx.warnings, ctx.kind);  // matchExpressions
 }
 
+// A Deployment's or DaemonSet's template: its selector must match, and its pods run until
+// deleted (restartPolicy Always, as the API server requires).
+DecodedWorkload decode_long_running(WorkloadKind kind, const ObjectMeta& meta, YamlMap& spec,
+                                    DecodeContext& ctx) {
+  DecodedPod pod = decode_pod_template(spec.require("template"), ctx);
+  check_selector(spec, pod.pod.labels, ctx);
+  if (pod.restart_policy != RestartPolicy::Always) {
+    throw ConfigError(pod.restart_policy_where, pod.restart_policy_field,
+                      fmt::format("a {}'s pods must use restartPolicy Always", to_string(kind)));
+  }
+  PriorityRef priority = pod.priority;
+  return {base_workload(kind, meta, std::move(pod)), std::move(priority)};
+}
+
 }  // namespace
 
 DecodedWorkload decode_pod_manifest(const YamlMap& manifest, DecodeContext& ctx) {
@@ -58,15 +72,7 @@ DecodedWorkload decode_pod_manifest(const YamlMap& manifest, DecodeContext& ctx)
 DecodedWorkload decode_deployment(const YamlMap& manifest, DecodeContext& ctx) {
   ObjectMeta meta = decode_object_meta(manifest, ctx, NameRule::Required);
   YamlMap spec(manifest.require("spec"));
-  DecodedPod pod = decode_pod_template(spec.require("template"), ctx);
-  check_selector(spec, pod.pod.labels, ctx);
-  if (pod.restart_policy != RestartPolicy::Always) {
-    throw ConfigError(pod.restart_policy_where, pod.restart_policy_field,
-                      "a Deployment's pods must use restartPolicy Always");
-  }
-  PriorityRef priority = pod.priority;
-  DecodedWorkload out{base_workload(WorkloadKind::Deployment, meta, std::move(pod)),
-                      std::move(priority)};
+  DecodedWorkload out = decode_long_running(WorkloadKind::Deployment, meta, spec, ctx);
   if (auto replicas = spec.get("replicas"))
     out.workload.replicas = static_cast<std::int32_t>(replicas->as_int(0, kMaxReplicas));
   spec.warn_unread(ctx.warnings, ctx.kind);
@@ -104,15 +110,7 @@ DecodedWorkload decode_job(const YamlMap& manifest, DecodeContext& ctx) {
 DecodedWorkload decode_daemonset(const YamlMap& manifest, DecodeContext& ctx) {
   ObjectMeta meta = decode_object_meta(manifest, ctx, NameRule::Required);
   YamlMap spec(manifest.require("spec"));
-  DecodedPod pod = decode_pod_template(spec.require("template"), ctx);
-  check_selector(spec, pod.pod.labels, ctx);
-  if (pod.restart_policy != RestartPolicy::Always) {
-    throw ConfigError(pod.restart_policy_where, pod.restart_policy_field,
-                      "a DaemonSet's pods must use restartPolicy Always");
-  }
-  PriorityRef priority = pod.priority;
-  DecodedWorkload out{base_workload(WorkloadKind::DaemonSet, meta, std::move(pod)),
-                      std::move(priority)};
+  DecodedWorkload out = decode_long_running(WorkloadKind::DaemonSet, meta, spec, ctx);
   out.workload.run_time.reset();  // daemons run for the node's life
   spec.warn_unread(ctx.warnings, ctx.kind);
   return out;

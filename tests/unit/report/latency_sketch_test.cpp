@@ -1,0 +1,68 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "fleetsim/core/rng.hpp"
+#include "fleetsim/report/latency_sketch.hpp"
+
+using namespace fleetsim;
+
+namespace {
+
+// The exact nearest-rank quantile of sorted values.
+double exact(const std::vector<double>& sorted, double q) {
+  auto rank = std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(q * static_cast<double>(sorted.size()))));
+  return sorted[rank - 1];
+}
+
+}  // namespace
+
+TEST_CASE("sketch quantiles stay within 1% of the exact ones", "[report]") {
+  // Log-normal latencies spanning four orders of magnitude, like TTFT under load.
+  RngStream rng(3, "latencies");
+  LatencySketch sketch(0.01);
+  std::vector<double> values;
+  for (int i = 0; i < 200'000; ++i) {
+    double v = rng.lognormal(0.25, 1.5);
+    values.push_back(v);
+    sketch.add(v);
+  }
+  std::sort(values.begin(), values.end());
+  for (double q : {0.01, 0.1, 0.5, 0.9, 0.95, 0.99, 0.999}) {
+    double truth = exact(values, q);
+    CHECK(std::abs(sketch.quantile(q) - truth) <= 0.01 * truth);
+  }
+  CHECK(sketch.quantile(0.0) == values.front());
+  CHECK(sketch.quantile(1.0) == values.back());
+  CHECK(sketch.count() == 200'000);
+}
+
+TEST_CASE("the sketch's mean, min and max are exact", "[report]") {
+  LatencySketch sketch;
+  for (double v : {0.5, 1.5, 2.0, 0.0}) sketch.add(v);
+  CHECK(sketch.mean() == 1.0);
+  CHECK(sketch.min() == 0.0);
+  CHECK(sketch.max() == 2.0);
+  CHECK(sketch.quantile(0.25) == 0.0);  // the zero is counted exactly
+}
+
+TEST_CASE("merged sketches answer as one sketch of all values", "[report]") {
+  LatencySketch a, b, all;
+  for (int i = 1; i <= 1000; ++i) {
+    double v = 0.001 * i;
+    (i % 3 == 0 ? a : b).add(v);
+    all.add(v);
+  }
+  a.merge(b);
+  for (double q : {0.1, 0.5, 0.99}) CHECK(a.quantile(q) == all.quantile(q));
+  CHECK(a.count() == all.count());
+  CHECK(a.sum() == Approx(all.sum()));
+}
+
+TEST_CASE("an empty sketch reads as zero", "[report]") {
+  LatencySketch sketch;
+  CHECK(sketch.quantile(0.99) == 0.0);
+  CHECK(sketch.mean() == 0.0);
+}

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string_view>
+#include <tuple>
 #include <array>
 
 namespace fleetsim {
@@ -38,13 +40,12 @@ std::vector<CatalogRow> catalog_rows(const std::vector<const InstanceType*>& typ
   std::vector<CatalogRow> rows;
   rows.reserve(types.size());
   for (const InstanceType* t : types) {
-    CatalogRow r;
-    r.name = t->name;
-    r.vcpu = t->vcpu;
-    r.memory_mib = t->memory_mib;
-    r.alloc_cpu_millis = t->allocatable.cpu_millis();
-    r.alloc_memory_mib = t->allocatable.memory_bytes() / kMib;
-    r.max_pods = t->allocatable.pods();
+    CatalogRow r{.name = t->name,
+                 .vcpu = t->vcpu,
+                 .memory_mib = t->memory_mib,
+                 .alloc_cpu_millis = t->allocatable.cpu_millis(),
+                 .alloc_memory_mib = t->allocatable.memory_bytes() / kMib,
+                 .max_pods = t->allocatable.pods()};
     if (!t->gpu_name.empty()) {
       r.gpu_count = t->gpu_count;
       r.gpu_name = t->gpu_name;
@@ -63,8 +64,12 @@ std::vector<CatalogRow> catalog_rows(const std::vector<const InstanceType*>& typ
   }
   switch (order) {
     case CatalogOrder::Name:
-      std::sort(rows.begin(), rows.end(),
-                [](const CatalogRow& a, const CatalogRow& b) { return a.name < b.name; });
+      // By family, then by size as a user reads it (xlarge, 2xlarge, … 48xlarge), not lexically.
+      std::sort(rows.begin(), rows.end(), [](const CatalogRow& a, const CatalogRow& b) {
+        auto family = [](const std::string& n) { return std::string_view(n).substr(0, n.find('.')); };
+        return std::tuple(family(a.name), a.vcpu, a.memory_mib, std::string_view(a.name)) <
+               std::tuple(family(b.name), b.vcpu, b.memory_mib, std::string_view(b.name));
+      });
       break;
     case CatalogOrder::OnDemandPrice:
       std::sort(rows.begin(), rows.end(), [](const CatalogRow& a, const CatalogRow& b) {

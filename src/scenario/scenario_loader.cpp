@@ -14,6 +14,7 @@
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scenario/priority_resolver.hpp"
 #include "fleetsim/scenario/scenario_sections.hpp"
+#include "fleetsim/scenario/service_decoder.hpp"
 #include "fleetsim/scenario/warning_log.hpp"
 #include "fleetsim/scenario/yaml_reader.hpp"
 
@@ -21,9 +22,9 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<std::string_view, 12> kTopLevelKeys{
-    "name",      "seed", "duration", "region",         "catalog",  "provisioner", "report_interval",
-    "manifests", "jobs", "events",   "node_latencies", "karpenter"};
+constexpr std::array<std::string_view, 14> kTopLevelKeys{
+    "name",     "seed",     "duration", "region", "catalog",        "provisioner", "report_interval",
+    "warmup",   "manifests", "services", "jobs",   "events",         "node_latencies", "karpenter"};
 
 constexpr std::array<std::string_view, 3> kProvisioners{"karpenter", "cluster-autoscaler",
                                                         "eks-auto-mode"};
@@ -133,6 +134,13 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
     duration.fail(
         fmt::format("the duration must be at most {} days", kMaxScenarioDuration / hours(24)));
   }
+  if (auto warmup = top.get("warmup")) {
+    cfg.warmup = warmup->as_duration();
+    if (cfg.warmup >= cfg.duration) {
+      warmup->fail(fmt::format("the warmup ({}) must be shorter than the duration ({})",
+                               format_duration(cfg.warmup), format_duration(cfg.duration)));
+    }
+  }
   if (auto region = top.get("region")) {
     cfg.region = region->as_string();
     if (!is_region_name(cfg.region))
@@ -165,6 +173,7 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   if (auto list = top.get("manifests")) {
     for (const YamlValue& ref : list->items()) load_manifest_ref(ref, ctx, set);
   }
+  if (auto list = top.get("services")) cfg.services = decode_services(*list, ctx);
   std::vector<DecodedJobSource> jobs;
   if (auto list = top.get("jobs")) jobs = decode_job_sources(*list, ctx);
   std::vector<DecodedEvent> events;
@@ -180,6 +189,7 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
     workload_keys.insert(workload_key(d.workload));
     cfg.workloads.push_back(std::move(d.workload));
   }
+  check_service_deployments(cfg.services, cfg.workloads);
   for (auto& d : set.daemonsets) {
     priorities.resolve(d.workload.pod.spec, d.priority);
     cfg.daemonsets.push_back(std::move(d.workload));
@@ -229,6 +239,11 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
                  "does not scale replicas in `fleetsim run` yet (use `fleetsim autoscale`)");
   for (const auto& so : cfg.scaled_objects)
     warnings.add(so.where, "ScaledObject", "does not scale replicas in `fleetsim run` yet (use `fleetsim autoscale`)");
+  // Decoded and checked; the serving model is not wired into the world yet.
+  for (std::size_t i = 0; i < cfg.services.size(); ++i)
+    warnings.add(cfg.services[i].where, fmt::format("services[{}]", i),
+                 "is not driven in `fleetsim run` yet: its Deployment keeps fixed replicas and "
+                 "serves no traffic");
   cfg.warnings = warnings.take();
   // Reported in file order, so a user reads them alongside the manifests.
   std::stable_sort(cfg.warnings.begin(), cfg.warnings.end(), [](const Warning& a, const Warning& b) {

@@ -19,6 +19,9 @@
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/k8s/nodepool.hpp"
 #include "fleetsim/k8s/workloads.hpp"
+#include "fleetsim/workload/serving_model.hpp"
+#include "fleetsim/workload/serving_time.hpp"
+#include "fleetsim/workload/traffic.hpp"
 
 namespace fleetsim {
 
@@ -78,6 +81,23 @@ struct ScriptedEvent {
   SourceLocation where;
 };
 
+// A service's latency objectives: a request slower than either threshold, or dropped, is a miss.
+struct LatencySlo {
+  std::optional<SimDuration> ttft;  // time to first token
+  std::optional<SimDuration> e2e;   // arrival to completion
+};
+
+// `services:` entry: traffic bound to a Deployment of the scenario's manifests.
+struct ServiceConfig {
+  std::string deployment;  // as written: "name" or "namespace/name"
+  TrafficConfig traffic;
+  ServingConfig serving;
+  std::optional<LlmRates> rates;  // nullopt: the default table for each replica's GPU
+  std::optional<LatencySlo> slo;
+  SourceLocation where;             // the list entry
+  SourceLocation deployment_where;  // its `deployment` field
+};
+
 struct ScenarioConfig {
   std::string name;
   std::uint64_t seed = 1;
@@ -99,6 +119,8 @@ struct ScenarioConfig {
   std::vector<ScaledObjectSpec> scaled_objects;   // not wired into the world yet
   std::vector<JobSource> job_sources;
   std::vector<ScriptedEvent> events;  // sorted by time
+  std::vector<ServiceConfig> services;  // not driven by `fleetsim run` yet
+  SimDuration warmup{0};                // excluded from SLO statistics
 
   NodeLatencies node_latencies;
   KarpenterSettings karpenter;

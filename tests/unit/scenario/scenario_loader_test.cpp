@@ -144,7 +144,9 @@ TEST_CASE("scenario file errors carry file:line:col and the field", "[scenario]"
         scenario("unknown-key.yaml").string() +
             ":3:1: manifest: unknown key; did you mean \"manifests\"?");
   CHECK(load_error(scenario("services.yaml")) ==
-        scenario("services.yaml").string() + ":3:1: services: unknown key");
+        scenario("services.yaml").string() +
+            ":7:17: services[0].deployment: no Deployment named \"vllm-llama\" in the "
+            "scenario's manifests");
   CHECK(load_error(scenario("bad-manifest-path.yaml")) ==
         scenario("bad-manifest-path.yaml").string() + ":6:5: manifests[1]: file not found: " +
             (test::fixtures() / "manifests/does-not-exist.yaml").string());

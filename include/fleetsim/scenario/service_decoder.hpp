@@ -1,0 +1,49 @@
+// Decoder for the scenario's `services:` section: traffic, serving and SLO of each service.
+#pragma once
+
+#include <vector>
+
+#include "fleetsim/scenario/scenario_config.hpp"
+#include "fleetsim/scenario/scenario_sections.hpp"
+#include "fleetsim/scenario/yaml_reader.hpp"
+
+namespace fleetsim {
+
+// A concurrency above this is a unit mistake: no inference engine batches more sequences per
+// replica (vLLM's --max-num-seqs defaults to 256; 4096 leaves room for small models).
+inline constexpr std::int64_t kMaxServiceConcurrency = 4096;
+// A queue bound above ten million requests is, for any simulated horizon, no bound at all.
+inline constexpr std::int64_t kMaxServiceQueue = 10'000'000;
+// A decode slowdown alpha beyond 100 (a full batch a hundred times slower than a lone request)
+// is a unit mistake.
+inline constexpr double kMaxSlowdownAlpha = 100;
+
+// `services:` — a list of
+//   deployment: NAME or NAMESPACE/NAME        (required)
+//   traffic: {pattern: …, …}                  (required; keys by pattern:)
+//     constant  rps (required), first_arrival, tokens
+//     poisson   rps (required), tokens
+//     diurnal   mean_rps (required), peak_to_trough, peak_hour, tokens
+//     bursty    quiet_rps, burst_rps, mean_quiet, mean_burst (all required),
+//               start_state (stationary | quiet | burst), tokens
+//     surge     base (required: a nested traffic mapping of any other pattern), factor, at,
+//               duration (required), ramp_up, ramp_down
+//     replay    trace (required; relative to the scenario file), time_scale, rate_scale,
+//               offset, start, loop, loop_period
+//     tokens    {input: N | {median, sigma}, output: N | {median, sigma}}
+//   serving: {concurrency (1), queue_timeout, max_queue,
+//             service_time: {model: llm (default), slowdown, rates: {prefill_tokens_per_s,
+//                                                                  time_per_output_token}}
+//                         | {model: fixed, duration} | {model: exponential, mean}
+//                         | {model: lognormal, median, sigma}}
+//   slo: {ttft, e2e}                          (at least one when given)
+// Every config is validated here; errors carry the offending field's file:line:col. Trace files
+// must exist but are read only when the service runs.
+std::vector<ServiceConfig> decode_services(const YamlValue& list, const SectionContext& sc);
+
+// Each service's `deployment` must name exactly one Deployment of `workloads` (manifests), and
+// no two services may share one. Throws ConfigError at the `deployment` field.
+void check_service_deployments(const std::vector<ServiceConfig>& services,
+                               const std::vector<Workload>& workloads);
+
+}  // namespace fleetsim

@@ -1,0 +1,379 @@
+#include "fleetsim/scenario/service_decoder.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <type_traits>
+#include <utility>
+
+#include "fleetsim/scenario/name_hint.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+constexpr std::array<std::string_view, 6> kPatterns{"constant", "poisson", "diurnal",
+                                                    "surge",    "bursty",  "replay"};
+constexpr std::array<std::string_view, 4> kServiceKeys{"deployment", "traffic", "serving", "slo"};
+constexpr std::array<std::string_view, 4> kServingKeys{"concurrency", "queue_timeout", "max_queue",
+                                                       "service_time"};
+constexpr std::array<std::string_view, 4> kServiceTimeModels{"llm", "fixed", "exponential",
+                                                             "lognormal"};
+constexpr std::array<std::string_view, 3> kStartStates{"stationary", "quiet", "burst"};
+
+// A config field whose scenario key is spelt differently.
+struct Alias {
+  std::string_view config;
+  std::string_view yaml;
+};
+
+double as_number(const YamlValue& v) {
+  std::string text = v.as_string();
+  double out = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  if (text.empty() || ptr != text.data() + text.size() || ec != std::errc{} ||
+      !std::isfinite(out)) {
+    v.fail(fmt::format("expected a finite number, got \"{}\"", text.substr(0, 40)));
+  }
+  return out;
+}
+
+// A service whose traffic never arrives is a mistake (a dropped digit, a unit), not a scenario;
+// only a bursty pattern's quiet rate may be zero (on/off traffic).
+double positive_rate(const YamlValue& v) {
+  double r = as_number(v);
+  if (r <= 0) v.fail(fmt::format("must be positive, got {}", r));
+  return r;
+}
+
+// Marks `keys` read and rejects every other key: a typo is reported before anything it hides.
+template <std::size_t N>
+void only_keys(const YamlMap& m, const std::array<std::string_view, N>& keys) {
+  for (std::string_view k : keys) m.ignore({k});
+  m.reject_unread(keys);
+}
+
+// Re-throws a config's validate() error (located at the mapping, field named as in the config)
+// at the scenario key it came from: the deepest key of the dotted field that the mapping spells
+// out, or the mapping itself when the field was left at its default.
+[[noreturn]] void relocate(const ConfigError& e, const YamlValue& mapping,
+                           std::span<const Alias> aliases) {
+  std::string field = e.field();
+  for (const Alias& a : aliases) {
+    if (field == a.config || field.starts_with(std::string(a.config) + ".")) {
+      field = std::string(a.yaml) + field.substr(a.config.size());
+      break;
+    }
+  }
+  YamlValue at = mapping;
+  bool found = false;
+  std::string_view rest = field;
+  while (!rest.empty()) {
+    std::size_t dot = rest.find('.');
+    std::string key(rest.substr(0, dot));
+    rest = dot == std::string_view::npos ? std::string_view{} : rest.substr(dot + 1);
+    if (!at.is_map()) break;
+    const YAML::Node& parent = at.node();
+    YAML::Node child = parent[key];
+    if (!child.IsDefined() || child.IsNull()) break;
+    at = at.child(child, key);
+    found = true;
+  }
+  if (found) throw ConfigError(at.where(), at.path(), e.message());
+  throw ConfigError(mapping.where(), mapping.path() + "." + field, e.message());
+}
+
+template <typename Config>
+void validate_at(const Config& config, const YamlValue& mapping,
+                 std::span<const Alias> aliases = {}) {
+  try {
+    validate(config);
+  } catch (const ConfigError& e) {
+    relocate(e, mapping, aliases);
+  }
+}
+
+SimDuration positive_duration(const YamlValue& v) {
+  SimDuration d = v.as_duration();
+  if (d <= SimDuration{0}) v.fail("must be positive");
+  return d;
+}
+
+TokenDistribution decode_token_distribution(const YamlValue& v) {
+  if (v.is_map()) {
+    YamlMap m(v);
+    only_keys(m, std::array<std::string_view, 2>{"median", "sigma"});
+    return TokenDistribution::lognormal(as_number(m.require("median")),
+                                        as_number(m.require("sigma")));
+  }
+  return TokenDistribution::fixed(as_number(v));
+}
+
+TokenConfig decode_tokens(const YamlMap& traffic) {
+  TokenConfig out;
+  if (auto t = traffic.get("tokens")) {
+    YamlMap m(*t);
+    only_keys(m, std::array<std::string_view, 2>{"input", "output"});
+    if (auto in = m.get("input")) out.input = decode_token_distribution(*in);
+    if (auto o = m.get("output")) out.output = decode_token_distribution(*o);
+  }
+  return out;
+}
+
+ReplayConfig decode_replay(const YamlMap& m, const SectionContext& sc) {
+  ReplayConfig c{.where = m.value().where()};
+  YamlValue trace = m.require("trace");
+  std::filesystem::path path = resolve_path(trace, sc);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    trace.fail(fmt::format("file not found: {}", path.string()));
+  c.trace = std::filesystem::absolute(path, ec).lexically_normal();
+  if (ec) c.trace = path;
+  if (auto v = m.get("time_scale")) c.time_scale = as_number(*v);
+  if (auto v = m.get("rate_scale")) c.rate_scale = as_number(*v);
+  if (auto v = m.get("offset")) c.trace_offset = v->as_duration();
+  if (auto v = m.get("start")) c.start = v->as_duration();
+  if (auto v = m.get("loop")) c.loop = v->as_bool();
+  if (auto v = m.get("loop_period")) c.loop_period = v->as_duration();
+  static constexpr std::array<Alias, 1> kAliases{Alias{"trace_offset", "offset"}};
+  validate_at(c, m.value(), kAliases);
+  return c;
+}
+
+MmppStart decode_start_state(const YamlValue& v) {
+  std::string s = v.as_string();
+  if (s == "stationary") return MmppStart::Stationary;
+  if (s == "quiet") return MmppStart::Quiet;
+  if (s == "burst") return MmppStart::Burst;
+  v.fail(fmt::format("unknown start_state \"{}\"; expected stationary, quiet or burst{}",
+                     s.substr(0, 40), did_you_mean(s, kStartStates)));
+}
+
+BaseTrafficConfig to_base(TrafficConfig t) {
+  return std::visit(
+      [](auto&& c) -> BaseTrafficConfig {
+        using C = std::decay_t<decltype(c)>;
+        if constexpr (std::is_same_v<C, SurgeConfig>) {
+          FLEETSIM_ASSERT(false);  // decode_traffic refuses a nested surge
+          return PoissonConfig{};
+        } else {
+          return std::move(c);
+        }
+      },
+      std::move(t));
+}
+
+TrafficConfig decode_traffic(const YamlValue& value, const SectionContext& sc, bool is_base) {
+  YamlMap m(value);
+  YamlValue pattern_v = m.require("pattern");
+  std::string pattern = pattern_v.as_string();
+  const SourceLocation where = value.where();
+
+  if (pattern == "constant") {
+    only_keys(m, std::array<std::string_view, 4>{"pattern", "rps", "first_arrival", "tokens"});
+    ConstantConfig c{.rps = positive_rate(m.require("rps")), .where = where};
+    if (auto v = m.get("first_arrival")) c.first_arrival = v->as_duration();
+    c.tokens = decode_tokens(m);
+    validate_at(c, value);
+    return c;
+  }
+  if (pattern == "poisson") {
+    only_keys(m, std::array<std::string_view, 3>{"pattern", "rps", "tokens"});
+    PoissonConfig c{.rps = positive_rate(m.require("rps")), .where = where};
+    c.tokens = decode_tokens(m);
+    validate_at(c, value);
+    return c;
+  }
+  if (pattern == "diurnal") {
+    only_keys(m, std::array<std::string_view, 5>{"pattern", "mean_rps", "peak_to_trough",
+                                                 "peak_hour", "tokens"});
+    DiurnalConfig c{.mean_rps = positive_rate(m.require("mean_rps")), .where = where};
+    if (auto v = m.get("peak_to_trough")) c.peak_to_trough = as_number(*v);
+    if (auto v = m.get("peak_hour")) c.peak_hour = as_number(*v);
+    c.tokens = decode_tokens(m);
+    validate_at(c, value);
+    return c;
+  }
+  if (pattern == "bursty") {
+    only_keys(m, std::array<std::string_view, 7>{"pattern", "quiet_rps", "burst_rps", "mean_quiet",
+                                                 "mean_burst", "start_state", "tokens"});
+    MmppConfig c{.quiet_rps = as_number(m.require("quiet_rps")),
+                 .burst_rps = positive_rate(m.require("burst_rps")),
+                 .mean_quiet = m.require("mean_quiet").as_duration(),
+                 .mean_burst = m.require("mean_burst").as_duration(),
+                 .where = where};
+    if (auto v = m.get("start_state")) c.start = decode_start_state(*v);
+    c.tokens = decode_tokens(m);
+    validate_at(c, value);
+    return c;
+  }
+  if (pattern == "replay") {
+    only_keys(m, std::array<std::string_view, 8>{"pattern", "trace", "time_scale", "rate_scale",
+                                                 "offset", "start", "loop", "loop_period"});
+    return decode_replay(m, sc);
+  }
+  if (pattern == "surge") {
+    if (is_base) pattern_v.fail("a surge's base cannot itself be a surge");
+    only_keys(m, std::array<std::string_view, 7>{"pattern", "base", "factor", "at", "duration",
+                                                 "ramp_up", "ramp_down"});
+    SurgeConfig c{.base = to_base(decode_traffic(m.require("base"), sc, true)),
+                  .factor = as_number(m.require("factor")),
+                  .start = m.require("at").as_duration(),
+                  .duration = m.require("duration").as_duration(),
+                  .where = where};
+    if (auto v = m.get("ramp_up")) c.ramp_up = v->as_duration();
+    if (auto v = m.get("ramp_down")) c.ramp_down = v->as_duration();
+    static constexpr std::array<Alias, 1> kAliases{Alias{"start", "at"}};
+    validate_at(c, value, kAliases);
+    return c;
+  }
+  pattern_v.fail(fmt::format(
+      "unknown traffic pattern \"{}\"; expected constant, poisson, diurnal, surge, bursty or "
+      "replay{}",
+      pattern.substr(0, 40), did_you_mean(pattern, kPatterns)));
+}
+
+LlmRates decode_rates(const YamlValue& value) {
+  YamlMap m(value);
+  only_keys(m, std::array<std::string_view, 2>{"prefill_tokens_per_s", "time_per_output_token"});
+  YamlValue prefill = m.require("prefill_tokens_per_s");
+  LlmRates r{
+      .prefill_tokens_per_s = as_number(prefill),
+      .time_per_output_token_s = to_seconds(m.require("time_per_output_token").as_duration())};
+  if (r.prefill_tokens_per_s <= 0) prefill.fail("must be positive");
+  return r;
+}
+
+ServiceTimeModel decode_service_time(const YamlValue& value, std::optional<LlmRates>& rates) {
+  YamlMap m(value);
+  std::string model = "llm";
+  std::optional<YamlValue> model_v = m.get("model");
+  if (model_v) model = model_v->as_string();
+  if (model == "llm") {
+    only_keys(m, std::array<std::string_view, 3>{"model", "slowdown", "rates"});
+    LlmServiceTime t;
+    if (auto v = m.get("slowdown")) {
+      t.slowdown_alpha = as_number(*v);
+      if (t.slowdown_alpha < 0 || t.slowdown_alpha > kMaxSlowdownAlpha)
+        v->fail(
+            fmt::format("must be between 0 and {}, got {}", kMaxSlowdownAlpha, t.slowdown_alpha));
+    }
+    if (auto v = m.get("rates")) rates = decode_rates(*v);
+    return t;
+  }
+  if (model == "fixed") {
+    only_keys(m, std::array<std::string_view, 2>{"model", "duration"});
+    return FixedServiceTime{.duration = positive_duration(m.require("duration"))};
+  }
+  if (model == "exponential") {
+    only_keys(m, std::array<std::string_view, 2>{"model", "mean"});
+    return ExponentialServiceTime{.mean = positive_duration(m.require("mean"))};
+  }
+  if (model == "lognormal") {
+    only_keys(m, std::array<std::string_view, 3>{"model", "median", "sigma"});
+    LogNormalServiceTime t{.median = positive_duration(m.require("median"))};
+    YamlValue sigma = m.require("sigma");
+    t.sigma = as_number(sigma);
+    if (t.sigma < 0) sigma.fail(fmt::format("must not be negative, got {}", t.sigma));
+    return t;
+  }
+  model_v->fail(fmt::format(
+      "unknown service-time model \"{}\"; expected llm, fixed, exponential or lognormal{}",
+      model.substr(0, 40), did_you_mean(model, kServiceTimeModels)));
+}
+
+ServingConfig decode_serving(const YamlValue& value, std::optional<LlmRates>& rates) {
+  YamlMap m(value);
+  only_keys(m, kServingKeys);
+  ServingConfig c;
+  if (auto v = m.get("concurrency"))
+    c.concurrency = static_cast<std::uint32_t>(v->as_int(1, kMaxServiceConcurrency));
+  if (auto v = m.get("queue_timeout")) c.queue_timeout = positive_duration(*v);
+  if (auto v = m.get("max_queue"))
+    c.max_queue = static_cast<std::size_t>(v->as_int(1, kMaxServiceQueue));
+  if (auto v = m.get("service_time")) c.service_time = decode_service_time(*v, rates);
+  return c;
+}
+
+LatencySlo decode_slo(const YamlValue& value) {
+  YamlMap m(value);
+  only_keys(m, std::array<std::string_view, 2>{"ttft", "e2e"});
+  LatencySlo slo;
+  if (auto v = m.get("ttft")) slo.ttft = positive_duration(*v);
+  if (auto v = m.get("e2e")) slo.e2e = positive_duration(*v);
+  if (!slo.ttft && !slo.e2e) value.fail("an slo needs ttft, e2e or both");
+  return slo;
+}
+
+}  // namespace
+
+std::vector<ServiceConfig> decode_services(const YamlValue& list, const SectionContext& sc) {
+  std::vector<ServiceConfig> out;
+  for (const YamlValue& item : list.items()) {
+    YamlMap m(item);
+    only_keys(m, kServiceKeys);
+    ServiceConfig s;
+    s.where = item.where();
+    YamlValue deployment = m.require("deployment");
+    s.deployment = deployment.as_string();
+    s.deployment_where = deployment.where();
+    if (s.deployment.empty()) deployment.fail("the deployment name must not be empty");
+    s.traffic = decode_traffic(m.require("traffic"), sc, false);
+    if (auto v = m.get("serving")) s.serving = decode_serving(*v, s.rates);
+    if (auto v = m.get("slo")) s.slo = decode_slo(*v);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+void check_service_deployments(const std::vector<ServiceConfig>& services,
+                               const std::vector<Workload>& workloads) {
+  std::vector<std::string_view> names;
+  for (const Workload& w : workloads)
+    if (w.kind == WorkloadKind::Deployment) names.push_back(w.name);
+  std::vector<const Workload*> bound(services.size(), nullptr);
+  for (std::size_t i = 0; i < services.size(); ++i) {
+    const ServiceConfig& s = services[i];
+    const std::string field = fmt::format("services[{}].deployment", i);
+    std::string_view ns, name = s.deployment;
+    if (auto slash = name.find('/'); slash != std::string_view::npos) {
+      ns = name.substr(0, slash);
+      name = name.substr(slash + 1);
+    }
+    const Workload* match = nullptr;
+    for (const Workload& w : workloads) {
+      if (w.kind != WorkloadKind::Deployment || w.name != name) continue;
+      if (!ns.empty() && w.namespace_name != ns) continue;
+      if (match != nullptr) {
+        throw ConfigError(s.deployment_where, field,
+                          fmt::format("Deployments named \"{}\" exist in namespaces {} and {}; "
+                                      "write NAMESPACE/NAME",
+                                      name, match->namespace_name, w.namespace_name));
+      }
+      match = &w;
+    }
+    if (match == nullptr) {
+      throw ConfigError(s.deployment_where, field,
+                        fmt::format("no Deployment named \"{}\" in the scenario's manifests{}",
+                                    s.deployment.substr(0, 60), did_you_mean(name, names)));
+    }
+    for (std::size_t j = 0; j < i; ++j) {
+      if (bound[j] == match) {
+        throw ConfigError(s.deployment_where, field,
+                          fmt::format("Deployment \"{}\" already has a service (services[{}])",
+                                      s.deployment.substr(0, 60), j));
+      }
+    }
+    bound[i] = match;
+  }
+}
+
+}  // namespace fleetsim

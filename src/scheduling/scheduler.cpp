@@ -72,7 +72,8 @@ struct Scheduler::State {
   SpreadGroups spreads;
   std::uint64_t zone_universe = 0;
 
-  std::vector<std::uint32_t> scratch;
+  std::vector<std::uint32_t> scratch;       // narrowed type sets
+  std::vector<std::uint64_t> zone_scratch;  // zone choices for the pod being placed
   SolveResult result;
 
   State(const SchedulingContext& c, const SchedulerOptions& o, const SolveInput& i)
@@ -275,9 +276,8 @@ struct Scheduler::State {
     if (!spreads.allows_claim(pod, ci, progress[pod].honor_schedule_anyway)) return false;
     std::uint8_t capacity = c.capacity_mask & v.capacity_mask;
     if (capacity == 0) return false;
-    std::vector<std::uint64_t> choices;
-    zone_choices(pod, c.zone_mask & v.zone_mask, choices);
-    for (std::uint64_t zones : choices) {
+    zone_choices(pod, c.zone_mask & v.zone_mask, zone_scratch);
+    for (std::uint64_t zones : zone_scratch) {
       if (zones == 0) continue;
       bool check_offerings = zones != c.zone_mask || capacity != c.capacity_mask;
       Resources headroom = narrow(c.pool, c.types, need, merged ? nullptr : &v, zones, capacity, check_offerings);
@@ -327,9 +327,8 @@ struct Scheduler::State {
     if (candidates.empty()) return false;
     Requirements combined = tpl.requirements;
     if (v.has_requirements) combined.add(v.requirements);
-    std::vector<std::uint64_t> choices;
-    zone_choices(pod, tpl.zone_mask & v.zone_mask, choices);
-    for (std::uint64_t zones : choices) {
+    zone_choices(pod, tpl.zone_mask & v.zone_mask, zone_scratch);
+    for (std::uint64_t zones : zone_scratch) {
       if (zones == 0) continue;
       Resources headroom = narrow(pool, candidates, spec.requests, v.has_requirements ? &v : nullptr, zones, capacity, true);
       if (scratch.empty() || !min_values_hold(combined)) continue;

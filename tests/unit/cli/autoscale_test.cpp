@@ -1,6 +1,4 @@
 // `fleetsim autoscale` end to end: the built binary, exact CSV on stdout, exit 2 on bad input.
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -8,45 +6,13 @@
 #include <sstream>
 #include <string>
 
+#include "cli_harness.hpp"
+
 namespace fs = std::filesystem;
+using fleetsim::test::Run;
+using fleetsim::test::Scratch;
 
 namespace {
-
-struct Run {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// A scratch directory per test case, removed afterwards.
-struct Scratch {
-  fs::path dir;
-  Scratch()
-      : dir(fs::temp_directory_path() / ("fleetsim-autoscale-" + std::to_string(::getpid()))) {
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~Scratch() { fs::remove_all(dir); }
-  fs::path write(const std::string& name, const std::string& text) const {
-    fs::path p = dir / name;
-    std::ofstream(p, std::ios::binary) << text;
-    return p;
-  }
-  Run fleetsim(const std::string& args) const {
-    std::string cmd = std::string(FLEETSIM_BINARY) + " " + args + " >" + (dir / "stdout").string() +
-                      " 2>" + (dir / "stderr").string();
-    int status = std::system(cmd.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir / "stdout"),
-            slurp(dir / "stderr")};
-  }
-};
 
 const std::string kHpa = R"(apiVersion: apps/v1
 kind: Deployment

@@ -1,50 +1,16 @@
 #include <catch2/catch.hpp>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "cli_harness.hpp"
+
 namespace fs = std::filesystem;
+using fleetsim::test::Run;
+using fleetsim::test::Scratch;
 
 namespace {
-
-struct Outcome {
-  int exit_code = -1;
-  std::string stderr_text;
-};
-
-// Runs the fleetsim binary with `args`, returning its exit code and standard error.
-Outcome fleetsim(const std::string& args) {
-  std::string cmd = std::string(FLEETSIM_BINARY) + " " + args + " 2>&1 >/dev/null";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  Outcome out;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), pipe) != nullptr) out.stderr_text += buf.data();
-  int status = pclose(pipe);
-  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
-}
-
-// A scratch directory per test case, removed afterwards.
-struct Scratch {
-  fs::path dir;
-  Scratch() : dir(fs::temp_directory_path() / ("fleetsim-bad-input-" + std::to_string(::getpid()))) {
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~Scratch() { fs::remove_all(dir); }
-  fs::path write(const std::string& name, const std::string& text) const {
-    fs::path p = dir / name;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << text;
-    return p;
-  }
-};
 
 const std::string kPool = R"(apiVersion: karpenter.sh/v1
 kind: NodePool
@@ -69,28 +35,28 @@ std::string scenario_with(const std::string& extra) {
 TEST_CASE("malformed YAML exits 2 naming file, line and column", "[cli]") {
   Scratch s;
   fs::path f = s.write("scenario.yaml", "name: bad\nduration: [1h\n");
-  Outcome o = fleetsim("validate " + f.string());
+  Run o = s.fleetsim("validate " + f.string());
   CHECK(o.exit_code == 2);
-  CHECK_THAT(o.stderr_text, Catch::Contains(f.string() + ":"));
+  CHECK_THAT(o.err, Catch::Contains(f.string() + ":"));
 }
 
 TEST_CASE("a wrong type exits 2 naming the field", "[cli]") {
   Scratch s;
   s.write("pools.yaml", kPool);
   fs::path f = s.write("scenario.yaml", "name: bad\nduration: {hours: 1}\nmanifests: [pools.yaml]\n");
-  Outcome o = fleetsim("validate " + f.string());
+  Run o = s.fleetsim("validate " + f.string());
   CHECK(o.exit_code == 2);
-  CHECK_THAT(o.stderr_text, Catch::Contains(f.string() + ":2:11: duration"));
+  CHECK_THAT(o.err, Catch::Contains(f.string() + ":2:11: duration"));
 }
 
 TEST_CASE("an unknown instance type in a scripted event exits 2", "[cli]") {
   Scratch s;
   s.write("pools.yaml", kPool);
   fs::path f = s.write("scenario.yaml", scenario_with("events:\n  - {at: 5m, spot_interruption: {instance_type: g5.huge}}\n"));
-  Outcome o = fleetsim("validate " + f.string());
+  Run o = s.fleetsim("validate " + f.string());
   CHECK(o.exit_code == 2);
-  CHECK_THAT(o.stderr_text, Catch::Contains("g5.huge"));
-  CHECK_THAT(o.stderr_text, Catch::Contains(f.string() + ":6:"));
+  CHECK_THAT(o.err, Catch::Contains("g5.huge"));
+  CHECK_THAT(o.err, Catch::Contains(f.string() + ":6:"));
 }
 
 TEST_CASE("a negative quantity exits 2 naming the field", "[cli]") {
@@ -108,10 +74,10 @@ spec:
           cpu: "-1"
 )");
   fs::path f = s.write("scenario.yaml", scenario_with(""));
-  Outcome o = fleetsim("validate " + f.string());
+  Run o = s.fleetsim("validate " + f.string());
   CHECK(o.exit_code == 2);
-  CHECK_THAT(o.stderr_text, Catch::Contains("pools.yaml:23:"));
-  CHECK_THAT(o.stderr_text, Catch::Contains("cpu"));
+  CHECK_THAT(o.err, Catch::Contains("pools.yaml:23:"));
+  CHECK_THAT(o.err, Catch::Contains("cpu"));
 }
 
 TEST_CASE("an unsorted job trace exits 2 naming its line", "[cli]") {
@@ -120,9 +86,9 @@ TEST_CASE("an unsorted job trace exits 2 naming its line", "[cli]") {
   s.write("job.yaml", "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: c}]\n");
   s.write("trace.csv", "submit_time_s,duration_s,gpus,cpu_millis,memory_mib\n30,10,1,1000,1024\n12.5,10,1,1000,1024\n");
   fs::path f = s.write("scenario.yaml", scenario_with("jobs:\n  - {trace: trace.csv, template: job.yaml}\n"));
-  Outcome o = fleetsim("run --quiet --out " + (s.dir / "out").string() + " " + f.string());
+  Run o = s.fleetsim("run --quiet --out " + (s.dir / "out").string() + " " + f.string());
   CHECK(o.exit_code == 2);
-  CHECK_THAT(o.stderr_text, Catch::Contains("trace.csv:3:1: submit_time_s"));
+  CHECK_THAT(o.err, Catch::Contains("trace.csv:3:1: submit_time_s"));
 }
 
 TEST_CASE("validate reads job traces through to the last row", "[cli]") {
@@ -131,9 +97,9 @@ TEST_CASE("validate reads job traces through to the last row", "[cli]") {
   s.write("job.yaml", "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: c}]\n");
   s.write("trace.csv", "submit_time_s,duration_s,gpus,cpu_millis,memory_mib\n1,10,1,1000,1024\n2,10,1,1000,1024\n3,10,x,1000,1024\n");
   fs::path f = s.write("scenario.yaml", scenario_with("jobs:\n  - {trace: trace.csv, template: job.yaml}\n"));
-  Outcome o = fleetsim("validate " + f.string());
+  Run o = s.fleetsim("validate " + f.string());
   CHECK(o.exit_code == 2);
-  CHECK_THAT(o.stderr_text, Catch::Contains("trace.csv:4:6: gpus"));
+  CHECK_THAT(o.err, Catch::Contains("trace.csv:4:6: gpus"));
 }
 
 TEST_CASE("an empty trace exits 2", "[cli]") {
@@ -142,9 +108,9 @@ TEST_CASE("an empty trace exits 2", "[cli]") {
   s.write("job.yaml", "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: c}]\n");
   s.write("trace.csv", "");
   fs::path f = s.write("scenario.yaml", scenario_with("jobs:\n  - {trace: trace.csv, template: job.yaml}\n"));
-  Outcome o = fleetsim("run --quiet --out " + (s.dir / "out").string() + " " + f.string());
+  Run o = s.fleetsim("run --quiet --out " + (s.dir / "out").string() + " " + f.string());
   CHECK(o.exit_code == 2);
-  CHECK_THAT(o.stderr_text, Catch::Contains("trace.csv:1:1"));
+  CHECK_THAT(o.err, Catch::Contains("trace.csv:1:1"));
 }
 
 TEST_CASE("a YAML alias bomb exits 2 instead of expanding", "[cli]") {
@@ -167,23 +133,24 @@ TEST_CASE("a YAML alias bomb exits 2 instead of expanding", "[cli]") {
     }
     return indented;
   }());
-  Outcome o = fleetsim("validate " + f.string());
+  Run o = s.fleetsim("validate " + f.string());
   CHECK(o.exit_code == 2);
-  CHECK_THAT(o.stderr_text, Catch::Contains("bomb.yaml"));
+  CHECK_THAT(o.err, Catch::Contains("bomb.yaml"));
 }
 
 TEST_CASE("a catalog with a missing column exits 2 naming the column", "[cli]") {
   Scratch s;
   s.write("catalog/instance-types.csv", "instance_type,family,category,generation,size,arch,memory_mib,gpu_count\nm5.large,m5,m,5,large,amd64,8192,0\n");
   s.write("catalog/offerings.csv", "instance_type,zone,capacity_type,price_usd_per_hour,interruption_bucket,capacity\nm5.large,us-east-1a,on-demand,0.096,,\n");
-  Outcome o = fleetsim("catalog --catalog " + (s.dir / "catalog").string());
+  Run o = s.fleetsim("catalog --catalog " + (s.dir / "catalog").string());
   CHECK(o.exit_code == 2);
-  CHECK_THAT(o.stderr_text, Catch::Contains("instance-types.csv:1"));
-  CHECK_THAT(o.stderr_text, Catch::Contains("vcpu"));
+  CHECK_THAT(o.err, Catch::Contains("instance-types.csv:1"));
+  CHECK_THAT(o.err, Catch::Contains("vcpu"));
 }
 
 TEST_CASE("a missing scenario file and a bad flag exit 2", "[cli]") {
-  CHECK(fleetsim("validate /nonexistent/scenario.yaml").exit_code == 2);
-  CHECK(fleetsim("run").exit_code == 2);
-  CHECK(fleetsim("catalog --filter 'gpu-count>>4'").exit_code == 2);
+  Scratch s;
+  CHECK(s.fleetsim("validate /nonexistent/scenario.yaml").exit_code == 2);
+  CHECK(s.fleetsim("run").exit_code == 2);
+  CHECK(s.fleetsim("catalog --filter 'gpu-count>>4'").exit_code == 2);
 }

@@ -1,9 +1,9 @@
 #include "fleetsim/workload/job_trace.hpp"
 
-#include <unistd.h>
 
-#include <atomic>
 #include <catch2/catch.hpp>
+
+#include "temp_trace.hpp"
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -16,63 +16,39 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-// A trace file in the temp directory, removed afterwards. Messages are reported with the path
-// replaced by "trace.csv" so the checks read like what a user sees.
-class TempTrace {
- public:
-  explicit TempTrace(const std::string& content) {
-    static std::atomic<int> counter{0};
-    path_ = std::filesystem::temp_directory_path() /
-            ("fleetsim-job-trace-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) +
-             ".csv");
-    std::ofstream(path_, std::ios::binary) << content;
+std::vector<JobArrival> read_all(const test::TempTrace& trace) {
+  JobTraceReader reader(trace.path());
+  std::vector<JobArrival> jobs;
+  while (auto job = reader.next()) jobs.push_back(*job);
+  return jobs;
+}
+
+// The error reading the whole trace raises, with the path shown as "trace.csv" so the checks
+// read like what a user sees; "" if none.
+std::string error_of(const std::string& content) {
+  test::TempTrace trace(content);
+  try {
+    read_all(trace);
+  } catch (const TraceError& e) {
+    std::string what = e.what();
+    const std::string file = trace.path().string();
+    if (what.starts_with(file)) what = "trace.csv" + what.substr(file.size());
+    return what;
   }
-  ~TempTrace() {
-    std::error_code ec;
-    std::filesystem::remove(path_, ec);
-  }
-  TempTrace(const TempTrace&) = delete;
-  TempTrace& operator=(const TempTrace&) = delete;
-
-  const std::filesystem::path& path() const { return path_; }
-
-  std::vector<JobArrival> read_all() const {
-    JobTraceReader reader(path_);
-    std::vector<JobArrival> jobs;
-    while (auto job = reader.next()) jobs.push_back(*job);
-    return jobs;
-  }
-
-  // The error reading the whole trace raises, with the path shortened; "" if none.
-  std::string error() const {
-    try {
-      read_all();
-    } catch (const TraceError& e) {
-      std::string what = e.what();
-      const std::string file = path_.string();
-      if (what.starts_with(file)) what = "trace.csv" + what.substr(file.size());
-      return what;
-    }
-    return "";
-  }
-
- private:
-  std::filesystem::path path_;
-};
-
-std::string error_of(const std::string& content) { return TempTrace(content).error(); }
+  return "";
+}
 
 const std::string kHeader = "submit_time_s,duration_s,gpus,cpu_millis,memory_mib\n";
 
 }  // namespace
 
 TEST_CASE("a good trace reads every row in order", "[workload]") {
-  TempTrace trace(
+  test::TempTrace trace(
       "name,submit_time_s,gpus,duration_s,cpu_millis,memory_mib,priority,team\n"
       "train-a,0,8,3600,32000,262144,100,research\n"
       "\"eval, small\",12.5,1,90.25,4000,16384,,research\n"
       ",12.5,0,60,500,512,-5,infra\n");
-  const std::vector<JobArrival> jobs = trace.read_all();
+  const std::vector<JobArrival> jobs = read_all(trace);
   REQUIRE(jobs.size() == 3);
 
   CHECK(jobs[0].name == "train-a");
@@ -96,28 +72,28 @@ TEST_CASE("a good trace reads every row in order", "[workload]") {
 }
 
 TEST_CASE("a trace without a name column gets generated names", "[workload]") {
-  TempTrace trace(kHeader + "1,10,1,1000,1024\n2,10,1,1000,1024\n");
-  const std::vector<JobArrival> jobs = trace.read_all();
+  test::TempTrace trace(kHeader + "1,10,1,1000,1024\n2,10,1,1000,1024\n");
+  const std::vector<JobArrival> jobs = read_all(trace);
   REQUIRE(jobs.size() == 2);
   CHECK(jobs[0].name == "job-1");
   CHECK(jobs[1].name == "job-2");
 }
 
 TEST_CASE("CRLF line endings, a BOM and trailing blank lines are accepted", "[workload]") {
-  TempTrace trace(
+  test::TempTrace trace(
       "\xEF\xBB\xBFsubmit_time_s,duration_s,gpus,cpu_millis,memory_mib\r\n"
       "1,10,1,1000,1024\r\n"
       "2,20,2.0,2000,2048\r\n"
       "\r\n"
       "   \n");
-  const std::vector<JobArrival> jobs = trace.read_all();
+  const std::vector<JobArrival> jobs = read_all(trace);
   REQUIRE(jobs.size() == 2);
   CHECK(jobs[1].gpus == 2);  // an integral decimal, as pandas writes
   CHECK(jobs[1].memory_bytes == std::int64_t{2048} * 1024 * 1024);
 }
 
 TEST_CASE("the reader streams: rows come one at a time and then the end", "[workload]") {
-  TempTrace trace(kHeader + "1,10,1,1000,1024\n");
+  test::TempTrace trace(kHeader + "1,10,1,1000,1024\n");
   JobTraceReader reader(trace.path());
   CHECK(reader.next());
   CHECK_FALSE(reader.next());
@@ -245,7 +221,7 @@ TEST_CASE("malformed quoting is an error", "[workload]") {
 }
 
 TEST_CASE("errors are TraceErrors carrying location and field", "[workload]") {
-  TempTrace trace(kHeader + "1,10,x,1000,1024\n");
+  test::TempTrace trace(kHeader + "1,10,x,1000,1024\n");
   JobTraceReader reader(trace.path());
   try {
     reader.next();

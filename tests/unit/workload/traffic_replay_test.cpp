@@ -1,7 +1,7 @@
-#include <unistd.h>
 
-#include <atomic>
 #include <catch2/catch.hpp>
+
+#include "temp_trace.hpp"
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -19,28 +19,7 @@ namespace {
 
 RngStream stream(std::uint64_t seed = 42) { return RngStream(seed, "traffic-test"); }
 
-// A trace file in the temp directory, removed afterwards.
-class TempTrace {
- public:
-  explicit TempTrace(const std::string& content) {
-    static std::atomic<int> counter{0};
-    path_ = std::filesystem::temp_directory_path() /
-            ("fleetsim-request-trace-" + std::to_string(::getpid()) + "-" +
-             std::to_string(counter++) + ".csv");
-    std::ofstream(path_, std::ios::binary) << content;
-  }
-  ~TempTrace() {
-    std::error_code ec;
-    std::filesystem::remove(path_, ec);
-  }
-  TempTrace(const TempTrace&) = delete;
-  TempTrace& operator=(const TempTrace&) = delete;
-
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using test::TempTrace;
 
 // The first n requests (fewer if the source ends).
 std::vector<Request> take(TrafficSource& source, std::size_t n) {

@@ -19,8 +19,11 @@ nlohmann::ordered_json run_scenario(const ScenarioConfig& config, const Scenario
     if (const auto* apply = std::get_if<ApplyManifestsEvent>(&e.action))
       for (const NodePool& p : apply->nodepools) add_pool(p);
 
-  RunRecorder recorder(info, outputs.events, outputs.timeseries);
+  for (const ServiceConfig& s : config.services) info.services.push_back(s.deployment);
+
   World world(config);
+  RunRecorder recorder(info, outputs.events, outputs.timeseries);
+  recorder.watch(world);
   world.add_sink(recorder);
   if (outputs.progress) world.set_progress(outputs.progress, std::max(config.duration / 100, seconds(1)));
   RunStats stats = world.run();

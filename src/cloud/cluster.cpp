@@ -47,6 +47,14 @@ void Cluster::unbind(PodId pod_id, SimTime now) {
   n.pods.erase(std::find(n.pods.begin(), n.pods.end(), pod_id));
   n.last_pod_event = now;
   p.node = kNoNode;
+  p.started = false;
+  p.ready = false;
+}
+
+void Cluster::remove_pending(PodId pod_id) {
+  auto it = std::lower_bound(pending_.begin(), pending_.end(), pod_id);
+  if (it != pending_.end() && *it == pod_id) pending_.erase(it);
+  pods_[pod_id].nominated = kNoNode;
 }
 
 }  // namespace fleetsim

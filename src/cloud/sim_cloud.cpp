@@ -70,6 +70,7 @@ void SimCloud::delete_node(NodeId id, std::string_view reason, SimDuration drain
   if (!n.is_live()) return;
   n.phase = NodePhase::Deleting;
   n.deleting_at = sim_.now();
+  n.terminates_at = sim_.now() + drain;
   n.termination_reason = std::string(reason);
   bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::NodeDeleting, .node = id, .reason = reason});
   // Evict in bind order: each pod goes back to its controller, which replaces it.
@@ -79,7 +80,7 @@ void SimCloud::delete_node(NodeId id, std::string_view reason, SimDuration drain
     cluster_.pod(p).phase = PodPhase::Deleted;
     bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::PodEvicted, .node = id, .pod = p,
                        .workload = cluster_.pod(p).workload, .reason = reason});
-    bus_.pod_evicted(p);
+    bus_.pod_evicted(p, id);
   }
   for (PodId p : cluster_.pending_pods())
     if (cluster_.pod(p).nominated == id) cluster_.pod(p).nominated = kNoNode;

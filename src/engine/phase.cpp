@@ -12,6 +12,8 @@ std::string_view to_string(Phase phase) {
       return "workload";
     case Phase::MetricsScrape:
       return "metrics-scrape";
+    case Phase::ScalerPolls:
+      return "scaler-polls";
     case Phase::Autoscalers:
       return "autoscalers";
     case Phase::Provisioning:

@@ -21,11 +21,14 @@ Subject subject_of(EventKind k) {
     case EventKind::PodCreated:
     case EventKind::PodNominated:
     case EventKind::PodScheduled:
+    case EventKind::PodReady:
     case EventKind::PodCompleted:
     case EventKind::PodEvicted:
+    case EventKind::PodDeleted:
     case EventKind::PodUnschedulable:
       return Subject::Pod;
     case EventKind::WorkloadCreated:
+    case EventKind::ReplicasChanged:
       return Subject::Workload;
   }
   return Subject::None;
@@ -91,7 +94,14 @@ void EventWriter::write(const SimEvent& e, const Cluster& cluster) {
       break;
   }
 
-  if (!e.reason.empty()) {
+  if (e.kind == EventKind::ReplicasChanged) {
+    append_key("source");
+    append_json_string(line_, e.reason);
+    append_key("from");
+    line_ += std::to_string(e.from);
+    append_key("to");
+    line_ += std::to_string(e.to);
+  } else if (!e.reason.empty()) {
     append_key("reason");
     append_json_string(line_, e.reason);
   }

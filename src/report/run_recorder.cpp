@@ -33,7 +33,7 @@ double pending_seconds(const std::vector<std::int64_t>& sorted_us, int percent) 
 RunRecorder::RunRecorder(RunInfo info, std::ostream* events_out, std::ostream* timeseries_out)
     : info_(std::move(info)), pool_counts_(info_.nodepools.size(), 0) {
   if (events_out != nullptr) events_.emplace(*events_out);
-  if (timeseries_out != nullptr) timeseries_.emplace(*timeseries_out, info_.nodepools);
+  if (timeseries_out != nullptr) timeseries_.emplace(*timeseries_out, info_.nodepools, info_.services);
 }
 
 RunRecorder::PodTrack& RunRecorder::track(PodId id) {
@@ -84,12 +84,15 @@ void RunRecorder::on_event(const SimEvent& e, const Cluster& cluster) {
     case EventKind::PodCreated:
     case EventKind::PodNominated:
     case EventKind::PodScheduled:
+    case EventKind::PodReady:
     case EventKind::PodCompleted:
     case EventKind::PodEvicted:
+    case EventKind::PodDeleted:
     case EventKind::PodUnschedulable:
       on_pod_event(e, cluster);
       break;
     case EventKind::WorkloadCreated:
+    case EventKind::ReplicasChanged:
       break;
   }
 }
@@ -160,7 +163,14 @@ void RunRecorder::on_pod_event(const SimEvent& e, const Cluster& cluster) {
               static_cast<double>(pod.spec->requests.gpus()) * to_seconds(e.time - pod.bound_at);
         }
       } else {
-        // Deleted while pending (e.g. a scale-down): it waited until now.
+        sample_pending(t, e.time - pod.created);
+      }
+      break;
+    case EventKind::PodDeleted:
+      if (e.node != kNoNode) {
+        ledger_.rebalance(cluster.node(e.node), cluster, e.time);
+      } else {
+        // Deleted while pending (a scale-down): it waited until now.
         sample_pending(t, e.time - pod.created);
       }
       break;
@@ -195,6 +205,10 @@ void RunRecorder::on_interval(SimTime now, const Cluster& cluster) {
   row.pods_pending = pods_pending_;
   row.pods_running = pods_running_;
   row.nodes_by_pool = pool_counts_;
+  if (world_ != nullptr) {
+    row.services = world_->service_rows();
+    for (const ServiceIntervalRow& s : row.services) row.gpus_busy += s.busy_gpus;
+  }
   timeseries_->write(row);
 }
 
@@ -236,6 +250,23 @@ void RunRecorder::on_end(SimTime end, const Cluster& cluster) {
     cost_by_workload_[cluster.workloads().at(w).name] += by_workload[w];
   }
   cost_by_workload_[std::string(kUnallocatedKey)] += ledger_.unallocated_usd();
+
+  if (world_ != nullptr) {
+    for (const auto& service : world_->services()) {
+      const SloTotals& t = service->stats().totals();
+      ServiceSummary s{.name = service->name(),
+                       .requests = service->arrivals_after_warmup(),
+                       .served = t.served,
+                       .dropped = t.dropped,
+                       .misses = t.misses + service->stats().unfinished_misses(),
+                       .e2e_s = t.e2e_s,
+                       .ttft_s = t.ttft_s,
+                       .peak_replicas = service->peak_replicas(),
+                       .busy_gpu_seconds = service->busy_gpu_seconds()};
+      ledger_.add_busy_gpu_seconds(s.busy_gpu_seconds);
+      services_.push_back(std::move(s));
+    }
+  }
   ended_ = true;
 }
 
@@ -267,15 +298,7 @@ nlohmann::ordered_json RunRecorder::report(std::uint64_t engine_events) const {
   gpu["allocation_ratio"] = round_report(safe_ratio(allocated, provisioned));
   gpu["utilization"] = round_report(safe_ratio(busy, provisioned));
 
-  // The serving model (requests, latency) comes later; the keys are the contract already.
-  Json& sla = r["sla"];
-  sla["requests"] = 0;
-  sla["served"] = 0;
-  sla["dropped"] = 0;
-  sla["misses"] = 0;
-  sla["miss_ratio"] = 0.0;
-  sla["latency_ms"] = Json{{"p50", 0.0}, {"p95", 0.0}, {"p99", 0.0}, {"mean", 0.0}};
-  sla["by_service"] = Json::object();
+  r["sla"] = sla_report();
 
   Json& pods = r["pods"];
   pods["created"] = pods_created_;
@@ -308,6 +331,56 @@ nlohmann::ordered_json RunRecorder::report(std::uint64_t engine_events) const {
 
   r["engine"] = Json{{"events", engine_events}};
   return r;
+}
+
+namespace {
+
+nlohmann::ordered_json latency_ms(const LatencySketch& sketch) {
+  return nlohmann::ordered_json{{"p50", round_report(sketch.quantile(0.50) * 1000)},
+                                {"p95", round_report(sketch.quantile(0.95) * 1000)},
+                                {"p99", round_report(sketch.quantile(0.99) * 1000)},
+                                {"mean", round_report(sketch.mean() * 1000)}};
+}
+
+}  // namespace
+
+// Requests that arrived during warmup are not counted; requests = served + dropped + those still
+// unfinished at the end; misses are dropped requests, requests over an SLO threshold, and
+// unfinished ones already past one. Percentiles come from a sketch with 1% relative error.
+nlohmann::ordered_json RunRecorder::sla_report() const {
+  using Json = nlohmann::ordered_json;
+  ServiceSummary all;
+  Json by_service = Json::object();
+  for (const ServiceSummary& s : services_) {
+    all.requests += s.requests;
+    all.served += s.served;
+    all.dropped += s.dropped;
+    all.misses += s.misses;
+    all.e2e_s.merge(s.e2e_s);
+    all.ttft_s.merge(s.ttft_s);
+    by_service[s.name] = Json{
+        {"requests", s.requests},
+        {"served", s.served},
+        {"dropped", s.dropped},
+        {"unfinished", s.requests - s.served - s.dropped},
+        {"misses", s.misses},
+        {"miss_ratio", round_report(safe_ratio(static_cast<double>(s.misses), static_cast<double>(s.requests)))},
+        {"latency_ms", latency_ms(s.e2e_s)},
+        {"ttft_ms", latency_ms(s.ttft_s)},
+        {"peak_replicas", s.peak_replicas},
+        {"busy_gpu_hours", round_report(s.busy_gpu_seconds / kSecondsPerHour)},
+    };
+  }
+  Json sla = Json::object();
+  sla["requests"] = all.requests;
+  sla["served"] = all.served;
+  sla["dropped"] = all.dropped;
+  sla["misses"] = all.misses;
+  sla["miss_ratio"] = round_report(safe_ratio(static_cast<double>(all.misses), static_cast<double>(all.requests)));
+  sla["latency_ms"] = latency_ms(all.e2e_s);
+  sla["ttft_ms"] = latency_ms(all.ttft_s);
+  sla["by_service"] = std::move(by_service);
+  return sla;
 }
 
 }  // namespace fleetsim

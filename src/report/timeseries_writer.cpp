@@ -17,17 +17,24 @@ constexpr std::string_view kFixedColumns =
 
 }  // namespace
 
-TimeseriesWriter::TimeseriesWriter(std::ostream& out, const std::vector<std::string>& nodepools)
-    : out_(out), pool_count_(nodepools.size()) {
+TimeseriesWriter::TimeseriesWriter(std::ostream& out, const std::vector<std::string>& nodepools,
+                                   const std::vector<std::string>& services)
+    : out_(out), pool_count_(nodepools.size()), service_count_(services.size()) {
   // NodePool names are DNS subdomain names (validated by scenario/), so they need no CSV quoting.
   line_ = kFixedColumns;
   for (const std::string& pool : nodepools) line_ += ",nodes_pool_" + pool;
+  // Deployment references are DNS names, with at most a '/' before the name: no quoting needed.
+  for (const std::string& service : services) {
+    for (std::string_view column : {"rps", "replicas", "ready", "queue", "p99_ms"})
+      fmt::format_to(std::back_inserter(line_), ",svc_{}_{}", service, column);
+  }
   line_ += '\n';
   out_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
 }
 
 void TimeseriesWriter::write(const TimeseriesRow& row) {
   FLEETSIM_ASSERT(row.nodes_by_pool.size() == pool_count_);
+  FLEETSIM_ASSERT(row.services.size() == service_count_);
   line_.clear();
   auto it = std::back_inserter(line_);
   append_seconds(line_, row.t, /*keep_point=*/false);
@@ -38,6 +45,12 @@ void TimeseriesWriter::write(const TimeseriesRow& row) {
   append_decimal(line_, row.cost_rate_usd_per_hour, /*keep_point=*/false);
   fmt::format_to(it, ",{},{}", row.pods_pending, row.pods_running);
   for (std::int64_t n : row.nodes_by_pool) fmt::format_to(it, ",{}", n);
+  for (const ServiceIntervalRow& s : row.services) {
+    line_.push_back(',');
+    append_decimal(line_, s.rps, /*keep_point=*/false);
+    fmt::format_to(it, ",{},{},{},", s.replicas, s.ready, s.queue);
+    append_decimal(line_, s.p99_ms, /*keep_point=*/false);
+  }
   line_.push_back('\n');
   out_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
 }

@@ -24,8 +24,32 @@ constexpr std::int64_t kMaxPreferenceWeight = 100;
 
 struct ContainerRequest {
   Resources requests;
-  bool sidecar = false;  // an init container with restartPolicy: Always
+  bool sidecar = false;                        // an init container with restartPolicy: Always
+  std::string image;                           // app containers only; empty when unset
+  std::optional<ProbeTiming> readiness_probe;  // app containers only
+  std::optional<ProbeTiming> startup_probe;    // app containers only
 };
+
+// A readinessProbe or startupProbe: its timing, with Kubernetes' defaults.
+ProbeTiming decode_probe(const YamlValue& value, bool startup, DecodeContext& ctx) {
+  YamlMap p(value);
+  // fleetsim models a probe as failing until the container's server is up and passing after, so
+  // neither the handler nor the timeout and failure settings change when it first passes.
+  p.ignore({"httpGet", "tcpSocket", "exec", "grpc", "timeoutSeconds", "failureThreshold",
+            "terminationGracePeriodSeconds"});
+  ProbeTiming out;
+  if (auto v = p.get("initialDelaySeconds"))
+    out.initial_delay = seconds(v->as_int(0, kMaxProbeSeconds));
+  if (auto v = p.get("periodSeconds")) out.period = seconds(v->as_int(1, kMaxProbeSeconds));
+  if (auto v = p.get("successThreshold")) {
+    out.success_threshold =
+        static_cast<std::int32_t>(v->as_int(1, std::numeric_limits<std::int32_t>::max()));
+    if (startup && out.success_threshold != 1)
+      v->fail("a startupProbe's successThreshold must be 1, as Kubernetes requires");
+  }
+  p.warn_unread(ctx.warnings, ctx.kind);
+  return out;
+}
 
 // Requests of one container. A resource with a limit but no request is requested at its limit,
 // as the API server defaults it.
@@ -65,7 +89,12 @@ ContainerRequest decode_container(const YamlValue& item, bool init, DecodeContex
   ContainerRequest out;
   if (auto resources = c.get("resources"))
     out.requests = decode_container_resources(*resources, ctx);
-  if (init) {
+  if (!init) {
+    if (auto image = c.get("image")) out.image = image->as_string();
+    if (auto probe = c.get("readinessProbe"))
+      out.readiness_probe = decode_probe(*probe, false, ctx);
+    if (auto probe = c.get("startupProbe")) out.startup_probe = decode_probe(*probe, true, ctx);
+  } else {
     if (auto policy = c.get("restartPolicy")) {
       if (policy->as_string() != "Always") {
         policy->fail("an init container's restartPolicy can only be Always (a sidecar)");
@@ -258,6 +287,11 @@ DecodedPod decode_pod(const ObjectMeta& meta, const YamlValue& spec_value, Decod
   std::vector<ContainerRequest> app, init;
   for (const YamlValue& c : containers.items()) app.push_back(decode_container(c, false, ctx));
   if (app.empty()) containers.fail("a pod needs at least one container");
+  for (ContainerRequest& c : app) {
+    if (!c.image.empty()) spec.images.push_back(std::move(c.image));
+    if (!spec.readiness_probe) spec.readiness_probe = c.readiness_probe;
+    if (!spec.startup_probe) spec.startup_probe = c.startup_probe;
+  }
   if (auto inits = s.get("initContainers")) {
     for (const YamlValue& c : inits->items()) init.push_back(decode_container(c, true, ctx));
   }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <map>
 #include <memory>
 #include <set>
 #include <system_error>
@@ -22,9 +23,15 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<std::string_view, 14> kTopLevelKeys{
-    "name",     "seed",     "duration", "region", "catalog",        "provisioner", "report_interval",
-    "warmup",   "manifests", "services", "jobs",   "events",         "node_latencies", "karpenter"};
+constexpr std::array<std::string_view, 15> kTopLevelKeys{
+    "name",    "seed",           "duration",        "region",
+    "catalog", "provisioner",    "report_interval", "scrape_interval",
+    "warmup",  "manifests",      "services",        "jobs",
+    "events",  "node_latencies", "karpenter"};
+
+// A Prometheus scrape interval beyond 10 minutes leaves autoscalers reading stale metrics for
+// longer than any lookback window fleetsim's queries use; it is a unit mistake.
+constexpr SimDuration kMaxScrapeInterval = minutes(10);
 
 constexpr std::array<std::string_view, 3> kProvisioners{"karpenter", "cluster-autoscaler",
                                                         "eks-auto-mode"};
@@ -95,6 +102,62 @@ void check_node_class_refs(const std::vector<NodePool>& pools,
   }
 }
 
+// Where a Deployment's autoscaler was found, for the "already has one" message.
+struct AutoscalerRef {
+  std::string_view kind;  // "HorizontalPodAutoscaler" or "ScaledObject"
+  std::string_view name;
+  SourceLocation where;
+};
+
+// Each HPA and ScaledObject must scale a Deployment of the scenario's manifests in its own
+// namespace, and a Deployment takes one autoscaler (two HPAs fight over its replicas; KEDA refuses
+// a ScaledObject whose target already has an HPA).
+void check_autoscaler_targets(const std::vector<HorizontalPodAutoscalerSpec>& hpas,
+                              const std::vector<ScaledObjectSpec>& scaled_objects,
+                              const std::vector<Workload>& workloads) {
+  std::map<const Workload*, AutoscalerRef> scaled;
+  auto check = [&](std::string_view kind, std::string_view name, std::string_view ns,
+                   const CrossVersionObjectReference& target, const SourceLocation& where) {
+    if (target.kind != "Deployment") {
+      throw ConfigError(where, "spec.scaleTargetRef.kind",
+                        fmt::format("{} \"{}\" scales a {}; fleetsim scales only Deployments", kind,
+                                    name, target.kind.substr(0, 60)));
+    }
+    if (!target.api_version.empty() && target.api_version != "apps/v1") {
+      throw ConfigError(
+          where, "spec.scaleTargetRef.apiVersion",
+          fmt::format("apiVersion \"{}\" is not supported for a Deployment; use apps/v1",
+                      target.api_version.substr(0, 60)));
+    }
+    const Workload* match = nullptr;
+    std::vector<std::string_view> names;
+    for (const Workload& w : workloads) {
+      if (w.kind != WorkloadKind::Deployment || w.namespace_name != ns) continue;
+      names.push_back(w.name);
+      if (w.name == target.name) match = &w;
+    }
+    if (match == nullptr) {
+      throw ConfigError(where, "spec.scaleTargetRef.name",
+                        fmt::format("no Deployment named \"{}\" in namespace {} in the "
+                                    "scenario's manifests{}",
+                                    target.name, ns, did_you_mean(target.name, names)));
+    }
+    auto [it, inserted] = scaled.emplace(match, AutoscalerRef{kind, name, where});
+    if (!inserted) {
+      throw ConfigError(
+          where, "spec.scaleTargetRef.name",
+          fmt::format("Deployment \"{}\" in namespace {} already has an autoscaler ({} \"{}\" "
+                      "at {}); a Deployment takes one",
+                      target.name, ns, it->second.kind, it->second.name,
+                      it->second.where.to_string()));
+    }
+  };
+  for (const auto& h : hpas)
+    check("HorizontalPodAutoscaler", h.name, h.namespace_name, h.scale_target, h.where);
+  for (const auto& so : scaled_objects)
+    check("ScaledObject", so.name, so.namespace_name, so.scale_target, so.where);
+}
+
 }  // namespace
 
 ScenarioConfig load_scenario(const std::filesystem::path& file,
@@ -152,6 +215,15 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
     if (cfg.report_interval <= SimDuration{0})
       interval->fail("the report interval must be positive");
   }
+  if (auto interval = top.get("scrape_interval")) {
+    cfg.scrape_interval = interval->as_duration();
+    if (cfg.scrape_interval <= SimDuration{0})
+      interval->fail("the scrape interval must be positive");
+    if (cfg.scrape_interval > kMaxScrapeInterval) {
+      interval->fail(fmt::format("the scrape interval must be at most {}",
+                                 format_duration(kMaxScrapeInterval)));
+    }
+  }
   if (auto k = top.get("karpenter")) cfg.karpenter = decode_karpenter_settings(*k);
 
   ManifestLoader manifests(cfg.resources, warnings);
@@ -190,6 +262,7 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
     cfg.workloads.push_back(std::move(d.workload));
   }
   check_service_deployments(cfg.services, cfg.workloads);
+  check_autoscaler_targets(set.hpas, set.scaled_objects, cfg.workloads);
   for (auto& d : set.daemonsets) {
     priorities.resolve(d.workload.pod.spec, d.priority);
     cfg.daemonsets.push_back(std::move(d.workload));
@@ -232,23 +305,13 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   cfg.priority_classes = std::move(set.priority_classes);
   cfg.hpas = std::move(set.hpas);
   cfg.scaled_objects = std::move(set.scaled_objects);
-  // Decoded and checked, but a run keeps Deployments at their replicas until the serving model
-  // and metrics pipeline drive the autoscalers: say so rather than ignore them silently.
-  for (const auto& hpa : cfg.hpas)
-    warnings.add(hpa.where, "HorizontalPodAutoscaler",
-                 "does not scale replicas in `fleetsim run` yet (use `fleetsim autoscale`)");
-  for (const auto& so : cfg.scaled_objects)
-    warnings.add(so.where, "ScaledObject", "does not scale replicas in `fleetsim run` yet (use `fleetsim autoscale`)");
-  // Decoded and checked; the serving model is not wired into the world yet.
-  for (std::size_t i = 0; i < cfg.services.size(); ++i)
-    warnings.add(cfg.services[i].where, fmt::format("services[{}]", i),
-                 "is not driven in `fleetsim run` yet: its Deployment keeps fixed replicas and "
-                 "serves no traffic");
   cfg.warnings = warnings.take();
   // Reported in file order, so a user reads them alongside the manifests.
-  std::stable_sort(cfg.warnings.begin(), cfg.warnings.end(), [](const Warning& a, const Warning& b) {
-    return std::tie(a.where.file, a.where.line, a.where.col) < std::tie(b.where.file, b.where.line, b.where.col);
-  });
+  std::stable_sort(cfg.warnings.begin(), cfg.warnings.end(),
+                   [](const Warning& a, const Warning& b) {
+                     return std::tie(a.where.file, a.where.line, a.where.col) <
+                            std::tie(b.where.file, b.where.line, b.where.col);
+                   });
   return cfg;
 }
 

@@ -241,7 +241,13 @@ NodeLatencies decode_node_latencies(const YamlValue& value, const Catalog& catal
       out.by_family.emplace(e.key, decode_latency(e.value, accelerated ? out.gpu : out.cpu));
     }
   }
-  m.reject_unread(std::array<std::string_view, 3>{"cpu", "gpu", "families"});
+  if (auto bandwidth = m.get("image_pull_bandwidth")) {
+    out.image_pull_bytes_per_s = bandwidth->as_quantity().value_ceil();
+    if (out.image_pull_bytes_per_s <= 0)
+      bandwidth->fail("the image pull bandwidth must be positive");
+  }
+  m.reject_unread(
+      std::array<std::string_view, 4>{"cpu", "gpu", "families", "image_pull_bandwidth"});
   return out;
 }
 

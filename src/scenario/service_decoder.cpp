@@ -22,7 +22,8 @@ namespace {
 
 constexpr std::array<std::string_view, 6> kPatterns{"constant", "poisson", "diurnal",
                                                     "surge",    "bursty",  "replay"};
-constexpr std::array<std::string_view, 4> kServiceKeys{"deployment", "traffic", "serving", "slo"};
+constexpr std::array<std::string_view, 5> kServiceKeys{"deployment", "traffic", "serving", "slo",
+                                                       "startup"};
 constexpr std::array<std::string_view, 4> kServingKeys{"concurrency", "queue_timeout", "max_queue",
                                                        "service_time"};
 constexpr std::array<std::string_view, 4> kServiceTimeModels{"llm", "fixed", "exponential",
@@ -313,6 +314,24 @@ LatencySlo decode_slo(const YamlValue& value) {
   return slo;
 }
 
+ServiceStartup decode_startup(const YamlValue& value) {
+  YamlMap m(value);
+  only_keys(m, std::array<std::string_view, 2>{"image_size", "model_load"});
+  ServiceStartup out;
+  if (auto v = m.get("image_size")) {
+    out.image_bytes = v->as_quantity().value_ceil();
+    if (out.image_bytes > kMaxImageBytes) {
+      v->fail(fmt::format("{} is larger than any container image (at most {})",
+                          format_bytes(out.image_bytes), format_bytes(kMaxImageBytes)));
+    }
+  }
+  if (auto v = m.get("model_load")) {
+    out.model_load = v->as_duration();
+    if (out.model_load < SimDuration{0}) v->fail("must not be negative");
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<ServiceConfig> decode_services(const YamlValue& list, const SectionContext& sc) {
@@ -329,6 +348,7 @@ std::vector<ServiceConfig> decode_services(const YamlValue& list, const SectionC
     s.traffic = decode_traffic(m.require("traffic"), sc, false);
     if (auto v = m.get("serving")) s.serving = decode_serving(*v, s.rates);
     if (auto v = m.get("slo")) s.slo = decode_slo(*v);
+    if (auto v = m.get("startup")) s.startup = decode_startup(*v);
     out.push_back(std::move(s));
   }
   return out;

@@ -140,6 +140,7 @@ void ServingModel::complete(std::uint32_t slot_index, std::uint32_t generation, 
           .output_tokens = slot.output_tokens,
           .replica = r.id});
   ++served_;
+  ++r.served;
   --in_flight_;
   ++slot.generation;
   slot.busy = false;
@@ -352,6 +353,11 @@ ServingCounters ServingModel::counters() const {
 std::uint32_t ServingModel::in_flight(ReplicaId id) const {
   const std::uint32_t index = find(id);
   return index == kNone ? 0 : replicas_[index].in_flight;
+}
+
+std::uint64_t ServingModel::served_by(ReplicaId id) const {
+  const std::uint32_t index = find(id);
+  return index == kNone ? 0 : replicas_[index].served;
 }
 
 SimDuration ServingModel::busy_time(ReplicaId id) const {

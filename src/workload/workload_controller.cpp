@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "fleetsim/workload/scale_down_order.hpp"
+
 namespace fleetsim {
 
 namespace {
@@ -27,7 +31,7 @@ std::string WorkloadController::random_suffix(std::size_t length) {
   return s;
 }
 
-void WorkloadController::add(const Workload& workload, SimTime at, std::string_view group) {
+WorkloadId WorkloadController::add(const Workload& workload, SimTime at, std::string_view group) {
   State s;
   s.def = workload;
   s.id = static_cast<WorkloadId>(states_.size());
@@ -35,6 +39,7 @@ void WorkloadController::add(const Workload& workload, SimTime at, std::string_v
                                                 .kind = workload.kind, .namespace_name = workload.namespace_name});
   states_.push_back(std::move(s));
   sim_.schedule_at(std::max(at, sim_.now()), Phase::Workload, *this, tag(Action::Create, states_.back().id));
+  return states_.back().id;
 }
 
 void WorkloadController::add_stream(JobStream stream) {
@@ -63,6 +68,7 @@ void WorkloadController::create(std::uint32_t index) {
   State& s = states_[index];
   bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::WorkloadCreated, .workload = s.id});
   if (s.def.kind == WorkloadKind::Deployment) s.template_hash = random_suffix(10);
+  s.created = true;
   reconcile(s);
 }
 
@@ -75,7 +81,69 @@ void WorkloadController::reconcile(State& s) {
     case WorkloadKind::Pod: want = s.succeeded == 0 ? 1 : 0; break;
     case WorkloadKind::DaemonSet: want = 0; break;  // modelled as per-node overhead
   }
-  while (s.active < want) create_pod(s);
+  while (static_cast<int>(s.pods.size()) < want) create_pod(s);
+  if (s.def.kind == WorkloadKind::Deployment && static_cast<int>(s.pods.size()) > want)
+    scale_down(s, s.pods.size() - static_cast<std::size_t>(want));
+}
+
+void WorkloadController::scale(WorkloadId deployment, std::int32_t replicas, std::string_view source) {
+  State& s = states_[deployment];
+  FLEETSIM_ASSERT(s.def.kind == WorkloadKind::Deployment && replicas >= 0);
+  if (s.def.replicas == replicas) return;
+  bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::ReplicasChanged, .workload = s.id,
+                     .reason = source, .from = s.def.replicas, .to = replicas});
+  s.def.replicas = replicas;
+  if (s.created) reconcile(s);
+}
+
+void WorkloadController::scale_down(State& s, std::size_t count) {
+  std::vector<ScaleDownCandidate> candidates;
+  candidates.reserve(s.pods.size());
+  for (PodId id : s.pods) {
+    const Pod& p = cluster_.pod(id);
+    std::int32_t colocated = 0;
+    if (p.node != kNoNode) {
+      for (PodId other : s.pods) colocated += cluster_.pod(other).node == p.node ? 1 : 0;
+    }
+    candidates.push_back({.id = id, .assigned = p.node != kNoNode, .running = p.started,
+                          .ready = p.ready, .ready_since = p.ready_at, .created = p.created,
+                          .colocated = colocated, .uid = p.uid});
+  }
+  sort_for_scale_down(candidates, sim_.now());
+  for (std::size_t i = 0; i < count; ++i) {
+    const PodId id = candidates[i].id;
+    Pod& p = cluster_.pod(id);
+    forget(s, id);
+    if (p.node == kNoNode) {
+      cluster_.remove_pending(id);
+      p.phase = PodPhase::Deleted;
+      bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::PodDeleted, .pod = id, .workload = s.id, .reason = "scale_down"});
+    } else {
+      p.terminating = true;
+      bus_.pod_terminating(id);
+    }
+  }
+}
+
+void WorkloadController::finish_termination(PodId id) {
+  Pod& p = cluster_.pod(id);
+  if (p.phase != PodPhase::Running) return;  // its node went first
+  const NodeId node = p.node;
+  cluster_.unbind(id, sim_.now());
+  p.phase = PodPhase::Deleted;
+  bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::PodDeleted, .node = node, .pod = id, .workload = p.workload, .reason = "scale_down"});
+  bus_.capacity_changed();
+}
+
+void WorkloadController::forget(State& s, PodId pod) {
+  auto it = std::find(s.pods.begin(), s.pods.end(), pod);
+  if (it != s.pods.end()) s.pods.erase(it);
+}
+
+std::optional<WorkloadId> WorkloadController::find_deployment(std::string_view namespace_name, std::string_view name) const {
+  for (const State& s : states_)
+    if (s.def.kind == WorkloadKind::Deployment && s.def.name == name && s.def.namespace_name == namespace_name) return s.id;
+  return std::nullopt;
 }
 
 void WorkloadController::create_pod(State& s) {
@@ -93,13 +161,18 @@ void WorkloadController::create_pod(State& s) {
   p.created = sim_.now();
   p.run_time = s.def.run_time;
   PodId id = cluster_.add_pod(std::move(p));
-  ++s.active;
+  s.pods.push_back(id);
   bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::PodCreated, .pod = id, .workload = s.id});
   bus_.pod_pending(id);
 }
 
 void WorkloadController::on_bound(PodId pod) {
-  const Pod& p = cluster_.pod(pod);
+  Pod& p = cluster_.pod(pod);
+  if (!states_[p.workload].startup_elsewhere) {
+    p.started = true;
+    p.ready = true;
+    p.ready_at = sim_.now();
+  }
   if (p.run_time) sim_.schedule_after(*p.run_time, Phase::PodLifecycle, *this, tag(Action::Complete, pod));
 }
 
@@ -110,7 +183,7 @@ void WorkloadController::complete(PodId id) {
   cluster_.unbind(id, sim_.now());
   p.phase = PodPhase::Succeeded;
   State& s = states_[p.workload];
-  --s.active;
+  forget(s, id);
   ++s.succeeded;
   bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::PodCompleted, .node = node, .pod = id, .workload = p.workload});
   reconcile(s);
@@ -118,8 +191,10 @@ void WorkloadController::complete(PodId id) {
 }
 
 void WorkloadController::on_evicted(PodId id) {
-  State& s = states_[cluster_.pod(id).workload];
-  --s.active;
+  const Pod& p = cluster_.pod(id);
+  State& s = states_[p.workload];
+  if (p.terminating) return;  // already gone from its controller's count
+  forget(s, id);
   // A bare Pod is gone for good; Deployments and Jobs replace theirs (a Job restarts from the
   // beginning: no checkpoints are modelled).
   if (s.def.kind == WorkloadKind::Pod) {

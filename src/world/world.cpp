@@ -8,12 +8,21 @@ namespace fleetsim {
 
 namespace {
 
-// World timer tags: scripted event i is tag i; the report interval has its own.
+// World timer tags: scripted event i is tag i; the report interval and the scrape have their own.
 constexpr std::uint64_t kReportTick = UINT64_MAX;
+constexpr std::uint64_t kScrapeTick = UINT64_MAX - 1;
+
+// A service's or autoscaler's Deployment reference: "name" or "namespace/name".
+std::pair<std::string_view, std::string_view> split_reference(std::string_view ref, std::string_view default_namespace) {
+  const std::size_t slash = ref.find('/');
+  if (slash == std::string_view::npos) return {default_namespace, ref};
+  return {ref.substr(0, slash), ref.substr(slash + 1)};
+}
 
 }  // namespace
 
-World::World(const ScenarioConfig& config) : config_(config), sim_(config.seed) {
+World::World(const ScenarioConfig& config)
+    : config_(config), sim_(config.seed), images_(config.node_latencies.image_pull_bytes_per_s) {
   pools_.assign(config.nodepools.begin(), config.nodepools.end());
   daemonsets_ = config.daemonsets;
   for (const InstanceType& t : config.catalog->types()) {
@@ -70,8 +79,50 @@ void World::set_progress(std::function<void(SimTime)> callback, SimDuration ever
   sim_.set_progress(std::move(callback), every);
 }
 
+// Services and autoscalers bind to the manifest Deployments by name; the scenario loader checked
+// that each names exactly one.
+void World::build_services_and_autoscalers() {
+  const SimTime warmup_end = at(config_.warmup);
+  for (const ServiceConfig& sc : config_.services) {
+    const auto [ns, name] = split_reference(sc.deployment, "default");
+    const std::optional<WorkloadId> target = workloads_->find_deployment(ns, name);
+    FLEETSIM_ASSERT(target.has_value());
+    workloads_->manage_startup_elsewhere(*target);
+    if (service_by_workload_.size() <= *target) service_by_workload_.resize(*target + 1, -1);
+    service_by_workload_[*target] = static_cast<std::int32_t>(services_.size());
+    services_.push_back(std::make_unique<ServiceRuntime>(ServiceRuntime::Inputs{
+        .sim = sim_, .cluster = cluster_, .bus = bus(), .workloads = *workloads_, .catalog = *config_.catalog,
+        .images = images_, .config = sc, .deployment = *target, .warmup_end = warmup_end}));
+  }
+  service_rows_.resize(services_.size());
+  autoscaler_view_ = std::make_unique<AutoscalerView>(cluster_, *workloads_, metrics_, services_, config_.scrape_interval);
+  for (const HorizontalPodAutoscalerSpec& spec : config_.hpas) {
+    const std::optional<WorkloadId> target = workloads_->find_deployment(spec.namespace_name, spec.scale_target.name);
+    FLEETSIM_ASSERT(target.has_value());
+    hpas_.push_back(std::make_unique<HpaRunner>(sim_, *workloads_, *autoscaler_view_, spec, *target));
+  }
+  for (const ScaledObjectSpec& spec : config_.scaled_objects) {
+    const std::optional<WorkloadId> target = workloads_->find_deployment(spec.namespace_name, spec.scale_target.name);
+    FLEETSIM_ASSERT(target.has_value());
+    scaled_objects_.push_back(std::make_unique<KedaRunner>(sim_, *workloads_, *autoscaler_view_, metrics_, spec, *target));
+    metrics_.require_range(scaled_objects_.back()->longest_range());
+  }
+}
+
+ServiceRuntime* World::service_of(PodId pod) const {
+  const WorkloadId w = cluster_.pod(pod).workload;
+  if (w >= service_by_workload_.size() || service_by_workload_[w] < 0) return nullptr;
+  return services_[static_cast<std::size_t>(service_by_workload_[w])].get();
+}
+
 RunStats World::run() {
   for (const Workload& w : config_.workloads) workloads_->add(w, w.created_at);
+  build_services_and_autoscalers();
+  for (auto& service : services_) service->start();
+  for (auto& hpa : hpas_) hpa->start();
+  for (auto& so : scaled_objects_) so->start();
+  if (!services_.empty() || !scaled_objects_.empty() || !hpas_.empty())
+    sim_.every(config_.scrape_interval, sim_.now(), Phase::MetricsScrape, *this, kScrapeTick);
   for (const JobSource& source : config_.job_sources)
     workloads_->add_stream(JobStream{.trace = source.trace, .template_workload = source.template_workload});
   for (std::size_t i = 0; i < config_.events.size(); ++i)
@@ -81,13 +132,20 @@ RunStats World::run() {
 
   const SimTime end = at(config_.duration);
   sim_.run_until(end);
+  for (auto& service : services_) service->finish(end);
   for (EventSink* sink : sinks_) sink->on_end(end, cluster_);
   return RunStats{.engine_events = sim_.events_processed()};
 }
 
 void World::on_event(SimTime now, std::uint64_t tag) {
   if (tag == kReportTick) {
+    for (std::size_t i = 0; i < services_.size(); ++i) service_rows_[i] = services_[i]->close_interval(now);
     for (EventSink* sink : sinks_) sink->on_interval(now, cluster_);
+    return;
+  }
+  if (tag == kScrapeTick) {
+    metrics_.scrape(now);
+    for (auto& service : services_) service->scrape(now, metrics_);
     return;
   }
   run_scripted(config_.events[tag]);
@@ -131,8 +189,23 @@ void World::emit(const SimEvent& e) {
 }
 
 void World::pod_pending(PodId) { kube_scheduler_->request_pass(); }
-void World::pod_bound(PodId pod) { workloads_->on_bound(pod); }
-void World::pod_evicted(PodId pod) { workloads_->on_evicted(pod); }
+void World::pod_bound(PodId pod) {
+  workloads_->on_bound(pod);
+  if (ServiceRuntime* service = service_of(pod)) service->on_pod_bound(pod);
+}
+
+void World::pod_evicted(PodId pod, NodeId node) {
+  workloads_->on_evicted(pod);
+  if (ServiceRuntime* service = service_of(pod)) service->on_pod_evicted(pod, node);
+}
+
+void World::pod_terminating(PodId pod) {
+  if (ServiceRuntime* service = service_of(pod)) {
+    service->on_pod_terminating(pod);
+  } else {
+    workloads_->finish_termination(pod);  // nothing to drain: it exits at once
+  }
+}
 void World::capacity_changed() { kube_scheduler_->request_pass(); }
 
 }  // namespace fleetsim

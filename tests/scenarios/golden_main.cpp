@@ -20,7 +20,7 @@ using namespace fleetsim;
 namespace {
 
 // Example scenarios under scenarios/, each with its golden outputs in tests/scenarios/<name>/.
-const std::vector<std::string> kScenarios = {"gpu-training", "tiered-spot"};
+const std::vector<std::string> kScenarios = {"gpu-training", "tiered-spot", "llm-inference"};
 
 struct Outputs {
   std::string report, events;

@@ -47,6 +47,7 @@ struct Node {
   SimTime billed_from{};   // the instance started running
   SimTime initialized_at{};
   SimTime deleting_at{};
+  SimTime terminates_at{};  // once deleting: when the instance goes (the end of the drain)
   SimTime terminated_at{};
   SimTime last_pod_event{};     // last bind or pod termination (Karpenter's consolidateAfter clock)
   SimTime nominated_until{};    // Karpenter planned pods onto it: not a disruption candidate
@@ -84,6 +85,12 @@ struct Pod {
   NodeId node = kNoNode;       // bound node
   NodeId nominated = kNoNode;  // the node Karpenter planned it for
   SimTime bound_at{};
+  // Containers started (the image was pulled): Kubernetes' phase Running. Pods without a
+  // modelled start-up start and turn Ready when bound.
+  bool started = false;
+  bool ready = false;
+  SimTime ready_at{};         // the Ready condition's last transition to True
+  bool terminating = false;   // deleted by its controller, finishing its grace period
   std::optional<SimDuration> run_time;  // nullopt: runs until deleted
   std::string pending_reason;           // from the last solve that could not place it
 };
@@ -122,6 +129,8 @@ class Cluster {
   void bind(PodId pod, NodeId node, SimTime now);
   // Removes a pod from its node (completion, eviction, deletion).
   void unbind(PodId pod, SimTime now);
+  // Takes a pending pod out of the queue (its controller deleted it).
+  void remove_pending(PodId pod);
 
  private:
   std::vector<PodId> pending_;

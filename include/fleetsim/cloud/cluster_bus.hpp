@@ -14,8 +14,12 @@ class ClusterBus {
   virtual void pod_pending(PodId pod) = 0;
   // A pod was bound to an initialized node: its workload starts its run timer.
   virtual void pod_bound(PodId pod) = 0;
-  // A bound pod was evicted (spot interruption, disruption): its controller replaces it.
-  virtual void pod_evicted(PodId pod) = 0;
+  // A bound pod was evicted from `node` (spot interruption, disruption): its controller
+  // replaces it.
+  virtual void pod_evicted(PodId pod, NodeId node) = 0;
+  // Its controller deleted a bound pod: it stops taking work and, once it has exited (at once,
+  // or when a serving replica has drained or its grace period ends), leaves its node.
+  virtual void pod_terminating(PodId pod) = 0;
   // Capacity appeared or was freed (a node initialized, a pod left): pending pods may bind.
   virtual void capacity_changed() = 0;
 };

@@ -20,11 +20,14 @@ enum class EventKind : std::uint8_t {
   PodCreated,
   PodNominated,            // Karpenter planned the pod onto a node or a new NodeClaim
   PodScheduled,            // bound to a node
+  PodReady,                // a serving pod's readiness probe passed
   PodCompleted,
   PodEvicted,              // reason
+  PodDeleted,              // its controller removed it (reason: scale_down), after any grace
   PodUnschedulable,        // a solve found no place (reason), emitted when the reason changes
   SpotInterruptionNotice,  // two minutes before termination
   WorkloadCreated,         // a Deployment, Job or Pod manifest, or a job from a trace
+  ReplicasChanged,         // an autoscaler set a Deployment's replicas (reason: hpa | keda)
 };
 
 std::string_view to_string(EventKind k);
@@ -38,6 +41,8 @@ struct SimEvent {
   PodId pod = UINT32_MAX;
   WorkloadId workload = UINT32_MAX;
   std::string_view reason{};  // valid during the callback only
+  std::int32_t from = 0;      // ReplicasChanged: the replicas before and after
+  std::int32_t to = 0;
 };
 
 // Receives every event as it happens, in time order. Observers must not change the cluster.

@@ -21,6 +21,9 @@ enum class Phase : std::uint8_t {
   Workload,
   // A scrape samples the state the workload left, as Prometheus would at that instant.
   MetricsScrape,
+  // KEDA's scale loop polls its scalers; at an instant where an HPA also syncs, KEDA goes first
+  // (activation 0↔1 before the HPA's 1↔N, as `fleetsim autoscale` orders them).
+  ScalerPolls,
   // HPA and KEDA act on the scraped samples (never on unscraped truth).
   Autoscalers,
   // Karpenter / Cluster Autoscaler see the pods the autoscalers have just created.

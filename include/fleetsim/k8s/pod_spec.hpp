@@ -25,6 +25,15 @@ struct TopologySpread {
   friend bool operator==(const TopologySpread&, const TopologySpread&) = default;
 };
 
+// A container probe's timing (readinessProbe, startupProbe). fleetsim models the probe's handler
+// as failing until the container's server is up (image pulled, model loaded) and passing after.
+struct ProbeTiming {
+  SimDuration initial_delay{0};      // initialDelaySeconds
+  SimDuration period = seconds(10);  // periodSeconds (Kubernetes default 10)
+  std::int32_t success_threshold = 1;
+  friend bool operator==(const ProbeTiming&, const ProbeTiming&) = default;
+};
+
 struct PodSpec {
   // Effective requests (max of init containers, sum of app containers and sidecars), pods = 1.
   Resources requests;
@@ -40,6 +49,10 @@ struct PodSpec {
   std::string priority_class_name;
   SimDuration termination_grace = seconds(30);  // Kubernetes default
   bool do_not_disrupt = false;                  // karpenter.sh/do-not-disrupt: "true"
+  std::vector<std::string> images;              // app containers' images, in order
+  // Of the first app container that has one; nullopt: Ready once the server is up.
+  std::optional<ProbeTiming> readiness_probe;
+  std::optional<ProbeTiming> startup_probe;
   friend bool operator==(const PodSpec&, const PodSpec&) = default;
 };
 

@@ -22,7 +22,7 @@ inline constexpr std::string_view kUnallocatedKey = "(unallocated)";
 
 // Whether a pod's GPUs count as busy for as long as it is bound. A Job or bare Pod is batch
 // work that keeps its GPUs busy; a Deployment's GPUs are busy only while serving requests, which
-// the serving model measures (RunRecorder::add_busy_gpu_seconds).
+// the serving model measures (summed by RunRecorder from the world's services).
 bool busy_while_bound(WorkloadKind kind);
 
 // Accounting rules (DESIGN.md §4.6). A node's cost rate (instance price + EBS) and the shares of

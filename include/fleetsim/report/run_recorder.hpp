@@ -12,10 +12,12 @@
 
 #include "fleetsim/cloud/cluster.hpp"
 #include "fleetsim/cloud/sim_event.hpp"
+#include "fleetsim/core/latency_sketch.hpp"
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/report/cost_ledger.hpp"
 #include "fleetsim/report/event_writer.hpp"
 #include "fleetsim/report/timeseries_writer.hpp"
+#include "fleetsim/world/world.hpp"
 
 namespace fleetsim {
 
@@ -28,6 +30,8 @@ struct RunInfo {
   // Every NodePool of the run (scripted ones included), in the order of timeseries.csv's
   // nodes_pool_<name> columns.
   std::vector<std::string> nodepools;
+  // The scenario's services, in order (their timeseries.csv columns and sla.by_service keys).
+  std::vector<std::string> services;
 };
 
 // report.json lists at most this many unschedulable pods (the total is given beside): enough to
@@ -45,9 +49,10 @@ class RunRecorder final : public EventSink {
   void on_interval(SimTime now, const Cluster& cluster) override;
   void on_end(SimTime end, const Cluster& cluster) override;
 
-  // Hook for the serving model: GPU-seconds in which a Deployment's GPUs had work (DCGM's
-  // GPU_UTIL sense). Jobs' and bare Pods' GPUs are counted busy while bound without it.
-  void add_busy_gpu_seconds(double gpu_seconds) { ledger_.add_busy_gpu_seconds(gpu_seconds); }
+  // Reads the world's services: their interval rows, and at the end their SLO statistics and
+  // GPU busy time (DCGM's GPU_UTIL sense; Jobs' and bare Pods' GPUs count busy while bound).
+  // The world must outlive the recorder's callbacks.
+  void watch(const World& world) { world_ = &world; }
 
   bool ended() const { return ended_; }
 
@@ -68,7 +73,20 @@ class RunRecorder final : public EventSink {
     std::string reason;
   };
 
+  struct ServiceSummary {
+    std::string name;
+    std::uint64_t requests = 0;  // arrived after warmup
+    std::uint64_t served = 0;
+    std::uint64_t dropped = 0;
+    std::uint64_t misses = 0;
+    LatencySketch e2e_s;
+    LatencySketch ttft_s;
+    std::int64_t peak_replicas = 0;
+    double busy_gpu_seconds = 0;
+  };
+
   void on_node_event(const SimEvent& e, const Cluster& cluster);
+  nlohmann::ordered_json sla_report() const;
   void on_pod_event(const SimEvent& e, const Cluster& cluster);
   PodTrack& track(PodId id);
   void sync_state(const Pod& pod);
@@ -76,6 +94,8 @@ class RunRecorder final : public EventSink {
   const WorkloadRecord& workload_of(const Pod& pod, const Cluster& cluster) const;
 
   RunInfo info_;
+  const World* world_ = nullptr;
+  std::vector<ServiceSummary> services_;  // filled by on_end
   std::optional<EventWriter> events_;
   std::optional<TimeseriesWriter> timeseries_;
   std::vector<std::int64_t> pool_counts_;  // reused per interval, RunInfo order

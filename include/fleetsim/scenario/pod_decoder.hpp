@@ -1,5 +1,6 @@
 // Decoding of pod templates and pod specs: effective requests, node affinity, tolerations,
-// topology spread, priority and the annotations fleetsim acts on.
+// topology spread, priority, app containers' images, readiness and startup probe timing, and the
+// annotations fleetsim acts on.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +18,8 @@ namespace fleetsim {
 // Kubernetes' default when terminationGracePeriodSeconds is unset, and a bound that catches
 // typos (a grace period longer than the 400-day scenario limit never ends).
 inline constexpr std::int64_t kMaxTerminationGraceSeconds = 400LL * 24 * 3600;
+// A probe's initialDelaySeconds or periodSeconds beyond the 400-day scenario limit is a typo.
+inline constexpr std::int64_t kMaxProbeSeconds = 400LL * 24 * 3600;
 
 // What a pod spec said about its priority. PriorityClass manifests may come later in the
 // scenario, so the class is resolved after every manifest has loaded (priority_resolver.hpp).

@@ -12,6 +12,7 @@
 
 #include "fleetsim/autoscaling/hpa_spec.hpp"
 #include "fleetsim/autoscaling/keda_spec.hpp"
+#include "fleetsim/autoscaling/metrics_store.hpp"
 #include "fleetsim/catalog/catalog.hpp"
 #include "fleetsim/cloud/sim_cloud.hpp"
 #include "fleetsim/core/error.hpp"
@@ -45,10 +46,16 @@ inline constexpr NodeLatency kDefaultCpuNodeLatency{
 inline constexpr NodeLatency kDefaultGpuNodeLatency{
     .launch = seconds(5), .registration = seconds(40), .initialization = seconds(25)};
 
+// How fast a node pulls and unpacks a container image: a 15–20 GB deep-learning image takes
+// 4–6 minutes (AWS ML blog on SOCI for DLAMI/DLC, 2026), about 60 MB/s. The kubelet pulls one
+// image at a time (serializeImagePulls defaults to true).
+inline constexpr std::int64_t kDefaultImagePullBytesPerSecond = 60'000'000;
+
 struct NodeLatencies {
   NodeLatency cpu = kDefaultCpuNodeLatency;  // default for types without accelerators
   NodeLatency gpu = kDefaultGpuNodeLatency;  // default for GPU and accelerator types
   std::map<std::string, NodeLatency, std::less<>> by_family;  // scenario overrides, e.g. "p5"
+  std::int64_t image_pull_bytes_per_s = kDefaultImagePullBytesPerSecond;
 };
 
 // Karpenter controller settings a scenario may override (defaults are Karpenter's flags).
@@ -87,6 +94,13 @@ struct LatencySlo {
   std::optional<SimDuration> e2e;   // arrival to completion
 };
 
+// How a service's pods start once bound (DESIGN.md §4.4): the image is pulled (its size ÷ the
+// node's pull bandwidth, once per node), then the server loads the model.
+struct ServiceStartup {
+  std::int64_t image_bytes = 0;  // 0: the image is small or pre-cached (no pull time)
+  SimDuration model_load{0};
+};
+
 // `services:` entry: traffic bound to a Deployment of the scenario's manifests.
 struct ServiceConfig {
   std::string deployment;  // as written: "name" or "namespace/name"
@@ -94,6 +108,7 @@ struct ServiceConfig {
   ServingConfig serving;
   std::optional<LlmRates> rates;  // nullopt: the default table for each replica's GPU
   std::optional<LatencySlo> slo;
+  ServiceStartup startup;
   SourceLocation where;             // the list entry
   SourceLocation deployment_where;  // its `deployment` field
 };
@@ -115,12 +130,13 @@ struct ScenarioConfig {
   std::vector<Workload> workloads;   // Pods, Deployments and Jobs from manifests
   std::vector<Workload> daemonsets;  // per-node overhead
   std::vector<PriorityClass> priority_classes;
-  std::vector<HorizontalPodAutoscalerSpec> hpas;  // not wired into the world yet
-  std::vector<ScaledObjectSpec> scaled_objects;   // not wired into the world yet
+  std::vector<HorizontalPodAutoscalerSpec> hpas;  // each scales one Deployment of workloads
+  std::vector<ScaledObjectSpec> scaled_objects;   // each scales one Deployment of workloads
   std::vector<JobSource> job_sources;
   std::vector<ScriptedEvent> events;  // sorted by time
-  std::vector<ServiceConfig> services;  // not driven by `fleetsim run` yet
+  std::vector<ServiceConfig> services;  // traffic and serving, each bound to a Deployment
   SimDuration warmup{0};                // excluded from SLO statistics
+  SimDuration scrape_interval = kDefaultScrapeInterval;  // Prometheus scrapes of pod metrics
 
   NodeLatencies node_latencies;
   KarpenterSettings karpenter;

@@ -1,6 +1,7 @@
 // Decoder for the scenario's `services:` section: traffic, serving and SLO of each service.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "fleetsim/scenario/scenario_config.hpp"
@@ -17,6 +18,8 @@ inline constexpr std::int64_t kMaxServiceQueue = 10'000'000;
 // A decode slowdown alpha beyond 100 (a full batch a hundred times slower than a lone request)
 // is a unit mistake.
 inline constexpr double kMaxSlowdownAlpha = 100;
+// An image above 1 TiB is a unit mistake: deep-learning images run to tens of gigabytes.
+inline constexpr std::int64_t kMaxImageBytes = 1LL << 40;
 
 // `services:` — a list of
 //   deployment: NAME or NAMESPACE/NAME        (required)
@@ -37,6 +40,9 @@ inline constexpr double kMaxSlowdownAlpha = 100;
 //                         | {model: fixed, duration} | {model: exponential, mean}
 //                         | {model: lognormal, median, sigma}}
 //   slo: {ttft, e2e}                          (at least one when given)
+//   startup: {image_size: QUANTITY (bytes, e.g. 15Gi; 0), model_load: DURATION (0s)}
+//                                             pulled once per node at node_latencies'
+//                                             image_pull_bandwidth, then the model loads
 // Every config is validated here; errors carry the offending field's file:line:col. Trace files
 // must exist but are read only when the service runs.
 std::vector<ServiceConfig> decode_services(const YamlValue& list, const SectionContext& sc);

@@ -138,6 +138,12 @@ class ServingModel final : public EventHandler {
   std::size_t ready_replica_count() const { return heap_.size(); }
   bool has_replica(ReplicaId id) const { return find(id) != kNone; }
   std::uint32_t in_flight(ReplicaId id) const;
+  // Requests the replica has completed (vLLM's request_success_total).
+  std::uint64_t served_by(ReplicaId id) const;
+  // Calls f(arrival, first_token) for each request queued (first_token nullopt) or in flight
+  // (first_token nullopt until it is produced), as of now.
+  template <typename F>
+  void visit_unfinished(F&& f) const;
   // Time with at least one request in flight (DCGM_FI_DEV_GPU_UTIL's sense of busy), up to now.
   SimDuration busy_time(ReplicaId id) const;
   // Summed over every replica the service ever had, up to now.
@@ -158,6 +164,7 @@ class ServingModel final : public EventHandler {
     LlmRates rates;
     ReplicaState state = ReplicaState::Gone;
     std::uint32_t in_flight = 0;
+    std::uint64_t served = 0;
     std::uint32_t free_slot = kNone;  // head of this replica's free-slot list
     std::uint32_t heap_pos = kNone;   // position in heap_ while Ready
     std::uint32_t generation = 0;     // bumped when the entry is reused; stale Ready events
@@ -238,5 +245,17 @@ class ServingModel final : public EventHandler {
   double queue_area_ = 0;  // request-µs up to queue_area_at_
   SimTime queue_area_at_{};
 };
+
+template <typename F>
+void ServingModel::visit_unfinished(F&& f) const {
+  for (std::size_t i = 0; i < queue_count_; ++i) {
+    f(queue_[(queue_head_ + i) & (queue_.size() - 1)].arrival, std::optional<SimTime>{});
+  }
+  const SimTime now = sim_.now();
+  for (const Slot& slot : slots_) {
+    if (!slot.busy) continue;
+    f(slot.arrival, slot.first_token <= now ? std::optional<SimTime>(slot.first_token) : std::nullopt);
+  }
+}
 
 }  // namespace fleetsim

@@ -26,19 +26,39 @@ class WorkloadController : private EventHandler {
 
   // Creates the workload at `at` (now or later). Costs and events group it under `group`
   // (default: its own name); trace jobs are grouped under their template's name.
-  void add(const Workload& workload, SimTime at, std::string_view group = {});
+  WorkloadId add(const Workload& workload, SimTime at, std::string_view group = {});
   // Streams the trace: each row becomes a Job at its submit time.
   void add_stream(JobStream stream);
 
+  // The workload's pods start and turn Ready under someone else's control (a serving runtime);
+  // otherwise a pod is started and Ready as soon as it is bound.
+  void manage_startup_elsewhere(WorkloadId workload) { states_[workload].startup_elsewhere = true; }
+
   void on_bound(PodId pod);
   void on_evicted(PodId pod);
+
+  // An autoscaler writes a Deployment's spec.replicas (the scale subresource). Scale-down deletes
+  // pods in Kubernetes' order (scale_down_order.hpp); a bound pod goes through its grace period
+  // (ClusterBus::pod_terminating) and counts as gone at once, as a ReplicaSet counts it.
+  void scale(WorkloadId deployment, std::int32_t replicas, std::string_view source);
+  // A terminating pod has exited: it leaves its node.
+  void finish_termination(PodId pod);
+
+  // The Deployment `name` in `namespace_name` (manifest Deployments only).
+  std::optional<WorkloadId> find_deployment(std::string_view namespace_name, std::string_view name) const;
+  std::int32_t replicas(WorkloadId deployment) const { return states_[deployment].def.replicas; }
+  // Pods the workload's controller counts: created, not terminating, not finished; by creation.
+  const std::vector<PodId>& active_pods(WorkloadId workload) const { return states_[workload].pods; }
+  const Workload& definition(WorkloadId workload) const { return states_[workload].def; }
 
  private:
   struct State {
     Workload def;  // owns the PodSpec its pods point to
     WorkloadId id = 0;
-    int active = 0;
+    std::vector<PodId> pods;  // active, by creation
     int succeeded = 0;
+    bool startup_elsewhere = false;
+    bool created = false;  // its creation time has come
     std::string template_hash;  // Deployment pods: the ReplicaSet's pod-template-hash
   };
   struct Stream {
@@ -54,6 +74,8 @@ class WorkloadController : private EventHandler {
   void create(std::uint32_t state);
   void create_pod(State& s);
   void reconcile(State& s);
+  void scale_down(State& s, std::size_t count);
+  void forget(State& s, PodId pod);
   void complete(PodId pod);
   void arrive(std::uint32_t stream);
   std::string random_suffix(std::size_t length);

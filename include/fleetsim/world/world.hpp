@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "fleetsim/cloud/cluster.hpp"
@@ -14,6 +15,8 @@
 #include "fleetsim/scenario/scenario_config.hpp"
 #include "fleetsim/workload/kube_scheduler.hpp"
 #include "fleetsim/workload/workload_controller.hpp"
+#include "fleetsim/world/autoscaler_runner.hpp"
+#include "fleetsim/world/service_runtime.hpp"
 
 namespace fleetsim {
 
@@ -33,6 +36,10 @@ class World : private ClusterBus, private EventHandler {
 
   RunStats run();
   const Cluster& cluster() const { return cluster_; }
+  // The scenario's services, in scenario order, and their rows of the report interval that has
+  // just closed (valid during EventSink::on_interval).
+  std::span<const std::unique_ptr<ServiceRuntime>> services() const { return services_; }
+  std::span<const ServiceIntervalRow> service_rows() const { return service_rows_; }
 
  private:
   ClusterBus& bus() { return *this; }
@@ -40,13 +47,16 @@ class World : private ClusterBus, private EventHandler {
   void emit(const SimEvent& e) override;
   void pod_pending(PodId pod) override;
   void pod_bound(PodId pod) override;
-  void pod_evicted(PodId pod) override;
+  void pod_evicted(PodId pod, NodeId node) override;
+  void pod_terminating(PodId pod) override;
   void capacity_changed() override;
   // Scripted events and the report interval.
   void on_event(SimTime now, std::uint64_t tag) override;
   void run_scripted(const ScriptedEvent& e);
   void apply(const ApplyManifestsEvent& e);
   void build_provisioner();
+  void build_services_and_autoscalers();
+  ServiceRuntime* service_of(PodId pod) const;
 
   const ScenarioConfig& config_;
   Simulation sim_;
@@ -61,6 +71,15 @@ class World : private ClusterBus, private EventHandler {
   std::unique_ptr<WorkloadController> workloads_;
   std::vector<EventSink*> sinks_;
   std::vector<NodeLatency> latency_by_type_;
+
+  NodeImages images_;
+  MetricsStore metrics_;
+  std::vector<std::unique_ptr<ServiceRuntime>> services_;
+  std::vector<std::int32_t> service_by_workload_;           // by WorkloadId: index or -1
+  std::vector<ServiceIntervalRow> service_rows_;
+  std::unique_ptr<AutoscalerView> autoscaler_view_;
+  std::vector<std::unique_ptr<HpaRunner>> hpas_;
+  std::vector<std::unique_ptr<KedaRunner>> scaled_objects_;
 };
 
 }  // namespace fleetsim

@@ -197,7 +197,7 @@ TEST_CASE("autoscale: a bad manifest exits 2 naming file, line and column", "[cl
   }
 }
 
-TEST_CASE("a scenario's HPA and ScaledObject are decoded, with one warning that run does not use them yet", "[cli]") {
+TEST_CASE("a scenario takes one autoscaler per Deployment", "[cli]") {
   Scratch s;
   s.write("pools.yaml", R"(apiVersion: karpenter.sh/v1
 kind: NodePool
@@ -216,10 +216,12 @@ spec:
   fs::path f = s.write("scenario.yaml",
                        "name: hpa\nduration: 1h\nmanifests: [pools.yaml, autoscalers.yaml]\n");
   Run r = s.fleetsim("validate " + f.string());
-  CHECK(r.exit_code == 0);
-  CHECK_THAT(r.err, Catch::Contains("HorizontalPodAutoscaler: does not scale replicas in `fleetsim run` yet"));
-  CHECK_THAT(r.err, Catch::Contains("ScaledObject: does not scale replicas in `fleetsim run` yet"));
-  CHECK_THAT(r.err, !Catch::Contains("not modelled"));
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("already has an autoscaler (HorizontalPodAutoscaler"));
+  s.write("autoscalers.yaml", kHpa);
+  Run one = s.fleetsim("validate " + f.string());
+  CHECK(one.exit_code == 0);
+  CHECK_THAT(one.err, !Catch::Contains("not modelled"));
 }
 
 TEST_CASE("autoscale: manifests are validated as the API server and KEDA would", "[cli]") {

@@ -26,6 +26,8 @@ struct RecordedEvent {
   PodId pod = UINT32_MAX;
   WorkloadId workload = UINT32_MAX;
   std::string reason;
+  std::int32_t from = 0;
+  std::int32_t to = 0;
 };
 
 // Records every emit and bus call; the `forward_*` hooks wire it to the components under test.
@@ -33,7 +35,8 @@ class RecordingBus : public ClusterBus {
  public:
   void emit(const SimEvent& e) override {
     events.push_back(RecordedEvent{.time = e.time, .kind = e.kind, .node = e.node, .pod = e.pod,
-                                   .workload = e.workload, .reason = std::string(e.reason)});
+                                   .workload = e.workload, .reason = std::string(e.reason),
+                                   .from = e.from, .to = e.to});
   }
   void pod_pending(PodId pod) override {
     pending.push_back(pod);
@@ -43,9 +46,13 @@ class RecordingBus : public ClusterBus {
     bound.push_back(pod);
     if (forward_bound) forward_bound(pod);
   }
-  void pod_evicted(PodId pod) override {
+  void pod_evicted(PodId pod, NodeId) override {
     evicted.push_back(pod);
     if (forward_evicted) forward_evicted(pod);
+  }
+  void pod_terminating(PodId pod) override {
+    terminating.push_back(pod);
+    if (forward_terminating) forward_terminating(pod);
   }
   void capacity_changed() override {
     ++capacity_changes;
@@ -76,11 +83,13 @@ class RecordingBus : public ClusterBus {
   std::vector<PodId> pending;
   std::vector<PodId> bound;
   std::vector<PodId> evicted;
+  std::vector<PodId> terminating;
   int capacity_changes = 0;
 
   std::function<void(PodId)> forward_pending;
   std::function<void(PodId)> forward_bound;
   std::function<void(PodId)> forward_evicted;
+  std::function<void(PodId)> forward_terminating;
   std::function<void()> forward_capacity_changed;
 };
 
@@ -184,9 +193,10 @@ inline PodId add_pending_pod(Cluster& cluster, const PodSpec* spec, SimTime crea
 
 // Evicts a bound pod the way SimCloud::delete_node does: unbind, mark deleted, tell the bus.
 inline void evict(Cluster& cluster, ClusterBus& bus, PodId pod, SimTime now) {
+  const NodeId node = cluster.pod(pod).node;
   cluster.unbind(pod, now);
   cluster.pod(pod).phase = PodPhase::Deleted;
-  bus.pod_evicted(pod);
+  bus.pod_evicted(pod, node);
 }
 
 }  // namespace fleetsim::test

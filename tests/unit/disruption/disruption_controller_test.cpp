@@ -26,7 +26,8 @@ class RecordingBus : public ClusterBus {
   void emit(const SimEvent& e) override { events.push_back({e.time, e.kind, e.node, std::string(e.reason)}); }
   void pod_pending(PodId) override {}
   void pod_bound(PodId) override {}
-  void pod_evicted(PodId) override {}
+  void pod_evicted(PodId, NodeId) override {}
+  void pod_terminating(PodId) override {}
   void capacity_changed() override {}
 
   // NodeDeleting events as "time node reason".

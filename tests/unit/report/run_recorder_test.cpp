@@ -42,7 +42,7 @@ TEST_CASE("report.json has the contract's top-level keys in order", "[report]") 
   CHECK(r["gpu"]["allocation_ratio"] == 0.0);
   CHECK(r["pods"]["pending_seconds"]["p99"] == 0.0);
   CHECK(keys_of(r["sla"]) == std::vector<std::string>{"requests", "served", "dropped", "misses",
-                                                      "miss_ratio", "latency_ms", "by_service"});
+                                                      "miss_ratio", "latency_ms", "ttft_ms", "by_service"});
 }
 
 TEST_CASE("a node that lives 30 s is billed the 60-second minimum; EBS has no minimum",
@@ -237,18 +237,6 @@ TEST_CASE("an evicted Job pod loses its GPU-hours since binding", "[report]") {
   CHECK(r["pods"]["evicted"] == 2);
   CHECK(r["pods"]["pending_seconds"]["max"] == 600.0);
   CHECK(r["gpu"]["allocated_gpu_hours"] == 1.5);  // 3 GPUs × 30 minutes
-}
-
-TEST_CASE("the serving hook adds busy GPU time", "[report]") {
-  RunRecorder rec(run_info());
-  ReportWorld w(rec);
-  NodeId n = w.node({.gpus = 2});
-  w.launch(0, n);
-  rec.add_busy_gpu_seconds(1800.0);
-  rec.on_end(at(hours(1)), w.cluster);
-  Json r = rec.report(0);
-  CHECK(r["gpu"]["busy_gpu_hours"] == 0.5);
-  CHECK(r["gpu"]["utilization"] == 0.25);
 }
 
 TEST_CASE("peak counts nodes billed at once, draining ones included", "[report]") {

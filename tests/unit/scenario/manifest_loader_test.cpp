@@ -15,19 +15,21 @@ std::string deployment(std::string_view name, std::string_view image) {
          "}\nspec:\n  selector: {matchLabels: {app: x}}\n  template:\n    metadata: {labels: {app: "
          "x}}\n"
          "    spec:\n      containers: [{name: c, image: " +
-         std::string(image) + "}]\n";
+         std::string(image) + ", args: [serve]}]\n";
 }
 
 }  // namespace
 
 TEST_CASE("unmodelled fields warn once however often they appear", "[scenario]") {
   auto d = decode(deployment("a", "nginx:1") + "---\n" + deployment("b", "nginx:2"));
-  CHECK(d->set.workloads.size() == 2);
+  REQUIRE(d->set.workloads.size() == 2);
+  CHECK(d->set.workloads[0].workload.pod.spec.images == std::vector<std::string>{"nginx:1"});
+  CHECK(d->set.workloads[1].workload.pod.spec.images == std::vector<std::string>{"nginx:2"});
   const auto& w = d->warnings.warnings();
   REQUIRE(w.size() == 1);
-  CHECK(w[0].field == "Deployment.spec.template.spec.containers[].image");
+  CHECK(w[0].field == "Deployment.spec.template.spec.containers[].args");
   CHECK(w[0].message == "not modelled; ignored");
-  CHECK(w[0].where.to_string() == "test.yaml:9:30");
+  CHECK(w[0].where.to_string() == "test.yaml:9:46");
 }
 
 TEST_CASE("EC2NodeClass: block devices and maxPods are read, boot settings warn", "[scenario]") {
@@ -91,11 +93,11 @@ TEST_CASE("inline manifests are read as manifest files are", "[scenario]") {
   ManifestSet set;
   loader.load_manifest(YamlValue(item.node(), item.file_ptr(), item.path()), set);
   CHECK(set.workloads.at(0).workload.name == "p");
-  REQUIRE(warnings.warnings().size() == 2);
+  CHECK(set.workloads.at(0).workload.pod.spec.images == std::vector<std::string>{"x"});
+  REQUIRE(warnings.warnings().size() == 1);
   // Warnings are keyed on the path inside the manifest...
-  CHECK(warnings.warnings()[0].field == "Pod.spec.containers[].image");
-  CHECK(warnings.warnings()[1].field == "Pod.spec.replicas");
-  CHECK(warnings.warnings()[1].where.to_string() == "scenario.yaml:5:47");
+  CHECK(warnings.warnings()[0].field == "Pod.spec.replicas");
+  CHECK(warnings.warnings()[0].where.to_string() == "scenario.yaml:5:47");
 
   // ...and errors name the full path in the scenario file.
   auto bad = parse_yaml(

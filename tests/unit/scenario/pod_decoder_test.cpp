@@ -298,3 +298,116 @@ TEST_CASE("pod spec shape and value errors", "[scenario]") {
       "Go forms "
       "such as 90s, 5m or 1h30m");
 }
+
+TEST_CASE("app containers' images and the first readiness and startup probes are read",
+          "[scenario]") {
+  auto d = decode(R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  initContainers:
+    - name: fetch
+      image: busybox:1.36
+  containers:
+    - name: server
+      image: vllm/vllm-openai:v0.6.3
+      startupProbe:
+        httpGet: {path: /health, port: 8000}
+        initialDelaySeconds: 30
+        periodSeconds: 5
+        failureThreshold: 60
+        timeoutSeconds: 2
+      livenessProbe:
+        httpGet: {path: /health, port: 8000}
+    - name: proxy
+      image: envoyproxy/envoy:v1.30
+      readinessProbe:
+        tcpSocket: {port: 9901}
+      startupProbe:
+        exec: {command: ["true"]}
+        periodSeconds: 1
+    - name: metrics
+      readinessProbe:
+        grpc: {port: 9000}
+        initialDelaySeconds: 7
+        periodSeconds: 3
+        successThreshold: 2
+        terminationGracePeriodSeconds: 5
+)");
+  const PodSpec& s = spec_of(*d);
+  // In container order; init containers' images and a container without one are not listed.
+  CHECK(s.images == std::vector<std::string>{"vllm/vllm-openai:v0.6.3", "envoyproxy/envoy:v1.30"});
+  // Each probe comes from the first container that has one; unset fields take the defaults.
+  CHECK(s.startup_probe ==
+        ProbeTiming{.initial_delay = seconds(30), .period = seconds(5), .success_threshold = 1});
+  CHECK(s.readiness_probe ==
+        ProbeTiming{.initial_delay = seconds(0), .period = seconds(10), .success_threshold = 1});
+  // Handlers, timeouts and failure thresholds are silent; livenessProbe is not modelled.
+  std::vector<std::string> fields;
+  for (const auto& w : d->warnings.warnings()) fields.push_back(w.field);
+  CHECK(fields == std::vector<std::string>{"Pod.spec.containers[].livenessProbe",
+                                           "Pod.spec.initContainers[].image"});
+  CHECK(d->warnings.warnings()[0].where.to_string() == "test.yaml:17:7");
+}
+
+TEST_CASE("a readiness probe's explicit timing; unknown probe keys warn", "[scenario]") {
+  auto d = decode(pod(R"(---
+apiVersion: v1
+kind: Pod
+metadata: {name: q}
+spec:
+  containers:
+    - name: c
+      readinessProbe:
+        httpGet: {path: /ready, port: 8080}
+        initialDelaySeconds: 7
+        periodSeconds: 3
+        successThreshold: 2
+        probeMode: fast
+)"));
+  CHECK(spec_of(*d).images.empty());  // the first pod: no image, no probes
+  CHECK_FALSE(spec_of(*d).readiness_probe);
+  CHECK_FALSE(spec_of(*d).startup_probe);
+  const PodSpec& s = d->set.workloads.at(1).workload.pod.spec;
+  CHECK(s.readiness_probe ==
+        ProbeTiming{.initial_delay = seconds(7), .period = seconds(3), .success_threshold = 2});
+  CHECK_FALSE(s.startup_probe);
+  REQUIRE(d->warnings.warnings().size() == 1);
+  CHECK(d->warnings.warnings()[0].field == "Pod.spec.containers[].readinessProbe.probeMode");
+  CHECK(d->warnings.warnings()[0].message == "not modelled; ignored");
+  CHECK(d->warnings.warnings()[0].where.to_string() == "test.yaml:19:9");
+}
+
+TEST_CASE("probe and image errors", "[scenario]") {
+  // The container's fields start on line 7 at column 7.
+  auto container = [](std::string_view fields) {
+    return decode_error(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n    - name: c\n" +
+        std::string(fields));
+  };
+  CHECK(container("      startupProbe: {periodSeconds: 5, successThreshold: 3}\n") ==
+        "test.yaml:7:58: spec.containers[0].startupProbe.successThreshold: a startupProbe's "
+        "successThreshold must be 1, as Kubernetes requires");
+  CHECK(container("      readinessProbe: {successThreshold: 0}\n") ==
+        "test.yaml:7:42: spec.containers[0].readinessProbe.successThreshold: 0 is out of range "
+        "[1, 2147483647]");
+  CHECK(container("      readinessProbe: {periodSeconds: 0}\n") ==
+        "test.yaml:7:39: spec.containers[0].readinessProbe.periodSeconds: 0 is out of range [1, "
+        "34560000]");
+  CHECK(container("      startupProbe: {initialDelaySeconds: -1}\n") ==
+        "test.yaml:7:43: spec.containers[0].startupProbe.initialDelaySeconds: -1 is out of range "
+        "[0, 34560000]");
+  CHECK(container("      readinessProbe: {initialDelaySeconds: 1.5}\n") ==
+        "test.yaml:7:45: spec.containers[0].readinessProbe.initialDelaySeconds: expected an "
+        "integer, got a scalar (\"1.5\")");
+  CHECK(container("      readinessProbe: /healthz\n") ==
+        "test.yaml:7:23: spec.containers[0].readinessProbe: expected a mapping, got a scalar "
+        "(\"/healthz\")");
+  CHECK(container("      image: [nginx]\n") ==
+        "test.yaml:7:14: spec.containers[0].image: expected a string, got a list");
+  // The second container's probe is checked too, though the first one's is used.
+  CHECK(container("      readinessProbe: {}\n    - name: d\n      readinessProbe: {periodSeconds: "
+                  "-2}\n") ==
+        "test.yaml:9:39: spec.containers[1].readinessProbe.periodSeconds: -2 is out of range [1, "
+        "34560000]");
+}

@@ -104,12 +104,11 @@ TEST_CASE("a complete scenario loads with its manifests, jobs and events", "[sce
                       "EC2NodeClass.spec.amiSelectorTerms", "EC2NodeClass.spec.subnetSelectorTerms",
                       "EC2NodeClass.spec.securityGroupSelectorTerms",
                       "EC2NodeClass.spec.blockDeviceMappings[].ebs.encrypted",
-                      "Job.spec.backoffLimit", "Job.spec.template.spec.containers[].image",
-                      "Deployment.spec.template.spec.containers[].image",
-                      "Deployment.spec.template.spec.containers[].args",
-                      "Deployment.spec.template.spec.containers[].ports", "Service",
-                      "HorizontalPodAutoscaler"});  // decoded, but does not drive `run` yet
-  CHECK(cfg.hpas.size() == 1);
+                      "Job.spec.backoffLimit", "Deployment.spec.template.spec.containers[].args",
+                      "Deployment.spec.template.spec.containers[].ports", "Service"});
+  REQUIRE(cfg.hpas.size() == 1);  // decoded and bound to its Deployment, without a warning
+  CHECK(cfg.hpas[0].namespace_name == "inference");
+  CHECK(cfg.scrape_interval == seconds(15));
 }
 
 TEST_CASE("defaults: seed, region, report interval, latencies and the bundled catalog",
@@ -330,4 +329,169 @@ TEST_CASE("v1beta1 EC2NodeClasses load with a version warning", "[scenario]") {
   CHECK(d->set.node_classes.at(0).name == "old");
   REQUIRE(d->warnings.warnings().size() == 1);
   CHECK(d->warnings.warnings()[0].field == "EC2NodeClass.apiVersion");
+}
+
+TEST_CASE("image pull bandwidth and scrape interval: defaults, values and bounds", "[scenario]") {
+  {
+    ScratchScenario s("pull-default", "");
+    ScenarioConfig cfg = load_scenario(s.file);
+    CHECK(cfg.node_latencies.image_pull_bytes_per_s == 60'000'000);
+    CHECK(cfg.scrape_interval == seconds(15));
+  }
+  {
+    ScratchScenario s("pull-mi",
+                      "node_latencies: {image_pull_bandwidth: 100Mi}\n"
+                      "scrape_interval: 30s\n");
+    ScenarioConfig cfg = load_scenario(s.file);
+    CHECK(cfg.node_latencies.image_pull_bytes_per_s == 100 * 1024 * 1024);
+    CHECK(cfg.node_latencies.gpu == kDefaultGpuNodeLatency);
+    CHECK(cfg.scrape_interval == seconds(30));
+  }
+  {
+    ScratchScenario s("pull-m",
+                      "node_latencies:\n  gpu: {registration: 50s}\n"
+                      "  image_pull_bandwidth: 250M\nscrape_interval: 10m\n");
+    ScenarioConfig cfg = load_scenario(s.file);
+    CHECK(cfg.node_latencies.image_pull_bytes_per_s == 250'000'000);
+    CHECK(cfg.node_latencies.gpu.registration == seconds(50));
+    CHECK(cfg.scrape_interval == minutes(10));
+  }
+  auto error = [](std::string_view body) {
+    ScratchScenario s("pull-err", body);
+    std::string e = s.error();
+    std::string prefix = s.file.string() + ":";
+    return e.starts_with(prefix) ? e.substr(prefix.size()) : e;
+  };
+  CHECK(error("node_latencies: {image_pull_bandwidth: 0}\n") ==
+        "4:40: node_latencies.image_pull_bandwidth: the image pull bandwidth must be positive");
+  CHECK(error("node_latencies: {image_pull_bandwidth: -60M}\n") ==
+        "4:40: node_latencies.image_pull_bandwidth: quantity \"-60M\" must not be negative");
+  CHECK(error("node_latencies: {image_pull_bandwidth: 60MB/s}\n") ==
+        "4:40: node_latencies.image_pull_bandwidth: invalid quantity \"60MB/s\"; use Kubernetes "
+        "forms such as 500m, 2 or 16Gi");
+  CHECK(error("node_latencies: {image_pull_bandwith: 60M}\n") ==
+        "4:18: node_latencies.image_pull_bandwith: unknown key; did you mean "
+        "\"image_pull_bandwidth\"?");
+  CHECK(error("scrape_interval: 0s\n") ==
+        "4:18: scrape_interval: the scrape interval must be positive");
+  CHECK(error("scrape_interval: 10m1s\n") ==
+        "4:18: scrape_interval: the scrape interval must be at most 10m0s");
+  CHECK(error("scrape_interval: 15\n") ==
+        "4:18: scrape_interval: invalid duration \"15\"; use Go forms such as 90s, 5m or 1h30m");
+  CHECK(error("scrape_intervall: 15s\n") ==
+        "4:1: scrape_intervall: unknown key; did you mean \"scrape_interval\"?");
+}
+
+namespace {
+
+// An HPA manifest inline in `manifests:`: four lines, its name on the third at column 22.
+std::string hpa(std::string_view name, std::string_view target, std::string_view ns = "default") {
+  return "  - apiVersion: autoscaling/v2\n    kind: HorizontalPodAutoscaler\n"
+         "    metadata: {name: " +
+         std::string(name) + ", namespace: " + std::string(ns) +
+         "}\n    spec: {scaleTargetRef: " + std::string(target) + ", maxReplicas: 4}\n";
+}
+
+// A ScaledObject manifest inline in `manifests:`: four lines, its name on the third at column 22.
+std::string scaled_object(std::string_view name, std::string_view target) {
+  return "  - apiVersion: keda.sh/v1alpha1\n    kind: ScaledObject\n"
+         "    metadata: {name: " +
+         std::string(name) + "}\n    spec: {scaleTargetRef: " + std::string(target) +
+         ", minReplicaCount: 1, triggers: [{type: cpu, metricType: Utilization, "
+         "metadata: {value: \"60\"}}]}\n";
+}
+
+// A scenario whose manifests are the services fixture's Deployments (model-a … model-f, `shared`
+// in team-1 and team-2, and a Job) followed by `objects`, which start on line 6.
+struct AutoscalerScenario : ScratchScenario {
+  explicit AutoscalerScenario(std::string_view objects)
+      : ScratchScenario("autoscalers", "manifests:\n  - " +
+                                           (test::fixtures() / "services/models.yaml").string() +
+                                           "\n" + std::string(objects)) {}
+  std::string short_error() const {
+    std::string e = error();
+    std::string prefix = file.string() + ":";
+    return e.starts_with(prefix) ? e.substr(prefix.size()) : e;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("HPAs and ScaledObjects bind to Deployments of their namespace, one each", "[scenario]") {
+  {
+    AutoscalerScenario s(hpa("a", "{apiVersion: apps/v1, kind: Deployment, name: model-a}") +
+                         hpa("b", "{kind: Deployment, name: model-b}") +
+                         hpa("s", "{kind: Deployment, name: shared}", "team-1") +
+                         scaled_object("c", "{name: model-c}") +
+                         scaled_object("d",
+                                       "{apiVersion: apps/v1, kind: Deployment, "
+                                       "name: model-d}"));
+    ScenarioConfig cfg = load_scenario(s.file);
+    CHECK(cfg.hpas.size() == 3);
+    CHECK(cfg.scaled_objects.size() == 2);
+    CHECK(cfg.warnings.empty());  // no "does not scale replicas in `fleetsim run` yet"
+  }
+  CHECK(AutoscalerScenario(hpa("a", "{kind: Deployment, name: modle-a}")).short_error() ==
+        "8:22: spec.scaleTargetRef.name: no Deployment named \"modle-a\" in namespace default in "
+        "the scenario's manifests; did you mean \"model-a\"?");
+  CHECK(AutoscalerScenario(hpa("a", "{kind: Deployment, name: shared}")).short_error() ==
+        "8:22: spec.scaleTargetRef.name: no Deployment named \"shared\" in namespace default in "
+        "the scenario's manifests");
+  CHECK(AutoscalerScenario(hpa("a", "{kind: Deployment, name: model-a}", "team-1")).short_error() ==
+        "8:22: spec.scaleTargetRef.name: no Deployment named \"model-a\" in namespace team-1 in "
+        "the scenario's manifests");
+  CHECK(AutoscalerScenario(hpa("a", "{kind: Deployment, name: not-a-deployment}")).short_error() ==
+        "8:22: spec.scaleTargetRef.name: no Deployment named \"not-a-deployment\" in namespace "
+        "default in the scenario's manifests");
+  CHECK(AutoscalerScenario(scaled_object("so", "{name: model-z}")).short_error() ==
+        "8:22: spec.scaleTargetRef.name: no Deployment named \"model-z\" in namespace default in "
+        "the scenario's manifests; did you mean \"model-a\"?");
+  CHECK(AutoscalerScenario(hpa("a", "{apiVersion: apps/v1, kind: StatefulSet, name: model-a}"))
+            .short_error() ==
+        "8:22: spec.scaleTargetRef.kind: HorizontalPodAutoscaler \"a\" scales a StatefulSet; "
+        "fleetsim scales only Deployments");
+  CHECK(
+      AutoscalerScenario(scaled_object("so", "{kind: StatefulSet, name: model-a}")).short_error() ==
+      "8:22: spec.scaleTargetRef.kind: ScaledObject \"so\" scales a StatefulSet; fleetsim "
+      "scales only Deployments");
+  CHECK(AutoscalerScenario(hpa("a",
+                               "{apiVersion: extensions/v1beta1, kind: Deployment, "
+                               "name: model-a}"))
+            .short_error() ==
+        "8:22: spec.scaleTargetRef.apiVersion: apiVersion \"extensions/v1beta1\" is not "
+        "supported for a Deployment; use apps/v1");
+  {
+    AutoscalerScenario s(hpa("a", "{kind: Deployment, name: model-a}") +
+                         hpa("b", "{kind: Deployment, name: model-a}"));
+    CHECK(s.error() == s.at(12, 22) +
+                           ": spec.scaleTargetRef.name: Deployment \"model-a\" in namespace "
+                           "default already has an autoscaler (HorizontalPodAutoscaler \"a\" at " +
+                           s.at(8, 22) + "); a Deployment takes one");
+  }
+  {
+    // KEDA refuses a ScaledObject whose Deployment an HPA already scales, wherever it is written.
+    AutoscalerScenario s(scaled_object("so", "{name: model-a}") +
+                         hpa("a", "{kind: Deployment, name: model-a}"));
+    CHECK(s.error() == s.at(8, 22) +
+                           ": spec.scaleTargetRef.name: Deployment \"model-a\" in namespace "
+                           "default already has an autoscaler (HorizontalPodAutoscaler \"a\" at " +
+                           s.at(12, 22) + "); a Deployment takes one");
+  }
+  {
+    AutoscalerScenario s(scaled_object("x", "{name: model-b}") +
+                         scaled_object("y", "{name: model-b}"));
+    CHECK(s.error() == s.at(12, 22) +
+                           ": spec.scaleTargetRef.name: Deployment \"model-b\" in namespace "
+                           "default already has an autoscaler (ScaledObject \"x\" at " +
+                           s.at(8, 22) + "); a Deployment takes one");
+  }
+}
+
+TEST_CASE("events cannot apply autoscalers", "[scenario]") {
+  AutoscalerScenario s(
+      "events:\n  - at: 1h\n    apply:\n      - apiVersion: autoscaling/v2\n"
+      "        kind: HorizontalPodAutoscaler\n        metadata: {name: a}\n"
+      "        spec: {scaleTargetRef: {kind: Deployment, name: model-a}, maxReplicas: 4}\n");
+  CHECK(s.short_error() ==
+        "11:26: an event cannot apply a HorizontalPodAutoscaler yet; put it in manifests");
 }

@@ -203,7 +203,7 @@ services:
   CHECK(r.loop_period == hours(1));
 }
 
-TEST_CASE("each service gets one not-driven-yet warning", "[scenario][services]") {
+TEST_CASE("services load without warnings", "[scenario][services]") {
   ServiceScenario s("svc-warn", R"(services:
   - deployment: model-a
     traffic: {pattern: poisson, rps: 1}
@@ -211,19 +211,55 @@ TEST_CASE("each service gets one not-driven-yet warning", "[scenario][services]"
     traffic: {pattern: poisson, rps: 1}
 )");
   ScenarioConfig cfg = s.load();
-  std::vector<Warning> svc;
-  for (const Warning& w : cfg.warnings)
-    if (w.field.starts_with("services")) svc.push_back(w);
-  REQUIRE(svc.size() == 2);
-  const std::string message =
-      "is not driven in `fleetsim run` yet: its Deployment keeps fixed replicas and serves no "
-      "traffic";
-  CHECK(svc[0].field == "services[0]");
-  CHECK(svc[0].where.to_string() == s.at(6, 5));
-  CHECK(svc[0].message == message);
-  CHECK(svc[1].field == "services[1]");
-  CHECK(svc[1].where.to_string() == s.at(8, 5));
-  CHECK(svc[1].message == message);
+  CHECK(cfg.services.size() == 2);
+  CHECK(cfg.warnings.empty());
+}
+
+TEST_CASE("a service's startup: image size and model load time", "[scenario][services]") {
+  ServiceScenario s("svc-startup", R"(services:
+  - deployment: model-a
+    traffic: {pattern: poisson, rps: 1}
+    startup: {image_size: 15Gi, model_load: 1m30s}
+  - deployment: model-b
+    traffic: {pattern: poisson, rps: 1}
+    startup:
+      image_size: 8G
+  - deployment: model-c
+    traffic: {pattern: poisson, rps: 1}
+    startup: {model_load: 0s}
+  - deployment: model-d
+    traffic: {pattern: poisson, rps: 1}
+)");
+  ScenarioConfig cfg = s.load();
+  REQUIRE(cfg.services.size() == 4);
+  CHECK(cfg.services[0].startup.image_bytes == 15LL * 1024 * 1024 * 1024);
+  CHECK(cfg.services[0].startup.model_load == seconds(90));
+  CHECK(cfg.services[1].startup.image_bytes == 8'000'000'000);
+  CHECK(cfg.services[1].startup.model_load == SimDuration{0});
+  CHECK(cfg.services[2].startup.image_bytes == 0);
+  CHECK(cfg.services[2].startup.model_load == SimDuration{0});
+  CHECK(cfg.services[3].startup.image_bytes == 0);  // no startup: no pull, no load time
+  CHECK(cfg.services[3].startup.model_load == SimDuration{0});
+}
+
+TEST_CASE("startup errors are reported at the field", "[scenario][services]") {
+  CHECK(service_error("    startup: {image_size: -1Gi}\n") ==
+        "8:27: services[0].startup.image_size: quantity \"-1Gi\" must not be negative");
+  CHECK(service_error("    startup: {image_size: 15 GB}\n") ==
+        "8:27: services[0].startup.image_size: invalid quantity \"15 GB\"; use Kubernetes forms "
+        "such as 500m, 2 or 16Gi");
+  CHECK(service_error("    startup: {image_size: 2Ti}\n") ==
+        "8:27: services[0].startup.image_size: 2Ti is larger than any container image (at most "
+        "1Ti)");
+  CHECK(service_error("    startup: {model_load: -5s}\n") ==
+        "8:27: services[0].startup.model_load: invalid duration \"-5s\"; use Go forms such as "
+        "90s, 5m or 1h30m");
+  CHECK(service_error("    startup: {image_size: 1Gi, model_laod: 1m}\n") ==
+        "8:32: services[0].startup.model_laod: unknown key; did you mean \"model_load\"?");
+  CHECK(service_error("    startup: 15Gi\n") ==
+        "8:14: services[0].startup: expected a mapping, got a scalar (\"15Gi\")");
+  CHECK(service_error("    statup: {model_load: 1m}\n") ==
+        "8:5: services[0].statup: unknown key; did you mean \"startup\"?");
 }
 
 TEST_CASE("a service must name one Deployment of the manifests", "[scenario][services]") {

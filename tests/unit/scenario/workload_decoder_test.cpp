@@ -53,14 +53,16 @@ TEST_CASE("a vLLM Deployment asking for one GPU decodes with its toleration", "[
   // One warning per unmodelled field and one per unmodelled kind; the HPA is decoded.
   std::vector<std::string> fields;
   for (const auto& warning : warnings.warnings()) fields.push_back(warning.field);
-  CHECK(fields == std::vector<std::string>{"Deployment.spec.template.spec.containers[].image",
-                                           "Deployment.spec.template.spec.containers[].args",
+  CHECK(fields == std::vector<std::string>{"Deployment.spec.template.spec.containers[].args",
                                            "Deployment.spec.template.spec.containers[].ports",
                                            "Service"});
-  REQUIRE(warnings.warnings().size() == 4);
-  CHECK(warnings.warnings()[0].where.to_string() == file.string() + ":24:11");
+  REQUIRE(warnings.warnings().size() == 3);
+  CHECK(warnings.warnings()[0].where.to_string() == file.string() + ":25:11");
   CHECK(warnings.warnings()[0].message == "not modelled; ignored");
-  CHECK(warnings.warnings()[3].message == "kind Service is not modelled; ignored");
+  CHECK(warnings.warnings()[2].message == "kind Service is not modelled; ignored");
+  CHECK(s.images == std::vector<std::string>{"vllm/vllm-openai:v0.6.3"});
+  CHECK_FALSE(s.readiness_probe);
+  CHECK_FALSE(s.startup_probe);
   REQUIRE(set.hpas.size() == 1);
   CHECK(set.hpas[0].max_replicas == 8);
 }
@@ -82,8 +84,8 @@ TEST_CASE("a Job keeps parallelism, completions and its run time", "[scenario]")
   CHECK(w.pod.spec.requests[resource::kEfa] == 1);
   std::vector<std::string> fields;
   for (const auto& warning : warnings.warnings()) fields.push_back(warning.field);
-  CHECK(fields == std::vector<std::string>{"Job.spec.template.spec.containers[].image",
-                                           "Job.spec.backoffLimit"});
+  CHECK(fields == std::vector<std::string>{"Job.spec.backoffLimit"});
+  CHECK(w.pod.spec.images == std::vector<std::string>{"nvcr.io/nvidia/pytorch:24.05-py3"});
 }
 
 TEST_CASE("workload defaults: one replica, completions follow parallelism", "[scenario]") {

@@ -385,3 +385,70 @@ TEST_CASE("generated pod names depend only on the seed", "[workload]") {
   CHECK(names(42) == first);
   CHECK(names(43) != first);
 }
+
+TEST_CASE("scaling a Deployment up creates pods and reports the change", "[workload]") {
+  WorkloadRig rig;
+  const WorkloadId id = rig.controller.add(deployment("web", 2), kSimStart);
+  rig.run_to(seconds(1));
+  rig.controller.scale(id, 5, "hpa");
+  CHECK(rig.active() == 5);
+  CHECK(rig.controller.replicas(id) == 5);
+  CHECK(rig.controller.active_pods(id).size() == 5);
+  const auto changes = rig.bus.of_kind(EventKind::ReplicasChanged);
+  REQUIRE(changes.size() == 1);
+  CHECK(changes[0].reason == "hpa");
+  CHECK(changes[0].from == 2);
+  CHECK(changes[0].to == 5);
+  // Writing the same count again changes nothing and reports nothing.
+  rig.controller.scale(id, 5, "hpa");
+  CHECK(rig.bus.count(EventKind::ReplicasChanged) == 1);
+}
+
+TEST_CASE("scaling down deletes pending pods at once and drains bound ones", "[workload]") {
+  WorkloadRig rig;
+  const WorkloadId id = rig.controller.add(deployment("web", 3), kSimStart);
+  rig.run_to(seconds(1));
+  const std::vector<PodId> pods = rig.controller.active_pods(id);
+  rig.bind(pods[0]);
+  rig.bind(pods[1]);
+  rig.controller.scale(id, 1, "keda");
+  // The unscheduled pod goes first, then a bound one: both leave the ReplicaSet's count at once.
+  CHECK(rig.controller.active_pods(id).size() == 1);
+  CHECK(rig.cluster.pod(pods[2]).phase == PodPhase::Deleted);
+  CHECK(rig.cluster.pending_pods().empty());
+  REQUIRE(rig.bus.terminating.size() == 1);
+  const PodId draining = rig.bus.terminating[0];
+  CHECK(rig.cluster.pod(draining).terminating);
+  CHECK(rig.cluster.pod(draining).node == rig.node);  // still holds its node until it exits
+  rig.controller.finish_termination(draining);
+  CHECK(rig.cluster.pod(draining).phase == PodPhase::Deleted);
+  CHECK(rig.cluster.node(rig.node).pods.size() == 1);
+  const auto deleted = rig.bus.of_kind(EventKind::PodDeleted);
+  REQUIRE(deleted.size() == 2);
+  CHECK(deleted[0].pod == pods[2]);
+  CHECK(deleted[0].node == kNoNode);
+  CHECK(deleted[1].pod == draining);
+  CHECK(deleted[1].node == rig.node);
+  CHECK(deleted[1].reason == "scale_down");
+}
+
+TEST_CASE("a terminating pod evicted with its node is not replaced", "[workload]") {
+  WorkloadRig rig;
+  const WorkloadId id = rig.controller.add(deployment("web", 2), kSimStart);
+  rig.run_to(seconds(1));
+  for (PodId p : std::vector<PodId>(rig.controller.active_pods(id))) rig.bind(p);
+  rig.controller.scale(id, 1, "hpa");
+  REQUIRE(rig.bus.terminating.size() == 1);
+  rig.evict_pod(rig.bus.terminating[0]);
+  CHECK(rig.controller.active_pods(id).size() == 1);
+  CHECK(rig.active() == 1);
+}
+
+TEST_CASE("a scale before the Deployment exists takes effect at its creation", "[workload]") {
+  WorkloadRig rig;
+  const WorkloadId id = rig.controller.add(deployment("web", 1, at(seconds(30))), at(seconds(30)));
+  rig.controller.scale(id, 3, "hpa");
+  CHECK(rig.active() == 0);
+  rig.run_to(seconds(31));
+  CHECK(rig.active() == 3);
+}

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "fleetsim/core/rng.hpp"
-#include "fleetsim/report/latency_sketch.hpp"
+#include "fleetsim/core/latency_sketch.hpp"
 
 using namespace fleetsim;
 

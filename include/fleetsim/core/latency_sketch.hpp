@@ -16,6 +16,8 @@ class LatencySketch {
   explicit LatencySketch(double relative_accuracy = 0.01);
 
   void add(double value);
+  // Empties the sketch, keeping its buckets' memory (for per-interval sketches).
+  void clear();
   // Adds another sketch of the same accuracy (per-service sketches into a total).
   void merge(const LatencySketch& other);
 

@@ -1,4 +1,4 @@
-#include "fleetsim/report/latency_sketch.hpp"
+#include "fleetsim/core/latency_sketch.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -37,6 +37,15 @@ std::uint64_t& LatencySketch::slot(int b) {
     buckets_.resize(static_cast<std::size_t>(b - offset_ + 1), 0);
   }
   return buckets_[static_cast<std::size_t>(b - offset_)];
+}
+
+void LatencySketch::clear() {
+  std::fill(buckets_.begin(), buckets_.end(), 0);
+  zeros_ = 0;
+  count_ = 0;
+  sum_ = 0.0;
+  min_ = 0.0;
+  max_ = 0.0;
 }
 
 void LatencySketch::add(double value) {

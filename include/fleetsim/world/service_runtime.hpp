@@ -1,0 +1,141 @@
+// One service of the scenario in a run: its traffic, the serving model over the Deployment's
+// pods, their start-up (image pull, model load, probes) and drain, their scraped metrics, and
+// the SLO statistics.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fleetsim/autoscaling/metrics_store.hpp"
+#include "fleetsim/catalog/catalog.hpp"
+#include "fleetsim/cloud/cluster_bus.hpp"
+#include "fleetsim/engine/simulation.hpp"
+#include "fleetsim/scenario/scenario_config.hpp"
+#include "fleetsim/workload/pod_startup.hpp"
+#include "fleetsim/workload/serving_model.hpp"
+#include "fleetsim/workload/serving_stats.hpp"
+#include "fleetsim/workload/traffic_source.hpp"
+#include "fleetsim/workload/workload_controller.hpp"
+
+namespace fleetsim {
+
+// The image stores of every node in the run, shared by all services (an image is cached per node).
+class NodeImages {
+ public:
+  explicit NodeImages(std::int64_t bytes_per_second) : bytes_per_second_(bytes_per_second) {}
+  NodeImageStore& of(NodeId node);
+
+ private:
+  std::int64_t bytes_per_second_;
+  std::vector<std::optional<NodeImageStore>> stores_;  // by NodeId
+};
+
+// What the per-pod metric series are called (DCGM exporter and vLLM names).
+inline constexpr std::string_view kGpuUtilMetric = "DCGM_FI_DEV_GPU_UTIL";
+inline constexpr std::string_view kRequestsRunningMetric = "vllm:num_requests_running";
+inline constexpr std::string_view kRequestsWaitingMetric = "vllm:num_requests_waiting";
+inline constexpr std::string_view kRequestSuccessMetric = "vllm:request_success_total";
+
+// A service's state at the end of one report interval.
+struct ServiceIntervalRow {
+  double rps = 0;                 // arrivals in the interval ÷ its length
+  std::int64_t replicas = 0;      // the Deployment's active pods
+  std::int64_t ready = 0;         // of which Ready
+  std::int64_t queue = 0;         // requests waiting for a slot
+  double p99_ms = 0;              // of the requests completed in the interval
+  double busy_gpus = 0;           // GPUs with work, averaged over the interval
+};
+
+class ServiceRuntime final : private ServingObserver, private ReplicaListener, private EventHandler {
+ public:
+  struct Inputs {
+    Simulation& sim;
+    Cluster& cluster;
+    ClusterBus& bus;
+    WorkloadController& workloads;
+    const Catalog& catalog;
+    NodeImages& images;
+    const ServiceConfig& config;
+    WorkloadId deployment;
+    SimTime warmup_end;
+  };
+  explicit ServiceRuntime(Inputs in);
+  ServiceRuntime(const ServiceRuntime&) = delete;
+  ServiceRuntime& operator=(const ServiceRuntime&) = delete;
+
+  // Starts the traffic (call once, before the run).
+  void start();
+
+  // Pod lifecycle hooks, for pods of this service's Deployment.
+  void on_pod_bound(PodId pod);
+  void on_pod_terminating(PodId pod);  // scale-down: drain, then leave the node
+  void on_pod_evicted(PodId pod, NodeId node);  // its node is going: drain while it can
+
+  // One scrape: writes each running pod's series into `store`.
+  void scrape(SimTime now, MetricsStore& store);
+  // The busy share of the pod's GPUs over the last scrape interval, once it has been scraped.
+  std::optional<double> busy_fraction(PodId pod) const;
+
+  // Closes the report interval ending now.
+  ServiceIntervalRow close_interval(SimTime now);
+  // At the end of the run: judges the requests still unfinished.
+  void finish(SimTime end);
+
+  const std::string& name() const { return name_; }
+  WorkloadId deployment() const { return deployment_; }
+  const ServingStats& stats() const { return stats_; }
+  const ServingModel& model() const { return model_; }
+  std::uint64_t arrivals_after_warmup() const { return model_.counters().arrived - arrived_at_warmup_; }
+  double busy_gpu_seconds() const;
+  std::int64_t peak_replicas() const { return peak_replicas_; }
+
+ private:
+  enum class Step : std::uint64_t { Started = 1, Ready = 2, GraceEnd = 3, WarmupEnd = 4 };
+  struct TrackedPod {
+    PodId pod;
+    SeriesId gpu_util, running, waiting, success;
+    bool series = false;   // created at the pod's first scrape
+    SimDuration busy_at_last_scrape{};
+    std::optional<double> busy_fraction;
+  };
+
+  void on_event(SimTime now, std::uint64_t tag) override;
+  void on_request_done(const RequestOutcome& outcome) override { stats_.on_request_done(outcome); }
+  void on_replica_drained(ReplicaId id, SimTime now) override;
+  void become_ready(PodId pod);
+  void begin_drain(PodId pod, SimTime deadline);
+  void untrack(PodId pod, SimTime now);
+  TrackedPod* tracked(PodId pod);
+  std::optional<LlmRates> rates_for(const Node& node) const;
+  void schedule(SimTime t, Phase phase, Step step, PodId pod);
+
+  Simulation& sim_;
+  Cluster& cluster_;
+  ClusterBus& bus_;
+  WorkloadController& workloads_;
+  const Catalog& catalog_;
+  NodeImages& images_;
+  const ServiceConfig& config_;
+  WorkloadId deployment_;
+  std::string name_;
+  std::int64_t gpus_per_pod_ = 0;
+  SimTime warmup_end_;
+
+  std::unique_ptr<TrafficSource> traffic_;
+  ServingModel model_;
+  ServingStats stats_;
+  std::vector<TrackedPod> pods_;  // bound pods with a replica, by bind order
+  MetricsStore* store_ = nullptr;  // the store the series live in, once scraped
+  SimTime last_scrape_{};
+
+  std::uint64_t arrived_at_warmup_ = 0;
+  std::uint64_t arrived_at_interval_ = 0;
+  SimDuration busy_at_interval_{};
+  SimTime interval_start_{};
+  std::int64_t peak_replicas_ = 0;
+};
+
+}  // namespace fleetsim

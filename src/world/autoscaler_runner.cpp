@@ -1,0 +1,184 @@
+#include "fleetsim/world/autoscaler_runner.hpp"
+
+#include <cmath>
+
+namespace fleetsim {
+
+namespace {
+
+std::int64_t to_milli(double value) { return std::llround(value * 1000.0); }
+
+bool labels_match(const MetricsStore& store, SeriesId id,
+                  const std::vector<std::pair<std::string, std::string>>& selector) {
+  for (const auto& [name, value] : selector)
+    if (store.label_value(id, name) != value) return false;
+  return true;
+}
+
+}  // namespace
+
+AutoscalerView::AutoscalerView(const Cluster& cluster, const WorkloadController& workloads,
+                               const MetricsStore& store,
+                               std::span<const std::unique_ptr<ServiceRuntime>> services,
+                               SimDuration scrape_interval)
+    : cluster_(cluster), workloads_(workloads), store_(store), services_(services), scrape_interval_(scrape_interval) {}
+
+const ServiceRuntime* AutoscalerView::service_of(WorkloadId target) const {
+  for (const auto& s : services_)
+    if (s->deployment() == target) return s.get();
+  return nullptr;
+}
+
+std::vector<HpaPod> AutoscalerView::pods(WorkloadId target) const {
+  std::vector<HpaPod> out;
+  for (PodId id : workloads_.active_pods(target)) {
+    const Pod& p = cluster_.pod(id);
+    const bool bound = p.node != kNoNode;
+    HpaPod pod{.phase = p.started ? HpaPodPhase::Running : HpaPodPhase::Pending,
+               .deleting = p.terminating,
+               .ready = std::nullopt,
+               .ready_transition = p.ready ? p.ready_at : p.bound_at,
+               .start_time = std::nullopt};
+    // An unscheduled pod has no Ready condition yet; the kubelet sets one once it has the pod.
+    if (bound) {
+      pod.ready = p.ready ? ConditionStatus::True : ConditionStatus::False;
+      pod.start_time = p.bound_at;
+    }
+    out.push_back(pod);
+  }
+  return out;
+}
+
+std::vector<PodMetricValue> AutoscalerView::resource_usage(std::string_view resource, WorkloadId target,
+                                                           SimTime now) const {
+  const ServiceRuntime* service = service_of(target);
+  std::vector<PodMetricValue> out;
+  for (PodId id : workloads_.active_pods(target)) {
+    const Pod& p = cluster_.pod(id);
+    const bool cpu = resource == "cpu";
+    const std::int64_t request = cpu ? p.spec->requests.cpu_millis() : p.spec->requests.memory_bytes() * 1000;
+    PodMetricValue v{.milli = std::nullopt, .request_milli = request, .timestamp = now, .window = scrape_interval_};
+    if (p.started) {
+      if (!cpu) {
+        v.milli = request;  // memory: the model's weights and KV cache hold what was requested
+      } else {
+        std::optional<double> busy = service != nullptr ? service->busy_fraction(id) : 0.0;
+        if (busy) v.milli = std::llround(static_cast<double>(request) * (kIdleCpuShare + (1 - kIdleCpuShare) * *busy));
+      }
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+MetricReading AutoscalerView::read(const MetricSpec& metric, WorkloadId target, SimTime now) const {
+  switch (metric.source) {
+    case MetricSourceType::Resource:
+      return MetricReading{.available = true, .pods = resource_usage(metric.name, target, now)};
+    case MetricSourceType::Pods: {
+      // The custom metrics API (prometheus-adapter): each pod's latest scraped sample.
+      MetricReading r{.available = true};
+      for (PodId id : workloads_.active_pods(target)) {
+        PodMetricValue v{.milli = std::nullopt, .timestamp = now, .window = scrape_interval_};
+        for (SeriesId s : store_.series_named(metric.name)) {
+          if (store_.label_value(s, "pod") != cluster_.pod(id).name || !labels_match(store_, s, metric.selector)) continue;
+          if (std::optional<double> x = store_.instant(s, now)) v.milli = to_milli(*x);
+        }
+        r.pods.push_back(v);
+      }
+      return r;
+    }
+    case MetricSourceType::Object:
+    case MetricSourceType::External: {
+      // The external metrics API: the sum over the matching series; none is an error.
+      bool found = false;
+      double sum = 0;
+      for (SeriesId s : store_.series_named(metric.name)) {
+        if (!labels_match(store_, s, metric.selector)) continue;
+        if (std::optional<double> x = store_.instant(s, now)) {
+          found = true;
+          sum += *x;
+        }
+      }
+      if (!found) return MetricReading{.available = false};
+      return MetricReading{.available = true, .milli = to_milli(sum)};
+    }
+  }
+  return MetricReading{.available = false};
+}
+
+// ---- HPA -------------------------------------------------------------------------------------
+
+HpaRunner::HpaRunner(Simulation& sim, WorkloadController& workloads, const AutoscalerView& view,
+                     const HorizontalPodAutoscalerSpec& spec, WorkloadId target)
+    : sim_(sim), workloads_(workloads), view_(view), hpa_(spec), target_(target) {}
+
+void HpaRunner::start() { sim_.every(kHpaSyncPeriod, sim_.now(), Phase::Autoscalers, *this); }
+
+void HpaRunner::on_event(SimTime now, std::uint64_t) {
+  const std::int32_t current = workloads_.replicas(target_);
+  HpaInputs in{.current_replicas = current,
+               .status_replicas = static_cast<std::int32_t>(workloads_.active_pods(target_).size()),
+               .pods = view_.pods(target_),
+               .metrics = {}};
+  if (hpa_.reads_metrics(current))
+    for (const MetricSpec& m : hpa_.metrics()) in.metrics.push_back(view_.read(m, target_, now));
+  else
+    in.metrics.resize(hpa_.metrics().size());
+  const HpaDecision d = hpa_.decide(now, in);
+  workloads_.scale(target_, d.desired, "hpa");
+}
+
+// ---- KEDA ------------------------------------------------------------------------------------
+
+KedaRunner::KedaRunner(Simulation& sim, WorkloadController& workloads, const AutoscalerView& view,
+                       const MetricsStore& store, const ScaledObjectSpec& spec, WorkloadId target)
+    : sim_(sim), workloads_(workloads), view_(view), store_(store), keda_(spec, sim.now()), target_(target) {
+  for (const KedaTrigger& t : spec.triggers) {
+    // The scenario loader already parsed each query, so this cannot fail here.
+    if (t.type == KedaTriggerType::Prometheus) {
+      queries_.emplace_back(PromQuery::parse(t.query));
+    } else {
+      queries_.emplace_back(std::nullopt);
+    }
+  }
+}
+
+SimDuration KedaRunner::longest_range() const {
+  SimDuration out{0};
+  for (const auto& q : queries_)
+    if (q) out = std::max(out, q->longest_range());
+  return out;
+}
+
+void KedaRunner::start() {
+  sim_.every(keda_.spec().polling_interval, sim_.now(), Phase::ScalerPolls, *this, static_cast<std::uint64_t>(Tick::Poll));
+  sim_.every(kHpaSyncPeriod, sim_.now(), Phase::Autoscalers, *this, static_cast<std::uint64_t>(Tick::HpaSync));
+}
+
+KedaInputs KedaRunner::inputs(SimTime now) const {
+  KedaInputs in{.current_replicas = workloads_.replicas(target_),
+                .status_replicas = static_cast<std::int32_t>(workloads_.active_pods(target_).size()),
+                .pods = view_.pods(target_),
+                .triggers = {}};
+  for (std::size_t i = 0; i < queries_.size(); ++i) {
+    const KedaTrigger& t = keda_.spec().triggers[i];
+    TriggerReading r;
+    if (queries_[i]) {
+      r.value = queries_[i]->evaluate(store_, now);
+    } else {
+      r.pods = view_.resource_usage(t.type == KedaTriggerType::Cpu ? "cpu" : "memory", target_, now);
+    }
+    in.triggers.push_back(std::move(r));
+  }
+  return in;
+}
+
+void KedaRunner::on_event(SimTime now, std::uint64_t tag) {
+  const KedaInputs in = inputs(now);
+  const std::int32_t desired = static_cast<Tick>(tag) == Tick::Poll ? keda_.poll(now, in).desired
+                                                                     : keda_.sync_hpa(now, in).desired;
+  workloads_.scale(target_, desired, "keda");
+}
+
+}  // namespace fleetsim

@@ -1,0 +1,255 @@
+#include "fleetsim/world/service_runtime.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "fleetsim/workload/traffic.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+constexpr int kStepShift = 32;
+
+}  // namespace
+
+NodeImageStore& NodeImages::of(NodeId node) {
+  if (node >= stores_.size()) stores_.resize(node + 1);
+  if (!stores_[node]) stores_[node].emplace(bytes_per_second_);
+  return *stores_[node];
+}
+
+ServiceRuntime::ServiceRuntime(Inputs in)
+    : sim_(in.sim),
+      cluster_(in.cluster),
+      bus_(in.bus),
+      workloads_(in.workloads),
+      catalog_(in.catalog),
+      images_(in.images),
+      config_(in.config),
+      deployment_(in.deployment),
+      name_(in.config.deployment),
+      gpus_per_pod_(in.workloads.definition(in.deployment).pod.spec.requests.gpus()),
+      warmup_end_(in.warmup_end),
+      model_(in.sim, in.config.serving, in.sim.rng("service/" + in.config.deployment + "/serving")),
+      stats_(SloThresholds{.ttft = in.config.slo ? in.config.slo->ttft : std::nullopt,
+                           .e2e = in.config.slo ? in.config.slo->e2e : std::nullopt},
+             in.warmup_end) {
+  model_.set_observer(this);
+  model_.set_replica_listener(this);
+}
+
+void ServiceRuntime::start() {
+  traffic_ = make_traffic_source(config_.traffic, sim_.rng("service/" + config_.deployment + "/traffic"));
+  model_.attach(*traffic_);
+  if (warmup_end_ > sim_.now()) schedule(warmup_end_, Phase::PodLifecycle, Step::WarmupEnd, 0);
+  interval_start_ = sim_.now();
+}
+
+void ServiceRuntime::schedule(SimTime t, Phase phase, Step step, PodId pod) {
+  sim_.schedule_at(t, phase, *this, (static_cast<std::uint64_t>(step) << kStepShift) | pod);
+}
+
+// ---- Pod lifecycle ---------------------------------------------------------------------------
+
+std::optional<LlmRates> ServiceRuntime::rates_for(const Node& node) const {
+  if (config_.rates) return config_.rates;
+  // Fixed, exponential and log-normal services do not read the rates.
+  if (!std::holds_alternative<LlmServiceTime>(config_.serving.service_time)) return LlmRates{1, 0};
+  const InstanceType& type = catalog_.types()[node.type];
+  const std::string& accelerator = type.gpu_count > 0 ? type.gpu_name : type.accelerator_name;
+  if (std::optional<GpuModel> gpu = parse_gpu_model(accelerator)) return default_llm_rates(*gpu);
+  return std::nullopt;
+}
+
+void ServiceRuntime::on_pod_bound(PodId id) {
+  const SimTime now = sim_.now();
+  const Pod& pod = cluster_.pod(id);
+  const Node& node = cluster_.node(pod.node);
+  std::optional<LlmRates> rates = rates_for(node);
+  if (!rates) {
+    const InstanceType& type = catalog_.types()[node.type];
+    throw ConfigError(config_.where, "serving.service_time.rates",
+                      fmt::format("service {}: a replica landed on {} ({}), which the default LLM "
+                                  "rate table does not cover; give the rates or keep the "
+                                  "Deployment off that instance type",
+                                  name_, node.instance_type,
+                                 type.has_gpu() ? (type.gpu_count > 0 ? type.gpu_name : type.accelerator_name)
+                                                : "no accelerator"));
+  }
+  const PodSpec& spec = *pod.spec;
+  const std::string image = spec.images.empty() ? std::string() : spec.images.front();
+  const SimTime started = images_.of(pod.node).available_at(image, config_.startup.image_bytes, now);
+  const SimTime server_up = started + config_.startup.model_load;
+  const SimTime ready = pod_ready_time(now, started, server_up, spec.startup_probe, spec.readiness_probe);
+
+  model_.add_replica(ReplicaSpec{.id = id, .rates = rates}, std::nullopt);
+  pods_.push_back(TrackedPod{.pod = id});
+  schedule(started, Phase::PodLifecycle, Step::Started, id);
+  schedule(ready, Phase::PodLifecycle, Step::Ready, id);
+}
+
+void ServiceRuntime::on_event(SimTime now, std::uint64_t tag) {
+  const auto pod_id = static_cast<PodId>(tag & 0xffff'ffffULL);
+  const auto step = static_cast<Step>(tag >> kStepShift);
+  if (step == Step::WarmupEnd) {
+    arrived_at_warmup_ = model_.counters().arrived;
+    return;
+  }
+  Pod& pod = cluster_.pod(pod_id);
+  switch (step) {
+    case Step::Started:
+      if (pod.phase == PodPhase::Running && model_.has_replica(pod_id)) pod.started = true;
+      break;
+    case Step::Ready:
+      if (pod.phase == PodPhase::Running && !pod.terminating && model_.has_replica(pod_id)) become_ready(pod_id);
+      break;
+    case Step::GraceEnd:
+      // The grace period is over: what is still in flight dies with the container.
+      if (model_.has_replica(pod_id)) {
+        model_.kill_replica(pod_id);
+        untrack(pod_id, now);
+        if (pod.terminating) workloads_.finish_termination(pod_id);
+      }
+      break;
+    case Step::WarmupEnd:
+      break;
+  }
+}
+
+void ServiceRuntime::become_ready(PodId id) {
+  Pod& pod = cluster_.pod(id);
+  pod.ready = true;
+  pod.ready_at = sim_.now();
+  bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::PodReady, .node = pod.node, .pod = id, .workload = pod.workload});
+  model_.set_ready(id);
+}
+
+void ServiceRuntime::on_pod_terminating(PodId id) {
+  begin_drain(id, sim_.now() + cluster_.pod(id).spec->termination_grace);
+}
+
+void ServiceRuntime::on_pod_evicted(PodId id, NodeId node) {
+  // The instance may go before the grace period ends (a spot interruption's two minutes).
+  begin_drain(id, std::min(sim_.now() + cluster_.pod(id).spec->termination_grace,
+                           cluster_.node(node).terminates_at));
+}
+
+// The pod leaves the endpoints at once; its requests in flight may finish until `deadline`.
+void ServiceRuntime::begin_drain(PodId id, SimTime deadline) {
+  if (!model_.has_replica(id)) return;
+  cluster_.pod(id).ready = false;
+  schedule(deadline, Phase::PodLifecycle, Step::GraceEnd, id);
+  model_.begin_termination(id);  // may call on_replica_drained at once
+}
+
+void ServiceRuntime::on_replica_drained(ReplicaId replica, SimTime now) {
+  const auto id = static_cast<PodId>(replica);
+  untrack(id, now);
+  if (cluster_.pod(id).terminating) workloads_.finish_termination(id);
+}
+
+// ---- Metrics ---------------------------------------------------------------------------------
+
+ServiceRuntime::TrackedPod* ServiceRuntime::tracked(PodId pod) {
+  auto it = std::find_if(pods_.begin(), pods_.end(), [&](const TrackedPod& t) { return t.pod == pod; });
+  return it == pods_.end() ? nullptr : &*it;
+}
+
+void ServiceRuntime::untrack(PodId id, SimTime now) {
+  TrackedPod* t = tracked(id);
+  if (t == nullptr) return;
+  if (t->series && store_ != nullptr) {
+    // The target is gone: its series end at once rather than after the lookback delta.
+    for (SeriesId s : {t->gpu_util, t->running, t->waiting, t->success}) store_->mark_stale(s, now);
+  }
+  pods_.erase(pods_.begin() + (t - pods_.data()));
+}
+
+void ServiceRuntime::scrape(SimTime now, MetricsStore& store) {
+  store_ = &store;
+  model_.expire_queue();
+  const SimDuration window = now - last_scrape_;
+  // vLLM keeps its queue per replica; fleetsim's is the router's, so each Ready pod reports an
+  // equal share (the remainder to the first), and the shares sum to the queue.
+  const std::uint64_t queued = model_.counters().queued;
+  std::uint64_t ready = 0;
+  for (const TrackedPod& t : pods_) ready += cluster_.pod(t.pod).ready ? 1 : 0;
+  std::uint64_t remainder = ready > 0 ? queued % ready : 0;
+  for (TrackedPod& t : pods_) {
+    const Pod& pod = cluster_.pod(t.pod);
+    if (!pod.started) continue;  // no exporter sees a container that has not started
+    if (!t.series) {
+      LabelSet labels{{"namespace", pod.namespace_name}, {"pod", pod.name}};
+      t.gpu_util = store.series(kGpuUtilMetric, labels);
+      labels.push_back({"model_name", name_});
+      t.running = store.series(kRequestsRunningMetric, labels);
+      t.waiting = store.series(kRequestsWaitingMetric, labels);
+      t.success = store.series(kRequestSuccessMetric, labels);
+      t.series = true;
+      t.busy_at_last_scrape = model_.busy_time(t.pod);
+    }
+    const SimDuration busy = model_.busy_time(t.pod);
+    if (window > SimDuration{0}) {
+      t.busy_fraction = std::clamp(to_seconds(busy - t.busy_at_last_scrape) / to_seconds(window), 0.0, 1.0);
+      store.record(t.gpu_util, now, 100.0 * *t.busy_fraction);
+    }
+    t.busy_at_last_scrape = busy;
+    // vLLM's metrics exist once its server is up, which is when the pod turns Ready.
+    if (!pod.ready) continue;
+    std::uint64_t share = ready > 0 ? queued / ready : 0;
+    if (remainder > 0) {
+      ++share;
+      --remainder;
+    }
+    store.record(t.running, now, static_cast<double>(model_.in_flight(t.pod)));
+    store.record(t.waiting, now, static_cast<double>(share));
+    store.record(t.success, now, static_cast<double>(model_.served_by(t.pod)));
+  }
+  last_scrape_ = now;
+}
+
+std::optional<double> ServiceRuntime::busy_fraction(PodId pod) const {
+  for (const TrackedPod& t : pods_)
+    if (t.pod == pod) return t.busy_fraction;
+  return std::nullopt;
+}
+
+// ---- Reporting -------------------------------------------------------------------------------
+
+double ServiceRuntime::busy_gpu_seconds() const {
+  return to_seconds(model_.total_busy_time()) * static_cast<double>(gpus_per_pod_);
+}
+
+ServiceIntervalRow ServiceRuntime::close_interval(SimTime now) {
+  model_.expire_queue();
+  ServiceIntervalRow row;
+  const double length = to_seconds(now - interval_start_);
+  const std::uint64_t arrived = model_.counters().arrived;
+  const SimDuration busy = model_.total_busy_time();
+  if (length > 0) {
+    row.rps = static_cast<double>(arrived - arrived_at_interval_) / length;
+    row.busy_gpus = to_seconds(busy - busy_at_interval_) / length * static_cast<double>(gpus_per_pod_);
+  }
+  const std::vector<PodId>& active = workloads_.active_pods(deployment_);
+  row.replicas = static_cast<std::int64_t>(active.size());
+  for (PodId id : active) row.ready += cluster_.pod(id).ready ? 1 : 0;
+  row.queue = static_cast<std::int64_t>(model_.counters().queued);
+  row.p99_ms = stats_.interval_e2e_s().quantile(0.99) * 1000.0;
+  peak_replicas_ = std::max(peak_replicas_, row.replicas);
+
+  stats_.close_interval();
+  arrived_at_interval_ = arrived;
+  busy_at_interval_ = busy;
+  interval_start_ = now;
+  return row;
+}
+
+void ServiceRuntime::finish(SimTime end) {
+  model_.expire_queue();
+  model_.visit_unfinished([&](SimTime arrival, std::optional<SimTime> first_token) {
+    stats_.judge_unfinished(arrival, first_token, end);
+  });
+}
+
+}  // namespace fleetsim

@@ -1,0 +1,177 @@
+// A service inside a whole run: cold start, SLO accounting, and the autoscalers driving replicas.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "fleetsim/scenario/scenario_loader.hpp"
+#include "fleetsim/world/world.hpp"
+#include "unit/scenario/scenario_test_util.hpp"
+
+using namespace fleetsim;
+
+namespace {
+
+const std::string kPool = R"(apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: gpu}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: node.kubernetes.io/instance-type, operator: In, values: ["g5.xlarge"]}
+        - {key: karpenter.sh/capacity-type, operator: In, values: ["on-demand"]}
+)";
+
+std::string deployment(int replicas) {
+  return R"(---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api}
+spec:
+  replicas: )" + std::to_string(replicas) + R"(
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      terminationGracePeriodSeconds: 30
+      containers:
+        - name: server
+          image: example/api:1
+          resources: {requests: {cpu: "2", memory: 8Gi, nvidia.com/gpu: 1}, limits: {nvidia.com/gpu: 1}}
+)";
+}
+
+// Records the events a test asserts on.
+struct Events final : EventSink {
+  struct Seen {
+    EventKind kind;
+    double t;
+    PodId pod;
+    std::string source;
+    std::int32_t from, to;
+  };
+  void on_event(const SimEvent& e, const Cluster&) override {
+    seen.push_back({e.kind, to_seconds(e.time), e.pod, std::string(e.reason), e.from, e.to});
+  }
+  std::vector<Seen> of(EventKind k) const {
+    std::vector<Seen> out;
+    for (const Seen& s : seen)
+      if (s.kind == k) out.push_back(s);
+    return out;
+  }
+  std::vector<Seen> seen;
+};
+
+struct Run {
+  explicit Run(const std::string& manifests, const std::string& services, const std::string& extra = "") : dir("world-serving") {
+    dir.write("manifests.yaml", manifests);
+    const auto file = dir.write("scenario.yaml", "name: serving\nduration: 1h\nmanifests: [manifests.yaml]\n" + extra +
+                                                      "services:\n" + services);
+    config = load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+    world = std::make_unique<World>(config);
+    world->add_sink(events);
+    world->run();
+  }
+  const ServiceRuntime& service() const { return *world->services()[0]; }
+
+  test::TempDir dir;
+  ScenarioConfig config;
+  std::unique_ptr<World> world;
+  Events events;
+};
+
+}  // namespace
+
+TEST_CASE("a replica is Ready after the image pull and the model load", "[unit]") {
+  Run run(kPool + deployment(1), R"(  - deployment: api
+    traffic: {pattern: constant, rps: 1}
+    serving: {concurrency: 1, service_time: {model: fixed, duration: 500ms}}
+    startup: {image_size: 6G, model_load: 20s}
+    slo: {e2e: 1s}
+)", "node_latencies: {image_pull_bandwidth: 60M}\n");
+  const auto scheduled = run.events.of(EventKind::PodScheduled);
+  const auto ready = run.events.of(EventKind::PodReady);
+  REQUIRE(scheduled.size() == 1);
+  REQUIRE(ready.size() == 1);
+  // 6 GB at 60 MB/s is 100 s, then 20 s of model load; no probe.
+  CHECK(ready[0].t - scheduled[0].t == 120.0);
+
+  const ServiceRuntime& s = run.service();
+  const SloTotals& t = s.stats().totals();
+  // Conservation: every arrival is served, dropped or still unfinished.
+  const ServingCounters c = s.model().counters();
+  CHECK(c.arrived == c.served + c.dropped + c.in_flight + c.queued);
+  CHECK(s.arrivals_after_warmup() == c.arrived);
+  CHECK(t.served == c.served);
+  CHECK(t.dropped == 0);
+  // The backlog of the cold start drains at a net 1 request/s (2/s served, 1/s arriving), so the
+  // k-th request (arriving at about k s) waits r + 0.5 − 0.5k s, past the 1 s SLO while k < 2r − 1.
+  const double r = ready[0].t;
+  CHECK(static_cast<double>(t.misses) >= 2 * r - 3);
+  CHECK(static_cast<double>(t.misses) <= 2 * r + 1);
+  // One GPU busy 0.5 s per served request (and the one in flight at the end, partly).
+  CHECK(s.busy_gpu_seconds() >= 0.5 * static_cast<double>(t.served));
+  CHECK(s.busy_gpu_seconds() <= 0.5 * static_cast<double>(t.served + 1));
+}
+
+TEST_CASE("an HPA on requests running scales the Deployment to its maximum under overload", "[unit]") {
+  const std::string hpa = R"(---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: api}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: api}
+  minReplicas: 1
+  maxReplicas: 4
+  metrics:
+    - type: Pods
+      pods:
+        metric: {name: "vllm:num_requests_running"}
+        target: {type: AverageValue, averageValue: 500m}
+)";
+  Run run(kPool + deployment(1) + hpa, R"(  - deployment: api
+    traffic: {pattern: constant, rps: 3}
+    serving: {concurrency: 1, queue_timeout: 30s, service_time: {model: fixed, duration: 1s}}
+)");
+  const auto changes = run.events.of(EventKind::ReplicasChanged);
+  REQUIRE(!changes.empty());
+  std::int32_t last = 1;
+  for (const auto& c : changes) {
+    CHECK(c.source == "hpa");
+    CHECK(c.from == last);
+    CHECK(c.to > c.from);  // a constant overload only ever scales up
+    last = c.to;
+  }
+  CHECK(last == 4);
+  CHECK(run.events.of(EventKind::PodReady).size() == 4);
+}
+
+TEST_CASE("a ScaledObject on the queue scales its Deployment", "[unit]") {
+  const std::string so = R"(---
+apiVersion: keda.sh/v1alpha1
+kind: ScaledObject
+metadata: {name: api}
+spec:
+  scaleTargetRef: {name: api}
+  minReplicaCount: 1
+  maxReplicaCount: 3
+  pollingInterval: 15
+  triggers:
+    - type: prometheus
+      metadata:
+        serverAddress: http://prometheus:9090
+        query: sum(vllm:num_requests_waiting{model_name="api"})
+        threshold: "2"
+)";
+  Run run(kPool + deployment(1) + so, R"(  - deployment: api
+    traffic: {pattern: constant, rps: 2}
+    serving: {concurrency: 1, queue_timeout: 30s, service_time: {model: fixed, duration: 1s}}
+)");
+  const auto changes = run.events.of(EventKind::ReplicasChanged);
+  REQUIRE(!changes.empty());
+  for (const auto& c : changes) CHECK(c.source == "keda");
+  CHECK(changes.back().to == 3);
+  CHECK(run.world->cluster().pods().size() >= 3);
+}

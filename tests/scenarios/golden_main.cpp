@@ -20,7 +20,8 @@ using namespace fleetsim;
 namespace {
 
 // Example scenarios under scenarios/, each with its golden outputs in tests/scenarios/<name>/.
-const std::vector<std::string> kScenarios = {"gpu-training", "tiered-spot", "llm-inference"};
+const std::vector<std::string> kScenarios = {"gpu-training", "tiered-spot", "llm-inference", "model-pair",
+                                             "azure-conv-replay"};
 
 struct Outputs {
   std::string report, events;

@@ -3,18 +3,15 @@
 // kube-scheduler, node launches, the serving model) and the RunRecorder all in the loop.
 #include <benchmark/benchmark.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <stdexcept>
 #include <string_view>
-#include <variant>
 
-#include "fleetsim/report/run_recorder.hpp"
+#include "fleetsim/cli/run_scenario.hpp"
 #include "fleetsim/scenario/scenario_loader.hpp"
-#include "fleetsim/world/world.hpp"
 
 #include <unistd.h>
 
@@ -159,44 +156,21 @@ ScenarioConfig load(bool with_hpa) {
   return config;
 }
 
-// As src/cli/run_scenario.cpp fills it.
-RunInfo run_info(const ScenarioConfig& config) {
-  RunInfo info{.scenario = config.name, .seed = config.seed, .duration = config.duration,
-               .report_interval = config.report_interval, .nodepools = {}};
-  auto add_pool = [&](const NodePool& p) {
-    if (std::find(info.nodepools.begin(), info.nodepools.end(), p.name) == info.nodepools.end())
-      info.nodepools.push_back(p.name);
-  };
-  for (const NodePool& p : config.nodepools) add_pool(p);
-  for (const ScriptedEvent& e : config.events)
-    if (const auto* apply = std::get_if<ApplyManifestsEvent>(&e.action))
-      for (const NodePool& p : apply->nodepools) add_pool(p);
-  for (const ServiceConfig& s : config.services) info.services.push_back(s.deployment);
-  return info;
-}
-
 void run(benchmark::State& state, bool with_hpa) {
   const ScenarioConfig config = load(with_hpa);
-  const RunInfo info = run_info(config);
   std::uint64_t arrived_total = 0;
-  ServingCounters last{};
-  std::uint64_t engine_events = 0;
+  nlohmann::ordered_json report;
   for (auto _ : state) {
-    World world(config);
-    RunRecorder recorder(info);
-    recorder.watch(world);
-    world.add_sink(recorder);
-    const RunStats stats = world.run();
-    benchmark::DoNotOptimize(recorder.report(stats.engine_events));
-    last = world.services()[0]->model().counters();
-    arrived_total += last.arrived;
-    engine_events = stats.engine_events;
+    // Exactly what `fleetsim run` does, less the output files.
+    report = run_scenario(config, ScenarioOutputs{});
+    arrived_total += report["sla"]["requests"].get<std::uint64_t>();
   }
+  const auto& service = report["sla"]["by_service"]["llm"];
   state.SetItemsProcessed(static_cast<std::int64_t>(arrived_total));
-  state.counters["arrived"] = static_cast<double>(last.arrived);
-  state.counters["served"] = static_cast<double>(last.served);
-  state.counters["dropped"] = static_cast<double>(last.dropped);
-  state.counters["engine_events"] = static_cast<double>(engine_events);
+  state.counters["served"] = service["served"].get<double>();
+  state.counters["dropped"] = service["dropped"].get<double>();
+  state.counters["peak_replicas"] = service["peak_replicas"].get<double>();
+  state.counters["engine_events"] = report["engine"]["events"].get<double>();
 }
 
 // 100 replicas from the start; the first ~70 s wait for the nodes.

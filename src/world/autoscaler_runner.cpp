@@ -1,6 +1,8 @@
 #include "fleetsim/world/autoscaler_runner.hpp"
 
 #include <cmath>
+#include <map>
+#include <string_view>
 
 namespace fleetsim {
 
@@ -77,13 +79,15 @@ MetricReading AutoscalerView::read(const MetricSpec& metric, WorkloadId target, 
       return MetricReading{.available = true, .pods = resource_usage(metric.name, target, now)};
     case MetricSourceType::Pods: {
       // The custom metrics API (prometheus-adapter): each pod's latest scraped sample.
+      std::map<std::string_view, double, std::less<>> by_pod;
+      for (SeriesId s : store_.series_named(metric.name)) {
+        if (!labels_match(store_, s, metric.selector)) continue;
+        if (std::optional<double> x = store_.instant(s, now)) by_pod[store_.label_value(s, "pod")] = *x;
+      }
       MetricReading r{.available = true};
       for (PodId id : workloads_.active_pods(target)) {
         PodMetricValue v{.milli = std::nullopt, .timestamp = now, .window = scrape_interval_};
-        for (SeriesId s : store_.series_named(metric.name)) {
-          if (store_.label_value(s, "pod") != cluster_.pod(id).name || !labels_match(store_, s, metric.selector)) continue;
-          if (std::optional<double> x = store_.instant(s, now)) v.milli = to_milli(*x);
-        }
+        if (auto it = by_pod.find(cluster_.pod(id).name); it != by_pod.end()) v.milli = to_milli(it->second);
         r.pods.push_back(v);
       }
       return r;

@@ -175,3 +175,52 @@ spec:
   CHECK(changes.back().to == 3);
   CHECK(run.world->cluster().pods().size() >= 3);
 }
+
+TEST_CASE("a scaled-down replica drains its requests within the grace period", "[unit]") {
+  // Two replicas, each always running about 10 requests of 20 s; the HPA wants one.
+  const std::string hpa = R"(---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: api}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: api}
+  minReplicas: 1
+  maxReplicas: 2
+  metrics:
+    - type: Pods
+      pods:
+        metric: {name: "vllm:num_requests_running"}
+        target: {type: AverageValue, averageValue: "100"}
+  behavior:
+    scaleDown: {stabilizationWindowSeconds: 0}
+)";
+  const std::string service = R"(  - deployment: api
+    traffic: {pattern: constant, rps: 1}
+    serving: {concurrency: 30, service_time: {model: fixed, duration: 20s}}
+)";
+  auto with_grace = [&](const std::string& grace) {
+    std::string d = deployment(2);
+    d.replace(d.find("terminationGracePeriodSeconds: 30"), 33, "terminationGracePeriodSeconds: " + grace);
+    return kPool + d + hpa;
+  };
+  SECTION("a 30 s grace period: every request in flight finishes") {
+    Run run(with_grace("30"), service);
+    const auto changes = run.events.of(EventKind::ReplicasChanged);
+    const auto deleted = run.events.of(EventKind::PodDeleted);
+    REQUIRE(changes.size() == 1);
+    CHECK(changes[0].to == 1);
+    REQUIRE(deleted.size() == 1);
+    CHECK(deleted[0].t > changes[0].t);
+    CHECK(deleted[0].t <= changes[0].t + 20);
+    CHECK(run.service().stats().totals().dropped == 0);
+  }
+  SECTION("a 5 s grace period: what is still running at its end is lost") {
+    Run run(with_grace("5"), service);
+    const auto changes = run.events.of(EventKind::ReplicasChanged);
+    const auto deleted = run.events.of(EventKind::PodDeleted);
+    REQUIRE(changes.size() == 1);
+    REQUIRE(deleted.size() == 1);
+    CHECK(deleted[0].t == changes[0].t + 5);
+    CHECK(run.service().stats().totals().dropped > 0);
+  }
+}

@@ -77,6 +77,20 @@ std::string format_summary(const Json& report) {
       fmt::format("{:.2f}  (ratio {:.2f})", num(at(gpu, "allocated_gpu_hours")),
                   num(at(gpu, "allocation_ratio"))));
 
+  row(out, "GPU-hours busy", fmt::format("{:.2f}  (utilization {:.2f})", num(at(gpu, "busy_gpu_hours")),
+                                          num(at(gpu, "utilization"))));
+
+  // Serving, when the scenario has services.
+  const Json& sla = at(report, "sla");
+  if (count(at(sla, "requests")) > 0) {
+    row(out, "requests / SLO misses",
+        fmt::format("{} / {}  ({:.2f}%, {} dropped)", count(at(sla, "requests")), count(at(sla, "misses")),
+                    100 * num(at(sla, "miss_ratio")), count(at(sla, "dropped"))));
+    const Json& latency = at(sla, "latency_ms");
+    row(out, "latency p50 / p99",
+        fmt::format("{:.0f} ms / {:.0f} ms", num(at(latency, "p50")), num(at(latency, "p99"))));
+  }
+
   const Json& pending = at(pods, "pending_seconds");
   row(out, "pending p50 / p99 / max",
       fmt::format("{:.1f} s / {:.1f} s / {:.1f} s", num(at(pending, "p50")),

@@ -113,7 +113,7 @@ void ServiceRuntime::on_event(SimTime now, std::uint64_t tag) {
       }
       break;
     case Step::WarmupEnd:
-      break;
+      break;  // handled above: it names no pod
   }
 }
 

@@ -12,10 +12,11 @@ namespace {
 constexpr std::uint64_t kReportTick = UINT64_MAX;
 constexpr std::uint64_t kScrapeTick = UINT64_MAX - 1;
 
-// A service's or autoscaler's Deployment reference: "name" or "namespace/name".
-std::pair<std::string_view, std::string_view> split_reference(std::string_view ref, std::string_view default_namespace) {
+// A service's Deployment reference, "name" (any namespace; the loader checked it is unique) or
+// "namespace/name", as (namespace, name).
+std::pair<std::string_view, std::string_view> split_reference(std::string_view ref) {
   const std::size_t slash = ref.find('/');
-  if (slash == std::string_view::npos) return {default_namespace, ref};
+  if (slash == std::string_view::npos) return {{}, ref};
   return {ref.substr(0, slash), ref.substr(slash + 1)};
 }
 
@@ -84,7 +85,7 @@ void World::set_progress(std::function<void(SimTime)> callback, SimDuration ever
 void World::build_services_and_autoscalers() {
   const SimTime warmup_end = at(config_.warmup);
   for (const ServiceConfig& sc : config_.services) {
-    const auto [ns, name] = split_reference(sc.deployment, "default");
+    const auto [ns, name] = split_reference(sc.deployment);
     const std::optional<WorkloadId> target = workloads_->find_deployment(ns, name);
     FLEETSIM_ASSERT(target.has_value());
     workloads_->manage_startup_elsewhere(*target);

@@ -224,3 +224,14 @@ spec:
     CHECK(run.service().stats().totals().dropped > 0);
   }
 }
+
+TEST_CASE("a service names a Deployment in another namespace by its name alone", "[unit]") {
+  std::string d = deployment(1);
+  d.replace(d.find("metadata: {name: api}"), 21, "metadata: {name: api, namespace: inference}");
+  Run run(kPool + d, R"(  - deployment: api
+    traffic: {pattern: constant, rps: 1}
+    serving: {concurrency: 1, service_time: {model: fixed, duration: 100ms}}
+)");
+  CHECK(run.events.of(EventKind::PodReady).size() == 1);
+  CHECK(run.service().stats().totals().served > 3000);
+}

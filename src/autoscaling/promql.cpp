@@ -267,9 +267,6 @@ class PromParser {
                     " (a range vector) outside rate/increase/*_over_time");
       }
     }
-    if (!node(lhs).scalar && !node(rhs).scalar) {
-      unsupported(at, op_text(op), " between two vectors");
-    }
     return add(PromNode{.kind = PromNodeKind::Binary,
                         .op = op,
                         .lhs = lhs,
@@ -667,6 +664,11 @@ std::optional<double> extrapolated_rate(std::span<const StoredSample> samples, S
 
 namespace {
 
+// Vector-to-vector arithmetic without on/ignoring: elements pair up when their label sets,
+// less the metric name, are equal; unpaired ones drop out; the result keeps the left side's
+// labels. A label set twice on one side is Prometheus' "many-to-many matching not allowed".
+std::vector<PromElement> match_one_to_one(BinaryOp op, std::vector<PromElement> lhs, std::vector<PromElement> rhs);
+
 struct Value {
   bool scalar = false;
   double number = 0;
@@ -839,7 +841,11 @@ Value eval(const std::vector<PromNode>& nodes, int index, const MetricsStore& st
         out.number = apply(n.op, a.number, b.number);
         break;
       }
-      // The parser admits only vector-scalar pairs; arithmetic drops the metric name.
+      if (!a.scalar && !b.scalar) {
+        out.elements = match_one_to_one(n.op, std::move(a.elements), std::move(b.elements));
+        break;
+      }
+      // A vector and a scalar: arithmetic drops the metric name.
       bool vector_left = !a.scalar;
       Value& v = vector_left ? a : b;
       double s = vector_left ? b.number : a.number;
@@ -850,6 +856,30 @@ Value eval(const std::vector<PromNode>& nodes, int index, const MetricsStore& st
       out.elements = std::move(v.elements);
       break;
     }
+  }
+  return out;
+}
+
+std::vector<PromElement> match_one_to_one(BinaryOp op, std::vector<PromElement> lhs, std::vector<PromElement> rhs) {
+  auto by_labels = [op](std::vector<PromElement>& side, std::string_view which) {
+    for (PromElement& e : side) drop_name(e.labels);
+    std::sort(side.begin(), side.end(), [](const PromElement& a, const PromElement& b) { return a.labels < b.labels; });
+    for (std::size_t i = 1; i < side.size(); ++i) {
+      if (side[i].labels == side[i - 1].labels) {
+        throw PromQlEvalError(fmt::format("many-to-many matching not allowed: two series with the same "
+                                          "labels on the {} side of `{}`", which, op_text(op)));
+      }
+    }
+  };
+  by_labels(lhs, "left");
+  by_labels(rhs, "right");
+  std::vector<PromElement> out;
+  std::size_t j = 0;
+  for (PromElement& e : lhs) {
+    while (j < rhs.size() && rhs[j].labels < e.labels) ++j;
+    if (j == rhs.size() || rhs[j].labels != e.labels) continue;
+    e.value = apply(op, e.value, rhs[j].value);
+    out.push_back(std::move(e));
   }
   return out;
 }

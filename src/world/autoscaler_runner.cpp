@@ -169,7 +169,11 @@ KedaInputs KedaRunner::inputs(SimTime now) const {
     const KedaTrigger& t = keda_.spec().triggers[i];
     TriggerReading r;
     if (queries_[i]) {
-      r.value = queries_[i]->evaluate(store_, now);
+      try {
+        r.value = queries_[i]->evaluate(store_, now);
+      } catch (const PromQlEvalError&) {
+        r.error = true;  // Prometheus answers with an error: the scaler's read fails
+      }
     } else {
       r.pods = view_.resource_usage(t.type == KedaTriggerType::Cpu ? "cpu" : "memory", target_, now);
     }

@@ -17,7 +17,8 @@ namespace fleetsim {
 
 // What fleetsim evaluates, for error messages.
 inline constexpr std::string_view kPromQlSupported =
-    "fleetsim evaluates avg|sum|max|min|count over selectors, rate/increase, *_over_time";
+    "fleetsim evaluates avg|sum|max|min|count over selectors, rate/increase, *_over_time, and "
+    "+ - * / between them";
 
 // A query fleetsim cannot parse or does not support. column is 1-based, in bytes of the query.
 class PromQlError : public std::runtime_error {
@@ -28,6 +29,13 @@ class PromQlError : public std::runtime_error {
 
  private:
   int column_;
+};
+
+// A query that parsed but cannot be evaluated on the data at hand (Prometheus returns an error
+// for it, and a KEDA scaler reports a failed read).
+class PromQlEvalError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 enum class MatchOp { Equal, NotEqual, Regex, NotRegex };

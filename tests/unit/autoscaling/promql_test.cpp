@@ -180,10 +180,38 @@ TEST_CASE("binary operations between a result and a number", "[autoscaling]") {
   CHECK_FALSE(eval(store, "sum(missing) * 2", t(0)));
 }
 
+TEST_CASE("arithmetic between two vectors pairs equal label sets", "[autoscaling]") {
+  MetricsStore store = gpu_store();
+  // Two sums without grouping: one element each, both with no labels.
+  CHECK(eval(store, R"(sum(DCGM_FI_DEV_GPU_UTIL{deployment="model-a"}) + sum(vllm:num_requests_waiting))",
+             t(0)) == 123.0);
+  // Grouped: only the groups present on both sides pair up; the left side's labels stay.
+  auto v = PromQuery::parse(R"(sum by (pod) (DCGM_FI_DEV_GPU_UTIL) / sum by (pod) (vllm:num_requests_waiting))")
+               .evaluate_vector(store, t(0));
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].labels == LabelSet{{"pod", "model-b-1"}});
+  CHECK(v[0].value == 30.0);
+  // Selectors pair by labels less the metric name; here no pod has both metrics' labels.
+  CHECK_FALSE(eval(store, "DCGM_FI_DEV_GPU_UTIL - vllm:num_requests_waiting", t(0)));
+  // Division by a zero vector element is +Inf, as in Prometheus.
+  store.record(store.series("zero", {}), t(0), 0);
+  CHECK(std::isinf(*eval(store, "sum(vllm:num_requests_waiting) / sum(zero)", t(0))));
+}
+
+TEST_CASE("two series with one label set on a side fail the query", "[autoscaling]") {
+  MetricsStore store = gpu_store();
+  store.record(store.series("dup_a", {{"pod", "p"}}), t(0), 1);
+  store.record(store.series("dup_b", {{"pod", "p"}}), t(0), 2);
+  // {__name__="dup_a"} and {__name__="dup_b"} are the same set once the names go.
+  const PromQuery q = PromQuery::parse(R"({__name__=~"dup_.*"} + {__name__="dup_a"})");
+  CHECK_THROWS_AS(q.evaluate(store, t(0)), PromQlEvalError);
+}
+
 TEST_CASE("unsupported PromQL is rejected naming the construct and column", "[autoscaling]") {
   CHECK(parse_error("histogram_quantile(0.9, rate(x[5m]))") ==
         "unsupported PromQL: `histogram_quantile` at column 1; fleetsim evaluates "
-        "avg|sum|max|min|count over selectors, rate/increase, *_over_time");
+        "avg|sum|max|min|count over selectors, rate/increase, *_over_time, and + - * / "
+        "between them");
   struct Case {
     std::string_view query;
     std::string_view construct;
@@ -197,7 +225,7 @@ TEST_CASE("unsupported PromQL is rejected naming the construct and column", "[au
         Case{"m * on(a) n", "`on`", 5}, Case{"m offset 5m", "`offset`", 3},
         Case{"m @ 100", "`@`", 3}, Case{"rate(m[5m:1m])", "`[range:step]` (a subquery)", 7},
         Case{"max_over_time(rate(m[1m])[5m:])", "`[range:step]` (a subquery)", 26},
-        Case{"a / b", "`/` between two vectors", 3}, Case{"m[5m]", "`[range]` (a range vector)", 1},
+        Case{"m[5m]", "`[range]` (a range vector)", 1},
         Case{"sum(m[5m])", "`[range]` (a range vector)", 5},
         Case{"\"text\"", "`string literal`", 1}}) {
     INFO(c.query);

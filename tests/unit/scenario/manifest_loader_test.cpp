@@ -209,7 +209,7 @@ spec:
   CHECK(decode_error(with_query("'histogram_quantile(0.9, rate(x[5m]))'")) ==
         "test.yaml:10:16: spec.triggers[0].metadata.query: unsupported PromQL: "
         "`histogram_quantile` at column 1; fleetsim evaluates avg|sum|max|min|count over "
-        "selectors, rate/increase, *_over_time");
+        "selectors, rate/increase, *_over_time, and + - * / between them");
   CHECK(decode_error(with_query("sum(x")) ==
         "test.yaml:10:16: spec.triggers[0].metadata.query: PromQL syntax error at column 6: "
         "expected `)` to close the aggregation, got the end");

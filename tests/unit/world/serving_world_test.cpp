@@ -148,7 +148,7 @@ spec:
   CHECK(run.events.of(EventKind::PodReady).size() == 4);
 }
 
-TEST_CASE("a ScaledObject on the queue scales its Deployment", "[unit]") {
+TEST_CASE("a ScaledObject on requests in the system scales its Deployment", "[unit]") {
   const std::string so = R"(---
 apiVersion: keda.sh/v1alpha1
 kind: ScaledObject
@@ -162,11 +162,11 @@ spec:
     - type: prometheus
       metadata:
         serverAddress: http://prometheus:9090
-        query: sum(vllm:num_requests_waiting{model_name="api"})
-        threshold: "2"
+        query: sum(vllm:num_requests_running{model_name="api"}) + sum(vllm:num_requests_waiting{model_name="api"})
+        threshold: "1"
 )";
   Run run(kPool + deployment(1) + so, R"(  - deployment: api
-    traffic: {pattern: constant, rps: 2}
+    traffic: {pattern: constant, rps: 2.5}
     serving: {concurrency: 1, queue_timeout: 30s, service_time: {model: fixed, duration: 1s}}
 )");
   const auto changes = run.events.of(EventKind::ReplicasChanged);

@@ -167,8 +167,16 @@ void ServiceRuntime::untrack(PodId id, SimTime now) {
 }
 
 void ServiceRuntime::scrape(SimTime now, MetricsStore& store) {
+  if (store_ == nullptr) {
+    const Workload& d = workloads_.definition(deployment_);
+    const LabelSet labels{{"namespace", d.namespace_name}, {"service", d.name}};
+    requests_series_ = store.series(kServiceRequestsMetric, labels);
+    queue_series_ = store.series(kServiceQueueMetric, labels);
+  }
   store_ = &store;
   model_.expire_queue();
+  store.record(requests_series_, now, static_cast<double>(model_.counters().arrived));
+  store.record(queue_series_, now, static_cast<double>(model_.counters().queued));
   const SimDuration window = now - last_scrape_;
   // vLLM keeps its queue per replica; fleetsim's is the router's, so each Ready pod reports an
   // equal share (the remainder to the first), and the shares sum to the queue.

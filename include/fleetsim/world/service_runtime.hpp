@@ -38,6 +38,10 @@ inline constexpr std::string_view kGpuUtilMetric = "DCGM_FI_DEV_GPU_UTIL";
 inline constexpr std::string_view kRequestsRunningMetric = "vllm:num_requests_running";
 inline constexpr std::string_view kRequestsWaitingMetric = "vllm:num_requests_waiting";
 inline constexpr std::string_view kRequestSuccessMetric = "vllm:request_success_total";
+// Per service, as a gateway in front of the pods sees it; they exist with no pod at all, so a
+// ScaledObject can activate a Deployment from zero on them.
+inline constexpr std::string_view kServiceRequestsMetric = "fleetsim_service_requests_total";
+inline constexpr std::string_view kServiceQueueMetric = "fleetsim_service_queue_length";
 
 // A service's state at the end of one report interval.
 struct ServiceIntervalRow {
@@ -129,6 +133,8 @@ class ServiceRuntime final : private ServingObserver, private ReplicaListener, p
   ServingStats stats_;
   std::vector<TrackedPod> pods_;  // bound pods with a replica, by bind order
   MetricsStore* store_ = nullptr;  // the store the series live in, once scraped
+  SeriesId requests_series_ = 0;
+  SeriesId queue_series_ = 0;
   SimTime last_scrape_{};
 
   std::uint64_t arrived_at_warmup_ = 0;

@@ -235,3 +235,42 @@ TEST_CASE("a service names a Deployment in another namespace by its name alone",
   CHECK(run.events.of(EventKind::PodReady).size() == 1);
   CHECK(run.service().stats().totals().served > 3000);
 }
+
+TEST_CASE("KEDA scales a Deployment to zero when idle and back from zero on the gateway's rate", "[unit]") {
+  const std::string so = R"(---
+apiVersion: keda.sh/v1alpha1
+kind: ScaledObject
+metadata: {name: api}
+spec:
+  scaleTargetRef: {name: api}
+  minReplicaCount: 0
+  maxReplicaCount: 2
+  pollingInterval: 10
+  cooldownPeriod: 60
+  triggers:
+    - type: prometheus
+      metadata:
+        serverAddress: http://prometheus:9090
+        query: sum(rate(fleetsim_service_requests_total{service="api"}[1m]))
+        threshold: "1"
+)";
+  // Traffic starts only at 20 minutes: the first replica goes idle and KEDA scales to zero.
+  Run run(kPool + deployment(1) + so, R"(  - deployment: api
+    traffic: {pattern: constant, rps: 0.5, first_arrival: 20m}
+    serving: {concurrency: 1, service_time: {model: fixed, duration: 1s}}
+)");
+  const auto changes = run.events.of(EventKind::ReplicasChanged);
+  REQUIRE(changes.size() >= 2);
+  CHECK(changes[0].source == "keda");
+  CHECK(changes[0].to == 0);
+  CHECK(changes[0].t < 20 * 60);
+  // The first request activates it again: seen by the next scrape (15 s), acted on by the next
+  // poll (10 s). (vLLM's own metrics could not do this: they vanish with the last pod.)
+  CHECK(changes[1].from == 0);
+  CHECK(changes[1].to == 1);
+  CHECK(changes[1].t >= 20 * 60);
+  CHECK(changes[1].t <= 20 * 60 + 25);
+  // Every request was eventually served: the cold start only delayed the first ones.
+  CHECK(run.service().stats().totals().dropped == 0);
+  CHECK(run.service().stats().totals().served > 1000);
+}

@@ -11,6 +11,8 @@
 #include "fleetsim/report/summary.hpp"
 #include "fleetsim/scenario/scenario_loader.hpp"
 #include "fleetsim/workload/job_trace.hpp"
+#include "fleetsim/workload/traffic_replay.hpp"
+#include "fleetsim/world/world.hpp"
 
 namespace fleetsim {
 
@@ -75,12 +77,15 @@ int validate_command(const std::filesystem::path& scenario) {
     while (reader.next()) {
     }
   }
+  for (const ServiceConfig& service : config.services)
+    if (const auto* replay = std::get_if<ReplayConfig>(&service.traffic)) scan_request_trace(replay->trace);
+  World world(config);  // its construction runs the checks that need the NodePools as solved
   print_warnings(config);
   std::size_t jobs = config.job_sources.size();
-  std::cout << fmt::format("{}: ok ({} NodePools, {} workloads, {} DaemonSets, {} autoscalers, {} job traces, "
-                           "{} scripted events, {} instance types, {} warnings)\n",
+  std::cout << fmt::format("{}: ok ({} NodePools, {} workloads, {} DaemonSets, {} services, {} autoscalers, "
+                           "{} job traces, {} scripted events, {} instance types, {} warnings)\n",
                            scenario.string(), config.nodepools.size(), config.workloads.size(), config.daemonsets.size(),
-                           config.hpas.size() + config.scaled_objects.size(), jobs, config.events.size(),
+                           config.services.size(), config.hpas.size() + config.scaled_objects.size(), jobs, config.events.size(),
                            config.catalog->types().size(), config.warnings.size());
   return kExitOk;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "fleetsim/cloud/ebs_pricing.hpp"
+#include "fleetsim/world/service_checks.hpp"
 
 namespace fleetsim {
 
@@ -35,6 +36,7 @@ World::World(const ScenarioConfig& config)
     }
   }
   build_provisioner();
+  check_llm_rates_cover(config, *context_);
   kube_scheduler_ = std::make_unique<KubeScheduler>(sim_, cluster_, bus(), [this](PodId pod) { provisioner_->trigger(pod); });
   workloads_ = std::make_unique<WorkloadController>(sim_, cluster_, bus());
   disruption_ = std::make_unique<DisruptionController>(sim_, cluster_, *cloud_, pools_, kDefaultStartUnixSeconds);

@@ -274,3 +274,25 @@ spec:
   CHECK(run.service().stats().totals().dropped == 0);
   CHECK(run.service().stats().totals().served > 1000);
 }
+
+TEST_CASE("an LLM service on a pool with GPUs outside the rate table is refused before the run", "[unit]") {
+  std::string pool = kPool;
+  const std::string one_type = R"(values: ["g5.xlarge"])";
+  pool.replace(pool.find(one_type), one_type.size(), R"(values: ["g5.xlarge", "p3.2xlarge"])");
+  const std::string service = R"(  - deployment: api
+    traffic: {pattern: constant, rps: 1}
+)";
+  test::TempDir dir("world-rates");
+  dir.write("manifests.yaml", pool + deployment(1));
+  const auto file = dir.write("scenario.yaml", "name: s\nduration: 1h\nmanifests: [manifests.yaml]\nservices:\n" + service);
+  const ScenarioConfig config = load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+  const std::string error = test::config_error([&] { World world(config); });
+  CHECK_THAT(error, Catch::Contains("scenario.yaml:5:5: serving.service_time.rates: replicas of api can be "
+                                    "launched on p3.2xlarge (v100), which the default LLM rate table"));
+  // With rates given, the same pool is fine.
+  dir.write("scenario.yaml", "name: s\nduration: 1h\nmanifests: [manifests.yaml]\nservices:\n" + service +
+                                 "    serving: {service_time: {model: llm, rates: {prefill_tokens_per_s: 4000, "
+                                 "time_per_output_token: 40ms}}}\n");
+  const ScenarioConfig with_rates = load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+  CHECK(test::config_error([&] { World world(with_rates); }) == "no error");
+}

@@ -94,6 +94,7 @@ class ServiceRuntime final : private ServingObserver, private ReplicaListener, p
   const ServingModel& model() const { return model_; }
   std::uint64_t arrivals_after_warmup() const { return model_.counters().arrived - arrived_at_warmup_; }
   double busy_gpu_seconds() const;
+  // The most active pods seen at a report instant.
   std::int64_t peak_replicas() const { return peak_replicas_; }
 
  private:

@@ -43,6 +43,22 @@ spec:
 )";
 }
 
+// An HPA on the Deployment `api` targeting an average of `target` requests running per pod.
+std::string hpa_on_running(int min, int max, const std::string& target, const std::string& behavior = "") {
+  return R"(---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: api}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: api}
+  minReplicas: )" + std::to_string(min) + "\n  maxReplicas: " + std::to_string(max) + R"(
+  metrics:
+    - type: Pods
+      pods:
+        metric: {name: "vllm:num_requests_running"}
+        target: {type: AverageValue, averageValue: ")" + target + "\"}\n" + behavior;
+}
+
 // Records the events a test asserts on.
 struct Events final : EventSink {
   struct Seen {
@@ -117,20 +133,7 @@ TEST_CASE("a replica is Ready after the image pull and the model load", "[unit]"
 }
 
 TEST_CASE("an HPA on requests running scales the Deployment to its maximum under overload", "[unit]") {
-  const std::string hpa = R"(---
-apiVersion: autoscaling/v2
-kind: HorizontalPodAutoscaler
-metadata: {name: api}
-spec:
-  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: api}
-  minReplicas: 1
-  maxReplicas: 4
-  metrics:
-    - type: Pods
-      pods:
-        metric: {name: "vllm:num_requests_running"}
-        target: {type: AverageValue, averageValue: 500m}
-)";
+  const std::string hpa = hpa_on_running(1, 4, "500m");
   Run run(kPool + deployment(1) + hpa, R"(  - deployment: api
     traffic: {pattern: constant, rps: 3}
     serving: {concurrency: 1, queue_timeout: 30s, service_time: {model: fixed, duration: 1s}}
@@ -178,22 +181,7 @@ spec:
 
 TEST_CASE("a scaled-down replica drains its requests within the grace period", "[unit]") {
   // Two replicas, each always running about 10 requests of 20 s; the HPA wants one.
-  const std::string hpa = R"(---
-apiVersion: autoscaling/v2
-kind: HorizontalPodAutoscaler
-metadata: {name: api}
-spec:
-  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: api}
-  minReplicas: 1
-  maxReplicas: 2
-  metrics:
-    - type: Pods
-      pods:
-        metric: {name: "vllm:num_requests_running"}
-        target: {type: AverageValue, averageValue: "100"}
-  behavior:
-    scaleDown: {stabilizationWindowSeconds: 0}
-)";
+  const std::string hpa = hpa_on_running(1, 2, "100", "  behavior:\n    scaleDown: {stabilizationWindowSeconds: 0}\n");
   const std::string service = R"(  - deployment: api
     traffic: {pattern: constant, rps: 1}
     serving: {concurrency: 30, service_time: {model: fixed, duration: 20s}}

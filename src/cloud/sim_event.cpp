@@ -25,4 +25,30 @@ std::string_view to_string(EventKind k) {
   return "unknown";
 }
 
+EventSubject subject_of(EventKind k) {
+  switch (k) {
+    case EventKind::NodeLaunched:
+    case EventKind::NodeRegistered:
+    case EventKind::NodeReady:
+    case EventKind::NodeDeleting:
+    case EventKind::NodeTerminated:
+    case EventKind::SpotInterruptionNotice:
+    case EventKind::LaunchFailed:  // carries a node only when a NodeClaim object existed
+      return EventSubject::Node;
+    case EventKind::PodCreated:
+    case EventKind::PodNominated:
+    case EventKind::PodScheduled:
+    case EventKind::PodReady:
+    case EventKind::PodCompleted:
+    case EventKind::PodEvicted:
+    case EventKind::PodDeleted:
+    case EventKind::PodUnschedulable:
+      return EventSubject::Pod;
+    case EventKind::WorkloadCreated:
+    case EventKind::ReplicasChanged:
+      return EventSubject::Workload;
+  }
+  return EventSubject::Workload;
+}
+
 }  // namespace fleetsim

@@ -4,38 +4,6 @@
 
 namespace fleetsim {
 
-namespace {
-
-enum class Subject { Node, Pod, Workload, None };
-
-Subject subject_of(EventKind k) {
-  switch (k) {
-    case EventKind::NodeLaunched:
-    case EventKind::NodeRegistered:
-    case EventKind::NodeReady:
-    case EventKind::NodeDeleting:
-    case EventKind::NodeTerminated:
-    case EventKind::SpotInterruptionNotice:
-    case EventKind::LaunchFailed:  // carries a node only when a NodeClaim object existed
-      return Subject::Node;
-    case EventKind::PodCreated:
-    case EventKind::PodNominated:
-    case EventKind::PodScheduled:
-    case EventKind::PodReady:
-    case EventKind::PodCompleted:
-    case EventKind::PodEvicted:
-    case EventKind::PodDeleted:
-    case EventKind::PodUnschedulable:
-      return Subject::Pod;
-    case EventKind::WorkloadCreated:
-    case EventKind::ReplicasChanged:
-      return Subject::Workload;
-  }
-  return Subject::None;
-}
-
-}  // namespace
-
 void EventWriter::append_key(std::string_view key) {
   line_.push_back(',');
   append_json_string(line_, key);
@@ -67,12 +35,12 @@ void EventWriter::write(const SimEvent& e, const Cluster& cluster) {
   append_json_string(line_, to_string(e.kind));
 
   switch (subject_of(e.kind)) {
-    case Subject::Node:
+    case EventSubject::Node:
       if (e.node != kNoNode) {
         append_node(cluster.node(e.node), e.kind == EventKind::NodeLaunched);
       }
       break;
-    case Subject::Pod: {
+    case EventSubject::Pod: {
       const Pod& pod = cluster.pod(e.pod);
       append_key("pod");
       append_json_string(line_, pod.name);
@@ -86,11 +54,9 @@ void EventWriter::write(const SimEvent& e, const Cluster& cluster) {
       }
       break;
     }
-    case Subject::Workload:
+    case EventSubject::Workload:
       append_key("workload");
       append_json_string(line_, cluster.workloads().at(e.workload).name);
-      break;
-    case Subject::None:
       break;
   }
 

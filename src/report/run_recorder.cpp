@@ -71,28 +71,14 @@ void RunRecorder::sample_pending(PodTrack& t, SimDuration pending) {
 void RunRecorder::on_event(const SimEvent& e, const Cluster& cluster) {
   FLEETSIM_ASSERT(!ended_);
   if (events_) events_->write(e, cluster);
-  switch (e.kind) {
-    case EventKind::NodeLaunched:
-    case EventKind::NodeRegistered:
-    case EventKind::NodeReady:
-    case EventKind::NodeDeleting:
-    case EventKind::NodeTerminated:
-    case EventKind::LaunchFailed:
-    case EventKind::SpotInterruptionNotice:
+  switch (subject_of(e.kind)) {
+    case EventSubject::Node:
       on_node_event(e, cluster);
       break;
-    case EventKind::PodCreated:
-    case EventKind::PodNominated:
-    case EventKind::PodScheduled:
-    case EventKind::PodReady:
-    case EventKind::PodCompleted:
-    case EventKind::PodEvicted:
-    case EventKind::PodDeleted:
-    case EventKind::PodUnschedulable:
+    case EventSubject::Pod:
       on_pod_event(e, cluster);
       break;
-    case EventKind::WorkloadCreated:
-    case EventKind::ReplicasChanged:
+    case EventSubject::Workload:
       break;
   }
 }
@@ -255,10 +241,10 @@ void RunRecorder::on_end(SimTime end, const Cluster& cluster) {
     for (const auto& service : world_->services()) {
       const SloTotals& t = service->stats().totals();
       ServiceSummary s{.name = service->name(),
-                       .requests = service->arrivals_after_warmup(),
+                       .requests = service->stats().requests(),
                        .served = t.served,
                        .dropped = t.dropped,
-                       .misses = t.misses + service->stats().unfinished_misses(),
+                       .misses = t.misses,
                        .e2e_s = t.e2e_s,
                        .ttft_s = t.ttft_s,
                        .peak_replicas = service->peak_replicas(),

@@ -261,7 +261,7 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
     workload_keys.insert(workload_key(d.workload));
     cfg.workloads.push_back(std::move(d.workload));
   }
-  check_service_deployments(cfg.services, cfg.workloads);
+  resolve_service_deployments(cfg.services, cfg.workloads);
   check_autoscaler_targets(set.hpas, set.scaled_objects, cfg.workloads);
   for (auto& d : set.daemonsets) {
     priorities.resolve(d.workload.pod.spec, d.priority);

@@ -354,14 +354,14 @@ std::vector<ServiceConfig> decode_services(const YamlValue& list, const SectionC
   return out;
 }
 
-void check_service_deployments(const std::vector<ServiceConfig>& services,
+void resolve_service_deployments(std::vector<ServiceConfig>& services,
                                const std::vector<Workload>& workloads) {
   std::vector<std::string_view> names;
   for (const Workload& w : workloads)
     if (w.kind == WorkloadKind::Deployment) names.push_back(w.name);
   std::vector<const Workload*> bound(services.size(), nullptr);
   for (std::size_t i = 0; i < services.size(); ++i) {
-    const ServiceConfig& s = services[i];
+    ServiceConfig& s = services[i];
     const std::string field = fmt::format("services[{}].deployment", i);
     std::string_view ns, name = s.deployment;
     if (auto slash = name.find('/'); slash != std::string_view::npos) {
@@ -393,6 +393,8 @@ void check_service_deployments(const std::vector<ServiceConfig>& services,
       }
     }
     bound[i] = match;
+    s.deployment_namespace = match->namespace_name;
+    s.deployment_name = match->name;
   }
 }
 

@@ -26,9 +26,10 @@ void ServingStats::on_request_done(const RequestOutcome& outcome) {
 
 void ServingStats::judge_unfinished(SimTime arrival, std::optional<SimTime> first_token, SimTime end) {
   if (arrival < warmup_end_) return;
+  ++totals_.unfinished;
   const bool ttft_missed = slo_.ttft && (first_token ? *first_token - arrival : end - arrival) > *slo_.ttft;
   const bool e2e_missed = slo_.e2e && end - arrival > *slo_.e2e;
-  if (ttft_missed || e2e_missed) ++unfinished_misses_;
+  if (ttft_missed || e2e_missed) ++totals_.misses;
 }
 
 void ServingStats::close_interval() {

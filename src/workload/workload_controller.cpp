@@ -142,9 +142,7 @@ void WorkloadController::forget(State& s, PodId pod) {
 
 std::optional<WorkloadId> WorkloadController::find_deployment(std::string_view namespace_name, std::string_view name) const {
   for (const State& s : states_)
-    if (s.def.kind == WorkloadKind::Deployment && s.def.name == name &&
-        (namespace_name.empty() || s.def.namespace_name == namespace_name))
-      return s.id;
+    if (s.def.kind == WorkloadKind::Deployment && s.def.name == name && s.def.namespace_name == namespace_name) return s.id;
   return std::nullopt;
 }
 

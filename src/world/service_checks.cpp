@@ -13,15 +13,11 @@ namespace {
 
 constexpr std::size_t kTypesNamed = 5;
 
-const Workload* deployment_of(const ScenarioConfig& config, std::string_view ref) {
-  std::string_view ns;
-  std::string_view name = ref;
-  if (const std::size_t slash = ref.find('/'); slash != std::string_view::npos) {
-    ns = ref.substr(0, slash);
-    name = ref.substr(slash + 1);
-  }
+const Workload* deployment_of(const ScenarioConfig& config, const ServiceConfig& service) {
   for (const Workload& w : config.workloads)
-    if (w.kind == WorkloadKind::Deployment && w.name == name && (ns.empty() || w.namespace_name == ns)) return &w;
+    if (w.kind == WorkloadKind::Deployment && w.name == service.deployment_name &&
+        w.namespace_name == service.deployment_namespace)
+      return &w;
   return nullptr;
 }
 
@@ -31,22 +27,27 @@ void check_llm_rates_cover(const ScenarioConfig& config, const SchedulingContext
   const auto& types = context.catalog().types();
   for (const ServiceConfig& service : config.services) {
     if (service.rates || !std::holds_alternative<LlmServiceTime>(service.serving.service_time)) continue;
-    const Workload* deployment = deployment_of(config, service.deployment);
+    const Workload* deployment = deployment_of(config, service);
     if (deployment == nullptr) continue;  // the loader reports it
     const PodSpec& spec = deployment->pod.spec;
-    const TypeSet wanted = context.compatible_types(spec.node_requirements);
+    // The pod's required node-affinity terms are ORed; each already holds its nodeSelector.
+    std::vector<const Requirements*> terms{&spec.node_requirements};
+    for (const Requirements& alternative : spec.alternative_node_requirements) terms.push_back(&alternative);
     std::set<std::string> uncovered;  // "type (accelerator)", sorted
     for (const PoolTemplate& pool : context.pools()) {
       if (first_untolerated(pool.pool->taints, spec.tolerations) != nullptr) continue;
-      TypeSet candidates = pool.types;
-      candidates &= wanted;
-      candidates.for_each([&](std::size_t t) {
-        if (!spec.requests.fits_in(pool.allocatable[t] - pool.daemon_overhead[t])) return;
-        const InstanceType& type = types[t];
-        const std::string& accelerator = type.gpu_count > 0 ? type.gpu_name : type.accelerator_name;
-        if (!type.has_gpu() || !parse_gpu_model(accelerator))
-          uncovered.insert(fmt::format("{} ({})", type.name, type.has_gpu() ? accelerator : "no accelerator"));
-      });
+      for (const Requirements* term : terms) {
+        if (pool.requirements.incompatibility(*term)) continue;
+        TypeSet candidates = pool.types;
+        candidates &= context.compatible_types(*term);
+        candidates.for_each([&](std::size_t t) {
+          if (!spec.requests.fits_in(pool.allocatable[t] - pool.daemon_overhead[t])) return;
+          const InstanceType& type = types[t];
+          const std::string& accelerator = type.gpu_count > 0 ? type.gpu_name : type.accelerator_name;
+          if (!type.has_gpu() || !parse_gpu_model(accelerator))
+            uncovered.insert(fmt::format("{} ({})", type.name, type.has_gpu() ? accelerator : "no accelerator"));
+        });
+      }
     }
     if (uncovered.empty()) continue;
     std::string listed;

@@ -1,7 +1,6 @@
 #include "fleetsim/world/service_runtime.hpp"
 
 #include <algorithm>
-#include <fmt/format.h>
 
 #include "fleetsim/workload/traffic.hpp"
 
@@ -26,23 +25,26 @@ ServiceRuntime::ServiceRuntime(Inputs in)
       workloads_(in.workloads),
       catalog_(in.catalog),
       images_(in.images),
+      metrics_(in.metrics),
       config_(in.config),
       deployment_(in.deployment),
       name_(in.config.deployment),
       gpus_per_pod_(in.workloads.definition(in.deployment).pod.spec.requests.gpus()),
-      warmup_end_(in.warmup_end),
       model_(in.sim, in.config.serving, in.sim.rng("service/" + in.config.deployment + "/serving")),
       stats_(SloThresholds{.ttft = in.config.slo ? in.config.slo->ttft : std::nullopt,
                            .e2e = in.config.slo ? in.config.slo->e2e : std::nullopt},
              in.warmup_end) {
   model_.set_observer(this);
   model_.set_replica_listener(this);
+  const Workload& d = in.workloads.definition(in.deployment);
+  const LabelSet labels{{"namespace", d.namespace_name}, {"service", d.name}};
+  requests_series_ = metrics_.series(kServiceRequestsMetric, labels);
+  queue_series_ = metrics_.series(kServiceQueueMetric, labels);
 }
 
 void ServiceRuntime::start() {
   traffic_ = make_traffic_source(config_.traffic, sim_.rng("service/" + config_.deployment + "/traffic"));
   model_.attach(*traffic_);
-  if (warmup_end_ > sim_.now()) schedule(warmup_end_, Phase::PodLifecycle, Step::WarmupEnd, 0);
   interval_start_ = sim_.now();
 }
 
@@ -52,38 +54,28 @@ void ServiceRuntime::schedule(SimTime t, Phase phase, Step step, PodId pod) {
 
 // ---- Pod lifecycle ---------------------------------------------------------------------------
 
-std::optional<LlmRates> ServiceRuntime::rates_for(const Node& node) const {
-  if (config_.rates) return config_.rates;
+// The world checked before the run that every type a replica can land on is in the table.
+LlmRates ServiceRuntime::rates_for(const Node& node) const {
+  if (config_.rates) return *config_.rates;
   // Fixed, exponential and log-normal services do not read the rates.
   if (!std::holds_alternative<LlmServiceTime>(config_.serving.service_time)) return LlmRates{1, 0};
   const InstanceType& type = catalog_.types()[node.type];
-  const std::string& accelerator = type.gpu_count > 0 ? type.gpu_name : type.accelerator_name;
-  if (std::optional<GpuModel> gpu = parse_gpu_model(accelerator)) return default_llm_rates(*gpu);
-  return std::nullopt;
+  const std::optional<GpuModel> gpu = parse_gpu_model(type.gpu_count > 0 ? type.gpu_name : type.accelerator_name);
+  FLEETSIM_ASSERT(gpu.has_value());
+  return default_llm_rates(*gpu);
 }
 
 void ServiceRuntime::on_pod_bound(PodId id) {
   const SimTime now = sim_.now();
   const Pod& pod = cluster_.pod(id);
   const Node& node = cluster_.node(pod.node);
-  std::optional<LlmRates> rates = rates_for(node);
-  if (!rates) {
-    const InstanceType& type = catalog_.types()[node.type];
-    throw ConfigError(config_.where, "serving.service_time.rates",
-                      fmt::format("service {}: a replica landed on {} ({}), which the default LLM "
-                                  "rate table does not cover; give the rates or keep the "
-                                  "Deployment off that instance type",
-                                  name_, node.instance_type,
-                                 type.has_gpu() ? (type.gpu_count > 0 ? type.gpu_name : type.accelerator_name)
-                                                : "no accelerator"));
-  }
   const PodSpec& spec = *pod.spec;
   const std::string image = spec.images.empty() ? std::string() : spec.images.front();
   const SimTime started = images_.of(pod.node).available_at(image, config_.startup.image_bytes, now);
   const SimTime server_up = started + config_.startup.model_load;
   const SimTime ready = pod_ready_time(now, started, server_up, spec.startup_probe, spec.readiness_probe);
 
-  model_.add_replica(ReplicaSpec{.id = id, .rates = rates}, std::nullopt);
+  model_.add_replica(ReplicaSpec{.id = id, .rates = rates_for(node)}, std::nullopt);
   pods_.push_back(TrackedPod{.pod = id});
   schedule(started, Phase::PodLifecycle, Step::Started, id);
   schedule(ready, Phase::PodLifecycle, Step::Ready, id);
@@ -92,10 +84,6 @@ void ServiceRuntime::on_pod_bound(PodId id) {
 void ServiceRuntime::on_event(SimTime now, std::uint64_t tag) {
   const auto pod_id = static_cast<PodId>(tag & 0xffff'ffffULL);
   const auto step = static_cast<Step>(tag >> kStepShift);
-  if (step == Step::WarmupEnd) {
-    arrived_at_warmup_ = model_.counters().arrived;
-    return;
-  }
   Pod& pod = cluster_.pod(pod_id);
   switch (step) {
     case Step::Started:
@@ -112,8 +100,6 @@ void ServiceRuntime::on_event(SimTime now, std::uint64_t tag) {
         if (pod.terminating) workloads_.finish_termination(pod_id);
       }
       break;
-    case Step::WarmupEnd:
-      break;  // handled above: it names no pod
   }
 }
 
@@ -159,21 +145,15 @@ ServiceRuntime::TrackedPod* ServiceRuntime::tracked(PodId pod) {
 void ServiceRuntime::untrack(PodId id, SimTime now) {
   TrackedPod* t = tracked(id);
   if (t == nullptr) return;
-  if (t->series && store_ != nullptr) {
+  if (t->series) {
     // The target is gone: its series end at once rather than after the lookback delta.
-    for (SeriesId s : {t->gpu_util, t->running, t->waiting, t->success}) store_->mark_stale(s, now);
+    for (SeriesId s : {t->gpu_util, t->running, t->waiting, t->success}) metrics_.mark_stale(s, now);
   }
   pods_.erase(pods_.begin() + (t - pods_.data()));
 }
 
-void ServiceRuntime::scrape(SimTime now, MetricsStore& store) {
-  if (store_ == nullptr) {
-    const Workload& d = workloads_.definition(deployment_);
-    const LabelSet labels{{"namespace", d.namespace_name}, {"service", d.name}};
-    requests_series_ = store.series(kServiceRequestsMetric, labels);
-    queue_series_ = store.series(kServiceQueueMetric, labels);
-  }
-  store_ = &store;
+void ServiceRuntime::scrape(SimTime now) {
+  MetricsStore& store = metrics_;
   model_.expire_queue();
   store.record(requests_series_, now, static_cast<double>(model_.counters().arrived));
   store.record(queue_series_, now, static_cast<double>(model_.counters().queued));
@@ -190,7 +170,7 @@ void ServiceRuntime::scrape(SimTime now, MetricsStore& store) {
     if (!t.series) {
       LabelSet labels{{"namespace", pod.namespace_name}, {"pod", pod.name}};
       t.gpu_util = store.series(kGpuUtilMetric, labels);
-      labels.push_back({"model_name", name_});
+      labels.push_back({"model_name", workloads_.definition(deployment_).name});
       t.running = store.series(kRequestsRunningMetric, labels);
       t.waiting = store.series(kRequestsWaitingMetric, labels);
       t.success = store.series(kRequestSuccessMetric, labels);

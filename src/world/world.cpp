@@ -13,12 +13,35 @@ namespace {
 constexpr std::uint64_t kReportTick = UINT64_MAX;
 constexpr std::uint64_t kScrapeTick = UINT64_MAX - 1;
 
-// A service's Deployment reference, "name" (any namespace; the loader checked it is unique) or
-// "namespace/name", as (namespace, name).
-std::pair<std::string_view, std::string_view> split_reference(std::string_view ref) {
-  const std::size_t slash = ref.find('/');
-  if (slash == std::string_view::npos) return {{}, ref};
-  return {ref.substr(0, slash), ref.substr(slash + 1)};
+
+// A scripted apply replaces the NodePools it names and adds the others.
+void merge_nodepools(std::vector<NodePool>& pools, const std::vector<NodePool>& incoming) {
+  for (const NodePool& pool : incoming) {
+    auto it = std::find_if(pools.begin(), pools.end(), [&](const NodePool& p) { return p.name == pool.name; });
+    if (it != pools.end()) {
+      *it = pool;
+    } else {
+      pools.push_back(pool);
+    }
+  }
+}
+
+// The EC2NodeClass a pool's nodes get: its EBS volumes and kubelet sizing.
+struct NodeClassSettings {
+  std::span<const BlockDevice> volumes;
+  KubeletSizing kubelet;
+};
+
+NodeClassSettings node_class_settings(const ScenarioConfig& config, const NodePool& pool) {
+  NodeClassSettings out;
+  for (const EC2NodeClass& nc : config.node_classes) {
+    if (nc.name != pool.node_class) continue;
+    out.volumes = nc.block_devices;
+    if (nc.max_pods) out.kubelet.max_pods = static_cast<int>(*nc.max_pods);
+    // The root volume sizes the node's ephemeral storage, as in Karpenter.
+    if (!nc.block_devices.empty()) out.kubelet.root_volume_bytes = nc.block_devices.front().size_bytes;
+  }
+  return out;
 }
 
 }  // namespace
@@ -36,7 +59,16 @@ World::World(const ScenarioConfig& config)
     }
   }
   build_provisioner();
+  // The rate table must cover every set of NodePools the run will have, scripted ones included,
+  // so that a run never stops midway for it.
   check_llm_rates_cover(config, *context_);
+  std::vector<NodePool> scripted = pools_;
+  for (const ScriptedEvent& e : config.events) {
+    const auto* apply = std::get_if<ApplyManifestsEvent>(&e.action);
+    if (apply == nullptr || apply->nodepools.empty()) continue;
+    merge_nodepools(scripted, apply->nodepools);
+    check_llm_rates_cover(config, *make_context(scripted));
+  }
   kube_scheduler_ = std::make_unique<KubeScheduler>(sim_, cluster_, bus(), [this](PodId pod) { provisioner_->trigger(pod); });
   workloads_ = std::make_unique<WorkloadController>(sim_, cluster_, bus());
   disruption_ = std::make_unique<DisruptionController>(sim_, cluster_, *cloud_, pools_, kDefaultStartUnixSeconds);
@@ -44,27 +76,24 @@ World::World(const ScenarioConfig& config)
 
 World::~World() = default;
 
+// The solver's view of `pools`, which must outlive it.
+std::unique_ptr<SchedulingContext> World::make_context(const std::vector<NodePool>& pools) const {
+  std::vector<SchedulingContext::DaemonSet> daemonsets;
+  for (const Workload& ds : daemonsets_) daemonsets.push_back({.spec = &ds.pod.spec});
+  std::vector<KubeletSizing> kubelet;
+  for (const NodePool& pool : pools) kubelet.push_back(node_class_settings(config_, pool).kubelet);
+  return std::make_unique<SchedulingContext>(*config_.catalog, pools, daemonsets, kubelet);
+}
+
 // (Re)builds the solver's view of the NodePools; on a scripted apply the cloud and the
 // provisioner switch to it before the old one is released.
 void World::build_provisioner() {
-  std::vector<SchedulingContext::DaemonSet> daemonsets;
-  for (const Workload& ds : daemonsets_) daemonsets.push_back({.spec = &ds.pod.spec});
   std::vector<PoolLaunchInfo> launch;
-  std::vector<KubeletSizing> kubelet;
   for (const NodePool& pool : pools_) {
-    std::span<const BlockDevice> volumes;
-    KubeletSizing sizing;
-    for (const EC2NodeClass& nc : config_.node_classes) {
-      if (nc.name != pool.node_class) continue;
-      volumes = nc.block_devices;
-      if (nc.max_pods) sizing.max_pods = static_cast<int>(*nc.max_pods);
-      // The root volume sizes the node's ephemeral storage, as in Karpenter.
-      if (!nc.block_devices.empty()) sizing.root_volume_bytes = nc.block_devices.front().size_bytes;
-    }
-    kubelet.push_back(sizing);
+    const std::span<const BlockDevice> volumes = node_class_settings(config_, pool).volumes;
     launch.push_back(PoolLaunchInfo{.ebs_bytes = ebs_bytes(volumes), .ebs_price_per_hour = ebs_price_per_hour(volumes)});
   }
-  auto context = std::make_unique<SchedulingContext>(*config_.catalog, pools_, daemonsets, kubelet);
+  std::unique_ptr<SchedulingContext> context = make_context(pools_);
   if (!cloud_) {
     cloud_ = std::make_unique<SimCloud>(sim_, cluster_, bus(), *context);
     provisioner_ = std::make_unique<KarpenterProvisioner>(KarpenterProvisioner::Inputs{
@@ -82,20 +111,18 @@ void World::set_progress(std::function<void(SimTime)> callback, SimDuration ever
   sim_.set_progress(std::move(callback), every);
 }
 
-// Services and autoscalers bind to the manifest Deployments by name; the scenario loader checked
-// that each names exactly one.
+// Services and autoscalers bind to the manifest Deployments the scenario loader resolved.
 void World::build_services_and_autoscalers() {
   const SimTime warmup_end = at(config_.warmup);
   for (const ServiceConfig& sc : config_.services) {
-    const auto [ns, name] = split_reference(sc.deployment);
-    const std::optional<WorkloadId> target = workloads_->find_deployment(ns, name);
+    const std::optional<WorkloadId> target = workloads_->find_deployment(sc.deployment_namespace, sc.deployment_name);
     FLEETSIM_ASSERT(target.has_value());
     workloads_->manage_startup_elsewhere(*target);
     if (service_by_workload_.size() <= *target) service_by_workload_.resize(*target + 1, -1);
     service_by_workload_[*target] = static_cast<std::int32_t>(services_.size());
     services_.push_back(std::make_unique<ServiceRuntime>(ServiceRuntime::Inputs{
         .sim = sim_, .cluster = cluster_, .bus = bus(), .workloads = *workloads_, .catalog = *config_.catalog,
-        .images = images_, .config = sc, .deployment = *target, .warmup_end = warmup_end}));
+        .images = images_, .metrics = metrics_, .config = sc, .deployment = *target, .warmup_end = warmup_end}));
   }
   service_rows_.resize(services_.size());
   autoscaler_view_ = std::make_unique<AutoscalerView>(cluster_, *workloads_, metrics_, services_, config_.scrape_interval);
@@ -148,7 +175,7 @@ void World::on_event(SimTime now, std::uint64_t tag) {
   }
   if (tag == kScrapeTick) {
     metrics_.scrape(now);
-    for (auto& service : services_) service->scrape(now, metrics_);
+    for (auto& service : services_) service->scrape(now);
     return;
   }
   run_scripted(config_.events[tag]);
@@ -174,14 +201,7 @@ void World::run_scripted(const ScriptedEvent& e) {
 }
 
 void World::apply(const ApplyManifestsEvent& e) {
-  for (const NodePool& incoming : e.nodepools) {
-    auto it = std::find_if(pools_.begin(), pools_.end(), [&](const NodePool& p) { return p.name == incoming.name; });
-    if (it != pools_.end()) {
-      *it = incoming;
-    } else {
-      pools_.push_back(incoming);
-    }
-  }
+  merge_nodepools(pools_, e.nodepools);
   if (!e.nodepools.empty()) build_provisioner();
   for (const Workload& w : e.workloads) workloads_->add(w, sim_.now());
   kube_scheduler_->request_pass();

@@ -32,6 +32,10 @@ enum class EventKind : std::uint8_t {
 
 std::string_view to_string(EventKind k);
 
+// What an event is about: a node (or NodeClaim), a pod, or a workload.
+enum class EventSubject : std::uint8_t { Node, Pod, Workload };
+EventSubject subject_of(EventKind k);
+
 // One event. Which fields are set depends on the kind; ids index the Cluster. Pod events carry
 // the node the pod is (or was, for completion and eviction) bound or nominated to.
 struct SimEvent {

@@ -104,6 +104,8 @@ struct ServiceStartup {
 // `services:` entry: traffic bound to a Deployment of the scenario's manifests.
 struct ServiceConfig {
   std::string deployment;  // as written: "name" or "namespace/name"
+  std::string deployment_namespace;  // the Deployment it names, resolved by the loader
+  std::string deployment_name;
   TrafficConfig traffic;
   ServingConfig serving;
   std::optional<LlmRates> rates;  // nullopt: the default table for each replica's GPU

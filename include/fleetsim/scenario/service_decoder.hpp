@@ -48,8 +48,9 @@ inline constexpr std::int64_t kMaxImageBytes = 1LL << 40;
 std::vector<ServiceConfig> decode_services(const YamlValue& list, const SectionContext& sc);
 
 // Each service's `deployment` must name exactly one Deployment of `workloads` (manifests), and
-// no two services may share one. Throws ConfigError at the `deployment` field.
-void check_service_deployments(const std::vector<ServiceConfig>& services,
-                               const std::vector<Workload>& workloads);
+// no two services may share one; sets its deployment_namespace and deployment_name. Throws
+// ConfigError at the `deployment` field.
+void resolve_service_deployments(std::vector<ServiceConfig>& services,
+                                 const std::vector<Workload>& workloads);
 
 }  // namespace fleetsim

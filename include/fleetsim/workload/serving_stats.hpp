@@ -20,7 +20,8 @@ struct SloThresholds {
 struct SloTotals {
   std::uint64_t served = 0;
   std::uint64_t dropped = 0;
-  std::uint64_t misses = 0;  // dropped, or over a threshold
+  std::uint64_t unfinished = 0;  // queued or in flight at the end
+  std::uint64_t misses = 0;      // dropped, over a threshold, or unfinished and past one
   LatencySketch e2e_s;       // served requests: arrival to completion, in seconds
   LatencySketch ttft_s;      // served requests: arrival to first token, in seconds
 };
@@ -31,12 +32,13 @@ class ServingStats final : public ServingObserver {
 
   void on_request_done(const RequestOutcome& outcome) override;
 
-  // A request still queued or in flight when the run ends: a miss if it has already waited past
-  // a threshold (it can only finish later still), otherwise not judged.
+  // A request still queued or in flight when the run ends: counted as unfinished, and a miss if
+  // it has already waited past a threshold (it can only finish later still).
   void judge_unfinished(SimTime arrival, std::optional<SimTime> first_token, SimTime end);
 
   const SloTotals& totals() const { return totals_; }
-  std::uint64_t unfinished_misses() const { return unfinished_misses_; }
+  // After judge_unfinished for every unfinished request: requests = served + dropped + unfinished.
+  std::uint64_t requests() const { return totals_.served + totals_.dropped + totals_.unfinished; }
 
   // The current report interval: requests finished in it (whatever their arrival) and their
   // latencies. close_interval starts the next one.
@@ -50,7 +52,6 @@ class ServingStats final : public ServingObserver {
   SloThresholds slo_;
   SimTime warmup_end_;
   SloTotals totals_;
-  std::uint64_t unfinished_misses_ = 0;
   std::uint64_t interval_finished_ = 0;
   LatencySketch interval_e2e_;
 };

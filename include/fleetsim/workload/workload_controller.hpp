@@ -44,7 +44,7 @@ class WorkloadController : private EventHandler {
   // A terminating pod has exited: it leaves its node.
   void finish_termination(PodId pod);
 
-  // The first Deployment `name` in `namespace_name` (in any namespace when it is empty).
+  // The first Deployment `name` in `namespace_name`.
   std::optional<WorkloadId> find_deployment(std::string_view namespace_name, std::string_view name) const;
   std::int32_t replicas(WorkloadId deployment) const { return states_[deployment].def.replicas; }
   // Pods the workload's controller counts: created, not terminating, not finished; by creation.

@@ -62,6 +62,7 @@ class ServiceRuntime final : private ServingObserver, private ReplicaListener, p
     WorkloadController& workloads;
     const Catalog& catalog;
     NodeImages& images;
+    MetricsStore& metrics;  // where its pods' series are scraped to
     const ServiceConfig& config;
     WorkloadId deployment;
     SimTime warmup_end;
@@ -78,8 +79,8 @@ class ServiceRuntime final : private ServingObserver, private ReplicaListener, p
   void on_pod_terminating(PodId pod);  // scale-down: drain, then leave the node
   void on_pod_evicted(PodId pod, NodeId node);  // its node is going: drain while it can
 
-  // One scrape: writes each running pod's series into `store`.
-  void scrape(SimTime now, MetricsStore& store);
+  // One scrape: writes the service's and each running pod's series.
+  void scrape(SimTime now);
   // The busy share of the pod's GPUs over the last scrape interval, once it has been scraped.
   std::optional<double> busy_fraction(PodId pod) const;
 
@@ -92,13 +93,12 @@ class ServiceRuntime final : private ServingObserver, private ReplicaListener, p
   WorkloadId deployment() const { return deployment_; }
   const ServingStats& stats() const { return stats_; }
   const ServingModel& model() const { return model_; }
-  std::uint64_t arrivals_after_warmup() const { return model_.counters().arrived - arrived_at_warmup_; }
   double busy_gpu_seconds() const;
   // The most active pods seen at a report instant.
   std::int64_t peak_replicas() const { return peak_replicas_; }
 
  private:
-  enum class Step : std::uint64_t { Started = 1, Ready = 2, GraceEnd = 3, WarmupEnd = 4 };
+  enum class Step : std::uint64_t { Started = 1, Ready = 2, GraceEnd = 3 };
   struct TrackedPod {
     PodId pod;
     SeriesId gpu_util, running, waiting, success;
@@ -114,7 +114,7 @@ class ServiceRuntime final : private ServingObserver, private ReplicaListener, p
   void begin_drain(PodId pod, SimTime deadline);
   void untrack(PodId pod, SimTime now);
   TrackedPod* tracked(PodId pod);
-  std::optional<LlmRates> rates_for(const Node& node) const;
+  LlmRates rates_for(const Node& node) const;
   void schedule(SimTime t, Phase phase, Step step, PodId pod);
 
   Simulation& sim_;
@@ -123,22 +123,20 @@ class ServiceRuntime final : private ServingObserver, private ReplicaListener, p
   WorkloadController& workloads_;
   const Catalog& catalog_;
   NodeImages& images_;
+  MetricsStore& metrics_;
   const ServiceConfig& config_;
   WorkloadId deployment_;
-  std::string name_;
+  std::string name_;  // the Deployment as the scenario names it (report keys)
   std::int64_t gpus_per_pod_ = 0;
-  SimTime warmup_end_;
 
   std::unique_ptr<TrafficSource> traffic_;
   ServingModel model_;
   ServingStats stats_;
   std::vector<TrackedPod> pods_;  // bound pods with a replica, by bind order
-  MetricsStore* store_ = nullptr;  // the store the series live in, once scraped
-  SeriesId requests_series_ = 0;
+  SeriesId requests_series_ = 0;  // the gateway's view of the service
   SeriesId queue_series_ = 0;
   SimTime last_scrape_{};
 
-  std::uint64_t arrived_at_warmup_ = 0;
   std::uint64_t arrived_at_interval_ = 0;
   SimDuration busy_at_interval_{};
   SimTime interval_start_{};

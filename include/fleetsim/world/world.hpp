@@ -55,6 +55,7 @@ class World : private ClusterBus, private EventHandler {
   void run_scripted(const ScriptedEvent& e);
   void apply(const ApplyManifestsEvent& e);
   void build_provisioner();
+  std::unique_ptr<SchedulingContext> make_context(const std::vector<NodePool>& pools) const;
   void build_services_and_autoscalers();
   ServiceRuntime* service_of(PodId pod) const;
 

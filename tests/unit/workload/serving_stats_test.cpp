@@ -49,5 +49,7 @@ TEST_CASE("an unfinished request is a miss once it is past a threshold", "[unit]
   stats.judge_unfinished(at(seconds(97)), std::nullopt, end);              // 3 s without a token
   stats.judge_unfinished(at(seconds(90)), at(seconds(91)), end);           // first token in time, 10 s in
   stats.judge_unfinished(at(seconds(60)), at(seconds(61)), end);           // 40 s: past e2e
-  CHECK(stats.unfinished_misses() == 2);
+  CHECK(stats.totals().unfinished == 4);
+  CHECK(stats.totals().misses == 2);
+  CHECK(stats.requests() == 4);
 }

@@ -119,7 +119,7 @@ TEST_CASE("a replica is Ready after the image pull and the model load", "[unit]"
   // Conservation: every arrival is served, dropped or still unfinished.
   const ServingCounters c = s.model().counters();
   CHECK(c.arrived == c.served + c.dropped + c.in_flight + c.queued);
-  CHECK(s.arrivals_after_warmup() == c.arrived);
+  CHECK(s.stats().requests() == c.arrived);
   CHECK(t.served == c.served);
   CHECK(t.dropped == 0);
   // The backlog of the cold start drains at a net 1 request/s (2/s served, 1/s arriving), so the
@@ -283,4 +283,19 @@ TEST_CASE("an LLM service on a pool with GPUs outside the rate table is refused 
                                  "time_per_output_token: 40ms}}}\n");
   const ScenarioConfig with_rates = load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
   CHECK(test::config_error([&] { World world(with_rates); }) == "no error");
+}
+
+TEST_CASE("a NodePool a scripted apply brings in is checked against the rate table too", "[unit]") {
+  test::TempDir dir("world-rates-apply");
+  dir.write("manifests.yaml", kPool + deployment(1));
+  std::string later = kPool;
+  const std::string one_type = R"(values: ["g5.xlarge"])";
+  later.replace(later.find(one_type), one_type.size(), R"(values: ["p3.2xlarge"])");
+  dir.write("later.yaml", later);
+  const auto file = dir.write("scenario.yaml", "name: s\nduration: 1h\nmanifests: [manifests.yaml]\n"
+                                               "events:\n  - {at: 30m, apply: later.yaml}\nservices:\n"
+                                               "  - deployment: api\n    traffic: {pattern: constant, rps: 1}\n");
+  const ScenarioConfig config = load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+  CHECK_THAT(test::config_error([&] { World world(config); }),
+             Catch::Contains("replicas of api can be launched on p3.2xlarge (v100)"));
 }

@@ -199,19 +199,8 @@ TEST_CASE("autoscale: a bad manifest exits 2 naming file, line and column", "[cl
 
 TEST_CASE("a scenario takes one autoscaler per Deployment", "[cli]") {
   Scratch s;
-  s.write("pools.yaml", R"(apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata:
-  name: gpu
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-        - key: karpenter.k8s.aws/instance-family
-          operator: In
-          values: ["g5"]
-)");
+  s.write("pools.yaml", fleetsim::test::kG5Pool);
+
   s.write("autoscalers.yaml", kHpa + "---\n" + kScaledObject);
   fs::path f = s.write("scenario.yaml",
                        "name: hpa\nduration: 1h\nmanifests: [pools.yaml, autoscalers.yaml]\n");

@@ -9,22 +9,9 @@
 namespace fs = std::filesystem;
 using fleetsim::test::Run;
 using fleetsim::test::Scratch;
+using fleetsim::test::kG5Pool;
 
 namespace {
-
-const std::string kPool = R"(apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata:
-  name: gpu
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-        - key: karpenter.k8s.aws/instance-family
-          operator: In
-          values: ["g5"]
-)";
 
 std::string scenario_with(const std::string& extra) {
   return "name: bad\nduration: 1h\nmanifests:\n  - pools.yaml\n" + extra;
@@ -42,7 +29,7 @@ TEST_CASE("malformed YAML exits 2 naming file, line and column", "[cli]") {
 
 TEST_CASE("a wrong type exits 2 naming the field", "[cli]") {
   Scratch s;
-  s.write("pools.yaml", kPool);
+  s.write("pools.yaml", kG5Pool);
   fs::path f = s.write("scenario.yaml", "name: bad\nduration: {hours: 1}\nmanifests: [pools.yaml]\n");
   Run o = s.fleetsim("validate " + f.string());
   CHECK(o.exit_code == 2);
@@ -51,7 +38,7 @@ TEST_CASE("a wrong type exits 2 naming the field", "[cli]") {
 
 TEST_CASE("an unknown instance type in a scripted event exits 2", "[cli]") {
   Scratch s;
-  s.write("pools.yaml", kPool);
+  s.write("pools.yaml", kG5Pool);
   fs::path f = s.write("scenario.yaml", scenario_with("events:\n  - {at: 5m, spot_interruption: {instance_type: g5.huge}}\n"));
   Run o = s.fleetsim("validate " + f.string());
   CHECK(o.exit_code == 2);
@@ -61,7 +48,7 @@ TEST_CASE("an unknown instance type in a scripted event exits 2", "[cli]") {
 
 TEST_CASE("a negative quantity exits 2 naming the field", "[cli]") {
   Scratch s;
-  s.write("pools.yaml", kPool + R"(---
+  s.write("pools.yaml", kG5Pool + R"(---
 apiVersion: v1
 kind: Pod
 metadata:
@@ -82,7 +69,7 @@ spec:
 
 TEST_CASE("an unsorted job trace exits 2 naming its line", "[cli]") {
   Scratch s;
-  s.write("pools.yaml", kPool);
+  s.write("pools.yaml", kG5Pool);
   s.write("job.yaml", "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: c}]\n");
   s.write("trace.csv", "submit_time_s,duration_s,gpus,cpu_millis,memory_mib\n30,10,1,1000,1024\n12.5,10,1,1000,1024\n");
   fs::path f = s.write("scenario.yaml", scenario_with("jobs:\n  - {trace: trace.csv, template: job.yaml}\n"));
@@ -93,7 +80,7 @@ TEST_CASE("an unsorted job trace exits 2 naming its line", "[cli]") {
 
 TEST_CASE("validate reads job traces through to the last row", "[cli]") {
   Scratch s;
-  s.write("pools.yaml", kPool);
+  s.write("pools.yaml", kG5Pool);
   s.write("job.yaml", "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: c}]\n");
   s.write("trace.csv", "submit_time_s,duration_s,gpus,cpu_millis,memory_mib\n1,10,1,1000,1024\n2,10,1,1000,1024\n3,10,x,1000,1024\n");
   fs::path f = s.write("scenario.yaml", scenario_with("jobs:\n  - {trace: trace.csv, template: job.yaml}\n"));
@@ -104,7 +91,7 @@ TEST_CASE("validate reads job traces through to the last row", "[cli]") {
 
 TEST_CASE("an empty trace exits 2", "[cli]") {
   Scratch s;
-  s.write("pools.yaml", kPool);
+  s.write("pools.yaml", kG5Pool);
   s.write("job.yaml", "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: c}]\n");
   s.write("trace.csv", "");
   fs::path f = s.write("scenario.yaml", scenario_with("jobs:\n  - {trace: trace.csv, template: job.yaml}\n"));

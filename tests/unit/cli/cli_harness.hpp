@@ -50,4 +50,19 @@ struct Scratch {
   }
 };
 
+// A NodePool of g5 instances, for scenarios that need one.
+inline const std::string kG5Pool = R"(apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: gpu
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - key: karpenter.k8s.aws/instance-family
+          operator: In
+          values: ["g5"]
+)";
+
 }  // namespace fleetsim::test

@@ -8,8 +8,8 @@
 
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/engine/simulation.hpp"
-#include "fleetsim/workload/serving_model.hpp"
-#include "fleetsim/workload/traffic.hpp"
+#include "fleetsim/serving/serving_model.hpp"
+#include "fleetsim/traffic/traffic.hpp"
 
 using namespace fleetsim;
 

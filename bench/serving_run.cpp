@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "fleetsim/cli/run_scenario.hpp"
+#include "fleetsim/runner/run_scenario.hpp"
 #include "fleetsim/scenario/scenario_loader.hpp"
 
 #include <unistd.h>

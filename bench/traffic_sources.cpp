@@ -10,7 +10,7 @@
 #include <string>
 
 #include "fleetsim/core/rng.hpp"
-#include "fleetsim/workload/traffic.hpp"
+#include "fleetsim/traffic/traffic.hpp"
 
 using namespace fleetsim;
 

@@ -6,12 +6,12 @@
 #include <iostream>
 
 #include "fleetsim/cli/commands.hpp"
-#include "fleetsim/cli/run_scenario.hpp"
+#include "fleetsim/runner/run_scenario.hpp"
 #include "fleetsim/report/json_writer.hpp"
 #include "fleetsim/report/summary.hpp"
 #include "fleetsim/scenario/scenario_loader.hpp"
 #include "fleetsim/workload/job_trace.hpp"
-#include "fleetsim/workload/traffic_replay.hpp"
+#include "fleetsim/traffic/traffic_replay.hpp"
 #include "fleetsim/world/world.hpp"
 
 namespace fleetsim {

@@ -10,7 +10,7 @@
 #include <system_error>
 #include <utility>
 
-#include "csv_reader.hpp"
+#include "fleetsim/core/csv_reader.hpp"
 #include "fleetsim/core/error.hpp"
 
 namespace fleetsim {

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "fleetsim/k8s/taints.hpp"
-#include "fleetsim/workload/serving_time.hpp"
+#include "fleetsim/serving/serving_time.hpp"
 
 namespace fleetsim {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "fleetsim/workload/traffic.hpp"
+#include "fleetsim/traffic/traffic.hpp"
 
 namespace fleetsim {
 

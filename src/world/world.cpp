@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "fleetsim/cloud/ebs_pricing.hpp"
+#include "fleetsim/cloudprovider/aws/ebs_pricing.hpp"
 #include "fleetsim/world/service_checks.hpp"
 
 namespace fleetsim {

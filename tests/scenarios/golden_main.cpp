@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "fleetsim/cli/run_scenario.hpp"
+#include "fleetsim/runner/run_scenario.hpp"
 #include "fleetsim/report/json_writer.hpp"
 #include "fleetsim/scenario/scenario_loader.hpp"
 

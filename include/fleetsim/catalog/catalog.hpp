@@ -9,13 +9,10 @@
 #include <vector>
 
 #include "fleetsim/core/resources.hpp"
+#include "fleetsim/k8s/capacity_type.hpp"
 #include "fleetsim/k8s/requirements.hpp"
 
 namespace fleetsim {
-
-enum class CapacityType : std::uint8_t { OnDemand, Spot, Reserved };
-std::optional<CapacityType> parse_capacity_type(std::string_view text);  // "on-demand", "spot", "reserved"
-std::string_view to_string(CapacityType c);
 
 // One (zone, capacity type) in which an instance type can be bought.
 struct Offering {

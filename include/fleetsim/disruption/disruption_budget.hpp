@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "fleetsim/cloud/cluster.hpp"
+#include "fleetsim/k8s/cluster.hpp"
 #include "fleetsim/k8s/nodepool.hpp"
 
 namespace fleetsim {

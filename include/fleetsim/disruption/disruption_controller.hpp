@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "fleetsim/cloud/sim_cloud.hpp"
+#include "fleetsim/cloudprovider/aws/sim_cloud.hpp"
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/k8s/nodepool.hpp"
 

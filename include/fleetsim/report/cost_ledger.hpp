@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "fleetsim/catalog/catalog.hpp"
-#include "fleetsim/cloud/cluster.hpp"
+#include "fleetsim/k8s/cluster.hpp"
 #include "fleetsim/core/time.hpp"
 
 namespace fleetsim {

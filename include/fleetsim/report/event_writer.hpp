@@ -4,8 +4,8 @@
 #include <ostream>
 #include <string>
 
-#include "fleetsim/cloud/cluster.hpp"
-#include "fleetsim/cloud/sim_event.hpp"
+#include "fleetsim/k8s/cluster.hpp"
+#include "fleetsim/k8s/sim_event.hpp"
 
 namespace fleetsim {
 

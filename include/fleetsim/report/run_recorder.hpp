@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "fleetsim/cloud/cluster.hpp"
-#include "fleetsim/cloud/sim_event.hpp"
+#include "fleetsim/k8s/cluster.hpp"
+#include "fleetsim/k8s/sim_event.hpp"
 #include "fleetsim/core/latency_sketch.hpp"
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/report/cost_ledger.hpp"

@@ -14,15 +14,15 @@
 #include "fleetsim/autoscaling/keda_spec.hpp"
 #include "fleetsim/autoscaling/metrics_store.hpp"
 #include "fleetsim/catalog/catalog.hpp"
-#include "fleetsim/cloud/sim_cloud.hpp"
+#include "fleetsim/cloudprovider/aws/sim_cloud.hpp"
 #include "fleetsim/core/error.hpp"
 #include "fleetsim/core/resources.hpp"
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/k8s/nodepool.hpp"
 #include "fleetsim/k8s/workloads.hpp"
-#include "fleetsim/workload/serving_model.hpp"
-#include "fleetsim/workload/serving_time.hpp"
-#include "fleetsim/workload/traffic.hpp"
+#include "fleetsim/serving/serving_model.hpp"
+#include "fleetsim/serving/serving_time.hpp"
+#include "fleetsim/traffic/traffic.hpp"
 
 namespace fleetsim {
 

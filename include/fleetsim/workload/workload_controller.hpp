@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "fleetsim/cloud/cluster_bus.hpp"
+#include "fleetsim/k8s/cluster_bus.hpp"
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/workload/job_trace.hpp"
 

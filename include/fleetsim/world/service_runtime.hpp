@@ -11,13 +11,13 @@
 
 #include "fleetsim/autoscaling/metrics_store.hpp"
 #include "fleetsim/catalog/catalog.hpp"
-#include "fleetsim/cloud/cluster_bus.hpp"
+#include "fleetsim/k8s/cluster_bus.hpp"
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/scenario/scenario_config.hpp"
-#include "fleetsim/workload/pod_startup.hpp"
-#include "fleetsim/workload/serving_model.hpp"
-#include "fleetsim/workload/serving_stats.hpp"
-#include "fleetsim/workload/traffic_source.hpp"
+#include "fleetsim/kube/pod_startup.hpp"
+#include "fleetsim/serving/serving_model.hpp"
+#include "fleetsim/serving/serving_stats.hpp"
+#include "fleetsim/traffic/traffic_source.hpp"
 #include "fleetsim/workload/workload_controller.hpp"
 
 namespace fleetsim {

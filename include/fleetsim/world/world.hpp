@@ -6,14 +6,14 @@
 #include <span>
 #include <vector>
 
-#include "fleetsim/cloud/cluster.hpp"
-#include "fleetsim/cloud/cluster_bus.hpp"
-#include "fleetsim/cloud/sim_cloud.hpp"
+#include "fleetsim/k8s/cluster.hpp"
+#include "fleetsim/k8s/cluster_bus.hpp"
+#include "fleetsim/cloudprovider/aws/sim_cloud.hpp"
 #include "fleetsim/disruption/disruption_controller.hpp"
 #include "fleetsim/engine/simulation.hpp"
-#include "fleetsim/provisioning/karpenter_provisioner.hpp"
+#include "fleetsim/provisioning/karpenter/karpenter_provisioner.hpp"
 #include "fleetsim/scenario/scenario_config.hpp"
-#include "fleetsim/workload/kube_scheduler.hpp"
+#include "fleetsim/kube/kube_scheduler.hpp"
 #include "fleetsim/workload/workload_controller.hpp"
 #include "fleetsim/world/autoscaler_runner.hpp"
 #include "fleetsim/world/service_runtime.hpp"

@@ -3,7 +3,7 @@
 #include <sstream>
 
 #include "fleetsim/catalog/catalog_loader.hpp"
-#include "fleetsim/cli/run_scenario.hpp"
+#include "fleetsim/runner/run_scenario.hpp"
 
 using namespace fleetsim;
 

@@ -1,11 +1,11 @@
-#include "fleetsim/provisioning/karpenter_provisioner.hpp"
+#include "fleetsim/provisioning/karpenter/karpenter_provisioner.hpp"
 
 #include <catch2/catch.hpp>
 #include <regex>
 #include <string>
 #include <vector>
 
-#include "unit/cloud/cluster_harness.hpp"
+#include "unit/k8s/cluster_harness.hpp"
 #include "unit/scheduling/builders.hpp"
 
 using namespace fleetsim;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "../scheduling/builders.hpp"
-#include "fleetsim/provisioning/launch_choice.hpp"
+#include "fleetsim/provisioning/karpenter/launch_choice.hpp"
 
 using namespace fleetsim;
 using test::make_type;

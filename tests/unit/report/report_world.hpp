@@ -5,8 +5,8 @@
 #include <deque>
 #include <string>
 
-#include "fleetsim/cloud/cluster.hpp"
-#include "fleetsim/cloud/sim_event.hpp"
+#include "fleetsim/k8s/cluster.hpp"
+#include "fleetsim/k8s/sim_event.hpp"
 #include "fleetsim/report/run_recorder.hpp"
 
 namespace fleetsim::test {

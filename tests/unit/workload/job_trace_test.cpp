@@ -3,7 +3,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "temp_trace.hpp"
+#include "unit/core/temp_trace.hpp"
 #include <filesystem>
 #include <fstream>
 #include <string>

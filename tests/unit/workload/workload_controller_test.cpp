@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "unit/cloud/cluster_harness.hpp"
+#include "unit/k8s/cluster_harness.hpp"
 
 using namespace fleetsim;
 using namespace fleetsim::test;

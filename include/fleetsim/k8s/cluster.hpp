@@ -1,0 +1,143 @@
+// The cluster's state during a run: nodes (with their NodeClaims) and pods.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fleetsim/core/resources.hpp"
+#include "fleetsim/core/time.hpp"
+#include "fleetsim/k8s/capacity_type.hpp"
+#include "fleetsim/k8s/pod_spec.hpp"
+#include "fleetsim/k8s/requirements.hpp"
+#include "fleetsim/k8s/taints.hpp"
+#include "fleetsim/k8s/workloads.hpp"
+
+namespace fleetsim {
+
+using NodeId = std::uint32_t;
+using PodId = std::uint32_t;
+using WorkloadId = std::uint32_t;
+inline constexpr NodeId kNoNode = UINT32_MAX;
+
+// A NodeClaim and its node, launch to termination (Karpenter's lifecycle conditions).
+enum class NodePhase : std::uint8_t {
+  Launching,    // the fleet request is in flight
+  Launched,     // the instance runs; billing has started; kubelet not yet joined
+  Registered,   // the node object exists; not Ready or GPUs not advertised yet
+  Initialized,  // Ready, startup taints gone, extended resources advertised: pods bind
+  Deleting,     // cordoned and draining
+  Terminated,
+};
+
+struct Node {
+  NodeId id = 0;
+  std::string name;
+  std::uint32_t pool = 0;  // index into the run's NodePools
+  std::string nodepool;    // its name
+  std::uint32_t type = 0;  // catalog index
+  std::string instance_type;
+  CapacityType capacity_type = CapacityType::OnDemand;
+  std::string zone;
+  double price_per_hour = 0.0;
+  NodePhase phase = NodePhase::Launching;
+  bool initialized = false;  // reached Initialized (stays true while deleting)
+  SimTime created{};       // the NodeClaim was created
+  SimTime billed_from{};   // the instance started running
+  SimTime initialized_at{};
+  SimTime deleting_at{};
+  SimTime terminates_at{};  // once deleting: when the instance goes (the end of the drain)
+  SimTime terminated_at{};
+  SimTime last_pod_event{};     // last bind or pod termination (Karpenter's consolidateAfter clock)
+  SimTime nominated_until{};    // Karpenter planned pods onto it: not a disruption candidate
+  std::string termination_reason;
+  Requirements labels;        // single-valued: the node's labels
+  std::vector<Taint> taints;  // NodePool taints (startup taints are gone once initialized)
+  Resources allocatable;
+  Resources daemon_overhead;  // DaemonSet pods, present from registration
+  Resources requested;        // bound pods (not DaemonSets)
+  std::vector<PodId> pods;    // bound, in bind order
+  std::int64_t ebs_bytes = 0;
+  double ebs_price_per_hour = 0.0;
+
+  bool is_live() const { return phase != NodePhase::Deleting && phase != NodePhase::Terminated; }
+  Resources available() const { return allocatable - daemon_overhead - requested; }
+};
+
+enum class PodPhase : std::uint8_t {
+  Pending,    // not bound; may be nominated to a node
+  Running,    // bound to an initialized node
+  Succeeded,  // ran to completion
+  Deleted,    // evicted or scaled away; a controller may have replaced it
+};
+
+struct Pod {
+  PodId id = 0;
+  std::string name;
+  WorkloadId workload = 0;
+  const PodSpec* spec = nullptr;
+  const Labels* labels = nullptr;
+  std::string namespace_name;
+  std::string uid;
+  SimTime created{};
+  PodPhase phase = PodPhase::Pending;
+  NodeId node = kNoNode;       // bound node
+  NodeId nominated = kNoNode;  // the node Karpenter planned it for
+  SimTime bound_at{};
+  // Containers started (the image was pulled): Kubernetes' phase Running. Pods without a
+  // modelled start-up start and turn Ready when bound.
+  bool started = false;
+  bool ready = false;
+  SimTime ready_at{};         // the Ready condition's last transition to True
+  bool terminating = false;   // deleted by its controller, finishing its grace period
+  std::optional<SimDuration> run_time;  // nullopt: runs until deleted
+  std::string pending_reason;           // from the last solve that could not place it
+};
+
+// A Deployment, Job or bare Pod: the unit cost and pods are attributed to.
+struct WorkloadRecord {
+  std::string name;
+  WorkloadKind kind = WorkloadKind::Pod;
+  std::string namespace_name;
+};
+
+class Cluster {
+ public:
+  std::vector<WorkloadRecord>& workloads() { return workloads_; }
+  const std::vector<WorkloadRecord>& workloads() const { return workloads_; }
+  std::vector<Node>& nodes() { return nodes_; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  std::vector<Pod>& pods() { return pods_; }
+  const std::vector<Pod>& pods() const { return pods_; }
+  Node& node(NodeId id) { return nodes_[id]; }
+  const Node& node(NodeId id) const { return nodes_[id]; }
+  Pod& pod(PodId id) { return pods_[id]; }
+  const Pod& pod(PodId id) const { return pods_[id]; }
+
+  NodeId add_node(Node n);
+  PodId add_pod(Pod p);
+  // The instance is gone: the node leaves active_nodes().
+  void mark_terminated(NodeId node);
+
+  // Pods waiting for a node, by id (creation order); nodes not yet terminated, by id. Kept
+  // incrementally so per-pass work scales with what is live, not with the run's history.
+  const std::vector<PodId>& pending_pods() const { return pending_; }
+  const std::vector<NodeId>& active_nodes() const { return active_; }
+
+  // Binds a pending pod to a node; the caller checked that it fits.
+  void bind(PodId pod, NodeId node, SimTime now);
+  // Removes a pod from its node (completion, eviction, deletion).
+  void unbind(PodId pod, SimTime now);
+  // Takes a pending pod out of the queue (its controller deleted it).
+  void remove_pending(PodId pod);
+
+ private:
+  std::vector<PodId> pending_;
+  std::vector<NodeId> active_;
+  std::vector<WorkloadRecord> workloads_;
+  std::vector<Node> nodes_;
+  std::vector<Pod> pods_;
+};
+
+}  // namespace fleetsim

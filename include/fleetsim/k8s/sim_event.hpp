@@ -1,0 +1,63 @@
+// The typed events a run emits; report/ turns them into events.jsonl and the report.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "fleetsim/k8s/cluster.hpp"
+#include "fleetsim/core/time.hpp"
+
+namespace fleetsim {
+
+enum class EventKind : std::uint8_t {
+  NodeLaunched,            // the instance runs and is billed (node fields, price)
+  NodeRegistered,          // the kubelet joined
+  NodeReady,               // initialized: Ready with GPUs advertised
+  NodeDeleting,            // cordoned and draining (reason)
+  NodeTerminated,          // the instance is gone (reason)
+  LaunchFailed,            // no offering had capacity (pool, reason)
+  PodCreated,
+  PodNominated,            // Karpenter planned the pod onto a node or a new NodeClaim
+  PodScheduled,            // bound to a node
+  PodReady,                // a serving pod's readiness probe passed
+  PodCompleted,
+  PodEvicted,              // reason
+  PodDeleted,              // its controller removed it (reason: scale_down), after any grace
+  PodUnschedulable,        // a solve found no place (reason), emitted when the reason changes
+  SpotInterruptionNotice,  // two minutes before termination
+  WorkloadCreated,         // a Deployment, Job or Pod manifest, or a job from a trace
+  ReplicasChanged,         // an autoscaler set a Deployment's replicas (reason: hpa | keda)
+};
+
+std::string_view to_string(EventKind k);
+
+// What an event is about: a node (or NodeClaim), a pod, or a workload.
+enum class EventSubject : std::uint8_t { Node, Pod, Workload };
+EventSubject subject_of(EventKind k);
+
+// One event. Which fields are set depends on the kind; ids index the Cluster. Pod events carry
+// the node the pod is (or was, for completion and eviction) bound or nominated to.
+struct SimEvent {
+  SimTime time{};
+  EventKind kind = EventKind::PodCreated;
+  NodeId node = kNoNode;
+  PodId pod = UINT32_MAX;
+  WorkloadId workload = UINT32_MAX;
+  std::string_view reason{};  // valid during the callback only
+  std::int32_t from = 0;      // ReplicasChanged: the replicas before and after
+  std::int32_t to = 0;
+};
+
+// Receives every event as it happens, in time order. Observers must not change the cluster.
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  virtual void on_event(const SimEvent& e, const Cluster& cluster) = 0;
+  // Every report interval (t = interval, 2×interval, …), after all controllers acted.
+  virtual void on_interval(SimTime /*now*/, const Cluster& /*cluster*/) {}
+  // Once, when the run reaches its end time.
+  virtual void on_end(SimTime /*end*/, const Cluster& /*cluster*/) {}
+};
+
+}  // namespace fleetsim

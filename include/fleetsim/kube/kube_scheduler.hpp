@@ -1,0 +1,34 @@
+// kube-scheduler's binding step: pending pods onto initialized nodes with room.
+#pragma once
+
+#include <functional>
+
+#include "fleetsim/k8s/cluster_bus.hpp"
+#include "fleetsim/engine/simulation.hpp"
+
+namespace fleetsim {
+
+// One pass per instant at most, after whatever changed in it. Each pod goes to the node Karpenter
+// nominated if it is initialized and fits, else to the feasible initialized node with the lowest
+// requested share of CPU and memory (kube-scheduler's default LeastAllocated score; ties by name).
+// Topology spread is enforced when Karpenter plans; this step honours resources, taints and node
+// requirements. Pods that fit nowhere are reported unschedulable, which triggers Karpenter.
+class KubeScheduler : private EventHandler {
+ public:
+  KubeScheduler(Simulation& sim, Cluster& cluster, ClusterBus& bus, std::function<void(PodId)> on_unschedulable);
+
+  // Asks for a pass at the current instant (coalesced).
+  void request_pass();
+
+ private:
+  void on_event(SimTime now, std::uint64_t tag) override;
+  bool feasible(const Pod& pod, const Node& node) const;
+
+  Simulation& sim_;
+  Cluster& cluster_;
+  ClusterBus& bus_;
+  std::function<void(PodId)> on_unschedulable_;
+  EventHandle pass_;
+};
+
+}  // namespace fleetsim

@@ -1,0 +1,261 @@
+// One inference service: replicas with batching slots, routing, a FIFO queue with timeout.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "fleetsim/core/rng.hpp"
+#include "fleetsim/core/time.hpp"
+#include "fleetsim/engine/simulation.hpp"
+#include "fleetsim/serving/serving_time.hpp"
+#include "fleetsim/traffic/traffic_source.hpp"
+
+namespace fleetsim {
+
+// A replica's name within its service (the caller's pod id, for example).
+using ReplicaId = std::uint64_t;
+inline constexpr ReplicaId kNoReplica = ~ReplicaId{0};
+
+enum class DropReason : std::uint8_t {
+  None,
+  QueueTimeout,   // waited queue_timeout in the queue
+  QueueFull,      // arrived at a queue holding max_queue requests
+  ReplicaKilled,  // in flight on a replica removed by kill_replica
+};
+
+// What happened to one request. For a request dropped from the queue, start, first_token and
+// completion are all the drop time and replica is kNoReplica. A timed-out request's drop time is
+// exactly arrival + queue_timeout, however late the (lazy) check noticed it.
+struct RequestOutcome {
+  SimTime arrival;
+  SimTime start;        // when it took a slot
+  SimTime first_token;  // == completion for non-LLM services
+  SimTime completion;   // when it left the service, served or dropped
+  std::uint32_t input_tokens = 0;
+  std::uint32_t output_tokens = 0;
+  ReplicaId replica = kNoReplica;
+  bool dropped = false;
+  DropReason drop_reason = DropReason::None;
+
+  SimDuration wait() const { return start - arrival; }
+  SimDuration time_to_first_token() const { return first_token - arrival; }
+  SimDuration latency() const { return completion - arrival; }
+};
+
+// Receives every request once, when it is served or dropped. Called from inside the event, so
+// it must not call back into the model.
+class ServingObserver {
+ public:
+  virtual void on_request_done(const RequestOutcome& outcome) = 0;
+
+ protected:
+  ~ServingObserver() = default;
+};
+
+// Told when a terminating replica has finished its last in-flight request (or at once, if it had
+// none): the pod may now go away.
+class ReplicaListener {
+ public:
+  virtual void on_replica_drained(ReplicaId id, SimTime now) = 0;
+
+ protected:
+  ~ReplicaListener() = default;
+};
+
+struct ServingConfig {
+  std::uint32_t concurrency = 1;  // slots per replica (continuous-batching width); > 0
+  ServiceTimeModel service_time = LlmServiceTime{};
+  std::optional<SimDuration> queue_timeout;  // nullopt: requests wait as long as it takes
+  std::size_t max_queue = 0;                 // 0: unbounded; else arrivals beyond it are dropped
+};
+
+struct ReplicaSpec {
+  ReplicaId id = kNoReplica;
+  GpuModel gpu = GpuModel::H100;
+  std::optional<LlmRates> rates;  // nullopt: default_llm_rates(gpu)
+};
+
+struct ServingCounters {
+  std::uint64_t arrived = 0;
+  std::uint64_t served = 0;
+  std::uint64_t dropped = 0;
+  std::uint64_t in_flight = 0;
+  std::uint64_t queued = 0;  // may include timed-out requests not yet noticed; see expire_queue
+};
+
+// The serving model of DESIGN.md §4.4 for one service, driven by the engine in Phase::Workload.
+//
+// Routing: an arriving request takes a slot on the Ready replica with the fewest requests in
+// flight (ties: smallest id), else joins the FIFO queue. Whenever a slot frees on a Ready
+// replica, or a replica becomes Ready, the queue's head starts. So the queue is non-empty only
+// while every Ready replica is full, and the replica with the freed slot is then the only choice.
+//
+// Queue timeout is checked lazily: expired requests are removed from the head whenever the queue
+// is touched (a request arrives, a slot frees, a replica becomes ready) and by expire_queue().
+// Since the timeout is the same for all, the expired requests are always a prefix of the FIFO,
+// so each check is O(dropped). This bounds the queue to the arrivals of the last queue_timeout,
+// costs no event per request, and still reports exact drop times and an exact queue-length
+// integral (the time an expired request sat unnoticed is subtracted). Only counters().queued
+// can run ahead of the truth between checks; a metrics scrape calls expire_queue() first.
+//
+// Per-event cost is O(log replicas) and allocation-free: slots are preallocated per replica,
+// the queue is a ring buffer that grows by doubling, and completions carry their slot (and a
+// generation, so a cancelled slot's stale event is ignored) in the event tag.
+class ServingModel final : public EventHandler {
+ public:
+  // `sim` must outlive the model; the model must outlive its scheduled events.
+  ServingModel(Simulation& sim, const ServingConfig& config, RngStream rng);
+  ServingModel(const ServingModel&) = delete;
+  ServingModel& operator=(const ServingModel&) = delete;
+
+  void set_observer(ServingObserver* observer) { observer_ = observer; }
+  void set_replica_listener(ReplicaListener* listener) { listener_ = listener; }
+
+  // Pulls requests from `source` one at a time, scheduling one arrival event ahead. Arrivals
+  // before now() are skipped. `source` must outlive the model. Call at most once.
+  void attach(TrafficSource& source);
+  // A request arriving now (for callers that make their own arrival events).
+  void arrive(std::uint32_t input_tokens, std::uint32_t output_tokens);
+
+  // Adds a replica that becomes Ready at `ready_at` (now or earlier: at once), or, with nullopt,
+  // when set_ready is called. Ids are unique among live replicas.
+  void add_replica(const ReplicaSpec& spec, std::optional<SimTime> ready_at);
+  // A Starting replica becomes Ready and takes queued work. No-op for any other state.
+  void set_ready(ReplicaId id);
+  // The replica takes no new requests; its in-flight requests finish, then the listener hears
+  // on_replica_drained and the replica is gone. A Starting replica goes at once.
+  void begin_termination(ReplicaId id);
+  // The replica goes now; its in-flight requests are dropped (ReplicaKilled): a pod killed at
+  // the end of its grace period, or a node lost. No listener call.
+  void kill_replica(ReplicaId id);
+  // Drops every queued request that has waited queue_timeout by now.
+  void expire_queue();
+
+  ServingCounters counters() const;
+  std::size_t replica_count() const { return live_replicas_; }
+  std::size_t ready_replica_count() const { return heap_.size(); }
+  bool has_replica(ReplicaId id) const { return find(id) != kNone; }
+  std::uint32_t in_flight(ReplicaId id) const;
+  // Requests the replica has completed (vLLM's request_success_total).
+  std::uint64_t served_by(ReplicaId id) const;
+  // Calls f(arrival, first_token) for each request queued (first_token nullopt) or in flight
+  // (first_token nullopt until it is produced), as of now.
+  template <typename F>
+  void visit_unfinished(F&& f) const;
+  // Time with at least one request in flight (DCGM_FI_DEV_GPU_UTIL's sense of busy), up to now.
+  SimDuration busy_time(ReplicaId id) const;
+  // Summed over every replica the service ever had, up to now.
+  SimDuration total_busy_time() const;
+  // ∫ queue length dt up to now, in request-microseconds; ÷ elapsed time = mean queue length.
+  double queue_length_integral() const;
+
+  void on_event(SimTime now, std::uint64_t tag) override;
+
+ private:
+  enum class ReplicaState : std::uint8_t { Starting, Ready, Terminating, Gone };
+  enum class TagKind : std::uint64_t { Arrival = 0, Completion = 1, Ready = 2 };
+
+  static constexpr std::uint32_t kNone = 0xffff'ffff;
+
+  struct Replica {
+    ReplicaId id = kNoReplica;
+    LlmRates rates;
+    ReplicaState state = ReplicaState::Gone;
+    std::uint32_t in_flight = 0;
+    std::uint64_t served = 0;
+    std::uint32_t free_slot = kNone;  // head of this replica's free-slot list
+    std::uint32_t heap_pos = kNone;   // position in heap_ while Ready
+    std::uint32_t generation = 0;     // bumped when the entry is reused; stale Ready events
+    std::uint32_t next_free = kNone;  // free-entry list of replicas_
+    SimDuration busy{};               // closed busy periods
+    SimTime busy_since{};             // start of the open busy period, if in_flight > 0
+  };
+
+  struct Slot {
+    SimTime arrival{};
+    SimTime start{};
+    SimTime first_token{};
+    std::uint32_t input_tokens = 0;
+    std::uint32_t output_tokens = 0;
+    std::uint32_t generation = 0;
+    std::uint32_t next_free = kNone;
+    EventHandle completion;
+    bool busy = false;
+  };
+
+  struct Queued {
+    SimTime arrival;
+    std::uint32_t input_tokens;
+    std::uint32_t output_tokens;
+  };
+
+  std::uint32_t find(ReplicaId id) const;
+  void arrive_at(SimTime now, std::uint32_t input_tokens, std::uint32_t output_tokens);
+  void schedule_next_arrival();
+  void start(std::uint32_t replica, SimTime now, const Queued& request);
+  void complete(std::uint32_t slot, std::uint32_t generation, SimTime now);
+  void make_ready(std::uint32_t replica);
+  void retire(std::uint32_t replica);
+  void dispatch_queue(SimTime now);
+  void expire_front(SimTime now);
+  void drop_queued(const Queued& request, SimTime at, DropReason reason);
+  void note_queue_change(SimTime now);
+  void report(const RequestOutcome& outcome);
+
+  // Indexed min-heap of Ready replicas by (in_flight, id).
+  bool heap_less(std::uint32_t a, std::uint32_t b) const;
+  void heap_insert(std::uint32_t replica);
+  void heap_remove(std::uint32_t replica);
+  void sift_up(std::size_t pos);
+  void sift_down(std::size_t pos);
+  void heap_place(std::size_t pos, std::uint32_t replica);
+
+  // The ring buffer.
+  std::size_t queue_size() const { return queue_count_; }
+  const Queued& queue_front() const { return queue_[queue_head_]; }
+  void queue_pop();
+  void queue_push(const Queued& request);
+
+  Simulation& sim_;
+  ServingConfig config_;
+  ServiceTimeSampler sampler_;
+  ServingObserver* observer_ = nullptr;
+  ReplicaListener* listener_ = nullptr;
+
+  TrafficSource* source_ = nullptr;
+  Request pending_{};  // the arrival already scheduled
+
+  std::vector<Replica> replicas_;
+  std::vector<Slot> slots_;  // replica r owns [r × concurrency, (r + 1) × concurrency)
+  std::vector<std::uint32_t> heap_;
+  std::uint32_t free_replica_ = kNone;
+  std::size_t live_replicas_ = 0;
+
+  std::vector<Queued> queue_;  // capacity a power of two
+  std::size_t queue_head_ = 0;
+  std::size_t queue_count_ = 0;
+
+  std::uint64_t arrived_ = 0;
+  std::uint64_t served_ = 0;
+  std::uint64_t dropped_ = 0;
+  std::uint64_t in_flight_ = 0;
+  SimDuration retired_busy_{};
+  double queue_area_ = 0;  // request-µs up to queue_area_at_
+  SimTime queue_area_at_{};
+};
+
+template <typename F>
+void ServingModel::visit_unfinished(F&& f) const {
+  for (std::size_t i = 0; i < queue_count_; ++i) {
+    f(queue_[(queue_head_ + i) & (queue_.size() - 1)].arrival, std::optional<SimTime>{});
+  }
+  const SimTime now = sim_.now();
+  for (const Slot& slot : slots_) {
+    if (!slot.busy) continue;
+    f(slot.arrival, slot.first_token <= now ? std::optional<SimTime>(slot.first_token) : std::nullopt);
+  }
+}
+
+}  // namespace fleetsim

@@ -1,0 +1,59 @@
+// A service's latency-SLO statistics (DESIGN.md §7 `sla.*`): counts, misses and latency sketches
+// over the run after warmup, and over the current report interval.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "fleetsim/core/latency_sketch.hpp"
+#include "fleetsim/core/time.hpp"
+#include "fleetsim/serving/serving_model.hpp"
+
+namespace fleetsim {
+
+struct SloThresholds {
+  std::optional<SimDuration> ttft;  // time to first token
+  std::optional<SimDuration> e2e;   // arrival to completion
+};
+
+// Totals over the requests that arrived at or after the warmup's end.
+struct SloTotals {
+  std::uint64_t served = 0;
+  std::uint64_t dropped = 0;
+  std::uint64_t unfinished = 0;  // queued or in flight at the end
+  std::uint64_t misses = 0;      // dropped, over a threshold, or unfinished and past one
+  LatencySketch e2e_s;       // served requests: arrival to completion, in seconds
+  LatencySketch ttft_s;      // served requests: arrival to first token, in seconds
+};
+
+class ServingStats final : public ServingObserver {
+ public:
+  ServingStats(SloThresholds slo, SimTime warmup_end);
+
+  void on_request_done(const RequestOutcome& outcome) override;
+
+  // A request still queued or in flight when the run ends: counted as unfinished, and a miss if
+  // it has already waited past a threshold (it can only finish later still).
+  void judge_unfinished(SimTime arrival, std::optional<SimTime> first_token, SimTime end);
+
+  const SloTotals& totals() const { return totals_; }
+  // After judge_unfinished for every unfinished request: requests = served + dropped + unfinished.
+  std::uint64_t requests() const { return totals_.served + totals_.dropped + totals_.unfinished; }
+
+  // The current report interval: requests finished in it (whatever their arrival) and their
+  // latencies. close_interval starts the next one.
+  std::uint64_t interval_finished() const { return interval_finished_; }
+  const LatencySketch& interval_e2e_s() const { return interval_e2e_; }
+  void close_interval();
+
+ private:
+  bool missed(const RequestOutcome& outcome) const;
+
+  SloThresholds slo_;
+  SimTime warmup_end_;
+  SloTotals totals_;
+  std::uint64_t interval_finished_ = 0;
+  LatencySketch interval_e2e_;
+};
+
+}  // namespace fleetsim

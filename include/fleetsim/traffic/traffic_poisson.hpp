@@ -1,0 +1,38 @@
+// Poisson traffic: exponential inter-arrival times at a fixed mean rate.
+#pragma once
+
+#include <optional>
+
+#include "fleetsim/traffic/traffic_source.hpp"
+
+namespace fleetsim {
+
+struct PoissonConfig {
+  double rps = 0;  // mean requests per second; 0: no requests
+  TokenConfig tokens;
+  SourceLocation where;  // the scenario entry this came from, for messages
+};
+
+// Throws ConfigError at config.where: a negative, non-finite or absurd rate (above
+// kMaxTrafficRps), or bad tokens.
+void validate(const PoissonConfig& config);
+
+// A homogeneous Poisson process started at t = 0. Times accumulate in double microseconds and
+// are rounded to the clock's microsecond on output.
+class PoissonSource final : public TrafficSource {
+ public:
+  PoissonSource(const PoissonConfig& config, RngStream rng);
+
+  std::optional<Request> next() override;
+  // Exact: a Poisson process after t does not depend on its past.
+  void fast_forward(SimTime t) override;
+
+ private:
+  double mean_gap_us_;  // 1e6 / rps
+  double t_us_ = 0;
+  RngStream rng_;
+  TokenSampler tokens_;
+  bool ended_ = false;
+};
+
+}  // namespace fleetsim

@@ -1,0 +1,111 @@
+// Replay of a recorded request trace (CSV: timestamp, input tokens, output tokens), streamed.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include "fleetsim/traffic/traffic_source.hpp"
+
+namespace fleetsim {
+
+// Scale factors outside [1/1000, 1000] mean the wrong trace (or a unit mistake); the lower
+// bound on rate_scale also keeps thinning from reading a thousand rows per request.
+inline constexpr double kMinReplayScale = 1e-3;
+inline constexpr double kMaxReplayScale = 1e3;
+
+// The trace layouts, told apart by the header row (column order free; other columns ignored):
+//   Azure     TIMESTAMP,ContextTokens,GeneratedTokens — the Azure LLM inference trace as
+//             published: "2023-11-16 18:15:46.6805900" (up to 9 fractional digits, a space or
+//             'T' between date and time), trace time measured from the first row.
+//   Simple    time_s,input_tokens,output_tokens — seconds (decimals allowed) from the trace start.
+//   Mooncake  timestamp_ms,input_length,output_length — the Mooncake (FAST'25) trace converted to
+//             CSV: milliseconds from the trace start.
+enum class RequestTraceLayout : std::uint8_t { Azure, Simple, Mooncake };
+
+struct ReplayConfig {
+  std::filesystem::path trace;
+  // Multiplies the trace's time: 2 plays it at half speed, 0.5 at double speed.
+  double time_scale = 1;
+  // Multiplies the number of requests while keeping the trace's timeline (its peaks stay where
+  // they are): each row is replayed floor(r) times, plus once more with probability r − floor(r).
+  // Copies of a row arrive together with the same tokens. 0.5 keeps about half the rows.
+  double rate_scale = 1;
+  // Start at this trace time: earlier rows are skipped, and this moment maps to `start`.
+  SimDuration trace_offset{};
+  // The simulated time at which the replay begins (the trace's offset moment arrives here).
+  SimDuration start{};
+  // At the end, start again from trace_offset, time continuing, for ever (up to kTrafficHorizon).
+  bool loop = false;
+  // Trace time from one loop's start to the next. Default: from trace_offset to the last row,
+  // plus the mean gap between the replayed rows, so the seam keeps the trace's mean rate.
+  std::optional<SimDuration> loop_period;
+  SourceLocation where;  // the scenario entry this came from, for messages
+};
+
+// Throws ConfigError at config.where for bad options (scales outside their range, negative
+// offsets, a non-positive loop_period). Does not read the trace.
+void validate(const ReplayConfig& config);
+
+// What a trace holds, from reading it through.
+struct RequestTraceSummary {
+  RequestTraceLayout layout = RequestTraceLayout::Simple;
+  std::int64_t rows = 0;  // data rows
+  SimDuration first{};    // trace time of the first row (always 0 for Azure traces)
+  SimDuration last{};     // trace time of the last row
+};
+
+// Reads a trace through once, checking every row; memory stays flat. Throws TraceError with
+// file:line:col on a missing or empty file, an unknown header, a malformed timestamp or token
+// count, or timestamps that decrease.
+RequestTraceSummary scan_request_trace(const std::filesystem::path& trace);
+
+class CsvReader;
+class RequestTraceParser;
+
+// Replays a trace. The constructor reads the trace through once (so every error surfaces before
+// the simulation starts, and the loop period is known), then the source streams it again one
+// row per request.
+//
+// A row at trace time x (µs, loop k, loop period P) arrives at
+//   start + round((k·P + x − trace_offset) · time_scale).
+// Rate scaling thins or duplicates rows rather than compressing time: a trace's shape over the
+// day is what a replay is for, and time_scale already compresses.
+class ReplaySource final : public TrafficSource {
+ public:
+  // Throws ConfigError (options; a trace_offset past the last row; a loop_period shorter than
+  // the replayed span) and TraceError (the file, as scan_request_trace).
+  ReplaySource(const ReplayConfig& config, RngStream rng);
+  ~ReplaySource() override;
+  ReplaySource(ReplaySource&&) noexcept;
+  ReplaySource& operator=(ReplaySource&&) noexcept;
+
+  std::optional<Request> next() override;
+
+  const RequestTraceSummary& summary() const { return summary_; }
+  // Rows at or after trace_offset, replayed each loop (before rate scaling).
+  std::int64_t replayed_rows() const { return replayed_rows_; }
+  // The loop period P in trace time (meaningful when looping).
+  SimDuration loop_period() const { return micros(period_us_); }
+
+ private:
+  std::unique_ptr<CsvReader> csv_;
+  std::unique_ptr<RequestTraceParser> parser_;
+  RequestTraceSummary summary_;
+  std::int64_t replayed_rows_ = 0;
+  double time_scale_;
+  std::uint32_t whole_copies_;  // floor(rate_scale)
+  double extra_copy_;           // rate_scale − floor(rate_scale)
+  std::int64_t offset_us_;
+  std::int64_t start_us_;
+  std::int64_t period_us_ = 0;
+  bool loop_;
+  std::int64_t loop_index_ = 0;
+  Request pending_{};
+  std::uint32_t pending_copies_ = 0;
+  RngStream rng_;
+  bool ended_ = false;
+};
+
+}  // namespace fleetsim

@@ -1,0 +1,47 @@
+#include "fleetsim/cloudprovider/aws/ebs_pricing.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+constexpr double kHoursPerMonth = 730.0;  // AWS's convention for monthly prices
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+double per_gib_month(EbsVolumeType t) {
+  switch (t) {
+    case EbsVolumeType::gp3: return 0.08;
+    case EbsVolumeType::gp2: return 0.10;
+    case EbsVolumeType::io1:
+    case EbsVolumeType::io2: return 0.125;
+    case EbsVolumeType::st1: return 0.045;
+    case EbsVolumeType::sc1: return 0.015;
+    case EbsVolumeType::standard: return 0.05;
+  }
+  return 0.08;
+}
+
+}  // namespace
+
+double ebs_price_per_hour(std::span<const BlockDevice> volumes) {
+  if (volumes.empty()) return static_cast<double>(kDefaultRootVolumeBytes) / kGiB * per_gib_month(EbsVolumeType::gp3) / kHoursPerMonth;
+  double monthly = 0;
+  for (const BlockDevice& v : volumes) {
+    monthly += static_cast<double>(v.size_bytes) / kGiB * per_gib_month(v.type);
+    if (v.type == EbsVolumeType::gp3) {
+      if (v.iops > 3000) monthly += 0.005 * static_cast<double>(v.iops - 3000);
+      if (v.throughput_mibps > 125) monthly += 0.04 * static_cast<double>(v.throughput_mibps - 125);
+    } else if (v.type == EbsVolumeType::io1 || v.type == EbsVolumeType::io2) {
+      monthly += 0.065 * static_cast<double>(v.iops);
+    }
+  }
+  return monthly / kHoursPerMonth;
+}
+
+std::int64_t ebs_bytes(std::span<const BlockDevice> volumes) {
+  if (volumes.empty()) return kDefaultRootVolumeBytes;
+  std::int64_t total = 0;
+  for (const BlockDevice& v : volumes) total += v.size_bytes;
+  return total;
+}
+
+}  // namespace fleetsim

@@ -1,0 +1,54 @@
+#include "fleetsim/k8s/sim_event.hpp"
+
+namespace fleetsim {
+
+std::string_view to_string(EventKind k) {
+  switch (k) {
+    case EventKind::NodeLaunched: return "node_launched";
+    case EventKind::NodeRegistered: return "node_registered";
+    case EventKind::NodeReady: return "node_ready";
+    case EventKind::NodeDeleting: return "node_deleting";
+    case EventKind::NodeTerminated: return "node_terminated";
+    case EventKind::LaunchFailed: return "launch_failed";
+    case EventKind::PodCreated: return "pod_created";
+    case EventKind::PodNominated: return "pod_nominated";
+    case EventKind::PodScheduled: return "pod_scheduled";
+    case EventKind::PodReady: return "pod_ready";
+    case EventKind::PodCompleted: return "pod_completed";
+    case EventKind::PodEvicted: return "pod_evicted";
+    case EventKind::PodDeleted: return "pod_deleted";
+    case EventKind::PodUnschedulable: return "pod_unschedulable";
+    case EventKind::SpotInterruptionNotice: return "spot_interruption_notice";
+    case EventKind::WorkloadCreated: return "workload_created";
+    case EventKind::ReplicasChanged: return "replicas_changed";
+  }
+  return "unknown";
+}
+
+EventSubject subject_of(EventKind k) {
+  switch (k) {
+    case EventKind::NodeLaunched:
+    case EventKind::NodeRegistered:
+    case EventKind::NodeReady:
+    case EventKind::NodeDeleting:
+    case EventKind::NodeTerminated:
+    case EventKind::SpotInterruptionNotice:
+    case EventKind::LaunchFailed:  // carries a node only when a NodeClaim object existed
+      return EventSubject::Node;
+    case EventKind::PodCreated:
+    case EventKind::PodNominated:
+    case EventKind::PodScheduled:
+    case EventKind::PodReady:
+    case EventKind::PodCompleted:
+    case EventKind::PodEvicted:
+    case EventKind::PodDeleted:
+    case EventKind::PodUnschedulable:
+      return EventSubject::Pod;
+    case EventKind::WorkloadCreated:
+    case EventKind::ReplicasChanged:
+      return EventSubject::Workload;
+  }
+  return EventSubject::Workload;
+}
+
+}  // namespace fleetsim

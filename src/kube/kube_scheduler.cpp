@@ -1,0 +1,71 @@
+#include "fleetsim/kube/kube_scheduler.hpp"
+
+#include <algorithm>
+
+namespace fleetsim {
+
+KubeScheduler::KubeScheduler(Simulation& sim, Cluster& cluster, ClusterBus& bus, std::function<void(PodId)> on_unschedulable)
+    : sim_(sim), cluster_(cluster), bus_(bus), on_unschedulable_(std::move(on_unschedulable)) {}
+
+void KubeScheduler::request_pass() {
+  if (sim_.is_pending(pass_)) return;
+  pass_ = sim_.schedule_at(sim_.now(), Phase::PodLifecycle, *this);
+}
+
+bool KubeScheduler::feasible(const Pod& pod, const Node& node) const {
+  if (node.phase != NodePhase::Initialized) return false;
+  if (!pod.spec->requests.fits_in(node.available())) return false;
+  if (first_untolerated(node.taints, pod.spec->tolerations, true)) return false;
+  // Required node-affinity terms are ORed; each already includes the nodeSelector.
+  auto matches = [&](const Requirements& r) { return r.empty() || !node.labels.incompatibility(r); };
+  if (matches(pod.spec->node_requirements)) return true;
+  for (const Requirements& alternative : pod.spec->alternative_node_requirements)
+    if (matches(alternative)) return true;
+  return false;
+}
+
+void KubeScheduler::on_event(SimTime now, std::uint64_t) {
+  // The scheduling queue: higher priority first, then older pods.
+  std::vector<PodId> queue = cluster_.pending_pods();
+  std::stable_sort(queue.begin(), queue.end(), [&](PodId a, PodId b) {
+    const Pod& pa = cluster_.pod(a);
+    const Pod& pb = cluster_.pod(b);
+    if (pa.spec->priority != pb.spec->priority) return pa.spec->priority > pb.spec->priority;
+    return pa.created < pb.created;
+  });
+
+  for (PodId id : queue) {
+    const Pod& pod = cluster_.pod(id);
+    NodeId chosen = kNoNode;
+    if (pod.nominated != kNoNode && feasible(pod, cluster_.node(pod.nominated))) {
+      chosen = pod.nominated;
+    } else {
+      double best = 2.0;
+      for (NodeId id : cluster_.active_nodes()) {
+        const Node& n = cluster_.node(id);
+        if (!feasible(pod, n)) continue;
+        Resources after = n.allocatable - n.available() + pod.spec->requests;
+        double cpu = static_cast<double>(after.cpu_millis()) / static_cast<double>(std::max<std::int64_t>(1, n.allocatable.cpu_millis()));
+        double mem = static_cast<double>(after.memory_bytes()) / static_cast<double>(std::max<std::int64_t>(1, n.allocatable.memory_bytes()));
+        double score = (cpu + mem) / 2;
+        if (score < best || (score == best && chosen != kNoNode && n.name < cluster_.node(chosen).name)) {
+          best = score;
+          chosen = n.id;
+        }
+      }
+    }
+    if (chosen == kNoNode) {
+      // A pod waiting for its nominated node to start stays quiet; once that node is up and
+      // has no room for it, Karpenter must plan again.
+      const bool awaiting_node =
+          pod.nominated != kNoNode && cluster_.node(pod.nominated).phase < NodePhase::Initialized;
+      if (!awaiting_node) on_unschedulable_(id);
+      continue;
+    }
+    cluster_.bind(id, chosen, now);
+    bus_.emit(SimEvent{.time = now, .kind = EventKind::PodScheduled, .node = chosen, .pod = id, .workload = pod.workload});
+    bus_.pod_bound(id);
+  }
+}
+
+}  // namespace fleetsim

@@ -1,0 +1,397 @@
+#include "fleetsim/traffic/traffic_replay.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <span>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+
+#include "fleetsim/core/csv_reader.hpp"
+#include "traffic_checks.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+struct LayoutSpec {
+  RequestTraceLayout layout;
+  std::string_view name;
+  std::array<std::string_view, 3> columns;  // time, input tokens, output tokens
+};
+
+constexpr std::array<LayoutSpec, 3> kLayouts = {{
+    {RequestTraceLayout::Azure, "Azure", {"TIMESTAMP", "ContextTokens", "GeneratedTokens"}},
+    {RequestTraceLayout::Simple, "simple", {"time_s", "input_tokens", "output_tokens"}},
+    {RequestTraceLayout::Mooncake, "Mooncake", {"timestamp_ms", "input_length", "output_length"}},
+}};
+
+constexpr std::string_view kExpectedHeaders =
+    "TIMESTAMP,ContextTokens,GeneratedTokens (Azure), time_s,input_tokens,output_tokens, or "
+    "timestamp_ms,input_length,output_length (Mooncake)";
+
+// A trace spanning over ten years is a unit mistake (as for job traces); the bound also keeps
+// nanoseconds inside int64.
+constexpr double kMaxTraceS = 10.0 * 365.0 * 86400.0;
+constexpr std::int64_t kMaxTraceNs = static_cast<std::int64_t>(kMaxTraceS) * 1'000'000'000;
+// int64 nanoseconds since 1970 reach from 1677 to 2262; these bounds stay well inside and cover
+// any real trace.
+constexpr int kMinYear = 1900;
+constexpr int kMaxYear = 2200;
+constexpr std::string_view kTimestampShape = "YYYY-MM-DD HH:MM:SS.fffffff";
+
+constexpr std::int64_t kNsPerUs = 1'000;
+constexpr std::int64_t kNsPerS = 1'000'000'000;
+
+}  // namespace
+
+// Reads the header of a request trace, tells its layout, and parses rows into trace time and
+// tokens, checking order. Holds no per-row allocation: fields are views into the reader's line.
+class RequestTraceParser {
+ public:
+  struct Row {
+    std::int64_t time_us;  // trace time, from the trace origin (Azure: the first row)
+    std::uint32_t input_tokens;
+    std::uint32_t output_tokens;
+  };
+
+  explicit RequestTraceParser(CsvReader& csv) : csv_(csv) {
+    read_header();
+    last_text_.reserve(64);
+  }
+
+  RequestTraceLayout layout() const { return kLayouts[layout_].layout; }
+
+  // Parses the reader's current row.
+  Row parse() {
+    const std::span<const CsvField> fields = csv_.fields();
+    const CsvField& time = fields[field_[0]];
+    Row row{};
+    std::int64_t ns = 0;
+    if (layout() == RequestTraceLayout::Azure) {
+      const std::int64_t absolute = azure_timestamp(time);
+      if (!origin_ns_) origin_ns_ = absolute;
+      if (have_last_ && absolute < last_ns_) decreasing(time);
+      last_ns_ = absolute;
+      ns = absolute - *origin_ns_;
+      if (ns > kMaxTraceNs) {
+        csv_.fail(time.col, column(0),
+                  fmt::format("is over 10 years after the first row's {}", first_text_));
+      }
+      row.time_us = (ns + kNsPerUs / 2) / kNsPerUs;
+    } else {
+      const bool ms = layout() == RequestTraceLayout::Mooncake;
+      const double v = number(time, 0);
+      if (v < 0) csv_.fail(time.col, column(0), fmt::format("must not be negative, got {}", time.text));
+      if (v > (ms ? kMaxTraceS * 1e3 : kMaxTraceS)) {
+        csv_.fail(time.col, column(0), fmt::format("must be at most 10 years, got {}", time.text));
+      }
+      if (have_last_ && v < last_value_) decreasing(time);
+      last_value_ = v;
+      row.time_us = std::llround(ms ? v * 1e3 : v * 1e6);
+    }
+    if (!have_last_ && first_text_.empty()) first_text_.assign(time.text);
+    have_last_ = true;
+    last_text_.assign(time.text);
+    row.input_tokens = tokens(fields[field_[1]], 1);
+    row.output_tokens = tokens(fields[field_[2]], 2);
+    return row;
+  }
+
+  // A new pass over the rows (a loop): order checks start over; the Azure origin stays.
+  void restart() { have_last_ = false; }
+
+ private:
+  std::string column(std::size_t i) const { return std::string(kLayouts[layout_].columns[i]); }
+
+  void read_header() {
+    const std::span<const CsvField> fields =
+        csv_.read_header("TIMESTAMP,ContextTokens,GeneratedTokens");
+    std::string names;
+    for (const CsvField& f : fields) {
+      if (!names.empty()) names += ",";
+      names += f.text;
+    }
+    // The layout whose time column the header names.
+    std::optional<std::size_t> found;
+    for (std::size_t l = 0; l < kLayouts.size() && !found; ++l) {
+      for (const CsvField& f : fields) {
+        if (f.text == kLayouts[l].columns[0]) found = l;
+      }
+    }
+    if (!found) {
+      csv_.fail(1, "", fmt::format("not a request trace: expected a header with {}; the header is "
+                                   "\"{}\"",
+                                   kExpectedHeaders, names));
+    }
+    layout_ = *found;
+    for (std::size_t c = 0; c < 3; ++c) {
+      std::optional<std::size_t> at;
+      for (std::size_t i = 0; i < fields.size(); ++i) {
+        if (fields[i].text != kLayouts[layout_].columns[c]) continue;
+        if (at) {
+          csv_.fail(fields[i].col, column(c),
+                    fmt::format("column appears twice (first at column {})", fields[*at].col));
+        }
+        at = i;
+      }
+      if (!at) {
+        csv_.fail(1, column(c),
+                  fmt::format("required column of the {} layout is missing (the header is \"{}\")",
+                              kLayouts[layout_].name, names));
+      }
+      field_[c] = *at;
+    }
+  }
+
+  [[noreturn]] void decreasing(const CsvField& time) const {
+    csv_.fail(time.col, column(0),
+              fmt::format("timestamps must not decrease: {} after {}", time.text, last_text_));
+  }
+
+  // Any finite decimal number.
+  double number(const CsvField& f, std::size_t c) const {
+    if (f.text.empty()) csv_.fail(f.col, column(c), "is empty; expected a number");
+    double v = 0;
+    const char* end = f.text.data() + f.text.size();
+    auto [ptr, ec] = std::from_chars(f.text.data(), end, v);
+    if (ptr != end || (ec != std::errc{} && ec != std::errc::result_out_of_range)) {
+      csv_.fail(f.col, column(c), fmt::format("expected a number, got \"{}\"", f.text));
+    }
+    if (ec == std::errc::result_out_of_range || !std::isfinite(v)) {
+      csv_.fail(f.col, column(c), fmt::format("must be a finite number, got {}", f.text));
+    }
+    return v;
+  }
+
+  // A whole token count in [0, kMaxTokens]; integral decimals ("12.0", as pandas writes) pass.
+  std::uint32_t tokens(const CsvField& f, std::size_t c) const {
+    std::int64_t value = 0;
+    const char* end = f.text.data() + f.text.size();
+    auto [ptr, ec] = std::from_chars(f.text.data(), end, value);
+    if (ec != std::errc{} || ptr != end) {
+      const double v = number(f, c);
+      if (v != std::floor(v)) {
+        csv_.fail(f.col, column(c), fmt::format("must be a whole number, got {}", f.text));
+      }
+      value = v < 0 ? -1 : v > kMaxTokens ? std::int64_t{kMaxTokens} + 1 : static_cast<std::int64_t>(v);
+    }
+    if (value < 0) csv_.fail(f.col, column(c), fmt::format("must not be negative, got {}", f.text));
+    if (value > kMaxTokens) {
+      csv_.fail(f.col, column(c), fmt::format("must be at most {}, got {}", kMaxTokens, f.text));
+    }
+    return static_cast<std::uint32_t>(value);
+  }
+
+  // "YYYY-MM-DD HH:MM:SS[.f…]" (a 'T' also separates date and time; up to 9 fractional digits)
+  // as nanoseconds since 1970-01-01, the timestamp read as UTC: only differences matter.
+  std::int64_t azure_timestamp(const CsvField& f) const {
+    const std::string_view s = f.text;
+    const auto bad = [&](std::size_t pos, std::string_view what) {
+      csv_.fail(f.col + static_cast<int>(pos), column(0),
+                fmt::format("malformed timestamp \"{}\": {}; expected {}", s, what,
+                            kTimestampShape));
+    };
+    const auto digits = [&](std::size_t pos, std::size_t n) {
+      int v = 0;
+      for (std::size_t i = pos; i < pos + n; ++i) {
+        if (i >= s.size()) bad(i, "it ends early");
+        if (s[i] < '0' || s[i] > '9') bad(i, fmt::format("'{}' where a digit belongs", s[i]));
+        v = v * 10 + (s[i] - '0');
+      }
+      return v;
+    };
+    const auto separator = [&](std::size_t pos, char a, char b) {
+      if (pos >= s.size()) bad(pos, "it ends early");
+      if (s[pos] != a && s[pos] != b) {
+        bad(pos, fmt::format("'{}' where '{}' belongs", s[pos], a));
+      }
+    };
+    if (s.empty()) csv_.fail(f.col, column(0), "is empty; expected a timestamp");
+    const int year = digits(0, 4);
+    separator(4, '-', '-');
+    const int month = digits(5, 2);
+    separator(7, '-', '-');
+    const int day = digits(8, 2);
+    separator(10, ' ', 'T');
+    const int hour = digits(11, 2);
+    separator(13, ':', ':');
+    const int minute = digits(14, 2);
+    separator(16, ':', ':');
+    const int second = digits(17, 2);
+    std::int64_t fraction_ns = 0;
+    if (s.size() > 19) {
+      separator(19, '.', '.');
+      const std::size_t n = s.size() - 20;
+      if (n == 0) bad(20, "no digits after the decimal point");
+      if (n > 9) bad(29, "more than 9 fractional digits");
+      std::int64_t scale = kNsPerS;
+      for (std::size_t i = 20; i < s.size(); ++i) {
+        scale /= 10;
+        fraction_ns += digits(i, 1) * scale;
+      }
+    }
+    if (year < kMinYear || year > kMaxYear) {
+      bad(0, fmt::format("the year must be between {} and {}", kMinYear, kMaxYear));
+    }
+    using namespace std::chrono;
+    const year_month_day date{std::chrono::year{year}, std::chrono::month{static_cast<unsigned>(month)},
+                              std::chrono::day{static_cast<unsigned>(day)}};
+    if (!date.month().ok()) bad(5, fmt::format("month {} does not exist", month));
+    if (!date.ok()) bad(8, fmt::format("day {} does not exist in that month", day));
+    if (hour > 23) bad(11, fmt::format("hour {} does not exist", hour));
+    if (minute > 59) bad(14, fmt::format("minute {} does not exist", minute));
+    if (second > 59) bad(17, fmt::format("second {} does not exist", second));
+    const std::int64_t days = sys_days(date).time_since_epoch().count();
+    return ((days * 24 + hour) * 60 + minute) * 60 * kNsPerS + second * kNsPerS + fraction_ns;
+  }
+
+  CsvReader& csv_;
+  std::size_t layout_ = 0;
+  std::array<std::size_t, 3> field_{};  // field index of time, input, output
+  std::optional<std::int64_t> origin_ns_;
+  bool have_last_ = false;
+  std::int64_t last_ns_ = 0;
+  double last_value_ = 0;
+  std::string last_text_;   // the previous row's time, for the order message
+  std::string first_text_;  // the first row's time, for the span message
+};
+
+void validate(const ReplayConfig& config) {
+  const SourceLocation& where = config.where;
+  traffic_checks::within(config.time_scale, kMinReplayScale, kMaxReplayScale, "time_scale", where);
+  traffic_checks::within(config.rate_scale, kMinReplayScale, kMaxReplayScale, "rate_scale", where);
+  traffic_checks::time_offset(config.trace_offset, "trace_offset", where);
+  traffic_checks::time_offset(config.start, "start", where);
+  if (config.loop_period) {
+    if (*config.loop_period <= SimDuration::zero()) {
+      traffic_checks::fail(where, "loop_period",
+                           fmt::format("must be positive, got {}{}",
+                                       *config.loop_period < SimDuration::zero() ? "-" : "",
+                                       format_duration(abs(*config.loop_period))));
+    }
+    traffic_checks::time_offset(*config.loop_period, "loop_period", where);
+  }
+}
+
+RequestTraceSummary scan_request_trace(const std::filesystem::path& trace) {
+  CsvReader csv(trace);
+  RequestTraceParser parser(csv);
+  RequestTraceSummary summary{.layout = parser.layout()};
+  while (csv.next_row()) {
+    const RequestTraceParser::Row row = parser.parse();
+    if (summary.rows == 0) summary.first = micros(row.time_us);
+    summary.last = micros(row.time_us);
+    ++summary.rows;
+  }
+  return summary;
+}
+
+ReplaySource::ReplaySource(const ReplayConfig& config, RngStream rng)
+    : time_scale_(config.time_scale),
+      whole_copies_(0),
+      extra_copy_(0),
+      offset_us_(config.trace_offset.count()),
+      start_us_(config.start.count()),
+      loop_(config.loop),
+      rng_(rng) {
+  validate(config);
+  whole_copies_ = static_cast<std::uint32_t>(std::floor(config.rate_scale));
+  extra_copy_ = config.rate_scale - whole_copies_;
+  csv_ = std::make_unique<CsvReader>(config.trace);
+  parser_ = std::make_unique<RequestTraceParser>(*csv_);
+
+  // The validation pass: every row checked before the simulation starts.
+  summary_.layout = parser_->layout();
+  std::int64_t first_replayed = 0;
+  std::int64_t last_replayed = 0;
+  while (csv_->next_row()) {
+    const RequestTraceParser::Row row = parser_->parse();
+    if (summary_.rows == 0) summary_.first = micros(row.time_us);
+    summary_.last = micros(row.time_us);
+    ++summary_.rows;
+    if (row.time_us < offset_us_) continue;
+    if (replayed_rows_ == 0) first_replayed = row.time_us;
+    last_replayed = row.time_us;
+    ++replayed_rows_;
+  }
+  if (replayed_rows_ == 0) {
+    traffic_checks::fail(config.where, "trace_offset",
+                         fmt::format("{} is past the trace's last request (at {}) in {}",
+                                     format_duration(config.trace_offset),
+                                     format_duration(summary_.last), csv_->file()));
+  }
+
+  const std::int64_t span = last_replayed - offset_us_;
+  if (config.loop_period) {
+    period_us_ = config.loop_period->count();
+    if (loop_ && period_us_ < span) {
+      traffic_checks::fail(config.where, "loop_period",
+                           fmt::format("{} is shorter than the replayed span of {} in {}: the "
+                                       "loops would overlap",
+                                       format_duration(*config.loop_period),
+                                       format_duration(micros(span)), csv_->file()));
+    }
+  } else {
+    const std::int64_t gaps = replayed_rows_ - 1;
+    const std::int64_t mean_gap =
+        gaps > 0 ? (last_replayed - first_replayed + gaps / 2) / gaps : 0;
+    period_us_ = span + mean_gap;
+    if (loop_ && period_us_ == 0) {
+      traffic_checks::fail(config.where, "loop_period",
+                           fmt::format("is needed to loop {}: its replayed rows all arrive at one "
+                                       "instant, so it has no length of its own",
+                                       csv_->file()));
+    }
+  }
+
+  csv_->rewind();
+  parser_->restart();
+}
+
+ReplaySource::~ReplaySource() = default;
+ReplaySource::ReplaySource(ReplaySource&&) noexcept = default;
+ReplaySource& ReplaySource::operator=(ReplaySource&&) noexcept = default;
+
+std::optional<Request> ReplaySource::next() {
+  if (ended_) return std::nullopt;
+  if (pending_copies_ > 0) {
+    --pending_copies_;
+    return pending_;
+  }
+  const auto horizon_us = kTrafficHorizon.time_since_epoch().count();
+  while (true) {
+    if (!csv_->next_row()) {
+      if (!loop_) break;
+      csv_->rewind();
+      parser_->restart();
+      ++loop_index_;
+      continue;
+    }
+    const RequestTraceParser::Row row = parser_->parse();
+    if (row.time_us < offset_us_) continue;
+    std::uint32_t copies = whole_copies_;
+    if (extra_copy_ > 0 && rng_.uniform() < extra_copy_) ++copies;
+    if (copies == 0) continue;
+    const std::int64_t trace_us = loop_index_ * period_us_ + (row.time_us - offset_us_);
+    const std::int64_t scaled =
+        time_scale_ == 1 ? trace_us
+                         : std::llround(static_cast<double>(trace_us) * time_scale_);
+    if (scaled > horizon_us - start_us_) break;
+    pending_ = Request{.arrival = at(micros(start_us_ + scaled)),
+                       .input_tokens = row.input_tokens,
+                       .output_tokens = row.output_tokens};
+    pending_copies_ = copies - 1;
+    return pending_;
+  }
+  ended_ = true;
+  return std::nullopt;
+}
+
+}  // namespace fleetsim

@@ -1,0 +1,76 @@
+#include "fleetsim/traffic/traffic_source.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <string>
+
+#include "traffic_checks.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+void validate_one(const TokenDistribution& d, std::string_view name, const SourceLocation& where) {
+  const std::string median = fmt::format("tokens.{}.median", name);
+  const std::string sigma = fmt::format("tokens.{}.sigma", name);
+  traffic_checks::finite(d.median, median, where);
+  if (d.median < 0) {
+    traffic_checks::fail(where, median, fmt::format("must not be negative, got {}", d.median));
+  }
+  if (d.median > kMaxTokens) {
+    traffic_checks::fail(where, median,
+                         fmt::format("must be at most {} tokens, got {}", kMaxTokens, d.median));
+  }
+  switch (d.shape) {
+    case TokenShape::Fixed:
+      if (d.median != std::floor(d.median)) {
+        traffic_checks::fail(where, median,
+                             fmt::format("a fixed count must be a whole number, got {}", d.median));
+      }
+      break;
+    case TokenShape::LogNormal:
+      if (d.median < 1) {
+        traffic_checks::fail(
+            where, median,
+            fmt::format("a log-normal median must be at least 1 token, got {}", d.median));
+      }
+      traffic_checks::finite(d.sigma, sigma, where);
+      if (d.sigma < 0) {
+        traffic_checks::fail(where, sigma, fmt::format("must not be negative, got {}", d.sigma));
+      }
+      break;
+  }
+}
+
+}  // namespace
+
+void validate(const TokenConfig& config, const SourceLocation& where) {
+  validate_one(config.input, "input", where);
+  validate_one(config.output, "output", where);
+}
+
+TokenSampler::TokenSampler(const TokenConfig& config, RngStream rng)
+    : config_(config), rng_(rng) {}
+
+Request TokenSampler::make(SimTime arrival) {
+  Request r{.arrival = arrival};
+  r.input_tokens = draw(config_.input);
+  r.output_tokens = draw(config_.output);
+  return r;
+}
+
+std::uint32_t TokenSampler::draw(const TokenDistribution& d) {
+  if (d.shape == TokenShape::Fixed) return static_cast<std::uint32_t>(d.median);
+  const double v = rng_.lognormal(d.median, d.sigma);
+  if (!(v < kMaxTokens)) return kMaxTokens;  // also catches +inf
+  const auto n = static_cast<std::uint32_t>(std::llround(v));
+  return n < 1 ? 1 : n;
+}
+
+RngStream derive_stream(const RngStream& parent, std::string_view part) {
+  RngStream copy = parent;
+  return RngStream(copy.next_u64(), part);
+}
+
+}  // namespace fleetsim

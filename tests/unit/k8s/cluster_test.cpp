@@ -1,0 +1,70 @@
+#include <catch2/catch.hpp>
+
+#include "fleetsim/k8s/cluster.hpp"
+#include "unit/k8s/cluster_harness.hpp"
+
+using namespace fleetsim;
+using namespace fleetsim::test;
+
+TEST_CASE("nodes and pods get their index in the cluster as id", "[cloud]") {
+  Cluster cluster;
+  SpecStore specs;
+  CHECK(add_node(cluster, {.name = "a"}) == 0);
+  CHECK(add_node(cluster, {.name = "b"}) == 1);
+  CHECK(cluster.node(1).id == 1);
+  const PodSpec* spec = specs.add(pod_requests(100, 128));
+  CHECK(add_pending_pod(cluster, spec, kSimStart) == 0);
+  CHECK(add_pending_pod(cluster, spec, kSimStart) == 1);
+  CHECK(cluster.pod(1).id == 1);
+}
+
+TEST_CASE("binding a pod charges its requests to the node and records the pod event", "[cloud]") {
+  Cluster cluster;
+  SpecStore specs;
+  NodeId node = add_node(cluster, {.allocatable = node_allocatable(4000, 16)});
+  PodId a = add_pending_pod(cluster, specs.add(pod_requests(1500, 2048)), kSimStart);
+  PodId b = add_pending_pod(cluster, specs.add(pod_requests(500, 1024, 1)), kSimStart);
+  cluster.pod(a).nominated = node;
+  cluster.pod(a).pending_reason = "nodepool default: no room";
+
+  cluster.bind(a, node, at(seconds(7)));
+  const Pod& pa = cluster.pod(a);
+  CHECK(pa.phase == PodPhase::Running);
+  CHECK(pa.node == node);
+  CHECK(pa.bound_at == at(seconds(7)));
+  CHECK(pa.nominated == kNoNode);  // the nomination is used up
+  CHECK(pa.pending_reason.empty());
+  CHECK(cluster.node(node).requested == pod_requests(1500, 2048));
+  CHECK(cluster.node(node).last_pod_event == at(seconds(7)));
+
+  cluster.bind(b, node, at(seconds(8)));
+  CHECK(cluster.node(node).pods == std::vector<PodId>{a, b});  // bind order
+  CHECK(cluster.node(node).requested == pod_requests(1500, 2048) + pod_requests(500, 1024, 1));
+  // Each pod also takes one of the node's pod slots: 110 − 2 remain.
+  Resources left = node_allocatable(4000, 16) - pod_requests(2000, 3072, 1);
+  left[resource::kPods] = 108;
+  CHECK(cluster.node(node).available() == left);
+  CHECK(cluster.node(node).last_pod_event == at(seconds(8)));
+}
+
+TEST_CASE("unbinding a pod frees its requests and records the pod event", "[cloud]") {
+  Cluster cluster;
+  SpecStore specs;
+  NodeId node = add_node(cluster, {});
+  PodId a = add_pending_pod(cluster, specs.add(pod_requests(1500, 2048)), kSimStart);
+  PodId b = add_pending_pod(cluster, specs.add(pod_requests(500, 1024)), kSimStart);
+  cluster.bind(a, node, at(seconds(1)));
+  cluster.bind(b, node, at(seconds(2)));
+
+  cluster.unbind(a, at(seconds(9)));
+  CHECK(cluster.pod(a).node == kNoNode);
+  CHECK(cluster.pod(a).phase == PodPhase::Running);  // the caller decides what the pod became
+  CHECK(cluster.node(node).pods == std::vector<PodId>{b});
+  CHECK(cluster.node(node).requested == pod_requests(500, 1024));
+  CHECK(cluster.node(node).last_pod_event == at(seconds(9)));
+
+  // A pod that is not bound anywhere changes nothing.
+  cluster.unbind(a, at(seconds(20)));
+  CHECK(cluster.node(node).last_pod_event == at(seconds(9)));
+  CHECK(cluster.node(node).requested == pod_requests(500, 1024));
+}

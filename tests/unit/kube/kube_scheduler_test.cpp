@@ -1,0 +1,225 @@
+#include "fleetsim/kube/kube_scheduler.hpp"
+
+#include <catch2/catch.hpp>
+#include <vector>
+
+#include "unit/k8s/cluster_harness.hpp"
+
+using namespace fleetsim;
+using namespace fleetsim::test;
+
+namespace {
+
+// A KubeScheduler over a hand-built cluster; pods it cannot place are collected.
+struct SchedulerRig {
+  SchedulerRig() : scheduler(sim, cluster, bus, [this](PodId p) { unschedulable.push_back(p); }) {}
+  SchedulerRig(const SchedulerRig&) = delete;
+  SchedulerRig& operator=(const SchedulerRig&) = delete;
+
+  // One pass at the current instant.
+  void pass() {
+    scheduler.request_pass();
+    sim.run_until(sim.now());
+  }
+  PodId pending(const Resources& requests, SimTime created = kSimStart) {
+    return add_pending_pod(cluster, specs.add(requests), created);
+  }
+  PodId pending(PodSpec spec, SimTime created = kSimStart) {
+    return add_pending_pod(cluster, specs.add(std::move(spec)), created);
+  }
+  // Puts load on a node with a pod that is already running there.
+  void load(NodeId node, const Resources& requests) {
+    PodId p = pending(requests);
+    cluster.bind(p, node, sim.now());
+  }
+  NodeId bound_node(PodId pod) const { return cluster.pod(pod).node; }
+
+  Simulation sim{3};
+  Cluster cluster;
+  RecordingBus bus;
+  SpecStore specs;
+  std::vector<PodId> unschedulable;
+  KubeScheduler scheduler;
+};
+
+PodSpec spec_with(const Resources& requests) {
+  PodSpec s;
+  s.requests = requests;
+  return s;
+}
+
+const Taint kGpuTaint{.key = "nvidia.com/gpu", .value = "true", .effect = TaintEffect::NoSchedule};
+
+}  // namespace
+
+TEST_CASE("kube-scheduler binds a pod to its nominated node even when another is emptier", "[workload]") {
+  SchedulerRig rig;
+  NodeId empty = add_node(rig.cluster, {.name = "a-empty"});
+  NodeId busy = add_node(rig.cluster, {.name = "b-busy"});
+  rig.load(busy, pod_requests(2000, 4096));
+  PodId pod = rig.pending(pod_requests(500, 512));
+  rig.cluster.pod(pod).nominated = busy;
+
+  rig.sim.run_until(at(seconds(3)));
+  rig.pass();
+  CHECK(rig.bound_node(pod) == busy);
+  CHECK(rig.cluster.pod(pod).phase == PodPhase::Running);
+  CHECK(rig.cluster.pod(pod).bound_at == at(seconds(3)));
+  CHECK(rig.bus.bound == std::vector<PodId>{pod});
+  REQUIRE(rig.bus.count(EventKind::PodScheduled) == 1);
+  const RecordedEvent e = rig.bus.of_kind(EventKind::PodScheduled).front();
+  CHECK(e.time == at(seconds(3)));
+  CHECK(e.node == busy);
+  CHECK(e.pod == pod);
+  CHECK(rig.cluster.node(empty).pods.empty());
+}
+
+TEST_CASE("kube-scheduler picks the least allocated feasible node", "[workload]") {
+  SchedulerRig rig;
+  NodeId half = add_node(rig.cluster, {.name = "a-half"});
+  NodeId quarter = add_node(rig.cluster, {.name = "b-quarter"});
+  rig.load(half, pod_requests(2000, 8192));    // 50% CPU, 50% memory of 4 CPU / 16 GiB
+  rig.load(quarter, pod_requests(1000, 4096));  // 25%, 25%
+  PodId pod = rig.pending(pod_requests(500, 512));
+  rig.pass();
+  CHECK(rig.bound_node(pod) == quarter);
+  CHECK(rig.unschedulable.empty());
+}
+
+TEST_CASE("kube-scheduler breaks equal scores by node name", "[workload]") {
+  SchedulerRig rig;
+  add_node(rig.cluster, {.name = "node-b"});
+  NodeId a = add_node(rig.cluster, {.name = "node-a"});
+  add_node(rig.cluster, {.name = "node-c"});
+  PodId pod = rig.pending(pod_requests(500, 512));
+  rig.pass();
+  CHECK(rig.bound_node(pod) == a);
+}
+
+TEST_CASE("kube-scheduler only uses initialized nodes", "[workload]") {
+  SchedulerRig rig;
+  add_node(rig.cluster, {.name = "a-registered", .phase = NodePhase::Registered});
+  add_node(rig.cluster, {.name = "b-launched", .phase = NodePhase::Launched});
+  add_node(rig.cluster, {.name = "c-deleting", .phase = NodePhase::Deleting});
+  NodeId ready = add_node(rig.cluster, {.name = "d-ready"});
+  rig.load(ready, pod_requests(3000, 8192));
+  PodId pod = rig.pending(pod_requests(500, 512));
+  rig.pass();
+  CHECK(rig.bound_node(pod) == ready);
+}
+
+TEST_CASE("kube-scheduler skips nodes whose taints the pod does not tolerate", "[workload]") {
+  SchedulerRig rig;
+  NodeId gpu = add_node(rig.cluster, {.name = "a-gpu", .taints = {kGpuTaint}});
+  NodeId cpu = add_node(rig.cluster, {.name = "b-cpu"});
+  rig.load(cpu, pod_requests(2000, 8192));
+  PodId plain = rig.pending(pod_requests(500, 512));
+  PodSpec tolerant = spec_with(pod_requests(500, 512));
+  tolerant.tolerations.push_back(Toleration{.key = "nvidia.com/gpu", .op = TolerationOperator::Exists});
+  PodId gpu_pod = rig.pending(tolerant, at(seconds(1)));
+  rig.pass();
+  CHECK(rig.bound_node(plain) == cpu);     // the emptier GPU node is tainted
+  CHECK(rig.bound_node(gpu_pod) == gpu);  // tolerated, and emptier
+}
+
+TEST_CASE("kube-scheduler skips nodes whose labels conflict with the pod's nodeSelector", "[workload]") {
+  SchedulerRig rig;
+  add_node(rig.cluster, {.name = "a-1a", .zone = "us-east-1a", .extra_labels = {{"team", "infra"}}});
+  NodeId b = add_node(rig.cluster, {.name = "b-1b", .zone = "us-east-1b", .extra_labels = {{"team", "ml"}}});
+  add_node(rig.cluster, {.name = "c-unlabelled", .zone = "us-east-1b"});
+  rig.load(b, pod_requests(3000, 8192));
+  PodSpec s = spec_with(pod_requests(500, 512));
+  s.node_requirements.add(std::string(label::kZone), Requirement::single("us-east-1b"));
+  s.node_requirements.add("team", Requirement::single("ml"));
+  PodId pod = rig.pending(s);
+  rig.pass();
+  // a-1a has the wrong zone and team; c-unlabelled lacks the custom label the pod asks for.
+  CHECK(rig.bound_node(pod) == b);
+}
+
+TEST_CASE("kube-scheduler counts DaemonSet overhead against a node's room", "[workload]") {
+  SchedulerRig rig;
+  NodeId node = add_node(rig.cluster, {.name = "a", .allocatable = node_allocatable(2000, 8)});
+  rig.cluster.node(node).daemon_overhead = pod_requests(600, 512);
+  PodId pod = rig.pending(pod_requests(1500, 512));  // 1500m + 600m > 2000m
+  rig.pass();
+  CHECK(rig.bound_node(pod) == kNoNode);
+  CHECK(rig.unschedulable == std::vector<PodId>{pod});
+}
+
+TEST_CASE("kube-scheduler binds higher priority pods first when room is short", "[workload]") {
+  SchedulerRig rig;
+  NodeId node = add_node(rig.cluster, {.name = "a", .allocatable = node_allocatable(1500, 8)});
+  PodId low = rig.pending(pod_requests(1000, 512), kSimStart);
+  PodSpec high_spec = spec_with(pod_requests(1000, 512));
+  high_spec.priority = 1000;
+  PodId high = rig.pending(high_spec, at(seconds(5)));  // newer, but more important
+  rig.sim.run_until(at(seconds(5)));
+  rig.pass();
+  CHECK(rig.bound_node(high) == node);
+  CHECK(rig.bound_node(low) == kNoNode);
+  CHECK(rig.unschedulable == std::vector<PodId>{low});
+}
+
+TEST_CASE("kube-scheduler binds older pods first at equal priority", "[workload]") {
+  SchedulerRig rig;
+  NodeId node = add_node(rig.cluster, {.name = "a", .allocatable = node_allocatable(1500, 8)});
+  PodId newer = rig.pending(pod_requests(1000, 512), at(seconds(2)));
+  PodId older = rig.pending(pod_requests(1000, 512), at(seconds(1)));
+  rig.sim.run_until(at(seconds(2)));
+  rig.pass();
+  CHECK(rig.bound_node(older) == node);
+  CHECK(rig.unschedulable == std::vector<PodId>{newer});
+}
+
+TEST_CASE("kube-scheduler reports a pod without a nomination that fits nowhere", "[workload]") {
+  SchedulerRig rig;
+  add_node(rig.cluster, {.name = "a"});
+  PodId big = rig.pending(pod_requests(8000, 512));
+  rig.pass();
+  CHECK(rig.unschedulable == std::vector<PodId>{big});
+  CHECK(rig.bus.bound.empty());
+  CHECK(rig.bus.count(EventKind::PodScheduled) == 0);
+  CHECK(rig.cluster.pod(big).phase == PodPhase::Pending);
+}
+
+TEST_CASE("kube-scheduler waits quietly for a pod's nominated node that is still starting", "[workload]") {
+  SchedulerRig rig;
+  NodeId starting = add_node(rig.cluster, {.name = "a-starting", .phase = NodePhase::Registered});
+  PodId pod = rig.pending(pod_requests(500, 512));
+  rig.cluster.pod(pod).nominated = starting;
+  rig.pass();
+  // Karpenter already has a plan for it: no new trigger.
+  CHECK(rig.unschedulable.empty());
+  CHECK(rig.bound_node(pod) == kNoNode);
+
+  rig.cluster.node(starting).phase = NodePhase::Initialized;
+  rig.pass();
+  CHECK(rig.bound_node(pod) == starting);
+}
+
+TEST_CASE("kube-scheduler reports a pod whose nominated Ready node has no room left", "[workload]") {
+  SchedulerRig rig;
+  NodeId node = add_node(rig.cluster, {.name = "a", .allocatable = node_allocatable(1500, 8)});
+  PodId first = rig.pending(pod_requests(1000, 512), kSimStart);
+  PodId second = rig.pending(pod_requests(1000, 512), at(seconds(1)));
+  // Karpenter planned both onto the node, but it only has room for one.
+  rig.cluster.pod(first).nominated = node;
+  rig.cluster.pod(second).nominated = node;
+  rig.sim.run_until(at(seconds(1)));
+  rig.pass();
+  CHECK(rig.bound_node(first) == node);
+  // The nominated node is Ready and full: nothing else will bring room, so Karpenter must hear
+  // about the pod (a real kube-scheduler marks it Unschedulable, which triggers Karpenter).
+  CHECK(rig.unschedulable == std::vector<PodId>{second});
+}
+
+TEST_CASE("kube-scheduler coalesces pass requests at one instant", "[workload]") {
+  SchedulerRig rig;
+  add_node(rig.cluster, {.name = "a"});
+  PodId big = rig.pending(pod_requests(8000, 512));
+  rig.scheduler.request_pass();
+  rig.scheduler.request_pass();
+  rig.sim.run_until(rig.sim.now());
+  CHECK(rig.unschedulable == std::vector<PodId>{big});  // one pass, one report
+}

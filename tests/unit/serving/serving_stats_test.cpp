@@ -1,0 +1,55 @@
+#include "fleetsim/serving/serving_stats.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace fleetsim;
+
+namespace {
+
+RequestOutcome served(SimDuration arrival, SimDuration ttft, SimDuration latency) {
+  return {.arrival = at(arrival), .start = at(arrival), .first_token = at(arrival + ttft),
+          .completion = at(arrival + latency)};
+}
+
+}  // namespace
+
+TEST_CASE("a request over either threshold, or dropped, is a miss", "[unit]") {
+  ServingStats stats({.ttft = millis(500), .e2e = seconds(10)}, kSimStart);
+  stats.on_request_done(served(seconds(1), millis(400), seconds(9)));   // within both
+  stats.on_request_done(served(seconds(2), millis(600), seconds(9)));   // slow first token
+  stats.on_request_done(served(seconds(3), millis(100), seconds(11)));  // slow end to end
+  RequestOutcome dropped{.arrival = at(seconds(4)), .start = at(seconds(5)), .first_token = at(seconds(5)),
+                         .completion = at(seconds(5)), .dropped = true, .drop_reason = DropReason::QueueTimeout};
+  stats.on_request_done(dropped);
+  CHECK(stats.totals().served == 3);
+  CHECK(stats.totals().dropped == 1);
+  CHECK(stats.totals().misses == 3);
+  CHECK(stats.totals().e2e_s.count() == 3);
+  CHECK(stats.totals().e2e_s.max() == 11.0);
+  CHECK(stats.totals().ttft_s.min() == 0.1);
+}
+
+TEST_CASE("requests that arrived during warmup are not counted", "[unit]") {
+  ServingStats stats({.e2e = seconds(1)}, at(seconds(60)));
+  stats.on_request_done(served(seconds(59), millis(1), seconds(5)));
+  stats.on_request_done(served(seconds(60), millis(1), seconds(5)));
+  CHECK(stats.totals().served == 1);
+  CHECK(stats.totals().misses == 1);
+  // The interval view counts every request that finished in it.
+  CHECK(stats.interval_finished() == 2);
+  stats.close_interval();
+  CHECK(stats.interval_finished() == 0);
+  CHECK(stats.interval_e2e_s().count() == 0);
+}
+
+TEST_CASE("an unfinished request is a miss once it is past a threshold", "[unit]") {
+  ServingStats stats({.ttft = seconds(2), .e2e = seconds(30)}, kSimStart);
+  const SimTime end = at(seconds(100));
+  stats.judge_unfinished(at(seconds(99)), std::nullopt, end);              // 1 s in the queue: not yet
+  stats.judge_unfinished(at(seconds(97)), std::nullopt, end);              // 3 s without a token
+  stats.judge_unfinished(at(seconds(90)), at(seconds(91)), end);           // first token in time, 10 s in
+  stats.judge_unfinished(at(seconds(60)), at(seconds(61)), end);           // 40 s: past e2e
+  CHECK(stats.totals().unfinished == 4);
+  CHECK(stats.totals().misses == 2);
+  CHECK(stats.requests() == 4);
+}

@@ -25,6 +25,14 @@ Catalog::Catalog(std::vector<InstanceType> types, std::string source)
                                      [](const InstanceType& a, const InstanceType& b) {
                                        return a.name == b.name;
                                      }) == types_.end());
+  offering_begin_.clear();
+  offering_begin_.reserve(types_.size() + 1);
+  std::uint32_t next = 0;
+  for (const InstanceType& t : types_) {
+    offering_begin_.push_back(next);
+    next += static_cast<std::uint32_t>(t.offerings.size());
+  }
+  offering_begin_.push_back(next);
 }
 
 std::optional<std::size_t> Catalog::index_of(std::string_view name) const {

@@ -22,9 +22,9 @@ SimDuration drain_time(const Node& n, const Cluster& cluster, const NodePool& po
 
 }  // namespace
 
-DisruptionController::DisruptionController(Simulation& sim, Cluster& cluster, SimCloud& cloud,
+DisruptionController::DisruptionController(Simulation& sim, const Cluster& cluster, NodeTermination& termination,
                                            const std::vector<NodePool>& pools, std::int64_t start_unix_s)
-    : sim_(sim), cluster_(cluster), cloud_(cloud), pools_(pools), start_unix_s_(start_unix_s) {}
+    : sim_(sim), cluster_(cluster), termination_(termination), pools_(pools), start_unix_s_(start_unix_s) {}
 
 void DisruptionController::start() {
   sim_.every(kDisruptionPollPeriod, sim_.now() + kDisruptionPollPeriod, Phase::Disruption, *this,
@@ -48,7 +48,7 @@ void DisruptionController::expire(SimTime now) {
     const Node& n = cluster_.node(id);
     const NodePool& pool = pools_[n.pool];
     if (!n.is_live() || !pool.expire_after || now - n.created < *pool.expire_after) continue;
-    cloud_.delete_node(n.id, "expired", drain_time(n, cluster_, pool));
+    termination_.delete_node(n.id, "expired", drain_time(n, cluster_, pool));
   }
 }
 
@@ -94,7 +94,7 @@ void DisruptionController::execute(SimTime now) {
       it = allowed.emplace(n.pool, allowed_disruptions(pools_[n.pool], n.pool, cluster_, kReasonEmpty, now, start_unix_s_)).first;
     if (it->second <= 0) continue;
     --it->second;
-    cloud_.delete_node(id, "empty", SimDuration{0});
+    termination_.delete_node(id, "empty", SimDuration{0});
   }
 }
 

@@ -4,6 +4,11 @@
 
 namespace fleetsim {
 
+WorkloadId Cluster::add_workload(WorkloadRecord record) {
+  workloads_.push_back(std::move(record));
+  return static_cast<WorkloadId>(workloads_.size() - 1);
+}
+
 NodeId Cluster::add_node(Node n) {
   n.id = static_cast<NodeId>(nodes_.size());
   active_.push_back(n.id);
@@ -17,6 +22,37 @@ PodId Cluster::add_pod(Pod p) {
   pending_.push_back(p.id);
   pods_.push_back(std::move(p));
   return pods_.back().id;
+}
+
+void Cluster::node_launched(NodeId node, SimTime now) {
+  Node& n = nodes_[node];
+  n.phase = NodePhase::Launched;
+  n.billed_from = now;
+}
+
+void Cluster::node_registered(NodeId node) { nodes_[node].phase = NodePhase::Registered; }
+
+void Cluster::node_initialized(NodeId node, SimTime now) {
+  Node& n = nodes_[node];
+  n.phase = NodePhase::Initialized;
+  n.initialized = true;
+  n.initialized_at = now;
+  n.last_pod_event = now;
+}
+
+void Cluster::begin_node_deletion(NodeId node, SimTime now, SimTime terminates_at, std::string_view reason) {
+  Node& n = nodes_[node];
+  FLEETSIM_ASSERT(n.is_live());
+  n.phase = NodePhase::Deleting;
+  n.deleting_at = now;
+  n.terminates_at = terminates_at;
+  n.termination_reason = std::string(reason);
+}
+
+void Cluster::node_terminated(NodeId node, SimTime now) {
+  nodes_[node].phase = NodePhase::Terminated;
+  nodes_[node].terminated_at = now;
+  active_.erase(std::lower_bound(active_.begin(), active_.end(), node));
 }
 
 void Cluster::bind(PodId pod_id, NodeId node_id, SimTime now) {
@@ -34,11 +70,6 @@ void Cluster::bind(PodId pod_id, NodeId node_id, SimTime now) {
   n.last_pod_event = now;
 }
 
-void Cluster::mark_terminated(NodeId node) {
-  nodes_[node].phase = NodePhase::Terminated;
-  active_.erase(std::lower_bound(active_.begin(), active_.end(), node));
-}
-
 void Cluster::unbind(PodId pod_id, SimTime now) {
   Pod& p = pods_[pod_id];
   if (p.node == kNoNode) return;
@@ -51,10 +82,27 @@ void Cluster::unbind(PodId pod_id, SimTime now) {
   p.ready = false;
 }
 
-void Cluster::remove_pending(PodId pod_id) {
+void Cluster::finish(PodId pod, PodPhase phase, SimTime now) {
+  FLEETSIM_ASSERT(phase == PodPhase::Succeeded || phase == PodPhase::Deleted);
+  unbind(pod, now);
+  pods_[pod].phase = phase;
+}
+
+void Cluster::delete_pending(PodId pod_id) {
   auto it = std::lower_bound(pending_.begin(), pending_.end(), pod_id);
   if (it != pending_.end() && *it == pod_id) pending_.erase(it);
   pods_[pod_id].nominated = kNoNode;
+  pods_[pod_id].phase = PodPhase::Deleted;
+}
+
+void Cluster::clear_nominations_to(NodeId node) {
+  for (PodId p : pending_)
+    if (pods_[p].nominated == node) pods_[p].nominated = kNoNode;
+}
+
+void Cluster::pod_ready(PodId pod, SimTime now) {
+  pods_[pod].ready = true;
+  pods_[pod].ready_at = now;
 }
 
 }  // namespace fleetsim

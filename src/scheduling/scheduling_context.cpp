@@ -17,9 +17,7 @@ SchedulingContext::SchedulingContext(const Catalog& catalog, std::span<const Nod
   zones_ = catalog.zones();
   FLEETSIM_ASSERT(zones_.size() <= kMaxZones);
   const auto& types = catalog.types();
-  offering_begin_.reserve(types.size() + 1);
   for (const InstanceType& t : types) {
-    offering_begin_.push_back(offerings_.size());
     for (const Offering& o : t.offerings) {
       offerings_.push_back(OfferingRef{.global = static_cast<std::uint32_t>(offerings_.size()),
                                        .zone = *zone_index(o.zone),
@@ -27,7 +25,6 @@ SchedulingContext::SchedulingContext(const Catalog& catalog, std::span<const Nod
                                        .price = o.price_per_hour});
     }
   }
-  offering_begin_.push_back(offerings_.size());
 
   for (std::size_t p = 0; p < pools.size(); ++p) {
     const NodePool& pool = pools[p];

@@ -35,8 +35,8 @@ WorkloadId WorkloadController::add(const Workload& workload, SimTime at, std::st
   State s;
   s.def = workload;
   s.id = static_cast<WorkloadId>(states_.size());
-  cluster_.workloads().push_back(WorkloadRecord{.name = group.empty() ? workload.name : std::string(group),
-                                                .kind = workload.kind, .namespace_name = workload.namespace_name});
+  cluster_.add_workload(WorkloadRecord{.name = group.empty() ? workload.name : std::string(group),
+                                       .kind = workload.kind, .namespace_name = workload.namespace_name});
   states_.push_back(std::move(s));
   sim_.schedule_at(std::max(at, sim_.now()), Phase::Workload, *this, tag(Action::Create, states_.back().id));
   return states_.back().id;
@@ -112,25 +112,22 @@ void WorkloadController::scale_down(State& s, std::size_t count) {
   sort_for_scale_down(candidates, sim_.now());
   for (std::size_t i = 0; i < count; ++i) {
     const PodId id = candidates[i].id;
-    Pod& p = cluster_.pod(id);
     forget(s, id);
-    if (p.node == kNoNode) {
-      cluster_.remove_pending(id);
-      p.phase = PodPhase::Deleted;
+    if (cluster_.pod(id).node == kNoNode) {
+      cluster_.delete_pending(id);
       bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::PodDeleted, .pod = id, .workload = s.id, .reason = "scale_down"});
     } else {
-      p.terminating = true;
+      cluster_.pod_terminating(id);
       bus_.pod_terminating(id);
     }
   }
 }
 
 void WorkloadController::finish_termination(PodId id) {
-  Pod& p = cluster_.pod(id);
+  const Pod& p = cluster_.pod(id);
   if (p.phase != PodPhase::Running) return;  // its node went first
   const NodeId node = p.node;
-  cluster_.unbind(id, sim_.now());
-  p.phase = PodPhase::Deleted;
+  cluster_.finish(id, PodPhase::Deleted, sim_.now());
   bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::PodDeleted, .node = node, .pod = id, .workload = p.workload, .reason = "scale_down"});
   bus_.capacity_changed();
 }
@@ -167,21 +164,19 @@ void WorkloadController::create_pod(State& s) {
 }
 
 void WorkloadController::on_bound(PodId pod) {
-  Pod& p = cluster_.pod(pod);
+  const Pod& p = cluster_.pod(pod);
   if (!states_[p.workload].startup_elsewhere) {
-    p.started = true;
-    p.ready = true;
-    p.ready_at = sim_.now();
+    cluster_.pod_started(pod);
+    cluster_.pod_ready(pod, sim_.now());
   }
   if (p.run_time) sim_.schedule_after(*p.run_time, Phase::PodLifecycle, *this, tag(Action::Complete, pod));
 }
 
 void WorkloadController::complete(PodId id) {
-  Pod& p = cluster_.pod(id);
+  const Pod& p = cluster_.pod(id);
   if (p.phase != PodPhase::Running) return;  // evicted before it finished
-  NodeId node = p.node;
-  cluster_.unbind(id, sim_.now());
-  p.phase = PodPhase::Succeeded;
+  const NodeId node = p.node;
+  cluster_.finish(id, PodPhase::Succeeded, sim_.now());
   State& s = states_[p.workload];
   forget(s, id);
   ++s.succeeded;

@@ -84,10 +84,10 @@ void ServiceRuntime::on_pod_bound(PodId id) {
 void ServiceRuntime::on_event(SimTime now, std::uint64_t tag) {
   const auto pod_id = static_cast<PodId>(tag & 0xffff'ffffULL);
   const auto step = static_cast<Step>(tag >> kStepShift);
-  Pod& pod = cluster_.pod(pod_id);
+  const Pod& pod = cluster_.pod(pod_id);
   switch (step) {
     case Step::Started:
-      if (pod.phase == PodPhase::Running && model_.has_replica(pod_id)) pod.started = true;
+      if (pod.phase == PodPhase::Running && model_.has_replica(pod_id)) cluster_.pod_started(pod_id);
       break;
     case Step::Ready:
       if (pod.phase == PodPhase::Running && !pod.terminating && model_.has_replica(pod_id)) become_ready(pod_id);
@@ -104,9 +104,8 @@ void ServiceRuntime::on_event(SimTime now, std::uint64_t tag) {
 }
 
 void ServiceRuntime::become_ready(PodId id) {
-  Pod& pod = cluster_.pod(id);
-  pod.ready = true;
-  pod.ready_at = sim_.now();
+  cluster_.pod_ready(id, sim_.now());
+  const Pod& pod = cluster_.pod(id);
   bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::PodReady, .node = pod.node, .pod = id, .workload = pod.workload});
   model_.set_ready(id);
 }
@@ -124,7 +123,7 @@ void ServiceRuntime::on_pod_evicted(PodId id, NodeId node) {
 // The pod leaves the endpoints at once; its requests in flight may finish until `deadline`.
 void ServiceRuntime::begin_drain(PodId id, SimTime deadline) {
   if (!model_.has_replica(id)) return;
-  cluster_.pod(id).ready = false;
+  cluster_.pod_unready(id);
   schedule(deadline, Phase::PodLifecycle, Step::GraceEnd, id);
   model_.begin_termination(id);  // may call on_replica_drained at once
 }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "fleetsim/cloudprovider/aws/ebs_pricing.hpp"
 #include "fleetsim/world/service_checks.hpp"
 
 namespace fleetsim {
@@ -14,97 +13,63 @@ constexpr std::uint64_t kReportTick = UINT64_MAX;
 constexpr std::uint64_t kScrapeTick = UINT64_MAX - 1;
 
 
-// A scripted apply replaces the NodePools it names and adds the others.
-void merge_nodepools(std::vector<NodePool>& pools, const std::vector<NodePool>& incoming) {
-  for (const NodePool& pool : incoming) {
-    auto it = std::find_if(pools.begin(), pools.end(), [&](const NodePool& p) { return p.name == pool.name; });
-    if (it != pools.end()) {
-      *it = pool;
+// Each catalog type's start-up latencies: its family's override, else the GPU or CPU default.
+std::vector<NodeLatency> latency_by_type(const ScenarioConfig& config) {
+  std::vector<NodeLatency> out;
+  for (const InstanceType& t : config.catalog->types()) {
+    auto family = config.node_latencies.by_family.find(t.family);
+    if (family != config.node_latencies.by_family.end()) {
+      out.push_back(family->second);
     } else {
-      pools.push_back(pool);
+      out.push_back(t.has_gpu() ? config.node_latencies.gpu : config.node_latencies.cpu);
     }
   }
+  return out;
 }
 
-// The EC2NodeClass a pool's nodes get: its EBS volumes and kubelet sizing.
-struct NodeClassSettings {
-  std::span<const BlockDevice> volumes;
-  KubeletSizing kubelet;
-};
-
-NodeClassSettings node_class_settings(const ScenarioConfig& config, const NodePool& pool) {
-  NodeClassSettings out;
-  for (const EC2NodeClass& nc : config.node_classes) {
-    if (nc.name != pool.node_class) continue;
-    out.volumes = nc.block_devices;
-    if (nc.max_pods) out.kubelet.max_pods = static_cast<int>(*nc.max_pods);
-    // The root volume sizes the node's ephemeral storage, as in Karpenter.
-    if (!nc.block_devices.empty()) out.kubelet.root_volume_bytes = nc.block_devices.front().size_bytes;
-  }
-  return out;
+NodePoolInputs nodepool_inputs(const ScenarioConfig& config) {
+  return NodePoolInputs{.catalog = *config.catalog, .node_classes = config.node_classes, .daemonsets = config.daemonsets};
 }
 
 }  // namespace
 
 World::World(const ScenarioConfig& config)
     : config_(config), sim_(config.seed), images_(config.node_latencies.image_pull_bytes_per_s) {
-  pools_.assign(config.nodepools.begin(), config.nodepools.end());
-  daemonsets_ = config.daemonsets;
-  for (const InstanceType& t : config.catalog->types()) {
-    auto family = config.node_latencies.by_family.find(t.family);
-    if (family != config.node_latencies.by_family.end()) {
-      latency_by_type_.push_back(family->second);
-    } else {
-      latency_by_type_.push_back(t.has_gpu() ? config.node_latencies.gpu : config.node_latencies.cpu);
-    }
-  }
+  cloud_ = std::make_unique<Ec2Cloud>(sim_, cluster_, bus(), *config.catalog, latency_by_type(config));
+  termination_ = std::make_unique<NodeTermination>(sim_, cluster_, bus(), *cloud_);
   build_provisioner();
-  // The rate table must cover every set of NodePools the run will have, scripted ones included,
-  // so that a run never stops midway for it.
-  check_llm_rates_cover(config, *context_);
-  std::vector<NodePool> scripted = pools_;
-  for (const ScriptedEvent& e : config.events) {
-    const auto* apply = std::get_if<ApplyManifestsEvent>(&e.action);
-    if (apply == nullptr || apply->nodepools.empty()) continue;
-    merge_nodepools(scripted, apply->nodepools);
-    check_llm_rates_cover(config, *make_context(scripted));
-  }
-  kube_scheduler_ = std::make_unique<KubeScheduler>(sim_, cluster_, bus(), [this](PodId pod) { provisioner_->trigger(pod); });
+  kube_scheduler_ = std::make_unique<KubeScheduler>(sim_, cluster_, bus(), [this](PodId pod) { provisioner_->pod_unschedulable(pod); });
   workloads_ = std::make_unique<WorkloadController>(sim_, cluster_, bus());
-  disruption_ = std::make_unique<DisruptionController>(sim_, cluster_, *cloud_, pools_, kDefaultStartUnixSeconds);
 }
 
 World::~World() = default;
 
-// The solver's view of `pools`, which must outlive it.
-std::unique_ptr<SchedulingContext> World::make_context(const std::vector<NodePool>& pools) const {
-  std::vector<SchedulingContext::DaemonSet> daemonsets;
-  for (const Workload& ds : daemonsets_) daemonsets.push_back({.spec = &ds.pod.spec});
-  std::vector<KubeletSizing> kubelet;
-  for (const NodePool& pool : pools) kubelet.push_back(node_class_settings(config_, pool).kubelet);
-  return std::make_unique<SchedulingContext>(*config_.catalog, pools, daemonsets, kubelet);
-}
-
-// (Re)builds the solver's view of the NodePools; on a scripted apply the cloud and the
-// provisioner switch to it before the old one is released.
+// The provisioner the scenario names, with the controllers that come with it.
 void World::build_provisioner() {
-  std::vector<PoolLaunchInfo> launch;
-  for (const NodePool& pool : pools_) {
-    const std::span<const BlockDevice> volumes = node_class_settings(config_, pool).volumes;
-    launch.push_back(PoolLaunchInfo{.ebs_bytes = ebs_bytes(volumes), .ebs_price_per_hour = ebs_price_per_hour(volumes)});
+  switch (config_.provisioner) {
+    case ProvisionerKind::Karpenter: {
+      auto karpenter = std::make_unique<KarpenterProvisioner>(KarpenterProvisioner::Inputs{
+          .sim = sim_, .cluster = cluster_, .bus = bus(), .cloud = *cloud_, .nodepool_inputs = nodepool_inputs(config_),
+          .nodepools = config_.nodepools,
+          .settings = {.batch_idle = config_.karpenter.batch_idle, .batch_max = config_.karpenter.batch_max}});
+      // The rate table must cover every set of NodePools the run will have, scripted ones
+      // included, so that a run never stops midway for it.
+      check_llm_rates_cover(config_, karpenter->context());
+      std::vector<NodePool> scripted = config_.nodepools;
+      for (const ScriptedEvent& e : config_.events) {
+        const auto* apply = std::get_if<ApplyManifestsEvent>(&e.action);
+        if (apply == nullptr || apply->nodepools.empty()) continue;
+        merge_nodepools(scripted, apply->nodepools);
+        check_llm_rates_cover(config_, *make_scheduling_context(nodepool_inputs(config_), scripted));
+      }
+      interruption_ = std::make_unique<InterruptionHandler>(sim_, cluster_, *cloud_, *termination_);
+      cloud_->set_notice_listener(interruption_.get());
+      disruption_ = std::make_unique<DisruptionController>(sim_, cluster_, *termination_, karpenter->nodepools(),
+                                                           kDefaultStartUnixSeconds);
+      provisioner_ = std::move(karpenter);
+      break;
+    }
   }
-  std::unique_ptr<SchedulingContext> context = make_context(pools_);
-  if (!cloud_) {
-    cloud_ = std::make_unique<SimCloud>(sim_, cluster_, bus(), *context);
-    provisioner_ = std::make_unique<KarpenterProvisioner>(KarpenterProvisioner::Inputs{
-        .sim = sim_, .cluster = cluster_, .bus = bus(), .cloud = *cloud_, .context = context.get(),
-        .settings = {.batch_idle = config_.karpenter.batch_idle, .batch_max = config_.karpenter.batch_max},
-        .pools = std::move(launch), .latency_by_type = latency_by_type_});
-  } else {
-    cloud_->set_context(*context);
-    provisioner_->set_context(*context, std::move(launch));
-  }
-  context_ = std::move(context);
 }
 
 void World::set_progress(std::function<void(SimTime)> callback, SimDuration every) {
@@ -157,7 +122,7 @@ RunStats World::run() {
     workloads_->add_stream(JobStream{.trace = source.trace, .template_workload = source.template_workload});
   for (std::size_t i = 0; i < config_.events.size(); ++i)
     sim_.schedule_at(at(config_.events[i].at), Phase::CloudAndNodes, *this, i);
-  disruption_->start();
+  if (disruption_) disruption_->start();
   sim_.every(config_.report_interval, at(config_.report_interval), Phase::Reporting, *this, kReportTick);
 
   const SimTime end = at(config_.duration);
@@ -201,8 +166,7 @@ void World::run_scripted(const ScriptedEvent& e) {
 }
 
 void World::apply(const ApplyManifestsEvent& e) {
-  merge_nodepools(pools_, e.nodepools);
-  if (!e.nodepools.empty()) build_provisioner();
+  provisioner_->apply_nodepools(e.nodepools);
   for (const Workload& w : e.workloads) workloads_->add(w, sim_.now());
   kube_scheduler_->request_pass();
 }

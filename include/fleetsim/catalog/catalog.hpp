@@ -61,8 +61,16 @@ class Catalog {
   // All zones that appear in any offering, sorted.
   std::vector<std::string> zones() const;
 
+  // Offerings numbered across the catalog, type by type in their order: the global index that
+  // the solver, the cloud provider and the capacity accounting share.
+  std::size_t offering_count() const { return offering_begin_.back(); }
+  std::uint32_t offering_index(std::uint32_t type, std::size_t i) const {
+    return offering_begin_[type] + static_cast<std::uint32_t>(i);
+  }
+
  private:
   std::vector<InstanceType> types_;
+  std::vector<std::uint32_t> offering_begin_{0};  // per type, plus one end marker
   std::string source_;
 };
 

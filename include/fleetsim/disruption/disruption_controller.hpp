@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "fleetsim/cloudprovider/aws/sim_cloud.hpp"
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/k8s/nodepool.hpp"
+#include "fleetsim/kube/node_termination.hpp"
 
 namespace fleetsim {
 
@@ -24,7 +24,7 @@ inline constexpr std::int64_t kDefaultStartUnixSeconds = 1'704'067'200;
 // Drift and consolidation of underutilized nodes are not modelled yet.
 class DisruptionController : private EventHandler {
  public:
-  DisruptionController(Simulation& sim, Cluster& cluster, SimCloud& cloud, const std::vector<NodePool>& pools,
+  DisruptionController(Simulation& sim, const Cluster& cluster, NodeTermination& termination, const std::vector<NodePool>& pools,
                        std::int64_t start_unix_s);
   void start();
 
@@ -37,8 +37,8 @@ class DisruptionController : private EventHandler {
   void execute(SimTime now);
 
   Simulation& sim_;
-  Cluster& cluster_;
-  SimCloud& cloud_;
+  const Cluster& cluster_;
+  NodeTermination& termination_;
   const std::vector<NodePool>& pools_;
   std::int64_t start_unix_s_;
   std::vector<NodeId> command_;  // empty nodes awaiting validation

@@ -102,37 +102,62 @@ struct WorkloadRecord {
   std::string namespace_name;
 };
 
+// The one owner of cluster state: controllers read it freely and change it only through these
+// methods, so every transition keeps the pending and active indexes and the node totals right.
 class Cluster {
  public:
-  std::vector<WorkloadRecord>& workloads() { return workloads_; }
   const std::vector<WorkloadRecord>& workloads() const { return workloads_; }
-  std::vector<Node>& nodes() { return nodes_; }
   const std::vector<Node>& nodes() const { return nodes_; }
-  std::vector<Pod>& pods() { return pods_; }
   const std::vector<Pod>& pods() const { return pods_; }
-  Node& node(NodeId id) { return nodes_[id]; }
   const Node& node(NodeId id) const { return nodes_[id]; }
-  Pod& pod(PodId id) { return pods_[id]; }
   const Pod& pod(PodId id) const { return pods_[id]; }
-
-  NodeId add_node(Node n);
-  PodId add_pod(Pod p);
-  // The instance is gone: the node leaves active_nodes().
-  void mark_terminated(NodeId node);
 
   // Pods waiting for a node, by id (creation order); nodes not yet terminated, by id. Kept
   // incrementally so per-pass work scales with what is live, not with the run's history.
   const std::vector<PodId>& pending_pods() const { return pending_; }
   const std::vector<NodeId>& active_nodes() const { return active_; }
 
+  // ---- Workloads, nodes and pods come into being ----
+  WorkloadId add_workload(WorkloadRecord record);
+  NodeId add_node(Node n);
+  PodId add_pod(Pod p);
+
+  // ---- Node lifecycle (launch → registered → initialized → deleting → terminated) ----
+  // The instance runs and is billed from now.
+  void node_launched(NodeId node, SimTime now);
+  void node_registered(NodeId node);
+  // Ready with its extended resources advertised: pods may bind. consolidateAfter counts from
+  // here when no pod came.
+  void node_initialized(NodeId node, SimTime now);
+  // Cordoned and draining until `terminates_at`.
+  void begin_node_deletion(NodeId node, SimTime now, SimTime terminates_at, std::string_view reason);
+  // The instance is gone: the node leaves active_nodes().
+  void node_terminated(NodeId node, SimTime now);
+  // A NodeClaim planned pods onto the node: it is no disruption candidate until `until`.
+  void hold_nominated(NodeId node, SimTime until) { nodes_[node].nominated_until = until; }
+  void set_daemon_overhead(NodeId node, const Resources& overhead) { nodes_[node].daemon_overhead = overhead; }
+
+  // ---- Pod lifecycle ----
   // Binds a pending pod to a node; the caller checked that it fits.
   void bind(PodId pod, NodeId node, SimTime now);
-  // Removes a pod from its node (completion, eviction, deletion).
-  void unbind(PodId pod, SimTime now);
-  // Takes a pending pod out of the queue (its controller deleted it).
-  void remove_pending(PodId pod);
+  // Removes a pod from its node and ends it (completion, eviction, deletion).
+  void finish(PodId pod, PodPhase phase, SimTime now);
+  // Takes a pending pod out of the queue and ends it (its controller deleted it).
+  void delete_pending(PodId pod);
+  void nominate(PodId pod, NodeId node) { pods_[pod].nominated = node; }
+  void set_pending_reason(PodId pod, std::string reason) { pods_[pod].pending_reason = std::move(reason); }
+  // Nominations to a node that is going away are void.
+  void clear_nominations_to(NodeId node);
+  void pod_started(PodId pod) { pods_[pod].started = true; }
+  void pod_ready(PodId pod, SimTime now);
+  // It leaves the endpoints (draining, or about to exit).
+  void pod_unready(PodId pod) { pods_[pod].ready = false; }
+  // Its controller deleted it: it finishes its grace period before it leaves the node.
+  void pod_terminating(PodId pod) { pods_[pod].terminating = true; }
 
  private:
+  void unbind(PodId pod, SimTime now);
+
   std::vector<PodId> pending_;
   std::vector<NodeId> active_;
   std::vector<WorkloadRecord> workloads_;

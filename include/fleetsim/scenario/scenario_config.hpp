@@ -14,7 +14,7 @@
 #include "fleetsim/autoscaling/keda_spec.hpp"
 #include "fleetsim/autoscaling/metrics_store.hpp"
 #include "fleetsim/catalog/catalog.hpp"
-#include "fleetsim/cloudprovider/aws/sim_cloud.hpp"
+#include "fleetsim/cloudprovider/cloud_provider.hpp"
 #include "fleetsim/core/error.hpp"
 #include "fleetsim/core/resources.hpp"
 #include "fleetsim/core/time.hpp"

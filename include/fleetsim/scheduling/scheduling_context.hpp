@@ -56,13 +56,12 @@ class SchedulingContext {
   const std::vector<std::uint32_t>& pool_order() const { return pool_order_; }
   const std::vector<std::string>& zones() const { return zones_; }
   std::span<const OfferingRef> offerings(std::uint32_t type) const {
-    return {offerings_.data() + offering_begin_[type], offering_begin_[type + 1] - offering_begin_[type]};
+    const std::uint32_t begin = catalog_->offering_index(type, 0);
+    return {offerings_.data() + begin, catalog_->offering_index(type + 1, 0) - begin};
   }
   std::size_t offering_count() const { return offerings_.size(); }
-  // The global index of the i-th offering of a type (its order in InstanceType::offerings).
-  std::uint32_t offering_index(std::uint32_t type, std::size_t i) const {
-    return static_cast<std::uint32_t>(offering_begin_[type] + i);
-  }
+  // The global index of the i-th offering of a type (Catalog::offering_index).
+  std::uint32_t offering_index(std::uint32_t type, std::size_t i) const { return catalog_->offering_index(type, i); }
   std::optional<std::uint8_t> zone_index(std::string_view zone) const;
 
   // Zones (as a bit mask) and capacity types that a requirement set allows.
@@ -79,7 +78,6 @@ class SchedulingContext {
   std::vector<std::uint32_t> pool_order_;
   std::vector<std::string> zones_;
   std::vector<OfferingRef> offerings_;
-  std::vector<std::size_t> offering_begin_;  // per type, plus one end marker
 };
 
 }  // namespace fleetsim

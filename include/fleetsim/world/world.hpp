@@ -8,9 +8,11 @@
 
 #include "fleetsim/k8s/cluster.hpp"
 #include "fleetsim/k8s/cluster_bus.hpp"
-#include "fleetsim/cloudprovider/aws/sim_cloud.hpp"
+#include "fleetsim/cloudprovider/aws/ec2_cloud.hpp"
 #include "fleetsim/disruption/disruption_controller.hpp"
 #include "fleetsim/engine/simulation.hpp"
+#include "fleetsim/kube/node_termination.hpp"
+#include "fleetsim/provisioning/karpenter/interruption_handler.hpp"
 #include "fleetsim/provisioning/karpenter/karpenter_provisioner.hpp"
 #include "fleetsim/scenario/scenario_config.hpp"
 #include "fleetsim/kube/kube_scheduler.hpp"
@@ -55,23 +57,21 @@ class World : private ClusterBus, private EventHandler {
   void run_scripted(const ScriptedEvent& e);
   void apply(const ApplyManifestsEvent& e);
   void build_provisioner();
-  std::unique_ptr<SchedulingContext> make_context(const std::vector<NodePool>& pools) const;
   void build_services_and_autoscalers();
   ServiceRuntime* service_of(PodId pod) const;
 
   const ScenarioConfig& config_;
   Simulation sim_;
   Cluster cluster_;
-  std::vector<NodePool> pools_;  // the context points into it; nodes keep pool indices
-  std::vector<Workload> daemonsets_;
-  std::unique_ptr<SchedulingContext> context_;
-  std::unique_ptr<SimCloud> cloud_;
-  std::unique_ptr<KarpenterProvisioner> provisioner_;
-  std::unique_ptr<KubeScheduler> kube_scheduler_;
+  std::unique_ptr<Ec2Cloud> cloud_;
+  std::unique_ptr<NodeTermination> termination_;
+  std::unique_ptr<Provisioner> provisioner_;
+  // Karpenter's controllers besides the provisioner, when it is the scenario's.
+  std::unique_ptr<InterruptionHandler> interruption_;
   std::unique_ptr<DisruptionController> disruption_;
+  std::unique_ptr<KubeScheduler> kube_scheduler_;
   std::unique_ptr<WorkloadController> workloads_;
   std::vector<EventSink*> sinks_;
-  std::vector<NodeLatency> latency_by_type_;
 
   NodeImages images_;
   MetricsStore metrics_;

@@ -82,8 +82,10 @@ LaunchPlan plan_launch(const SchedulingContext& context, const NewNodeClaim& cla
     auto offerings = context.offerings(t);
     for (std::size_t i = 0; i < offerings.size(); ++i)
       if (usable(offerings[i], chosen))
-        plan.candidates.push_back(
-            LaunchCandidate{.type = t, .offering = static_cast<std::uint32_t>(i), .price = offerings[i].price});
+        plan.candidates.push_back(LaunchCandidate{.type = t, .offering = static_cast<std::uint32_t>(i),
+                                                  .price = offerings[i].price,
+                                                  .allocatable = context.pools()[claim.pool].allocatable[t],
+                                                  .daemon_overhead = context.daemon_overhead(claim.pool, t)});
   }
   std::stable_sort(plan.candidates.begin(), plan.candidates.end(), [&](const LaunchCandidate& a, const LaunchCandidate& b) {
     if (a.price != b.price) return a.price < b.price;

@@ -37,7 +37,7 @@ void add_nodes(Cluster& cluster, int n, NodePhase phase = NodePhase::Initialized
     node.initialized = phase != NodePhase::Launching && phase != NodePhase::Launched && phase != NodePhase::Registered;
     NodeId id = cluster.add_node(std::move(node));
     // A terminated node leaves the cluster's active set, as SimCloud terminates it.
-    if (phase == NodePhase::Terminated) cluster.mark_terminated(id);
+    if (phase == NodePhase::Terminated) cluster.node_terminated(id, kSimStart);
   }
 }
 

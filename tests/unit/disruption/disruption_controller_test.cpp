@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "../scheduling/builders.hpp"
+#include "fleetsim/cloudprovider/aws/ec2_cloud.hpp"
 #include "fleetsim/disruption/disruption_controller.hpp"
 
 using namespace fleetsim;
@@ -51,13 +52,15 @@ Catalog one_type_catalog() {
   return Catalog({std::move(t)}, "test");
 }
 
+constexpr NodeLatency kNoLatency{.launch = seconds(0), .registration = seconds(0), .initialization = seconds(0)};
+
 // A cluster with one NodePool, its cloud and its disruption controller, polling from t = 0.
 struct Rig {
   explicit Rig(NodePool pool)
       : pools{std::move(pool)},
-        context(catalog, pools, {}),
-        cloud(sim, cluster, bus, context),
-        controller(sim, cluster, cloud, pools, kDefaultStartUnixSeconds) {}
+        cloud(sim, cluster, bus, catalog, {kNoLatency}),
+        termination(sim, cluster, bus, cloud),
+        controller(sim, cluster, termination, pools, kDefaultStartUnixSeconds) {}
 
   // Launches a node that is Initialized at the current time (zero start-up latency).
   NodeId launch(std::string name, std::uint32_t offering = 0) {
@@ -66,9 +69,7 @@ struct Rig {
     tpl.pool = 0;
     tpl.nodepool = pools[0].name;
     std::vector<LaunchCandidate> candidates{{.type = 0, .offering = offering, .price = 0.0}};
-    std::optional<NodeId> id = cloud.launch(std::move(tpl), candidates,
-                                            NodeLatency{.launch = seconds(0), .registration = seconds(0),
-                                                        .initialization = seconds(0)});
+    std::optional<NodeId> id = cloud.launch(LaunchRequest{.node = std::move(tpl), .candidates = candidates});
     REQUIRE(id);
     sim.run_until(sim.now());  // launch → registered → initialized, all now
     REQUIRE(cluster.node(*id).phase == NodePhase::Initialized);
@@ -80,8 +81,8 @@ struct Rig {
   Simulation sim{42};
   Cluster cluster;
   RecordingBus bus;
-  SchedulingContext context;
-  SimCloud cloud;
+  Ec2Cloud cloud;
+  NodeTermination termination;
   DisruptionController controller;
 };
 
@@ -116,7 +117,7 @@ TEST_CASE("an empty node is deleted at the first poll past consolidateAfter plus
 TEST_CASE("a nominated node is not an emptiness candidate until its nomination ends", "[disruption]") {
   Rig rig(pool_consolidating_after(seconds(30)));
   NodeId id = rig.launch("node-a");
-  rig.cluster.node(id).nominated_until = at(seconds(50));
+  rig.cluster.hold_nominated(id, at(seconds(50)));
   rig.controller.start();
 
   // The polls at 30 and 40 s skip it; the poll at 50 s takes it; validation ends at 65 s.
@@ -134,7 +135,7 @@ TEST_CASE("a node nominated during validation survives it and waits for a later 
   rig.sim.run_until(at(seconds(30)));  // the command is computed at 30 s
   // Karpenter plans a pod onto it at 40 s: the re-check at 45 s finds it nominated.
   rig.sim.run_until(at(seconds(40)));
-  rig.cluster.node(id).nominated_until = at(seconds(60));
+  rig.cluster.hold_nominated(id, at(seconds(60)));
   rig.sim.run_until(at(seconds(89)));
   // The next candidate poll is at 60 s (nomination over, idle for 60 s): deleted at 75 s.
   CHECK(rig.bus.deletions(rig.cluster) == std::vector<std::string>{"75s node-a empty"});

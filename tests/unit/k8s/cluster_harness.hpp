@@ -191,11 +191,10 @@ inline PodId add_pending_pod(Cluster& cluster, const PodSpec* spec, SimTime crea
   return cluster.add_pod(std::move(p));
 }
 
-// Evicts a bound pod the way SimCloud::delete_node does: unbind, mark deleted, tell the bus.
+// Evicts a bound pod the way NodeTermination::delete_node does: end it, tell the bus.
 inline void evict(Cluster& cluster, ClusterBus& bus, PodId pod, SimTime now) {
   const NodeId node = cluster.pod(pod).node;
-  cluster.unbind(pod, now);
-  cluster.pod(pod).phase = PodPhase::Deleted;
+  cluster.finish(pod, PodPhase::Deleted, now);
   bus.pod_evicted(pod, node);
 }
 

@@ -6,7 +6,7 @@
 using namespace fleetsim;
 using namespace fleetsim::test;
 
-TEST_CASE("nodes and pods get their index in the cluster as id", "[cloud]") {
+TEST_CASE("nodes and pods get their index in the cluster as id", "[k8s]") {
   Cluster cluster;
   SpecStore specs;
   CHECK(add_node(cluster, {.name = "a"}) == 0);
@@ -18,14 +18,14 @@ TEST_CASE("nodes and pods get their index in the cluster as id", "[cloud]") {
   CHECK(cluster.pod(1).id == 1);
 }
 
-TEST_CASE("binding a pod charges its requests to the node and records the pod event", "[cloud]") {
+TEST_CASE("binding a pod charges its requests to the node and records the pod event", "[k8s]") {
   Cluster cluster;
   SpecStore specs;
   NodeId node = add_node(cluster, {.allocatable = node_allocatable(4000, 16)});
   PodId a = add_pending_pod(cluster, specs.add(pod_requests(1500, 2048)), kSimStart);
   PodId b = add_pending_pod(cluster, specs.add(pod_requests(500, 1024, 1)), kSimStart);
-  cluster.pod(a).nominated = node;
-  cluster.pod(a).pending_reason = "nodepool default: no room";
+  cluster.nominate(a, node);
+  cluster.set_pending_reason(a, "nodepool default: no room");
 
   cluster.bind(a, node, at(seconds(7)));
   const Pod& pa = cluster.pod(a);
@@ -47,7 +47,7 @@ TEST_CASE("binding a pod charges its requests to the node and records the pod ev
   CHECK(cluster.node(node).last_pod_event == at(seconds(8)));
 }
 
-TEST_CASE("unbinding a pod frees its requests and records the pod event", "[cloud]") {
+TEST_CASE("finishing a bound pod frees its requests and records the pod event", "[k8s]") {
   Cluster cluster;
   SpecStore specs;
   NodeId node = add_node(cluster, {});
@@ -56,15 +56,15 @@ TEST_CASE("unbinding a pod frees its requests and records the pod event", "[clou
   cluster.bind(a, node, at(seconds(1)));
   cluster.bind(b, node, at(seconds(2)));
 
-  cluster.unbind(a, at(seconds(9)));
+  cluster.finish(a, PodPhase::Succeeded, at(seconds(9)));
   CHECK(cluster.pod(a).node == kNoNode);
-  CHECK(cluster.pod(a).phase == PodPhase::Running);  // the caller decides what the pod became
+  CHECK(cluster.pod(a).phase == PodPhase::Succeeded);
   CHECK(cluster.node(node).pods == std::vector<PodId>{b});
   CHECK(cluster.node(node).requested == pod_requests(500, 1024));
   CHECK(cluster.node(node).last_pod_event == at(seconds(9)));
 
-  // A pod that is not bound anywhere changes nothing.
-  cluster.unbind(a, at(seconds(20)));
+  // A pod that is not bound anywhere changes no node.
+  cluster.finish(a, PodPhase::Deleted, at(seconds(20)));
   CHECK(cluster.node(node).last_pod_event == at(seconds(9)));
   CHECK(cluster.node(node).requested == pod_requests(500, 1024));
 }

@@ -58,7 +58,7 @@ TEST_CASE("kube-scheduler binds a pod to its nominated node even when another is
   NodeId busy = add_node(rig.cluster, {.name = "b-busy"});
   rig.load(busy, pod_requests(2000, 4096));
   PodId pod = rig.pending(pod_requests(500, 512));
-  rig.cluster.pod(pod).nominated = busy;
+  rig.cluster.nominate(pod, busy);
 
   rig.sim.run_until(at(seconds(3)));
   rig.pass();
@@ -140,7 +140,7 @@ TEST_CASE("kube-scheduler skips nodes whose labels conflict with the pod's nodeS
 TEST_CASE("kube-scheduler counts DaemonSet overhead against a node's room", "[workload]") {
   SchedulerRig rig;
   NodeId node = add_node(rig.cluster, {.name = "a", .allocatable = node_allocatable(2000, 8)});
-  rig.cluster.node(node).daemon_overhead = pod_requests(600, 512);
+  rig.cluster.set_daemon_overhead(node, pod_requests(600, 512));
   PodId pod = rig.pending(pod_requests(1500, 512));  // 1500m + 600m > 2000m
   rig.pass();
   CHECK(rig.bound_node(pod) == kNoNode);
@@ -187,13 +187,13 @@ TEST_CASE("kube-scheduler waits quietly for a pod's nominated node that is still
   SchedulerRig rig;
   NodeId starting = add_node(rig.cluster, {.name = "a-starting", .phase = NodePhase::Registered});
   PodId pod = rig.pending(pod_requests(500, 512));
-  rig.cluster.pod(pod).nominated = starting;
+  rig.cluster.nominate(pod, starting);
   rig.pass();
   // Karpenter already has a plan for it: no new trigger.
   CHECK(rig.unschedulable.empty());
   CHECK(rig.bound_node(pod) == kNoNode);
 
-  rig.cluster.node(starting).phase = NodePhase::Initialized;
+  rig.cluster.node_initialized(starting, rig.sim.now());
   rig.pass();
   CHECK(rig.bound_node(pod) == starting);
 }
@@ -204,8 +204,8 @@ TEST_CASE("kube-scheduler reports a pod whose nominated Ready node has no room l
   PodId first = rig.pending(pod_requests(1000, 512), kSimStart);
   PodId second = rig.pending(pod_requests(1000, 512), at(seconds(1)));
   // Karpenter planned both onto the node, but it only has room for one.
-  rig.cluster.pod(first).nominated = node;
-  rig.cluster.pod(second).nominated = node;
+  rig.cluster.nominate(first, node);
+  rig.cluster.nominate(second, node);
   rig.sim.run_until(at(seconds(1)));
   rig.pass();
   CHECK(rig.bound_node(first) == node);

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "fleetsim/cloudprovider/aws/ec2_cloud.hpp"
 #include "unit/k8s/cluster_harness.hpp"
 #include "unit/scheduling/builders.hpp"
 
@@ -15,7 +16,7 @@ namespace {
 
 // Launched 5 s after the launch call, Ready 70 s after it.
 constexpr NodeLatency kLatency{seconds(5), seconds(40), seconds(25)};
-// What every pool's EC2NodeClass adds to a node: the default 20 GiB gp3 root volume.
+// What a pool without an EC2NodeClass adds to a node: the AMI's default 20 GiB gp3 root volume.
 const PoolLaunchInfo kRootVolume{.ebs_bytes = 20LL << 30, .ebs_price_per_hour = 20 * 0.08 / 730};
 
 NodePool on_demand_pool(std::string name, std::vector<std::string> families = {"m5", "c5"}) {
@@ -33,37 +34,33 @@ Catalog scarce_catalog(std::int64_t capacity) {
   return Catalog({t}, "test");
 }
 
-// Simulation + Cluster + SimCloud + KarpenterProvisioner over a recording bus; never moved (the
-// context points into the catalog and pools, the controllers into everything).
+// Simulation + Cluster + Ec2Cloud + KarpenterProvisioner over a recording bus; never moved (the
+// controllers point into the catalog and into each other).
 struct ProvisionerRig {
-  ProvisionerRig(Catalog c, std::vector<NodePool> p)
+  ProvisionerRig(Catalog c, std::vector<NodePool> pools)
       : catalog(std::move(c)),
-        pools(std::move(p)),
-        context(catalog, pools, {}),
-        cloud(sim, cluster, bus, context),
+        cloud(sim, cluster, bus, catalog, std::vector<NodeLatency>(catalog.types().size(), kLatency)),
         provisioner(KarpenterProvisioner::Inputs{
-            .sim = sim, .cluster = cluster, .bus = bus, .cloud = cloud, .context = &context, .settings = {},
-            .pools = std::vector<PoolLaunchInfo>(pools.size(), kRootVolume),
-            .latency_by_type = std::vector<NodeLatency>(catalog.types().size(), kLatency)}) {}
+            .sim = sim, .cluster = cluster, .bus = bus, .cloud = cloud,
+            .nodepool_inputs = {.catalog = catalog, .node_classes = {}, .daemonsets = {}},
+            .nodepools = std::move(pools), .settings = {}}) {}
   ProvisionerRig(const ProvisionerRig&) = delete;
   ProvisionerRig& operator=(const ProvisionerRig&) = delete;
 
   // A pod that appears now and is handed to Karpenter (as kube-scheduler would on failing it).
   PodId new_pod(std::int64_t cpu_millis, std::int64_t memory_mib) {
     PodId id = add_pending_pod(cluster, specs.add(pod_requests(cpu_millis, memory_mib)), sim.now());
-    provisioner.trigger(id);
+    provisioner.pod_unschedulable(id);
     return id;
   }
   void run_to(SimDuration t) { sim.run_until(at(t)); }
   void run_to_just_before(SimDuration t) { sim.run_until(at(t) - micros(1)); }
 
   Catalog catalog;
-  std::vector<NodePool> pools;
-  SchedulingContext context;
   Simulation sim{5};
   Cluster cluster;
   RecordingBus bus;
-  SimCloud cloud;
+  Ec2Cloud cloud;
   KarpenterProvisioner provisioner;
   SpecStore specs;
 };
@@ -113,7 +110,7 @@ TEST_CASE("the same pod triggering again does not extend the batch", "[provision
   ProvisionerRig rig(small_catalog(), {on_demand_pool("default")});
   PodId pod = rig.new_pod(500, 512);
   rig.run_to(millis(500));
-  rig.provisioner.trigger(pod);
+  rig.provisioner.pod_unschedulable(pod);
   rig.run_to_just_before(seconds(1));
   CHECK(rig.provisioner.solves() == 0);
   rig.run_to(seconds(1));  // still the first trigger + 1 s
@@ -201,7 +198,7 @@ TEST_CASE("a second batch puts a pod on a node that is still launching", "[provi
   CHECK(rig.provisioner.solves() == 2);
   // 1000m + 500m fit the c5.large's 1930m: no second node.
   CHECK(rig.cluster.nodes().size() == 1);
-  CHECK(rig.cloud.running(rig.context.offering_index(rig.cluster.node(0).type, 0)) == 1);
+  CHECK(rig.cloud.running(rig.catalog.offering_index(rig.cluster.node(0).type, 0)) == 1);
   CHECK(rig.cluster.pod(second).nominated == 0);
   CHECK(rig.cluster.pod(first).nominated == 0);
   std::vector<PodId> nominated;

@@ -18,10 +18,11 @@ namespace {
 constexpr std::string_view kZoneA = "us-east-1a";
 constexpr std::string_view kZoneB = "us-east-1b";
 
-// What plan_launch reads: a catalog and the context built over it (no pools needed).
+// What plan_launch reads: a catalog and the context built over it, with the one pool the claims
+// come from (it sizes the candidates' nodes).
 class Launcher {
  public:
-  explicit Launcher(Catalog catalog) : catalog_(std::move(catalog)), context_(catalog_, {}, {}) {}
+  explicit Launcher(Catalog catalog) : catalog_(std::move(catalog)), context_(catalog_, pools_, {}) {}
   Launcher(const Launcher&) = delete;  // the context points at the catalog
 
   NewNodeClaim claim(const std::vector<std::string>& type_names, Requirements requirements = {}) const {
@@ -68,6 +69,7 @@ class Launcher {
 
  private:
   Catalog catalog_;
+  std::vector<NodePool> pools_{test::make_pool("default")};
   SchedulingContext context_;
 };
 

@@ -32,6 +32,7 @@ struct PodRequest {
   std::int64_t gpus = 0;
   std::int64_t cpu_millis = 100;
   std::int64_t memory = kGiB;
+  double created = 0;  // seconds
 };
 
 class ReportWorld {
@@ -41,9 +42,7 @@ class ReportWorld {
   Cluster cluster;
 
   WorkloadId workload(std::string name, WorkloadKind kind) {
-    cluster.workloads().push_back(
-        {.name = std::move(name), .kind = kind, .namespace_name = "default"});
-    return static_cast<WorkloadId>(cluster.workloads().size() - 1);
+    return cluster.add_workload({.name = std::move(name), .kind = kind, .namespace_name = "default"});
   }
 
   NodeId node(const NodeSpec& s) {
@@ -72,38 +71,34 @@ class ReportWorld {
     p.name = r.name;
     p.workload = r.workload;
     p.spec = &spec;
+    p.created = at_s(r.created);
     return cluster.add_pod(std::move(p));
   }
 
   void launch(double t, NodeId id) {
-    Node& n = cluster.node(id);
-    n.phase = NodePhase::Launched;
-    n.created = at_s(t);
-    n.billed_from = at_s(t);
+    cluster.node_launched(id, at_s(t));
     emit({.time = at_s(t), .kind = EventKind::NodeLaunched, .node = id});
   }
   void ready(double t, NodeId id) {
-    cluster.node(id).phase = NodePhase::Initialized;
+    cluster.node_initialized(id, at_s(t));
     emit({.time = at_s(t), .kind = EventKind::NodeReady, .node = id});
   }
   void terminate(double t, NodeId id, std::string_view reason) {
-    Node& n = cluster.node(id);
-    n.phase = NodePhase::Terminated;
-    n.terminated_at = at_s(t);
-    n.termination_reason = std::string(reason);
+    cluster.begin_node_deletion(id, at_s(t), at_s(t), reason);
+    cluster.node_terminated(id, at_s(t));
     emit({.time = at_s(t), .kind = EventKind::NodeTerminated, .node = id, .reason = reason});
   }
   void create(double t, PodId id) {
-    Pod& p = cluster.pod(id);
-    p.created = at_s(t);
+    const Pod& p = cluster.pod(id);
+    FLEETSIM_ASSERT(p.created == at_s(t));  // set by pod(): PodRequest::created
     emit({.time = at_s(t), .kind = EventKind::PodCreated, .pod = id, .workload = p.workload});
   }
   void nominate(double t, PodId id, NodeId node) {
-    cluster.pod(id).nominated = node;
+    cluster.nominate(id, node);
     emit({.time = at_s(t), .kind = EventKind::PodNominated, .node = node, .pod = id});
   }
   void unschedulable(double t, PodId id, std::string_view reason) {
-    cluster.pod(id).pending_reason = std::string(reason);
+    cluster.set_pending_reason(id, std::string(reason));
     emit({.time = at_s(t), .kind = EventKind::PodUnschedulable, .pod = id, .reason = reason});
   }
   void bind(double t, PodId id, NodeId node) {
@@ -112,14 +107,12 @@ class ReportWorld {
   }
   void complete(double t, PodId id) {
     const NodeId node = cluster.pod(id).node;
-    cluster.unbind(id, at_s(t));
-    cluster.pod(id).phase = PodPhase::Succeeded;
+    cluster.finish(id, PodPhase::Succeeded, at_s(t));
     emit({.time = at_s(t), .kind = EventKind::PodCompleted, .node = node, .pod = id});
   }
   void evict(double t, PodId id, std::string_view reason) {
     const NodeId node = cluster.pod(id).node;
-    cluster.unbind(id, at_s(t));
-    cluster.pod(id).phase = PodPhase::Deleted;
+    cluster.finish(id, PodPhase::Deleted, at_s(t));
     emit({.time = at_s(t),
           .kind = EventKind::PodEvicted,
           .node = node,

@@ -171,11 +171,11 @@ TEST_CASE("pending seconds are exact nearest-rank percentiles; still-pending pod
   w.ready(0, n);
   const double waits[] = {1, 2, 3, 4, 100};
   for (int i = 0; i < 5; ++i) {
-    PodId p = w.pod({.name = "batch-" + std::to_string(i), .workload = job});
+    PodId p = w.pod({.name = "batch-" + std::to_string(i), .workload = job, .created = 1000});
     w.create(1000, p);
     w.bind(1000 + waits[i], p, n);
   }
-  PodId stuck = w.pod({.name = "batch-stuck", .workload = job, .gpus = 8});
+  PodId stuck = w.pod({.name = "batch-stuck", .workload = job, .gpus = 8, .created = 3400});
   w.create(3400, stuck);
   w.unschedulable(3401, stuck, "no instance type has 8 GPUs");
   rec.on_end(at(hours(1)), w.cluster);

@@ -3,19 +3,18 @@
 
 #include <cstdint>
 #include <memory>
-#include <string>
 #include <vector>
 
-#include "fleetsim/k8s/cluster_bus.hpp"
-#include "fleetsim/cloudprovider/aws/sim_cloud.hpp"
+#include "fleetsim/cloudprovider/cloud_provider.hpp"
 #include "fleetsim/engine/simulation.hpp"
+#include "fleetsim/k8s/cluster_bus.hpp"
+#include "fleetsim/provisioning/karpenter/batcher.hpp"
+#include "fleetsim/provisioning/karpenter/nodeclaim_launcher.hpp"
+#include "fleetsim/provisioning/karpenter/nodepool_set.hpp"
+#include "fleetsim/provisioning/provisioner.hpp"
 #include "fleetsim/scheduling/scheduler.hpp"
 
 namespace fleetsim {
-
-// A node that got pods in a simulation is nominated for max(2 × batch max, 10 s) = 20 s
-// (core:pkg/controllers/state/statenode.go nominationWindow) and is no disruption candidate.
-inline constexpr SimDuration kNominationWindow = seconds(20);
 
 struct ProvisionerSettings {
   SimDuration batch_idle = seconds(1);  // BATCH_IDLE_DURATION
@@ -24,52 +23,47 @@ struct ProvisionerSettings {
   SimDuration retrigger = seconds(10);
 };
 
-// What a NodeClaim of a pool adds at launch besides the instance.
-struct PoolLaunchInfo {
-  std::int64_t ebs_bytes = 0;
-  double ebs_price_per_hour = 0.0;
-};
-
-class KarpenterProvisioner : private EventHandler {
+class KarpenterProvisioner final : public Provisioner, private EventHandler {
  public:
   struct Inputs {
     Simulation& sim;
     Cluster& cluster;
     ClusterBus& bus;
-    SimCloud& cloud;
-    const SchedulingContext* context;
+    CloudProvider& cloud;
+    NodePoolInputs nodepool_inputs;  // must outlive the provisioner
+    std::vector<NodePool> nodepools;
     ProvisionerSettings settings;
-    std::vector<PoolLaunchInfo> pools;        // per context pool
-    std::vector<NodeLatency> latency_by_type;  // per catalog type
   };
   explicit KarpenterProvisioner(Inputs in);
 
-  // A pod is provisionable: open a batch window or extend it (a pod already in the window
-  // does not extend it, as in Karpenter's batcher).
-  void trigger(PodId pod);
+  // A pod is provisionable: open a batch window or extend it.
+  void pod_unschedulable(PodId pod) override { batcher_.trigger(pod); }
+  // Later solves use the new pools; nodes keep their pool indices (pools are only added).
+  void apply_nodepools(const std::vector<NodePool>& pools) override;
 
-  // NodePools changed (a scripted apply): later solves use the new pools.
-  void set_context(const SchedulingContext& context, std::vector<PoolLaunchInfo> pools);
-
+  // The run's NodePools (indexed as Node::pool) and the solver's view of them.
+  const std::vector<NodePool>& nodepools() const { return pools_; }
+  const SchedulingContext& context() const { return *context_; }
   std::uint64_t solves() const { return solves_; }
 
  private:
-  enum class Timer : std::uint64_t { CloseWindow = 1, Retrigger = 2 };
-  void on_event(SimTime now, std::uint64_t tag) override;
+  void on_event(SimTime now, std::uint64_t tag) override;  // the retrigger
   void provision();
-  std::string node_name(const std::string& pool);
+  void rebuild();
 
-  Inputs in_;
+  Simulation& sim_;
+  Cluster& cluster_;
+  ClusterBus& bus_;
+  CloudProvider& cloud_;
+  NodePoolInputs nodepool_inputs_;
+  ProvisionerSettings settings_;
+  std::vector<NodePool> pools_;  // the context points into it
+  std::unique_ptr<SchedulingContext> context_;
   std::unique_ptr<Scheduler> scheduler_;
-  RngStream names_;
-  bool window_open_ = false;
-  SimTime window_start_{};
-  std::uint64_t window_id_ = 0;
-  std::vector<std::uint64_t> pod_window_;  // per pod: the window that saw it last
-  EventHandle close_;
+  Batcher batcher_;
+  NodeClaimLauncher launcher_;
   EventHandle retrigger_;
   std::uint64_t solves_ = 0;
-  std::vector<std::string> used_names_;  // sorted, to keep generated names unique
 };
 
 }  // namespace fleetsim

@@ -4,7 +4,8 @@
 #include <span>
 #include <vector>
 
-#include "fleetsim/cloudprovider/aws/sim_cloud.hpp"
+#include "fleetsim/cloudprovider/cloud_provider.hpp"
+#include "fleetsim/scheduling/scheduling_context.hpp"
 #include "fleetsim/scheduling/solve_types.hpp"
 
 namespace fleetsim {
@@ -21,7 +22,8 @@ struct LaunchPlan {
 // offering; then the exotic filter (no GPU/accelerator/metal type while an ordinary one fits),
 // the spot filter (no spot offering dearer than the cheapest on-demand one) and truncation to
 // 60 types. The fleet API's price-capacity-optimized spot strategy is modelled as cheapest
-// offering with capacity: SimCloud walks the candidates in order.
+// offering with capacity: the cloud provider walks the candidates in order. Each candidate
+// carries the node it would make (allocatable, DaemonSet overhead) from the pool's view.
 LaunchPlan plan_launch(const SchedulingContext& context, const NewNodeClaim& claim,
                        std::span<const std::uint8_t> offering_usable);
 

@@ -1,0 +1,65 @@
+// The simulated EC2: launches with start-up latency, offering capacity and the insufficient-
+// capacity cache, spot interruption notices and instance termination.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "fleetsim/cloudprovider/cloud_provider.hpp"
+#include "fleetsim/engine/simulation.hpp"
+#include "fleetsim/k8s/cluster_bus.hpp"
+
+namespace fleetsim {
+
+// Karpenter's unavailable-offerings cache TTL (aws:pkg/cache/cache.go UnavailableOfferingsTTL).
+inline constexpr SimDuration kUnavailableOfferingTtl = minutes(3);
+// EC2 terminates a spot instance two minutes after its interruption notice.
+inline constexpr SimDuration kSpotInterruptionWarning = minutes(2);
+
+class Ec2Cloud final : public CloudProvider, private EventHandler {
+ public:
+  // `latency_by_type` gives each catalog type's start-up latencies.
+  Ec2Cloud(Simulation& sim, Cluster& cluster, ClusterBus& bus, const Catalog& catalog,
+           std::vector<NodeLatency> latency_by_type);
+
+  const Catalog& catalog() const override { return catalog_; }
+  // Prices are the catalog's for the whole run.
+  double price(std::uint32_t global_offering, SimTime at) const override;
+  // Like Karpenter, the solver does not know EC2's spare capacity: it learns of a shortage when
+  // a launch fails.
+  std::span<const std::uint8_t> usable_offerings() override;
+  void mark_unavailable(std::uint32_t global_offering) override;
+  // An offering with no spare capacity fails with InsufficientInstanceCapacity and is marked
+  // unavailable for three minutes, as the fleet API reports it.
+  std::optional<NodeId> launch(LaunchRequest request) override;
+  void terminate(NodeId node, SimTime at) override;
+
+  // EC2 reclaims a spot instance: a notice now, and the instance stops two minutes later. A node
+  // that is not a live spot instance is left alone.
+  void interrupt_spot(NodeId node);
+
+  // Running instances of each offering (capacity accounting).
+  std::int64_t running(std::uint32_t global_offering) const { return running_[global_offering]; }
+
+ private:
+  enum class Step : std::uint8_t { Launched, Registered, Initialized, Terminate };
+  void on_event(SimTime now, std::uint64_t tag) override;
+  static std::uint64_t tag(NodeId node, Step step) {
+    return (static_cast<std::uint64_t>(node) << 8) | static_cast<std::uint64_t>(step);
+  }
+
+  Simulation& sim_;
+  Cluster& cluster_;
+  ClusterBus& bus_;
+  const Catalog& catalog_;
+  std::vector<NodeLatency> latency_by_type_;
+  std::vector<double> prices_;  // by global offering
+  std::vector<SimTime> unavailable_until_;
+  std::vector<std::int64_t> running_;
+  std::vector<std::uint8_t> usable_;
+};
+
+}  // namespace fleetsim

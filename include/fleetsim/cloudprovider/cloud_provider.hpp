@@ -1,0 +1,95 @@
+// The cloud a provisioner launches instances in: the seam between the Kubernetes-side
+// controllers (Karpenter, the Cluster Autoscaler) and one cloud's model (aws/).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+
+#include "fleetsim/catalog/catalog.hpp"
+#include "fleetsim/core/resources.hpp"
+#include "fleetsim/core/time.hpp"
+#include "fleetsim/k8s/cluster.hpp"
+
+namespace fleetsim {
+
+// Start-up phases after a launch (DESIGN.md §4.1): the instance runs and is billed (launch),
+// the kubelet joins (registration), then the node is Ready with its GPUs advertised
+// (initialization).
+struct NodeLatency {
+  SimDuration launch;
+  SimDuration registration;    // after launch
+  SimDuration initialization;  // after registration
+  friend bool operator==(const NodeLatency&, const NodeLatency&) = default;
+};
+
+// One offering a launch may use, with the node it would make.
+struct LaunchCandidate {
+  std::uint32_t type = 0;
+  std::uint32_t offering = 0;  // index into the type's offerings
+  double price = 0.0;
+  // The node's allocatable as its NodeClass sizes it, and what DaemonSet pods take of it.
+  Resources allocatable;
+  Resources daemon_overhead;
+};
+
+// A NodeClaim to turn into an instance. `node` carries what the provisioner decided (name, pool,
+// labels, taints, volumes); the provider adds the instance: type, zone, capacity type, price.
+struct LaunchRequest {
+  Node node;
+  std::span<const LaunchCandidate> candidates;  // in preference order
+};
+
+// What the provider tells the cluster's controllers about an instance before it acts.
+enum class CloudNoticeKind : std::uint8_t {
+  SpotInterruption,  // the instance stops at `terminates_at`
+};
+
+struct CloudNotice {
+  CloudNoticeKind kind = CloudNoticeKind::SpotInterruption;
+  NodeId node = kNoNode;
+  SimTime terminates_at{};
+};
+
+class CloudNoticeListener {
+ public:
+  virtual ~CloudNoticeListener() = default;
+  virtual void on_cloud_notice(const CloudNotice& notice) = 0;
+};
+
+// The global offering a node was launched from.
+std::uint32_t offering_of(const Catalog& catalog, const Node& node);
+
+class CloudProvider {
+ public:
+  virtual ~CloudProvider() = default;
+
+  // The instance types and offerings the provider sells (offering indices: Catalog's global
+  // offering index).
+  virtual const Catalog& catalog() const = 0;
+  // The hourly price of an offering at a time.
+  virtual double price(std::uint32_t global_offering, SimTime at) const = 0;
+  // Per global offering: 1 unless the provider reported it out of capacity recently.
+  virtual std::span<const std::uint8_t> usable_offerings() = 0;
+  // Marks an offering unavailable for a while (Karpenter's cache of insufficient capacity).
+  virtual void mark_unavailable(std::uint32_t global_offering) = 0;
+
+  // Launches the first candidate with capacity; each candidate without capacity is marked
+  // unavailable. Returns the node, or nullopt when no candidate had capacity.
+  virtual std::optional<NodeId> launch(LaunchRequest request) = 0;
+  // The instance stops at `at` (not before now): the node is terminated then.
+  virtual void terminate(NodeId node, SimTime at) = 0;
+
+  // Who hears the provider's notices (spot interruptions); one listener, set before the run.
+  void set_notice_listener(CloudNoticeListener* listener) { listener_ = listener; }
+
+ protected:
+  void notify(const CloudNotice& notice) {
+    if (listener_ != nullptr) listener_->on_cloud_notice(notice);
+  }
+
+ private:
+  CloudNoticeListener* listener_ = nullptr;
+};
+
+}  // namespace fleetsim

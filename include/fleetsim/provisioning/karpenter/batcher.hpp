@@ -1,0 +1,37 @@
+// Karpenter's provisioning batcher: pods that need nodes are gathered into one solve.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "fleetsim/engine/simulation.hpp"
+#include "fleetsim/k8s/cluster.hpp"
+
+namespace fleetsim {
+
+// A window opens with the first pod and closes after `idle` without a new pod, or `max` after it
+// opened, whichever comes first (core:pkg/controllers/provisioning/batcher.go). A pod already in
+// the open window does not extend it.
+class Batcher : private EventHandler {
+ public:
+  Batcher(Simulation& sim, SimDuration idle, SimDuration max, std::function<void()> on_close)
+      : sim_(sim), idle_(idle), max_(max), on_close_(std::move(on_close)) {}
+
+  void trigger(PodId pod);
+
+ private:
+  void on_event(SimTime now, std::uint64_t tag) override;
+
+  Simulation& sim_;
+  SimDuration idle_;
+  SimDuration max_;
+  std::function<void()> on_close_;
+  bool open_ = false;
+  SimTime opened_{};
+  std::uint64_t window_id_ = 0;
+  std::vector<std::uint64_t> pod_window_;  // per pod: the window that saw it last
+  EventHandle close_;
+};
+
+}  // namespace fleetsim

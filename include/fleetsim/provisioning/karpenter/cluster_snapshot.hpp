@@ -1,0 +1,37 @@
+// The cluster as the solver sees it at one instant: the input of Scheduler::solve.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "fleetsim/k8s/cluster.hpp"
+#include "fleetsim/scheduling/scheduling_context.hpp"
+#include "fleetsim/scheduling/solve_types.hpp"
+
+namespace fleetsim {
+
+// Pending pods, the live nodes with their room, the pods bound to them (for topology spread) and
+// each pool's usage against its limits. Indices in a SolveResult map back to cluster ids through
+// `pending` and `node_ids`. Provisioning takes one per batch; consolidation takes one and
+// removes its candidates before solving.
+struct ClusterSnapshot {
+  std::vector<PodId> pending;  // SolveInput::pods index → pod
+  std::vector<PendingPod> pods;
+  std::vector<NodeId> node_ids;  // SolveInput::nodes index → node
+  std::vector<ExistingNode> nodes;
+  std::vector<BoundPod> bound;
+  std::vector<Resources> pool_usage;  // per context pool, by capacity
+  std::vector<std::int64_t> pool_nodes;
+
+  SolveInput input(std::span<const std::uint8_t> offering_usable) const {
+    return SolveInput{.nodes = nodes, .pods = pods, .bound_pods = bound, .pool_usage = pool_usage,
+                      .pool_node_count = pool_nodes, .offering_usable = offering_usable};
+  }
+};
+
+// Limits count every NodeClaim of a pool until it is gone (deleting ones too), by capacity;
+// only live nodes can take pods.
+ClusterSnapshot take_snapshot(const Cluster& cluster, const SchedulingContext& context);
+
+}  // namespace fleetsim

@@ -1,0 +1,51 @@
+// Turns the solver's NodeClaims into instances: naming, launch choice, nomination.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fleetsim/cloudprovider/cloud_provider.hpp"
+#include "fleetsim/core/rng.hpp"
+#include "fleetsim/engine/simulation.hpp"
+#include "fleetsim/k8s/cluster_bus.hpp"
+#include "fleetsim/provisioning/karpenter/nodepool_set.hpp"
+#include "fleetsim/scheduling/scheduling_context.hpp"
+#include "fleetsim/scheduling/solve_types.hpp"
+
+namespace fleetsim {
+
+// A node that got pods in a simulation is nominated for max(2 × batch max, 10 s) = 20 s
+// (core:pkg/controllers/state/statenode.go nominationWindow) and is no disruption candidate.
+inline constexpr SimDuration kNominationWindow = seconds(20);
+
+class NodeClaimLauncher {
+ public:
+  NodeClaimLauncher(Simulation& sim, Cluster& cluster, ClusterBus& bus, CloudProvider& cloud);
+
+  // The NodePools later claims come from (they change on a scripted apply).
+  void set_pools(const SchedulingContext& context, std::vector<PoolLaunchInfo> pools);
+
+  // Creates the claim's node and launches it through the cloud provider, then nominates the
+  // claim's pods to it (`pending` maps the claim's pod indices to pods). When no offering has
+  // capacity, the pods keep the reason and lose any older nomination; nullopt.
+  std::optional<NodeId> launch(const NewNodeClaim& claim, const std::vector<PodId>& pending);
+
+  // Karpenter planned the pod onto the node: kube-scheduler will prefer it, and the node is no
+  // disruption candidate for the nomination window.
+  void nominate(PodId pod, NodeId node);
+
+ private:
+  std::string node_name(const std::string& pool);
+
+  Simulation& sim_;
+  Cluster& cluster_;
+  ClusterBus& bus_;
+  CloudProvider& cloud_;
+  const SchedulingContext* context_ = nullptr;
+  std::vector<PoolLaunchInfo> pools_;
+  RngStream names_;
+  std::vector<std::string> used_names_;  // sorted, to keep generated names unique
+};
+
+}  // namespace fleetsim

@@ -1,0 +1,38 @@
+// The run's NodePools with their EC2NodeClass settings, and the solver's view of them.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "fleetsim/catalog/aws_node_sizing.hpp"
+#include "fleetsim/k8s/nodepool.hpp"
+#include "fleetsim/k8s/workloads.hpp"
+#include "fleetsim/scheduling/scheduling_context.hpp"
+
+namespace fleetsim {
+
+// What a NodeClaim of a pool adds at launch besides the instance.
+struct PoolLaunchInfo {
+  std::int64_t ebs_bytes = 0;
+  double ebs_price_per_hour = 0.0;
+};
+
+// A scripted apply replaces the NodePools it names and adds the others.
+void merge_nodepools(std::vector<NodePool>& pools, const std::vector<NodePool>& incoming);
+
+// What the provisioner needs to build its view of a set of NodePools; all must outlive it.
+struct NodePoolInputs {
+  const Catalog& catalog;
+  std::span<const EC2NodeClass> node_classes;
+  std::span<const Workload> daemonsets;
+};
+
+// The solver's view of `pools` (which must outlive it): allocatable sized by each pool's
+// EC2NodeClass kubelet settings and DaemonSet overhead per instance type.
+std::unique_ptr<SchedulingContext> make_scheduling_context(const NodePoolInputs& in, const std::vector<NodePool>& pools);
+
+// Per pool: the EBS volumes of its EC2NodeClass.
+std::vector<PoolLaunchInfo> pool_launch_info(const NodePoolInputs& in, const std::vector<NodePool>& pools);
+
+}  // namespace fleetsim

@@ -1,0 +1,21 @@
+// A node autoscaler: hears of pods that no node can take and brings nodes for them (Karpenter
+// today; the Cluster Autoscaler and EKS Auto Mode later).
+#pragma once
+
+#include <vector>
+
+#include "fleetsim/k8s/cluster.hpp"
+#include "fleetsim/k8s/nodepool.hpp"
+
+namespace fleetsim {
+
+class Provisioner {
+ public:
+  virtual ~Provisioner() = default;
+  // kube-scheduler found no node for the pod.
+  virtual void pod_unschedulable(PodId pod) = 0;
+  // A scripted apply replaces the NodePools it names and adds the others.
+  virtual void apply_nodepools(const std::vector<NodePool>& pools) = 0;
+};
+
+}  // namespace fleetsim

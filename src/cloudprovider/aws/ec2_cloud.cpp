@@ -1,0 +1,113 @@
+#include "fleetsim/cloudprovider/aws/ec2_cloud.hpp"
+
+namespace fleetsim {
+
+Ec2Cloud::Ec2Cloud(Simulation& sim, Cluster& cluster, ClusterBus& bus, const Catalog& catalog,
+                   std::vector<NodeLatency> latency_by_type)
+    : sim_(sim),
+      cluster_(cluster),
+      bus_(bus),
+      catalog_(catalog),
+      latency_by_type_(std::move(latency_by_type)),
+      unavailable_until_(catalog.offering_count(), kSimStart),
+      running_(catalog.offering_count(), 0),
+      usable_(catalog.offering_count(), 1) {
+  FLEETSIM_ASSERT(latency_by_type_.size() == catalog.types().size());
+  prices_.reserve(catalog.offering_count());
+  for (const InstanceType& t : catalog.types())
+    for (const Offering& o : t.offerings) prices_.push_back(o.price_per_hour);
+}
+
+double Ec2Cloud::price(std::uint32_t global_offering, SimTime) const { return prices_[global_offering]; }
+
+std::span<const std::uint8_t> Ec2Cloud::usable_offerings() {
+  const SimTime now = sim_.now();
+  for (std::size_t g = 0; g < usable_.size(); ++g) usable_[g] = unavailable_until_[g] <= now;
+  return usable_;
+}
+
+void Ec2Cloud::mark_unavailable(std::uint32_t global_offering) {
+  unavailable_until_[global_offering] = sim_.now() + kUnavailableOfferingTtl;
+}
+
+std::optional<NodeId> Ec2Cloud::launch(LaunchRequest request) {
+  const auto& types = catalog_.types();
+  for (const LaunchCandidate& c : request.candidates) {
+    const std::uint32_t g = catalog_.offering_index(c.type, c.offering);
+    const Offering& o = types[c.type].offerings[c.offering];
+    if (unavailable_until_[g] > sim_.now()) continue;
+    if (o.capacity && running_[g] >= *o.capacity) {
+      mark_unavailable(g);  // InsufficientInstanceCapacity
+      continue;
+    }
+    ++running_[g];
+    Node& node = request.node;
+    node.type = c.type;
+    node.instance_type = types[c.type].name;
+    node.zone = o.zone;
+    node.capacity_type = o.capacity_type;
+    node.price_per_hour = o.price_per_hour;
+    node.allocatable = c.allocatable;
+    node.daemon_overhead = c.daemon_overhead;
+    node.phase = NodePhase::Launching;
+    node.created = sim_.now();
+    node.labels.add(std::string(label::kInstanceType), Requirement::single(node.instance_type));
+    node.labels.add(std::string(label::kZone), Requirement::single(node.zone));
+    node.labels.add(std::string(label::kCapacityType),
+                    Requirement::single(std::string(to_string(node.capacity_type))));
+    node.labels.add(types[c.type].requirements);
+    const NodeId id = cluster_.add_node(std::move(node));
+    sim_.schedule_after(latency_by_type_[c.type].launch, Phase::CloudAndNodes, *this, tag(id, Step::Launched));
+    return id;
+  }
+  return std::nullopt;
+}
+
+void Ec2Cloud::terminate(NodeId node, SimTime at) {
+  sim_.schedule_at(std::max(at, sim_.now()), Phase::CloudAndNodes, *this, tag(node, Step::Terminate));
+}
+
+void Ec2Cloud::interrupt_spot(NodeId id) {
+  const Node& n = cluster_.node(id);
+  if (!n.is_live() || n.capacity_type != CapacityType::Spot) return;
+  bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::SpotInterruptionNotice, .node = id});
+  // Karpenter (the listener) drains within the two minutes, so the instance is always gone by
+  // the time EC2 would stop it: the stop itself needs no event of its own.
+  notify(CloudNotice{.kind = CloudNoticeKind::SpotInterruption, .node = id,
+                     .terminates_at = sim_.now() + kSpotInterruptionWarning});
+}
+
+void Ec2Cloud::on_event(SimTime now, std::uint64_t t) {
+  const auto id = static_cast<NodeId>(t >> 8);
+  const auto step = static_cast<Step>(t & 0xff);
+  const Node& n = cluster_.node(id);
+  if (step == Step::Terminate) {
+    cluster_.node_terminated(id, now);
+    --running_[offering_of(catalog_, n)];
+    bus_.emit(SimEvent{.time = now, .kind = EventKind::NodeTerminated, .node = id, .reason = n.termination_reason});
+    return;
+  }
+  if (!n.is_live()) return;  // deleted while starting up
+  const NodeLatency& latency = latency_by_type_[n.type];
+  switch (step) {
+    case Step::Launched:
+      cluster_.node_launched(id, now);
+      bus_.emit(SimEvent{.time = now, .kind = EventKind::NodeLaunched, .node = id});
+      sim_.schedule_after(latency.registration, Phase::CloudAndNodes, *this, tag(id, Step::Registered));
+      break;
+    case Step::Registered:
+      cluster_.node_registered(id);
+      bus_.emit(SimEvent{.time = now, .kind = EventKind::NodeRegistered, .node = id});
+      sim_.schedule_after(latency.initialization, Phase::CloudAndNodes, *this, tag(id, Step::Initialized));
+      break;
+    case Step::Initialized:
+      cluster_.node_initialized(id, now);
+      bus_.emit(SimEvent{.time = now, .kind = EventKind::NodeReady, .node = id});
+      bus_.capacity_changed();
+      break;
+    case Step::Terminate:
+      break;
+  }
+}
+
+}  // namespace fleetsim

@@ -1,0 +1,90 @@
+// A simulated EC2 over a two-type catalog, for the tests of the cloud provider and of the
+// controllers that act through it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fleetsim/cloudprovider/aws/ec2_cloud.hpp"
+#include "unit/k8s/cluster_harness.hpp"
+#include "unit/scheduling/builders.hpp"
+
+namespace fleetsim::test {
+
+// NodeLatency{launch, registration, initialization}: Launched at 5 s, Registered at 5+40 = 45 s,
+// Ready at 45+25 = 70 s after the launch call.
+inline constexpr NodeLatency kLatency{seconds(5), seconds(40), seconds(25)};
+inline constexpr SimTime kReadyAt = at(seconds(70));
+
+struct Capacities {
+  std::optional<std::int64_t> large{};   // m5.large offerings
+  std::optional<std::int64_t> xlarge{};  // m5.xlarge offerings
+};
+
+// Two types in one zone, each with an on-demand and a spot offering.
+inline Catalog cloud_catalog(const Capacities& caps) {
+  InstanceType large = make_type({.name = "m5.large", .vcpu = 2, .memory_gib = 8, .max_pods = 29,
+                                  .on_demand = 0.096, .spot = 0.04, .zones = {"us-east-1a"}});
+  InstanceType xlarge = make_type({.name = "m5.xlarge", .vcpu = 4, .memory_gib = 16, .max_pods = 58,
+                                   .on_demand = 0.192, .spot = 0.08, .zones = {"us-east-1a"}});
+  for (Offering& o : large.offerings) o.capacity = caps.large;
+  for (Offering& o : xlarge.offerings) o.capacity = caps.xlarge;
+  return Catalog({large, xlarge}, "test");
+}
+
+// Everything an Ec2Cloud needs, never moved (the cloud points into the catalog).
+struct CloudRig {
+  explicit CloudRig(const Capacities& caps = {})
+      : catalog(cloud_catalog(caps)), cloud(sim, cluster, bus, catalog, {kLatency, kLatency}) {}
+  CloudRig(const CloudRig&) = delete;
+  CloudRig& operator=(const CloudRig&) = delete;
+
+  // The offering as a candidate whose node has the type's allocatable and `daemon_overhead`.
+  LaunchCandidate candidate(std::string_view type, CapacityType ct = CapacityType::OnDemand,
+                            Resources daemon_overhead = {}) const {
+    OfferingPos pos = find_offering(catalog, type, "us-east-1a", ct);
+    const InstanceType& t = catalog.types()[pos.type];
+    return LaunchCandidate{.type = pos.type, .offering = pos.offering, .price = t.offerings[pos.offering].price_per_hour,
+                           .allocatable = t.allocatable, .daemon_overhead = daemon_overhead};
+  }
+  std::uint32_t global(std::string_view type, CapacityType ct = CapacityType::OnDemand) const {
+    OfferingPos pos = find_offering(catalog, type, "us-east-1a", ct);
+    return catalog.offering_index(pos.type, pos.offering);
+  }
+  bool usable(std::string_view type, CapacityType ct = CapacityType::OnDemand) {
+    return cloud.usable_offerings()[global(type, ct)] != 0;
+  }
+
+  std::optional<NodeId> launch(std::vector<LaunchCandidate> candidates) {
+    Node tpl;
+    tpl.name = "default-" + std::to_string(cluster.nodes().size());
+    tpl.pool = 0;
+    tpl.nodepool = "default";
+    return cloud.launch(LaunchRequest{.node = std::move(tpl), .candidates = candidates});
+  }
+  // Launches one node and runs until it is Ready.
+  NodeId ready_node(std::string_view type, CapacityType ct = CapacityType::OnDemand) {
+    std::optional<NodeId> id = launch({candidate(type, ct)});
+    FLEETSIM_ASSERT(id.has_value());
+    sim.run_until(std::max(sim.now(), kReadyAt));
+    return *id;
+  }
+  PodId bound_pod(NodeId node, SimDuration grace = seconds(30)) {
+    PodSpec s;
+    s.requests = pod_requests(100, 128);
+    s.termination_grace = grace;
+    PodId id = add_pending_pod(cluster, specs.add(std::move(s)), sim.now());
+    cluster.bind(id, node, sim.now());
+    return id;
+  }
+
+  Catalog catalog;
+  Simulation sim{7};
+  Cluster cluster;
+  RecordingBus bus;
+  Ec2Cloud cloud;
+  SpecStore specs;
+};
+
+}  // namespace fleetsim::test

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "fleetsim/k8s/pod_fits.hpp"
+
 namespace fleetsim {
 
 KubeScheduler::KubeScheduler(Simulation& sim, Cluster& cluster, ClusterBus& bus, std::function<void(PodId)> on_unschedulable)
@@ -13,15 +15,9 @@ void KubeScheduler::request_pass() {
 }
 
 bool KubeScheduler::feasible(const Pod& pod, const Node& node) const {
-  if (node.phase != NodePhase::Initialized) return false;
-  if (!pod.spec->requests.fits_in(node.available())) return false;
-  if (first_untolerated(node.taints, pod.spec->tolerations, true)) return false;
-  // Required node-affinity terms are ORed; each already includes the nodeSelector.
-  auto matches = [&](const Requirements& r) { return r.empty() || !node.labels.incompatibility(r); };
-  if (matches(pod.spec->node_requirements)) return true;
-  for (const Requirements& alternative : pod.spec->alternative_node_requirements)
-    if (matches(alternative)) return true;
-  return false;
+  return node.phase == NodePhase::Initialized &&
+         pod_fits(*pod.spec, {.labels = node.labels, .taints = node.taints, .available = node.available()},
+                  PreferNoSchedule::Ignore);
 }
 
 void KubeScheduler::on_event(SimTime now, std::uint64_t) {

@@ -203,16 +203,20 @@ struct Scheduler::State {
 
   // ---- placement ----
 
+  PreferNoSchedule prefer_no_schedule(std::uint32_t pod) const {
+    return progress[pod].tolerate_prefer_no_schedule ? PreferNoSchedule::Ignore : PreferNoSchedule::Honour;
+  }
+
   bool fits_existing(std::uint32_t pod, std::uint32_t node, std::int32_t vi) {
     const ExistingNode& n = in.nodes[node];
     const PodSpec& spec = *in.pods[pod].spec;
     if (!spec.requests.fits_in(node_available[node])) return false;
-    if (first_untolerated(n.taints, spec.tolerations, progress[pod].tolerate_prefer_no_schedule)) return false;
+    if (blocking_taint(spec, n.taints, prefer_no_schedule(pod))) return false;
     Variant& v = variants[vi];
     if (v.has_requirements) {
       if (v.node_compatible.empty()) v.node_compatible.assign(in.nodes.size(), -1);
       std::int8_t& known = v.node_compatible[node];
-      if (known < 0) known = (n.labels == nullptr || !n.labels->incompatibility(v.requirements)) ? 1 : 0;
+      if (known < 0) known = (n.labels == nullptr || term_allows(v.requirements, *n.labels)) ? 1 : 0;
       if (known == 0) return false;
     }
     return spreads.allows_node(pod, node, n.zone, progress[pod].honor_schedule_anyway, v.zone_mask & zone_universe);
@@ -268,7 +272,7 @@ struct Scheduler::State {
     Resources need = c.requests + spec.requests;
     if (!need.fits_in(c.headroom)) return false;
     const PoolTemplate& tpl = ctx.pools()[c.pool];
-    if (first_untolerated(tpl.pool->taints, spec.tolerations, progress[pod].tolerate_prefer_no_schedule)) return false;
+    if (blocking_taint(spec, tpl.pool->taints, prefer_no_schedule(pod))) return false;
     const Variant& v = variants[vi];
     bool merged = !v.has_requirements ||
                   std::find(c.merged_variants.begin(), c.merged_variants.end(), vi) != c.merged_variants.end();
@@ -318,7 +322,7 @@ struct Scheduler::State {
     const PoolTemplate& tpl = ctx.pools()[pool];
     const PodSpec& spec = *in.pods[pod].spec;
     if (pool_nodes_remaining[pool] <= 0) return false;
-    if (first_untolerated(tpl.pool->taints, spec.tolerations, progress[pod].tolerate_prefer_no_schedule)) return false;
+    if (blocking_taint(spec, tpl.pool->taints, prefer_no_schedule(pod))) return false;
     const Variant& v = variants[vi];
     if (v.has_requirements && tpl.requirements.incompatibility(v.requirements)) return false;
     std::uint8_t capacity = tpl.capacity_mask & v.capacity_mask;
@@ -421,7 +425,7 @@ struct Scheduler::State {
     for (std::uint32_t p : ctx.pool_order()) {
       const PoolTemplate& tpl = ctx.pools()[p];
       std::string why;
-      if (const Taint* t = first_untolerated(tpl.pool->taints, spec.tolerations, true)) {
+      if (const Taint* t = blocking_taint(spec, tpl.pool->taints, PreferNoSchedule::Ignore)) {
         why = fmt::format("did not tolerate {}={}:{}", t->key, t->value, to_string(t->effect));
       } else if (auto conflict = v.has_requirements ? tpl.requirements.incompatibility(v.requirements) : std::nullopt) {
         why = *conflict;

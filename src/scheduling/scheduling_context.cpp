@@ -46,7 +46,7 @@ SchedulingContext::SchedulingContext(const Catalog& catalog, std::span<const Nod
     for (const DaemonSet& ds : daemonsets) {
       // A DaemonSet pod lands on the node when it tolerates the pool's taints and its node
       // requirements are compatible with the pool's and the instance type's labels.
-      if (first_untolerated(pool.taints, ds.spec->tolerations) != nullptr) continue;
+      if (blocking_taint(*ds.spec, pool.taints, PreferNoSchedule::Honour) != nullptr) continue;
       if (tpl.requirements.incompatibility(ds.spec->node_requirements)) continue;
       Resources requests = ds.spec->requests;
       tpl.types.for_each([&](std::size_t i) {
@@ -87,6 +87,23 @@ std::uint8_t SchedulingContext::capacity_mask(const Requirements& r) {
   for (CapacityType ct : {CapacityType::OnDemand, CapacityType::Spot, CapacityType::Reserved})
     if (req->allows(to_string(ct))) mask |= capacity_bit(ct);
   return mask;
+}
+
+TypeSet SchedulingContext::types_for(const PodSpec& pod, std::uint32_t pool) const {
+  const PoolTemplate& tpl = pools_[pool];
+  TypeSet out(catalog_->types().size());
+  if (blocking_taint(pod, tpl.pool->taints, PreferNoSchedule::Ignore) != nullptr) return out;
+  std::vector<const Requirements*> terms{&pod.node_requirements};
+  for (const Requirements& alternative : pod.alternative_node_requirements) terms.push_back(&alternative);
+  for (const Requirements* term : terms) {
+    if (!term_allows(*term, tpl.requirements)) continue;
+    TypeSet candidates = tpl.types;
+    candidates &= compatible_types(*term);
+    candidates.for_each([&](std::size_t t) {
+      if (pod.requests.fits_in(tpl.allocatable[t] - tpl.daemon_overhead[t])) out.set(t);
+    });
+  }
+  return out;
 }
 
 TypeSet SchedulingContext::compatible_types(const Requirements& r) const {

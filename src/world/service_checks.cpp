@@ -4,7 +4,6 @@
 
 #include <set>
 
-#include "fleetsim/k8s/taints.hpp"
 #include "fleetsim/serving/serving_time.hpp"
 
 namespace fleetsim {
@@ -30,24 +29,14 @@ void check_llm_rates_cover(const ScenarioConfig& config, const SchedulingContext
     const Workload* deployment = deployment_of(config, service);
     if (deployment == nullptr) continue;  // the loader reports it
     const PodSpec& spec = deployment->pod.spec;
-    // The pod's required node-affinity terms are ORed; each already holds its nodeSelector.
-    std::vector<const Requirements*> terms{&spec.node_requirements};
-    for (const Requirements& alternative : spec.alternative_node_requirements) terms.push_back(&alternative);
     std::set<std::string> uncovered;  // "type (accelerator)", sorted
-    for (const PoolTemplate& pool : context.pools()) {
-      if (first_untolerated(pool.pool->taints, spec.tolerations) != nullptr) continue;
-      for (const Requirements* term : terms) {
-        if (pool.requirements.incompatibility(*term)) continue;
-        TypeSet candidates = pool.types;
-        candidates &= context.compatible_types(*term);
-        candidates.for_each([&](std::size_t t) {
-          if (!spec.requests.fits_in(pool.allocatable[t] - pool.daemon_overhead[t])) return;
-          const InstanceType& type = types[t];
-          const std::string& accelerator = type.gpu_count > 0 ? type.gpu_name : type.accelerator_name;
-          if (!type.has_gpu() || !parse_gpu_model(accelerator))
-            uncovered.insert(fmt::format("{} ({})", type.name, type.has_gpu() ? accelerator : "no accelerator"));
-        });
-      }
+    for (std::uint32_t pool = 0; pool < context.pools().size(); ++pool) {
+      context.types_for(deployment->pod.spec, pool).for_each([&](std::size_t t) {
+        const InstanceType& type = types[t];
+        const std::string& accelerator = type.gpu_count > 0 ? type.gpu_name : type.accelerator_name;
+        if (!type.has_gpu() || !parse_gpu_model(accelerator))
+          uncovered.insert(fmt::format("{} ({})", type.name, type.has_gpu() ? accelerator : "no accelerator"));
+      });
     }
     if (uncovered.empty()) continue;
     std::string listed;

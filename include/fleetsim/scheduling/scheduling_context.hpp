@@ -10,6 +10,7 @@
 #include "fleetsim/catalog/aws_node_sizing.hpp"
 #include "fleetsim/catalog/catalog.hpp"
 #include "fleetsim/k8s/nodepool.hpp"
+#include "fleetsim/k8s/pod_fits.hpp"
 #include "fleetsim/k8s/pod_spec.hpp"
 #include "fleetsim/scheduling/type_set.hpp"
 
@@ -69,6 +70,9 @@ class SchedulingContext {
   static std::uint8_t capacity_mask(const Requirements& r);
   // Types whose labels intersect r.
   TypeSet compatible_types(const Requirements& r) const;
+  // The pool's instance types a new node for the pod could have, once Karpenter has relaxed what
+  // it relaxes (PreferNoSchedule taints, ORed terms): for validation, not for the solve.
+  TypeSet types_for(const PodSpec& pod, std::uint32_t pool) const;
   // The Resources the DaemonSets add to a node of `type` from `pool`.
   Resources daemon_overhead(std::uint32_t pool, std::uint32_t type) const { return pools_[pool].daemon_overhead[type]; }
 

@@ -299,3 +299,23 @@ TEST_CASE("a NodePool a scripted apply brings in is checked against the rate tab
   CHECK_THAT(test::config_error([&] { World world(config); }),
              Catch::Contains("replicas of api can be launched on p3.2xlarge (v100)"));
 }
+
+// The case that once passed validation and then stopped the run with an internal error (exit 3):
+// a PreferNoSchedule taint only steers pods, so Karpenter relaxes it and may launch the tainted
+// pool's GPUs; validation must see that pool too.
+TEST_CASE("a pool with a PreferNoSchedule taint is checked against the rate table", "[unit]") {
+  std::string tainted = kPool;
+  const std::string one_type = R"(values: ["g5.xlarge"])";
+  tainted.replace(tainted.find(one_type), one_type.size(), R"(values: ["p3.2xlarge"])");
+  const std::string name = "{name: gpu}";
+  tainted.replace(tainted.find(name), name.size(), "{name: v100}");
+  tainted += "      taints: [{key: gpu-tier, value: old, effect: PreferNoSchedule}]\n";
+  test::TempDir dir("world-rates-prefer");
+  dir.write("manifests.yaml", kPool + "---\n" + tainted + deployment(1));
+  const auto file = dir.write("scenario.yaml", "name: s\nduration: 1h\nmanifests: [manifests.yaml]\nservices:\n"
+                                               "  - deployment: api\n    traffic: {pattern: constant, rps: 1}\n");
+  const ScenarioConfig config = load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+  CHECK_THAT(test::config_error([&] { World world(config); }),
+             Catch::Contains("scenario.yaml:5:5: serving.service_time.rates: replicas of api can be launched on "
+                             "p3.2xlarge (v100)"));
+}

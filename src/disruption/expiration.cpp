@@ -1,0 +1,17 @@
+#include "fleetsim/disruption/expiration.hpp"
+
+#include "fleetsim/disruption/disruption_method.hpp"
+
+namespace fleetsim {
+
+void expire_nodes(const Cluster& cluster, const std::vector<NodePool>& pools, NodeTermination& termination,
+                  SimTime now) {
+  for (NodeId id : std::vector<NodeId>(cluster.active_nodes())) {
+    const Node& n = cluster.node(id);
+    const NodePool& pool = pools[n.pool];
+    if (!n.is_live() || !pool.expire_after || now - n.created < *pool.expire_after) continue;
+    termination.delete_node(n.id, "expired", drain_time(n, cluster, pool));
+  }
+}
+
+}  // namespace fleetsim

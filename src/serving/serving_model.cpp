@@ -9,19 +9,10 @@ namespace fleetsim {
 
 namespace {
 
-// Tag layout: kind in the top two bits; for completions the slot's generation (30 bits) above
-// the slot index (32 bits); for Ready events the replica entry's generation above its index.
-constexpr int kKindShift = 62;
-constexpr int kGenerationShift = 32;
-constexpr std::uint64_t kGenerationMask = (std::uint64_t{1} << 30) - 1;
-constexpr std::uint64_t kIndexMask = 0xffff'ffff;
 
 // The queue's first allocation; it doubles from there and never shrinks.
 constexpr std::size_t kInitialQueueCapacity = 64;
 
-std::uint64_t make_tag(std::uint64_t kind, std::uint32_t generation, std::uint32_t index) {
-  return (kind << kKindShift) | ((generation & kGenerationMask) << kGenerationShift) | index;
-}
 
 }  // namespace
 
@@ -51,7 +42,7 @@ void ServingModel::schedule_next_arrival() {
     if (next->arrival < sim_.now()) continue;  // only before attach: arrivals never decrease
     pending_ = *next;
     sim_.schedule_at(pending_.arrival, Phase::Workload, *this,
-                     make_tag(static_cast<std::uint64_t>(TagKind::Arrival), 0, 0));
+                     Tag{TagKind::Arrival}.pack());
     return;
   }
 }
@@ -80,9 +71,7 @@ void ServingModel::arrive_at(SimTime now, std::uint32_t input_tokens, std::uint3
 // ---- Events ----------------------------------------------------------------------------------
 
 void ServingModel::on_event(SimTime now, std::uint64_t tag) {
-  const auto kind = static_cast<TagKind>(tag >> kKindShift);
-  const auto generation = static_cast<std::uint32_t>((tag >> kGenerationShift) & kGenerationMask);
-  const auto index = static_cast<std::uint32_t>(tag & kIndexMask);
+  const auto [kind, index, generation] = Tag::unpack(tag);
   switch (kind) {
     case TagKind::Arrival: {
       const Request request = pending_;
@@ -95,7 +84,7 @@ void ServingModel::on_event(SimTime now, std::uint64_t tag) {
       return;
     case TagKind::Ready: {
       const Replica& r = replicas_[index];
-      if ((r.generation & kGenerationMask) == generation && r.state == ReplicaState::Starting) {
+      if (Tag::same_generation(r.generation, generation) && r.state == ReplicaState::Starting) {
         make_ready(index);
       }
       return;
@@ -124,12 +113,12 @@ void ServingModel::start(std::uint32_t replica, SimTime now, const Queued& reque
   slot.busy = true;
   slot.completion = sim_.schedule_at(
       now + times.total, Phase::Workload, *this,
-      make_tag(static_cast<std::uint64_t>(TagKind::Completion), slot.generation, slot_index));
+      Tag{TagKind::Completion, slot_index, slot.generation}.pack());
 }
 
 void ServingModel::complete(std::uint32_t slot_index, std::uint32_t generation, SimTime now) {
   Slot& slot = slots_[slot_index];
-  if ((slot.generation & kGenerationMask) != generation || !slot.busy) return;  // cancelled
+  if (!Tag::same_generation(slot.generation, generation) || !slot.busy) return;  // cancelled
   const std::uint32_t replica = slot_index / config_.concurrency;
   Replica& r = replicas_[replica];
   report({.arrival = slot.arrival,
@@ -271,7 +260,7 @@ void ServingModel::add_replica(const ReplicaSpec& spec, std::optional<SimTime> r
     make_ready(index);
   } else if (ready_at) {
     sim_.schedule_at(*ready_at, Phase::Workload, *this,
-                     make_tag(static_cast<std::uint64_t>(TagKind::Ready), r.generation, index));
+                     Tag{TagKind::Ready, index, r.generation}.pack());
   }
 }
 

@@ -56,8 +56,9 @@ void WorkloadController::add_stream(JobStream stream) {
 }
 
 void WorkloadController::on_event(SimTime, std::uint64_t t) {
-  auto index = static_cast<std::uint32_t>(t & 0xffffffffULL);
-  switch (static_cast<Action>(t >> 32)) {
+  const auto tag = EventTag<Action>::unpack(t);
+  const std::uint32_t index = tag.subject;
+  switch (tag.kind) {
     case Action::Create: create(index); break;
     case Action::Complete: complete(index); break;
     case Action::Arrive: arrive(index); break;

@@ -2,15 +2,10 @@
 
 #include <algorithm>
 
+#include "fleetsim/engine/event_tag.hpp"
 #include "fleetsim/traffic/traffic.hpp"
 
 namespace fleetsim {
-
-namespace {
-
-constexpr int kStepShift = 32;
-
-}  // namespace
 
 NodeImageStore& NodeImages::of(NodeId node) {
   if (node >= stores_.size()) stores_.resize(node + 1);
@@ -49,7 +44,7 @@ void ServiceRuntime::start() {
 }
 
 void ServiceRuntime::schedule(SimTime t, Phase phase, Step step, PodId pod) {
-  sim_.schedule_at(t, phase, *this, (static_cast<std::uint64_t>(step) << kStepShift) | pod);
+  sim_.schedule_at(t, phase, *this, EventTag<Step>{step, pod}.pack());
 }
 
 // ---- Pod lifecycle ---------------------------------------------------------------------------
@@ -82,8 +77,9 @@ void ServiceRuntime::on_pod_bound(PodId id) {
 }
 
 void ServiceRuntime::on_event(SimTime now, std::uint64_t tag) {
-  const auto pod_id = static_cast<PodId>(tag & 0xffff'ffffULL);
-  const auto step = static_cast<Step>(tag >> kStepShift);
+  const auto event = EventTag<Step>::unpack(tag);
+  const Step step = event.kind;
+  const PodId pod_id = event.subject;
   const Pod& pod = cluster_.pod(pod_id);
   switch (step) {
     case Step::Started:

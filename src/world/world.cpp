@@ -2,15 +2,17 @@
 
 #include <algorithm>
 
+#include "fleetsim/engine/event_tag.hpp"
+
 #include "fleetsim/world/service_checks.hpp"
 
 namespace fleetsim {
 
 namespace {
 
-// World timer tags: scripted event i is tag i; the report interval and the scrape have their own.
-constexpr std::uint64_t kReportTick = UINT64_MAX;
-constexpr std::uint64_t kScrapeTick = UINT64_MAX - 1;
+// The world's timers: scripted event i (subject i), the report interval and the scrape.
+enum class Timer : std::uint8_t { Scripted, Report, Scrape };
+using Tag = EventTag<Timer>;
 
 
 // Each catalog type's start-up latencies: its family's override, else the GPU or CPU default.
@@ -117,13 +119,14 @@ RunStats World::run() {
   for (auto& hpa : hpas_) hpa->start();
   for (auto& so : scaled_objects_) so->start();
   if (!services_.empty() || !scaled_objects_.empty() || !hpas_.empty())
-    sim_.every(config_.scrape_interval, sim_.now(), Phase::MetricsScrape, *this, kScrapeTick);
+    sim_.every(config_.scrape_interval, sim_.now(), Phase::MetricsScrape, *this, Tag{Timer::Scrape}.pack());
   for (const JobSource& source : config_.job_sources)
     workloads_->add_stream(JobStream{.trace = source.trace, .template_workload = source.template_workload});
   for (std::size_t i = 0; i < config_.events.size(); ++i)
-    sim_.schedule_at(at(config_.events[i].at), Phase::CloudAndNodes, *this, i);
+    sim_.schedule_at(at(config_.events[i].at), Phase::CloudAndNodes, *this,
+                     Tag{Timer::Scripted, static_cast<std::uint32_t>(i)}.pack());
   if (disruption_) disruption_->start();
-  sim_.every(config_.report_interval, at(config_.report_interval), Phase::Reporting, *this, kReportTick);
+  sim_.every(config_.report_interval, at(config_.report_interval), Phase::Reporting, *this, Tag{Timer::Report}.pack());
 
   const SimTime end = at(config_.duration);
   sim_.run_until(end);
@@ -133,17 +136,20 @@ RunStats World::run() {
 }
 
 void World::on_event(SimTime now, std::uint64_t tag) {
-  if (tag == kReportTick) {
-    for (std::size_t i = 0; i < services_.size(); ++i) service_rows_[i] = services_[i]->close_interval(now);
-    for (EventSink* sink : sinks_) sink->on_interval(now, cluster_);
-    return;
+  const Tag timer = Tag::unpack(tag);
+  switch (timer.kind) {
+    case Timer::Report:
+      for (std::size_t i = 0; i < services_.size(); ++i) service_rows_[i] = services_[i]->close_interval(now);
+      for (EventSink* sink : sinks_) sink->on_interval(now, cluster_);
+      break;
+    case Timer::Scrape:
+      metrics_.scrape(now);
+      for (auto& service : services_) service->scrape(now);
+      break;
+    case Timer::Scripted:
+      run_scripted(config_.events[timer.subject]);
+      break;
   }
-  if (tag == kScrapeTick) {
-    metrics_.scrape(now);
-    for (auto& service : services_) service->scrape(now);
-    return;
-  }
-  run_scripted(config_.events[tag]);
 }
 
 void World::run_scripted(const ScriptedEvent& e) {

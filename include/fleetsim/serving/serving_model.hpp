@@ -8,6 +8,7 @@
 
 #include "fleetsim/core/rng.hpp"
 #include "fleetsim/core/time.hpp"
+#include "fleetsim/engine/event_tag.hpp"
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/serving/serving_time.hpp"
 #include "fleetsim/traffic/traffic_source.hpp"
@@ -155,7 +156,9 @@ class ServingModel final : public EventHandler {
 
  private:
   enum class ReplicaState : std::uint8_t { Starting, Ready, Terminating, Gone };
-  enum class TagKind : std::uint64_t { Arrival = 0, Completion = 1, Ready = 2 };
+  enum class TagKind : std::uint8_t { Arrival = 0, Completion = 1, Ready = 2 };
+  // Completions name a slot and its generation; Ready events a replica entry and its generation.
+  using Tag = EventTag<TagKind>;
 
   static constexpr std::uint32_t kNone = 0xffff'ffff;
 

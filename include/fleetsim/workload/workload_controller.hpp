@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "fleetsim/k8s/cluster_bus.hpp"
+#include "fleetsim/engine/event_tag.hpp"
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/workload/job_trace.hpp"
 
@@ -68,7 +69,7 @@ class WorkloadController : private EventHandler {
     ResourceIndex gpu_resource = resource::kNvidiaGpu;
   };
   enum class Action : std::uint8_t { Create = 1, Complete = 2, Arrive = 3 };
-  static std::uint64_t tag(Action a, std::uint32_t index) { return (static_cast<std::uint64_t>(a) << 32) | index; }
+  static std::uint64_t tag(Action a, std::uint32_t index) { return EventTag<Action>{a, index}.pack(); }
 
   void on_event(SimTime now, std::uint64_t tag) override;
   void create(std::uint32_t state);

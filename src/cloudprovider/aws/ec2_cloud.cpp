@@ -57,14 +57,14 @@ std::optional<NodeId> Ec2Cloud::launch(LaunchRequest request) {
                     Requirement::single(std::string(to_string(node.capacity_type))));
     node.labels.add(types[c.type].requirements);
     const NodeId id = cluster_.add_node(std::move(node));
-    sim_.schedule_after(latency_by_type_[c.type].launch, Phase::CloudAndNodes, *this, tag(id, Step::Launched));
+    sim_.schedule_after(latency_by_type_[c.type].launch, Phase::CloudAndNodes, *this, Tag{Step::Launched, id}.pack());
     return id;
   }
   return std::nullopt;
 }
 
 void Ec2Cloud::terminate(NodeId node, SimTime at) {
-  sim_.schedule_at(std::max(at, sim_.now()), Phase::CloudAndNodes, *this, tag(node, Step::Terminate));
+  sim_.schedule_at(std::max(at, sim_.now()), Phase::CloudAndNodes, *this, Tag{Step::Terminate, node}.pack());
 }
 
 void Ec2Cloud::interrupt_spot(NodeId id) {
@@ -78,8 +78,9 @@ void Ec2Cloud::interrupt_spot(NodeId id) {
 }
 
 void Ec2Cloud::on_event(SimTime now, std::uint64_t t) {
-  const auto id = static_cast<NodeId>(t >> 8);
-  const auto step = static_cast<Step>(t & 0xff);
+  const Tag tag = Tag::unpack(t);
+  const Step step = tag.kind;
+  const NodeId id = tag.subject;
   const Node& n = cluster_.node(id);
   if (step == Step::Terminate) {
     cluster_.node_terminated(id, now);
@@ -93,12 +94,12 @@ void Ec2Cloud::on_event(SimTime now, std::uint64_t t) {
     case Step::Launched:
       cluster_.node_launched(id, now);
       bus_.emit(SimEvent{.time = now, .kind = EventKind::NodeLaunched, .node = id});
-      sim_.schedule_after(latency.registration, Phase::CloudAndNodes, *this, tag(id, Step::Registered));
+      sim_.schedule_after(latency.registration, Phase::CloudAndNodes, *this, Tag{Step::Registered, id}.pack());
       break;
     case Step::Registered:
       cluster_.node_registered(id);
       bus_.emit(SimEvent{.time = now, .kind = EventKind::NodeRegistered, .node = id});
-      sim_.schedule_after(latency.initialization, Phase::CloudAndNodes, *this, tag(id, Step::Initialized));
+      sim_.schedule_after(latency.initialization, Phase::CloudAndNodes, *this, Tag{Step::Initialized, id}.pack());
       break;
     case Step::Initialized:
       cluster_.node_initialized(id, now);

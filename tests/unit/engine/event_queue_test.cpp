@@ -1,4 +1,5 @@
 #include "fleetsim/engine/event_queue.hpp"
+#include "fleetsim/engine/event_tag.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -186,4 +187,18 @@ TEST_CASE("mass cancellation keeps the order of the survivors", "[engine]") {
   std::sort(keys.begin(), keys.end());
   for (const auto& k : keys) expected.push_back(k.second);
   CHECK(drain(q) == expected);
+}
+
+TEST_CASE("an event tag carries its kind and a full 32-bit subject", "[engine]") {
+  enum class Kind : std::uint8_t { A = 1, B = 200 };
+  using Tag = EventTag<Kind>;
+  const Tag t = Tag::unpack(Tag{Kind::B, UINT32_MAX}.pack());
+  CHECK(t.kind == Kind::B);
+  CHECK(t.subject == UINT32_MAX);
+  CHECK(Tag::unpack(Tag{Kind::A, 7}.pack()).subject == 7);
+  CHECK(Tag{Kind::A, 7}.pack() != Tag{Kind::B, 7}.pack());
+  const Tag g = Tag::unpack(Tag{Kind::A, 3, (1U << 24) + 5}.pack());
+  CHECK(g.generation == 5);  // generations wrap at 2^24
+  CHECK(Tag::same_generation(g.generation, (1U << 24) + 5));
+  CHECK_FALSE(Tag::same_generation(g.generation, 6));
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "fleetsim/cloudprovider/cloud_provider.hpp"
+#include "fleetsim/engine/event_tag.hpp"
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/k8s/cluster_bus.hpp"
 
@@ -47,9 +48,7 @@ class Ec2Cloud final : public CloudProvider, private EventHandler {
  private:
   enum class Step : std::uint8_t { Launched, Registered, Initialized, Terminate };
   void on_event(SimTime now, std::uint64_t tag) override;
-  static std::uint64_t tag(NodeId node, Step step) {
-    return (static_cast<std::uint64_t>(node) << 8) | static_cast<std::uint64_t>(step);
-  }
+  using Tag = EventTag<Step>;
 
   Simulation& sim_;
   Cluster& cluster_;

@@ -124,15 +124,6 @@ void WorkloadController::scale_down(State& s, std::size_t count) {
   }
 }
 
-void WorkloadController::finish_termination(PodId id) {
-  const Pod& p = cluster_.pod(id);
-  if (p.phase != PodPhase::Running) return;  // its node went first
-  const NodeId node = p.node;
-  cluster_.finish(id, PodPhase::Deleted, sim_.now());
-  bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::PodDeleted, .node = node, .pod = id, .workload = p.workload, .reason = "scale_down"});
-  bus_.capacity_changed();
-}
-
 void WorkloadController::forget(State& s, PodId pod) {
   auto it = std::find(s.pods.begin(), s.pods.end(), pod);
   if (it != s.pods.end()) s.pods.erase(it);
@@ -166,10 +157,6 @@ void WorkloadController::create_pod(State& s) {
 
 void WorkloadController::on_bound(PodId pod) {
   const Pod& p = cluster_.pod(pod);
-  if (!states_[p.workload].startup_elsewhere) {
-    cluster_.pod_started(pod);
-    cluster_.pod_ready(pod, sim_.now());
-  }
   if (p.run_time) sim_.schedule_after(*p.run_time, Phase::PodLifecycle, *this, tag(Action::Complete, pod));
 }
 

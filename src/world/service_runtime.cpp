@@ -2,24 +2,16 @@
 
 #include <algorithm>
 
-#include "fleetsim/engine/event_tag.hpp"
 #include "fleetsim/traffic/traffic.hpp"
 
 namespace fleetsim {
 
-NodeImageStore& NodeImages::of(NodeId node) {
-  if (node >= stores_.size()) stores_.resize(node + 1);
-  if (!stores_[node]) stores_[node].emplace(bytes_per_second_);
-  return *stores_[node];
-}
-
 ServiceRuntime::ServiceRuntime(Inputs in)
     : sim_(in.sim),
       cluster_(in.cluster),
-      bus_(in.bus),
       workloads_(in.workloads),
+      kubelet_(in.kubelet),
       catalog_(in.catalog),
-      images_(in.images),
       metrics_(in.metrics),
       config_(in.config),
       deployment_(in.deployment),
@@ -43,10 +35,6 @@ void ServiceRuntime::start() {
   interval_start_ = sim_.now();
 }
 
-void ServiceRuntime::schedule(SimTime t, Phase phase, Step step, PodId pod) {
-  sim_.schedule_at(t, phase, *this, EventTag<Step>{step, pod}.pack());
-}
-
 // ---- Pod lifecycle ---------------------------------------------------------------------------
 
 // The world checked before the run that every type a replica can land on is in the table.
@@ -61,73 +49,28 @@ LlmRates ServiceRuntime::rates_for(const Node& node) const {
 }
 
 void ServiceRuntime::on_pod_bound(PodId id) {
-  const SimTime now = sim_.now();
-  const Pod& pod = cluster_.pod(id);
-  const Node& node = cluster_.node(pod.node);
-  const PodSpec& spec = *pod.spec;
-  const std::string image = spec.images.empty() ? std::string() : spec.images.front();
-  const SimTime started = images_.of(pod.node).available_at(image, config_.startup.image_bytes, now);
-  const SimTime server_up = started + config_.startup.model_load;
-  const SimTime ready = pod_ready_time(now, started, server_up, spec.startup_probe, spec.readiness_probe);
-
-  model_.add_replica(ReplicaSpec{.id = id, .rates = rates_for(node)}, std::nullopt);
+  model_.add_replica(ReplicaSpec{.id = id, .rates = rates_for(cluster_.node(cluster_.pod(id).node))}, std::nullopt);
   pods_.push_back(TrackedPod{.pod = id});
-  schedule(started, Phase::PodLifecycle, Step::Started, id);
-  schedule(ready, Phase::PodLifecycle, Step::Ready, id);
 }
 
-void ServiceRuntime::on_event(SimTime now, std::uint64_t tag) {
-  const auto event = EventTag<Step>::unpack(tag);
-  const Step step = event.kind;
-  const PodId pod_id = event.subject;
-  const Pod& pod = cluster_.pod(pod_id);
-  switch (step) {
-    case Step::Started:
-      if (pod.phase == PodPhase::Running && model_.has_replica(pod_id)) cluster_.pod_started(pod_id);
-      break;
-    case Step::Ready:
-      if (pod.phase == PodPhase::Running && !pod.terminating && model_.has_replica(pod_id)) become_ready(pod_id);
-      break;
-    case Step::GraceEnd:
-      // The grace period is over: what is still in flight dies with the container.
-      if (model_.has_replica(pod_id)) {
-        model_.kill_replica(pod_id);
-        untrack(pod_id, now);
-        if (pod.terminating) workloads_.finish_termination(pod_id);
-      }
-      break;
-  }
-}
+void ServiceRuntime::on_pod_ready(PodId id) { model_.set_ready(id); }
 
-void ServiceRuntime::become_ready(PodId id) {
-  cluster_.pod_ready(id, sim_.now());
-  const Pod& pod = cluster_.pod(id);
-  bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::PodReady, .node = pod.node, .pod = id, .workload = pod.workload});
-  model_.set_ready(id);
-}
-
-void ServiceRuntime::on_pod_terminating(PodId id) {
-  begin_drain(id, sim_.now() + cluster_.pod(id).spec->termination_grace);
-}
-
-void ServiceRuntime::on_pod_evicted(PodId id, NodeId node) {
-  // The instance may go before the grace period ends (a spot interruption's two minutes).
-  begin_drain(id, std::min(sim_.now() + cluster_.pod(id).spec->termination_grace,
-                           cluster_.node(node).terminates_at));
-}
-
-// The pod leaves the endpoints at once; its requests in flight may finish until `deadline`.
-void ServiceRuntime::begin_drain(PodId id, SimTime deadline) {
+// The pod left the endpoints; its requests in flight may finish until the kubelet kills it.
+void ServiceRuntime::on_pod_draining(PodId id) {
   if (!model_.has_replica(id)) return;
-  cluster_.pod_unready(id);
-  schedule(deadline, Phase::PodLifecycle, Step::GraceEnd, id);
   model_.begin_termination(id);  // may call on_replica_drained at once
+}
+
+void ServiceRuntime::on_pod_killed(PodId id) {
+  if (!model_.has_replica(id)) return;
+  model_.kill_replica(id);
+  untrack(id, sim_.now());
 }
 
 void ServiceRuntime::on_replica_drained(ReplicaId replica, SimTime now) {
   const auto id = static_cast<PodId>(replica);
   untrack(id, now);
-  if (cluster_.pod(id).terminating) workloads_.finish_termination(id);
+  kubelet_.work_done(id);
 }
 
 // ---- Metrics ---------------------------------------------------------------------------------

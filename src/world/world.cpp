@@ -36,12 +36,13 @@ NodePoolInputs nodepool_inputs(const ScenarioConfig& config) {
 }  // namespace
 
 World::World(const ScenarioConfig& config)
-    : config_(config), sim_(config.seed), images_(config.node_latencies.image_pull_bytes_per_s) {
+    : config_(config), sim_(config.seed) {
   cloud_ = std::make_unique<Ec2Cloud>(sim_, cluster_, bus(), *config.catalog, latency_by_type(config));
   termination_ = std::make_unique<NodeTermination>(sim_, cluster_, bus(), *cloud_);
   build_provisioner();
   kube_scheduler_ = std::make_unique<KubeScheduler>(sim_, cluster_, bus(), [this](PodId pod) { provisioner_->pod_unschedulable(pod); });
   workloads_ = std::make_unique<WorkloadController>(sim_, cluster_, bus());
+  kubelet_ = std::make_unique<Kubelet>(sim_, cluster_, bus(), config.node_latencies.image_pull_bytes_per_s);
 }
 
 World::~World() = default;
@@ -84,12 +85,11 @@ void World::build_services_and_autoscalers() {
   for (const ServiceConfig& sc : config_.services) {
     const std::optional<WorkloadId> target = workloads_->find_deployment(sc.deployment_namespace, sc.deployment_name);
     FLEETSIM_ASSERT(target.has_value());
-    workloads_->manage_startup_elsewhere(*target);
-    if (service_by_workload_.size() <= *target) service_by_workload_.resize(*target + 1, -1);
-    service_by_workload_[*target] = static_cast<std::int32_t>(services_.size());
     services_.push_back(std::make_unique<ServiceRuntime>(ServiceRuntime::Inputs{
-        .sim = sim_, .cluster = cluster_, .bus = bus(), .workloads = *workloads_, .catalog = *config_.catalog,
-        .images = images_, .metrics = metrics_, .config = sc, .deployment = *target, .warmup_end = warmup_end}));
+        .sim = sim_, .cluster = cluster_, .workloads = *workloads_, .kubelet = *kubelet_, .catalog = *config_.catalog,
+        .metrics = metrics_, .config = sc, .deployment = *target, .warmup_end = warmup_end}));
+    kubelet_->manage(*target, {.image_bytes = sc.startup.image_bytes, .model_load = sc.startup.model_load},
+                     services_.back().get());
   }
   service_rows_.resize(services_.size());
   autoscaler_view_ = std::make_unique<AutoscalerView>(cluster_, *workloads_, metrics_, services_, config_.scrape_interval);
@@ -104,12 +104,6 @@ void World::build_services_and_autoscalers() {
     scaled_objects_.push_back(std::make_unique<KedaRunner>(sim_, *workloads_, *autoscaler_view_, metrics_, spec, *target));
     metrics_.require_range(scaled_objects_.back()->longest_range());
   }
-}
-
-ServiceRuntime* World::service_of(PodId pod) const {
-  const WorkloadId w = cluster_.pod(pod).workload;
-  if (w >= service_by_workload_.size() || service_by_workload_[w] < 0) return nullptr;
-  return services_[static_cast<std::size_t>(service_by_workload_[w])].get();
 }
 
 RunStats World::run() {
@@ -184,21 +178,15 @@ void World::emit(const SimEvent& e) {
 void World::pod_pending(PodId) { kube_scheduler_->request_pass(); }
 void World::pod_bound(PodId pod) {
   workloads_->on_bound(pod);
-  if (ServiceRuntime* service = service_of(pod)) service->on_pod_bound(pod);
+  kubelet_->on_bound(pod);
 }
 
 void World::pod_evicted(PodId pod, NodeId node) {
   workloads_->on_evicted(pod);
-  if (ServiceRuntime* service = service_of(pod)) service->on_pod_evicted(pod, node);
+  kubelet_->on_evicted(pod, node);
 }
 
-void World::pod_terminating(PodId pod) {
-  if (ServiceRuntime* service = service_of(pod)) {
-    service->on_pod_terminating(pod);
-  } else {
-    workloads_->finish_termination(pod);  // nothing to drain: it exits at once
-  }
-}
+void World::pod_terminating(PodId pod) { kubelet_->on_terminating(pod); }
 void World::capacity_changed() { kube_scheduler_->request_pass(); }
 
 }  // namespace fleetsim

@@ -31,10 +31,6 @@ class WorkloadController : private EventHandler {
   // Streams the trace: each row becomes a Job at its submit time.
   void add_stream(JobStream stream);
 
-  // The workload's pods start and turn Ready under someone else's control (a serving runtime);
-  // otherwise a pod is started and Ready as soon as it is bound.
-  void manage_startup_elsewhere(WorkloadId workload) { states_[workload].startup_elsewhere = true; }
-
   void on_bound(PodId pod);
   void on_evicted(PodId pod);
 
@@ -42,8 +38,6 @@ class WorkloadController : private EventHandler {
   // pods in Kubernetes' order (scale_down_order.hpp); a bound pod goes through its grace period
   // (ClusterBus::pod_terminating) and counts as gone at once, as a ReplicaSet counts it.
   void scale(WorkloadId deployment, std::int32_t replicas, std::string_view source);
-  // A terminating pod has exited: it leaves its node.
-  void finish_termination(PodId pod);
 
   // The first Deployment `name` in `namespace_name`.
   std::optional<WorkloadId> find_deployment(std::string_view namespace_name, std::string_view name) const;
@@ -58,7 +52,6 @@ class WorkloadController : private EventHandler {
     WorkloadId id = 0;
     std::vector<PodId> pods;  // active, by creation
     int succeeded = 0;
-    bool startup_elsewhere = false;
     bool created = false;  // its creation time has come
     std::string template_hash;  // Deployment pods: the ReplicaSet's pod-template-hash
   };

@@ -14,24 +14,13 @@
 #include "fleetsim/k8s/cluster_bus.hpp"
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/scenario/scenario_config.hpp"
-#include "fleetsim/kube/pod_startup.hpp"
+#include "fleetsim/kube/kubelet.hpp"
 #include "fleetsim/serving/serving_model.hpp"
 #include "fleetsim/serving/serving_stats.hpp"
 #include "fleetsim/traffic/traffic_source.hpp"
 #include "fleetsim/workload/workload_controller.hpp"
 
 namespace fleetsim {
-
-// The image stores of every node in the run, shared by all services (an image is cached per node).
-class NodeImages {
- public:
-  explicit NodeImages(std::int64_t bytes_per_second) : bytes_per_second_(bytes_per_second) {}
-  NodeImageStore& of(NodeId node);
-
- private:
-  std::int64_t bytes_per_second_;
-  std::vector<std::optional<NodeImageStore>> stores_;  // by NodeId
-};
 
 // What the per-pod metric series are called (DCGM exporter and vLLM names).
 inline constexpr std::string_view kGpuUtilMetric = "DCGM_FI_DEV_GPU_UTIL";
@@ -53,15 +42,14 @@ struct ServiceIntervalRow {
   double busy_gpus = 0;           // GPUs with work, averaged over the interval
 };
 
-class ServiceRuntime final : private ServingObserver, private ReplicaListener, private EventHandler {
+class ServiceRuntime final : public PodWorkListener, private ServingObserver, private ReplicaListener {
  public:
   struct Inputs {
     Simulation& sim;
     Cluster& cluster;
-    ClusterBus& bus;
     WorkloadController& workloads;
+    Kubelet& kubelet;
     const Catalog& catalog;
-    NodeImages& images;
     MetricsStore& metrics;  // where its pods' series are scraped to
     const ServiceConfig& config;
     WorkloadId deployment;
@@ -74,10 +62,12 @@ class ServiceRuntime final : private ServingObserver, private ReplicaListener, p
   // Starts the traffic (call once, before the run).
   void start();
 
-  // Pod lifecycle hooks, for pods of this service's Deployment.
-  void on_pod_bound(PodId pod);
-  void on_pod_terminating(PodId pod);  // scale-down: drain, then leave the node
-  void on_pod_evicted(PodId pod, NodeId node);  // its node is going: drain while it can
+  // The kubelet's hooks, for pods of this service's Deployment: a replica per bound pod, which
+  // takes requests once Ready and finishes its requests in flight while it drains.
+  void on_pod_bound(PodId pod) override;
+  void on_pod_ready(PodId pod) override;
+  void on_pod_draining(PodId pod) override;
+  void on_pod_killed(PodId pod) override;
 
   // One scrape: writes the service's and each running pod's series.
   void scrape(SimTime now);
@@ -98,7 +88,6 @@ class ServiceRuntime final : private ServingObserver, private ReplicaListener, p
   std::int64_t peak_replicas() const { return peak_replicas_; }
 
  private:
-  enum class Step : std::uint64_t { Started = 1, Ready = 2, GraceEnd = 3 };
   struct TrackedPod {
     PodId pod;
     SeriesId gpu_util, running, waiting, success;
@@ -107,22 +96,17 @@ class ServiceRuntime final : private ServingObserver, private ReplicaListener, p
     std::optional<double> busy_fraction;
   };
 
-  void on_event(SimTime now, std::uint64_t tag) override;
   void on_request_done(const RequestOutcome& outcome) override { stats_.on_request_done(outcome); }
   void on_replica_drained(ReplicaId id, SimTime now) override;
-  void become_ready(PodId pod);
-  void begin_drain(PodId pod, SimTime deadline);
   void untrack(PodId pod, SimTime now);
   TrackedPod* tracked(PodId pod);
   LlmRates rates_for(const Node& node) const;
-  void schedule(SimTime t, Phase phase, Step step, PodId pod);
 
   Simulation& sim_;
   Cluster& cluster_;
-  ClusterBus& bus_;
   WorkloadController& workloads_;
+  Kubelet& kubelet_;
   const Catalog& catalog_;
-  NodeImages& images_;
   MetricsStore& metrics_;
   const ServiceConfig& config_;
   WorkloadId deployment_;

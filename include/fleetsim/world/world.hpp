@@ -11,6 +11,7 @@
 #include "fleetsim/cloudprovider/aws/ec2_cloud.hpp"
 #include "fleetsim/disruption/disruption_controller.hpp"
 #include "fleetsim/engine/simulation.hpp"
+#include "fleetsim/kube/kubelet.hpp"
 #include "fleetsim/kube/node_termination.hpp"
 #include "fleetsim/provisioning/karpenter/interruption_handler.hpp"
 #include "fleetsim/provisioning/karpenter/karpenter_provisioner.hpp"
@@ -58,7 +59,6 @@ class World : private ClusterBus, private EventHandler {
   void apply(const ApplyManifestsEvent& e);
   void build_provisioner();
   void build_services_and_autoscalers();
-  ServiceRuntime* service_of(PodId pod) const;
 
   const ScenarioConfig& config_;
   Simulation sim_;
@@ -71,12 +71,11 @@ class World : private ClusterBus, private EventHandler {
   std::unique_ptr<DisruptionController> disruption_;
   std::unique_ptr<KubeScheduler> kube_scheduler_;
   std::unique_ptr<WorkloadController> workloads_;
+  std::unique_ptr<Kubelet> kubelet_;
   std::vector<EventSink*> sinks_;
 
-  NodeImages images_;
   MetricsStore metrics_;
   std::vector<std::unique_ptr<ServiceRuntime>> services_;
-  std::vector<std::int32_t> service_by_workload_;           // by WorkloadId: index or -1
   std::vector<ServiceIntervalRow> service_rows_;
   std::unique_ptr<AutoscalerView> autoscaler_view_;
   std::vector<std::unique_ptr<HpaRunner>> hpas_;

@@ -1,4 +1,5 @@
 #include "fleetsim/workload/workload_controller.hpp"
+#include "fleetsim/kube/kubelet.hpp"
 
 #include <unistd.h>
 
@@ -23,11 +24,14 @@ const std::string kSuffixChar = "[bcdfghjklmnpqrstvwxz2456789]";
 
 bool matches(const std::string& text, const std::string& pattern) { return std::regex_match(text, std::regex(pattern)); }
 
-// A WorkloadController wired to a recording bus, with one big Ready node to bind pods to by hand
-// (standing in for kube-scheduler).
+// A WorkloadController and the kubelet wired to a recording bus, with one big Ready node to bind
+// pods to by hand (standing in for kube-scheduler).
 struct WorkloadRig {
-  explicit WorkloadRig(std::uint64_t seed = 11) : sim(seed), controller(sim, cluster, bus) {
-    bus.forward_bound = [this](PodId p) { controller.on_bound(p); };
+  explicit WorkloadRig(std::uint64_t seed = 11) : sim(seed), controller(sim, cluster, bus), kubelet(sim, cluster, bus, 0) {
+    bus.forward_bound = [this](PodId p) {
+      controller.on_bound(p);
+      kubelet.on_bound(p);
+    };
     bus.forward_evicted = [this](PodId p) { controller.on_evicted(p); };
     node = add_node(cluster, {.name = "big", .allocatable = node_allocatable(64000, 256)});
   }
@@ -56,6 +60,7 @@ struct WorkloadRig {
   Cluster cluster;
   RecordingBus bus;
   WorkloadController controller;
+  Kubelet kubelet;
   NodeId node = kNoNode;
 };
 
@@ -420,7 +425,7 @@ TEST_CASE("scaling down deletes pending pods at once and drains bound ones", "[w
   const PodId draining = rig.bus.terminating[0];
   CHECK(rig.cluster.pod(draining).terminating);
   CHECK(rig.cluster.pod(draining).node == rig.node);  // still holds its node until it exits
-  rig.controller.finish_termination(draining);
+  rig.kubelet.on_terminating(draining);  // nothing runs in it: it exits at once
   CHECK(rig.cluster.pod(draining).phase == PodPhase::Deleted);
   CHECK(rig.cluster.node(rig.node).pods.size() == 1);
   const auto deleted = rig.bus.of_kind(EventKind::PodDeleted);

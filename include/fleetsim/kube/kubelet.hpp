@@ -1,0 +1,80 @@
+// The pod lifecycle on a node, for every pod alike: bind → image pull → model load → probes →
+// Ready → terminating (grace period) → gone.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "fleetsim/engine/event_tag.hpp"
+#include "fleetsim/engine/simulation.hpp"
+#include "fleetsim/k8s/cluster_bus.hpp"
+#include "fleetsim/kube/pod_startup.hpp"
+
+namespace fleetsim {
+
+// What starting a workload's pods takes beyond their spec (a service's `startup:`). A workload
+// without one pulls nothing and its server is up as soon as the containers start.
+struct PodStartupProfile {
+  std::int64_t image_bytes = 0;
+  SimDuration model_load{0};
+};
+
+// Who runs work inside a workload's pods (a serving runtime) and must hear how they come and go.
+class PodWorkListener {
+ public:
+  virtual ~PodWorkListener() = default;
+  // Bound: the pod's work can be set up (it takes none until Ready).
+  virtual void on_pod_bound(PodId pod) = 0;
+  virtual void on_pod_ready(PodId pod) = 0;
+  // It left the endpoints; its work may finish until the grace period ends. The listener calls
+  // Kubelet::work_done once nothing is left (at once, if nothing was running).
+  virtual void on_pod_draining(PodId pod) = 0;
+  // The grace period ended: whatever is still running dies with the container.
+  virtual void on_pod_killed(PodId pod) = 0;
+};
+
+// The image stores of every node (an image is cached per node) and the pods' start and stop.
+// Pods of a workload with a start-up profile are timed by events; others start and turn Ready at
+// bind. A pod deleted by its controller leaves its node once its work is done or its grace period
+// ends; an evicted pod's grace period is cut short when its node goes.
+class Kubelet : private EventHandler {
+ public:
+  Kubelet(Simulation& sim, Cluster& cluster, ClusterBus& bus, std::int64_t image_pull_bytes_per_s)
+      : sim_(sim), cluster_(cluster), bus_(bus), bytes_per_second_(image_pull_bytes_per_s) {}
+
+  // How the workload's pods start, and who runs work in them (may be null).
+  void manage(WorkloadId workload, PodStartupProfile profile, PodWorkListener* listener);
+
+  void on_bound(PodId pod);
+  // Its controller deleted the bound pod: it drains, then leaves its node.
+  void on_terminating(PodId pod);
+  // The pod was evicted from `node` (already off it): its work drains while the node lasts.
+  void on_evicted(PodId pod, NodeId node);
+  // The listener has no work left in the pod.
+  void work_done(PodId pod);
+
+ private:
+  enum class Step : std::uint8_t { Started, Ready, GraceEnd };
+  using Tag = EventTag<Step>;
+  struct Managed {
+    PodStartupProfile profile;
+    PodWorkListener* listener = nullptr;
+  };
+
+  void on_event(SimTime now, std::uint64_t tag) override;
+  const Managed* managed(WorkloadId workload) const;
+  NodeImageStore& images(NodeId node);
+  void become_ready(PodId pod);
+  void drain(PodId pod, SimTime deadline);
+  void exit(PodId pod);
+
+  Simulation& sim_;
+  Cluster& cluster_;
+  ClusterBus& bus_;
+  std::int64_t bytes_per_second_;
+  std::vector<std::optional<Managed>> managed_;            // by WorkloadId
+  std::vector<std::optional<NodeImageStore>> images_;      // by NodeId
+};
+
+}  // namespace fleetsim

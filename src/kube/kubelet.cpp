@@ -1,0 +1,102 @@
+#include "fleetsim/kube/kubelet.hpp"
+
+#include <algorithm>
+
+namespace fleetsim {
+
+void Kubelet::manage(WorkloadId workload, PodStartupProfile profile, PodWorkListener* listener) {
+  if (managed_.size() <= workload) managed_.resize(workload + 1);
+  managed_[workload] = Managed{.profile = profile, .listener = listener};
+}
+
+const Kubelet::Managed* Kubelet::managed(WorkloadId workload) const {
+  return workload < managed_.size() && managed_[workload] ? &*managed_[workload] : nullptr;
+}
+
+NodeImageStore& Kubelet::images(NodeId node) {
+  if (node >= images_.size()) images_.resize(node + 1);
+  if (!images_[node]) images_[node].emplace(bytes_per_second_);
+  return *images_[node];
+}
+
+void Kubelet::on_bound(PodId id) {
+  const Pod& pod = cluster_.pod(id);
+  const Managed* m = managed(pod.workload);
+  if (m == nullptr) {
+    cluster_.pod_started(id);
+    cluster_.pod_ready(id, sim_.now());
+    return;
+  }
+  if (m->listener != nullptr) m->listener->on_pod_bound(id);
+  const SimTime now = sim_.now();
+  const PodSpec& spec = *pod.spec;
+  const std::string image = spec.images.empty() ? std::string() : spec.images.front();
+  const SimTime started = images(pod.node).available_at(image, m->profile.image_bytes, now);
+  const SimTime server_up = started + m->profile.model_load;
+  const SimTime ready = pod_ready_time(now, started, server_up, spec.startup_probe, spec.readiness_probe);
+  sim_.schedule_at(started, Phase::PodLifecycle, *this, Tag{Step::Started, id}.pack());
+  sim_.schedule_at(ready, Phase::PodLifecycle, *this, Tag{Step::Ready, id}.pack());
+}
+
+void Kubelet::on_event(SimTime, std::uint64_t tag) {
+  const Tag event = Tag::unpack(tag);
+  const PodId id = event.subject;
+  const Pod& pod = cluster_.pod(id);
+  switch (event.kind) {
+    case Step::Started:
+      if (pod.phase == PodPhase::Running) cluster_.pod_started(id);
+      break;
+    case Step::Ready:
+      if (pod.phase == PodPhase::Running && !pod.terminating) become_ready(id);
+      break;
+    case Step::GraceEnd:
+      if (const Managed* m = managed(pod.workload); m != nullptr && m->listener != nullptr)
+        m->listener->on_pod_killed(id);
+      exit(id);
+      break;
+  }
+}
+
+void Kubelet::become_ready(PodId id) {
+  cluster_.pod_ready(id, sim_.now());
+  const Pod& pod = cluster_.pod(id);
+  bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::PodReady, .node = pod.node, .pod = id,
+                     .workload = pod.workload});
+  if (const Managed* m = managed(pod.workload); m != nullptr && m->listener != nullptr) m->listener->on_pod_ready(id);
+}
+
+void Kubelet::on_terminating(PodId id) {
+  drain(id, sim_.now() + cluster_.pod(id).spec->termination_grace);
+}
+
+void Kubelet::on_evicted(PodId id, NodeId node) {
+  // The instance may go before the grace period ends (a spot interruption's two minutes).
+  drain(id, std::min(sim_.now() + cluster_.pod(id).spec->termination_grace, cluster_.node(node).terminates_at));
+}
+
+// The pod leaves the endpoints at once; its work may go on until `deadline`.
+void Kubelet::drain(PodId id, SimTime deadline) {
+  const Managed* m = managed(cluster_.pod(id).workload);
+  if (m == nullptr || m->listener == nullptr) {
+    exit(id);  // nothing runs in it that could delay its exit
+    return;
+  }
+  cluster_.pod_unready(id);
+  sim_.schedule_at(deadline, Phase::PodLifecycle, *this, Tag{Step::GraceEnd, id}.pack());
+  m->listener->on_pod_draining(id);  // may call work_done at once
+}
+
+void Kubelet::work_done(PodId id) { exit(id); }
+
+// A terminating pod that is still on its node leaves it; an evicted one is already gone.
+void Kubelet::exit(PodId id) {
+  const Pod& p = cluster_.pod(id);
+  if (!p.terminating || p.phase != PodPhase::Running) return;
+  const NodeId node = p.node;
+  cluster_.finish(id, PodPhase::Deleted, sim_.now());
+  bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::PodDeleted, .node = node, .pod = id,
+                     .workload = p.workload, .reason = "scale_down"});
+  bus_.capacity_changed();
+}
+
+}  // namespace fleetsim

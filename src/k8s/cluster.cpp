@@ -17,11 +17,49 @@ NodeId Cluster::add_node(Node n) {
 }
 
 PodId Cluster::add_pod(Pod p) {
-  p.id = static_cast<PodId>(pods_.size());
+  p.id = next_pod_id_++;
   FLEETSIM_ASSERT(p.phase == PodPhase::Pending);
   pending_.push_back(p.id);
-  pods_.push_back(std::move(p));
-  return pods_.back().id;
+  const PodId id = p.id;
+  pods_.emplace_hint(pods_.end(), id, std::move(p));
+  return id;
+}
+
+Pod& Cluster::at(PodId id) {
+  auto it = pods_.find(id);
+  FLEETSIM_ASSERT(it != pods_.end());
+  return it->second;
+}
+
+const Pod& Cluster::at(PodId id) const {
+  auto it = pods_.find(id);
+  FLEETSIM_ASSERT(it != pods_.end());
+  return it->second;
+}
+
+const Pod* Cluster::find_pod(PodId id) const {
+  auto it = pods_.find(id);
+  return it == pods_.end() ? nullptr : &it->second;
+}
+
+void Cluster::ended(PodId pod) { ended_.push_back(pod); }
+
+void Cluster::release(PodId pod) {
+  Pod& p = at(pod);
+  FLEETSIM_ASSERT(p.holds > 0);
+  if (--p.holds == 0 && (p.phase == PodPhase::Succeeded || p.phase == PodPhase::Deleted)) ended(pod);
+}
+
+std::vector<WorkloadId> Cluster::collect() {
+  std::vector<WorkloadId> workloads;
+  for (PodId id : ended_) {
+    auto it = pods_.find(id);
+    if (it == pods_.end() || it->second.holds > 0) continue;  // gone already, or held
+    workloads.push_back(it->second.workload);
+    pods_.erase(it);
+  }
+  ended_.clear();
+  return workloads;
 }
 
 void Cluster::node_launched(NodeId node, SimTime now) {
@@ -56,7 +94,7 @@ void Cluster::node_terminated(NodeId node, SimTime now) {
 }
 
 void Cluster::bind(PodId pod_id, NodeId node_id, SimTime now) {
-  Pod& p = pods_[pod_id];
+  Pod& p = at(pod_id);
   Node& n = nodes_[node_id];
   FLEETSIM_ASSERT(p.node == kNoNode && p.phase == PodPhase::Pending);
   p.node = node_id;
@@ -71,7 +109,7 @@ void Cluster::bind(PodId pod_id, NodeId node_id, SimTime now) {
 }
 
 void Cluster::unbind(PodId pod_id, SimTime now) {
-  Pod& p = pods_[pod_id];
+  Pod& p = at(pod_id);
   if (p.node == kNoNode) return;
   Node& n = nodes_[p.node];
   n.requested -= p.spec->requests;
@@ -85,24 +123,28 @@ void Cluster::unbind(PodId pod_id, SimTime now) {
 void Cluster::finish(PodId pod, PodPhase phase, SimTime now) {
   FLEETSIM_ASSERT(phase == PodPhase::Succeeded || phase == PodPhase::Deleted);
   unbind(pod, now);
-  pods_[pod].phase = phase;
+  at(pod).phase = phase;
+  ended(pod);
 }
 
 void Cluster::delete_pending(PodId pod_id) {
   auto it = std::lower_bound(pending_.begin(), pending_.end(), pod_id);
   if (it != pending_.end() && *it == pod_id) pending_.erase(it);
-  pods_[pod_id].nominated = kNoNode;
-  pods_[pod_id].phase = PodPhase::Deleted;
+  Pod& p = at(pod_id);
+  p.nominated = kNoNode;
+  p.phase = PodPhase::Deleted;
+  ended(pod_id);
 }
 
 void Cluster::clear_nominations_to(NodeId node) {
   for (PodId p : pending_)
-    if (pods_[p].nominated == node) pods_[p].nominated = kNoNode;
+    if (Pod& pod = at(p); pod.nominated == node) pod.nominated = kNoNode;
 }
 
 void Cluster::pod_ready(PodId pod, SimTime now) {
-  pods_[pod].ready = true;
-  pods_[pod].ready_at = now;
+  Pod& p = at(pod);
+  p.ready = true;
+  p.ready_at = now;
 }
 
 }  // namespace fleetsim

@@ -41,7 +41,9 @@ void Kubelet::on_bound(PodId id) {
 void Kubelet::on_event(SimTime, std::uint64_t tag) {
   const Tag event = Tag::unpack(tag);
   const PodId id = event.subject;
-  const Pod& pod = cluster_.pod(id);
+  const Pod* found = cluster_.find_pod(id);
+  if (found == nullptr) return;  // ended and released: nothing left to start or stop
+  const Pod& pod = *found;
   switch (event.kind) {
     case Step::Started:
       if (pod.phase == PodPhase::Running) cluster_.pod_started(id);

@@ -34,12 +34,34 @@ std::string WorkloadController::random_suffix(std::size_t length) {
 WorkloadId WorkloadController::add(const Workload& workload, SimTime at, std::string_view group) {
   State s;
   s.def = workload;
-  s.id = static_cast<WorkloadId>(states_.size());
-  cluster_.add_workload(WorkloadRecord{.name = group.empty() ? workload.name : std::string(group),
-                                       .kind = workload.kind, .namespace_name = workload.namespace_name});
-  states_.push_back(std::move(s));
-  sim_.schedule_at(std::max(at, sim_.now()), Phase::Workload, *this, tag(Action::Create, states_.back().id));
-  return states_.back().id;
+  s.id = cluster_.add_workload(WorkloadRecord{.name = group.empty() ? workload.name : std::string(group),
+                                              .kind = workload.kind, .namespace_name = workload.namespace_name});
+  const WorkloadId id = s.id;
+  states_.emplace(id, std::move(s));
+  sim_.schedule_at(std::max(at, sim_.now()), Phase::Workload, *this, tag(Action::Create, id));
+  return id;
+}
+
+WorkloadController::State& WorkloadController::state(WorkloadId id) {
+  auto it = states_.find(id);
+  FLEETSIM_ASSERT(it != states_.end());
+  return it->second;
+}
+
+const WorkloadController::State& WorkloadController::state(WorkloadId id) const {
+  auto it = states_.find(id);
+  FLEETSIM_ASSERT(it != states_.end());
+  return it->second;
+}
+
+void WorkloadController::forget_pods(std::span<const WorkloadId> released) {
+  for (WorkloadId id : released) {
+    State& s = state(id);
+    --s.pods_held;
+    const bool finished = (s.def.kind == WorkloadKind::Job && s.succeeded >= s.def.completions) ||
+                          (s.def.kind == WorkloadKind::Pod && s.succeeded > 0);
+    if (finished && s.pods_held == 0 && s.pods.empty()) states_.erase(id);
+  }
 }
 
 void WorkloadController::add_stream(JobStream stream) {
@@ -66,7 +88,7 @@ void WorkloadController::on_event(SimTime, std::uint64_t t) {
 }
 
 void WorkloadController::create(std::uint32_t index) {
-  State& s = states_[index];
+  State& s = state(index);
   bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::WorkloadCreated, .workload = s.id});
   if (s.def.kind == WorkloadKind::Deployment) s.template_hash = random_suffix(10);
   s.created = true;
@@ -88,7 +110,7 @@ void WorkloadController::reconcile(State& s) {
 }
 
 void WorkloadController::scale(WorkloadId deployment, std::int32_t replicas, std::string_view source) {
-  State& s = states_[deployment];
+  State& s = state(deployment);
   FLEETSIM_ASSERT(s.def.kind == WorkloadKind::Deployment && replicas >= 0);
   if (s.def.replicas == replicas) return;
   bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::ReplicasChanged, .workload = s.id,
@@ -130,7 +152,7 @@ void WorkloadController::forget(State& s, PodId pod) {
 }
 
 std::optional<WorkloadId> WorkloadController::find_deployment(std::string_view namespace_name, std::string_view name) const {
-  for (const State& s : states_)
+  for (const auto& [id, s] : states_)
     if (s.def.kind == WorkloadKind::Deployment && s.def.name == name && s.def.namespace_name == namespace_name) return s.id;
   return std::nullopt;
 }
@@ -146,11 +168,12 @@ void WorkloadController::create_pod(State& s) {
   p.spec = &s.def.pod.spec;
   p.labels = &s.def.pod.labels;
   p.namespace_name = s.def.namespace_name;
-  p.uid = fmt::format("{:08d}", cluster_.pods().size());
+  p.uid = fmt::format("{:08d}", cluster_.next_pod_id());
   p.created = sim_.now();
   p.run_time = s.def.run_time;
   PodId id = cluster_.add_pod(std::move(p));
   s.pods.push_back(id);
+  ++s.pods_held;
   bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::PodCreated, .pod = id, .workload = s.id});
   bus_.pod_pending(id);
 }
@@ -161,11 +184,12 @@ void WorkloadController::on_bound(PodId pod) {
 }
 
 void WorkloadController::complete(PodId id) {
-  const Pod& p = cluster_.pod(id);
-  if (p.phase != PodPhase::Running) return;  // evicted before it finished
+  const Pod* found = cluster_.find_pod(id);
+  if (found == nullptr || found->phase != PodPhase::Running) return;  // evicted before it finished
+  const Pod& p = *found;
   const NodeId node = p.node;
   cluster_.finish(id, PodPhase::Succeeded, sim_.now());
-  State& s = states_[p.workload];
+  State& s = state(p.workload);
   forget(s, id);
   ++s.succeeded;
   bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::PodCompleted, .node = node, .pod = id, .workload = p.workload});
@@ -175,7 +199,7 @@ void WorkloadController::complete(PodId id) {
 
 void WorkloadController::on_evicted(PodId id) {
   const Pod& p = cluster_.pod(id);
-  State& s = states_[p.workload];
+  State& s = state(p.workload);
   if (p.terminating) return;  // already gone from its controller's count
   forget(s, id);
   // A bare Pod is gone for good; Deployments and Jobs replace theirs (a Job restarts from the

@@ -51,6 +51,7 @@ LlmRates ServiceRuntime::rates_for(const Node& node) const {
 void ServiceRuntime::on_pod_bound(PodId id) {
   model_.add_replica(ReplicaSpec{.id = id, .rates = rates_for(cluster_.node(cluster_.pod(id).node))}, std::nullopt);
   pods_.push_back(TrackedPod{.pod = id});
+  cluster_.hold(id);  // scraped and drained until untracked, even once it has ended
 }
 
 void ServiceRuntime::on_pod_ready(PodId id) { model_.set_ready(id); }
@@ -88,6 +89,7 @@ void ServiceRuntime::untrack(PodId id, SimTime now) {
     for (SeriesId s : {t->gpu_util, t->running, t->waiting, t->success}) metrics_.mark_stale(s, now);
   }
   pods_.erase(pods_.begin() + (t - pods_.data()));
+  cluster_.release(id);
 }
 
 void ServiceRuntime::scrape(SimTime now) {

@@ -135,6 +135,8 @@ void World::on_event(SimTime now, std::uint64_t tag) {
     case Timer::Report:
       for (std::size_t i = 0; i < services_.size(); ++i) service_rows_[i] = services_[i]->close_interval(now);
       for (EventSink* sink : sinks_) sink->on_interval(now, cluster_);
+      // Ended pods nobody reads any more, and finished jobs: memory stays flat in run length.
+      workloads_->forget_pods(cluster_.collect());
       break;
     case Timer::Scrape:
       metrics_.scrape(now);

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <ranges>
 #include <string>
 #include <vector>
 
@@ -93,6 +95,7 @@ struct Pod {
   bool terminating = false;   // deleted by its controller, finishing its grace period
   std::optional<SimDuration> run_time;  // nullopt: runs until deleted
   std::string pending_reason;           // from the last solve that could not place it
+  std::uint32_t holds = 0;              // readers that need it after it ends (Cluster::hold)
 };
 
 // A Deployment, Job or bare Pod: the unit cost and pods are attributed to.
@@ -108,9 +111,14 @@ class Cluster {
  public:
   const std::vector<WorkloadRecord>& workloads() const { return workloads_; }
   const std::vector<Node>& nodes() const { return nodes_; }
-  const std::vector<Pod>& pods() const { return pods_; }
+  // The pods not yet released, by id (creation order).
+  auto pods() const { return std::views::values(pods_); }
   const Node& node(NodeId id) const { return nodes_[id]; }
-  const Pod& pod(PodId id) const { return pods_[id]; }
+  const Pod& pod(PodId id) const { return at(id); }
+  // Null once the pod has been released (collect()).
+  const Pod* find_pod(PodId id) const;
+  // The id the next pod gets: the count of pods ever created.
+  PodId next_pod_id() const { return next_pod_id_; }
 
   // Pods waiting for a node, by id (creation order); nodes not yet terminated, by id. Kept
   // incrementally so per-pass work scales with what is live, not with the run's history.
@@ -144,25 +152,40 @@ class Cluster {
   void finish(PodId pod, PodPhase phase, SimTime now);
   // Takes a pending pod out of the queue and ends it (its controller deleted it).
   void delete_pending(PodId pod);
-  void nominate(PodId pod, NodeId node) { pods_[pod].nominated = node; }
-  void set_pending_reason(PodId pod, std::string reason) { pods_[pod].pending_reason = std::move(reason); }
+  void nominate(PodId pod, NodeId node) { at(pod).nominated = node; }
+  void set_pending_reason(PodId pod, std::string reason) { at(pod).pending_reason = std::move(reason); }
   // Nominations to a node that is going away are void.
   void clear_nominations_to(NodeId node);
-  void pod_started(PodId pod) { pods_[pod].started = true; }
+  void pod_started(PodId pod) { at(pod).started = true; }
   void pod_ready(PodId pod, SimTime now);
   // It leaves the endpoints (draining, or about to exit).
-  void pod_unready(PodId pod) { pods_[pod].ready = false; }
+  void pod_unready(PodId pod) { at(pod).ready = false; }
   // Its controller deleted it: it finishes its grace period before it leaves the node.
-  void pod_terminating(PodId pod) { pods_[pod].terminating = true; }
+  void pod_terminating(PodId pod) { at(pod).terminating = true; }
+
+  // ---- Memory: a run's state stays flat in the number of pods it has seen ----
+  // A component that keeps reading a pod after it ends (a replica draining on a gone node) holds
+  // it; every hold is released.
+  void hold(PodId pod) { ++at(pod).holds; }
+  void release(PodId pod);
+  // Forgets the pods that ended (Succeeded or Deleted) and that nobody holds; returns the
+  // workloads they belonged to, one entry per pod. Call between events, when no one is in the
+  // middle of reading them.
+  std::vector<WorkloadId> collect();
 
  private:
   void unbind(PodId pod, SimTime now);
+  Pod& at(PodId id);
+  const Pod& at(PodId id) const;
+  void ended(PodId pod);
 
   std::vector<PodId> pending_;
   std::vector<NodeId> active_;
   std::vector<WorkloadRecord> workloads_;
   std::vector<Node> nodes_;
-  std::vector<Pod> pods_;
+  std::map<PodId, Pod> pods_;  // node-based: a Pod's address is stable while it exists
+  PodId next_pod_id_ = 0;
+  std::vector<PodId> ended_;  // ended since the last collect, held or not
 };
 
 }  // namespace fleetsim

@@ -2,7 +2,8 @@
 // run once, and job traces stream in new Jobs.
 #pragma once
 
-#include <deque>
+#include <map>
+#include <span>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,16 +42,21 @@ class WorkloadController : private EventHandler {
 
   // The first Deployment `name` in `namespace_name`.
   std::optional<WorkloadId> find_deployment(std::string_view namespace_name, std::string_view name) const;
-  std::int32_t replicas(WorkloadId deployment) const { return states_[deployment].def.replicas; }
+  std::int32_t replicas(WorkloadId deployment) const { return state(deployment).def.replicas; }
   // Pods the workload's controller counts: created, not terminating, not finished; by creation.
-  const std::vector<PodId>& active_pods(WorkloadId workload) const { return states_[workload].pods; }
-  const Workload& definition(WorkloadId workload) const { return states_[workload].def; }
+  const std::vector<PodId>& active_pods(WorkloadId workload) const { return state(workload).pods; }
+  const Workload& definition(WorkloadId workload) const { return state(workload).def; }
+
+  // The cluster released these pods (one entry per pod): a finished Job or Pod whose pods are all
+  // released is forgotten, so memory stays flat however many jobs a trace brings.
+  void forget_pods(std::span<const WorkloadId> released);
 
  private:
   struct State {
     Workload def;  // owns the PodSpec its pods point to
     WorkloadId id = 0;
     std::vector<PodId> pods;  // active, by creation
+    std::uint32_t pods_held = 0;  // created and not yet released by the cluster
     int succeeded = 0;
     bool created = false;  // its creation time has come
     std::string template_hash;  // Deployment pods: the ReplicaSet's pod-template-hash
@@ -65,6 +71,8 @@ class WorkloadController : private EventHandler {
   static std::uint64_t tag(Action a, std::uint32_t index) { return EventTag<Action>{a, index}.pack(); }
 
   void on_event(SimTime now, std::uint64_t tag) override;
+  State& state(WorkloadId id);
+  const State& state(WorkloadId id) const;
   void create(std::uint32_t state);
   void create_pod(State& s);
   void reconcile(State& s);
@@ -78,7 +86,7 @@ class WorkloadController : private EventHandler {
   Cluster& cluster_;
   ClusterBus& bus_;
   RngStream names_;
-  std::deque<State> states_;  // by WorkloadId; deque keeps PodSpec addresses stable
+  std::map<WorkloadId, State> states_;  // node-based: pods point at their workload's PodSpec
   std::vector<Stream> streams_;
 };
 

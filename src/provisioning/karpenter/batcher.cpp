@@ -5,16 +5,13 @@
 namespace fleetsim {
 
 void Batcher::trigger(PodId pod) {
-  if (pod_window_.size() <= pod) pod_window_.resize(pod + 1, 0);
   const SimTime now = sim_.now();
   if (!open_) {
     open_ = true;
     opened_ = now;
-    ++window_id_;
-  } else if (pod_window_[pod] == window_id_) {
-    return;  // the same pod again does not extend the window
+    in_window_.clear();
   }
-  pod_window_[pod] = window_id_;
+  if (!in_window_.insert(pod).second) return;  // the same pod again does not extend the window
   const SimTime close = std::min(now + idle_, opened_ + max_);
   sim_.cancel(close_);
   close_ = sim_.schedule_at(close, Phase::Provisioning, *this);

@@ -182,11 +182,11 @@ inline const Labels& no_labels() {
 // A pending pod placed directly into the cluster (no workload controller).
 inline PodId add_pending_pod(Cluster& cluster, const PodSpec* spec, SimTime created, std::string name = {}) {
   Pod p;
-  p.name = name.empty() ? "pod-" + std::to_string(cluster.pods().size()) : std::move(name);
+  p.name = name.empty() ? "pod-" + std::to_string(cluster.next_pod_id()) : std::move(name);
   p.spec = spec;
   p.labels = &no_labels();
   p.namespace_name = "default";
-  p.uid = "uid-" + std::to_string(cluster.pods().size());
+  p.uid = "uid-" + std::to_string(cluster.next_pod_id());
   p.created = created;
   return cluster.add_pod(std::move(p));
 }

@@ -35,7 +35,7 @@ struct KubeletRig {
     spec.images = {"vllm:1"};
     spec.termination_grace = grace;
     Pod p;
-    p.name = "pod-" + std::to_string(cluster.pods().size());
+    p.name = "pod-" + std::to_string(cluster.next_pod_id());
     p.workload = workload;
     p.spec = specs.add(std::move(spec));
     p.labels = &no_labels();

@@ -3,7 +3,7 @@
 
 #include <cstdint>
 #include <functional>
-#include <vector>
+#include <unordered_set>
 
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/k8s/cluster.hpp"
@@ -29,8 +29,7 @@ class Batcher : private EventHandler {
   std::function<void()> on_close_;
   bool open_ = false;
   SimTime opened_{};
-  std::uint64_t window_id_ = 0;
-  std::vector<std::uint64_t> pod_window_;  // per pod: the window that saw it last
+  std::unordered_set<PodId> in_window_;  // the open window's pods (membership only)
   EventHandle close_;
 };
 

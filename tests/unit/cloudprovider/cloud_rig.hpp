@@ -22,6 +22,24 @@ struct Capacities {
   std::optional<std::int64_t> xlarge{};  // m5.xlarge offerings
 };
 
+// The position of one offering: catalog type index and index into that type's offerings.
+struct OfferingPos {
+  std::uint32_t type = 0;
+  std::uint32_t offering = 0;
+};
+
+inline OfferingPos find_offering(const Catalog& catalog, std::string_view type, std::string_view zone,
+                                 CapacityType ct) {
+  const auto index = catalog.index_of(type);
+  FLEETSIM_ASSERT(index.has_value());
+  const InstanceType& t = catalog.types()[*index];
+  for (std::size_t i = 0; i < t.offerings.size(); ++i)
+    if (t.offerings[i].zone == zone && t.offerings[i].capacity_type == ct)
+      return OfferingPos{.type = static_cast<std::uint32_t>(*index), .offering = static_cast<std::uint32_t>(i)};
+  FLEETSIM_ASSERT(false);
+  return {};
+}
+
 // Two types in one zone, each with an on-demand and a spot offering.
 inline Catalog cloud_catalog(const Capacities& caps) {
   InstanceType large = make_type({.name = "m5.large", .vcpu = 2, .memory_gib = 8, .max_pods = 29,

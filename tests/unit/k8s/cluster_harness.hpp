@@ -11,7 +11,6 @@
 #include <utility>
 #include <vector>
 
-#include "fleetsim/catalog/catalog.hpp"
 #include "fleetsim/k8s/cluster.hpp"
 #include "fleetsim/k8s/cluster_bus.hpp"
 #include "fleetsim/k8s/sim_event.hpp"
@@ -92,24 +91,6 @@ class RecordingBus : public ClusterBus {
   std::function<void(PodId)> forward_terminating;
   std::function<void()> forward_capacity_changed;
 };
-
-// The position of one offering: catalog type index and index into that type's offerings.
-struct OfferingPos {
-  std::uint32_t type = 0;
-  std::uint32_t offering = 0;
-};
-
-inline OfferingPos find_offering(const Catalog& catalog, std::string_view type, std::string_view zone,
-                                 CapacityType ct) {
-  const auto index = catalog.index_of(type);
-  FLEETSIM_ASSERT(index.has_value());
-  const InstanceType& t = catalog.types()[*index];
-  for (std::size_t i = 0; i < t.offerings.size(); ++i)
-    if (t.offerings[i].zone == zone && t.offerings[i].capacity_type == ct)
-      return OfferingPos{.type = static_cast<std::uint32_t>(*index), .offering = static_cast<std::uint32_t>(i)};
-  FLEETSIM_ASSERT(false);
-  return {};
-}
 
 // Resources with cpu, memory and pods = 1 (what a PodSpec's effective requests look like).
 inline Resources pod_requests(std::int64_t cpu_millis, std::int64_t memory_mib, std::int64_t gpus = 0) {

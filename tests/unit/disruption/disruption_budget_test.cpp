@@ -36,7 +36,7 @@ void add_nodes(Cluster& cluster, int n, NodePhase phase = NodePhase::Initialized
     // A node that reached Initialized keeps the flag while it is deleted and terminated.
     node.initialized = phase != NodePhase::Launching && phase != NodePhase::Launched && phase != NodePhase::Registered;
     NodeId id = cluster.add_node(std::move(node));
-    // A terminated node leaves the cluster's active set, as SimCloud terminates it.
+    // A terminated node leaves the cluster's active set, as the cloud provider terminates it.
     if (phase == NodePhase::Terminated) cluster.node_terminated(id, kSimStart);
   }
 }

@@ -119,7 +119,7 @@ struct ReadyNodeArgs {
   Labels extra_labels{};
 };
 
-// A node placed directly into the cluster (no SimCloud), already in `phase`.
+// A node placed directly into the cluster (no cloud provider), already in `phase`.
 inline NodeId add_node(Cluster& cluster, const ReadyNodeArgs& a) {
   Node n;
   n.name = a.name;

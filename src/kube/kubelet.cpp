@@ -21,15 +21,22 @@ NodeImageStore& Kubelet::images(NodeId node) {
 
 void Kubelet::on_bound(PodId id) {
   const Pod& pod = cluster_.pod(id);
+  const PodSpec& spec = *pod.spec;
+  const SimTime now = sim_.now();
   const Managed* m = managed(pod.workload);
   if (m == nullptr) {
+    // Nothing to pull or load: the containers start now, and the pod is Ready now unless its
+    // probes say later.
     cluster_.pod_started(id);
-    cluster_.pod_ready(id, sim_.now());
+    if (!spec.startup_probe && !spec.readiness_probe) {
+      cluster_.pod_ready(id, now);
+    } else {
+      sim_.schedule_at(pod_ready_time(now, now, now, spec.startup_probe, spec.readiness_probe), Phase::PodLifecycle,
+                       *this, Tag{Step::Ready, id}.pack());
+    }
     return;
   }
   if (m->listener != nullptr) m->listener->on_pod_bound(id);
-  const SimTime now = sim_.now();
-  const PodSpec& spec = *pod.spec;
   const std::string image = spec.images.empty() ? std::string() : spec.images.front();
   const SimTime started = images(pod.node).available_at(image, m->profile.image_bytes, now);
   const SimTime server_up = started + m->profile.model_load;

@@ -35,8 +35,8 @@ class PodWorkListener {
 };
 
 // The image stores of every node (an image is cached per node) and the pods' start and stop.
-// Pods of a workload with a start-up profile are timed by events; others start and turn Ready at
-// bind. A pod deleted by its controller leaves its node once its work is done or its grace period
+// Pods of a workload with a start-up profile are timed by events; others start at bind and turn
+// Ready then, or when their probes first pass. A pod deleted by its controller leaves its node once its work is done or its grace period
 // ends; an evicted pod's grace period is cut short when its node goes.
 class Kubelet : private EventHandler {
  public:

@@ -104,3 +104,22 @@ TEST_CASE("a terminating pod leaves its node when its work is done, or when its 
   CHECK(rig.bus.seconds_of(EventKind::PodDeleted) == std::vector<double>{5, 31});
   CHECK(work.log.back() == "killed " + std::to_string(slow));
 }
+
+TEST_CASE("a pod without a profile but with a readiness probe turns Ready when the probe passes", "[kube]") {
+  KubeletRig rig;
+  PodSpec spec;
+  spec.requests = pod_requests(100, 128);
+  spec.readiness_probe = ProbeTiming{.initial_delay = seconds(10), .period = seconds(5), .success_threshold = 1};
+  Pod p;
+  p.name = "web-0";
+  p.spec = rig.specs.add(std::move(spec));
+  p.labels = &no_labels();
+  const PodId id = rig.cluster.add_pod(std::move(p));
+  rig.cluster.bind(id, rig.node, rig.sim.now());
+  rig.kubelet.on_bound(id);
+  CHECK(rig.cluster.pod(id).started);
+  CHECK_FALSE(rig.cluster.pod(id).ready);
+  rig.sim.run_until(at(seconds(10)));  // the first probe that counts, at the 10 s delay
+  CHECK(rig.cluster.pod(id).ready);
+  CHECK(rig.bus.seconds_of(EventKind::PodReady) == std::vector<double>{10});
+}

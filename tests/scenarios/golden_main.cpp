@@ -10,8 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "fleetsim/runner/run_scenario.hpp"
-#include "fleetsim/report/json_writer.hpp"
+#include "fleetsim/report/event_writer.hpp"
+#include "fleetsim/report/report_json.hpp"
+#include "fleetsim/report/timeseries_writer.hpp"
+#include "fleetsim/runner/run.hpp"
 #include "fleetsim/scenario/scenario_loader.hpp"
 
 namespace fs = std::filesystem;
@@ -29,8 +31,11 @@ struct Outputs {
 
 Outputs run_once(const ScenarioConfig& config) {
   std::ostringstream events, timeseries;
-  nlohmann::ordered_json report = run_scenario(config, {.events = &events, .timeseries = &timeseries, .progress = {}});
-  return {dump_json(report) + "\n", events.str(), timeseries.str()};
+  EventWriter event_writer(events);
+  TimeseriesWriter timeseries_writer(timeseries);
+  const RunResult result =
+      run(config, {.event_sinks = {&event_writer}, .timeseries_sinks = {&timeseries_writer}});
+  return {report_json_text(result), events.str(), timeseries.str()};
 }
 
 std::string read_file(const fs::path& p) {

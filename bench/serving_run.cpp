@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "fleetsim/runner/run_scenario.hpp"
+#include "fleetsim/runner/run.hpp"
 #include "fleetsim/scenario/scenario_loader.hpp"
 
 #include <unistd.h>
@@ -159,18 +159,19 @@ ScenarioConfig load(bool with_hpa) {
 void run(benchmark::State& state, bool with_hpa) {
   const ScenarioConfig config = load(with_hpa);
   std::uint64_t arrived_total = 0;
-  nlohmann::ordered_json report;
+  RunResult result;
   for (auto _ : state) {
     // Exactly what `fleetsim run` does, less the output files.
-    report = run_scenario(config, ScenarioOutputs{});
-    arrived_total += report["sla"]["requests"].get<std::uint64_t>();
+    result = fleetsim::run(config);
+    arrived_total += result.sla.requests;
   }
-  const auto& service = report["sla"]["by_service"]["llm"];
+  if (result.sla.by_service.size() != 1) throw std::runtime_error("expected one service, llm");
+  const SlaResult::Service& service = result.sla.by_service.front();
   state.SetItemsProcessed(static_cast<std::int64_t>(arrived_total));
-  state.counters["served"] = service["served"].get<double>();
-  state.counters["dropped"] = service["dropped"].get<double>();
-  state.counters["peak_replicas"] = service["peak_replicas"].get<double>();
-  state.counters["engine_events"] = report["engine"]["events"].get<double>();
+  state.counters["served"] = static_cast<double>(service.served);
+  state.counters["dropped"] = static_cast<double>(service.dropped);
+  state.counters["peak_replicas"] = static_cast<double>(service.peak_replicas);
+  state.counters["engine_events"] = static_cast<double>(result.engine.events);
 }
 
 // 100 replicas from the start; the first ~70 s wait for the nodes.

@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "fleetsim 0.1.0");
 
-  RunOptions run;
+  RunCommandOptions run;
   CLI::App* run_cmd = app.add_subcommand("run", "Run a scenario and write report.json, events.jsonl, timeseries.csv");
   run_cmd->add_option("scenario", run.scenario, "Scenario YAML file")->required();
   run_cmd->add_option("--out", run.out_dir, "Output directory (created if missing)")->capture_default_str();

@@ -6,9 +6,11 @@
 #include <iostream>
 
 #include "fleetsim/cli/commands.hpp"
-#include "fleetsim/runner/run_scenario.hpp"
-#include "fleetsim/report/json_writer.hpp"
+#include "fleetsim/report/event_writer.hpp"
+#include "fleetsim/report/report_json.hpp"
 #include "fleetsim/report/summary.hpp"
+#include "fleetsim/report/timeseries_writer.hpp"
+#include "fleetsim/runner/run.hpp"
 #include "fleetsim/scenario/scenario_loader.hpp"
 #include "fleetsim/workload/job_trace.hpp"
 #include "fleetsim/traffic/traffic_replay.hpp"
@@ -32,7 +34,7 @@ std::ofstream open_output(const std::filesystem::path& path) {
 
 }  // namespace
 
-int run_command(const RunOptions& options) {
+int run_command(const RunCommandOptions& options) {
   ScenarioConfig config = load_scenario(options.scenario, bundled_catalog_root());
   if (options.seed) config.seed = *options.seed;
   if (!options.quiet) print_warnings(config);
@@ -42,28 +44,30 @@ int run_command(const RunOptions& options) {
   if (ec) throw InputError(SourceLocation{.file = options.out_dir.string()}, "--out", ec.message());
   std::ofstream events = open_output(options.out_dir / "events.jsonl");
   std::ofstream timeseries = open_output(options.out_dir / "timeseries.csv");
+  EventWriter event_writer(events);
+  TimeseriesWriter timeseries_writer(timeseries);
 
   const bool show_progress = !options.quiet && isatty(STDERR_FILENO) != 0;
-  ScenarioOutputs outputs{.events = &events, .timeseries = &timeseries, .progress = {}};
+  RunOptions run_options{.event_sinks = {&event_writer}, .timeseries_sinks = {&timeseries_writer}};
   if (show_progress) {
-    outputs.progress = [&](SimTime now) {
+    run_options.progress = [&](SimTime now) {
       std::cerr << fmt::format("\r{}: {} / {} simulated", config.name, format_duration(now.time_since_epoch()),
                                format_duration(config.duration))
                 << std::flush;
     };
   }
-  nlohmann::ordered_json report = run_scenario(config, outputs);
+  const RunResult result = run(config, run_options);
   if (show_progress) std::cerr << "\r\033[K";
 
   std::ofstream report_file = open_output(options.out_dir / "report.json");
-  report_file << dump_json(report) << '\n';
+  report_file << report_json_text(result);
   events.close();
   timeseries.close();
   report_file.close();
   if (!events || !timeseries || !report_file)
     throw InputError(SourceLocation{.file = options.out_dir.string()}, "--out", "writing the outputs failed");
   if (!options.quiet) {
-    std::cout << format_summary(report);
+    std::cout << format_summary(result);
     std::cout << fmt::format("outputs: {}\n", options.out_dir.string());
   }
   return kExitOk;

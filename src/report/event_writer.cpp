@@ -27,7 +27,7 @@ void EventWriter::append_node(const Node& node, bool with_price) {
   }
 }
 
-void EventWriter::write(const SimEvent& e, const Cluster& cluster) {
+void EventWriter::on_event(const SimEvent& e, const Cluster& cluster) {
   line_.clear();
   line_ += "{\"t\":";
   append_seconds(line_, e.time, /*keep_point=*/true);

@@ -17,9 +17,12 @@ constexpr std::string_view kFixedColumns =
 
 }  // namespace
 
-TimeseriesWriter::TimeseriesWriter(std::ostream& out, const std::vector<std::string>& nodepools,
-                                   const std::vector<std::string>& services)
-    : out_(out), pool_count_(nodepools.size()), service_count_(services.size()) {
+void TimeseriesWriter::on_columns(std::span<const std::string> nodepools,
+                                  std::span<const std::string> services) {
+  FLEETSIM_ASSERT(!header_written_);
+  header_written_ = true;
+  pool_count_ = nodepools.size();
+  service_count_ = services.size();
   // NodePool names are DNS subdomain names (validated by scenario/), so they need no CSV quoting.
   line_ = kFixedColumns;
   for (const std::string& pool : nodepools) line_ += ",nodes_pool_" + pool;
@@ -32,7 +35,8 @@ TimeseriesWriter::TimeseriesWriter(std::ostream& out, const std::vector<std::str
   out_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
 }
 
-void TimeseriesWriter::write(const TimeseriesRow& row) {
+void TimeseriesWriter::on_row(const TimeseriesRow& row) {
+  FLEETSIM_ASSERT(header_written_);
   FLEETSIM_ASSERT(row.nodes_by_pool.size() == pool_count_);
   FLEETSIM_ASSERT(row.services.size() == service_count_);
   line_.clear();

@@ -1,6 +1,6 @@
 // Runs each example scenario twice: the two runs must be byte-identical (determinism) and match
-// the committed golden report.json and events.jsonl. On a mismatch it prints the first
-// differing line. `--update-golden` rewrites the golden files instead.
+// the committed golden report.json, events.jsonl and timeseries.csv. On a mismatch it prints the
+// first differing line. `--update-golden` rewrites the golden files instead.
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -10,8 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "fleetsim/runner/run_scenario.hpp"
-#include "fleetsim/report/json_writer.hpp"
+#include "fleetsim/report/event_writer.hpp"
+#include "fleetsim/report/report_json.hpp"
+#include "fleetsim/report/timeseries_writer.hpp"
+#include "fleetsim/runner/run.hpp"
 #include "fleetsim/scenario/scenario_loader.hpp"
 
 namespace fs = std::filesystem;
@@ -24,13 +26,16 @@ const std::vector<std::string> kScenarios = {"gpu-training", "tiered-spot", "llm
                                              "azure-conv-replay"};
 
 struct Outputs {
-  std::string report, events;
+  std::string report, events, timeseries;
 };
 
 Outputs run_once(const ScenarioConfig& config) {
   std::ostringstream events, timeseries;
-  nlohmann::ordered_json report = run_scenario(config, {.events = &events, .timeseries = &timeseries, .progress = {}});
-  return {dump_json(report) + "\n", events.str()};
+  EventWriter event_writer(events);
+  TimeseriesWriter timeseries_writer(timeseries);
+  const RunResult result =
+      run(config, {.event_sinks = {&event_writer}, .timeseries_sinks = {&timeseries_writer}});
+  return {report_json_text(result), events.str(), timeseries.str()};
 }
 
 std::string read_file(const fs::path& p) {
@@ -64,9 +69,11 @@ int main(int argc, char** argv) {
     ScenarioConfig config = load_scenario(root / "scenarios" / name / "scenario.yaml", root / "instance-catalog");
     Outputs first = run_once(config);
     Outputs second = run_once(config);
-    if (first.report != second.report || first.events != second.events) {
+    if (first.report != second.report || first.events != second.events ||
+        first.timeseries != second.timeseries) {
       std::cerr << fmt::format("{}: two runs differ (non-determinism)\n{}\n", name,
-                               first_difference(first.report + first.events, second.report + second.events));
+                               first_difference(first.report + first.events + first.timeseries,
+                                                second.report + second.events + second.timeseries));
       ++failures;
       continue;
     }
@@ -75,11 +82,14 @@ int main(int argc, char** argv) {
       fs::create_directories(golden);
       std::ofstream(golden / "report.json", std::ios::binary) << first.report;
       std::ofstream(golden / "events.jsonl", std::ios::binary) << first.events;
+      std::ofstream(golden / "timeseries.csv", std::ios::binary) << first.timeseries;
       std::cout << fmt::format("{}: golden files written\n", name);
       continue;
     }
-    for (auto [file, actual] : {std::pair<std::string, const std::string*>{"report.json", &first.report},
-                                std::pair<std::string, const std::string*>{"events.jsonl", &first.events}}) {
+    using Golden = std::pair<std::string, const std::string*>;
+    for (auto [file, actual] : {Golden{"report.json", &first.report},
+                                Golden{"events.jsonl", &first.events},
+                                Golden{"timeseries.csv", &first.timeseries}}) {
       std::string diff = first_difference(read_file(golden / file), *actual);
       if (diff.empty()) continue;
       std::cerr << fmt::format("{}: {} differs from the golden file, {}\n", name, file, diff);

@@ -14,7 +14,7 @@ inline constexpr int kExitCheckFailed = 1;
 inline constexpr int kExitBadInput = 2;
 inline constexpr int kExitInternal = 3;
 
-struct RunOptions {
+struct RunCommandOptions {
   std::filesystem::path scenario;
   std::filesystem::path out_dir = "out";
   std::optional<std::uint64_t> seed;  // overrides the scenario's
@@ -36,7 +36,7 @@ struct AutoscaleOptions {
   std::optional<std::string> duration;           // default: the last sample + 5 minutes
 };
 
-int run_command(const RunOptions& options);
+int run_command(const RunCommandOptions& options);
 int validate_command(const std::filesystem::path& scenario);
 int catalog_command(const CatalogOptions& options);
 // Replays a metric series through one HPA or ScaledObject; CSV time_s,replicas on stdout.

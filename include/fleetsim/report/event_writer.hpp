@@ -14,11 +14,12 @@ namespace fleetsim {
 // once the event names one; workload_created "workload"; last "reason" when the event has one.
 // Lines are built by hand rather than through nlohmann::json: every event passes here, and a
 // reused buffer keeps the writer free of per-event allocation and the bytes fixed.
-class EventWriter {
+// An observer of a run (give it to RunOptions::event_sinks); `out` must outlive it.
+class EventWriter final : public EventSink {
  public:
   explicit EventWriter(std::ostream& out) : out_(out) {}
 
-  void write(const SimEvent& e, const Cluster& cluster);
+  void on_event(const SimEvent& e, const Cluster& cluster) override;
 
  private:
   void append_key(std::string_view key);

@@ -1,8 +1,9 @@
-// The short table `fleetsim run` prints on the terminal, read from report.json.
+// The short table `fleetsim run` prints on the terminal, read from a RunResult.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
+
+#include "fleetsim/runner/run_result.hpp"
 
 namespace fleetsim {
 
@@ -10,9 +11,10 @@ namespace fleetsim {
 inline constexpr std::size_t kSummaryTopNodepools = 5;
 
 // An aligned table: total cost and its on-demand/spot split, the costliest NodePools, GPU-hours
-// provisioned and allocated, pending-time percentiles, nodes launched and peak, jobs completed,
-// and unschedulable pods with the first reason. Reads only the report, so it also works on a
-// report loaded from disk; a missing key reads as zero. Ends with a newline.
-std::string format_summary(const nlohmann::ordered_json& report);
+// provisioned, allocated and busy, requests and SLO misses when there are services, pending-time
+// percentiles, nodes launched and peak, jobs completed, and unschedulable pods with the first
+// reason. Figures are rounded as report.json rounds them before they are formatted, so the table
+// agrees with the file. Ends with a newline.
+std::string format_summary(const RunResult& result);
 
 }  // namespace fleetsim

@@ -2,11 +2,13 @@
 #include <cmath>
 #include <sstream>
 
+#include "fleetsim/report/event_writer.hpp"
 #include "fleetsim/report/json_writer.hpp"
 #include "fleetsim/report/number_format.hpp"
-#include "fleetsim/report/percentile.hpp"
+#include "fleetsim/report/report_json.hpp"
 #include "fleetsim/report/summary.hpp"
-#include "report_world.hpp"
+#include "fleetsim/report/timeseries_writer.hpp"
+#include "unit/runner/recorder_world.hpp"
 
 using namespace fleetsim;
 using namespace fleetsim::test;
@@ -21,8 +23,9 @@ std::vector<std::string> lines_of(const std::string& text) {
 }
 
 // A small run touching every kind of line: launch, pods, an interval, eviction, termination.
-void play(RunRecorder& rec) {
-  ReportWorld w(rec);
+// `sinks` see it as the world would show it; the recorder among them, if any, is ended.
+void play(std::vector<EventSink*> sinks) {
+  RecorderWorld w(std::move(sinks));
   WorkloadId train = w.workload("train", WorkloadKind::Job);
   NodeId n = w.node({.name = "ip-10-0-0-1",
                      .nodepool = "gpu",
@@ -41,21 +44,27 @@ void play(RunRecorder& rec) {
   w.launch(2.5, n);
   w.ready(72.000001, n);
   w.bind(72.000001, p, n);
-  rec.on_interval(at(seconds(120)), w.cluster);
-  rec.on_event({.time = at(seconds(130)), .kind = EventKind::SpotInterruptionNotice, .node = n},
-               w.cluster);
+  w.interval(at(seconds(120)));
+  w.emit({.time = at(seconds(130)), .kind = EventKind::SpotInterruptionNotice, .node = n});
   w.evict(130, p, "spot_interruption");
   w.terminate(250, n, "spot_interruption");
-  rec.on_interval(at(seconds(300)), w.cluster);
-  rec.on_end(at(seconds(300)), w.cluster);
+  w.interval(at(seconds(300)));
+  w.end(at(seconds(300)));
+}
+
+// The recorder's result for play().
+RunResult played(std::uint64_t engine_events = 0) {
+  RunRecorder rec(run_info());
+  play({&rec});
+  return rec.result(engine_events);
 }
 
 }  // namespace
 
 TEST_CASE("events.jsonl lines have fixed keys in the contract's order", "[report]") {
   std::ostringstream events;
-  RunRecorder rec(run_info(), &events, nullptr);
-  play(rec);
+  EventWriter writer(events);
+  play({&writer});
   const std::vector<std::string> expected{
       R"({"t":0.0,"kind":"pod_created","pod":"train-0","workload":"train"})",
       R"({"t":0.0,"kind":"pod_created","pod":"train-1","workload":"train"})",
@@ -80,8 +89,9 @@ TEST_CASE("events.jsonl lines have fixed keys in the contract's order", "[report
 
 TEST_CASE("timeseries.csv has a header and one row per interval", "[report]") {
   std::ostringstream csv;
-  RunRecorder rec(run_info({"cpu", "gpu"}), nullptr, &csv);
-  play(rec);
+  TimeseriesWriter writer(csv);
+  RunRecorder rec(run_info({"cpu", "gpu"}), {&writer});
+  play({&rec});
   const std::vector<std::string> got = lines_of(csv.str());
   REQUIRE(got.size() == 3);
   CHECK(got[0] ==
@@ -94,9 +104,11 @@ TEST_CASE("timeseries.csv has a header and one row per interval", "[report]") {
 TEST_CASE("the same events give byte-identical outputs", "[report]") {
   auto run = [] {
     std::ostringstream events, csv;
-    RunRecorder rec(run_info(), &events, &csv);
-    play(rec);
-    return events.str() + csv.str() + dump_json(rec.report(42));
+    EventWriter event_writer(events);
+    TimeseriesWriter timeseries_writer(csv);
+    RunRecorder rec(run_info(), {&timeseries_writer});
+    play({&rec, &event_writer});
+    return events.str() + csv.str() + report_json_text(rec.result(42));
   };
   const std::string first = run();
   CHECK(run() == first);
@@ -130,24 +142,8 @@ TEST_CASE("numbers print in fixed notation with at most six decimals", "[report]
   CHECK(j == R"("a\"b\\c\nd\u0001")");
 }
 
-TEST_CASE("nearest-rank percentiles", "[report]") {
-  CHECK(nearest_rank({}, 50) == 0);
-  CHECK(nearest_rank({7}, 99) == 7);
-  const std::vector<std::int64_t> hundred = [] {
-    std::vector<std::int64_t> v;
-    for (int i = 1; i <= 100; ++i) v.push_back(i);
-    return v;
-  }();
-  CHECK(nearest_rank(hundred, 50) == 50);
-  CHECK(nearest_rank(hundred, 99) == 99);  // not 100: the rank is computed in integers
-  CHECK(nearest_rank(hundred, 100) == 100);
-  CHECK(nearest_rank({1, 2, 3, 4}, 50) == 2);
-}
-
 TEST_CASE("the terminal summary is an aligned table of the headline numbers", "[report]") {
-  RunRecorder rec(run_info());
-  play(rec);
-  const std::string s = format_summary(rec.report(0));
+  const std::string s = format_summary(played());
   INFO(s);
   CHECK(s.find("fleetsim: unit (seed 7, 1h0m0s)\n") == 0);
   CHECK(s.find("  cost total                $0.03\n") != std::string::npos);
@@ -159,9 +155,8 @@ TEST_CASE("the terminal summary is an aligned table of the headline numbers", "[
 }
 
 TEST_CASE("the summary lists the five costliest NodePools", "[report]") {
-  nlohmann::ordered_json r;
-  r["cost"]["by_nodepool"] = {{"a", 1.0}, {"b", 6.0}, {"c", 3.0},
-                              {"d", 4.0}, {"e", 5.0}, {"f", 2.0}};
+  RunResult r;
+  r.cost.by_nodepool = {{"a", 1.0}, {"b", 6.0}, {"c", 3.0}, {"d", 4.0}, {"e", 5.0}, {"f", 2.0}};
   const std::string s = format_summary(r);
   INFO(s);
   CHECK(s.find("b  $6.00") < s.find("e  $5.00"));

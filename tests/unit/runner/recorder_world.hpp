@@ -1,13 +1,17 @@
-// Test helper: a hand-built Cluster that a test drives event by event into a RunRecorder, doing
-// to the cluster what the world would before each event (the event contract).
+// Test helper: a hand-built Cluster that a test drives event by event into a RunRecorder (and
+// any other EventSink), doing to the cluster what the world would before each event (the event
+// contract).
 #pragma once
 
+#include <cmath>
 #include <deque>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "fleetsim/k8s/cluster.hpp"
 #include "fleetsim/k8s/sim_event.hpp"
-#include "fleetsim/report/run_recorder.hpp"
+#include "fleetsim/runner/run_recorder.hpp"
 
 namespace fleetsim::test {
 
@@ -35,9 +39,10 @@ struct PodRequest {
   double created = 0;  // seconds
 };
 
-class ReportWorld {
+class RecorderWorld {
  public:
-  explicit ReportWorld(EventSink& sink) : sink_(sink) {}
+  explicit RecorderWorld(EventSink& sink) : sinks_{&sink} {}
+  explicit RecorderWorld(std::vector<EventSink*> sinks) : sinks_(std::move(sinks)) {}
 
   Cluster cluster;
 
@@ -120,14 +125,34 @@ class ReportWorld {
           .reason = reason});
   }
 
+  // An event the helpers above do not cover, as is.
+  void emit(const SimEvent& e) {
+    for (EventSink* sink : sinks_) sink->on_event(e, cluster);
+  }
+  void interval(SimTime now) {
+    for (EventSink* sink : sinks_) sink->on_interval(now, cluster);
+  }
+  void end(SimTime end) {
+    for (EventSink* sink : sinks_) sink->on_end(end, cluster);
+  }
+
   static SimTime at_s(double t) { return at(from_seconds(t)); }
 
  private:
-  void emit(const SimEvent& e) { sink_.on_event(e, cluster); }
-
-  EventSink& sink_;
+  std::vector<EventSink*> sinks_;
   std::deque<PodSpec> specs_;  // stable addresses: Pod::spec points here
 };
+
+// A figure as report.json shows it (six decimals), so checks can name exact amounts.
+inline double rounded(double x) {
+  const double r = std::round(x * 1e6) / 1e6;
+  return r == 0.0 ? 0.0 : r;
+}
+inline std::map<std::string, double> rounded(const UsdByName& m) {
+  std::map<std::string, double> out;
+  for (const auto& [k, v] : m) out.emplace(k, rounded(v));
+  return out;
+}
 
 inline RunInfo run_info(std::vector<std::string> pools = {"gpu"}) {
   return {.scenario = "unit",

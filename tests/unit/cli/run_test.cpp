@@ -3,7 +3,9 @@
 #include <sstream>
 
 #include "fleetsim/catalog/catalog_loader.hpp"
-#include "fleetsim/runner/run_scenario.hpp"
+#include "fleetsim/report/event_writer.hpp"
+#include "fleetsim/report/report_json.hpp"
+#include "fleetsim/runner/run.hpp"
 
 using namespace fleetsim;
 
@@ -45,14 +47,15 @@ ScenarioConfig base_config() {
 }
 
 struct Run {
-  nlohmann::ordered_json report;
+  RunResult result;
   std::string events;
 };
 
-Run run(const ScenarioConfig& config) {
+Run run_with_events(const ScenarioConfig& config) {
   std::ostringstream events;
-  auto report = run_scenario(config, {.events = &events, .timeseries = nullptr, .progress = {}});
-  return {report, events.str()};
+  EventWriter writer(events);
+  RunResult result = run(config, {.event_sinks = {&writer}});
+  return {std::move(result), events.str()};
 }
 
 }  // namespace
@@ -60,39 +63,39 @@ Run run(const ScenarioConfig& config) {
 TEST_CASE("a one-GPU job gets a g5.xlarge that is removed once empty", "[cli]") {
   ScenarioConfig config = base_config();
   config.workloads = {gpu_job("train", hours(1))};
-  Run r = run(config);
+  const RunResult r = run(config);
   // Batch closes at 1 s; the instance runs at 6 s, registers at 46 s and is initialized at
   // 71 s (GPU defaults); the pod binds at 71 s and completes at 3671 s. Emptiness sees the
   // empty node at the 3680 s poll, validates for 15 s and deletes it at 3695 s.
-  CHECK(r.report["cost"]["by_instance_type"].contains("g5.xlarge"));
-  CHECK(r.report["nodes"]["launched"] == 1);
-  CHECK(r.report["nodes"]["terminated_by_reason"]["empty"] == 1);
-  CHECK(r.report["pods"]["pending_seconds"]["max"] == 71.0);
-  CHECK(r.report["jobs"]["completed"] == 1);
+  CHECK(r.cost.by_instance_type.contains("g5.xlarge"));
+  CHECK(r.nodes.launched == 1);
+  CHECK(r.nodes.terminated_by_reason.at("empty") == 1);
+  CHECK(r.pods.pending_seconds.max == 71.0);
+  CHECK(r.jobs.completed == 1);
   const double billed_hours = (3695.0 - 6.0) / 3600.0;
   const double instance = 1.006 * billed_hours;                   // g5.xlarge on-demand, us-east-1
   const double ebs = 20.0 * 0.08 / 730.0 * billed_hours;          // default 20 GiB gp3 root volume
-  CHECK(r.report["cost"]["on_demand_usd"].get<double>() == Approx(instance).margin(1e-6));
-  CHECK(r.report["cost"]["total_usd"].get<double>() == Approx(instance + ebs).margin(1e-6));
-  CHECK(r.report["gpu"]["allocated_gpu_hours"].get<double>() == Approx(1.0).margin(1e-6));
-  CHECK(r.report["gpu"]["provisioned_gpu_hours"].get<double>() == Approx(billed_hours).margin(1e-6));
+  CHECK(r.cost.on_demand_usd == Approx(instance).margin(1e-6));
+  CHECK(r.cost.total_usd == Approx(instance + ebs).margin(1e-6));
+  CHECK(r.gpu.allocated_gpu_hours == Approx(1.0).margin(1e-6));
+  CHECK(r.gpu.provisioned_gpu_hours == Approx(billed_hours).margin(1e-6));
 }
 
 TEST_CASE("a node shorter than a minute is billed for sixty seconds", "[cli]") {
   ScenarioConfig config = base_config();
   config.workloads = {gpu_job("blip", seconds(1))};
   config.nodepools[0].disruption.consolidate_after = seconds(0);
-  Run r = run(config);
+  const RunResult r = run(config);
   // Launched at 6 s; bound 71 s, done 72 s; deleted at the 80 s poll + 15 s = 95 s: 89 s billed.
-  CHECK(r.report["cost"]["on_demand_usd"].get<double>() == Approx(1.006 * 89.0 / 3600.0).margin(1e-6));
+  CHECK(r.cost.on_demand_usd == Approx(1.006 * 89.0 / 3600.0).margin(1e-6));
 }
 
 TEST_CASE("two runs of the same scenario are byte-identical", "[cli]") {
   ScenarioConfig config = base_config();
   for (int i = 0; i < 6; ++i) config.workloads.push_back(gpu_job("job-" + std::to_string(i), minutes(10 + 7 * i), 1 + i % 2));
-  Run a = run(config);
-  Run b = run(config);
-  CHECK(a.report.dump() == b.report.dump());
+  Run a = run_with_events(config);
+  Run b = run_with_events(config);
+  CHECK(report_json_text(a.result) == report_json_text(b.result));
   CHECK(a.events == b.events);
 }
 
@@ -106,11 +109,11 @@ TEST_CASE("a spot interruption evicts the pod, which lands on a replacement", "[
   config.nodepools = {spot};
   config.workloads = {gpu_job("train", hours(1))};
   config.events.push_back(ScriptedEvent{.at = minutes(30), .action = SpotInterruptionEvent{.count = 1}, .where = {}});
-  Run r = run(config);
-  CHECK(r.report["nodes"]["spot_interruption_notices"] == 1);
-  CHECK(r.report["nodes"]["launched"] == 2);
-  CHECK(r.report["pods"]["evicted"] == 1);
-  CHECK(r.report["jobs"]["completed"] == 1);
+  const RunResult r = run(config);
+  CHECK(r.nodes.spot_interruption_notices == 1);
+  CHECK(r.nodes.launched == 2);
+  CHECK(r.pods.evicted == 1);
+  CHECK(r.jobs.completed == 1);
   // The evicted pod had run from 71 s to 1800 s on one GPU: that work is lost.
-  CHECK(r.report["jobs"]["lost_gpu_hours"].get<double>() == Approx((1800.0 - 71.0) / 3600.0).margin(1e-6));
+  CHECK(r.jobs.lost_gpu_hours == Approx((1800.0 - 71.0) / 3600.0).margin(1e-6));
 }

@@ -1,49 +1,45 @@
-// Records a run as it happens (an EventSink), streams events.jsonl and timeseries.csv, and
-// builds report.json at the end (DESIGN.md §7).
+// Records a run as it happens (an EventSink): the accounting behind RunResult, and the rows of
+// the time series (DESIGN.md §7).
 #pragma once
 
 #include <cstdint>
 #include <map>
-#include <nlohmann/json.hpp>
-#include <optional>
-#include <ostream>
 #include <string>
 #include <vector>
 
-#include "fleetsim/k8s/cluster.hpp"
-#include "fleetsim/k8s/sim_event.hpp"
 #include "fleetsim/core/latency_sketch.hpp"
 #include "fleetsim/core/time.hpp"
-#include "fleetsim/report/cost_ledger.hpp"
-#include "fleetsim/report/event_writer.hpp"
-#include "fleetsim/report/timeseries_writer.hpp"
+#include "fleetsim/k8s/cluster.hpp"
+#include "fleetsim/k8s/sim_event.hpp"
+#include "fleetsim/runner/cost_ledger.hpp"
+#include "fleetsim/runner/run_result.hpp"
+#include "fleetsim/runner/timeseries_row.hpp"
 #include "fleetsim/world/world.hpp"
 
 namespace fleetsim {
 
-// What the report says about the run itself.
+// What the result says about the run itself.
 struct RunInfo {
   std::string scenario;
   std::uint64_t seed = 0;
   SimDuration duration{};
   SimDuration report_interval{};
-  // Every NodePool of the run (scripted ones included), in the order of timeseries.csv's
-  // nodes_pool_<name> columns.
+  // Every NodePool of the run (scripted ones included), in the order of TimeseriesRow's
+  // nodes_by_pool.
   std::vector<std::string> nodepools;
-  // The scenario's services, in order (their timeseries.csv columns and sla.by_service keys).
+  // The scenario's services, in order (TimeseriesRow's services and sla.by_service).
   std::vector<std::string> services;
 };
 
-// report.json lists at most this many unschedulable pods (the total is given beside): enough to
+// RunResult lists at most this many unschedulable pods (the total is given beside): enough to
 // see every distinct reason of a typical failure, few enough to keep the report readable.
 inline constexpr std::size_t kMaxUnschedulableListed = 100;
 
 class RunRecorder final : public EventSink {
  public:
-  // events_out and timeseries_out, when given, receive events.jsonl and timeseries.csv as the
-  // run goes (memory stays flat); they must outlive the recorder.
-  explicit RunRecorder(RunInfo info, std::ostream* events_out = nullptr,
-                       std::ostream* timeseries_out = nullptr);
+  // Each of `timeseries` receives its columns at once and a row per interval as the run goes
+  // (memory stays flat); they must outlive the recorder. Without any, no rows are built.
+  explicit RunRecorder(RunInfo info, std::vector<TimeseriesSink*> timeseries = {});
 
   void on_event(const SimEvent& e, const Cluster& cluster) override;
   void on_interval(SimTime now, const Cluster& cluster) override;
@@ -56,9 +52,8 @@ class RunRecorder final : public EventSink {
 
   bool ended() const { return ended_; }
 
-  // report.json; call after on_end. Top-level keys: scenario, seed, duration_s, cost, gpu, sla,
-  // pods, jobs, nodes, engine. Doubles are rounded to kReportDecimals.
-  nlohmann::ordered_json report(std::uint64_t engine_events) const;
+  // What the run measured; call after on_end. Figures are not rounded.
+  RunResult result(std::uint64_t engine_events) const;
 
  private:
   // Where a pod stands, as the recorder last saw it (for the pending and running counts).
@@ -67,12 +62,6 @@ class RunRecorder final : public EventSink {
     PodState state = PodState::Unseen;
     bool pending_sampled = false;  // its pending time is in pending_us_
   };
-  struct UnschedulablePod {
-    std::string pod;
-    std::string workload;
-    std::string reason;
-  };
-
   struct ServiceSummary {
     std::string name;
     std::uint64_t requests = 0;  // arrived after warmup
@@ -86,7 +75,7 @@ class RunRecorder final : public EventSink {
   };
 
   void on_node_event(const SimEvent& e, const Cluster& cluster);
-  nlohmann::ordered_json sla_report() const;
+  SlaResult sla_result() const;
   void on_pod_event(const SimEvent& e, const Cluster& cluster);
   PodTrack& track(PodId id);
   void sync_state(const Pod& pod);
@@ -96,8 +85,7 @@ class RunRecorder final : public EventSink {
   RunInfo info_;
   const World* world_ = nullptr;
   std::vector<ServiceSummary> services_;  // filled by on_end
-  std::optional<EventWriter> events_;
-  std::optional<TimeseriesWriter> timeseries_;
+  std::vector<TimeseriesSink*> timeseries_;
   std::vector<std::int64_t> pool_counts_;  // reused per interval, RunInfo order
   std::vector<std::int32_t> pool_column_;  // by NodeId: index into info_.nodepools, or -1
 
@@ -120,7 +108,7 @@ class RunRecorder final : public EventSink {
   // Filled by on_end.
   bool ended_ = false;
   std::int64_t pods_pending_at_end_ = 0;
-  std::vector<UnschedulablePod> unschedulable_;  // sorted by pod name, at most the listed max
+  std::vector<PodsResult::Unschedulable> unschedulable_;  // by pod name, at most the listed max
   std::int64_t unschedulable_total_ = 0;
   std::map<std::string, double, std::less<>> cost_by_workload_;
 };

@@ -1,4 +1,4 @@
-// Exact nearest-rank percentiles over a sample the report holds in full.
+// Exact nearest-rank percentiles over a sample the recorder holds in full.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "fleetsim/report/percentile.hpp"
+#include "fleetsim/runner/percentile.hpp"
 
 #include "fleetsim/core/error.hpp"
 

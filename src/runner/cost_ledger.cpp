@@ -1,4 +1,4 @@
-#include "fleetsim/report/cost_ledger.hpp"
+#include "fleetsim/runner/cost_ledger.hpp"
 
 #include <algorithm>
 

@@ -1,10 +1,9 @@
-#include "fleetsim/report/run_recorder.hpp"
+#include "fleetsim/runner/run_recorder.hpp"
 
 #include <algorithm>
 
 #include "fleetsim/core/error.hpp"
-#include "fleetsim/report/number_format.hpp"
-#include "fleetsim/report/percentile.hpp"
+#include "fleetsim/runner/percentile.hpp"
 
 namespace fleetsim {
 
@@ -18,22 +17,17 @@ constexpr std::string_view kUnknownReason = "unknown";
 
 double safe_ratio(double num, double den) { return den > 0.0 ? num / den : 0.0; }
 
-nlohmann::ordered_json usd_object(const std::map<std::string, double, std::less<>>& m) {
-  nlohmann::ordered_json o = nlohmann::ordered_json::object();
-  for (const auto& [name, usd] : m) o[name] = round_report(usd);
-  return o;
-}
-
 double pending_seconds(const std::vector<std::int64_t>& sorted_us, int percent) {
   return static_cast<double>(nearest_rank(sorted_us, percent)) / kMicrosPerSecond;
 }
 
 }  // namespace
 
-RunRecorder::RunRecorder(RunInfo info, std::ostream* events_out, std::ostream* timeseries_out)
-    : info_(std::move(info)), pool_counts_(info_.nodepools.size(), 0) {
-  if (events_out != nullptr) events_.emplace(*events_out);
-  if (timeseries_out != nullptr) timeseries_.emplace(*timeseries_out, info_.nodepools, info_.services);
+RunRecorder::RunRecorder(RunInfo info, std::vector<TimeseriesSink*> timeseries)
+    : info_(std::move(info)),
+      timeseries_(std::move(timeseries)),
+      pool_counts_(info_.nodepools.size(), 0) {
+  for (TimeseriesSink* sink : timeseries_) sink->on_columns(info_.nodepools, info_.services);
 }
 
 RunRecorder::PodTrack& RunRecorder::track(PodId id) {
@@ -70,7 +64,6 @@ void RunRecorder::sample_pending(PodTrack& t, SimDuration pending) {
 
 void RunRecorder::on_event(const SimEvent& e, const Cluster& cluster) {
   FLEETSIM_ASSERT(!ended_);
-  if (events_) events_->write(e, cluster);
   switch (subject_of(e.kind)) {
     case EventSubject::Node:
       on_node_event(e, cluster);
@@ -167,7 +160,7 @@ void RunRecorder::on_pod_event(const SimEvent& e, const Cluster& cluster) {
 }
 
 void RunRecorder::on_interval(SimTime now, const Cluster& cluster) {
-  if (!timeseries_) return;
+  if (timeseries_.empty()) return;
   TimeseriesRow row{.t = now};
   std::fill(pool_counts_.begin(), pool_counts_.end(), 0);
   for (NodeId id : ledger_.billed_nodes()) {
@@ -195,7 +188,7 @@ void RunRecorder::on_interval(SimTime now, const Cluster& cluster) {
     row.services = world_->service_rows();
     for (const ServiceIntervalRow& s : row.services) row.gpus_busy += s.busy_gpus;
   }
-  timeseries_->write(row);
+  for (TimeseriesSink* sink : timeseries_) sink->on_row(row);
 }
 
 void RunRecorder::on_end(SimTime end, const Cluster& cluster) {
@@ -256,76 +249,65 @@ void RunRecorder::on_end(SimTime end, const Cluster& cluster) {
   ended_ = true;
 }
 
-nlohmann::ordered_json RunRecorder::report(std::uint64_t engine_events) const {
-  using Json = nlohmann::ordered_json;
+RunResult RunRecorder::result(std::uint64_t engine_events) const {
   FLEETSIM_ASSERT(ended_);
-  Json r = Json::object();
-  r["scenario"] = info_.scenario;
-  r["seed"] = info_.seed;
-  r["duration_s"] = round_report(to_seconds(info_.duration));
+  RunResult r;
+  r.scenario = info_.scenario;
+  r.seed = info_.seed;
+  r.duration = info_.duration;
 
-  Json& cost = r["cost"];
-  cost["total_usd"] = round_report(ledger_.total_usd());
-  cost["on_demand_usd"] = round_report(ledger_.instance_usd(CapacityType::OnDemand));
-  cost["spot_usd"] = round_report(ledger_.instance_usd(CapacityType::Spot));
-  cost["ebs_usd"] = round_report(ledger_.ebs_usd());
-  cost["by_nodepool"] = usd_object(ledger_.by_nodepool());
-  cost["by_instance_type"] = usd_object(ledger_.by_instance_type());
-  cost["by_capacity_type"] = usd_object(ledger_.by_capacity_type());
-  cost["by_workload"] = usd_object(cost_by_workload_);
+  r.cost.total_usd = ledger_.total_usd();
+  r.cost.on_demand_usd = ledger_.instance_usd(CapacityType::OnDemand);
+  r.cost.spot_usd = ledger_.instance_usd(CapacityType::Spot);
+  r.cost.ebs_usd = ledger_.ebs_usd();
+  r.cost.by_nodepool = ledger_.by_nodepool();
+  r.cost.by_instance_type = ledger_.by_instance_type();
+  r.cost.by_capacity_type = ledger_.by_capacity_type();
+  r.cost.by_workload = cost_by_workload_;
 
   const double provisioned = ledger_.provisioned_gpu_seconds() / kSecondsPerHour;
   const double allocated = ledger_.allocated_gpu_seconds() / kSecondsPerHour;
   const double busy = ledger_.busy_gpu_seconds() / kSecondsPerHour;
-  Json& gpu = r["gpu"];
-  gpu["provisioned_gpu_hours"] = round_report(provisioned);
-  gpu["allocated_gpu_hours"] = round_report(allocated);
-  gpu["busy_gpu_hours"] = round_report(busy);
-  gpu["allocation_ratio"] = round_report(safe_ratio(allocated, provisioned));
-  gpu["utilization"] = round_report(safe_ratio(busy, provisioned));
+  r.gpu = {.provisioned_gpu_hours = provisioned,
+           .allocated_gpu_hours = allocated,
+           .busy_gpu_hours = busy,
+           .allocation_ratio = safe_ratio(allocated, provisioned),
+           .utilization = safe_ratio(busy, provisioned)};
 
-  r["sla"] = sla_report();
+  r.sla = sla_result();
 
-  Json& pods = r["pods"];
-  pods["created"] = pods_created_;
-  pods["evicted"] = pods_evicted_;
-  pods["pending_at_end"] = pods_pending_at_end_;
-  pods["pending_seconds"] = Json{
-      {"p50", round_report(pending_seconds(pending_us_, 50))},
-      {"p99", round_report(pending_seconds(pending_us_, 99))},
-      {"max", round_report(pending_seconds(pending_us_, 100))},
-  };
-  Json list = Json::array();
-  for (const UnschedulablePod& u : unschedulable_) {
-    list.push_back(Json{{"pod", u.pod}, {"workload", u.workload}, {"reason", u.reason}});
-  }
-  pods["unschedulable"] = std::move(list);
-  pods["unschedulable_total"] = unschedulable_total_;
+  r.pods.created = pods_created_;
+  r.pods.evicted = pods_evicted_;
+  r.pods.pending_at_end = pods_pending_at_end_;
+  r.pods.pending_seconds = {.p50 = pending_seconds(pending_us_, 50),
+                            .p99 = pending_seconds(pending_us_, 99),
+                            .max = pending_seconds(pending_us_, 100)};
+  r.pods.unschedulable = unschedulable_;
+  r.pods.unschedulable_total = unschedulable_total_;
 
-  Json& jobs = r["jobs"];
-  jobs["completed"] = jobs_completed_;
-  jobs["lost_gpu_hours"] = round_report(lost_gpu_seconds_ / kSecondsPerHour);
+  r.jobs = {.completed = jobs_completed_, .lost_gpu_hours = lost_gpu_seconds_ / kSecondsPerHour};
 
-  Json& nodes = r["nodes"];
-  nodes["launched"] = nodes_launched_;
-  nodes["peak"] = nodes_peak_;
-  nodes["launch_failures"] = launch_failures_;
-  nodes["spot_interruption_notices"] = spot_interruption_notices_;
-  Json by_reason = Json::object();
-  for (const auto& [reason, n] : terminated_by_reason_) by_reason[reason] = n;
-  nodes["terminated_by_reason"] = std::move(by_reason);
+  r.nodes = {.launched = nodes_launched_,
+             .peak = nodes_peak_,
+             .launch_failures = launch_failures_,
+             .spot_interruption_notices = spot_interruption_notices_,
+             .terminated_by_reason = terminated_by_reason_};
 
-  r["engine"] = Json{{"events", engine_events}};
+  r.engine.events = engine_events;
   return r;
 }
 
 namespace {
 
-nlohmann::ordered_json latency_ms(const LatencySketch& sketch) {
-  return nlohmann::ordered_json{{"p50", round_report(sketch.quantile(0.50) * 1000)},
-                                {"p95", round_report(sketch.quantile(0.95) * 1000)},
-                                {"p99", round_report(sketch.quantile(0.99) * 1000)},
-                                {"mean", round_report(sketch.mean() * 1000)}};
+SlaResult::Latency latency_ms(const LatencySketch& sketch) {
+  return {.p50 = sketch.quantile(0.50) * 1000,
+          .p95 = sketch.quantile(0.95) * 1000,
+          .p99 = sketch.quantile(0.99) * 1000,
+          .mean = sketch.mean() * 1000};
+}
+
+double miss_ratio(std::uint64_t misses, std::uint64_t requests) {
+  return safe_ratio(static_cast<double>(misses), static_cast<double>(requests));
 }
 
 }  // namespace
@@ -333,10 +315,9 @@ nlohmann::ordered_json latency_ms(const LatencySketch& sketch) {
 // Requests that arrived during warmup are not counted; requests = served + dropped + those still
 // unfinished at the end; misses are dropped requests, requests over an SLO threshold, and
 // unfinished ones already past one. Percentiles come from a sketch with 1% relative error.
-nlohmann::ordered_json RunRecorder::sla_report() const {
-  using Json = nlohmann::ordered_json;
+SlaResult RunRecorder::sla_result() const {
   ServiceSummary all;
-  Json by_service = Json::object();
+  SlaResult sla;
   for (const ServiceSummary& s : services_) {
     all.requests += s.requests;
     all.served += s.served;
@@ -344,28 +325,25 @@ nlohmann::ordered_json RunRecorder::sla_report() const {
     all.misses += s.misses;
     all.e2e_s.merge(s.e2e_s);
     all.ttft_s.merge(s.ttft_s);
-    by_service[s.name] = Json{
-        {"requests", s.requests},
-        {"served", s.served},
-        {"dropped", s.dropped},
-        {"unfinished", s.requests - s.served - s.dropped},
-        {"misses", s.misses},
-        {"miss_ratio", round_report(safe_ratio(static_cast<double>(s.misses), static_cast<double>(s.requests)))},
-        {"latency_ms", latency_ms(s.e2e_s)},
-        {"ttft_ms", latency_ms(s.ttft_s)},
-        {"peak_replicas", s.peak_replicas},
-        {"busy_gpu_hours", round_report(s.busy_gpu_seconds / kSecondsPerHour)},
-    };
+    sla.by_service.push_back({.name = s.name,
+                              .requests = s.requests,
+                              .served = s.served,
+                              .dropped = s.dropped,
+                              .unfinished = s.requests - s.served - s.dropped,
+                              .misses = s.misses,
+                              .miss_ratio = miss_ratio(s.misses, s.requests),
+                              .latency_ms = latency_ms(s.e2e_s),
+                              .ttft_ms = latency_ms(s.ttft_s),
+                              .peak_replicas = s.peak_replicas,
+                              .busy_gpu_hours = s.busy_gpu_seconds / kSecondsPerHour});
   }
-  Json sla = Json::object();
-  sla["requests"] = all.requests;
-  sla["served"] = all.served;
-  sla["dropped"] = all.dropped;
-  sla["misses"] = all.misses;
-  sla["miss_ratio"] = round_report(safe_ratio(static_cast<double>(all.misses), static_cast<double>(all.requests)));
-  sla["latency_ms"] = latency_ms(all.e2e_s);
-  sla["ttft_ms"] = latency_ms(all.ttft_s);
-  sla["by_service"] = std::move(by_service);
+  sla.requests = all.requests;
+  sla.served = all.served;
+  sla.dropped = all.dropped;
+  sla.misses = all.misses;
+  sla.miss_ratio = miss_ratio(all.misses, all.requests);
+  sla.latency_ms = latency_ms(all.e2e_s);
+  sla.ttft_ms = latency_ms(all.ttft_s);
   return sla;
 }
 

@@ -1,0 +1,19 @@
+// Serializes a RunResult as report.json (DESIGN.md §7).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "fleetsim/runner/run_result.hpp"
+
+namespace fleetsim {
+
+// report.json's document: the sections in RunResult's order (scenario, seed, duration_s, cost,
+// gpu, sla, pods, jobs, nodes, disruption and spot when present, engine), every double rounded
+// with round_report.
+nlohmann::ordered_json report_json(const RunResult& result);
+
+// report.json's bytes: report_json laid out by dump_json with an indent of 2, and a final newline.
+std::string report_json_text(const RunResult& result);
+
+}  // namespace fleetsim

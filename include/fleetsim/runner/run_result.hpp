@@ -1,0 +1,138 @@
+// What one run measured, as a plain value whose sections mirror report.json (DESIGN.md §7).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fleetsim/core/time.hpp"
+
+namespace fleetsim {
+
+// Figures are kept at full precision; report/ rounds them when it writes report.json.
+// Maps keyed by name iterate in name order, as report.json lists them.
+using UsdByName = std::map<std::string, double, std::less<>>;
+
+// cost: instance prices (per-second billing, 60-second minimum) plus EBS (DESIGN.md §4.6).
+struct CostResult {
+  double total_usd = 0.0;  // instances + EBS
+  double on_demand_usd = 0.0;  // instances only
+  double spot_usd = 0.0;       // instances only
+  double ebs_usd = 0.0;
+  // Instance + EBS cost of each node, added up by its NodePool, instance type and capacity type.
+  UsdByName by_nodepool;
+  UsdByName by_instance_type;
+  UsdByName by_capacity_type;
+  // By workload name, with what no workload requested under kUnallocatedKey: sums to total_usd.
+  UsdByName by_workload;
+};
+
+struct GpuResult {
+  double provisioned_gpu_hours = 0.0;
+  double allocated_gpu_hours = 0.0;
+  double busy_gpu_hours = 0.0;
+  double allocation_ratio = 0.0;  // allocated ÷ provisioned; 0 without GPUs
+  double utilization = 0.0;       // busy ÷ provisioned
+};
+
+// sla: requests that arrived after warmup. requests = served + dropped + unfinished at the end;
+// misses are dropped requests, served ones over an SLO threshold and unfinished ones past one.
+struct SlaResult {
+  // Milliseconds, from a sketch with 1% relative error (served requests only).
+  struct Latency {
+    double p50 = 0.0;
+    double p95 = 0.0;
+    double p99 = 0.0;
+    double mean = 0.0;
+  };
+  struct Service {
+    std::string name;  // the Deployment reference, as the scenario names it
+    std::uint64_t requests = 0;
+    std::uint64_t served = 0;
+    std::uint64_t dropped = 0;
+    std::uint64_t unfinished = 0;
+    std::uint64_t misses = 0;
+    double miss_ratio = 0.0;
+    Latency latency_ms;
+    Latency ttft_ms;
+    std::int64_t peak_replicas = 0;
+    double busy_gpu_hours = 0.0;
+  };
+
+  std::uint64_t requests = 0;
+  std::uint64_t served = 0;
+  std::uint64_t dropped = 0;
+  std::uint64_t misses = 0;
+  double miss_ratio = 0.0;
+  Latency latency_ms;
+  Latency ttft_ms;
+  std::vector<Service> by_service;  // in scenario order
+};
+
+struct PodsResult {
+  // Exact nearest-rank percentiles of each pod's time from creation to its first binding;
+  // pods still pending at the end count with the time they waited so far.
+  struct PendingSeconds {
+    double p50 = 0.0;
+    double p99 = 0.0;
+    double max = 0.0;
+  };
+  struct Unschedulable {
+    std::string pod;
+    std::string workload;
+    std::string reason;
+  };
+
+  std::int64_t created = 0;
+  std::int64_t evicted = 0;
+  std::int64_t pending_at_end = 0;
+  PendingSeconds pending_seconds;
+  // Pods pending at the end with a reason, by pod name, at most kMaxUnschedulableListed.
+  std::vector<Unschedulable> unschedulable;
+  std::int64_t unschedulable_total = 0;
+};
+
+struct JobsResult {
+  std::int64_t completed = 0;
+  double lost_gpu_hours = 0.0;  // work of evicted Job pods since they were bound
+};
+
+struct NodesResult {
+  std::int64_t launched = 0;
+  std::int64_t peak = 0;  // nodes billed at once, draining ones included
+  std::int64_t launch_failures = 0;
+  std::int64_t spot_interruption_notices = 0;
+  // Nodes that ran and were terminated, by reason: launched = their sum + nodes billed at the end.
+  std::map<std::string, std::int64_t, std::less<>> terminated_by_reason;
+};
+
+struct EngineResult {
+  std::uint64_t events = 0;
+};
+
+// Sections that later accounting will fill (disruption decisions, the spot market). Nothing
+// measures them yet, so they have no fields and RunResult leaves them empty; report.json has a
+// key for a section only when it is present.
+struct DisruptionResult {};
+struct SpotResult {};
+
+// report.json's top-level keys, in order: scenario, seed, duration_s, cost, gpu, sla, pods, jobs,
+// nodes, then disruption and spot when present, then engine.
+struct RunResult {
+  std::string scenario;
+  std::uint64_t seed = 0;
+  SimDuration duration{};
+  CostResult cost;
+  GpuResult gpu;
+  SlaResult sla;
+  PodsResult pods;
+  JobsResult jobs;
+  NodesResult nodes;
+  std::optional<DisruptionResult> disruption;
+  std::optional<SpotResult> spot;
+  EngineResult engine;
+};
+
+}  // namespace fleetsim

@@ -1,0 +1,125 @@
+#include "fleetsim/report/report_json.hpp"
+
+#include "fleetsim/report/json_writer.hpp"
+#include "fleetsim/report/number_format.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json usd_object(const UsdByName& m) {
+  Json o = Json::object();
+  for (const auto& [name, usd] : m) o[name] = round_report(usd);
+  return o;
+}
+
+Json latency_json(const SlaResult::Latency& l) {
+  return Json{{"p50", round_report(l.p50)},
+              {"p95", round_report(l.p95)},
+              {"p99", round_report(l.p99)},
+              {"mean", round_report(l.mean)}};
+}
+
+Json sla_json(const SlaResult& sla) {
+  Json by_service = Json::object();
+  for (const SlaResult::Service& s : sla.by_service) {
+    by_service[s.name] = Json{
+        {"requests", s.requests},
+        {"served", s.served},
+        {"dropped", s.dropped},
+        {"unfinished", s.unfinished},
+        {"misses", s.misses},
+        {"miss_ratio", round_report(s.miss_ratio)},
+        {"latency_ms", latency_json(s.latency_ms)},
+        {"ttft_ms", latency_json(s.ttft_ms)},
+        {"peak_replicas", s.peak_replicas},
+        {"busy_gpu_hours", round_report(s.busy_gpu_hours)},
+    };
+  }
+  Json j = Json::object();
+  j["requests"] = sla.requests;
+  j["served"] = sla.served;
+  j["dropped"] = sla.dropped;
+  j["misses"] = sla.misses;
+  j["miss_ratio"] = round_report(sla.miss_ratio);
+  j["latency_ms"] = latency_json(sla.latency_ms);
+  j["ttft_ms"] = latency_json(sla.ttft_ms);
+  j["by_service"] = std::move(by_service);
+  return j;
+}
+
+}  // namespace
+
+Json report_json(const RunResult& result) {
+  Json r = Json::object();
+  r["scenario"] = result.scenario;
+  r["seed"] = result.seed;
+  r["duration_s"] = round_report(to_seconds(result.duration));
+
+  const CostResult& c = result.cost;
+  Json& cost = r["cost"];
+  cost["total_usd"] = round_report(c.total_usd);
+  cost["on_demand_usd"] = round_report(c.on_demand_usd);
+  cost["spot_usd"] = round_report(c.spot_usd);
+  cost["ebs_usd"] = round_report(c.ebs_usd);
+  cost["by_nodepool"] = usd_object(c.by_nodepool);
+  cost["by_instance_type"] = usd_object(c.by_instance_type);
+  cost["by_capacity_type"] = usd_object(c.by_capacity_type);
+  cost["by_workload"] = usd_object(c.by_workload);
+
+  const GpuResult& g = result.gpu;
+  Json& gpu = r["gpu"];
+  gpu["provisioned_gpu_hours"] = round_report(g.provisioned_gpu_hours);
+  gpu["allocated_gpu_hours"] = round_report(g.allocated_gpu_hours);
+  gpu["busy_gpu_hours"] = round_report(g.busy_gpu_hours);
+  gpu["allocation_ratio"] = round_report(g.allocation_ratio);
+  gpu["utilization"] = round_report(g.utilization);
+
+  r["sla"] = sla_json(result.sla);
+
+  const PodsResult& p = result.pods;
+  Json& pods = r["pods"];
+  pods["created"] = p.created;
+  pods["evicted"] = p.evicted;
+  pods["pending_at_end"] = p.pending_at_end;
+  pods["pending_seconds"] = Json{
+      {"p50", round_report(p.pending_seconds.p50)},
+      {"p99", round_report(p.pending_seconds.p99)},
+      {"max", round_report(p.pending_seconds.max)},
+  };
+  Json list = Json::array();
+  for (const PodsResult::Unschedulable& u : p.unschedulable) {
+    list.push_back(Json{{"pod", u.pod}, {"workload", u.workload}, {"reason", u.reason}});
+  }
+  pods["unschedulable"] = std::move(list);
+  pods["unschedulable_total"] = p.unschedulable_total;
+
+  Json& jobs = r["jobs"];
+  jobs["completed"] = result.jobs.completed;
+  jobs["lost_gpu_hours"] = round_report(result.jobs.lost_gpu_hours);
+
+  const NodesResult& n = result.nodes;
+  Json& nodes = r["nodes"];
+  nodes["launched"] = n.launched;
+  nodes["peak"] = n.peak;
+  nodes["launch_failures"] = n.launch_failures;
+  nodes["spot_interruption_notices"] = n.spot_interruption_notices;
+  Json by_reason = Json::object();
+  for (const auto& [reason, count] : n.terminated_by_reason) by_reason[reason] = count;
+  nodes["terminated_by_reason"] = std::move(by_reason);
+
+  // The sections have no fields yet (see DisruptionResult): present, they are empty objects.
+  if (result.disruption) r["disruption"] = Json::object();
+  if (result.spot) r["spot"] = Json::object();
+
+  r["engine"] = Json{{"events", result.engine.events}};
+  return r;
+}
+
+std::string report_json_text(const RunResult& result) {
+  return dump_json(report_json(result)) + "\n";
+}
+
+}  // namespace fleetsim

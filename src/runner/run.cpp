@@ -1,0 +1,52 @@
+#include "fleetsim/runner/run.hpp"
+
+#include <algorithm>
+
+#include "fleetsim/runner/run_recorder.hpp"
+#include "fleetsim/world/world.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+// Progress calls per run when RunOptions does not set a period.
+constexpr int kDefaultProgressCalls = 100;
+
+RunInfo run_info(const ScenarioConfig& config) {
+  RunInfo info{.scenario = config.name,
+               .seed = config.seed,
+               .duration = config.duration,
+               .report_interval = config.report_interval,
+               .nodepools = {}};
+  auto add_pool = [&](const NodePool& p) {
+    if (std::find(info.nodepools.begin(), info.nodepools.end(), p.name) == info.nodepools.end())
+      info.nodepools.push_back(p.name);
+  };
+  for (const NodePool& p : config.nodepools) add_pool(p);
+  for (const ScriptedEvent& e : config.events)
+    if (const auto* apply = std::get_if<ApplyManifestsEvent>(&e.action))
+      for (const NodePool& p : apply->nodepools) add_pool(p);
+
+  for (const ServiceConfig& s : config.services) info.services.push_back(s.deployment);
+  return info;
+}
+
+}  // namespace
+
+RunResult run(const ScenarioConfig& config, const RunOptions& options) {
+  World world(config);
+  RunRecorder recorder(run_info(config), options.timeseries_sinks);
+  recorder.watch(world);
+  world.add_sink(recorder);
+  for (EventSink* sink : options.event_sinks) world.add_sink(*sink);
+  if (options.progress) {
+    const SimDuration period = options.progress_period > SimDuration::zero()
+                                   ? options.progress_period
+                                   : std::max(config.duration / kDefaultProgressCalls, seconds(1));
+    world.set_progress(options.progress, period);
+  }
+  const RunStats stats = world.run();
+  return recorder.result(stats.engine_events);
+}
+
+}  // namespace fleetsim

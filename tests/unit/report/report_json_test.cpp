@@ -1,0 +1,135 @@
+#include <catch2/catch.hpp>
+
+#include "fleetsim/report/json_writer.hpp"
+#include "fleetsim/report/report_json.hpp"
+#include "fleetsim/report/summary.hpp"
+
+using namespace fleetsim;
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+std::vector<std::string> keys_of(const Json& object) {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : object.items()) out.push_back(k);
+  return out;
+}
+
+// Every field set, with figures that need rounding.
+RunResult full_result() {
+  RunResult r;
+  r.scenario = "unit";
+  r.seed = 7;
+  r.duration = hours(1);
+  r.cost = {.total_usd = 1.6000000004,
+            .on_demand_usd = 1.2,
+            .spot_usd = 0.3,
+            .ebs_usd = 0.1,
+            .by_nodepool = {{"spot-gpu", 0.3}, {"gpu", 1.3}},
+            .by_instance_type = {{"g5.xlarge", 1.3}, {"g5.2xlarge", 0.3}},
+            .by_capacity_type = {{"spot", 0.3}, {"on-demand", 1.3}},
+            .by_workload = {{"train", 0.55}, {"(unallocated)", 1.05}}};
+  r.gpu = {.provisioned_gpu_hours = 4.0,
+           .allocated_gpu_hours = 2.5,
+           .busy_gpu_hours = 1.0 / 3.0,
+           .allocation_ratio = 0.625,
+           .utilization = 1.0 / 12.0};
+  r.sla = {.requests = 10,
+           .served = 8,
+           .dropped = 1,
+           .misses = 3,
+           .miss_ratio = 0.3,
+           .latency_ms = {.p50 = 120.25, .p95 = 300.0, .p99 = 410.5, .mean = 150.0000001},
+           .ttft_ms = {.p50 = 20.0, .p95 = 40.0, .p99 = 50.0, .mean = 25.0},
+           .by_service = {{.name = "llm",
+                           .requests = 10,
+                           .served = 8,
+                           .dropped = 1,
+                           .unfinished = 1,
+                           .misses = 3,
+                           .miss_ratio = 0.3,
+                           .latency_ms = {.p50 = 120.25, .p95 = 300.0, .p99 = 410.5, .mean = 150.0},
+                           .ttft_ms = {.p50 = 20.0, .p95 = 40.0, .p99 = 50.0, .mean = 25.0},
+                           .peak_replicas = 4,
+                           .busy_gpu_hours = 0.25}}};
+  r.pods = {.created = 6,
+            .evicted = 1,
+            .pending_at_end = 1,
+            .pending_seconds = {.p50 = 3.0, .p99 = 200.0, .max = 200.0},
+            .unschedulable = {{.pod = "batch-stuck", .workload = "batch", .reason = "no \"fit\""}},
+            .unschedulable_total = 1};
+  r.jobs = {.completed = 2, .lost_gpu_hours = 1.0};
+  r.nodes = {.launched = 3,
+             .peak = 2,
+             .launch_failures = 1,
+             .spot_interruption_notices = 1,
+             .terminated_by_reason = {{"spot_interruption", 1}, {"empty", 1}}};
+  r.engine.events = 1234;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("report.json has the contract's top-level keys in order", "[report]") {
+  const Json r = report_json(RunResult{});
+  CHECK(keys_of(r) == std::vector<std::string>{"scenario", "seed", "duration_s", "cost", "gpu",
+                                               "sla", "pods", "jobs", "nodes", "engine"});
+  CHECK(keys_of(r["sla"]) == std::vector<std::string>{"requests", "served", "dropped", "misses",
+                                                      "miss_ratio", "latency_ms", "ttft_ms",
+                                                      "by_service"});
+  CHECK(r["cost"]["by_workload"] == Json::object());
+  CHECK(r["pods"]["unschedulable"] == Json::array());
+}
+
+TEST_CASE("report.json lays out every field of the result, rounded to six decimals",
+          "[report]") {
+  const std::string expected =
+      R"j({"scenario":"unit","seed":7,"duration_s":3600.0,)j"
+      R"j("cost":{"total_usd":1.6,"on_demand_usd":1.2,"spot_usd":0.3,"ebs_usd":0.1,)j"
+      R"j("by_nodepool":{"gpu":1.3,"spot-gpu":0.3},)j"
+      R"j("by_instance_type":{"g5.2xlarge":0.3,"g5.xlarge":1.3},)j"
+      R"j("by_capacity_type":{"on-demand":1.3,"spot":0.3},)j"
+      R"j("by_workload":{"(unallocated)":1.05,"train":0.55}},)j"
+      R"j("gpu":{"provisioned_gpu_hours":4.0,"allocated_gpu_hours":2.5,)j"
+      R"j("busy_gpu_hours":0.333333,"allocation_ratio":0.625,"utilization":0.083333},)j"
+      R"j("sla":{"requests":10,"served":8,"dropped":1,"misses":3,"miss_ratio":0.3,)j"
+      R"j("latency_ms":{"p50":120.25,"p95":300.0,"p99":410.5,"mean":150.0},)j"
+      R"j("ttft_ms":{"p50":20.0,"p95":40.0,"p99":50.0,"mean":25.0},)j"
+      R"j("by_service":{"llm":{"requests":10,"served":8,"dropped":1,"unfinished":1,"misses":3,)j"
+      R"j("miss_ratio":0.3,"latency_ms":{"p50":120.25,"p95":300.0,"p99":410.5,"mean":150.0},)j"
+      R"j("ttft_ms":{"p50":20.0,"p95":40.0,"p99":50.0,"mean":25.0},"peak_replicas":4,)j"
+      R"j("busy_gpu_hours":0.25}}},)j"
+      R"j("pods":{"created":6,"evicted":1,"pending_at_end":1,)j"
+      R"j("pending_seconds":{"p50":3.0,"p99":200.0,"max":200.0},)j"
+      R"j("unschedulable":[{"pod":"batch-stuck","workload":"batch","reason":"no \"fit\""}],)j"
+      R"j("unschedulable_total":1},)j"
+      R"j("jobs":{"completed":2,"lost_gpu_hours":1.0},)j"
+      R"j("nodes":{"launched":3,"peak":2,"launch_failures":1,"spot_interruption_notices":1,)j"
+      R"j("terminated_by_reason":{"empty":1,"spot_interruption":1}},)j"
+      R"j("engine":{"events":1234}})j";
+  CHECK(dump_json(report_json(full_result()), -1) == expected);
+  CHECK(report_json_text(full_result()) == dump_json(report_json(full_result())) + "\n");
+}
+
+TEST_CASE("the disruption and spot sections appear only when present", "[report]") {
+  RunResult r = full_result();
+  r.disruption = DisruptionResult{};
+  r.spot = SpotResult{};
+  const Json j = report_json(r);
+  CHECK(keys_of(j) == std::vector<std::string>{"scenario", "seed", "duration_s", "cost", "gpu",
+                                               "sla", "pods", "jobs", "nodes", "disruption",
+                                               "spot", "engine"});
+  CHECK(j["disruption"] == Json::object());
+}
+
+TEST_CASE("the summary shows the figures as report.json rounds them", "[report]") {
+  RunResult r = full_result();
+  r.cost.total_usd = 0.0049999996;  // 0.005 in report.json, so $0.01 as the file would say
+  const std::string s = format_summary(r);
+  INFO(s);
+  CHECK(s.find("fleetsim: unit (seed 7, 1h0m0s)\n") == 0);
+  CHECK(s.find("  cost total                $0.01\n") != std::string::npos);
+  CHECK(s.find("  requests / SLO misses     10 / 3  (30.00%, 1 dropped)\n") != std::string::npos);
+  CHECK(s.find("  latency p50 / p99         120 ms / 410 ms\n") != std::string::npos);
+  CHECK(s.find("  unschedulable pods        1  (first: no \"fit\")\n") != std::string::npos);
+}

@@ -10,8 +10,8 @@
 #include <system_error>
 #include <tuple>
 
-#include "csv_table.hpp"
 #include "fleetsim/catalog/instance_labels.hpp"
+#include "fleetsim/core/csv_reader.hpp"
 
 namespace fleetsim {
 
@@ -34,43 +34,56 @@ constexpr std::size_t kMaxLabelValue = 63;
 constexpr std::array<std::string_view, 5> kInterruptionBuckets{"<5%", "5-10%", "10-15%", "15-20%",
                                                                ">20%"};
 
-using csv::Record;
-using csv::Table;
+// Far above any real catalog (AWS's ~900 types × ~30 offerings is a few MiB), low enough that a
+// wrong path pointing at a huge file fails at once instead of exhausting memory.
+constexpr std::uintmax_t kMaxFileBytes = 64ULL << 20;
 
-const std::string& text(const Record& r, std::size_t col) { return r.fields[col].text; }
+// The §6 headers, for the messages about a missing one.
+constexpr std::string_view kTypesHeader =
+    "instance_type,family,category,generation,size,arch,vcpu,memory_mib,gpu_count,gpu_name,"
+    "gpu_manufacturer,gpu_memory_mib,accelerator_name,accelerator_count,network_gbps,max_pods";
+constexpr std::string_view kOfferingsHeader =
+    "instance_type,zone,capacity_type,price_usd_per_hour,interruption_bucket,capacity";
 
-std::int64_t parse_int(const Table& t, const Record& r, std::size_t col, std::int64_t min,
-                       std::int64_t max, bool empty_is_zero = false) {
-  const std::string& s = text(r, col);
+CsvReader open_table(const std::filesystem::path& path, std::string_view example_header) {
+  return CsvReader(path, CsvOptions{.noun = "catalog table",
+                                    .example_header = example_header,
+                                    .input = CsvInput::Catalog,
+                                    .skip_blank_lines = true,
+                                    .max_file_bytes = kMaxFileBytes});
+}
+
+std::int64_t parse_int(const CsvReader& t, std::size_t col, std::int64_t min, std::int64_t max,
+                       bool empty_is_zero = false) {
+  const std::string_view s = t.field(col);
   if (s.empty()) {
     if (empty_is_zero) return 0;
-    throw t.error(r, col, "is empty; expected a whole number");
+    t.fail(col, "is empty; expected a whole number");
   }
-  if (s.front() == '-') throw t.error(r, col, fmt::format("must not be negative (got {})", s));
+  if (s.front() == '-') t.fail(col, fmt::format("must not be negative (got {})", s));
   std::int64_t v = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec == std::errc::result_out_of_range)
-    throw t.error(r, col, fmt::format("{} is too large (at most {})", s, max));
+    t.fail(col, fmt::format("{} is too large (at most {})", s, max));
   if (ec != std::errc() || ptr != s.data() + s.size())
-    throw t.error(r, col, fmt::format("\"{}\" is not a whole number", s));
-  if (v > max) throw t.error(r, col, fmt::format("{} is too large (at most {})", s, max));
-  if (v < min) throw t.error(r, col, fmt::format("must be at least {} (got {})", min, s));
+    t.fail(col, fmt::format("\"{}\" is not a whole number", s));
+  if (v > max) t.fail(col, fmt::format("{} is too large (at most {})", s, max));
+  if (v < min) t.fail(col, fmt::format("must be at least {} (got {})", min, s));
   return v;
 }
 
-double parse_decimal(const Table& t, const Record& r, std::size_t col, double max,
-                     bool empty_is_zero = false) {
-  const std::string& s = text(r, col);
+double parse_decimal(const CsvReader& t, std::size_t col, double max, bool empty_is_zero = false) {
+  const std::string_view s = t.field(col);
   if (s.empty()) {
     if (empty_is_zero) return 0;
-    throw t.error(r, col, "is empty; expected a number");
+    t.fail(col, "is empty; expected a number");
   }
-  if (s.front() == '-') throw t.error(r, col, fmt::format("must not be negative (got {})", s));
+  if (s.front() == '-') t.fail(col, fmt::format("must not be negative (got {})", s));
   double v = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v))
-    throw t.error(r, col, fmt::format("\"{}\" is not a number", s));
-  if (v > max) throw t.error(r, col, fmt::format("{} is too large (at most {})", s, max));
+    t.fail(col, fmt::format("\"{}\" is not a number", s));
+  if (v > max) t.fail(col, fmt::format("{} is too large (at most {})", s, max));
   return v;
 }
 
@@ -81,28 +94,27 @@ bool is_label_char(char c) {
 bool is_alnum(char c) { return is_label_char(c) && c != '-' && c != '_' && c != '.'; }
 
 // The value becomes a node label, so it must be a valid Kubernetes label value.
-std::string checked_label_value(const Table& t, const Record& r, std::size_t col, std::string value,
+std::string checked_label_value(const CsvReader& t, std::size_t col, std::string value,
                                 bool required) {
   if (value.empty()) {
-    if (required) throw t.error(r, col, "is empty");
+    if (required) t.fail(col, "is empty");
     return value;
   }
   if (value.size() > kMaxLabelValue || !std::all_of(value.begin(), value.end(), is_label_char) ||
       !is_alnum(value.front()) || !is_alnum(value.back()))
-    throw t.error(r, col,
-                  fmt::format("\"{}\" is not a valid label value (at most 63 letters, digits, "
-                              "'-', '_' or '.', starting and ending with a letter or digit)",
-                              value));
+    t.fail(col, fmt::format("\"{}\" is not a valid label value (at most 63 letters, digits, "
+                            "'-', '_' or '.', starting and ending with a letter or digit)",
+                            value));
   return value;
 }
 
-std::string label_value(const Table& t, const Record& r, std::size_t col) {
-  return checked_label_value(t, r, col, text(r, col), true);
+std::string label_value(const CsvReader& t, std::size_t col) {
+  return checked_label_value(t, col, std::string(t.field(col)), true);
 }
 
 // A name EC2 reports in words ("Radeon Pro V520") becomes a label in lower kebab case.
-std::string kebab_label_value(const Table& t, const Record& r, std::size_t col) {
-  return checked_label_value(t, r, col, lower_kebab_case(text(r, col)), false);
+std::string kebab_label_value(const CsvReader& t, std::size_t col) {
+  return checked_label_value(t, col, lower_kebab_case(t.field(col)), false);
 }
 
 struct TypeColumns {
@@ -110,7 +122,7 @@ struct TypeColumns {
       gpu_manufacturer, gpu_memory_mib, accelerator_name, accelerator_count, network_gbps, max_pods;
   std::optional<std::size_t> accelerator_manufacturer;
 
-  explicit TypeColumns(const Table& t)
+  explicit TypeColumns(const CsvReader& t)
       : name(t.require("instance_type")),
         family(t.require("family")),
         category(t.require("category")),
@@ -127,13 +139,13 @@ struct TypeColumns {
         accelerator_count(t.require("accelerator_count")),
         network_gbps(t.require("network_gbps")),
         max_pods(t.require("max_pods")),
-        accelerator_manufacturer(t.find("accelerator_manufacturer")) {}
+        accelerator_manufacturer(t.column("accelerator_manufacturer")) {}
 };
 
 struct OfferingColumns {
   std::size_t type, zone, capacity_type, price, bucket, capacity;
 
-  explicit OfferingColumns(const Table& t)
+  explicit OfferingColumns(const CsvReader& t)
       : type(t.require("instance_type")),
         zone(t.require("zone")),
         capacity_type(t.require("capacity_type")),
@@ -142,79 +154,82 @@ struct OfferingColumns {
         capacity(t.require("capacity")) {}
 };
 
-InstanceType parse_type(const Table& t, const TypeColumns& c, const Record& r) {
+// Where a type's row was, for the checks made once every offering is read.
+struct TypeRow {
+  int line = 0;
+  int name_col = 0;
+  int memory_col = 0;
+};
+
+InstanceType parse_type(const CsvReader& t, const TypeColumns& c) {
   InstanceType it;
-  it.name = label_value(t, r, c.name);
-  it.family = label_value(t, r, c.family);
-  it.size = label_value(t, r, c.size);
+  it.name = label_value(t, c.name);
+  it.family = label_value(t, c.family);
+  it.size = label_value(t, c.size);
   // Karpenter reads family and size off the name; a catalog that disagrees would label nodes
   // differently from the real provider.
   if (it.name != it.family + "." + it.size)
-    throw t.error(
-        r, c.name,
-        fmt::format("\"{}\" does not match family \"{}\" and size \"{}\" (expected \"{}.{}\")",
-                    it.name, it.family, it.size, it.family, it.size));
-  it.category = label_value(t, r, c.category);
-  it.generation = static_cast<int>(parse_int(t, r, c.generation, 0, kMaxGeneration));
-  it.arch = text(r, c.arch);
+    t.fail(c.name,
+           fmt::format("\"{}\" does not match family \"{}\" and size \"{}\" (expected \"{}.{}\")",
+                       it.name, it.family, it.size, it.family, it.size));
+  it.category = label_value(t, c.category);
+  it.generation = static_cast<int>(parse_int(t, c.generation, 0, kMaxGeneration));
+  it.arch = t.field(c.arch);
   if (it.arch != "amd64" && it.arch != "arm64")
-    throw t.error(r, c.arch,
-                  fmt::format("\"{}\" is not a known arch; expected amd64 or arm64", it.arch));
-  it.vcpu = static_cast<int>(parse_int(t, r, c.vcpu, 1, kMaxVcpu));
-  it.memory_mib = parse_int(t, r, c.memory_mib, 1, kMaxMemoryMib);
+    t.fail(c.arch, fmt::format("\"{}\" is not a known arch; expected amd64 or arm64", it.arch));
+  it.vcpu = static_cast<int>(parse_int(t, c.vcpu, 1, kMaxVcpu));
+  it.memory_mib = parse_int(t, c.memory_mib, 1, kMaxMemoryMib);
 
-  it.gpu_count = static_cast<int>(parse_int(t, r, c.gpu_count, 0, kMaxDevices, true));
-  it.gpu_name = kebab_label_value(t, r, c.gpu_name);
-  it.gpu_manufacturer = kebab_label_value(t, r, c.gpu_manufacturer);
-  it.gpu_memory_mib = parse_int(t, r, c.gpu_memory_mib, 0, kMaxMemoryMib, true);
+  it.gpu_count = static_cast<int>(parse_int(t, c.gpu_count, 0, kMaxDevices, true));
+  it.gpu_name = kebab_label_value(t, c.gpu_name);
+  it.gpu_manufacturer = kebab_label_value(t, c.gpu_manufacturer);
+  it.gpu_memory_mib = parse_int(t, c.gpu_memory_mib, 0, kMaxMemoryMib, true);
   // A GPU name without a count is legal: fractional GPUs (g6f, an L4 slice) have gpu_count 0.
   if (it.gpu_count > 0 && it.gpu_name.empty())
-    throw t.error(r, c.gpu_name, fmt::format("is empty but gpu_count is {}", it.gpu_count));
+    t.fail(c.gpu_name, fmt::format("is empty but gpu_count is {}", it.gpu_count));
   if (!it.gpu_name.empty() && it.gpu_manufacturer.empty())
-    throw t.error(r, c.gpu_manufacturer, "is empty but gpu_name is set");
+    t.fail(c.gpu_manufacturer, "is empty but gpu_name is set");
   if (it.gpu_name.empty() && (!it.gpu_manufacturer.empty() || it.gpu_memory_mib > 0)) {
     std::size_t col = it.gpu_manufacturer.empty() ? c.gpu_memory_mib : c.gpu_manufacturer;
-    throw t.error(r, col, "is set but gpu_name is empty");
+    t.fail(col, "is set but gpu_name is empty");
   }
 
-  it.accelerator_count =
-      static_cast<int>(parse_int(t, r, c.accelerator_count, 0, kMaxDevices, true));
-  it.accelerator_name = kebab_label_value(t, r, c.accelerator_name);
+  it.accelerator_count = static_cast<int>(parse_int(t, c.accelerator_count, 0, kMaxDevices, true));
+  it.accelerator_name = kebab_label_value(t, c.accelerator_name);
   if (c.accelerator_manufacturer)
-    it.accelerator_manufacturer = kebab_label_value(t, r, *c.accelerator_manufacturer);
+    it.accelerator_manufacturer = kebab_label_value(t, *c.accelerator_manufacturer);
   if (it.accelerator_count > 0 && it.accelerator_name.empty())
-    throw t.error(r, c.accelerator_name,
-                  fmt::format("is empty but accelerator_count is {}", it.accelerator_count));
+    t.fail(c.accelerator_name,
+           fmt::format("is empty but accelerator_count is {}", it.accelerator_count));
   if (it.accelerator_manufacturer.empty())
     it.accelerator_manufacturer = std::string(accelerator_manufacturer_for(it.accelerator_name));
 
-  it.network_gbps = parse_decimal(t, r, c.network_gbps, kMaxNetworkGbps, true);
-  it.max_pods = static_cast<int>(parse_int(t, r, c.max_pods, 1, kMaxPods));
+  it.network_gbps = parse_decimal(t, c.network_gbps, kMaxNetworkGbps, true);
+  it.max_pods = static_cast<int>(parse_int(t, c.max_pods, 1, kMaxPods));
   return it;
 }
 
-Offering parse_offering(const Table& t, const OfferingColumns& c, const Record& r) {
+Offering parse_offering(const CsvReader& t, const OfferingColumns& c) {
   Offering o;
-  o.zone = label_value(t, r, c.zone);
-  auto ct = parse_capacity_type(text(r, c.capacity_type));
+  o.zone = label_value(t, c.zone);
+  auto ct = parse_capacity_type(t.field(c.capacity_type));
   if (!ct)
-    throw t.error(r, c.capacity_type,
-                  fmt::format("\"{}\" is not a capacity type; expected on-demand, spot or reserved",
-                              text(r, c.capacity_type)));
+    t.fail(c.capacity_type,
+           fmt::format("\"{}\" is not a capacity type; expected on-demand, spot or reserved",
+                       t.field(c.capacity_type)));
   o.capacity_type = *ct;
-  o.price_per_hour = parse_decimal(t, r, c.price, kMaxPricePerHour);
-  o.interruption_bucket = text(r, c.bucket);
+  o.price_per_hour = parse_decimal(t, c.price, kMaxPricePerHour);
+  o.interruption_bucket = t.field(c.bucket);
   if (!o.interruption_bucket.empty()) {
     if (o.capacity_type != CapacityType::Spot)
-      throw t.error(r, c.bucket,
-                    fmt::format("must be empty for {} offerings", to_string(o.capacity_type)));
+      t.fail(c.bucket, fmt::format("must be empty for {} offerings", to_string(o.capacity_type)));
     if (!is_interruption_bucket(o.interruption_bucket))
-      throw t.error(r, c.bucket,
-                    fmt::format("\"{}\" is not a Spot Advisor band; expected <5%, 5-10%, 10-15%, "
-                                "15-20% or >20%",
-                                o.interruption_bucket));
+      t.fail(c.bucket,
+             fmt::format("\"{}\" is not a Spot Advisor band; expected <5%, 5-10%, 10-15%, "
+                         "15-20% or >20%",
+                         o.interruption_bucket));
   }
-  if (!text(r, c.capacity).empty()) o.capacity = parse_int(t, r, c.capacity, 0, kMaxCapacity);
+  if (!t.field(c.capacity).empty()) o.capacity = parse_int(t, c.capacity, 0, kMaxCapacity);
   return o;
 }
 
@@ -229,48 +244,54 @@ Catalog load_catalog(const std::filesystem::path& dir, const KubeletSizing& kube
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec))
     throw CatalogError({dir.string()}, "", "catalog directory not found");
-  Table types_csv = Table::read(dir / kInstanceTypesFile);
+  CsvReader types_csv = open_table(dir / kInstanceTypesFile, kTypesHeader);
   TypeColumns tc(types_csv);
   std::vector<InstanceType> types;
-  std::vector<const Record*> type_records;
+  std::vector<TypeRow> type_rows;
   std::map<std::string, std::size_t, std::less<>> by_name;
-  for (const auto& r : types_csv.records()) {
-    InstanceType it = parse_type(types_csv, tc, r);
+  while (types_csv.next_row()) {
+    InstanceType it = parse_type(types_csv, tc);
     if (auto seen = by_name.find(it.name); seen != by_name.end())
-      throw types_csv.error(r, tc.name,
-                            fmt::format("duplicate instance type \"{}\" (first on line {})",
-                                        it.name, type_records[seen->second]->line));
+      types_csv.fail(tc.name, fmt::format("duplicate instance type \"{}\" (first on line {})",
+                                          it.name, type_rows[seen->second].line));
     by_name.emplace(it.name, types.size());
     types.push_back(std::move(it));
-    type_records.push_back(&r);
+    const auto fields = types_csv.fields();
+    type_rows.push_back(TypeRow{.line = types_csv.line(),
+                                .name_col = fields[tc.name].col,
+                                .memory_col = fields[tc.memory_mib].col});
   }
+  // Raised once the file is read through, at a type's row.
+  const auto type_error = [&](std::size_t i, int col, std::string_view column,
+                              std::string message) {
+    return CatalogError({types_csv.file(), type_rows[i].line, col}, std::string(column),
+                        std::move(message));
+  };
 
-  Table offers_csv = Table::read(dir / kOfferingsFile);
+  CsvReader offers_csv = open_table(dir / kOfferingsFile, kOfferingsHeader);
   OfferingColumns oc(offers_csv);
   std::map<std::tuple<std::string, std::string, CapacityType>, int> offering_lines;
-  for (const auto& r : offers_csv.records()) {
-    const std::string& type_name = text(r, oc.type);
+  while (offers_csv.next_row()) {
+    const std::string_view type_name = offers_csv.field(oc.type);
     auto owner = by_name.find(type_name);
     if (owner == by_name.end())
-      throw offers_csv.error(
-          r, oc.type,
-          fmt::format("unknown instance type \"{}\" (not in {})", type_name, kInstanceTypesFile));
-    Offering o = parse_offering(offers_csv, oc, r);
-    auto [it, inserted] =
-        offering_lines.emplace(std::tuple(type_name, o.zone, o.capacity_type), r.line);
+      offers_csv.fail(oc.type, fmt::format("unknown instance type \"{}\" (not in {})", type_name,
+                                           kInstanceTypesFile));
+    Offering o = parse_offering(offers_csv, oc);
+    auto [it, inserted] = offering_lines.emplace(
+        std::tuple(std::string(type_name), o.zone, o.capacity_type), offers_csv.line());
     if (!inserted)
-      throw offers_csv.error(
-          r, oc.type,
-          fmt::format("duplicate offering ({}, {}, {}) (first on line {})", type_name, o.zone,
-                      to_string(o.capacity_type), it->second));
+      offers_csv.fail(oc.type, fmt::format("duplicate offering ({}, {}, {}) (first on line {})",
+                                           type_name, o.zone, to_string(o.capacity_type),
+                                           it->second));
     types[owner->second].offerings.push_back(std::move(o));
   }
 
   for (std::size_t i = 0; i < types.size(); ++i) {
     InstanceType& it = types[i];
     if (it.offerings.empty())
-      throw types_csv.error(
-          *type_records[i], tc.name,
+      throw type_error(
+          i, type_rows[i].name_col, "instance_type",
           fmt::format("instance type \"{}\" has no offerings in {}", it.name, kOfferingsFile));
     std::sort(it.offerings.begin(), it.offerings.end(), [](const Offering& a, const Offering& b) {
       return std::tie(a.capacity_type, a.zone) < std::tie(b.capacity_type, b.zone);
@@ -278,11 +299,10 @@ Catalog load_catalog(const std::filesystem::path& dir, const KubeletSizing& kube
     apply_aws_sizing(it, kubelet);
     // A tiny memory with many pods leaves nothing for pods once kube-reserved is taken.
     if (it.allocatable.memory_bytes() <= 0)
-      throw types_csv.error(
-          *type_records[i], tc.memory_mib,
-          fmt::format("{} MiB leaves no allocatable memory after the VM overhead, "
-                      "kube-reserved for {} pods and the eviction threshold",
-                      it.memory_mib, it.max_pods));
+      throw type_error(i, type_rows[i].memory_col, "memory_mib",
+                       fmt::format("{} MiB leaves no allocatable memory after the VM overhead, "
+                                   "kube-reserved for {} pods and the eviction threshold",
+                                   it.memory_mib, it.max_pods));
   }
   return Catalog(std::move(types), dir.string());
 }

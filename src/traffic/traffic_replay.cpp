@@ -3,14 +3,11 @@
 #include <fmt/format.h>
 
 #include <array>
-#include <charconv>
 #include <chrono>
 #include <cmath>
-#include <limits>
-#include <span>
+#include <optional>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <utility>
 
 #include "fleetsim/core/csv_reader.hpp"
@@ -31,6 +28,9 @@ constexpr std::array<LayoutSpec, 3> kLayouts = {{
     {RequestTraceLayout::Simple, "simple", {"time_s", "input_tokens", "output_tokens"}},
     {RequestTraceLayout::Mooncake, "Mooncake", {"timestamp_ms", "input_length", "output_length"}},
 }};
+
+constexpr CsvOptions kReplayCsv{.noun = "trace",
+                                .example_header = "TIMESTAMP,ContextTokens,GeneratedTokens"};
 
 constexpr std::string_view kExpectedHeaders =
     "TIMESTAMP,ContextTokens,GeneratedTokens (Azure), time_s,input_tokens,output_tokens, or "
@@ -70,37 +70,36 @@ class RequestTraceParser {
 
   // Parses the reader's current row.
   Row parse() {
-    const std::span<const CsvField> fields = csv_.fields();
-    const CsvField& time = fields[field_[0]];
+    const std::size_t time = field_[0];
+    const std::string_view time_text = csv_.field(time);
     Row row{};
     std::int64_t ns = 0;
     if (layout() == RequestTraceLayout::Azure) {
       const std::int64_t absolute = azure_timestamp(time);
       if (!origin_ns_) origin_ns_ = absolute;
-      if (have_last_ && absolute < last_ns_) decreasing(time);
+      if (have_last_ && absolute < last_ns_) decreasing();
       last_ns_ = absolute;
       ns = absolute - *origin_ns_;
       if (ns > kMaxTraceNs) {
-        csv_.fail(time.col, column(0),
-                  fmt::format("is over 10 years after the first row's {}", first_text_));
+        csv_.fail(time, fmt::format("is over 10 years after the first row's {}", first_text_));
       }
       row.time_us = (ns + kNsPerUs / 2) / kNsPerUs;
     } else {
       const bool ms = layout() == RequestTraceLayout::Mooncake;
-      const double v = number(time, 0);
-      if (v < 0) csv_.fail(time.col, column(0), fmt::format("must not be negative, got {}", time.text));
+      const double v = csv_.number(time);
+      if (v < 0) csv_.fail(time, fmt::format("must not be negative, got {}", time_text));
       if (v > (ms ? kMaxTraceS * 1e3 : kMaxTraceS)) {
-        csv_.fail(time.col, column(0), fmt::format("must be at most 10 years, got {}", time.text));
+        csv_.fail(time, fmt::format("must be at most 10 years, got {}", time_text));
       }
-      if (have_last_ && v < last_value_) decreasing(time);
+      if (have_last_ && v < last_value_) decreasing();
       last_value_ = v;
       row.time_us = std::llround(ms ? v * 1e3 : v * 1e6);
     }
-    if (!have_last_ && first_text_.empty()) first_text_.assign(time.text);
+    if (!have_last_ && first_text_.empty()) first_text_.assign(time_text);
     have_last_ = true;
-    last_text_.assign(time.text);
-    row.input_tokens = tokens(fields[field_[1]], 1);
-    row.output_tokens = tokens(fields[field_[2]], 2);
+    last_text_.assign(time_text);
+    row.input_tokens = static_cast<std::uint32_t>(csv_.integer(field_[1], 0, kMaxTokens));
+    row.output_tokens = static_cast<std::uint32_t>(csv_.integer(field_[2], 0, kMaxTokens));
     return row;
   }
 
@@ -108,95 +107,50 @@ class RequestTraceParser {
   void restart() { have_last_ = false; }
 
  private:
-  std::string column(std::size_t i) const { return std::string(kLayouts[layout_].columns[i]); }
-
   void read_header() {
-    const std::span<const CsvField> fields =
-        csv_.read_header("TIMESTAMP,ContextTokens,GeneratedTokens");
     std::string names;
-    for (const CsvField& f : fields) {
+    for (const std::string& name : csv_.header()) {
       if (!names.empty()) names += ",";
-      names += f.text;
+      names += name;
     }
     // The layout whose time column the header names.
     std::optional<std::size_t> found;
     for (std::size_t l = 0; l < kLayouts.size() && !found; ++l) {
-      for (const CsvField& f : fields) {
-        if (f.text == kLayouts[l].columns[0]) found = l;
-      }
+      if (csv_.column(kLayouts[l].columns[0])) found = l;
     }
     if (!found) {
-      csv_.fail(1, "", fmt::format("not a request trace: expected a header with {}; the header is "
-                                   "\"{}\"",
-                                   kExpectedHeaders, names));
+      csv_.fail_header("", fmt::format("not a request trace: expected a header with {}; the "
+                                       "header is \"{}\"",
+                                       kExpectedHeaders, names));
     }
     layout_ = *found;
     for (std::size_t c = 0; c < 3; ++c) {
-      std::optional<std::size_t> at;
-      for (std::size_t i = 0; i < fields.size(); ++i) {
-        if (fields[i].text != kLayouts[layout_].columns[c]) continue;
-        if (at) {
-          csv_.fail(fields[i].col, column(c),
-                    fmt::format("column appears twice (first at column {})", fields[*at].col));
-        }
-        at = i;
-      }
+      const std::string_view name = kLayouts[layout_].columns[c];
+      const std::optional<std::size_t> at = csv_.column(name);
       if (!at) {
-        csv_.fail(1, column(c),
-                  fmt::format("required column of the {} layout is missing (the header is \"{}\")",
-                              kLayouts[layout_].name, names));
+        csv_.fail_header(std::string(name),
+                         fmt::format("required column of the {} layout is missing (the header "
+                                     "is \"{}\")",
+                                     kLayouts[layout_].name, names));
       }
       field_[c] = *at;
     }
   }
 
-  [[noreturn]] void decreasing(const CsvField& time) const {
-    csv_.fail(time.col, column(0),
-              fmt::format("timestamps must not decrease: {} after {}", time.text, last_text_));
-  }
-
-  // Any finite decimal number.
-  double number(const CsvField& f, std::size_t c) const {
-    if (f.text.empty()) csv_.fail(f.col, column(c), "is empty; expected a number");
-    double v = 0;
-    const char* end = f.text.data() + f.text.size();
-    auto [ptr, ec] = std::from_chars(f.text.data(), end, v);
-    if (ptr != end || (ec != std::errc{} && ec != std::errc::result_out_of_range)) {
-      csv_.fail(f.col, column(c), fmt::format("expected a number, got \"{}\"", f.text));
-    }
-    if (ec == std::errc::result_out_of_range || !std::isfinite(v)) {
-      csv_.fail(f.col, column(c), fmt::format("must be a finite number, got {}", f.text));
-    }
-    return v;
-  }
-
-  // A whole token count in [0, kMaxTokens]; integral decimals ("12.0", as pandas writes) pass.
-  std::uint32_t tokens(const CsvField& f, std::size_t c) const {
-    std::int64_t value = 0;
-    const char* end = f.text.data() + f.text.size();
-    auto [ptr, ec] = std::from_chars(f.text.data(), end, value);
-    if (ec != std::errc{} || ptr != end) {
-      const double v = number(f, c);
-      if (v != std::floor(v)) {
-        csv_.fail(f.col, column(c), fmt::format("must be a whole number, got {}", f.text));
-      }
-      value = v < 0 ? -1 : v > kMaxTokens ? std::int64_t{kMaxTokens} + 1 : static_cast<std::int64_t>(v);
-    }
-    if (value < 0) csv_.fail(f.col, column(c), fmt::format("must not be negative, got {}", f.text));
-    if (value > kMaxTokens) {
-      csv_.fail(f.col, column(c), fmt::format("must be at most {}, got {}", kMaxTokens, f.text));
-    }
-    return static_cast<std::uint32_t>(value);
+  [[noreturn]] void decreasing() const {
+    csv_.fail(field_[0], fmt::format("timestamps must not decrease: {} after {}",
+                                     csv_.field(field_[0]), last_text_));
   }
 
   // "YYYY-MM-DD HH:MM:SS[.f…]" (a 'T' also separates date and time; up to 9 fractional digits)
   // as nanoseconds since 1970-01-01, the timestamp read as UTC: only differences matter.
-  std::int64_t azure_timestamp(const CsvField& f) const {
-    const std::string_view s = f.text;
+  std::int64_t azure_timestamp(std::size_t column) const {
+    const std::string_view s = csv_.field(column);
     const auto bad = [&](std::size_t pos, std::string_view what) {
-      csv_.fail(f.col + static_cast<int>(pos), column(0),
+      csv_.fail(column,
                 fmt::format("malformed timestamp \"{}\": {}; expected {}", s, what,
-                            kTimestampShape));
+                            kTimestampShape),
+                static_cast<int>(pos));
     };
     const auto digits = [&](std::size_t pos, std::size_t n) {
       int v = 0;
@@ -213,7 +167,7 @@ class RequestTraceParser {
         bad(pos, fmt::format("'{}' where '{}' belongs", s[pos], a));
       }
     };
-    if (s.empty()) csv_.fail(f.col, column(0), "is empty; expected a timestamp");
+    if (s.empty()) csv_.fail(column, "is empty; expected a timestamp");
     const int year = digits(0, 4);
     separator(4, '-', '-');
     const int month = digits(5, 2);
@@ -281,7 +235,7 @@ void validate(const ReplayConfig& config) {
 }
 
 RequestTraceSummary scan_request_trace(const std::filesystem::path& trace) {
-  CsvReader csv(trace);
+  CsvReader csv(trace, kReplayCsv);
   RequestTraceParser parser(csv);
   RequestTraceSummary summary{.layout = parser.layout()};
   while (csv.next_row()) {
@@ -304,7 +258,7 @@ ReplaySource::ReplaySource(const ReplayConfig& config, RngStream rng)
   validate(config);
   whole_copies_ = static_cast<std::uint32_t>(std::floor(config.rate_scale));
   extra_copy_ = config.rate_scale - whole_copies_;
-  csv_ = std::make_unique<CsvReader>(config.trace);
+  csv_ = std::make_unique<CsvReader>(config.trace, kReplayCsv);
   parser_ = std::make_unique<RequestTraceParser>(*csv_);
 
   // The validation pass: every row checked before the simulation starts.

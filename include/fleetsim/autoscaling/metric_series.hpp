@@ -21,8 +21,9 @@ class MetricSeries {
  public:
   // Format: a header row naming the columns, in any order; `time_s` (seconds, decimals allowed,
   // not negative) and `value` (a finite number, not negative) are required, others are ignored.
-  // Times must not decrease; of samples at the same time the last one counts. CRLF line ends and
-  // trailing blank lines are accepted. Every problem throws TraceError naming file:line:col.
+  // Times must not decrease; of samples at the same time the last one counts. Read by CsvReader:
+  // quoted fields, CRLF line ends, a UTF-8 BOM and trailing blank lines are accepted. Every
+  // problem throws TraceError naming file:line:col.
   static MetricSeries load(const std::filesystem::path& path);
   // As load(), from text already in memory; `file_name` is used in messages.
   static MetricSeries parse(const std::string& text, const std::string& file_name);

@@ -19,8 +19,9 @@ inline constexpr std::string_view kOfferingsFile = "offerings.csv";
 // their offerings by (capacity type, zone).
 //
 // Throws CatalogError at file:line:col, naming the column, for: a missing file or column, an
-// empty file, a malformed, negative or absurd value, an unknown arch or capacity type, a
-// duplicate type or offering, an offering of an unknown type, and a type with no offerings.
+// empty file or one without rows, a malformed, negative or absurd value, an unknown arch or
+// capacity type, a duplicate type or offering, an offering of an unknown type, and a type with no
+// offerings.
 Catalog load_catalog(const std::filesystem::path& dir, const KubeletSizing& kubelet = {});
 
 // Whether `bucket` is a Spot Instance Advisor interruption band: "<5%", "5-10%", "10-15%",

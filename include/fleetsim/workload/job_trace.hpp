@@ -29,7 +29,7 @@ struct JobArrival {
 // Format: a header row naming the columns, in any order. Required: submit_time_s, duration_s
 // (seconds, decimals allowed), gpus, cpu_millis, memory_mib (whole numbers). Optional: name,
 // priority. Unknown columns are ignored. Submit times must not decrease. Fields may be quoted
-// ("a,b" with "" for a quote). CRLF endings and trailing blank lines are accepted.
+// ("a,b" with "" for a quote). CRLF endings, a UTF-8 BOM and trailing blank lines are accepted.
 //
 // Every problem throws TraceError naming file:line:col (col = where the field starts) and the
 // column; that includes a missing or empty file and a trace with no rows.
@@ -55,7 +55,7 @@ class JobTraceReader {
   JobArrival parse_row();
 
   std::filesystem::path path_;
-  std::unique_ptr<CsvReader> csv_;  // src/workload/csv_reader.hpp, shared with request traces
+  std::unique_ptr<CsvReader> csv_;  // fleetsim/core/csv_reader.hpp
   std::array<std::optional<std::size_t>, kColumnCount> field_of_{};  // field index per column
   bool done_ = false;
   SimTime last_submit_;

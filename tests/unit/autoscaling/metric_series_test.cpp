@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "fleetsim/core/error.hpp"
+#include "unit/core/temp_trace.hpp"
 
 using namespace fleetsim;
 
@@ -46,21 +47,39 @@ TEST_CASE("bad series name file, line, column and field", "[autoscaling]") {
   CHECK(error_of("time_s,value\n10,1\n5,2\n") ==
         "s.csv:3:1: time_s: times must not decrease: 5 follows 10");
   CHECK(error_of("time,value\n0,1\n") ==
-        "s.csv:1:1: time_s: missing column; the header must name time_s and value");
+        "s.csv:1:1: time_s: missing column (the header has: time, value)");
   CHECK(error_of("time_s,val\n0,1\n") ==
-        "s.csv:1:1: value: missing column; the header must name time_s and value");
+        "s.csv:1:1: value: missing column (the header has: time_s, val)");
   CHECK(error_of("time_s,value\n0,-1\n") == "s.csv:2:3: value: must not be negative, got -1");
   CHECK(error_of("time_s,value\n0,nan\n") == "s.csv:2:3: value: must be a finite number, got nan");
   CHECK(error_of("time_s,value\n0,\n") == "s.csv:2:3: value: is empty; expected a number");
-  CHECK(error_of("time_s,value\n0\n") == "s.csv:2:1: 1 fields, but the header has 2");
+  CHECK(error_of("time_s,value\n0\n") ==
+        "s.csv:2:2: expected 2 fields as in the header, found 1");
   CHECK(error_of("time_s,value\n0,1\n\n5,1\n") ==
-        "s.csv:3:1: blank line before the end of the series");
-  CHECK(error_of("") == "s.csv: the series is empty; expected a header time_s,value");
-  CHECK(error_of("time_s,value\n") == "s.csv:1: the series has a header but no samples");
+        "s.csv:3:1: blank line inside the metric series (only trailing blank lines are allowed)");
+  CHECK(error_of("") ==
+        "s.csv:1:1: metric series is empty; expected a header row such as \"time_s,value\"");
+  CHECK(error_of("time_s,value\n") == "s.csv:1:1: metric series has no rows (only a header)");
   CHECK(error_of("time_s,value,time_s\n") ==
-        "s.csv:1:14: time_s: column named twice in the header");
+        "s.csv:1:14: time_s: column appears twice (first at column 1)");
+  CHECK(error_of("time_s,value\n\"0,1\n") ==
+        "s.csv:2:1: unterminated quoted field (a quoted field must end on its line)");
 }
 
 TEST_CASE("a missing series file is a TraceError naming it", "[autoscaling]") {
   CHECK_THROWS_AS(MetricSeries::load("/nonexistent/series.csv"), TraceError);
+  CHECK_THROWS_WITH(MetricSeries::load("/nonexistent/series.csv"),
+                    "/nonexistent/series.csv: metric series file not found");
+}
+
+TEST_CASE("a series file with a BOM, CRLF line ends and quoted fields loads", "[autoscaling]") {
+  test::TempTrace file(
+      "\xEF\xBB\xBFtime_s,\"value\",note\r\n"
+      "0,5,\"a, b\"\r\n"
+      "15,\"7.5\",\"say \"\"hi\"\"\"\r\n"
+      "\r\n");
+  MetricSeries s = MetricSeries::load(file.path());
+  REQUIRE(s.samples().size() == 2);
+  CHECK(s.value_at(t(0)) == 5.0);
+  CHECK(s.value_at(t(15)) == 7.5);
 }

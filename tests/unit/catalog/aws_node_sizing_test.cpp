@@ -1,11 +1,13 @@
 #include "fleetsim/catalog/aws_node_sizing.hpp"
 
 #include <catch2/catch.hpp>
-#include <fstream>
-#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "catalog_test_util.hpp"
 #include "fleetsim/catalog/catalog_loader.hpp"
+#include "fleetsim/core/csv_reader.hpp"
 
 using namespace fleetsim;
 using namespace fleetsim::test;
@@ -201,25 +203,18 @@ TEST_CASE("sizing reproduces Karpenter's published allocatable for every bundled
     return;
   }
   Catalog catalog = load_catalog(bundled_catalog_dir());
-  std::ifstream in(ref);
-  std::string line;
-  std::getline(in, line);
-  REQUIRE(line == "instance_type,max_pods,alloc_cpu_millicores,alloc_memory_mib");
+  CsvReader csv(ref, {.noun = "catalog table", .input = CsvInput::Catalog});
+  REQUIRE(csv.header() == std::vector<std::string>{"instance_type", "max_pods",
+                                                   "alloc_cpu_millicores", "alloc_memory_mib"});
   int rows = 0;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    std::stringstream ss(line);
-    std::string name, pods, cpu, mem;
-    std::getline(ss, name, ',');
-    std::getline(ss, pods, ',');
-    std::getline(ss, cpu, ',');
-    std::getline(ss, mem, ',');
+  while (csv.next_row()) {
+    const std::string_view name = csv.field(0);
     INFO(name);
     const InstanceType* t = catalog.find(name);
     REQUIRE(t != nullptr);
-    CHECK(t->allocatable.pods() == std::stoll(pods));
-    CHECK(t->allocatable.cpu_millis() == std::stoll(cpu));
-    CHECK(t->allocatable.memory_bytes() == std::stoll(mem) * kMib);
+    CHECK(t->allocatable.pods() == csv.integer(1, 0, 1'000'000));
+    CHECK(t->allocatable.cpu_millis() == csv.integer(2, 0, 1'000'000'000));
+    CHECK(t->allocatable.memory_bytes() == csv.integer(3, 0, 1'000'000'000) * kMib);
     ++rows;
   }
   CHECK(rows == static_cast<int>(catalog.types().size()));

@@ -107,7 +107,7 @@ TEST_CASE("a missing file, an empty file or a missing column is located", "[cata
     TempCatalog c(std::nullopt, offers_with(kM5Offer));
     auto e = load_error(c);
     CHECK(e.where().file == c.file("instance-types.csv"));
-    CHECK(e.message() == "file not found");
+    CHECK(e.message() == "catalog table file not found");
   }
   SECTION("no offerings.csv") {
     TempCatalog c(types_with(kM5Row), std::nullopt);
@@ -121,7 +121,15 @@ TEST_CASE("a missing file, an empty file or a missing column is located", "[cata
     TempCatalog c("", offers_with(kM5Offer));
     auto e = load_error(c);
     CHECK(e.where().line == 1);
-    CHECK(e.message() == "file is empty; expected a header row");
+    CHECK(e.message() == "catalog table is empty; expected a header row such as \"" +
+                             std::string(kTypesHeader.substr(0, kTypesHeader.size() - 1)) +
+                             "\"");
+  }
+  SECTION("a file of blank lines is empty") {
+    TempCatalog c(types_with(kM5Row), "\n  \r\n");
+    auto e = load_error(c);
+    CHECK(e.where().file == c.file("offerings.csv"));
+    CHECK_THAT(e.message(), Catch::StartsWith("catalog table is empty"));
   }
   SECTION("a missing column names file:1 and the column") {
     TempCatalog c("instance_type,family\nm5.xlarge,m5\n", offers_with(kM5Offer));
@@ -129,8 +137,9 @@ TEST_CASE("a missing file, an empty file or a missing column is located", "[cata
     CHECK(e.where().file == c.file("instance-types.csv"));
     CHECK(e.where().line == 1);
     CHECK(e.field() == "category");
-    CHECK(std::string(e.what()) == c.file("instance-types.csv") +
-                                       ":1: category: required column is missing from the header");
+    CHECK(std::string(e.what()) ==
+          c.file("instance-types.csv") +
+              ":1:1: category: missing column (the header has: instance_type, family)");
   }
   SECTION("a missing offerings column") {
     TempCatalog c(types_with(kM5Row),
@@ -139,11 +148,22 @@ TEST_CASE("a missing file, an empty file or a missing column is located", "[cata
     CHECK(e.field() == "interruption_bucket");
     CHECK(e.where().line == 1);
   }
-  SECTION("a header only: a type file with no types leaves offerings unknown") {
+  SECTION("a header only is an error, not an empty catalog") {
     TempCatalog c(std::string(kTypesHeader), offers_with(kM5Offer));
     auto e = load_error(c);
+    CHECK(e.where().file == c.file("instance-types.csv"));
+    CHECK(e.where().line == 1);
+    CHECK(e.message() == "catalog table has no rows (only a header)");
+    TempCatalog no_offerings(types_with(kM5Row), std::string(kOfferingsHeader) + "\n\n");
+    CHECK(load_error(no_offerings).where().file == no_offerings.file("offerings.csv"));
+  }
+  SECTION("a file over 64 MiB is refused before reading") {
+    TempCatalog c(types_with(kM5Row), offers_with(kM5Offer));
+    std::filesystem::resize_file(c.dir() / "offerings.csv", (64ULL << 20) + 1);
+    auto e = load_error(c);
     CHECK(e.where().file == c.file("offerings.csv"));
-    CHECK(e.message() == "unknown instance type \"m5.xlarge\" (not in instance-types.csv)");
+    CHECK(e.message() ==
+          "file is 67108865 bytes; a catalog table file may be at most 67108864 bytes");
   }
 }
 

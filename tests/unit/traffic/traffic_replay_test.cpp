@@ -213,6 +213,27 @@ TEST_CASE("the simple and Mooncake layouts are detected by their headers", "[wor
         std::vector<Request>{{.arrival = kSimStart, .input_tokens = 374, .output_tokens = 44}});
 }
 
+TEST_CASE("a trace with a BOM, CRLF line ends and quoted fields replays", "[workload][traffic]") {
+  // As Excel saves the Azure trace: a byte-order mark, CRLF, and every field quoted.
+  TempTrace azure(
+      "\xEF\xBB\xBF\"TIMESTAMP\",\"ContextTokens\",\"GeneratedTokens\"\r\n"
+      "\"2023-11-16 18:15:46.6805900\",\"374\",\"44\"\r\n"
+      "\"2023-11-16 18:15:50.9951690\",396,109\r\n"
+      "\r\n");
+  const RequestTraceSummary summary = scan_request_trace(azure.path());
+  CHECK(summary.layout == RequestTraceLayout::Azure);
+  CHECK(summary.rows == 2);
+  const auto requests = replay({.trace = azure.path()});
+  CHECK(arrivals_us(requests) == std::vector<std::int64_t>{0, 4'314'579});
+  CHECK(requests[0].input_tokens == 374);
+  CHECK(requests[0].output_tokens == 44);
+
+  TempTrace simple("\xEF\xBB\xBFtime_s,input_tokens,output_tokens\r\n0.5,100,10\r\n");
+  CHECK(replay({.trace = simple.path()}) ==
+        std::vector<Request>{{.arrival = at(millis(500)), .input_tokens = 100,
+                              .output_tokens = 10}});
+}
+
 TEST_CASE("the shipped traces replay in full", "[workload][traffic]") {
   const std::filesystem::path dir = std::filesystem::path(FLEETSIM_SOURCE_DIR) / "scenarios/traces";
   struct Expected {

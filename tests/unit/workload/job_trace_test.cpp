@@ -123,7 +123,7 @@ TEST_CASE("a trace with a header but no rows is an error", "[workload]") {
 
 TEST_CASE("a missing required column is an error on line 1", "[workload]") {
   CHECK_THAT(error_of("submit_time_s,duration_s,cpu_millis,memory_mib\n1,2,3,4\n"),
-             Contains("trace.csv:1:1: gpus: required column is missing (the header has: "
+             Contains("trace.csv:1:1: gpus: missing column (the header has: "
                       "submit_time_s, duration_s, cpu_millis, memory_mib)"));
 }
 

@@ -5,8 +5,9 @@
 namespace fleetsim {
 
 WorkloadId Cluster::add_workload(WorkloadRecord record) {
-  workloads_.push_back(std::move(record));
-  return static_cast<WorkloadId>(workloads_.size() - 1);
+  const WorkloadId id = next_workload_id_++;
+  workloads_.emplace_hint(workloads_.end(), id, std::move(record));
+  return id;
 }
 
 NodeId Cluster::add_node(Node n) {

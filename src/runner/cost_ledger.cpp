@@ -64,8 +64,7 @@ void CostLedger::credit(NodeAccount& a, SimTime now) {
   double attributed = 0.0;
   for (const Share& s : a.shares) {
     const double usd = piece * s.fraction;
-    if (s.workload >= by_workload_.size()) by_workload_.resize(s.workload + 1, 0.0);
-    by_workload_[s.workload] += usd;
+    by_workload_[s.name] += usd;
     attributed += usd;
   }
   // By subtraction, so that by_workload sums to the total up to rounding of the additions.
@@ -74,6 +73,22 @@ void CostLedger::credit(NodeAccount& a, SimTime now) {
   const double secs = to_seconds(dt);
   allocated_gpu_seconds_ += static_cast<double>(a.gpus_allocated) * secs;
   busy_gpu_seconds_ += static_cast<double>(a.gpus_busy) * secs;
+}
+
+std::uint32_t CostLedger::name_index(const std::string& name) {
+  auto it = name_index_.find(name);
+  if (it == name_index_.end()) {
+    it = name_index_.emplace(name, static_cast<std::uint32_t>(by_workload_.size())).first;
+    by_workload_.push_back(0.0);
+  }
+  return it->second;
+}
+
+std::map<std::string, double, std::less<>> CostLedger::by_workload() const {
+  std::map<std::string, double, std::less<>> out;
+  for (const auto& [name, index] : name_index_)
+    if (by_workload_[index] != 0.0) out.emplace(name, by_workload_[index]);
+  return out;
 }
 
 void CostLedger::take_shares(NodeAccount& a, const Node& node, const Cluster& cluster) {
@@ -103,7 +118,7 @@ void CostLedger::take_shares(NodeAccount& a, const Node& node, const Cluster& cl
     if (same != a.shares.end()) {
       same->fraction += fraction;
     } else {
-      a.shares.push_back({pod.workload, fraction});
+      a.shares.push_back({pod.workload, name_index(cluster.workloads().at(pod.workload).name), fraction});
     }
   }
   // Requests never exceed allocatable when the scheduler is right; if they ever do, the node's

@@ -3,23 +3,18 @@
 #include <algorithm>
 
 #include "fleetsim/core/error.hpp"
-#include "fleetsim/runner/percentile.hpp"
 
 namespace fleetsim {
 
 namespace {
 
 constexpr double kSecondsPerHour = 3600.0;
-constexpr double kMicrosPerSecond = 1e6;
 
 // The key a termination is counted under when neither the event nor the node names a reason.
 constexpr std::string_view kUnknownReason = "unknown";
 
 double safe_ratio(double num, double den) { return den > 0.0 ? num / den : 0.0; }
 
-double pending_seconds(const std::vector<std::int64_t>& sorted_us, int percent) {
-  return static_cast<double>(nearest_rank(sorted_us, percent)) / kMicrosPerSecond;
-}
 
 }  // namespace
 
@@ -30,10 +25,7 @@ RunRecorder::RunRecorder(RunInfo info, std::vector<TimeseriesSink*> timeseries)
   for (TimeseriesSink* sink : timeseries_) sink->on_columns(info_.nodepools, info_.services);
 }
 
-RunRecorder::PodTrack& RunRecorder::track(PodId id) {
-  if (id >= pods_.size()) pods_.resize(id + 1);
-  return pods_[id];
-}
+RunRecorder::PodTrack& RunRecorder::track(PodId id) { return pods_[id]; }
 
 const WorkloadRecord& RunRecorder::workload_of(const Pod& pod, const Cluster& cluster) const {
   return cluster.workloads().at(pod.workload);
@@ -54,12 +46,14 @@ void RunRecorder::sync_state(const Pod& pod) {
   if (now == PodState::Pending) ++pods_pending_;
   if (now == PodState::Running) ++pods_running_;
   t.state = now;
+  // A pod that is done and counted needs no track: memory stays flat in the pods a run sees.
+  if (now == PodState::Done && t.pending_sampled) pods_.erase(pod.id);
 }
 
 void RunRecorder::sample_pending(PodTrack& t, SimDuration pending) {
   if (t.pending_sampled) return;
   t.pending_sampled = true;
-  pending_us_.push_back(pending.count());
+  pending_s_.add(to_seconds(pending));
 }
 
 void RunRecorder::on_event(const SimEvent& e, const Cluster& cluster) {
@@ -201,10 +195,9 @@ void RunRecorder::on_end(SimTime end, const Cluster& cluster) {
     const Pod* pod;
   };
   std::vector<Listed> unschedulable;
-  for (std::size_t id = 0; id < pods_.size(); ++id) {
-    PodTrack& t = pods_[id];
+  for (auto& [id, t] : pods_) {
     if (t.state != PodState::Pending) continue;
-    const Pod& pod = cluster.pod(static_cast<PodId>(id));
+    const Pod& pod = cluster.pod(id);
     ++pods_pending_at_end_;
     sample_pending(t, end - pod.created);
     if (!pod.pending_reason.empty()) unschedulable.push_back({&pod});
@@ -220,14 +213,9 @@ void RunRecorder::on_end(SimTime end, const Cluster& cluster) {
     const Pod& pod = *unschedulable[i].pod;
     unschedulable_.push_back({pod.name, workload_of(pod, cluster).name, pod.pending_reason});
   }
-  std::sort(pending_us_.begin(), pending_us_.end());
 
   // Workloads that share a name share a key: the report speaks in names users wrote.
-  const std::vector<double>& by_workload = ledger_.by_workload();
-  for (std::size_t w = 0; w < by_workload.size(); ++w) {
-    if (by_workload[w] == 0.0) continue;
-    cost_by_workload_[cluster.workloads().at(w).name] += by_workload[w];
-  }
+  cost_by_workload_ = ledger_.by_workload();
   cost_by_workload_[std::string(kUnallocatedKey)] += ledger_.unallocated_usd();
 
   if (world_ != nullptr) {
@@ -279,9 +267,7 @@ RunResult RunRecorder::result(std::uint64_t engine_events) const {
   r.pods.created = pods_created_;
   r.pods.evicted = pods_evicted_;
   r.pods.pending_at_end = pods_pending_at_end_;
-  r.pods.pending_seconds = {.p50 = pending_seconds(pending_us_, 50),
-                            .p99 = pending_seconds(pending_us_, 99),
-                            .max = pending_seconds(pending_us_, 100)};
+  r.pods.pending_seconds = {.p50 = pending_s_.quantile(0.50), .p99 = pending_s_.quantile(0.99), .max = pending_s_.max()};
   r.pods.unschedulable = unschedulable_;
   r.pods.unschedulable_total = unschedulable_total_;
 

@@ -60,7 +60,10 @@ void WorkloadController::forget_pods(std::span<const WorkloadId> released) {
     --s.pods_held;
     const bool finished = (s.def.kind == WorkloadKind::Job && s.succeeded >= s.def.completions) ||
                           (s.def.kind == WorkloadKind::Pod && s.succeeded > 0);
-    if (finished && s.pods_held == 0 && s.pods.empty()) states_.erase(id);
+    if (finished && s.pods_held == 0 && s.pods.empty()) {
+      states_.erase(id);
+      cluster_.remove_workload(id);
+    }
   }
 }
 

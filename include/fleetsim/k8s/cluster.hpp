@@ -109,7 +109,8 @@ struct WorkloadRecord {
 // methods, so every transition keeps the pending and active indexes and the node totals right.
 class Cluster {
  public:
-  const std::vector<WorkloadRecord>& workloads() const { return workloads_; }
+  // The workloads not yet forgotten (a finished Job is, once its pods are released), by id.
+  const std::map<WorkloadId, WorkloadRecord>& workloads() const { return workloads_; }
   const std::vector<Node>& nodes() const { return nodes_; }
   // The pods not yet released, by id (creation order).
   auto pods() const { return std::views::values(pods_); }
@@ -127,6 +128,7 @@ class Cluster {
 
   // ---- Workloads, nodes and pods come into being ----
   WorkloadId add_workload(WorkloadRecord record);
+  void remove_workload(WorkloadId workload) { workloads_.erase(workload); }
   NodeId add_node(Node n);
   PodId add_pod(Pod p);
 
@@ -181,7 +183,8 @@ class Cluster {
 
   std::vector<PodId> pending_;
   std::vector<NodeId> active_;
-  std::vector<WorkloadRecord> workloads_;
+  std::map<WorkloadId, WorkloadRecord> workloads_;
+  WorkloadId next_workload_id_ = 0;
   std::vector<Node> nodes_;
   std::map<PodId, Pod> pods_;  // node-based: a Pod's address is stable while it exists
   PodId next_pod_id_ = 0;

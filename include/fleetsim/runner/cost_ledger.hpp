@@ -63,8 +63,10 @@ class CostLedger {
   const std::map<std::string, double, std::less<>>& by_capacity_type() const {
     return by_capacity_type_;
   }
-  // Indexed by WorkloadId; shorter than the workload list when the last ones cost nothing.
-  const std::vector<double>& by_workload() const { return by_workload_; }
+  // By workload name (workloads that share a name share a key, as the report speaks in the
+  // names users wrote), credited as the run goes so that memory stays flat in the number of
+  // workloads; names that cost nothing are absent.
+  std::map<std::string, double, std::less<>> by_workload() const;
   double unallocated_usd() const { return unallocated_usd_; }
 
   // GPUs × billed seconds (launch to termination, no minimum).
@@ -76,7 +78,8 @@ class CostLedger {
  private:
   struct Share {
     WorkloadId workload;
-    double fraction;  // of the node's cost rate
+    std::uint32_t name;  // index into workload_names_
+    double fraction;     // of the node's cost rate
   };
   // One node's current piece and what it has cost so far.
   struct NodeAccount {
@@ -105,7 +108,9 @@ class CostLedger {
   std::map<std::string, double, std::less<>> by_nodepool_;
   std::map<std::string, double, std::less<>> by_instance_type_;
   std::map<std::string, double, std::less<>> by_capacity_type_;
-  std::vector<double> by_workload_;
+  std::uint32_t name_index(const std::string& name);
+  std::map<std::string, std::uint32_t, std::less<>> name_index_;
+  std::vector<double> by_workload_;  // by name index
   double unallocated_usd_ = 0.0;
   double provisioned_gpu_seconds_ = 0.0;
   double allocated_gpu_seconds_ = 0.0;

@@ -60,7 +60,7 @@ class RunRecorder final : public EventSink {
   enum class PodState : std::uint8_t { Unseen, Pending, Running, Done };
   struct PodTrack {
     PodState state = PodState::Unseen;
-    bool pending_sampled = false;  // its pending time is in pending_us_
+    bool pending_sampled = false;  // its pending time is in pending_s_
   };
   struct ServiceSummary {
     std::string name;
@@ -90,13 +90,14 @@ class RunRecorder final : public EventSink {
   std::vector<std::int32_t> pool_column_;  // by NodeId: index into info_.nodepools, or -1
 
   CostLedger ledger_;
-  std::vector<PodTrack> pods_;  // by PodId
+  std::map<PodId, PodTrack> pods_;  // pods not yet done and counted
   std::int64_t pods_pending_ = 0;
   std::int64_t pods_running_ = 0;
 
   std::int64_t pods_created_ = 0;
   std::int64_t pods_evicted_ = 0;
-  std::vector<std::int64_t> pending_us_;  // one per pod that was ever pending, microseconds
+  // Every pod's pending time, in flat memory: percentiles within 1%, the maximum exact.
+  LatencySketch pending_s_;
   std::int64_t jobs_completed_ = 0;
   double lost_gpu_seconds_ = 0.0;
   std::int64_t nodes_launched_ = 0;

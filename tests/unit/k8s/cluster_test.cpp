@@ -68,3 +68,27 @@ TEST_CASE("finishing a bound pod frees its requests and records the pod event", 
   CHECK(cluster.node(node).last_pod_event == at(seconds(9)));
   CHECK(cluster.node(node).requested == pod_requests(500, 1024));
 }
+
+TEST_CASE("collect forgets ended pods nobody holds and keeps the held ones until released", "[k8s]") {
+  Cluster cluster;
+  SpecStore specs;
+  const NodeId node = add_node(cluster, {});
+  const PodSpec* spec = specs.add(pod_requests(100, 128));
+  const PodId done = add_pending_pod(cluster, spec, kSimStart);
+  const PodId held = add_pending_pod(cluster, spec, kSimStart);
+  const PodId pending = add_pending_pod(cluster, spec, kSimStart);
+  for (PodId p : {done, held}) cluster.bind(p, node, at(seconds(1)));
+  cluster.hold(held);
+  cluster.finish(done, PodPhase::Succeeded, at(seconds(2)));
+  cluster.finish(held, PodPhase::Deleted, at(seconds(2)));
+
+  CHECK(cluster.collect() == std::vector<WorkloadId>{0});  // `done`'s workload, once
+  CHECK(cluster.find_pod(done) == nullptr);
+  CHECK(cluster.find_pod(held) != nullptr);
+  CHECK(cluster.find_pod(pending) != nullptr);  // still waiting: never collected
+  cluster.release(held);
+  CHECK(cluster.collect().size() == 1);
+  CHECK(cluster.find_pod(held) == nullptr);
+  CHECK(cluster.pods().size() == 1);
+  CHECK(cluster.next_pod_id() == 3);  // ids are never reused
+}

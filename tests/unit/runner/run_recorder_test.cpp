@@ -169,8 +169,9 @@ TEST_CASE("pending seconds are exact nearest-rank percentiles; still-pending pod
   w.unschedulable(3401, stuck, "no instance type has 8 GPUs");
   w.end(at(hours(1)));
   const RunResult r = rec.result(0);
-  // Sorted: 1, 2, 3, 4, 100, 200 (the stuck pod, a lower bound). p50 is rank 3, p99 rank 6.
-  CHECK(r.pods.pending_seconds.p50 == 3.0);
+  // Sorted: 1, 2, 3, 4, 100, 200 (the stuck pod, a lower bound). p50 is rank 3, p99 rank 6;
+  // percentiles come from a sketch with 1% relative error, the maximum is exact.
+  CHECK(r.pods.pending_seconds.p50 == Approx(3.0).epsilon(0.01));
   CHECK(r.pods.pending_seconds.p99 == 200.0);
   CHECK(r.pods.pending_seconds.max == 200.0);
   CHECK(r.pods.created == 6);

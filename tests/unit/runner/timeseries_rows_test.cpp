@@ -1,6 +1,5 @@
 #include <catch2/catch.hpp>
 
-#include "fleetsim/runner/percentile.hpp"
 #include "unit/runner/recorder_world.hpp"
 
 using namespace fleetsim;
@@ -74,18 +73,4 @@ TEST_CASE("time series sinks get the columns at once and a row per interval", "[
   CHECK(log.rows[2].row.nodes == 0);
   CHECK(log.rows[2].nodes_by_pool == std::vector<std::int64_t>{0, 0});
   CHECK(log.columns_calls == 1);
-}
-
-TEST_CASE("nearest-rank percentiles", "[runner]") {
-  CHECK(nearest_rank({}, 50) == 0);
-  CHECK(nearest_rank({7}, 99) == 7);
-  const std::vector<std::int64_t> hundred = [] {
-    std::vector<std::int64_t> v;
-    for (int i = 1; i <= 100; ++i) v.push_back(i);
-    return v;
-  }();
-  CHECK(nearest_rank(hundred, 50) == 50);
-  CHECK(nearest_rank(hundred, 99) == 99);  // not 100: the rank is computed in integers
-  CHECK(nearest_rank(hundred, 100) == 100);
-  CHECK(nearest_rank({1, 2, 3, 4}, 50) == 2);
 }

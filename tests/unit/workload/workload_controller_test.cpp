@@ -145,8 +145,8 @@ TEST_CASE("a Deployment creates its replicas at its creation time", "[workload]"
   rig.run_to(seconds(30));
   REQUIRE(rig.cluster.pods().size() == 3);
   REQUIRE(rig.cluster.workloads().size() == 1);
-  CHECK(rig.cluster.workloads()[0].name == "web");
-  CHECK(rig.cluster.workloads()[0].kind == WorkloadKind::Deployment);
+  CHECK(rig.cluster.workloads().at(0).name == "web");
+  CHECK(rig.cluster.workloads().at(0).kind == WorkloadKind::Deployment);
   CHECK(rig.bus.kinds() == std::vector<EventKind>{EventKind::WorkloadCreated, EventKind::PodCreated,
                                                   EventKind::PodCreated, EventKind::PodCreated});
   CHECK(rig.bus.seconds_of(EventKind::PodCreated) == std::vector<double>{30, 30, 30});
@@ -311,8 +311,8 @@ TEST_CASE("trace jobs arrive at their submit times with the trace's requests and
   CHECK(a.spec->requests == pod_requests(4000, 16384, 1));
   CHECK(a.spec->tolerations == trainer_template().pod.spec.tolerations);
   REQUIRE(rig.cluster.workloads().size() == 1);
-  CHECK(rig.cluster.workloads()[0].name == "trainer");  // grouped under the template
-  CHECK(rig.cluster.workloads()[0].kind == WorkloadKind::Job);
+  CHECK(rig.cluster.workloads().at(0).name == "trainer");  // grouped under the template
+  CHECK(rig.cluster.workloads().at(0).kind == WorkloadKind::Job);
 
   rig.sim.run_until(at(millis(12'500)));
   REQUIRE(rig.cluster.pods().size() == 2);
@@ -322,7 +322,7 @@ TEST_CASE("trace jobs arrive at their submit times with the trace's requests and
   CHECK(b.run_time == seconds(90));
   CHECK(b.spec->requests == pod_requests(8000, 32768, 2));
   REQUIRE(rig.cluster.workloads().size() == 2);
-  CHECK(rig.cluster.workloads()[1].name == "trainer");
+  CHECK(rig.cluster.workloads().at(1).name == "trainer");
   // Each job owns its own spec (re-fetched: the pod table grew, so `a` may dangle).
   CHECK(rig.cluster.pod(0).spec->requests == pod_requests(4000, 16384, 1));
 
@@ -456,4 +456,18 @@ TEST_CASE("a scale before the Deployment exists takes effect at its creation", "
   CHECK(rig.active() == 0);
   rig.run_to(seconds(31));
   CHECK(rig.active() == 3);
+}
+
+TEST_CASE("a finished Job is forgotten once the cluster has released its pods", "[workload]") {
+  WorkloadRig rig;
+  const WorkloadId id = rig.controller.add(job("train", 1, 1, minutes(5)), kSimStart);
+  rig.run_to(seconds(1));
+  const PodId pod = rig.controller.active_pods(id).front();
+  rig.bind(pod);
+  rig.run_to(minutes(6));
+  CHECK(rig.cluster.pod(pod).phase == PodPhase::Succeeded);
+  CHECK(rig.cluster.workloads().count(id) == 1);  // its pod is not released yet
+  rig.controller.forget_pods(rig.cluster.collect());
+  CHECK(rig.cluster.find_pod(pod) == nullptr);
+  CHECK(rig.cluster.workloads().count(id) == 0);
 }

@@ -1,4 +1,4 @@
-// The typed events a run emits; report/ turns them into events.jsonl and the report.
+// The typed events a run emits; the runner records them and report/ writes events.jsonl.
 #pragma once
 
 #include <cstdint>

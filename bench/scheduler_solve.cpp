@@ -28,15 +28,21 @@ Catalog benchmark_catalog() {
     t.allocatable = t.capacity;
     double price = 0.1 * (i + 1) + 0.1 * 2 * (i + 1);
     for (const char* zone : {"test-zone-1", "test-zone-2", "test-zone-3"}) {
-      t.offerings.push_back({.zone = zone, .capacity_type = CapacityType::OnDemand, .price_per_hour = price});
-      t.offerings.push_back({.zone = zone, .capacity_type = CapacityType::Spot, .price_per_hour = price * 0.7});
+      t.offerings.push_back(
+          {.zone = zone, .capacity_type = CapacityType::OnDemand, .price_per_hour = price});
+      t.offerings.push_back(
+          {.zone = zone, .capacity_type = CapacityType::Spot, .price_per_hour = price * 0.7});
     }
     t.requirements = Requirements::from_labels({{std::string(label::kInstanceType), t.name}});
-    t.requirements.add(std::string(label::kZone), Requirement::make(Operator::In, {"test-zone-1", "test-zone-2", "test-zone-3"}));
-    t.requirements.add(std::string(label::kCapacityType), Requirement::make(Operator::In, {"on-demand", "spot"}));
+    t.requirements.add(
+        std::string(label::kZone),
+        Requirement::make(Operator::In, {"test-zone-1", "test-zone-2", "test-zone-3"}));
+    t.requirements.add(std::string(label::kCapacityType),
+                       Requirement::make(Operator::In, {"on-demand", "spot"}));
     types.push_back(std::move(t));
   }
-  std::sort(types.begin(), types.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  std::sort(types.begin(), types.end(),
+            [](const auto& a, const auto& b) { return a.name < b.name; });
   return Catalog(std::move(types), "benchmark");
 }
 
@@ -61,8 +67,10 @@ void make_pods(PodSet& set, int count) {
     set.uids.push_back("pod-" + std::to_string(i));
   }
   for (int i = 0; i < count; ++i) {
-    set.pods.push_back(PendingPod{.spec = &set.specs[static_cast<std::size_t>(i)], .labels = &set.labels,
-                                  .namespace_name = "default", .created_us = i,
+    set.pods.push_back(PendingPod{.spec = &set.specs[static_cast<std::size_t>(i)],
+                                  .labels = &set.labels,
+                                  .namespace_name = "default",
+                                  .created_us = i,
                                   .uid = set.uids[static_cast<std::size_t>(i)]});
   }
 }
@@ -84,11 +92,16 @@ void BM_SchedulerSolve(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
   state.counters["nodeclaims"] = static_cast<double>(claims);
   state.counters["us_per_pod"] = benchmark::Counter(
-      static_cast<double>(state.iterations() * state.range(0)), benchmark::Counter::kIsRate | benchmark::Counter::kInvert,
-      benchmark::Counter::kIs1000);
+      static_cast<double>(state.iterations() * state.range(0)),
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert, benchmark::Counter::kIs1000);
 }
 
-BENCHMARK(BM_SchedulerSolve)->Arg(100)->Arg(1000)->Arg(5000)->Arg(20000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SchedulerSolve)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Arg(5000)
+    ->Arg(20000)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace fleetsim

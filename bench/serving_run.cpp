@@ -2,18 +2,17 @@
 // of wall time for one 100-replica service, with the scenario loader, the World (Karpenter, the
 // kube-scheduler, node launches, the serving model) and the RunRecorder all in the loop.
 #include <benchmark/benchmark.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
-#include <string>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 
 #include "fleetsim/runner/run.hpp"
 #include "fleetsim/scenario/scenario_loader.hpp"
-
-#include <unistd.h>
 
 using namespace fleetsim;
 
@@ -66,7 +65,8 @@ kind: Deployment
 metadata:
   name: llm
 spec:
-  replicas: )" + std::to_string(replicas) +
+  replicas: )" +
+         std::to_string(replicas) +
          R"(
   selector:
     matchLabels:
@@ -141,9 +141,9 @@ void write(const fs::path& file, std::string_view text) {
 
 // Writes the scenario into a fresh temp directory, loads it and removes the directory.
 ScenarioConfig load(bool with_hpa) {
-  const fs::path dir = fs::temp_directory_path() /
-                       ("fleetsim-bench-serving-run-" + std::to_string(::getpid()) +
-                        (with_hpa ? "-hpa" : "-fixed"));
+  const fs::path dir =
+      fs::temp_directory_path() /
+      ("fleetsim-bench-serving-run-" + std::to_string(::getpid()) + (with_hpa ? "-hpa" : "-fixed"));
   fs::remove_all(dir);
   fs::create_directories(dir / "manifests");
   write(dir / "scenario.yaml", kScenario);

@@ -53,9 +53,10 @@ void BM_Diurnal(benchmark::State& state) {
 BENCHMARK(BM_Diurnal);
 
 void BM_Mmpp(benchmark::State& state) {
-  auto source = make_traffic_source(MmppConfig{.quiet_rps = 20, .burst_rps = 200,
-                                               .mean_quiet = seconds(30), .mean_burst = seconds(5)},
-                                    bench_stream());
+  auto source = make_traffic_source(
+      MmppConfig{
+          .quiet_rps = 20, .burst_rps = 200, .mean_quiet = seconds(30), .mean_burst = seconds(5)},
+      bench_stream());
   run(state, *source);
 }
 BENCHMARK(BM_Mmpp);
@@ -96,8 +97,8 @@ class AzureTraceFile {
 
 void BM_ReplayAzure(benchmark::State& state) {
   static const AzureTraceFile trace;
-  auto source = make_traffic_source(ReplayConfig{.trace = trace.path(), .loop = true},
-                                    bench_stream());
+  auto source =
+      make_traffic_source(ReplayConfig{.trace = trace.path(), .loop = true}, bench_stream());
   run(state, *source);
 }
 BENCHMARK(BM_ReplayAzure);

@@ -1,8 +1,8 @@
 // fleetsim: offline simulator of GPU fleets on Kubernetes. Parses the command line and maps
 // errors to exit codes (DESIGN.md §7).
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <iostream>
 
 #include "fleetsim/cli/commands.hpp"
@@ -15,23 +15,30 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "fleetsim 0.1.0");
 
   RunCommandOptions run;
-  CLI::App* run_cmd = app.add_subcommand("run", "Run a scenario and write report.json, events.jsonl, timeseries.csv");
+  CLI::App* run_cmd = app.add_subcommand(
+      "run", "Run a scenario and write report.json, events.jsonl, timeseries.csv");
   run_cmd->add_option("scenario", run.scenario, "Scenario YAML file")->required();
-  run_cmd->add_option("--out", run.out_dir, "Output directory (created if missing)")->capture_default_str();
+  run_cmd->add_option("--out", run.out_dir, "Output directory (created if missing)")
+      ->capture_default_str();
   run_cmd->add_option("--seed", run.seed, "Override the scenario's seed");
   run_cmd->add_flag("--quiet,-q", run.quiet, "No warnings, progress or summary");
 
   std::filesystem::path validate_path;
-  CLI::App* validate_cmd = app.add_subcommand("validate", "Check a scenario, its manifests, traces and catalog without running");
+  CLI::App* validate_cmd = app.add_subcommand(
+      "validate", "Check a scenario, its manifests, traces and catalog without running");
   validate_cmd->add_option("scenario", validate_path, "Scenario YAML file")->required();
 
   CatalogOptions catalog;
-  CLI::App* catalog_cmd = app.add_subcommand("catalog", "List instance types as the simulator sees them");
+  CLI::App* catalog_cmd =
+      app.add_subcommand("catalog", "List instance types as the simulator sees them");
   catalog_cmd->add_flag("--gpu", catalog.gpu_only, "Only types with GPUs or accelerators");
   catalog_cmd->add_option("--filter", catalog.filter,
-                          "Conditions, comma-separated: family=g5|g6, gpu-count>=4, gpu-name=a10g, cpu<=16, zone=us-east-1a");
-  catalog_cmd->add_option("--catalog", catalog.catalog_dir, "Catalog directory (instance-types.csv, offerings.csv)");
-  catalog_cmd->add_option("--region", catalog.region, "Bundled catalog region")->capture_default_str();
+                          "Conditions, comma-separated: family=g5|g6, gpu-count>=4, gpu-name=a10g, "
+                          "cpu<=16, zone=us-east-1a");
+  catalog_cmd->add_option("--catalog", catalog.catalog_dir,
+                          "Catalog directory (instance-types.csv, offerings.csv)");
+  catalog_cmd->add_option("--region", catalog.region, "Bundled catalog region")
+      ->capture_default_str();
   catalog_cmd->add_option("--sort", catalog.sort, "name | price | spot")
       ->check(CLI::IsMember({"name", "price", "spot"}))
       ->capture_default_str();
@@ -41,9 +48,10 @@ int main(int argc, char** argv) {
       "autoscale",
       "Replay a metric series through one HPA or ScaledObject manifest; prints CSV time_s,replicas "
       "(a row at t=0 and one per change)");
-  autoscale_cmd->add_option("manifest", autoscale.manifest,
-                            "YAML file with exactly one HorizontalPodAutoscaler or ScaledObject "
-                            "(other kinds in it are ignored)")
+  autoscale_cmd
+      ->add_option("manifest", autoscale.manifest,
+                   "YAML file with exactly one HorizontalPodAutoscaler or ScaledObject "
+                   "(other kinds in it are ignored)")
       ->required();
   autoscale_cmd
       ->add_option("--metrics", autoscale.metrics,

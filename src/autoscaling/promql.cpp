@@ -667,7 +667,8 @@ namespace {
 // Vector-to-vector arithmetic without on/ignoring: elements pair up when their label sets,
 // less the metric name, are equal; unpaired ones drop out; the result keeps the left side's
 // labels. A label set twice on one side is Prometheus' "many-to-many matching not allowed".
-std::vector<PromElement> match_one_to_one(BinaryOp op, std::vector<PromElement> lhs, std::vector<PromElement> rhs);
+std::vector<PromElement> match_one_to_one(BinaryOp op, std::vector<PromElement> lhs,
+                                          std::vector<PromElement> rhs);
 
 struct Value {
   bool scalar = false;
@@ -860,14 +861,18 @@ Value eval(const std::vector<PromNode>& nodes, int index, const MetricsStore& st
   return out;
 }
 
-std::vector<PromElement> match_one_to_one(BinaryOp op, std::vector<PromElement> lhs, std::vector<PromElement> rhs) {
+std::vector<PromElement> match_one_to_one(BinaryOp op, std::vector<PromElement> lhs,
+                                          std::vector<PromElement> rhs) {
   auto by_labels = [op](std::vector<PromElement>& side, std::string_view which) {
     for (PromElement& e : side) drop_name(e.labels);
-    std::sort(side.begin(), side.end(), [](const PromElement& a, const PromElement& b) { return a.labels < b.labels; });
+    std::sort(side.begin(), side.end(),
+              [](const PromElement& a, const PromElement& b) { return a.labels < b.labels; });
     for (std::size_t i = 1; i < side.size(); ++i) {
       if (side[i].labels == side[i - 1].labels) {
-        throw PromQlEvalError(fmt::format("many-to-many matching not allowed: two series with the same "
-                                          "labels on the {} side of `{}`", which, op_text(op)));
+        throw PromQlEvalError(
+            fmt::format("many-to-many matching not allowed: two series with the same "
+                        "labels on the {} side of `{}`",
+                        which, op_text(op)));
       }
     }
   };

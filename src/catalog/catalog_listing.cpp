@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <string_view>
 #include <tuple>
-#include <array>
 
 namespace fleetsim {
 
@@ -66,7 +66,9 @@ std::vector<CatalogRow> catalog_rows(const std::vector<const InstanceType*>& typ
     case CatalogOrder::Name:
       // By family, then by size as a user reads it (xlarge, 2xlarge, … 48xlarge), not lexically.
       std::sort(rows.begin(), rows.end(), [](const CatalogRow& a, const CatalogRow& b) {
-        auto family = [](const std::string& n) { return std::string_view(n).substr(0, n.find('.')); };
+        auto family = [](const std::string& n) {
+          return std::string_view(n).substr(0, n.find('.'));
+        };
         return std::tuple(family(a.name), a.vcpu, a.memory_mib, std::string_view(a.name)) <
                std::tuple(family(b.name), b.vcpu, b.memory_mib, std::string_view(b.name));
       });

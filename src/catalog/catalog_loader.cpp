@@ -281,9 +281,9 @@ Catalog load_catalog(const std::filesystem::path& dir, const KubeletSizing& kube
     auto [it, inserted] = offering_lines.emplace(
         std::tuple(std::string(type_name), o.zone, o.capacity_type), offers_csv.line());
     if (!inserted)
-      offers_csv.fail(oc.type, fmt::format("duplicate offering ({}, {}, {}) (first on line {})",
-                                           type_name, o.zone, to_string(o.capacity_type),
-                                           it->second));
+      offers_csv.fail(oc.type,
+                      fmt::format("duplicate offering ({}, {}, {}) (first on line {})", type_name,
+                                  o.zone, to_string(o.capacity_type), it->second));
     types[owner->second].offerings.push_back(std::move(o));
   }
 

@@ -8,7 +8,8 @@
 namespace fleetsim {
 
 int catalog_command(const CatalogOptions& options) {
-  std::filesystem::path dir = options.catalog_dir ? *options.catalog_dir : bundled_catalog_root() / "aws" / options.region;
+  std::filesystem::path dir =
+      options.catalog_dir ? *options.catalog_dir : bundled_catalog_root() / "aws" / options.region;
   Catalog catalog = load_catalog(dir);
   CatalogFilter filter = parse_catalog_filter(options.filter);
   filter.gpu_only |= options.gpu_only;
@@ -17,7 +18,8 @@ int catalog_command(const CatalogOptions& options) {
   if (options.sort == "spot") order = CatalogOrder::SpotPrice;
   std::vector<const InstanceType*> types = select_instance_types(catalog, filter);
   std::cout << format_catalog_table(catalog_rows(types, order));
-  std::cout << types.size() << " of " << catalog.types().size() << " instance types (" << dir.string() << ")\n";
+  std::cout << types.size() << " of " << catalog.types().size() << " instance types ("
+            << dir.string() << ")\n";
   return kExitOk;
 }
 

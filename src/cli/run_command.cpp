@@ -12,8 +12,8 @@
 #include "fleetsim/report/timeseries_writer.hpp"
 #include "fleetsim/runner/run.hpp"
 #include "fleetsim/scenario/scenario_loader.hpp"
-#include "fleetsim/workload/job_trace.hpp"
 #include "fleetsim/traffic/traffic_replay.hpp"
+#include "fleetsim/workload/job_trace.hpp"
 #include "fleetsim/world/world.hpp"
 
 namespace fleetsim {
@@ -28,7 +28,8 @@ void print_warnings(const ScenarioConfig& config) {
 
 std::ofstream open_output(const std::filesystem::path& path) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw InputError(SourceLocation{.file = path.string()}, "--out", "cannot write this file");
+  if (!out)
+    throw InputError(SourceLocation{.file = path.string()}, "--out", "cannot write this file");
   return out;
 }
 
@@ -51,7 +52,8 @@ int run_command(const RunCommandOptions& options) {
   RunOptions run_options{.event_sinks = {&event_writer}, .timeseries_sinks = {&timeseries_writer}};
   if (show_progress) {
     run_options.progress = [&](SimTime now) {
-      std::cerr << fmt::format("\r{}: {} / {} simulated", config.name, format_duration(now.time_since_epoch()),
+      std::cerr << fmt::format("\r{}: {} / {} simulated", config.name,
+                               format_duration(now.time_since_epoch()),
                                format_duration(config.duration))
                 << std::flush;
     };
@@ -65,7 +67,8 @@ int run_command(const RunCommandOptions& options) {
   timeseries.close();
   report_file.close();
   if (!events || !timeseries || !report_file)
-    throw InputError(SourceLocation{.file = options.out_dir.string()}, "--out", "writing the outputs failed");
+    throw InputError(SourceLocation{.file = options.out_dir.string()}, "--out",
+                     "writing the outputs failed");
   if (!options.quiet) {
     std::cout << format_summary(result);
     std::cout << fmt::format("outputs: {}\n", options.out_dir.string());
@@ -82,15 +85,17 @@ int validate_command(const std::filesystem::path& scenario) {
     }
   }
   for (const ServiceConfig& service : config.services)
-    if (const auto* replay = std::get_if<ReplayConfig>(&service.traffic)) scan_request_trace(replay->trace);
+    if (const auto* replay = std::get_if<ReplayConfig>(&service.traffic))
+      scan_request_trace(replay->trace);
   World world(config);  // its construction runs the checks that need the NodePools as solved
   print_warnings(config);
   std::size_t jobs = config.job_sources.size();
-  std::cout << fmt::format("{}: ok ({} NodePools, {} workloads, {} DaemonSets, {} services, {} autoscalers, "
-                           "{} job traces, {} scripted events, {} instance types, {} warnings)\n",
-                           scenario.string(), config.nodepools.size(), config.workloads.size(), config.daemonsets.size(),
-                           config.services.size(), config.hpas.size() + config.scaled_objects.size(), jobs, config.events.size(),
-                           config.catalog->types().size(), config.warnings.size());
+  std::cout << fmt::format(
+      "{}: ok ({} NodePools, {} workloads, {} DaemonSets, {} services, {} autoscalers, "
+      "{} job traces, {} scripted events, {} instance types, {} warnings)\n",
+      scenario.string(), config.nodepools.size(), config.workloads.size(), config.daemonsets.size(),
+      config.services.size(), config.hpas.size() + config.scaled_objects.size(), jobs,
+      config.events.size(), config.catalog->types().size(), config.warnings.size());
   return kExitOk;
 }
 

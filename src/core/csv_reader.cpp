@@ -80,8 +80,8 @@ CsvReader::CsvReader(std::filesystem::path path, CsvOptions options)
     const std::uintmax_t size = std::filesystem::file_size(path, ec);
     if (!ec && size > options_.max_file_bytes) {
       raise(0, 0, "",
-            fmt::format("file is {} bytes; a {} file may be at most {} bytes", size,
-                        options_.noun, options_.max_file_bytes));
+            fmt::format("file is {} bytes; a {} file may be at most {} bytes", size, options_.noun,
+                        options_.max_file_bytes));
     }
   }
   auto in = std::make_unique<std::ifstream>(path, std::ios::binary);
@@ -225,10 +225,9 @@ void CsvReader::split() {
 void CsvReader::read_header() {
   bool have_line = read_line();
   while (have_line && options_.skip_blank_lines && is_blank(line_text_)) have_line = read_line();
-  const std::string example =
-      options_.example_header.empty()
-          ? std::string()
-          : fmt::format(" such as \"{}\"", options_.example_header);
+  const std::string example = options_.example_header.empty()
+                                  ? std::string()
+                                  : fmt::format(" such as \"{}\"", options_.example_header);
   if (!have_line) {
     raise(1, 1, "", fmt::format("{} is empty; expected a header row{}", options_.noun, example));
   }
@@ -290,12 +289,11 @@ bool CsvReader::next_row() {
     const std::size_t expected = header_.size();
     if (fields_.size() != expected) {
       // Point at the first extra field, or past the end where the first missing one belongs.
-      const int col = fields_.size() > expected
-                          ? fields_[expected].col
-                          : ColumnCounter(line_text_).at(line_text_.size());
-      fail_at(col, "",
-              fmt::format("expected {} fields as in the header, found {}", expected,
-                          fields_.size()));
+      const int col = fields_.size() > expected ? fields_[expected].col
+                                                : ColumnCounter(line_text_).at(line_text_.size());
+      fail_at(
+          col, "",
+          fmt::format("expected {} fields as in the header, found {}", expected, fields_.size()));
     }
     ++rows_;
     return true;

@@ -12,7 +12,8 @@ std::string SourceLocation::to_string() const {
 }
 
 namespace {
-std::string compose(const SourceLocation& where, const std::string& field, const std::string& message) {
+std::string compose(const SourceLocation& where, const std::string& field,
+                    const std::string& message) {
   if (field.empty()) return fmt::format("{}: {}", where.to_string(), message);
   return fmt::format("{}: {}: {}", where.to_string(), field, message);
 }
@@ -25,7 +26,8 @@ InputError::InputError(SourceLocation where, std::string field, std::string mess
       message_(std::move(message)) {}
 
 void assertion_failed(const char* expr, const char* file, int line) {
-  throw InternalError(fmt::format("internal error: assertion `{}` failed at {}:{}", expr, file, line));
+  throw InternalError(
+      fmt::format("internal error: assertion `{}` failed at {}:{}", expr, file, line));
 }
 
 }  // namespace fleetsim

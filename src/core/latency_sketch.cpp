@@ -21,9 +21,13 @@ LatencySketch::LatencySketch(double relative_accuracy)
 
 // Bucket i holds (gamma^(i-1), gamma^i]; its representative 2·gamma^i/(gamma+1) is within the
 // relative accuracy of every value in it.
-int LatencySketch::bucket_of(double value) const { return static_cast<int>(std::ceil(std::log(value) / log_gamma_)); }
+int LatencySketch::bucket_of(double value) const {
+  return static_cast<int>(std::ceil(std::log(value) / log_gamma_));
+}
 
-double LatencySketch::value_of(int bucket) const { return 2.0 * std::pow(gamma_, bucket) / (gamma_ + 1.0); }
+double LatencySketch::value_of(int bucket) const {
+  return 2.0 * std::pow(gamma_, bucket) / (gamma_ + 1.0);
+}
 
 // The counter of bucket b, growing the dense range to reach it.
 std::uint64_t& LatencySketch::slot(int b) {
@@ -78,7 +82,8 @@ void LatencySketch::merge(const LatencySketch& other) {
 double LatencySketch::quantile(double q) const {
   if (count_ == 0) return 0.0;
   q = std::clamp(q, 0.0, 1.0);
-  const auto rank = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(count_))));
+  const auto rank = std::max<std::uint64_t>(
+      1, static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(count_))));
   if (rank == 1) return min_;
   if (rank == count_) return max_;
   std::uint64_t seen = zeros_;

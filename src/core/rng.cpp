@@ -63,6 +63,8 @@ double RngStream::normal() {
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
 }
 
-double RngStream::lognormal(double median, double sigma) { return median * std::exp(sigma * normal()); }
+double RngStream::lognormal(double median, double sigma) {
+  return median * std::exp(sigma * normal());
+}
 
 }  // namespace fleetsim

@@ -1,13 +1,16 @@
 #include "fleetsim/core/time.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstdlib>
-#include <fmt/format.h>
 #include <limits>
 
 namespace fleetsim {
 
-SimDuration from_seconds(double s) { return SimDuration{static_cast<std::int64_t>(std::llround(s * 1e6))}; }
+SimDuration from_seconds(double s) {
+  return SimDuration{static_cast<std::int64_t>(std::llround(s * 1e6))};
+}
 
 namespace {
 
@@ -17,8 +20,8 @@ struct Unit {
 };
 
 // Longest suffixes first so that "ms" is not read as "m" followed by "s".
-constexpr Unit kUnits[] = {{"ns", 1e-3}, {"us", 1.0},     {"µs", 1.0},      {"ms", 1e3},
-                           {"s", 1e6},   {"m", 60e6},     {"h", 3600e6},    {"d", 86400e6}};
+constexpr Unit kUnits[] = {{"ns", 1e-3}, {"us", 1.0}, {"µs", 1.0},   {"ms", 1e3},
+                           {"s", 1e6},   {"m", 60e6}, {"h", 3600e6}, {"d", 86400e6}};
 
 }  // namespace
 
@@ -47,7 +50,8 @@ std::optional<SimDuration> parse_duration(std::string_view text) {
     i += unit->suffix.size();
     total += value * unit->micros;
   }
-  if (!std::isfinite(total) || total > static_cast<double>(std::numeric_limits<std::int64_t>::max() / 2)) {
+  if (!std::isfinite(total) ||
+      total > static_cast<double>(std::numeric_limits<std::int64_t>::max() / 2)) {
     return std::nullopt;
   }
   return SimDuration{static_cast<std::int64_t>(std::llround(total))};

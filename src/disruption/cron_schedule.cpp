@@ -32,7 +32,8 @@ constexpr std::array<std::string_view, 12> kMonths{"jan", "feb", "mar", "apr", "
                                                    "jul", "aug", "sep", "oct", "nov", "dec"};
 constexpr std::array<std::string_view, 7> kDays{"sun", "mon", "tue", "wed", "thu", "fri", "sat"};
 
-std::optional<int> value_of(std::string_view s, int first_name_value, const std::string_view* names, std::size_t n) {
+std::optional<int> value_of(std::string_view s, int first_name_value, const std::string_view* names,
+                            std::size_t n) {
   int v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec == std::errc() && p == s.data() + s.size()) return v;
@@ -48,7 +49,8 @@ std::optional<int> value_of(std::string_view s, int first_name_value, const std:
 // or `?`: with a step above one the field restricts the day rule (robfig's starBit).
 template <std::size_t N>
 bool parse_field(std::string_view field, int lo, int hi, std::bitset<N>& out, bool* restricted,
-                 const std::string_view* names = nullptr, std::size_t name_count = 0, int first_name_value = 0) {
+                 const std::string_view* names = nullptr, std::size_t name_count = 0,
+                 int first_name_value = 0) {
   *restricted = false;
   while (!field.empty()) {
     std::size_t comma = field.find(',');
@@ -111,22 +113,26 @@ std::optional<CronSchedule> CronSchedule::parse(std::string_view text, std::stri
     while (i < text.size() && text[i] != ' ') ++i;
     if (i > start) fields.push_back(text.substr(start, i - start));
   }
-  if (fields.size() != 5) return fail("a cron schedule has five fields: minute hour day-of-month month day-of-week");
+  if (fields.size() != 5)
+    return fail("a cron schedule has five fields: minute hour day-of-month month day-of-week");
   CronSchedule c;
   bool ignored = false;
   if (!parse_field(fields[0], 0, 59, c.minutes_, &ignored)) return fail("bad minute field");
   if (!parse_field(fields[1], 0, 23, c.hours_, &ignored)) return fail("bad hour field");
-  if (!parse_field(fields[2], 1, 31, c.days_, &c.day_restricted_)) return fail("bad day-of-month field");
+  if (!parse_field(fields[2], 1, 31, c.days_, &c.day_restricted_))
+    return fail("bad day-of-month field");
   if (!parse_field(fields[3], 1, 12, c.months_, &ignored, kMonths.data(), kMonths.size(), 1))
     return fail("bad month field");
   // robfig/cron's day-of-week is 0-6 (Sunday = 0); it rejects 7.
-  if (!parse_field(fields[4], 0, 6, c.weekdays_, &c.weekday_restricted_, kDays.data(), kDays.size(), 0))
+  if (!parse_field(fields[4], 0, 6, c.weekdays_, &c.weekday_restricted_, kDays.data(), kDays.size(),
+                   0))
     return fail("bad day-of-week field (0-6 or sun-sat)");
   return c;
 }
 
 bool CronSchedule::matches(const CivilMinute& m) const {
-  return matches_date(m) && matches_hour(m.hour) && minutes_.test(static_cast<std::size_t>(m.minute));
+  return matches_date(m) && matches_hour(m.hour) &&
+         minutes_.test(static_cast<std::size_t>(m.minute));
 }
 
 bool CronSchedule::matches_date(const CivilMinute& m) const {
@@ -138,7 +144,9 @@ bool CronSchedule::matches_date(const CivilMinute& m) const {
   return day && weekday;
 }
 
-bool CronSchedule::matches_hour(int hour) const { return hours_.test(static_cast<std::size_t>(hour)); }
+bool CronSchedule::matches_hour(int hour) const {
+  return hours_.test(static_cast<std::size_t>(hour));
+}
 
 bool CronSchedule::fired_within(std::int64_t now_minute, std::int64_t span_minutes) const {
   // Walk back from now, skipping whole days and hours that cannot match.

@@ -19,8 +19,9 @@ bool schedule_active(const DisruptionBudget& b, SimTime now, std::int64_t start_
 
 }  // namespace
 
-std::int64_t allowed_disruptions(const NodePool& pool, std::uint32_t pool_index, const Cluster& cluster,
-                                 std::string_view reason, SimTime now, std::int64_t start_unix_s) {
+std::int64_t allowed_disruptions(const NodePool& pool, std::uint32_t pool_index,
+                                 const Cluster& cluster, std::string_view reason, SimTime now,
+                                 std::int64_t start_unix_s) {
   std::int64_t total = 0, disrupting = 0;
   for (NodeId id : cluster.active_nodes()) {
     const Node& n = cluster.node(id);
@@ -30,7 +31,9 @@ std::int64_t allowed_disruptions(const NodePool& pool, std::uint32_t pool_index,
   }
   std::int64_t allowed = std::numeric_limits<std::int64_t>::max();
   for (const DisruptionBudget& b : pool.disruption.budgets) {
-    if (!b.reasons.empty() && std::find(b.reasons.begin(), b.reasons.end(), reason) == b.reasons.end()) continue;
+    if (!b.reasons.empty() &&
+        std::find(b.reasons.begin(), b.reasons.end(), reason) == b.reasons.end())
+      continue;
     if (!schedule_active(b, now, start_unix_s)) continue;
     std::int64_t limit = b.percent ? (total * b.nodes + 99) / 100 : b.nodes;
     allowed = std::min(allowed, limit);

@@ -5,8 +5,10 @@
 
 namespace fleetsim {
 
-DisruptionController::DisruptionController(Simulation& sim, const Cluster& cluster, NodeTermination& termination,
-                                           const std::vector<NodePool>& pools, std::int64_t start_unix_s)
+DisruptionController::DisruptionController(Simulation& sim, const Cluster& cluster,
+                                           NodeTermination& termination,
+                                           const std::vector<NodePool>& pools,
+                                           std::int64_t start_unix_s)
     : sim_(sim),
       cluster_(cluster),
       termination_(termination),

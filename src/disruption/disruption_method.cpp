@@ -16,7 +16,10 @@ SimDuration drain_time(const Node& n, const Cluster& cluster, const NodePool& po
 bool BudgetTracker::take(std::uint32_t pool) {
   auto it = allowed_.find(pool);
   if (it == allowed_.end())
-    it = allowed_.emplace(pool, allowed_disruptions(pools_[pool], pool, cluster_, reason_, now_, start_unix_s_)).first;
+    it = allowed_
+             .emplace(pool, allowed_disruptions(pools_[pool], pool, cluster_, reason_, now_,
+                                                start_unix_s_))
+             .first;
   if (it->second <= 0) return false;
   --it->second;
   return true;

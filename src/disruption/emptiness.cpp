@@ -7,7 +7,8 @@ namespace fleetsim {
 bool Emptiness::is_candidate(const Node& n, SimTime now) const {
   const NodePool& pool = pools_[n.pool];
   return n.phase == NodePhase::Initialized && n.pods.empty() && n.nominated_until <= now &&
-         pool.disruption.consolidate_after && now - n.last_pod_event >= *pool.disruption.consolidate_after;
+         pool.disruption.consolidate_after &&
+         now - n.last_pod_event >= *pool.disruption.consolidate_after;
 }
 
 DisruptionCommand Emptiness::compute(SimTime now, BudgetTracker& budgets) {

@@ -4,8 +4,8 @@
 
 namespace fleetsim {
 
-void expire_nodes(const Cluster& cluster, const std::vector<NodePool>& pools, NodeTermination& termination,
-                  SimTime now) {
+void expire_nodes(const Cluster& cluster, const std::vector<NodePool>& pools,
+                  NodeTermination& termination, SimTime now) {
   for (NodeId id : std::vector<NodeId>(cluster.active_nodes())) {
     const Node& n = cluster.node(id);
     const NodePool& pool = pools[n.pool];

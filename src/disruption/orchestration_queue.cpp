@@ -18,7 +18,8 @@ void OrchestrationQueue::on_event(SimTime now, std::uint64_t) {
     const Node& n = cluster_.node(id);
     // A pod arrived, the node was nominated or the budget shrank meanwhile.
     if (!method.is_candidate(n, now) || !budgets.take(n.pool)) continue;
-    termination_.delete_node(id, method.termination_reason(), drain_time(n, cluster_, pools_[n.pool]));
+    termination_.delete_node(id, method.termination_reason(),
+                             drain_time(n, cluster_, pools_[n.pool]));
   }
 }
 

@@ -48,7 +48,8 @@ void Cluster::ended(PodId pod) { ended_.push_back(pod); }
 void Cluster::release(PodId pod) {
   Pod& p = at(pod);
   FLEETSIM_ASSERT(p.holds > 0);
-  if (--p.holds == 0 && (p.phase == PodPhase::Succeeded || p.phase == PodPhase::Deleted)) ended(pod);
+  if (--p.holds == 0 && (p.phase == PodPhase::Succeeded || p.phase == PodPhase::Deleted))
+    ended(pod);
 }
 
 std::vector<WorkloadId> Cluster::collect() {
@@ -79,7 +80,8 @@ void Cluster::node_initialized(NodeId node, SimTime now) {
   n.last_pod_event = now;
 }
 
-void Cluster::begin_node_deletion(NodeId node, SimTime now, SimTime terminates_at, std::string_view reason) {
+void Cluster::begin_node_deletion(NodeId node, SimTime now, SimTime terminates_at,
+                                  std::string_view reason) {
   Node& n = nodes_[node];
   FLEETSIM_ASSERT(n.is_live());
   n.phase = NodePhase::Deleting;

@@ -2,7 +2,8 @@
 
 namespace fleetsim {
 
-const Taint* blocking_taint(const PodSpec& pod, std::span<const Taint> taints, PreferNoSchedule prefer) {
+const Taint* blocking_taint(const PodSpec& pod, std::span<const Taint> taints,
+                            PreferNoSchedule prefer) {
   return first_untolerated(taints, pod.tolerations, prefer == PreferNoSchedule::Ignore);
 }
 
@@ -14,7 +15,8 @@ bool node_selection_allows(const PodSpec& pod, const Requirements& labels) {
 }
 
 bool pod_fits(const PodSpec& pod, const NodeFacts& node, PreferNoSchedule prefer) {
-  return pod.requests.fits_in(node.available) && blocking_taint(pod, node.taints, prefer) == nullptr &&
+  return pod.requests.fits_in(node.available) &&
+         blocking_taint(pod, node.taints, prefer) == nullptr &&
          node_selection_allows(pod, node.labels);
 }
 

@@ -1,9 +1,10 @@
 #include "fleetsim/k8s/requirements.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <charconv>
-#include <fmt/format.h>
 
 namespace fleetsim {
 
@@ -43,14 +44,22 @@ std::optional<Operator> parse_operator(std::string_view text) {
 
 std::string_view to_string(Operator op) {
   switch (op) {
-    case Operator::In: return "In";
-    case Operator::NotIn: return "NotIn";
-    case Operator::Exists: return "Exists";
-    case Operator::DoesNotExist: return "DoesNotExist";
-    case Operator::Gt: return "Gt";
-    case Operator::Lt: return "Lt";
-    case Operator::Gte: return "Gte";
-    case Operator::Lte: return "Lte";
+    case Operator::In:
+      return "In";
+    case Operator::NotIn:
+      return "NotIn";
+    case Operator::Exists:
+      return "Exists";
+    case Operator::DoesNotExist:
+      return "DoesNotExist";
+    case Operator::Gt:
+      return "Gt";
+    case Operator::Lt:
+      return "Lt";
+    case Operator::Gte:
+      return "Gte";
+    case Operator::Lte:
+      return "Lte";
   }
   return "?";
 }
@@ -65,8 +74,10 @@ Requirement Requirement::make(Operator op, std::vector<std::string> values) {
       sort_unique(values);
       return Requirement(true, std::move(values));
     }
-    case Operator::Exists: return exists();
-    case Operator::DoesNotExist: return does_not_exist();
+    case Operator::Exists:
+      return exists();
+    case Operator::DoesNotExist:
+      return does_not_exist();
     case Operator::Gt:
     case Operator::Lt:
     case Operator::Gte:
@@ -85,7 +96,9 @@ Requirement Requirement::make(Operator op, std::vector<std::string> values) {
   return exists();
 }
 
-Requirement Requirement::single(std::string value) { return Requirement(false, {std::move(value)}); }
+Requirement Requirement::single(std::string value) {
+  return Requirement(false, {std::move(value)});
+}
 
 bool Requirement::allows(std::string_view value) const {
   if (gte_ || lte_) {
@@ -121,10 +134,11 @@ Requirement Requirement::intersection(const Requirement& other) const {
       if (!std::binary_search(values_.begin(), values_.end(), v)) out.values_.push_back(v);
   } else if (other.complement_) {
     for (const auto& v : values_)
-      if (!std::binary_search(other.values_.begin(), other.values_.end(), v)) out.values_.push_back(v);
+      if (!std::binary_search(other.values_.begin(), other.values_.end(), v))
+        out.values_.push_back(v);
   } else {
-    std::set_intersection(values_.begin(), values_.end(), other.values_.begin(), other.values_.end(),
-                          std::back_inserter(out.values_));
+    std::set_intersection(values_.begin(), values_.end(), other.values_.begin(),
+                          other.values_.end(), std::back_inserter(out.values_));
   }
   auto tighter_low = [](std::optional<std::int64_t> a, std::optional<std::int64_t> b) {
     if (!a) return b;
@@ -139,7 +153,8 @@ Requirement Requirement::intersection(const Requirement& other) const {
   out.gte_ = tighter_low(gte_, other.gte_);
   out.lte_ = tighter_high(lte_, other.lte_);
   out.apply_bounds();
-  if (min_values_ || other.min_values_) out.min_values_ = std::max(min_values_.value_or(0), other.min_values_.value_or(0));
+  if (min_values_ || other.min_values_)
+    out.min_values_ = std::max(min_values_.value_or(0), other.min_values_.value_or(0));
   return out;
 }
 
@@ -174,10 +189,14 @@ std::string Requirement::to_string() const {
   if (gte_) bounds += fmt::format(" >={}", *gte_);
   if (lte_) bounds += fmt::format(" <={}", *lte_);
   switch (effective_operator()) {
-    case Operator::In: return fmt::format("In [{}]{}", fmt::join(values_, ","), bounds);
-    case Operator::NotIn: return fmt::format("NotIn [{}]{}", fmt::join(values_, ","), bounds);
-    case Operator::Exists: return "Exists" + bounds;
-    default: return "DoesNotExist";
+    case Operator::In:
+      return fmt::format("In [{}]{}", fmt::join(values_, ","), bounds);
+    case Operator::NotIn:
+      return fmt::format("NotIn [{}]{}", fmt::join(values_, ","), bounds);
+    case Operator::Exists:
+      return "Exists" + bounds;
+    default:
+      return "DoesNotExist";
   }
 }
 
@@ -222,7 +241,8 @@ std::optional<std::string> Requirements::first_conflict(const Requirements& inco
       ++b;
     } else {
       if (a->second.intersection(b->second).empty() &&
-          !(is_negative(a->second.effective_operator()) && is_negative(b->second.effective_operator()))) {
+          !(is_negative(a->second.effective_operator()) &&
+            is_negative(b->second.effective_operator()))) {
         return a->first;
       }
       ++a;
@@ -238,8 +258,8 @@ std::optional<std::string> Requirements::incompatibility(const Requirements& inc
     return fmt::format("label \"{}\" is not defined by the NodePool", key);
   }
   if (auto key = first_conflict(incoming)) {
-    return fmt::format("{} requires {} but the node offers {}", *key, incoming.get(*key)->to_string(),
-                       get(*key)->to_string());
+    return fmt::format("{} requires {} but the node offers {}", *key,
+                       incoming.get(*key)->to_string(), get(*key)->to_string());
   }
   return std::nullopt;
 }
@@ -253,8 +273,8 @@ Labels Requirements::single_valued_labels() const {
 
 bool is_well_known_label(std::string_view key) {
   static constexpr std::array<std::string_view, 8> kCore{
-      label::kZone,    label::kRegion,       label::kInstanceType, label::kArch,
-      label::kOs,      label::kCapacityType, label::kNodePool,     "topology.k8s.aws/zone-id"};
+      label::kZone, label::kRegion,       label::kInstanceType, label::kArch,
+      label::kOs,   label::kCapacityType, label::kNodePool,     "topology.k8s.aws/zone-id"};
   for (auto k : kCore)
     if (k == key) return true;
   // Every karpenter.k8s.aws/instance-* label is well known to the AWS provider.

@@ -4,23 +4,40 @@ namespace fleetsim {
 
 std::string_view to_string(EventKind k) {
   switch (k) {
-    case EventKind::NodeLaunched: return "node_launched";
-    case EventKind::NodeRegistered: return "node_registered";
-    case EventKind::NodeReady: return "node_ready";
-    case EventKind::NodeDeleting: return "node_deleting";
-    case EventKind::NodeTerminated: return "node_terminated";
-    case EventKind::LaunchFailed: return "launch_failed";
-    case EventKind::PodCreated: return "pod_created";
-    case EventKind::PodNominated: return "pod_nominated";
-    case EventKind::PodScheduled: return "pod_scheduled";
-    case EventKind::PodReady: return "pod_ready";
-    case EventKind::PodCompleted: return "pod_completed";
-    case EventKind::PodEvicted: return "pod_evicted";
-    case EventKind::PodDeleted: return "pod_deleted";
-    case EventKind::PodUnschedulable: return "pod_unschedulable";
-    case EventKind::SpotInterruptionNotice: return "spot_interruption_notice";
-    case EventKind::WorkloadCreated: return "workload_created";
-    case EventKind::ReplicasChanged: return "replicas_changed";
+    case EventKind::NodeLaunched:
+      return "node_launched";
+    case EventKind::NodeRegistered:
+      return "node_registered";
+    case EventKind::NodeReady:
+      return "node_ready";
+    case EventKind::NodeDeleting:
+      return "node_deleting";
+    case EventKind::NodeTerminated:
+      return "node_terminated";
+    case EventKind::LaunchFailed:
+      return "launch_failed";
+    case EventKind::PodCreated:
+      return "pod_created";
+    case EventKind::PodNominated:
+      return "pod_nominated";
+    case EventKind::PodScheduled:
+      return "pod_scheduled";
+    case EventKind::PodReady:
+      return "pod_ready";
+    case EventKind::PodCompleted:
+      return "pod_completed";
+    case EventKind::PodEvicted:
+      return "pod_evicted";
+    case EventKind::PodDeleted:
+      return "pod_deleted";
+    case EventKind::PodUnschedulable:
+      return "pod_unschedulable";
+    case EventKind::SpotInterruptionNotice:
+      return "spot_interruption_notice";
+    case EventKind::WorkloadCreated:
+      return "workload_created";
+    case EventKind::ReplicasChanged:
+      return "replicas_changed";
   }
   return "unknown";
 }

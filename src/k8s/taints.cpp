@@ -11,9 +11,12 @@ std::optional<TaintEffect> parse_taint_effect(std::string_view text) {
 
 std::string_view to_string(TaintEffect e) {
   switch (e) {
-    case TaintEffect::NoSchedule: return "NoSchedule";
-    case TaintEffect::PreferNoSchedule: return "PreferNoSchedule";
-    case TaintEffect::NoExecute: return "NoExecute";
+    case TaintEffect::NoSchedule:
+      return "NoSchedule";
+    case TaintEffect::PreferNoSchedule:
+      return "PreferNoSchedule";
+    case TaintEffect::NoExecute:
+      return "NoExecute";
   }
   return "?";
 }
@@ -25,7 +28,8 @@ bool Toleration::tolerates(const Taint& taint) const {
   return op == TolerationOperator::Exists || value == taint.value;
 }
 
-const Taint* first_untolerated(std::span<const Taint> taints, std::span<const Toleration> tolerations,
+const Taint* first_untolerated(std::span<const Taint> taints,
+                               std::span<const Toleration> tolerations,
                                bool ignore_prefer_no_schedule) {
   for (const Taint& t : taints) {
     if (ignore_prefer_no_schedule && t.effect == TaintEffect::PreferNoSchedule) continue;

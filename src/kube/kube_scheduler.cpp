@@ -6,7 +6,8 @@
 
 namespace fleetsim {
 
-KubeScheduler::KubeScheduler(Simulation& sim, Cluster& cluster, ClusterBus& bus, std::function<void(PodId)> on_unschedulable)
+KubeScheduler::KubeScheduler(Simulation& sim, Cluster& cluster, ClusterBus& bus,
+                             std::function<void(PodId)> on_unschedulable)
     : sim_(sim), cluster_(cluster), bus_(bus), on_unschedulable_(std::move(on_unschedulable)) {}
 
 void KubeScheduler::request_pass() {
@@ -16,7 +17,8 @@ void KubeScheduler::request_pass() {
 
 bool KubeScheduler::feasible(const Pod& pod, const Node& node) const {
   return node.phase == NodePhase::Initialized &&
-         pod_fits(*pod.spec, {.labels = node.labels, .taints = node.taints, .available = node.available()},
+         pod_fits(*pod.spec,
+                  {.labels = node.labels, .taints = node.taints, .available = node.available()},
                   PreferNoSchedule::Ignore);
 }
 
@@ -41,10 +43,13 @@ void KubeScheduler::on_event(SimTime now, std::uint64_t) {
         const Node& n = cluster_.node(id);
         if (!feasible(pod, n)) continue;
         Resources after = n.allocatable - n.available() + pod.spec->requests;
-        double cpu = static_cast<double>(after.cpu_millis()) / static_cast<double>(std::max<std::int64_t>(1, n.allocatable.cpu_millis()));
-        double mem = static_cast<double>(after.memory_bytes()) / static_cast<double>(std::max<std::int64_t>(1, n.allocatable.memory_bytes()));
+        double cpu = static_cast<double>(after.cpu_millis()) /
+                     static_cast<double>(std::max<std::int64_t>(1, n.allocatable.cpu_millis()));
+        double mem = static_cast<double>(after.memory_bytes()) /
+                     static_cast<double>(std::max<std::int64_t>(1, n.allocatable.memory_bytes()));
         double score = (cpu + mem) / 2;
-        if (score < best || (score == best && chosen != kNoNode && n.name < cluster_.node(chosen).name)) {
+        if (score < best ||
+            (score == best && chosen != kNoNode && n.name < cluster_.node(chosen).name)) {
           best = score;
           chosen = n.id;
         }
@@ -59,7 +64,11 @@ void KubeScheduler::on_event(SimTime now, std::uint64_t) {
       continue;
     }
     cluster_.bind(id, chosen, now);
-    bus_.emit(SimEvent{.time = now, .kind = EventKind::PodScheduled, .node = chosen, .pod = id, .workload = pod.workload});
+    bus_.emit(SimEvent{.time = now,
+                       .kind = EventKind::PodScheduled,
+                       .node = chosen,
+                       .pod = id,
+                       .workload = pod.workload});
     bus_.pod_bound(id);
   }
 }

@@ -31,8 +31,8 @@ void Kubelet::on_bound(PodId id) {
     if (!spec.startup_probe && !spec.readiness_probe) {
       cluster_.pod_ready(id, now);
     } else {
-      sim_.schedule_at(pod_ready_time(now, now, now, spec.startup_probe, spec.readiness_probe), Phase::PodLifecycle,
-                       *this, Tag{Step::Ready, id}.pack());
+      sim_.schedule_at(pod_ready_time(now, now, now, spec.startup_probe, spec.readiness_probe),
+                       Phase::PodLifecycle, *this, Tag{Step::Ready, id}.pack());
     }
     return;
   }
@@ -40,7 +40,8 @@ void Kubelet::on_bound(PodId id) {
   const std::string image = spec.images.empty() ? std::string() : spec.images.front();
   const SimTime started = images(pod.node).available_at(image, m->profile.image_bytes, now);
   const SimTime server_up = started + m->profile.model_load;
-  const SimTime ready = pod_ready_time(now, started, server_up, spec.startup_probe, spec.readiness_probe);
+  const SimTime ready =
+      pod_ready_time(now, started, server_up, spec.startup_probe, spec.readiness_probe);
   sim_.schedule_at(started, Phase::PodLifecycle, *this, Tag{Step::Started, id}.pack());
   sim_.schedule_at(ready, Phase::PodLifecycle, *this, Tag{Step::Ready, id}.pack());
 }
@@ -69,9 +70,13 @@ void Kubelet::on_event(SimTime, std::uint64_t tag) {
 void Kubelet::become_ready(PodId id) {
   cluster_.pod_ready(id, sim_.now());
   const Pod& pod = cluster_.pod(id);
-  bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::PodReady, .node = pod.node, .pod = id,
+  bus_.emit(SimEvent{.time = sim_.now(),
+                     .kind = EventKind::PodReady,
+                     .node = pod.node,
+                     .pod = id,
                      .workload = pod.workload});
-  if (const Managed* m = managed(pod.workload); m != nullptr && m->listener != nullptr) m->listener->on_pod_ready(id);
+  if (const Managed* m = managed(pod.workload); m != nullptr && m->listener != nullptr)
+    m->listener->on_pod_ready(id);
 }
 
 void Kubelet::on_terminating(PodId id) {
@@ -80,7 +85,8 @@ void Kubelet::on_terminating(PodId id) {
 
 void Kubelet::on_evicted(PodId id, NodeId node) {
   // The instance may go before the grace period ends (a spot interruption's two minutes).
-  drain(id, std::min(sim_.now() + cluster_.pod(id).spec->termination_grace, cluster_.node(node).terminates_at));
+  drain(id, std::min(sim_.now() + cluster_.pod(id).spec->termination_grace,
+                     cluster_.node(node).terminates_at));
 }
 
 // The pod leaves the endpoints at once; its work may go on until `deadline`.
@@ -103,8 +109,12 @@ void Kubelet::exit(PodId id) {
   if (!p.terminating || p.phase != PodPhase::Running) return;
   const NodeId node = p.node;
   cluster_.finish(id, PodPhase::Deleted, sim_.now());
-  bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::PodDeleted, .node = node, .pod = id,
-                     .workload = p.workload, .reason = "scale_down"});
+  bus_.emit(SimEvent{.time = sim_.now(),
+                     .kind = EventKind::PodDeleted,
+                     .node = node,
+                     .pod = id,
+                     .workload = p.workload,
+                     .reason = "scale_down"});
   bus_.capacity_changed();
 }
 

@@ -10,8 +10,12 @@ void NodeTermination::delete_node(NodeId id, std::string_view reason, SimDuratio
   const std::vector<PodId> bound = cluster_.node(id).pods;
   for (PodId p : bound) {
     cluster_.finish(p, PodPhase::Deleted, now);
-    bus_.emit(SimEvent{.time = now, .kind = EventKind::PodEvicted, .node = id, .pod = p,
-                       .workload = cluster_.pod(p).workload, .reason = reason});
+    bus_.emit(SimEvent{.time = now,
+                       .kind = EventKind::PodEvicted,
+                       .node = id,
+                       .pod = p,
+                       .workload = cluster_.pod(p).workload,
+                       .reason = reason});
     bus_.pod_evicted(p, id);
   }
   cluster_.clear_nominations_to(id);

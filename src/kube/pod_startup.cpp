@@ -6,7 +6,8 @@
 
 namespace fleetsim {
 
-NodeImageStore::NodeImageStore(std::int64_t bytes_per_second) : bytes_per_second_(bytes_per_second) {
+NodeImageStore::NodeImageStore(std::int64_t bytes_per_second)
+    : bytes_per_second_(bytes_per_second) {
   FLEETSIM_ASSERT(bytes_per_second > 0);
 }
 

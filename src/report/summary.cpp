@@ -71,8 +71,7 @@ std::string format_summary(const RunResult& result) {
         fmt::format("{} / {}  ({:.2f}%, {} dropped)", sla.requests, sla.misses,
                     100 * shown(sla.miss_ratio), sla.dropped));
     row(out, "latency p50 / p99",
-        fmt::format("{:.0f} ms / {:.0f} ms", shown(sla.latency_ms.p50),
-                    shown(sla.latency_ms.p99)));
+        fmt::format("{:.0f} ms / {:.0f} ms", shown(sla.latency_ms.p50), shown(sla.latency_ms.p99)));
   }
 
   const PodsResult::PendingSeconds& pending = pods.pending_seconds;

@@ -118,7 +118,8 @@ void CostLedger::take_shares(NodeAccount& a, const Node& node, const Cluster& cl
     if (same != a.shares.end()) {
       same->fraction += fraction;
     } else {
-      a.shares.push_back({pod.workload, name_index(cluster.workloads().at(pod.workload).name), fraction});
+      a.shares.push_back(
+          {pod.workload, name_index(cluster.workloads().at(pod.workload).name), fraction});
     }
   }
   // Requests never exceed allocatable when the scheduler is right; if they ever do, the node's

@@ -15,7 +15,6 @@ constexpr std::string_view kUnknownReason = "unknown";
 
 double safe_ratio(double num, double den) { return den > 0.0 ? num / den : 0.0; }
 
-
 }  // namespace
 
 RunRecorder::RunRecorder(RunInfo info, std::vector<TimeseriesSink*> timeseries)
@@ -267,7 +266,8 @@ RunResult RunRecorder::result(std::uint64_t engine_events) const {
   r.pods.created = pods_created_;
   r.pods.evicted = pods_evicted_;
   r.pods.pending_at_end = pods_pending_at_end_;
-  r.pods.pending_seconds = {.p50 = pending_s_.quantile(0.50), .p99 = pending_s_.quantile(0.99), .max = pending_s_.max()};
+  r.pods.pending_seconds = {
+      .p50 = pending_s_.quantile(0.50), .p99 = pending_s_.quantile(0.99), .max = pending_s_.max()};
   r.pods.unschedulable = unschedulable_;
   r.pods.unschedulable_total = unschedulable_total_;
 

@@ -355,7 +355,7 @@ std::vector<ServiceConfig> decode_services(const YamlValue& list, const SectionC
 }
 
 void resolve_service_deployments(std::vector<ServiceConfig>& services,
-                               const std::vector<Workload>& workloads) {
+                                 const std::vector<Workload>& workloads) {
   std::vector<std::string_view> names;
   for (const Workload& w : workloads)
     if (w.kind == WorkloadKind::Deployment) names.push_back(w.name);

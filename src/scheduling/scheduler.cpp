@@ -1,9 +1,10 @@
 #include "fleetsim/scheduling/scheduler.hpp"
 
-#include <algorithm>
-#include <bit>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <algorithm>
+#include <bit>
 #include <map>
 #include <tuple>
 
@@ -27,8 +28,8 @@ struct Variant {
 
 // How far Karpenter has relaxed a pod's soft constraints (preferences.go order).
 struct PodProgress {
-  std::uint32_t term = 0;          // required node-affinity term in use
-  bool use_preferred = true;       // the heaviest preferred node-affinity term is treated as required
+  std::uint32_t term = 0;     // required node-affinity term in use
+  bool use_preferred = true;  // the heaviest preferred node-affinity term is treated as required
   bool honor_schedule_anyway = true;
   bool tolerate_prefer_no_schedule = false;
 };
@@ -65,7 +66,7 @@ struct Scheduler::State {
   std::vector<std::uint32_t> claim_order;  // by pod count ascending, then serial
 
   std::vector<Resources> pool_remaining;
-  std::vector<std::int64_t> pool_nodes_remaining;  // INT64_MAX when unlimited
+  std::vector<std::int64_t> pool_nodes_remaining;      // INT64_MAX when unlimited
   std::vector<std::vector<std::uint32_t>> pool_types;  // launchable types within limits
   std::vector<bool> pool_types_stale;
 
@@ -142,7 +143,8 @@ struct Scheduler::State {
       out.clear();
       tpl.types.for_each([&](std::size_t t) {
         auto type = static_cast<std::uint32_t>(t);
-        if (within_limits(pool, types[t].capacity) && has_offering(type, tpl.zone_mask, tpl.capacity_mask))
+        if (within_limits(pool, types[t].capacity) &&
+            has_offering(type, tpl.zone_mask, tpl.capacity_mask))
           out.push_back(type);
       });
       pool_types_stale[pool] = false;
@@ -165,7 +167,8 @@ struct Scheduler::State {
     }
     if (use_preferred) v.requirements.add(*spec->preferred_node_requirements);
     v.has_requirements = !v.requirements.empty();
-    v.types = v.has_requirements ? ctx.compatible_types(v.requirements) : TypeSet(types.size(), true);
+    v.types =
+        v.has_requirements ? ctx.compatible_types(v.requirements) : TypeSet(types.size(), true);
     v.zone_mask = ctx.zone_mask(v.requirements);
     v.capacity_mask = SchedulingContext::capacity_mask(v.requirements);
     variants.push_back(std::move(v));
@@ -204,7 +207,8 @@ struct Scheduler::State {
   // ---- placement ----
 
   PreferNoSchedule prefer_no_schedule(std::uint32_t pod) const {
-    return progress[pod].tolerate_prefer_no_schedule ? PreferNoSchedule::Ignore : PreferNoSchedule::Honour;
+    return progress[pod].tolerate_prefer_no_schedule ? PreferNoSchedule::Ignore
+                                                     : PreferNoSchedule::Honour;
   }
 
   bool fits_existing(std::uint32_t pod, std::uint32_t node, std::int32_t vi) {
@@ -216,16 +220,19 @@ struct Scheduler::State {
     if (v.has_requirements) {
       if (v.node_compatible.empty()) v.node_compatible.assign(in.nodes.size(), -1);
       std::int8_t& known = v.node_compatible[node];
-      if (known < 0) known = (n.labels == nullptr || term_allows(v.requirements, *n.labels)) ? 1 : 0;
+      if (known < 0)
+        known = (n.labels == nullptr || term_allows(v.requirements, *n.labels)) ? 1 : 0;
       if (known == 0) return false;
     }
-    return spreads.allows_node(pod, node, n.zone, progress[pod].honor_schedule_anyway, v.zone_mask & zone_universe);
+    return spreads.allows_node(pod, node, n.zone, progress[pod].honor_schedule_anyway,
+                               v.zone_mask & zone_universe);
   }
 
   // Narrows `types` to those that can take `need` (+ DaemonSet overhead) within the masks.
   // Writes survivors to `scratch`; returns the new headroom.
-  Resources narrow(std::uint32_t pool, const std::vector<std::uint32_t>& candidates, const Resources& need,
-                   const Variant* v, std::uint64_t zones, std::uint8_t capacity, bool check_offerings) {
+  Resources narrow(std::uint32_t pool, const std::vector<std::uint32_t>& candidates,
+                   const Resources& need, const Variant* v, std::uint64_t zones,
+                   std::uint8_t capacity, bool check_offerings) {
     scratch.clear();
     Resources headroom;
     const PoolTemplate& tpl = ctx.pools()[pool];
@@ -249,7 +256,9 @@ struct Scheduler::State {
       for (std::uint32_t t : scratch) {
         const Requirement* label = types[t].requirements.get(key);
         std::optional<std::string_view> value = label ? label->single_value() : std::nullopt;
-        if (value && req.allows(*value) && std::find(seen.begin(), seen.end(), *value) == seen.end()) seen.push_back(*value);
+        if (value && req.allows(*value) &&
+            std::find(seen.begin(), seen.end(), *value) == seen.end())
+          seen.push_back(*value);
       }
       if (static_cast<int>(seen.size()) < *req.min_values()) return false;
     }
@@ -263,7 +272,8 @@ struct Scheduler::State {
       out.push_back(zones);
       return;
     }
-    spreads.zones_by_preference(pod, zones, progress[pod].honor_schedule_anyway, zone_universe, out);
+    spreads.zones_by_preference(pod, zones, progress[pod].honor_schedule_anyway, zone_universe,
+                                out);
   }
 
   bool try_claim(std::uint32_t pod, std::uint32_t ci, std::int32_t vi) {
@@ -274,8 +284,9 @@ struct Scheduler::State {
     const PoolTemplate& tpl = ctx.pools()[c.pool];
     if (blocking_taint(spec, tpl.pool->taints, prefer_no_schedule(pod))) return false;
     const Variant& v = variants[vi];
-    bool merged = !v.has_requirements ||
-                  std::find(c.merged_variants.begin(), c.merged_variants.end(), vi) != c.merged_variants.end();
+    bool merged =
+        !v.has_requirements || std::find(c.merged_variants.begin(), c.merged_variants.end(), vi) !=
+                                   c.merged_variants.end();
     if (!merged && c.requirements.incompatibility(v.requirements)) return false;
     if (!spreads.allows_claim(pod, ci, progress[pod].honor_schedule_anyway)) return false;
     std::uint8_t capacity = c.capacity_mask & v.capacity_mask;
@@ -284,7 +295,8 @@ struct Scheduler::State {
     for (std::uint64_t zones : zone_scratch) {
       if (zones == 0) continue;
       bool check_offerings = zones != c.zone_mask || capacity != c.capacity_mask;
-      Resources headroom = narrow(c.pool, c.types, need, merged ? nullptr : &v, zones, capacity, check_offerings);
+      Resources headroom =
+          narrow(c.pool, c.types, need, merged ? nullptr : &v, zones, capacity, check_offerings);
       if (scratch.empty()) continue;
       Requirements combined;
       if (!merged) {
@@ -334,7 +346,8 @@ struct Scheduler::State {
     zone_choices(pod, tpl.zone_mask & v.zone_mask, zone_scratch);
     for (std::uint64_t zones : zone_scratch) {
       if (zones == 0) continue;
-      Resources headroom = narrow(pool, candidates, spec.requests, v.has_requirements ? &v : nullptr, zones, capacity, true);
+      Resources headroom = narrow(pool, candidates, spec.requests,
+                                  v.has_requirements ? &v : nullptr, zones, capacity, true);
       if (scratch.empty() || !min_values_hold(combined)) continue;
       Claim c;
       c.pool = pool;
@@ -352,9 +365,10 @@ struct Scheduler::State {
       claims.push_back(std::move(c));
       auto ci = static_cast<std::uint32_t>(claims.size() - 1);
       claim_order.push_back(ci);  // one pod: after every claim with one pod, before fuller ones
-      std::stable_sort(claim_order.begin(), claim_order.end(), [&](std::uint32_t a, std::uint32_t b) {
-        return claims[a].pods.size() < claims[b].pods.size();
-      });
+      std::stable_sort(claim_order.begin(), claim_order.end(),
+                       [&](std::uint32_t a, std::uint32_t b) {
+                         return claims[a].pods.size() < claims[b].pods.size();
+                       });
       spreads.add_claim();
       spreads.record_claim(pod, ci, zones);
       return true;
@@ -382,7 +396,8 @@ struct Scheduler::State {
     while (std::next(it) != claim_order.end()) {
       const Claim& next = claims[*std::next(it)];
       const Claim& self = claims[ci];
-      if (next.pods.size() < self.pods.size() || (next.pods.size() == self.pods.size() && next.serial < self.serial)) {
+      if (next.pods.size() < self.pods.size() ||
+          (next.pods.size() == self.pods.size() && next.serial < self.serial)) {
         std::iter_swap(it, std::next(it));
         ++it;
       } else {
@@ -427,23 +442,29 @@ struct Scheduler::State {
       std::string why;
       if (const Taint* t = blocking_taint(spec, tpl.pool->taints, PreferNoSchedule::Ignore)) {
         why = fmt::format("did not tolerate {}={}:{}", t->key, t->value, to_string(t->effect));
-      } else if (auto conflict = v.has_requirements ? tpl.requirements.incompatibility(v.requirements) : std::nullopt) {
+      } else if (auto conflict = v.has_requirements
+                                     ? tpl.requirements.incompatibility(v.requirements)
+                                     : std::nullopt) {
         why = *conflict;
       } else if (pool_nodes_remaining[p] <= 0) {
         why = "nodes limit reached";
       } else {
         bool fits_any = false, fits_limits = false, offered = false;
         tpl.types.for_each([&](std::size_t t) {
-          if (!v.types.test(t) || !(spec.requests + tpl.daemon_overhead[t]).fits_in(tpl.allocatable[t])) return;
+          if (!v.types.test(t) ||
+              !(spec.requests + tpl.daemon_overhead[t]).fits_in(tpl.allocatable[t]))
+            return;
           fits_any = true;
           if (!within_limits(p, types[t].capacity)) return;
           fits_limits = true;
-          offered |= has_offering(static_cast<std::uint32_t>(t), tpl.zone_mask & v.zone_mask, tpl.capacity_mask & v.capacity_mask);
+          offered |= has_offering(static_cast<std::uint32_t>(t), tpl.zone_mask & v.zone_mask,
+                                  tpl.capacity_mask & v.capacity_mask);
         });
         if (!fits_any) {
-          why = fmt::format("no instance type has room for cpu={} memory={} gpus={} plus daemonset overhead",
-                            format_millicores(spec.requests.cpu_millis()), format_bytes(spec.requests.memory_bytes()),
-                            spec.requests.gpus());
+          why = fmt::format(
+              "no instance type has room for cpu={} memory={} gpus={} plus daemonset overhead",
+              format_millicores(spec.requests.cpu_millis()),
+              format_bytes(spec.requests.memory_bytes()), spec.requests.gpus());
         } else if (!fits_limits) {
           why = "limits exhausted";
         } else if (!offered) {
@@ -460,7 +481,8 @@ struct Scheduler::State {
   double claim_price(const Claim& c, std::uint32_t t) const {
     double best = -1;
     for (const OfferingRef& o : ctx.offerings(t)) {
-      if (!(c.zone_mask >> o.zone & 1ULL) || !(o.capacity & c.capacity_mask) || !offering_usable(o)) continue;
+      if (!(c.zone_mask >> o.zone & 1ULL) || !(o.capacity & c.capacity_mask) || !offering_usable(o))
+        continue;
       if (best < 0 || o.price < best) best = o.price;
     }
     return best;

@@ -12,7 +12,8 @@ constexpr std::size_t kMaxZones = 64;
 }  // namespace
 
 SchedulingContext::SchedulingContext(const Catalog& catalog, std::span<const NodePool> pools,
-                                     std::span<const DaemonSet> daemonsets, std::span<const KubeletSizing> kubelet)
+                                     std::span<const DaemonSet> daemonsets,
+                                     std::span<const KubeletSizing> kubelet)
     : catalog_(&catalog) {
   zones_ = catalog.zones();
   FLEETSIM_ASSERT(zones_.size() <= kMaxZones);
@@ -31,7 +32,8 @@ SchedulingContext::SchedulingContext(const Catalog& catalog, std::span<const Nod
     PoolTemplate tpl;
     tpl.allocatable.reserve(types.size());
     for (const InstanceType& t : types)
-      tpl.allocatable.push_back(p < kubelet.size() ? size_instance_type(t, kubelet[p]).allocatable : t.allocatable);
+      tpl.allocatable.push_back(p < kubelet.size() ? size_instance_type(t, kubelet[p]).allocatable
+                                                   : t.allocatable);
     tpl.pool = &pool;
     tpl.requirements = pool.requirements;
     for (const auto& [k, v] : pool.labels) tpl.requirements.add(k, Requirement::single(v));
@@ -39,9 +41,9 @@ SchedulingContext::SchedulingContext(const Catalog& catalog, std::span<const Nod
     tpl.zone_mask = zone_mask(tpl.requirements);
     tpl.capacity_mask = capacity_mask(tpl.requirements);
     tpl.types = compatible_types(tpl.requirements);
-    tpl.has_prefer_no_schedule = std::any_of(pool.taints.begin(), pool.taints.end(), [](const Taint& t) {
-      return t.effect == TaintEffect::PreferNoSchedule;
-    });
+    tpl.has_prefer_no_schedule =
+        std::any_of(pool.taints.begin(), pool.taints.end(),
+                    [](const Taint& t) { return t.effect == TaintEffect::PreferNoSchedule; });
     tpl.daemon_overhead.assign(types.size(), Resources{});
     for (const DaemonSet& ds : daemonsets) {
       // A DaemonSet pod lands on the node when it tolerates the pool's taints and its node
@@ -50,7 +52,8 @@ SchedulingContext::SchedulingContext(const Catalog& catalog, std::span<const Nod
       if (tpl.requirements.incompatibility(ds.spec->node_requirements)) continue;
       Resources requests = ds.spec->requests;
       tpl.types.for_each([&](std::size_t i) {
-        if (!types[i].requirements.first_conflict(ds.spec->node_requirements)) tpl.daemon_overhead[i] += requests;
+        if (!types[i].requirements.first_conflict(ds.spec->node_requirements))
+          tpl.daemon_overhead[i] += requests;
       });
     }
     pools_.push_back(std::move(tpl));
@@ -94,7 +97,8 @@ TypeSet SchedulingContext::types_for(const PodSpec& pod, std::uint32_t pool) con
   TypeSet out(catalog_->types().size());
   if (blocking_taint(pod, tpl.pool->taints, PreferNoSchedule::Ignore) != nullptr) return out;
   std::vector<const Requirements*> terms{&pod.node_requirements};
-  for (const Requirements& alternative : pod.alternative_node_requirements) terms.push_back(&alternative);
+  for (const Requirements& alternative : pod.alternative_node_requirements)
+    terms.push_back(&alternative);
   for (const Requirements* term : terms) {
     if (!term_allows(*term, tpl.requirements)) continue;
     TypeSet candidates = tpl.types;

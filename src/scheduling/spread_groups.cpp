@@ -25,7 +25,8 @@ void SpreadGroups::build(const SchedulingContext& ctx, const SolveInput& in, std
   groups_.clear();
   constrained_by_.clear();
   counted_in_.clear();
-  bool any = std::any_of(in.pods.begin(), in.pods.end(), [](const PendingPod& p) { return !p.spec->topology_spread.empty(); });
+  bool any = std::any_of(in.pods.begin(), in.pods.end(),
+                         [](const PendingPod& p) { return !p.spec->topology_spread.empty(); });
   if (!any) return;
 
   constrained_by_.resize(in.pods.size());
@@ -35,8 +36,8 @@ void SpreadGroups::build(const SchedulingContext& ctx, const SolveInput& in, std
       if (!zonal && ts.topology_key != label::kHostname) continue;  // other keys are not modelled
       bool hard = ts.when_unsatisfiable == WhenUnsatisfiable::DoNotSchedule;
       auto it = std::find_if(groups_.begin(), groups_.end(), [&](const Group& g) {
-        return g.zonal == zonal && g.namespace_name == in.pods[p].namespace_name && *g.selector == ts.match_labels &&
-               g.max_skew == ts.max_skew && g.hard == hard;
+        return g.zonal == zonal && g.namespace_name == in.pods[p].namespace_name &&
+               *g.selector == ts.match_labels && g.max_skew == ts.max_skew && g.hard == hard;
       });
       if (it == groups_.end()) {
         Group g;
@@ -85,7 +86,8 @@ bool SpreadGroups::has_zonal(std::uint32_t pod, bool honor_soft) const {
   return false;
 }
 
-std::uint64_t SpreadGroups::allowed_zones(std::uint32_t pod, bool honor_soft, std::uint64_t pod_zones) const {
+std::uint64_t SpreadGroups::allowed_zones(std::uint32_t pod, bool honor_soft,
+                                          std::uint64_t pod_zones) const {
   std::uint64_t allowed = ~0ULL;
   for (std::uint32_t gi : constrained_by_[pod]) {
     const Group& g = groups_[gi];
@@ -104,8 +106,8 @@ std::uint64_t SpreadGroups::allowed_zones(std::uint32_t pod, bool honor_soft, st
   return allowed;
 }
 
-bool SpreadGroups::allows_node(std::uint32_t pod, std::uint32_t node, std::string_view zone, bool honor_soft,
-                               std::uint64_t pod_zones) const {
+bool SpreadGroups::allows_node(std::uint32_t pod, std::uint32_t node, std::string_view zone,
+                               bool honor_soft, std::uint64_t pod_zones) const {
   if (groups_.empty() || constrained_by_[pod].empty()) return true;
   for (std::uint32_t gi : constrained_by_[pod]) {
     const Group& g = groups_[gi];
@@ -131,7 +133,8 @@ bool SpreadGroups::allows_claim(std::uint32_t pod, std::uint32_t claim, bool hon
   return true;
 }
 
-void SpreadGroups::zones_by_preference(std::uint32_t pod, std::uint64_t zones, bool honor_soft, std::uint64_t pod_zones,
+void SpreadGroups::zones_by_preference(std::uint32_t pod, std::uint64_t zones, bool honor_soft,
+                                       std::uint64_t pod_zones,
                                        std::vector<std::uint64_t>& out) const {
   std::uint64_t allowed = zones & allowed_zones(pod, honor_soft, pod_zones);
   std::vector<std::pair<int, std::uint64_t>> ranked;
@@ -142,7 +145,8 @@ void SpreadGroups::zones_by_preference(std::uint32_t pod, std::uint64_t zones, b
       if (groups_[gi].zonal) load += groups_[gi].zone_counts[static_cast<std::size_t>(z)];
     ranked.emplace_back(load, 1ULL << z);
   }
-  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const auto& [load, mask] : ranked) out.push_back(mask);
 }
 
@@ -164,7 +168,8 @@ void SpreadGroups::record_claim(std::uint32_t pod, std::uint32_t claim, std::uin
   for (std::uint32_t gi : counted_in_[pod]) {
     ++groups_[gi].claim_counts[claim];
     // Only a claim pinned to one zone tells which zone domain the pod lands in.
-    if (std::popcount(zones) == 1) ++groups_[gi].zone_counts[static_cast<std::size_t>(std::countr_zero(zones))];
+    if (std::popcount(zones) == 1)
+      ++groups_[gi].zone_counts[static_cast<std::size_t>(std::countr_zero(zones))];
   }
 }
 

@@ -22,8 +22,8 @@ class SpreadGroups {
   // A NodeClaim of this solve keeps every hostname skew.
   bool allows_claim(std::uint32_t pod, std::uint32_t claim, bool honor_soft) const;
   // Single-zone masks within `zones` that keep every zonal skew, least-populated first.
-  void zones_by_preference(std::uint32_t pod, std::uint64_t zones, bool honor_soft, std::uint64_t pod_zones,
-                           std::vector<std::uint64_t>& out) const;
+  void zones_by_preference(std::uint32_t pod, std::uint64_t zones, bool honor_soft,
+                           std::uint64_t pod_zones, std::vector<std::uint64_t>& out) const;
 
   void add_claim();
   void record_node(std::uint32_t pod, std::uint32_t node, std::string_view zone);

@@ -9,10 +9,8 @@ namespace fleetsim {
 
 namespace {
 
-
 // The queue's first allocation; it doubles from there and never shrinks.
 constexpr std::size_t kInitialQueueCapacity = 64;
-
 
 }  // namespace
 
@@ -41,8 +39,7 @@ void ServingModel::schedule_next_arrival() {
     if (!next) return;
     if (next->arrival < sim_.now()) continue;  // only before attach: arrivals never decrease
     pending_ = *next;
-    sim_.schedule_at(pending_.arrival, Phase::Workload, *this,
-                     Tag{TagKind::Arrival}.pack());
+    sim_.schedule_at(pending_.arrival, Phase::Workload, *this, Tag{TagKind::Arrival}.pack());
     return;
   }
 }
@@ -111,9 +108,8 @@ void ServingModel::start(std::uint32_t replica, SimTime now, const Queued& reque
   slot.input_tokens = request.input_tokens;
   slot.output_tokens = request.output_tokens;
   slot.busy = true;
-  slot.completion = sim_.schedule_at(
-      now + times.total, Phase::Workload, *this,
-      Tag{TagKind::Completion, slot_index, slot.generation}.pack());
+  slot.completion = sim_.schedule_at(now + times.total, Phase::Workload, *this,
+                                     Tag{TagKind::Completion, slot_index, slot.generation}.pack());
 }
 
 void ServingModel::complete(std::uint32_t slot_index, std::uint32_t generation, SimTime now) {

@@ -2,7 +2,8 @@
 
 namespace fleetsim {
 
-ServingStats::ServingStats(SloThresholds slo, SimTime warmup_end) : slo_(slo), warmup_end_(warmup_end) {}
+ServingStats::ServingStats(SloThresholds slo, SimTime warmup_end)
+    : slo_(slo), warmup_end_(warmup_end) {}
 
 bool ServingStats::missed(const RequestOutcome& outcome) const {
   if (outcome.dropped) return true;
@@ -24,10 +25,12 @@ void ServingStats::on_request_done(const RequestOutcome& outcome) {
   totals_.ttft_s.add(to_seconds(outcome.time_to_first_token()));
 }
 
-void ServingStats::judge_unfinished(SimTime arrival, std::optional<SimTime> first_token, SimTime end) {
+void ServingStats::judge_unfinished(SimTime arrival, std::optional<SimTime> first_token,
+                                    SimTime end) {
   if (arrival < warmup_end_) return;
   ++totals_.unfinished;
-  const bool ttft_missed = slo_.ttft && (first_token ? *first_token - arrival : end - arrival) > *slo_.ttft;
+  const bool ttft_missed =
+      slo_.ttft && (first_token ? *first_token - arrival : end - arrival) > *slo_.ttft;
   const bool e2e_missed = slo_.e2e && end - arrival > *slo_.e2e;
   if (ttft_missed || e2e_missed) ++totals_.misses;
 }

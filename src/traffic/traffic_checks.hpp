@@ -27,8 +27,8 @@ inline void rate(double rps, std::string_view field, const SourceLocation& where
   finite(rps, field, where);
   if (rps < 0) fail(where, field, fmt::format("must not be negative, got {}", rps));
   if (rps > kMaxTrafficRps) {
-    fail(where, field, fmt::format("must be at most {} requests per second, got {}",
-                                   kMaxTrafficRps, rps));
+    fail(where, field,
+         fmt::format("must be at most {} requests per second, got {}", kMaxTrafficRps, rps));
   }
 }
 
@@ -58,6 +58,7 @@ inline void time_offset(SimDuration d, std::string_view field, const SourceLocat
 // Rounds a non-negative time in double microseconds to the clock.
 inline SimTime to_sim_time(double t_us) { return SimTime{micros(std::llround(t_us))}; }
 
-inline constexpr double kHorizonUs = static_cast<double>(kTrafficHorizon.time_since_epoch().count());
+inline constexpr double kHorizonUs =
+    static_cast<double>(kTrafficHorizon.time_since_epoch().count());
 
 }  // namespace fleetsim::traffic_checks

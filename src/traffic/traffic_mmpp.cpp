@@ -25,8 +25,8 @@ void validate(const MmppConfig& config) {
   const SourceLocation& where = config.where;
   traffic_checks::rate(config.quiet_rps, "quiet_rps", where);
   traffic_checks::rate(config.burst_rps, "burst_rps", where);
-  for (auto [d, field] : {std::pair{config.mean_quiet, "mean_quiet"},
-                          std::pair{config.mean_burst, "mean_burst"}}) {
+  for (auto [d, field] :
+       {std::pair{config.mean_quiet, "mean_quiet"}, std::pair{config.mean_burst, "mean_burst"}}) {
     if (d < kMinMmppSojourn) {
       traffic_checks::fail(where, field,
                            fmt::format("must be at least {}, got {}",
@@ -35,8 +35,8 @@ void validate(const MmppConfig& config) {
     traffic_checks::time_offset(d, field, where);
   }
   // Requests per quiet+burst cycle; each cycle is two switches.
-  const double per_cycle =
-      config.quiet_rps * to_seconds(config.mean_quiet) + config.burst_rps * to_seconds(config.mean_burst);
+  const double per_cycle = config.quiet_rps * to_seconds(config.mean_quiet) +
+                           config.burst_rps * to_seconds(config.mean_burst);
   if (per_cycle > 0 && 2 / per_cycle > kMaxSwitchesPerRequest) {
     traffic_checks::fail(
         where, "quiet_rps",
@@ -63,8 +63,12 @@ MmppSource::MmppSource(const MmppConfig& config, RngStream rng)
       (config.quiet_rps * mean_sojourn_us_[0] + config.burst_rps * mean_sojourn_us_[1]) / total;
   ended_ = long_run_rps_ == 0;
   switch (config.start) {
-    case MmppStart::Quiet: state_ = MmppState::Quiet; break;
-    case MmppStart::Burst: state_ = MmppState::Burst; break;
+    case MmppStart::Quiet:
+      state_ = MmppState::Quiet;
+      break;
+    case MmppStart::Burst:
+      state_ = MmppState::Burst;
+      break;
     case MmppStart::Stationary:
       // The long-run share of time in the burst state.
       state_ = rng_.uniform() < mean_sojourn_us_[1] / total ? MmppState::Burst : MmppState::Quiet;

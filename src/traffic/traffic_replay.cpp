@@ -147,10 +147,10 @@ class RequestTraceParser {
   std::int64_t azure_timestamp(std::size_t column) const {
     const std::string_view s = csv_.field(column);
     const auto bad = [&](std::size_t pos, std::string_view what) {
-      csv_.fail(column,
-                fmt::format("malformed timestamp \"{}\": {}; expected {}", s, what,
-                            kTimestampShape),
-                static_cast<int>(pos));
+      csv_.fail(
+          column,
+          fmt::format("malformed timestamp \"{}\": {}; expected {}", s, what, kTimestampShape),
+          static_cast<int>(pos));
     };
     const auto digits = [&](std::size_t pos, std::size_t n) {
       int v = 0;
@@ -195,7 +195,8 @@ class RequestTraceParser {
       bad(0, fmt::format("the year must be between {} and {}", kMinYear, kMaxYear));
     }
     using namespace std::chrono;
-    const year_month_day date{std::chrono::year{year}, std::chrono::month{static_cast<unsigned>(month)},
+    const year_month_day date{std::chrono::year{year},
+                              std::chrono::month{static_cast<unsigned>(month)},
                               std::chrono::day{static_cast<unsigned>(day)}};
     if (!date.month().ok()) bad(5, fmt::format("month {} does not exist", month));
     if (!date.ok()) bad(8, fmt::format("day {} does not exist in that month", day));
@@ -294,8 +295,7 @@ ReplaySource::ReplaySource(const ReplayConfig& config, RngStream rng)
     }
   } else {
     const std::int64_t gaps = replayed_rows_ - 1;
-    const std::int64_t mean_gap =
-        gaps > 0 ? (last_replayed - first_replayed + gaps / 2) / gaps : 0;
+    const std::int64_t mean_gap = gaps > 0 ? (last_replayed - first_replayed + gaps / 2) / gaps : 0;
     period_us_ = span + mean_gap;
     if (loop_ && period_us_ == 0) {
       traffic_checks::fail(config.where, "loop_period",
@@ -335,8 +335,7 @@ std::optional<Request> ReplaySource::next() {
     if (copies == 0) continue;
     const std::int64_t trace_us = loop_index_ * period_us_ + (row.time_us - offset_us_);
     const std::int64_t scaled =
-        time_scale_ == 1 ? trace_us
-                         : std::llround(static_cast<double>(trace_us) * time_scale_);
+        time_scale_ == 1 ? trace_us : std::llround(static_cast<double>(trace_us) * time_scale_);
     if (scaled > horizon_us - start_us_) break;
     pending_ = Request{.arrival = at(micros(start_us_ + scaled)),
                        .input_tokens = row.input_tokens,

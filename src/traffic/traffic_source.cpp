@@ -50,8 +50,7 @@ void validate(const TokenConfig& config, const SourceLocation& where) {
   validate_one(config.output, "output", where);
 }
 
-TokenSampler::TokenSampler(const TokenConfig& config, RngStream rng)
-    : config_(config), rng_(rng) {}
+TokenSampler::TokenSampler(const TokenConfig& config, RngStream rng) : config_(config), rng_(rng) {}
 
 Request TokenSampler::make(SimTime arrival) {
   Request r{.arrival = arrival};

@@ -87,7 +87,8 @@ std::optional<Request> SurgeSource::next() {
     std::size_t best = copies_.size();
     for (std::size_t j = 0; j < copies_.size(); ++j) {
       if (!copies_[j].head) continue;
-      if (best == copies_.size() || copies_[j].head->arrival < copies_[best].head->arrival) best = j;
+      if (best == copies_.size() || copies_[j].head->arrival < copies_[best].head->arrival)
+        best = j;
     }
     if (best == copies_.size()) return std::nullopt;
     const Request r = *copies_[best].head;

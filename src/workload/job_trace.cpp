@@ -106,8 +106,8 @@ JobTraceReader& JobTraceReader::operator=(JobTraceReader&&) noexcept = default;
 
 void JobTraceReader::read_header() {
   for (std::size_t c = 0; c < kColumns.size(); ++c) {
-    field_of_[c] = kColumns[c].required ? csv_->require(kColumns[c].name)
-                                        : csv_->column(kColumns[c].name);
+    field_of_[c] =
+        kColumns[c].required ? csv_->require(kColumns[c].name) : csv_->column(kColumns[c].name);
   }
 }
 

@@ -15,7 +15,8 @@ constexpr std::string_view kNameAlphabet = "bcdfghjklmnpqrstvwxz2456789";
 
 // The accelerator resource a template asks for, so a trace's `gpus` column lands on it.
 ResourceIndex accelerator_of(const PodSpec& spec) {
-  for (ResourceIndex r : {resource::kNvidiaGpu, resource::kAmdGpu, resource::kNeuron, resource::kGaudi})
+  for (ResourceIndex r :
+       {resource::kNvidiaGpu, resource::kAmdGpu, resource::kNeuron, resource::kGaudi})
     if (spec.requests[r] > 0) return r;
   return resource::kNvidiaGpu;
 }
@@ -34,8 +35,10 @@ std::string WorkloadController::random_suffix(std::size_t length) {
 WorkloadId WorkloadController::add(const Workload& workload, SimTime at, std::string_view group) {
   State s;
   s.def = workload;
-  s.id = cluster_.add_workload(WorkloadRecord{.name = group.empty() ? workload.name : std::string(group),
-                                              .kind = workload.kind, .namespace_name = workload.namespace_name});
+  s.id = cluster_.add_workload(
+      WorkloadRecord{.name = group.empty() ? workload.name : std::string(group),
+                     .kind = workload.kind,
+                     .namespace_name = workload.namespace_name});
   const WorkloadId id = s.id;
   states_.emplace(id, std::move(s));
   sim_.schedule_at(std::max(at, sim_.now()), Phase::Workload, *this, tag(Action::Create, id));
@@ -84,9 +87,15 @@ void WorkloadController::on_event(SimTime, std::uint64_t t) {
   const auto tag = EventTag<Action>::unpack(t);
   const std::uint32_t index = tag.subject;
   switch (tag.kind) {
-    case Action::Create: create(index); break;
-    case Action::Complete: complete(index); break;
-    case Action::Arrive: arrive(index); break;
+    case Action::Create:
+      create(index);
+      break;
+    case Action::Complete:
+      complete(index);
+      break;
+    case Action::Arrive:
+      arrive(index);
+      break;
   }
 }
 
@@ -102,22 +111,35 @@ void WorkloadController::create(std::uint32_t index) {
 void WorkloadController::reconcile(State& s) {
   int want = 0;
   switch (s.def.kind) {
-    case WorkloadKind::Deployment: want = s.def.replicas; break;
-    case WorkloadKind::Job: want = std::min(s.def.parallelism, s.def.completions - s.succeeded); break;
-    case WorkloadKind::Pod: want = s.succeeded == 0 ? 1 : 0; break;
-    case WorkloadKind::DaemonSet: want = 0; break;  // modelled as per-node overhead
+    case WorkloadKind::Deployment:
+      want = s.def.replicas;
+      break;
+    case WorkloadKind::Job:
+      want = std::min(s.def.parallelism, s.def.completions - s.succeeded);
+      break;
+    case WorkloadKind::Pod:
+      want = s.succeeded == 0 ? 1 : 0;
+      break;
+    case WorkloadKind::DaemonSet:
+      want = 0;
+      break;  // modelled as per-node overhead
   }
   while (static_cast<int>(s.pods.size()) < want) create_pod(s);
   if (s.def.kind == WorkloadKind::Deployment && static_cast<int>(s.pods.size()) > want)
     scale_down(s, s.pods.size() - static_cast<std::size_t>(want));
 }
 
-void WorkloadController::scale(WorkloadId deployment, std::int32_t replicas, std::string_view source) {
+void WorkloadController::scale(WorkloadId deployment, std::int32_t replicas,
+                               std::string_view source) {
   State& s = state(deployment);
   FLEETSIM_ASSERT(s.def.kind == WorkloadKind::Deployment && replicas >= 0);
   if (s.def.replicas == replicas) return;
-  bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::ReplicasChanged, .workload = s.id,
-                     .reason = source, .from = s.def.replicas, .to = replicas});
+  bus_.emit(SimEvent{.time = sim_.now(),
+                     .kind = EventKind::ReplicasChanged,
+                     .workload = s.id,
+                     .reason = source,
+                     .from = s.def.replicas,
+                     .to = replicas});
   s.def.replicas = replicas;
   if (s.created) reconcile(s);
 }
@@ -131,9 +153,14 @@ void WorkloadController::scale_down(State& s, std::size_t count) {
     if (p.node != kNoNode) {
       for (PodId other : s.pods) colocated += cluster_.pod(other).node == p.node ? 1 : 0;
     }
-    candidates.push_back({.id = id, .assigned = p.node != kNoNode, .running = p.started,
-                          .ready = p.ready, .ready_since = p.ready_at, .created = p.created,
-                          .colocated = colocated, .uid = p.uid});
+    candidates.push_back({.id = id,
+                          .assigned = p.node != kNoNode,
+                          .running = p.started,
+                          .ready = p.ready,
+                          .ready_since = p.ready_at,
+                          .created = p.created,
+                          .colocated = colocated,
+                          .uid = p.uid});
   }
   sort_for_scale_down(candidates, sim_.now());
   for (std::size_t i = 0; i < count; ++i) {
@@ -141,7 +168,11 @@ void WorkloadController::scale_down(State& s, std::size_t count) {
     forget(s, id);
     if (cluster_.pod(id).node == kNoNode) {
       cluster_.delete_pending(id);
-      bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::PodDeleted, .pod = id, .workload = s.id, .reason = "scale_down"});
+      bus_.emit(SimEvent{.time = sim_.now(),
+                         .kind = EventKind::PodDeleted,
+                         .pod = id,
+                         .workload = s.id,
+                         .reason = "scale_down"});
     } else {
       cluster_.pod_terminating(id);
       bus_.pod_terminating(id);
@@ -154,18 +185,26 @@ void WorkloadController::forget(State& s, PodId pod) {
   if (it != s.pods.end()) s.pods.erase(it);
 }
 
-std::optional<WorkloadId> WorkloadController::find_deployment(std::string_view namespace_name, std::string_view name) const {
+std::optional<WorkloadId> WorkloadController::find_deployment(std::string_view namespace_name,
+                                                              std::string_view name) const {
   for (const auto& [id, s] : states_)
-    if (s.def.kind == WorkloadKind::Deployment && s.def.name == name && s.def.namespace_name == namespace_name) return s.id;
+    if (s.def.kind == WorkloadKind::Deployment && s.def.name == name &&
+        s.def.namespace_name == namespace_name)
+      return s.id;
   return std::nullopt;
 }
 
 void WorkloadController::create_pod(State& s) {
   Pod p;
   switch (s.def.kind) {
-    case WorkloadKind::Deployment: p.name = fmt::format("{}-{}-{}", s.def.name, s.template_hash, random_suffix(5)); break;
-    case WorkloadKind::Job: p.name = fmt::format("{}-{}", s.def.name, random_suffix(5)); break;
-    default: p.name = s.def.name;
+    case WorkloadKind::Deployment:
+      p.name = fmt::format("{}-{}-{}", s.def.name, s.template_hash, random_suffix(5));
+      break;
+    case WorkloadKind::Job:
+      p.name = fmt::format("{}-{}", s.def.name, random_suffix(5));
+      break;
+    default:
+      p.name = s.def.name;
   }
   p.workload = s.id;
   p.spec = &s.def.pod.spec;
@@ -177,13 +216,15 @@ void WorkloadController::create_pod(State& s) {
   PodId id = cluster_.add_pod(std::move(p));
   s.pods.push_back(id);
   ++s.pods_held;
-  bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::PodCreated, .pod = id, .workload = s.id});
+  bus_.emit(
+      SimEvent{.time = sim_.now(), .kind = EventKind::PodCreated, .pod = id, .workload = s.id});
   bus_.pod_pending(id);
 }
 
 void WorkloadController::on_bound(PodId pod) {
   const Pod& p = cluster_.pod(pod);
-  if (p.run_time) sim_.schedule_after(*p.run_time, Phase::PodLifecycle, *this, tag(Action::Complete, pod));
+  if (p.run_time)
+    sim_.schedule_after(*p.run_time, Phase::PodLifecycle, *this, tag(Action::Complete, pod));
 }
 
 void WorkloadController::complete(PodId id) {
@@ -195,7 +236,11 @@ void WorkloadController::complete(PodId id) {
   State& s = state(p.workload);
   forget(s, id);
   ++s.succeeded;
-  bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::PodCompleted, .node = node, .pod = id, .workload = p.workload});
+  bus_.emit(SimEvent{.time = sim_.now(),
+                     .kind = EventKind::PodCompleted,
+                     .node = node,
+                     .pod = id,
+                     .workload = p.workload});
   reconcile(s);
   bus_.capacity_changed();
 }
@@ -231,7 +276,9 @@ void WorkloadController::arrive(std::uint32_t index) {
   if (arrival.priority) spec.priority = *arrival.priority;
   add(job, sim_.now(), stream.source.template_workload.name);
   stream.next = stream.reader->next();
-  if (stream.next) sim_.schedule_at(std::max(stream.next->submit, sim_.now()), Phase::Workload, *this, tag(Action::Arrive, index));
+  if (stream.next)
+    sim_.schedule_at(std::max(stream.next->submit, sim_.now()), Phase::Workload, *this,
+                     tag(Action::Arrive, index));
 }
 
 }  // namespace fleetsim

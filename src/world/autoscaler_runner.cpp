@@ -23,7 +23,11 @@ AutoscalerView::AutoscalerView(const Cluster& cluster, const WorkloadController&
                                const MetricsStore& store,
                                std::span<const std::unique_ptr<ServiceRuntime>> services,
                                SimDuration scrape_interval)
-    : cluster_(cluster), workloads_(workloads), store_(store), services_(services), scrape_interval_(scrape_interval) {}
+    : cluster_(cluster),
+      workloads_(workloads),
+      store_(store),
+      services_(services),
+      scrape_interval_(scrape_interval) {}
 
 const ServiceRuntime* AutoscalerView::service_of(WorkloadId target) const {
   for (const auto& s : services_)
@@ -51,21 +55,27 @@ std::vector<HpaPod> AutoscalerView::pods(WorkloadId target) const {
   return out;
 }
 
-std::vector<PodMetricValue> AutoscalerView::resource_usage(std::string_view resource, WorkloadId target,
-                                                           SimTime now) const {
+std::vector<PodMetricValue> AutoscalerView::resource_usage(std::string_view resource,
+                                                           WorkloadId target, SimTime now) const {
   const ServiceRuntime* service = service_of(target);
   std::vector<PodMetricValue> out;
   for (PodId id : workloads_.active_pods(target)) {
     const Pod& p = cluster_.pod(id);
     const bool cpu = resource == "cpu";
-    const std::int64_t request = cpu ? p.spec->requests.cpu_millis() : p.spec->requests.memory_bytes() * 1000;
-    PodMetricValue v{.milli = std::nullopt, .request_milli = request, .timestamp = now, .window = scrape_interval_};
+    const std::int64_t request =
+        cpu ? p.spec->requests.cpu_millis() : p.spec->requests.memory_bytes() * 1000;
+    PodMetricValue v{.milli = std::nullopt,
+                     .request_milli = request,
+                     .timestamp = now,
+                     .window = scrape_interval_};
     if (p.started) {
       if (!cpu) {
         v.milli = request;  // memory: the model's weights and KV cache hold what was requested
       } else {
         std::optional<double> busy = service != nullptr ? service->busy_fraction(id) : 0.0;
-        if (busy) v.milli = std::llround(static_cast<double>(request) * (kIdleCpuShare + (1 - kIdleCpuShare) * *busy));
+        if (busy)
+          v.milli = std::llround(static_cast<double>(request) *
+                                 (kIdleCpuShare + (1 - kIdleCpuShare) * *busy));
       }
     }
     out.push_back(v);
@@ -82,12 +92,14 @@ MetricReading AutoscalerView::read(const MetricSpec& metric, WorkloadId target, 
       std::map<std::string_view, double, std::less<>> by_pod;
       for (SeriesId s : store_.series_named(metric.name)) {
         if (!labels_match(store_, s, metric.selector)) continue;
-        if (std::optional<double> x = store_.instant(s, now)) by_pod[store_.label_value(s, "pod")] = *x;
+        if (std::optional<double> x = store_.instant(s, now))
+          by_pod[store_.label_value(s, "pod")] = *x;
       }
       MetricReading r{.available = true};
       for (PodId id : workloads_.active_pods(target)) {
         PodMetricValue v{.milli = std::nullopt, .timestamp = now, .window = scrape_interval_};
-        if (auto it = by_pod.find(cluster_.pod(id).name); it != by_pod.end()) v.milli = to_milli(it->second);
+        if (auto it = by_pod.find(cluster_.pod(id).name); it != by_pod.end())
+          v.milli = to_milli(it->second);
         r.pods.push_back(v);
       }
       return r;
@@ -137,7 +149,12 @@ void HpaRunner::on_event(SimTime now, std::uint64_t) {
 
 KedaRunner::KedaRunner(Simulation& sim, WorkloadController& workloads, const AutoscalerView& view,
                        const MetricsStore& store, const ScaledObjectSpec& spec, WorkloadId target)
-    : sim_(sim), workloads_(workloads), view_(view), store_(store), keda_(spec, sim.now()), target_(target) {
+    : sim_(sim),
+      workloads_(workloads),
+      view_(view),
+      store_(store),
+      keda_(spec, sim.now()),
+      target_(target) {
   for (const KedaTrigger& t : spec.triggers) {
     // The scenario loader already parsed each query, so this cannot fail here.
     if (t.type == KedaTriggerType::Prometheus) {
@@ -156,15 +173,18 @@ SimDuration KedaRunner::longest_range() const {
 }
 
 void KedaRunner::start() {
-  sim_.every(keda_.spec().polling_interval, sim_.now(), Phase::ScalerPolls, *this, static_cast<std::uint64_t>(Tick::Poll));
-  sim_.every(kHpaSyncPeriod, sim_.now(), Phase::Autoscalers, *this, static_cast<std::uint64_t>(Tick::HpaSync));
+  sim_.every(keda_.spec().polling_interval, sim_.now(), Phase::ScalerPolls, *this,
+             static_cast<std::uint64_t>(Tick::Poll));
+  sim_.every(kHpaSyncPeriod, sim_.now(), Phase::Autoscalers, *this,
+             static_cast<std::uint64_t>(Tick::HpaSync));
 }
 
 KedaInputs KedaRunner::inputs(SimTime now) const {
-  KedaInputs in{.current_replicas = workloads_.replicas(target_),
-                .status_replicas = static_cast<std::int32_t>(workloads_.active_pods(target_).size()),
-                .pods = view_.pods(target_),
-                .triggers = {}};
+  KedaInputs in{
+      .current_replicas = workloads_.replicas(target_),
+      .status_replicas = static_cast<std::int32_t>(workloads_.active_pods(target_).size()),
+      .pods = view_.pods(target_),
+      .triggers = {}};
   for (std::size_t i = 0; i < queries_.size(); ++i) {
     const KedaTrigger& t = keda_.spec().triggers[i];
     TriggerReading r;
@@ -175,7 +195,8 @@ KedaInputs KedaRunner::inputs(SimTime now) const {
         r.error = true;  // Prometheus answers with an error: the scaler's read fails
       }
     } else {
-      r.pods = view_.resource_usage(t.type == KedaTriggerType::Cpu ? "cpu" : "memory", target_, now);
+      r.pods =
+          view_.resource_usage(t.type == KedaTriggerType::Cpu ? "cpu" : "memory", target_, now);
     }
     in.triggers.push_back(std::move(r));
   }
@@ -184,8 +205,9 @@ KedaInputs KedaRunner::inputs(SimTime now) const {
 
 void KedaRunner::on_event(SimTime now, std::uint64_t tag) {
   const KedaInputs in = inputs(now);
-  const std::int32_t desired = static_cast<Tick>(tag) == Tick::Poll ? keda_.poll(now, in).desired
-                                                                     : keda_.sync_hpa(now, in).desired;
+  const std::int32_t desired = static_cast<Tick>(tag) == Tick::Poll
+                                   ? keda_.poll(now, in).desired
+                                   : keda_.sync_hpa(now, in).desired;
   workloads_.scale(target_, desired, "keda");
 }
 

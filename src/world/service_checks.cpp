@@ -25,7 +25,8 @@ const Workload* deployment_of(const ScenarioConfig& config, const ServiceConfig&
 void check_llm_rates_cover(const ScenarioConfig& config, const SchedulingContext& context) {
   const auto& types = context.catalog().types();
   for (const ServiceConfig& service : config.services) {
-    if (service.rates || !std::holds_alternative<LlmServiceTime>(service.serving.service_time)) continue;
+    if (service.rates || !std::holds_alternative<LlmServiceTime>(service.serving.service_time))
+      continue;
     const Workload* deployment = deployment_of(config, service);
     if (deployment == nullptr) continue;  // the loader reports it
     const PodSpec& spec = deployment->pod.spec;
@@ -35,7 +36,8 @@ void check_llm_rates_cover(const ScenarioConfig& config, const SchedulingContext
         const InstanceType& type = types[t];
         const std::string& accelerator = type.gpu_count > 0 ? type.gpu_name : type.accelerator_name;
         if (!type.has_gpu() || !parse_gpu_model(accelerator))
-          uncovered.insert(fmt::format("{} ({})", type.name, type.has_gpu() ? accelerator : "no accelerator"));
+          uncovered.insert(
+              fmt::format("{} ({})", type.name, type.has_gpu() ? accelerator : "no accelerator"));
       });
     }
     if (uncovered.empty()) continue;
@@ -45,12 +47,14 @@ void check_llm_rates_cover(const ScenarioConfig& config, const SchedulingContext
       if (n++ == kTypesNamed) break;
       listed += (listed.empty() ? "" : ", ") + u;
     }
-    if (uncovered.size() > kTypesNamed) listed += fmt::format(" and {} more", uncovered.size() - kTypesNamed);
-    throw ConfigError(service.where, "serving.service_time.rates",
-                      fmt::format("replicas of {} can be launched on {}, which the default LLM rate table "
-                                  "(T4, A10G, L4, L40S, A100, H100, H200, Inferentia2) does not cover; give "
-                                  "the rates, or keep the Deployment off those types",
-                                  service.deployment, listed));
+    if (uncovered.size() > kTypesNamed)
+      listed += fmt::format(" and {} more", uncovered.size() - kTypesNamed);
+    throw ConfigError(
+        service.where, "serving.service_time.rates",
+        fmt::format("replicas of {} can be launched on {}, which the default LLM rate table "
+                    "(T4, A10G, L4, L40S, A100, H100, H200, Inferentia2) does not cover; give "
+                    "the rates, or keep the Deployment off those types",
+                    service.deployment, listed));
   }
 }
 

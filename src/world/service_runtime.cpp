@@ -30,7 +30,8 @@ ServiceRuntime::ServiceRuntime(Inputs in)
 }
 
 void ServiceRuntime::start() {
-  traffic_ = make_traffic_source(config_.traffic, sim_.rng("service/" + config_.deployment + "/traffic"));
+  traffic_ =
+      make_traffic_source(config_.traffic, sim_.rng("service/" + config_.deployment + "/traffic"));
   model_.attach(*traffic_);
   interval_start_ = sim_.now();
 }
@@ -43,13 +44,16 @@ LlmRates ServiceRuntime::rates_for(const Node& node) const {
   // Fixed, exponential and log-normal services do not read the rates.
   if (!std::holds_alternative<LlmServiceTime>(config_.serving.service_time)) return LlmRates{1, 0};
   const InstanceType& type = catalog_.types()[node.type];
-  const std::optional<GpuModel> gpu = parse_gpu_model(type.gpu_count > 0 ? type.gpu_name : type.accelerator_name);
+  const std::optional<GpuModel> gpu =
+      parse_gpu_model(type.gpu_count > 0 ? type.gpu_name : type.accelerator_name);
   FLEETSIM_ASSERT(gpu.has_value());
   return default_llm_rates(*gpu);
 }
 
 void ServiceRuntime::on_pod_bound(PodId id) {
-  model_.add_replica(ReplicaSpec{.id = id, .rates = rates_for(cluster_.node(cluster_.pod(id).node))}, std::nullopt);
+  model_.add_replica(
+      ReplicaSpec{.id = id, .rates = rates_for(cluster_.node(cluster_.pod(id).node))},
+      std::nullopt);
   pods_.push_back(TrackedPod{.pod = id});
   cluster_.hold(id);  // scraped and drained until untracked, even once it has ended
 }
@@ -77,7 +81,8 @@ void ServiceRuntime::on_replica_drained(ReplicaId replica, SimTime now) {
 // ---- Metrics ---------------------------------------------------------------------------------
 
 ServiceRuntime::TrackedPod* ServiceRuntime::tracked(PodId pod) {
-  auto it = std::find_if(pods_.begin(), pods_.end(), [&](const TrackedPod& t) { return t.pod == pod; });
+  auto it =
+      std::find_if(pods_.begin(), pods_.end(), [&](const TrackedPod& t) { return t.pod == pod; });
   return it == pods_.end() ? nullptr : &*it;
 }
 
@@ -86,7 +91,8 @@ void ServiceRuntime::untrack(PodId id, SimTime now) {
   if (t == nullptr) return;
   if (t->series) {
     // The target is gone: its series end at once rather than after the lookback delta.
-    for (SeriesId s : {t->gpu_util, t->running, t->waiting, t->success}) metrics_.mark_stale(s, now);
+    for (SeriesId s : {t->gpu_util, t->running, t->waiting, t->success})
+      metrics_.mark_stale(s, now);
   }
   pods_.erase(pods_.begin() + (t - pods_.data()));
   cluster_.release(id);
@@ -119,7 +125,8 @@ void ServiceRuntime::scrape(SimTime now) {
     }
     const SimDuration busy = model_.busy_time(t.pod);
     if (window > SimDuration{0}) {
-      t.busy_fraction = std::clamp(to_seconds(busy - t.busy_at_last_scrape) / to_seconds(window), 0.0, 1.0);
+      t.busy_fraction =
+          std::clamp(to_seconds(busy - t.busy_at_last_scrape) / to_seconds(window), 0.0, 1.0);
       store.record(t.gpu_util, now, 100.0 * *t.busy_fraction);
     }
     t.busy_at_last_scrape = busy;
@@ -157,7 +164,8 @@ ServiceIntervalRow ServiceRuntime::close_interval(SimTime now) {
   const SimDuration busy = model_.total_busy_time();
   if (length > 0) {
     row.rps = static_cast<double>(arrived - arrived_at_interval_) / length;
-    row.busy_gpus = to_seconds(busy - busy_at_interval_) / length * static_cast<double>(gpus_per_pod_);
+    row.busy_gpus =
+        to_seconds(busy - busy_at_interval_) / length * static_cast<double>(gpus_per_pod_);
   }
   const std::vector<PodId>& active = workloads_.active_pods(deployment_);
   row.replicas = static_cast<std::int64_t>(active.size());

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "fleetsim/engine/event_tag.hpp"
-
 #include "fleetsim/world/service_checks.hpp"
 
 namespace fleetsim {
@@ -13,7 +12,6 @@ namespace {
 // The world's timers: scripted event i (subject i), the report interval and the scrape.
 enum class Timer : std::uint8_t { Scripted, Report, Scrape };
 using Tag = EventTag<Timer>;
-
 
 // Each catalog type's start-up latencies: its family's override, else the GPU or CPU default.
 std::vector<NodeLatency> latency_by_type(const ScenarioConfig& config) {
@@ -30,19 +28,23 @@ std::vector<NodeLatency> latency_by_type(const ScenarioConfig& config) {
 }
 
 NodePoolInputs nodepool_inputs(const ScenarioConfig& config) {
-  return NodePoolInputs{.catalog = *config.catalog, .node_classes = config.node_classes, .daemonsets = config.daemonsets};
+  return NodePoolInputs{.catalog = *config.catalog,
+                        .node_classes = config.node_classes,
+                        .daemonsets = config.daemonsets};
 }
 
 }  // namespace
 
-World::World(const ScenarioConfig& config)
-    : config_(config), sim_(config.seed) {
-  cloud_ = std::make_unique<Ec2Cloud>(sim_, cluster_, bus(), *config.catalog, latency_by_type(config));
+World::World(const ScenarioConfig& config) : config_(config), sim_(config.seed) {
+  cloud_ =
+      std::make_unique<Ec2Cloud>(sim_, cluster_, bus(), *config.catalog, latency_by_type(config));
   termination_ = std::make_unique<NodeTermination>(sim_, cluster_, bus(), *cloud_);
   build_provisioner();
-  kube_scheduler_ = std::make_unique<KubeScheduler>(sim_, cluster_, bus(), [this](PodId pod) { provisioner_->pod_unschedulable(pod); });
+  kube_scheduler_ = std::make_unique<KubeScheduler>(
+      sim_, cluster_, bus(), [this](PodId pod) { provisioner_->pod_unschedulable(pod); });
   workloads_ = std::make_unique<WorkloadController>(sim_, cluster_, bus());
-  kubelet_ = std::make_unique<Kubelet>(sim_, cluster_, bus(), config.node_latencies.image_pull_bytes_per_s);
+  kubelet_ = std::make_unique<Kubelet>(sim_, cluster_, bus(),
+                                       config.node_latencies.image_pull_bytes_per_s);
 }
 
 World::~World() = default;
@@ -51,10 +53,15 @@ World::~World() = default;
 void World::build_provisioner() {
   switch (config_.provisioner) {
     case ProvisionerKind::Karpenter: {
-      auto karpenter = std::make_unique<KarpenterProvisioner>(KarpenterProvisioner::Inputs{
-          .sim = sim_, .cluster = cluster_, .bus = bus(), .cloud = *cloud_, .nodepool_inputs = nodepool_inputs(config_),
-          .nodepools = config_.nodepools,
-          .settings = {.batch_idle = config_.karpenter.batch_idle, .batch_max = config_.karpenter.batch_max}});
+      auto karpenter = std::make_unique<KarpenterProvisioner>(
+          KarpenterProvisioner::Inputs{.sim = sim_,
+                                       .cluster = cluster_,
+                                       .bus = bus(),
+                                       .cloud = *cloud_,
+                                       .nodepool_inputs = nodepool_inputs(config_),
+                                       .nodepools = config_.nodepools,
+                                       .settings = {.batch_idle = config_.karpenter.batch_idle,
+                                                    .batch_max = config_.karpenter.batch_max}});
       // The rate table must cover every set of NodePools the run will have, scripted ones
       // included, so that a run never stops midway for it.
       check_llm_rates_cover(config_, karpenter->context());
@@ -63,12 +70,13 @@ void World::build_provisioner() {
         const auto* apply = std::get_if<ApplyManifestsEvent>(&e.action);
         if (apply == nullptr || apply->nodepools.empty()) continue;
         merge_nodepools(scripted, apply->nodepools);
-        check_llm_rates_cover(config_, *make_scheduling_context(nodepool_inputs(config_), scripted));
+        check_llm_rates_cover(config_,
+                              *make_scheduling_context(nodepool_inputs(config_), scripted));
       }
       interruption_ = std::make_unique<InterruptionHandler>(sim_, cluster_, *cloud_, *termination_);
       cloud_->set_notice_listener(interruption_.get());
-      disruption_ = std::make_unique<DisruptionController>(sim_, cluster_, *termination_, karpenter->nodepools(),
-                                                           kDefaultStartUnixSeconds);
+      disruption_ = std::make_unique<DisruptionController>(
+          sim_, cluster_, *termination_, karpenter->nodepools(), kDefaultStartUnixSeconds);
       provisioner_ = std::move(karpenter);
       break;
     }
@@ -83,25 +91,39 @@ void World::set_progress(std::function<void(SimTime)> callback, SimDuration ever
 void World::build_services_and_autoscalers() {
   const SimTime warmup_end = at(config_.warmup);
   for (const ServiceConfig& sc : config_.services) {
-    const std::optional<WorkloadId> target = workloads_->find_deployment(sc.deployment_namespace, sc.deployment_name);
+    const std::optional<WorkloadId> target =
+        workloads_->find_deployment(sc.deployment_namespace, sc.deployment_name);
     FLEETSIM_ASSERT(target.has_value());
-    services_.push_back(std::make_unique<ServiceRuntime>(ServiceRuntime::Inputs{
-        .sim = sim_, .cluster = cluster_, .workloads = *workloads_, .kubelet = *kubelet_, .catalog = *config_.catalog,
-        .metrics = metrics_, .config = sc, .deployment = *target, .warmup_end = warmup_end}));
-    kubelet_->manage(*target, {.image_bytes = sc.startup.image_bytes, .model_load = sc.startup.model_load},
+    services_.push_back(
+        std::make_unique<ServiceRuntime>(ServiceRuntime::Inputs{.sim = sim_,
+                                                                .cluster = cluster_,
+                                                                .workloads = *workloads_,
+                                                                .kubelet = *kubelet_,
+                                                                .catalog = *config_.catalog,
+                                                                .metrics = metrics_,
+                                                                .config = sc,
+                                                                .deployment = *target,
+                                                                .warmup_end = warmup_end}));
+    kubelet_->manage(*target,
+                     {.image_bytes = sc.startup.image_bytes, .model_load = sc.startup.model_load},
                      services_.back().get());
   }
   service_rows_.resize(services_.size());
-  autoscaler_view_ = std::make_unique<AutoscalerView>(cluster_, *workloads_, metrics_, services_, config_.scrape_interval);
+  autoscaler_view_ = std::make_unique<AutoscalerView>(cluster_, *workloads_, metrics_, services_,
+                                                      config_.scrape_interval);
   for (const HorizontalPodAutoscalerSpec& spec : config_.hpas) {
-    const std::optional<WorkloadId> target = workloads_->find_deployment(spec.namespace_name, spec.scale_target.name);
+    const std::optional<WorkloadId> target =
+        workloads_->find_deployment(spec.namespace_name, spec.scale_target.name);
     FLEETSIM_ASSERT(target.has_value());
-    hpas_.push_back(std::make_unique<HpaRunner>(sim_, *workloads_, *autoscaler_view_, spec, *target));
+    hpas_.push_back(
+        std::make_unique<HpaRunner>(sim_, *workloads_, *autoscaler_view_, spec, *target));
   }
   for (const ScaledObjectSpec& spec : config_.scaled_objects) {
-    const std::optional<WorkloadId> target = workloads_->find_deployment(spec.namespace_name, spec.scale_target.name);
+    const std::optional<WorkloadId> target =
+        workloads_->find_deployment(spec.namespace_name, spec.scale_target.name);
     FLEETSIM_ASSERT(target.has_value());
-    scaled_objects_.push_back(std::make_unique<KedaRunner>(sim_, *workloads_, *autoscaler_view_, metrics_, spec, *target));
+    scaled_objects_.push_back(std::make_unique<KedaRunner>(sim_, *workloads_, *autoscaler_view_,
+                                                           metrics_, spec, *target));
     metrics_.require_range(scaled_objects_.back()->longest_range());
   }
 }
@@ -113,14 +135,17 @@ RunStats World::run() {
   for (auto& hpa : hpas_) hpa->start();
   for (auto& so : scaled_objects_) so->start();
   if (!services_.empty() || !scaled_objects_.empty() || !hpas_.empty())
-    sim_.every(config_.scrape_interval, sim_.now(), Phase::MetricsScrape, *this, Tag{Timer::Scrape}.pack());
+    sim_.every(config_.scrape_interval, sim_.now(), Phase::MetricsScrape, *this,
+               Tag{Timer::Scrape}.pack());
   for (const JobSource& source : config_.job_sources)
-    workloads_->add_stream(JobStream{.trace = source.trace, .template_workload = source.template_workload});
+    workloads_->add_stream(
+        JobStream{.trace = source.trace, .template_workload = source.template_workload});
   for (std::size_t i = 0; i < config_.events.size(); ++i)
     sim_.schedule_at(at(config_.events[i].at), Phase::CloudAndNodes, *this,
                      Tag{Timer::Scripted, static_cast<std::uint32_t>(i)}.pack());
   if (disruption_) disruption_->start();
-  sim_.every(config_.report_interval, at(config_.report_interval), Phase::Reporting, *this, Tag{Timer::Report}.pack());
+  sim_.every(config_.report_interval, at(config_.report_interval), Phase::Reporting, *this,
+             Tag{Timer::Report}.pack());
 
   const SimTime end = at(config_.duration);
   sim_.run_until(end);
@@ -133,7 +158,8 @@ void World::on_event(SimTime now, std::uint64_t tag) {
   const Tag timer = Tag::unpack(tag);
   switch (timer.kind) {
     case Timer::Report:
-      for (std::size_t i = 0; i < services_.size(); ++i) service_rows_[i] = services_[i]->close_interval(now);
+      for (std::size_t i = 0; i < services_.size(); ++i)
+        service_rows_[i] = services_[i]->close_interval(now);
       for (EventSink* sink : sinks_) sink->on_interval(now, cluster_);
       // Ended pods nobody reads any more, and finished jobs: memory stays flat in run length.
       workloads_->forget_pods(cluster_.collect());
@@ -157,13 +183,16 @@ void World::run_scripted(const ScriptedEvent& e) {
   // The first `count` matching live spot nodes, by name: deterministic, like a scripted drill.
   std::vector<NodeId> matching;
   for (const Node& n : cluster_.nodes()) {
-    if (!n.is_live() || n.capacity_type != CapacityType::Spot || n.phase == NodePhase::Launching) continue;
+    if (!n.is_live() || n.capacity_type != CapacityType::Spot || n.phase == NodePhase::Launching)
+      continue;
     if (!spot.instance_type.empty() && n.instance_type != spot.instance_type) continue;
     if (!spot.zone.empty() && n.zone != spot.zone) continue;
     matching.push_back(n.id);
   }
-  std::sort(matching.begin(), matching.end(), [&](NodeId a, NodeId b) { return cluster_.node(a).name < cluster_.node(b).name; });
-  if (matching.size() > static_cast<std::size_t>(spot.count)) matching.resize(static_cast<std::size_t>(spot.count));
+  std::sort(matching.begin(), matching.end(),
+            [&](NodeId a, NodeId b) { return cluster_.node(a).name < cluster_.node(b).name; });
+  if (matching.size() > static_cast<std::size_t>(spot.count))
+    matching.resize(static_cast<std::size_t>(spot.count));
   for (NodeId id : matching) cloud_->interrupt_spot(id);
 }
 

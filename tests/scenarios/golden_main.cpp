@@ -22,8 +22,8 @@ using namespace fleetsim;
 namespace {
 
 // Example scenarios under scenarios/, each with its golden outputs in tests/scenarios/<name>/.
-const std::vector<std::string> kScenarios = {"gpu-training", "tiered-spot", "llm-inference", "model-pair",
-                                             "azure-conv-replay"};
+const std::vector<std::string> kScenarios = {"gpu-training", "tiered-spot", "llm-inference",
+                                             "model-pair", "azure-conv-replay"};
 
 struct Outputs {
   std::string report, events, timeseries;
@@ -55,7 +55,8 @@ std::string first_difference(const std::string& expected, const std::string& act
     if (!more_e && !more_a) return {};
     if (!more_e) le = "<end of file>";
     if (!more_a) la = "<end of file>";
-    if (le != la || !more_e || !more_a) return fmt::format("line {}:\n  expected: {}\n  actual:   {}", line, le, la);
+    if (le != la || !more_e || !more_a)
+      return fmt::format("line {}:\n  expected: {}\n  actual:   {}", line, le, la);
   }
 }
 
@@ -66,7 +67,8 @@ int main(int argc, char** argv) {
   const fs::path root = FLEETSIM_SOURCE_DIR;
   int failures = 0;
   for (const std::string& name : kScenarios) {
-    ScenarioConfig config = load_scenario(root / "scenarios" / name / "scenario.yaml", root / "instance-catalog");
+    ScenarioConfig config =
+        load_scenario(root / "scenarios" / name / "scenario.yaml", root / "instance-catalog");
     Outputs first = run_once(config);
     Outputs second = run_once(config);
     if (first.report != second.report || first.events != second.events ||
@@ -87,9 +89,9 @@ int main(int argc, char** argv) {
       continue;
     }
     using Golden = std::pair<std::string, const std::string*>;
-    for (auto [file, actual] : {Golden{"report.json", &first.report},
-                                Golden{"events.jsonl", &first.events},
-                                Golden{"timeseries.csv", &first.timeseries}}) {
+    for (auto [file, actual] :
+         {Golden{"report.json", &first.report}, Golden{"events.jsonl", &first.events},
+          Golden{"timeseries.csv", &first.timeseries}}) {
       std::string diff = first_difference(read_file(golden / file), *actual);
       if (diff.empty()) continue;
       std::cerr << fmt::format("{}: {} differs from the golden file, {}\n", name, file, diff);
@@ -97,6 +99,7 @@ int main(int argc, char** argv) {
     }
     if (failures == 0) std::cout << fmt::format("{}: matches golden outputs\n", name);
   }
-  if (failures > 0) std::cerr << "run `golden_scenarios --update-golden` if the change is intended\n";
+  if (failures > 0)
+    std::cerr << "run `golden_scenarios --update-golden` if the change is intended\n";
   return failures == 0 ? 0 : 1;
 }

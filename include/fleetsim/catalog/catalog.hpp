@@ -18,8 +18,8 @@ namespace fleetsim {
 struct Offering {
   std::string zone{};
   CapacityType capacity_type = CapacityType::OnDemand;
-  double price_per_hour = 0.0;    // USD
-  std::string interruption_bucket{};  // Spot Advisor band ("<5%", …); empty for on-demand
+  double price_per_hour = 0.0;             // USD
+  std::string interruption_bucket{};       // Spot Advisor band ("<5%", …); empty for on-demand
   std::optional<std::int64_t> capacity{};  // most instances at once; nullopt = unlimited
 };
 
@@ -40,7 +40,7 @@ struct InstanceType {
 
   Resources capacity;     // what the node reports as capacity (limits count this)
   Resources allocatable;  // capacity minus kube-reserved, system-reserved and eviction threshold
-  Requirements requirements;  // the well-known labels a node of this type carries
+  Requirements requirements;        // the well-known labels a node of this type carries
   std::vector<Offering> offerings;  // sorted by (capacity type, zone)
 
   bool has_gpu() const { return gpu_count > 0 || accelerator_count > 0; }

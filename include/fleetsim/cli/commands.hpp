@@ -30,8 +30,8 @@ struct CatalogOptions {
 };
 
 struct AutoscaleOptions {
-  std::filesystem::path manifest;  // a file with exactly one HPA or ScaledObject
-  std::filesystem::path metrics;   // CSV time_s,value
+  std::filesystem::path manifest;                // a file with exactly one HPA or ScaledObject
+  std::filesystem::path metrics;                 // CSV time_s,value
   std::optional<std::int32_t> initial_replicas;  // default: the autoscaler's minimum
   std::optional<std::string> duration;           // default: the last sample + 5 minutes
 };

@@ -13,7 +13,9 @@ struct Quantity {
   std::int64_t milli = 0;
 
   // The value in whole units, rounded up as Kubernetes' Quantity.Value() does.
-  constexpr std::int64_t value_ceil() const { return milli >= 0 ? (milli + 999) / 1000 : milli / 1000; }
+  constexpr std::int64_t value_ceil() const {
+    return milli >= 0 ? (milli + 999) / 1000 : milli / 1000;
+  }
   friend constexpr bool operator==(Quantity, Quantity) = default;
 };
 

@@ -21,8 +21,9 @@ CivilMinute civil_from_unix_minutes(std::int64_t minutes);
 class CronSchedule {
  public:
   // "minute hour day-of-month month day-of-week" with *, ?, lists, ranges, steps and names
-  // (jan–dec, sun–sat; day-of-week 0-6 as in robfig/cron, which Karpenter uses), or @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly.
-  // nullopt when malformed; `error` (if given) says why.
+  // (jan–dec, sun–sat; day-of-week 0-6 as in robfig/cron, which Karpenter uses), or @yearly,
+  // @annually, @monthly, @weekly, @daily, @midnight, @hourly. nullopt when malformed; `error` (if
+  // given) says why.
   static std::optional<CronSchedule> parse(std::string_view text, std::string* error = nullptr);
 
   bool matches(const CivilMinute& m) const;

@@ -26,8 +26,8 @@ struct DisruptionCommand {
 // computed once, on first use (core:pkg/controllers/disruption BuildDisruptionBudgetMapping).
 class BudgetTracker {
  public:
-  BudgetTracker(const std::vector<NodePool>& pools, const Cluster& cluster, std::string_view reason, SimTime now,
-                std::int64_t start_unix_s)
+  BudgetTracker(const std::vector<NodePool>& pools, const Cluster& cluster, std::string_view reason,
+                SimTime now, std::int64_t start_unix_s)
       : pools_(pools), cluster_(cluster), reason_(reason), now_(now), start_unix_s_(start_unix_s) {}
 
   // Takes one disruption from the pool's allowance; false when none is left.

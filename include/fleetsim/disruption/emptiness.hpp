@@ -10,7 +10,8 @@ namespace fleetsim {
 // name), up to each pool's budget.
 class Emptiness final : public DisruptionMethod {
  public:
-  Emptiness(const Cluster& cluster, const std::vector<NodePool>& pools) : cluster_(cluster), pools_(pools) {}
+  Emptiness(const Cluster& cluster, const std::vector<NodePool>& pools)
+      : cluster_(cluster), pools_(pools) {}
 
   std::string_view budget_reason() const override { return "Empty"; }
   std::string_view termination_reason() const override { return "empty"; }

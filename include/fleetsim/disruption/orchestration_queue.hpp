@@ -21,7 +21,11 @@ class OrchestrationQueue : private EventHandler {
  public:
   OrchestrationQueue(Simulation& sim, const Cluster& cluster, NodeTermination& termination,
                      const std::vector<NodePool>& pools, std::int64_t start_unix_s)
-      : sim_(sim), cluster_(cluster), termination_(termination), pools_(pools), start_unix_s_(start_unix_s) {}
+      : sim_(sim),
+        cluster_(cluster),
+        termination_(termination),
+        pools_(pools),
+        start_unix_s_(start_unix_s) {}
 
   bool busy() const { return method_ != nullptr; }
   void submit(DisruptionMethod& method, DisruptionCommand command);

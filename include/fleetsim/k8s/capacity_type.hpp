@@ -8,7 +8,8 @@
 namespace fleetsim {
 
 enum class CapacityType : std::uint8_t { OnDemand, Spot, Reserved };
-std::optional<CapacityType> parse_capacity_type(std::string_view text);  // "on-demand", "spot", "reserved"
+std::optional<CapacityType> parse_capacity_type(
+    std::string_view text);  // "on-demand", "spot", "reserved"
 std::string_view to_string(CapacityType c);
 
 }  // namespace fleetsim

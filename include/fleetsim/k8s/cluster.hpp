@@ -45,14 +45,14 @@ struct Node {
   double price_per_hour = 0.0;
   NodePhase phase = NodePhase::Launching;
   bool initialized = false;  // reached Initialized (stays true while deleting)
-  SimTime created{};       // the NodeClaim was created
-  SimTime billed_from{};   // the instance started running
+  SimTime created{};         // the NodeClaim was created
+  SimTime billed_from{};     // the instance started running
   SimTime initialized_at{};
   SimTime deleting_at{};
   SimTime terminates_at{};  // once deleting: when the instance goes (the end of the drain)
   SimTime terminated_at{};
-  SimTime last_pod_event{};     // last bind or pod termination (Karpenter's consolidateAfter clock)
-  SimTime nominated_until{};    // Karpenter planned pods onto it: not a disruption candidate
+  SimTime last_pod_event{};   // last bind or pod termination (Karpenter's consolidateAfter clock)
+  SimTime nominated_until{};  // Karpenter planned pods onto it: not a disruption candidate
   std::string termination_reason;
   Requirements labels;        // single-valued: the node's labels
   std::vector<Taint> taints;  // NodePool taints (startup taints are gone once initialized)
@@ -91,8 +91,8 @@ struct Pod {
   // modelled start-up start and turn Ready when bound.
   bool started = false;
   bool ready = false;
-  SimTime ready_at{};         // the Ready condition's last transition to True
-  bool terminating = false;   // deleted by its controller, finishing its grace period
+  SimTime ready_at{};                   // the Ready condition's last transition to True
+  bool terminating = false;             // deleted by its controller, finishing its grace period
   std::optional<SimDuration> run_time;  // nullopt: runs until deleted
   std::string pending_reason;           // from the last solve that could not place it
   std::uint32_t holds = 0;              // readers that need it after it ends (Cluster::hold)
@@ -140,12 +140,15 @@ class Cluster {
   // here when no pod came.
   void node_initialized(NodeId node, SimTime now);
   // Cordoned and draining until `terminates_at`.
-  void begin_node_deletion(NodeId node, SimTime now, SimTime terminates_at, std::string_view reason);
+  void begin_node_deletion(NodeId node, SimTime now, SimTime terminates_at,
+                           std::string_view reason);
   // The instance is gone: the node leaves active_nodes().
   void node_terminated(NodeId node, SimTime now);
   // A NodeClaim planned pods onto the node: it is no disruption candidate until `until`.
   void hold_nominated(NodeId node, SimTime until) { nodes_[node].nominated_until = until; }
-  void set_daemon_overhead(NodeId node, const Resources& overhead) { nodes_[node].daemon_overhead = overhead; }
+  void set_daemon_overhead(NodeId node, const Resources& overhead) {
+    nodes_[node].daemon_overhead = overhead;
+  }
 
   // ---- Pod lifecycle ----
   // Binds a pending pod to a node; the caller checked that it fits.
@@ -155,7 +158,9 @@ class Cluster {
   // Takes a pending pod out of the queue and ends it (its controller deleted it).
   void delete_pending(PodId pod);
   void nominate(PodId pod, NodeId node) { at(pod).nominated = node; }
-  void set_pending_reason(PodId pod, std::string reason) { at(pod).pending_reason = std::move(reason); }
+  void set_pending_reason(PodId pod, std::string reason) {
+    at(pod).pending_reason = std::move(reason);
+  }
   // Nominations to a node that is going away are void.
   void clear_nominations_to(NodeId node);
   void pod_started(PodId pod) { at(pod).started = true; }

@@ -63,7 +63,7 @@ struct BlockDevice {
   std::string device_name;
   std::int64_t size_bytes = 0;
   EbsVolumeType type = EbsVolumeType::gp3;
-  std::int64_t iops = 0;             // 0 = the type's baseline
+  std::int64_t iops = 0;              // 0 = the type's baseline
   std::int64_t throughput_mibps = 0;  // gp3 only; 0 = baseline 125
 };
 

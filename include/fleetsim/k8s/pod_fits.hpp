@@ -17,7 +17,8 @@ namespace fleetsim {
 enum class PreferNoSchedule : std::uint8_t { Honour, Ignore };
 
 // The first taint that keeps the pod off, or nullptr.
-const Taint* blocking_taint(const PodSpec& pod, std::span<const Taint> taints, PreferNoSchedule prefer);
+const Taint* blocking_taint(const PodSpec& pod, std::span<const Taint> taints,
+                            PreferNoSchedule prefer);
 
 // One required node-selection term (the nodeSelector and one nodeSelectorTerm) against a node's
 // labels, or against a NodePool's requirements for a node not launched yet.

@@ -48,7 +48,8 @@ class Requirement {
   static constexpr std::size_t kUnbounded = std::numeric_limits<std::size_t>::max();
 
  private:
-  Requirement(bool complement, std::vector<std::string> values) : complement_(complement), values_(std::move(values)) {}
+  Requirement(bool complement, std::vector<std::string> values)
+      : complement_(complement), values_(std::move(values)) {}
   void apply_bounds();
 
   bool complement_ = false;
@@ -109,17 +110,21 @@ inline constexpr std::string_view kInstanceGeneration = "karpenter.k8s.aws/insta
 inline constexpr std::string_view kInstanceSize = "karpenter.k8s.aws/instance-size";
 inline constexpr std::string_view kInstanceCpu = "karpenter.k8s.aws/instance-cpu";
 inline constexpr std::string_view kInstanceMemory = "karpenter.k8s.aws/instance-memory";
-inline constexpr std::string_view kInstanceNetworkBandwidth = "karpenter.k8s.aws/instance-network-bandwidth";
+inline constexpr std::string_view kInstanceNetworkBandwidth =
+    "karpenter.k8s.aws/instance-network-bandwidth";
 inline constexpr std::string_view kInstanceHypervisor = "karpenter.k8s.aws/instance-hypervisor";
-inline constexpr std::string_view kInstanceCpuManufacturer = "karpenter.k8s.aws/instance-cpu-manufacturer";
+inline constexpr std::string_view kInstanceCpuManufacturer =
+    "karpenter.k8s.aws/instance-cpu-manufacturer";
 inline constexpr std::string_view kInstanceLocalNvme = "karpenter.k8s.aws/instance-local-nvme";
 inline constexpr std::string_view kGpuName = "karpenter.k8s.aws/instance-gpu-name";
 inline constexpr std::string_view kGpuManufacturer = "karpenter.k8s.aws/instance-gpu-manufacturer";
 inline constexpr std::string_view kGpuCount = "karpenter.k8s.aws/instance-gpu-count";
 inline constexpr std::string_view kGpuMemory = "karpenter.k8s.aws/instance-gpu-memory";
 inline constexpr std::string_view kAcceleratorName = "karpenter.k8s.aws/instance-accelerator-name";
-inline constexpr std::string_view kAcceleratorManufacturer = "karpenter.k8s.aws/instance-accelerator-manufacturer";
-inline constexpr std::string_view kAcceleratorCount = "karpenter.k8s.aws/instance-accelerator-count";
+inline constexpr std::string_view kAcceleratorManufacturer =
+    "karpenter.k8s.aws/instance-accelerator-manufacturer";
+inline constexpr std::string_view kAcceleratorCount =
+    "karpenter.k8s.aws/instance-accelerator-count";
 inline constexpr std::string_view kCapacityTypeSpot = "spot";
 inline constexpr std::string_view kCapacityTypeOnDemand = "on-demand";
 }  // namespace label

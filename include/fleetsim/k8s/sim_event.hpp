@@ -5,22 +5,22 @@
 #include <string>
 #include <string_view>
 
-#include "fleetsim/k8s/cluster.hpp"
 #include "fleetsim/core/time.hpp"
+#include "fleetsim/k8s/cluster.hpp"
 
 namespace fleetsim {
 
 enum class EventKind : std::uint8_t {
-  NodeLaunched,            // the instance runs and is billed (node fields, price)
-  NodeRegistered,          // the kubelet joined
-  NodeReady,               // initialized: Ready with GPUs advertised
-  NodeDeleting,            // cordoned and draining (reason)
-  NodeTerminated,          // the instance is gone (reason)
-  LaunchFailed,            // no offering had capacity (pool, reason)
+  NodeLaunched,    // the instance runs and is billed (node fields, price)
+  NodeRegistered,  // the kubelet joined
+  NodeReady,       // initialized: Ready with GPUs advertised
+  NodeDeleting,    // cordoned and draining (reason)
+  NodeTerminated,  // the instance is gone (reason)
+  LaunchFailed,    // no offering had capacity (pool, reason)
   PodCreated,
-  PodNominated,            // Karpenter planned the pod onto a node or a new NodeClaim
-  PodScheduled,            // bound to a node
-  PodReady,                // a serving pod's readiness probe passed
+  PodNominated,  // Karpenter planned the pod onto a node or a new NodeClaim
+  PodScheduled,  // bound to a node
+  PodReady,      // a serving pod's readiness probe passed
   PodCompleted,
   PodEvicted,              // reason
   PodDeleted,              // its controller removed it (reason: scale_down), after any grace

@@ -35,7 +35,8 @@ struct Toleration {
 
 // The first taint in `taints` that no toleration tolerates, or nullptr.
 // PreferNoSchedule taints count unless `ignore_prefer_no_schedule` (Karpenter relaxes them last).
-const Taint* first_untolerated(std::span<const Taint> taints, std::span<const Toleration> tolerations,
+const Taint* first_untolerated(std::span<const Taint> taints,
+                               std::span<const Toleration> tolerations,
                                bool ignore_prefer_no_schedule = false);
 
 }  // namespace fleetsim

@@ -3,8 +3,8 @@
 
 #include <functional>
 
-#include "fleetsim/k8s/cluster_bus.hpp"
 #include "fleetsim/engine/simulation.hpp"
+#include "fleetsim/k8s/cluster_bus.hpp"
 
 namespace fleetsim {
 
@@ -15,7 +15,8 @@ namespace fleetsim {
 // requirements. Pods that fit nowhere are reported unschedulable, which triggers Karpenter.
 class KubeScheduler : private EventHandler {
  public:
-  KubeScheduler(Simulation& sim, Cluster& cluster, ClusterBus& bus, std::function<void(PodId)> on_unschedulable);
+  KubeScheduler(Simulation& sim, Cluster& cluster, ClusterBus& bus,
+                std::function<void(PodId)> on_unschedulable);
 
   // Asks for a pass at the current instant (coalesced).
   void request_pass();

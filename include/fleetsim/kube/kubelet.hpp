@@ -36,8 +36,9 @@ class PodWorkListener {
 
 // The image stores of every node (an image is cached per node) and the pods' start and stop.
 // Pods of a workload with a start-up profile are timed by events; others start at bind and turn
-// Ready then, or when their probes first pass. A pod deleted by its controller leaves its node once its work is done or its grace period
-// ends; an evicted pod's grace period is cut short when its node goes.
+// Ready then, or when their probes first pass. A pod deleted by its controller leaves its node once
+// its work is done or its grace period ends; an evicted pod's grace period is cut short when its
+// node goes.
 class Kubelet : private EventHandler {
  public:
   Kubelet(Simulation& sim, Cluster& cluster, ClusterBus& bus, std::int64_t image_pull_bytes_per_s)
@@ -73,8 +74,8 @@ class Kubelet : private EventHandler {
   Cluster& cluster_;
   ClusterBus& bus_;
   std::int64_t bytes_per_second_;
-  std::vector<std::optional<Managed>> managed_;            // by WorkloadId
-  std::vector<std::optional<NodeImageStore>> images_;      // by NodeId
+  std::vector<std::optional<Managed>> managed_;        // by WorkloadId
+  std::vector<std::optional<NodeImageStore>> images_;  // by NodeId
 };
 
 }  // namespace fleetsim

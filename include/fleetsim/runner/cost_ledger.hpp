@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "fleetsim/catalog/catalog.hpp"
-#include "fleetsim/k8s/cluster.hpp"
 #include "fleetsim/core/time.hpp"
+#include "fleetsim/k8s/cluster.hpp"
 
 namespace fleetsim {
 

@@ -17,7 +17,7 @@ using UsdByName = std::map<std::string, double, std::less<>>;
 
 // cost: instance prices (per-second billing, 60-second minimum) plus EBS (DESIGN.md §4.6).
 struct CostResult {
-  double total_usd = 0.0;  // instances + EBS
+  double total_usd = 0.0;      // instances + EBS
   double on_demand_usd = 0.0;  // instances only
   double spot_usd = 0.0;       // instances only
   double ebs_usd = 0.0;

@@ -23,7 +23,7 @@ struct TimeseriesRow {
   double cost_rate_usd_per_hour = 0.0;
   std::int64_t pods_pending = 0;
   std::int64_t pods_running = 0;
-  std::span<const std::int64_t> nodes_by_pool{};  // one per NodePool, in on_columns' order
+  std::span<const std::int64_t> nodes_by_pool{};   // one per NodePool, in on_columns' order
   std::span<const ServiceIntervalRow> services{};  // one per service, in on_columns' order
 };
 

@@ -103,7 +103,7 @@ struct ServiceStartup {
 
 // `services:` entry: traffic bound to a Deployment of the scenario's manifests.
 struct ServiceConfig {
-  std::string deployment;  // as written: "name" or "namespace/name"
+  std::string deployment;            // as written: "name" or "namespace/name"
   std::string deployment_namespace;  // the Deployment it names, resolved by the loader
   std::string deployment_name;
   TrafficConfig traffic;
@@ -135,7 +135,7 @@ struct ScenarioConfig {
   std::vector<HorizontalPodAutoscalerSpec> hpas;  // each scales one Deployment of workloads
   std::vector<ScaledObjectSpec> scaled_objects;   // each scales one Deployment of workloads
   std::vector<JobSource> job_sources;
-  std::vector<ScriptedEvent> events;  // sorted by time
+  std::vector<ScriptedEvent> events;    // sorted by time
   std::vector<ServiceConfig> services;  // traffic and serving, each bound to a Deployment
   SimDuration warmup{0};                // excluded from SLO statistics
   SimDuration scrape_interval = kDefaultScrapeInterval;  // Prometheus scrapes of pod metrics

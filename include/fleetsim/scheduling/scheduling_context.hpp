@@ -17,24 +17,27 @@
 namespace fleetsim {
 
 // Bit of a capacity type in a capacity-type mask.
-constexpr std::uint8_t capacity_bit(CapacityType ct) { return static_cast<std::uint8_t>(1U << static_cast<unsigned>(ct)); }
+constexpr std::uint8_t capacity_bit(CapacityType ct) {
+  return static_cast<std::uint8_t>(1U << static_cast<unsigned>(ct));
+}
 inline constexpr std::uint8_t kAllCapacityTypes = 0b111;
 
 // An offering reduced to what the solver's inner loop compares.
 struct OfferingRef {
-  std::uint32_t global = 0;  // index into SolveInput::offering_usable
-  std::uint8_t zone = 0;     // zone index
-  std::uint8_t capacity = 0; // capacity_bit
+  std::uint32_t global = 0;   // index into SolveInput::offering_usable
+  std::uint8_t zone = 0;      // zone index
+  std::uint8_t capacity = 0;  // capacity_bit
   double price = 0.0;
 };
 
 // A NodePool as the solver sees it.
 struct PoolTemplate {
   const NodePool* pool = nullptr;
-  Requirements requirements;         // spec requirements ∩ template labels ∩ karpenter.sh/nodepool
-  TypeSet types;                     // catalog types compatible with the requirements
-  std::vector<Resources> daemon_overhead;  // per catalog type: requests of DaemonSets that land there
-  std::vector<Resources> allocatable;      // per catalog type, with the pool's kubelet settings
+  Requirements requirements;  // spec requirements ∩ template labels ∩ karpenter.sh/nodepool
+  TypeSet types;              // catalog types compatible with the requirements
+  std::vector<Resources>
+      daemon_overhead;                 // per catalog type: requests of DaemonSets that land there
+  std::vector<Resources> allocatable;  // per catalog type, with the pool's kubelet settings
   std::uint64_t zone_mask = 0;
   std::uint8_t capacity_mask = 0;
   bool has_prefer_no_schedule = false;
@@ -48,7 +51,8 @@ class SchedulingContext {
 
   // `kubelet` holds each pool's EC2NodeClass kubelet settings (maxPods changes allocatable);
   // empty means Karpenter's defaults for every pool.
-  SchedulingContext(const Catalog& catalog, std::span<const NodePool> pools, std::span<const DaemonSet> daemonsets,
+  SchedulingContext(const Catalog& catalog, std::span<const NodePool> pools,
+                    std::span<const DaemonSet> daemonsets,
                     std::span<const KubeletSizing> kubelet = {});
 
   const Catalog& catalog() const { return *catalog_; }
@@ -62,7 +66,9 @@ class SchedulingContext {
   }
   std::size_t offering_count() const { return offerings_.size(); }
   // The global index of the i-th offering of a type (Catalog::offering_index).
-  std::uint32_t offering_index(std::uint32_t type, std::size_t i) const { return catalog_->offering_index(type, i); }
+  std::uint32_t offering_index(std::uint32_t type, std::size_t i) const {
+    return catalog_->offering_index(type, i);
+  }
   std::optional<std::uint8_t> zone_index(std::string_view zone) const;
 
   // Zones (as a bit mask) and capacity types that a requirement set allows.
@@ -74,7 +80,9 @@ class SchedulingContext {
   // it relaxes (PreferNoSchedule taints, ORed terms): for validation, not for the solve.
   TypeSet types_for(const PodSpec& pod, std::uint32_t pool) const;
   // The Resources the DaemonSets add to a node of `type` from `pool`.
-  Resources daemon_overhead(std::uint32_t pool, std::uint32_t type) const { return pools_[pool].daemon_overhead[type]; }
+  Resources daemon_overhead(std::uint32_t pool, std::uint32_t type) const {
+    return pools_[pool].daemon_overhead[type];
+  }
 
  private:
   const Catalog* catalog_;

@@ -10,7 +10,8 @@ namespace fleetsim {
 class TypeSet {
  public:
   TypeSet() = default;
-  explicit TypeSet(std::size_t size, bool all = false) : words_((size + 63) / 64, all ? ~0ULL : 0ULL), size_(size) {
+  explicit TypeSet(std::size_t size, bool all = false)
+      : words_((size + 63) / 64, all ? ~0ULL : 0ULL), size_(size) {
     if (all && size % 64 != 0) words_.back() = (1ULL << (size % 64)) - 1;
   }
   bool test(std::size_t i) const { return (words_[i >> 6] >> (i & 63)) & 1ULL; }
@@ -35,7 +36,8 @@ class TypeSet {
   template <typename F>
   void for_each(F&& f) const {
     for (std::size_t w = 0; w < words_.size(); ++w) {
-      for (std::uint64_t bits = words_[w]; bits; bits &= bits - 1) f(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
+      for (std::uint64_t bits = words_[w]; bits; bits &= bits - 1)
+        f(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
     }
   }
 

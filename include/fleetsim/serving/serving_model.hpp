@@ -257,7 +257,8 @@ void ServingModel::visit_unfinished(F&& f) const {
   const SimTime now = sim_.now();
   for (const Slot& slot : slots_) {
     if (!slot.busy) continue;
-    f(slot.arrival, slot.first_token <= now ? std::optional<SimTime>(slot.first_token) : std::nullopt);
+    f(slot.arrival,
+      slot.first_token <= now ? std::optional<SimTime>(slot.first_token) : std::nullopt);
   }
 }
 

@@ -22,8 +22,8 @@ struct SloTotals {
   std::uint64_t dropped = 0;
   std::uint64_t unfinished = 0;  // queued or in flight at the end
   std::uint64_t misses = 0;      // dropped, over a threshold, or unfinished and past one
-  LatencySketch e2e_s;       // served requests: arrival to completion, in seconds
-  LatencySketch ttft_s;      // served requests: arrival to first token, in seconds
+  LatencySketch e2e_s;           // served requests: arrival to completion, in seconds
+  LatencySketch ttft_s;          // served requests: arrival to first token, in seconds
 };
 
 class ServingStats final : public ServingObserver {

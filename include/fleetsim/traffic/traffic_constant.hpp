@@ -9,10 +9,10 @@
 namespace fleetsim {
 
 struct ConstantConfig {
-  double rps = 0;                // requests per second; 0: no requests
-  SimDuration first_arrival{};   // when the first request arrives
+  double rps = 0;               // requests per second; 0: no requests
+  SimDuration first_arrival{};  // when the first request arrives
   TokenConfig tokens;
-  SourceLocation where;          // the scenario entry this came from, for messages
+  SourceLocation where;  // the scenario entry this came from, for messages
 };
 
 // Throws ConfigError at config.where: a negative, non-finite or absurd rate (above

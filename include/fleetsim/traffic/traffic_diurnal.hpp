@@ -12,8 +12,8 @@ namespace fleetsim {
 inline constexpr double kDefaultPeakHour = 14.0;
 
 struct DiurnalConfig {
-  double mean_rps = 0;          // the rate averaged over a day; 0: no requests
-  double peak_to_trough = 1;    // the peak rate over the trough rate; ≥ 1 (1: plain Poisson)
+  double mean_rps = 0;        // the rate averaged over a day; 0: no requests
+  double peak_to_trough = 1;  // the peak rate over the trough rate; ≥ 1 (1: plain Poisson)
   double peak_hour = kDefaultPeakHour;  // hours after t = 0 (simulated midnight), in [0, 24)
   TokenConfig tokens;
   SourceLocation where;  // the scenario entry this came from, for messages
@@ -48,7 +48,7 @@ class DiurnalSource final : public TrafficSource {
   double rate_at_us(double t_us) const;
 
   double mean_rps_;
-  double amplitude_;      // a
+  double amplitude_;       // a
   double peak_offset_us_;  // peak_hour in microseconds
   double max_gap_us_;      // 1e6 / λmax
   double t_us_ = 0;

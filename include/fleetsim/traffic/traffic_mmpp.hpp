@@ -18,10 +18,10 @@ enum class MmppState : std::uint8_t { Quiet, Burst };
 enum class MmppStart : std::uint8_t { Stationary, Quiet, Burst };
 
 struct MmppConfig {
-  double quiet_rps = 0;       // Poisson rate while quiet (0 allowed: on/off traffic)
-  double burst_rps = 0;       // Poisson rate while bursting
-  SimDuration mean_quiet{};   // mean time in the quiet state (exponentially distributed), > 0
-  SimDuration mean_burst{};   // mean time in the burst state, > 0
+  double quiet_rps = 0;      // Poisson rate while quiet (0 allowed: on/off traffic)
+  double burst_rps = 0;      // Poisson rate while bursting
+  SimDuration mean_quiet{};  // mean time in the quiet state (exponentially distributed), > 0
+  SimDuration mean_burst{};  // mean time in the burst state, > 0
   MmppStart start = MmppStart::Stationary;
   TokenConfig tokens;
   SourceLocation where;  // the scenario entry this came from, for messages
@@ -53,7 +53,7 @@ class MmppSource final : public TrafficSource {
   double long_run_rps() const { return long_run_rps_; }
 
  private:
-  double mean_gap_us_[2];      // 1e6 / rate per state; 0 when the rate is 0
+  double mean_gap_us_[2];  // 1e6 / rate per state; 0 when the rate is 0
   double mean_sojourn_us_[2];
   double long_run_rps_;
   MmppState state_;

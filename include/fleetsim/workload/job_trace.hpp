@@ -19,9 +19,9 @@ struct JobArrival {
   int gpus = 0;
   std::int64_t cpu_millis = 0;
   std::int64_t memory_bytes = 0;
-  std::string name;  // the trace's, or "job-<data row>"
+  std::string name;                      // the trace's, or "job-<data row>"
   std::optional<std::int32_t> priority;  // nullopt: the template's priority stays
-  int line = 0;  // 1-based line in the trace file, for messages
+  int line = 0;                          // 1-based line in the trace file, for messages
 };
 
 // Reads a trace one line at a time, so memory stays flat in trace length (DESIGN.md §3).
@@ -55,7 +55,7 @@ class JobTraceReader {
   JobArrival parse_row();
 
   std::filesystem::path path_;
-  std::unique_ptr<CsvReader> csv_;  // fleetsim/core/csv_reader.hpp
+  std::unique_ptr<CsvReader> csv_;                                   // fleetsim/core/csv_reader.hpp
   std::array<std::optional<std::size_t>, kColumnCount> field_of_{};  // field index per column
   bool done_ = false;
   SimTime last_submit_;

@@ -3,15 +3,15 @@
 #pragma once
 
 #include <map>
-#include <span>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
-#include "fleetsim/k8s/cluster_bus.hpp"
 #include "fleetsim/engine/event_tag.hpp"
 #include "fleetsim/engine/simulation.hpp"
+#include "fleetsim/k8s/cluster_bus.hpp"
 #include "fleetsim/workload/job_trace.hpp"
 
 namespace fleetsim {
@@ -41,7 +41,8 @@ class WorkloadController : private EventHandler {
   void scale(WorkloadId deployment, std::int32_t replicas, std::string_view source);
 
   // The first Deployment `name` in `namespace_name`.
-  std::optional<WorkloadId> find_deployment(std::string_view namespace_name, std::string_view name) const;
+  std::optional<WorkloadId> find_deployment(std::string_view namespace_name,
+                                            std::string_view name) const;
   std::int32_t replicas(WorkloadId deployment) const { return state(deployment).def.replicas; }
   // Pods the workload's controller counts: created, not terminating, not finished; by creation.
   const std::vector<PodId>& active_pods(WorkloadId workload) const { return state(workload).pods; }
@@ -55,10 +56,10 @@ class WorkloadController : private EventHandler {
   struct State {
     Workload def;  // owns the PodSpec its pods point to
     WorkloadId id = 0;
-    std::vector<PodId> pods;  // active, by creation
+    std::vector<PodId> pods;      // active, by creation
     std::uint32_t pods_held = 0;  // created and not yet released by the cluster
     int succeeded = 0;
-    bool created = false;  // its creation time has come
+    bool created = false;       // its creation time has come
     std::string template_hash;  // Deployment pods: the ReplicaSet's pod-template-hash
   };
   struct Stream {
@@ -68,7 +69,9 @@ class WorkloadController : private EventHandler {
     ResourceIndex gpu_resource = resource::kNvidiaGpu;
   };
   enum class Action : std::uint8_t { Create = 1, Complete = 2, Arrive = 3 };
-  static std::uint64_t tag(Action a, std::uint32_t index) { return EventTag<Action>{a, index}.pack(); }
+  static std::uint64_t tag(Action a, std::uint32_t index) {
+    return EventTag<Action>{a, index}.pack();
+  }
 
   void on_event(SimTime now, std::uint64_t tag) override;
   State& state(WorkloadId id);

@@ -27,14 +27,17 @@ inline constexpr double kIdleCpuShare = 0.1;
 // metrics-server, the custom and external metrics APIs (or KEDA's scalers) return them.
 class AutoscalerView {
  public:
-  AutoscalerView(const Cluster& cluster, const WorkloadController& workloads, const MetricsStore& store,
-                 std::span<const std::unique_ptr<ServiceRuntime>> services, SimDuration scrape_interval);
+  AutoscalerView(const Cluster& cluster, const WorkloadController& workloads,
+                 const MetricsStore& store,
+                 std::span<const std::unique_ptr<ServiceRuntime>> services,
+                 SimDuration scrape_interval);
 
   std::vector<HpaPod> pods(WorkloadId target) const;
   // One entry of spec.metrics (for Pods and Resource metrics, one value per pod of pods()).
   MetricReading read(const MetricSpec& metric, WorkloadId target, SimTime now) const;
   // Per-pod usage of "cpu" or "memory" in milli-units, with each pod's request.
-  std::vector<PodMetricValue> resource_usage(std::string_view resource, WorkloadId target, SimTime now) const;
+  std::vector<PodMetricValue> resource_usage(std::string_view resource, WorkloadId target,
+                                             SimTime now) const;
 
  private:
   const ServiceRuntime* service_of(WorkloadId target) const;

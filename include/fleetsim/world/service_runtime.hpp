@@ -11,10 +11,10 @@
 
 #include "fleetsim/autoscaling/metrics_store.hpp"
 #include "fleetsim/catalog/catalog.hpp"
-#include "fleetsim/k8s/cluster_bus.hpp"
 #include "fleetsim/engine/simulation.hpp"
-#include "fleetsim/scenario/scenario_config.hpp"
+#include "fleetsim/k8s/cluster_bus.hpp"
 #include "fleetsim/kube/kubelet.hpp"
+#include "fleetsim/scenario/scenario_config.hpp"
 #include "fleetsim/serving/serving_model.hpp"
 #include "fleetsim/serving/serving_stats.hpp"
 #include "fleetsim/traffic/traffic_source.hpp"
@@ -34,15 +34,17 @@ inline constexpr std::string_view kServiceQueueMetric = "fleetsim_service_queue_
 
 // A service's state at the end of one report interval.
 struct ServiceIntervalRow {
-  double rps = 0;                 // arrivals in the interval ÷ its length
-  std::int64_t replicas = 0;      // the Deployment's active pods
-  std::int64_t ready = 0;         // of which Ready
-  std::int64_t queue = 0;         // requests waiting for a slot
-  double p99_ms = 0;              // of the requests completed in the interval
-  double busy_gpus = 0;           // GPUs with work, averaged over the interval
+  double rps = 0;             // arrivals in the interval ÷ its length
+  std::int64_t replicas = 0;  // the Deployment's active pods
+  std::int64_t ready = 0;     // of which Ready
+  std::int64_t queue = 0;     // requests waiting for a slot
+  double p99_ms = 0;          // of the requests completed in the interval
+  double busy_gpus = 0;       // GPUs with work, averaged over the interval
 };
 
-class ServiceRuntime final : public PodWorkListener, private ServingObserver, private ReplicaListener {
+class ServiceRuntime final : public PodWorkListener,
+                             private ServingObserver,
+                             private ReplicaListener {
  public:
   struct Inputs {
     Simulation& sim;
@@ -91,7 +93,7 @@ class ServiceRuntime final : public PodWorkListener, private ServingObserver, pr
   struct TrackedPod {
     PodId pod;
     SeriesId gpu_util, running, waiting, success;
-    bool series = false;   // created at the pod's first scrape
+    bool series = false;  // created at the pod's first scrape
     SimDuration busy_at_last_scrape{};
     std::optional<double> busy_fraction;
   };

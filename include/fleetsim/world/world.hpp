@@ -6,17 +6,17 @@
 #include <span>
 #include <vector>
 
-#include "fleetsim/k8s/cluster.hpp"
-#include "fleetsim/k8s/cluster_bus.hpp"
 #include "fleetsim/cloudprovider/aws/ec2_cloud.hpp"
 #include "fleetsim/disruption/disruption_controller.hpp"
 #include "fleetsim/engine/simulation.hpp"
+#include "fleetsim/k8s/cluster.hpp"
+#include "fleetsim/k8s/cluster_bus.hpp"
+#include "fleetsim/kube/kube_scheduler.hpp"
 #include "fleetsim/kube/kubelet.hpp"
 #include "fleetsim/kube/node_termination.hpp"
 #include "fleetsim/provisioning/karpenter/interruption_handler.hpp"
 #include "fleetsim/provisioning/karpenter/karpenter_provisioner.hpp"
 #include "fleetsim/scenario/scenario_config.hpp"
-#include "fleetsim/kube/kube_scheduler.hpp"
 #include "fleetsim/workload/workload_controller.hpp"
 #include "fleetsim/world/autoscaler_runner.hpp"
 #include "fleetsim/world/service_runtime.hpp"

@@ -9,13 +9,19 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 double per_gib_month(EbsVolumeType t) {
   switch (t) {
-    case EbsVolumeType::gp3: return 0.08;
-    case EbsVolumeType::gp2: return 0.10;
+    case EbsVolumeType::gp3:
+      return 0.08;
+    case EbsVolumeType::gp2:
+      return 0.10;
     case EbsVolumeType::io1:
-    case EbsVolumeType::io2: return 0.125;
-    case EbsVolumeType::st1: return 0.045;
-    case EbsVolumeType::sc1: return 0.015;
-    case EbsVolumeType::standard: return 0.05;
+    case EbsVolumeType::io2:
+      return 0.125;
+    case EbsVolumeType::st1:
+      return 0.045;
+    case EbsVolumeType::sc1:
+      return 0.015;
+    case EbsVolumeType::standard:
+      return 0.05;
   }
   return 0.08;
 }
@@ -23,7 +29,9 @@ double per_gib_month(EbsVolumeType t) {
 }  // namespace
 
 double ebs_price_per_hour(std::span<const BlockDevice> volumes) {
-  if (volumes.empty()) return static_cast<double>(kDefaultRootVolumeBytes) / kGiB * per_gib_month(EbsVolumeType::gp3) / kHoursPerMonth;
+  if (volumes.empty())
+    return static_cast<double>(kDefaultRootVolumeBytes) / kGiB * per_gib_month(EbsVolumeType::gp3) /
+           kHoursPerMonth;
   double monthly = 0;
   for (const BlockDevice& v : volumes) {
     monthly += static_cast<double>(v.size_bytes) / kGiB * per_gib_month(v.type);

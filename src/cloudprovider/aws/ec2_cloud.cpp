@@ -18,7 +18,9 @@ Ec2Cloud::Ec2Cloud(Simulation& sim, Cluster& cluster, ClusterBus& bus, const Cat
     for (const Offering& o : t.offerings) prices_.push_back(o.price_per_hour);
 }
 
-double Ec2Cloud::price(std::uint32_t global_offering, SimTime) const { return prices_[global_offering]; }
+double Ec2Cloud::price(std::uint32_t global_offering, SimTime) const {
+  return prices_[global_offering];
+}
 
 std::span<const std::uint8_t> Ec2Cloud::usable_offerings() {
   const SimTime now = sim_.now();
@@ -57,14 +59,16 @@ std::optional<NodeId> Ec2Cloud::launch(LaunchRequest request) {
                     Requirement::single(std::string(to_string(node.capacity_type))));
     node.labels.add(types[c.type].requirements);
     const NodeId id = cluster_.add_node(std::move(node));
-    sim_.schedule_after(latency_by_type_[c.type].launch, Phase::CloudAndNodes, *this, Tag{Step::Launched, id}.pack());
+    sim_.schedule_after(latency_by_type_[c.type].launch, Phase::CloudAndNodes, *this,
+                        Tag{Step::Launched, id}.pack());
     return id;
   }
   return std::nullopt;
 }
 
 void Ec2Cloud::terminate(NodeId node, SimTime at) {
-  sim_.schedule_at(std::max(at, sim_.now()), Phase::CloudAndNodes, *this, Tag{Step::Terminate, node}.pack());
+  sim_.schedule_at(std::max(at, sim_.now()), Phase::CloudAndNodes, *this,
+                   Tag{Step::Terminate, node}.pack());
 }
 
 void Ec2Cloud::interrupt_spot(NodeId id) {
@@ -73,7 +77,8 @@ void Ec2Cloud::interrupt_spot(NodeId id) {
   bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::SpotInterruptionNotice, .node = id});
   // Karpenter (the listener) drains within the two minutes, so the instance is always gone by
   // the time EC2 would stop it: the stop itself needs no event of its own.
-  notify(CloudNotice{.kind = CloudNoticeKind::SpotInterruption, .node = id,
+  notify(CloudNotice{.kind = CloudNoticeKind::SpotInterruption,
+                     .node = id,
                      .terminates_at = sim_.now() + kSpotInterruptionWarning});
 }
 
@@ -85,7 +90,10 @@ void Ec2Cloud::on_event(SimTime now, std::uint64_t t) {
   if (step == Step::Terminate) {
     cluster_.node_terminated(id, now);
     --running_[offering_of(catalog_, n)];
-    bus_.emit(SimEvent{.time = now, .kind = EventKind::NodeTerminated, .node = id, .reason = n.termination_reason});
+    bus_.emit(SimEvent{.time = now,
+                       .kind = EventKind::NodeTerminated,
+                       .node = id,
+                       .reason = n.termination_reason});
     return;
   }
   if (!n.is_live()) return;  // deleted while starting up
@@ -94,12 +102,14 @@ void Ec2Cloud::on_event(SimTime now, std::uint64_t t) {
     case Step::Launched:
       cluster_.node_launched(id, now);
       bus_.emit(SimEvent{.time = now, .kind = EventKind::NodeLaunched, .node = id});
-      sim_.schedule_after(latency.registration, Phase::CloudAndNodes, *this, Tag{Step::Registered, id}.pack());
+      sim_.schedule_after(latency.registration, Phase::CloudAndNodes, *this,
+                          Tag{Step::Registered, id}.pack());
       break;
     case Step::Registered:
       cluster_.node_registered(id);
       bus_.emit(SimEvent{.time = now, .kind = EventKind::NodeRegistered, .node = id});
-      sim_.schedule_after(latency.initialization, Phase::CloudAndNodes, *this, Tag{Step::Initialized, id}.pack());
+      sim_.schedule_after(latency.initialization, Phase::CloudAndNodes, *this,
+                          Tag{Step::Initialized, id}.pack());
       break;
     case Step::Initialized:
       cluster_.node_initialized(id, now);

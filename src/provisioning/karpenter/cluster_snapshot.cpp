@@ -7,8 +7,11 @@ ClusterSnapshot take_snapshot(const Cluster& cluster, const SchedulingContext& c
   for (PodId id : cluster.pending_pods()) {
     const Pod& p = cluster.pod(id);
     s.pending.push_back(p.id);
-    s.pods.push_back(PendingPod{.spec = p.spec, .labels = p.labels, .namespace_name = p.namespace_name,
-                                .created_us = p.created.time_since_epoch().count(), .uid = p.uid});
+    s.pods.push_back(PendingPod{.spec = p.spec,
+                                .labels = p.labels,
+                                .namespace_name = p.namespace_name,
+                                .created_us = p.created.time_since_epoch().count(),
+                                .uid = p.uid});
   }
   const std::size_t pool_count = context.pools().size();
   s.pool_usage.resize(pool_count);
@@ -22,14 +25,21 @@ ClusterSnapshot take_snapshot(const Cluster& cluster, const SchedulingContext& c
     if (!n.is_live()) continue;
     node_slot[n.id] = static_cast<std::uint32_t>(s.nodes.size());
     s.node_ids.push_back(n.id);
-    s.nodes.push_back(ExistingNode{.name = n.name, .initialized = n.phase == NodePhase::Initialized, .pool = n.pool,
-                                   .type = n.type, .zone = n.zone, .capacity_type = n.capacity_type,
-                                   .labels = &n.labels, .taints = n.taints, .available = n.available()});
+    s.nodes.push_back(ExistingNode{.name = n.name,
+                                   .initialized = n.phase == NodePhase::Initialized,
+                                   .pool = n.pool,
+                                   .type = n.type,
+                                   .zone = n.zone,
+                                   .capacity_type = n.capacity_type,
+                                   .labels = &n.labels,
+                                   .taints = n.taints,
+                                   .available = n.available()});
   }
   for (NodeId id : s.node_ids)
     for (PodId pod : cluster.node(id).pods) {
       const Pod& p = cluster.pod(pod);
-      s.bound.push_back(BoundPod{.labels = p.labels, .namespace_name = p.namespace_name, .node = node_slot[id]});
+      s.bound.push_back(
+          BoundPod{.labels = p.labels, .namespace_name = p.namespace_name, .node = node_slot[id]});
     }
   return s;
 }

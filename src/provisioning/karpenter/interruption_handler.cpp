@@ -10,7 +10,8 @@ void InterruptionHandler::on_cloud_notice(const CloudNotice& notice) {
   cloud_.mark_unavailable(offering_of(cloud_.catalog(), n));
   SimDuration drain{0};
   for (PodId p : n.pods) drain = std::max(drain, cluster_.pod(p).spec->termination_grace);
-  termination_.delete_node(n.id, "spot_interruption", std::min(drain, notice.terminates_at - sim_.now()));
+  termination_.delete_node(n.id, "spot_interruption",
+                           std::min(drain, notice.terminates_at - sim_.now()));
 }
 
 }  // namespace fleetsim

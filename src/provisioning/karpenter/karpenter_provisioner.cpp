@@ -44,7 +44,8 @@ void KarpenterProvisioner::provision() {
   const ClusterSnapshot snapshot = take_snapshot(cluster_, *context_);
   const SolveResult result = scheduler_->solve(snapshot.input(cloud_.usable_offerings()));
 
-  for (const Placement& pl : result.placements) launcher_.nominate(snapshot.pending[pl.pod], snapshot.node_ids[pl.node]);
+  for (const Placement& pl : result.placements)
+    launcher_.nominate(snapshot.pending[pl.pod], snapshot.node_ids[pl.node]);
   for (const NewNodeClaim& claim : result.claims) launcher_.launch(claim, snapshot.pending);
 
   const SimTime now = sim_.now();
@@ -54,7 +55,10 @@ void KarpenterProvisioner::provision() {
     const Pod& p = cluster_.pod(id);
     if (p.pending_reason == f.reason) continue;
     cluster_.set_pending_reason(id, f.reason);
-    bus_.emit(SimEvent{.time = now, .kind = EventKind::PodUnschedulable, .pod = id, .workload = p.workload,
+    bus_.emit(SimEvent{.time = now,
+                       .kind = EventKind::PodUnschedulable,
+                       .pod = id,
+                       .workload = p.workload,
                        .reason = p.pending_reason});
   }
 

@@ -7,7 +7,9 @@ namespace fleetsim {
 
 namespace {
 
-bool is_exotic(const InstanceType& t) { return t.has_gpu() || t.size.find("metal") != std::string::npos; }
+bool is_exotic(const InstanceType& t) {
+  return t.has_gpu() || t.size.find("metal") != std::string::npos;
+}
 
 }  // namespace
 
@@ -38,7 +40,8 @@ LaunchPlan plan_launch(const SchedulingContext& context, const NewNodeClaim& cla
   LaunchPlan plan;
   if (kept.empty()) return plan;
   // Exotic filter: GPU, accelerator and metal types only when nothing ordinary remains.
-  if (!min_values && std::any_of(kept.begin(), kept.end(), [&](std::uint32_t t) { return !is_exotic(types[t]); }))
+  if (!min_values &&
+      std::any_of(kept.begin(), kept.end(), [&](std::uint32_t t) { return !is_exotic(types[t]); }))
     std::erase_if(kept, [&](std::uint32_t t) { return is_exotic(types[t]); });
   // Spot filter: drop types whose usable spot offerings all cost more than the cheapest usable
   // on-demand offering of any remaining type (types with a reserved offering stay). Karpenter
@@ -60,7 +63,8 @@ LaunchPlan plan_launch(const SchedulingContext& context, const NewNodeClaim& cla
             has_spot = true;
             cheap |= o.price <= ceiling;
           }
-        if (!has_spot || cheap || ((allowed & reserved) && offers(t, reserved))) cheaper.push_back(t);
+        if (!has_spot || cheap || ((allowed & reserved) && offers(t, reserved)))
+          cheaper.push_back(t);
       }
       if (!cheaper.empty()) kept = std::move(cheaper);
     }
@@ -69,7 +73,8 @@ LaunchPlan plan_launch(const SchedulingContext& context, const NewNodeClaim& cla
   plan.capacity_type = CapacityType::OnDemand;
   for (CapacityType ct : {CapacityType::Reserved, CapacityType::Spot}) {
     const std::uint8_t bit = capacity_bit(ct);
-    if ((allowed & bit) && std::any_of(kept.begin(), kept.end(), [&](std::uint32_t t) { return offers(t, bit); })) {
+    if ((allowed & bit) &&
+        std::any_of(kept.begin(), kept.end(), [&](std::uint32_t t) { return offers(t, bit); })) {
       plan.capacity_type = ct;
       break;
     }
@@ -82,16 +87,19 @@ LaunchPlan plan_launch(const SchedulingContext& context, const NewNodeClaim& cla
     auto offerings = context.offerings(t);
     for (std::size_t i = 0; i < offerings.size(); ++i)
       if (usable(offerings[i], chosen))
-        plan.candidates.push_back(LaunchCandidate{.type = t, .offering = static_cast<std::uint32_t>(i),
-                                                  .price = offerings[i].price,
-                                                  .allocatable = context.pools()[claim.pool].allocatable[t],
-                                                  .daemon_overhead = context.daemon_overhead(claim.pool, t)});
+        plan.candidates.push_back(
+            LaunchCandidate{.type = t,
+                            .offering = static_cast<std::uint32_t>(i),
+                            .price = offerings[i].price,
+                            .allocatable = context.pools()[claim.pool].allocatable[t],
+                            .daemon_overhead = context.daemon_overhead(claim.pool, t)});
   }
-  std::stable_sort(plan.candidates.begin(), plan.candidates.end(), [&](const LaunchCandidate& a, const LaunchCandidate& b) {
-    if (a.price != b.price) return a.price < b.price;
-    if (a.type != b.type) return types[a.type].name < types[b.type].name;
-    return a.offering < b.offering;
-  });
+  std::stable_sort(plan.candidates.begin(), plan.candidates.end(),
+                   [&](const LaunchCandidate& a, const LaunchCandidate& b) {
+                     if (a.price != b.price) return a.price < b.price;
+                     if (a.type != b.type) return types[a.type].name < types[b.type].name;
+                     return a.offering < b.offering;
+                   });
   return plan;
 }
 

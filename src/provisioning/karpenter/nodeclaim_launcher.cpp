@@ -17,10 +17,12 @@ constexpr int kNameSuffixLength = 5;
 
 }  // namespace
 
-NodeClaimLauncher::NodeClaimLauncher(Simulation& sim, Cluster& cluster, ClusterBus& bus, CloudProvider& cloud)
+NodeClaimLauncher::NodeClaimLauncher(Simulation& sim, Cluster& cluster, ClusterBus& bus,
+                                     CloudProvider& cloud)
     : sim_(sim), cluster_(cluster), bus_(bus), cloud_(cloud), names_(sim.rng("nodeclaim-names")) {}
 
-void NodeClaimLauncher::set_pools(const SchedulingContext& context, std::vector<PoolLaunchInfo> pools) {
+void NodeClaimLauncher::set_pools(const SchedulingContext& context,
+                                  std::vector<PoolLaunchInfo> pools) {
   context_ = &context;
   pools_ = std::move(pools);
 }
@@ -28,7 +30,8 @@ void NodeClaimLauncher::set_pools(const SchedulingContext& context, std::vector<
 std::string NodeClaimLauncher::node_name(const std::string& pool) {
   while (true) {
     std::string suffix;
-    for (int i = 0; i < kNameSuffixLength; ++i) suffix += kNameAlphabet[names_.below(kNameAlphabet.size())];
+    for (int i = 0; i < kNameSuffixLength; ++i)
+      suffix += kNameAlphabet[names_.below(kNameAlphabet.size())];
     std::string name = fmt::format("{}-{}", pool, suffix);
     auto it = std::lower_bound(used_names_.begin(), used_names_.end(), name);
     if (it != used_names_.end() && *it == name) continue;
@@ -43,10 +46,15 @@ void NodeClaimLauncher::nominate(PodId pod, NodeId node) {
   cluster_.nominate(pod, node);
   cluster_.set_pending_reason(pod, {});
   cluster_.hold_nominated(node, sim_.now() + kNominationWindow);
-  bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::PodNominated, .node = node, .pod = pod, .workload = p.workload});
+  bus_.emit(SimEvent{.time = sim_.now(),
+                     .kind = EventKind::PodNominated,
+                     .node = node,
+                     .pod = pod,
+                     .workload = p.workload});
 }
 
-std::optional<NodeId> NodeClaimLauncher::launch(const NewNodeClaim& claim, const std::vector<PodId>& pending) {
+std::optional<NodeId> NodeClaimLauncher::launch(const NewNodeClaim& claim,
+                                                const std::vector<PodId>& pending) {
   const LaunchPlan plan = plan_launch(*context_, claim, cloud_.usable_offerings());
   const PoolTemplate& tpl = context_->pools()[claim.pool];
   Node node;
@@ -58,9 +66,12 @@ std::optional<NodeId> NodeClaimLauncher::launch(const NewNodeClaim& claim, const
   node.ebs_bytes = pools_[claim.pool].ebs_bytes;
   node.ebs_price_per_hour = pools_[claim.pool].ebs_price_per_hour;
   const std::optional<NodeId> id =
-      plan.candidates.empty() ? std::nullopt : cloud_.launch(LaunchRequest{.node = std::move(node), .candidates = plan.candidates});
+      plan.candidates.empty()
+          ? std::nullopt
+          : cloud_.launch(LaunchRequest{.node = std::move(node), .candidates = plan.candidates});
   if (!id) {
-    std::string reason = fmt::format("nodepool {}: launch failed, no offering with capacity", tpl.pool->name);
+    std::string reason =
+        fmt::format("nodepool {}: launch failed, no offering with capacity", tpl.pool->name);
     bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::LaunchFailed, .reason = reason});
     // Their planned claim did not launch: any older nomination is stale too.
     for (std::uint32_t p : claim.pods) {

@@ -53,8 +53,7 @@ TEST_CASE("bad series name file, line, column and field", "[autoscaling]") {
   CHECK(error_of("time_s,value\n0,-1\n") == "s.csv:2:3: value: must not be negative, got -1");
   CHECK(error_of("time_s,value\n0,nan\n") == "s.csv:2:3: value: must be a finite number, got nan");
   CHECK(error_of("time_s,value\n0,\n") == "s.csv:2:3: value: is empty; expected a number");
-  CHECK(error_of("time_s,value\n0\n") ==
-        "s.csv:2:2: expected 2 fields as in the header, found 1");
+  CHECK(error_of("time_s,value\n0\n") == "s.csv:2:2: expected 2 fields as in the header, found 1");
   CHECK(error_of("time_s,value\n0,1\n\n5,1\n") ==
         "s.csv:3:1: blank line inside the metric series (only trailing blank lines are allowed)");
   CHECK(error_of("") ==

@@ -183,10 +183,12 @@ TEST_CASE("binary operations between a result and a number", "[autoscaling]") {
 TEST_CASE("arithmetic between two vectors pairs equal label sets", "[autoscaling]") {
   MetricsStore store = gpu_store();
   // Two sums without grouping: one element each, both with no labels.
-  CHECK(eval(store, R"(sum(DCGM_FI_DEV_GPU_UTIL{deployment="model-a"}) + sum(vllm:num_requests_waiting))",
+  CHECK(eval(store,
+             R"(sum(DCGM_FI_DEV_GPU_UTIL{deployment="model-a"}) + sum(vllm:num_requests_waiting))",
              t(0)) == 123.0);
   // Grouped: only the groups present on both sides pair up; the left side's labels stay.
-  auto v = PromQuery::parse(R"(sum by (pod) (DCGM_FI_DEV_GPU_UTIL) / sum by (pod) (vllm:num_requests_waiting))")
+  auto v = PromQuery::parse(
+               R"(sum by (pod) (DCGM_FI_DEV_GPU_UTIL) / sum by (pod) (vllm:num_requests_waiting))")
                .evaluate_vector(store, t(0));
   REQUIRE(v.size() == 1);
   CHECK(v[0].labels == LabelSet{{"pod", "model-b-1"}});

@@ -1,8 +1,7 @@
 #include "fleetsim/catalog/catalog_listing.hpp"
 
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
@@ -35,7 +34,8 @@ TEST_CASE("a listing row summarises size, allocatable, GPUs and the cheapest off
   std::vector<CatalogRow> rows = catalog_rows(all_types(c));
   REQUIRE(rows.size() == 11);
 
-  auto row = std::find_if(rows.begin(), rows.end(), [](const CatalogRow& r) { return r.name == "g5.xlarge"; });
+  auto row = std::find_if(rows.begin(), rows.end(),
+                          [](const CatalogRow& r) { return r.name == "g5.xlarge"; });
   REQUIRE(row != rows.end());
   const CatalogRow& g5 = *row;
   CHECK(g5.name == "g5.xlarge");
@@ -66,9 +66,9 @@ TEST_CASE("listing rows sort by name or by price, unpriced last", "[catalog]") {
                                  "p5.48xlarge", "t3.nano", "trn1.2xlarge"});
   // By name: family, then size as a user reads it, so g5.xlarge comes before g5.12xlarge.
   CHECK(names(catalog_rows(all_types(c), CatalogOrder::Name)) ==
-        std::vector<std::string>{"dl1.24xlarge", "g4ad.xlarge", "g5.xlarge", "g5.12xlarge", "g6f.large",
-                                 "inf2.xlarge", "m5.xlarge", "m7g.large", "p5.48xlarge", "t3.nano",
-                                 "trn1.2xlarge"});
+        std::vector<std::string>{"dl1.24xlarge", "g4ad.xlarge", "g5.xlarge", "g5.12xlarge",
+                                 "g6f.large", "inf2.xlarge", "m5.xlarge", "m7g.large",
+                                 "p5.48xlarge", "t3.nano", "trn1.2xlarge"});
   CHECK(names(catalog_rows(all_types(c), CatalogOrder::OnDemandPrice)).front() == "t3.nano");
   CHECK(names(catalog_rows(all_types(c), CatalogOrder::OnDemandPrice)).back() == "p5.48xlarge");
 }

@@ -122,8 +122,7 @@ TEST_CASE("a missing file, an empty file or a missing column is located", "[cata
     auto e = load_error(c);
     CHECK(e.where().line == 1);
     CHECK(e.message() == "catalog table is empty; expected a header row such as \"" +
-                             std::string(kTypesHeader.substr(0, kTypesHeader.size() - 1)) +
-                             "\"");
+                             std::string(kTypesHeader.substr(0, kTypesHeader.size() - 1)) + "\"");
   }
   SECTION("a file of blank lines is empty") {
     TempCatalog c(types_with(kM5Row), "\n  \r\n");

@@ -1,5 +1,4 @@
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -7,9 +6,9 @@
 #include "cli_harness.hpp"
 
 namespace fs = std::filesystem;
+using fleetsim::test::kG5Pool;
 using fleetsim::test::Run;
 using fleetsim::test::Scratch;
-using fleetsim::test::kG5Pool;
 
 namespace {
 
@@ -30,7 +29,8 @@ TEST_CASE("malformed YAML exits 2 naming file, line and column", "[cli]") {
 TEST_CASE("a wrong type exits 2 naming the field", "[cli]") {
   Scratch s;
   s.write("pools.yaml", kG5Pool);
-  fs::path f = s.write("scenario.yaml", "name: bad\nduration: {hours: 1}\nmanifests: [pools.yaml]\n");
+  fs::path f =
+      s.write("scenario.yaml", "name: bad\nduration: {hours: 1}\nmanifests: [pools.yaml]\n");
   Run o = s.fleetsim("validate " + f.string());
   CHECK(o.exit_code == 2);
   CHECK_THAT(o.err, Catch::Contains(f.string() + ":2:11: duration"));
@@ -39,7 +39,9 @@ TEST_CASE("a wrong type exits 2 naming the field", "[cli]") {
 TEST_CASE("an unknown instance type in a scripted event exits 2", "[cli]") {
   Scratch s;
   s.write("pools.yaml", kG5Pool);
-  fs::path f = s.write("scenario.yaml", scenario_with("events:\n  - {at: 5m, spot_interruption: {instance_type: g5.huge}}\n"));
+  fs::path f = s.write(
+      "scenario.yaml",
+      scenario_with("events:\n  - {at: 5m, spot_interruption: {instance_type: g5.huge}}\n"));
   Run o = s.fleetsim("validate " + f.string());
   CHECK(o.exit_code == 2);
   CHECK_THAT(o.err, Catch::Contains("g5.huge"));
@@ -70,9 +72,14 @@ spec:
 TEST_CASE("an unsorted job trace exits 2 naming its line", "[cli]") {
   Scratch s;
   s.write("pools.yaml", kG5Pool);
-  s.write("job.yaml", "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: c}]\n");
-  s.write("trace.csv", "submit_time_s,duration_s,gpus,cpu_millis,memory_mib\n30,10,1,1000,1024\n12.5,10,1,1000,1024\n");
-  fs::path f = s.write("scenario.yaml", scenario_with("jobs:\n  - {trace: trace.csv, template: job.yaml}\n"));
+  s.write("job.yaml",
+          "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n    spec:\n   "
+          "   restartPolicy: Never\n      containers: [{name: c}]\n");
+  s.write("trace.csv",
+          "submit_time_s,duration_s,gpus,cpu_millis,memory_mib\n30,10,1,1000,1024\n12.5,10,1,1000,"
+          "1024\n");
+  fs::path f = s.write("scenario.yaml",
+                       scenario_with("jobs:\n  - {trace: trace.csv, template: job.yaml}\n"));
   Run o = s.fleetsim("run --quiet --out " + (s.dir / "out").string() + " " + f.string());
   CHECK(o.exit_code == 2);
   CHECK_THAT(o.err, Catch::Contains("trace.csv:3:1: submit_time_s"));
@@ -81,9 +88,14 @@ TEST_CASE("an unsorted job trace exits 2 naming its line", "[cli]") {
 TEST_CASE("validate reads job traces through to the last row", "[cli]") {
   Scratch s;
   s.write("pools.yaml", kG5Pool);
-  s.write("job.yaml", "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: c}]\n");
-  s.write("trace.csv", "submit_time_s,duration_s,gpus,cpu_millis,memory_mib\n1,10,1,1000,1024\n2,10,1,1000,1024\n3,10,x,1000,1024\n");
-  fs::path f = s.write("scenario.yaml", scenario_with("jobs:\n  - {trace: trace.csv, template: job.yaml}\n"));
+  s.write("job.yaml",
+          "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n    spec:\n   "
+          "   restartPolicy: Never\n      containers: [{name: c}]\n");
+  s.write("trace.csv",
+          "submit_time_s,duration_s,gpus,cpu_millis,memory_mib\n1,10,1,1000,1024\n2,10,1,1000,"
+          "1024\n3,10,x,1000,1024\n");
+  fs::path f = s.write("scenario.yaml",
+                       scenario_with("jobs:\n  - {trace: trace.csv, template: job.yaml}\n"));
   Run o = s.fleetsim("validate " + f.string());
   CHECK(o.exit_code == 2);
   CHECK_THAT(o.err, Catch::Contains("trace.csv:4:6: gpus"));
@@ -92,9 +104,12 @@ TEST_CASE("validate reads job traces through to the last row", "[cli]") {
 TEST_CASE("an empty trace exits 2", "[cli]") {
   Scratch s;
   s.write("pools.yaml", kG5Pool);
-  s.write("job.yaml", "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: c}]\n");
+  s.write("job.yaml",
+          "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n    spec:\n   "
+          "   restartPolicy: Never\n      containers: [{name: c}]\n");
   s.write("trace.csv", "");
-  fs::path f = s.write("scenario.yaml", scenario_with("jobs:\n  - {trace: trace.csv, template: job.yaml}\n"));
+  fs::path f = s.write("scenario.yaml",
+                       scenario_with("jobs:\n  - {trace: trace.csv, template: job.yaml}\n"));
   Run o = s.fleetsim("run --quiet --out " + (s.dir / "out").string() + " " + f.string());
   CHECK(o.exit_code == 2);
   CHECK_THAT(o.err, Catch::Contains("trace.csv:1:1"));
@@ -109,17 +124,19 @@ TEST_CASE("a YAML alias bomb exits 2 instead of expanding", "[cli]") {
     for (int i = 0; i < 10; ++i) bomb += std::string(i ? ", *" : "*") + prev;
     bomb += "]\n";
   }
-  fs::path f = s.write("scenario.yaml", "name: bomb\nduration: 1h\nmanifests:\n  - " + (s.dir / "bomb.yaml").string() + "\n");
-  s.write("bomb.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: m}\ndata:\n" + [&] {
-    std::string indented;
-    std::size_t start = 0;
-    while (start < bomb.size()) {
-      std::size_t end = bomb.find('\n', start);
-      indented += "  " + bomb.substr(start, end - start + 1);
-      start = end + 1;
-    }
-    return indented;
-  }());
+  fs::path f = s.write("scenario.yaml", "name: bomb\nduration: 1h\nmanifests:\n  - " +
+                                            (s.dir / "bomb.yaml").string() + "\n");
+  s.write(
+      "bomb.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: m}\ndata:\n" + [&] {
+        std::string indented;
+        std::size_t start = 0;
+        while (start < bomb.size()) {
+          std::size_t end = bomb.find('\n', start);
+          indented += "  " + bomb.substr(start, end - start + 1);
+          start = end + 1;
+        }
+        return indented;
+      }());
   Run o = s.fleetsim("validate " + f.string());
   CHECK(o.exit_code == 2);
   CHECK_THAT(o.err, Catch::Contains("bomb.yaml"));
@@ -127,8 +144,12 @@ TEST_CASE("a YAML alias bomb exits 2 instead of expanding", "[cli]") {
 
 TEST_CASE("a catalog with a missing column exits 2 naming the column", "[cli]") {
   Scratch s;
-  s.write("catalog/instance-types.csv", "instance_type,family,category,generation,size,arch,memory_mib,gpu_count\nm5.large,m5,m,5,large,amd64,8192,0\n");
-  s.write("catalog/offerings.csv", "instance_type,zone,capacity_type,price_usd_per_hour,interruption_bucket,capacity\nm5.large,us-east-1a,on-demand,0.096,,\n");
+  s.write("catalog/instance-types.csv",
+          "instance_type,family,category,generation,size,arch,memory_mib,gpu_count\nm5.large,m5,m,"
+          "5,large,amd64,8192,0\n");
+  s.write("catalog/offerings.csv",
+          "instance_type,zone,capacity_type,price_usd_per_hour,interruption_bucket,capacity\nm5."
+          "large,us-east-1a,on-demand,0.096,,\n");
   Run o = s.fleetsim("catalog --catalog " + (s.dir / "catalog").string());
   CHECK(o.exit_code == 2);
   CHECK_THAT(o.err, Catch::Contains("instance-types.csv:1"));

@@ -30,7 +30,8 @@ inline std::string slurp(const std::filesystem::path& p) {
 struct Scratch {
   std::filesystem::path dir;
   explicit Scratch(const std::string& name = "cli")
-      : dir(std::filesystem::temp_directory_path() / ("fleetsim-" + name + "-" + std::to_string(::getpid()))) {
+      : dir(std::filesystem::temp_directory_path() /
+            ("fleetsim-" + name + "-" + std::to_string(::getpid()))) {
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
   }
@@ -43,10 +44,11 @@ struct Scratch {
   }
   // Runs `fleetsim ARGS` with its output captured in the scratch directory.
   Run fleetsim(const std::string& args) const {
-    std::string cmd = std::string(FLEETSIM_BINARY) + " " + args + " >" + (dir / ".stdout").string() + " 2>" +
-                      (dir / ".stderr").string();
+    std::string cmd = std::string(FLEETSIM_BINARY) + " " + args + " >" +
+                      (dir / ".stdout").string() + " 2>" + (dir / ".stderr").string();
     int status = std::system(cmd.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir / ".stdout"), slurp(dir / ".stderr")};
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir / ".stdout"),
+            slurp(dir / ".stderr")};
   }
 };
 

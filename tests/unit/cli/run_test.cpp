@@ -1,11 +1,11 @@
-#include <catch2/catch.hpp>
+#include "fleetsim/runner/run.hpp"
 
+#include <catch2/catch.hpp>
 #include <sstream>
 
 #include "fleetsim/catalog/catalog_loader.hpp"
 #include "fleetsim/report/event_writer.hpp"
 #include "fleetsim/report/report_json.hpp"
-#include "fleetsim/runner/run.hpp"
 
 using namespace fleetsim;
 
@@ -21,7 +21,8 @@ NodePool g5_on_demand() {
   NodePool p;
   p.name = "gpu";
   p.requirements.add(std::string(label::kInstanceFamily), Requirement::make(Operator::In, {"g5"}));
-  p.requirements.add(std::string(label::kCapacityType), Requirement::make(Operator::In, {"on-demand"}));
+  p.requirements.add(std::string(label::kCapacityType),
+                     Requirement::make(Operator::In, {"on-demand"}));
   return p;
 }
 
@@ -73,8 +74,8 @@ TEST_CASE("a one-GPU job gets a g5.xlarge that is removed once empty", "[cli]") 
   CHECK(r.pods.pending_seconds.max == 71.0);
   CHECK(r.jobs.completed == 1);
   const double billed_hours = (3695.0 - 6.0) / 3600.0;
-  const double instance = 1.006 * billed_hours;                   // g5.xlarge on-demand, us-east-1
-  const double ebs = 20.0 * 0.08 / 730.0 * billed_hours;          // default 20 GiB gp3 root volume
+  const double instance = 1.006 * billed_hours;           // g5.xlarge on-demand, us-east-1
+  const double ebs = 20.0 * 0.08 / 730.0 * billed_hours;  // default 20 GiB gp3 root volume
   CHECK(r.cost.on_demand_usd == Approx(instance).margin(1e-6));
   CHECK(r.cost.total_usd == Approx(instance + ebs).margin(1e-6));
   CHECK(r.gpu.allocated_gpu_hours == Approx(1.0).margin(1e-6));
@@ -92,7 +93,8 @@ TEST_CASE("a node shorter than a minute is billed for sixty seconds", "[cli]") {
 
 TEST_CASE("two runs of the same scenario are byte-identical", "[cli]") {
   ScenarioConfig config = base_config();
-  for (int i = 0; i < 6; ++i) config.workloads.push_back(gpu_job("job-" + std::to_string(i), minutes(10 + 7 * i), 1 + i % 2));
+  for (int i = 0; i < 6; ++i)
+    config.workloads.push_back(gpu_job("job-" + std::to_string(i), minutes(10 + 7 * i), 1 + i % 2));
   Run a = run_with_events(config);
   Run b = run_with_events(config);
   CHECK(report_json_text(a.result) == report_json_text(b.result));
@@ -101,14 +103,18 @@ TEST_CASE("two runs of the same scenario are byte-identical", "[cli]") {
 
 TEST_CASE("a spot interruption evicts the pod, which lands on a replacement", "[cli]") {
   ScenarioConfig config = base_config();
-  config.nodepools[0].requirements.add(std::string(label::kCapacityType), Requirement::make(Operator::In, {"spot"}));
+  config.nodepools[0].requirements.add(std::string(label::kCapacityType),
+                                       Requirement::make(Operator::In, {"spot"}));
   NodePool spot = g5_on_demand();
   spot.requirements = Requirements{};
-  spot.requirements.add(std::string(label::kInstanceFamily), Requirement::make(Operator::In, {"g5"}));
-  spot.requirements.add(std::string(label::kCapacityType), Requirement::make(Operator::In, {"spot"}));
+  spot.requirements.add(std::string(label::kInstanceFamily),
+                        Requirement::make(Operator::In, {"g5"}));
+  spot.requirements.add(std::string(label::kCapacityType),
+                        Requirement::make(Operator::In, {"spot"}));
   config.nodepools = {spot};
   config.workloads = {gpu_job("train", hours(1))};
-  config.events.push_back(ScriptedEvent{.at = minutes(30), .action = SpotInterruptionEvent{.count = 1}, .where = {}});
+  config.events.push_back(
+      ScriptedEvent{.at = minutes(30), .action = SpotInterruptionEvent{.count = 1}, .where = {}});
   const RunResult r = run(config);
   CHECK(r.nodes.spot_interruption_notices == 1);
   CHECK(r.nodes.launched == 2);

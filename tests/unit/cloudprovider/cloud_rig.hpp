@@ -28,24 +28,35 @@ struct OfferingPos {
   std::uint32_t offering = 0;
 };
 
-inline OfferingPos find_offering(const Catalog& catalog, std::string_view type, std::string_view zone,
-                                 CapacityType ct) {
+inline OfferingPos find_offering(const Catalog& catalog, std::string_view type,
+                                 std::string_view zone, CapacityType ct) {
   const auto index = catalog.index_of(type);
   FLEETSIM_ASSERT(index.has_value());
   const InstanceType& t = catalog.types()[*index];
   for (std::size_t i = 0; i < t.offerings.size(); ++i)
     if (t.offerings[i].zone == zone && t.offerings[i].capacity_type == ct)
-      return OfferingPos{.type = static_cast<std::uint32_t>(*index), .offering = static_cast<std::uint32_t>(i)};
+      return OfferingPos{.type = static_cast<std::uint32_t>(*index),
+                         .offering = static_cast<std::uint32_t>(i)};
   FLEETSIM_ASSERT(false);
   return {};
 }
 
 // Two types in one zone, each with an on-demand and a spot offering.
 inline Catalog cloud_catalog(const Capacities& caps) {
-  InstanceType large = make_type({.name = "m5.large", .vcpu = 2, .memory_gib = 8, .max_pods = 29,
-                                  .on_demand = 0.096, .spot = 0.04, .zones = {"us-east-1a"}});
-  InstanceType xlarge = make_type({.name = "m5.xlarge", .vcpu = 4, .memory_gib = 16, .max_pods = 58,
-                                   .on_demand = 0.192, .spot = 0.08, .zones = {"us-east-1a"}});
+  InstanceType large = make_type({.name = "m5.large",
+                                  .vcpu = 2,
+                                  .memory_gib = 8,
+                                  .max_pods = 29,
+                                  .on_demand = 0.096,
+                                  .spot = 0.04,
+                                  .zones = {"us-east-1a"}});
+  InstanceType xlarge = make_type({.name = "m5.xlarge",
+                                   .vcpu = 4,
+                                   .memory_gib = 16,
+                                   .max_pods = 58,
+                                   .on_demand = 0.192,
+                                   .spot = 0.08,
+                                   .zones = {"us-east-1a"}});
   for (Offering& o : large.offerings) o.capacity = caps.large;
   for (Offering& o : xlarge.offerings) o.capacity = caps.xlarge;
   return Catalog({large, xlarge}, "test");
@@ -63,8 +74,11 @@ struct CloudRig {
                             Resources daemon_overhead = {}) const {
     OfferingPos pos = find_offering(catalog, type, "us-east-1a", ct);
     const InstanceType& t = catalog.types()[pos.type];
-    return LaunchCandidate{.type = pos.type, .offering = pos.offering, .price = t.offerings[pos.offering].price_per_hour,
-                           .allocatable = t.allocatable, .daemon_overhead = daemon_overhead};
+    return LaunchCandidate{.type = pos.type,
+                           .offering = pos.offering,
+                           .price = t.offerings[pos.offering].price_per_hour,
+                           .allocatable = t.allocatable,
+                           .daemon_overhead = daemon_overhead};
   }
   std::uint32_t global(std::string_view type, CapacityType ct = CapacityType::OnDemand) const {
     OfferingPos pos = find_offering(catalog, type, "us-east-1a", ct);

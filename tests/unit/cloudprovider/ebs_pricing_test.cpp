@@ -1,8 +1,7 @@
-#include <catch2/catch.hpp>
-
-#include <vector>
-
 #include "fleetsim/cloudprovider/aws/ebs_pricing.hpp"
+
+#include <catch2/catch.hpp>
+#include <vector>
 
 using namespace fleetsim;
 
@@ -13,7 +12,8 @@ constexpr double kHoursPerMonth = 730.0;  // AWS prices storage per GiB-month of
 
 }  // namespace
 
-TEST_CASE("without block device mappings a node has Karpenter's 20 GiB gp3 root volume", "[cloud]") {
+TEST_CASE("without block device mappings a node has Karpenter's 20 GiB gp3 root volume",
+          "[cloud]") {
   const std::vector<BlockDevice> none;
   CHECK(ebs_bytes(none) == 20 * kGiB);
   // 20 GiB × $0.08 per GiB-month.
@@ -21,20 +21,29 @@ TEST_CASE("without block device mappings a node has Karpenter's 20 GiB gp3 root 
 }
 
 TEST_CASE("a gp3 volume at its baseline costs only its size", "[cloud]") {
-  const std::vector<BlockDevice> v{{.device_name = "/dev/xvda", .size_bytes = 100 * kGiB, .type = EbsVolumeType::gp3,
-                                    .iops = 3000, .throughput_mibps = 125}};
+  const std::vector<BlockDevice> v{{.device_name = "/dev/xvda",
+                                    .size_bytes = 100 * kGiB,
+                                    .type = EbsVolumeType::gp3,
+                                    .iops = 3000,
+                                    .throughput_mibps = 125}};
   CHECK(ebs_price_per_hour(v) == Approx(100 * 0.08 / kHoursPerMonth));
 }
 
 TEST_CASE("gp3 IOPS above 3000 and throughput above 125 MiB/s are charged", "[cloud]") {
-  const std::vector<BlockDevice> v{{.device_name = "/dev/xvda", .size_bytes = 200 * kGiB, .type = EbsVolumeType::gp3,
-                                    .iops = 6000, .throughput_mibps = 250}};
-  // 200 GiB × 0.08 = 16, (6000 − 3000) IOPS × 0.005 = 15, (250 − 125) MiB/s × 0.04 = 5: $36 a month.
+  const std::vector<BlockDevice> v{{.device_name = "/dev/xvda",
+                                    .size_bytes = 200 * kGiB,
+                                    .type = EbsVolumeType::gp3,
+                                    .iops = 6000,
+                                    .throughput_mibps = 250}};
+  // 200 GiB × 0.08 = 16, (6000 − 3000) IOPS × 0.005 = 15, (250 − 125) MiB/s × 0.04 = 5: $36 a
+  // month.
   CHECK(ebs_price_per_hour(v) == Approx(36.0 / kHoursPerMonth));
 }
 
 TEST_CASE("io2 charges every provisioned IOPS", "[cloud]") {
-  const std::vector<BlockDevice> v{{.device_name = "/dev/xvdb", .size_bytes = 100 * kGiB, .type = EbsVolumeType::io2,
+  const std::vector<BlockDevice> v{{.device_name = "/dev/xvdb",
+                                    .size_bytes = 100 * kGiB,
+                                    .type = EbsVolumeType::io2,
                                     .iops = 5000}};
   // 100 GiB × 0.125 = 12.5, 5000 IOPS × 0.065 = 325: $337.5 a month.
   CHECK(ebs_price_per_hour(v) == Approx(337.5 / kHoursPerMonth));

@@ -1,5 +1,4 @@
 #include <catch2/catch.hpp>
-
 #include <vector>
 
 #include "unit/cloudprovider/cloud_rig.hpp"
@@ -38,8 +37,10 @@ TEST_CASE("launch skips a candidate that is cached unavailable", "[cloud]") {
   CHECK(rig.cloud.running(rig.global("m5.large")) == 0);
 }
 
-TEST_CASE("an offering at capacity is marked unavailable for three minutes and the next candidate launches",
-          "[cloud]") {
+TEST_CASE(
+    "an offering at capacity is marked unavailable for three minutes and the next candidate "
+    "launches",
+    "[cloud]") {
   CloudRig rig({.large = 1});
   std::optional<NodeId> first = rig.launch({rig.candidate("m5.large")});
   REQUIRE(first.has_value());
@@ -49,7 +50,8 @@ TEST_CASE("an offering at capacity is marked unavailable for three minutes and t
 
   const SimTime ice_at = at(seconds(10));
   rig.sim.run_until(ice_at);
-  std::optional<NodeId> second = rig.launch({rig.candidate("m5.large"), rig.candidate("m5.xlarge")});
+  std::optional<NodeId> second =
+      rig.launch({rig.candidate("m5.large"), rig.candidate("m5.xlarge")});
   REQUIRE(second.has_value());
   CHECK(rig.cluster.node(*second).instance_type == "m5.xlarge");
   CHECK(rig.cloud.running(rig.global("m5.large")) == 1);
@@ -83,10 +85,12 @@ TEST_CASE("launch returns nullopt when every candidate is out of capacity", "[cl
   CHECK(rig.bus.events.empty());
 }
 
-TEST_CASE("a launched node is billed from launch and becomes Ready after registration and initialization",
-          "[cloud]") {
+TEST_CASE(
+    "a launched node is billed from launch and becomes Ready after registration and initialization",
+    "[cloud]") {
   CloudRig rig;
-  std::optional<NodeId> id = rig.launch({rig.candidate("m5.xlarge", CapacityType::OnDemand, pod_requests(200, 256))});
+  std::optional<NodeId> id =
+      rig.launch({rig.candidate("m5.xlarge", CapacityType::OnDemand, pod_requests(200, 256))});
   REQUIRE(id.has_value());
   const Node& n = rig.cluster.node(*id);
 
@@ -100,7 +104,8 @@ TEST_CASE("a launched node is billed from launch and becomes Ready after registr
   CHECK(rig.bus.capacity_changes == 0);
   rig.sim.run_until(at(minutes(5)));
 
-  CHECK(rig.bus.kinds() == std::vector<EventKind>{EventKind::NodeLaunched, EventKind::NodeRegistered, EventKind::NodeReady});
+  CHECK(rig.bus.kinds() == std::vector<EventKind>{EventKind::NodeLaunched,
+                                                  EventKind::NodeRegistered, EventKind::NodeReady});
   CHECK(rig.bus.seconds_of(EventKind::NodeLaunched) == std::vector<double>{5});
   CHECK(rig.bus.seconds_of(EventKind::NodeRegistered) == std::vector<double>{45});
   CHECK(rig.bus.seconds_of(EventKind::NodeReady) == std::vector<double>{70});
@@ -130,7 +135,8 @@ struct RecordingListener final : CloudNoticeListener {
 
 }  // namespace
 
-TEST_CASE("a spot interruption is a notice now and tells the listener when the instance stops", "[cloud]") {
+TEST_CASE("a spot interruption is a notice now and tells the listener when the instance stops",
+          "[cloud]") {
   CloudRig rig;
   RecordingListener listener;
   rig.cloud.set_notice_listener(&listener);
@@ -167,4 +173,3 @@ TEST_CASE("a spot interruption notice for an on-demand node is ignored", "[cloud
   CHECK(rig.usable("m5.large", CapacityType::OnDemand));
   CHECK(listener.notices.empty());
 }
-

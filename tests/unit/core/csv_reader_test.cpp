@@ -69,7 +69,9 @@ TEST_CASE("csv: CRLF and LF line ends, a missing last line end", "[core][csv]") 
 }
 
 TEST_CASE("csv: a UTF-8 byte-order mark at the start is ignored", "[core][csv]") {
-  CsvReader csv = reader("\xEF\xBB\xBF" "a,b\r\n1,2\r\n");
+  CsvReader csv = reader(
+      "\xEF\xBB\xBF"
+      "a,b\r\n1,2\r\n");
   CHECK(csv.header() == std::vector<std::string>{"a", "b"});
   CHECK(csv.require("a") == 0);
   REQUIRE(csv.next_row());
@@ -219,12 +221,14 @@ TEST_CASE("csv: files: missing, a directory, too large, and read through", "[cor
   const std::filesystem::path dir = std::filesystem::temp_directory_path();
   CHECK_THROWS_WITH(CsvReader(dir, kOptions), dir.string() + ": is a directory, not a trace file");
 
-  TempTrace file("\xEF\xBB\xBF" "a,b\r\n\"1,5\",2\r\n");
+  TempTrace file(
+      "\xEF\xBB\xBF"
+      "a,b\r\n\"1,5\",2\r\n");
   CsvOptions small = kOptions;
   small.max_file_bytes = 8;
-  CHECK_THROWS_WITH(CsvReader(file.path(), small),
-                    file.path().string() +
-                        ": file is 17 bytes; a trace file may be at most 8 bytes");
+  CHECK_THROWS_WITH(
+      CsvReader(file.path(), small),
+      file.path().string() + ": file is 17 bytes; a trace file may be at most 8 bytes");
   CsvReader csv(file.path(), kOptions);
   CHECK(csv.file() == file.path().string());
   CHECK(rows_of(csv) == Rows{{"1,5", "2"}});
@@ -234,9 +238,9 @@ TEST_CASE("csv: a line over the limit is refused without reading it whole", "[co
   TempTrace file("a,b\n1,2\n" + std::string(CsvReader::kMaxLineBytes + 1, 'x') + "\n");
   CsvReader csv(file.path(), kOptions);
   REQUIRE(csv.next_row());
-  CHECK_THROWS_WITH(csv.next_row(),
-                    file.path().string() +
-                        ":3: line is longer than 1048576 bytes; is this a CSV file?");
+  CHECK_THROWS_WITH(
+      csv.next_row(),
+      file.path().string() + ":3: line is longer than 1048576 bytes; is this a CSV file?");
   // A line of exactly the limit is fine.
   TempTrace longest("a\n" + std::string(CsvReader::kMaxLineBytes, 'y') + "\n");
   CsvReader ok(longest.path(), kOptions);

@@ -1,11 +1,11 @@
-#include <catch2/catch.hpp>
+#include "fleetsim/core/latency_sketch.hpp"
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <vector>
 
 #include "fleetsim/core/rng.hpp"
-#include "fleetsim/core/latency_sketch.hpp"
 
 using namespace fleetsim;
 
@@ -13,7 +13,8 @@ namespace {
 
 // The exact nearest-rank quantile of sorted values.
 double exact(const std::vector<double>& sorted, double q) {
-  auto rank = std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(q * static_cast<double>(sorted.size()))));
+  auto rank = std::max<std::size_t>(
+      1, static_cast<std::size_t>(std::ceil(q * static_cast<double>(sorted.size()))));
   return sorted[rank - 1];
 }
 

@@ -1,6 +1,7 @@
+#include "fleetsim/core/quantity.hpp"
+
 #include <catch2/catch.hpp>
 
-#include "fleetsim/core/quantity.hpp"
 #include "fleetsim/core/resources.hpp"
 #include "fleetsim/core/rng.hpp"
 

@@ -15,8 +15,9 @@ class TempTrace {
  public:
   explicit TempTrace(const std::string& content) {
     static std::atomic<int> counter{0};
-    path_ = std::filesystem::temp_directory_path() /
-            ("fleetsim-trace-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".csv");
+    path_ =
+        std::filesystem::temp_directory_path() /
+        ("fleetsim-trace-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".csv");
     std::ofstream(path_, std::ios::binary) << content;
   }
   ~TempTrace() {

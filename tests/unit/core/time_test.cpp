@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "fleetsim/core/time.hpp"
+
+#include <catch2/catch.hpp>
 
 using namespace fleetsim;
 

@@ -1,12 +1,12 @@
 // Five-field cron schedules for disruption budgets, and the UTC calendar they are matched against.
-#include <catch2/catch.hpp>
+#include "fleetsim/disruption/cron_schedule.hpp"
 
-#include <cstdint>
 #include <fmt/format.h>
+
+#include <catch2/catch.hpp>
+#include <cstdint>
 #include <string>
 #include <string_view>
-
-#include "fleetsim/disruption/cron_schedule.hpp"
 
 using namespace fleetsim;
 
@@ -16,8 +16,8 @@ namespace {
 constexpr std::int64_t kMonday20240101 = 28'401'120;
 
 std::string show(const CivilMinute& m) {
-  return fmt::format("{:04}-{:02}-{:02} {:02}:{:02} weekday {}", m.year, m.month, m.day, m.hour, m.minute,
-                     m.weekday);
+  return fmt::format("{:04}-{:02}-{:02} {:02}:{:02} weekday {}", m.year, m.month, m.day, m.hour,
+                     m.minute, m.weekday);
 }
 
 // A calendar minute counted from Monday 2024-01-01 00:00 UTC.
@@ -51,9 +51,12 @@ TEST_CASE("the calendar starts on Thursday 1970-01-01", "[disruption]") {
 
 TEST_CASE("known dates convert from minutes since the epoch", "[disruption]") {
   // Minute counts computed independently (Python datetime, UTC).
-  CHECK(show(civil_from_unix_minutes(28'486'897)) == "2024-02-29 13:37 weekday 4");  // leap day, Thursday
-  CHECK(show(civil_from_unix_minutes(15'864'480)) == "2000-03-01 00:00 weekday 3");  // after a 400-year leap day
-  CHECK(show(civil_from_unix_minutes(68'459'040)) == "2100-03-01 00:00 weekday 1");  // 2100 is not a leap year
+  CHECK(show(civil_from_unix_minutes(28'486'897)) ==
+        "2024-02-29 13:37 weekday 4");  // leap day, Thursday
+  CHECK(show(civil_from_unix_minutes(15'864'480)) ==
+        "2000-03-01 00:00 weekday 3");  // after a 400-year leap day
+  CHECK(show(civil_from_unix_minutes(68'459'040)) ==
+        "2100-03-01 00:00 weekday 1");  // 2100 is not a leap year
   CHECK(show(civil_from_unix_minutes(kMonday20240101)) == "2024-01-01 00:00 weekday 1");
   CHECK(show(jan2024(5, 9, 0)) == "2024-01-06 09:00 weekday 6");
 }
@@ -79,8 +82,8 @@ TEST_CASE("out-of-range values and unknown names are rejected", "[disruption]") 
 }
 
 TEST_CASE("'0 9 * * mon-fri' fires at 09:00 on weekdays only", "[disruption]") {
-  CHECK(matches("0 9 * * mon-fri", jan2024(0, 9, 0)));       // Monday 2024-01-01 09:00
-  CHECK(matches("0 9 * * mon-fri", jan2024(4, 9, 0)));       // Friday
+  CHECK(matches("0 9 * * mon-fri", jan2024(0, 9, 0)));        // Monday 2024-01-01 09:00
+  CHECK(matches("0 9 * * mon-fri", jan2024(4, 9, 0)));        // Friday
   CHECK_FALSE(matches("0 9 * * mon-fri", jan2024(5, 9, 0)));  // Saturday 2024-01-06
   CHECK_FALSE(matches("0 9 * * mon-fri", jan2024(6, 9, 0)));  // Sunday
   CHECK_FALSE(matches("0 9 * * mon-fri", jan2024(0, 9, 1)));
@@ -95,7 +98,8 @@ TEST_CASE("names are case-insensitive", "[disruption]") {
 
 TEST_CASE("'*/15 * * * *' fires four times an hour", "[disruption]") {
   int hits = 0;
-  for (int minute = 0; minute < 60; ++minute) hits += matches("*/15 * * * *", jan2024(2, 13, minute)) ? 1 : 0;
+  for (int minute = 0; minute < 60; ++minute)
+    hits += matches("*/15 * * * *", jan2024(2, 13, minute)) ? 1 : 0;
   CHECK(hits == 4);
   CHECK(matches("*/15 * * * *", jan2024(2, 13, 45)));
   CHECK_FALSE(matches("*/15 * * * *", jan2024(2, 13, 14)));
@@ -130,11 +134,11 @@ TEST_CASE("'@daily' fires at midnight every day", "[disruption]") {
 }
 
 TEST_CASE("'0 0 1 * *' fires on the first of each month", "[disruption]") {
-  CHECK(matches("0 0 1 * *", jan2024(0)));          // 2024-01-01
-  CHECK(matches("0 0 1 * *", jan2024(31)));         // 2024-02-01
-  CHECK(matches("0 0 1 * *", jan2024(60)));         // 2024-03-01, after the leap day
-  CHECK_FALSE(matches("0 0 1 * *", jan2024(1)));    // 2024-01-02
-  CHECK_FALSE(matches("0 0 1 * *", jan2024(59)));   // 2024-02-29
+  CHECK(matches("0 0 1 * *", jan2024(0)));         // 2024-01-01
+  CHECK(matches("0 0 1 * *", jan2024(31)));        // 2024-02-01
+  CHECK(matches("0 0 1 * *", jan2024(60)));        // 2024-03-01, after the leap day
+  CHECK_FALSE(matches("0 0 1 * *", jan2024(1)));   // 2024-01-02
+  CHECK_FALSE(matches("0 0 1 * *", jan2024(59)));  // 2024-02-29
   CHECK(matches("@monthly", jan2024(31)));
   CHECK(matches("@yearly", jan2024(0)));
   CHECK_FALSE(matches("@yearly", jan2024(31)));
@@ -153,24 +157,24 @@ TEST_CASE("day-of-week runs 0-6 with Sunday as 0, as in robfig/cron", "[disrupti
 
 TEST_CASE("a day-of-week step never wraps to Sunday", "[disruption]") {
   // 2/2 is 2-6/2: Tuesday, Thursday, Saturday.
-  CHECK(matches("0 0 * * 2/2", jan2024(1)));   // Tuesday
-  CHECK(matches("0 0 * * 2/2", jan2024(5)));   // Saturday
+  CHECK(matches("0 0 * * 2/2", jan2024(1)));        // Tuesday
+  CHECK(matches("0 0 * * 2/2", jan2024(5)));        // Saturday
   CHECK_FALSE(matches("0 0 * * 2/2", jan2024(2)));  // Wednesday
   CHECK_FALSE(matches("0 0 * * 2/2", jan2024(6)));  // Sunday
 }
 
 TEST_CASE("a stepped star restricts the day rule, as robfig/cron's starBit does", "[disruption]") {
   // "*/2" in day-of-month is restricted, so with a restricted day-of-week either may match.
-  CHECK(matches("0 0 */2 * mon", jan2024(0)));   // 2024-01-01: odd day and a Monday
-  CHECK(matches("0 0 */2 * mon", jan2024(7)));   // 2024-01-08: even day but a Monday
-  CHECK(matches("0 0 */2 * mon", jan2024(2)));   // 2024-01-03: day 3 matches 1,3,5…
+  CHECK(matches("0 0 */2 * mon", jan2024(0)));        // 2024-01-01: odd day and a Monday
+  CHECK(matches("0 0 */2 * mon", jan2024(7)));        // 2024-01-08: even day but a Monday
+  CHECK(matches("0 0 */2 * mon", jan2024(2)));        // 2024-01-03: day 3 matches 1,3,5…
   CHECK_FALSE(matches("0 0 */2 * mon", jan2024(1)));  // 2024-01-02: even, Tuesday
 }
 
 TEST_CASE("restricted day-of-month and day-of-week match either", "[disruption]") {
   // Standard cron: with both day fields restricted a day matches if either does.
-  CHECK(matches("0 0 13 * fri", jan2024(4)));        // Friday 2024-01-05
-  CHECK(matches("0 0 13 * fri", jan2024(12)));       // Saturday 2024-01-13
+  CHECK(matches("0 0 13 * fri", jan2024(4)));         // Friday 2024-01-05
+  CHECK(matches("0 0 13 * fri", jan2024(12)));        // Saturday 2024-01-13
   CHECK_FALSE(matches("0 0 13 * fri", jan2024(13)));  // Sunday 2024-01-14
   // With one of them '*', both must hold.
   CHECK_FALSE(matches("0 0 13 * *", jan2024(4)));

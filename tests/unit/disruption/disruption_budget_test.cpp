@@ -1,13 +1,12 @@
 // NodePool disruption budgets: percent or count, reasons, cron schedules, and nodes already being
 // disrupted (karpenter.md §2.6).
-#include <catch2/catch.hpp>
+#include "fleetsim/disruption/disruption_budget.hpp"
 
+#include <catch2/catch.hpp>
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
-
-#include "fleetsim/disruption/disruption_budget.hpp"
 
 using namespace fleetsim;
 
@@ -27,14 +26,16 @@ NodePool pool_with(std::vector<DisruptionBudget> budgets) {
   return p;
 }
 
-void add_nodes(Cluster& cluster, int n, NodePhase phase = NodePhase::Initialized, std::uint32_t pool = 0) {
+void add_nodes(Cluster& cluster, int n, NodePhase phase = NodePhase::Initialized,
+               std::uint32_t pool = 0) {
   for (int i = 0; i < n; ++i) {
     Node node;
     node.name = "node-" + std::to_string(cluster.nodes().size());
     node.pool = pool;
     node.phase = phase;
     // A node that reached Initialized keeps the flag while it is deleted and terminated.
-    node.initialized = phase != NodePhase::Launching && phase != NodePhase::Launched && phase != NodePhase::Registered;
+    node.initialized = phase != NodePhase::Launching && phase != NodePhase::Launched &&
+                       phase != NodePhase::Registered;
     NodeId id = cluster.add_node(std::move(node));
     // A terminated node leaves the cluster's active set, as the cloud provider terminates it.
     if (phase == NodePhase::Terminated) cluster.node_terminated(id, kSimStart);
@@ -126,7 +127,7 @@ TEST_CASE("a scheduled budget applies for its duration after each cron hit", "[d
   NodePool pool = pool_with({business_hours});
   Cluster c = cluster_of(10);
 
-  CHECK(allowed(pool, c, at(hours(10))) == 0);          // Monday 10:00: inside the window
+  CHECK(allowed(pool, c, at(hours(10))) == 0);           // Monday 10:00: inside the window
   CHECK(allowed(pool, c, at(hours(18))) == kUnlimited);  // Monday 18:00: no active budget
   // The window is (hit, hit + duration]: Karpenter asks whether the next hit after now − duration
   // is not after now.

@@ -1,14 +1,14 @@
 // The disruption controller on a small simulated cluster: emptiness after consolidateAfter plus
 // the 15 s validation, nomination, budgets per pass, and expiration.
-#include <catch2/catch.hpp>
+#include "fleetsim/disruption/disruption_controller.hpp"
 
+#include <catch2/catch.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "../scheduling/builders.hpp"
 #include "fleetsim/cloudprovider/aws/ec2_cloud.hpp"
-#include "fleetsim/disruption/disruption_controller.hpp"
 
 using namespace fleetsim;
 
@@ -24,7 +24,9 @@ class RecordingBus : public ClusterBus {
     std::string reason;
   };
 
-  void emit(const SimEvent& e) override { events.push_back({e.time, e.kind, e.node, std::string(e.reason)}); }
+  void emit(const SimEvent& e) override {
+    events.push_back({e.time, e.kind, e.node, std::string(e.reason)});
+  }
   void pod_pending(PodId) override {}
   void pod_bound(PodId) override {}
   void pod_evicted(PodId, NodeId) override {}
@@ -46,13 +48,15 @@ class RecordingBus : public ClusterBus {
 
 // One on-demand type in two zones; zone b costs twice as much, so emptiness order can be seen.
 Catalog one_type_catalog() {
-  InstanceType t = test::make_type({.name = "m5.large", .on_demand = 0.1, .zones = {"us-east-1a", "us-east-1b"}});
+  InstanceType t = test::make_type(
+      {.name = "m5.large", .on_demand = 0.1, .zones = {"us-east-1a", "us-east-1b"}});
   REQUIRE(t.offerings.size() == 2);
   t.offerings[1].price_per_hour = 0.2;
   return Catalog({std::move(t)}, "test");
 }
 
-constexpr NodeLatency kNoLatency{.launch = seconds(0), .registration = seconds(0), .initialization = seconds(0)};
+constexpr NodeLatency kNoLatency{
+    .launch = seconds(0), .registration = seconds(0), .initialization = seconds(0)};
 
 // A cluster with one NodePool, its cloud and its disruption controller, polling from t = 0.
 struct Rig {
@@ -69,7 +73,8 @@ struct Rig {
     tpl.pool = 0;
     tpl.nodepool = pools[0].name;
     std::vector<LaunchCandidate> candidates{{.type = 0, .offering = offering, .price = 0.0}};
-    std::optional<NodeId> id = cloud.launch(LaunchRequest{.node = std::move(tpl), .candidates = candidates});
+    std::optional<NodeId> id =
+        cloud.launch(LaunchRequest{.node = std::move(tpl), .candidates = candidates});
     REQUIRE(id);
     sim.run_until(sim.now());  // launch → registered → initialized, all now
     REQUIRE(cluster.node(*id).phase == NodePhase::Initialized);
@@ -114,7 +119,8 @@ TEST_CASE("an empty node is deleted at the first poll past consolidateAfter plus
   CHECK(rig.bus.deletions(rig.cluster) == std::vector<std::string>{"45s node-a empty"});
 }
 
-TEST_CASE("a nominated node is not an emptiness candidate until its nomination ends", "[disruption]") {
+TEST_CASE("a nominated node is not an emptiness candidate until its nomination ends",
+          "[disruption]") {
   Rig rig(pool_consolidating_after(seconds(30)));
   NodeId id = rig.launch("node-a");
   rig.cluster.hold_nominated(id, at(seconds(50)));
@@ -128,7 +134,8 @@ TEST_CASE("a nominated node is not an emptiness candidate until its nomination e
   CHECK(rig.bus.deletions(rig.cluster) == std::vector<std::string>{"65s node-a empty"});
 }
 
-TEST_CASE("a node nominated during validation survives it and waits for a later pass", "[disruption]") {
+TEST_CASE("a node nominated during validation survives it and waits for a later pass",
+          "[disruption]") {
   Rig rig(pool_consolidating_after(seconds(30)));
   NodeId id = rig.launch("node-a");
   rig.controller.start();
@@ -163,7 +170,8 @@ TEST_CASE("each emptiness pass deletes at most the budget, most expensive first"
         std::vector<std::string>{"45s node-b empty", "65s node-a empty", "85s node-c empty"});
 }
 
-TEST_CASE("expireAfter deletes a node at the first poll an hour after its creation", "[disruption]") {
+TEST_CASE("expireAfter deletes a node at the first poll an hour after its creation",
+          "[disruption]") {
   NodePool pool = pool_consolidating_after(std::nullopt);
   pool.expire_after = hours(1);
   Rig rig(std::move(pool));

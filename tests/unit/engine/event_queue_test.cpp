@@ -1,5 +1,4 @@
 #include "fleetsim/engine/event_queue.hpp"
-#include "fleetsim/engine/event_tag.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -7,6 +6,7 @@
 #include <vector>
 
 #include "fleetsim/core/rng.hpp"
+#include "fleetsim/engine/event_tag.hpp"
 #include "unit/engine/recorder.hpp"
 
 using namespace fleetsim;

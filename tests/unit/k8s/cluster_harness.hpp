@@ -33,9 +33,14 @@ struct RecordedEvent {
 class RecordingBus : public ClusterBus {
  public:
   void emit(const SimEvent& e) override {
-    events.push_back(RecordedEvent{.time = e.time, .kind = e.kind, .node = e.node, .pod = e.pod,
-                                   .workload = e.workload, .reason = std::string(e.reason),
-                                   .from = e.from, .to = e.to});
+    events.push_back(RecordedEvent{.time = e.time,
+                                   .kind = e.kind,
+                                   .node = e.node,
+                                   .pod = e.pod,
+                                   .workload = e.workload,
+                                   .reason = std::string(e.reason),
+                                   .from = e.from,
+                                   .to = e.to});
   }
   void pod_pending(PodId pod) override {
     pending.push_back(pod);
@@ -93,7 +98,8 @@ class RecordingBus : public ClusterBus {
 };
 
 // Resources with cpu, memory and pods = 1 (what a PodSpec's effective requests look like).
-inline Resources pod_requests(std::int64_t cpu_millis, std::int64_t memory_mib, std::int64_t gpus = 0) {
+inline Resources pod_requests(std::int64_t cpu_millis, std::int64_t memory_mib,
+                              std::int64_t gpus = 0) {
   Resources r;
   r[resource::kCpu] = cpu_millis;
   r[resource::kMemory] = memory_mib << 20;
@@ -102,7 +108,8 @@ inline Resources pod_requests(std::int64_t cpu_millis, std::int64_t memory_mib, 
   return r;
 }
 
-inline Resources node_allocatable(std::int64_t cpu_millis, std::int64_t memory_gib, std::int64_t pods = 110) {
+inline Resources node_allocatable(std::int64_t cpu_millis, std::int64_t memory_gib,
+                                  std::int64_t pods = 110) {
   Resources r;
   r[resource::kCpu] = cpu_millis;
   r[resource::kMemory] = memory_gib << 30;
@@ -161,7 +168,8 @@ inline const Labels& no_labels() {
 }
 
 // A pending pod placed directly into the cluster (no workload controller).
-inline PodId add_pending_pod(Cluster& cluster, const PodSpec* spec, SimTime created, std::string name = {}) {
+inline PodId add_pending_pod(Cluster& cluster, const PodSpec* spec, SimTime created,
+                             std::string name = {}) {
   Pod p;
   p.name = name.empty() ? "pod-" + std::to_string(cluster.next_pod_id()) : std::move(name);
   p.spec = spec;

@@ -1,6 +1,7 @@
+#include "fleetsim/k8s/cluster.hpp"
+
 #include <catch2/catch.hpp>
 
-#include "fleetsim/k8s/cluster.hpp"
 #include "unit/k8s/cluster_harness.hpp"
 
 using namespace fleetsim;
@@ -69,7 +70,8 @@ TEST_CASE("finishing a bound pod frees its requests and records the pod event", 
   CHECK(cluster.node(node).requested == pod_requests(500, 1024));
 }
 
-TEST_CASE("collect forgets ended pods nobody holds and keeps the held ones until released", "[k8s]") {
+TEST_CASE("collect forgets ended pods nobody holds and keeps the held ones until released",
+          "[k8s]") {
   Cluster cluster;
   SpecStore specs;
   const NodeId node = add_node(cluster, {});

@@ -1,4 +1,5 @@
-// The shared pod-fits predicate: resources, taints with PreferNoSchedule, ORed node-selection terms.
+// The shared pod-fits predicate: resources, taints with PreferNoSchedule, ORed node-selection
+// terms.
 #include "fleetsim/k8s/pod_fits.hpp"
 
 #include <catch2/catch.hpp>
@@ -11,8 +12,8 @@ using namespace fleetsim::test;
 namespace {
 
 Requirements labels(std::string zone, std::string type) {
-  return Requirements::from_labels(
-      Labels{{std::string(label::kZone), std::move(zone)}, {std::string(label::kInstanceType), std::move(type)}});
+  return Requirements::from_labels(Labels{{std::string(label::kZone), std::move(zone)},
+                                          {std::string(label::kInstanceType), std::move(type)}});
 }
 
 Requirements zone_in(std::string zone) {
@@ -26,9 +27,11 @@ Requirements zone_in(std::string zone) {
 TEST_CASE("a PreferNoSchedule taint blocks only when honoured", "[k8s]") {
   PodSpec pod;
   pod.requests = pod_requests(100, 128);
-  const std::vector<Taint> taints{{.key = "tier", .value = "old", .effect = TaintEffect::PreferNoSchedule}};
+  const std::vector<Taint> taints{
+      {.key = "tier", .value = "old", .effect = TaintEffect::PreferNoSchedule}};
   const Requirements node_labels = labels("us-east-1a", "g5.xlarge");
-  const NodeFacts node{.labels = node_labels, .taints = taints, .available = node_allocatable(4000, 16)};
+  const NodeFacts node{
+      .labels = node_labels, .taints = taints, .available = node_allocatable(4000, 16)};
   CHECK(pod_fits(pod, node, PreferNoSchedule::Ignore));
   CHECK_FALSE(pod_fits(pod, node, PreferNoSchedule::Honour));
   pod.tolerations.push_back({.key = "tier", .op = TolerationOperator::Exists});
@@ -37,9 +40,11 @@ TEST_CASE("a PreferNoSchedule taint blocks only when honoured", "[k8s]") {
 
 TEST_CASE("a NoSchedule taint blocks whatever the PreferNoSchedule mode", "[k8s]") {
   PodSpec pod;
-  const std::vector<Taint> taints{{.key = "nvidia.com/gpu", .value = "", .effect = TaintEffect::NoSchedule}};
+  const std::vector<Taint> taints{
+      {.key = "nvidia.com/gpu", .value = "", .effect = TaintEffect::NoSchedule}};
   const Requirements node_labels = labels("us-east-1a", "g5.xlarge");
-  const NodeFacts node{.labels = node_labels, .taints = taints, .available = node_allocatable(4000, 16)};
+  const NodeFacts node{
+      .labels = node_labels, .taints = taints, .available = node_allocatable(4000, 16)};
   CHECK_FALSE(pod_fits(pod, node, PreferNoSchedule::Ignore));
   CHECK(blocking_taint(pod, taints, PreferNoSchedule::Ignore) == &taints[0]);
 }
@@ -57,8 +62,10 @@ TEST_CASE("a pod fits only where its requests fit what is available", "[k8s]") {
   PodSpec pod;
   pod.requests = pod_requests(3000, 1024);
   const Requirements node_labels = labels("us-east-1a", "m5.xlarge");
-  CHECK(pod_fits(pod, {.labels = node_labels, .taints = {}, .available = node_allocatable(3000, 16)},
+  CHECK(pod_fits(pod,
+                 {.labels = node_labels, .taints = {}, .available = node_allocatable(3000, 16)},
                  PreferNoSchedule::Honour));
-  CHECK_FALSE(pod_fits(pod, {.labels = node_labels, .taints = {}, .available = node_allocatable(2999, 16)},
-                       PreferNoSchedule::Honour));
+  CHECK_FALSE(
+      pod_fits(pod, {.labels = node_labels, .taints = {}, .available = node_allocatable(2999, 16)},
+               PreferNoSchedule::Honour));
 }

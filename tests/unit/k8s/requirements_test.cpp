@@ -1,13 +1,12 @@
 // Requirement sets (In, NotIn, Exists, DoesNotExist, Gt, Lt, Gte, Lte, minValues) and the
 // Intersects / Compatible checks, as Karpenter's pkg/scheduling/requirement(s).go define them.
-#include <catch2/catch.hpp>
+#include "fleetsim/k8s/requirements.hpp"
 
 #include <array>
+#include <catch2/catch.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "fleetsim/k8s/requirements.hpp"
 
 using namespace fleetsim;
 
@@ -103,7 +102,8 @@ TEST_CASE("a bare bound reads as Exists; NotIn with values reads as NotIn", "[k8
 }
 
 TEST_CASE("In intersected with In keeps the common values", "[k8s]") {
-  Requirement r = req(Operator::In, {"a", "b", "c"}).intersection(req(Operator::In, {"b", "c", "d"}));
+  Requirement r =
+      req(Operator::In, {"a", "b", "c"}).intersection(req(Operator::In, {"b", "c", "d"}));
   CHECK(r.values() == Strings{"b", "c"});
   CHECK(r.effective_operator() == Operator::In);
   CHECK(req(Operator::In, {"a"}).intersection(req(Operator::In, {"b"})).empty());
@@ -212,7 +212,8 @@ TEST_CASE("minValues is carried when Requirements add to an existing key", "[k8s
 }
 
 TEST_CASE("Requirements from labels hold one value per key", "[k8s]") {
-  Requirements r = Requirements::from_labels({{"team", "ml"}, {std::string(label::kZone), "us-east-1a"}});
+  Requirements r =
+      Requirements::from_labels({{"team", "ml"}, {std::string(label::kZone), "us-east-1a"}});
   REQUIRE(r.get("team") != nullptr);
   CHECK(r.get("team")->single_value() == "ml");
   CHECK(r.has(label::kZone));

@@ -1,9 +1,8 @@
 // Taints and tolerations, matched as the Kubernetes scheduler's ToleratesTaint matches them.
-#include <catch2/catch.hpp>
-
-#include <vector>
-
 #include "fleetsim/k8s/taints.hpp"
+
+#include <catch2/catch.hpp>
+#include <vector>
 
 using namespace fleetsim;
 
@@ -16,13 +15,16 @@ Taint taint(std::string key, std::string value, TaintEffect effect = TaintEffect
 }  // namespace
 
 TEST_CASE("taint effects parse and print", "[k8s]") {
-  for (TaintEffect e : {TaintEffect::NoSchedule, TaintEffect::PreferNoSchedule, TaintEffect::NoExecute})
+  for (TaintEffect e :
+       {TaintEffect::NoSchedule, TaintEffect::PreferNoSchedule, TaintEffect::NoExecute})
     CHECK(parse_taint_effect(to_string(e)) == e);
   CHECK_FALSE(parse_taint_effect("noschedule"));
 }
 
 TEST_CASE("an Equal toleration needs the same key and value", "[k8s]") {
-  Toleration tol{.key = "nvidia.com/gpu", .op = TolerationOperator::Equal, .value = "true",
+  Toleration tol{.key = "nvidia.com/gpu",
+                 .op = TolerationOperator::Equal,
+                 .value = "true",
                  .effect = TaintEffect::NoSchedule};
   CHECK(tol.tolerates(taint("nvidia.com/gpu", "true")));
   CHECK_FALSE(tol.tolerates(taint("nvidia.com/gpu", "false")));
@@ -46,13 +48,16 @@ TEST_CASE("an empty key with Exists tolerates every taint", "[k8s]") {
   CHECK(all.tolerates(taint("karpenter.sh/disrupted", "", TaintEffect::NoSchedule)));
   CHECK(all.tolerates(taint("node.kubernetes.io/not-ready", "", TaintEffect::NoExecute)));
   // …unless it names an effect.
-  Toleration only_no_execute{.key = "", .op = TolerationOperator::Exists, .effect = TaintEffect::NoExecute};
+  Toleration only_no_execute{
+      .key = "", .op = TolerationOperator::Exists, .effect = TaintEffect::NoExecute};
   CHECK(only_no_execute.tolerates(taint("a", "b", TaintEffect::NoExecute)));
   CHECK_FALSE(only_no_execute.tolerates(taint("a", "b", TaintEffect::NoSchedule)));
 }
 
 TEST_CASE("a toleration for another effect does not tolerate the taint", "[k8s]") {
-  Toleration tol{.key = "dedicated", .op = TolerationOperator::Equal, .value = "ml",
+  Toleration tol{.key = "dedicated",
+                 .op = TolerationOperator::Equal,
+                 .value = "ml",
                  .effect = TaintEffect::NoSchedule};
   CHECK_FALSE(tol.tolerates(taint("dedicated", "ml", TaintEffect::NoExecute)));
   CHECK_FALSE(tol.tolerates(taint("dedicated", "ml", TaintEffect::PreferNoSchedule)));
@@ -60,19 +65,21 @@ TEST_CASE("a toleration for another effect does not tolerate the taint", "[k8s]"
 }
 
 TEST_CASE("first_untolerated returns the first taint no toleration covers", "[k8s]") {
-  std::vector<Taint> taints{taint("dedicated", "ml"), taint("gpu", "true", TaintEffect::PreferNoSchedule),
+  std::vector<Taint> taints{taint("dedicated", "ml"),
+                            taint("gpu", "true", TaintEffect::PreferNoSchedule),
                             taint("team", "a", TaintEffect::NoExecute)};
   std::vector<Toleration> tolerations{{.key = "dedicated", .op = TolerationOperator::Exists}};
   const Taint* t = first_untolerated(taints, tolerations);
   REQUIRE(t != nullptr);
   CHECK(t == &taints[1]);
   CHECK(first_untolerated(std::vector<Taint>{}, tolerations) == nullptr);
-  CHECK(first_untolerated(taints, std::vector<Toleration>{{.key = "", .op = TolerationOperator::Exists}}) ==
-        nullptr);
+  CHECK(first_untolerated(taints, std::vector<Toleration>{
+                                      {.key = "", .op = TolerationOperator::Exists}}) == nullptr);
 }
 
 TEST_CASE("PreferNoSchedule taints count unless ignored", "[k8s]") {
-  std::vector<Taint> taints{taint("gpu", "true", TaintEffect::PreferNoSchedule), taint("team", "a")};
+  std::vector<Taint> taints{taint("gpu", "true", TaintEffect::PreferNoSchedule),
+                            taint("team", "a")};
   std::vector<Toleration> team{{.key = "team", .op = TolerationOperator::Equal, .value = "a"}};
   // Karpenter relaxes PreferNoSchedule taints last: they block until then.
   CHECK(first_untolerated(taints, team) == &taints[0]);

@@ -52,7 +52,8 @@ const Taint kGpuTaint{.key = "nvidia.com/gpu", .value = "true", .effect = TaintE
 
 }  // namespace
 
-TEST_CASE("kube-scheduler binds a pod to its nominated node even when another is emptier", "[workload]") {
+TEST_CASE("kube-scheduler binds a pod to its nominated node even when another is emptier",
+          "[workload]") {
   SchedulerRig rig;
   NodeId empty = add_node(rig.cluster, {.name = "a-empty"});
   NodeId busy = add_node(rig.cluster, {.name = "b-busy"});
@@ -78,7 +79,7 @@ TEST_CASE("kube-scheduler picks the least allocated feasible node", "[workload]"
   SchedulerRig rig;
   NodeId half = add_node(rig.cluster, {.name = "a-half"});
   NodeId quarter = add_node(rig.cluster, {.name = "b-quarter"});
-  rig.load(half, pod_requests(2000, 8192));    // 50% CPU, 50% memory of 4 CPU / 16 GiB
+  rig.load(half, pod_requests(2000, 8192));     // 50% CPU, 50% memory of 4 CPU / 16 GiB
   rig.load(quarter, pod_requests(1000, 4096));  // 25%, 25%
   PodId pod = rig.pending(pod_requests(500, 512));
   rig.pass();
@@ -115,17 +116,21 @@ TEST_CASE("kube-scheduler skips nodes whose taints the pod does not tolerate", "
   rig.load(cpu, pod_requests(2000, 8192));
   PodId plain = rig.pending(pod_requests(500, 512));
   PodSpec tolerant = spec_with(pod_requests(500, 512));
-  tolerant.tolerations.push_back(Toleration{.key = "nvidia.com/gpu", .op = TolerationOperator::Exists});
+  tolerant.tolerations.push_back(
+      Toleration{.key = "nvidia.com/gpu", .op = TolerationOperator::Exists});
   PodId gpu_pod = rig.pending(tolerant, at(seconds(1)));
   rig.pass();
-  CHECK(rig.bound_node(plain) == cpu);     // the emptier GPU node is tainted
+  CHECK(rig.bound_node(plain) == cpu);    // the emptier GPU node is tainted
   CHECK(rig.bound_node(gpu_pod) == gpu);  // tolerated, and emptier
 }
 
-TEST_CASE("kube-scheduler skips nodes whose labels conflict with the pod's nodeSelector", "[workload]") {
+TEST_CASE("kube-scheduler skips nodes whose labels conflict with the pod's nodeSelector",
+          "[workload]") {
   SchedulerRig rig;
-  add_node(rig.cluster, {.name = "a-1a", .zone = "us-east-1a", .extra_labels = {{"team", "infra"}}});
-  NodeId b = add_node(rig.cluster, {.name = "b-1b", .zone = "us-east-1b", .extra_labels = {{"team", "ml"}}});
+  add_node(rig.cluster,
+           {.name = "a-1a", .zone = "us-east-1a", .extra_labels = {{"team", "infra"}}});
+  NodeId b = add_node(rig.cluster,
+                      {.name = "b-1b", .zone = "us-east-1b", .extra_labels = {{"team", "ml"}}});
   add_node(rig.cluster, {.name = "c-unlabelled", .zone = "us-east-1b"});
   rig.load(b, pod_requests(3000, 8192));
   PodSpec s = spec_with(pod_requests(500, 512));
@@ -183,7 +188,8 @@ TEST_CASE("kube-scheduler reports a pod without a nomination that fits nowhere",
   CHECK(rig.cluster.pod(big).phase == PodPhase::Pending);
 }
 
-TEST_CASE("kube-scheduler waits quietly for a pod's nominated node that is still starting", "[workload]") {
+TEST_CASE("kube-scheduler waits quietly for a pod's nominated node that is still starting",
+          "[workload]") {
   SchedulerRig rig;
   NodeId starting = add_node(rig.cluster, {.name = "a-starting", .phase = NodePhase::Registered});
   PodId pod = rig.pending(pod_requests(500, 512));
@@ -198,7 +204,8 @@ TEST_CASE("kube-scheduler waits quietly for a pod's nominated node that is still
   CHECK(rig.bound_node(pod) == starting);
 }
 
-TEST_CASE("kube-scheduler reports a pod whose nominated Ready node has no room left", "[workload]") {
+TEST_CASE("kube-scheduler reports a pod whose nominated Ready node has no room left",
+          "[workload]") {
   SchedulerRig rig;
   NodeId node = add_node(rig.cluster, {.name = "a", .allocatable = node_allocatable(1500, 8)});
   PodId first = rig.pending(pod_requests(1000, 512), kSimStart);

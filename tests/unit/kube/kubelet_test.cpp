@@ -3,7 +3,6 @@
 #include "fleetsim/kube/kubelet.hpp"
 
 #include <catch2/catch.hpp>
-
 #include <string>
 #include <vector>
 
@@ -83,7 +82,8 @@ TEST_CASE("a profiled pod pulls its image, loads its model and turns Ready", "[k
   CHECK(rig.cluster.pod(second).ready);
 }
 
-TEST_CASE("a terminating pod leaves its node when its work is done, or when its grace period ends", "[kube]") {
+TEST_CASE("a terminating pod leaves its node when its work is done, or when its grace period ends",
+          "[kube]") {
   KubeletRig rig;
   Work work;
   rig.kubelet.manage(0, {}, &work);
@@ -105,11 +105,13 @@ TEST_CASE("a terminating pod leaves its node when its work is done, or when its 
   CHECK(work.log.back() == "killed " + std::to_string(slow));
 }
 
-TEST_CASE("a pod without a profile but with a readiness probe turns Ready when the probe passes", "[kube]") {
+TEST_CASE("a pod without a profile but with a readiness probe turns Ready when the probe passes",
+          "[kube]") {
   KubeletRig rig;
   PodSpec spec;
   spec.requests = pod_requests(100, 128);
-  spec.readiness_probe = ProbeTiming{.initial_delay = seconds(10), .period = seconds(5), .success_threshold = 1};
+  spec.readiness_probe =
+      ProbeTiming{.initial_delay = seconds(10), .period = seconds(5), .success_threshold = 1};
   Pod p;
   p.name = "web-0";
   p.spec = rig.specs.add(std::move(spec));

@@ -1,7 +1,6 @@
 #include "fleetsim/kube/node_termination.hpp"
 
 #include <catch2/catch.hpp>
-
 #include <vector>
 
 #include "unit/kube/termination_rig.hpp"
@@ -9,13 +8,16 @@
 using namespace fleetsim;
 using namespace fleetsim::test;
 
-TEST_CASE("deleting a node evicts its pods, clears nominations to it and terminates after the drain", "[kube]") {
+TEST_CASE(
+    "deleting a node evicts its pods, clears nominations to it and terminates after the drain",
+    "[kube]") {
   TerminationRig rig;
   NodeId node = rig.ready_node("m5.xlarge");
   rig.sim.run_until(at(seconds(80)));
   PodId first = rig.bound_pod(node);
   PodId second = rig.bound_pod(node);
-  PodId nominated = add_pending_pod(rig.cluster, rig.specs.add(pod_requests(100, 128)), rig.sim.now());
+  PodId nominated =
+      add_pending_pod(rig.cluster, rig.specs.add(pod_requests(100, 128)), rig.sim.now());
   rig.cluster.nominate(nominated, node);
   const int capacity_changes_before = rig.bus.capacity_changes;
   const std::size_t events_before = rig.bus.events.size();
@@ -24,7 +26,8 @@ TEST_CASE("deleting a node evicts its pods, clears nominations to it and termina
   rig.sim.run_until(delete_at);
   rig.termination.delete_node(node, "underutilized", seconds(30));
 
-  std::vector<RecordedEvent> after(rig.bus.events.begin() + static_cast<std::ptrdiff_t>(events_before), rig.bus.events.end());
+  std::vector<RecordedEvent> after(
+      rig.bus.events.begin() + static_cast<std::ptrdiff_t>(events_before), rig.bus.events.end());
   REQUIRE(after.size() == 3);
   CHECK(after[0].kind == EventKind::NodeDeleting);
   CHECK(after[0].reason == "underutilized");
@@ -89,7 +92,8 @@ TEST_CASE("a node deleted while launching never emits NodeLaunched", "[kube]") {
   rig.sim.run_until(at(seconds(2)));
   rig.termination.delete_node(*id, "launch_timeout", SimDuration{0});
   rig.sim.run_until(at(minutes(10)));
-  CHECK(rig.bus.kinds() == std::vector<EventKind>{EventKind::NodeDeleting, EventKind::NodeTerminated});
+  CHECK(rig.bus.kinds() ==
+        std::vector<EventKind>{EventKind::NodeDeleting, EventKind::NodeTerminated});
   CHECK(rig.bus.seconds_of(EventKind::NodeTerminated) == std::vector<double>{2});
   CHECK(rig.cluster.node(*id).phase == NodePhase::Terminated);
   CHECK_FALSE(rig.cluster.node(*id).initialized);
@@ -104,7 +108,8 @@ TEST_CASE("a node deleted after registration never becomes Ready", "[kube]") {
   rig.sim.run_until(at(seconds(50)));  // registered at 45 s, Ready would be at 70 s
   rig.termination.delete_node(*id, "test", seconds(5));
   rig.sim.run_until(at(minutes(10)));
-  CHECK(rig.bus.kinds() == std::vector<EventKind>{EventKind::NodeLaunched, EventKind::NodeRegistered,
-                                                  EventKind::NodeDeleting, EventKind::NodeTerminated});
+  CHECK(rig.bus.kinds() ==
+        std::vector<EventKind>{EventKind::NodeLaunched, EventKind::NodeRegistered,
+                               EventKind::NodeDeleting, EventKind::NodeTerminated});
   CHECK(rig.bus.seconds_of(EventKind::NodeTerminated) == std::vector<double>{55});
 }

@@ -39,7 +39,8 @@ TEST_CASE("readiness follows the probe grid after the server is up", "[unit]") {
   SECTION("period 10 s from the pod's start: the first probe at or after 220 s") {
     ProbeTiming readiness{.initial_delay = seconds(15), .period = seconds(10)};
     CHECK(pod_ready_time(bound, started, up, std::nullopt, readiness) == at(seconds(220)));
-    CHECK(pod_ready_time(bound, started, up + seconds(1), std::nullopt, readiness) == at(seconds(230)));
+    CHECK(pod_ready_time(bound, started, up + seconds(1), std::nullopt, readiness) ==
+          at(seconds(230)));
   }
   SECTION("initial delay counts from the containers' start") {
     ProbeTiming readiness{.initial_delay = seconds(90), .period = seconds(7)};

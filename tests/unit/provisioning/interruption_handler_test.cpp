@@ -1,7 +1,6 @@
 #include "fleetsim/provisioning/karpenter/interruption_handler.hpp"
 
 #include <catch2/catch.hpp>
-
 #include <vector>
 
 #include "unit/kube/termination_rig.hpp"
@@ -19,8 +18,10 @@ struct InterruptionRig : TerminationRig {
 
 }  // namespace
 
-TEST_CASE("a spot interruption drains for the longest pod grace period and blocks the offering for three minutes",
-          "[provisioning]") {
+TEST_CASE(
+    "a spot interruption drains for the longest pod grace period and blocks the offering for three "
+    "minutes",
+    "[provisioning]") {
   InterruptionRig rig;
   NodeId node = rig.ready_node("m5.large", CapacityType::Spot);
   PodId short_grace = rig.bound_pod(node, seconds(45));
@@ -31,7 +32,8 @@ TEST_CASE("a spot interruption drains for the longest pod grace period and block
   rig.sim.run_until(notice_at);
   rig.cloud.interrupt_spot(node);
 
-  std::vector<RecordedEvent> after(rig.bus.events.begin() + static_cast<std::ptrdiff_t>(events_before), rig.bus.events.end());
+  std::vector<RecordedEvent> after(
+      rig.bus.events.begin() + static_cast<std::ptrdiff_t>(events_before), rig.bus.events.end());
   REQUIRE(after.size() == 4);
   CHECK(after[0].kind == EventKind::SpotInterruptionNotice);
   CHECK(after[0].node == node);
@@ -61,7 +63,8 @@ TEST_CASE("a spot interruption drains for the longest pod grace period and block
   CHECK(rig.usable("m5.large", CapacityType::Spot));
 }
 
-TEST_CASE("EC2 stops an interrupted spot node at the two-minute mark whatever the grace period", "[provisioning]") {
+TEST_CASE("EC2 stops an interrupted spot node at the two-minute mark whatever the grace period",
+          "[provisioning]") {
   InterruptionRig rig;
   NodeId node = rig.ready_node("m5.large", CapacityType::Spot);
   rig.bound_pod(node, minutes(10));
@@ -80,4 +83,3 @@ TEST_CASE("an interrupted spot node without pods terminates at the notice", "[pr
   rig.sim.run_until(at(seconds(100)));
   CHECK(rig.bus.seconds_of(EventKind::NodeTerminated) == std::vector<double>{100});
 }
-

@@ -28,7 +28,11 @@ NodePool on_demand_pool(std::string name, std::vector<std::string> families = {"
 
 // One m5.large offering (us-east-1a, on-demand) that can run at most `capacity` instances.
 Catalog scarce_catalog(std::int64_t capacity) {
-  InstanceType t = make_type({.name = "m5.large", .vcpu = 2, .memory_gib = 8, .max_pods = 29, .on_demand = 0.096,
+  InstanceType t = make_type({.name = "m5.large",
+                              .vcpu = 2,
+                              .memory_gib = 8,
+                              .max_pods = 29,
+                              .on_demand = 0.096,
                               .zones = {"us-east-1a"}});
   for (Offering& o : t.offerings) o.capacity = capacity;
   return Catalog({t}, "test");
@@ -39,11 +43,16 @@ Catalog scarce_catalog(std::int64_t capacity) {
 struct ProvisionerRig {
   ProvisionerRig(Catalog c, std::vector<NodePool> pools)
       : catalog(std::move(c)),
-        cloud(sim, cluster, bus, catalog, std::vector<NodeLatency>(catalog.types().size(), kLatency)),
+        cloud(sim, cluster, bus, catalog,
+              std::vector<NodeLatency>(catalog.types().size(), kLatency)),
         provisioner(KarpenterProvisioner::Inputs{
-            .sim = sim, .cluster = cluster, .bus = bus, .cloud = cloud,
+            .sim = sim,
+            .cluster = cluster,
+            .bus = bus,
+            .cloud = cloud,
             .nodepool_inputs = {.catalog = catalog, .node_classes = {}, .daemonsets = {}},
-            .nodepools = std::move(pools), .settings = {}}) {}
+            .nodepools = std::move(pools),
+            .settings = {}}) {}
   ProvisionerRig(const ProvisionerRig&) = delete;
   ProvisionerRig& operator=(const ProvisionerRig&) = delete;
 
@@ -91,7 +100,8 @@ TEST_CASE("each new pod extends the batch by the idle second", "[provisioning]")
   CHECK(rig.bus.seconds_of(EventKind::PodNominated) == std::vector<double>{2, 2, 2});
 }
 
-TEST_CASE("a batch that keeps receiving new pods closes ten seconds after it opened", "[provisioning]") {
+TEST_CASE("a batch that keeps receiving new pods closes ten seconds after it opened",
+          "[provisioning]") {
   ProvisionerRig rig(small_catalog(), {on_demand_pool("default")});
   // New pods at 0, 0.5, …, 9.5 s: the idle second never passes, the 10 s maximum does.
   for (int k = 0; k < 20; ++k) {
@@ -117,8 +127,9 @@ TEST_CASE("the same pod triggering again does not extend the batch", "[provision
   CHECK(rig.provisioner.solves() == 1);
 }
 
-TEST_CASE("after the solve a pod is nominated to a launched NodeClaim of the cheapest type that fits",
-          "[provisioning]") {
+TEST_CASE(
+    "after the solve a pod is nominated to a launched NodeClaim of the cheapest type that fits",
+    "[provisioning]") {
   ProvisionerRig rig(small_catalog(), {on_demand_pool("default")});
   PodId pod = rig.new_pod(1500, 2048);
   rig.run_to(seconds(1));
@@ -155,8 +166,9 @@ TEST_CASE("after the solve a pod is nominated to a launched NodeClaim of the che
   CHECK(rig.provisioner.solves() == 1);
 }
 
-TEST_CASE("a pod that fits nowhere is reported with a reason per NodePool and retried ten seconds later",
-          "[provisioning]") {
+TEST_CASE(
+    "a pod that fits nowhere is reported with a reason per NodePool and retried ten seconds later",
+    "[provisioning]") {
   ProvisionerRig rig(small_catalog(), {on_demand_pool("alpha"), on_demand_pool("beta")});
   PodId pod = rig.new_pod(100'000, 512);  // 100 CPUs: more than any type offers
   rig.run_to(seconds(1));
@@ -168,8 +180,10 @@ TEST_CASE("a pod that fits nowhere is reported with a reason per NodePool and re
   CHECK(e.pod == pod);
   // Pools in Karpenter's order: equal weights, so name descending.
   CHECK(e.reason ==
-        "nodepool beta: no instance type has room for cpu=100 memory=512Mi gpus=0 plus daemonset overhead; "
-        "nodepool alpha: no instance type has room for cpu=100 memory=512Mi gpus=0 plus daemonset overhead");
+        "nodepool beta: no instance type has room for cpu=100 memory=512Mi gpus=0 plus daemonset "
+        "overhead; "
+        "nodepool alpha: no instance type has room for cpu=100 memory=512Mi gpus=0 plus daemonset "
+        "overhead");
   CHECK(rig.cluster.pod(pod).pending_reason == e.reason);
   CHECK(rig.cluster.pod(pod).nominated == kNoNode);
 
@@ -202,12 +216,14 @@ TEST_CASE("a second batch puts a pod on a node that is still launching", "[provi
   CHECK(rig.cluster.pod(second).nominated == 0);
   CHECK(rig.cluster.pod(first).nominated == 0);
   std::vector<PodId> nominated;
-  for (const RecordedEvent& e : rig.bus.of_kind(EventKind::PodNominated)) nominated.push_back(e.pod);
+  for (const RecordedEvent& e : rig.bus.of_kind(EventKind::PodNominated))
+    nominated.push_back(e.pod);
   CHECK(nominated == std::vector<PodId>{first, second});  // the first pod is not announced twice
   CHECK(rig.bus.seconds_of(EventKind::PodNominated) == std::vector<double>{1, 4});
 }
 
-TEST_CASE("a NodeClaim whose offerings ran out in the same batch fails to launch", "[provisioning]") {
+TEST_CASE("a NodeClaim whose offerings ran out in the same batch fails to launch",
+          "[provisioning]") {
   // One offering with room for one instance; each pod needs a node of its own (1500m of 1930m).
   ProvisionerRig rig(scarce_catalog(1), {make_pool("default")});
   PodId first = rig.new_pod(1500, 512);
@@ -234,7 +250,8 @@ TEST_CASE("a NodeClaim whose offerings ran out in the same batch fails to launch
   CHECK(rig.cluster.nodes().size() == 1);
 }
 
-TEST_CASE("a launch into exhausted capacity fails, is cached, and the next solve avoids it", "[provisioning]") {
+TEST_CASE("a launch into exhausted capacity fails, is cached, and the next solve avoids it",
+          "[provisioning]") {
   // Karpenter learns of a shortage only when CreateFleet fails: the first batch plans a claim and
   // its launch fails; the offerings are cached unavailable for 3 minutes, so the retry (10 s
   // later, batch closing 1 s after) finds no offering and reports why.
@@ -252,7 +269,8 @@ TEST_CASE("a launch into exhausted capacity fails, is cached, and the next solve
         "nodepool default: no available offering (insufficient capacity)");
 }
 
-TEST_CASE("a pod whose new NodeClaim fails to launch loses its old nomination and is retried", "[provisioning]") {
+TEST_CASE("a pod whose new NodeClaim fails to launch loses its old nomination and is retried",
+          "[provisioning]") {
   // Room for two m5.large instances (1930m each).
   ProvisionerRig rig(scarce_catalog(2), {make_pool("default")});
   PodId small = rig.new_pod(1000, 512);

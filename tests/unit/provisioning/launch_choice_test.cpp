@@ -1,14 +1,15 @@
 // plan_launch: the capacity type and the ordered offerings a NodeClaim's fleet request carries
 // (karpenter.md §1.4: exotic filter, spot filter, 60-type truncation).
-#include <catch2/catch.hpp>
+#include "fleetsim/provisioning/karpenter/launch_choice.hpp"
 
-#include <cstdint>
 #include <fmt/format.h>
+
+#include <catch2/catch.hpp>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "../scheduling/builders.hpp"
-#include "fleetsim/provisioning/karpenter/launch_choice.hpp"
 
 using namespace fleetsim;
 using test::make_type;
@@ -22,10 +23,12 @@ constexpr std::string_view kZoneB = "us-east-1b";
 // come from (it sizes the candidates' nodes).
 class Launcher {
  public:
-  explicit Launcher(Catalog catalog) : catalog_(std::move(catalog)), context_(catalog_, pools_, {}) {}
+  explicit Launcher(Catalog catalog)
+      : catalog_(std::move(catalog)), context_(catalog_, pools_, {}) {}
   Launcher(const Launcher&) = delete;  // the context points at the catalog
 
-  NewNodeClaim claim(const std::vector<std::string>& type_names, Requirements requirements = {}) const {
+  NewNodeClaim claim(const std::vector<std::string>& type_names,
+                     Requirements requirements = {}) const {
     NewNodeClaim c;
     for (const auto& name : type_names) {
       auto index = catalog_.index_of(name);
@@ -60,7 +63,8 @@ class Launcher {
       const InstanceType& t = catalog_.types()[c.type];
       const Offering& o = t.offerings[c.offering];
       CHECK(c.price == o.price_per_hour);
-      out.push_back(fmt::format("{} {} {} {:.3f}", t.name, o.zone, to_string(o.capacity_type), c.price));
+      out.push_back(
+          fmt::format("{} {} {} {:.3f}", t.name, o.zone, to_string(o.capacity_type), c.price));
     }
     return out;
   }
@@ -86,12 +90,14 @@ Requirements spot_or_on_demand() { return capacity_types({"spot", "on-demand"});
 // m5.large and m5.xlarge spot offerings, cheapest first; all below m5.large's $0.096 on-demand.
 const Lines kM5Spot{"m5.large us-east-1a spot 0.040", "m5.large us-east-1b spot 0.040",
                     "m5.xlarge us-east-1a spot 0.080", "m5.xlarge us-east-1b spot 0.080"};
-const Lines kM5OnDemand{"m5.large us-east-1a on-demand 0.096", "m5.large us-east-1b on-demand 0.096",
-                        "m5.xlarge us-east-1a on-demand 0.192", "m5.xlarge us-east-1b on-demand 0.192"};
+const Lines kM5OnDemand{
+    "m5.large us-east-1a on-demand 0.096", "m5.large us-east-1b on-demand 0.096",
+    "m5.xlarge us-east-1a on-demand 0.192", "m5.xlarge us-east-1b on-demand 0.192"};
 
 }  // namespace
 
-TEST_CASE("spot is launched when the claim allows it and a spot offering is usable", "[provisioning]") {
+TEST_CASE("spot is launched when the claim allows it and a spot offering is usable",
+          "[provisioning]") {
   Launcher l(test::small_catalog());
   LaunchPlan plan = l.plan(l.claim({"m5.large", "m5.xlarge"}, spot_or_on_demand()));
   CHECK(plan.capacity_type == CapacityType::Spot);
@@ -120,41 +126,52 @@ TEST_CASE("one usable spot offering is enough for a spot launch", "[provisioning
   std::vector<std::uint8_t> usable = l.usable_except(CapacityType::Spot, "m5.large");
   LaunchPlan plan = l.plan(l.claim({"m5.large", "m5.xlarge"}, spot_or_on_demand()), usable);
   CHECK(plan.capacity_type == CapacityType::Spot);
-  CHECK(l.describe(plan) == Lines{"m5.xlarge us-east-1a spot 0.080", "m5.xlarge us-east-1b spot 0.080"});
+  CHECK(l.describe(plan) ==
+        Lines{"m5.xlarge us-east-1a spot 0.080", "m5.xlarge us-east-1b spot 0.080"});
 }
 
 TEST_CASE("nothing launchable gives an empty plan", "[provisioning]") {
   Launcher l(test::small_catalog());
-  std::vector<std::uint8_t> none(l.usable_except(CapacityType::Spot, {}, l.usable_except(CapacityType::OnDemand)));
+  std::vector<std::uint8_t> none(
+      l.usable_except(CapacityType::Spot, {}, l.usable_except(CapacityType::OnDemand)));
   CHECK(l.plan(l.claim({"m5.large"}), none).candidates.empty());
   // c5.large has no spot offering at all.
   CHECK(l.plan(l.claim({"c5.large"}, capacity_types({"spot"}))).candidates.empty());
 }
 
-TEST_CASE("the exotic filter drops GPU types while an ordinary type is in the claim", "[provisioning]") {
+TEST_CASE("the exotic filter drops GPU types while an ordinary type is in the claim",
+          "[provisioning]") {
   Launcher l(test::small_catalog());
   LaunchPlan plan = l.plan(l.claim({"m5.large", "g4dn.xlarge", "g5.xlarge"}, spot_or_on_demand()));
   CHECK(plan.capacity_type == CapacityType::Spot);
-  CHECK(l.describe(plan) == Lines{"m5.large us-east-1a spot 0.040", "m5.large us-east-1b spot 0.040"});
+  CHECK(l.describe(plan) ==
+        Lines{"m5.large us-east-1a spot 0.040", "m5.large us-east-1b spot 0.040"});
 }
 
 TEST_CASE("the exotic filter drops metal types too", "[provisioning]") {
   // m5.metal's spot price is below m5.large's on-demand one, so only the exotic filter removes it.
   Launcher l(Catalog({make_type({.name = "m5.large", .on_demand = 0.096, .spot = 0.04}),
-                      make_type({.name = "m5.metal", .vcpu = 96, .memory_gib = 384, .max_pods = 737,
-                                 .on_demand = 4.608, .spot = 0.05})},
+                      make_type({.name = "m5.metal",
+                                 .vcpu = 96,
+                                 .memory_gib = 384,
+                                 .max_pods = 737,
+                                 .on_demand = 4.608,
+                                 .spot = 0.05})},
                      "test"));
   LaunchPlan plan = l.plan(l.claim({"m5.large", "m5.metal"}, spot_or_on_demand()));
-  CHECK(l.describe(plan) == Lines{"m5.large us-east-1a spot 0.040", "m5.large us-east-1b spot 0.040"});
+  CHECK(l.describe(plan) ==
+        Lines{"m5.large us-east-1a spot 0.040", "m5.large us-east-1b spot 0.040"});
 }
 
 TEST_CASE("GPU types are launched when the claim has nothing else", "[provisioning]") {
   Launcher l(test::small_catalog());
   LaunchPlan plan = l.plan(l.claim({"g4dn.xlarge", "g5.xlarge"}, spot_or_on_demand()));
   CHECK(plan.capacity_type == CapacityType::Spot);
-  // Both spot prices are below the cheapest on-demand offering ($0.526), so the spot filter keeps them.
-  CHECK(l.describe(plan) == Lines{"g4dn.xlarge us-east-1a spot 0.220", "g4dn.xlarge us-east-1b spot 0.220",
-                                  "g5.xlarge us-east-1a spot 0.450", "g5.xlarge us-east-1b spot 0.450"});
+  // Both spot prices are below the cheapest on-demand offering ($0.526), so the spot filter keeps
+  // them.
+  CHECK(l.describe(plan) ==
+        Lines{"g4dn.xlarge us-east-1a spot 0.220", "g4dn.xlarge us-east-1b spot 0.220",
+              "g5.xlarge us-east-1a spot 0.450", "g5.xlarge us-east-1b spot 0.450"});
 }
 
 TEST_CASE("minValues switches the exotic and spot filters off", "[provisioning]") {
@@ -167,25 +184,29 @@ TEST_CASE("minValues switches the exotic and spot filters off", "[provisioning]"
   CHECK(plan.capacity_type == CapacityType::Spot);
   // g4dn.xlarge stays (no exotic filter) and so does m5.2xlarge's $0.16 spot, dearer than
   // m5.large's $0.096 on-demand (no spot filter).
-  CHECK(l.describe(plan) == Lines{"m5.large us-east-1a spot 0.040", "m5.large us-east-1b spot 0.040",
-                                  "m5.2xlarge us-east-1a spot 0.160", "m5.2xlarge us-east-1b spot 0.160",
-                                  "g4dn.xlarge us-east-1a spot 0.220", "g4dn.xlarge us-east-1b spot 0.220"});
+  CHECK(l.describe(plan) ==
+        Lines{"m5.large us-east-1a spot 0.040", "m5.large us-east-1b spot 0.040",
+              "m5.2xlarge us-east-1a spot 0.160", "m5.2xlarge us-east-1b spot 0.160",
+              "g4dn.xlarge us-east-1a spot 0.220", "g4dn.xlarge us-east-1b spot 0.220"});
 }
 
-TEST_CASE("the spot filter drops spot offerings dearer than the cheapest on-demand one", "[provisioning]") {
+TEST_CASE("the spot filter drops spot offerings dearer than the cheapest on-demand one",
+          "[provisioning]") {
   Launcher l(test::small_catalog());
   // m5.2xlarge spot is $0.16, above m5.large on-demand at $0.096: a bigger spot node must not cost
   // more than the smallest on-demand node that would do.
   LaunchPlan plan = l.plan(l.claim({"m5.large", "m5.2xlarge"}, spot_or_on_demand()));
   CHECK(plan.capacity_type == CapacityType::Spot);
-  CHECK(l.describe(plan) == Lines{"m5.large us-east-1a spot 0.040", "m5.large us-east-1b spot 0.040"});
+  CHECK(l.describe(plan) ==
+        Lines{"m5.large us-east-1a spot 0.040", "m5.large us-east-1b spot 0.040"});
 }
 
 TEST_CASE("the spot filter needs both capacity types allowed", "[provisioning]") {
   Launcher l(test::small_catalog());
   LaunchPlan plan = l.plan(l.claim({"m5.large", "m5.2xlarge"}, capacity_types({"spot"})));
-  CHECK(l.describe(plan) == Lines{"m5.large us-east-1a spot 0.040", "m5.large us-east-1b spot 0.040",
-                                  "m5.2xlarge us-east-1a spot 0.160", "m5.2xlarge us-east-1b spot 0.160"});
+  CHECK(l.describe(plan) ==
+        Lines{"m5.large us-east-1a spot 0.040", "m5.large us-east-1b spot 0.040",
+              "m5.2xlarge us-east-1a spot 0.160", "m5.2xlarge us-east-1b spot 0.160"});
 }
 
 TEST_CASE("the spot filter's ceiling is the cheapest usable on-demand offering", "[provisioning]") {
@@ -194,8 +215,9 @@ TEST_CASE("the spot filter's ceiling is the cheapest usable on-demand offering",
   // so its $0.16 spot offering passes.
   std::vector<std::uint8_t> usable = l.usable_except(CapacityType::OnDemand, "m5.large");
   LaunchPlan plan = l.plan(l.claim({"m5.large", "m5.2xlarge"}, spot_or_on_demand()), usable);
-  CHECK(l.describe(plan) == Lines{"m5.large us-east-1a spot 0.040", "m5.large us-east-1b spot 0.040",
-                                  "m5.2xlarge us-east-1a spot 0.160", "m5.2xlarge us-east-1b spot 0.160"});
+  CHECK(l.describe(plan) ==
+        Lines{"m5.large us-east-1a spot 0.040", "m5.large us-east-1b spot 0.040",
+              "m5.2xlarge us-east-1a spot 0.160", "m5.2xlarge us-east-1b spot 0.160"});
 }
 
 TEST_CASE("the spot filter never empties the plan", "[provisioning]") {
@@ -203,7 +225,8 @@ TEST_CASE("the spot filter never empties the plan", "[provisioning]") {
   Launcher l(Catalog({make_type({.name = "x5.large", .on_demand = 0.10, .spot = 0.12})}, "test"));
   LaunchPlan plan = l.plan(l.claim({"x5.large"}, spot_or_on_demand()));
   CHECK(plan.capacity_type == CapacityType::Spot);
-  CHECK(l.describe(plan) == Lines{"x5.large us-east-1a spot 0.120", "x5.large us-east-1b spot 0.120"});
+  CHECK(l.describe(plan) ==
+        Lines{"x5.large us-east-1a spot 0.120", "x5.large us-east-1b spot 0.120"});
 }
 
 TEST_CASE("an ordinary on-demand type wins over a GPU type's spot offering", "[provisioning]") {
@@ -214,7 +237,8 @@ TEST_CASE("an ordinary on-demand type wins over a GPU type's spot offering", "[p
   Launcher l(test::small_catalog());
   LaunchPlan plan = l.plan(l.claim({"c5.large", "g4dn.xlarge"}, spot_or_on_demand()));
   CHECK(plan.capacity_type == CapacityType::OnDemand);
-  CHECK(l.describe(plan) == Lines{"c5.large us-east-1a on-demand 0.085", "c5.large us-east-1b on-demand 0.085"});
+  CHECK(l.describe(plan) ==
+        Lines{"c5.large us-east-1a on-demand 0.085", "c5.large us-east-1b on-demand 0.085"});
 }
 
 TEST_CASE("the spot filter's ceiling includes types without spot offerings", "[provisioning]") {
@@ -226,19 +250,23 @@ TEST_CASE("the spot filter's ceiling includes types without spot offerings", "[p
                      "test"));
   LaunchPlan plan = l.plan(l.claim({"c5.large", "m5.large"}, spot_or_on_demand()));
   CHECK(plan.capacity_type == CapacityType::OnDemand);
-  CHECK(l.describe(plan) == Lines{"c5.large us-east-1a on-demand 0.085", "c5.large us-east-1b on-demand 0.085"});
+  CHECK(l.describe(plan) ==
+        Lines{"c5.large us-east-1a on-demand 0.085", "c5.large us-east-1b on-demand 0.085"});
 }
 
 TEST_CASE("candidates are ordered by price, then type name, then offering", "[provisioning]") {
   // b5 and a5 cost the same; each lists zone b before zone a, so offering order puts b first.
-  Launcher l(Catalog({make_type({.name = "b5.large", .on_demand = 0.10, .zones = {"us-east-1b", "us-east-1a"}}),
-                      make_type({.name = "a5.large", .on_demand = 0.10, .zones = {"us-east-1b", "us-east-1a"}}),
-                      make_type({.name = "c5.large", .on_demand = 0.05, .zones = {"us-east-1a"}})},
-                     "test"));
-  LaunchPlan plan = l.plan(l.claim({"b5.large", "a5.large", "c5.large"}, capacity_types({"on-demand"})));
-  CHECK(l.describe(plan) == Lines{"c5.large us-east-1a on-demand 0.050", "a5.large us-east-1b on-demand 0.100",
-                                  "a5.large us-east-1a on-demand 0.100", "b5.large us-east-1b on-demand 0.100",
-                                  "b5.large us-east-1a on-demand 0.100"});
+  Launcher l(Catalog(
+      {make_type({.name = "b5.large", .on_demand = 0.10, .zones = {"us-east-1b", "us-east-1a"}}),
+       make_type({.name = "a5.large", .on_demand = 0.10, .zones = {"us-east-1b", "us-east-1a"}}),
+       make_type({.name = "c5.large", .on_demand = 0.05, .zones = {"us-east-1a"}})},
+      "test"));
+  LaunchPlan plan =
+      l.plan(l.claim({"b5.large", "a5.large", "c5.large"}, capacity_types({"on-demand"})));
+  CHECK(l.describe(plan) ==
+        Lines{"c5.large us-east-1a on-demand 0.050", "a5.large us-east-1b on-demand 0.100",
+              "a5.large us-east-1a on-demand 0.100", "b5.large us-east-1b on-demand 0.100",
+              "b5.large us-east-1a on-demand 0.100"});
   REQUIRE(plan.candidates.size() == 5);
   CHECK(plan.candidates[1].offering == 0);
   CHECK(plan.candidates[2].offering == 1);
@@ -249,7 +277,8 @@ TEST_CASE("a zone requirement restricts the offerings", "[provisioning]") {
   Requirements r = spot_or_on_demand();
   r.add(std::string(label::kZone), test::in({std::string(kZoneB)}));
   LaunchPlan plan = l.plan(l.claim({"m5.large", "m5.xlarge"}, r));
-  CHECK(l.describe(plan) == Lines{"m5.large us-east-1b spot 0.040", "m5.xlarge us-east-1b spot 0.080"});
+  CHECK(l.describe(plan) ==
+        Lines{"m5.large us-east-1b spot 0.040", "m5.xlarge us-east-1b spot 0.080"});
 
   // When the only zone with spot capacity is excluded, the launch falls back to on-demand there.
   std::vector<std::uint8_t> usable = l.usable_except(CapacityType::Spot);
@@ -266,7 +295,8 @@ TEST_CASE("a fleet request carries at most 60 instance types, the cheapest", "[p
   std::vector<std::string> names;
   for (int i = 0; i < 70; ++i) {
     names.push_back(fmt::format("t{:02}.large", i));
-    types.push_back(make_type({.name = names.back(), .on_demand = 0.01 * (i + 1), .zones = {"us-east-1a"}}));
+    types.push_back(
+        make_type({.name = names.back(), .on_demand = 0.01 * (i + 1), .zones = {"us-east-1a"}}));
   }
   Launcher l(Catalog(std::move(types), "test"));
   LaunchPlan plan = l.plan(l.claim(names, capacity_types({"on-demand"})));

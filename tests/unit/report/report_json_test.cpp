@@ -1,7 +1,8 @@
+#include "fleetsim/report/report_json.hpp"
+
 #include <catch2/catch.hpp>
 
 #include "fleetsim/report/json_writer.hpp"
-#include "fleetsim/report/report_json.hpp"
 #include "fleetsim/report/summary.hpp"
 
 using namespace fleetsim;
@@ -81,8 +82,7 @@ TEST_CASE("report.json has the contract's top-level keys in order", "[report]") 
   CHECK(r["pods"]["unschedulable"] == Json::array());
 }
 
-TEST_CASE("report.json lays out every field of the result, rounded to six decimals",
-          "[report]") {
+TEST_CASE("report.json lays out every field of the result, rounded to six decimals", "[report]") {
   const std::string expected =
       R"j({"scenario":"unit","seed":7,"duration_s":3600.0,)j"
       R"j("cost":{"total_usd":1.6,"on_demand_usd":1.2,"spot_usd":0.3,"ebs_usd":0.1,)j"
@@ -117,8 +117,8 @@ TEST_CASE("the disruption and spot sections appear only when present", "[report]
   r.spot = SpotResult{};
   const Json j = report_json(r);
   CHECK(keys_of(j) == std::vector<std::string>{"scenario", "seed", "duration_s", "cost", "gpu",
-                                               "sla", "pods", "jobs", "nodes", "disruption",
-                                               "spot", "engine"});
+                                               "sla", "pods", "jobs", "nodes", "disruption", "spot",
+                                               "engine"});
   CHECK(j["disruption"] == Json::object());
 }
 

@@ -92,8 +92,7 @@ std::vector<NamedRun> example_runs() {
 
 }  // namespace
 
-TEST_CASE("runs on threads at once give the bytes of the same runs one after another",
-          "[report]") {
+TEST_CASE("runs on threads at once give the bytes of the same runs one after another", "[report]") {
   const std::vector<NamedRun> runs = example_runs();
 
   std::vector<Outputs> sequential;
@@ -122,9 +121,9 @@ TEST_CASE("runs on threads at once give the bytes of the same runs one after ano
     const Outputs& s = sequential[i];
     const Outputs& t = threaded[i];
     using File = std::tuple<const char*, const std::string*, const std::string*>;
-    for (auto [file, a, b] : {File{"report.json", &s.report, &t.report},
-                              File{"events.jsonl", &s.events, &t.events},
-                              File{"timeseries.csv", &s.timeseries, &t.timeseries}}) {
+    for (auto [file, a, b] :
+         {File{"report.json", &s.report, &t.report}, File{"events.jsonl", &s.events, &t.events},
+          File{"timeseries.csv", &s.timeseries, &t.timeseries}}) {
       INFO(file);
       CHECK(!a->empty());
       CHECK(first_difference(*a, *b) == "");

@@ -47,7 +47,8 @@ class RecorderWorld {
   Cluster cluster;
 
   WorkloadId workload(std::string name, WorkloadKind kind) {
-    return cluster.add_workload({.name = std::move(name), .kind = kind, .namespace_name = "default"});
+    return cluster.add_workload(
+        {.name = std::move(name), .kind = kind, .namespace_name = "default"});
   }
 
   NodeId node(const NodeSpec& s) {

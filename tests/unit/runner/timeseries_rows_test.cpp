@@ -38,8 +38,8 @@ TEST_CASE("time series sinks get the columns at once and a row per interval", "[
 
   RecorderWorld w(rec);
   WorkloadId train = w.workload("train", WorkloadKind::Job);
-  NodeId n = w.node(
-      {.capacity_type = CapacityType::Spot, .price = 0.45, .ebs_price = 0.01, .gpus = 4});
+  NodeId n =
+      w.node({.capacity_type = CapacityType::Spot, .price = 0.45, .ebs_price = 0.01, .gpus = 4});
   PodId p = w.pod({.name = "train-0", .workload = train, .gpus = 2});
   PodId q = w.pod({.name = "train-1", .workload = train, .gpus = 8});
   w.create(0, p);

@@ -42,9 +42,12 @@ inline InstanceType make_type(const TypeSpec& s) {
     t.gpu_memory_mib = 22888;
   }
   for (const auto& z : s.zones) {
-    t.offerings.push_back(Offering{.zone = z, .capacity_type = CapacityType::OnDemand, .price_per_hour = s.on_demand});
+    t.offerings.push_back(Offering{
+        .zone = z, .capacity_type = CapacityType::OnDemand, .price_per_hour = s.on_demand});
     if (s.spot > 0)
-      t.offerings.push_back(Offering{.zone = z, .capacity_type = CapacityType::Spot, .price_per_hour = s.spot,
+      t.offerings.push_back(Offering{.zone = z,
+                                     .capacity_type = CapacityType::Spot,
+                                     .price_per_hour = s.spot,
                                      .interruption_bucket = "<5%"});
   }
   apply_aws_sizing(t);
@@ -54,20 +57,61 @@ inline InstanceType make_type(const TypeSpec& s) {
 // m5 and c5 CPU types, g4dn and g5 GPU types, two zones; prices are us-east-1 on-demand.
 inline Catalog small_catalog() {
   std::vector<InstanceType> types{
-      make_type({.name = "m5.large", .vcpu = 2, .memory_gib = 8, .max_pods = 29, .on_demand = 0.096, .spot = 0.04}),
-      make_type({.name = "m5.xlarge", .vcpu = 4, .memory_gib = 16, .max_pods = 58, .on_demand = 0.192, .spot = 0.08}),
-      make_type({.name = "m5.2xlarge", .vcpu = 8, .memory_gib = 32, .max_pods = 58, .on_demand = 0.384, .spot = 0.16}),
-      make_type({.name = "c5.large", .vcpu = 2, .memory_gib = 4, .max_pods = 29, .on_demand = 0.085}),
-      make_type({.name = "g4dn.xlarge", .vcpu = 4, .memory_gib = 16, .max_pods = 29, .gpus = 1, .gpu_name = "t4",
-                 .on_demand = 0.526, .spot = 0.22}),
-      make_type({.name = "g5.xlarge", .vcpu = 4, .memory_gib = 16, .max_pods = 58, .gpus = 1, .gpu_name = "a10g",
-                 .on_demand = 1.006, .spot = 0.45}),
-      make_type({.name = "g5.2xlarge", .vcpu = 8, .memory_gib = 32, .max_pods = 58, .gpus = 1, .gpu_name = "a10g",
-                 .on_demand = 1.212, .spot = 0.52}),
-      make_type({.name = "g5.12xlarge", .vcpu = 48, .memory_gib = 192, .max_pods = 737, .gpus = 4,
-                 .gpu_name = "a10g", .on_demand = 5.672, .spot = 2.1}),
+      make_type({.name = "m5.large",
+                 .vcpu = 2,
+                 .memory_gib = 8,
+                 .max_pods = 29,
+                 .on_demand = 0.096,
+                 .spot = 0.04}),
+      make_type({.name = "m5.xlarge",
+                 .vcpu = 4,
+                 .memory_gib = 16,
+                 .max_pods = 58,
+                 .on_demand = 0.192,
+                 .spot = 0.08}),
+      make_type({.name = "m5.2xlarge",
+                 .vcpu = 8,
+                 .memory_gib = 32,
+                 .max_pods = 58,
+                 .on_demand = 0.384,
+                 .spot = 0.16}),
+      make_type(
+          {.name = "c5.large", .vcpu = 2, .memory_gib = 4, .max_pods = 29, .on_demand = 0.085}),
+      make_type({.name = "g4dn.xlarge",
+                 .vcpu = 4,
+                 .memory_gib = 16,
+                 .max_pods = 29,
+                 .gpus = 1,
+                 .gpu_name = "t4",
+                 .on_demand = 0.526,
+                 .spot = 0.22}),
+      make_type({.name = "g5.xlarge",
+                 .vcpu = 4,
+                 .memory_gib = 16,
+                 .max_pods = 58,
+                 .gpus = 1,
+                 .gpu_name = "a10g",
+                 .on_demand = 1.006,
+                 .spot = 0.45}),
+      make_type({.name = "g5.2xlarge",
+                 .vcpu = 8,
+                 .memory_gib = 32,
+                 .max_pods = 58,
+                 .gpus = 1,
+                 .gpu_name = "a10g",
+                 .on_demand = 1.212,
+                 .spot = 0.52}),
+      make_type({.name = "g5.12xlarge",
+                 .vcpu = 48,
+                 .memory_gib = 192,
+                 .max_pods = 737,
+                 .gpus = 4,
+                 .gpu_name = "a10g",
+                 .on_demand = 5.672,
+                 .spot = 2.1}),
   };
-  std::sort(types.begin(), types.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  std::sort(types.begin(), types.end(),
+            [](const auto& a, const auto& b) { return a.name < b.name; });
   return Catalog(std::move(types), "test");
 }
 
@@ -93,7 +137,9 @@ inline NodePool make_pool(std::string name, int weight = 0) {
   return p;
 }
 
-inline Requirement in(std::vector<std::string> values) { return Requirement::make(Operator::In, std::move(values)); }
+inline Requirement in(std::vector<std::string> values) {
+  return Requirement::make(Operator::In, std::move(values));
+}
 
 // Holds what a SolveInput points to.
 struct Problem {
@@ -109,8 +155,11 @@ struct Problem {
     }
     for (int i = 0; i < copies; ++i) {
       std::size_t n = pods.size();
-      pods.push_back(PendingPod{.spec = &specs.back(), .labels = &no_labels, .namespace_name = "default",
-                                .created_us = static_cast<std::int64_t>(n), .uid = {}});
+      pods.push_back(PendingPod{.spec = &specs.back(),
+                                .labels = &no_labels,
+                                .namespace_name = "default",
+                                .created_us = static_cast<std::int64_t>(n),
+                                .uid = {}});
     }
   }
   SolveInput input() {

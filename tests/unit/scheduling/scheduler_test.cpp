@@ -15,7 +15,8 @@ NodePool on_demand_pool(std::string name, std::vector<std::string> families, int
 }
 
 SolveResult solve(const Catalog& catalog, const std::vector<NodePool>& pools, Problem& problem,
-                  std::vector<SchedulingContext::DaemonSet> daemonsets = {}, SolveInput overrides = {}) {
+                  std::vector<SchedulingContext::DaemonSet> daemonsets = {},
+                  SolveInput overrides = {}) {
   SchedulingContext ctx(catalog, pools, daemonsets);
   Scheduler scheduler(ctx);
   SolveInput input = problem.input();
@@ -26,14 +27,16 @@ SolveResult solve(const Catalog& catalog, const std::vector<NodePool>& pools, Pr
 
 }  // namespace
 
-TEST_CASE("a pod gets a NodeClaim whose cheapest option is the cheapest type that fits", "[scheduling]") {
+TEST_CASE("a pod gets a NodeClaim whose cheapest option is the cheapest type that fits",
+          "[scheduling]") {
   Catalog catalog = small_catalog();
   std::vector<NodePool> pools{on_demand_pool("default", {"m5", "c5"})};
   Problem problem;
   problem.add(make_pod({.cpu_millis = 1500, .memory_mib = 2048}));
   SolveResult r = solve(catalog, pools, problem);
   REQUIRE(r.claims.size() == 1);
-  CHECK(type_names(catalog, r.claims[0]) == std::vector<std::string>{"c5.large", "m5.large", "m5.xlarge", "m5.2xlarge"});
+  CHECK(type_names(catalog, r.claims[0]) ==
+        std::vector<std::string>{"c5.large", "m5.large", "m5.xlarge", "m5.2xlarge"});
   CHECK(r.failures.empty());
 }
 
@@ -62,9 +65,11 @@ TEST_CASE("max pods caps how many pods share a node", "[scheduling]") {
   CHECK(r.claims[1].pods.size() == 1);
 }
 
-TEST_CASE("NodePools are tried by weight; a nodeSelector can name a lower-weight pool", "[scheduling]") {
+TEST_CASE("NodePools are tried by weight; a nodeSelector can name a lower-weight pool",
+          "[scheduling]") {
   Catalog catalog = small_catalog();
-  std::vector<NodePool> pools{on_demand_pool("general", {"m5"}, 10), on_demand_pool("compute", {"c5"}, 50)};
+  std::vector<NodePool> pools{on_demand_pool("general", {"m5"}, 10),
+                              on_demand_pool("compute", {"c5"}, 50)};
   Problem problem;
   problem.add(make_pod({.cpu_millis = 500, .memory_mib = 512}));
   PodSpec pinned = make_pod({.cpu_millis = 500, .memory_mib = 512});
@@ -109,17 +114,20 @@ TEST_CASE("limits count capacity and charge each new claim its largest option", 
 TEST_CASE("a GPU pool's taint keeps pods without the toleration off it", "[scheduling]") {
   Catalog catalog = small_catalog();
   NodePool gpu = on_demand_pool("gpu", {"g4dn", "g5"}, 100);
-  gpu.taints.push_back(Taint{.key = "nvidia.com/gpu", .value = "true", .effect = TaintEffect::NoSchedule});
+  gpu.taints.push_back(
+      Taint{.key = "nvidia.com/gpu", .value = "true", .effect = TaintEffect::NoSchedule});
   std::vector<NodePool> pools{gpu, on_demand_pool("cpu", {"m5"})};
   Problem problem;
   problem.add(make_pod({.cpu_millis = 500, .memory_mib = 512}));
   PodSpec trainer = make_pod({.cpu_millis = 2000, .memory_mib = 8192, .gpus = 1});
-  trainer.tolerations.push_back(Toleration{.key = "nvidia.com/gpu", .op = TolerationOperator::Exists});
+  trainer.tolerations.push_back(
+      Toleration{.key = "nvidia.com/gpu", .op = TolerationOperator::Exists});
   problem.add(trainer);
   SolveResult r = solve(catalog, pools, problem);
   REQUIRE(r.claims.size() == 2);
   CHECK(pools[r.claims[0].pool].name == "gpu");
-  CHECK(type_names(catalog, r.claims[0]) == std::vector<std::string>{"g4dn.xlarge", "g5.xlarge", "g5.2xlarge", "g5.12xlarge"});
+  CHECK(type_names(catalog, r.claims[0]) ==
+        std::vector<std::string>{"g4dn.xlarge", "g5.xlarge", "g5.2xlarge", "g5.12xlarge"});
   CHECK(pools[r.claims[1].pool].name == "cpu");
 }
 
@@ -137,8 +145,11 @@ TEST_CASE("pods go to an in-flight node before a new NodeClaim", "[scheduling]")
   Catalog catalog = small_catalog();
   std::vector<NodePool> pools{on_demand_pool("default", {"m5"})};
   Requirements labels = Requirements::from_labels({{std::string(label::kNodePool), "default"}});
-  ExistingNode inflight{.name = "default-abcde", .initialized = false, .pool = 0,
-                        .type = static_cast<std::uint32_t>(*catalog.index_of("m5.xlarge")), .zone = "us-east-1a",
+  ExistingNode inflight{.name = "default-abcde",
+                        .initialized = false,
+                        .pool = 0,
+                        .type = static_cast<std::uint32_t>(*catalog.index_of("m5.xlarge")),
+                        .zone = "us-east-1a",
                         .labels = &labels};
   inflight.available = catalog.find("m5.xlarge")->allocatable;
   std::vector<ExistingNode> nodes{inflight};
@@ -175,7 +186,8 @@ TEST_CASE("unavailable offerings push the claim to the next cheapest type", "[sc
   SchedulingContext ctx(catalog, pools, {});
   std::vector<std::uint8_t> usable(ctx.offering_count(), 1);
   auto g4dn = static_cast<std::uint32_t>(*catalog.index_of("g4dn.xlarge"));
-  for (std::size_t i = 0; i < catalog.types()[g4dn].offerings.size(); ++i) usable[ctx.offering_index(g4dn, i)] = 0;
+  for (std::size_t i = 0; i < catalog.types()[g4dn].offerings.size(); ++i)
+    usable[ctx.offering_index(g4dn, i)] = 0;
   Problem problem;
   problem.add(make_pod({.cpu_millis = 1000, .memory_mib = 1024, .gpus = 1}));
   SolveResult r = solve(catalog, pools, problem, {}, SolveInput{.offering_usable = usable});
@@ -183,7 +195,8 @@ TEST_CASE("unavailable offerings push the claim to the next cheapest type", "[sc
   CHECK(type_names(catalog, r.claims[0]).front() == "g5.xlarge");
 }
 
-TEST_CASE("two one-GPU pods in one batch share a multi-GPU claim, as Karpenter does", "[scheduling]") {
+TEST_CASE("two one-GPU pods in one batch share a multi-GPU claim, as Karpenter does",
+          "[scheduling]") {
   Catalog catalog = small_catalog();
   std::vector<NodePool> pools{on_demand_pool("gpu", {"g5"})};
   Problem problem;
@@ -197,8 +210,8 @@ TEST_CASE("zone spread pins claims to the least-used zone", "[scheduling]") {
   Catalog catalog = small_catalog();
   std::vector<NodePool> pools{on_demand_pool("default", {"m5"})};
   PodSpec web = make_pod({.cpu_millis = 500, .memory_mib = 512});
-  web.topology_spread.push_back(TopologySpread{.topology_key = std::string(label::kZone), .max_skew = 1,
-                                               .match_labels = {{"app", "web"}}});
+  web.topology_spread.push_back(TopologySpread{
+      .topology_key = std::string(label::kZone), .max_skew = 1, .match_labels = {{"app", "web"}}});
   Labels web_labels{{"app", "web"}};
   Problem problem;
   problem.add(web, 4);
@@ -207,8 +220,10 @@ TEST_CASE("zone spread pins claims to the least-used zone", "[scheduling]") {
   REQUIRE(r.claims.size() == 2);
   CHECK(r.claims[0].pods.size() == 2);
   CHECK(r.claims[1].pods.size() == 2);
-  CHECK(r.claims[0].requirements.get(label::kZone)->values() == std::vector<std::string>{"us-east-1a"});
-  CHECK(r.claims[1].requirements.get(label::kZone)->values() == std::vector<std::string>{"us-east-1b"});
+  CHECK(r.claims[0].requirements.get(label::kZone)->values() ==
+        std::vector<std::string>{"us-east-1a"});
+  CHECK(r.claims[1].requirements.get(label::kZone)->values() ==
+        std::vector<std::string>{"us-east-1b"});
 }
 
 TEST_CASE("pods are packed largest CPU request first", "[scheduling]") {
@@ -229,14 +244,16 @@ TEST_CASE("pods are packed largest CPU request first", "[scheduling]") {
 TEST_CASE("a pending pod's reason names each NodePool's objection", "[scheduling]") {
   Catalog catalog = small_catalog();
   NodePool gpu = on_demand_pool("gpu", {"g5"}, 10);
-  gpu.taints.push_back(Taint{.key = "nvidia.com/gpu", .value = "true", .effect = TaintEffect::NoSchedule});
+  gpu.taints.push_back(
+      Taint{.key = "nvidia.com/gpu", .value = "true", .effect = TaintEffect::NoSchedule});
   std::vector<NodePool> pools{gpu, on_demand_pool("cpu", {"m5"})};
   Problem problem;
   problem.add(make_pod({.cpu_millis = 1000, .memory_mib = 1024, .gpus = 1}));
   SolveResult r = solve(catalog, pools, problem);
   REQUIRE(r.failures.size() == 1);
   CHECK(r.failures[0].reason ==
-        "nodepool gpu: did not tolerate nvidia.com/gpu=true:NoSchedule; nodepool cpu: no instance type has room "
+        "nodepool gpu: did not tolerate nvidia.com/gpu=true:NoSchedule; nodepool cpu: no instance "
+        "type has room "
         "for cpu=1 memory=1Gi gpus=1 plus daemonset overhead");
 }
 

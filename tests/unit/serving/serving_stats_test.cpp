@@ -7,7 +7,9 @@ using namespace fleetsim;
 namespace {
 
 RequestOutcome served(SimDuration arrival, SimDuration ttft, SimDuration latency) {
-  return {.arrival = at(arrival), .start = at(arrival), .first_token = at(arrival + ttft),
+  return {.arrival = at(arrival),
+          .start = at(arrival),
+          .first_token = at(arrival + ttft),
           .completion = at(arrival + latency)};
 }
 
@@ -18,8 +20,12 @@ TEST_CASE("a request over either threshold, or dropped, is a miss", "[unit]") {
   stats.on_request_done(served(seconds(1), millis(400), seconds(9)));   // within both
   stats.on_request_done(served(seconds(2), millis(600), seconds(9)));   // slow first token
   stats.on_request_done(served(seconds(3), millis(100), seconds(11)));  // slow end to end
-  RequestOutcome dropped{.arrival = at(seconds(4)), .start = at(seconds(5)), .first_token = at(seconds(5)),
-                         .completion = at(seconds(5)), .dropped = true, .drop_reason = DropReason::QueueTimeout};
+  RequestOutcome dropped{.arrival = at(seconds(4)),
+                         .start = at(seconds(5)),
+                         .first_token = at(seconds(5)),
+                         .completion = at(seconds(5)),
+                         .dropped = true,
+                         .drop_reason = DropReason::QueueTimeout};
   stats.on_request_done(dropped);
   CHECK(stats.totals().served == 3);
   CHECK(stats.totals().dropped == 1);
@@ -45,10 +51,10 @@ TEST_CASE("requests that arrived during warmup are not counted", "[unit]") {
 TEST_CASE("an unfinished request is a miss once it is past a threshold", "[unit]") {
   ServingStats stats({.ttft = seconds(2), .e2e = seconds(30)}, kSimStart);
   const SimTime end = at(seconds(100));
-  stats.judge_unfinished(at(seconds(99)), std::nullopt, end);              // 1 s in the queue: not yet
-  stats.judge_unfinished(at(seconds(97)), std::nullopt, end);              // 3 s without a token
-  stats.judge_unfinished(at(seconds(90)), at(seconds(91)), end);           // first token in time, 10 s in
-  stats.judge_unfinished(at(seconds(60)), at(seconds(61)), end);           // 40 s: past e2e
+  stats.judge_unfinished(at(seconds(99)), std::nullopt, end);     // 1 s in the queue: not yet
+  stats.judge_unfinished(at(seconds(97)), std::nullopt, end);     // 3 s without a token
+  stats.judge_unfinished(at(seconds(90)), at(seconds(91)), end);  // first token in time, 10 s in
+  stats.judge_unfinished(at(seconds(60)), at(seconds(61)), end);  // 40 s: past e2e
   CHECK(stats.totals().unfinished == 4);
   CHECK(stats.totals().misses == 2);
   CHECK(stats.requests() == 4);

@@ -1,7 +1,5 @@
 
 #include <catch2/catch.hpp>
-
-#include "unit/core/temp_trace.hpp"
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -11,6 +9,7 @@
 
 #include "fleetsim/core/error.hpp"
 #include "fleetsim/traffic/traffic.hpp"
+#include "unit/core/temp_trace.hpp"
 
 using namespace fleetsim;
 using Catch::Matchers::Contains;
@@ -144,8 +143,10 @@ TEST_CASE("trace offset skips into the trace and start shifts the replay", "[wor
         std::vector<std::int64_t>{41'877, 210'427, 819'411});
   CHECK(arrivals_us(replay({.trace = trace.path(), .start = seconds(10)})) ==
         std::vector<std::int64_t>{10'000'000, 14'314'579, 14'541'877, 14'710'427, 15'319'411});
-  CHECK(arrivals_us(replay({.trace = trace.path(), .time_scale = 2,
-                            .trace_offset = millis(4500), .start = seconds(10)})) ==
+  CHECK(arrivals_us(replay({.trace = trace.path(),
+                            .time_scale = 2,
+                            .trace_offset = millis(4500),
+                            .start = seconds(10)})) ==
         std::vector<std::int64_t>{10'083'754, 10'420'854, 11'638'822});
 }
 
@@ -171,9 +172,9 @@ TEST_CASE("looping restarts the trace with time continuing", "[workload][traffic
                                                              5'319'411, 10'000'000, 14'314'579});
   }
   SECTION("with an offset, the loop replays from the offset") {
-    ReplaySource source({.trace = trace.path(), .time_scale = 2, .trace_offset = millis(4500),
-                         .loop = true},
-                        stream());
+    ReplaySource source(
+        {.trace = trace.path(), .time_scale = 2, .trace_offset = millis(4500), .loop = true},
+        stream());
     // Span 819,411 µs from the offset plus the mean gap of the three rows, 388,767 µs.
     CHECK(source.loop_period() == micros(1'208'178));
     CHECK(arrivals_us(take(source, 6)) ==
@@ -229,9 +230,9 @@ TEST_CASE("a trace with a BOM, CRLF line ends and quoted fields replays", "[work
   CHECK(requests[0].output_tokens == 44);
 
   TempTrace simple("\xEF\xBB\xBFtime_s,input_tokens,output_tokens\r\n0.5,100,10\r\n");
-  CHECK(replay({.trace = simple.path()}) ==
-        std::vector<Request>{{.arrival = at(millis(500)), .input_tokens = 100,
-                              .output_tokens = 10}});
+  CHECK(
+      replay({.trace = simple.path()}) ==
+      std::vector<Request>{{.arrival = at(millis(500)), .input_tokens = 100, .output_tokens = 10}});
 }
 
 TEST_CASE("the shipped traces replay in full", "[workload][traffic]") {
@@ -244,11 +245,20 @@ TEST_CASE("the shipped traces replay in full", "[workload][traffic]") {
     Request first;
   };
   const Expected cases[] = {
-      {"azure-conv-10m.csv", RequestTraceLayout::Azure, 2867, 599'971'336,
+      {"azure-conv-10m.csv",
+       RequestTraceLayout::Azure,
+       2867,
+       599'971'336,
        {.arrival = kSimStart, .input_tokens = 374, .output_tokens = 44}},
-      {"azure-code-10m.csv", RequestTraceLayout::Azure, 1482, 585'903'294,
+      {"azure-code-10m.csv",
+       RequestTraceLayout::Azure,
+       1482,
+       585'903'294,
        {.arrival = kSimStart, .input_tokens = 4808, .output_tokens = 10}},
-      {"mooncake-conv-10m.csv", RequestTraceLayout::Mooncake, 1750, 597'000'000,
+      {"mooncake-conv-10m.csv",
+       RequestTraceLayout::Mooncake,
+       1750,
+       597'000'000,
        {.arrival = kSimStart, .input_tokens = 6758, .output_tokens = 500}},
   };
   for (const Expected& e : cases) {
@@ -269,13 +279,14 @@ TEST_CASE("a replay is a traffic source like the others", "[workload][traffic]")
   auto source = make_traffic_source(ReplayConfig{.trace = trace.path()}, stream());
   CHECK(arrivals_us(take(*source, 10)) == kAzureUs);
   // Surging a replay duplicates its rows inside the surge.
-  auto surged = make_traffic_source(
-      SurgeConfig{.base = ReplayConfig{.trace = trace.path()}, .factor = 2,
-                  .start = millis(4500), .duration = seconds(10)},
-      stream());
-  CHECK(arrivals_us(take(*surged, 20)) ==
-        std::vector<std::int64_t>{0, 4'314'579, 4'541'877, 4'541'877, 4'710'427, 4'710'427,
-                                  5'319'411, 5'319'411});
+  auto surged = make_traffic_source(SurgeConfig{.base = ReplayConfig{.trace = trace.path()},
+                                                .factor = 2,
+                                                .start = millis(4500),
+                                                .duration = seconds(10)},
+                                    stream());
+  CHECK(arrivals_us(take(*surged, 20)) == std::vector<std::int64_t>{0, 4'314'579, 4'541'877,
+                                                                    4'541'877, 4'710'427, 4'710'427,
+                                                                    5'319'411, 5'319'411});
 }
 
 // ---- errors -------------------------------------------------------------------------------------
@@ -303,15 +314,13 @@ TEST_CASE("an unknown header is an error", "[workload][traffic]") {
 }
 
 TEST_CASE("decreasing timestamps are an error", "[workload][traffic]") {
-  CHECK_THAT(error_of(kAzureHeader +
-                      "2023-11-16 18:15:50.9951690,396,109\n"
-                      "2023-11-16 18:15:46.6805900,374,44\n"),
+  CHECK_THAT(error_of(kAzureHeader + "2023-11-16 18:15:50.9951690,396,109\n"
+                                     "2023-11-16 18:15:46.6805900,374,44\n"),
              Contains("trace.csv:3:1: TIMESTAMP: timestamps must not decrease: "
                       "2023-11-16 18:15:46.6805900 after 2023-11-16 18:15:50.9951690"));
   // 100 ns apart: the order is checked before rounding to microseconds.
-  CHECK_THAT(error_of(kAzureHeader +
-                      "2023-11-16 18:15:50.0000002,1,1\n"
-                      "2023-11-16 18:15:50.0000001,1,1\n"),
+  CHECK_THAT(error_of(kAzureHeader + "2023-11-16 18:15:50.0000002,1,1\n"
+                                     "2023-11-16 18:15:50.0000001,1,1\n"),
              Contains("trace.csv:3:1: TIMESTAMP: timestamps must not decrease"));
   CHECK_THAT(error_of("input_tokens,time_s,output_tokens\n1,2.5,1\n1,2.25,1\n"),
              Contains("trace.csv:3:3: time_s: timestamps must not decrease: 2.25 after 2.5"));
@@ -395,8 +404,7 @@ TEST_CASE("bad replay options are ConfigErrors at their location", "[workload][t
   CHECK_THAT(error_of(kAzure, {.loop = true, .loop_period = seconds(5), .where = where}),
              Contains("scenario.yaml:3:7: loop_period: 5s is shorter than the replayed span of "
                       "5.319411s in trace.csv: the loops would overlap"));
-  CHECK_THAT(error_of(kAzureHeader + "2023-11-16 18:15:46.0,1,1\n",
-                      {.loop = true, .where = where}),
+  CHECK_THAT(error_of(kAzureHeader + "2023-11-16 18:15:46.0,1,1\n", {.loop = true, .where = where}),
              Contains("scenario.yaml:3:7: loop_period: is needed to loop trace.csv"));
   // The same one-row trace loops with a period, and plays once without looping.
   TempTrace one(kAzureHeader + "2023-11-16 18:15:46.0,1,1\n");

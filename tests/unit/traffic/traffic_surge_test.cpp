@@ -44,9 +44,12 @@ bool within_sigmas(double observed, double expected, double k = 5) {
 }  // namespace
 
 TEST_CASE("the surge multiplier ramps up, holds and ramps down linearly", "[workload][traffic]") {
-  SurgeSource surge(SurgeConfig{.base = PoissonConfig{.rps = 1}, .factor = 3,
-                                .start = seconds(600), .ramp_up = seconds(300),
-                                .duration = seconds(1200), .ramp_down = seconds(600)},
+  SurgeSource surge(SurgeConfig{.base = PoissonConfig{.rps = 1},
+                                .factor = 3,
+                                .start = seconds(600),
+                                .ramp_up = seconds(300),
+                                .duration = seconds(1200),
+                                .ramp_down = seconds(600)},
                     stream());
   CHECK(surge.copies() == 3);
   CHECK(surge.factor_at(at(seconds(0))) == 1);
@@ -63,8 +66,11 @@ TEST_CASE("the surge multiplier ramps up, holds and ramps down linearly", "[work
 
 TEST_CASE("a surge multiplies a Poisson rate, ramps included", "[workload][traffic]") {
   constexpr double kRps = 100;
-  const SurgeConfig config{.base = PoissonConfig{.rps = kRps}, .factor = 3, .start = seconds(600),
-                           .ramp_up = seconds(300), .duration = seconds(1200),
+  const SurgeConfig config{.base = PoissonConfig{.rps = kRps},
+                           .factor = 3,
+                           .start = seconds(600),
+                           .ramp_up = seconds(300),
+                           .duration = seconds(1200),
                            .ramp_down = seconds(600)};
   SurgeSource surge(config, stream());
   const auto requests = until(surge, at(seconds(3600)));
@@ -75,17 +81,18 @@ TEST_CASE("a surge multiplies a Poisson rate, ramps included", "[workload][traff
     return static_cast<double>(count_in(requests, at(seconds(from_s)), at(seconds(to_s))));
   };
   // Expected counts are ∫ f(t)·λ dt over each stretch; Poisson counts, checked within 5σ.
-  CHECK(within_sigmas(count(600, 750), kRps * 150 * 1.5));   // f rises 1 → 2
-  CHECK(within_sigmas(count(750, 900), kRps * 150 * 2.5));   // f rises 2 → 3
-  CHECK(within_sigmas(count(900, 2100), kRps * 1200 * 3));   // f = 3
-  CHECK(within_sigmas(count(2100, 2700), kRps * 600 * 2));   // f falls 3 → 1
-  CHECK(within_sigmas(count(2700, 3600), kRps * 900));       // f = 1
+  CHECK(within_sigmas(count(600, 750), kRps * 150 * 1.5));  // f rises 1 → 2
+  CHECK(within_sigmas(count(750, 900), kRps * 150 * 2.5));  // f rises 2 → 3
+  CHECK(within_sigmas(count(900, 2100), kRps * 1200 * 3));  // f = 3
+  CHECK(within_sigmas(count(2100, 2700), kRps * 600 * 2));  // f falls 3 → 1
+  CHECK(within_sigmas(count(2700, 3600), kRps * 900));      // f = 1
 
   // Outside the surge, and inside it for the base's own share, the base is untouched: the same
   // seed gives exactly the base's requests.
   PoissonSource base(PoissonConfig{.rps = kRps}, stream());
   const auto alone = until(base, at(seconds(3600)));
-  CHECK(in(requests, at(seconds(0)), at(seconds(600))) == in(alone, at(seconds(0)), at(seconds(600))));
+  CHECK(in(requests, at(seconds(0)), at(seconds(600))) ==
+        in(alone, at(seconds(0)), at(seconds(600))));
   CHECK(in(requests, at(seconds(2700)), at(seconds(3600))) ==
         in(alone, at(seconds(2700)), at(seconds(3600))));
   std::size_t found = 0;
@@ -104,8 +111,10 @@ TEST_CASE("a surge multiplies a Poisson rate, ramps included", "[workload][traff
 
 TEST_CASE("a surge over constant traffic at an integer factor is a denser lattice",
           "[workload][traffic]") {
-  SurgeSource surge(SurgeConfig{.base = ConstantConfig{.rps = 4}, .factor = 2,
-                                .start = seconds(10), .duration = seconds(10)},
+  SurgeSource surge(SurgeConfig{.base = ConstantConfig{.rps = 4},
+                                .factor = 2,
+                                .start = seconds(10),
+                                .duration = seconds(10)},
                     stream());
   const auto requests = until(surge, at(seconds(30)));
   std::vector<std::int64_t> expected;
@@ -118,8 +127,10 @@ TEST_CASE("a surge over constant traffic at an integer factor is a denser lattic
 }
 
 TEST_CASE("a surge factor below 1 is a dip", "[workload][traffic]") {
-  SurgeSource surge(SurgeConfig{.base = PoissonConfig{.rps = 200}, .factor = 0.25,
-                                .start = seconds(100), .duration = seconds(600)},
+  SurgeSource surge(SurgeConfig{.base = PoissonConfig{.rps = 200},
+                                .factor = 0.25,
+                                .start = seconds(100),
+                                .duration = seconds(600)},
                     stream());
   CHECK(surge.copies() == 1);
   const auto requests = until(surge, at(seconds(800)));
@@ -131,19 +142,22 @@ TEST_CASE("a surge factor below 1 is a dip", "[workload][traffic]") {
 
 TEST_CASE("a surge with factor 1 is its base", "[workload][traffic]") {
   const DiurnalConfig base{.mean_rps = 20, .peak_to_trough = 2};
-  SurgeSource surge(SurgeConfig{.base = base, .factor = 1, .start = seconds(5),
-                                .ramp_up = seconds(5), .duration = seconds(50)},
+  SurgeSource surge(SurgeConfig{.base = base,
+                                .factor = 1,
+                                .start = seconds(5),
+                                .ramp_up = seconds(5),
+                                .duration = seconds(50)},
                     stream());
   DiurnalSource alone(base, stream());
   for (int i = 0; i < 5000; ++i) REQUIRE(surge.next() == alone.next());
 }
 
 TEST_CASE("a surge over MMPP traffic multiplies its rate", "[workload][traffic]") {
-  const MmppConfig base{.quiet_rps = 50, .burst_rps = 200, .mean_quiet = millis(200),
-                        .mean_burst = millis(200)};
-  SurgeSource surge(SurgeConfig{.base = base, .factor = 2, .start = seconds(1000),
-                                .duration = seconds(2000)},
-                    stream());
+  const MmppConfig base{
+      .quiet_rps = 50, .burst_rps = 200, .mean_quiet = millis(200), .mean_burst = millis(200)};
+  SurgeSource surge(
+      SurgeConfig{.base = base, .factor = 2, .start = seconds(1000), .duration = seconds(2000)},
+      stream());
   const auto requests = until(surge, at(seconds(3000)));
   // 125 rps long-run. The modulation widens the count's spread (ten times a Poisson count's
   // variance here), so the bounds are over 5σ of that rather than of a Poisson count.
@@ -168,14 +182,16 @@ TEST_CASE("bad surge configs are ConfigErrors at their location", "[workload][tr
              Contains("scenario.yaml:30:9: factor: must be between 0 and 100, got -2"));
   CHECK_THAT(error({.base = PoissonConfig{.rps = 1}, .factor = 101, .where = where}),
              Contains("scenario.yaml:30:9: factor: must be between 0 and 100, got 101"));
-  CHECK_THAT(error({.base = PoissonConfig{.rps = 1}, .factor = 2, .start = seconds(-5),
-                    .where = where}),
-             Contains("scenario.yaml:30:9: start: must not be negative, got -5s"));
-  CHECK_THAT(error({.base = PoissonConfig{.rps = 1}, .factor = 2, .ramp_down = minutes(-1),
-                    .where = where}),
-             Contains("scenario.yaml:30:9: ramp_down: must not be negative, got -1m0s"));
+  CHECK_THAT(
+      error({.base = PoissonConfig{.rps = 1}, .factor = 2, .start = seconds(-5), .where = where}),
+      Contains("scenario.yaml:30:9: start: must not be negative, got -5s"));
+  CHECK_THAT(
+      error(
+          {.base = PoissonConfig{.rps = 1}, .factor = 2, .ramp_down = minutes(-1), .where = where}),
+      Contains("scenario.yaml:30:9: ramp_down: must not be negative, got -1m0s"));
   // The base's own errors carry the base's location.
   CHECK_THAT(error({.base = PoissonConfig{.rps = -1, .where = {"scenario.yaml", 31, 11}},
-                    .factor = 2, .where = where}),
+                    .factor = 2,
+                    .where = where}),
              Contains("scenario.yaml:31:11: rps: must not be negative, got -1"));
 }

@@ -123,9 +123,8 @@ TEST_CASE("diurnal traffic follows its sinusoid hour by hour", "[workload][traff
   constexpr double kRatio = 3;
   constexpr double kPeakHour = 14.5;  // the bucket [14 h, 15 h) is centred on the peak
   constexpr int kDays = 10;
-  DiurnalSource source(DiurnalConfig{.mean_rps = kMean, .peak_to_trough = kRatio,
-                                     .peak_hour = kPeakHour},
-                       stream());
+  DiurnalSource source(
+      DiurnalConfig{.mean_rps = kMean, .peak_to_trough = kRatio, .peak_hour = kPeakHour}, stream());
   const double a = (kRatio - 1) / (kRatio + 1);
   CHECK(source.amplitude() == Approx(a));
   CHECK(source.rate_at(at(seconds(52'200))) == Approx(kMean * (1 + a)));  // 14:30
@@ -147,7 +146,8 @@ TEST_CASE("diurnal traffic follows its sinusoid hour by hour", "[workload][traff
   const double w = 2 * std::numbers::pi / 24;
   for (int h = 0; h < 24; ++h) {
     const double integral =
-        kMean * 3600 * (1 + a * (std::sin(w * (h + 1 - kPeakHour)) - std::sin(w * (h - kPeakHour))) / w);
+        kMean * 3600 *
+        (1 + a * (std::sin(w * (h + 1 - kPeakHour)) - std::sin(w * (h - kPeakHour))) / w);
     INFO("hour " << h);
     CHECK(within_sigmas(per_hour[static_cast<std::size_t>(h)], kDays * integral));
   }
@@ -167,8 +167,8 @@ TEST_CASE("diurnal traffic with ratio 1 is plain Poisson", "[workload][traffic]"
 
 TEST_CASE("MMPP long-run rate is the time-weighted average of its state rates",
           "[workload][traffic]") {
-  const MmppConfig config{.quiet_rps = 1, .burst_rps = 10, .mean_quiet = seconds(10),
-                          .mean_burst = seconds(5)};
+  const MmppConfig config{
+      .quiet_rps = 1, .burst_rps = 10, .mean_quiet = seconds(10), .mean_burst = seconds(5)};
   MmppSource source(config, stream());
   const double expected = (1 * 10.0 + 10 * 5.0) / 15.0;  // 4 requests per second
   CHECK(source.long_run_rps() == Approx(expected));
@@ -203,8 +203,11 @@ TEST_CASE("MMPP long-run rate is the time-weighted average of its state rates",
 }
 
 TEST_CASE("on/off MMPP traffic arrives only in bursts", "[workload][traffic]") {
-  MmppSource source(MmppConfig{.quiet_rps = 0, .burst_rps = 20, .mean_quiet = seconds(30),
-                               .mean_burst = seconds(3), .start = MmppStart::Quiet},
+  MmppSource source(MmppConfig{.quiet_rps = 0,
+                               .burst_rps = 20,
+                               .mean_quiet = seconds(30),
+                               .mean_burst = seconds(3),
+                               .start = MmppStart::Quiet},
                     stream());
   CHECK(source.state() == MmppState::Quiet);
   for (int i = 0; i < 10'000; ++i) {
@@ -215,8 +218,11 @@ TEST_CASE("on/off MMPP traffic arrives only in bursts", "[workload][traffic]") {
 
 TEST_CASE("MMPP jumps ahead by the chain's transition probabilities", "[workload][traffic]") {
   // From quiet at 0, P(burst at t) = π_b·(1 − e^(−(1/10 s + 1/5 s)·t)), π_b = 5 / 15.
-  const MmppConfig config{.quiet_rps = 1, .burst_rps = 10, .mean_quiet = seconds(10),
-                          .mean_burst = seconds(5), .start = MmppStart::Quiet};
+  const MmppConfig config{.quiet_rps = 1,
+                          .burst_rps = 10,
+                          .mean_quiet = seconds(10),
+                          .mean_burst = seconds(5),
+                          .start = MmppStart::Quiet};
   constexpr int kTrials = 20'000;
   for (const double t : {3.0, 1000.0}) {
     INFO("t = " << t << " s");
@@ -279,11 +285,12 @@ TEST_CASE("log-normal token draws are clamped to [1, kMaxTokens]", "[workload][t
 
 TEST_CASE("token draws do not disturb arrival times", "[workload][traffic]") {
   const auto plain = take(DiurnalConfig{.mean_rps = 3, .peak_to_trough = 4}, 2000);
-  const auto drawn = take(
-      DiurnalConfig{.mean_rps = 3, .peak_to_trough = 4,
-                    .tokens = {.input = TokenDistribution::lognormal(800, 1),
-                               .output = TokenDistribution::lognormal(100, 0.5)}},
-      2000);
+  const auto drawn =
+      take(DiurnalConfig{.mean_rps = 3,
+                         .peak_to_trough = 4,
+                         .tokens = {.input = TokenDistribution::lognormal(800, 1),
+                                    .output = TokenDistribution::lognormal(100, 0.5)}},
+           2000);
   REQUIRE(plain.size() == drawn.size());
   for (std::size_t i = 0; i < plain.size(); ++i) REQUIRE(plain[i].arrival == drawn[i].arrival);
 }
@@ -297,10 +304,16 @@ TEST_CASE("every pattern is deterministic in its seed", "[workload][traffic]") {
       ConstantConfig{.rps = 7, .tokens = tokens},
       PoissonConfig{.rps = 7, .tokens = tokens},
       DiurnalConfig{.mean_rps = 7, .peak_to_trough = 3, .tokens = tokens},
-      MmppConfig{.quiet_rps = 2, .burst_rps = 20, .mean_quiet = seconds(20),
-                 .mean_burst = seconds(5), .tokens = tokens},
-      SurgeConfig{.base = PoissonConfig{.rps = 7, .tokens = tokens}, .factor = 2.5,
-                  .start = seconds(60), .ramp_up = seconds(30), .duration = seconds(60),
+      MmppConfig{.quiet_rps = 2,
+                 .burst_rps = 20,
+                 .mean_quiet = seconds(20),
+                 .mean_burst = seconds(5),
+                 .tokens = tokens},
+      SurgeConfig{.base = PoissonConfig{.rps = 7, .tokens = tokens},
+                  .factor = 2.5,
+                  .start = seconds(60),
+                  .ramp_up = seconds(30),
+                  .duration = seconds(60),
                   .ramp_down = seconds(30)},
   };
   for (std::size_t i = 0; i < configs.size(); ++i) {
@@ -329,46 +342,48 @@ TEST_CASE("bad synthetic configs are ConfigErrors at their location", "[workload
              Contains("scenario.yaml:12:5: mean_rps: must not be negative, got -3"));
   CHECK_THAT(config_error(DiurnalConfig{.mean_rps = 3, .peak_to_trough = 0.5, .where = kWhere}),
              Contains("scenario.yaml:12:5: peak_to_trough: must be at least 1"));
-  CHECK_THAT(config_error(DiurnalConfig{.mean_rps = 3, .peak_to_trough = INFINITY,
-                                        .where = kWhere}),
-             Contains("scenario.yaml:12:5: peak_to_trough: must be a finite number"));
-  CHECK_THAT(config_error(DiurnalConfig{.mean_rps = 3, .peak_to_trough = 2, .peak_hour = 24,
-                                        .where = kWhere}),
+  CHECK_THAT(
+      config_error(DiurnalConfig{.mean_rps = 3, .peak_to_trough = INFINITY, .where = kWhere}),
+      Contains("scenario.yaml:12:5: peak_to_trough: must be a finite number"));
+  CHECK_THAT(config_error(DiurnalConfig{
+                 .mean_rps = 3, .peak_to_trough = 2, .peak_hour = 24, .where = kWhere}),
              Contains("scenario.yaml:12:5: peak_hour: must be in [0, 24), got 24"));
-  CHECK_THAT(config_error(MmppConfig{.quiet_rps = 1, .burst_rps = -5, .mean_quiet = seconds(1),
-                                     .mean_burst = seconds(1), .where = kWhere}),
-             Contains("scenario.yaml:12:5: burst_rps: must not be negative, got -5"));
-  CHECK_THAT(config_error(MmppConfig{.quiet_rps = 1, .burst_rps = 5, .mean_quiet = seconds(1),
+  CHECK_THAT(config_error(MmppConfig{.quiet_rps = 1,
+                                     .burst_rps = -5,
+                                     .mean_quiet = seconds(1),
+                                     .mean_burst = seconds(1),
                                      .where = kWhere}),
+             Contains("scenario.yaml:12:5: burst_rps: must not be negative, got -5"));
+  CHECK_THAT(config_error(MmppConfig{
+                 .quiet_rps = 1, .burst_rps = 5, .mean_quiet = seconds(1), .where = kWhere}),
              Contains("scenario.yaml:12:5: mean_burst: must be at least 1ms, got 0s"));
-  CHECK_THAT(config_error(MmppConfig{.quiet_rps = 0, .burst_rps = 1e-9,
-                                     .mean_quiet = millis(1), .mean_burst = millis(1),
+  CHECK_THAT(config_error(MmppConfig{.quiet_rps = 0,
+                                     .burst_rps = 1e-9,
+                                     .mean_quiet = millis(1),
+                                     .mean_burst = millis(1),
                                      .where = kWhere}),
              Contains("scenario.yaml:12:5: quiet_rps: with burst_rps 1e-09 and these sojourns"));
-  CHECK_THAT(config_error(PoissonConfig{.rps = 1,
-                                        .tokens = {.input = TokenDistribution::fixed(-2)},
-                                        .where = kWhere}),
+  CHECK_THAT(config_error(PoissonConfig{
+                 .rps = 1, .tokens = {.input = TokenDistribution::fixed(-2)}, .where = kWhere}),
              Contains("scenario.yaml:12:5: tokens.input.median: must not be negative, got -2"));
-  CHECK_THAT(config_error(PoissonConfig{.rps = 1,
-                                        .tokens = {.output = TokenDistribution::fixed(2.5)},
-                                        .where = kWhere}),
+  CHECK_THAT(config_error(PoissonConfig{
+                 .rps = 1, .tokens = {.output = TokenDistribution::fixed(2.5)}, .where = kWhere}),
              Contains("tokens.output.median: a fixed count must be a whole number, got 2.5"));
-  CHECK_THAT(config_error(PoissonConfig{.rps = 1,
-                                        .tokens = {.input = TokenDistribution::fixed(2e6)},
-                                        .where = kWhere}),
+  CHECK_THAT(config_error(PoissonConfig{
+                 .rps = 1, .tokens = {.input = TokenDistribution::fixed(2e6)}, .where = kWhere}),
              Contains("tokens.input.median: must be at most 1048576 tokens"));
-  CHECK_THAT(config_error(PoissonConfig{.rps = 1,
-                                        .tokens = {.input = TokenDistribution::lognormal(0, 1)},
-                                        .where = kWhere}),
-             Contains("tokens.input.median: a log-normal median must be at least 1 token"));
-  CHECK_THAT(config_error(PoissonConfig{.rps = 1,
-                                        .tokens = {.output = TokenDistribution::lognormal(9, -1)},
-                                        .where = kWhere}),
-             Contains("scenario.yaml:12:5: tokens.output.sigma: must not be negative, got -1"));
+  CHECK_THAT(
+      config_error(PoissonConfig{
+          .rps = 1, .tokens = {.input = TokenDistribution::lognormal(0, 1)}, .where = kWhere}),
+      Contains("tokens.input.median: a log-normal median must be at least 1 token"));
+  CHECK_THAT(
+      config_error(PoissonConfig{
+          .rps = 1, .tokens = {.output = TokenDistribution::lognormal(9, -1)}, .where = kWhere}),
+      Contains("scenario.yaml:12:5: tokens.output.sigma: must not be negative, got -1"));
   // The limits themselves pass.
   CHECK(config_error(PoissonConfig{.rps = kMaxTrafficRps}).empty());
   CHECK(config_error(DiurnalConfig{.mean_rps = 1, .peak_to_trough = 1, .peak_hour = 0}).empty());
-  CHECK(config_error(PoissonConfig{.rps = 1, .tokens = {.input = TokenDistribution::fixed(
-                                                            kMaxTokens)}})
+  CHECK(config_error(
+            PoissonConfig{.rps = 1, .tokens = {.input = TokenDistribution::fixed(kMaxTokens)}})
             .empty());
 }

@@ -1,15 +1,13 @@
 #include "fleetsim/workload/job_trace.hpp"
 
-
 #include <catch2/catch.hpp>
-
-#include "unit/core/temp_trace.hpp"
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "fleetsim/core/error.hpp"
+#include "unit/core/temp_trace.hpp"
 
 using namespace fleetsim;
 using Catch::Matchers::Contains;

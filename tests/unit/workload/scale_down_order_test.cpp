@@ -14,9 +14,16 @@ std::vector<std::uint32_t> order(std::vector<ScaleDownCandidate> pods, SimTime n
   return ids;
 }
 
-ScaleDownCandidate ready_pod(std::uint32_t id, SimDuration ready_since, SimDuration created, std::string uid) {
-  return {.id = id, .assigned = true, .running = true, .ready = true, .ready_since = at(ready_since),
-          .created = at(created), .colocated = 1, .uid = std::move(uid)};
+ScaleDownCandidate ready_pod(std::uint32_t id, SimDuration ready_since, SimDuration created,
+                             std::string uid) {
+  return {.id = id,
+          .assigned = true,
+          .running = true,
+          .ready = true,
+          .ready_since = at(ready_since),
+          .created = at(created),
+          .colocated = 1,
+          .uid = std::move(uid)};
 }
 
 }  // namespace
@@ -25,8 +32,20 @@ TEST_CASE("scale-down deletes unscheduled, then pending, then unready pods first
   const SimTime now = at(hours(1));
   std::vector<ScaleDownCandidate> pods{
       ready_pod(0, seconds(10), seconds(0), "a"),
-      {.id = 1, .assigned = true, .running = true, .ready = false, .created = at(seconds(5)), .colocated = 1, .uid = "b"},
-      {.id = 2, .assigned = true, .running = false, .ready = false, .created = at(seconds(5)), .colocated = 1, .uid = "c"},
+      {.id = 1,
+       .assigned = true,
+       .running = true,
+       .ready = false,
+       .created = at(seconds(5)),
+       .colocated = 1,
+       .uid = "b"},
+      {.id = 2,
+       .assigned = true,
+       .running = false,
+       .ready = false,
+       .created = at(seconds(5)),
+       .colocated = 1,
+       .uid = "c"},
       {.id = 3, .assigned = false, .created = at(seconds(1)), .uid = "d"},
   };
   CHECK(order(pods, now) == std::vector<std::uint32_t>{3, 2, 1, 0});

@@ -1,5 +1,4 @@
 #include "fleetsim/workload/workload_controller.hpp"
-#include "fleetsim/kube/kubelet.hpp"
 
 #include <unistd.h>
 
@@ -12,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fleetsim/kube/kubelet.hpp"
 #include "unit/k8s/cluster_harness.hpp"
 
 using namespace fleetsim;
@@ -22,12 +22,15 @@ namespace {
 // Kubernetes' generateName alphabet (no vowels, no look-alikes), as a regex character class.
 const std::string kSuffixChar = "[bcdfghjklmnpqrstvwxz2456789]";
 
-bool matches(const std::string& text, const std::string& pattern) { return std::regex_match(text, std::regex(pattern)); }
+bool matches(const std::string& text, const std::string& pattern) {
+  return std::regex_match(text, std::regex(pattern));
+}
 
 // A WorkloadController and the kubelet wired to a recording bus, with one big Ready node to bind
 // pods to by hand (standing in for kube-scheduler).
 struct WorkloadRig {
-  explicit WorkloadRig(std::uint64_t seed = 11) : sim(seed), controller(sim, cluster, bus), kubelet(sim, cluster, bus, 0) {
+  explicit WorkloadRig(std::uint64_t seed = 11)
+      : sim(seed), controller(sim, cluster, bus), kubelet(sim, cluster, bus, 0) {
     bus.forward_bound = [this](PodId p) {
       controller.on_bound(p);
       kubelet.on_bound(p);
@@ -47,7 +50,8 @@ struct WorkloadRig {
   // Pods a controller still counts as active: pending or running.
   int active() const {
     int n = 0;
-    for (const Pod& p : cluster.pods()) n += p.phase == PodPhase::Pending || p.phase == PodPhase::Running;
+    for (const Pod& p : cluster.pods())
+      n += p.phase == PodPhase::Pending || p.phase == PodPhase::Running;
     return n;
   }
   std::vector<std::string> pod_names() const {
@@ -107,7 +111,8 @@ class TempCsv {
   explicit TempCsv(const std::string& content) {
     static std::atomic<int> counter{0};
     path_ = std::filesystem::temp_directory_path() /
-            ("fleetsim-workload-controller-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".csv");
+            ("fleetsim-workload-controller-" + std::to_string(::getpid()) + "-" +
+             std::to_string(counter++) + ".csv");
     std::ofstream(path_, std::ios::binary) << content;
   }
   ~TempCsv() {
@@ -127,7 +132,8 @@ Workload trainer_template() {
   w.kind = WorkloadKind::Job;
   w.name = "trainer";
   w.pod.spec.requests = pod_requests(1000, 1024, 1);
-  w.pod.spec.tolerations.push_back(Toleration{.key = "nvidia.com/gpu", .op = TolerationOperator::Exists});
+  w.pod.spec.tolerations.push_back(
+      Toleration{.key = "nvidia.com/gpu", .op = TolerationOperator::Exists});
   return w;
 }
 
@@ -183,7 +189,8 @@ TEST_CASE("a Deployment replaces an evicted replica from the same ReplicaSet", "
   CHECK(rig.active() == 3);
 }
 
-TEST_CASE("a Job keeps at most parallelism pods active until its completions are done", "[workload]") {
+TEST_CASE("a Job keeps at most parallelism pods active until its completions are done",
+          "[workload]") {
   WorkloadRig rig;
   // parallelism 2, completions 5, each pod runs 100 s once bound.
   rig.controller.add(job("train", 2, 5, seconds(100)), kSimStart);
@@ -224,7 +231,8 @@ TEST_CASE("a Job keeps at most parallelism pods active until its completions are
   CHECK(rig.cluster.pods().size() == 5);
   CHECK(rig.active() == 0);
   // Completion = bind time + 100 s.
-  CHECK(rig.bus.seconds_of(EventKind::PodCompleted) == std::vector<double>{110, 120, 230, 240, 350});
+  CHECK(rig.bus.seconds_of(EventKind::PodCompleted) ==
+        std::vector<double>{110, 120, 230, 240, 350});
   CHECK(rig.bus.seconds_of(EventKind::PodCreated) == std::vector<double>{0, 0, 110, 120, 230});
   std::vector<PodId> completed;
   for (const RecordedEvent& e : rig.bus.of_kind(EventKind::PodCompleted)) {
@@ -288,14 +296,16 @@ TEST_CASE("a bare Pod with a run time completes once", "[workload]") {
   CHECK(rig.cluster.pod(0).phase == PodPhase::Succeeded);
 }
 
-TEST_CASE("trace jobs arrive at their submit times with the trace's requests and the template's rest",
-          "[workload]") {
+TEST_CASE(
+    "trace jobs arrive at their submit times with the trace's requests and the template's rest",
+    "[workload]") {
   TempCsv trace(
       "name,submit_time_s,duration_s,gpus,cpu_millis,memory_mib\n"
       "train-a,5,600,1,4000,16384\n"
       "train-b,12.5,90,2,8000,32768\n");
   WorkloadRig rig;
-  rig.controller.add_stream(JobStream{.trace = trace.path(), .template_workload = trainer_template()});
+  rig.controller.add_stream(
+      JobStream{.trace = trace.path(), .template_workload = trainer_template()});
 
   rig.sim.run_until(at(seconds(5)) - micros(1));
   CHECK(rig.cluster.pods().empty());
@@ -348,7 +358,8 @@ TEST_CASE("trace GPUs land on the accelerator the template asks for", "[workload
   const Resources& r = rig.cluster.pod(0).spec->requests;
   CHECK(r[resource::kNeuron] == 2);
   CHECK(r[resource::kNvidiaGpu] == 0);
-  CHECK(matches(rig.cluster.pod(0).name, "job-1-" + kSuffixChar + "{5}"));  // unnamed: job-<data row>
+  CHECK(
+      matches(rig.cluster.pod(0).name, "job-1-" + kSuffixChar + "{5}"));  // unnamed: job-<data row>
 }
 
 TEST_CASE("a template's priority stays when the trace has no priority column", "[workload]") {
@@ -371,7 +382,8 @@ TEST_CASE("a trace's priority column sets each job's priority", "[workload]") {
       "submit_time_s,duration_s,gpus,cpu_millis,memory_mib,priority\n"
       "0,60,1,4000,8192,5\n");
   WorkloadRig rig;
-  rig.controller.add_stream(JobStream{.trace = trace.path(), .template_workload = trainer_template()});
+  rig.controller.add_stream(
+      JobStream{.trace = trace.path(), .template_workload = trainer_template()});
   rig.run_to(seconds(0));
   REQUIRE(rig.cluster.pods().size() == 1);
   CHECK(rig.cluster.pod(0).spec->priority == 5);
@@ -425,7 +437,7 @@ TEST_CASE("scaling down deletes pending pods at once and drains bound ones", "[w
   const PodId draining = rig.bus.terminating[0];
   CHECK(rig.cluster.pod(draining).terminating);
   CHECK(rig.cluster.pod(draining).node == rig.node);  // still holds its node until it exits
-  rig.kubelet.on_terminating(draining);  // nothing runs in it: it exits at once
+  rig.kubelet.on_terminating(draining);               // nothing runs in it: it exits at once
   CHECK(rig.cluster.pod(draining).phase == PodPhase::Deleted);
   CHECK(rig.cluster.node(rig.node).pods.size() == 1);
   const auto deleted = rig.bus.of_kind(EventKind::PodDeleted);

@@ -30,7 +30,8 @@ apiVersion: apps/v1
 kind: Deployment
 metadata: {name: api}
 spec:
-  replicas: )" + std::to_string(replicas) + R"(
+  replicas: )" +
+         std::to_string(replicas) + R"(
   selector: {matchLabels: {app: api}}
   template:
     metadata: {labels: {app: api}}
@@ -44,19 +45,22 @@ spec:
 }
 
 // An HPA on the Deployment `api` targeting an average of `target` requests running per pod.
-std::string hpa_on_running(int min, int max, const std::string& target, const std::string& behavior = "") {
+std::string hpa_on_running(int min, int max, const std::string& target,
+                           const std::string& behavior = "") {
   return R"(---
 apiVersion: autoscaling/v2
 kind: HorizontalPodAutoscaler
 metadata: {name: api}
 spec:
   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: api}
-  minReplicas: )" + std::to_string(min) + "\n  maxReplicas: " + std::to_string(max) + R"(
+  minReplicas: )" +
+         std::to_string(min) + "\n  maxReplicas: " + std::to_string(max) + R"(
   metrics:
     - type: Pods
       pods:
         metric: {name: "vllm:num_requests_running"}
-        target: {type: AverageValue, averageValue: ")" + target + "\"}\n" + behavior;
+        target: {type: AverageValue, averageValue: ")" +
+         target + "\"}\n" + behavior;
 }
 
 // Records the events a test asserts on.
@@ -81,10 +85,13 @@ struct Events final : EventSink {
 };
 
 struct Run {
-  explicit Run(const std::string& manifests, const std::string& services, const std::string& extra = "") : dir("world-serving") {
+  explicit Run(const std::string& manifests, const std::string& services,
+               const std::string& extra = "")
+      : dir("world-serving") {
     dir.write("manifests.yaml", manifests);
-    const auto file = dir.write("scenario.yaml", "name: serving\nduration: 1h\nmanifests: [manifests.yaml]\n" + extra +
-                                                      "services:\n" + services);
+    const auto file =
+        dir.write("scenario.yaml", "name: serving\nduration: 1h\nmanifests: [manifests.yaml]\n" +
+                                       extra + "services:\n" + services);
     config = load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
     world = std::make_unique<World>(config);
     world->add_sink(events);
@@ -106,7 +113,8 @@ TEST_CASE("a replica is Ready after the image pull and the model load", "[unit]"
     serving: {concurrency: 1, service_time: {model: fixed, duration: 500ms}}
     startup: {image_size: 6G, model_load: 20s}
     slo: {e2e: 1s}
-)", "node_latencies: {image_pull_bandwidth: 60M}\n");
+)",
+          "node_latencies: {image_pull_bandwidth: 60M}\n");
   const auto scheduled = run.events.of(EventKind::PodScheduled);
   const auto ready = run.events.of(EventKind::PodReady);
   REQUIRE(scheduled.size() == 1);
@@ -132,7 +140,8 @@ TEST_CASE("a replica is Ready after the image pull and the model load", "[unit]"
   CHECK(s.busy_gpu_seconds() <= 0.5 * static_cast<double>(t.served + 1));
 }
 
-TEST_CASE("an HPA on requests running scales the Deployment to its maximum under overload", "[unit]") {
+TEST_CASE("an HPA on requests running scales the Deployment to its maximum under overload",
+          "[unit]") {
   const std::string hpa = hpa_on_running(1, 4, "500m");
   Run run(kPool + deployment(1) + hpa, R"(  - deployment: api
     traffic: {pattern: constant, rps: 3}
@@ -181,14 +190,16 @@ spec:
 
 TEST_CASE("a scaled-down replica drains its requests within the grace period", "[unit]") {
   // Two replicas, each always running about 10 requests of 20 s; the HPA wants one.
-  const std::string hpa = hpa_on_running(1, 2, "100", "  behavior:\n    scaleDown: {stabilizationWindowSeconds: 0}\n");
+  const std::string hpa =
+      hpa_on_running(1, 2, "100", "  behavior:\n    scaleDown: {stabilizationWindowSeconds: 0}\n");
   const std::string service = R"(  - deployment: api
     traffic: {pattern: constant, rps: 1}
     serving: {concurrency: 30, service_time: {model: fixed, duration: 20s}}
 )";
   auto with_grace = [&](const std::string& grace) {
     std::string d = deployment(2);
-    d.replace(d.find("terminationGracePeriodSeconds: 30"), 33, "terminationGracePeriodSeconds: " + grace);
+    d.replace(d.find("terminationGracePeriodSeconds: 30"), 33,
+              "terminationGracePeriodSeconds: " + grace);
     return kPool + d + hpa;
   };
   SECTION("a 30 s grace period: every request in flight finishes") {
@@ -224,7 +235,8 @@ TEST_CASE("a service names a Deployment in another namespace by its name alone",
   CHECK(run.service().stats().totals().served > 3000);
 }
 
-TEST_CASE("KEDA scales a Deployment to zero when idle and back from zero on the gateway's rate", "[unit]") {
+TEST_CASE("KEDA scales a Deployment to zero when idle and back from zero on the gateway's rate",
+          "[unit]") {
   const std::string so = R"(---
 apiVersion: keda.sh/v1alpha1
 kind: ScaledObject
@@ -263,7 +275,8 @@ spec:
   CHECK(run.service().stats().totals().served > 1000);
 }
 
-TEST_CASE("an LLM service on a pool with GPUs outside the rate table is refused before the run", "[unit]") {
+TEST_CASE("an LLM service on a pool with GPUs outside the rate table is refused before the run",
+          "[unit]") {
   std::string pool = kPool;
   const std::string one_type = R"(values: ["g5.xlarge"])";
   pool.replace(pool.find(one_type), one_type.size(), R"(values: ["g5.xlarge", "p3.2xlarge"])");
@@ -272,16 +285,21 @@ TEST_CASE("an LLM service on a pool with GPUs outside the rate table is refused 
 )";
   test::TempDir dir("world-rates");
   dir.write("manifests.yaml", pool + deployment(1));
-  const auto file = dir.write("scenario.yaml", "name: s\nduration: 1h\nmanifests: [manifests.yaml]\nservices:\n" + service);
-  const ScenarioConfig config = load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+  const auto file = dir.write(
+      "scenario.yaml", "name: s\nduration: 1h\nmanifests: [manifests.yaml]\nservices:\n" + service);
+  const ScenarioConfig config =
+      load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
   const std::string error = test::config_error([&] { World world(config); });
-  CHECK_THAT(error, Catch::Contains("scenario.yaml:5:5: serving.service_time.rates: replicas of api can be "
-                                    "launched on p3.2xlarge (v100), which the default LLM rate table"));
+  CHECK_THAT(error, Catch::Contains(
+                        "scenario.yaml:5:5: serving.service_time.rates: replicas of api can be "
+                        "launched on p3.2xlarge (v100), which the default LLM rate table"));
   // With rates given, the same pool is fine.
-  dir.write("scenario.yaml", "name: s\nduration: 1h\nmanifests: [manifests.yaml]\nservices:\n" + service +
-                                 "    serving: {service_time: {model: llm, rates: {prefill_tokens_per_s: 4000, "
-                                 "time_per_output_token: 40ms}}}\n");
-  const ScenarioConfig with_rates = load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+  dir.write("scenario.yaml",
+            "name: s\nduration: 1h\nmanifests: [manifests.yaml]\nservices:\n" + service +
+                "    serving: {service_time: {model: llm, rates: {prefill_tokens_per_s: 4000, "
+                "time_per_output_token: 40ms}}}\n");
+  const ScenarioConfig with_rates =
+      load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
   CHECK(test::config_error([&] { World world(with_rates); }) == "no error");
 }
 
@@ -292,10 +310,12 @@ TEST_CASE("a NodePool a scripted apply brings in is checked against the rate tab
   const std::string one_type = R"(values: ["g5.xlarge"])";
   later.replace(later.find(one_type), one_type.size(), R"(values: ["p3.2xlarge"])");
   dir.write("later.yaml", later);
-  const auto file = dir.write("scenario.yaml", "name: s\nduration: 1h\nmanifests: [manifests.yaml]\n"
-                                               "events:\n  - {at: 30m, apply: later.yaml}\nservices:\n"
-                                               "  - deployment: api\n    traffic: {pattern: constant, rps: 1}\n");
-  const ScenarioConfig config = load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+  const auto file = dir.write("scenario.yaml",
+                              "name: s\nduration: 1h\nmanifests: [manifests.yaml]\n"
+                              "events:\n  - {at: 30m, apply: later.yaml}\nservices:\n"
+                              "  - deployment: api\n    traffic: {pattern: constant, rps: 1}\n");
+  const ScenarioConfig config =
+      load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
   CHECK_THAT(test::config_error([&] { World world(config); }),
              Catch::Contains("replicas of api can be launched on p3.2xlarge (v100)"));
 }
@@ -312,10 +332,14 @@ TEST_CASE("a pool with a PreferNoSchedule taint is checked against the rate tabl
   tainted += "      taints: [{key: gpu-tier, value: old, effect: PreferNoSchedule}]\n";
   test::TempDir dir("world-rates-prefer");
   dir.write("manifests.yaml", kPool + "---\n" + tainted + deployment(1));
-  const auto file = dir.write("scenario.yaml", "name: s\nduration: 1h\nmanifests: [manifests.yaml]\nservices:\n"
-                                               "  - deployment: api\n    traffic: {pattern: constant, rps: 1}\n");
-  const ScenarioConfig config = load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
-  CHECK_THAT(test::config_error([&] { World world(config); }),
-             Catch::Contains("scenario.yaml:5:5: serving.service_time.rates: replicas of api can be launched on "
-                             "p3.2xlarge (v100)"));
+  const auto file = dir.write("scenario.yaml",
+                              "name: s\nduration: 1h\nmanifests: [manifests.yaml]\nservices:\n"
+                              "  - deployment: api\n    traffic: {pattern: constant, rps: 1}\n");
+  const ScenarioConfig config =
+      load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+  CHECK_THAT(
+      test::config_error([&] { World world(config); }),
+      Catch::Contains(
+          "scenario.yaml:5:5: serving.service_time.rates: replicas of api can be launched on "
+          "p3.2xlarge (v100)"));
 }

@@ -25,8 +25,12 @@ struct ClusterSnapshot {
   std::vector<std::int64_t> pool_nodes;
 
   SolveInput input(std::span<const std::uint8_t> offering_usable) const {
-    return SolveInput{.nodes = nodes, .pods = pods, .bound_pods = bound, .pool_usage = pool_usage,
-                      .pool_node_count = pool_nodes, .offering_usable = offering_usable};
+    return SolveInput{.nodes = nodes,
+                      .pods = pods,
+                      .bound_pods = bound,
+                      .pool_usage = pool_usage,
+                      .pool_node_count = pool_nodes,
+                      .offering_usable = offering_usable};
   }
 };
 

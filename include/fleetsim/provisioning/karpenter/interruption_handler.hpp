@@ -11,7 +11,8 @@ namespace fleetsim {
 // period, cut short when the instance stops.
 class InterruptionHandler final : public CloudNoticeListener {
  public:
-  InterruptionHandler(Simulation& sim, const Cluster& cluster, CloudProvider& cloud, NodeTermination& termination)
+  InterruptionHandler(Simulation& sim, const Cluster& cluster, CloudProvider& cloud,
+                      NodeTermination& termination)
       : sim_(sim), cluster_(cluster), cloud_(cloud), termination_(termination) {}
 
   void on_cloud_notice(const CloudNotice& notice) override;

@@ -30,9 +30,11 @@ struct NodePoolInputs {
 
 // The solver's view of `pools` (which must outlive it): allocatable sized by each pool's
 // EC2NodeClass kubelet settings and DaemonSet overhead per instance type.
-std::unique_ptr<SchedulingContext> make_scheduling_context(const NodePoolInputs& in, const std::vector<NodePool>& pools);
+std::unique_ptr<SchedulingContext> make_scheduling_context(const NodePoolInputs& in,
+                                                           const std::vector<NodePool>& pools);
 
 // Per pool: the EBS volumes of its EC2NodeClass.
-std::vector<PoolLaunchInfo> pool_launch_info(const NodePoolInputs& in, const std::vector<NodePool>& pools);
+std::vector<PoolLaunchInfo> pool_launch_info(const NodePoolInputs& in,
+                                             const std::vector<NodePool>& pools);
 
 }  // namespace fleetsim

@@ -23,21 +23,22 @@ struct NodeLatency {
   friend bool operator==(const NodeLatency&, const NodeLatency&) = default;
 };
 
-// One offering a launch may use, with the node it would make.
-struct LaunchCandidate {
-  std::uint32_t type = 0;
-  std::uint32_t offering = 0;  // index into the type's offerings
-  double price = 0.0;
-  // The node's allocatable as its NodeClass sizes it, and what DaemonSet pods take of it.
+// One instance type a NodeClaim may become, with the node it would make: allocatable as the
+// NodeClass sizes it, and what the DaemonSet pods take of it.
+struct InstanceTypeOption {
+  std::uint32_t type = 0;  // catalog index
   Resources allocatable;
   Resources daemon_overhead;
 };
 
 // A NodeClaim to turn into an instance. `node` carries what the provisioner decided (name, pool,
-// labels, taints, volumes); the provider adds the instance: type, zone, capacity type, price.
+// labels, taints, volumes); the provider picks the instance type and offering among `types` (in
+// the claim's order, cheapest compatible first) within `requirements` (zones, capacity types,
+// minValues), and fills in type, zone, capacity type and price.
 struct LaunchRequest {
   Node node;
-  std::span<const LaunchCandidate> candidates;  // in preference order
+  Requirements requirements;
+  std::span<const InstanceTypeOption> types;
 };
 
 // What the provider tells the cluster's controllers about an instance before it acts.
@@ -74,8 +75,8 @@ class CloudProvider {
   // Marks an offering unavailable for a while (Karpenter's cache of insufficient capacity).
   virtual void mark_unavailable(std::uint32_t global_offering) = 0;
 
-  // Launches the first candidate with capacity; each candidate without capacity is marked
-  // unavailable. Returns the node, or nullopt when no candidate had capacity.
+  // Launches the request on an offering with capacity; each offering tried without capacity is
+  // marked unavailable. Returns the node, or nullopt when no offering had capacity.
   virtual std::optional<NodeId> launch(LaunchRequest request) = 0;
   // The instance stops at `at` (not before now): the node is terminated then.
   virtual void terminate(NodeId node, SimTime at) = 0;

@@ -12,4 +12,9 @@ std::optional<CapacityType> parse_capacity_type(
     std::string_view text);  // "on-demand", "spot", "reserved"
 std::string_view to_string(CapacityType c);
 
+// Bit of a capacity type in a capacity-type mask.
+constexpr std::uint8_t capacity_bit(CapacityType ct) {
+  return static_cast<std::uint8_t>(1U << static_cast<unsigned>(ct));
+}
+
 }  // namespace fleetsim

@@ -16,10 +16,6 @@
 
 namespace fleetsim {
 
-// Bit of a capacity type in a capacity-type mask.
-constexpr std::uint8_t capacity_bit(CapacityType ct) {
-  return static_cast<std::uint8_t>(1U << static_cast<unsigned>(ct));
-}
 inline constexpr std::uint8_t kAllCapacityTypes = 0b111;
 
 // An offering reduced to what the solver's inner loop compares.

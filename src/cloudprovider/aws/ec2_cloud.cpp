@@ -1,5 +1,7 @@
 #include "fleetsim/cloudprovider/aws/ec2_cloud.hpp"
 
+#include "fleetsim/cloudprovider/aws/launch_filters.hpp"
+
 namespace fleetsim {
 
 Ec2Cloud::Ec2Cloud(Simulation& sim, Cluster& cluster, ClusterBus& bus, const Catalog& catalog,
@@ -34,7 +36,9 @@ void Ec2Cloud::mark_unavailable(std::uint32_t global_offering) {
 
 std::optional<NodeId> Ec2Cloud::launch(LaunchRequest request) {
   const auto& types = catalog_.types();
-  for (const LaunchCandidate& c : request.candidates) {
+  const LaunchPlan plan =
+      plan_launch(catalog_, request.requirements, request.types, usable_offerings());
+  for (const LaunchCandidate& c : plan.candidates) {
     const std::uint32_t g = catalog_.offering_index(c.type, c.offering);
     const Offering& o = types[c.type].offerings[c.offering];
     if (unavailable_until_[g] > sim_.now()) continue;
@@ -49,8 +53,8 @@ std::optional<NodeId> Ec2Cloud::launch(LaunchRequest request) {
     node.zone = o.zone;
     node.capacity_type = o.capacity_type;
     node.price_per_hour = o.price_per_hour;
-    node.allocatable = c.allocatable;
-    node.daemon_overhead = c.daemon_overhead;
+    node.allocatable = request.types[c.option].allocatable;
+    node.daemon_overhead = request.types[c.option].daemon_overhead;
     node.phase = NodePhase::Launching;
     node.created = sim_.now();
     node.labels.add(std::string(label::kInstanceType), Requirement::single(node.instance_type));

@@ -4,8 +4,6 @@
 
 #include <algorithm>
 
-#include "fleetsim/provisioning/karpenter/launch_choice.hpp"
-
 namespace fleetsim {
 
 namespace {
@@ -55,8 +53,12 @@ void NodeClaimLauncher::nominate(PodId pod, NodeId node) {
 
 std::optional<NodeId> NodeClaimLauncher::launch(const NewNodeClaim& claim,
                                                 const std::vector<PodId>& pending) {
-  const LaunchPlan plan = plan_launch(*context_, claim, cloud_.usable_offerings());
   const PoolTemplate& tpl = context_->pools()[claim.pool];
+  std::vector<InstanceTypeOption> options;
+  options.reserve(claim.types.size());
+  for (std::uint32_t t : claim.types)
+    options.push_back(
+        {.type = t, .allocatable = tpl.allocatable[t], .daemon_overhead = tpl.daemon_overhead[t]});
   Node node;
   node.name = node_name(tpl.pool->name);
   node.pool = claim.pool;
@@ -65,10 +67,8 @@ std::optional<NodeId> NodeClaimLauncher::launch(const NewNodeClaim& claim,
   node.taints = tpl.pool->taints;
   node.ebs_bytes = pools_[claim.pool].ebs_bytes;
   node.ebs_price_per_hour = pools_[claim.pool].ebs_price_per_hour;
-  const std::optional<NodeId> id =
-      plan.candidates.empty()
-          ? std::nullopt
-          : cloud_.launch(LaunchRequest{.node = std::move(node), .candidates = plan.candidates});
+  const std::optional<NodeId> id = cloud_.launch(
+      LaunchRequest{.node = std::move(node), .requirements = claim.requirements, .types = options});
   if (!id) {
     std::string reason =
         fmt::format("nodepool {}: launch failed, no offering with capacity", tpl.pool->name);

@@ -69,17 +69,6 @@ struct CloudRig {
   CloudRig(const CloudRig&) = delete;
   CloudRig& operator=(const CloudRig&) = delete;
 
-  // The offering as a candidate whose node has the type's allocatable and `daemon_overhead`.
-  LaunchCandidate candidate(std::string_view type, CapacityType ct = CapacityType::OnDemand,
-                            Resources daemon_overhead = {}) const {
-    OfferingPos pos = find_offering(catalog, type, "us-east-1a", ct);
-    const InstanceType& t = catalog.types()[pos.type];
-    return LaunchCandidate{.type = pos.type,
-                           .offering = pos.offering,
-                           .price = t.offerings[pos.offering].price_per_hour,
-                           .allocatable = t.allocatable,
-                           .daemon_overhead = daemon_overhead};
-  }
   std::uint32_t global(std::string_view type, CapacityType ct = CapacityType::OnDemand) const {
     OfferingPos pos = find_offering(catalog, type, "us-east-1a", ct);
     return catalog.offering_index(pos.type, pos.offering);
@@ -88,16 +77,32 @@ struct CloudRig {
     return cloud.usable_offerings()[global(type, ct)] != 0;
   }
 
-  std::optional<NodeId> launch(std::vector<LaunchCandidate> candidates) {
+  // A NodeClaim for `types` (in that order) of capacity type `ct`; each node would carry the
+  // type's allocatable and `daemon_overhead`.
+  std::optional<NodeId> launch(const std::vector<std::string_view>& types,
+                               CapacityType ct = CapacityType::OnDemand,
+                               Resources daemon_overhead = {}) {
+    std::vector<InstanceTypeOption> options;
+    for (std::string_view name : types) {
+      const auto index = catalog.index_of(name);
+      FLEETSIM_ASSERT(index.has_value());
+      options.push_back({.type = static_cast<std::uint32_t>(*index),
+                         .allocatable = catalog.types()[*index].allocatable,
+                         .daemon_overhead = daemon_overhead});
+    }
+    Requirements requirements;
+    requirements.add(std::string(label::kCapacityType),
+                     Requirement::single(std::string(to_string(ct))));
     Node tpl;
     tpl.name = "default-" + std::to_string(cluster.nodes().size());
     tpl.pool = 0;
     tpl.nodepool = "default";
-    return cloud.launch(LaunchRequest{.node = std::move(tpl), .candidates = candidates});
+    return cloud.launch(
+        LaunchRequest{.node = std::move(tpl), .requirements = requirements, .types = options});
   }
   // Launches one node and runs until it is Ready.
   NodeId ready_node(std::string_view type, CapacityType ct = CapacityType::OnDemand) {
-    std::optional<NodeId> id = launch({candidate(type, ct)});
+    std::optional<NodeId> id = launch({type}, ct);
     FLEETSIM_ASSERT(id.has_value());
     sim.run_until(std::max(sim.now(), kReadyAt));
     return *id;

@@ -66,15 +66,19 @@ struct Rig {
         termination(sim, cluster, bus, cloud),
         controller(sim, cluster, termination, pools, kDefaultStartUnixSeconds) {}
 
-  // Launches a node that is Initialized at the current time (zero start-up latency).
-  NodeId launch(std::string name, std::uint32_t offering = 0) {
+  // Launches a node that is Initialized at the current time (zero start-up latency), in zone a
+  // ($0.10/h) or b ($0.20/h).
+  NodeId launch(std::string name, std::string_view zone = "us-east-1a") {
     Node tpl;
     tpl.name = std::move(name);
     tpl.pool = 0;
     tpl.nodepool = pools[0].name;
-    std::vector<LaunchCandidate> candidates{{.type = 0, .offering = offering, .price = 0.0}};
-    std::optional<NodeId> id =
-        cloud.launch(LaunchRequest{.node = std::move(tpl), .candidates = candidates});
+    const std::vector<InstanceTypeOption> types{
+        {.type = 0, .allocatable = catalog.types()[0].allocatable}};
+    Requirements in_zone;
+    in_zone.add(std::string(label::kZone), Requirement::single(std::string(zone)));
+    std::optional<NodeId> id = cloud.launch(
+        LaunchRequest{.node = std::move(tpl), .requirements = in_zone, .types = types});
     REQUIRE(id);
     sim.run_until(sim.now());  // launch → registered → initialized, all now
     REQUIRE(cluster.node(*id).phase == NodePhase::Initialized);
@@ -158,9 +162,9 @@ TEST_CASE("consolidateAfter Never keeps empty nodes", "[disruption]") {
 
 TEST_CASE("each emptiness pass deletes at most the budget, most expensive first", "[disruption]") {
   Rig rig(pool_consolidating_after(seconds(30)));
-  rig.launch("node-a", 0);  // $0.10/h
-  rig.launch("node-b", 1);  // $0.20/h
-  rig.launch("node-c", 0);  // $0.10/h
+  rig.launch("node-a", "us-east-1a");  // $0.10/h
+  rig.launch("node-b", "us-east-1b");  // $0.20/h
+  rig.launch("node-c", "us-east-1a");  // $0.10/h
   rig.controller.start();
   rig.sim.run_until(at(seconds(120)));
   // The default budget is 10% of the pool's nodes rounded up: 1 per pass. Passes that find a

@@ -87,7 +87,7 @@ TEST_CASE("deleting a node twice is harmless", "[kube]") {
 
 TEST_CASE("a node deleted while launching never emits NodeLaunched", "[kube]") {
   TerminationRig rig;
-  std::optional<NodeId> id = rig.launch({rig.candidate("m5.large")});
+  std::optional<NodeId> id = rig.launch({"m5.large"});
   REQUIRE(id.has_value());
   rig.sim.run_until(at(seconds(2)));
   rig.termination.delete_node(*id, "launch_timeout", SimDuration{0});
@@ -103,7 +103,7 @@ TEST_CASE("a node deleted while launching never emits NodeLaunched", "[kube]") {
 
 TEST_CASE("a node deleted after registration never becomes Ready", "[kube]") {
   TerminationRig rig;
-  std::optional<NodeId> id = rig.launch({rig.candidate("m5.large")});
+  std::optional<NodeId> id = rig.launch({"m5.large"});
   REQUIRE(id.has_value());
   rig.sim.run_until(at(seconds(50)));  // registered at 45 s, Ready would be at 70 s
   rig.termination.delete_node(*id, "test", seconds(5));

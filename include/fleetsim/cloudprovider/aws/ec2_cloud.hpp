@@ -33,8 +33,10 @@ class Ec2Cloud final : public CloudProvider, private EventHandler {
   // a launch fails.
   std::span<const std::uint8_t> usable_offerings() override;
   void mark_unavailable(std::uint32_t global_offering) override;
-  // An offering with no spare capacity fails with InsufficientInstanceCapacity and is marked
-  // unavailable for three minutes, as the fleet API reports it.
+  // Karpenter's AWS launch filters choose the capacity type and order the offerings
+  // (launch_filters.hpp); an offering with no spare capacity fails with
+  // InsufficientInstanceCapacity and is marked unavailable for three minutes, as the fleet API
+  // reports it, and the next is tried.
   std::optional<NodeId> launch(LaunchRequest request) override;
   void terminate(NodeId node, SimTime at) override;
 

@@ -1,6 +1,6 @@
 // plan_launch: the capacity type and the ordered offerings a NodeClaim's fleet request carries
 // (karpenter.md §1.4: exotic filter, spot filter, 60-type truncation).
-#include "fleetsim/provisioning/karpenter/launch_choice.hpp"
+#include "fleetsim/cloudprovider/aws/launch_filters.hpp"
 
 #include <fmt/format.h>
 
@@ -19,21 +19,24 @@ namespace {
 constexpr std::string_view kZoneA = "us-east-1a";
 constexpr std::string_view kZoneB = "us-east-1b";
 
-// What plan_launch reads: a catalog and the context built over it, with the one pool the claims
-// come from (it sizes the candidates' nodes).
+// A NodeClaim as the launch sees it: its instance types in order, and its requirements.
+struct Claim {
+  std::vector<InstanceTypeOption> types;
+  Requirements requirements;
+};
+
+// What plan_launch reads: the catalog, and a claim's types and requirements.
 class Launcher {
  public:
-  explicit Launcher(Catalog catalog)
-      : catalog_(std::move(catalog)), context_(catalog_, pools_, {}) {}
-  Launcher(const Launcher&) = delete;  // the context points at the catalog
+  explicit Launcher(Catalog catalog) : catalog_(std::move(catalog)) {}
 
-  NewNodeClaim claim(const std::vector<std::string>& type_names,
-                     Requirements requirements = {}) const {
-    NewNodeClaim c;
+  Claim claim(const std::vector<std::string>& type_names, Requirements requirements = {}) const {
+    Claim c;
     for (const auto& name : type_names) {
       auto index = catalog_.index_of(name);
       REQUIRE(index);
-      c.types.push_back(static_cast<std::uint32_t>(*index));
+      c.types.push_back({.type = static_cast<std::uint32_t>(*index),
+                         .allocatable = catalog_.types()[*index].allocatable});
     }
     c.requirements = std::move(requirements);
     return c;
@@ -42,18 +45,18 @@ class Launcher {
   // Every offering usable except those of `type` (every type when empty) with capacity `ct`.
   std::vector<std::uint8_t> usable_except(CapacityType ct, std::string_view type = {},
                                           std::vector<std::uint8_t> mask = {}) const {
-    if (mask.empty()) mask.assign(context_.offering_count(), 1);
+    if (mask.empty()) mask.assign(catalog_.offering_count(), 1);
     for (std::uint32_t t = 0; t < catalog_.types().size(); ++t) {
       const InstanceType& it = catalog_.types()[t];
       if (!type.empty() && it.name != type) continue;
       for (std::size_t i = 0; i < it.offerings.size(); ++i)
-        if (it.offerings[i].capacity_type == ct) mask[context_.offering_index(t, i)] = 0;
+        if (it.offerings[i].capacity_type == ct) mask[catalog_.offering_index(t, i)] = 0;
     }
     return mask;
   }
 
-  LaunchPlan plan(const NewNodeClaim& claim, std::span<const std::uint8_t> usable = {}) const {
-    return plan_launch(context_, claim, usable);
+  LaunchPlan plan(const Claim& claim, std::span<const std::uint8_t> usable = {}) const {
+    return plan_launch(catalog_, claim.requirements, claim.types, usable);
   }
 
   // Candidates as "type zone capacity-type price", in plan order.
@@ -73,8 +76,6 @@ class Launcher {
 
  private:
   Catalog catalog_;
-  std::vector<NodePool> pools_{test::make_pool("default")};
-  SchedulingContext context_;
 };
 
 using Lines = std::vector<std::string>;
@@ -96,8 +97,7 @@ const Lines kM5OnDemand{
 
 }  // namespace
 
-TEST_CASE("spot is launched when the claim allows it and a spot offering is usable",
-          "[provisioning]") {
+TEST_CASE("spot is launched when the claim allows it and a spot offering is usable", "[cloud]") {
   Launcher l(test::small_catalog());
   LaunchPlan plan = l.plan(l.claim({"m5.large", "m5.xlarge"}, spot_or_on_demand()));
   CHECK(plan.capacity_type == CapacityType::Spot);
@@ -106,14 +106,14 @@ TEST_CASE("spot is launched when the claim allows it and a spot offering is usab
   CHECK(l.describe(l.plan(l.claim({"m5.large", "m5.xlarge"}))) == kM5Spot);
 }
 
-TEST_CASE("on-demand is launched when the claim does not allow spot", "[provisioning]") {
+TEST_CASE("on-demand is launched when the claim does not allow spot", "[cloud]") {
   Launcher l(test::small_catalog());
   LaunchPlan plan = l.plan(l.claim({"m5.large", "m5.xlarge"}, capacity_types({"on-demand"})));
   CHECK(plan.capacity_type == CapacityType::OnDemand);
   CHECK(l.describe(plan) == kM5OnDemand);
 }
 
-TEST_CASE("on-demand is launched when every spot offering is unusable", "[provisioning]") {
+TEST_CASE("on-demand is launched when every spot offering is unusable", "[cloud]") {
   Launcher l(test::small_catalog());
   std::vector<std::uint8_t> no_spot = l.usable_except(CapacityType::Spot);
   LaunchPlan plan = l.plan(l.claim({"m5.large", "m5.xlarge"}, spot_or_on_demand()), no_spot);
@@ -121,7 +121,7 @@ TEST_CASE("on-demand is launched when every spot offering is unusable", "[provis
   CHECK(l.describe(plan) == kM5OnDemand);
 }
 
-TEST_CASE("one usable spot offering is enough for a spot launch", "[provisioning]") {
+TEST_CASE("one usable spot offering is enough for a spot launch", "[cloud]") {
   Launcher l(test::small_catalog());
   std::vector<std::uint8_t> usable = l.usable_except(CapacityType::Spot, "m5.large");
   LaunchPlan plan = l.plan(l.claim({"m5.large", "m5.xlarge"}, spot_or_on_demand()), usable);
@@ -130,7 +130,7 @@ TEST_CASE("one usable spot offering is enough for a spot launch", "[provisioning
         Lines{"m5.xlarge us-east-1a spot 0.080", "m5.xlarge us-east-1b spot 0.080"});
 }
 
-TEST_CASE("nothing launchable gives an empty plan", "[provisioning]") {
+TEST_CASE("nothing launchable gives an empty plan", "[cloud]") {
   Launcher l(test::small_catalog());
   std::vector<std::uint8_t> none(
       l.usable_except(CapacityType::Spot, {}, l.usable_except(CapacityType::OnDemand)));
@@ -139,8 +139,7 @@ TEST_CASE("nothing launchable gives an empty plan", "[provisioning]") {
   CHECK(l.plan(l.claim({"c5.large"}, capacity_types({"spot"}))).candidates.empty());
 }
 
-TEST_CASE("the exotic filter drops GPU types while an ordinary type is in the claim",
-          "[provisioning]") {
+TEST_CASE("the exotic filter drops GPU types while an ordinary type is in the claim", "[cloud]") {
   Launcher l(test::small_catalog());
   LaunchPlan plan = l.plan(l.claim({"m5.large", "g4dn.xlarge", "g5.xlarge"}, spot_or_on_demand()));
   CHECK(plan.capacity_type == CapacityType::Spot);
@@ -148,7 +147,7 @@ TEST_CASE("the exotic filter drops GPU types while an ordinary type is in the cl
         Lines{"m5.large us-east-1a spot 0.040", "m5.large us-east-1b spot 0.040"});
 }
 
-TEST_CASE("the exotic filter drops metal types too", "[provisioning]") {
+TEST_CASE("the exotic filter drops metal types too", "[cloud]") {
   // m5.metal's spot price is below m5.large's on-demand one, so only the exotic filter removes it.
   Launcher l(Catalog({make_type({.name = "m5.large", .on_demand = 0.096, .spot = 0.04}),
                       make_type({.name = "m5.metal",
@@ -163,7 +162,7 @@ TEST_CASE("the exotic filter drops metal types too", "[provisioning]") {
         Lines{"m5.large us-east-1a spot 0.040", "m5.large us-east-1b spot 0.040"});
 }
 
-TEST_CASE("GPU types are launched when the claim has nothing else", "[provisioning]") {
+TEST_CASE("GPU types are launched when the claim has nothing else", "[cloud]") {
   Launcher l(test::small_catalog());
   LaunchPlan plan = l.plan(l.claim({"g4dn.xlarge", "g5.xlarge"}, spot_or_on_demand()));
   CHECK(plan.capacity_type == CapacityType::Spot);
@@ -174,7 +173,7 @@ TEST_CASE("GPU types are launched when the claim has nothing else", "[provisioni
               "g5.xlarge us-east-1a spot 0.450", "g5.xlarge us-east-1b spot 0.450"});
 }
 
-TEST_CASE("minValues switches the exotic and spot filters off", "[provisioning]") {
+TEST_CASE("minValues switches the exotic and spot filters off", "[cloud]") {
   Launcher l(test::small_catalog());
   Requirements r = spot_or_on_demand();
   Requirement types = test::in({"m5.large", "m5.2xlarge", "g4dn.xlarge"});
@@ -191,7 +190,7 @@ TEST_CASE("minValues switches the exotic and spot filters off", "[provisioning]"
 }
 
 TEST_CASE("the spot filter drops spot offerings dearer than the cheapest on-demand one",
-          "[provisioning]") {
+          "[cloud]") {
   Launcher l(test::small_catalog());
   // m5.2xlarge spot is $0.16, above m5.large on-demand at $0.096: a bigger spot node must not cost
   // more than the smallest on-demand node that would do.
@@ -201,7 +200,7 @@ TEST_CASE("the spot filter drops spot offerings dearer than the cheapest on-dema
         Lines{"m5.large us-east-1a spot 0.040", "m5.large us-east-1b spot 0.040"});
 }
 
-TEST_CASE("the spot filter needs both capacity types allowed", "[provisioning]") {
+TEST_CASE("the spot filter needs both capacity types allowed", "[cloud]") {
   Launcher l(test::small_catalog());
   LaunchPlan plan = l.plan(l.claim({"m5.large", "m5.2xlarge"}, capacity_types({"spot"})));
   CHECK(l.describe(plan) ==
@@ -209,7 +208,7 @@ TEST_CASE("the spot filter needs both capacity types allowed", "[provisioning]")
               "m5.2xlarge us-east-1a spot 0.160", "m5.2xlarge us-east-1b spot 0.160"});
 }
 
-TEST_CASE("the spot filter's ceiling is the cheapest usable on-demand offering", "[provisioning]") {
+TEST_CASE("the spot filter's ceiling is the cheapest usable on-demand offering", "[cloud]") {
   Launcher l(test::small_catalog());
   // With m5.large on-demand out of capacity the cheapest on-demand node is m5.2xlarge at $0.384,
   // so its $0.16 spot offering passes.
@@ -220,7 +219,7 @@ TEST_CASE("the spot filter's ceiling is the cheapest usable on-demand offering",
               "m5.2xlarge us-east-1a spot 0.160", "m5.2xlarge us-east-1b spot 0.160"});
 }
 
-TEST_CASE("the spot filter never empties the plan", "[provisioning]") {
+TEST_CASE("the spot filter never empties the plan", "[cloud]") {
   // A spot price above on-demand: fleetsim keeps the spot offerings rather than launch nothing.
   Launcher l(Catalog({make_type({.name = "x5.large", .on_demand = 0.10, .spot = 0.12})}, "test"));
   LaunchPlan plan = l.plan(l.claim({"x5.large"}, spot_or_on_demand()));
@@ -229,7 +228,7 @@ TEST_CASE("the spot filter never empties the plan", "[provisioning]") {
         Lines{"x5.large us-east-1a spot 0.120", "x5.large us-east-1b spot 0.120"});
 }
 
-TEST_CASE("an ordinary on-demand type wins over a GPU type's spot offering", "[provisioning]") {
+TEST_CASE("an ordinary on-demand type wins over a GPU type's spot offering", "[cloud]") {
   // Karpenter v1.14 (aws instance.go filterInstanceTypes, then getCapacityType) runs the exotic
   // filter over every type with a usable offering of any allowed capacity type, and only then
   // picks the capacity type from what is left. c5.large (on-demand only) is ordinary, so
@@ -241,7 +240,7 @@ TEST_CASE("an ordinary on-demand type wins over a GPU type's spot offering", "[p
         Lines{"c5.large us-east-1a on-demand 0.085", "c5.large us-east-1b on-demand 0.085"});
 }
 
-TEST_CASE("the spot filter's ceiling includes types without spot offerings", "[provisioning]") {
+TEST_CASE("the spot filter's ceiling includes types without spot offerings", "[cloud]") {
   // Karpenter's SpotInstanceFilter takes the cheapest on-demand offering over all remaining types
   // ($0.085, c5.large), drops m5.large whose only spot price ($0.09) is above it, keeps c5.large
   // (no spot offering), and getCapacityType then finds no spot: c5.large on-demand.
@@ -254,7 +253,7 @@ TEST_CASE("the spot filter's ceiling includes types without spot offerings", "[p
         Lines{"c5.large us-east-1a on-demand 0.085", "c5.large us-east-1b on-demand 0.085"});
 }
 
-TEST_CASE("candidates are ordered by price, then type name, then offering", "[provisioning]") {
+TEST_CASE("candidates are ordered by price, then type name, then offering", "[cloud]") {
   // b5 and a5 cost the same; each lists zone b before zone a, so offering order puts b first.
   Launcher l(Catalog(
       {make_type({.name = "b5.large", .on_demand = 0.10, .zones = {"us-east-1b", "us-east-1a"}}),
@@ -272,7 +271,7 @@ TEST_CASE("candidates are ordered by price, then type name, then offering", "[pr
   CHECK(plan.candidates[2].offering == 1);
 }
 
-TEST_CASE("a zone requirement restricts the offerings", "[provisioning]") {
+TEST_CASE("a zone requirement restricts the offerings", "[cloud]") {
   Launcher l(test::small_catalog());
   Requirements r = spot_or_on_demand();
   r.add(std::string(label::kZone), test::in({std::string(kZoneB)}));
@@ -289,7 +288,7 @@ TEST_CASE("a zone requirement restricts the offerings", "[provisioning]") {
   CHECK(l.describe(od) == Lines{"m5.large us-east-1a on-demand 0.096"});
 }
 
-TEST_CASE("a fleet request carries at most 60 instance types, the cheapest", "[provisioning]") {
+TEST_CASE("a fleet request carries at most 60 instance types, the cheapest", "[cloud]") {
   // 70 on-demand types in one zone, named in price order; the claim lists them cheapest first.
   std::vector<InstanceType> types;
   std::vector<std::string> names;

@@ -1,17 +1,25 @@
-// Which offering a NodeClaim launches: Karpenter's AWS launch filters and capacity-type choice.
+// Which offering a NodeClaim launches on EC2: Karpenter's AWS launch filters and capacity-type
+// choice (aws:pkg/providers/instance/instance.go).
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <vector>
 
 #include "fleetsim/cloudprovider/cloud_provider.hpp"
-#include "fleetsim/scheduling/scheduling_context.hpp"
-#include "fleetsim/scheduling/solve_types.hpp"
 
 namespace fleetsim {
 
 // Karpenter AWS maxInstanceTypes: a CreateFleet request carries at most 60 types.
 inline constexpr std::size_t kMaxFleetInstanceTypes = 60;
+
+// One offering the launch may use.
+struct LaunchCandidate {
+  std::uint32_t option = 0;    // index into LaunchRequest::types
+  std::uint32_t type = 0;      // catalog index
+  std::uint32_t offering = 0;  // index into the type's offerings
+  double price = 0.0;
+};
 
 struct LaunchPlan {
   CapacityType capacity_type = CapacityType::OnDemand;
@@ -22,9 +30,10 @@ struct LaunchPlan {
 // offering; then the exotic filter (no GPU/accelerator/metal type while an ordinary one fits),
 // the spot filter (no spot offering dearer than the cheapest on-demand one) and truncation to
 // 60 types. The fleet API's price-capacity-optimized spot strategy is modelled as cheapest
-// offering with capacity: the cloud provider walks the candidates in order. Each candidate
-// carries the node it would make (allocatable, DaemonSet overhead) from the pool's view.
-LaunchPlan plan_launch(const SchedulingContext& context, const NewNodeClaim& claim,
+// offering with capacity: the EC2 model walks the candidates in order. `offering_usable` is per
+// global offering (empty: all usable).
+LaunchPlan plan_launch(const Catalog& catalog, const Requirements& requirements,
+                       std::span<const InstanceTypeOption> types,
                        std::span<const std::uint8_t> offering_usable);
 
 }  // namespace fleetsim

@@ -146,9 +146,6 @@ class Cluster {
   void node_terminated(NodeId node, SimTime now);
   // A NodeClaim planned pods onto the node: it is no disruption candidate until `until`.
   void hold_nominated(NodeId node, SimTime until) { nodes_[node].nominated_until = until; }
-  void set_daemon_overhead(NodeId node, const Resources& overhead) {
-    nodes_[node].daemon_overhead = overhead;
-  }
 
   // ---- Pod lifecycle ----
   // Binds a pending pod to a node; the caller checked that it fits.

@@ -120,6 +120,7 @@ inline Resources node_allocatable(std::int64_t cpu_millis, std::int64_t memory_g
 struct ReadyNodeArgs {
   std::string name = "node-a";
   Resources allocatable = node_allocatable(4000, 16);
+  Resources daemon_overhead{};
   std::string zone = "us-east-1a";
   NodePhase phase = NodePhase::Initialized;
   std::vector<Taint> taints{};
@@ -136,6 +137,7 @@ inline NodeId add_node(Cluster& cluster, const ReadyNodeArgs& a) {
   n.phase = a.phase;
   n.initialized = a.phase == NodePhase::Initialized;
   n.allocatable = a.allocatable;
+  n.daemon_overhead = a.daemon_overhead;
   n.taints = a.taints;
   Labels labels = a.extra_labels;
   labels[std::string(label::kZone)] = a.zone;

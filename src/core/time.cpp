@@ -9,7 +9,13 @@
 namespace fleetsim {
 
 SimDuration from_seconds(double s) {
-  return SimDuration{static_cast<std::int64_t>(std::llround(s * 1e6))};
+  const double us = s * 1e6;
+  if (std::isnan(us)) return SimDuration::zero();
+  // 2^63 is the first double past the int64 range; llround is undefined beyond it.
+  constexpr double kLimit = 9223372036854775808.0;
+  if (us >= kLimit) return kForever;
+  if (us <= -kLimit) return -kForever;
+  return SimDuration{static_cast<std::int64_t>(std::llround(us))};
 }
 
 namespace {

@@ -17,7 +17,7 @@ EventHandle Simulation::schedule_at(SimTime time, Phase phase, EventHandler& han
 EventHandle Simulation::schedule_after(SimDuration delay, Phase phase, EventHandler& handler,
                                        std::uint64_t tag) {
   FLEETSIM_ASSERT(delay >= SimDuration::zero());
-  return queue_.push(now_ + delay, phase, &handler, tag);
+  return queue_.push(saturating_add(now_, delay), phase, &handler, tag);
 }
 
 TimerHandle Simulation::every(SimDuration period, SimTime first_at, Phase phase,

@@ -39,7 +39,7 @@ void Kubelet::on_bound(PodId id) {
   if (m->listener != nullptr) m->listener->on_pod_bound(id);
   const std::string image = spec.images.empty() ? std::string() : spec.images.front();
   const SimTime started = images(pod.node).available_at(image, m->profile.image_bytes, now);
-  const SimTime server_up = started + m->profile.model_load;
+  const SimTime server_up = saturating_add(started, m->profile.model_load);
   const SimTime ready =
       pod_ready_time(now, started, server_up, spec.startup_probe, spec.readiness_probe);
   sim_.schedule_at(started, Phase::PodLifecycle, *this, Tag{Step::Started, id}.pack());
@@ -80,12 +80,12 @@ void Kubelet::become_ready(PodId id) {
 }
 
 void Kubelet::on_terminating(PodId id) {
-  drain(id, sim_.now() + cluster_.pod(id).spec->termination_grace);
+  drain(id, saturating_add(sim_.now(), cluster_.pod(id).spec->termination_grace));
 }
 
 void Kubelet::on_evicted(PodId id, NodeId node) {
   // The instance may go before the grace period ends (a spot interruption's two minutes).
-  drain(id, std::min(sim_.now() + cluster_.pod(id).spec->termination_grace,
+  drain(id, std::min(saturating_add(sim_.now(), cluster_.pod(id).spec->termination_grace),
                      cluster_.node(node).terminates_at));
 }
 

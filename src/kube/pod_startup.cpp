@@ -18,9 +18,9 @@ SimTime NodeImageStore::available_at(const std::string& image, std::int64_t byte
   // Whole seconds, then the remainder in microseconds rounded up (no overflow for any size).
   const std::int64_t whole = bytes / bytes_per_second_;
   const std::int64_t rest = bytes % bytes_per_second_;
-  const SimDuration pull =
-      seconds(whole) + micros((rest * 1'000'000 + bytes_per_second_ - 1) / bytes_per_second_);
-  const SimTime done = std::max(now, puller_free_at_) + pull;
+  const SimDuration pull = saturating_mul(seconds(1), whole) +
+                           micros((rest * 1'000'000 + bytes_per_second_ - 1) / bytes_per_second_);
+  const SimTime done = saturating_add(std::max(now, puller_free_at_), pull);
   puller_free_at_ = done;
   images_.emplace(image, done);
   return done;
@@ -31,8 +31,10 @@ namespace {
 // The first probe time on the grid origin + k × period that is at or after `not_before`.
 SimTime first_probe_at_or_after(SimTime origin, SimDuration period, SimTime not_before) {
   if (not_before <= origin) return origin;
-  const std::int64_t k = ((not_before - origin).count() + period.count() - 1) / period.count();
-  return origin + period * k;
+  if (not_before == kNever) return kNever;
+  const std::int64_t gap = (not_before - origin).count();
+  const std::int64_t k = gap / period.count() + (gap % period.count() != 0 ? 1 : 0);
+  return saturating_add(origin, saturating_mul(period, k));
 }
 
 }  // namespace
@@ -44,13 +46,15 @@ SimTime pod_ready_time(SimTime probe_origin, SimTime containers_started, SimTime
   if (startup_probe) {
     started_ok = first_probe_at_or_after(
         probe_origin, startup_probe->period,
-        std::max(containers_started + startup_probe->initial_delay, server_up));
+        std::max(saturating_add(containers_started, startup_probe->initial_delay), server_up));
   }
   if (!readiness_probe) return started_ok;
   const SimTime first_pass = first_probe_at_or_after(
       probe_origin, readiness_probe->period,
-      std::max({containers_started + readiness_probe->initial_delay, server_up, started_ok}));
-  return first_pass + readiness_probe->period * (readiness_probe->success_threshold - 1);
+      std::max({saturating_add(containers_started, readiness_probe->initial_delay), server_up,
+                started_ok}));
+  return saturating_add(
+      first_pass, saturating_mul(readiness_probe->period, readiness_probe->success_threshold - 1));
 }
 
 }  // namespace fleetsim

@@ -104,11 +104,11 @@ void ServingModel::start(std::uint32_t replica, SimTime now, const Queued& reque
                                            r.in_flight, config_.concurrency);
   slot.arrival = request.arrival;
   slot.start = now;
-  slot.first_token = now + times.to_first_token;
+  slot.first_token = saturating_add(now, times.to_first_token);
   slot.input_tokens = request.input_tokens;
   slot.output_tokens = request.output_tokens;
   slot.busy = true;
-  slot.completion = sim_.schedule_at(now + times.total, Phase::Workload, *this,
+  slot.completion = sim_.schedule_at(saturating_add(now, times.total), Phase::Workload, *this,
                                      Tag{TagKind::Completion, slot_index, slot.generation}.pack());
 }
 

@@ -31,12 +31,27 @@ constexpr SimDuration hours(std::int64_t n) { return seconds(n * 3600); }
 constexpr SimTime kSimStart{};
 constexpr SimTime at(SimDuration since_start) { return SimTime{since_start}; }
 
+// "Never": the latest instant. Sums and products of user-given durations saturate here instead
+// of wrapping, and an event at kNever never runs: a time past the end of the run is simply never.
+inline constexpr SimTime kNever = SimTime::max();
+inline constexpr SimDuration kForever = SimDuration::max();
+
+// t + d for d ≥ 0, saturating at kNever.
+constexpr SimTime saturating_add(SimTime t, SimDuration d) {
+  return d >= kNever - t ? kNever : t + d;
+}
+// d × n for d, n ≥ 0, saturating at kForever.
+constexpr SimDuration saturating_mul(SimDuration d, std::int64_t n) {
+  if (n == 0 || d.count() == 0) return SimDuration::zero();
+  return d.count() > kForever.count() / n ? kForever : d * n;
+}
+
 // Explicit conversions to floating point, for output and rate arithmetic only.
 constexpr double to_seconds(SimDuration d) { return static_cast<double>(d.count()) / 1e6; }
 constexpr double to_seconds(SimTime t) { return to_seconds(t.time_since_epoch()); }
 constexpr double to_hours(SimDuration d) { return to_seconds(d) / 3600.0; }
 
-// Rounds a real number of seconds to the nearest microsecond.
+// Rounds a real number of seconds to the nearest microsecond, saturating at ±kForever (NaN: 0).
 SimDuration from_seconds(double s);
 
 // Parses Go/Kubernetes durations: "90s", "5m", "1h30m", "500ms", "1.5h", "0". Plain numbers

@@ -1,6 +1,7 @@
 #include "fleetsim/core/time.hpp"
 
 #include <catch2/catch.hpp>
+#include <limits>
 
 using namespace fleetsim;
 
@@ -27,4 +28,17 @@ TEST_CASE("durations format as Go does", "[core]") {
   CHECK(format_duration(minutes(90)) == "1h30m0s");
   CHECK(format_duration(millis(500)) == "500ms");
   CHECK(format_duration(seconds(15)) == "15s");
+}
+
+TEST_CASE("sums and products of durations saturate at never instead of wrapping", "[core]") {
+  CHECK(saturating_add(at(seconds(5)), seconds(3)) == at(seconds(8)));
+  CHECK(saturating_add(at(hours(1)), kForever) == kNever);
+  CHECK(saturating_add(kNever, seconds(1)) == kNever);
+  CHECK(saturating_mul(seconds(10), 3) == seconds(30));
+  CHECK(saturating_mul(seconds(8589), 2147483646) == kForever);  // 8589 s × 2^31: past int64 µs
+  CHECK(saturating_mul(kForever, 0) == SimDuration::zero());
+  CHECK(from_seconds(1e300) == kForever);
+  CHECK(from_seconds(-1e300) == -kForever);
+  CHECK(from_seconds(std::numeric_limits<double>::quiet_NaN()) == SimDuration::zero());
+  CHECK(from_seconds(1.5) == millis(1500));
 }

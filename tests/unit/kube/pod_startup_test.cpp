@@ -62,3 +62,16 @@ TEST_CASE("readiness follows the probe grid after the server is up", "[unit]") {
     CHECK(pod_ready_time(bound, started, up, late_startup, std::nullopt) == at(seconds(250)));
   }
 }
+
+// Issue #13's case: periodSeconds 8589 × successThreshold 2^31 − 1 overflowed int64 µs and
+// stopped the run with an internal error; the pod is simply never Ready.
+TEST_CASE("a readiness probe that cannot pass within int64 time makes the pod never Ready",
+          "[kube]") {
+  const ProbeTiming probe{
+      .initial_delay = seconds(0), .period = seconds(8589), .success_threshold = 2147483647};
+  CHECK(pod_ready_time(kSimStart, at(seconds(1)), at(seconds(1)), std::nullopt, probe) == kNever);
+  // A long but representable wait still comes out exact: 3 passes 10 s apart from 10 s.
+  const ProbeTiming three{
+      .initial_delay = seconds(10), .period = seconds(10), .success_threshold = 3};
+  CHECK(pod_ready_time(kSimStart, kSimStart, kSimStart, std::nullopt, three) == at(seconds(30)));
+}

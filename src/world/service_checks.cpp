@@ -29,8 +29,7 @@ void check_llm_rates_cover(const ScenarioConfig& config, const SchedulingContext
       continue;
     const Workload* deployment = deployment_of(config, service);
     if (deployment == nullptr) continue;  // the loader reports it
-    const PodSpec& spec = deployment->pod.spec;
-    std::set<std::string> uncovered;  // "type (accelerator)", sorted
+    std::set<std::string> uncovered;      // "type (accelerator)", sorted
     for (std::uint32_t pool = 0; pool < context.pools().size(); ++pool) {
       context.types_for(deployment->pod.spec, pool).for_each([&](std::size_t t) {
         const InstanceType& type = types[t];

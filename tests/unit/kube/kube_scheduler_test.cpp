@@ -144,9 +144,9 @@ TEST_CASE("kube-scheduler skips nodes whose labels conflict with the pod's nodeS
 
 TEST_CASE("kube-scheduler counts DaemonSet overhead against a node's room", "[workload]") {
   SchedulerRig rig;
-  NodeId node = add_node(rig.cluster, {.name = "a",
-                                       .allocatable = node_allocatable(2000, 8),
-                                       .daemon_overhead = pod_requests(600, 512)});
+  add_node(rig.cluster, {.name = "a",
+                         .allocatable = node_allocatable(2000, 8),
+                         .daemon_overhead = pod_requests(600, 512)});
   PodId pod = rig.pending(pod_requests(1500, 512));  // 1500m + 600m > 2000m
   rig.pass();
   CHECK(rig.bound_node(pod) == kNoNode);

@@ -29,7 +29,7 @@ void Kubelet::on_bound(PodId id) {
     // probes say later.
     cluster_.pod_started(id);
     if (!spec.startup_probe && !spec.readiness_probe) {
-      cluster_.pod_ready(id, now);
+      become_ready(id);
     } else {
       sim_.schedule_at(pod_ready_time(now, now, now, spec.startup_probe, spec.readiness_probe),
                        Phase::PodLifecycle, *this, Tag{Step::Ready, id}.pack());

@@ -60,6 +60,7 @@ TEST_CASE("a pod without a start-up profile is started and Ready when bound", "[
   CHECK(rig.cluster.pod(pod).started);
   CHECK(rig.cluster.pod(pod).ready);
   CHECK(rig.cluster.pod(pod).ready_at == kSimStart);
+  CHECK(rig.bus.seconds_of(EventKind::PodReady) == std::vector<double>{0});
 }
 
 TEST_CASE("a profiled pod pulls its image, loads its model and turns Ready", "[kube]") {

@@ -72,8 +72,9 @@ struct SlaResult {
 };
 
 struct PodsResult {
-  // Exact nearest-rank percentiles of each pod's time from creation to its first binding;
-  // pods still pending at the end count with the time they waited so far.
+  // Percentiles (nearest rank, within 1%: the latency sketch) and the exact maximum of each
+  // pod's time from creation to its first binding; pods still pending at the end count with the
+  // time they waited so far.
   struct PendingSeconds {
     double p50 = 0.0;
     double p99 = 0.0;

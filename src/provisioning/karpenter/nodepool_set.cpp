@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "fleetsim/catalog/aws_node_sizing.hpp"
 #include "fleetsim/cloudprovider/aws/ebs_pricing.hpp"
 
 namespace fleetsim {

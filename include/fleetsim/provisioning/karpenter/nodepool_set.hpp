@@ -5,7 +5,6 @@
 #include <span>
 #include <vector>
 
-#include "fleetsim/catalog/aws_node_sizing.hpp"
 #include "fleetsim/k8s/nodepool.hpp"
 #include "fleetsim/k8s/workloads.hpp"
 #include "fleetsim/scheduling/scheduling_context.hpp"

@@ -24,6 +24,10 @@ Requirements zone_in(std::string zone) {
 
 }  // namespace
 
+// kube-scheduler: plugins/tainttoleration/taint_toleration_test.go TestTaintTolerationFilter,
+// "The pod has no toleration, but the effect of taint on node is PreferNoSchedule. Pod can be
+// scheduled onto the node". Karpenter honours the taint until it relaxes the pod (its scheduling
+// suite: "should tolerate PreferNoSchedule taint only after trying to relax Affinity terms").
 TEST_CASE("a PreferNoSchedule taint blocks only when honoured", "[k8s]") {
   PodSpec pod;
   pod.requests = pod_requests(100, 128);
@@ -36,6 +40,21 @@ TEST_CASE("a PreferNoSchedule taint blocks only when honoured", "[k8s]") {
   CHECK_FALSE(pod_fits(pod, node, PreferNoSchedule::Honour));
   pod.tolerations.push_back({.key = "tier", .op = TolerationOperator::Exists});
   CHECK(pod_fits(pod, node, PreferNoSchedule::Honour));
+}
+
+// TestTaintTolerationFilter: "A pod has a toleration that keys and values match the taint on the
+// node, but (non-empty) effect doesn't match, can't be scheduled onto the node".
+TEST_CASE("a toleration of another effect does not tolerate a NoSchedule taint", "[k8s]") {
+  PodSpec pod;
+  pod.tolerations.push_back({.key = "foo",
+                             .op = TolerationOperator::Equal,
+                             .value = "bar",
+                             .effect = TaintEffect::PreferNoSchedule});
+  const std::vector<Taint> taints{
+      {.key = "foo", .value = "bar", .effect = TaintEffect::NoSchedule}};
+  CHECK(blocking_taint(pod, taints, PreferNoSchedule::Ignore) == &taints[0]);
+  pod.tolerations[0].effect.reset();  // an empty effect tolerates every effect
+  CHECK(blocking_taint(pod, taints, PreferNoSchedule::Honour) == nullptr);
 }
 
 TEST_CASE("a NoSchedule taint blocks whatever the PreferNoSchedule mode", "[k8s]") {

@@ -27,7 +27,7 @@ std::int64_t allowed_disruptions(const NodePool& pool, std::uint32_t pool_index,
     const Node& n = cluster.node(id);
     if (n.pool != pool_index || !n.initialized) continue;
     ++total;
-    if (n.phase != NodePhase::Initialized) ++disrupting;
+    if (n.phase != NodePhase::Initialized || n.marked_for_disruption) ++disrupting;
   }
   std::int64_t allowed = std::numeric_limits<std::int64_t>::max();
   for (const DisruptionBudget& b : pool.disruption.budgets) {

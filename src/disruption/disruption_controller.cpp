@@ -2,31 +2,40 @@
 
 #include "fleetsim/disruption/emptiness.hpp"
 #include "fleetsim/disruption/expiration.hpp"
+#include "fleetsim/disruption/multi_node_consolidation.hpp"
+#include "fleetsim/disruption/single_node_consolidation.hpp"
 
 namespace fleetsim {
 
-DisruptionController::DisruptionController(Simulation& sim, const Cluster& cluster,
-                                           NodeTermination& termination,
-                                           const std::vector<NodePool>& pools,
-                                           std::int64_t start_unix_s)
-    : sim_(sim),
-      cluster_(cluster),
-      termination_(termination),
-      pools_(pools),
-      start_unix_s_(start_unix_s),
-      queue_(sim, cluster, termination, pools, start_unix_s) {
-  methods_.push_back(std::make_unique<Emptiness>(cluster, pools));
+DisruptionController::DisruptionController(Inputs in)
+    : in_(in),
+      queue_({.sim = in.sim,
+              .cluster = in.cluster,
+              .bus = in.bus,
+              .termination = in.termination,
+              .launcher = in.provisioner.launcher(),
+              .pools = in.provisioner.nodepools(),
+              .start_unix_s = in.start_unix_s}) {
+  const Consolidation::Inputs consolidation{.cluster = in.cluster,
+                                            .provisioner = in.provisioner,
+                                            .cloud = in.cloud,
+                                            .settings = in.consolidation};
+  methods_.push_back(std::make_unique<Emptiness>(in.cluster, in.provisioner.nodepools(), in.cloud));
+  methods_.push_back(std::make_unique<MultiNodeConsolidation>(consolidation));
+  methods_.push_back(std::make_unique<SingleNodeConsolidation>(consolidation));
 }
 
 void DisruptionController::start() {
-  sim_.every(kDisruptionPollPeriod, sim_.now() + kDisruptionPollPeriod, Phase::Disruption, *this);
+  in_.sim.every(kDisruptionPollPeriod, in_.sim.now() + kDisruptionPollPeriod, Phase::Disruption,
+                *this);
 }
 
 void DisruptionController::on_event(SimTime now, std::uint64_t) {
-  expire_nodes(cluster_, pools_, termination_, now);
-  if (queue_.busy()) return;
+  const std::vector<NodePool>& pools = in_.provisioner.nodepools();
+  expire_nodes(in_.cluster, pools, in_.termination, now);
+  if (queue_.validating()) return;
   for (const auto& method : methods_) {
-    BudgetTracker budgets(pools_, cluster_, method->budget_reason(), now, start_unix_s_);
+    BudgetTracker budgets(pools, in_.cluster, method->budget_reason(), now, in_.start_unix_s);
     DisruptionCommand command = method->compute(now, budgets);
     if (command.nodes.empty()) continue;
     queue_.submit(*method, std::move(command));

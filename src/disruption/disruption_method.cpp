@@ -13,15 +13,22 @@ SimDuration drain_time(const Node& n, const Cluster& cluster, const NodePool& po
   return drain;
 }
 
-bool BudgetTracker::take(std::uint32_t pool) {
+std::int64_t& BudgetTracker::allowance(std::uint32_t pool) {
   auto it = allowed_.find(pool);
   if (it == allowed_.end())
     it = allowed_
              .emplace(pool, allowed_disruptions(pools_[pool], pool, cluster_, reason_, now_,
                                                 start_unix_s_))
              .first;
-  if (it->second <= 0) return false;
-  --it->second;
+  return it->second;
+}
+
+bool BudgetTracker::has_room(std::uint32_t pool) { return allowance(pool) > 0; }
+
+bool BudgetTracker::take(std::uint32_t pool) {
+  std::int64_t& left = allowance(pool);
+  if (left <= 0) return false;
+  --left;
   return true;
 }
 

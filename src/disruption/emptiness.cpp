@@ -4,27 +4,37 @@
 
 namespace fleetsim {
 
-bool Emptiness::is_candidate(const Node& n, SimTime now) const {
-  const NodePool& pool = pools_[n.pool];
-  return n.phase == NodePhase::Initialized && n.pods.empty() && n.nominated_until <= now &&
-         pool.disruption.consolidate_after &&
-         now - n.last_pod_event >= *pool.disruption.consolidate_after;
+std::vector<Candidate> Emptiness::candidates(SimTime now) const {
+  std::vector<Candidate> out = disruption_candidates(cluster_, cloud_, now);
+  std::erase_if(out, [&](const Candidate& c) {
+    return !c.empty() || !consolidatable(cluster_.node(c.node), pools_[c.pool], now);
+  });
+  return out;
 }
 
 DisruptionCommand Emptiness::compute(SimTime now, BudgetTracker& budgets) {
-  std::vector<NodeId> candidates;
-  for (NodeId id : cluster_.active_nodes())
-    if (is_candidate(cluster_.node(id), now)) candidates.push_back(id);
-  std::sort(candidates.begin(), candidates.end(), [&](NodeId a, NodeId b) {
-    const Node& na = cluster_.node(a);
-    const Node& nb = cluster_.node(b);
-    if (na.price_per_hour != nb.price_per_hour) return na.price_per_hour > nb.price_per_hour;
-    return na.name < nb.name;
-  });
   DisruptionCommand command;
-  for (NodeId id : candidates)
-    if (budgets.take(cluster_.node(id).pool)) command.nodes.push_back(id);
+  for (const Candidate& c : candidates(now)) {
+    if (!budgets.take(c.pool)) continue;
+    command.nodes.push_back(c.node);
+    command.savings_per_hour += c.price;
+  }
   return command;
+}
+
+// EmptinessValidator: the nodes still empty candidates within budget go; the others stay.
+DisruptionCommand Emptiness::validate(DisruptionCommand command, SimTime now,
+                                      BudgetTracker& budgets) {
+  const std::vector<Candidate> now_empty = candidates(now);
+  DisruptionCommand valid;
+  for (NodeId id : command.nodes) {
+    auto it = std::find_if(now_empty.begin(), now_empty.end(),
+                           [&](const Candidate& c) { return c.node == id; });
+    if (it == now_empty.end() || !budgets.take(it->pool)) continue;
+    valid.nodes.push_back(id);
+    valid.savings_per_hour += it->price;
+  }
+  return valid;
 }
 
 }  // namespace fleetsim

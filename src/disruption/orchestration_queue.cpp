@@ -1,26 +1,108 @@
 #include "fleetsim/disruption/orchestration_queue.hpp"
 
+#include <algorithm>
+
+#include "fleetsim/engine/event_tag.hpp"
+
 namespace fleetsim {
 
+namespace {
+
+enum class Timer : std::uint8_t { Validate, Replacement };
+using Tag = EventTag<Timer>;
+
+}  // namespace
+
+OrchestrationQueue::OrchestrationQueue(Inputs in) : in_(in) {}
+
 void OrchestrationQueue::submit(DisruptionMethod& method, DisruptionCommand command) {
-  FLEETSIM_ASSERT(!busy() && !command.nodes.empty());
-  method_ = &method;
-  command_ = std::move(command);
-  sim_.schedule_after(kCommandValidationDelay, Phase::Disruption, *this);
+  FLEETSIM_ASSERT(!validating() && !command.nodes.empty());
+  validating_ = &method;
+  pending_ = std::move(command);
+  in_.sim.schedule_after(kCommandValidationDelay, Phase::Disruption, *this,
+                         Tag{Timer::Validate}.pack());
 }
 
-void OrchestrationQueue::on_event(SimTime now, std::uint64_t) {
-  DisruptionMethod& method = *method_;
-  const DisruptionCommand command = std::move(command_);
-  method_ = nullptr;
-  BudgetTracker budgets(pools_, cluster_, method.budget_reason(), now, start_unix_s_);
-  for (NodeId id : command.nodes) {
-    const Node& n = cluster_.node(id);
-    // A pod arrived, the node was nominated or the budget shrank meanwhile.
-    if (!method.is_candidate(n, now) || !budgets.take(n.pool)) continue;
-    termination_.delete_node(id, method.termination_reason(),
-                             drain_time(n, cluster_, pools_[n.pool]));
+void OrchestrationQueue::on_event(SimTime now, std::uint64_t tag) {
+  const Tag t = Tag::unpack(tag);
+  if (t.kind == Timer::Validate) {
+    validate(now);
+  } else {
+    check_replacement(t.subject, now);
   }
+}
+
+void OrchestrationQueue::validate(SimTime now) {
+  DisruptionMethod& method = *validating_;
+  validating_ = nullptr;
+  BudgetTracker budgets(in_.pools, in_.cluster, method.budget_reason(), now, in_.start_unix_s);
+  DisruptionCommand command = method.validate(std::move(pending_), now, budgets);
+  if (!command.nodes.empty()) start(method, std::move(command), now);
+}
+
+void OrchestrationQueue::start(DisruptionMethod& method, DisruptionCommand command, SimTime now) {
+  std::vector<std::string> type_names;
+  if (command.replacement)
+    for (std::uint32_t t : command.replacement->types)
+      type_names.push_back(in_.launcher.catalog().types()[t].name);
+  const DisruptionDecision decision{.method = method.name(),
+                                    .nodes = command.nodes,
+                                    .replacement_types = type_names,
+                                    .savings_per_hour = command.savings_per_hour,
+                                    .pods = command.pods};
+  in_.bus.emit(SimEvent{.time = now,
+                        .kind = EventKind::DisruptionDecision,
+                        .reason = method.budget_reason(),
+                        .decision = &decision});
+
+  Running r{.method = &method, .command = std::move(command), .started = now};
+  if (!r.command.replacement) {
+    delete_nodes(r);
+    return;
+  }
+  for (NodeId id : r.command.nodes) in_.cluster.mark_for_disruption(id);
+  const std::optional<NodeId> replacement = in_.launcher.launch(*r.command.replacement, {});
+  if (!replacement) {
+    give_back(r);
+    return;
+  }
+  // The moving pods are nominated to it (the claim carried them): no disruption candidate.
+  in_.cluster.hold_nominated(*replacement, now + kNominationWindow);
+  r.replacement = *replacement;
+  const std::uint32_t id = next_id_++;
+  in_.sim.schedule_after(r.backoff, Phase::Disruption, *this, Tag{Timer::Replacement, id}.pack());
+  running_.emplace(id, std::move(r));
+}
+
+void OrchestrationQueue::check_replacement(std::uint32_t id, SimTime now) {
+  auto it = running_.find(id);
+  Running& r = it->second;
+  const Node& replacement = in_.cluster.node(r.replacement);
+  if (replacement.phase == NodePhase::Initialized) {
+    in_.cluster.hold_nominated(r.replacement, now + kNominationWindow);
+    delete_nodes(r);
+    running_.erase(it);
+  } else if (!replacement.is_live() || now - r.started >= kReplacementTimeout) {
+    give_back(r);
+    running_.erase(it);
+  } else {
+    r.backoff = std::min(r.backoff * 2, kQueueMaxDelay);
+    in_.sim.schedule_after(r.backoff, Phase::Disruption, *this, Tag{Timer::Replacement, id}.pack());
+  }
+}
+
+void OrchestrationQueue::delete_nodes(const Running& r) {
+  for (NodeId id : r.command.nodes) {
+    const Node& n = in_.cluster.node(id);
+    if (!n.is_live()) continue;  // an interruption took it meanwhile
+    in_.termination.delete_node(id, r.method->termination_reason(),
+                                drain_time(n, in_.cluster, in_.pools[n.pool]));
+  }
+}
+
+void OrchestrationQueue::give_back(const Running& r) {
+  for (NodeId id : r.command.nodes)
+    if (in_.cluster.node(id).is_live()) in_.cluster.unmark_for_disruption(id);
 }
 
 }  // namespace fleetsim

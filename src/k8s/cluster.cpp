@@ -11,6 +11,7 @@ WorkloadId Cluster::add_workload(WorkloadRecord record) {
 }
 
 NodeId Cluster::add_node(Node n) {
+  ++revision_;
   n.id = static_cast<NodeId>(nodes_.size());
   active_.push_back(n.id);
   nodes_.push_back(std::move(n));
@@ -18,6 +19,7 @@ NodeId Cluster::add_node(Node n) {
 }
 
 PodId Cluster::add_pod(Pod p) {
+  ++revision_;
   p.id = next_pod_id_++;
   FLEETSIM_ASSERT(p.phase == PodPhase::Pending);
   pending_.push_back(p.id);
@@ -65,14 +67,19 @@ std::vector<WorkloadId> Cluster::collect() {
 }
 
 void Cluster::node_launched(NodeId node, SimTime now) {
+  ++revision_;
   Node& n = nodes_[node];
   n.phase = NodePhase::Launched;
   n.billed_from = now;
 }
 
-void Cluster::node_registered(NodeId node) { nodes_[node].phase = NodePhase::Registered; }
+void Cluster::node_registered(NodeId node) {
+  ++revision_;
+  nodes_[node].phase = NodePhase::Registered;
+}
 
 void Cluster::node_initialized(NodeId node, SimTime now) {
+  ++revision_;
   Node& n = nodes_[node];
   n.phase = NodePhase::Initialized;
   n.initialized = true;
@@ -82,6 +89,7 @@ void Cluster::node_initialized(NodeId node, SimTime now) {
 
 void Cluster::begin_node_deletion(NodeId node, SimTime now, SimTime terminates_at,
                                   std::string_view reason) {
+  ++revision_;
   Node& n = nodes_[node];
   FLEETSIM_ASSERT(n.is_live());
   n.phase = NodePhase::Deleting;
@@ -91,12 +99,14 @@ void Cluster::begin_node_deletion(NodeId node, SimTime now, SimTime terminates_a
 }
 
 void Cluster::node_terminated(NodeId node, SimTime now) {
+  ++revision_;
   nodes_[node].phase = NodePhase::Terminated;
   nodes_[node].terminated_at = now;
   active_.erase(std::lower_bound(active_.begin(), active_.end(), node));
 }
 
 void Cluster::bind(PodId pod_id, NodeId node_id, SimTime now) {
+  ++revision_;
   Pod& p = at(pod_id);
   Node& n = nodes_[node_id];
   FLEETSIM_ASSERT(p.node == kNoNode && p.phase == PodPhase::Pending);
@@ -124,6 +134,7 @@ void Cluster::unbind(PodId pod_id, SimTime now) {
 }
 
 void Cluster::finish(PodId pod, PodPhase phase, SimTime now) {
+  ++revision_;
   FLEETSIM_ASSERT(phase == PodPhase::Succeeded || phase == PodPhase::Deleted);
   unbind(pod, now);
   at(pod).phase = phase;
@@ -131,6 +142,7 @@ void Cluster::finish(PodId pod, PodPhase phase, SimTime now) {
 }
 
 void Cluster::delete_pending(PodId pod_id) {
+  ++revision_;
   auto it = std::lower_bound(pending_.begin(), pending_.end(), pod_id);
   if (it != pending_.end() && *it == pod_id) pending_.erase(it);
   Pod& p = at(pod_id);
@@ -139,9 +151,33 @@ void Cluster::delete_pending(PodId pod_id) {
   ended(pod_id);
 }
 
+void Cluster::mark_for_disruption(NodeId node) {
+  ++revision_;
+  Node& n = nodes_[node];
+  FLEETSIM_ASSERT(n.is_live() && !n.marked_for_disruption);
+  n.marked_for_disruption = true;
+  n.taints.push_back(
+      Taint{.key = std::string(kDisruptedTaintKey), .effect = TaintEffect::NoSchedule});
+}
+
+void Cluster::unmark_for_disruption(NodeId node) {
+  ++revision_;
+  Node& n = nodes_[node];
+  if (!n.marked_for_disruption) return;
+  n.marked_for_disruption = false;
+  std::erase_if(n.taints, [](const Taint& t) { return t.key == kDisruptedTaintKey; });
+}
+
 void Cluster::clear_nominations_to(NodeId node) {
   for (PodId p : pending_)
     if (Pod& pod = at(p); pod.nominated == node) pod.nominated = kNoNode;
+}
+
+void Cluster::pod_terminating(PodId pod, SimTime now) {
+  ++revision_;
+  Pod& p = at(pod);
+  p.terminating = true;
+  if (p.node != kNoNode) nodes_[p.node].last_pod_event = now;
 }
 
 void Cluster::pod_ready(PodId pod, SimTime now) {

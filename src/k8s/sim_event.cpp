@@ -38,6 +38,8 @@ std::string_view to_string(EventKind k) {
       return "workload_created";
     case EventKind::ReplicasChanged:
       return "replicas_changed";
+    case EventKind::DisruptionDecision:
+      return "disruption_decision";
   }
   return "unknown";
 }
@@ -64,6 +66,8 @@ EventSubject subject_of(EventKind k) {
     case EventKind::WorkloadCreated:
     case EventKind::ReplicasChanged:
       return EventSubject::Workload;
+    case EventKind::DisruptionDecision:
+      return EventSubject::Command;
   }
   return EventSubject::Workload;
 }

@@ -27,6 +27,27 @@ void EventWriter::append_node(const Node& node, bool with_price) {
   }
 }
 
+void EventWriter::append_decision(const DisruptionDecision& d, const Cluster& cluster) {
+  append_key("method");
+  append_json_string(line_, d.method);
+  append_key("nodes");
+  line_.push_back('[');
+  for (std::size_t i = 0; i < d.nodes.size(); ++i) {
+    if (i > 0) line_.push_back(',');
+    append_json_string(line_, cluster.node(d.nodes[i]).name);
+  }
+  line_ += "],\"replacement_types\":[";
+  for (std::size_t i = 0; i < d.replacement_types.size(); ++i) {
+    if (i > 0) line_.push_back(',');
+    append_json_string(line_, d.replacement_types[i]);
+  }
+  line_.push_back(']');
+  append_key("savings_usd_per_hour");
+  append_decimal(line_, d.savings_per_hour, /*keep_point=*/true);
+  append_key("pods");
+  line_ += std::to_string(d.pods);
+}
+
 void EventWriter::on_event(const SimEvent& e, const Cluster& cluster) {
   line_.clear();
   line_ += "{\"t\":";
@@ -57,6 +78,9 @@ void EventWriter::on_event(const SimEvent& e, const Cluster& cluster) {
     case EventSubject::Workload:
       append_key("workload");
       append_json_string(line_, cluster.workloads().at(e.workload).name);
+      break;
+    case EventSubject::Command:
+      append_decision(*e.decision, cluster);
       break;
   }
 

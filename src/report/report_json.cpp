@@ -50,6 +50,12 @@ Json sla_json(const SlaResult& sla) {
   return j;
 }
 
+Json counts(const CountByName& by_name) {
+  Json out = Json::object();
+  for (const auto& [name, count] : by_name) out[name] = count;
+  return out;
+}
+
 }  // namespace
 
 Json report_json(const RunResult& result) {
@@ -106,12 +112,18 @@ Json report_json(const RunResult& result) {
   nodes["peak"] = n.peak;
   nodes["launch_failures"] = n.launch_failures;
   nodes["spot_interruption_notices"] = n.spot_interruption_notices;
-  Json by_reason = Json::object();
-  for (const auto& [reason, count] : n.terminated_by_reason) by_reason[reason] = count;
-  nodes["terminated_by_reason"] = std::move(by_reason);
+  nodes["terminated_by_reason"] = counts(n.terminated_by_reason);
 
-  // The sections have no fields yet (see DisruptionResult): present, they are empty objects.
-  if (result.disruption) r["disruption"] = Json::object();
+  if (result.disruption) {
+    const DisruptionResult& d = *result.disruption;
+    Json& disruption = r["disruption"];
+    disruption["commands_by_method"] = counts(d.commands_by_method);
+    disruption["replacements"] = d.replacements;
+    disruption["nodes_by_reason"] = counts(d.nodes_by_reason);
+    disruption["pods_evicted_by_reason"] = counts(d.pods_evicted_by_reason);
+    disruption["claimed_savings_usd_per_hour"] = round_report(d.claimed_savings_usd_per_hour);
+  }
+  // The spot section has no fields yet (see SpotResult): present, it is an empty object.
   if (result.spot) r["spot"] = Json::object();
 
   r["engine"] = Json{{"events", result.engine.events}};

@@ -26,6 +26,14 @@ void row(std::string& out, std::string_view label, std::string_view value) {
 
 std::string usd(double x) { return fmt::format("${:.2f}", shown(x)); }
 
+// "3 empty, 2 underutilized", or "none".
+std::string joined_counts(const CountByName& counts) {
+  std::string out;
+  for (const auto& [name, count] : counts)
+    fmt::format_to(std::back_inserter(out), "{}{} {}", out.empty() ? "" : ", ", count, name);
+  return out.empty() ? "none" : out;
+}
+
 }  // namespace
 
 std::string format_summary(const RunResult& result) {
@@ -80,6 +88,13 @@ std::string format_summary(const RunResult& result) {
                   shown(pending.max)));
   row(out, "nodes launched / peak",
       fmt::format("{} / {}", result.nodes.launched, result.nodes.peak));
+  if (result.disruption) {
+    const DisruptionResult& d = *result.disruption;
+    row(out, "disruption commands", joined_counts(d.commands_by_method));
+    row(out, "  nodes disrupted", joined_counts(d.nodes_by_reason));
+    row(out, "  pods evicted", joined_counts(d.pods_evicted_by_reason));
+    row(out, "  claimed savings", fmt::format("{}/h", usd(d.claimed_savings_usd_per_hour)));
+  }
   row(out, "jobs completed", fmt::format("{}", result.jobs.completed));
 
   std::string value = fmt::format("{}", pods.unschedulable_total);

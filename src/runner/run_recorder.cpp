@@ -66,6 +66,13 @@ void RunRecorder::on_event(const SimEvent& e, const Cluster& cluster) {
       break;
     case EventSubject::Workload:
       break;
+    case EventSubject::Command: {
+      const DisruptionDecision& d = *e.decision;
+      ++disruption_.commands_by_method[std::string(d.method)];
+      if (!d.replacement_types.empty()) ++disruption_.replacements;
+      disruption_.claimed_savings_usd_per_hour += d.savings_per_hour;
+      break;
+    }
   }
 }
 
@@ -95,6 +102,9 @@ void RunRecorder::on_node_event(const SimEvent& e, const Cluster& cluster) {
       ++it->second;
       break;
     }
+    case EventKind::NodeDeleting:
+      ++disruption_.nodes_by_reason[std::string(e.reason)];
+      break;
     case EventKind::LaunchFailed:
       ++launch_failures_;
       break;
@@ -126,6 +136,7 @@ void RunRecorder::on_pod_event(const SimEvent& e, const Cluster& cluster) {
       break;
     case EventKind::PodEvicted:
       ++pods_evicted_;
+      ++disruption_.pods_evicted_by_reason[std::string(e.reason)];
       if (e.node != kNoNode) {
         ledger_.rebalance(cluster.node(e.node), cluster, e.time);
         // No checkpoints are modelled yet, so an evicted Job pod loses all its work since it
@@ -279,6 +290,7 @@ RunResult RunRecorder::result(std::uint64_t engine_events) const {
              .spot_interruption_notices = spot_interruption_notices_,
              .terminated_by_reason = terminated_by_reason_};
 
+  r.disruption = disruption_;
   r.engine.events = engine_events;
   return r;
 }

@@ -1,6 +1,7 @@
 #include "fleetsim/scenario/nodepool_decoder.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -127,14 +128,21 @@ NodePoolDisruption decode_disruption(const YamlValue& value, NodePoolApi api, No
       d.policy = ConsolidationPolicy::WhenEmpty;
     } else if (text == "WhenEmptyOrUnderutilized" && api == NodePoolApi::V1) {
       d.policy = ConsolidationPolicy::WhenEmptyOrUnderutilized;
+    } else if (text == "Balanced" && api == NodePoolApi::V1) {
+      d.policy = ConsolidationPolicy::Balanced;
     } else if (text == "WhenUnderutilized" && api == NodePoolApi::V1Beta1) {
       // v1 renamed v1beta1's WhenUnderutilized; its behaviour includes empty nodes.
       d.policy = ConsolidationPolicy::WhenEmptyOrUnderutilized;
     } else {
-      std::array<std::string_view, 2> known{
-          "WhenEmpty", api == NodePoolApi::V1 ? "WhenEmptyOrUnderutilized" : "WhenUnderutilized"};
-      policy->fail(fmt::format("unknown consolidationPolicy \"{}\"; expected {} or {}{}",
-                               text.substr(0, 40), known[0], known[1], did_you_mean(text, known)));
+      std::vector<std::string_view> known{"WhenEmpty"};
+      if (api == NodePoolApi::V1) {
+        known.insert(known.end(), {"WhenEmptyOrUnderutilized", "Balanced"});
+      } else {
+        known.push_back("WhenUnderutilized");
+      }
+      policy->fail(fmt::format("unknown consolidationPolicy \"{}\"; expected {}{}",
+                               text.substr(0, 40), fmt::join(known, ", "),
+                               did_you_mean(text, known)));
     }
   }
   if (auto after = m.get("consolidateAfter")) d.consolidate_after = duration_or_never(*after);

@@ -262,7 +262,13 @@ KarpenterSettings decode_karpenter_settings(const YamlValue& value) {
   };
   positive("batch_idle", out.batch_idle);
   positive("batch_max", out.batch_max);
-  m.reject_unread(std::array<std::string_view, 2>{"batch_idle", "batch_max"});
+  if (auto gates = m.get("feature_gates")) {
+    YamlMap g(*gates);
+    if (auto s2s = g.get("spot_to_spot_consolidation"))
+      out.spot_to_spot_consolidation = s2s->as_bool();
+    g.reject_unread(std::array<std::string_view, 1>{"spot_to_spot_consolidation"});
+  }
+  m.reject_unread(std::array<std::string_view, 3>{"batch_idle", "batch_max", "feature_gates"});
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "fleetsim/core/quantity.hpp"
+#include "fleetsim/scheduling/min_values.hpp"
 #include "spread_groups.hpp"
 
 namespace fleetsim {
@@ -104,6 +105,7 @@ struct Scheduler::State {
     node_available.resize(in.nodes.size());
     for (std::size_t i = 0; i < in.nodes.size(); ++i) {
       node_available[i] = in.nodes[i].available;
+      if (in.removed(static_cast<std::uint32_t>(i))) continue;
       if (auto z = ctx.zone_index(in.nodes[i].zone)) zone_universe |= 1ULL << *z;
     }
   }
@@ -215,6 +217,8 @@ struct Scheduler::State {
     const ExistingNode& n = in.nodes[node];
     const PodSpec& spec = *in.pods[pod].spec;
     if (!spec.requests.fits_in(node_available[node])) return false;
+    if (in.removed(node) || (n.under_consolidate_after && in.pods[pod].from_candidate))
+      return false;
     if (blocking_taint(spec, n.taints, prefer_no_schedule(pod))) return false;
     Variant& v = variants[vi];
     if (v.has_requirements) {
@@ -249,20 +253,7 @@ struct Scheduler::State {
 
   // Whether the types in `scratch` still offer `minValues` distinct values for each key.
   bool min_values_hold(const Requirements& r) const {
-    if (options.min_values_best_effort) return true;
-    for (const auto& [key, req] : r.entries()) {
-      if (!req.min_values()) continue;
-      std::vector<std::string_view> seen;
-      for (std::uint32_t t : scratch) {
-        const Requirement* label = types[t].requirements.get(key);
-        std::optional<std::string_view> value = label ? label->single_value() : std::nullopt;
-        if (value && req.allows(*value) &&
-            std::find(seen.begin(), seen.end(), *value) == seen.end())
-          seen.push_back(*value);
-      }
-      if (static_cast<int>(seen.size()) < *req.min_values()) return false;
-    }
-    return true;
+    return options.min_values_best_effort || fleetsim::min_values_hold(r, scratch, ctx.catalog());
   }
 
   // Zone candidates for a claim, most preferred first: one zone when a zonal spread applies.

@@ -59,6 +59,7 @@ void SpreadGroups::build(const SchedulingContext& ctx, const SolveInput& in, std
     for (std::uint32_t g = 0; g < groups_.size(); ++g)
       if (selects(groups_[g], p)) counted_in_[p].push_back(g);
   for (const BoundPod& b : in.bound_pods) {
+    if (in.removed(b.node)) continue;
     for (Group& g : groups_) {
       if (b.namespace_name != g.namespace_name || !matches(*g.selector, b.labels)) continue;
       ++g.node_counts[b.node];

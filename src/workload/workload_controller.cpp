@@ -174,7 +174,7 @@ void WorkloadController::scale_down(State& s, std::size_t count) {
                          .workload = s.id,
                          .reason = "scale_down"});
     } else {
-      cluster_.pod_terminating(id);
+      cluster_.pod_terminating(id, sim_.now());
       bus_.pod_terminating(id);
     }
   }

@@ -75,8 +75,14 @@ void World::build_provisioner() {
       }
       interruption_ = std::make_unique<InterruptionHandler>(sim_, cluster_, *cloud_, *termination_);
       cloud_->set_notice_listener(interruption_.get());
-      disruption_ = std::make_unique<DisruptionController>(
-          sim_, cluster_, *termination_, karpenter->nodepools(), kDefaultStartUnixSeconds);
+      disruption_ = std::make_unique<DisruptionController>(DisruptionController::Inputs{
+          .sim = sim_,
+          .cluster = cluster_,
+          .bus = bus(),
+          .cloud = *cloud_,
+          .termination = *termination_,
+          .provisioner = *karpenter,
+          .consolidation = {.spot_to_spot = config_.karpenter.spot_to_spot_consolidation}});
       provisioner_ = std::move(karpenter);
       break;
     }

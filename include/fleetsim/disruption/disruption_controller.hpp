@@ -6,11 +6,12 @@
 #include <memory>
 #include <vector>
 
+#include "fleetsim/disruption/consolidation.hpp"
 #include "fleetsim/disruption/disruption_method.hpp"
 #include "fleetsim/disruption/orchestration_queue.hpp"
 #include "fleetsim/engine/simulation.hpp"
-#include "fleetsim/k8s/nodepool.hpp"
 #include "fleetsim/kube/node_termination.hpp"
+#include "fleetsim/provisioning/karpenter/karpenter_provisioner.hpp"
 
 namespace fleetsim {
 
@@ -20,22 +21,27 @@ inline constexpr SimDuration kDisruptionPollPeriod = seconds(10);
 inline constexpr std::int64_t kDefaultStartUnixSeconds = 1'704'067'200;
 
 // Every 10 s: expired NodeClaims are deleted; then, unless a command is being validated, the
-// methods are asked in order (emptiness today; Karpenter's order goes on with drift, multi-node
-// and single-node consolidation) and the first with a command hands it to the queue.
+// methods are asked in Karpenter's order (emptiness, multi-node consolidation, single-node
+// consolidation) and the first with a command hands it to the queue.
 class DisruptionController : private EventHandler {
  public:
-  DisruptionController(Simulation& sim, const Cluster& cluster, NodeTermination& termination,
-                       const std::vector<NodePool>& pools, std::int64_t start_unix_s);
+  struct Inputs {
+    Simulation& sim;
+    Cluster& cluster;
+    ClusterBus& bus;
+    CloudProvider& cloud;
+    NodeTermination& termination;
+    KarpenterProvisioner& provisioner;
+    std::int64_t start_unix_s = kDefaultStartUnixSeconds;
+    ConsolidationSettings consolidation;
+  };
+  explicit DisruptionController(Inputs in);
   void start();
 
  private:
   void on_event(SimTime now, std::uint64_t tag) override;
 
-  Simulation& sim_;
-  const Cluster& cluster_;
-  NodeTermination& termination_;
-  const std::vector<NodePool>& pools_;
-  std::int64_t start_unix_s_;
+  Inputs in_;
   std::vector<std::unique_ptr<DisruptionMethod>> methods_;
   OrchestrationQueue queue_;
 };

@@ -1,15 +1,17 @@
-// One way Karpenter disrupts nodes (emptiness today; drift and consolidation follow), as an
-// entry of the disruption controller's ordered list: candidates in, a command out.
+// One way Karpenter disrupts nodes (emptiness, drift, multi- and single-node consolidation), as
+// an entry of the disruption controller's ordered list: candidates in, a command out.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string_view>
 #include <vector>
 
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/k8s/cluster.hpp"
 #include "fleetsim/k8s/nodepool.hpp"
+#include "fleetsim/scheduling/solve_types.hpp"
 
 namespace fleetsim {
 
@@ -17,9 +19,13 @@ namespace fleetsim {
 // terminationGracePeriod.
 SimDuration drain_time(const Node& node, const Cluster& cluster, const NodePool& pool);
 
-// What a method decided: nodes to delete (replacements come with consolidation).
+// What a method decided: nodes to delete and, for a replace, the one NodeClaim to launch first
+// (its pods list is empty: nothing is nominated to it).
 struct DisruptionCommand {
   std::vector<NodeId> nodes;
+  std::optional<NewNodeClaim> replacement;
+  double savings_per_hour = 0.0;  // the candidates' prices − the replacement's cheapest offering
+  std::size_t pods = 0;           // reschedulable pods that move
 };
 
 // Per pass, how many more nodes each pool may lose for one reason; each pool's allowance is
@@ -32,8 +38,12 @@ class BudgetTracker {
 
   // Takes one disruption from the pool's allowance; false when none is left.
   bool take(std::uint32_t pool);
+  // Whether the pool has any allowance left (takes nothing).
+  bool has_room(std::uint32_t pool);
 
  private:
+  std::int64_t& allowance(std::uint32_t pool);
+
   const std::vector<NodePool>& pools_;
   const Cluster& cluster_;
   std::string_view reason_;
@@ -45,13 +55,16 @@ class BudgetTracker {
 class DisruptionMethod {
  public:
   virtual ~DisruptionMethod() = default;
+  // As the disruption_decision event names it ("emptiness", "single_node_consolidation", …).
+  virtual std::string_view name() const = 0;
   // The budget reason ("Empty", "Drifted", "Underutilized") and the nodes' termination reason.
   virtual std::string_view budget_reason() const = 0;
   virtual std::string_view termination_reason() const = 0;
-  // Whether the node is a candidate for this method now (checked again after validation).
-  virtual bool is_candidate(const Node& node, SimTime now) const = 0;
-  // The command for this pass, taking from the budgets; empty when the method has nothing to do.
+  // The command for this pass, taking from the budgets; no nodes when there is nothing to do.
   virtual DisruptionCommand compute(SimTime now, BudgetTracker& budgets) = 0;
+  // After the validation delay, what still holds of the command (no nodes: drop it).
+  virtual DisruptionCommand validate(DisruptionCommand command, SimTime now,
+                                     BudgetTracker& budgets) = 0;
 };
 
 }  // namespace fleetsim

@@ -1,26 +1,34 @@
 // Karpenter's emptiness method: empty nodes past consolidateAfter.
 #pragma once
 
+#include "fleetsim/cloudprovider/cloud_provider.hpp"
+#include "fleetsim/disruption/candidate.hpp"
 #include "fleetsim/disruption/disruption_method.hpp"
 
 namespace fleetsim {
 
-// Every initialized, non-nominated empty node whose consolidateAfter has passed since its last
-// pod event, most expensive first (v1.14's savings ratio for an empty node is its price; ties by
-// name), up to each pool's budget.
+// Every candidate without a pod that costs anything to move whose consolidateAfter has passed
+// since its last pod event, highest savings ratio first (its price, for an empty node), up to each
+// pool's budget, in one command; after validation the nodes still empty are deleted
+// (core:pkg/controllers/disruption/emptiness.go). Applies under every consolidation policy.
 class Emptiness final : public DisruptionMethod {
  public:
-  Emptiness(const Cluster& cluster, const std::vector<NodePool>& pools)
-      : cluster_(cluster), pools_(pools) {}
+  Emptiness(const Cluster& cluster, const std::vector<NodePool>& pools, const CloudProvider& cloud)
+      : cluster_(cluster), pools_(pools), cloud_(cloud) {}
 
+  std::string_view name() const override { return "emptiness"; }
   std::string_view budget_reason() const override { return "Empty"; }
   std::string_view termination_reason() const override { return "empty"; }
-  bool is_candidate(const Node& node, SimTime now) const override;
   DisruptionCommand compute(SimTime now, BudgetTracker& budgets) override;
+  DisruptionCommand validate(DisruptionCommand command, SimTime now,
+                             BudgetTracker& budgets) override;
 
  private:
+  std::vector<Candidate> candidates(SimTime now) const;
+
   const Cluster& cluster_;
   const std::vector<NodePool>& pools_;
+  const CloudProvider& cloud_;
 };
 
 }  // namespace fleetsim

@@ -1,45 +1,70 @@
-// Karpenter's orchestration queue: a disruption command waits, is validated, then executed.
+// Karpenter's orchestration queue: a disruption command waits, is validated, then executed
+// (core:pkg/controllers/disruption/queue.go, validation.go).
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "fleetsim/disruption/disruption_method.hpp"
 #include "fleetsim/engine/simulation.hpp"
+#include "fleetsim/k8s/cluster_bus.hpp"
 #include "fleetsim/kube/node_termination.hpp"
+#include "fleetsim/provisioning/karpenter/nodeclaim_launcher.hpp"
 
 namespace fleetsim {
 
 // commandValidationDelay: a command is re-checked this long after it was computed.
 inline constexpr SimDuration kCommandValidationDelay = seconds(15);
+// How long a command waits for its replacement to initialize before it is abandoned
+// (minRetryDuration), and the queue's retry back-off (queueBaseDelay doubling to queueMaxDelay).
+inline constexpr SimDuration kReplacementTimeout = minutes(10);
+inline constexpr SimDuration kQueueBaseDelay = seconds(1);
+inline constexpr SimDuration kQueueMaxDelay = seconds(10);
 
-// One command at a time. After the validation delay each node must still be a candidate of its
-// method and within its pool's budget now; the survivors are deleted, each drained of its pods.
-// Replace-then-delete (consolidation's replacements launched and Ready before the deletion)
-// belongs here too and comes with consolidation.
+// One command is validated at a time (the controller waits for it). A validated command emits
+// disruption_decision; a delete deletes its nodes at once; a replace taints its nodes
+// karpenter.sh/disrupted:NoSchedule, launches the replacement and deletes the nodes once it is
+// initialized. A replacement that fails to launch, goes away or is not initialized within 10
+// minutes gives the nodes back. Several replaces may be waiting at once.
 class OrchestrationQueue : private EventHandler {
  public:
-  OrchestrationQueue(Simulation& sim, const Cluster& cluster, NodeTermination& termination,
-                     const std::vector<NodePool>& pools, std::int64_t start_unix_s)
-      : sim_(sim),
-        cluster_(cluster),
-        termination_(termination),
-        pools_(pools),
-        start_unix_s_(start_unix_s) {}
+  struct Inputs {
+    Simulation& sim;
+    Cluster& cluster;
+    ClusterBus& bus;
+    NodeTermination& termination;
+    NodeClaimLauncher& launcher;
+    const std::vector<NodePool>& pools;
+    std::int64_t start_unix_s;
+  };
+  explicit OrchestrationQueue(Inputs in);
 
-  bool busy() const { return method_ != nullptr; }
+  bool validating() const { return validating_ != nullptr; }
   void submit(DisruptionMethod& method, DisruptionCommand command);
 
  private:
-  void on_event(SimTime now, std::uint64_t tag) override;
+  struct Running {
+    DisruptionMethod* method = nullptr;
+    DisruptionCommand command;
+    NodeId replacement = kNoNode;
+    SimTime started{};
+    SimDuration backoff = kQueueBaseDelay;
+  };
 
-  Simulation& sim_;
-  const Cluster& cluster_;
-  NodeTermination& termination_;
-  const std::vector<NodePool>& pools_;
-  std::int64_t start_unix_s_;
-  DisruptionMethod* method_ = nullptr;  // of the command being validated
-  DisruptionCommand command_;
+  void on_event(SimTime now, std::uint64_t tag) override;
+  void validate(SimTime now);
+  void start(DisruptionMethod& method, DisruptionCommand command, SimTime now);
+  void check_replacement(std::uint32_t id, SimTime now);
+  void delete_nodes(const Running& r);
+  void give_back(const Running& r);
+
+  Inputs in_;
+  DisruptionMethod* validating_ = nullptr;  // of the command waiting for validation
+  DisruptionCommand pending_;
+  std::map<std::uint32_t, Running> running_;  // replaces waiting for their replacement, by id
+  std::uint32_t next_id_ = 0;
 };
 
 }  // namespace fleetsim

@@ -53,6 +53,9 @@ struct Node {
   SimTime terminated_at{};
   SimTime last_pod_event{};   // last bind or pod termination (Karpenter's consolidateAfter clock)
   SimTime nominated_until{};  // Karpenter planned pods onto it: not a disruption candidate
+  // A disruption command holds it: tainted karpenter.sh/disrupted:NoSchedule, waiting for a
+  // replacement before it is deleted.
+  bool marked_for_disruption = false;
   std::string termination_reason;
   Requirements labels;        // single-valued: the node's labels
   std::vector<Taint> taints;  // NodePool taints (startup taints are gone once initialized)
@@ -125,6 +128,9 @@ class Cluster {
   // incrementally so per-pass work scales with what is live, not with the run's history.
   const std::vector<PodId>& pending_pods() const { return pending_; }
   const std::vector<NodeId>& active_nodes() const { return active_; }
+  // Changes whenever nodes or pods do (Karpenter's consolidation state): a consolidation pass
+  // that found nothing need not run again until it changes.
+  std::uint64_t revision() const { return revision_; }
 
   // ---- Workloads, nodes and pods come into being ----
   WorkloadId add_workload(WorkloadRecord record);
@@ -146,6 +152,10 @@ class Cluster {
   void node_terminated(NodeId node, SimTime now);
   // A NodeClaim planned pods onto the node: it is no disruption candidate until `until`.
   void hold_nominated(NodeId node, SimTime until) { nodes_[node].nominated_until = until; }
+  // A disruption command taints the node karpenter.sh/disrupted:NoSchedule (no new pods), or
+  // gives it back when the command fails.
+  void mark_for_disruption(NodeId node);
+  void unmark_for_disruption(NodeId node);
 
   // ---- Pod lifecycle ----
   // Binds a pending pod to a node; the caller checked that it fits.
@@ -164,8 +174,9 @@ class Cluster {
   void pod_ready(PodId pod, SimTime now);
   // It leaves the endpoints (draining, or about to exit).
   void pod_unready(PodId pod) { at(pod).ready = false; }
-  // Its controller deleted it: it finishes its grace period before it leaves the node.
-  void pod_terminating(PodId pod) { at(pod).terminating = true; }
+  // Its controller deleted it: it finishes its grace period before it leaves the node. A pod
+  // event for Karpenter's consolidateAfter clock.
+  void pod_terminating(PodId pod, SimTime now);
 
   // ---- Memory: a run's state stays flat in the number of pods it has seen ----
   // A component that keeps reading a pod after it ends (a replica draining on a gone node) holds
@@ -191,6 +202,7 @@ class Cluster {
   std::map<PodId, Pod> pods_;  // node-based: a Pod's address is stable while it exists
   PodId next_pod_id_ = 0;
   std::vector<PodId> ended_;  // ended since the last collect, held or not
+  std::uint64_t revision_ = 0;
 };
 
 }  // namespace fleetsim

@@ -14,7 +14,9 @@
 
 namespace fleetsim {
 
-enum class ConsolidationPolicy { WhenEmpty, WhenEmptyOrUnderutilized };
+// Balanced (Karpenter v1.14) consolidates underutilized nodes only when a move's share of the
+// pool's savings is at least half its share of the pool's disruption.
+enum class ConsolidationPolicy { WhenEmpty, WhenEmptyOrUnderutilized, Balanced };
 
 // spec.disruption.budgets[]: parsed now, enforced by the disruption controller.
 struct DisruptionBudget {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -28,13 +29,23 @@ enum class EventKind : std::uint8_t {
   SpotInterruptionNotice,  // two minutes before termination
   WorkloadCreated,         // a Deployment, Job or Pod manifest, or a job from a trace
   ReplicasChanged,         // an autoscaler set a Deployment's replicas (reason: hpa | keda)
+  DisruptionDecision,      // Karpenter started a disruption command (decision; reason: budget)
 };
 
 std::string_view to_string(EventKind k);
 
 // What an event is about: a node (or NodeClaim), a pod, or a workload.
-enum class EventSubject : std::uint8_t { Node, Pod, Workload };
+enum class EventSubject : std::uint8_t { Node, Pod, Workload, Command };
 EventSubject subject_of(EventKind k);
+
+// A disruption command that passed validation: the nodes it deletes and what replaces them.
+struct DisruptionDecision {
+  std::string_view method;  // emptiness, drift, multi_node_consolidation, …
+  std::span<const NodeId> nodes;
+  std::span<const std::string> replacement_types;  // cheapest first; empty for a delete
+  double savings_per_hour = 0.0;
+  std::size_t pods = 0;  // reschedulable pods that move
+};
 
 // One event. Which fields are set depends on the kind; ids index the Cluster. Pod events carry
 // the node the pod is (or was, for completion and eviction) bound or nominated to.
@@ -47,6 +58,7 @@ struct SimEvent {
   std::string_view reason{};  // valid during the callback only
   std::int32_t from = 0;      // ReplicasChanged: the replicas before and after
   std::int32_t to = 0;
+  const DisruptionDecision* decision = nullptr;  // DisruptionDecision only
 };
 
 // Receives every event as it happens, in time order. Observers must not change the cluster.

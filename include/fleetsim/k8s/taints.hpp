@@ -11,6 +11,9 @@ namespace fleetsim {
 
 enum class TaintEffect { NoSchedule, PreferNoSchedule, NoExecute };
 
+// Karpenter taints a node it is about to disrupt so that no new pod lands on it.
+inline constexpr std::string_view kDisruptedTaintKey = "karpenter.sh/disrupted";
+
 std::optional<TaintEffect> parse_taint_effect(std::string_view text);
 std::string_view to_string(TaintEffect e);
 

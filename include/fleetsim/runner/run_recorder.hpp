@@ -105,6 +105,7 @@ class RunRecorder final : public EventSink {
   std::int64_t launch_failures_ = 0;
   std::int64_t spot_interruption_notices_ = 0;
   std::map<std::string, std::int64_t, std::less<>> terminated_by_reason_;
+  DisruptionResult disruption_;
 
   // Filled by on_end.
   bool ended_ = false;

@@ -113,10 +113,19 @@ struct EngineResult {
   std::uint64_t events = 0;
 };
 
-// Sections that later accounting will fill (disruption decisions, the spot market). Nothing
-// measures them yet, so they have no fields and RunResult leaves them empty; report.json has a
-// key for a section only when it is present.
-struct DisruptionResult {};
+using CountByName = std::map<std::string, std::int64_t, std::less<>>;
+
+// What Karpenter's disruption controller did: the commands it started (after validation), the
+// nodes it deleted and the pods those deletions evicted, by reason (empty, underutilized,
+// drifted, expired, spot_interruption), and the savings rate the commands claimed.
+struct DisruptionResult {
+  CountByName commands_by_method;
+  std::int64_t replacements = 0;  // commands that launched a replacement node
+  CountByName nodes_by_reason;
+  CountByName pods_evicted_by_reason;
+  double claimed_savings_usd_per_hour = 0.0;
+};
+// A section the spot market will fill (issue 9); report.json has its key only when present.
 struct SpotResult {};
 
 // report.json's top-level keys, in order: scenario, seed, duration_s, cost, gpu, sla, pods, jobs,

@@ -62,6 +62,9 @@ struct NodeLatencies {
 struct KarpenterSettings {
   SimDuration batch_idle = seconds(1);  // BATCH_IDLE_DURATION
   SimDuration batch_max = seconds(10);  // BATCH_MAX_DURATION
+  // FEATURE_GATES SpotToSpotConsolidation (off by default): consolidation may replace spot
+  // nodes with cheaper spot nodes.
+  bool spot_to_spot_consolidation = false;
 };
 
 // `jobs:` entry: a job arrival trace plus the manifest that supplies everything else.

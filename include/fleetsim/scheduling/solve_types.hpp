@@ -29,6 +29,9 @@ struct ExistingNode {
   const Requirements* labels = nullptr;  // the node's labels, as single-valued requirements
   std::span<const Taint> taints;         // startup taints excluded: Karpenter ignores them
   Resources available;  // allocatable − requests of its pods − DaemonSet overhead still missing
+  // Inside its pool's consolidateAfter: a consolidation simulation moves no candidate's pod here
+  // (Karpenter v1.14, scheduler.go IsConsolidationSimulation).
+  bool under_consolidate_after = false;
 };
 
 // A pod waiting to be placed.
@@ -38,6 +41,8 @@ struct PendingPod {
   std::string_view namespace_name;
   std::int64_t created_us = 0;  // creation time, the third sort key
   std::string_view uid;         // the last sort key
+  // A pod of a consolidation candidate (not pending, not on a deleting node).
+  bool from_candidate = false;
 };
 
 // A pod already bound to an existing node, counted by topology spread.
@@ -48,12 +53,19 @@ struct BoundPod {
 };
 
 struct SolveInput {
+  bool removed(std::uint32_t node) const {
+    return !node_removed.empty() && node_removed[node] != 0;
+  }
+
   std::span<const ExistingNode> nodes;  // any order; solve orders them itself
   std::span<const PendingPod> pods;
   std::span<const BoundPod> bound_pods;
   // Per pool: capacity already counted against its limits (existing and in-flight nodes).
   std::span<const Resources> pool_usage;
   std::span<const std::int64_t> pool_node_count;
+  // Per node: 1 when a consolidation simulation removes it: it takes no pod and its bound pods
+  // do not count. Empty = none removed.
+  std::span<const std::uint8_t> node_removed;
   // Per catalog offering (SchedulingContext::offering_index): 0 when not launchable now
   // (insufficient capacity cache, capacity exhausted). Empty = all launchable.
   std::span<const std::uint8_t> offering_usable;

@@ -7,44 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "../scheduling/builders.hpp"
-#include "fleetsim/cloudprovider/aws/ec2_cloud.hpp"
+#include "disruption_rig.hpp"
 
 using namespace fleetsim;
 
 namespace {
-
-// Remembers what the cloud reported; controllers under test need nothing back.
-class RecordingBus : public ClusterBus {
- public:
-  struct Seen {
-    SimTime time;
-    EventKind kind;
-    NodeId node;
-    std::string reason;
-  };
-
-  void emit(const SimEvent& e) override {
-    events.push_back({e.time, e.kind, e.node, std::string(e.reason)});
-  }
-  void pod_pending(PodId) override {}
-  void pod_bound(PodId) override {}
-  void pod_evicted(PodId, NodeId) override {}
-  void pod_terminating(PodId) override {}
-  void capacity_changed() override {}
-
-  // NodeDeleting events as "time node reason".
-  std::vector<std::string> deletions(const Cluster& cluster) const {
-    std::vector<std::string> out;
-    for (const Seen& s : events)
-      if (s.kind == EventKind::NodeDeleting)
-        out.push_back(std::to_string(s.time.time_since_epoch().count() / 1'000'000) + "s " +
-                      cluster.node(s.node).name + " " + s.reason);
-    return out;
-  }
-
-  std::vector<Seen> events;
-};
 
 // One on-demand type in two zones; zone b costs twice as much, so emptiness order can be seen.
 Catalog one_type_catalog() {
@@ -55,44 +22,13 @@ Catalog one_type_catalog() {
   return Catalog({std::move(t)}, "test");
 }
 
-constexpr NodeLatency kNoLatency{
-    .launch = seconds(0), .registration = seconds(0), .initialization = seconds(0)};
-
-// A cluster with one NodePool, its cloud and its disruption controller, polling from t = 0.
-struct Rig {
-  explicit Rig(NodePool pool)
-      : pools{std::move(pool)},
-        cloud(sim, cluster, bus, catalog, {kNoLatency}),
-        termination(sim, cluster, bus, cloud),
-        controller(sim, cluster, termination, pools, kDefaultStartUnixSeconds) {}
-
-  // Launches a node that is Initialized at the current time (zero start-up latency), in zone a
-  // ($0.10/h) or b ($0.20/h).
+// A cluster with one NodePool of one type and its disruption controller, polling from t = 0.
+struct Rig : test::DisruptionRig {
+  explicit Rig(NodePool pool) : DisruptionRig(one_type_catalog(), {std::move(pool)}) {}
   NodeId launch(std::string name, std::string_view zone = "us-east-1a") {
-    Node tpl;
-    tpl.name = std::move(name);
-    tpl.pool = 0;
-    tpl.nodepool = pools[0].name;
-    const std::vector<InstanceTypeOption> types{
-        {.type = 0, .allocatable = catalog.types()[0].allocatable}};
-    Requirements in_zone;
-    in_zone.add(std::string(label::kZone), Requirement::single(std::string(zone)));
-    std::optional<NodeId> id = cloud.launch(
-        LaunchRequest{.node = std::move(tpl), .requirements = in_zone, .types = types});
-    REQUIRE(id);
-    sim.run_until(sim.now());  // launch → registered → initialized, all now
-    REQUIRE(cluster.node(*id).phase == NodePhase::Initialized);
-    return *id;
+    return DisruptionRig::launch(std::move(name), "m5.large", zone);
   }
-
-  Catalog catalog = one_type_catalog();
-  std::vector<NodePool> pools;
-  Simulation sim{42};
-  Cluster cluster;
-  RecordingBus bus;
-  Ec2Cloud cloud;
-  NodeTermination termination;
-  DisruptionController controller;
+  std::vector<std::string> deletions() const { return bus.lines; }
 };
 
 NodePool pool_consolidating_after(std::optional<SimDuration> after) {
@@ -120,7 +56,7 @@ TEST_CASE("an empty node is deleted at the first poll past consolidateAfter plus
   CHECK_FALSE(n.is_live());
   CHECK(n.deleting_at == at(seconds(45)));
   CHECK(n.termination_reason == "empty");
-  CHECK(rig.bus.deletions(rig.cluster) == std::vector<std::string>{"45s node-a empty"});
+  CHECK(rig.deletions() == std::vector<std::string>{"45s node-a empty"});
 }
 
 TEST_CASE("a nominated node is not an emptiness candidate until its nomination ends",
@@ -135,7 +71,7 @@ TEST_CASE("a nominated node is not an emptiness candidate until its nomination e
   CHECK(rig.cluster.node(id).phase == NodePhase::Initialized);
   rig.sim.run_until(at(seconds(65)));
   CHECK(rig.cluster.node(id).deleting_at == at(seconds(65)));
-  CHECK(rig.bus.deletions(rig.cluster) == std::vector<std::string>{"65s node-a empty"});
+  CHECK(rig.deletions() == std::vector<std::string>{"65s node-a empty"});
 }
 
 TEST_CASE("a node nominated during validation survives it and waits for a later pass",
@@ -149,7 +85,7 @@ TEST_CASE("a node nominated during validation survives it and waits for a later 
   rig.cluster.hold_nominated(id, at(seconds(60)));
   rig.sim.run_until(at(seconds(89)));
   // The next candidate poll is at 60 s (nomination over, idle for 60 s): deleted at 75 s.
-  CHECK(rig.bus.deletions(rig.cluster) == std::vector<std::string>{"75s node-a empty"});
+  CHECK(rig.deletions() == std::vector<std::string>{"75s node-a empty"});
 }
 
 TEST_CASE("consolidateAfter Never keeps empty nodes", "[disruption]") {
@@ -157,7 +93,7 @@ TEST_CASE("consolidateAfter Never keeps empty nodes", "[disruption]") {
   rig.launch("node-a");
   rig.controller.start();
   rig.sim.run_until(at(hours(2)));
-  CHECK(rig.bus.deletions(rig.cluster).empty());
+  CHECK(rig.deletions().empty());
 }
 
 TEST_CASE("each emptiness pass deletes at most the budget, most expensive first", "[disruption]") {
@@ -170,7 +106,7 @@ TEST_CASE("each emptiness pass deletes at most the budget, most expensive first"
   // The default budget is 10% of the pool's nodes rounded up: 1 per pass. Passes that find a
   // command run at 30, 50 and 70 s (each validation blocks the polls until it executes); the
   // dearest node goes first, then ties by name.
-  CHECK(rig.bus.deletions(rig.cluster) ==
+  CHECK(rig.deletions() ==
         std::vector<std::string>{"45s node-b empty", "65s node-a empty", "85s node-c empty"});
 }
 
@@ -190,5 +126,5 @@ TEST_CASE("expireAfter deletes a node at the first poll an hour after its creati
   rig.sim.run_until(at(seconds(3610)));
   CHECK(rig.cluster.node(id).deleting_at == at(seconds(3610)));
   CHECK(rig.cluster.node(id).termination_reason == "expired");
-  CHECK(rig.bus.deletions(rig.cluster) == std::vector<std::string>{"3610s node-a expired"});
+  CHECK(rig.deletions() == std::vector<std::string>{"3610s node-a expired"});
 }

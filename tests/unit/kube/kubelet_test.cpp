@@ -92,7 +92,7 @@ TEST_CASE("a terminating pod leaves its node when its work is done, or when its 
   const PodId slow = rig.bound_pod(0);
   rig.sim.run_until(at(seconds(1)));
   for (PodId p : {quick, slow}) {
-    rig.cluster.pod_terminating(p);
+    rig.cluster.pod_terminating(p, rig.sim.now());
     rig.kubelet.on_terminating(p);
     CHECK_FALSE(rig.cluster.pod(p).ready);  // out of the endpoints at once
   }

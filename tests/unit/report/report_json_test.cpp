@@ -113,13 +113,22 @@ TEST_CASE("report.json lays out every field of the result, rounded to six decima
 
 TEST_CASE("the disruption and spot sections appear only when present", "[report]") {
   RunResult r = full_result();
-  r.disruption = DisruptionResult{};
+  r.disruption =
+      DisruptionResult{.commands_by_method = {{"emptiness", 2}, {"single_node_consolidation", 1}},
+                       .replacements = 1,
+                       .nodes_by_reason = {{"empty", 2}, {"underutilized", 1}},
+                       .pods_evicted_by_reason = {{"underutilized", 4}},
+                       .claimed_savings_usd_per_hour = 0.1234567};
   r.spot = SpotResult{};
   const Json j = report_json(r);
   CHECK(keys_of(j) == std::vector<std::string>{"scenario", "seed", "duration_s", "cost", "gpu",
                                                "sla", "pods", "jobs", "nodes", "disruption", "spot",
                                                "engine"});
-  CHECK(j["disruption"] == Json::object());
+  CHECK(dump_json(j["disruption"], -1) ==
+        R"({"commands_by_method":{"emptiness":2,"single_node_consolidation":1},)"
+        R"("replacements":1,"nodes_by_reason":{"empty":2,"underutilized":1},)"
+        R"("pods_evicted_by_reason":{"underutilized":4},"claimed_savings_usd_per_hour":0.123457})");
+  CHECK(j["spot"] == Json::object());
 }
 
 TEST_CASE("the summary shows the figures as report.json rounds them", "[report]") {

@@ -28,7 +28,8 @@ TEST_CASE("an empty run gives zeros and the run's own figures", "[runner]") {
   CHECK(r.gpu.allocation_ratio == 0.0);
   CHECK(r.pods.pending_seconds.p99 == 0.0);
   CHECK(r.sla.by_service.empty());
-  CHECK(!r.disruption);
+  CHECK(r.disruption->commands_by_method.empty());
+  CHECK(r.disruption->nodes_by_reason.empty());
   CHECK(!r.spot);
 }
 

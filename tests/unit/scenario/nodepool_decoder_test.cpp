@@ -282,7 +282,7 @@ TEST_CASE("NodePool limits on requirements count and other field errors", "[scen
         "test.yaml:10:9: spec.disruption.budgets[0]: a budget with a schedule needs a duration");
   CHECK(decode_error(pool("  disruption:\n    consolidationPolicy: WhenUnderutilized\n")) ==
         "test.yaml:9:26: spec.disruption.consolidationPolicy: unknown consolidationPolicy "
-        "\"WhenUnderutilized\"; expected WhenEmpty or WhenEmptyOrUnderutilized");
+        "\"WhenUnderutilized\"; expected WhenEmpty, WhenEmptyOrUnderutilized, Balanced");
   CHECK(decode_error(pool("  limits: {cpu: -4}\n")) ==
         "test.yaml:8:17: spec.limits.cpu: quantity \"-4\" must not be negative");
 }

@@ -45,6 +45,8 @@ class KarpenterProvisioner final : public Provisioner, private EventHandler {
   const std::vector<NodePool>& nodepools() const { return pools_; }
   const SchedulingContext& context() const { return *context_; }
   std::uint64_t solves() const { return solves_; }
+  // Disruption launches its replacements through the same launcher (one naming stream).
+  NodeClaimLauncher& launcher() { return launcher_; }
 
  private:
   void on_event(SimTime now, std::uint64_t tag) override;  // the retrigger

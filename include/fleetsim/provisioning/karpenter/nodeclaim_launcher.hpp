@@ -23,6 +23,7 @@ class NodeClaimLauncher {
  public:
   NodeClaimLauncher(Simulation& sim, Cluster& cluster, ClusterBus& bus, CloudProvider& cloud);
 
+  const Catalog& catalog() const { return cloud_.catalog(); }
   // The NodePools later claims come from (they change on a scripted apply).
   void set_pools(const SchedulingContext& context, std::vector<PoolLaunchInfo> pools);
 

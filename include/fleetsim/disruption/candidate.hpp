@@ -1,0 +1,47 @@
+// The nodes Karpenter's disruption methods may act on, and what it weighs them by.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "fleetsim/cloudprovider/cloud_provider.hpp"
+#include "fleetsim/k8s/cluster.hpp"
+#include "fleetsim/k8s/nodepool.hpp"
+
+namespace fleetsim {
+
+// The inherent cost of draining a node (core:pkg/controllers/disruption/types.go
+// PerNodeBaseDisruptionCost).
+inline constexpr double kPerNodeDisruptionCost = 1.0;
+
+// Karpenter's eviction cost of a pod: 1 + priority / 2^25, clamped to [−10, 10]
+// (pkg/utils/disruption EvictionCost; pod-deletion-cost is not modelled).
+double eviction_cost(const Pod& pod);
+
+struct Candidate {
+  NodeId node = kNoNode;
+  std::uint32_t pool = 0;
+  double price = 0.0;  // its offering's price now, $/h
+  // 1 + Σ positive eviction costs of its reschedulable pods (RescheduleDisruptionCost).
+  double reschedule_cost = kPerNodeDisruptionCost;
+  std::vector<PodId> pods;  // reschedulable: bound, not terminating
+
+  // Price per unit of disruption: v1.14 disrupts the highest first.
+  double savings_ratio() const { return price / reschedule_cost; }
+  // No pod that costs anything to move (IsEmpty).
+  bool empty() const { return reschedule_cost <= kPerNodeDisruptionCost; }
+};
+
+// Karpenter's Consolidatable condition: consolidateAfter (not Never) has passed since the node's
+// last pod event.
+bool consolidatable(const Node& node, const NodePool& pool, SimTime now);
+
+// Every node a method may disrupt now (NewCandidate): managed, initialized, not deleting, not
+// held by a command, not nominated; highest savings ratio first, ties by name.
+std::vector<Candidate> disruption_candidates(const Cluster& cluster, const CloudProvider& cloud,
+                                             SimTime now);
+
+// Candidate order for every method: savings ratio descending, then name.
+void sort_by_savings_ratio(std::vector<Candidate>& candidates, const Cluster& cluster);
+
+}  // namespace fleetsim

@@ -1,0 +1,98 @@
+// What Karpenter's two consolidation methods share: candidates, the scheduling simulation, the
+// price checks and validation (core:pkg/controllers/disruption/consolidation.go, helpers.go
+// SimulateScheduling, validation.go).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "fleetsim/disruption/balanced.hpp"
+#include "fleetsim/disruption/candidate.hpp"
+#include "fleetsim/disruption/disruption_method.hpp"
+#include "fleetsim/provisioning/karpenter/cluster_snapshot.hpp"
+#include "fleetsim/provisioning/karpenter/karpenter_provisioner.hpp"
+
+namespace fleetsim {
+
+// MinInstanceTypesForSpotToSpotConsolidation: single-node spot-to-spot needs this many cheaper
+// types, and launches with the cheapest this many.
+inline constexpr std::size_t kSpotToSpotMinTypes = 15;
+// A consolidation method that found nothing runs again when the cluster changes, and at least
+// this often (state/cluster.go ConsolidationState).
+inline constexpr SimDuration kConsolidationStateTtl = minutes(5);
+
+struct ConsolidationSettings {
+  bool spot_to_spot = false;  // the SpotToSpotConsolidation feature gate
+};
+
+class Consolidation : public DisruptionMethod {
+ public:
+  struct Inputs {
+    const Cluster& cluster;
+    const KarpenterProvisioner& provisioner;
+    CloudProvider& cloud;
+    ConsolidationSettings settings;
+  };
+  explicit Consolidation(Inputs in);
+  ~Consolidation() override;
+
+  std::string_view budget_reason() const override { return "Underutilized"; }
+  std::string_view termination_reason() const override { return "underutilized"; }
+  // The candidates must all still be candidates within budget, and a new simulation must give
+  // the same shape: still a delete, or one replacement whose types include the command's.
+  DisruptionCommand validate(DisruptionCommand command, SimTime now,
+                             BudgetTracker& budgets) override;
+
+ protected:
+  // Consolidation candidates now (ShouldDisrupt: consolidateAfter not Never, not empty, policy
+  // not WhenEmpty, Consolidatable), highest savings ratio first; sets the Balanced pool totals.
+  std::vector<Candidate> candidates(SimTime now);
+  // computeConsolidation on the pass's snapshot: a delete, a replace, or nullopt.
+  std::optional<DisruptionCommand> compute_consolidation(std::span<const Candidate> candidates,
+                                                         SimTime now);
+  // Whether Balanced pools approve the command (always, for other policies).
+  bool approves(std::span<const Candidate> candidates, const DisruptionCommand& command) const;
+  // Whether deleting the candidate outright could pass Balanced (CanPassThreshold).
+  bool can_pass_threshold(const Candidate& candidate) const;
+  // Karpenter's IsConsolidated: nothing changed since a pass found nothing.
+  bool is_consolidated(SimTime now) const;
+  void mark_consolidated(SimTime now);
+  // Keeps the claim's types whose worst-case launch price is below `max_price`; false when
+  // none is left or minValues no longer hold (RemoveInstanceTypeOptionsByPriceAndMinValues).
+  bool keep_cheaper(NewNodeClaim& claim, double max_price, SimTime now) const;
+
+  const Cluster& cluster_;
+  const KarpenterProvisioner& provisioner_;
+  CloudProvider& cloud_;
+  ConsolidationSettings settings_;
+
+ private:
+  struct Simulation;
+  void take_pass_snapshot(SimTime now);
+  std::optional<Simulation> simulate(std::span<const Candidate> candidates);
+  std::optional<NewNodeClaim> price_replacement(std::span<const Candidate> candidates,
+                                                NewNodeClaim claim, SimTime now) const;
+  double worst_launch_price(std::uint32_t type, const Requirements& r, SimTime now) const;
+  double cheapest_price(std::uint32_t type, const Requirements& r, SimTime now) const;
+
+  const SchedulingContext* context_ = nullptr;
+  std::unique_ptr<Scheduler> scheduler_;
+  // The pass's view: pending pods and pods of deleting nodes first, then the candidates'.
+  ClusterSnapshot snapshot_;
+  std::size_t pending_count_ = 0;  // snapshot_.pods[0, pending_count_) are pending pods
+  std::size_t base_pod_count_ = 0;
+  std::vector<std::uint32_t> slot_of_node_;  // NodeId → snapshot node index
+  std::vector<std::uint8_t> removed_;
+  std::vector<PoolTotals> totals_;
+  std::uint64_t snapshot_revision_ = UINT64_MAX;
+  SimTime snapshot_time_{};
+  // IsConsolidated: the revision and time of the last pass that found nothing, and when the
+  // next node becomes Consolidatable.
+  std::uint64_t consolidated_revision_ = UINT64_MAX;
+  SimTime consolidated_at_{};
+  SimTime next_consolidatable_{};
+};
+
+}  // namespace fleetsim

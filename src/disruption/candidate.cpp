@@ -1,0 +1,47 @@
+#include "fleetsim/disruption/candidate.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace fleetsim {
+
+double eviction_cost(const Pod& pod) {
+  const double cost = 1.0 + static_cast<double>(pod.spec->priority) / std::ldexp(1.0, 25);
+  return std::clamp(cost, -10.0, 10.0);
+}
+
+bool consolidatable(const Node& node, const NodePool& pool, SimTime now) {
+  const auto& after = pool.disruption.consolidate_after;
+  return after.has_value() && now - node.last_pod_event >= *after;
+}
+
+void sort_by_savings_ratio(std::vector<Candidate>& candidates, const Cluster& cluster) {
+  std::sort(candidates.begin(), candidates.end(), [&](const Candidate& a, const Candidate& b) {
+    const double ra = a.savings_ratio(), rb = b.savings_ratio();
+    if (ra != rb) return ra > rb;
+    return cluster.node(a.node).name < cluster.node(b.node).name;
+  });
+}
+
+std::vector<Candidate> disruption_candidates(const Cluster& cluster, const CloudProvider& cloud,
+                                             SimTime now) {
+  std::vector<Candidate> out;
+  for (NodeId id : cluster.active_nodes()) {
+    const Node& n = cluster.node(id);
+    if (n.phase != NodePhase::Initialized || n.marked_for_disruption || n.nominated_until > now)
+      continue;
+    Candidate c{
+        .node = id, .pool = n.pool, .price = cloud.price(offering_of(cloud.catalog(), n), now)};
+    for (PodId p : n.pods) {
+      const Pod& pod = cluster.pod(p);
+      if (pod.terminating) continue;
+      c.pods.push_back(p);
+      c.reschedule_cost += std::max(0.0, eviction_cost(pod));
+    }
+    out.push_back(std::move(c));
+  }
+  sort_by_savings_ratio(out, cluster);
+  return out;
+}
+
+}  // namespace fleetsim

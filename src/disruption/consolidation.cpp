@@ -1,0 +1,282 @@
+#include "fleetsim/disruption/consolidation.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "fleetsim/scheduling/min_values.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+constexpr double kNoPrice = std::numeric_limits<double>::infinity();
+
+// Karpenter's capacity-type precedence for the worst-case launch price.
+constexpr std::array<CapacityType, 3> kLaunchPrecedence{CapacityType::Reserved, CapacityType::Spot,
+                                                        CapacityType::OnDemand};
+
+void pin_capacity_type(Requirements& r, CapacityType ct) {
+  r.add(std::string(label::kCapacityType), Requirement::single(std::string(to_string(ct))));
+}
+
+}  // namespace
+
+// What one scheduling simulation found: the new NodeClaims it needed.
+struct Consolidation::Simulation {
+  std::vector<NewNodeClaim> claims;
+};
+
+Consolidation::Consolidation(Inputs in)
+    : cluster_(in.cluster),
+      provisioner_(in.provisioner),
+      cloud_(in.cloud),
+      settings_(in.settings) {}
+
+Consolidation::~Consolidation() = default;
+
+std::vector<Candidate> Consolidation::candidates(SimTime now) {
+  const std::vector<NodePool>& pools = provisioner_.nodepools();
+  std::vector<Candidate> all = disruption_candidates(cluster_, cloud_, now);
+  totals_ = pool_totals(cluster_, cloud_, pools.size(), now);
+  std::erase_if(all, [&](const Candidate& c) {
+    const NodePool& pool = pools[c.pool];
+    return c.empty() || pool.disruption.policy == ConsolidationPolicy::WhenEmpty ||
+           !consolidatable(cluster_.node(c.node), pool, now);
+  });
+  return all;
+}
+
+void Consolidation::take_pass_snapshot(SimTime now) {
+  if (snapshot_revision_ == cluster_.revision() && snapshot_time_ == now) return;
+  snapshot_revision_ = cluster_.revision();
+  snapshot_time_ = now;
+  if (context_ != &provisioner_.context()) {
+    context_ = &provisioner_.context();
+    scheduler_ = std::make_unique<Scheduler>(*context_);
+  }
+  snapshot_ = take_snapshot(cluster_, *context_);
+  pending_count_ = snapshot_.pods.size();
+  slot_of_node_.assign(cluster_.nodes().size(), UINT32_MAX);
+  removed_.assign(snapshot_.nodes.size(), 0);
+  const std::vector<NodePool>& pools = provisioner_.nodepools();
+  for (std::uint32_t i = 0; i < snapshot_.node_ids.size(); ++i) {
+    const Node& n = cluster_.node(snapshot_.node_ids[i]);
+    slot_of_node_[n.id] = i;
+    // Nodes a command holds are on their way out: their pods move like a deleting node's.
+    removed_[i] = n.marked_for_disruption ? 1 : 0;
+    const auto& after = pools[n.pool].disruption.consolidate_after;
+    snapshot_.nodes[i].under_consolidate_after = n.phase == NodePhase::Initialized && after &&
+                                                 *after > SimDuration{0} &&
+                                                 now - n.last_pod_event < *after;
+  }
+  // Pods of deleting nodes (and of nodes a command holds) are rescheduled in the simulation too.
+  for (NodeId id : cluster_.active_nodes()) {
+    const Node& n = cluster_.node(id);
+    if (n.phase != NodePhase::Deleting && !n.marked_for_disruption) continue;
+    for (PodId p : n.pods) {
+      const Pod& pod = cluster_.pod(p);
+      if (pod.terminating) continue;
+      snapshot_.pending.push_back(p);
+      snapshot_.pods.push_back(PendingPod{.spec = pod.spec,
+                                          .labels = pod.labels,
+                                          .namespace_name = pod.namespace_name,
+                                          .created_us = pod.created.time_since_epoch().count(),
+                                          .uid = pod.uid});
+    }
+  }
+  base_pod_count_ = snapshot_.pods.size();
+}
+
+std::optional<Consolidation::Simulation> Consolidation::simulate(
+    std::span<const Candidate> candidates) {
+  snapshot_.pods.resize(base_pod_count_);
+  snapshot_.pending.resize(base_pod_count_);
+  for (const Candidate& c : candidates) {
+    removed_[slot_of_node_[c.node]] = 1;
+    for (PodId p : c.pods) {
+      const Pod& pod = cluster_.pod(p);
+      snapshot_.pending.push_back(p);
+      snapshot_.pods.push_back(PendingPod{.spec = pod.spec,
+                                          .labels = pod.labels,
+                                          .namespace_name = pod.namespace_name,
+                                          .created_us = pod.created.time_since_epoch().count(),
+                                          .uid = pod.uid,
+                                          .from_candidate = true});
+    }
+  }
+  SolveInput input = snapshot_.input(cloud_.usable_offerings());
+  input.node_removed = removed_;
+  SolveResult result = scheduler_->solve(input);
+  for (const Candidate& c : candidates) removed_[slot_of_node_[c.node]] = 0;
+
+  // Every pod but the pending ones must find a place (AllNonPendingPodsScheduled) ...
+  for (const PodFailure& f : result.failures)
+    if (f.pod >= pending_count_) return std::nullopt;
+  // ... and a candidate's pod may not wait for a node that is not initialized yet.
+  for (const Placement& pl : result.placements)
+    if (pl.pod >= base_pod_count_ && !snapshot_.nodes[pl.node].initialized) return std::nullopt;
+  return Simulation{.claims = std::move(result.claims)};
+}
+
+double Consolidation::worst_launch_price(std::uint32_t type, const Requirements& r,
+                                         SimTime now) const {
+  const std::uint64_t zones = context_->zone_mask(r);
+  const std::uint8_t capacity = SchedulingContext::capacity_mask(r);
+  const std::span<const std::uint8_t> usable = cloud_.usable_offerings();
+  for (CapacityType ct : kLaunchPrecedence) {
+    if (!(capacity & capacity_bit(ct))) continue;
+    double worst = -1;
+    for (const OfferingRef& o : context_->offerings(type)) {
+      if (o.capacity != capacity_bit(ct) || !(zones >> o.zone & 1ULL)) continue;
+      if (!usable.empty() && usable[o.global] == 0) continue;
+      worst = std::max(worst, cloud_.price(o.global, now));
+    }
+    if (worst >= 0) return worst;
+  }
+  return kNoPrice;
+}
+
+double Consolidation::cheapest_price(std::uint32_t type, const Requirements& r, SimTime now) const {
+  const std::uint64_t zones = context_->zone_mask(r);
+  const std::uint8_t capacity = SchedulingContext::capacity_mask(r);
+  const std::span<const std::uint8_t> usable = cloud_.usable_offerings();
+  double best = kNoPrice;
+  for (const OfferingRef& o : context_->offerings(type)) {
+    if (!(o.capacity & capacity) || !(zones >> o.zone & 1ULL)) continue;
+    if (!usable.empty() && usable[o.global] == 0) continue;
+    best = std::min(best, cloud_.price(o.global, now));
+  }
+  return best;
+}
+
+bool Consolidation::keep_cheaper(NewNodeClaim& claim, double max_price, SimTime now) const {
+  std::erase_if(claim.types, [&](std::uint32_t t) {
+    return !(worst_launch_price(t, claim.requirements, now) < max_price);
+  });
+  return !claim.types.empty() &&
+         min_values_hold(claim.requirements, claim.types, context_->catalog());
+}
+
+std::optional<NewNodeClaim> Consolidation::price_replacement(std::span<const Candidate> candidates,
+                                                             NewNodeClaim claim,
+                                                             SimTime now) const {
+  double candidate_price = 0;
+  bool all_spot = true;
+  for (const Candidate& c : candidates) {
+    candidate_price += c.price;
+    all_spot &= cluster_.node(c.node).capacity_type == CapacityType::Spot;
+  }
+  const std::uint8_t capacity = SchedulingContext::capacity_mask(claim.requirements);
+  const std::uint8_t spot = capacity_bit(CapacityType::Spot);
+  const std::uint8_t on_demand = capacity_bit(CapacityType::OnDemand);
+
+  if (all_spot && (capacity & spot)) {
+    // computeSpotToSpotConsolidation.
+    if (!settings_.spot_to_spot) return std::nullopt;
+    pin_capacity_type(claim.requirements, CapacityType::Spot);
+    std::erase_if(claim.types, [&](std::uint32_t t) {
+      return cheapest_price(t, claim.requirements, now) == kNoPrice;
+    });
+    if (!keep_cheaper(claim, candidate_price, now)) return std::nullopt;
+    if (candidates.size() > 1) return claim;
+    // Single-node: at least 15 cheaper types, and launch with the 15 cheapest (or as many as
+    // minValues needs) so that the launch cannot pick a type that is consolidated again at once.
+    if (claim.types.size() < kSpotToSpotMinTypes) return std::nullopt;
+    std::size_t keep = kSpotToSpotMinTypes;
+    if (claim.requirements.has_min_values()) {
+      std::size_t needed = 1;
+      while (needed < claim.types.size() &&
+             !min_values_hold(claim.requirements, std::span(claim.types).first(needed),
+                              context_->catalog()))
+        ++needed;
+      keep = std::max(keep, needed);
+    }
+    claim.types.resize(std::min(keep, claim.types.size()));
+    return claim;
+  }
+
+  if (!keep_cheaper(claim, candidate_price, now)) return std::nullopt;
+  // Filtered on the assumption that spot launches: never fall back to a dearer on-demand node.
+  if ((capacity & spot) && (capacity & on_demand))
+    pin_capacity_type(claim.requirements, CapacityType::Spot);
+  return claim;
+}
+
+std::optional<DisruptionCommand> Consolidation::compute_consolidation(
+    std::span<const Candidate> candidates, SimTime now) {
+  take_pass_snapshot(now);
+  std::optional<Simulation> sim = simulate(candidates);
+  if (!sim || sim->claims.size() > 1) return std::nullopt;
+  DisruptionCommand command;
+  for (const Candidate& c : candidates) {
+    command.nodes.push_back(c.node);
+    command.savings_per_hour += c.price;
+    command.pods += c.pods.size();
+  }
+  if (sim->claims.empty()) return command;
+  std::optional<NewNodeClaim> replacement =
+      price_replacement(candidates, std::move(sim->claims.front()), now);
+  if (!replacement) return std::nullopt;
+  replacement->pods.clear();
+  command.savings_per_hour -=
+      cheapest_price(replacement->types.front(), replacement->requirements, now);
+  command.replacement = std::move(replacement);
+  return command;
+}
+
+bool Consolidation::approves(std::span<const Candidate> candidates,
+                             const DisruptionCommand& command) const {
+  return balanced_approves_command(candidates, command.savings_per_hour, provisioner_.nodepools(),
+                                   totals_);
+}
+
+bool Consolidation::can_pass_threshold(const Candidate& c) const {
+  if (provisioner_.nodepools()[c.pool].disruption.policy != ConsolidationPolicy::Balanced)
+    return true;
+  const PoolTotals& t = totals_[c.pool];
+  return t.cost <= 0 || balanced_approves(c.price, c.reschedule_cost, t);
+}
+
+bool Consolidation::is_consolidated(SimTime now) const {
+  return consolidated_revision_ == cluster_.revision() &&
+         now - consolidated_at_ < kConsolidationStateTtl && now < next_consolidatable_;
+}
+
+void Consolidation::mark_consolidated(SimTime now) {
+  consolidated_revision_ = cluster_.revision();
+  consolidated_at_ = now;
+  next_consolidatable_ = kNever;
+  const std::vector<NodePool>& pools = provisioner_.nodepools();
+  for (NodeId id : cluster_.active_nodes()) {
+    const Node& n = cluster_.node(id);
+    const auto& after = pools[n.pool].disruption.consolidate_after;
+    if (n.phase != NodePhase::Initialized || !after) continue;
+    const SimTime ready = saturating_add(n.last_pod_event, *after);
+    if (ready > now) next_consolidatable_ = std::min(next_consolidatable_, ready);
+  }
+}
+
+DisruptionCommand Consolidation::validate(DisruptionCommand command, SimTime now,
+                                          BudgetTracker& budgets) {
+  const std::vector<Candidate> current = candidates(now);
+  std::vector<Candidate> held;
+  for (NodeId id : command.nodes) {
+    auto it = std::find_if(current.begin(), current.end(),
+                           [&](const Candidate& c) { return c.node == id; });
+    if (it == current.end() || !budgets.take(it->pool)) return {};  // churn or budget
+    held.push_back(*it);
+  }
+  take_pass_snapshot(now);
+  std::optional<Simulation> sim = simulate(held);
+  if (!sim || sim->claims.size() > 1) return {};
+  if (sim->claims.empty() != !command.replacement.has_value()) return {};
+  if (command.replacement) {
+    std::vector<std::uint32_t> offered = sim->claims.front().types;
+    std::sort(offered.begin(), offered.end());
+    for (std::uint32_t t : command.replacement->types)
+      if (!std::binary_search(offered.begin(), offered.end(), t)) return {};
+  }
+  return command;
+}
+
+}  // namespace fleetsim

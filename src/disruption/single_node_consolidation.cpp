@@ -1,0 +1,38 @@
+#include "fleetsim/disruption/single_node_consolidation.hpp"
+
+#include <map>
+
+namespace fleetsim {
+
+DisruptionCommand SingleNodeConsolidation::compute(SimTime now, BudgetTracker& budgets) {
+  if (is_consolidated(now)) return {};
+  std::vector<Candidate> all = candidates(now);
+  // Round-robin across pools, each pool's candidates in savings-ratio order.
+  std::map<std::uint32_t, std::vector<const Candidate*>> by_pool;
+  std::size_t longest = 0;
+  for (const Candidate& c : all) {
+    auto& list = by_pool[c.pool];
+    list.push_back(&c);
+    longest = std::max(longest, list.size());
+  }
+  bool constrained = false;
+  for (std::size_t i = 0; i < longest; ++i) {
+    for (const auto& [pool, list] : by_pool) {
+      if (i >= list.size()) continue;
+      const Candidate& c = *list[i];
+      if (!budgets.has_room(c.pool)) {
+        constrained = true;
+        continue;
+      }
+      if (!can_pass_threshold(c)) continue;
+      std::optional<DisruptionCommand> command = compute_consolidation(std::span(&c, 1), now);
+      if (!command || !approves(std::span(&c, 1), *command)) continue;
+      budgets.take(c.pool);
+      return std::move(*command);
+    }
+  }
+  if (!constrained) mark_consolidated(now);
+  return {};
+}
+
+}  // namespace fleetsim

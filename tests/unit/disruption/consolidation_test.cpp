@@ -1,0 +1,237 @@
+// Consolidation of underutilized nodes, translated from Karpenter's
+// core:pkg/controllers/disruption/consolidation_test.go (the upstream case is named per test).
+// Polls run every 10 s from t = 10 s; a command computed at 10 s is validated and started at
+// 25 s; a replacement starts at once (zero start-up latency) and the candidates are deleted when
+// the queue sees it initialized, 1 s later.
+#include <fmt/format.h>
+
+#include <catch2/catch.hpp>
+
+#include "disruption_rig.hpp"
+#include "fleetsim/disruption/balanced.hpp"
+
+using namespace fleetsim;
+using Lines = std::vector<std::string>;
+
+namespace {
+
+NodePool pool(std::vector<std::string> families, std::vector<std::string> capacity_types,
+              ConsolidationPolicy policy = ConsolidationPolicy::WhenEmptyOrUnderutilized) {
+  NodePool p = test::make_pool("default");
+  p.requirements.add(std::string(label::kInstanceFamily), test::in(std::move(families)));
+  p.requirements.add(std::string(label::kCapacityType), test::in(std::move(capacity_types)));
+  p.disruption.policy = policy;
+  p.expire_after = std::nullopt;
+  p.disruption.budgets = {DisruptionBudget{.percent = true, .nodes = 100}};
+  return p;
+}
+
+PodSpec cpu_pod(std::int64_t millis) { return test::make_pod({.cpu_millis = millis}); }
+
+// Two types of one family: `big` at $1/h on demand and `small` at `small_price`.
+Catalog two_sizes(double small_price) {
+  return Catalog(
+      {test::make_type({.name = "x1.big", .vcpu = 8, .memory_gib = 32, .on_demand = 1.0}),
+       test::make_type(
+           {.name = "x1.small", .vcpu = 4, .memory_gib = 16, .on_demand = small_price})},
+      "test");
+}
+
+}  // namespace
+
+TEST_CASE("can replace node (on-demand): a cheaper type takes the pod, then the node goes",
+          "[disruption][consolidation]") {
+  test::DisruptionRig rig(test::small_catalog(), {pool({"m5", "c5"}, {"on-demand"})});
+  NodeId a = rig.launch("node-a", "m5.2xlarge");
+  rig.bind(a, cpu_pod(500));
+  rig.controller.start();
+  rig.sim.run_until(at(seconds(30)));
+  // Every type cheaper than $0.384/h that fits, cheapest first.
+  CHECK(rig.bus.decisions ==
+        Lines{"25s single_node_consolidation [node-a] -> [c5.large m5.large m5.xlarge]"});
+  CHECK(rig.bus.savings == std::vector<double>{0.384 - 0.085});
+  CHECK(rig.bus.lines == Lines{"26s node-a underutilized"});
+  const Node& replacement = rig.cluster.nodes().back();
+  CHECK(replacement.instance_type == "c5.large");
+}
+
+TEST_CASE("can delete nodes: one of two half-empty nodes goes, its pod fits on the other",
+          "[disruption][consolidation]") {
+  test::DisruptionRig rig(test::small_catalog(), {pool({"m5"}, {"on-demand"})});
+  NodeId a = rig.launch("node-a", "m5.large");
+  NodeId b = rig.launch("node-b", "m5.large");
+  rig.bind(a, cpu_pod(500));
+  rig.bind(b, cpu_pod(500));
+  rig.controller.start();
+  rig.sim.run_until(at(seconds(60)));
+  // Multi-node would replace both with one m5.large, which filterOutSameInstanceType forbids;
+  // single-node deletes the first by name. The other then holds both pods' worth of work alone.
+  CHECK(rig.bus.decisions == Lines{"25s single_node_consolidation [node-a] -> []"});
+  CHECK(rig.bus.lines == Lines{"25s node-a underutilized"});
+}
+
+TEST_CASE("can merge 3 nodes into 1 (multi-node, on-demand)", "[disruption][consolidation]") {
+  test::DisruptionRig rig(test::small_catalog(), {pool({"m5"}, {"on-demand"})});
+  for (std::string name : {"node-a", "node-b", "node-c"})
+    rig.bind(rig.launch(name, "m5.2xlarge"), cpu_pod(1000));
+  rig.controller.start();
+  rig.sim.run_until(at(seconds(30)));
+  // Prefix 2 deletes two nodes onto the third; prefix 3 replaces all three with one m5.xlarge
+  // (m5.2xlarge, a candidate's own type, is filtered out): the longest valid prefix wins.
+  CHECK(rig.bus.decisions ==
+        Lines{"25s multi_node_consolidation [node-a node-b node-c] -> [m5.xlarge]"});
+  CHECK(rig.bus.savings == std::vector<double>{3 * 0.384 - 0.192});
+  CHECK(rig.bus.lines ==
+        Lines{"26s node-a underutilized", "26s node-b underutilized", "26s node-c underutilized"});
+}
+
+TEST_CASE("equal price never consolidates (aws#5903), 1/128 cheaper does",
+          "[disruption][consolidation]") {
+  const double small_price = GENERATE(1.0, 1.0 - 1.0 / 128);
+  test::DisruptionRig rig(two_sizes(small_price), {pool({"x1"}, {"on-demand"})});
+  rig.bind(rig.launch("node-a", "x1.big"), cpu_pod(500));
+  rig.controller.start();
+  rig.sim.run_until(at(seconds(40)));
+  if (small_price == 1.0) {
+    CHECK(rig.bus.decisions.empty());
+  } else {
+    CHECK(rig.bus.decisions == Lines{"25s single_node_consolidation [node-a] -> [x1.small]"});
+  }
+}
+
+TEST_CASE("an on-demand node is replaced by spot when the pool allows both, pinned to spot",
+          "[disruption][consolidation]") {
+  test::DisruptionRig rig(test::small_catalog(), {pool({"m5"}, {"on-demand", "spot"})});
+  rig.bind(rig.launch("node-a", "m5.xlarge"), cpu_pod(500));
+  rig.controller.start();
+  rig.sim.run_until(at(seconds(30)));
+  // Worst-case launch prices are spot prices ($0.04, $0.08, $0.16), all below $0.192.
+  CHECK(rig.bus.decisions ==
+        Lines{"25s single_node_consolidation [node-a] -> [m5.large m5.xlarge m5.2xlarge]"});
+  const Node& replacement = rig.cluster.nodes().back();
+  CHECK(replacement.instance_type == "m5.large");
+  CHECK(replacement.capacity_type == CapacityType::Spot);
+}
+
+TEST_CASE(
+    "cannot replace spot with spot if the spotToSpotConsolidation is disabled, nor with "
+    "fewer than 15 cheaper types when it is enabled",
+    "[disruption][consolidation]") {
+  const bool gate = GENERATE(false, true);
+  test::DisruptionRig rig(test::small_catalog(), {pool({"m5"}, {"on-demand", "spot"})},
+                          {.spot_to_spot = gate});
+  rig.bind(rig.launch("node-a", "m5.xlarge", "us-east-1a", CapacityType::Spot), cpu_pod(500));
+  rig.controller.start();
+  rig.sim.run_until(at(minutes(5)));
+  CHECK(rig.bus.decisions.empty());
+}
+
+TEST_CASE("spot to spot consolidation launches with the 15 cheapest types",
+          "[disruption][consolidation]") {
+  // 20 two-vCPU types; type i costs (i + 1) cents spot, on demand ten times that.
+  std::vector<InstanceType> types;
+  for (int i = 0; i < 20; ++i)
+    types.push_back(test::make_type(
+        {.name = fmt::format("t1.s{:02}", i), .on_demand = 0.1 * (i + 1), .spot = 0.01 * (i + 1)}));
+  test::DisruptionRig rig(Catalog(std::move(types), "test"), {pool({"t1"}, {"spot"})},
+                          {.spot_to_spot = true});
+  rig.bind(rig.launch("node-a", "t1.s19", "us-east-1a", CapacityType::Spot), cpu_pod(500));
+  rig.controller.start();
+  rig.sim.run_until(at(seconds(30)));
+  CHECK(rig.bus.decisions ==
+        Lines{"25s single_node_consolidation [node-a] -> [t1.s00 t1.s01 t1.s02 t1.s03 t1.s04 "
+              "t1.s05 t1.s06 t1.s07 t1.s08 t1.s09 t1.s10 t1.s11 t1.s12 t1.s13 t1.s14]"});
+}
+
+TEST_CASE("won't replace node if any spot replacement is more expensive",
+          "[disruption][consolidation]") {
+  // The current type costs $0.50/h on demand; the replacement type only sells spot, at $1.00,
+  // $0.20 and $0.40 in three zones: its worst-case launch price is $1.00.
+  InstanceType current =
+      test::make_type({.name = "x1.current", .on_demand = 0.5, .zones = {"us-east-1a"}});
+  InstanceType replacement = test::make_type(
+      {.name = "x1.spot", .spot = 1.0, .zones = {"us-east-1a", "us-east-1b", "us-east-1c"}});
+  std::erase_if(replacement.offerings,
+                [](const Offering& o) { return o.capacity_type != CapacityType::Spot; });
+  replacement.offerings[1].price_per_hour = 0.2;
+  replacement.offerings[2].price_per_hour = 0.4;
+  test::DisruptionRig rig(Catalog({current, replacement}, "test"),
+                          {pool({"x1"}, {"on-demand", "spot"})});
+  rig.bind(rig.launch("node-a", "x1.current"), cpu_pod(500));
+  rig.controller.start();
+  rig.sim.run_until(at(minutes(5)));
+  CHECK(rig.bus.decisions.empty());
+}
+
+TEST_CASE("WhenEmpty never consolidates an underutilized node; consolidateAfter Never keeps it",
+          "[disruption][consolidation]") {
+  NodePool p = pool({"m5", "c5"}, {"on-demand"});
+  if (GENERATE(false, true)) {
+    p.disruption.policy = ConsolidationPolicy::WhenEmpty;
+  } else {
+    p.disruption.consolidate_after = std::nullopt;
+  }
+  test::DisruptionRig rig(test::small_catalog(), {p});
+  rig.bind(rig.launch("node-a", "m5.2xlarge"), cpu_pod(500));
+  rig.controller.start();
+  rig.sim.run_until(at(hours(1)));
+  CHECK(rig.bus.decisions.empty());
+}
+
+TEST_CASE("consolidateAfter counts from the node's last pod event", "[disruption][consolidation]") {
+  NodePool p = pool({"m5", "c5"}, {"on-demand"});
+  p.disruption.consolidate_after = minutes(5);
+  test::DisruptionRig rig(test::small_catalog(), {p});
+  NodeId a = rig.launch("node-a", "m5.2xlarge");
+  rig.controller.start();
+  rig.sim.run_until(at(seconds(100)));
+  rig.bind(a, cpu_pod(500));  // the last pod event: Consolidatable from 400 s
+  rig.sim.run_until(at(seconds(500)));
+  CHECK(rig.bus.decisions ==
+        Lines{"415s single_node_consolidation [node-a] -> [c5.large m5.large m5.xlarge]"});
+}
+
+TEST_CASE("a zero budget for Underutilized blocks consolidation and leaves emptiness working",
+          "[disruption][consolidation]") {
+  NodePool p = pool({"m5", "c5"}, {"on-demand"});
+  p.disruption.budgets = {
+      DisruptionBudget{.percent = false, .nodes = 0, .reasons = {"Underutilized"}}};
+  test::DisruptionRig rig(test::small_catalog(), {p});
+  rig.bind(rig.launch("node-a", "m5.2xlarge"), cpu_pod(500));
+  rig.launch("node-b", "m5.large");
+  rig.controller.start();
+  rig.sim.run_until(at(minutes(10)));
+  CHECK(rig.bus.decisions == Lines{"25s emptiness [node-b] -> []"});
+  CHECK(rig.bus.lines == Lines{"25s node-b empty"});
+}
+
+TEST_CASE("Balanced approves a move that saves 60% of a one-node pool and rejects one saving 40%",
+          "[disruption][consolidation][balanced]") {
+  // One node: its move is all of the pool's disruption, so the savings fraction must reach
+  // 1/k = 1/2 (balanced_scoring_test.go's threshold).
+  const double small_price = GENERATE(0.4, 0.6);
+  test::DisruptionRig rig(two_sizes(small_price),
+                          {pool({"x1"}, {"on-demand"}, ConsolidationPolicy::Balanced)});
+  rig.bind(rig.launch("node-a", "x1.big"), cpu_pod(500));
+  rig.controller.start();
+  rig.sim.run_until(at(minutes(5)));
+  // (The replacement is deleted as empty later: nothing reschedules the rig's evicted pods.)
+  if (small_price == 0.4) {
+    REQUIRE_FALSE(rig.bus.decisions.empty());
+    rig.bus.decisions.resize(1);
+    CHECK(rig.bus.decisions == Lines{"25s single_node_consolidation [node-a] -> [x1.small]"});
+  } else {
+    CHECK(rig.bus.decisions.empty());
+  }
+}
+
+TEST_CASE("balanced score: savings fraction over disruption fraction against 1/2",
+          "[disruption][balanced]") {
+  // balanced_scoring_test.go: ScoreMove's guards and threshold.
+  CHECK(balanced_approves(0.5, 1, {.cost = 1, .disruption = 1}));
+  CHECK_FALSE(balanced_approves(0.49, 1, {.cost = 1, .disruption = 1}));
+  CHECK(balanced_approves(0.1, 1, {.cost = 1, .disruption = 10}));  // 0.1 / 0.1 = 1
+  CHECK_FALSE(balanced_approves(0, 1, {.cost = 1, .disruption = 1}));
+  CHECK_FALSE(balanced_approves(1, 1, {.cost = 0, .disruption = 1}));
+  CHECK(balanced_approves(0.01, 0, {.cost = 1, .disruption = 1}));  // no disruption: +∞
+}

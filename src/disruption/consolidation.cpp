@@ -85,6 +85,7 @@ void Consolidation::take_pass_snapshot(SimTime now) {
     }
   }
   base_pod_count_ = snapshot_.pods.size();
+  node_order_ = solver_node_order(snapshot_.nodes);
 }
 
 std::optional<Consolidation::Simulation> Consolidation::simulate(
@@ -106,6 +107,7 @@ std::optional<Consolidation::Simulation> Consolidation::simulate(
   }
   SolveInput input = snapshot_.input(cloud_.usable_offerings());
   input.node_removed = removed_;
+  input.node_order = node_order_;
   SolveResult result = scheduler_->solve(input);
   for (const Candidate& c : candidates) removed_[slot_of_node_[c.node]] = 0;
 

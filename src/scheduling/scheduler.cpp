@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <map>
 #include <tuple>
@@ -25,6 +26,10 @@ struct Variant {
   std::uint64_t zone_mask = 0;
   std::uint8_t capacity_mask = 0;
   std::vector<std::int8_t> node_compatible;  // per existing node: -1 unknown, 0 no, 1 yes
+  // For pods without topology spread, by (PreferNoSchedule tolerated, from a candidate): the
+  // position in node_order before which every node failed. Nodes only fill up during a solve,
+  // so the next pod of the spec starts there: identical pods scan the nodes once, not each.
+  std::array<std::uint32_t, 4> scan_from{};
 };
 
 // How far Karpenter has relaxed a pod's soft constraints (preferences.go order).
@@ -94,14 +99,11 @@ struct Scheduler::State {
   // ---- setup ----
 
   void order_nodes() {
-    node_order.resize(in.nodes.size());
-    for (std::uint32_t i = 0; i < node_order.size(); ++i) node_order[i] = i;
-    std::sort(node_order.begin(), node_order.end(), [&](std::uint32_t a, std::uint32_t b) {
-      const ExistingNode& na = in.nodes[a];
-      const ExistingNode& nb = in.nodes[b];
-      if (na.initialized != nb.initialized) return na.initialized;
-      return na.name < nb.name;
-    });
+    if (in.node_order.size() == in.nodes.size()) {
+      node_order.assign(in.node_order.begin(), in.node_order.end());
+    } else {
+      node_order = solver_node_order(in.nodes);
+    }
     node_available.resize(in.nodes.size());
     for (std::size_t i = 0; i < in.nodes.size(); ++i) {
       node_available[i] = in.nodes[i].available;
@@ -400,14 +402,22 @@ struct Scheduler::State {
   bool add(std::uint32_t pod) {
     std::int32_t vi = variant_for(pod);
     const PodSpec& spec = *in.pods[pod].spec;
-    for (std::uint32_t node : node_order) {
+    const bool memo = spec.topology_spread.empty();
+    std::uint32_t& scan_from =
+        variants[vi].scan_from[(progress[pod].tolerate_prefer_no_schedule ? 2 : 0) +
+                               (in.pods[pod].from_candidate ? 1 : 0)];
+    const auto node_count = static_cast<std::uint32_t>(node_order.size());
+    for (std::uint32_t k = memo ? scan_from : 0; k < node_count; ++k) {
+      const std::uint32_t node = node_order[k];
       if (fits_existing(pod, node, vi)) {
         node_available[node] -= spec.requests;
         result.placements.push_back(Placement{.pod = pod, .node = node});
         spreads.record_node(pod, node, in.nodes[node].zone);
+        if (memo) scan_from = k;
         return true;
       }
     }
+    if (memo) scan_from = node_count;
     for (std::size_t k = 0; k < claim_order.size(); ++k) {
       std::uint32_t ci = claim_order[k];
       if (try_claim(pod, ci, vi)) {
@@ -504,6 +514,18 @@ struct Scheduler::State {
     return out;
   }
 };
+
+std::vector<std::uint32_t> solver_node_order(std::span<const ExistingNode> nodes) {
+  std::vector<std::uint32_t> order(nodes.size());
+  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const ExistingNode& na = nodes[a];
+    const ExistingNode& nb = nodes[b];
+    if (na.initialized != nb.initialized) return na.initialized;
+    return na.name < nb.name;
+  });
+  return order;
+}
 
 Scheduler::Scheduler(const SchedulingContext& context, SchedulerOptions options)
     : context_(&context), options_(options) {}

@@ -85,6 +85,7 @@ class Consolidation : public DisruptionMethod {
   std::size_t base_pod_count_ = 0;
   std::vector<std::uint32_t> slot_of_node_;  // NodeId → snapshot node index
   std::vector<std::uint8_t> removed_;
+  std::vector<std::uint32_t> node_order_;  // the solver's order of the snapshot's nodes
   std::vector<PoolTotals> totals_;
   std::uint64_t snapshot_revision_ = UINT64_MAX;
   SimTime snapshot_time_{};

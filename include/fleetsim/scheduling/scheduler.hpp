@@ -16,6 +16,10 @@ struct SchedulerOptions {
   bool min_values_best_effort = false;
 };
 
+// Existing nodes in the order the solver tries them: initialized first, then by name. A caller
+// that solves the same nodes many times computes it once (SolveInput::node_order).
+std::vector<std::uint32_t> solver_node_order(std::span<const ExistingNode> nodes);
+
 // One Scheduler per simulation; solve() reuses its scratch buffers, so it is not reentrant.
 // No I/O, no clock, no logging: consolidation can call it on a copy of the cluster view.
 class Scheduler {

@@ -63,6 +63,8 @@ struct SolveInput {
   // Per pool: capacity already counted against its limits (existing and in-flight nodes).
   std::span<const Resources> pool_usage;
   std::span<const std::int64_t> pool_node_count;
+  // solver_node_order(nodes), when the caller has it; empty: the solver computes it.
+  std::span<const std::uint32_t> node_order;
   // Per node: 1 when a consolidation simulation removes it: it takes no pod and its bound pods
   // do not count. Empty = none removed.
   std::span<const std::uint8_t> node_removed;

@@ -1,0 +1,136 @@
+// One consolidation pass of each method on a 2,000-node cluster with 20,000 pods (DESIGN §9;
+// issue 8's target: ≤ 100 ms per pass; Karpenter allows itself 1 min and 3 min).
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "fleetsim/cloudprovider/aws/ec2_cloud.hpp"
+#include "fleetsim/disruption/multi_node_consolidation.hpp"
+#include "fleetsim/disruption/single_node_consolidation.hpp"
+
+namespace fleetsim {
+namespace {
+
+constexpr int kNodes = 2000;
+constexpr int kPodsPerNode = 10;
+
+class SilentBus : public ClusterBus {
+ public:
+  void emit(const SimEvent&) override {}
+  void pod_pending(PodId) override {}
+  void pod_bound(PodId) override {}
+  void pod_evicted(PodId, NodeId) override {}
+  void pod_terminating(PodId) override {}
+  void capacity_changed() override {}
+};
+
+InstanceType m5(std::string size, int vcpu, double price) {
+  InstanceType t;
+  t.name = fmt::format("m5.{}", size);
+  t.family = "m5";
+  t.category = "m";
+  t.generation = 5;
+  t.size = size;
+  t.arch = "amd64";
+  t.vcpu = vcpu;
+  t.memory_mib = vcpu * 4096LL;
+  t.max_pods = 58;
+  for (const char* zone : {"us-east-1a", "us-east-1b", "us-east-1c"})
+    t.offerings.push_back(
+        Offering{.zone = zone, .capacity_type = CapacityType::OnDemand, .price_per_hour = price});
+  apply_aws_sizing(t);
+  return t;
+}
+
+// 2,000 m5.2xlarge nodes, each with 10 pods of `pod_millis` (4,000: half full; 780: full, with
+// no cheaper type that fits them).
+struct Cluster2k {
+  explicit Cluster2k(std::int64_t pod_millis)
+      : catalog({m5("large", 2, 0.096), m5("xlarge", 4, 0.192), m5("2xlarge", 8, 0.384)}, "bench"),
+        cloud(sim, cluster, bus, catalog,
+              std::vector<NodeLatency>(3, NodeLatency{seconds(0), seconds(0), seconds(0)})),
+        provisioner({.sim = sim,
+                     .cluster = cluster,
+                     .bus = bus,
+                     .cloud = cloud,
+                     .nodepool_inputs = {.catalog = catalog, .node_classes = {}, .daemonsets = {}},
+                     .nodepools = {pool()}}) {
+    spec.requests[resource::kCpu] = pod_millis / kPodsPerNode;
+    spec.requests[resource::kMemory] = (pod_millis / kPodsPerNode) << 20;
+    spec.requests[resource::kPods] = 1;
+    const WorkloadId w = cluster.add_workload({.name = "app", .kind = WorkloadKind::Deployment});
+    const auto big = static_cast<std::uint32_t>(*catalog.index_of("m5.2xlarge"));
+    const std::vector<InstanceTypeOption> types{
+        {.type = big, .allocatable = catalog.types()[big].allocatable}};
+    for (int i = 0; i < kNodes; ++i) {
+      Node tpl;
+      tpl.name = fmt::format("node-{}", 10000 + i);
+      const NodeId id = *cloud.launch(LaunchRequest{.node = std::move(tpl), .types = types});
+      sim.run_until(sim.now());
+      for (int k = 0; k < kPodsPerNode; ++k) {
+        uids.push_back(fmt::format("uid-{}", cluster.next_pod_id()));
+        const PodId p = cluster.add_pod(Pod{.workload = w,
+                                            .spec = &spec,
+                                            .labels = &labels,
+                                            .namespace_name = "default",
+                                            .uid = uids.back()});
+        cluster.bind(p, id, sim.now());
+      }
+    }
+    sim.run_until(at(minutes(1)));
+  }
+
+  static NodePool pool() {
+    NodePool p;
+    p.name = "default";
+    p.disruption.budgets = {DisruptionBudget{.percent = true, .nodes = 100}};
+    return p;
+  }
+
+  Catalog catalog;
+  Simulation sim{1};
+  Cluster cluster;
+  SilentBus bus;
+  Ec2Cloud cloud;
+  KarpenterProvisioner provisioner;
+  PodSpec spec;
+  Labels labels;
+  std::deque<std::string> uids;
+};
+
+template <typename Method>
+void run_pass(benchmark::State& state, std::int64_t pod_millis, std::size_t expect_nodes) {
+  Cluster2k c(pod_millis);
+  for (auto _ : state) {
+    // A fresh method each pass: no consolidation state carried over.
+    Method method({.cluster = c.cluster, .provisioner = c.provisioner, .cloud = c.cloud});
+    BudgetTracker budgets(c.provisioner.nodepools(), c.cluster, "Underutilized", c.sim.now(), 0);
+    DisruptionCommand command = method.compute(c.sim.now(), budgets);
+    if (command.nodes.size() != expect_nodes || command.replacement)
+      state.SkipWithError(("unexpected command of " + std::to_string(command.nodes.size()) +
+                           (command.replacement ? " with a replacement" : ""))
+                              .c_str());
+    benchmark::DoNotOptimize(command);
+  }
+}
+
+// Half-full nodes: the longest prefix (100 candidates) is deleted onto the others.
+void BM_MultiNodePass(benchmark::State& s) { run_pass<MultiNodeConsolidation>(s, 4000, 100); }
+// Half-full nodes: the first candidate is deleted.
+void BM_SingleNodePass(benchmark::State& s) { run_pass<SingleNodeConsolidation>(s, 4000, 1); }
+// Full nodes: every one of the 2,000 candidates is simulated and none can go.
+void BM_SingleNodePassNothingToDo(benchmark::State& s) {
+  run_pass<SingleNodeConsolidation>(s, 7800, 0);
+}
+
+BENCHMARK(BM_MultiNodePass)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SingleNodePass)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SingleNodePassNothingToDo)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace fleetsim
+
+BENCHMARK_MAIN();

@@ -27,14 +27,14 @@ class SilentBus : public ClusterBus {
   void capacity_changed() override {}
 };
 
-InstanceType m5(std::string size, int vcpu, double price) {
+InstanceType m5(std::string_view size, int vcpu, double price) {
   InstanceType t;
   t.name = fmt::format("m5.{}", size);
-  t.family = "m5";
-  t.category = "m";
+  t.family = t.name.substr(0, 2);
+  t.category = t.name.substr(0, 1);
   t.generation = 5;
-  t.size = size;
-  t.arch = "amd64";
+  t.size = std::string(size);
+  t.arch = std::string_view("amd64");
   t.vcpu = vcpu;
   t.memory_mib = vcpu * 4096LL;
   t.max_pods = 58;

@@ -21,16 +21,12 @@ void pin_capacity_type(Requirements& r, CapacityType ct) {
 
 }  // namespace
 
-// What one scheduling simulation found: the new NodeClaims it needed.
-struct Consolidation::Simulation {
-  std::vector<NewNodeClaim> claims;
-};
-
 Consolidation::Consolidation(Inputs in)
     : cluster_(in.cluster),
       provisioner_(in.provisioner),
       cloud_(in.cloud),
-      settings_(in.settings) {}
+      settings_(in.settings),
+      simulation_(in.cluster, in.provisioner, in.cloud) {}
 
 Consolidation::~Consolidation() = default;
 
@@ -46,89 +42,15 @@ std::vector<Candidate> Consolidation::candidates(SimTime now) {
   return all;
 }
 
-void Consolidation::take_pass_snapshot(SimTime now) {
-  if (snapshot_revision_ == cluster_.revision() && snapshot_time_ == now) return;
-  snapshot_revision_ = cluster_.revision();
-  snapshot_time_ = now;
-  if (context_ != &provisioner_.context()) {
-    context_ = &provisioner_.context();
-    scheduler_ = std::make_unique<Scheduler>(*context_);
-  }
-  snapshot_ = take_snapshot(cluster_, *context_);
-  pending_count_ = snapshot_.pods.size();
-  slot_of_node_.assign(cluster_.nodes().size(), UINT32_MAX);
-  removed_.assign(snapshot_.nodes.size(), 0);
-  const std::vector<NodePool>& pools = provisioner_.nodepools();
-  for (std::uint32_t i = 0; i < snapshot_.node_ids.size(); ++i) {
-    const Node& n = cluster_.node(snapshot_.node_ids[i]);
-    slot_of_node_[n.id] = i;
-    // Nodes a command holds are on their way out: their pods move like a deleting node's.
-    removed_[i] = n.marked_for_disruption ? 1 : 0;
-    const auto& after = pools[n.pool].disruption.consolidate_after;
-    snapshot_.nodes[i].under_consolidate_after = n.phase == NodePhase::Initialized && after &&
-                                                 *after > SimDuration{0} &&
-                                                 now - n.last_pod_event < *after;
-  }
-  // Pods of deleting nodes (and of nodes a command holds) are rescheduled in the simulation too.
-  for (NodeId id : cluster_.active_nodes()) {
-    const Node& n = cluster_.node(id);
-    if (n.phase != NodePhase::Deleting && !n.marked_for_disruption) continue;
-    for (PodId p : n.pods) {
-      const Pod& pod = cluster_.pod(p);
-      if (pod.terminating) continue;
-      snapshot_.pending.push_back(p);
-      snapshot_.pods.push_back(PendingPod{.spec = pod.spec,
-                                          .labels = pod.labels,
-                                          .namespace_name = pod.namespace_name,
-                                          .created_us = pod.created.time_since_epoch().count(),
-                                          .uid = pod.uid});
-    }
-  }
-  base_pod_count_ = snapshot_.pods.size();
-  node_order_ = solver_node_order(snapshot_.nodes);
-}
-
-std::optional<Consolidation::Simulation> Consolidation::simulate(
-    std::span<const Candidate> candidates) {
-  snapshot_.pods.resize(base_pod_count_);
-  snapshot_.pending.resize(base_pod_count_);
-  for (const Candidate& c : candidates) {
-    removed_[slot_of_node_[c.node]] = 1;
-    for (PodId p : c.pods) {
-      const Pod& pod = cluster_.pod(p);
-      snapshot_.pending.push_back(p);
-      snapshot_.pods.push_back(PendingPod{.spec = pod.spec,
-                                          .labels = pod.labels,
-                                          .namespace_name = pod.namespace_name,
-                                          .created_us = pod.created.time_since_epoch().count(),
-                                          .uid = pod.uid,
-                                          .from_candidate = true});
-    }
-  }
-  SolveInput input = snapshot_.input(cloud_.usable_offerings());
-  input.node_removed = removed_;
-  input.node_order = node_order_;
-  SolveResult result = scheduler_->solve(input);
-  for (const Candidate& c : candidates) removed_[slot_of_node_[c.node]] = 0;
-
-  // Every pod but the pending ones must find a place (AllNonPendingPodsScheduled) ...
-  for (const PodFailure& f : result.failures)
-    if (f.pod >= pending_count_) return std::nullopt;
-  // ... and a candidate's pod may not wait for a node that is not initialized yet.
-  for (const Placement& pl : result.placements)
-    if (pl.pod >= base_pod_count_ && !snapshot_.nodes[pl.node].initialized) return std::nullopt;
-  return Simulation{.claims = std::move(result.claims)};
-}
-
 double Consolidation::worst_launch_price(std::uint32_t type, const Requirements& r,
                                          SimTime now) const {
-  const std::uint64_t zones = context_->zone_mask(r);
+  const std::uint64_t zones = simulation_.context().zone_mask(r);
   const std::uint8_t capacity = SchedulingContext::capacity_mask(r);
   const std::span<const std::uint8_t> usable = cloud_.usable_offerings();
   for (CapacityType ct : kLaunchPrecedence) {
     if (!(capacity & capacity_bit(ct))) continue;
     double worst = -1;
-    for (const OfferingRef& o : context_->offerings(type)) {
+    for (const OfferingRef& o : simulation_.context().offerings(type)) {
       if (o.capacity != capacity_bit(ct) || !(zones >> o.zone & 1ULL)) continue;
       if (!usable.empty() && usable[o.global] == 0) continue;
       worst = std::max(worst, cloud_.price(o.global, now));
@@ -139,11 +61,11 @@ double Consolidation::worst_launch_price(std::uint32_t type, const Requirements&
 }
 
 double Consolidation::cheapest_price(std::uint32_t type, const Requirements& r, SimTime now) const {
-  const std::uint64_t zones = context_->zone_mask(r);
+  const std::uint64_t zones = simulation_.context().zone_mask(r);
   const std::uint8_t capacity = SchedulingContext::capacity_mask(r);
   const std::span<const std::uint8_t> usable = cloud_.usable_offerings();
   double best = kNoPrice;
-  for (const OfferingRef& o : context_->offerings(type)) {
+  for (const OfferingRef& o : simulation_.context().offerings(type)) {
     if (!(o.capacity & capacity) || !(zones >> o.zone & 1ULL)) continue;
     if (!usable.empty() && usable[o.global] == 0) continue;
     best = std::min(best, cloud_.price(o.global, now));
@@ -156,7 +78,7 @@ bool Consolidation::keep_cheaper(NewNodeClaim& claim, double max_price, SimTime 
     return !(worst_launch_price(t, claim.requirements, now) < max_price);
   });
   return !claim.types.empty() &&
-         min_values_hold(claim.requirements, claim.types, context_->catalog());
+         min_values_hold(claim.requirements, claim.types, simulation_.context().catalog());
 }
 
 std::optional<NewNodeClaim> Consolidation::price_replacement(std::span<const Candidate> candidates,
@@ -189,7 +111,7 @@ std::optional<NewNodeClaim> Consolidation::price_replacement(std::span<const Can
       std::size_t needed = 1;
       while (needed < claim.types.size() &&
              !min_values_hold(claim.requirements, std::span(claim.types).first(needed),
-                              context_->catalog()))
+                              simulation_.context().catalog()))
         ++needed;
       keep = std::max(keep, needed);
     }
@@ -206,18 +128,17 @@ std::optional<NewNodeClaim> Consolidation::price_replacement(std::span<const Can
 
 std::optional<DisruptionCommand> Consolidation::compute_consolidation(
     std::span<const Candidate> candidates, SimTime now) {
-  take_pass_snapshot(now);
-  std::optional<Simulation> sim = simulate(candidates);
-  if (!sim || sim->claims.size() > 1) return std::nullopt;
+  std::optional<std::vector<NewNodeClaim>> claims = simulation_.run(candidates, true, now);
+  if (!claims || claims->size() > 1) return std::nullopt;
   DisruptionCommand command;
   for (const Candidate& c : candidates) {
     command.nodes.push_back(c.node);
     command.savings_per_hour += c.price;
     command.pods += c.pods.size();
   }
-  if (sim->claims.empty()) return command;
+  if (claims->empty()) return command;
   std::optional<NewNodeClaim> replacement =
-      price_replacement(candidates, std::move(sim->claims.front()), now);
+      price_replacement(candidates, std::move(claims->front()), now);
   if (!replacement) return std::nullopt;
   replacement->pods.clear();
   command.savings_per_hour -=
@@ -268,12 +189,11 @@ DisruptionCommand Consolidation::validate(DisruptionCommand command, SimTime now
     if (it == current.end() || !budgets.take(it->pool)) return {};  // churn or budget
     held.push_back(*it);
   }
-  take_pass_snapshot(now);
-  std::optional<Simulation> sim = simulate(held);
-  if (!sim || sim->claims.size() > 1) return {};
-  if (sim->claims.empty() != !command.replacement.has_value()) return {};
+  std::optional<std::vector<NewNodeClaim>> claims = simulation_.run(held, true, now);
+  if (!claims || claims->size() > 1) return {};
+  if (claims->empty() != !command.replacement.has_value()) return {};
   if (command.replacement) {
-    std::vector<std::uint32_t> offered = sim->claims.front().types;
+    std::vector<std::uint32_t> offered = claims->front().types;
     std::sort(offered.begin(), offered.end());
     for (std::uint32_t t : command.replacement->types)
       if (!std::binary_search(offered.begin(), offered.end(), t)) return {};

@@ -11,8 +11,7 @@
 #include "fleetsim/disruption/balanced.hpp"
 #include "fleetsim/disruption/candidate.hpp"
 #include "fleetsim/disruption/disruption_method.hpp"
-#include "fleetsim/provisioning/karpenter/cluster_snapshot.hpp"
-#include "fleetsim/provisioning/karpenter/karpenter_provisioner.hpp"
+#include "fleetsim/disruption/scheduling_simulation.hpp"
 
 namespace fleetsim {
 
@@ -69,26 +68,13 @@ class Consolidation : public DisruptionMethod {
   ConsolidationSettings settings_;
 
  private:
-  struct Simulation;
-  void take_pass_snapshot(SimTime now);
-  std::optional<Simulation> simulate(std::span<const Candidate> candidates);
   std::optional<NewNodeClaim> price_replacement(std::span<const Candidate> candidates,
                                                 NewNodeClaim claim, SimTime now) const;
   double worst_launch_price(std::uint32_t type, const Requirements& r, SimTime now) const;
   double cheapest_price(std::uint32_t type, const Requirements& r, SimTime now) const;
 
-  const SchedulingContext* context_ = nullptr;
-  std::unique_ptr<Scheduler> scheduler_;
-  // The pass's view: pending pods and pods of deleting nodes first, then the candidates'.
-  ClusterSnapshot snapshot_;
-  std::size_t pending_count_ = 0;  // snapshot_.pods[0, pending_count_) are pending pods
-  std::size_t base_pod_count_ = 0;
-  std::vector<std::uint32_t> slot_of_node_;  // NodeId → snapshot node index
-  std::vector<std::uint8_t> removed_;
-  std::vector<std::uint32_t> node_order_;  // the solver's order of the snapshot's nodes
+  SchedulingSimulation simulation_;
   std::vector<PoolTotals> totals_;
-  std::uint64_t snapshot_revision_ = UINT64_MAX;
-  SimTime snapshot_time_{};
   // IsConsolidated: the revision and time of the last pass that found nothing, and when the
   // next node becomes Consolidatable.
   std::uint64_t consolidated_revision_ = UINT64_MAX;

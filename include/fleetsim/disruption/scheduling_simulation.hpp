@@ -1,0 +1,54 @@
+// Karpenter's disruption simulation (core:pkg/controllers/disruption/helpers.go
+// SimulateScheduling): remove candidate nodes, then schedule their pods, the pending pods and the
+// pods of deleting nodes with the provisioner's own solver.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "fleetsim/disruption/candidate.hpp"
+#include "fleetsim/provisioning/karpenter/cluster_snapshot.hpp"
+#include "fleetsim/provisioning/karpenter/karpenter_provisioner.hpp"
+
+namespace fleetsim {
+
+// The cluster's snapshot is taken once per instant and cluster revision and reused by every
+// simulation of a pass; a simulation only changes which nodes are removed and which pods move.
+class SchedulingSimulation {
+ public:
+  SchedulingSimulation(const Cluster& cluster, const KarpenterProvisioner& provisioner,
+                       CloudProvider& cloud);
+  ~SchedulingSimulation();
+
+  // The NewNodeClaims the candidates' pods need, or nullopt when a pod that is not pending finds
+  // no place or a candidate's pod would wait for a node that is not initialized. `consolidation`
+  // applies IsConsolidationSimulation: a candidate's pod does not go to a node still inside its
+  // pool's consolidateAfter.
+  std::optional<std::vector<NewNodeClaim>> run(std::span<const Candidate> candidates,
+                                               bool consolidation, SimTime now);
+  // The solver's view the last run used.
+  const SchedulingContext& context() const { return *context_; }
+
+ private:
+  void take_snapshot_at(SimTime now);
+
+  const Cluster& cluster_;
+  const KarpenterProvisioner& provisioner_;
+  CloudProvider& cloud_;
+  const SchedulingContext* context_ = nullptr;
+  std::unique_ptr<Scheduler> scheduler_;
+  // Pending pods, then pods of deleting nodes, then (per run) the candidates' pods.
+  ClusterSnapshot snapshot_;
+  std::size_t pending_count_ = 0;
+  std::size_t base_pod_count_ = 0;
+  std::vector<std::uint32_t> slot_of_node_;  // NodeId → snapshot node index
+  std::vector<std::uint8_t> removed_;
+  std::vector<std::uint32_t> node_order_;  // the solver's order of the snapshot's nodes
+  std::vector<std::uint8_t> under_consolidate_after_;
+  std::uint64_t revision_ = UINT64_MAX;
+  SimTime time_{};
+};
+
+}  // namespace fleetsim

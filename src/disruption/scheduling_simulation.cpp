@@ -1,0 +1,89 @@
+#include "fleetsim/disruption/scheduling_simulation.hpp"
+
+namespace fleetsim {
+
+SchedulingSimulation::SchedulingSimulation(const Cluster& cluster,
+                                           const KarpenterProvisioner& provisioner,
+                                           CloudProvider& cloud)
+    : cluster_(cluster), provisioner_(provisioner), cloud_(cloud) {}
+
+SchedulingSimulation::~SchedulingSimulation() = default;
+
+void SchedulingSimulation::take_snapshot_at(SimTime now) {
+  if (revision_ == cluster_.revision() && time_ == now) return;
+  revision_ = cluster_.revision();
+  time_ = now;
+  if (context_ != &provisioner_.context()) {
+    context_ = &provisioner_.context();
+    scheduler_ = std::make_unique<Scheduler>(*context_);
+  }
+  snapshot_ = take_snapshot(cluster_, *context_);
+  pending_count_ = snapshot_.pods.size();
+  slot_of_node_.assign(cluster_.nodes().size(), UINT32_MAX);
+  removed_.assign(snapshot_.nodes.size(), 0);
+  under_consolidate_after_.assign(snapshot_.nodes.size(), 0);
+  const std::vector<NodePool>& pools = provisioner_.nodepools();
+  for (std::uint32_t i = 0; i < snapshot_.node_ids.size(); ++i) {
+    const Node& n = cluster_.node(snapshot_.node_ids[i]);
+    slot_of_node_[n.id] = i;
+    // Nodes a command holds are on their way out: their pods move like a deleting node's.
+    removed_[i] = n.marked_for_disruption ? 1 : 0;
+    const auto& after = pools[n.pool].disruption.consolidate_after;
+    under_consolidate_after_[i] = n.phase == NodePhase::Initialized && after &&
+                                  *after > SimDuration{0} && now - n.last_pod_event < *after;
+  }
+  // Pods of deleting nodes (and of nodes a command holds) are rescheduled in the simulation too.
+  for (NodeId id : cluster_.active_nodes()) {
+    const Node& n = cluster_.node(id);
+    if (n.phase != NodePhase::Deleting && !n.marked_for_disruption) continue;
+    for (PodId p : n.pods) {
+      const Pod& pod = cluster_.pod(p);
+      if (pod.terminating) continue;
+      snapshot_.pending.push_back(p);
+      snapshot_.pods.push_back(PendingPod{.spec = pod.spec,
+                                          .labels = pod.labels,
+                                          .namespace_name = pod.namespace_name,
+                                          .created_us = pod.created.time_since_epoch().count(),
+                                          .uid = pod.uid});
+    }
+  }
+  base_pod_count_ = snapshot_.pods.size();
+  node_order_ = solver_node_order(snapshot_.nodes);
+}
+
+std::optional<std::vector<NewNodeClaim>> SchedulingSimulation::run(
+    std::span<const Candidate> candidates, bool consolidation, SimTime now) {
+  take_snapshot_at(now);
+  for (std::size_t i = 0; i < snapshot_.nodes.size(); ++i)
+    snapshot_.nodes[i].under_consolidate_after = consolidation && under_consolidate_after_[i];
+  snapshot_.pods.resize(base_pod_count_);
+  snapshot_.pending.resize(base_pod_count_);
+  for (const Candidate& c : candidates) {
+    removed_[slot_of_node_[c.node]] = 1;
+    for (PodId p : c.pods) {
+      const Pod& pod = cluster_.pod(p);
+      snapshot_.pending.push_back(p);
+      snapshot_.pods.push_back(PendingPod{.spec = pod.spec,
+                                          .labels = pod.labels,
+                                          .namespace_name = pod.namespace_name,
+                                          .created_us = pod.created.time_since_epoch().count(),
+                                          .uid = pod.uid,
+                                          .from_candidate = true});
+    }
+  }
+  SolveInput input = snapshot_.input(cloud_.usable_offerings());
+  input.node_removed = removed_;
+  input.node_order = node_order_;
+  SolveResult result = scheduler_->solve(input);
+  for (const Candidate& c : candidates) removed_[slot_of_node_[c.node]] = 0;
+
+  // Every pod but the pending ones must find a place (AllNonPendingPodsScheduled) ...
+  for (const PodFailure& f : result.failures)
+    if (f.pod >= pending_count_) return std::nullopt;
+  // ... and a candidate's pod may not wait for a node that is not initialized yet.
+  for (const Placement& pl : result.placements)
+    if (pl.pod >= base_pod_count_ && !snapshot_.nodes[pl.node].initialized) return std::nullopt;
+  return std::move(result.claims);
+}
+
+}  // namespace fleetsim

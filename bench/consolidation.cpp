@@ -109,9 +109,9 @@ void run_pass(benchmark::State& state, std::int64_t pod_millis, std::size_t expe
     Method method({.cluster = c.cluster, .provisioner = c.provisioner, .cloud = c.cloud});
     BudgetTracker budgets(c.provisioner.nodepools(), c.cluster, "Underutilized", c.sim.now(), 0);
     DisruptionCommand command = method.compute(c.sim.now(), budgets);
-    if (command.nodes.size() != expect_nodes || command.replacement)
+    if (command.nodes.size() != expect_nodes || !command.replacements.empty())
       state.SkipWithError(("unexpected command of " + std::to_string(command.nodes.size()) +
-                           (command.replacement ? " with a replacement" : ""))
+                           (!command.replacements.empty() ? " with a replacement" : ""))
                               .c_str());
     benchmark::DoNotOptimize(command);
   }

@@ -61,16 +61,7 @@ double Consolidation::worst_launch_price(std::uint32_t type, const Requirements&
 }
 
 double Consolidation::cheapest_price(std::uint32_t type, const Requirements& r, SimTime now) const {
-  const std::uint64_t zones = simulation_.context().zone_mask(r);
-  const std::uint8_t capacity = SchedulingContext::capacity_mask(r);
-  const std::span<const std::uint8_t> usable = cloud_.usable_offerings();
-  double best = kNoPrice;
-  for (const OfferingRef& o : simulation_.context().offerings(type)) {
-    if (!(o.capacity & capacity) || !(zones >> o.zone & 1ULL)) continue;
-    if (!usable.empty() && usable[o.global] == 0) continue;
-    best = std::min(best, cloud_.price(o.global, now));
-  }
-  return best;
+  return cheapest_offering_price(simulation_.context(), cloud_, type, r, now);
 }
 
 bool Consolidation::keep_cheaper(NewNodeClaim& claim, double max_price, SimTime now) const {
@@ -143,7 +134,7 @@ std::optional<DisruptionCommand> Consolidation::compute_consolidation(
   replacement->pods.clear();
   command.savings_per_hour -=
       cheapest_price(replacement->types.front(), replacement->requirements, now);
-  command.replacement = std::move(replacement);
+  command.replacements.push_back(std::move(*replacement));
   return command;
 }
 
@@ -191,11 +182,11 @@ DisruptionCommand Consolidation::validate(DisruptionCommand command, SimTime now
   }
   std::optional<std::vector<NewNodeClaim>> claims = simulation_.run(held, true, now);
   if (!claims || claims->size() > 1) return {};
-  if (claims->empty() != !command.replacement.has_value()) return {};
-  if (command.replacement) {
+  if (claims->size() != command.replacements.size()) return {};
+  if (!claims->empty()) {
     std::vector<std::uint32_t> offered = claims->front().types;
     std::sort(offered.begin(), offered.end());
-    for (std::uint32_t t : command.replacement->types)
+    for (std::uint32_t t : command.replacements.front().types)
       if (!std::binary_search(offered.begin(), offered.end(), t)) return {};
   }
   return command;

@@ -1,5 +1,6 @@
 #include "fleetsim/disruption/disruption_controller.hpp"
 
+#include "fleetsim/disruption/drift.hpp"
 #include "fleetsim/disruption/emptiness.hpp"
 #include "fleetsim/disruption/expiration.hpp"
 #include "fleetsim/disruption/multi_node_consolidation.hpp"
@@ -21,6 +22,7 @@ DisruptionController::DisruptionController(Inputs in)
                                             .cloud = in.cloud,
                                             .settings = in.consolidation};
   methods_.push_back(std::make_unique<Emptiness>(in.cluster, in.provisioner.nodepools(), in.cloud));
+  methods_.push_back(std::make_unique<Drift>(in.cluster, in.provisioner, in.cloud));
   methods_.push_back(std::make_unique<MultiNodeConsolidation>(consolidation));
   methods_.push_back(std::make_unique<SingleNodeConsolidation>(consolidation));
 }

@@ -6,16 +6,16 @@ std::optional<DisruptionCommand> MultiNodeConsolidation::try_prefix(
     std::span<const Candidate> prefix, SimTime now) {
   std::optional<DisruptionCommand> command = compute_consolidation(prefix, now);
   if (!command) return std::nullopt;
-  if (command->replacement) {
+  if (!command->replacements.empty()) {
     // filterOutSameInstanceType: two cheap nodes become one of them, not a third type.
     double max_price = std::numeric_limits<double>::infinity();
-    const NewNodeClaim& claim = *command->replacement;
+    NewNodeClaim& claim = command->replacements.front();
     for (const Candidate& c : prefix) {
       const std::uint32_t type = cluster_.node(c.node).type;
       if (std::find(claim.types.begin(), claim.types.end(), type) != claim.types.end())
         max_price = std::min(max_price, c.price);
     }
-    if (!keep_cheaper(*command->replacement, max_price, now)) return std::nullopt;
+    if (!keep_cheaper(claim, max_price, now)) return std::nullopt;
   }
   if (!approves(prefix, *command)) return std::nullopt;
   return command;

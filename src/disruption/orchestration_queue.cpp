@@ -17,6 +17,10 @@ OrchestrationQueue::OrchestrationQueue(Inputs in) : in_(in) {}
 
 void OrchestrationQueue::submit(DisruptionMethod& method, DisruptionCommand command) {
   FLEETSIM_ASSERT(!validating() && !command.nodes.empty());
+  if (!method.validated()) {
+    start(method, std::move(command), in_.sim.now());
+    return;
+  }
   validating_ = &method;
   pending_ = std::move(command);
   in_.sim.schedule_after(kCommandValidationDelay, Phase::Disruption, *this,
@@ -41,13 +45,15 @@ void OrchestrationQueue::validate(SimTime now) {
 }
 
 void OrchestrationQueue::start(DisruptionMethod& method, DisruptionCommand command, SimTime now) {
-  std::vector<std::string> type_names;
-  if (command.replacement)
-    for (std::uint32_t t : command.replacement->types)
-      type_names.push_back(in_.launcher.catalog().types()[t].name);
+  std::vector<std::vector<std::string>> type_names;
+  for (const NewNodeClaim& claim : command.replacements) {
+    type_names.emplace_back();
+    for (std::uint32_t t : claim.types)
+      type_names.back().push_back(in_.launcher.catalog().types()[t].name);
+  }
   const DisruptionDecision decision{.method = method.name(),
                                     .nodes = command.nodes,
-                                    .replacement_types = type_names,
+                                    .replacements = type_names,
                                     .savings_per_hour = command.savings_per_hour,
                                     .pods = command.pods};
   in_.bus.emit(SimEvent{.time = now,
@@ -56,19 +62,21 @@ void OrchestrationQueue::start(DisruptionMethod& method, DisruptionCommand comma
                         .decision = &decision});
 
   Running r{.method = &method, .command = std::move(command), .started = now};
-  if (!r.command.replacement) {
+  if (r.command.replacements.empty()) {
     delete_nodes(r);
     return;
   }
   for (NodeId id : r.command.nodes) in_.cluster.mark_for_disruption(id);
-  const std::optional<NodeId> replacement = in_.launcher.launch(*r.command.replacement, {});
-  if (!replacement) {
-    give_back(r);
-    return;
+  for (const NewNodeClaim& claim : r.command.replacements) {
+    const std::optional<NodeId> replacement = in_.launcher.launch(claim, {});
+    if (!replacement) {
+      give_back(r);
+      return;
+    }
+    // The moving pods are nominated to it (the claim carried them): no disruption candidate.
+    in_.cluster.hold_nominated(*replacement, now + kNominationWindow);
+    r.replacements.push_back(*replacement);
   }
-  // The moving pods are nominated to it (the claim carried them): no disruption candidate.
-  in_.cluster.hold_nominated(*replacement, now + kNominationWindow);
-  r.replacement = *replacement;
   const std::uint32_t id = next_id_++;
   in_.sim.schedule_after(r.backoff, Phase::Disruption, *this, Tag{Timer::Replacement, id}.pack());
   running_.emplace(id, std::move(r));
@@ -77,12 +85,17 @@ void OrchestrationQueue::start(DisruptionMethod& method, DisruptionCommand comma
 void OrchestrationQueue::check_replacement(std::uint32_t id, SimTime now) {
   auto it = running_.find(id);
   Running& r = it->second;
-  const Node& replacement = in_.cluster.node(r.replacement);
-  if (replacement.phase == NodePhase::Initialized) {
-    in_.cluster.hold_nominated(r.replacement, now + kNominationWindow);
+  auto node = [&](NodeId id) -> const Node& { return in_.cluster.node(id); };
+  const bool ready = std::all_of(r.replacements.begin(), r.replacements.end(), [&](NodeId id) {
+    return node(id).phase == NodePhase::Initialized;
+  });
+  const bool lost = std::any_of(r.replacements.begin(), r.replacements.end(),
+                                [&](NodeId id) { return !node(id).is_live(); });
+  if (ready) {
+    for (NodeId id : r.replacements) in_.cluster.hold_nominated(id, now + kNominationWindow);
     delete_nodes(r);
     running_.erase(it);
-  } else if (!replacement.is_live() || now - r.started >= kReplacementTimeout) {
+  } else if (lost || now - r.started >= kReplacementTimeout) {
     give_back(r);
     running_.erase(it);
   } else {

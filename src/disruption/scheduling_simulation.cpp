@@ -1,6 +1,23 @@
 #include "fleetsim/disruption/scheduling_simulation.hpp"
 
+#include <algorithm>
+#include <limits>
+
 namespace fleetsim {
+
+double cheapest_offering_price(const SchedulingContext& context, CloudProvider& cloud,
+                               std::uint32_t type, const Requirements& r, SimTime now) {
+  const std::uint64_t zones = context.zone_mask(r);
+  const std::uint8_t capacity = SchedulingContext::capacity_mask(r);
+  const std::span<const std::uint8_t> usable = cloud.usable_offerings();
+  double best = std::numeric_limits<double>::infinity();
+  for (const OfferingRef& o : context.offerings(type)) {
+    if (!(o.capacity & capacity) || !(zones >> o.zone & 1ULL)) continue;
+    if (!usable.empty() && usable[o.global] == 0) continue;
+    best = std::min(best, cloud.price(o.global, now));
+  }
+  return best;
+}
 
 SchedulingSimulation::SchedulingSimulation(const Cluster& cluster,
                                            const KarpenterProvisioner& provisioner,

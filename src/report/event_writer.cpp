@@ -36,10 +36,14 @@ void EventWriter::append_decision(const DisruptionDecision& d, const Cluster& cl
     if (i > 0) line_.push_back(',');
     append_json_string(line_, cluster.node(d.nodes[i]).name);
   }
-  line_ += "],\"replacement_types\":[";
-  for (std::size_t i = 0; i < d.replacement_types.size(); ++i) {
-    if (i > 0) line_.push_back(',');
-    append_json_string(line_, d.replacement_types[i]);
+  line_ += "],\"replacements\":[";
+  for (std::size_t i = 0; i < d.replacements.size(); ++i) {
+    line_ += i > 0 ? ",[" : "[";
+    for (std::size_t k = 0; k < d.replacements[i].size(); ++k) {
+      if (k > 0) line_.push_back(',');
+      append_json_string(line_, d.replacements[i][k]);
+    }
+    line_.push_back(']');
   }
   line_.push_back(']');
   append_key("savings_usd_per_hour");

@@ -69,7 +69,7 @@ void RunRecorder::on_event(const SimEvent& e, const Cluster& cluster) {
     case EventSubject::Command: {
       const DisruptionDecision& d = *e.decision;
       ++disruption_.commands_by_method[std::string(d.method)];
-      if (!d.replacement_types.empty()) ++disruption_.replacements;
+      disruption_.replacements += static_cast<std::int64_t>(d.replacements.size());
       disruption_.claimed_savings_usd_per_hour += d.savings_per_hour;
       break;
     }

@@ -21,8 +21,8 @@ inline constexpr SimDuration kDisruptionPollPeriod = seconds(10);
 inline constexpr std::int64_t kDefaultStartUnixSeconds = 1'704'067'200;
 
 // Every 10 s: expired NodeClaims are deleted; then, unless a command is being validated, the
-// methods are asked in Karpenter's order (emptiness, multi-node consolidation, single-node
-// consolidation) and the first with a command hands it to the queue.
+// methods are asked in Karpenter's order (emptiness, drift, multi-node consolidation,
+// single-node consolidation) and the first with a command hands it to the queue.
 class DisruptionController : private EventHandler {
  public:
   struct Inputs {

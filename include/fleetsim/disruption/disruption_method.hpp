@@ -19,12 +19,12 @@ namespace fleetsim {
 // terminationGracePeriod.
 SimDuration drain_time(const Node& node, const Cluster& cluster, const NodePool& pool);
 
-// What a method decided: nodes to delete and, for a replace, the one NodeClaim to launch first
-// (its pods list is empty: nothing is nominated to it).
+// What a method decided: nodes to delete and the NodeClaims to launch first (one for a
+// consolidation replace, any number for drift; their pods lists are empty: nothing is nominated).
 struct DisruptionCommand {
   std::vector<NodeId> nodes;
-  std::optional<NewNodeClaim> replacement;
-  double savings_per_hour = 0.0;  // the candidates' prices − the replacement's cheapest offering
+  std::vector<NewNodeClaim> replacements;
+  double savings_per_hour = 0.0;  // the candidates' prices − the replacements' cheapest offerings
   std::size_t pods = 0;           // reschedulable pods that move
 };
 
@@ -62,6 +62,8 @@ class DisruptionMethod {
   virtual std::string_view termination_reason() const = 0;
   // The command for this pass, taking from the budgets; no nodes when there is nothing to do.
   virtual DisruptionCommand compute(SimTime now, BudgetTracker& budgets) = 0;
+  // Whether a command waits the validation delay and is validated (drift's is not).
+  virtual bool validated() const { return true; }
   // After the validation delay, what still holds of the command (no nodes: drop it).
   virtual DisruptionCommand validate(DisruptionCommand command, SimTime now,
                                      BudgetTracker& budgets) = 0;

@@ -23,11 +23,11 @@ inline constexpr SimDuration kReplacementTimeout = minutes(10);
 inline constexpr SimDuration kQueueBaseDelay = seconds(1);
 inline constexpr SimDuration kQueueMaxDelay = seconds(10);
 
-// One command is validated at a time (the controller waits for it). A validated command emits
-// disruption_decision; a delete deletes its nodes at once; a replace taints its nodes
-// karpenter.sh/disrupted:NoSchedule, launches the replacement and deletes the nodes once it is
-// initialized. A replacement that fails to launch, goes away or is not initialized within 10
-// minutes gives the nodes back. Several replaces may be waiting at once.
+// One command is validated at a time (the controller waits for it; drift's commands are not
+// validated). A started command emits disruption_decision; a delete deletes its nodes at once; a
+// replace taints its nodes karpenter.sh/disrupted:NoSchedule, launches the replacements and
+// deletes the nodes once all are initialized. A replacement that fails to launch, goes away or
+// is not initialized within 10 minutes gives the nodes back. Several replaces may wait at once.
 class OrchestrationQueue : private EventHandler {
  public:
   struct Inputs {
@@ -48,7 +48,7 @@ class OrchestrationQueue : private EventHandler {
   struct Running {
     DisruptionMethod* method = nullptr;
     DisruptionCommand command;
-    NodeId replacement = kNoNode;
+    std::vector<NodeId> replacements;
     SimTime started{};
     SimDuration backoff = kQueueBaseDelay;
   };

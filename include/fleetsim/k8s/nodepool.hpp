@@ -59,6 +59,11 @@ struct NodePool {
   SourceLocation where;
 };
 
+// Karpenter's NodePool hash (NodePool.Hash): the template's static fields (labels, taints,
+// startup taints, nodeClassRef, expireAfter, terminationGracePeriod; not requirements). A node
+// whose pool's hash changed since its launch is drifted.
+std::uint64_t template_hash(const NodePool& pool);
+
 enum class EbsVolumeType { gp2, gp3, io1, io2, st1, sc1, standard };
 
 struct BlockDevice {

@@ -5,6 +5,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/k8s/cluster.hpp"
@@ -42,7 +43,8 @@ EventSubject subject_of(EventKind k);
 struct DisruptionDecision {
   std::string_view method;  // emptiness, drift, multi_node_consolidation, …
   std::span<const NodeId> nodes;
-  std::span<const std::string> replacement_types;  // cheapest first; empty for a delete
+  // Per replacement NodeClaim, its instance types, cheapest first; none for a delete.
+  std::span<const std::vector<std::string>> replacements;
   double savings_per_hour = 0.0;
   std::size_t pods = 0;  // reschedulable pods that move
 };

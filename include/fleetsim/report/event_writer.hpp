@@ -12,7 +12,7 @@ namespace fleetsim {
 // Key order: "t", "kind"; node events then "node", "nodepool", "instance_type", "capacity_type",
 // "zone" (and "price_usd_per_hour" for node_launched); pod events "pod", "workload" and "node"
 // once the event names one; workload_created "workload"; disruption_decision "method", "nodes",
-// "replacement_types", "savings_usd_per_hour", "pods"; last "reason" when the event has one.
+// "replacements", "savings_usd_per_hour", "pods"; last "reason" when the event has one.
 // Lines are built by hand rather than through nlohmann::json: every event passes here, and a
 // reused buffer keeps the writer free of per-event allocation and the bytes fixed.
 // An observer of a run (give it to RunOptions::event_sinks); `out` must outlive it.

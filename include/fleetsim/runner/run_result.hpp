@@ -120,7 +120,7 @@ using CountByName = std::map<std::string, std::int64_t, std::less<>>;
 // drifted, expired, spot_interruption), and the savings rate the commands claimed.
 struct DisruptionResult {
   CountByName commands_by_method;
-  std::int64_t replacements = 0;  // commands that launched a replacement node
+  std::int64_t replacements = 0;  // replacement nodes the commands launched
   CountByName nodes_by_reason;
   CountByName pods_evicted_by_reason;
   double claimed_savings_usd_per_hour = 0.0;

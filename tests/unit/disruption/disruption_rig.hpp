@@ -28,8 +28,11 @@ class RecordingBus : public ClusterBus {
       for (std::size_t i = 0; i < e.decision->nodes.size(); ++i)
         line += (i ? " " : "") + cluster->node(e.decision->nodes[i]).name;
       line += "] -> [";
-      for (std::size_t i = 0; i < e.decision->replacement_types.size(); ++i)
-        line += (i ? " " : "") + e.decision->replacement_types[i];
+      for (std::size_t r = 0; r < e.decision->replacements.size(); ++r) {
+        if (r > 0) line += "] [";
+        for (std::size_t i = 0; i < e.decision->replacements[r].size(); ++i)
+          line += (i ? " " : "") + e.decision->replacements[r][i];
+      }
       line += "]";
       decisions.push_back(line);
       savings.push_back(e.decision->savings_per_hour);
@@ -80,6 +83,7 @@ struct DisruptionRig {
     tpl.name = std::move(name);
     tpl.pool = pool;
     tpl.nodepool = provisioner.nodepools()[pool].name;
+    tpl.template_hash = template_hash(provisioner.nodepools()[pool]);
     const std::vector<InstanceTypeOption> types{
         {.type = t, .allocatable = catalog.types()[t].allocatable}};
     Requirements r;

@@ -1,0 +1,47 @@
+// Karpenter's drift method: nodes whose NodePool changed under them are replaced
+// (core:pkg/controllers/disruption/drift.go, nodeclaim/disruption/drift.go).
+#pragma once
+
+#include <map>
+
+#include "fleetsim/disruption/disruption_method.hpp"
+#include "fleetsim/disruption/scheduling_simulation.hpp"
+
+namespace fleetsim {
+
+// A node is Drifted when its pool's template hash changed since its launch (static fields) or its
+// labels no longer satisfy the pool's requirements; changing requirements in a way the node still
+// satisfies is not drift. Candidates go oldest-drifted first, empty ones before the others, one
+// per command within the Drifted budget; the command launches whatever NodeClaims the
+// simulation needs (any number) and is not validated.
+class Drift final : public DisruptionMethod {
+ public:
+  Drift(const Cluster& cluster, const KarpenterProvisioner& provisioner, CloudProvider& cloud)
+      : cluster_(cluster),
+        provisioner_(provisioner),
+        cloud_(cloud),
+        simulation_(cluster, provisioner, cloud) {}
+
+  std::string_view name() const override { return "drift"; }
+  std::string_view budget_reason() const override { return "Drifted"; }
+  std::string_view termination_reason() const override { return "drifted"; }
+  bool validated() const override { return false; }
+  DisruptionCommand compute(SimTime now, BudgetTracker& budgets) override;
+  DisruptionCommand validate(DisruptionCommand command, SimTime, BudgetTracker&) override {
+    return command;
+  }
+
+  // Whether the node's NodePool drifted from it.
+  static bool drifted(const Node& node, const NodePool& pool);
+
+ private:
+  void note_drift(SimTime now);
+
+  const Cluster& cluster_;
+  const KarpenterProvisioner& provisioner_;
+  CloudProvider& cloud_;
+  SchedulingSimulation simulation_;
+  std::map<NodeId, SimTime> drifted_since_;  // the Drifted condition's transition time
+};
+
+}  // namespace fleetsim

@@ -1,0 +1,56 @@
+#include "fleetsim/disruption/drift.hpp"
+
+#include <algorithm>
+
+namespace fleetsim {
+
+bool Drift::drifted(const Node& node, const NodePool& pool) {
+  return node.template_hash != template_hash(pool) ||
+         node.labels.incompatibility(pool.requirements).has_value();
+}
+
+// Karpenter's NodeClaim disruption controller sets Drifted as it notices; fleetsim notices at
+// each poll.
+void Drift::note_drift(SimTime now) {
+  const std::vector<NodePool>& pools = provisioner_.nodepools();
+  std::erase_if(drifted_since_, [&](const auto& entry) {
+    const Node& n = cluster_.node(entry.first);
+    return !n.is_live() || !drifted(n, pools[n.pool]);
+  });
+  for (NodeId id : cluster_.active_nodes()) {
+    const Node& n = cluster_.node(id);
+    if (n.is_live() && n.initialized && drifted(n, pools[n.pool])) drifted_since_.emplace(id, now);
+  }
+}
+
+DisruptionCommand Drift::compute(SimTime now, BudgetTracker& budgets) {
+  note_drift(now);
+  if (drifted_since_.empty()) return {};
+  std::vector<Candidate> candidates = disruption_candidates(cluster_, cloud_, now);
+  std::erase_if(candidates, [&](const Candidate& c) { return !drifted_since_.contains(c.node); });
+  std::sort(candidates.begin(), candidates.end(), [&](const Candidate& a, const Candidate& b) {
+    if (a.pods.empty() != b.pods.empty()) return a.pods.empty();
+    const SimTime ta = drifted_since_.at(a.node), tb = drifted_since_.at(b.node);
+    if (ta != tb) return ta < tb;
+    return cluster_.node(a.node).name < cluster_.node(b.node).name;
+  });
+  for (const Candidate& c : candidates) {
+    if (!budgets.has_room(c.pool)) continue;
+    std::optional<std::vector<NewNodeClaim>> claims =
+        simulation_.run(std::span(&c, 1), /*consolidation=*/false, now);
+    if (!claims) continue;
+    budgets.take(c.pool);
+    DisruptionCommand command{
+        .nodes = {c.node}, .savings_per_hour = c.price, .pods = c.pods.size()};
+    for (NewNodeClaim& claim : *claims) {
+      claim.pods.clear();
+      command.savings_per_hour -= cheapest_offering_price(
+          simulation_.context(), cloud_, claim.types.front(), claim.requirements, now);
+      command.replacements.push_back(std::move(claim));
+    }
+    return command;
+  }
+  return {};
+}
+
+}  // namespace fleetsim

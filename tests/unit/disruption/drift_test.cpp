@@ -1,0 +1,87 @@
+// Drift, translated from Karpenter's core:pkg/controllers/disruption/drift_test.go and
+// nodeclaim/disruption/drift_test.go (the upstream case is named per test). Polls run every 10 s
+// from t = 10 s; drift commands are not validated, so they start at the poll that finds them.
+#include "fleetsim/disruption/drift.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "disruption_rig.hpp"
+
+using namespace fleetsim;
+using Lines = std::vector<std::string>;
+
+namespace {
+
+NodePool m5_pool() {
+  NodePool p = test::make_pool("default");
+  p.requirements.add(std::string(label::kInstanceFamily), test::in({"m5"}));
+  p.requirements.add(std::string(label::kCapacityType), test::in({"on-demand"}));
+  p.expire_after = std::nullopt;
+  p.disruption.consolidate_after = std::nullopt;  // consolidation off: only drift acts
+  return p;
+}
+
+PodSpec cpu_pod(std::int64_t millis) { return test::make_pod({.cpu_millis = millis}); }
+
+}  // namespace
+
+TEST_CASE("should disrupt all empty drifted nodes / should replace drifted nodes",
+          "[disruption][drift]") {
+  test::DisruptionRig rig(test::small_catalog(), {m5_pool()});
+  const NodeId busy = rig.launch("node-a", "m5.xlarge");
+  rig.bind(busy, cpu_pod(1500));
+  rig.launch("node-b", "m5.xlarge");  // empty
+  rig.controller.start();
+  rig.sim.run_until(at(seconds(15)));
+  CHECK(rig.bus.decisions.empty());
+
+  // A template label changes the NodePool's hash: both nodes drift. The empty one goes first, with
+  // no replacement; the other is replaced by the cheapest m5 that holds its pod.
+  NodePool changed = m5_pool();
+  changed.labels["team"] = "ml";
+  rig.provisioner.apply_nodepools({changed});
+  rig.sim.run_until(at(seconds(40)));
+  CHECK(rig.bus.decisions ==
+        Lines{"20s drift [node-b] -> []", "30s drift [node-a] -> [m5.large m5.xlarge m5.2xlarge]"});
+  CHECK(rig.bus.lines == Lines{"20s node-b drifted", "31s node-a drifted"});
+  const Node& replacement = rig.cluster.nodes().back();
+  CHECK(replacement.instance_type == "m5.large");
+  CHECK_FALSE(Drift::drifted(replacement, rig.provisioner.nodepools()[0]));
+}
+
+TEST_CASE(
+    "should detect drift when the node's labels no longer satisfy the requirements, and "
+    "not when they still do",
+    "[disruption][drift]") {
+  const bool still_satisfied = GENERATE(true, false);
+  test::DisruptionRig rig(test::small_catalog(), {m5_pool()});
+  rig.bind(rig.launch("node-a", "m5.xlarge"), cpu_pod(500));
+  rig.controller.start();
+  NodePool changed = m5_pool();
+  changed.requirements = Requirements{};
+  changed.requirements.add(std::string(label::kCapacityType), test::in({"on-demand"}));
+  changed.requirements.add(std::string(label::kInstanceFamily),
+                           still_satisfied ? test::in({"m5", "c5"}) : test::in({"c5"}));
+  rig.provisioner.apply_nodepools({changed});
+  rig.sim.run_until(at(minutes(2)));
+  if (still_satisfied) {
+    CHECK(rig.bus.decisions.empty());
+  } else {
+    CHECK(rig.bus.decisions == Lines{"10s drift [node-a] -> [c5.large]"});
+  }
+}
+
+TEST_CASE("drift respects a zero Drifted budget while emptiness goes on", "[disruption][drift]") {
+  NodePool p = m5_pool();
+  p.disruption.consolidate_after = seconds(0);
+  p.disruption.budgets = {DisruptionBudget{.percent = false, .nodes = 0, .reasons = {"Drifted"}}};
+  test::DisruptionRig rig(test::small_catalog(), {p});
+  rig.bind(rig.launch("node-a", "m5.large"), cpu_pod(500));
+  rig.launch("node-b", "m5.large");
+  NodePool changed = p;
+  changed.labels["team"] = "ml";
+  rig.provisioner.apply_nodepools({changed});
+  rig.controller.start();
+  rig.sim.run_until(at(minutes(2)));
+  CHECK(rig.bus.decisions == Lines{"25s emptiness [node-b] -> []"});
+}

@@ -4,8 +4,8 @@
 
 namespace fleetsim {
 
-bool Drift::drifted(const Node& node, const NodePool& pool) {
-  return node.template_hash != template_hash(pool) ||
+bool Drift::drifted(const Node& node, const NodePool& pool, std::uint64_t node_class_hash) {
+  return node.template_hash != template_hash(pool) || node.node_class_hash != node_class_hash ||
          node.labels.incompatibility(pool.requirements).has_value();
 }
 
@@ -13,13 +13,16 @@ bool Drift::drifted(const Node& node, const NodePool& pool) {
 // each poll.
 void Drift::note_drift(SimTime now) {
   const std::vector<NodePool>& pools = provisioner_.nodepools();
+  auto is_drifted = [&](const Node& n) {
+    return drifted(n, pools[n.pool], provisioner_.launcher().pool_info(n.pool).node_class_hash);
+  };
   std::erase_if(drifted_since_, [&](const auto& entry) {
     const Node& n = cluster_.node(entry.first);
-    return !n.is_live() || !drifted(n, pools[n.pool]);
+    return !n.is_live() || !is_drifted(n);
   });
   for (NodeId id : cluster_.active_nodes()) {
     const Node& n = cluster_.node(id);
-    if (n.is_live() && n.initialized && drifted(n, pools[n.pool])) drifted_since_.emplace(id, now);
+    if (n.is_live() && n.initialized && is_drifted(n)) drifted_since_.emplace(id, now);
   }
 }
 

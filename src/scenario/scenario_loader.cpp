@@ -271,6 +271,8 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
     priorities.resolve(j.source.template_workload.pod.spec, j.priority);
     cfg.job_sources.push_back(std::move(j.source));
   }
+  // The EC2NodeClasses a scripted NodePool may name: the scenario's and those applied so far.
+  std::vector<EC2NodeClass> known_classes = set.node_classes;
   for (auto& e : events) {
     ScriptedEvent out{.at = e.at, .action = ApplyManifestsEvent{}, .where = e.where};
     if (auto* spot = std::get_if<SpotInterruptionEvent>(&e.action)) {
@@ -278,9 +280,14 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
     } else {
       ManifestSet& applied = std::get<ManifestSet>(e.action);
       check_unique_names(applied);
-      check_node_class_refs(applied.nodepools, set.node_classes, warnings);
+      for (const EC2NodeClass& c : applied.node_classes) {
+        std::erase_if(known_classes, [&](const EC2NodeClass& k) { return k.name == c.name; });
+        known_classes.push_back(c);
+      }
+      check_node_class_refs(applied.nodepools, known_classes, warnings);
       ApplyManifestsEvent apply;
       apply.nodepools = std::move(applied.nodepools);
+      apply.node_classes = std::move(applied.node_classes);
       for (auto& d : applied.workloads) {
         if (!workload_keys.insert(workload_key(d.workload)).second) {
           throw ConfigError(

@@ -63,13 +63,12 @@ ManifestSet decode_apply(const YamlValue& apply, const SectionContext& sc) {
   } else {
     load_manifest_ref(apply, sc, set);
   }
-  // An event may add or replace NodePools and create workloads; node classes, DaemonSets,
+  // An event may add or replace NodePools and EC2NodeClasses and create workloads; DaemonSets,
   // priority classes and autoscalers are set-up that fleetsim reads only at the start.
   auto refuse = [](std::string_view kind, const SourceLocation& where) {
     throw ConfigError(where, "",
                       fmt::format("an event cannot apply a {} yet; put it in manifests", kind));
   };
-  if (!set.node_classes.empty()) refuse("EC2NodeClass", set.node_classes.front().where);
   if (!set.daemonsets.empty()) refuse("DaemonSet", set.daemonsets.front().workload.where);
   if (!set.priority_classes.empty()) refuse("PriorityClass", set.priority_classes.front().where);
   if (!set.hpas.empty()) refuse("HorizontalPodAutoscaler", set.hpas.front().where);

@@ -226,11 +226,11 @@ void YamlMap::ignore(std::initializer_list<std::string_view> keys) const {
     if (const Entry* e = find(k)) e->read = true;
 }
 
-void YamlMap::warn_unread(WarningLog& log, std::string_view kind) const {
+void YamlMap::warn_unread(WarningLog& log, std::string_view kind, std::string_view message) const {
   for (const Entry& e : entries_) {
     if (e.read) continue;
     log.add(e.key_where, fmt::format("{}.{}", kind, strip_indices(e.value.local_path())),
-            std::string(kNotModelled));
+            std::string(message));
   }
 }
 

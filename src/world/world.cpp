@@ -203,6 +203,7 @@ void World::run_scripted(const ScriptedEvent& e) {
 }
 
 void World::apply(const ApplyManifestsEvent& e) {
+  provisioner_->apply_node_classes(e.node_classes);
   provisioner_->apply_nodepools(e.nodepools);
   for (const Workload& w : e.workloads) workloads_->add(w, sim_.now());
   kube_scheduler_->request_pass();

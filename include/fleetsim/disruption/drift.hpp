@@ -9,10 +9,10 @@
 
 namespace fleetsim {
 
-// A node is Drifted when its pool's template hash changed since its launch (static fields) or its
-// labels no longer satisfy the pool's requirements; changing requirements in a way the node still
-// satisfies is not drift. Candidates go oldest-drifted first, empty ones before the others, one
-// per command within the Drifted budget; the command launches whatever NodeClaims the
+// A node is Drifted when its pool's template hash or its EC2NodeClass's spec changed since its
+// launch, or its labels no longer satisfy the pool's requirements; changing requirements in a way
+// the node still satisfies is not drift. Candidates go oldest-drifted first, empty ones before the
+// others, one per command within the Drifted budget; the command launches whatever NodeClaims the
 // simulation needs (any number) and is not validated.
 class Drift final : public DisruptionMethod {
  public:
@@ -31,8 +31,8 @@ class Drift final : public DisruptionMethod {
     return command;
   }
 
-  // Whether the node's NodePool drifted from it.
-  static bool drifted(const Node& node, const NodePool& pool);
+  // Whether the node's NodePool or EC2NodeClass (its spec_hash now) drifted from it.
+  static bool drifted(const Node& node, const NodePool& pool, std::uint64_t node_class_hash);
 
  private:
   void note_drift(SimTime now);

@@ -57,9 +57,10 @@ struct Node {
   // replacement before it is deleted.
   bool marked_for_disruption = false;
   std::string termination_reason;
-  std::uint64_t template_hash = 0;  // its NodePool's template_hash at launch (drift)
-  Requirements labels;              // single-valued: the node's labels
-  std::vector<Taint> taints;        // NodePool taints (startup taints are gone once initialized)
+  std::uint64_t template_hash = 0;    // its NodePool's template_hash at launch (drift)
+  std::uint64_t node_class_hash = 0;  // its EC2NodeClass's spec_hash at launch (drift)
+  Requirements labels;                // single-valued: the node's labels
+  std::vector<Taint> taints;          // NodePool taints (startup taints are gone once initialized)
   Resources allocatable;
   Resources daemon_overhead;  // DaemonSet pods, present from registration
   Resources requested;        // bound pods (not DaemonSets)

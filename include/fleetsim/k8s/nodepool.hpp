@@ -78,6 +78,10 @@ struct EC2NodeClass {
   std::string name;
   std::vector<BlockDevice> block_devices;  // empty = the AMI default (a 20 GiB gp3 root)
   std::optional<std::int64_t> max_pods;    // kubelet.maxPods
+  // The whole spec, hashed with map keys in order: a NodeClaim whose EC2NodeClass changed since
+  // its launch is drifted (Karpenter AWS compares its static-field hash and resolved AMIs,
+  // subnets and security groups; any spec change stands for them here).
+  std::uint64_t spec_hash = 0;
   SourceLocation where;
 };
 

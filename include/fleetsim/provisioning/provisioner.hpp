@@ -14,8 +14,9 @@ class Provisioner {
   virtual ~Provisioner() = default;
   // kube-scheduler found no node for the pod.
   virtual void pod_unschedulable(PodId pod) = 0;
-  // A scripted apply replaces the NodePools it names and adds the others.
+  // A scripted apply replaces the NodePools (EC2NodeClasses) it names and adds the others.
   virtual void apply_nodepools(const std::vector<NodePool>& pools) = 0;
+  virtual void apply_node_classes(const std::vector<EC2NodeClass>& classes) = 0;
 };
 
 }  // namespace fleetsim

@@ -81,8 +81,9 @@ struct SpotInterruptionEvent {
 };
 
 struct ApplyManifestsEvent {
-  std::vector<NodePool> nodepools;  // replace pools of the same name, add new ones
-  std::vector<Workload> workloads;  // created at the event's time
+  std::vector<NodePool> nodepools;         // replace pools of the same name, add new ones
+  std::vector<EC2NodeClass> node_classes;  // likewise
+  std::vector<Workload> workloads;         // created at the event's time
 };
 
 struct ScriptedEvent {

@@ -17,6 +17,7 @@
 #include "fleetsim/core/quantity.hpp"
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/k8s/requirements.hpp"
+#include "fleetsim/scenario/warning_log.hpp"
 
 namespace fleetsim {
 
@@ -110,8 +111,10 @@ class YamlMap {
   // Marks keys read without decoding them: metadata with no effect on the simulation.
   void ignore(std::initializer_list<std::string_view> keys) const;
 
-  // One "not modelled; ignored" warning per unread key, keyed "<kind>.<path without indices>".
-  void warn_unread(WarningLog& log, std::string_view kind) const;
+  // One warning per unread key ("not modelled; ignored" unless `message` says otherwise), keyed
+  // "<kind>.<path without indices>".
+  void warn_unread(WarningLog& log, std::string_view kind,
+                   std::string_view message = kNotModelled) const;
   // Fails on the first unread key, with a "did you mean" hint drawn from `known`.
   void reject_unread(std::span<const std::string_view> known) const;
 

@@ -11,7 +11,10 @@ KarpenterProvisioner::KarpenterProvisioner(Inputs in)
       cluster_(in.cluster),
       bus_(in.bus),
       cloud_(in.cloud),
-      nodepool_inputs_(in.nodepool_inputs),
+      node_classes_(in.nodepool_inputs.node_classes.begin(), in.nodepool_inputs.node_classes.end()),
+      nodepool_inputs_{.catalog = in.nodepool_inputs.catalog,
+                       .node_classes = node_classes_,
+                       .daemonsets = in.nodepool_inputs.daemonsets},
       settings_(in.settings),
       pools_(std::move(in.nodepools)),
       batcher_(in.sim, in.settings.batch_idle, in.settings.batch_max, [this] { provision(); }),
@@ -30,6 +33,13 @@ void KarpenterProvisioner::rebuild() {
 void KarpenterProvisioner::apply_nodepools(const std::vector<NodePool>& pools) {
   if (pools.empty()) return;
   merge_nodepools(pools_, pools);
+  rebuild();
+}
+
+void KarpenterProvisioner::apply_node_classes(const std::vector<EC2NodeClass>& classes) {
+  if (classes.empty()) return;
+  merge_node_classes(node_classes_, classes);
+  nodepool_inputs_.node_classes = node_classes_;
   rebuild();
 }
 

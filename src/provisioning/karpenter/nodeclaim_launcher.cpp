@@ -66,6 +66,7 @@ std::optional<NodeId> NodeClaimLauncher::launch(const NewNodeClaim& claim,
   node.labels = Requirements::from_labels(claim.requirements.single_valued_labels());
   node.taints = tpl.pool->taints;
   node.template_hash = template_hash(*tpl.pool);
+  node.node_class_hash = pools_[claim.pool].node_class_hash;
   node.ebs_bytes = pools_[claim.pool].ebs_bytes;
   node.ebs_price_per_hour = pools_[claim.pool].ebs_price_per_hour;
   const std::optional<NodeId> id = cloud_.launch(

@@ -13,6 +13,7 @@ namespace {
 struct NodeClassSettings {
   std::span<const BlockDevice> volumes;
   KubeletSizing kubelet;
+  std::uint64_t hash = 0;  // EC2NodeClass::spec_hash; 0 without one
 };
 
 NodeClassSettings node_class_settings(std::span<const EC2NodeClass> node_classes,
@@ -21,6 +22,7 @@ NodeClassSettings node_class_settings(std::span<const EC2NodeClass> node_classes
   for (const EC2NodeClass& nc : node_classes) {
     if (nc.name != pool.node_class) continue;
     out.volumes = nc.block_devices;
+    out.hash = nc.spec_hash;
     if (nc.max_pods) out.kubelet.max_pods = static_cast<int>(*nc.max_pods);
     // The root volume sizes the node's ephemeral storage, as in Karpenter.
     if (!nc.block_devices.empty())
@@ -31,16 +33,26 @@ NodeClassSettings node_class_settings(std::span<const EC2NodeClass> node_classes
 
 }  // namespace
 
-void merge_nodepools(std::vector<NodePool>& pools, const std::vector<NodePool>& incoming) {
-  for (const NodePool& pool : incoming) {
-    auto it = std::find_if(pools.begin(), pools.end(),
-                           [&](const NodePool& p) { return p.name == pool.name; });
-    if (it != pools.end()) {
-      *it = pool;
+template <typename T>
+void merge_by_name(std::vector<T>& into, const std::vector<T>& incoming) {
+  for (const T& item : incoming) {
+    auto it = std::find_if(into.begin(), into.end(),
+                           [&](const T& existing) { return existing.name == item.name; });
+    if (it != into.end()) {
+      *it = item;
     } else {
-      pools.push_back(pool);
+      into.push_back(item);
     }
   }
+}
+
+void merge_nodepools(std::vector<NodePool>& pools, const std::vector<NodePool>& incoming) {
+  merge_by_name(pools, incoming);
+}
+
+void merge_node_classes(std::vector<EC2NodeClass>& classes,
+                        const std::vector<EC2NodeClass>& incoming) {
+  merge_by_name(classes, incoming);
 }
 
 std::unique_ptr<SchedulingContext> make_scheduling_context(const NodePoolInputs& in,
@@ -57,9 +69,10 @@ std::vector<PoolLaunchInfo> pool_launch_info(const NodePoolInputs& in,
                                              const std::vector<NodePool>& pools) {
   std::vector<PoolLaunchInfo> out;
   for (const NodePool& pool : pools) {
-    const std::span<const BlockDevice> volumes = node_class_settings(in.node_classes, pool).volumes;
-    out.push_back(PoolLaunchInfo{.ebs_bytes = ebs_bytes(volumes),
-                                 .ebs_price_per_hour = ebs_price_per_hour(volumes)});
+    const NodeClassSettings settings = node_class_settings(in.node_classes, pool);
+    out.push_back(PoolLaunchInfo{.ebs_bytes = ebs_bytes(settings.volumes),
+                                 .ebs_price_per_hour = ebs_price_per_hour(settings.volumes),
+                                 .node_class_hash = settings.hash});
   }
   return out;
 }

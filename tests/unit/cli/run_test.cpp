@@ -113,8 +113,9 @@ TEST_CASE("a spot interruption evicts the pod, which lands on a replacement", "[
                         Requirement::make(Operator::In, {"spot"}));
   config.nodepools = {spot};
   config.workloads = {gpu_job("train", hours(1))};
-  config.events.push_back(
-      ScriptedEvent{.at = minutes(30), .action = SpotInterruptionEvent{.count = 1}, .where = {}});
+  ScriptedEvent& drill = config.events.emplace_back();
+  drill.at = minutes(30);
+  drill.action = SpotInterruptionEvent{.count = 1};
   const RunResult r = run(config);
   CHECK(r.nodes.spot_interruption_notices == 1);
   CHECK(r.nodes.launched == 2);

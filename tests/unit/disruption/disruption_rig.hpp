@@ -84,6 +84,7 @@ struct DisruptionRig {
     tpl.pool = pool;
     tpl.nodepool = provisioner.nodepools()[pool].name;
     tpl.template_hash = template_hash(provisioner.nodepools()[pool]);
+    tpl.node_class_hash = provisioner.launcher().pool_info(pool).node_class_hash;
     const std::vector<InstanceTypeOption> types{
         {.type = t, .allocatable = catalog.types()[t].allocatable}};
     Requirements r;

@@ -46,7 +46,7 @@ TEST_CASE("should disrupt all empty drifted nodes / should replace drifted nodes
   CHECK(rig.bus.lines == Lines{"20s node-b drifted", "31s node-a drifted"});
   const Node& replacement = rig.cluster.nodes().back();
   CHECK(replacement.instance_type == "m5.large");
-  CHECK_FALSE(Drift::drifted(replacement, rig.provisioner.nodepools()[0]));
+  CHECK_FALSE(Drift::drifted(replacement, rig.provisioner.nodepools()[0], 0));
 }
 
 TEST_CASE(
@@ -84,4 +84,22 @@ TEST_CASE("drift respects a zero Drifted budget while emptiness goes on", "[disr
   rig.controller.start();
   rig.sim.run_until(at(minutes(2)));
   CHECK(rig.bus.decisions == Lines{"25s emptiness [node-b] -> []"});
+}
+
+TEST_CASE("a changed EC2NodeClass drifts its pool's nodes; the same spec applied again does not",
+          "[disruption][drift]") {
+  NodePool p = m5_pool();
+  p.node_class = "default";
+  test::DisruptionRig rig(test::small_catalog(), {p});
+  rig.provisioner.apply_node_classes({EC2NodeClass{.name = "default", .spec_hash = 7}});
+  rig.launch("node-a", "m5.large");  // launched with the class at hash 7
+  rig.controller.start();
+  const std::uint64_t hash = GENERATE(std::uint64_t{7}, std::uint64_t{8});
+  rig.provisioner.apply_node_classes({EC2NodeClass{.name = "default", .spec_hash = hash}});
+  rig.sim.run_until(at(minutes(1)));
+  if (hash == 7) {
+    CHECK(rig.bus.decisions.empty());
+  } else {
+    CHECK(rig.bus.decisions == Lines{"10s drift [node-a] -> []"});
+  }
 }

@@ -495,3 +495,53 @@ TEST_CASE("events cannot apply autoscalers", "[scenario]") {
   CHECK(s.short_error() ==
         "11:26: an event cannot apply a HorizontalPodAutoscaler yet; put it in manifests");
 }
+
+TEST_CASE("a scripted apply carries EC2NodeClasses; kinds it cannot change are located errors",
+          "[scenario]") {
+  const std::string pool =
+      "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: gpu}\nspec:\n  template:\n"
+      "    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: "
+      "next}\n      requirements: []\n";
+  const std::string node_class =
+      "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: next}\nspec:\n"
+      "  amiSelectorTerms: [{alias: al2023@v20250101}]\n";
+  {
+    ScratchScenario s("apply-class", "events:\n  - {at: 1h, apply: next.yaml}\n");
+    s.dir.write("next.yaml", node_class + "---\n" + pool);
+    const ScenarioConfig cfg = load_scenario(s.file);
+    const auto& apply = std::get<ApplyManifestsEvent>(cfg.events.at(0).action);
+    REQUIRE(apply.node_classes.size() == 1);
+    CHECK(apply.node_classes[0].name == "next");
+    CHECK(apply.node_classes[0].spec_hash != 0);
+    REQUIRE(apply.nodepools.size() == 1);  // its nodeClassRef names the applied class
+  }
+  {
+    ScratchScenario s("apply-hpa", "events:\n  - {at: 1h, apply: hpa.yaml}\n");
+    s.dir.write("hpa.yaml",
+                "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\n"
+                "value: 1000\n");
+    CHECK(s.error().ends_with("an event cannot apply a PriorityClass yet; put it in manifests"));
+  }
+}
+
+TEST_CASE("an EC2NodeClass's spec hash ignores key order and sees every field", "[scenario]") {
+  auto hash_of = [](std::string_view spec) {
+    ScratchScenario s("hash", "events:\n  - {at: 1h, apply: c.yaml}\n");
+    s.dir.write("c.yaml",
+                "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: "
+                "{name: c}\nspec:\n" +
+                    std::string(spec));
+    const ScenarioConfig cfg = load_scenario(s.file);
+    return std::get<ApplyManifestsEvent>(cfg.events.at(0).action).node_classes.at(0).spec_hash;
+  };
+  const auto a = hash_of("  role: r\n  amiSelectorTerms: [{alias: al2023@v1}]\n");
+  CHECK(hash_of("  amiSelectorTerms: [{alias: al2023@v1}]\n  role: r\n") == a);
+  CHECK(hash_of("  role: r\n  amiSelectorTerms: [{alias: al2023@v2}]\n") != a);
+}
+
+TEST_CASE("karpenter feature gates and the Balanced policy are read", "[scenario]") {
+  ScratchScenario s("gates", "karpenter: {feature_gates: {spot_to_spot_consolidation: true}}\n");
+  CHECK(load_scenario(s.file).karpenter.spot_to_spot_consolidation);
+  ScratchScenario bad("gates-bad", "karpenter: {feature_gates: {spot_to_spot: true}}\n");
+  CHECK(bad.error() == bad.at(4, 29) + ": karpenter.feature_gates.spot_to_spot: unknown key");
+}

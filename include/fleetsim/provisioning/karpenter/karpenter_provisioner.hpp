@@ -40,6 +40,7 @@ class KarpenterProvisioner final : public Provisioner, private EventHandler {
   void pod_unschedulable(PodId pod) override { batcher_.trigger(pod); }
   // Later solves use the new pools; nodes keep their pool indices (pools are only added).
   void apply_nodepools(const std::vector<NodePool>& pools) override;
+  void apply_node_classes(const std::vector<EC2NodeClass>& classes) override;
 
   // The run's NodePools (indexed as Node::pool) and the solver's view of them.
   const std::vector<NodePool>& nodepools() const { return pools_; }
@@ -47,6 +48,7 @@ class KarpenterProvisioner final : public Provisioner, private EventHandler {
   std::uint64_t solves() const { return solves_; }
   // Disruption launches its replacements through the same launcher (one naming stream).
   NodeClaimLauncher& launcher() { return launcher_; }
+  const NodeClaimLauncher& launcher() const { return launcher_; }
 
  private:
   void on_event(SimTime now, std::uint64_t tag) override;  // the retrigger
@@ -57,6 +59,7 @@ class KarpenterProvisioner final : public Provisioner, private EventHandler {
   Cluster& cluster_;
   ClusterBus& bus_;
   CloudProvider& cloud_;
+  std::vector<EC2NodeClass> node_classes_;  // the inputs' classes, as scripted applies change them
   NodePoolInputs nodepool_inputs_;
   ProvisionerSettings settings_;
   std::vector<NodePool> pools_;  // the context points into it

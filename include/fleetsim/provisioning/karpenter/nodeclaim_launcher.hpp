@@ -24,6 +24,7 @@ class NodeClaimLauncher {
   NodeClaimLauncher(Simulation& sim, Cluster& cluster, ClusterBus& bus, CloudProvider& cloud);
 
   const Catalog& catalog() const { return cloud_.catalog(); }
+  const PoolLaunchInfo& pool_info(std::uint32_t pool) const { return pools_[pool]; }
   // The NodePools later claims come from (they change on a scripted apply).
   void set_pools(const SchedulingContext& context, std::vector<PoolLaunchInfo> pools);
 

@@ -15,10 +15,13 @@ namespace fleetsim {
 struct PoolLaunchInfo {
   std::int64_t ebs_bytes = 0;
   double ebs_price_per_hour = 0.0;
+  std::uint64_t node_class_hash = 0;  // of its EC2NodeClass (drift)
 };
 
-// A scripted apply replaces the NodePools it names and adds the others.
+// A scripted apply replaces the NodePools (EC2NodeClasses) it names and adds the others.
 void merge_nodepools(std::vector<NodePool>& pools, const std::vector<NodePool>& incoming);
+void merge_node_classes(std::vector<EC2NodeClass>& classes,
+                        const std::vector<EC2NodeClass>& incoming);
 
 // What the provisioner needs to build its view of a set of NodePools; all must outlive it.
 struct NodePoolInputs {

@@ -21,9 +21,21 @@ using namespace fleetsim;
 
 namespace {
 
-// Example scenarios under scenarios/, each with its golden outputs in tests/scenarios/<name>/.
-const std::vector<std::string> kScenarios = {"gpu-training", "tiered-spot", "llm-inference",
-                                             "model-pair", "azure-conv-replay"};
+// Example scenarios: scenarios/<name>/scenario.yaml, or scenarios/<name>.yaml when the name has
+// a directory; each with its golden outputs in tests/scenarios/<name>/.
+const std::vector<std::string> kScenarios = {"gpu-training",
+                                             "tiered-spot",
+                                             "llm-inference",
+                                             "model-pair",
+                                             "azure-conv-replay",
+                                             "consolidation/when-empty",
+                                             "consolidation/when-empty-or-underutilized",
+                                             "consolidation/balanced"};
+
+fs::path scenario_file(const fs::path& root, const std::string& name) {
+  if (name.find('/') != std::string::npos) return root / "scenarios" / (name + ".yaml");
+  return root / "scenarios" / name / "scenario.yaml";
+}
 
 struct Outputs {
   std::string report, events, timeseries;
@@ -67,8 +79,7 @@ int main(int argc, char** argv) {
   const fs::path root = FLEETSIM_SOURCE_DIR;
   int failures = 0;
   for (const std::string& name : kScenarios) {
-    ScenarioConfig config =
-        load_scenario(root / "scenarios" / name / "scenario.yaml", root / "instance-catalog");
+    ScenarioConfig config = load_scenario(scenario_file(root, name), root / "instance-catalog");
     Outputs first = run_once(config);
     Outputs second = run_once(config);
     if (first.report != second.report || first.events != second.events ||

@@ -32,13 +32,15 @@ std::vector<Candidate> disruption_candidates(const Cluster& cluster, const Cloud
       continue;
     Candidate c{
         .node = id, .pool = n.pool, .price = cloud.price(offering_of(cloud.catalog(), n), now)};
+    bool blocked = false;
     for (PodId p : n.pods) {
       const Pod& pod = cluster.pod(p);
       if (pod.terminating) continue;
+      blocked |= pod.spec->do_not_disrupt;  // karpenter.sh/do-not-disrupt: "true"
       c.pods.push_back(p);
       c.reschedule_cost += std::max(0.0, eviction_cost(pod));
     }
-    out.push_back(std::move(c));
+    if (!blocked) out.push_back(std::move(c));
   }
   sort_by_savings_ratio(out, cluster);
   return out;

@@ -235,3 +235,87 @@ TEST_CASE("balanced score: savings fraction over disruption fraction against 1/2
   CHECK_FALSE(balanced_approves(1, 1, {.cost = 0, .disruption = 1}));
   CHECK(balanced_approves(0.01, 0, {.cost = 1, .disruption = 1}));  // no disruption: +∞
 }
+
+TEST_CASE("can delete nodes, considers karpenter.sh/do-not-disrupt set to true on pods",
+          "[disruption][consolidation]") {
+  test::DisruptionRig rig(test::small_catalog(), {pool({"m5"}, {"on-demand"})});
+  NodeId a = rig.launch("node-a", "m5.large");
+  NodeId b = rig.launch("node-b", "m5.large");
+  PodSpec pinned = cpu_pod(500);
+  pinned.do_not_disrupt = true;
+  rig.bind(a, pinned);
+  rig.bind(b, cpu_pod(500));
+  rig.controller.start();
+  rig.sim.run_until(at(seconds(60)));
+  // node-a would go first by name; its pod blocks it, so node-b goes onto node-a.
+  CHECK(rig.bus.decisions == Lines{"25s single_node_consolidation [node-b] -> []"});
+}
+
+TEST_CASE("won't delete node if it would require pods to schedule on an uninitialized node",
+          "[disruption][consolidation]") {
+  test::DisruptionRig rig(test::small_catalog(), {pool({"m5"}, {"on-demand"})});
+  rig.bind(rig.launch("node-a", "m5.large"), cpu_pod(500));
+  // An in-flight NodeClaim with room: the pod could move there, but not before it is initialized.
+  Node pending;
+  pending.name = "node-b";
+  pending.nodepool = "default";
+  const auto t = static_cast<std::uint32_t>(*rig.catalog.index_of("m5.large"));
+  rig.cluster.add_node(Node{.name = "node-b",
+                            .nodepool = "default",
+                            .type = t,
+                            .instance_type = "m5.large",
+                            .zone = "us-east-1a",
+                            .price_per_hour = 0.096,
+                            .phase = NodePhase::Registered,
+                            .allocatable = rig.catalog.types()[t].allocatable});
+  rig.controller.start();
+  rig.sim.run_until(at(seconds(60)));
+  CHECK(rig.bus.decisions.empty());
+}
+
+TEST_CASE(
+    "should not consolidate pods onto a destination node that is under its "
+    "consolidateAfter window",
+    "[disruption][consolidation]") {
+  NodePool p = pool({"m5"}, {"on-demand"});
+  p.disruption.consolidate_after = minutes(2);
+  test::DisruptionRig rig(test::small_catalog(), {p});
+  NodeId a = rig.launch("node-a", "m5.large");
+  NodeId b = rig.launch("node-b", "m5.large");
+  rig.bind(a, cpu_pod(500));
+  rig.controller.start();
+  rig.sim.run_until(at(seconds(60)));
+  rig.bind(b, cpu_pod(500));  // node-b's last pod event: inside its window until 180 s
+  rig.sim.run_until(at(seconds(200)));
+  // node-a is Consolidatable from 120 s but its pod may not go to node-b before 180 s; node-b
+  // itself is a candidate from 180 s, and node-a (first by name) goes at the 180 s pass.
+  CHECK(rig.bus.decisions == Lines{"195s single_node_consolidation [node-a] -> []"});
+}
+
+TEST_CASE("should only allow 3 nodes to be deleted in multi node consolidation delete",
+          "[disruption][consolidation]") {
+  NodePool p = pool({"m5"}, {"on-demand"});
+  p.disruption.budgets = {DisruptionBudget{.percent = false, .nodes = 3}};
+  test::DisruptionRig rig(test::small_catalog(), {p});
+  // Ten half-empty nodes: any three can go onto the others.
+  for (int i = 0; i < 10; ++i)
+    rig.bind(rig.launch(fmt::format("node-{}", i), "m5.xlarge"), cpu_pod(1000));
+  rig.controller.start();
+  rig.sim.run_until(at(seconds(25)));
+  REQUIRE(rig.bus.decisions.size() == 1);
+  CHECK(rig.bus.decisions[0] == "25s multi_node_consolidation [node-0 node-1 node-2] -> []");
+}
+
+TEST_CASE("should not consolidate if the action becomes invalid during the node TTL wait",
+          "[disruption][consolidation]") {
+  test::DisruptionRig rig(test::small_catalog(), {pool({"m5", "c5"}, {"on-demand"})});
+  NodeId a = rig.launch("node-a", "m5.2xlarge");
+  rig.bind(a, cpu_pod(500));
+  rig.controller.start();
+  rig.sim.run_until(at(seconds(15)));  // the command was computed at 10 s
+  rig.bind(a, cpu_pod(3000));          // a pod event: node-a is no longer Consolidatable now...
+  rig.sim.run_until(at(seconds(25)));
+  // ...and with 3.5 CPUs the cheaper types do not fit anyway: the command is dropped.
+  CHECK(rig.bus.decisions.empty());
+  CHECK(rig.cluster.node(a).is_live());
+}

@@ -256,9 +256,6 @@ TEST_CASE("won't delete node if it would require pods to schedule on an uninitia
   test::DisruptionRig rig(test::small_catalog(), {pool({"m5"}, {"on-demand"})});
   rig.bind(rig.launch("node-a", "m5.large"), cpu_pod(500));
   // An in-flight NodeClaim with room: the pod could move there, but not before it is initialized.
-  Node pending;
-  pending.name = "node-b";
-  pending.nodepool = "default";
   const auto t = static_cast<std::uint32_t>(*rig.catalog.index_of("m5.large"));
   rig.cluster.add_node(Node{.name = "node-b",
                             .nodepool = "default",

@@ -316,3 +316,21 @@ TEST_CASE("should not consolidate if the action becomes invalid during the node 
   CHECK(rig.bus.decisions.empty());
   CHECK(rig.cluster.node(a).is_live());
 }
+
+TEST_CASE("single-node consolidation takes candidates round-robin across NodePools",
+          "[disruption][consolidation]") {
+  NodePool a = pool({"m5"}, {"on-demand"});
+  a.name = "a";
+  NodePool b = pool({"c5"}, {"on-demand"});
+  b.name = "b";
+  test::DisruptionRig rig(test::small_catalog(), {a, b});
+  rig.bind(rig.launch("a-1", "m5.2xlarge", "us-east-1a", CapacityType::OnDemand, 0),
+           cpu_pod(7500));  // nothing cheaper holds it, nor a-2
+  rig.bind(rig.launch("a-2", "m5.2xlarge", "us-east-1a", CapacityType::OnDemand, 0), cpu_pod(500));
+  rig.bind(rig.launch("b-1", "c5.large", "us-east-1a", CapacityType::OnDemand, 1), cpu_pod(500));
+  rig.controller.start();
+  rig.sim.run_until(at(seconds(25)));
+  // By savings ratio alone a-2 would come second and be replaced; round-robin tries a-1, then
+  // pool b's b-1, whose pod fits on a-2.
+  CHECK(rig.bus.decisions == Lines{"25s single_node_consolidation [b-1] -> []"});
+}

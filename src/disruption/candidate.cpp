@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "fleetsim/k8s/pod_disruption.hpp"
+
 namespace fleetsim {
 
 double eviction_cost(const Pod& pod) {
@@ -28,7 +30,8 @@ std::vector<Candidate> disruption_candidates(const Cluster& cluster, const Cloud
   std::vector<Candidate> out;
   for (NodeId id : cluster.active_nodes()) {
     const Node& n = cluster.node(id);
-    if (n.phase != NodePhase::Initialized || n.marked_for_disruption || n.nominated_until > now)
+    if (n.phase != NodePhase::Initialized || n.marked_for_disruption || n.nominated_until > now ||
+        n.do_not_disrupt)
       continue;
     Candidate c{
         .node = id, .pool = n.pool, .price = cloud.price(offering_of(cloud.catalog(), n), now)};
@@ -36,7 +39,7 @@ std::vector<Candidate> disruption_candidates(const Cluster& cluster, const Cloud
     for (PodId p : n.pods) {
       const Pod& pod = cluster.pod(p);
       if (pod.terminating) continue;
-      blocked |= pod.spec->do_not_disrupt;  // karpenter.sh/do-not-disrupt: "true"
+      blocked |= do_not_disrupt_active(pod, now);
       c.pods.push_back(p);
       c.reschedule_cost += std::max(0.0, eviction_cost(pod));
     }

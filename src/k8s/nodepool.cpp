@@ -54,6 +54,11 @@ std::uint64_t template_hash(const NodePool& pool) {
     h.add(key);
     h.add(value);
   }
+  h.add(static_cast<std::int64_t>(pool.annotations.size()));
+  for (const auto& [key, value] : pool.annotations) {
+    h.add(key);
+    h.add(value);
+  }
   add_taints(h, pool.taints);
   add_taints(h, pool.startup_taints);
   h.add(pool.node_class);

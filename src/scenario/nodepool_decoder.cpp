@@ -201,6 +201,7 @@ void decode_template(const YamlValue& value, NodePoolApi api, NodePool& pool, De
   if (auto metadata = t.get("metadata")) {
     YamlMap md(*metadata);
     if (auto labels = md.get("labels")) pool.labels = decode_pool_labels(*labels);
+    if (auto annotations = md.get("annotations")) pool.annotations = decode_labels(*annotations);
     md.warn_unread(ctx.warnings, ctx.kind);
   }
   YamlMap spec(t.require("spec"));

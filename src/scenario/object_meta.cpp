@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "fleetsim/k8s/pod_disruption.hpp"
 #include "fleetsim/k8s/workloads.hpp"
 
 namespace fleetsim {
@@ -115,8 +116,12 @@ ObjectMeta decode_object_meta(const YamlMap& owner, DecodeContext& ctx, NameRule
       if (auto p = label_key_problem(e.key)) throw ConfigError(e.key_where, e.value.path(), *p);
       std::string value = e.value.is_null() ? std::string() : e.value.as_string();
       if (e.key == kDoNotDisruptAnnotation) {
-        // Karpenter compares the value with "true" exactly (pkg/utils/pod: IsDisruptable).
-        meta.do_not_disrupt = value == "true";
+        meta.do_not_disrupt = parse_do_not_disrupt(value);
+        // Karpenter ignores an invalid value (with an event): so does fleetsim, with a warning.
+        if (!meta.do_not_disrupt)
+          ctx.warn(e.value, fmt::format("\"{}\" is neither \"true\" nor a positive duration; "
+                                        "Karpenter ignores it",
+                                        value.substr(0, 40)));
       } else if (e.key == kDurationAnnotation) {
         SimDuration d = e.value.as_duration();
         if (d <= SimDuration{0}) e.value.fail("the run time must be positive");

@@ -37,8 +37,8 @@ struct Candidate {
 bool consolidatable(const Node& node, const NodePool& pool, SimTime now);
 
 // Every node a method may disrupt now (NewCandidate): managed, initialized, not deleting, not
-// held by a command, not nominated, without a pod annotated karpenter.sh/do-not-disrupt; highest
-// savings ratio first, ties by name.
+// held by a command, not nominated, neither it nor a pod annotated karpenter.sh/do-not-disrupt
+// (a pod's duration counted from its start); highest savings ratio first, ties by name.
 std::vector<Candidate> disruption_candidates(const Cluster& cluster, const CloudProvider& cloud,
                                              SimTime now);
 

@@ -56,6 +56,8 @@ struct Node {
   // A disruption command holds it: tainted karpenter.sh/disrupted:NoSchedule, waiting for a
   // replacement before it is deleted.
   bool marked_for_disruption = false;
+  // karpenter.sh/do-not-disrupt: "true" from its NodePool's template annotations.
+  bool do_not_disrupt = false;
   std::string termination_reason;
   std::uint64_t template_hash = 0;    // its NodePool's template_hash at launch (drift)
   std::uint64_t node_class_hash = 0;  // its EC2NodeClass's spec_hash at launch (drift)

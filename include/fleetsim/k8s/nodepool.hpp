@@ -48,7 +48,8 @@ struct NodePool {
   std::string name;
   int weight = 0;  // 1..100, unset = 0
   Requirements requirements;
-  Labels labels;  // template metadata.labels
+  Labels labels;       // template metadata.labels
+  Labels annotations;  // template metadata.annotations: its nodes carry them
   std::vector<Taint> taints;
   std::vector<Taint> startup_taints;
   NodePoolLimits limits;
@@ -59,7 +60,8 @@ struct NodePool {
   SourceLocation where;
 };
 
-// Karpenter's NodePool hash (NodePool.Hash): the template's static fields (labels, taints,
+// Karpenter's NodePool hash (NodePool.Hash): the template's static fields (labels, annotations,
+// taints,
 // startup taints, nodeClassRef, expireAfter, terminationGracePeriod; not requirements). A node
 // whose pool's hash changed since its launch is drifted.
 std::uint64_t template_hash(const NodePool& pool);

@@ -48,8 +48,10 @@ struct PodSpec {
   std::int32_t priority = 0;
   std::string priority_class_name;
   SimDuration termination_grace = seconds(30);  // Kubernetes default
-  bool do_not_disrupt = false;                  // karpenter.sh/do-not-disrupt: "true"
-  std::vector<std::string> images;              // app containers' images, in order
+  // karpenter.sh/do-not-disrupt: kForever for "true", else how long after the pod starts it
+  // protects the pod; nullopt without (or with an invalid) annotation.
+  std::optional<SimDuration> do_not_disrupt;
+  std::vector<std::string> images;  // app containers' images, in order
   // Of the first app container that has one; nullopt: Ready once the server is up.
   std::optional<ProbeTiming> readiness_probe;
   std::optional<ProbeTiming> startup_probe;

@@ -20,8 +20,8 @@ struct ObjectMeta {
   Labels annotations;
   SourceLocation where;  // of metadata.name, else of the metadata block
   // Annotations fleetsim acts on, read here so that their errors point at the annotation.
-  bool do_not_disrupt = false;          // karpenter.sh/do-not-disrupt: "true"
-  std::optional<SimDuration> run_time;  // fleetsim.io/duration
+  std::optional<SimDuration> do_not_disrupt;  // karpenter.sh/do-not-disrupt (PodSpec's sense)
+  std::optional<SimDuration> run_time;        // fleetsim.io/duration
 };
 
 enum class NameRule { Required, Optional };

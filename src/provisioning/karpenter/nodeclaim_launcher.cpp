@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "fleetsim/k8s/workloads.hpp"
+
 namespace fleetsim {
 
 namespace {
@@ -66,6 +68,9 @@ std::optional<NodeId> NodeClaimLauncher::launch(const NewNodeClaim& claim,
   node.labels = Requirements::from_labels(claim.requirements.single_valued_labels());
   node.taints = tpl.pool->taints;
   node.template_hash = template_hash(*tpl.pool);
+  const auto annotation = tpl.pool->annotations.find(kDoNotDisruptAnnotation);
+  // The node check compares with "true" exactly (statenode.go ValidateNodeDisruptable).
+  node.do_not_disrupt = annotation != tpl.pool->annotations.end() && annotation->second == "true";
   node.node_class_hash = pools_[claim.pool].node_class_hash;
   node.ebs_bytes = pools_[claim.pool].ebs_bytes;
   node.ebs_price_per_hour = pools_[claim.pool].ebs_price_per_hour;

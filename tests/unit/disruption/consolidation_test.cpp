@@ -242,7 +242,7 @@ TEST_CASE("can delete nodes, considers karpenter.sh/do-not-disrupt set to true o
   NodeId a = rig.launch("node-a", "m5.large");
   NodeId b = rig.launch("node-b", "m5.large");
   PodSpec pinned = cpu_pod(500);
-  pinned.do_not_disrupt = true;
+  pinned.do_not_disrupt = kForever;
   rig.bind(a, pinned);
   rig.bind(b, cpu_pod(500));
   rig.controller.start();
@@ -333,4 +333,34 @@ TEST_CASE("single-node consolidation takes candidates round-robin across NodePoo
   // By savings ratio alone a-2 would come second and be replaced; round-robin tries a-1, then
   // pool b's b-1, whose pod fits on a-2.
   CHECK(rig.bus.decisions == Lines{"25s single_node_consolidation [b-1] -> []"});
+}
+
+TEST_CASE(
+    "does not consolidate nodes with pods that have a duration-based do-not-disrupt "
+    "annotation that is still active, and can after it expires",
+    "[disruption][consolidation]") {
+  test::DisruptionRig rig(test::small_catalog(), {pool({"m5", "c5"}, {"on-demand"})});
+  NodeId a = rig.launch("node-a", "m5.2xlarge");
+  PodSpec pinned = cpu_pod(500);
+  pinned.do_not_disrupt = minutes(5);  // "5m": protected until 300 s after it started
+  rig.bind(a, pinned);
+  rig.controller.start();
+  rig.sim.run_until(at(seconds(330)));
+  // The protection ends at 300 s, but nothing in the cluster changed since the pass at 10 s
+  // found nothing: the consolidation state expires 5 minutes after it, and the pass at 310 s
+  // finds the command.
+  CHECK(rig.bus.decisions ==
+        Lines{"325s single_node_consolidation [node-a] -> [c5.large m5.large m5.xlarge]"});
+}
+
+TEST_CASE("can delete nodes, considers karpenter.sh/do-not-disrupt set to true on nodes",
+          "[disruption][consolidation]") {
+  NodePool p = pool({"m5"}, {"on-demand"});
+  p.annotations[std::string(kDoNotDisruptAnnotation)] = "true";
+  test::DisruptionRig rig(test::small_catalog(), {p});
+  rig.bind(rig.launch("node-a", "m5.large"), cpu_pod(500));
+  rig.launch("node-b", "m5.large");  // empty, but annotated too
+  rig.controller.start();
+  rig.sim.run_until(at(minutes(10)));
+  CHECK(rig.bus.decisions.empty());
 }

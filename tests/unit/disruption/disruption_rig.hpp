@@ -85,6 +85,9 @@ struct DisruptionRig {
     tpl.nodepool = provisioner.nodepools()[pool].name;
     tpl.template_hash = template_hash(provisioner.nodepools()[pool]);
     tpl.node_class_hash = provisioner.launcher().pool_info(pool).node_class_hash;
+    const Labels& annotations = provisioner.nodepools()[pool].annotations;
+    tpl.do_not_disrupt = annotations.contains(std::string(kDoNotDisruptAnnotation)) &&
+                         annotations.at(std::string(kDoNotDisruptAnnotation)) == "true";
     const std::vector<InstanceTypeOption> types{
         {.type = t, .allocatable = catalog.types()[t].allocatable}};
     Requirements r;

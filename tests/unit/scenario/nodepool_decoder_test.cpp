@@ -337,3 +337,20 @@ TEST_CASE("cron schedules are checked for shape", "[scenario]") {
   CHECK_FALSE(is_cron_schedule("@often"));
   CHECK_FALSE(is_cron_schedule("0 9 * * mon;rm"));
 }
+
+TEST_CASE("a NodePool's template annotations are read: its nodes carry them", "[scenario]") {
+  auto d = test::decode(R"(apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: gpu}
+spec:
+  template:
+    metadata:
+      annotations: {karpenter.sh/do-not-disrupt: "true"}
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements: []
+)");
+  const NodePool& pool = d->set.nodepools.at(0);
+  CHECK(pool.annotations == Labels{{"karpenter.sh/do-not-disrupt", "true"}});
+  CHECK(d->warnings.warnings().empty());
+}

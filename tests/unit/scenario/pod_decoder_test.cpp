@@ -1,5 +1,7 @@
 #include "fleetsim/scenario/pod_decoder.hpp"
 
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
 
 #include "scenario_test_util.hpp"
@@ -154,7 +156,7 @@ spec:
 )");
   const Workload& w = d->set.workloads.at(0).workload;
   const PodSpec& s = w.pod.spec;
-  CHECK(s.do_not_disrupt);
+  CHECK(s.do_not_disrupt == kForever);
   CHECK(w.run_time == minutes(90));
   CHECK(s.termination_grace == seconds(120));
   REQUIRE(s.tolerations.size() == 3);
@@ -410,4 +412,29 @@ TEST_CASE("probe and image errors", "[scenario]") {
                   "-2}\n") ==
         "test.yaml:9:39: spec.containers[1].readinessProbe.periodSeconds: -2 is out of range [1, "
         "34560000]");
+}
+
+TEST_CASE("karpenter.sh/do-not-disrupt is \"true\" or a duration; anything else warns",
+          "[scenario]") {
+  auto annotated = [](std::string_view value) {
+    return decode(std::string(R"(apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+  annotations: {karpenter.sh/do-not-disrupt: ")") +
+                  std::string(value) + R"("}
+spec:
+  containers: [{name: c}]
+)");
+  };
+  CHECK(spec_of(*annotated("true")).do_not_disrupt == kForever);
+  CHECK(spec_of(*annotated("90m")).do_not_disrupt == minutes(90));
+  for (std::string_view bad : {"True", "-5m", "0s", "soon"}) {
+    auto d = annotated(bad);
+    CHECK_FALSE(spec_of(*d).do_not_disrupt);
+    REQUIRE(d->warnings.warnings().size() == 1);
+    CHECK(d->warnings.warnings()[0].message ==
+          fmt::format("\"{}\" is neither \"true\" nor a positive duration; Karpenter ignores it",
+                      bad));
+  }
 }

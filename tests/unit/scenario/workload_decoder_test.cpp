@@ -38,7 +38,7 @@ TEST_CASE("a vLLM Deployment asking for one GPU decodes with its toleration", "[
   CHECK(s.requests[resource::kNvidiaGpu] == 1);
   CHECK(s.requests.gpus() == 1);
   CHECK(s.requests.pods() == 1);
-  CHECK(s.do_not_disrupt);
+  CHECK(s.do_not_disrupt == kForever);
   CHECK(s.termination_grace == seconds(60));
   CHECK(s.tolerations == std::vector<Toleration>{{.key = "nvidia.com/gpu",
                                                   .op = TolerationOperator::Exists,

@@ -96,6 +96,7 @@ struct Cluster2k {
   SilentBus bus;
   Ec2Cloud cloud;
   KarpenterProvisioner provisioner;
+  PodDisruptionBudgets pdbs{cluster, {}};
   PodSpec spec;
   Labels labels;
   std::deque<std::string> uids;
@@ -106,7 +107,8 @@ void run_pass(benchmark::State& state, std::int64_t pod_millis, std::size_t expe
   Cluster2k c(pod_millis);
   for (auto _ : state) {
     // A fresh method each pass: no consolidation state carried over.
-    Method method({.cluster = c.cluster, .provisioner = c.provisioner, .cloud = c.cloud});
+    Method method(
+        {.cluster = c.cluster, .provisioner = c.provisioner, .cloud = c.cloud, .pdbs = c.pdbs});
     BudgetTracker budgets(c.provisioner.nodepools(), c.cluster, "Underutilized", c.sim.now(), 0);
     DisruptionCommand command = method.compute(c.sim.now(), budgets);
     if (command.nodes.size() != expect_nodes || !command.replacements.empty())

@@ -26,7 +26,9 @@ void sort_by_savings_ratio(std::vector<Candidate>& candidates, const Cluster& cl
 }
 
 std::vector<Candidate> disruption_candidates(const Cluster& cluster, const CloudProvider& cloud,
-                                             SimTime now) {
+                                             const PodDisruptionBudgets& pdbs,
+                                             const std::vector<NodePool>& pools,
+                                             DisruptionClass disruption_class, SimTime now) {
   std::vector<Candidate> out;
   for (NodeId id : cluster.active_nodes()) {
     const Node& n = cluster.node(id);
@@ -35,11 +37,13 @@ std::vector<Candidate> disruption_candidates(const Cluster& cluster, const Cloud
       continue;
     Candidate c{
         .node = id, .pool = n.pool, .price = cloud.price(offering_of(cloud.catalog(), n), now)};
+    const bool pods_may_block = disruption_class == DisruptionClass::Graceful ||
+                                !pools[n.pool].termination_grace_period.has_value();
     bool blocked = false;
     for (PodId p : n.pods) {
       const Pod& pod = cluster.pod(p);
       if (pod.terminating) continue;
-      blocked |= do_not_disrupt_active(pod, now);
+      blocked |= pods_may_block && (do_not_disrupt_active(pod, now) || pdbs.blocking(pod));
       c.pods.push_back(p);
       c.reschedule_cost += std::max(0.0, eviction_cost(pod));
     }

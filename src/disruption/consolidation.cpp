@@ -25,6 +25,7 @@ Consolidation::Consolidation(Inputs in)
     : cluster_(in.cluster),
       provisioner_(in.provisioner),
       cloud_(in.cloud),
+      pdbs_(in.pdbs),
       settings_(in.settings),
       simulation_(in.cluster, in.provisioner, in.cloud) {}
 
@@ -32,7 +33,8 @@ Consolidation::~Consolidation() = default;
 
 std::vector<Candidate> Consolidation::candidates(SimTime now) {
   const std::vector<NodePool>& pools = provisioner_.nodepools();
-  std::vector<Candidate> all = disruption_candidates(cluster_, cloud_, now);
+  std::vector<Candidate> all =
+      disruption_candidates(cluster_, cloud_, pdbs_, pools, DisruptionClass::Graceful, now);
   totals_ = pool_totals(cluster_, cloud_, pools.size(), now);
   std::erase_if(all, [&](const Candidate& c) {
     const NodePool& pool = pools[c.pool];

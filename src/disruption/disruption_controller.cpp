@@ -20,9 +20,11 @@ DisruptionController::DisruptionController(Inputs in)
   const Consolidation::Inputs consolidation{.cluster = in.cluster,
                                             .provisioner = in.provisioner,
                                             .cloud = in.cloud,
+                                            .pdbs = in.pdbs,
                                             .settings = in.consolidation};
-  methods_.push_back(std::make_unique<Emptiness>(in.cluster, in.provisioner.nodepools(), in.cloud));
-  methods_.push_back(std::make_unique<Drift>(in.cluster, in.provisioner, in.cloud));
+  methods_.push_back(
+      std::make_unique<Emptiness>(in.cluster, in.provisioner.nodepools(), in.cloud, in.pdbs));
+  methods_.push_back(std::make_unique<Drift>(in.cluster, in.provisioner, in.cloud, in.pdbs));
   methods_.push_back(std::make_unique<MultiNodeConsolidation>(consolidation));
   methods_.push_back(std::make_unique<SingleNodeConsolidation>(consolidation));
 }

@@ -6,13 +6,6 @@
 
 namespace fleetsim {
 
-SimDuration drain_time(const Node& n, const Cluster& cluster, const NodePool& pool) {
-  SimDuration drain{0};
-  for (PodId p : n.pods) drain = std::max(drain, cluster.pod(p).spec->termination_grace);
-  if (pool.termination_grace_period) drain = std::min(drain, *pool.termination_grace_period);
-  return drain;
-}
-
 std::int64_t& BudgetTracker::allowance(std::uint32_t pool) {
   auto it = allowed_.find(pool);
   if (it == allowed_.end())

@@ -29,7 +29,8 @@ void Drift::note_drift(SimTime now) {
 DisruptionCommand Drift::compute(SimTime now, BudgetTracker& budgets) {
   note_drift(now);
   if (drifted_since_.empty()) return {};
-  std::vector<Candidate> candidates = disruption_candidates(cluster_, cloud_, now);
+  std::vector<Candidate> candidates = disruption_candidates(
+      cluster_, cloud_, pdbs_, provisioner_.nodepools(), DisruptionClass::Eventual, now);
   std::erase_if(candidates, [&](const Candidate& c) { return !drifted_since_.contains(c.node); });
   std::sort(candidates.begin(), candidates.end(), [&](const Candidate& a, const Candidate& b) {
     if (a.pods.empty() != b.pods.empty()) return a.pods.empty();

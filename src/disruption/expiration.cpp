@@ -1,7 +1,5 @@
 #include "fleetsim/disruption/expiration.hpp"
 
-#include "fleetsim/disruption/disruption_method.hpp"
-
 namespace fleetsim {
 
 void expire_nodes(const Cluster& cluster, const std::vector<NodePool>& pools,
@@ -10,7 +8,8 @@ void expire_nodes(const Cluster& cluster, const std::vector<NodePool>& pools,
     const Node& n = cluster.node(id);
     const NodePool& pool = pools[n.pool];
     if (!n.is_live() || !pool.expire_after || now - n.created < *pool.expire_after) continue;
-    termination.delete_node(n.id, "expired", drain_time(n, cluster, pool));
+    termination.delete_node(n.id, "expired",
+                            {.termination_grace_period = pool.termination_grace_period});
   }
 }
 

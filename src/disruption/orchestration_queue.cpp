@@ -108,8 +108,9 @@ void OrchestrationQueue::delete_nodes(const Running& r) {
   for (NodeId id : r.command.nodes) {
     const Node& n = in_.cluster.node(id);
     if (!n.is_live()) continue;  // an interruption took it meanwhile
-    in_.termination.delete_node(id, r.method->termination_reason(),
-                                drain_time(n, in_.cluster, in_.pools[n.pool]));
+    in_.termination.delete_node(
+        id, r.method->termination_reason(),
+        {.termination_grace_period = in_.pools[n.pool].termination_grace_period});
   }
 }
 

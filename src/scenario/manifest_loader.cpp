@@ -11,6 +11,7 @@
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scenario/nodeclass_decoder.hpp"
 #include "fleetsim/scenario/nodepool_decoder.hpp"
+#include "fleetsim/scenario/pdb_decoder.hpp"
 #include "fleetsim/scenario/scaled_object_decoder.hpp"
 
 namespace fleetsim {
@@ -22,7 +23,7 @@ struct DecodedKind {
   std::string_view kind;
   std::string_view api_version;
 };
-constexpr std::array<DecodedKind, 10> kDecodedKinds{{
+constexpr std::array<DecodedKind, 11> kDecodedKinds{{
     {"NodePool", "karpenter.sh/v1"},
     {"EC2NodeClass", "karpenter.k8s.aws/v1"},
     {"Pod", "v1"},
@@ -32,6 +33,7 @@ constexpr std::array<DecodedKind, 10> kDecodedKinds{{
     {"PriorityClass", "scheduling.k8s.io/v1"},
     {"HorizontalPodAutoscaler", "autoscaling/v2"},
     {"ScaledObject", "keda.sh/v1alpha1"},
+    {"PodDisruptionBudget", "policy/v1"},
     {"List", "v1"},
 }};
 
@@ -40,8 +42,8 @@ constexpr std::array<DecodedKind, 10> kDecodedKinds{{
 constexpr std::string_view kNodePoolV1Beta1 = "karpenter.sh/v1beta1";
 constexpr std::string_view kNodeClassV1Beta1 = "karpenter.k8s.aws/v1beta1";
 
-// Kinds a later step of fleetsim will model: PDBs and eksctl node groups.
-constexpr std::array<std::string_view, 2> kLaterKinds{"PodDisruptionBudget", "ClusterConfig"};
+// Kinds a later step of fleetsim will model: eksctl node groups.
+constexpr std::array<std::string_view, 1> kLaterKinds{"ClusterConfig"};
 
 std::string_view expected_api_version(std::string_view kind) {
   for (const auto& k : kDecodedKinds)
@@ -114,6 +116,8 @@ void ManifestLoader::load_manifest(const YamlValue& manifest, ManifestSet& out) 
     out.hpas.push_back(decode_hpa(m, ctx));
   } else if (kind == "ScaledObject") {
     out.scaled_objects.push_back(decode_scaled_object(m, ctx));
+  } else if (kind == "PodDisruptionBudget") {
+    out.pdbs.push_back(decode_pdb(m, ctx));
   }
   m.warn_unread(warnings_, kind);
 }
@@ -135,6 +139,9 @@ void check_unique_names(const ManifestSet& set) {
   check("NodePool", set.nodepools, name, where);
   check("EC2NodeClass", set.node_classes, name, where);
   check("PriorityClass", set.priority_classes, name, where);
+  check(
+      "PodDisruptionBudget", set.pdbs,
+      [](const PodDisruptionBudgetSpec& p) { return p.namespace_name + "/" + p.name; }, where);
   // Namespaced kinds: the name is unique per kind within a namespace.
   for (WorkloadKind kind : {WorkloadKind::Pod, WorkloadKind::Deployment, WorkloadKind::Job}) {
     std::vector<const Workload*> of_kind;

@@ -310,6 +310,7 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   cfg.nodepools = std::move(set.nodepools);
   cfg.node_classes = std::move(set.node_classes);
   cfg.priority_classes = std::move(set.priority_classes);
+  cfg.pdbs = std::move(set.pdbs);
   cfg.hpas = std::move(set.hpas);
   cfg.scaled_objects = std::move(set.scaled_objects);
   cfg.warnings = warnings.take();

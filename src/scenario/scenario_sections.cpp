@@ -64,7 +64,7 @@ ManifestSet decode_apply(const YamlValue& apply, const SectionContext& sc) {
     load_manifest_ref(apply, sc, set);
   }
   // An event may add or replace NodePools and EC2NodeClasses and create workloads; DaemonSets,
-  // priority classes and autoscalers are set-up that fleetsim reads only at the start.
+  // priority classes, autoscalers and PDBs are set-up that fleetsim reads only at the start.
   auto refuse = [](std::string_view kind, const SourceLocation& where) {
     throw ConfigError(where, "",
                       fmt::format("an event cannot apply a {} yet; put it in manifests", kind));
@@ -73,6 +73,7 @@ ManifestSet decode_apply(const YamlValue& apply, const SectionContext& sc) {
   if (!set.priority_classes.empty()) refuse("PriorityClass", set.priority_classes.front().where);
   if (!set.hpas.empty()) refuse("HorizontalPodAutoscaler", set.hpas.front().where);
   if (!set.scaled_objects.empty()) refuse("ScaledObject", set.scaled_objects.front().where);
+  if (!set.pdbs.empty()) refuse("PodDisruptionBudget", set.pdbs.front().where);
   return set;
 }
 

@@ -35,10 +35,11 @@ NodePoolInputs nodepool_inputs(const ScenarioConfig& config) {
 
 }  // namespace
 
-World::World(const ScenarioConfig& config) : config_(config), sim_(config.seed) {
+World::World(const ScenarioConfig& config)
+    : config_(config), sim_(config.seed), pdbs_(cluster_, config.pdbs) {
   cloud_ =
       std::make_unique<Ec2Cloud>(sim_, cluster_, bus(), *config.catalog, latency_by_type(config));
-  termination_ = std::make_unique<NodeTermination>(sim_, cluster_, bus(), *cloud_);
+  termination_ = std::make_unique<NodeTermination>(sim_, cluster_, bus(), *cloud_, pdbs_);
   build_provisioner();
   kube_scheduler_ = std::make_unique<KubeScheduler>(
       sim_, cluster_, bus(), [this](PodId pod) { provisioner_->pod_unschedulable(pod); });
@@ -73,7 +74,7 @@ void World::build_provisioner() {
         check_llm_rates_cover(config_,
                               *make_scheduling_context(nodepool_inputs(config_), scripted));
       }
-      interruption_ = std::make_unique<InterruptionHandler>(sim_, cluster_, *cloud_, *termination_);
+      interruption_ = std::make_unique<InterruptionHandler>(cluster_, *cloud_, *termination_);
       cloud_->set_notice_listener(interruption_.get());
       disruption_ = std::make_unique<DisruptionController>(DisruptionController::Inputs{
           .sim = sim_,
@@ -82,6 +83,7 @@ void World::build_provisioner() {
           .cloud = *cloud_,
           .termination = *termination_,
           .provisioner = *karpenter,
+          .pdbs = pdbs_,
           .consolidation = {.spot_to_spot = config_.karpenter.spot_to_spot_consolidation}});
       provisioner_ = std::move(karpenter);
       break;

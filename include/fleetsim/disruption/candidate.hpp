@@ -7,6 +7,7 @@
 #include "fleetsim/cloudprovider/cloud_provider.hpp"
 #include "fleetsim/k8s/cluster.hpp"
 #include "fleetsim/k8s/nodepool.hpp"
+#include "fleetsim/k8s/pod_disruption_budget.hpp"
 
 namespace fleetsim {
 
@@ -36,11 +37,18 @@ struct Candidate {
 // last pod event.
 bool consolidatable(const Node& node, const NodePool& pool, SimTime now);
 
+// Graceful methods (emptiness, consolidation) respect pod blockers; eventual ones (drift) ignore
+// them on a node whose pool has a terminationGracePeriod, which bounds the wait.
+enum class DisruptionClass { Graceful, Eventual };
+
 // Every node a method may disrupt now (NewCandidate): managed, initialized, not deleting, not
-// held by a command, not nominated, neither it nor a pod annotated karpenter.sh/do-not-disrupt
-// (a pod's duration counted from its start); highest savings ratio first, ties by name.
+// held by a command, not nominated, not annotated karpenter.sh/do-not-disrupt; and no pod with an
+// active do-not-disrupt (a duration counts from the pod's start) or whose PodDisruptionBudget
+// allows no eviction. Highest savings ratio first, ties by name.
 std::vector<Candidate> disruption_candidates(const Cluster& cluster, const CloudProvider& cloud,
-                                             SimTime now);
+                                             const PodDisruptionBudgets& pdbs,
+                                             const std::vector<NodePool>& pools,
+                                             DisruptionClass disruption_class, SimTime now);
 
 // Candidate order for every method: savings ratio descending, then name.
 void sort_by_savings_ratio(std::vector<Candidate>& candidates, const Cluster& cluster);

@@ -32,6 +32,7 @@ class Consolidation : public DisruptionMethod {
     const Cluster& cluster;
     const KarpenterProvisioner& provisioner;
     CloudProvider& cloud;
+    const PodDisruptionBudgets& pdbs;
     ConsolidationSettings settings;
   };
   explicit Consolidation(Inputs in);
@@ -65,6 +66,7 @@ class Consolidation : public DisruptionMethod {
   const Cluster& cluster_;
   const KarpenterProvisioner& provisioner_;
   CloudProvider& cloud_;
+  const PodDisruptionBudgets& pdbs_;
   ConsolidationSettings settings_;
 
  private:

@@ -32,6 +32,7 @@ class DisruptionController : private EventHandler {
     CloudProvider& cloud;
     NodeTermination& termination;
     KarpenterProvisioner& provisioner;
+    const PodDisruptionBudgets& pdbs;
     std::int64_t start_unix_s = kDefaultStartUnixSeconds;
     ConsolidationSettings consolidation;
   };

@@ -15,10 +15,6 @@
 
 namespace fleetsim {
 
-// How long a deleted node waits for its pods: the longest grace period, capped by the pool's
-// terminationGracePeriod.
-SimDuration drain_time(const Node& node, const Cluster& cluster, const NodePool& pool);
-
 // What a method decided: nodes to delete and the NodeClaims to launch first (one for a
 // consolidation replace, any number for drift; their pods lists are empty: nothing is nominated).
 struct DisruptionCommand {

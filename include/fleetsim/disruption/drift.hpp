@@ -16,10 +16,12 @@ namespace fleetsim {
 // simulation needs (any number) and is not validated.
 class Drift final : public DisruptionMethod {
  public:
-  Drift(const Cluster& cluster, const KarpenterProvisioner& provisioner, CloudProvider& cloud)
+  Drift(const Cluster& cluster, const KarpenterProvisioner& provisioner, CloudProvider& cloud,
+        const PodDisruptionBudgets& pdbs)
       : cluster_(cluster),
         provisioner_(provisioner),
         cloud_(cloud),
+        pdbs_(pdbs),
         simulation_(cluster, provisioner, cloud) {}
 
   std::string_view name() const override { return "drift"; }
@@ -40,6 +42,7 @@ class Drift final : public DisruptionMethod {
   const Cluster& cluster_;
   const KarpenterProvisioner& provisioner_;
   CloudProvider& cloud_;
+  const PodDisruptionBudgets& pdbs_;
   SchedulingSimulation simulation_;
   std::map<NodeId, SimTime> drifted_since_;  // the Drifted condition's transition time
 };

@@ -13,8 +13,9 @@ namespace fleetsim {
 // (core:pkg/controllers/disruption/emptiness.go). Applies under every consolidation policy.
 class Emptiness final : public DisruptionMethod {
  public:
-  Emptiness(const Cluster& cluster, const std::vector<NodePool>& pools, const CloudProvider& cloud)
-      : cluster_(cluster), pools_(pools), cloud_(cloud) {}
+  Emptiness(const Cluster& cluster, const std::vector<NodePool>& pools, const CloudProvider& cloud,
+            const PodDisruptionBudgets& pdbs)
+      : cluster_(cluster), pools_(pools), cloud_(cloud), pdbs_(pdbs) {}
 
   std::string_view name() const override { return "emptiness"; }
   std::string_view budget_reason() const override { return "Empty"; }
@@ -29,6 +30,7 @@ class Emptiness final : public DisruptionMethod {
   const Cluster& cluster_;
   const std::vector<NodePool>& pools_;
   const CloudProvider& cloud_;
+  const PodDisruptionBudgets& pdbs_;
 };
 
 }  // namespace fleetsim

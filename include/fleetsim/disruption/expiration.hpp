@@ -9,7 +9,8 @@
 namespace fleetsim {
 
 // Every live node older than its pool's expireAfter is deleted at once: no budgets, no
-// validation, as the v1 expiration controller does.
+// validation, no do-not-disrupt check, as the v1 expiration controller does; its drain still
+// waits for PDBs and do-not-disrupt pods until the pool's terminationGracePeriod.
 void expire_nodes(const Cluster& cluster, const std::vector<NodePool>& pools,
                   NodeTermination& termination, SimTime now);
 

@@ -10,6 +10,7 @@
 #include "fleetsim/autoscaling/keda_spec.hpp"
 #include "fleetsim/core/resources.hpp"
 #include "fleetsim/k8s/nodepool.hpp"
+#include "fleetsim/k8s/pod_disruption_budget.hpp"
 #include "fleetsim/k8s/workloads.hpp"
 #include "fleetsim/scenario/warning_log.hpp"
 #include "fleetsim/scenario/workload_decoder.hpp"
@@ -26,10 +27,11 @@ struct ManifestSet {
   std::vector<PriorityClass> priority_classes;
   std::vector<HorizontalPodAutoscalerSpec> hpas;
   std::vector<ScaledObjectSpec> scaled_objects;
+  std::vector<PodDisruptionBudgetSpec> pdbs;
 
   std::size_t object_count() const {
     return nodepools.size() + node_classes.size() + workloads.size() + daemonsets.size() +
-           priority_classes.size() + hpas.size() + scaled_objects.size();
+           priority_classes.size() + hpas.size() + scaled_objects.size() + pdbs.size();
   }
 };
 

@@ -19,6 +19,7 @@
 #include "fleetsim/core/resources.hpp"
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/k8s/nodepool.hpp"
+#include "fleetsim/k8s/pod_disruption_budget.hpp"
 #include "fleetsim/k8s/workloads.hpp"
 #include "fleetsim/serving/serving_model.hpp"
 #include "fleetsim/serving/serving_time.hpp"
@@ -136,6 +137,7 @@ struct ScenarioConfig {
   std::vector<Workload> workloads;   // Pods, Deployments and Jobs from manifests
   std::vector<Workload> daemonsets;  // per-node overhead
   std::vector<PriorityClass> priority_classes;
+  std::vector<PodDisruptionBudgetSpec> pdbs;
   std::vector<HorizontalPodAutoscalerSpec> hpas;  // each scales one Deployment of workloads
   std::vector<ScaledObjectSpec> scaled_objects;   // each scales one Deployment of workloads
   std::vector<JobSource> job_sources;

@@ -63,6 +63,7 @@ class World : private ClusterBus, private EventHandler {
   const ScenarioConfig& config_;
   Simulation sim_;
   Cluster cluster_;
+  PodDisruptionBudgets pdbs_;
   std::unique_ptr<Ec2Cloud> cloud_;
   std::unique_ptr<NodeTermination> termination_;
   std::unique_ptr<Provisioner> provisioner_;

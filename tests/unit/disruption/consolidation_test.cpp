@@ -364,3 +364,23 @@ TEST_CASE("can delete nodes, considers karpenter.sh/do-not-disrupt set to true o
   rig.sim.run_until(at(minutes(10)));
   CHECK(rig.bus.decisions.empty());
 }
+
+TEST_CASE(
+    "can delete nodes, considers PDB: a PDB that allows no eviction blocks its pods' node, "
+    "even with a terminationGracePeriod",
+    "[disruption][consolidation][pdb]") {
+  NodePool p = pool({"m5"}, {"on-demand"});
+  if (GENERATE(false, true)) p.termination_grace_period = minutes(5);
+  // minAvailable 2 over both pods: neither may be evicted.
+  test::DisruptionRig rig(
+      test::small_catalog(), {p}, {},
+      {PodDisruptionBudgetSpec{
+          .name = "all", .min_available = IntOrPercent{2}, .selector = LabelSelector{}}});
+  NodeId a = rig.launch("node-a", "m5.large");
+  NodeId b = rig.launch("node-b", "m5.large");
+  rig.cluster.pod_ready(rig.bind(a, cpu_pod(500)), rig.sim.now());
+  rig.cluster.pod_ready(rig.bind(b, cpu_pod(500)), rig.sim.now());
+  rig.controller.start();
+  rig.sim.run_until(at(minutes(10)));
+  CHECK(rig.bus.decisions.empty());
+}

@@ -54,11 +54,13 @@ inline constexpr NodeLatency kNoLatency{
     .launch = seconds(0), .registration = seconds(0), .initialization = seconds(0)};
 
 struct DisruptionRig {
-  DisruptionRig(Catalog c, std::vector<NodePool> pools, ConsolidationSettings settings = {})
+  DisruptionRig(Catalog c, std::vector<NodePool> pools, ConsolidationSettings settings = {},
+                std::vector<PodDisruptionBudgetSpec> budgets = {})
       : catalog(std::move(c)),
         cloud(sim, cluster, bus, catalog,
               std::vector<NodeLatency>(catalog.types().size(), kNoLatency)),
-        termination(sim, cluster, bus, cloud),
+        pdbs(cluster, std::move(budgets)),
+        termination(sim, cluster, bus, cloud, pdbs),
         provisioner({.sim = sim,
                      .cluster = cluster,
                      .bus = bus,
@@ -71,6 +73,7 @@ struct DisruptionRig {
                     .cloud = cloud,
                     .termination = termination,
                     .provisioner = provisioner,
+                    .pdbs = pdbs,
                     .consolidation = settings}) {
     bus.cluster = &cluster;
   }
@@ -121,6 +124,7 @@ struct DisruptionRig {
   Cluster cluster;
   RecordingBus bus;
   Ec2Cloud cloud;
+  PodDisruptionBudgets pdbs;
   NodeTermination termination;
   KarpenterProvisioner provisioner;
   DisruptionController controller;

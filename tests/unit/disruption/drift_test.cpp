@@ -103,3 +103,25 @@ TEST_CASE("a changed EC2NodeClass drifts its pool's nodes; the same spec applied
     CHECK(rig.bus.decisions == Lines{"10s drift [node-a] -> []"});
   }
 }
+
+TEST_CASE("drift ignores pod blockers when the NodePool has a terminationGracePeriod",
+          "[disruption][drift][pdb]") {
+  NodePool p = m5_pool();
+  const bool tgp = GENERATE(false, true);
+  if (tgp) p.termination_grace_period = minutes(10);
+  test::DisruptionRig rig(
+      test::small_catalog(), {p}, {},
+      {PodDisruptionBudgetSpec{
+          .name = "all", .max_unavailable = IntOrPercent{0}, .selector = LabelSelector{}}});
+  rig.cluster.pod_ready(rig.bind(rig.launch("node-a", "m5.large"), cpu_pod(500)), rig.sim.now());
+  rig.controller.start();
+  NodePool changed = p;
+  changed.labels["team"] = "ml";
+  rig.provisioner.apply_nodepools({changed});
+  rig.sim.run_until(at(seconds(15)));
+  if (tgp) {
+    CHECK(rig.bus.decisions == Lines{"10s drift [node-a] -> [m5.large m5.xlarge m5.2xlarge]"});
+  } else {
+    CHECK(rig.bus.decisions.empty());
+  }
+}

@@ -8,7 +8,8 @@ namespace fleetsim::test {
 
 struct TerminationRig : CloudRig {
   using CloudRig::CloudRig;
-  NodeTermination termination{sim, cluster, bus, cloud};
+  PodDisruptionBudgets pdbs{cluster, {}};
+  NodeTermination termination{sim, cluster, bus, cloud, pdbs};
 };
 
 }  // namespace fleetsim::test

@@ -13,7 +13,7 @@ namespace {
 // Karpenter listens to the cloud's notices.
 struct InterruptionRig : TerminationRig {
   InterruptionRig() { cloud.set_notice_listener(&handler); }
-  InterruptionHandler handler{sim, cluster, cloud, termination};
+  InterruptionHandler handler{cluster, cloud, termination};
 };
 
 }  // namespace

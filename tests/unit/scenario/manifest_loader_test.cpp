@@ -113,13 +113,14 @@ TEST_CASE("inline manifests are read as manifest files are", "[scenario]") {
 }
 
 TEST_CASE("kinds dispatch on apiVersion and kind", "[scenario]") {
-  auto d = decode(R"(apiVersion: policy/v1
-kind: PodDisruptionBudget
+  auto d = decode(R"(apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
 metadata: {name: a}
 ---
 apiVersion: policy/v1
 kind: PodDisruptionBudget
 metadata: {name: b}
+spec: {maxUnavailable: 1, selector: {matchLabels: {app: web}}}
 ---
 apiVersion: keda.sh/v1alpha1
 kind: ScaledObject
@@ -145,13 +146,14 @@ items:
 )");
   const auto& w = d->warnings.warnings();
   REQUIRE(w.size() == 3);
-  CHECK(w[0].field == "PodDisruptionBudget");
-  CHECK(w[0].message == "kind PodDisruptionBudget is parsed later; not modelled yet");
+  CHECK(w[0].field == "ClusterConfig");
+  CHECK(w[0].message == "kind ClusterConfig is parsed later; not modelled yet");
   CHECK(w[0].where.to_string() == "test.yaml:2:7");
   CHECK(w[1].message == "kind ConfigMap is not modelled; ignored");
   CHECK(w[2].field == "Pod.spec.hostNetwork");
   CHECK(d->set.workloads.at(0).workload.name == "listed");
   CHECK(d->set.scaled_objects.at(0).name == "c");
+  CHECK(d->set.pdbs.at(0).name == "b");
 
   CHECK(decode_error("kind: Pod\nmetadata: {name: p}\n") ==
         "test.yaml:1:1: apiVersion: required field is missing");

@@ -11,14 +11,12 @@ namespace fleetsim {
 // period, cut short when the instance stops.
 class InterruptionHandler final : public CloudNoticeListener {
  public:
-  InterruptionHandler(Simulation& sim, const Cluster& cluster, CloudProvider& cloud,
-                      NodeTermination& termination)
-      : sim_(sim), cluster_(cluster), cloud_(cloud), termination_(termination) {}
+  InterruptionHandler(const Cluster& cluster, CloudProvider& cloud, NodeTermination& termination)
+      : cluster_(cluster), cloud_(cloud), termination_(termination) {}
 
   void on_cloud_notice(const CloudNotice& notice) override;
 
  private:
-  Simulation& sim_;
   const Cluster& cluster_;
   CloudProvider& cloud_;
   NodeTermination& termination_;

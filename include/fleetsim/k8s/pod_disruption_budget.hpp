@@ -1,0 +1,78 @@
+// policy/v1 PodDisruptionBudgets and what they allow now, as the Kubernetes disruption
+// controller and eviction API compute it (pkg/controller/disruption/disruption.go,
+// pkg/registry/core/pod/storage/eviction.go).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fleetsim/core/error.hpp"
+#include "fleetsim/k8s/cluster.hpp"
+#include "fleetsim/k8s/label_selector.hpp"
+
+namespace fleetsim {
+
+// An intstr: an integer, or a percentage of the expected pods.
+struct IntOrPercent {
+  std::int64_t value = 0;
+  bool percent = false;
+  friend bool operator==(const IntOrPercent&, const IntOrPercent&) = default;
+};
+
+enum class UnhealthyPodEvictionPolicy { IfHealthyBudget, AlwaysAllow };
+
+struct PodDisruptionBudgetSpec {
+  std::string name;
+  std::string namespace_name = "default";
+  std::optional<IntOrPercent> min_available;  // exactly one of these two is set
+  std::optional<IntOrPercent> max_unavailable;
+  std::optional<LabelSelector> selector;  // nullopt selects no pod; {} selects the namespace
+  UnhealthyPodEvictionPolicy unhealthy_pod_eviction_policy =
+      UnhealthyPodEvictionPolicy::IfHealthyBudget;
+  SourceLocation where;
+};
+
+// status.{expectedPods, currentHealthy, desiredHealthy, disruptionsAllowed}.
+struct PdbStatus {
+  std::int64_t expected = 0;
+  std::int64_t healthy = 0;
+  std::int64_t desired_healthy = 0;
+  std::int64_t allowed = 0;
+};
+
+// The run's PDBs, evaluated against the cluster on demand: evicted pods leave at once, so every
+// eviction is counted by the next evaluation (no DisruptedPods bookkeeping is needed).
+class PodDisruptionBudgets {
+ public:
+  PodDisruptionBudgets(const Cluster& cluster, std::vector<PodDisruptionBudgetSpec> specs);
+
+  bool empty() const { return specs_.empty(); }
+  const std::vector<PodDisruptionBudgetSpec>& specs() const { return specs_; }
+
+  // Expected pods are the selected pods that have not ended (a controller's replacement counts
+  // at once), a stand-in for the controllers' scale; healthy ones are Ready and not terminating.
+  // Percentages round up (GetScaledValueFromIntOrPercent); allowed = max(0, healthy − desired).
+  PdbStatus status(std::size_t pdb) const;
+  // Indices of the PDBs that select the pod.
+  std::vector<std::size_t> covering(const Pod& pod) const;
+
+  // The eviction API's answer now: a pod that is not running yet, or is terminating, goes
+  // without a check; a pod under two PDBs cannot be evicted; an unready pod may go when the
+  // budget is healthy (IfHealthyBudget) or always (AlwaysAllow); a Ready one when the PDB allows
+  // a disruption.
+  bool eviction_allowed(const Pod& pod) const;
+
+  // Karpenter's candidate check (pdb.Limits.CanEvictPods): the PDB that keeps the pod from being
+  // evicted now, named "namespace/name", or nullopt.
+  std::optional<std::string> blocking(const Pod& pod) const;
+
+ private:
+  bool selects(const PodDisruptionBudgetSpec& pdb, const Pod& pod) const;
+
+  const Cluster& cluster_;
+  std::vector<PodDisruptionBudgetSpec> specs_;
+};
+
+}  // namespace fleetsim

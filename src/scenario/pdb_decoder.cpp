@@ -1,0 +1,97 @@
+#include "fleetsim/scenario/pdb_decoder.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <charconv>
+#include <limits>
+
+#include "fleetsim/scenario/name_hint.hpp"
+#include "fleetsim/scenario/object_meta.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+// An intstr: a non-negative integer, or "N%" with N in 0..100.
+IntOrPercent decode_int_or_percent(const YamlValue& v) {
+  std::string text = v.as_string();
+  if (!text.empty() && text.back() == '%') {
+    std::int64_t n = -1;
+    auto [p, ec] = std::from_chars(text.data(), text.data() + text.size() - 1, n);
+    if (ec != std::errc() || p != text.data() + text.size() - 1 || n < 0 || n > 100)
+      v.fail(fmt::format("\"{}\" is not a percentage from 0% to 100%", text.substr(0, 40)));
+    return {.value = n, .percent = true};
+  }
+  return {.value = v.as_int(0, std::numeric_limits<std::int32_t>::max())};
+}
+
+constexpr std::array<std::string_view, 4> kSelectorOperators{"In", "NotIn", "Exists",
+                                                             "DoesNotExist"};
+
+LabelSelector decode_selector(const YamlValue& value, DecodeContext& ctx) {
+  LabelSelector s;
+  YamlMap m(value);
+  if (auto labels = m.get("matchLabels")) s.match_labels = decode_labels(*labels);
+  if (auto expressions = m.get("matchExpressions")) {
+    for (const YamlValue& item : expressions->items()) {
+      YamlMap e(item);
+      SelectorExpression out{.key = e.require("key").as_string()};
+      YamlValue op = e.require("operator");
+      const std::string text = op.as_string();
+      const std::optional<Operator> parsed = parse_operator(text);
+      if (!parsed || (*parsed != Operator::In && *parsed != Operator::NotIn &&
+                      *parsed != Operator::Exists && *parsed != Operator::DoesNotExist))
+        op.fail(
+            fmt::format("unknown operator \"{}\"; expected In, NotIn, Exists or "
+                        "DoesNotExist{}",
+                        text.substr(0, 40), did_you_mean(text, kSelectorOperators)));
+      out.op = *parsed;
+      if (auto values = e.get("values"))
+        for (const YamlValue& v : values->items()) out.values.push_back(v.as_string());
+      const bool set_op = out.op == Operator::In || out.op == Operator::NotIn;
+      if (set_op && out.values.empty()) item.fail("In and NotIn need at least one value");
+      if (!set_op && !out.values.empty()) item.fail("Exists and DoesNotExist take no values");
+      e.reject_unread(std::array<std::string_view, 3>{"key", "operator", "values"});
+      s.match_expressions.push_back(std::move(out));
+    }
+  }
+  m.warn_unread(ctx.warnings, ctx.kind);
+  return s;
+}
+
+}  // namespace
+
+PodDisruptionBudgetSpec decode_pdb(const YamlMap& manifest, DecodeContext& ctx) {
+  ObjectMeta meta = decode_object_meta(manifest, ctx, NameRule::Required);
+  PodDisruptionBudgetSpec pdb{.name = meta.name, .where = meta.where};
+  if (!meta.namespace_name.empty()) pdb.namespace_name = meta.namespace_name;
+  YamlValue spec_value = manifest.require("spec");
+  YamlMap spec(spec_value);
+  if (auto v = spec.get("minAvailable")) pdb.min_available = decode_int_or_percent(*v);
+  if (auto v = spec.get("maxUnavailable")) pdb.max_unavailable = decode_int_or_percent(*v);
+  // The API server's validation: one of the two, not both.
+  if (pdb.min_available && pdb.max_unavailable)
+    spec_value.fail("minAvailable and maxUnavailable cannot both be set");
+  if (!pdb.min_available && !pdb.max_unavailable)
+    spec_value.fail("a PodDisruptionBudget needs minAvailable or maxUnavailable");
+  // policy/v1: a null selector selects no pod, an empty one every pod of the namespace.
+  if (auto selector = spec.get("selector"); selector && !selector->is_null())
+    pdb.selector = decode_selector(*selector, ctx);
+  if (auto policy = spec.get("unhealthyPodEvictionPolicy")) {
+    const std::string text = policy->as_string();
+    if (text == "AlwaysAllow") {
+      pdb.unhealthy_pod_eviction_policy = UnhealthyPodEvictionPolicy::AlwaysAllow;
+    } else if (text != "IfHealthyBudget") {
+      static constexpr std::array<std::string_view, 2> kPolicies{"IfHealthyBudget", "AlwaysAllow"};
+      policy->fail(
+          fmt::format("unknown unhealthyPodEvictionPolicy \"{}\"; expected "
+                      "IfHealthyBudget or AlwaysAllow{}",
+                      text.substr(0, 40), did_you_mean(text, kPolicies)));
+    }
+  }
+  spec.warn_unread(ctx.warnings, ctx.kind);
+  return pdb;
+}
+
+}  // namespace fleetsim

@@ -6,12 +6,6 @@ namespace fleetsim {
 
 namespace {
 
-// intstr.GetScaledValueFromIntOrPercent with roundUp = true.
-std::int64_t scaled(const IntOrPercent& v, std::int64_t total) {
-  if (!v.percent) return v.value;
-  return (v.value * total + 99) / 100;
-}
-
 bool ended(const Pod& p) { return p.phase == PodPhase::Succeeded || p.phase == PodPhase::Deleted; }
 
 }  // namespace
@@ -34,10 +28,10 @@ PdbStatus PodDisruptionBudgets::status(std::size_t i) const {
     if (p.ready && !p.terminating) ++s.healthy;
   }
   if (pdb.min_available) {
-    s.desired_healthy = scaled(*pdb.min_available, s.expected);
+    s.desired_healthy = scaled_value(*pdb.min_available, s.expected, true);
   } else if (pdb.max_unavailable) {
     s.desired_healthy =
-        std::max<std::int64_t>(0, s.expected - scaled(*pdb.max_unavailable, s.expected));
+        std::max<std::int64_t>(0, s.expected - scaled_value(*pdb.max_unavailable, s.expected, true));
   }
   s.allowed = std::max<std::int64_t>(0, s.healthy - s.desired_healthy);
   return s;

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+#include <limits>
+
 #include "fleetsim/k8s/pod_disruption.hpp"
 #include "fleetsim/k8s/workloads.hpp"
 
@@ -84,6 +87,18 @@ Labels decode_labels(const YamlValue& map_value) {
     out.emplace(e.key, std::move(value));
   }
   return out;
+}
+
+IntOrPercent decode_int_or_percent(const YamlValue& v) {
+  std::string text = v.as_string();
+  if (!text.empty() && text.back() == '%') {
+    std::int64_t n = -1;
+    auto [p, ec] = std::from_chars(text.data(), text.data() + text.size() - 1, n);
+    if (ec != std::errc() || p != text.data() + text.size() - 1 || n < 0 || n > 100)
+      v.fail(fmt::format("\"{}\" is not a percentage from 0% to 100%", text.substr(0, 40)));
+    return {.value = n, .percent = true};
+  }
+  return {.value = v.as_int(0, std::numeric_limits<std::int32_t>::max())};
 }
 
 ObjectMeta decode_object_meta(const YamlMap& owner, DecodeContext& ctx, NameRule rule) {

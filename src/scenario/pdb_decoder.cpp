@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 
 #include <array>
-#include <charconv>
-#include <limits>
 
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scenario/object_meta.hpp"
@@ -12,19 +10,6 @@
 namespace fleetsim {
 
 namespace {
-
-// An intstr: a non-negative integer, or "N%" with N in 0..100.
-IntOrPercent decode_int_or_percent(const YamlValue& v) {
-  std::string text = v.as_string();
-  if (!text.empty() && text.back() == '%') {
-    std::int64_t n = -1;
-    auto [p, ec] = std::from_chars(text.data(), text.data() + text.size() - 1, n);
-    if (ec != std::errc() || p != text.data() + text.size() - 1 || n < 0 || n > 100)
-      v.fail(fmt::format("\"{}\" is not a percentage from 0% to 100%", text.substr(0, 40)));
-    return {.value = n, .percent = true};
-  }
-  return {.value = v.as_int(0, std::numeric_limits<std::int32_t>::max())};
-}
 
 constexpr std::array<std::string_view, 4> kSelectorOperators{"In", "NotIn", "Exists",
                                                              "DoesNotExist"};

@@ -23,11 +23,11 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<std::string_view, 15> kTopLevelKeys{
+constexpr std::array<std::string_view, 16> kTopLevelKeys{
     "name",    "seed",           "duration",        "region",
     "catalog", "provisioner",    "report_interval", "scrape_interval",
     "warmup",  "manifests",      "services",        "jobs",
-    "events",  "node_latencies", "karpenter"};
+    "events",  "node_latencies", "karpenter",       "kube_controller_manager"};
 
 // A Prometheus scrape interval beyond 10 minutes leaves autoscalers reading stale metrics for
 // longer than any lookback window fleetsim's queries use; it is a unit mistake.
@@ -82,6 +82,33 @@ std::filesystem::path catalog_dir(const YamlMap& top, const std::string& region,
 
 std::string workload_key(const Workload& w) {
   return fmt::format("{}/{}/{}", to_string(w.kind), w.namespace_name, w.name);
+}
+
+// The Deployment that `ref` ("name" or "namespace/name") names among `deployments`.
+const Workload& find_deployment(const std::vector<Workload>& deployments, std::string_view ref,
+                                const SourceLocation& where, const std::string& field) {
+  std::string_view ns, name = ref;
+  if (auto slash = name.find('/'); slash != std::string_view::npos) {
+    ns = name.substr(0, slash);
+    name = name.substr(slash + 1);
+  }
+  const Workload* match = nullptr;
+  std::vector<std::string_view> names;
+  for (const Workload& w : deployments) {
+    names.push_back(w.name);
+    if (w.name != name || (!ns.empty() && w.namespace_name != ns)) continue;
+    if (match != nullptr)
+      throw ConfigError(where, field,
+                        fmt::format("Deployments named \"{}\" exist in namespaces {} and {}; "
+                                    "write NAMESPACE/NAME",
+                                    name, match->namespace_name, w.namespace_name));
+    match = &w;
+  }
+  if (match == nullptr)
+    throw ConfigError(where, field,
+                      fmt::format("no Deployment named \"{}\" exists by then{}",
+                                  ref.substr(0, 60), did_you_mean(name, names)));
+  return *match;
 }
 
 // A NodePool naming a missing EC2NodeClass: an error when the scenario defines node classes
@@ -225,6 +252,8 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
     }
   }
   if (auto k = top.get("karpenter")) cfg.karpenter = decode_karpenter_settings(*k);
+  if (auto k = top.get("kube_controller_manager"))
+    cfg.controller_manager_api = decode_controller_manager_settings(*k);
 
   ManifestLoader manifests(cfg.resources, warnings);
   Catalog empty_catalog;
@@ -271,12 +300,24 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
     priorities.resolve(j.source.template_workload.pod.spec, j.priority);
     cfg.job_sources.push_back(std::move(j.source));
   }
-  // The EC2NodeClasses a scripted NodePool may name: the scenario's and those applied so far.
+  // The EC2NodeClasses a scripted NodePool may name: the scenario's and those applied so far;
+  // the Deployments a scale may name likewise. Events are resolved in time order.
   std::vector<EC2NodeClass> known_classes = set.node_classes;
+  std::vector<Workload> known_deployments;
+  for (const Workload& w : cfg.workloads)
+    if (w.kind == WorkloadKind::Deployment) known_deployments.push_back(w);
+  std::stable_sort(events.begin(), events.end(),
+                   [](const DecodedEvent& a, const DecodedEvent& b) { return a.at < b.at; });
   for (auto& e : events) {
     ScriptedEvent out{.at = e.at, .action = ApplyManifestsEvent{}, .where = e.where};
     if (auto* spot = std::get_if<SpotInterruptionEvent>(&e.action)) {
       out.action = *spot;
+    } else if (auto* scale = std::get_if<ScaleRequest>(&e.action)) {
+      const Workload& target = find_deployment(known_deployments, scale->deployment,
+                                               scale->deployment_where, scale->deployment_field);
+      out.action = ScaleDeploymentEvent{.namespace_name = target.namespace_name,
+                                        .name = target.name,
+                                        .replicas = scale->replicas};
     } else {
       ManifestSet& applied = std::get<ManifestSet>(e.action);
       check_unique_names(applied);
@@ -289,15 +330,21 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
       apply.nodepools = std::move(applied.nodepools);
       apply.node_classes = std::move(applied.node_classes);
       for (auto& d : applied.workloads) {
-        if (!workload_keys.insert(workload_key(d.workload)).second) {
+        priorities.resolve(d.workload.pod.spec, d.priority);
+        if (workload_keys.insert(workload_key(d.workload)).second) {
+          d.workload.created_at = at(e.at);
+          if (d.workload.kind == WorkloadKind::Deployment)
+            known_deployments.push_back(d.workload);
+          apply.workloads.push_back(std::move(d.workload));
+        } else if (d.workload.kind == WorkloadKind::Deployment) {
+          apply.updates.push_back(std::move(d.workload));  // kubectl apply updates it
+        } else {
           throw ConfigError(
               d.workload.where, "metadata.name",
-              fmt::format("a {} named \"{}\" already exists; events cannot update workloads yet",
-                          to_string(d.workload.kind), d.workload.name));
+              fmt::format("{} {}/{} exists; {}s are immutable: give the new one another name",
+                          to_string(d.workload.kind), d.workload.namespace_name,
+                          d.workload.name, to_string(d.workload.kind)));
         }
-        priorities.resolve(d.workload.pod.spec, d.priority);
-        d.workload.created_at = at(e.at);
-        apply.workloads.push_back(std::move(d.workload));
       }
       out.action = std::move(apply);
     }

@@ -251,6 +251,19 @@ NodeLatencies decode_node_latencies(const YamlValue& value, const Catalog& catal
   return out;
 }
 
+ApiLimits decode_controller_manager_settings(const YamlValue& value) {
+  ApiLimits out;
+  YamlMap m(value);
+  if (auto qps = m.get("kube_api_qps")) {
+    out.qps = qps->as_double();
+    if (!(out.qps > 0 && out.qps <= 1e6)) qps->fail("must be in (0, 1000000]");
+  }
+  if (auto burst = m.get("kube_api_burst"))
+    out.burst = static_cast<std::int32_t>(burst->as_int(1, 1'000'000));
+  m.reject_unread(std::array<std::string_view, 2>{"kube_api_qps", "kube_api_burst"});
+  return out;
+}
+
 KarpenterSettings decode_karpenter_settings(const YamlValue& value) {
   KarpenterSettings out;
   YamlMap m(value);

@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <limits>
 
+#include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scenario/object_meta.hpp"
 
 namespace fleetsim {
@@ -60,6 +62,35 @@ DecodedWorkload decode_long_running(WorkloadKind kind, const ObjectMeta& meta, Y
   return {base_workload(kind, meta, std::move(pod)), std::move(priority)};
 }
 
+// spec.strategy, validated as the API server does: maxSurge and maxUnavailable may not both be
+// zero, and Recreate takes no rollingUpdate.
+DeploymentStrategy decode_strategy(const YamlValue& value) {
+  DeploymentStrategy s;
+  YamlMap m(value);
+  if (auto type = m.get("type")) {
+    const std::string text = type->as_string();
+    if (text == "Recreate") {
+      s.recreate = true;
+    } else if (text != "RollingUpdate") {
+      static constexpr std::array<std::string_view, 2> kTypes{"RollingUpdate", "Recreate"};
+      type->fail(fmt::format("unknown strategy type \"{}\"; expected RollingUpdate or "
+                             "Recreate{}",
+                             text.substr(0, 40), did_you_mean(text, kTypes)));
+    }
+  }
+  if (auto rolling = m.get("rollingUpdate")) {
+    if (s.recreate) rolling->fail("a Recreate strategy takes no rollingUpdate");
+    YamlMap r(*rolling);
+    if (auto v = r.get("maxSurge")) s.max_surge = decode_int_or_percent(*v);
+    if (auto v = r.get("maxUnavailable")) s.max_unavailable = decode_int_or_percent(*v);
+    if (s.max_surge.value == 0 && s.max_unavailable.value == 0)
+      rolling->fail("maxSurge and maxUnavailable cannot both be zero");
+    r.reject_unread(std::array<std::string_view, 2>{"maxSurge", "maxUnavailable"});
+  }
+  m.reject_unread(std::array<std::string_view, 2>{"type", "rollingUpdate"});
+  return s;
+}
+
 }  // namespace
 
 DecodedWorkload decode_pod_manifest(const YamlMap& manifest, DecodeContext& ctx) {
@@ -73,8 +104,12 @@ DecodedWorkload decode_deployment(const YamlMap& manifest, DecodeContext& ctx) {
   ObjectMeta meta = decode_object_meta(manifest, ctx, NameRule::Required);
   YamlMap spec(manifest.require("spec"));
   DecodedWorkload out = decode_long_running(WorkloadKind::Deployment, meta, spec, ctx);
-  if (auto replicas = spec.get("replicas"))
+  if (auto replicas = spec.get("replicas")) {
     out.workload.replicas = static_cast<std::int32_t>(replicas->as_int(0, kMaxReplicas));
+    out.workload.replicas_set = true;
+  }
+  if (auto strategy = spec.get("strategy"))
+    out.workload.strategy = decode_strategy(*strategy);
   spec.warn_unread(ctx.warnings, ctx.kind);
   return out;
 }

@@ -5,6 +5,7 @@
 #include <yaml-cpp/eventhandler.h>
 
 #include <charconv>
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -119,6 +120,16 @@ bool YamlValue::as_bool() const {
     if (t == "false" || t == "False" || t == "FALSE") return false;
   }
   fail(fmt::format("expected true or false, got {}", describe()));
+}
+
+double YamlValue::as_double() const {
+  require_scalar("a number");
+  const std::string& t = node_.Scalar();
+  double out = 0;
+  auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), out);
+  if (t.empty() || ptr != t.data() + t.size() || ec != std::errc{} || !std::isfinite(out))
+    fail(fmt::format("expected a finite number, got {}", describe()));
+  return out;
 }
 
 SimDuration YamlValue::as_duration() const {

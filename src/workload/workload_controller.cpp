@@ -23,8 +23,9 @@ ResourceIndex accelerator_of(const PodSpec& spec) {
 
 }  // namespace
 
-WorkloadController::WorkloadController(Simulation& sim, Cluster& cluster, ClusterBus& bus)
-    : sim_(sim), cluster_(cluster), bus_(bus), names_(sim.rng("pod-names")) {}
+WorkloadController::WorkloadController(Simulation& sim, Cluster& cluster, ClusterBus& bus,
+                                       ApiLimits api)
+    : sim_(sim), cluster_(cluster), bus_(bus), names_(sim.rng("pod-names")), api_(api) {}
 
 std::string WorkloadController::random_suffix(std::size_t length) {
   std::string s;
@@ -96,6 +97,14 @@ void WorkloadController::on_event(SimTime, std::uint64_t t) {
     case Action::Arrive:
       arrive(index);
       break;
+    case Action::CreatePod: {
+      auto it = states_.find(index);
+      if (it == states_.end()) break;
+      --it->second.creating;
+      create_pod(it->second);
+      reconcile(it->second);  // the want may have changed while it waited
+      break;
+    }
   }
 }
 
@@ -103,12 +112,32 @@ void WorkloadController::create(std::uint32_t index) {
   State& s = state(index);
   bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::WorkloadCreated, .workload = s.id});
   if (s.def.kind == WorkloadKind::Deployment) s.template_hash = random_suffix(10);
+  s.templates.push_back(s.def.pod);
   s.created = true;
   reconcile(s);
 }
 
 // Brings the workload's active pods to what its controller wants.
 void WorkloadController::reconcile(State& s) {
+  if (s.reconciling) {
+    s.again = true;
+    return;
+  }
+  s.reconciling = true;
+  do {
+    s.again = false;
+    reconcile_once(s);
+  } while (s.again);
+  s.reconciling = false;
+}
+
+bool WorkloadController::rolling_out(const State& s) const {
+  return s.def.kind == WorkloadKind::Deployment &&
+         (s.exiting_old > 0 ||
+          std::any_of(s.pods.begin(), s.pods.end(), [&](PodId p) { return !current(s, p); }));
+}
+
+void WorkloadController::reconcile_once(State& s) {
   int want = 0;
   switch (s.def.kind) {
     case WorkloadKind::Deployment:
@@ -124,9 +153,115 @@ void WorkloadController::reconcile(State& s) {
       want = 0;
       break;  // modelled as per-node overhead
   }
-  while (static_cast<int>(s.pods.size()) < want) create_pod(s);
+  if (rolling_out(s)) {
+    roll_out(s);
+    return;
+  }
+  const auto have = static_cast<std::int64_t>(s.pods.size()) + s.creating;
+  if (have < want) request_pods(s, want - have);
   if (s.def.kind == WorkloadKind::Deployment && static_cast<int>(s.pods.size()) > want)
     scale_down(s, s.pods.size() - static_cast<std::size_t>(want));
+}
+
+bool WorkloadController::current(const State& s, PodId pod) const {
+  return cluster_.pod(pod).spec == &s.templates.back().spec;
+}
+
+void WorkloadController::request_pods(State& s, std::int64_t count) {
+  for (std::int64_t i = 0; i < count; ++i) {
+    const SimTime at = api_.reserve(sim_.now());
+    if (at == sim_.now()) {
+      create_pod(s);
+    } else {
+      ++s.creating;
+      sim_.schedule_at(at, Phase::Workload, *this, tag(Action::CreatePod, s.id));
+    }
+  }
+}
+
+// One step of a rollout from the old pod templates to the current one.
+void WorkloadController::roll_out(State& s) {
+  const std::int64_t replicas = s.def.replicas;
+  std::int64_t new_active = 0, new_ready = 0, old_active = 0, old_ready = 0;
+  for (PodId p : s.pods) {
+    const bool ready = cluster_.pod(p).ready;
+    (current(s, p) ? new_active : old_active) += 1;
+    (current(s, p) ? new_ready : old_ready) += ready ? 1 : 0;
+  }
+  const std::int64_t new_total = new_active + s.creating;
+  if (s.def.strategy.recreate) {
+    // Recreate: every old pod is deleted, and new ones come once the old have all gone.
+    if (old_active > 0) scale_down(s, static_cast<std::size_t>(old_active), /*old_only=*/true);
+    if (old_active == 0 && s.exiting_old == 0 && new_total < replicas)
+      request_pods(s, replicas - new_total);
+    return;
+  }
+  // ResolveFenceposts: maxSurge rounds up, maxUnavailable down; both 0 means 1 unavailable.
+  std::int64_t surge = scaled_value(s.def.strategy.max_surge, replicas, true);
+  std::int64_t unavailable = scaled_value(s.def.strategy.max_unavailable, replicas, false);
+  if (surge == 0 && unavailable == 0) unavailable = 1;
+  std::int64_t total = new_total + old_active;
+  // reconcileNewReplicaSet: new pods up to replicas, the total up to replicas + maxSurge.
+  if (new_total < replicas) {
+    const std::int64_t add = std::min(replicas + surge - total, replicas - new_total);
+    if (add > 0) {
+      request_pods(s, add);
+      total += add;
+    }
+  }
+  // reconcileOldReplicaSets: unhealthy old pods first, then Ready ones while replicas −
+  // maxUnavailable stay available.
+  const std::int64_t min_available = replicas - unavailable;
+  const std::int64_t new_unavailable = (new_active + s.creating) - new_ready;
+  std::int64_t max_scaled_down = total - min_available - new_unavailable;
+  if (max_scaled_down <= 0 || old_active == 0) return;
+  const std::int64_t unhealthy = std::min(old_active - old_ready, max_scaled_down);
+  if (unhealthy > 0)
+    scale_down(s, static_cast<std::size_t>(unhealthy), /*old_only=*/true, /*unready_only=*/true);
+  const std::int64_t ready_down = std::min(old_ready, old_ready + new_ready - min_available);
+  if (ready_down > 0) scale_down(s, static_cast<std::size_t>(ready_down), /*old_only=*/true);
+}
+
+void WorkloadController::update(WorkloadId deployment, const Workload& def) {
+  State& s = state(deployment);
+  FLEETSIM_ASSERT(s.def.kind == WorkloadKind::Deployment && def.kind == WorkloadKind::Deployment);
+  const std::int32_t replicas = def.replicas_set ? def.replicas : s.def.replicas;
+  const bool new_template = !s.created || !(s.templates.back().spec == def.pod.spec &&
+                                            s.templates.back().labels == def.pod.labels &&
+                                            s.templates.back().annotations == def.pod.annotations);
+  if (replicas != s.def.replicas)
+    bus_.emit(SimEvent{.time = sim_.now(),
+                       .kind = EventKind::ReplicasChanged,
+                       .workload = s.id,
+                       .reason = "apply",
+                       .from = s.def.replicas,
+                       .to = replicas});
+  const SimTime created_at = s.def.created_at;
+  s.def = def;
+  s.def.replicas = replicas;
+  s.def.created_at = created_at;
+  if (!s.created) return;
+  if (new_template) {
+    s.templates.push_back(def.pod);
+    s.template_hash = random_suffix(10);  // the new ReplicaSet's pod-template-hash
+  }
+  reconcile(s);
+}
+
+void WorkloadController::on_ready(PodId pod) {
+  const Pod& p = cluster_.pod(pod);
+  auto it = states_.find(p.workload);
+  if (it != states_.end() && rolling_out(it->second)) reconcile(it->second);
+}
+
+void WorkloadController::on_exit(PodId pod) {
+  const Pod* p = cluster_.find_pod(pod);
+  if (p == nullptr) return;
+  auto it = states_.find(p->workload);
+  if (it == states_.end() || !rolling_out(it->second)) return;
+  State& s = it->second;
+  if (s.exiting_old > 0 && p->spec != &s.templates.back().spec) --s.exiting_old;
+  reconcile(s);
 }
 
 void WorkloadController::scale(WorkloadId deployment, std::int32_t replicas,
@@ -144,11 +279,13 @@ void WorkloadController::scale(WorkloadId deployment, std::int32_t replicas,
   if (s.created) reconcile(s);
 }
 
-void WorkloadController::scale_down(State& s, std::size_t count) {
+void WorkloadController::scale_down(State& s, std::size_t count, bool old_only,
+                                    bool unready_only) {
   std::vector<ScaleDownCandidate> candidates;
   candidates.reserve(s.pods.size());
   for (PodId id : s.pods) {
     const Pod& p = cluster_.pod(id);
+    if ((old_only && current(s, id)) || (unready_only && p.ready)) continue;
     std::int32_t colocated = 0;
     if (p.node != kNoNode) {
       for (PodId other : s.pods) colocated += cluster_.pod(other).node == p.node ? 1 : 0;
@@ -163,9 +300,11 @@ void WorkloadController::scale_down(State& s, std::size_t count) {
                           .uid = p.uid});
   }
   sort_for_scale_down(candidates, sim_.now());
+  count = std::min(count, candidates.size());
   for (std::size_t i = 0; i < count; ++i) {
     const PodId id = candidates[i].id;
     forget(s, id);
+    api_.reserve(sim_.now());  // the DELETE call takes a token; fleetsim does not delay it
     if (cluster_.pod(id).node == kNoNode) {
       cluster_.delete_pending(id);
       bus_.emit(SimEvent{.time = sim_.now(),
@@ -174,6 +313,7 @@ void WorkloadController::scale_down(State& s, std::size_t count) {
                          .workload = s.id,
                          .reason = "scale_down"});
     } else {
+      if (s.def.strategy.recreate && !current(s, id)) ++s.exiting_old;
       cluster_.pod_terminating(id, sim_.now());
       bus_.pod_terminating(id);
     }
@@ -207,8 +347,9 @@ void WorkloadController::create_pod(State& s) {
       p.name = s.def.name;
   }
   p.workload = s.id;
-  p.spec = &s.def.pod.spec;
-  p.labels = &s.def.pod.labels;
+  const PodTemplate& tpl = s.templates.empty() ? s.def.pod : s.templates.back();
+  p.spec = &tpl.spec;
+  p.labels = &tpl.labels;
   p.namespace_name = s.def.namespace_name;
   p.uid = fmt::format("{:08d}", cluster_.next_pod_id());
   p.created = sim_.now();

@@ -43,7 +43,8 @@ World::World(const ScenarioConfig& config)
   build_provisioner();
   kube_scheduler_ = std::make_unique<KubeScheduler>(
       sim_, cluster_, bus(), [this](PodId pod) { provisioner_->pod_unschedulable(pod); });
-  workloads_ = std::make_unique<WorkloadController>(sim_, cluster_, bus());
+  workloads_ =
+      std::make_unique<WorkloadController>(sim_, cluster_, bus(), config.controller_manager_api);
   kubelet_ = std::make_unique<Kubelet>(sim_, cluster_, bus(),
                                        config.node_latencies.image_pull_bytes_per_s);
 }
@@ -187,6 +188,13 @@ void World::run_scripted(const ScriptedEvent& e) {
     apply(*apply_event);
     return;
   }
+  if (const auto* scale = std::get_if<ScaleDeploymentEvent>(&e.action)) {
+    const std::optional<WorkloadId> id =
+        workloads_->find_deployment(scale->namespace_name, scale->name);
+    FLEETSIM_ASSERT(id.has_value());  // the loader resolved it
+    workloads_->scale(*id, scale->replicas, "scripted");
+    return;
+  }
   const auto& spot = std::get<SpotInterruptionEvent>(e.action);
   // The first `count` matching live spot nodes, by name: deterministic, like a scripted drill.
   std::vector<NodeId> matching;
@@ -208,11 +216,19 @@ void World::apply(const ApplyManifestsEvent& e) {
   provisioner_->apply_node_classes(e.node_classes);
   provisioner_->apply_nodepools(e.nodepools);
   for (const Workload& w : e.workloads) workloads_->add(w, sim_.now());
+  for (const Workload& w : e.updates) {
+    const std::optional<WorkloadId> id = workloads_->find_deployment(w.namespace_name, w.name);
+    FLEETSIM_ASSERT(id.has_value());  // the loader matched it to a Deployment
+    workloads_->update(*id, w);
+  }
   kube_scheduler_->request_pass();
 }
 
 void World::emit(const SimEvent& e) {
   for (EventSink* sink : sinks_) sink->on_event(e, cluster_);
+  // A rollout steps on as new pods turn Ready and old ones go.
+  if (e.kind == EventKind::PodReady) workloads_->on_ready(e.pod);
+  if (e.kind == EventKind::PodDeleted && e.node != kNoNode) workloads_->on_exit(e.pod);
 }
 
 void World::pod_pending(PodId) { kube_scheduler_->request_pass(); }

@@ -10,16 +10,10 @@
 
 #include "fleetsim/core/error.hpp"
 #include "fleetsim/k8s/cluster.hpp"
+#include "fleetsim/k8s/int_or_percent.hpp"
 #include "fleetsim/k8s/label_selector.hpp"
 
 namespace fleetsim {
-
-// An intstr: an integer, or a percentage of the expected pods.
-struct IntOrPercent {
-  std::int64_t value = 0;
-  bool percent = false;
-  friend bool operator==(const IntOrPercent&, const IntOrPercent&) = default;
-};
 
 enum class UnhealthyPodEvictionPolicy { IfHealthyBudget, AlwaysAllow };
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "fleetsim/core/time.hpp"
+#include "fleetsim/k8s/int_or_percent.hpp"
 #include "fleetsim/k8s/pod_spec.hpp"
 
 namespace fleetsim {
@@ -18,12 +19,23 @@ inline constexpr std::string_view kDoNotDisruptAnnotation = "karpenter.sh/do-not
 enum class WorkloadKind { Pod, Deployment, Job, DaemonSet };
 std::string_view to_string(WorkloadKind k);
 
+// A Deployment's spec.strategy: RollingUpdate (maxSurge and maxUnavailable, 25% each by default)
+// or Recreate.
+struct DeploymentStrategy {
+  bool recreate = false;
+  IntOrPercent max_surge{.value = 25, .percent = true};
+  IntOrPercent max_unavailable{.value = 25, .percent = true};
+  friend bool operator==(const DeploymentStrategy&, const DeploymentStrategy&) = default;
+};
+
 struct Workload {
   WorkloadKind kind = WorkloadKind::Pod;
   std::string name;
   std::string namespace_name = "default";
   PodTemplate pod;
   std::int32_t replicas = 1;     // Deployment
+  bool replicas_set = false;     // the manifest gave spec.replicas (an apply then sets it)
+  DeploymentStrategy strategy;   // Deployment
   std::int32_t parallelism = 1;  // Job
   std::int32_t completions = 1;  // Job
   // Run time of each pod (Job, bare Pod); nullopt = runs until the end.

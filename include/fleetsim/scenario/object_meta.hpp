@@ -7,6 +7,7 @@
 
 #include "fleetsim/core/error.hpp"
 #include "fleetsim/core/time.hpp"
+#include "fleetsim/k8s/int_or_percent.hpp"
 #include "fleetsim/k8s/requirements.hpp"
 #include "fleetsim/scenario/decode_context.hpp"
 #include "fleetsim/scenario/yaml_reader.hpp"
@@ -38,5 +39,7 @@ std::optional<std::string> label_value_problem(std::string_view value);
 
 // Reads labels, failing at the offending entry when a key or value breaks the syntax rules.
 Labels decode_labels(const YamlValue& map);
+// An intstr: a non-negative integer, or "N%" with N from 0 to 100.
+IntOrPercent decode_int_or_percent(const YamlValue& v);
 
 }  // namespace fleetsim

@@ -24,6 +24,7 @@
 #include "fleetsim/serving/serving_model.hpp"
 #include "fleetsim/serving/serving_time.hpp"
 #include "fleetsim/traffic/traffic.hpp"
+#include "fleetsim/workload/api_rate_limiter.hpp"
 
 namespace fleetsim {
 
@@ -85,13 +86,23 @@ struct ApplyManifestsEvent {
   std::vector<NodePool> nodepools;         // replace pools of the same name, add new ones
   std::vector<EC2NodeClass> node_classes;  // likewise
   std::vector<Workload> workloads;         // created at the event's time
+  std::vector<Workload> updates;           // Deployments that exist: replicas and template
+};
+
+// `scale: {deployment, replicas}`: what `kubectl scale` does.
+struct ScaleDeploymentEvent {
+  std::string namespace_name;  // resolved by the loader
+  std::string name;
+  std::int32_t replicas = 0;
 };
 
 struct ScriptedEvent {
   SimDuration at;
-  std::variant<ApplyManifestsEvent, SpotInterruptionEvent> action;
+  std::variant<ApplyManifestsEvent, SpotInterruptionEvent, ScaleDeploymentEvent> action;
   SourceLocation where;
 };
+
+
 
 // A service's latency objectives: a request slower than either threshold, or dropped, is a miss.
 struct LatencySlo {
@@ -148,6 +159,9 @@ struct ScenarioConfig {
 
   NodeLatencies node_latencies;
   KarpenterSettings karpenter;
+  // The kube-controller-manager's API client: every pod the ReplicaSet and Job controllers
+  // create or delete takes a token.
+  ApiLimits controller_manager_api;
 
   std::vector<Warning> warnings;
 };

@@ -36,13 +36,22 @@ struct DecodedJobSource {
 // `jobs:`: [{trace: path, template: path or inline Job/Pod manifest}].
 std::vector<DecodedJobSource> decode_job_sources(const YamlValue& list, const SectionContext& sc);
 
+// `scale:` as written: the Deployment ("name" or "namespace/name") is resolved by the loader.
+struct ScaleRequest {
+  std::string deployment;
+  std::int32_t replicas = 0;
+  SourceLocation deployment_where;
+  std::string deployment_field;  // its path, for errors
+};
+
 struct DecodedEvent {
   SimDuration at;
   SourceLocation where;
-  std::variant<ManifestSet, SpotInterruptionEvent> action;
+  std::variant<ManifestSet, SpotInterruptionEvent, ScaleRequest> action;
 };
-// `events:`: [{at, apply: path or list}] and [{at, spot_interruption: {instance_type, zone,
-// count}}], in file order. Only NodePools and Pod/Deployment/Job workloads may be applied.
+// `events:`: [{at, apply: path or list}], [{at, spot_interruption: {instance_type, zone,
+// count}}] and [{at, scale: {deployment, replicas}}], in file order. Only NodePools,
+// EC2NodeClasses and Pod/Deployment/Job workloads may be applied.
 std::vector<DecodedEvent> decode_events(const YamlValue& list, const SectionContext& sc);
 
 // `node_latencies:` {cpu: {launch, registration, initialization}, gpu: {…}, families: {g5: {…}},
@@ -52,5 +61,7 @@ NodeLatencies decode_node_latencies(const YamlValue& value, const Catalog& catal
 
 // `karpenter:` {batch_idle, batch_max}.
 KarpenterSettings decode_karpenter_settings(const YamlValue& value);
+// `kube_controller_manager: {kube_api_qps, kube_api_burst}`.
+ApiLimits decode_controller_manager_settings(const YamlValue& value);
 
 }  // namespace fleetsim

@@ -61,6 +61,7 @@ class YamlValue {
   std::string as_string() const;
   std::int64_t as_int(std::int64_t min, std::int64_t max) const;
   bool as_bool() const;
+  double as_double() const;  // finite
   SimDuration as_duration() const;
   Quantity as_quantity() const;
 

@@ -1,0 +1,33 @@
+// The kube-controller-manager's client-side rate limit: a token bucket (client-go's
+// flowcontrol.NewTokenBucketRateLimiter, --kube-api-qps and --kube-api-burst).
+#pragma once
+
+#include <cstdint>
+
+#include "fleetsim/core/time.hpp"
+
+namespace fleetsim {
+
+// --kube-api-qps and --kube-api-burst (kube-controller-manager's defaults).
+struct ApiLimits {
+  double qps = 20;
+  std::int32_t burst = 30;
+};
+
+class ApiRateLimiter {
+ public:
+  explicit ApiRateLimiter(ApiLimits limits)
+      : qps_(limits.qps), burst_(static_cast<double>(limits.burst)), tokens_(burst_) {}
+
+  // Reserves the next token: the time the request may go (now when one is left). Requests are
+  // served in order, as the limiter's Wait serves its callers.
+  SimTime reserve(SimTime now);
+
+ private:
+  double qps_;
+  double burst_;
+  double tokens_;     // may go negative: tokens promised to waiting requests
+  SimTime last_{};    // when tokens_ was last brought up to date
+};
+
+}  // namespace fleetsim

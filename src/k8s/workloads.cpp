@@ -16,4 +16,11 @@ std::string_view to_string(WorkloadKind k) {
   return "?";
 }
 
+Fenceposts resolve_fenceposts(const DeploymentStrategy& strategy, std::int64_t replicas) {
+  Fenceposts f{.max_surge = scaled_value(strategy.max_surge, replicas, true),
+               .max_unavailable = scaled_value(strategy.max_unavailable, replicas, false)};
+  if (f.max_surge == 0 && f.max_unavailable == 0) f.max_unavailable = 1;
+  return f;
+}
+
 }  // namespace fleetsim

@@ -198,20 +198,30 @@ std::vector<DecodedEvent> decode_events(const YamlValue& list, const SectionCont
     YamlValue at = m.require("at");
     std::optional<YamlValue> apply = m.get("apply");
     std::optional<YamlValue> spot = m.get("spot_interruption");
-    m.reject_unread(std::array<std::string_view, 3>{"at", "apply", "spot_interruption"});
+    std::optional<YamlValue> scale = m.get("scale");
+    m.reject_unread(std::array<std::string_view, 4>{"at", "apply", "spot_interruption", "scale"});
     DecodedEvent e{.at = at.as_duration(), .where = item.where(), .action = ManifestSet{}};
     if (e.at < SimDuration{0}) at.fail("an event time must not be negative");
     if (e.at > sc.duration) {
       at.fail(fmt::format("the event at {} comes after the end of the scenario ({})",
                           format_duration(e.at), format_duration(sc.duration)));
     }
-    if (apply.has_value() == spot.has_value()) {
-      item.fail("an event needs exactly one of apply or spot_interruption");
+    if (int{apply.has_value()} + int{spot.has_value()} + int{scale.has_value()} != 1) {
+      item.fail("an event needs exactly one of apply, spot_interruption or scale");
     }
     if (apply) {
       e.action = decode_apply(*apply, sc);
-    } else {
+    } else if (spot) {
       e.action = decode_spot_interruption(*spot, sc);
+    } else {
+      YamlMap s(*scale);
+      YamlValue deployment = s.require("deployment");
+      e.action = ScaleRequest{
+          .deployment = deployment.as_string(),
+          .replicas = static_cast<std::int32_t>(s.require("replicas").as_int(0, 1'000'000)),
+          .deployment_where = deployment.where(),
+          .deployment_field = deployment.path()};
+      s.reject_unread(std::array<std::string_view, 2>{"deployment", "replicas"});
     }
     out.push_back(std::move(e));
   }

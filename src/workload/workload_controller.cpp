@@ -196,10 +196,7 @@ void WorkloadController::roll_out(State& s) {
       request_pods(s, replicas - new_total);
     return;
   }
-  // ResolveFenceposts: maxSurge rounds up, maxUnavailable down; both 0 means 1 unavailable.
-  std::int64_t surge = scaled_value(s.def.strategy.max_surge, replicas, true);
-  std::int64_t unavailable = scaled_value(s.def.strategy.max_unavailable, replicas, false);
-  if (surge == 0 && unavailable == 0) unavailable = 1;
+  const auto [surge, unavailable] = resolve_fenceposts(s.def.strategy, replicas);
   std::int64_t total = new_total + old_active;
   // reconcileNewReplicaSet: new pods up to replicas, the total up to replicas + maxSurge.
   if (new_total < replicas) {
@@ -220,6 +217,8 @@ void WorkloadController::roll_out(State& s) {
     scale_down(s, static_cast<std::size_t>(unhealthy), /*old_only=*/true, /*unready_only=*/true);
   const std::int64_t ready_down = std::min(old_ready, old_ready + new_ready - min_available);
   if (ready_down > 0) scale_down(s, static_cast<std::size_t>(ready_down), /*old_only=*/true);
+  // The ReplicaSets' counts changed: the controller syncs again (room for new pods now).
+  if (unhealthy > 0 || ready_down > 0) s.again = true;
 }
 
 void WorkloadController::update(WorkloadId deployment, const Workload& def) {
@@ -279,8 +278,7 @@ void WorkloadController::scale(WorkloadId deployment, std::int32_t replicas,
   if (s.created) reconcile(s);
 }
 
-void WorkloadController::scale_down(State& s, std::size_t count, bool old_only,
-                                    bool unready_only) {
+void WorkloadController::scale_down(State& s, std::size_t count, bool old_only, bool unready_only) {
   std::vector<ScaleDownCandidate> candidates;
   candidates.reserve(s.pods.size());
   for (PodId id : s.pods) {

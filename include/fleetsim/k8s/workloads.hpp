@@ -28,6 +28,15 @@ struct DeploymentStrategy {
   friend bool operator==(const DeploymentStrategy&, const DeploymentStrategy&) = default;
 };
 
+// ResolveFenceposts (deployment/util): maxSurge rounds up and maxUnavailable down for `replicas`;
+// when both come to 0, maxUnavailable is 1 so that a rollout can progress.
+struct Fenceposts {
+  std::int64_t max_surge = 0;
+  std::int64_t max_unavailable = 0;
+  friend bool operator==(const Fenceposts&, const Fenceposts&) = default;
+};
+Fenceposts resolve_fenceposts(const DeploymentStrategy& strategy, std::int64_t replicas);
+
 struct Workload {
   WorkloadKind kind = WorkloadKind::Pod;
   std::string name;

@@ -124,3 +124,36 @@ TEST_CASE("a spot interruption evicts the pod, which lands on a replacement", "[
   // The evicted pod had run from 71 s to 1800 s on one GPU: that work is lost.
   CHECK(r.jobs.lost_gpu_hours == Approx((1800.0 - 71.0) / 3600.0).margin(1e-6));
 }
+
+TEST_CASE(
+    "a scripted scale sets a Deployment's replicas, and a rolling update replaces its GPU "
+    "pods through surge capacity",
+    "[cli]") {
+  ScenarioConfig config = base_config();
+  Workload web = gpu_job("web", hours(1));
+  web.kind = WorkloadKind::Deployment;
+  web.run_time.reset();
+  web.replicas = 2;
+  web.strategy = {.max_surge = IntOrPercent{1}, .max_unavailable = IntOrPercent{0}};
+  config.workloads = {web};
+  ScriptedEvent& scale = config.events.emplace_back();
+  scale.at = minutes(10);
+  scale.action = ScaleDeploymentEvent{.namespace_name = "default", .name = "web", .replicas = 3};
+  Workload v2 = web;
+  v2.pod.spec.images = {"web:2"};
+  ScriptedEvent& update = config.events.emplace_back();
+  update.at = minutes(30);
+  update.action = ApplyManifestsEvent{.updates = {v2}};
+  const Run r = run_with_events(config);
+  CHECK(r.events.find(
+            R"("kind":"replicas_changed","workload":"web","source":"scripted","from":2,"to":3)") !=
+        std::string::npos);
+  // 3 replicas, then 3 new ones, one surge pod at a time; the old ones go as the new turn Ready.
+  CHECK(r.result.pods.created == 6);
+  CHECK(r.events.find(R"("kind":"pod_created","pod":"web-)") != std::string::npos);
+  std::size_t deleted = 0;
+  for (std::size_t at = r.events.find("pod_deleted"); at != std::string::npos;
+       at = r.events.find("pod_deleted", at + 1))
+    ++deleted;
+  CHECK(deleted == 3);
+}

@@ -248,7 +248,8 @@ TEST_CASE("jobs and events are checked against the catalog and each other", "[sc
   {
     ScratchScenario s("both", "events:\n  - {at: 1h}\n");
     CHECK(s.error() ==
-          s.at(5, 5) + ": events[0]: an event needs exactly one of apply or spot_interruption");
+          s.at(5, 5) +
+              ": events[0]: an event needs exactly one of apply, spot_interruption or scale");
   }
   {
     ScratchScenario s("evkey", "events:\n  - {at: 1h, aply: x.yaml}\n");
@@ -544,4 +545,61 @@ TEST_CASE("karpenter feature gates and the Balanced policy are read", "[scenario
   CHECK(load_scenario(s.file).karpenter.spot_to_spot_consolidation);
   ScratchScenario bad("gates-bad", "karpenter: {feature_gates: {spot_to_spot: true}}\n");
   CHECK(bad.error() == bad.at(4, 29) + ": karpenter.feature_gates.spot_to_spot: unknown key");
+}
+
+TEST_CASE("scripted scale and Deployment updates are resolved; a re-applied Job is an error",
+          "[scenario]") {
+  const std::string manifests = (test::fixtures() / "manifests").string();
+  const std::string deployment =
+      "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 4\n"
+      "  selector: {matchLabels: {app: web}}\n  strategy:\n    rollingUpdate: {maxSurge: 1, "
+      "maxUnavailable: 0}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n"
+      "      containers: [{name: c, image: web:2, resources: {requests: {cpu: 100m}}}]\n";
+  {
+    ScratchScenario s("scale",
+                      "manifests: [api.yaml]\nevents:\n"
+                      "  - {at: 2h, apply: web.yaml}\n"
+                      "  - {at: 1h, scale: {deployment: default/api, replicas: 3}}\n"
+                      "  - {at: 3h, apply: web.yaml}\n");
+    std::string api = deployment;
+    api.replace(api.find("name: web"), 9, "name: api");
+    s.dir.write("api.yaml", api);
+    s.dir.write("web.yaml", deployment);
+    const ScenarioConfig cfg = load_scenario(s.file);
+    REQUIRE(cfg.events.size() == 3);
+    const auto& scale = std::get<ScaleDeploymentEvent>(cfg.events[0].action);
+    CHECK(scale.namespace_name == "default");
+    CHECK(scale.name == "api");
+    CHECK(scale.replicas == 3);
+    const auto& created = std::get<ApplyManifestsEvent>(cfg.events[1].action);
+    REQUIRE(created.workloads.size() == 1);
+    CHECK(created.workloads[0].strategy ==
+          DeploymentStrategy{.max_surge = IntOrPercent{1}, .max_unavailable = IntOrPercent{0}});
+    CHECK(created.workloads[0].replicas_set);
+    const auto& updated = std::get<ApplyManifestsEvent>(cfg.events[2].action);
+    CHECK(updated.workloads.empty());
+    REQUIRE(updated.updates.size() == 1);  // the second apply of web updates it
+  }
+  {
+    ScratchScenario s("scale-missing",
+                      "events:\n  - {at: 1h, scale: {deployment: webb, replicas: 3}}\n");
+    CHECK(s.error() == s.at(5, 34) +
+                           ": events[0].scale.deployment: no Deployment named \"webb\" exists "
+                           "by then");
+  }
+  {
+    ScratchScenario s("job-again", "manifests: [" + manifests +
+                                       "/train-job.yaml]\nevents:\n  - {at: 1h, apply: " +
+                                       manifests + "/train-job.yaml}\n");
+    CHECK(s.error().find("exists; Jobs are immutable: give the new one another name") !=
+          std::string::npos);
+  }
+  {
+    ScratchScenario s("both-zero", "events:\n  - {at: 1h, apply: web.yaml}\n");
+    std::string bad = deployment;
+    bad.replace(bad.find("maxSurge: 1"), 11, "maxSurge: 0");
+    s.dir.write("web.yaml", bad);
+    CHECK(s.error().ends_with(
+        "spec.strategy.rollingUpdate: maxSurge and maxUnavailable cannot both be zero"));
+  }
 }

@@ -30,8 +30,8 @@ PdbStatus PodDisruptionBudgets::status(std::size_t i) const {
   if (pdb.min_available) {
     s.desired_healthy = scaled_value(*pdb.min_available, s.expected, true);
   } else if (pdb.max_unavailable) {
-    s.desired_healthy =
-        std::max<std::int64_t>(0, s.expected - scaled_value(*pdb.max_unavailable, s.expected, true));
+    s.desired_healthy = std::max<std::int64_t>(
+        0, s.expected - scaled_value(*pdb.max_unavailable, s.expected, true));
   }
   s.allowed = std::max<std::int64_t>(0, s.healthy - s.desired_healthy);
   return s;

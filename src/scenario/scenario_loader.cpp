@@ -106,8 +106,8 @@ const Workload& find_deployment(const std::vector<Workload>& deployments, std::s
   }
   if (match == nullptr)
     throw ConfigError(where, field,
-                      fmt::format("no Deployment named \"{}\" exists by then{}",
-                                  ref.substr(0, 60), did_you_mean(name, names)));
+                      fmt::format("no Deployment named \"{}\" exists by then{}", ref.substr(0, 60),
+                                  did_you_mean(name, names)));
   return *match;
 }
 
@@ -333,8 +333,7 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
         priorities.resolve(d.workload.pod.spec, d.priority);
         if (workload_keys.insert(workload_key(d.workload)).second) {
           d.workload.created_at = at(e.at);
-          if (d.workload.kind == WorkloadKind::Deployment)
-            known_deployments.push_back(d.workload);
+          if (d.workload.kind == WorkloadKind::Deployment) known_deployments.push_back(d.workload);
           apply.workloads.push_back(std::move(d.workload));
         } else if (d.workload.kind == WorkloadKind::Deployment) {
           apply.updates.push_back(std::move(d.workload));  // kubectl apply updates it
@@ -342,8 +341,8 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
           throw ConfigError(
               d.workload.where, "metadata.name",
               fmt::format("{} {}/{} exists; {}s are immutable: give the new one another name",
-                          to_string(d.workload.kind), d.workload.namespace_name,
-                          d.workload.name, to_string(d.workload.kind)));
+                          to_string(d.workload.kind), d.workload.namespace_name, d.workload.name,
+                          to_string(d.workload.kind)));
         }
       }
       out.action = std::move(apply);

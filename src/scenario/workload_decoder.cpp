@@ -73,9 +73,10 @@ DeploymentStrategy decode_strategy(const YamlValue& value) {
       s.recreate = true;
     } else if (text != "RollingUpdate") {
       static constexpr std::array<std::string_view, 2> kTypes{"RollingUpdate", "Recreate"};
-      type->fail(fmt::format("unknown strategy type \"{}\"; expected RollingUpdate or "
-                             "Recreate{}",
-                             text.substr(0, 40), did_you_mean(text, kTypes)));
+      type->fail(
+          fmt::format("unknown strategy type \"{}\"; expected RollingUpdate or "
+                      "Recreate{}",
+                      text.substr(0, 40), did_you_mean(text, kTypes)));
     }
   }
   if (auto rolling = m.get("rollingUpdate")) {
@@ -108,8 +109,7 @@ DecodedWorkload decode_deployment(const YamlMap& manifest, DecodeContext& ctx) {
     out.workload.replicas = static_cast<std::int32_t>(replicas->as_int(0, kMaxReplicas));
     out.workload.replicas_set = true;
   }
-  if (auto strategy = spec.get("strategy"))
-    out.workload.strategy = decode_strategy(*strategy);
+  if (auto strategy = spec.get("strategy")) out.workload.strategy = decode_strategy(*strategy);
   spec.warn_unread(ctx.warnings, ctx.kind);
   return out;
 }

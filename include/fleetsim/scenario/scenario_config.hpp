@@ -102,8 +102,6 @@ struct ScriptedEvent {
   SourceLocation where;
 };
 
-
-
 // A service's latency objectives: a request slower than either threshold, or dropped, is a miss.
 struct LatencySlo {
   std::optional<SimDuration> ttft;  // time to first token

@@ -26,8 +26,8 @@ class ApiRateLimiter {
  private:
   double qps_;
   double burst_;
-  double tokens_;     // may go negative: tokens promised to waiting requests
-  SimTime last_{};    // when tokens_ was last brought up to date
+  double tokens_;   // may go negative: tokens promised to waiting requests
+  SimTime last_{};  // when tokens_ was last brought up to date
 };
 
 }  // namespace fleetsim

@@ -73,8 +73,8 @@ class WorkloadController : private EventHandler {
     // theirs (a list: addresses stay put).
     std::list<PodTemplate> templates;
     WorkloadId id = 0;
-    std::vector<PodId> pods;      // active, by creation
-    std::int32_t creating = 0;    // creations waiting for an API token
+    std::vector<PodId> pods;       // active, by creation
+    std::int32_t creating = 0;     // creations waiting for an API token
     std::int32_t exiting_old = 0;  // Recreate: old pods still in their grace period
     // A pod's exit can call back into reconcile while it runs: the inner call only asks for
     // another round.

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <set>
 #include <system_error>
 #include <tuple>
 
@@ -271,6 +272,7 @@ Catalog load_catalog(const std::filesystem::path& dir, const KubeletSizing& kube
   CsvReader offers_csv = open_table(dir / kOfferingsFile, kOfferingsHeader);
   OfferingColumns oc(offers_csv);
   std::map<std::tuple<std::string, std::string, CapacityType>, int> offering_lines;
+  std::set<std::string, std::less<>> zones;
   while (offers_csv.next_row()) {
     const std::string_view type_name = offers_csv.field(oc.type);
     auto owner = by_name.find(type_name);
@@ -278,6 +280,10 @@ Catalog load_catalog(const std::filesystem::path& dir, const KubeletSizing& kube
       offers_csv.fail(oc.type, fmt::format("unknown instance type \"{}\" (not in {})", type_name,
                                            kInstanceTypesFile));
     Offering o = parse_offering(offers_csv, oc);
+    if (zones.insert(o.zone).second && zones.size() > kMaxZones)
+      offers_csv.fail(oc.zone, fmt::format("zone \"{}\" is zone {}; a catalog holds at most {} "
+                                           "zones",
+                                           o.zone, zones.size(), kMaxZones));
     auto [it, inserted] = offering_lines.emplace(
         std::tuple(std::string(type_name), o.zone, o.capacity_type), offers_csv.line());
     if (!inserted)

@@ -82,7 +82,8 @@ bool parse_field(std::string_view field, int lo, int hi, std::bitset<N>& out, bo
       }
     }
     if (from < lo || to > hi || from > to) return false;
-    for (int v = from; v <= to; v += step) out.set(static_cast<std::size_t>(v));
+    // 64-bit: a step up to INT_MAX must not overflow the loop.
+    for (std::int64_t v = from; v <= to; v += step) out.set(static_cast<std::size_t>(v));
   }
   return true;
 }

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
-#include <sstream>
 
+#include "fleetsim/disruption/cron_schedule.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scenario/object_meta.hpp"
 #include "fleetsim/scenario/requirement_decoder.hpp"
@@ -100,12 +100,11 @@ DisruptionBudget decode_budget(const YamlValue& item, DecodeContext& ctx) {
   std::optional<YamlValue> duration = m.get("duration");
   if (schedule) {
     b.schedule = schedule->as_string();
-    if (!is_cron_schedule(b.schedule)) {
-      schedule->fail(
-          fmt::format("invalid schedule \"{}\"; expected five cron fields (minute hour "
-                      "day-of-month month day-of-week) or a macro such as @daily",
-                      b.schedule.substr(0, 60)));
-    }
+    // The parser the run uses: a schedule it would refuse must not load (the budget would be
+    // dropped without a word).
+    std::string why;
+    if (!CronSchedule::parse(b.schedule, &why))
+      schedule->fail(fmt::format("invalid schedule \"{}\": {}", b.schedule.substr(0, 60), why));
   }
   if (duration) {
     b.duration = duration->as_duration();
@@ -229,24 +228,6 @@ void decode_template(const YamlValue& value, NodePoolApi api, NodePool& pool, De
 }
 
 }  // namespace
-
-bool is_cron_schedule(std::string_view schedule) {
-  static constexpr std::array<std::string_view, 7> kMacros{
-      "@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly"};
-  if (std::find(kMacros.begin(), kMacros.end(), schedule) != kMacros.end()) return true;
-  std::istringstream in{std::string(schedule)};
-  std::string field;
-  int fields = 0;
-  while (in >> field) {
-    ++fields;
-    for (char c : field) {
-      bool ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                c == '*' || c == '/' || c == ',' || c == '-' || c == '?';
-      if (!ok) return false;
-    }
-  }
-  return fields == 5;
-}
 
 NodePool decode_nodepool(const YamlMap& manifest, NodePoolApi api, DecodeContext& ctx) {
   NodePool pool;

@@ -4,19 +4,12 @@
 
 namespace fleetsim {
 
-namespace {
-
-// Karpenter's scheduler supports 64 zones per solve here: one bit each.
-constexpr std::size_t kMaxZones = 64;
-
-}  // namespace
-
 SchedulingContext::SchedulingContext(const Catalog& catalog, std::span<const NodePool> pools,
                                      std::span<const DaemonSet> daemonsets,
                                      std::span<const KubeletSizing> kubelet)
     : catalog_(&catalog) {
   zones_ = catalog.zones();
-  FLEETSIM_ASSERT(zones_.size() <= kMaxZones);
+  FLEETSIM_ASSERT(zones_.size() <= kMaxZones);  // the catalog loader refuses more
   const auto& types = catalog.types();
   for (const InstanceType& t : types) {
     for (const Offering& o : t.offerings) {

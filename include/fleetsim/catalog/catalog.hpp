@@ -48,6 +48,9 @@ struct InstanceType {
   const Offering* cheapest_offering(std::optional<CapacityType> ct = std::nullopt) const;
 };
 
+// The solver keeps a zone set as one bit per zone: a catalog holds at most this many zones.
+inline constexpr std::size_t kMaxZones = 64;
+
 class Catalog {
  public:
   Catalog() = default;

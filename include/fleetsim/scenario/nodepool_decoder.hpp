@@ -17,7 +17,4 @@ inline constexpr std::size_t kMaxDisruptionBudgets = 50;
 // Decodes a NodePool manifest whose apiVersion and kind were already read from `manifest`.
 NodePool decode_nodepool(const YamlMap& manifest, NodePoolApi api, DecodeContext& ctx);
 
-// Whether `schedule` has the shape Karpenter's CRD accepts: a @macro or five cron fields.
-bool is_cron_schedule(std::string_view schedule);
-
 }  // namespace fleetsim

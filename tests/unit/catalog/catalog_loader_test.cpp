@@ -1,5 +1,7 @@
 #include "fleetsim/catalog/catalog_loader.hpp"
 
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
 #include <string>
 
@@ -273,6 +275,15 @@ TEST_CASE("duplicate types, types without offerings and malformed CSV are errors
     CHECK(e.where().line == 3);
     CHECK(e.field() == "instance_type");
     CHECK(e.message() == "instance type \"m5.large\" has no offerings in offerings.csv");
+  }
+  SECTION("more zones than the solver's zone bits (issue 13: it was an assertion)") {
+    std::string offers;
+    for (int z = 0; z < 65; ++z) offers += fmt::format("m5.xlarge,zone-{:02},on-demand,0.1,,\n", z);
+    TempCatalog c(types_with(kM5Row), offers_with(offers));
+    auto e = load_error(c);
+    CHECK(e.where().line == 66);
+    CHECK(e.field() == "zone");
+    CHECK(e.message() == "zone \"zone-64\" is zone 65; a catalog holds at most 64 zones");
   }
   SECTION("too few fields") {
     TempCatalog c(types_with("m5.xlarge,m5,m,5\n"), offers_with(kM5Offer));

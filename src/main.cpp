@@ -3,13 +3,43 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <array>
+#include <charconv>
 #include <iostream>
+#include <limits>
+#include <optional>
+#include <string_view>
 
 #include "fleetsim/cli/commands.hpp"
 #include "fleetsim/core/error.hpp"
 
+namespace {
+
+constexpr std::array<std::string_view, 4> kCommands{"run", "validate", "catalog", "autoscale"};
+
+// A seed is a whole number in [0, 2^64): CLI11 would wrap "-1" and clamp what overflows, making
+// two different seeds give the same run.
+std::optional<std::uint64_t> parse_seed(std::string_view text) {
+  std::uint64_t seed = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seed);
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
+  return seed;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace fleetsim;
+  if (argc < 2 || (argv[1][0] != '-' &&
+                   std::find(kCommands.begin(), kCommands.end(), argv[1]) == kCommands.end())) {
+    std::cerr << fmt::format(
+        "error: {}; the commands are run, validate, catalog and autoscale "
+        "(fleetsim COMMAND --help)\n",
+        argc < 2 ? "no command given"
+                 : fmt::format("unknown command \"{}\"", std::string_view(argv[1]).substr(0, 40)));
+    return kExitBadInput;
+  }
   CLI::App app{"fleetsim: simulate GPU fleets on Kubernetes (Karpenter) before you change them"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "fleetsim 0.1.0");
@@ -20,7 +50,8 @@ int main(int argc, char** argv) {
   run_cmd->add_option("scenario", run.scenario, "Scenario YAML file")->required();
   run_cmd->add_option("--out", run.out_dir, "Output directory (created if missing)")
       ->capture_default_str();
-  run_cmd->add_option("--seed", run.seed, "Override the scenario's seed");
+  std::string seed_text;
+  run_cmd->add_option("--seed", seed_text, "Override the scenario's seed (0 to 2^64 - 1)");
   run_cmd->add_flag("--quiet,-q", run.quiet, "No warnings, progress or summary");
 
   std::filesystem::path validate_path;
@@ -38,7 +69,16 @@ int main(int argc, char** argv) {
   catalog_cmd->add_option("--catalog", catalog.catalog_dir,
                           "Catalog directory (instance-types.csv, offerings.csv)");
   catalog_cmd->add_option("--region", catalog.region, "Bundled catalog region")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(
+          [](const std::string& r) -> std::string {
+            // It names a directory: AWS's region alphabet only, so it cannot leave the catalog.
+            const bool ok =
+                !r.empty() && r.size() <= 40 &&
+                r.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") == std::string::npos;
+            return ok ? std::string() : "invalid region \"" + r.substr(0, 40) + "\"";
+          },
+          "REGION");
   catalog_cmd->add_option("--sort", catalog.sort, "name | price | spot")
       ->check(CLI::IsMember({"name", "price", "spot"}))
       ->capture_default_str();
@@ -77,6 +117,15 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
     return code == 0 ? kExitOk : kExitBadInput;
+  }
+
+  if (*run_cmd && !seed_text.empty()) {
+    run.seed = parse_seed(seed_text);
+    if (!run.seed) {
+      std::cerr << fmt::format("error: --seed: expected a whole number from 0 to {}, got \"{}\"\n",
+                               std::numeric_limits<std::uint64_t>::max(), seed_text.substr(0, 40));
+      return kExitBadInput;
+    }
   }
 
   try {

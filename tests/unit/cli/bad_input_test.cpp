@@ -162,3 +162,24 @@ TEST_CASE("a missing scenario file and a bad flag exit 2", "[cli]") {
   CHECK(s.fleetsim("run").exit_code == 2);
   CHECK(s.fleetsim("catalog --filter 'gpu-count>>4'").exit_code == 2);
 }
+
+TEST_CASE("the command line: seeds, regions and commands are checked (issue 13, class 10)",
+          "[cli]") {
+  Scratch s;
+  for (const std::string seed : {"-1", "18446744073709551616", "12x"}) {
+    Run o = s.fleetsim("run --seed " + seed + " nowhere.yaml");
+    CHECK(o.exit_code == 2);
+    CHECK_THAT(o.err, Catch::Contains("--seed: expected a whole number from 0 to "
+                                      "18446744073709551615, got \"" +
+                                      seed + "\""));
+  }
+  Run region = s.fleetsim("catalog --region ../../../tmp");
+  CHECK(region.exit_code == 2);
+  CHECK_THAT(region.err, Catch::Contains("--region"));
+  CHECK_THAT(region.err, Catch::Contains("invalid region"));
+  Run unknown = s.fleetsim("frobnicate");
+  CHECK(unknown.exit_code == 2);
+  CHECK_THAT(unknown.err, Catch::Contains("unknown command \"frobnicate\"; the commands are run, "
+                                          "validate, catalog and autoscale"));
+  CHECK(s.fleetsim("").exit_code == 2);
+}

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "fleetsim/core/error.hpp"
+#include "fleetsim/core/saturate.hpp"
 
 namespace fleetsim {
 
@@ -30,6 +31,7 @@ std::int32_t ceil_to_int32(double x) {
 // A whole number of replicas held in int32 without overflow (Go's int32 arithmetic would wrap on
 // values no valid spec produces).
 std::int32_t clamp_to_int32(double x) {
+  if (std::isnan(x)) return 0;
   return static_cast<std::int32_t>(
       std::clamp(x, static_cast<double>(kMinInt32), static_cast<double>(kMaxInt32)));
 }
@@ -252,14 +254,15 @@ HpaController::Proposal HpaController::compute_metric(SimTime now, const MetricS
     if (utilization) {
       std::int64_t requests = 0;
       for (const Counted& c : samples) {
-        total += c.milli;
-        requests += reading.pods[c.pod].request_milli;
+        total = saturating_add_int64(total, c.milli);
+        requests = saturating_add_int64(requests, reading.pods[c.pod].request_milli);
       }
       if (requests == 0) return std::nullopt;
-      auto percent = static_cast<std::int32_t>(total * 100 / requests);
+      const auto percent =
+          clamp_to_int32(static_cast<double>(saturating_mul_int64(total, 100) / requests));
       return static_cast<double>(percent) / static_cast<double>(target);
     }
-    for (const Counted& c : samples) total += c.milli;
+    for (const Counted& c : samples) total = saturating_add_int64(total, c.milli);
     std::int64_t usage = total / static_cast<std::int64_t>(samples.size());
     return static_cast<double>(usage) / static_cast<double>(target);
   };
@@ -279,9 +282,11 @@ HpaController::Proposal HpaController::compute_metric(SimTime now, const MetricS
       if (ratio < 1.0) {
         // Scaling down: a missing pod is taken to use its whole request (or the target when that
         // is above 100%) — or, for plain values, exactly the target.
-        std::int64_t assumed =
-            utilization ? reading.pods[i].request_milli * std::max<std::int64_t>(100, target) / 100
-                        : target;
+        std::int64_t assumed = utilization
+                                   ? saturating_mul_int64(reading.pods[i].request_milli,
+                                                          std::max<std::int64_t>(100, target)) /
+                                         100
+                                   : target;
         counted.push_back({i, assumed});
       } else if (ratio > 1.0) {
         counted.push_back({i, 0});  // scaling up: a missing pod is taken to use nothing

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "fleetsim/core/error.hpp"
+#include "fleetsim/core/saturate.hpp"
 
 namespace fleetsim {
 
@@ -42,7 +43,8 @@ std::string_view to_string(KedaAction action) {
   return "?";
 }
 
-std::int64_t keda_milli(double value) { return static_cast<std::int64_t>(value * 1000); }
+// int64(value * 1000), saturating where Go's conversion is unspecified (huge, ±Inf, NaN).
+std::int64_t keda_milli(double value) { return saturate_to_int64(value * 1000); }
 
 HorizontalPodAutoscalerSpec keda_hpa_spec(const ScaledObjectSpec& so) {
   HorizontalPodAutoscalerSpec hpa;
@@ -201,9 +203,8 @@ MetricReading ScaledObjectController::adapter_reading(std::size_t index, const K
   }
   // The target as AsApproximateFloat64() of its milli quantity.
   double normalisation = static_cast<double>(keda_milli(t.threshold)) / 1000.0;
-  return MetricReading{.available = true,
-                       .pods = {},
-                       .milli = static_cast<std::int64_t>(normalisation * 1000 * replicas)};
+  return MetricReading{
+      .available = true, .pods = {}, .milli = saturate_to_int64(normalisation * 1000 * replicas)};
 }
 
 HpaDecision ScaledObjectController::sync_hpa(SimTime now, const KedaInputs& inputs) {

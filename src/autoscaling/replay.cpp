@@ -4,13 +4,15 @@
 #include <cmath>
 
 #include "fleetsim/core/error.hpp"
+#include "fleetsim/core/saturate.hpp"
 
 namespace fleetsim {
 
 namespace {
 
 // The series value as a metrics API carries it: a quantity in thousandths.
-std::int64_t to_milli(double value) { return std::llround(value * 1000); }
+// Rounded, and saturated: a huge, infinite or NaN sample must not become a wrapped count.
+std::int64_t to_milli(double value) { return saturate_to_int64(std::round(value * 1000)); }
 
 std::vector<HpaPod> ready_pods(std::int32_t replicas) {
   return std::vector<HpaPod>(static_cast<std::size_t>(std::max(replicas, 0)));

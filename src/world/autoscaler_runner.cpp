@@ -4,11 +4,14 @@
 #include <map>
 #include <string_view>
 
+#include "fleetsim/core/saturate.hpp"
+
 namespace fleetsim {
 
 namespace {
 
-std::int64_t to_milli(double value) { return std::llround(value * 1000.0); }
+// Rounded, and saturated: a huge, infinite or NaN sample must not become a wrapped count.
+std::int64_t to_milli(double value) { return saturate_to_int64(std::round(value * 1000.0)); }
 
 bool labels_match(const MetricsStore& store, SeriesId id,
                   const std::vector<std::pair<std::string, std::string>>& selector) {

@@ -79,3 +79,12 @@ TEST_CASE("replay: KEDA activates, its HPA scales, and cooldown returns it to ze
   // with 90 + 120 < now is t=240.
   CHECK(pairs(changes) == Changes{{0, 0}, {60, 1}, {60, 4}, {75, 5}, {240, 0}});
 }
+
+TEST_CASE("replay: a metric of 1e16 scales to the max instead of freezing (issue 13, class 5)",
+          "[autoscaling]") {
+  auto spec = make_hpa({.min = 2, .max = 10, .metrics = {pods_average(8000)}});
+  MetricSeries series = MetricSeries::parse("time_s,value\n0,8\n30,1e16\n", "s.csv");
+  auto changes = replay_hpa(spec, series, {.initial_replicas = 2, .duration = minutes(2)});
+  // The legacy path without behavior: at most max(2 × current, 4) per sync, then the max.
+  CHECK(pairs(changes) == Changes{{0, 2}, {30, 4}, {45, 8}, {60, 10}});
+}

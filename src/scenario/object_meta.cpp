@@ -138,8 +138,9 @@ ObjectMeta decode_object_meta(const YamlMap& owner, DecodeContext& ctx, NameRule
                                         "Karpenter ignores it",
                                         value.substr(0, 40)));
       } else if (e.key == kDurationAnnotation) {
+        // At least a second: a Deployment's pods with a microsecond run time churn without end.
         SimDuration d = e.value.as_duration();
-        if (d <= SimDuration{0}) e.value.fail("the run time must be positive");
+        if (d < seconds(1)) e.value.fail("the run time must be at least 1s");
         meta.run_time = d;
       }
       meta.annotations.emplace(e.key, std::move(value));

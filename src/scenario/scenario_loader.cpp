@@ -32,6 +32,10 @@ constexpr std::array<std::string_view, 16> kTopLevelKeys{
 // A Prometheus scrape interval beyond 10 minutes leaves autoscalers reading stale metrics for
 // longer than any lookback window fleetsim's queries use; it is a unit mistake.
 constexpr SimDuration kMaxScrapeInterval = minutes(10);
+// Floors on the periodic work a scenario asks for: below a second, a day's report rows or
+// scrapes run into the millions for no insight (and 1 µs hangs the run).
+constexpr SimDuration kMinReportInterval = seconds(1);
+constexpr SimDuration kMinScrapeInterval = seconds(1);
 
 constexpr std::array<std::string_view, 3> kProvisioners{"karpenter", "cluster-autoscaler",
                                                         "eks-auto-mode"};
@@ -239,13 +243,15 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   if (auto p = top.get("provisioner")) cfg.provisioner = decode_provisioner(*p);
   if (auto interval = top.get("report_interval")) {
     cfg.report_interval = interval->as_duration();
-    if (cfg.report_interval <= SimDuration{0})
-      interval->fail("the report interval must be positive");
+    if (cfg.report_interval < kMinReportInterval)
+      interval->fail(fmt::format("the report interval must be at least {}",
+                                 format_duration(kMinReportInterval)));
   }
   if (auto interval = top.get("scrape_interval")) {
     cfg.scrape_interval = interval->as_duration();
-    if (cfg.scrape_interval <= SimDuration{0})
-      interval->fail("the scrape interval must be positive");
+    if (cfg.scrape_interval < kMinScrapeInterval)
+      interval->fail(fmt::format("the scrape interval must be at least {}",
+                                 format_duration(kMinScrapeInterval)));
     if (cfg.scrape_interval > kMaxScrapeInterval) {
       interval->fail(fmt::format("the scrape interval must be at most {}",
                                  format_duration(kMaxScrapeInterval)));

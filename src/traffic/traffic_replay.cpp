@@ -5,6 +5,7 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -303,6 +304,18 @@ ReplaySource::ReplaySource(const ReplayConfig& config, RngStream rng)
                                        "instant, so it has no length of its own",
                                        csv_->file()));
     }
+  }
+
+  // The arrival rate after all scaling: within the cap every other pattern has.
+  const double window_s = static_cast<double>(loop_ ? period_us_ : span) * time_scale_ / 1e6;
+  const double rate = window_s > 0
+                          ? static_cast<double>(replayed_rows_) * config.rate_scale / window_s
+                          : std::numeric_limits<double>::infinity();
+  if (replayed_rows_ > 1 && rate > kMaxTrafficRps) {
+    traffic_checks::fail(config.where, "rate_scale",
+                         fmt::format("with time_scale {} the replay of {} arrives at {:.0f} "
+                                     "requests per second; at most {:.0f}",
+                                     config.time_scale, csv_->file(), rate, kMaxTrafficRps));
   }
 
   csv_->rewind();

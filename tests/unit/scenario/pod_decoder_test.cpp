@@ -438,3 +438,15 @@ spec:
                       bad));
   }
 }
+
+TEST_CASE("fleetsim.io/duration is at least a second (issue 13, class 3)", "[scenario]") {
+  CHECK(decode_error(R"(apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+  annotations: {fleetsim.io/duration: 1us}
+spec:
+  containers: [{name: c}]
+)") == "test.yaml:5:39: metadata.annotations.fleetsim.io/duration: the run time must be at "
+       "least 1s");
+}

@@ -374,7 +374,12 @@ TEST_CASE("image pull bandwidth and scrape interval: defaults, values and bounds
         "4:18: node_latencies.image_pull_bandwith: unknown key; did you mean "
         "\"image_pull_bandwidth\"?");
   CHECK(error("scrape_interval: 0s\n") ==
-        "4:18: scrape_interval: the scrape interval must be positive");
+        "4:18: scrape_interval: the scrape interval must be at least 1s");
+  // Issue 13, class 3: floors on periodic work (a microsecond hung the run).
+  CHECK(error("scrape_interval: 1us\n") ==
+        "4:18: scrape_interval: the scrape interval must be at least 1s");
+  CHECK(error("report_interval: 999ms\n") ==
+        "4:18: report_interval: the report interval must be at least 1s");
   CHECK(error("scrape_interval: 10m1s\n") ==
         "4:18: scrape_interval: the scrape interval must be at most 10m0s");
   CHECK(error("scrape_interval: 15\n") ==

@@ -1,4 +1,6 @@
 
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
@@ -411,4 +413,16 @@ TEST_CASE("bad replay options are ConfigErrors at their location", "[workload][t
   ReplaySource looped({.trace = one.path(), .loop = true, .loop_period = seconds(2)}, stream());
   CHECK(arrivals_us(take(looped, 3)) == std::vector<std::int64_t>{0, 2'000'000, 4'000'000});
   CHECK(replay({.trace = one.path()}).size() == 1);
+}
+
+TEST_CASE("a replay's rate after all scaling stays within the cap (issue 13, class 3)",
+          "[workload][traffic]") {
+  // Five requests over 5.32 s, compressed 1000× and multiplied 1000×: about 940,000/s, within.
+  CHECK(error_of(kAzure, {.time_scale = 0.001, .rate_scale = 1000}).empty());
+  // Ten requests within 0.9 s the same way: 11 million/s, each scale within its own bounds.
+  std::string dense = "time_s,input_tokens,output_tokens\n";
+  for (int i = 0; i < 10; ++i) dense += fmt::format("{}.{},10,10\n", i / 10, i % 10);
+  CHECK_THAT(error_of(dense, {.time_scale = 0.001, .rate_scale = 1000}),
+             Contains("rate_scale: with time_scale 0.001 the replay of trace.csv arrives at "
+                      "11111111 requests per second; at most 1000000"));
 }

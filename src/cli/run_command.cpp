@@ -1,9 +1,12 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <memory>
+#include <vector>
 
 #include "fleetsim/cli/commands.hpp"
 #include "fleetsim/report/event_writer.hpp"
@@ -26,12 +29,71 @@ void print_warnings(const ScenarioConfig& config) {
     std::cerr << fmt::format("warning: {}: {}: {}\n", w.where.to_string(), w.field, w.message);
 }
 
-std::ofstream open_output(const std::filesystem::path& path) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out)
-    throw InputError(SourceLocation{.file = path.string()}, "--out", "cannot write this file");
-  return out;
+// The signal that asked the run to stop (SIGINT, SIGTERM), or 0. A second one ends the process
+// at once, as if no handler were set: a stuck run can still be killed.
+volatile std::sig_atomic_t g_stop_signal = 0;
+
+extern "C" void on_stop_signal(int sig) {
+  if (g_stop_signal != 0) {
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+    return;
+  }
+  g_stop_signal = sig;
 }
+
+// Thrown from the progress callback to unwind a run that was asked to stop.
+struct Interrupted {};
+
+// The run's outputs, written to temporaries beside them and renamed into place only when the run
+// has succeeded: a failed or interrupted run leaves the previous outputs whole, and no half file.
+class OutputFiles {
+ public:
+  explicit OutputFiles(std::filesystem::path dir) : dir_(std::move(dir)) {}
+  OutputFiles(const OutputFiles&) = delete;
+  OutputFiles& operator=(const OutputFiles&) = delete;
+  ~OutputFiles() {
+    if (committed_) return;
+    std::error_code ec;
+    for (const File& f : files_) std::filesystem::remove(f.temp, ec);
+  }
+
+  std::ofstream& open(const std::string& name) {
+    File f{.final = dir_ / name,
+           .temp = dir_ / fmt::format(".{}.{}.tmp", name, static_cast<long>(::getpid())),
+           .stream = std::make_unique<std::ofstream>()};
+    f.stream->open(f.temp, std::ios::binary | std::ios::trunc);
+    if (!*f.stream)
+      throw InputError(SourceLocation{.file = f.temp.string()}, "--out", "cannot write this file");
+    files_.push_back(std::move(f));
+    return *files_.back().stream;
+  }
+
+  void commit() {
+    for (File& f : files_) {
+      f.stream->close();
+      if (!*f.stream)
+        throw InputError(SourceLocation{.file = f.temp.string()}, "--out",
+                         "writing the output failed");
+    }
+    for (const File& f : files_) {
+      std::error_code ec;
+      std::filesystem::rename(f.temp, f.final, ec);
+      if (ec) throw InputError(SourceLocation{.file = f.final.string()}, "--out", ec.message());
+    }
+    committed_ = true;
+  }
+
+ private:
+  struct File {
+    std::filesystem::path final;
+    std::filesystem::path temp;
+    std::unique_ptr<std::ofstream> stream;
+  };
+  std::filesystem::path dir_;
+  std::vector<File> files_;
+  bool committed_ = false;
+};
 
 }  // namespace
 
@@ -43,32 +105,37 @@ int run_command(const RunCommandOptions& options) {
   std::error_code ec;
   std::filesystem::create_directories(options.out_dir, ec);
   if (ec) throw InputError(SourceLocation{.file = options.out_dir.string()}, "--out", ec.message());
-  std::ofstream events = open_output(options.out_dir / "events.jsonl");
-  std::ofstream timeseries = open_output(options.out_dir / "timeseries.csv");
-  EventWriter event_writer(events);
-  TimeseriesWriter timeseries_writer(timeseries);
+  OutputFiles outputs(options.out_dir);
+  EventWriter event_writer(outputs.open("events.jsonl"));
+  TimeseriesWriter timeseries_writer(outputs.open("timeseries.csv"));
 
+  // SIGINT and SIGTERM stop the run between events; the outputs are then left as they were.
+  g_stop_signal = 0;
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
   const bool show_progress = !options.quiet && isatty(STDERR_FILENO) != 0;
   RunOptions run_options{.event_sinks = {&event_writer}, .timeseries_sinks = {&timeseries_writer}};
-  if (show_progress) {
-    run_options.progress = [&](SimTime now) {
-      std::cerr << fmt::format("\r{}: {} / {} simulated", config.name,
-                               format_duration(now.time_since_epoch()),
-                               format_duration(config.duration))
-                << std::flush;
-    };
+  run_options.progress = [&](SimTime now) {
+    if (g_stop_signal != 0) throw Interrupted{};
+    if (!show_progress) return;
+    std::cerr << fmt::format("\r{}: {} / {} simulated", config.name,
+                             format_duration(now.time_since_epoch()),
+                             format_duration(config.duration))
+              << std::flush;
+  };
+  RunResult result;
+  try {
+    result = run(config, run_options);
+  } catch (const Interrupted&) {
+    if (show_progress) std::cerr << "\r\033[K";
+    std::cerr << fmt::format("stopped by signal {}; the outputs in {} are unchanged\n",
+                             static_cast<int>(g_stop_signal), options.out_dir.string());
+    return 128 + g_stop_signal;
   }
-  const RunResult result = run(config, run_options);
   if (show_progress) std::cerr << "\r\033[K";
 
-  std::ofstream report_file = open_output(options.out_dir / "report.json");
-  report_file << report_json_text(result);
-  events.close();
-  timeseries.close();
-  report_file.close();
-  if (!events || !timeseries || !report_file)
-    throw InputError(SourceLocation{.file = options.out_dir.string()}, "--out",
-                     "writing the outputs failed");
+  outputs.open("report.json") << report_json_text(result);
+  outputs.commit();
   if (!options.quiet) {
     std::cout << format_summary(result);
     std::cout << fmt::format("outputs: {}\n", options.out_dir.string());

@@ -183,3 +183,35 @@ TEST_CASE("the command line: seeds, regions and commands are checked (issue 13, 
                                           "validate, catalog and autoscale"));
   CHECK(s.fleetsim("").exit_code == 2);
 }
+
+TEST_CASE(
+    "a run stopped by SIGINT exits 130 and leaves the previous outputs whole (issue 13, "
+    "class 11)",
+    "[cli]") {
+  Scratch s;
+  const fs::path source = fs::path(FLEETSIM_SOURCE_DIR) / "scenarios" / "llm-inference";
+  std::string scenario = fleetsim::test::slurp(source / "scenario.yaml");
+  for (std::size_t at = scenario.find("manifests/"); at != std::string::npos;
+       at = scenario.find("manifests/", at + 1)) {
+    scenario.replace(at, 10, (source / "manifests").string() + "/");
+    at += (source / "manifests").string().size();
+  }
+  const fs::path day = s.write("day.yaml", scenario);
+  scenario.replace(scenario.find("duration: 24h"), 13, "duration: 4000h");  // long enough
+  const fs::path long_run = s.write("long.yaml", scenario);
+  const fs::path out = s.dir / "out";
+  REQUIRE(s.fleetsim("run -q " + day.string() + " --out " + out.string()).exit_code == 0);
+  const std::string report = fleetsim::test::slurp(out / "report.json");
+  const std::string events = fleetsim::test::slurp(out / "events.jsonl");
+
+  const std::string cmd = "sh -c '" + std::string(FLEETSIM_BINARY) + " run -q " +
+                          long_run.string() + " --out " + out.string() +
+                          " 2>/dev/null & pid=$!; sleep 1; kill -INT $pid; wait $pid'";
+  const int status = std::system(cmd.c_str());
+  CHECK(WEXITSTATUS(status) == 130);
+  CHECK(fleetsim::test::slurp(out / "report.json") == report);
+  CHECK(fleetsim::test::slurp(out / "events.jsonl") == events);
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(out)) ++files;
+  CHECK(files == 3);  // no temporary left behind
+}

@@ -7,6 +7,7 @@
 #include <set>
 #include <system_error>
 
+#include "fleetsim/core/input_file.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
 
 namespace fleetsim {
@@ -144,9 +145,11 @@ void load_manifest_ref(const YamlValue& ref, const SectionContext& sc, ManifestS
     std::vector<std::filesystem::path> files;
     for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
       auto ext = entry.path().extension();
-      if (entry.is_regular_file(ec) && (ext == ".yaml" || ext == ".yml" || ext == ".json")) {
-        files.push_back(entry.path());
-      }
+      if (ext != ".yaml" && ext != ".yml" && ext != ".json") continue;
+      // kubectl would fail on it too: a listed manifest is never skipped silently.
+      if (auto why = not_a_regular_file(entry.path()))
+        ref.fail(fmt::format("{}: {}", entry.path().string(), *why));
+      files.push_back(entry.path());
     }
     if (ec) ref.fail(fmt::format("cannot read directory {}", path.string()));
     std::sort(files.begin(), files.end());
@@ -168,9 +171,8 @@ std::vector<DecodedJobSource> decode_job_sources(const YamlValue& list, const Se
     YamlValue trace = m.require("trace");
     std::filesystem::path trace_path = resolve_path(trace, sc);
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(trace_path, ec)) {
-      trace.fail(fmt::format("file not found: {}", trace_path.string()));
-    }
+    if (auto why = not_a_regular_file(trace_path))
+      trace.fail(fmt::format("{}: {}", *why, trace_path.string()));
     d.source.trace = std::filesystem::absolute(trace_path, ec).lexically_normal();
     if (ec) d.source.trace = trace_path;
 

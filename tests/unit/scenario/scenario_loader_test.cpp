@@ -608,3 +608,23 @@ TEST_CASE("scripted scale and Deployment updates are resolved; a re-applied Job 
         "spec.strategy.rollingUpdate: maxSurge and maxUnavailable cannot both be zero"));
   }
 }
+
+TEST_CASE(
+    "a dangling symlink in a manifests directory and a trace that is a directory are "
+    "errors that say so (issue 13, class 7)",
+    "[scenario]") {
+  {
+    ScratchScenario s("dangling", "manifests: [dir]\n");
+    std::filesystem::create_directories(s.dir.path() / "dir");
+    std::filesystem::create_symlink(s.dir.path() / "nowhere.yaml",
+                                    s.dir.path() / "dir" / "broken.yaml");
+    CHECK(s.error() == s.at(4, 13) + ": manifests[0]: " +
+                           (s.dir.path() / "dir" / "broken.yaml").string() + ": dangling symlink");
+  }
+  {
+    ScratchScenario s("trace-dir", "jobs:\n  - {trace: traces, template: job.yaml}\n");
+    std::filesystem::create_directories(s.dir.path() / "traces");
+    CHECK(s.error() == s.at(5, 13) + ": jobs[0].trace: is a directory, not a file: " +
+                           (s.dir.path() / "traces").string());
+  }
+}

@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "fleetsim/core/error.hpp"
+#include "fleetsim/core/utf8.hpp"
 
 namespace fleetsim {
 
@@ -52,7 +53,21 @@ void append_seconds(std::string& out, SimTime t, bool keep_point) {
 
 void append_json_string(std::string& out, std::string_view s) {
   out.push_back('"');
-  for (char c : s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const char c = s[i];
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      // Valid UTF-8 is copied; an invalid byte becomes U+FFFD, so the output stays valid JSON.
+      const std::size_t n = utf8_sequence_length(s, i);
+      if (n == 0) {
+        out += "\\ufffd";
+        ++i;
+      } else {
+        out.append(s.substr(i, n));
+        i += n;
+      }
+      continue;
+    }
+    ++i;
     switch (c) {
       case '"':
         out += "\\\"";

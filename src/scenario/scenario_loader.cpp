@@ -11,6 +11,7 @@
 #include <system_error>
 
 #include "fleetsim/catalog/catalog_loader.hpp"
+#include "fleetsim/core/utf8.hpp"
 #include "fleetsim/scenario/manifest_loader.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scenario/priority_resolver.hpp"
@@ -32,6 +33,7 @@ constexpr std::array<std::string_view, 16> kTopLevelKeys{
 // A Prometheus scrape interval beyond 10 minutes leaves autoscalers reading stale metrics for
 // longer than any lookback window fleetsim's queries use; it is a unit mistake.
 constexpr SimDuration kMaxScrapeInterval = minutes(10);
+constexpr std::size_t kMaxScenarioNameBytes = 253;
 // Floors on the periodic work a scenario asks for: below a second, a day's report rows or
 // scrapes run into the millions for no insight (and 1 µs hangs the run).
 constexpr SimDuration kMinReportInterval = seconds(1);
@@ -217,6 +219,14 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   YamlValue name = top.require("name");
   cfg.name = name.as_string();
   if (cfg.name.empty()) name.fail("the name must not be empty");
+  // It is written into every output: a bounded, valid UTF-8 text without control characters.
+  if (cfg.name.size() > kMaxScenarioNameBytes || !is_valid_utf8(cfg.name) ||
+      std::any_of(cfg.name.begin(), cfg.name.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x20; }))
+    name.fail(
+        fmt::format("the name must be valid UTF-8 of at most {} bytes without control "
+                    "characters",
+                    kMaxScenarioNameBytes));
   if (auto seed = top.get("seed")) {
     cfg.seed =
         static_cast<std::uint64_t>(seed->as_int(0, std::numeric_limits<std::int64_t>::max()));

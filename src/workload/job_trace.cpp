@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <limits>
 #include <optional>
@@ -11,10 +12,20 @@
 
 #include "fleetsim/core/csv_reader.hpp"
 #include "fleetsim/core/error.hpp"
+#include "fleetsim/core/utf8.hpp"
 
 namespace fleetsim {
 
 namespace {
+
+constexpr std::size_t kMaxNameBytes = 253;
+
+// A name goes into every output: bounded, valid UTF-8, no control characters.
+bool is_printable_name(std::string_view s) {
+  return s.size() <= kMaxNameBytes && is_valid_utf8(s) &&
+         std::none_of(s.begin(), s.end(),
+                      [](char c) { return static_cast<unsigned char>(c) < 0x20; });
+}
 
 enum class Column : std::uint8_t { Submit, Duration, Gpus, Cpu, Memory, Name, Priority };
 
@@ -138,6 +149,10 @@ JobArrival JobTraceReader::parse_row() {
   job.memory_bytes = row.integer(Column::Memory, 0, kMaxMemoryMib) * kBytesPerMib;
   const std::optional<std::size_t> name = row.find(Column::Name);
   const std::string_view name_text = name ? csv_->field(*name) : std::string_view();
+  if (!name_text.empty() && !is_printable_name(name_text))
+    row.fail(Column::Name, fmt::format("a job name must be valid UTF-8 of at most {} bytes "
+                                       "without control characters",
+                                       kMaxNameBytes));
   job.name = name_text.empty() ? fmt::format("job-{}", rows) : std::string(name_text);
   const std::optional<std::size_t> priority = row.find(Column::Priority);
   if (priority && !csv_->field(*priority).empty()) {

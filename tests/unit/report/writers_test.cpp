@@ -140,6 +140,14 @@ TEST_CASE("numbers print in fixed notation with at most six decimals", "[report]
   std::string j;
   append_json_string(j, "a\"b\\c\nd\x01");
   CHECK(j == R"("a\"b\\c\nd\u0001")");
+  // Issue 13, class 8: valid UTF-8 is kept; an invalid byte (a stray continuation, a truncated
+  // sequence, an overlong form, a surrogate) becomes U+FFFD, so the output stays valid JSON.
+  j.clear();
+  append_json_string(j, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x9a\x80");
+  CHECK(j == "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x9a\x80\"");
+  j.clear();
+  append_json_string(j, "\xff\xfe|\xc3|\xc0\xaf|\xed\xa0\x80");
+  CHECK(j == R"("\ufffd\ufffd|\ufffd|\ufffd\ufffd|\ufffd\ufffd\ufffd")");
 }
 
 TEST_CASE("the terminal summary is an aligned table of the headline numbers", "[report]") {

@@ -628,3 +628,13 @@ TEST_CASE(
                            (s.dir.path() / "traces").string());
   }
 }
+
+TEST_CASE("a scenario name must be bounded, valid UTF-8 (issue 13, class 8)", "[scenario]") {
+  test::TempDir dir("badname");
+  auto file = dir.write("s.yaml", "name: bad\xff\nduration: 1h\n");  // a raw 0xff byte
+  CHECK(load_error(file).ends_with(
+      "s.yaml:1:7: name: the name must be valid UTF-8 of at most 253 bytes without control "
+      "characters"));
+  auto long_name = dir.write("l.yaml", "name: " + std::string(254, 'x') + "\nduration: 1h\n");
+  CHECK(load_error(long_name).ends_with("at most 253 bytes without control characters"));
+}

@@ -1,6 +1,7 @@
 #include "fleetsim/autoscaling/promql.hpp"
 
 #include <fmt/format.h>
+#include <re2/re2.h>
 
 #include <algorithm>
 #include <array>
@@ -37,10 +38,11 @@ constexpr std::array<std::string_view, 9> kInfixKeywords{
 // Prometheus extrapolatedRate: extrapolate to a window end only if the gap to it is within
 // 110% of the average sample spacing (promql/functions.go).
 constexpr double kExtrapolationThresholdFactor = 1.1;
-// Bounds on hostile input (DESIGN.md §9), far beyond any autoscaling query: the parser and
-// std::regex's compiler recurse, so depth and pattern size must not be up to the input.
+// Bounds on hostile input (DESIGN.md §9), far beyond any autoscaling query: the parser
+// recurses, and a pattern's compiled size is bounded (RE2 matches in linear time).
 constexpr int kMaxNesting = 64;  // nested expressions and unary signs together
 constexpr std::size_t kMaxRegexBytes = 1024;
+constexpr std::int64_t kMaxRegexMemory = 1 << 20;  // compiled program size cap
 
 bool is_name_start(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':';
@@ -86,9 +88,9 @@ bool LabelMatcher::matches(std::string_view label_value) const {
     case MatchOp::NotEqual:
       return label_value != value;
     case MatchOp::Regex:
-      return std::regex_match(label_value.begin(), label_value.end(), *regex);
+      return re2::RE2::FullMatch(label_value, *regex);
     case MatchOp::NotRegex:
-      return !std::regex_match(label_value.begin(), label_value.end(), *regex);
+      return !re2::RE2::FullMatch(label_value, *regex);
   }
   return false;
 }
@@ -450,13 +452,15 @@ class PromParser {
           if (m.value.size() > kMaxRegexBytes) {
             syntax(value_at, fmt::format("a regex longer than {} bytes", kMaxRegexBytes));
           }
-          try {
-            // regex_match anchors at both ends, as Prometheus anchors its RE2 matchers; the
-            // ECMAScript dialect agrees with RE2 on the patterns label matchers use.
-            m.regex = std::make_shared<const std::regex>(m.value, std::regex::ECMAScript);
-          } catch (const std::regex_error& e) {
-            syntax(value_at, fmt::format("bad regex \"{}\": {}", m.value, e.what()));
-          }
+          // RE2, as Prometheus uses: linear-time matching, whatever the pattern. FullMatch
+          // anchors at both ends, as Prometheus anchors its matchers.
+          re2::RE2::Options options;
+          options.set_log_errors(false);
+          options.set_max_mem(kMaxRegexMemory);
+          auto regex = std::make_shared<const re2::RE2>(m.value, options);
+          if (!regex->ok())
+            syntax(value_at, fmt::format("bad regex \"{}\": {}", m.value, regex->error()));
+          m.regex = std::move(regex);
         }
         n.matchers.push_back(std::move(m));
         skip_ws();

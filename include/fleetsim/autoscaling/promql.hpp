@@ -3,7 +3,6 @@
 
 #include <memory>
 #include <optional>
-#include <regex>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -12,6 +11,10 @@
 
 #include "fleetsim/autoscaling/metrics_store.hpp"
 #include "fleetsim/core/time.hpp"
+
+namespace re2 {
+class RE2;
+}
 
 namespace fleetsim {
 
@@ -44,7 +47,7 @@ struct LabelMatcher {
   std::string name;
   MatchOp op = MatchOp::Equal;
   std::string value;
-  std::shared_ptr<const std::regex> regex;  // Regex and NotRegex: the pattern, fully anchored
+  std::shared_ptr<const re2::RE2> regex;  // Regex and NotRegex: the pattern, fully anchored
 
   bool matches(std::string_view label_value) const;
 };

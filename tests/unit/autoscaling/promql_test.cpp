@@ -281,3 +281,17 @@ TEST_CASE("the queries users write for GPU serving parse", "[autoscaling]") {
     CHECK(parse_error(q) == "no error");
   }
 }
+
+TEST_CASE("regex matchers run in linear time and speak RE2 (issue 13, class 4)", "[autoscaling]") {
+  // (.*)*z backtracks exponentially in a backtracking engine: on a 5,000-character label
+  // std::regex did not finish; RE2, as Prometheus uses, answers at once.
+  MetricsStore store;
+  store.record(store.series("x", {{"pod", std::string(5000, 'a')}}), t(0), 1);
+  CHECK_FALSE(eval(store, R"(count(x{pod=~"(.*)*z"}))", t(0)));
+  store.record(store.series("x", {{"pod", std::string(5000, 'a') + "z"}}), t(0), 1);
+  CHECK(eval(store, R"(count(x{pod=~"(.*)*z"}))", t(0)) == 1.0);
+  // RE2 syntax: \d is fine; backreferences are refused, as in Prometheus.
+  CHECK(eval(gpu_store(), R"(count(DCGM_FI_DEV_GPU_UTIL{pod=~"model-[ab]-\\d"}))", t(0)) == 3.0);
+  CHECK(
+      parse_error(R"(m{pod=~"(a)\\1"})").starts_with("PromQL syntax error at column 8: bad regex"));
+}

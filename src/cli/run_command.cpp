@@ -15,7 +15,6 @@
 #include "fleetsim/report/timeseries_writer.hpp"
 #include "fleetsim/runner/run.hpp"
 #include "fleetsim/scenario/scenario_loader.hpp"
-#include "fleetsim/traffic/traffic_replay.hpp"
 #include "fleetsim/workload/job_trace.hpp"
 #include "fleetsim/world/world.hpp"
 
@@ -151,9 +150,6 @@ int validate_command(const std::filesystem::path& scenario) {
     while (reader.next()) {
     }
   }
-  for (const ServiceConfig& service : config.services)
-    if (const auto* replay = std::get_if<ReplayConfig>(&service.traffic))
-      scan_request_trace(replay->trace);
   World world(config);  // its construction runs the checks that need the NodePools as solved
   print_warnings(config);
   std::size_t jobs = config.job_sources.size();

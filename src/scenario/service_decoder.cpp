@@ -14,7 +14,9 @@
 #include <type_traits>
 #include <utility>
 
+#include "fleetsim/core/rng.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
+#include "fleetsim/traffic/traffic_replay.hpp"
 
 namespace fleetsim {
 
@@ -146,6 +148,13 @@ ReplayConfig decode_replay(const YamlMap& m, const SectionContext& sc) {
   if (auto v = m.get("loop_period")) c.loop_period = v->as_duration();
   static constexpr std::array<Alias, 1> kAliases{Alias{"trace_offset", "offset"}};
   validate_at(c, m.value(), kAliases);
+  // The run's own checks on the trace (every row, the replayed span, the loop period, the rate),
+  // here, so that validate and run decide alike and the error names the scenario key.
+  try {
+    ReplaySource check(c, RngStream(0, "validate"));
+  } catch (const ConfigError& e) {
+    relocate(e, m.value(), kAliases);
+  }
   return c;
 }
 

@@ -145,7 +145,7 @@ services:
       trace: traces/requests.csv
       time_scale: 0.5
       rate_scale: 2
-      offset: 10m
+      offset: 1s
       start: 1m
       loop: true
       loop_period: 1h
@@ -197,7 +197,7 @@ services:
         std::filesystem::absolute(s.dir.path() / "traces/requests.csv").lexically_normal());
   CHECK(r.time_scale == 0.5);
   CHECK(r.rate_scale == 2);
-  CHECK(r.trace_offset == minutes(10));
+  CHECK(r.trace_offset == seconds(1));
   CHECK(r.start == minutes(1));
   CHECK(r.loop);
   CHECK(r.loop_period == hours(1));
@@ -418,4 +418,19 @@ TEST_CASE("serving options are bounded", "[scenario][services]") {
   CHECK(service_error("    serving: {service_time: {rates: {prefill_tokens_per_s: 100}}}\n") ==
         "8:37: services[0].serving.service_time.rates.time_per_output_token: required field is "
         "missing");
+}
+
+TEST_CASE("a replay's trace checks run at load, so validate and run agree (issue 13, class 9)",
+          "[scenario][services]") {
+  test::TempDir dir("one-instant");
+  const auto trace = dir.write("instant.csv", "time_s,input_tokens,output_tokens\n0,1,1\n0,2,2\n");
+  // Every row at one instant: a loop has no length of its own. The run refused it, but validate
+  // passed it; now loading refuses it, naming the scenario key.
+  CHECK(traffic_error("{pattern: replay, trace: " + trace.string() + ", loop: true}") ==
+        "7:14: services[0].traffic.loop_period: is needed to loop " + trace.string() +
+            ": its replayed rows all arrive at one instant, so it has no length of its own");
+  CHECK(traffic_error("{pattern: replay, trace: " + trace.string() + ", offset: 1m}")
+            .ends_with("services[0].traffic.offset: 1m0s is past the trace's last request (at 0s) "
+                       "in " +
+                       trace.string()));
 }

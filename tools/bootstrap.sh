@@ -4,7 +4,8 @@
 # are for the checks .ci/run makes before building (tools/check_layering.py, tools/check_format.sh).
 set -euo pipefail
 packages=(g++ cmake ninja-build libyaml-cpp-dev libcli11-dev libfmt-dev libeigen3-dev
-          nlohmann-json3-dev catch2 libbenchmark-dev libre2-dev pkg-config python3 clang-format)
+          nlohmann-json3-dev catch2 libbenchmark-dev libre2-dev pkg-config python3 clang-format
+          clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

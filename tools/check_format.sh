@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 clang_format=${1:-${CLANG_FORMAT:-clang-format}}
 command -v "$clang_format" >/dev/null || { echo "check_format: $clang_format not found" >&2; exit 2; }
-mapfile -d '' files < <(find src include tests bench -type f \( -name '*.cpp' -o -name '*.hpp' \) \
+mapfile -d '' files < <(find src include tests bench fuzz -type f \( -name '*.cpp' -o -name '*.hpp' \) \
                           -print0 | sort -z)
 if [ ${#files[@]} -eq 0 ]; then
   echo "check_format: no files"

@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <ranges>
 #include <string>
 #include <vector>
 
@@ -112,6 +111,35 @@ struct WorkloadRecord {
   std::string namespace_name;
 };
 
+// The pods of a map from ids to pods, as a range of Pod. (Written out: clang 14, which the fuzz
+// build uses, cannot compile libstdc++ 12's std::views::values.)
+class PodRange {
+ public:
+  using Map = std::map<PodId, Pod>;
+  class iterator {
+   public:
+    explicit iterator(Map::const_iterator it) : it_(it) {}
+    const Pod& operator*() const { return it_->second; }
+    const Pod* operator->() const { return &it_->second; }
+    iterator& operator++() {
+      ++it_;
+      return *this;
+    }
+    friend bool operator==(const iterator&, const iterator&) = default;
+
+   private:
+    Map::const_iterator it_;
+  };
+  explicit PodRange(const Map& pods) : pods_(&pods) {}
+  iterator begin() const { return iterator(pods_->begin()); }
+  iterator end() const { return iterator(pods_->end()); }
+  std::size_t size() const { return pods_->size(); }
+  bool empty() const { return pods_->empty(); }
+
+ private:
+  const Map* pods_;
+};
+
 // The one owner of cluster state: controllers read it freely and change it only through these
 // methods, so every transition keeps the pending and active indexes and the node totals right.
 class Cluster {
@@ -120,7 +148,7 @@ class Cluster {
   const std::map<WorkloadId, WorkloadRecord>& workloads() const { return workloads_; }
   const std::vector<Node>& nodes() const { return nodes_; }
   // The pods not yet released, by id (creation order).
-  auto pods() const { return std::views::values(pods_); }
+  PodRange pods() const { return PodRange(pods_); }
   const Node& node(NodeId id) const { return nodes_[id]; }
   const Pod& pod(PodId id) const { return at(id); }
   // Null once the pod has been released (collect()).

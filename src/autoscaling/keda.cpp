@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "fleetsim/core/error.hpp"
 #include "fleetsim/core/saturate.hpp"
@@ -101,7 +102,9 @@ KedaPollResult ScaledObjectController::poll(SimTime now, const KedaInputs& input
   FLEETSIM_ASSERT(inputs.triggers.size() == spec_.triggers.size());
   KedaPollResult out{.desired = inputs.current_replicas};
   // getScaledObjectState: any active trigger activates; cpu and memory triggers have no External
-  // metric and so neither activate nor fail.
+  // metric and so neither activate nor fail. Each prometheus read goes through the fallback, as
+  // the adapter's do (getScalerState -> GetMetricsWithFallback): an error counts a failure, a
+  // success resets the count, and past failureThreshold the trigger is active without error.
   std::size_t cpu_memory = 0;
   for (std::size_t i = 0; i < spec_.triggers.size(); ++i) {
     const KedaTrigger& t = spec_.triggers[i];
@@ -110,11 +113,12 @@ KedaPollResult ScaledObjectController::poll(SimTime now, const KedaInputs& input
       continue;
     }
     std::optional<double> v = scaler_value(t, inputs.triggers[i]);
-    if (!v) {
+    bool falling_back = false;
+    if (!with_fallback(i, v, inputs, falling_back).available) {
       out.error = true;
       continue;
     }
-    if (*v > t.activation_threshold) out.active = true;  // strictly greater
+    if (falling_back || *v > t.activation_threshold) out.active = true;  // strictly greater
   }
   // Only cpu/memory triggers: always active, since nothing could ever activate it from zero.
   if (cpu_memory == spec_.triggers.size() && !out.error) out.active = true;
@@ -159,24 +163,20 @@ KedaPollResult ScaledObjectController::poll(SimTime now, const KedaInputs& input
   return out;
 }
 
-MetricReading ScaledObjectController::adapter_reading(std::size_t index, const KedaInputs& inputs) {
-  const KedaTrigger& t = spec_.triggers[index];
-  const TriggerReading& reading = inputs.triggers[index];
-  if (t.type != KedaTriggerType::Prometheus) {
-    // cpu and memory become Resource metrics that the HPA reads from metrics-server itself.
-    return MetricReading{.available = true, .pods = reading.pods, .milli = 0};
-  }
-  std::optional<double> v = scaler_value(t, reading);
-  // GetMetricsWithFallback.
-  if (v) {
+MetricReading ScaledObjectController::with_fallback(std::size_t index, std::optional<double> value,
+                                                    const KedaInputs& inputs, bool& falling_back) {
+  // GetMetricsWithFallback: the failure count is kept only where a fallback is configured.
+  falling_back = false;
+  if (value) {
     if (spec_.fallback) failures_[index] = 0;
-    return MetricReading{.available = true, .pods = {}, .milli = keda_milli(*v)};
+    return MetricReading{.available = true, .pods = {}, .milli = keda_milli(*value)};
   }
   if (!spec_.fallback) return MetricReading{.available = false};
   std::int32_t& failures = failures_[index];
-  ++failures;
+  failures = failures < std::numeric_limits<std::int32_t>::max() ? failures + 1 : failures;
   if (failures <= spec_.fallback->failure_threshold) return MetricReading{.available = false};
 
+  const KedaTrigger& t = spec_.triggers[index];
   // doFallback: a synthetic value that lands the HPA on R replicas.
   const KedaFallback& fb = *spec_.fallback;
   const double current = inputs.current_replicas;
@@ -203,6 +203,7 @@ MetricReading ScaledObjectController::adapter_reading(std::size_t index, const K
   }
   // The target as AsApproximateFloat64() of its milli quantity.
   double normalisation = static_cast<double>(keda_milli(t.threshold)) / 1000.0;
+  falling_back = true;
   return MetricReading{
       .available = true, .pods = {}, .milli = saturate_to_int64(normalisation * 1000 * replicas)};
 }
@@ -213,10 +214,19 @@ HpaDecision ScaledObjectController::sync_hpa(SimTime now, const KedaInputs& inpu
               .status_replicas = inputs.status_replicas,
               .pods = inputs.pods,
               .metrics = {}};
-  // The adapter is asked only when the HPA reads metrics, so only those reads count failures.
+  // The adapter (GetScaledObjectMetrics) is asked only when the HPA reads metrics; each of its
+  // prometheus reads counts in the fallback as the poll's do. cpu and memory become Resource
+  // metrics that the HPA reads from metrics-server itself.
   if (hpa_.reads_metrics(inputs.current_replicas)) {
     for (std::size_t i = 0; i < spec_.triggers.size(); ++i) {
-      h.metrics.push_back(adapter_reading(i, inputs));
+      const TriggerReading& reading = inputs.triggers[i];
+      if (spec_.triggers[i].type != KedaTriggerType::Prometheus) {
+        h.metrics.push_back(MetricReading{.available = true, .pods = reading.pods, .milli = 0});
+        continue;
+      }
+      bool falling_back = false;
+      h.metrics.push_back(
+          with_fallback(i, scaler_value(spec_.triggers[i], reading), inputs, falling_back));
     }
   }
   return hpa_.decide(now, h);

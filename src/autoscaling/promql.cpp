@@ -131,9 +131,17 @@ class PromParser {
   char peek(std::size_t ahead = 0) const {
     return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0';
   }
+  // Whitespace and `#` comments, which run to the end of the line (Prometheus's lexer:
+  // lexStatements -> lexLineComment).
   void skip_ws() {
-    while (!at_end() && (peek() == ' ' || peek() == '\t' || peek() == '\n' || peek() == '\r')) {
-      ++pos_;
+    while (!at_end()) {
+      if (peek() == '#') {
+        while (!at_end() && peek() != '\n') ++pos_;
+      } else if (peek() == ' ' || peek() == '\t' || peek() == '\n' || peek() == '\r') {
+        ++pos_;
+      } else {
+        return;
+      }
     }
   }
   bool consume(char c) {

@@ -67,7 +67,10 @@ class ScaledObjectController {
   // A prometheus trigger's value as the scaler reports it: nullopt is a scaler error.
   std::optional<double> scaler_value(const KedaTrigger& trigger,
                                      const TriggerReading& reading) const;
-  MetricReading adapter_reading(std::size_t index, const KedaInputs& inputs);
+  // GetMetricsWithFallback for trigger `index`: the scaler's value, or the synthetic value of
+  // doFallback (setting falling_back) once failures pass the threshold, or unavailable.
+  MetricReading with_fallback(std::size_t index, std::optional<double> value,
+                              const KedaInputs& inputs, bool& falling_back);
 
   ScaledObjectSpec spec_;
   SimTime created_;

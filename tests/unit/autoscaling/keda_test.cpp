@@ -162,31 +162,58 @@ TEST_CASE("without idleReplicaCount an inactive target below min is raised to mi
   CHECK(keda.poll(t(30), at_replicas(4, {q(1)})).action == KedaAction::None);
 }
 
-TEST_CASE("fallback: after failureThreshold failed reads the HPA goes to fallback.replicas",
+// The replicas KEDA and its HPA write over time, with KEDA polling every `polling` seconds before
+// the HPA's 15 s sync at the same instant, every read seeing `reading`; pods are Ready at once.
+std::vector<std::int32_t> replica_series(ScaledObjectController& keda, std::int32_t replicas,
+                                         std::int64_t polling, std::int64_t until,
+                                         const TriggerReading& reading) {
+  std::vector<std::int32_t> series;
+  for (std::int64_t s = 0; s <= until; s += 15) {
+    if (s % polling == 0) replicas = keda.poll(t(s), at_replicas(replicas, {reading})).desired;
+    replicas = keda.sync_hpa(t(s), at_replicas(replicas, {reading})).desired;
+    series.push_back(replicas);
+  }
+  return series;
+}
+
+TEST_CASE("fallback: every read, polled or by the HPA, counts towards failureThreshold",
           "[autoscaling]") {
+  // Upstream: pkg/scaling/scale_handler.go getScalerState and GetScaledObjectMetrics both go
+  // through pkg/fallback GetMetricsWithFallback. Static fallback 6, threshold 3, polling 30 s:
+  // failures 1 (poll 0 s), 2 (HPA 0 s), 3 (HPA 15 s), 4 (poll 30 s: the trigger turns active),
+  // 5 (HPA 30 s: lands on 6).
   ScaledObjectController keda(
       make_so({.fallback = KedaFallback{.failure_threshold = 3, .replicas = 6},
                .triggers = {prometheus(10, 5, MetricTargetType::AverageValue, false)}}),
       t(0));
-  // Reads 1–3 fail through to the HPA, which keeps the count.
-  for (std::int64_t s : {0, 15, 30}) {
-    HpaDecision d = keda.sync_hpa(t(s), at_replicas(3, {empty_result()}));
-    CHECK(d.reason == HpaReason::MetricsFailed);
-    CHECK(d.desired == 3);
-  }
-  CHECK_FALSE(keda.fallback_active());
-  // The 4th is above the threshold: the adapter returns threshold x 6, so the HPA lands on 6.
-  HpaDecision d = keda.sync_hpa(t(45), at_replicas(3, {empty_result()}));
-  CHECK(d.desired == 6);
+  CHECK(replica_series(keda, 3, 30, 60, empty_result()) ==
+        std::vector<std::int32_t>{3, 3, 6, 6, 6});
   CHECK(keda.fallback_active());
-  // The poll sees the error: no scale to zero while falling back, whatever the cooldown.
+  // Falling back, the poll sees an active trigger without error: no scale to zero, whatever the
+  // cooldown, and lastActiveTime moves on.
   KedaPollResult p = keda.poll(t(600), at_replicas(6, {empty_result()}));
-  CHECK(p.error);
-  CHECK(p.action == KedaAction::TriggerError);
+  CHECK(p.active);
+  CHECK_FALSE(p.error);
   CHECK(p.desired == 6);
+  CHECK(keda.last_active_time() == t(600));
   // A good read resets the count.
   CHECK(keda.sync_hpa(t(615), at_replicas(6, {q(30)})).metric_recommendation == 3);
   CHECK_FALSE(keda.fallback_active());
+}
+
+TEST_CASE("fallback from zero: the poll activates the target, then the HPA lands on the fallback",
+          "[autoscaling]") {
+  // Upstream: tests/internals/fallback TestFallbackFromZero (minReplicaCount 0, static fallback
+  // 3, failureThreshold 1, polling 5 s): the target at 0 goes to 3 when the metrics source goes.
+  // Poll 0 s: failure 1; poll 15 s: failure 2 > 1, active, 0 -> 1; the HPA then reads failure 3
+  // and lands on 3.
+  ScaledObjectController keda(
+      make_so({.fallback =
+                   KedaFallback{
+                       .failure_threshold = 1, .replicas = 3, .behavior = FallbackBehavior::Static},
+               .triggers = {prometheus(5, 0, MetricTargetType::AverageValue, false)}}),
+      t(0));
+  CHECK(replica_series(keda, 0, 15, 45, query_error()) == std::vector<std::int32_t>{0, 3, 3, 3});
 }
 
 TEST_CASE("fallback behaviors choose the replicas the HPA lands on", "[autoscaling]") {

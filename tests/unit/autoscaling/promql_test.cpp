@@ -295,3 +295,16 @@ TEST_CASE("regex matchers run in linear time and speak RE2 (issue 13, class 4)",
   CHECK(
       parse_error(R"(m{pod=~"(a)\\1"})").starts_with("PromQL syntax error at column 8: bad regex"));
 }
+
+TEST_CASE("a # comment runs to the end of the line, outside strings (issue 12, finding 6)",
+          "[autoscaling]") {
+  // Prometheus's lexer (promql/parser/lex.go lexLineComment); a query folded over lines in a
+  // ScaledObject's YAML often carries one.
+  MetricsStore store = gpu_store();
+  CHECK(eval(store,
+             "sum(DCGM_FI_DEV_GPU_UTIL{deployment=\"model-a\"}) # both replicas\n"
+             "  / 2 # per replica",
+             t(0)) == 60);
+  CHECK(eval(store, R"(sum(DCGM_FI_DEV_GPU_UTIL{pod="model-#-1"}))", t(0)) == std::nullopt);
+  CHECK(parse_error("# only a comment") != "no error");
+}

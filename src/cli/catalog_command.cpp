@@ -11,7 +11,7 @@ int catalog_command(const CatalogOptions& options) {
   std::filesystem::path dir =
       options.catalog_dir ? *options.catalog_dir : bundled_catalog_root() / "aws" / options.region;
   Catalog catalog = load_catalog(dir);
-  CatalogFilter filter = parse_catalog_filter(options.filter);
+  CatalogFilter filter = options.filter ? parse_catalog_filter(*options.filter) : CatalogFilter{};
   filter.gpu_only |= options.gpu_only;
   CatalogOrder order = CatalogOrder::Name;
   if (options.sort == "price") order = CatalogOrder::OnDemandPrice;

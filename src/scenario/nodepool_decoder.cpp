@@ -161,11 +161,12 @@ NodePoolDisruption decode_disruption(const YamlValue& value, NodePoolApi api, No
   return d;
 }
 
-std::string decode_node_class_ref(const YamlValue& value, NodePoolApi api) {
+void decode_node_class_ref(const YamlValue& value, NodePoolApi api, NodePool& pool) {
   YamlMap m(value);
   YamlValue name = m.require("name");
-  std::string out = name.as_string();
-  if (auto p = dns_subdomain_problem(out)) name.fail(*p);
+  pool.node_class = name.as_string();
+  pool.node_class_where = name.where();
+  if (auto p = dns_subdomain_problem(pool.node_class)) name.fail(*p);
   YamlValue kind = m.require("kind");
   if (kind.as_string() != kNodeClassKind) {
     kind.fail(fmt::format("fleetsim models only {} node classes", kNodeClassKind));
@@ -182,7 +183,6 @@ std::string decode_node_class_ref(const YamlValue& value, NodePoolApi api) {
     }
   }
   m.reject_unread(std::array<std::string_view, 4>{"group", "kind", "name", "apiVersion"});
-  return out;
 }
 
 Labels decode_pool_labels(const YamlValue& value) {
@@ -206,11 +206,12 @@ void decode_template(const YamlValue& value, NodePoolApi api, NodePool& pool, De
   YamlMap spec(t.require("spec"));
   // v1 requires a nodeClassRef; v1beta1's AWS provider fell back to the class named "default".
   if (api == NodePoolApi::V1) {
-    pool.node_class = decode_node_class_ref(spec.require("nodeClassRef"), api);
+    decode_node_class_ref(spec.require("nodeClassRef"), api, pool);
   } else if (auto ref = spec.get("nodeClassRef")) {
-    pool.node_class = decode_node_class_ref(*ref, api);
+    decode_node_class_ref(*ref, api, pool);
   } else {
     pool.node_class = "default";
+    pool.node_class_where = pool.where;
   }
   if (auto reqs = spec.get("requirements")) {
     decode_requirements(*reqs, RequirementSource::NodePool, ctx, pool.requirements);

@@ -126,11 +126,11 @@ void check_node_class_refs(const std::vector<NodePool>& pools,
   for (const NodePool& pool : pools) {
     if (std::find(names.begin(), names.end(), pool.node_class) != names.end()) continue;
     if (!classes.empty()) {
-      throw ConfigError(pool.where, "spec.template.spec.nodeClassRef.name",
+      throw ConfigError(pool.node_class_where, "spec.template.spec.nodeClassRef.name",
                         fmt::format("no EC2NodeClass named \"{}\"{}", pool.node_class,
                                     did_you_mean(pool.node_class, names)));
     }
-    warnings.add(pool.where, "NodePool.spec.template.spec.nodeClassRef.name",
+    warnings.add(pool.node_class_where, "NodePool.spec.template.spec.nodeClassRef.name",
                  fmt::format("no EC2NodeClass named \"{}\"; using defaults", pool.node_class));
   }
 }

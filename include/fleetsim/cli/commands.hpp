@@ -24,7 +24,7 @@ struct RunCommandOptions {
 struct CatalogOptions {
   std::optional<std::filesystem::path> catalog_dir;  // default: the bundled one for the region
   std::string region = "us-east-1";
-  std::string filter;
+  std::optional<std::string> filter;  // absent: every type
   bool gpu_only = false;
   std::string sort = "name";  // name | price | spot
 };

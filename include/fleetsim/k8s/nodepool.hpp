@@ -58,6 +58,7 @@ struct NodePool {
   std::string node_class;  // nodeClassRef.name
   NodePoolDisruption disruption;
   SourceLocation where;
+  SourceLocation node_class_where;  // where nodeClassRef.name is written
 };
 
 // Karpenter's NodePool hash (NodePool.Hash): the template's static fields (labels, annotations,

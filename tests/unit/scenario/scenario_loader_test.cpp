@@ -284,14 +284,15 @@ TEST_CASE("node class references: an error when classes exist, a warning when no
     REQUIRE(cfg.warnings.size() == 1);
     CHECK(cfg.warnings[0].field == "NodePool.spec.template.spec.nodeClassRef.name");
     CHECK(cfg.warnings[0].message == "no EC2NodeClass named \"defualt\"; using defaults");
-    CHECK(cfg.warnings[0].where.to_string() == s.at(7, 22));
+    // At the reference itself, not the NodePool's name (issue 12, finding 6).
+    CHECK(cfg.warnings[0].where.to_string() == s.at(8, 97));
   }
   {
     ScratchScenario s("withclass", "manifests:\n" + pool +
                                        "  - {apiVersion: karpenter.k8s.aws/v1, kind: EC2NodeClass, "
                                        "metadata: {name: default}, spec: {}}\n");
     CHECK(s.error() ==
-          s.at(7, 22) +
+          s.at(8, 97) +
               ": spec.template.spec.nodeClassRef.name: no EC2NodeClass named \"defualt\"; did "
               "you mean \"default\"?");
   }

@@ -135,6 +135,15 @@ void check_node_class_refs(const std::vector<NodePool>& pools,
   }
 }
 
+// A Job of the manifests (not a trace's template, whose rows give run times) without a run time.
+void warn_endless_job(const Workload& w, WarningLog& warnings) {
+  if (w.kind != WorkloadKind::Job || w.run_time) return;
+  warnings.add(w.where, fmt::format("Job.metadata.annotations.{}", kDurationAnnotation),
+               fmt::format("Job \"{}\" has no {} annotation (on the Job or its pod template): "
+                           "its pods run until the end of the run and it never completes",
+                           w.name, kDurationAnnotation));
+}
+
 // Where a Deployment's autoscaler was found, for the "already has one" message.
 struct AutoscalerRef {
   std::string_view kind;  // "HorizontalPodAutoscaler" or "ScaledObject"
@@ -303,6 +312,7 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   std::set<std::string> workload_keys;
   for (auto& d : set.workloads) {
     priorities.resolve(d.workload.pod.spec, d.priority);
+    warn_endless_job(d.workload, warnings);
     workload_keys.insert(workload_key(d.workload));
     cfg.workloads.push_back(std::move(d.workload));
   }

@@ -127,13 +127,6 @@ DecodedWorkload decode_job(const YamlMap& manifest, DecodeContext& ctx) {
   PriorityRef priority = pod.priority;
   DecodedWorkload out{base_workload(WorkloadKind::Job, meta, std::move(pod)), std::move(priority)};
   Workload& w = out.workload;
-  if (!w.run_time) {
-    ctx.warnings.add(meta.where, fmt::format("Job.metadata.annotations.{}", kDurationAnnotation),
-                     fmt::format("Job \"{}\" has no {} annotation (on the Job or its pod "
-                                 "template): its pods run until the end of the run and it never "
-                                 "completes",
-                                 w.name, kDurationAnnotation));
-  }
   if (auto parallelism = spec.get("parallelism")) {
     w.parallelism = static_cast<std::int32_t>(parallelism->as_int(0, kMaxReplicas));
   }

@@ -272,6 +272,28 @@ TEST_CASE("jobs and events are checked against the catalog and each other", "[sc
   }
 }
 
+TEST_CASE(
+    "a Job of the manifests without a run time warns that it never completes (issue 12, "
+    "finding 6)",
+    "[scenario]") {
+  // A trace's template needs no annotation: the trace gives each job its run time.
+  const std::string job =
+      "{apiVersion: batch/v1, kind: Job, metadata: {name: train}, spec: {template: {spec: "
+      "{restartPolicy: Never, containers: [{name: c}]}}}}";
+  test::TempDir dir("endless-template");
+  dir.write("job.yaml", job + "\n");
+  ScratchScenario s("endless", "manifests:\n  - " + job + "\njobs:\n  - {trace: " +
+                                   (test::fixtures() / "traces/training-jobs.csv").string() +
+                                   ", template: " + (dir.path() / "job.yaml").string() + "}\n");
+  ScenarioConfig cfg = load_scenario(s.file);
+  REQUIRE(cfg.warnings.size() == 1);
+  CHECK(cfg.warnings[0].field == "Job.metadata.annotations.fleetsim.io/duration");
+  CHECK(cfg.warnings[0].where.to_string() == s.at(5, 56));  // metadata.name
+  CHECK(cfg.warnings[0].message ==
+        "Job \"train\" has no fleetsim.io/duration annotation (on the Job or its pod template): "
+        "its pods run until the end of the run and it never completes");
+}
+
 TEST_CASE("node class references: an error when classes exist, a warning when none do",
           "[scenario]") {
   std::string pool =

@@ -134,26 +134,6 @@ spec:
   CHECK(ds.pod.spec.requests.cpu_millis() == 100);
 }
 
-TEST_CASE("a Job without a run time warns that it never completes (issue 12, finding 6)",
-          "[scenario]") {
-  auto d = decode(R"(apiVersion: batch/v1
-kind: Job
-metadata: {name: train}
-spec:
-  template:
-    spec:
-      restartPolicy: Never
-      containers: [{name: c}]
-)");
-  REQUIRE(d->warnings.warnings().size() == 1);
-  const auto& w = d->warnings.warnings()[0];
-  CHECK(w.field == "Job.metadata.annotations.fleetsim.io/duration");
-  CHECK(w.where.line == 3);
-  CHECK(w.message ==
-        "Job \"train\" has no fleetsim.io/duration annotation (on the Job or its pod template): "
-        "its pods run until the end of the run and it never completes");
-}
-
 TEST_CASE("workload errors", "[scenario]") {
   CHECK(decode_error(R"(apiVersion: batch/v1
 kind: Job

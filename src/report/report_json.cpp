@@ -1,5 +1,6 @@
 #include "fleetsim/report/report_json.hpp"
 
+#include "fleetsim/core/calendar.hpp"
 #include "fleetsim/report/json_writer.hpp"
 #include "fleetsim/report/number_format.hpp"
 
@@ -62,6 +63,7 @@ Json report_json(const RunResult& result) {
   Json r = Json::object();
   r["scenario"] = result.scenario;
   r["seed"] = result.seed;
+  r["start"] = format_rfc3339(result.start_unix_s);
   r["duration_s"] = round_report(to_seconds(result.duration));
 
   const CostResult& c = result.cost;

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "fleetsim/core/calendar.hpp"
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/report/number_format.hpp"
 
@@ -42,8 +43,9 @@ std::string format_summary(const RunResult& result) {
   const GpuResult& gpu = result.gpu;
   const PodsResult& pods = result.pods;
 
-  fmt::format_to(std::back_inserter(out), "fleetsim: {} (seed {}, {})\n", result.scenario,
-                 result.seed, format_duration(result.duration));
+  fmt::format_to(std::back_inserter(out), "fleetsim: {} (seed {}, {} from {})\n", result.scenario,
+                 result.seed, format_duration(result.duration),
+                 format_rfc3339(result.start_unix_s));
 
   row(out, "cost total", usd(cost.total_usd));
   row(out, "  on-demand / spot", usd(cost.on_demand_usd) + " / " + usd(cost.spot_usd));

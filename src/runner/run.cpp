@@ -15,6 +15,7 @@ constexpr int kDefaultProgressCalls = 100;
 RunInfo run_info(const ScenarioConfig& config) {
   RunInfo info{.scenario = config.name,
                .seed = config.seed,
+               .start_unix_s = config.start_unix_s,
                .duration = config.duration,
                .report_interval = config.report_interval,
                .nodepools = {}};

@@ -252,6 +252,7 @@ RunResult RunRecorder::result(std::uint64_t engine_events) const {
   RunResult r;
   r.scenario = info_.scenario;
   r.seed = info_.seed;
+  r.start_unix_s = info_.start_unix_s;
   r.duration = info_.duration;
 
   r.cost.total_usd = ledger_.total_usd();

@@ -9,8 +9,11 @@
 #include <memory>
 #include <set>
 #include <system_error>
+#include <type_traits>
+#include <variant>
 
 #include "fleetsim/catalog/catalog_loader.hpp"
+#include "fleetsim/core/calendar.hpp"
 #include "fleetsim/core/utf8.hpp"
 #include "fleetsim/scenario/manifest_loader.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
@@ -24,11 +27,23 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<std::string_view, 16> kTopLevelKeys{
-    "name",    "seed",           "duration",        "region",
-    "catalog", "provisioner",    "report_interval", "scrape_interval",
-    "warmup",  "manifests",      "services",        "jobs",
-    "events",  "node_latencies", "karpenter",       "kube_controller_manager"};
+constexpr std::array<std::string_view, 17> kTopLevelKeys{"name",
+                                                         "seed",
+                                                         "start",
+                                                         "duration",
+                                                         "region",
+                                                         "catalog",
+                                                         "provisioner",
+                                                         "report_interval",
+                                                         "scrape_interval",
+                                                         "warmup",
+                                                         "manifests",
+                                                         "services",
+                                                         "jobs",
+                                                         "events",
+                                                         "node_latencies",
+                                                         "karpenter",
+                                                         "kube_controller_manager"};
 
 // A Prometheus scrape interval beyond 10 minutes leaves autoscalers reading stale metrics for
 // longer than any lookback window fleetsim's queries use; it is a unit mistake.
@@ -144,6 +159,18 @@ void warn_endless_job(const Workload& w, WarningLog& warnings) {
                            w.name, kDurationAnnotation));
 }
 
+// Diurnal traffic peaks at a UTC hour: it needs the hour of day at t = 0.
+void set_start_hour(TrafficConfig& traffic, std::int64_t start_unix_s) {
+  const double hour = static_cast<double>((start_unix_s % 86400 + 86400) % 86400) / 3600.0;
+  auto set = [&](auto& config) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(config)>, DiurnalConfig>) {
+      config.start_hour = hour;
+    }
+  };
+  std::visit(set, traffic);
+  if (auto* surge = std::get_if<SurgeConfig>(&traffic)) std::visit(set, surge->base);
+}
+
 // Where a Deployment's autoscaler was found, for the "already has one" message.
 struct AutoscalerRef {
   std::string_view kind;  // "HorizontalPodAutoscaler" or "ScaledObject"
@@ -240,6 +267,11 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
     cfg.seed =
         static_cast<std::uint64_t>(seed->as_int(0, std::numeric_limits<std::int64_t>::max()));
   }
+  if (auto start = top.get("start")) {
+    ParsedTimestamp t = parse_rfc3339(start->as_string());
+    if (!t.unix_s) start->fail(t.problem);
+    cfg.start_unix_s = *t.unix_s;
+  }
   YamlValue duration = top.require("duration");
   cfg.duration = duration.as_duration();
   if (cfg.duration <= SimDuration{0}) duration.fail("the duration must be positive");
@@ -300,6 +332,7 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
     for (const YamlValue& ref : list->items()) load_manifest_ref(ref, ctx, set);
   }
   if (auto list = top.get("services")) cfg.services = decode_services(*list, ctx);
+  for (ServiceConfig& service : cfg.services) set_start_hour(service.traffic, cfg.start_unix_s);
   std::vector<DecodedJobSource> jobs;
   if (auto list = top.get("jobs")) jobs = decode_job_sources(*list, ctx);
   std::vector<DecodedEvent> events;

@@ -35,7 +35,7 @@ void validate(const DiurnalConfig& config) {
 DiurnalSource::DiurnalSource(const DiurnalConfig& config, RngStream rng)
     : mean_rps_(config.mean_rps),
       amplitude_((config.peak_to_trough - 1) / (config.peak_to_trough + 1)),
-      peak_offset_us_(config.peak_hour * kHourUs),
+      peak_offset_us_((config.peak_hour - config.start_hour) * kHourUs),
       max_gap_us_(0),
       rng_(rng),
       tokens_(config.tokens, derive_stream(rng, "tokens")) {

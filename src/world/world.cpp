@@ -85,6 +85,7 @@ void World::build_provisioner() {
           .termination = *termination_,
           .provisioner = *karpenter,
           .pdbs = pdbs_,
+          .start_unix_s = config_.start_unix_s,
           .consolidation = {.spot_to_spot = config_.karpenter.spot_to_spot_consolidation}});
       provisioner_ = std::move(karpenter);
       break;

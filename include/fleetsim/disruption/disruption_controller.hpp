@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "fleetsim/core/calendar.hpp"
 #include "fleetsim/disruption/consolidation.hpp"
 #include "fleetsim/disruption/disruption_method.hpp"
 #include "fleetsim/disruption/orchestration_queue.hpp"
@@ -17,8 +18,6 @@ namespace fleetsim {
 
 // Disruption poll period when no method acted (core:pkg/controllers/disruption/controller.go).
 inline constexpr SimDuration kDisruptionPollPeriod = seconds(10);
-// Calendar time of simulated t = 0 unless a scenario says otherwise: Monday 2024-01-01T00:00Z.
-inline constexpr std::int64_t kDefaultStartUnixSeconds = 1'704'067'200;
 
 // Every 10 s: expired NodeClaims are deleted; then, unless a command is being validated, the
 // methods are asked in Karpenter's order (emptiness, drift, multi-node consolidation,

@@ -22,6 +22,7 @@ namespace fleetsim {
 struct RunInfo {
   std::string scenario;
   std::uint64_t seed = 0;
+  std::int64_t start_unix_s = 0;
   SimDuration duration{};
   SimDuration report_interval{};
   // Every NodePool of the run (scripted ones included), in the order of TimeseriesRow's

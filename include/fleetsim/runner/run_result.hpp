@@ -128,11 +128,12 @@ struct DisruptionResult {
 // A section the spot market will fill (issue 9); report.json has its key only when present.
 struct SpotResult {};
 
-// report.json's top-level keys, in order: scenario, seed, duration_s, cost, gpu, sla, pods, jobs,
-// nodes, then disruption and spot when present, then engine.
+// report.json's top-level keys, in order: scenario, seed, start, duration_s, cost, gpu, sla, pods,
+// jobs, nodes, then disruption and spot when present, then engine.
 struct RunResult {
   std::string scenario;
   std::uint64_t seed = 0;
+  std::int64_t start_unix_s = 0;  // the calendar time of t = 0
   SimDuration duration{};
   CostResult cost;
   GpuResult gpu;

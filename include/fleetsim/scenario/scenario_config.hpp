@@ -15,6 +15,7 @@
 #include "fleetsim/autoscaling/metrics_store.hpp"
 #include "fleetsim/catalog/catalog.hpp"
 #include "fleetsim/cloudprovider/cloud_provider.hpp"
+#include "fleetsim/core/calendar.hpp"
 #include "fleetsim/core/error.hpp"
 #include "fleetsim/core/resources.hpp"
 #include "fleetsim/core/time.hpp"
@@ -132,6 +133,7 @@ struct ServiceConfig {
 struct ScenarioConfig {
   std::string name;
   std::uint64_t seed = 1;
+  std::int64_t start_unix_s = kDefaultStartUnixSeconds;  // the calendar time of t = 0 (UTC)
   SimDuration duration = hours(1);
   std::string region = "us-east-1";
   ProvisionerKind provisioner = ProvisionerKind::Karpenter;

@@ -14,7 +14,8 @@ inline constexpr double kDefaultPeakHour = 14.0;
 struct DiurnalConfig {
   double mean_rps = 0;        // the rate averaged over a day; 0: no requests
   double peak_to_trough = 1;  // the peak rate over the trough rate; ≥ 1 (1: plain Poisson)
-  double peak_hour = kDefaultPeakHour;  // hours after t = 0 (simulated midnight), in [0, 24)
+  double peak_hour = kDefaultPeakHour;  // the UTC hour of the peak, in [0, 24)
+  double start_hour = 0;  // the UTC hour of day at t = 0 (the scenario's start), in [0, 24)
   TokenConfig tokens;
   SourceLocation where;  // the scenario entry this came from, for messages
 };
@@ -49,7 +50,7 @@ class DiurnalSource final : public TrafficSource {
 
   double mean_rps_;
   double amplitude_;       // a
-  double peak_offset_us_;  // peak_hour in microseconds
+  double peak_offset_us_;  // the peak's first time after t = 0, in microseconds
   double max_gap_us_;      // 1e6 / λmax
   double t_us_ = 0;
   RngStream rng_;

@@ -21,6 +21,7 @@ RunResult full_result() {
   RunResult r;
   r.scenario = "unit";
   r.seed = 7;
+  r.start_unix_s = 1'740'983'400;  // 2025-03-03T06:30:00Z
   r.duration = hours(1);
   r.cost = {.total_usd = 1.6000000004,
             .on_demand_usd = 1.2,
@@ -73,8 +74,8 @@ RunResult full_result() {
 
 TEST_CASE("report.json has the contract's top-level keys in order", "[report]") {
   const Json r = report_json(RunResult{});
-  CHECK(keys_of(r) == std::vector<std::string>{"scenario", "seed", "duration_s", "cost", "gpu",
-                                               "sla", "pods", "jobs", "nodes", "engine"});
+  CHECK(keys_of(r) == std::vector<std::string>{"scenario", "seed", "start", "duration_s", "cost",
+                                               "gpu", "sla", "pods", "jobs", "nodes", "engine"});
   CHECK(keys_of(r["sla"]) == std::vector<std::string>{"requests", "served", "dropped", "misses",
                                                       "miss_ratio", "latency_ms", "ttft_ms",
                                                       "by_service"});
@@ -84,7 +85,7 @@ TEST_CASE("report.json has the contract's top-level keys in order", "[report]") 
 
 TEST_CASE("report.json lays out every field of the result, rounded to six decimals", "[report]") {
   const std::string expected =
-      R"j({"scenario":"unit","seed":7,"duration_s":3600.0,)j"
+      R"j({"scenario":"unit","seed":7,"start":"2025-03-03T06:30:00Z","duration_s":3600.0,)j"
       R"j("cost":{"total_usd":1.6,"on_demand_usd":1.2,"spot_usd":0.3,"ebs_usd":0.1,)j"
       R"j("by_nodepool":{"gpu":1.3,"spot-gpu":0.3},)j"
       R"j("by_instance_type":{"g5.2xlarge":0.3,"g5.xlarge":1.3},)j"
@@ -121,9 +122,9 @@ TEST_CASE("the disruption and spot sections appear only when present", "[report]
                        .claimed_savings_usd_per_hour = 0.1234567};
   r.spot = SpotResult{};
   const Json j = report_json(r);
-  CHECK(keys_of(j) == std::vector<std::string>{"scenario", "seed", "duration_s", "cost", "gpu",
-                                               "sla", "pods", "jobs", "nodes", "disruption", "spot",
-                                               "engine"});
+  CHECK(keys_of(j) == std::vector<std::string>{"scenario", "seed", "start", "duration_s", "cost",
+                                               "gpu", "sla", "pods", "jobs", "nodes", "disruption",
+                                               "spot", "engine"});
   CHECK(dump_json(j["disruption"], -1) ==
         R"({"commands_by_method":{"emptiness":2,"single_node_consolidation":1},)"
         R"("replacements":1,"nodes_by_reason":{"empty":2,"underutilized":1},)"
@@ -136,7 +137,7 @@ TEST_CASE("the summary shows the figures as report.json rounds them", "[report]"
   r.cost.total_usd = 0.0049999996;  // 0.005 in report.json, so $0.01 as the file would say
   const std::string s = format_summary(r);
   INFO(s);
-  CHECK(s.find("fleetsim: unit (seed 7, 1h0m0s)\n") == 0);
+  CHECK(s.find("fleetsim: unit (seed 7, 1h0m0s from 2025-03-03T06:30:00Z)\n") == 0);
   CHECK(s.find("  cost total                $0.01\n") != std::string::npos);
   CHECK(s.find("  requests / SLO misses     10 / 3  (30.00%, 1 dropped)\n") != std::string::npos);
   CHECK(s.find("  latency p50 / p99         120 ms / 410 ms\n") != std::string::npos);

@@ -153,7 +153,7 @@ TEST_CASE("numbers print in fixed notation with at most six decimals", "[report]
 TEST_CASE("the terminal summary is an aligned table of the headline numbers", "[report]") {
   const std::string s = format_summary(played());
   INFO(s);
-  CHECK(s.find("fleetsim: unit (seed 7, 1h0m0s)\n") == 0);
+  CHECK(s.find("fleetsim: unit (seed 7, 1h0m0s from 2024-01-01T00:00:00Z)\n") == 0);
   CHECK(s.find("  cost total                $0.03\n") != std::string::npos);
   CHECK(s.find("    on-demand / spot        $0.00 / $0.03\n") != std::string::npos);
   CHECK(s.find("    by nodepool             gpu  $0.03\n") != std::string::npos);

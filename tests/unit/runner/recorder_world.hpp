@@ -158,6 +158,7 @@ inline std::map<std::string, double> rounded(const UsdByName& m) {
 inline RunInfo run_info(std::vector<std::string> pools = {"gpu"}) {
   return {.scenario = "unit",
           .seed = 7,
+          .start_unix_s = kDefaultStartUnixSeconds,
           .duration = hours(1),
           .report_interval = seconds(60),
           .nodepools = std::move(pools)};

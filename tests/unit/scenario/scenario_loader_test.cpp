@@ -116,6 +116,7 @@ TEST_CASE("defaults: seed, region, report interval, latencies and the bundled ca
   ScenarioConfig cfg = load_scenario(scenario("minimal.yaml"), test::fixtures() / "catalog");
   CHECK(cfg.name == "minimal");
   CHECK(cfg.seed == 1);
+  CHECK(cfg.start_unix_s == kDefaultStartUnixSeconds);  // Monday 2024-01-01T00:00:00Z
   CHECK(cfg.duration == minutes(90));
   CHECK(cfg.region == "us-east-1");
   CHECK(cfg.report_interval == seconds(60));
@@ -192,6 +193,8 @@ TEST_CASE("top-level values are validated", "[scenario]") {
             .ends_with("s.yaml:4:1: a scenario file holds one YAML "
                        "document; put manifests in files of their own"));
   CHECK(top("empty", "# nothing\n").ends_with("s.yaml: the scenario file is empty"));
+  CHECK(top("start", "name: x\nduration: 1h\nstart: 2025-02-30T00:00:00Z\n")
+            .ends_with("s.yaml:3:8: start: 2025-02-30 is not a date"));
   CHECK(top("latency", "name: x\nduration: 1h\nnode_latencies: {families: {g6: {launch: 1s}}}\n")
             .ends_with("s.yaml:3:29: node_latencies.families.g6: instance family \"g6\" is not in "
                        "the catalog; did "

@@ -434,3 +434,21 @@ TEST_CASE("a replay's trace checks run at load, so validate and run agree (issue
                        "in " +
                        trace.string()));
 }
+
+TEST_CASE("diurnal traffic learns the hour of day the run starts at (issue 12, finding 5)",
+          "[scenario][services]") {
+  ServiceScenario s("svc-start", R"(start: 2025-03-03T06:30:00Z
+services:
+  - deployment: model-a
+    traffic: {pattern: diurnal, mean_rps: 2, peak_hour: 14}
+  - deployment: model-b
+    traffic: {pattern: surge, base: {pattern: diurnal, mean_rps: 1}, factor: 2, at: 1h,
+              duration: 1h}
+)");
+  ScenarioConfig cfg = s.load();
+  CHECK(cfg.start_unix_s == 1'740'983'400);
+  REQUIRE(cfg.services.size() == 2);
+  CHECK(std::get<DiurnalConfig>(cfg.services[0].traffic).start_hour == 6.5);
+  CHECK(std::get<DiurnalConfig>(std::get<SurgeConfig>(cfg.services[1].traffic).base).start_hour ==
+        6.5);
+}

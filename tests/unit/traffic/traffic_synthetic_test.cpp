@@ -118,6 +118,21 @@ TEST_CASE("Poisson traffic has its mean rate and exponential gaps", "[workload][
 
 // ---- diurnal ------------------------------------------------------------------------------------
 
+TEST_CASE("diurnal traffic peaks at its UTC hour whatever hour the run starts (issue 12, 2)",
+          "[workload][traffic]") {
+  // A run starting at 06:00 UTC peaks at 14:00 UTC, 8 h in, and is at its trough 12 h later.
+  DiurnalSource source(
+      DiurnalConfig{.mean_rps = 2, .peak_to_trough = 3, .peak_hour = 14, .start_hour = 6},
+      stream());
+  CHECK(source.rate_at(at(hours(8))) == Approx(3));
+  CHECK(source.rate_at(at(hours(20))) == Approx(1));
+  // Starting after the peak hour, the next peak is the next day's.
+  DiurnalSource late(
+      DiurnalConfig{.mean_rps = 2, .peak_to_trough = 3, .peak_hour = 2, .start_hour = 22.5},
+      stream());
+  CHECK(late.rate_at(at(minutes(210))) == Approx(3));
+}
+
 TEST_CASE("diurnal traffic follows its sinusoid hour by hour", "[workload][traffic]") {
   constexpr double kMean = 2;
   constexpr double kRatio = 3;

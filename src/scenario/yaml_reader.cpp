@@ -248,7 +248,9 @@ void YamlMap::warn_unread(WarningLog& log, std::string_view kind, std::string_vi
 void YamlMap::reject_unread(std::span<const std::string_view> known) const {
   for (const Entry& e : entries_) {
     if (e.read) continue;
-    throw ConfigError(e.key_where, e.value.path(), "unknown key" + did_you_mean(e.key, known));
+    throw ConfigError(e.key_where, e.value.path(),
+                      fmt::format("unknown key; expected one of {}{}", fmt::join(known, ", "),
+                                  did_you_mean(e.key, known)));
   }
 }
 

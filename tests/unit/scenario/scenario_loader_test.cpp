@@ -142,7 +142,10 @@ TEST_CASE("scenario file errors carry file:line:col and the field", "[scenario]"
   CHECK(load_error(missing) == missing.string() + ": file not found");
   CHECK(load_error(scenario("unknown-key.yaml")) ==
         scenario("unknown-key.yaml").string() +
-            ":3:1: manifest: unknown key; did you mean \"manifests\"?");
+            ":3:1: manifest: unknown key; expected one of name, seed, start, duration, region, "
+            "catalog, provisioner, report_interval, scrape_interval, warmup, manifests, services, "
+            "jobs, events, node_latencies, karpenter, kube_controller_manager; did you mean "
+            "\"manifests\"?");
   CHECK(load_error(scenario("services.yaml")) ==
         scenario("services.yaml").string() +
             ":7:17: services[0].deployment: no Deployment named \"vllm-llama\" in the "
@@ -256,7 +259,9 @@ TEST_CASE("jobs and events are checked against the catalog and each other", "[sc
   }
   {
     ScratchScenario s("evkey", "events:\n  - {at: 1h, aply: x.yaml}\n");
-    CHECK(s.error() == s.at(5, 14) + ": events[0].aply: unknown key; did you mean \"apply\"?");
+    CHECK(s.error() == s.at(5, 14) +
+                           ": events[0].aply: unknown key; expected one of at, apply, "
+                           "spot_interruption, scale; did you mean \"apply\"?");
   }
   {
     ScratchScenario s(
@@ -397,7 +402,8 @@ TEST_CASE("image pull bandwidth and scrape interval: defaults, values and bounds
         "4:40: node_latencies.image_pull_bandwidth: invalid quantity \"60MB/s\"; use Kubernetes "
         "forms such as 500m, 2 or 16Gi");
   CHECK(error("node_latencies: {image_pull_bandwith: 60M}\n") ==
-        "4:18: node_latencies.image_pull_bandwith: unknown key; did you mean "
+        "4:18: node_latencies.image_pull_bandwith: unknown key; expected one of cpu, gpu, "
+        "families, image_pull_bandwidth; did you mean "
         "\"image_pull_bandwidth\"?");
   CHECK(error("scrape_interval: 0s\n") ==
         "4:18: scrape_interval: the scrape interval must be at least 1s");
@@ -411,7 +417,10 @@ TEST_CASE("image pull bandwidth and scrape interval: defaults, values and bounds
   CHECK(error("scrape_interval: 15\n") ==
         "4:18: scrape_interval: invalid duration \"15\"; use Go forms such as 90s, 5m or 1h30m");
   CHECK(error("scrape_intervall: 15s\n") ==
-        "4:1: scrape_intervall: unknown key; did you mean \"scrape_interval\"?");
+        "4:1: scrape_intervall: unknown key; expected one of name, seed, start, duration, region, "
+        "catalog, provisioner, report_interval, scrape_interval, warmup, manifests, services, "
+        "jobs, events, node_latencies, karpenter, kube_controller_manager; did you mean "
+        "\"scrape_interval\"?");
 }
 
 namespace {
@@ -575,7 +584,9 @@ TEST_CASE("karpenter feature gates and the Balanced policy are read", "[scenario
   ScratchScenario s("gates", "karpenter: {feature_gates: {spot_to_spot_consolidation: true}}\n");
   CHECK(load_scenario(s.file).karpenter.spot_to_spot_consolidation);
   ScratchScenario bad("gates-bad", "karpenter: {feature_gates: {spot_to_spot: true}}\n");
-  CHECK(bad.error() == bad.at(4, 29) + ": karpenter.feature_gates.spot_to_spot: unknown key");
+  CHECK(bad.error() == bad.at(4, 29) +
+                           ": karpenter.feature_gates.spot_to_spot: unknown key; expected "
+                           "one of spot_to_spot_consolidation");
 }
 
 TEST_CASE("scripted scale and Deployment updates are resolved; a re-applied Job is an error",

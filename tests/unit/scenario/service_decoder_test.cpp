@@ -255,11 +255,13 @@ TEST_CASE("startup errors are reported at the field", "[scenario][services]") {
         "8:27: services[0].startup.model_load: invalid duration \"-5s\"; use Go forms such as "
         "90s, 5m or 1h30m");
   CHECK(service_error("    startup: {image_size: 1Gi, model_laod: 1m}\n") ==
-        "8:32: services[0].startup.model_laod: unknown key; did you mean \"model_load\"?");
+        "8:32: services[0].startup.model_laod: unknown key; expected one of image_size, "
+        "model_load; did you mean \"model_load\"?");
   CHECK(service_error("    startup: 15Gi\n") ==
         "8:14: services[0].startup: expected a mapping, got a scalar (\"15Gi\")");
   CHECK(service_error("    statup: {model_load: 1m}\n") ==
-        "8:5: services[0].statup: unknown key; did you mean \"startup\"?");
+        "8:5: services[0].statup: unknown key; expected one of deployment, traffic, serving, "
+        "slo, startup; did you mean \"startup\"?");
 }
 
 TEST_CASE("a service must name one Deployment of the manifests", "[scenario][services]") {
@@ -307,18 +309,23 @@ TEST_CASE("warmup is a duration shorter than the scenario", "[scenario][services
 
 TEST_CASE("unknown keys in a service are errors with hints", "[scenario][services]") {
   CHECK(traffic_error("{pattern: poisson, rps: 1}", "    slos: {e2e: 1s}\n") ==
-        "8:5: services[0].slos: unknown key; did you mean \"slo\"?");
+        "8:5: services[0].slos: unknown key; expected one of deployment, traffic, serving, slo, "
+        "startup; did you mean \"slo\"?");
   CHECK(traffic_error("{pattern: poisson, rps: 1, rsp: 2}") ==
-        "7:41: services[0].traffic.rsp: unknown key; did you mean \"rps\"?");
+        "7:41: services[0].traffic.rsp: unknown key; expected one of pattern, rps, tokens; did "
+        "you mean \"rps\"?");
   CHECK(traffic_error("{pattern: diurnl, mean_rps: 1}") ==
         "7:24: services[0].traffic.pattern: unknown traffic pattern \"diurnl\"; expected constant, "
         "poisson, diurnal, surge, bursty or replay; did you mean \"diurnal\"?");
   CHECK(traffic_error("{pattern: poisson, rps: 1, tokens: {inputs: 5}}") ==
-        "7:50: services[0].traffic.tokens.inputs: unknown key; did you mean \"input\"?");
+        "7:50: services[0].traffic.tokens.inputs: unknown key; expected one of input, output; "
+        "did you mean \"input\"?");
   CHECK(service_error("    serving: {concurency: 2}\n") ==
-        "8:15: services[0].serving.concurency: unknown key; did you mean \"concurrency\"?");
+        "8:15: services[0].serving.concurency: unknown key; expected one of concurrency, "
+        "queue_timeout, max_queue, service_time; did you mean \"concurrency\"?");
   CHECK(service_error("    serving: {service_time: {model: fixed, mean: 1s}}\n") ==
-        "8:44: services[0].serving.service_time.mean: unknown key");
+        "8:44: services[0].serving.service_time.mean: unknown key; expected one of model, "
+        "duration");
   CHECK(service_error("    serving: {service_time: {model: gamma}}\n") ==
         "8:37: services[0].serving.service_time.model: unknown service-time model \"gamma\"; "
         "expected llm, fixed, exponential or lognormal");

@@ -52,12 +52,22 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   std::string seed_text;
   run_cmd->add_option("--seed", seed_text, "Override the scenario's seed (0 to 2^64 - 1)");
-  run_cmd->add_flag("--quiet,-q", run.quiet, "No warnings, progress or summary");
+  run_cmd->add_flag("--quiet,-q", run.quiet, "No progress or summary (see --warnings)");
+  const std::string warnings_help =
+      "all | summary | none. summary shows warnings about behaviour in full and names the "
+      "ignored fields on one line; the default is all for up to 5 warnings, summary above";
+  std::string warnings_text;
+  auto add_warnings = [&](CLI::App* cmd) {
+    cmd->add_option("--warnings", warnings_text, warnings_help)
+        ->check(CLI::IsMember({"all", "summary", "none"}));
+  };
+  add_warnings(run_cmd);
 
   std::filesystem::path validate_path;
   CLI::App* validate_cmd = app.add_subcommand(
       "validate", "Check a scenario, its manifests, traces and catalog without running");
   validate_cmd->add_option("scenario", validate_path, "Scenario YAML file")->required();
+  add_warnings(validate_cmd);
 
   CatalogOptions catalog;
   CLI::App* catalog_cmd =
@@ -106,6 +116,7 @@ int main(int argc, char** argv) {
   autoscale_cmd->add_option("--duration", autoscale.duration,
                             "How long to replay, e.g. 30m or 6h (default: the last sample's time "
                             "plus 5 minutes)");
+  add_warnings(autoscale_cmd);
   autoscale_cmd->footer(
       "Replicas become Ready at once. The HPA syncs at t = 0, 15, 30 ... s; KEDA polls at t = 0, "
       "pollingInterval, ... and a poll runs before an HPA sync at the same time, so a KEDA "
@@ -128,9 +139,12 @@ int main(int argc, char** argv) {
     }
   }
 
+  const WarningDetail warnings = parse_warning_detail(warnings_text).value_or(WarningDetail::Auto);
+  run.warnings = autoscale.warnings = warnings;
+
   try {
     if (*run_cmd) return run_command(run);
-    if (*validate_cmd) return validate_command(validate_path);
+    if (*validate_cmd) return validate_command(validate_path, warnings);
     if (*catalog_cmd) return catalog_command(catalog);
     if (*autoscale_cmd) return autoscale_command(autoscale);
   } catch (const InputError& e) {

@@ -95,9 +95,7 @@ int autoscale_command(const AutoscaleOptions& options) {
     changes = replay_scaled_object(so, series, replay);
   }
 
-  for (const Warning& w : warnings.warnings()) {
-    std::cerr << fmt::format("warning: {}: {}: {}\n", w.where.to_string(), w.field, w.message);
-  }
+  print_warnings(warnings.warnings(), options.warnings, std::cerr);
   std::string out = "time_s,replicas\n";
   for (const ReplicaChange& c : changes) {
     append_seconds(out, c.at, false);

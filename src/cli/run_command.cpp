@@ -22,12 +22,6 @@ namespace fleetsim {
 
 namespace {
 
-// Each unmodelled field once, so a user sees what fleetsim ignored.
-void print_warnings(const ScenarioConfig& config) {
-  for (const Warning& w : config.warnings)
-    std::cerr << fmt::format("warning: {}: {}: {}\n", w.where.to_string(), w.field, w.message);
-}
-
 // The signal that asked the run to stop (SIGINT, SIGTERM), or 0. A second one ends the process
 // at once, as if no handler were set: a stuck run can still be killed.
 volatile std::sig_atomic_t g_stop_signal = 0;
@@ -99,7 +93,7 @@ class OutputFiles {
 int run_command(const RunCommandOptions& options) {
   ScenarioConfig config = load_scenario(options.scenario, bundled_catalog_root());
   if (options.seed) config.seed = *options.seed;
-  if (!options.quiet) print_warnings(config);
+  print_warnings(config.warnings, options.warnings, std::cerr);
 
   std::error_code ec;
   std::filesystem::create_directories(options.out_dir, ec);
@@ -142,7 +136,7 @@ int run_command(const RunCommandOptions& options) {
   return kExitOk;
 }
 
-int validate_command(const std::filesystem::path& scenario) {
+int validate_command(const std::filesystem::path& scenario, WarningDetail warnings) {
   ScenarioConfig config = load_scenario(scenario, bundled_catalog_root());
   // A run streams its traces; validation reads them through so a bad row surfaces now.
   for (const JobSource& source : config.job_sources) {
@@ -151,7 +145,7 @@ int validate_command(const std::filesystem::path& scenario) {
     }
   }
   World world(config);  // its construction runs the checks that need the NodePools as solved
-  print_warnings(config);
+  print_warnings(config.warnings, warnings, std::cerr);
   std::size_t jobs = config.job_sources.size();
   std::cout << fmt::format(
       "{}: ok ({} NodePools, {} workloads, {} DaemonSets, {} services, {} autoscalers, "

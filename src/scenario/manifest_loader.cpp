@@ -72,9 +72,9 @@ void ManifestLoader::load_manifest(const YamlValue& manifest, ManifestSet& out) 
   std::string_view expected = expected_api_version(kind);
   if (expected.empty()) {
     bool later = std::find(kLaterKinds.begin(), kLaterKinds.end(), kind) != kLaterKinds.end();
-    warnings_.add(kind_value.where(), kind,
-                  later ? fmt::format("kind {} is parsed later; not modelled yet", kind)
-                        : fmt::format("kind {} is not modelled; ignored", kind));
+    warnings_.add_unmodelled(kind_value.where(), kind,
+                             later ? fmt::format("kind {} is parsed later; not modelled yet", kind)
+                                   : fmt::format("kind {} is not modelled; ignored", kind));
     return;
   }
   DecodeContext ctx{.resources = resources_, .warnings = warnings_, .kind = kind};

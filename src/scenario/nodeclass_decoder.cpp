@@ -51,6 +51,10 @@ BlockDevice decode_block_device(const YamlValue& item, DecodeContext& ctx) {
     if (auto iops = ebs.get("iops")) d.iops = iops->as_int(0, kMaxEbsIops);
     if (auto throughput = ebs.get("throughput"))
       d.throughput_mibps = throughput->as_int(0, kMaxEbsThroughputMibps);
+    // Volumes are billed while their node runs; one kept after termination is not.
+    if (auto keep = ebs.get("deleteOnTermination"); keep && !keep->as_bool()) {
+      ctx.warn(*keep, "a volume kept after its node ends is not billed after that");
+    }
     ebs.warn_unread(ctx.warnings, ctx.kind);
   }
   m.warn_unread(ctx.warnings, ctx.kind);
@@ -125,10 +129,16 @@ EC2NodeClass decode_node_class(const YamlMap& manifest, DecodeContext& ctx) {
     }
     kubelet.warn_unread(ctx.warnings, ctx.kind);
   }
-  // Everything else (amiSelectorTerms, role, subnetSelectorTerms, securityGroupSelectorTerms,
-  // tags, amiFamily, userData, metadataOptions, instanceProfile, detailedMonitoring,
-  // associatePublicIPAddress, …) shapes how a node boots, not what it costs or holds; a change
-  // in a scripted apply still drifts the nodes (spec_hash).
+  if (auto subnets = spec.get("subnetSelectorTerms")) {
+    ctx.warn(*subnets,
+             "subnets are not resolved to zones: nodes launch in every zone the NodePool allows "
+             "(a topology.kubernetes.io/zone requirement narrows them); a change in a scripted "
+             "apply drifts the nodes");
+  }
+  // Everything else shapes how a node boots; a change in a scripted apply still drifts the nodes
+  // (spec_hash). The fields that cannot change a number (role, amiSelectorTerms, tags, …) are
+  // accepted silently (inert_fields.cpp); the rest (subnetSelectorTerms, which fleetsim does not
+  // resolve to zones, amiFamily, userData, …) warn.
   spec.warn_unread(ctx.warnings, ctx.kind,
                    "not modelled, except that changing it in a scripted apply drifts the nodes");
   return nc;

@@ -240,8 +240,8 @@ void YamlMap::ignore(std::initializer_list<std::string_view> keys) const {
 void YamlMap::warn_unread(WarningLog& log, std::string_view kind, std::string_view message) const {
   for (const Entry& e : entries_) {
     if (e.read) continue;
-    log.add(e.key_where, fmt::format("{}.{}", kind, strip_indices(e.value.local_path())),
-            std::string(message));
+    log.add_unmodelled(e.key_where, fmt::format("{}.{}", kind, strip_indices(e.value.local_path())),
+                       std::string(message));
   }
 }
 

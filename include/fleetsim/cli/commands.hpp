@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "fleetsim/cli/warning_report.hpp"
+
 namespace fleetsim {
 
 // Exit codes (DESIGN.md §7).
@@ -18,7 +20,8 @@ struct RunCommandOptions {
   std::filesystem::path scenario;
   std::filesystem::path out_dir = "out";
   std::optional<std::uint64_t> seed;  // overrides the scenario's
-  bool quiet = false;
+  bool quiet = false;                 // no progress or summary
+  WarningDetail warnings = WarningDetail::Auto;
 };
 
 struct CatalogOptions {
@@ -34,10 +37,11 @@ struct AutoscaleOptions {
   std::filesystem::path metrics;                 // CSV time_s,value
   std::optional<std::int32_t> initial_replicas;  // default: the autoscaler's minimum
   std::optional<std::string> duration;           // default: the last sample + 5 minutes
+  WarningDetail warnings = WarningDetail::Auto;
 };
 
 int run_command(const RunCommandOptions& options);
-int validate_command(const std::filesystem::path& scenario);
+int validate_command(const std::filesystem::path& scenario, WarningDetail warnings);
 int catalog_command(const CatalogOptions& options);
 // Replays a metric series through one HPA or ScaledObject; CSV time_s,replicas on stdout.
 int autoscale_command(const AutoscaleOptions& options);

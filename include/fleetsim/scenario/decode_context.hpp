@@ -17,7 +17,10 @@ struct DecodeContext {
   std::string kind;  // "Deployment", "NodePool", …
 
   // One "not modelled; ignored" warning for the field at `v`, keyed "<kind>.<path>".
-  void warn_unmodelled(const YamlValue& v) const { warn(v, std::string(kNotModelled)); }
+  void warn_unmodelled(const YamlValue& v) const {
+    warnings.add_unmodelled(v.where(), kind + "." + strip_indices(v.local_path()),
+                            std::string(kNotModelled));
+  }
   // A warning about the field at `v`, with list indices stripped so it is reported once.
   void warn(const YamlValue& v, std::string message) const {
     warnings.add(v.where(), kind + "." + strip_indices(v.local_path()), std::move(message));

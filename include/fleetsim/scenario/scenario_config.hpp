@@ -34,8 +34,9 @@ enum class ProvisionerKind { Karpenter };
 // A field fleetsim read but does not model, reported once per (kind, field path).
 struct Warning {
   SourceLocation where;
-  std::string field;    // e.g. "Deployment.spec.strategy"
-  std::string message;  // e.g. "not modelled; ignored"
+  std::string field;        // e.g. "Deployment.spec.strategy"
+  std::string message;      // e.g. "not modelled; ignored"
+  bool unmodelled = false;  // about a field or kind fleetsim reads past, not about behaviour
 };
 
 // Default start-up latencies of a CPU node. EKS Linux nodes go from launch to Ready in about

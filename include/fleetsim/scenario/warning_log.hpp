@@ -1,4 +1,5 @@
-// Collects "read but not modelled" warnings while a scenario loads, one per field path.
+// Collects the warnings of a scenario's load, one per field path: fields read but not modelled,
+// and inputs that take effect in a way the user may not expect.
 #pragma once
 
 #include <set>
@@ -15,6 +16,9 @@ class WarningLog {
   // Records a warning unless one for the same field was already recorded: a fleet of fifty
   // Deployments that all set `image` should read as one line, not fifty.
   void add(SourceLocation where, std::string field, std::string message);
+  // The same for a field or kind fleetsim reads past; one that cannot change a simulation
+  // (inert_fields.hpp) is accepted without a word.
+  void add_unmodelled(SourceLocation where, std::string field, std::string message);
 
   const std::vector<Warning>& warnings() const { return warnings_; }
   std::vector<Warning> take() { return std::move(warnings_); }

@@ -1,7 +1,11 @@
 #include "fleetsim/scenario/manifest_loader.hpp"
 
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 
+#include "fleetsim/scenario/inert_fields.hpp"
 #include "scenario_test_util.hpp"
 
 using namespace fleetsim;
@@ -15,7 +19,7 @@ std::string deployment(std::string_view name, std::string_view image) {
          "}\nspec:\n  selector: {matchLabels: {app: x}}\n  template:\n    metadata: {labels: {app: "
          "x}}\n"
          "    spec:\n      containers: [{name: c, image: " +
-         std::string(image) + ", args: [serve]}]\n";
+         std::string(image) + ", lifecycle: {}}]\n";
 }
 
 }  // namespace
@@ -27,12 +31,15 @@ TEST_CASE("unmodelled fields warn once however often they appear", "[scenario]")
   CHECK(d->set.workloads[1].workload.pod.spec.images == std::vector<std::string>{"nginx:2"});
   const auto& w = d->warnings.warnings();
   REQUIRE(w.size() == 1);
-  CHECK(w[0].field == "Deployment.spec.template.spec.containers[].args");
+  CHECK(w[0].field == "Deployment.spec.template.spec.containers[].lifecycle");
   CHECK(w[0].message == "not modelled; ignored");
   CHECK(w[0].where.to_string() == "test.yaml:9:46");
 }
 
-TEST_CASE("EC2NodeClass: block devices and maxPods are read, boot settings warn", "[scenario]") {
+TEST_CASE(
+    "EC2NodeClass: block devices and maxPods are read; boot settings that cannot change a "
+    "number are accepted silently, the others warn (issue 12, finding 8)",
+    "[scenario]") {
   ResourceRegistry resources;
   WarningLog warnings;
   ManifestLoader loader(resources, warnings);
@@ -52,12 +59,16 @@ TEST_CASE("EC2NodeClass: block devices and maxPods are read, boot settings warn"
   CHECK(b.throughput_mibps == 500);
   std::vector<std::string> fields;
   for (const auto& warning : warnings.warnings()) fields.push_back(warning.field);
-  CHECK(fields == std::vector<std::string>{"EC2NodeClass.spec.blockDeviceMappings[].ebs.encrypted",
-                                           "EC2NodeClass.spec.amiFamily", "EC2NodeClass.spec.role",
-                                           "EC2NodeClass.spec.amiSelectorTerms",
-                                           "EC2NodeClass.spec.subnetSelectorTerms",
-                                           "EC2NodeClass.spec.securityGroupSelectorTerms"});
+  // encrypted, role, amiSelectorTerms and securityGroupSelectorTerms are inert (inert_fields.cpp).
+  CHECK(fields == std::vector<std::string>{"EC2NodeClass.spec.subnetSelectorTerms",
+                                           "EC2NodeClass.spec.amiFamily"});
+  CHECK(warnings.warnings()[0].message ==
+        "subnets are not resolved to zones: nodes launch in every zone the NodePool allows (a "
+        "topology.kubernetes.io/zone requirement narrows them); a change in a scripted apply "
+        "drifts the nodes");
+  CHECK_FALSE(warnings.warnings()[0].unmodelled);  // it shows in a --warnings summary
   CHECK(warnings.warnings()[1].where.to_string() == file.string() + ":55:3");
+  CHECK(warnings.warnings()[1].unmodelled);
 }
 
 TEST_CASE("EC2NodeClass value errors", "[scenario]") {
@@ -135,6 +146,10 @@ kind: ConfigMap
 metadata: {name: d}
 data: {x: y}
 ---
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: e}
+---
 ---
 apiVersion: v1
 kind: List
@@ -149,7 +164,7 @@ items:
   CHECK(w[0].field == "ClusterConfig");
   CHECK(w[0].message == "kind ClusterConfig is parsed later; not modelled yet");
   CHECK(w[0].where.to_string() == "test.yaml:2:7");
-  CHECK(w[1].message == "kind ConfigMap is not modelled; ignored");
+  CHECK(w[1].message == "kind ResourceQuota is not modelled; ignored");  // a ConfigMap is inert
   CHECK(w[2].field == "Pod.spec.hostNetwork");
   CHECK(d->set.workloads.at(0).workload.name == "listed");
   CHECK(d->set.scaled_objects.at(0).name == "c");
@@ -219,4 +234,29 @@ spec:
             ->set.scaled_objects.at(0)
             .triggers.at(0)
             .query == R"(sum(rate(vllm:request_success_total{namespace="serving"}[1m])))");
+}
+
+TEST_CASE("the inert list: kinds, fields and fields under any pod spec (issue 12, finding 8)",
+          "[scenario]") {
+  CHECK(is_inert("ConfigMap"));
+  CHECK(is_inert("EC2NodeClass.spec.role"));
+  CHECK(is_inert("Pod.spec.containers[].env"));
+  CHECK(is_inert("Deployment.spec.template.spec.containers[].env"));
+  CHECK(is_inert("Job.spec.template.spec.serviceAccountName"));
+  CHECK(is_inert("DaemonSet.spec.template.spec.initContainers[].command"));
+  CHECK_FALSE(is_inert("ResourceQuota"));
+  CHECK_FALSE(is_inert("Deployment.spec.template.spec.containers[].livenessProbe"));
+  CHECK_FALSE(is_inert("EC2NodeClass.spec.userData"));
+  CHECK_FALSE(is_inert("Deployment.spec.containers[].env"));  // not a pod spec
+  // README documents the list: each entry as `field`, without its kind or pod prefix.
+  std::ifstream in(std::filesystem::path(FLEETSIM_SOURCE_DIR) / "README.md");
+  const std::string readme{std::istreambuf_iterator<char>(in), {}};
+  for (const InertField& f : inert_fields()) {
+    INFO(f.field);
+    CHECK_FALSE(f.why.empty());
+    std::string_view shown = f.field;
+    for (std::string_view prefix : {"EC2NodeClass.spec.", "pod:"})
+      if (shown.starts_with(prefix)) shown.remove_prefix(prefix.size());
+    CHECK(readme.find("`" + std::string(shown) + "`") != std::string::npos);
+  }
 }

@@ -1,0 +1,78 @@
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <string>
+
+#include "cli_harness.hpp"
+
+using fleetsim::test::kG5Pool;
+using fleetsim::test::Run;
+using fleetsim::test::Scratch;
+
+namespace {
+
+// Six fields fleetsim does not model, one inert field (env), and a Job that never ends.
+constexpr std::string_view kWorkloads = R"(apiVersion: batch/v1
+kind: Job
+metadata: {name: train}
+spec:
+  backoffLimit: 2
+  activeDeadlineSeconds: 600
+  template:
+    spec:
+      restartPolicy: Never
+      hostNetwork: true
+      volumes: [{name: v, emptyDir: {}}]
+      containers:
+        - name: c
+          env: [{name: A, value: b}]
+          livenessProbe: {periodSeconds: 10}
+          lifecycle: {}
+          resources: {requests: {nvidia.com/gpu: 1}}
+)";
+
+std::size_t lines_with(const std::string& text, std::string_view what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("warnings: behaviour in full, ignored fields summed up above five (issue 12, 8)",
+          "[cli]") {
+  Scratch s;
+  s.write("pools.yaml", kG5Pool);
+  s.write("job.yaml", std::string(kWorkloads));
+  const std::string scenario =
+      s.write("scenario.yaml", "name: w\nduration: 10m\nmanifests: [pools.yaml, job.yaml]\n")
+          .string();
+
+  Run summary = s.fleetsim("validate " + scenario);
+  REQUIRE(summary.exit_code == 0);
+  CHECK_THAT(summary.err, Catch::Contains("Job.metadata.annotations.fleetsim.io/duration: Job "
+                                          "\"train\" has no fleetsim.io/duration annotation"));
+  CHECK_THAT(summary.err,
+             Catch::Contains("warning: 6 inputs fleetsim does not model, ignored: "
+                             "Job.spec.backoffLimit, Job.spec.activeDeadlineSeconds, "
+                             "Job.spec.template.spec.hostNetwork, Job.spec.template.spec.volumes, "
+                             "Job.spec.template.spec.containers[].livenessProbe, "
+                             "Job.spec.template.spec.containers[].lifecycle (--warnings all says "
+                             "where)"));
+  // With the pool's "no EC2NodeClass named default" (a behaviour warning too).
+  CHECK(lines_with(summary.err, "warning: ") == 3);
+  CHECK(summary.err.find("env") == std::string::npos);  // inert: never mentioned
+
+  Run all = s.fleetsim("validate --warnings all " + scenario);
+  CHECK(lines_with(all.err, "warning: ") == 8);
+  CHECK_THAT(all.err,
+             Catch::Contains("job.yaml:5:3: Job.spec.backoffLimit: not modelled; ignored"));
+
+  CHECK(s.fleetsim("validate --warnings none " + scenario).err.empty());
+  CHECK(s.fleetsim("validate --warnings loud " + scenario).exit_code == 2);
+
+  // --quiet drops the progress and the summary table, not the warnings.
+  Run quiet = s.fleetsim("run --quiet --out " + (s.dir / "out").string() + " " + scenario);
+  CHECK(quiet.exit_code == 0);
+  CHECK(quiet.out.empty());
+  CHECK(lines_with(quiet.err, "warning: ") == 3);
+}

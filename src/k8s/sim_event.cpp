@@ -36,6 +36,8 @@ std::string_view to_string(EventKind k) {
       return "spot_interruption_notice";
     case EventKind::WorkloadCreated:
       return "workload_created";
+    case EventKind::WorkloadCompleted:
+      return "workload_completed";
     case EventKind::ReplicasChanged:
       return "replicas_changed";
     case EventKind::DisruptionDecision:
@@ -64,6 +66,7 @@ EventSubject subject_of(EventKind k) {
     case EventKind::PodUnschedulable:
       return EventSubject::Pod;
     case EventKind::WorkloadCreated:
+    case EventKind::WorkloadCompleted:
     case EventKind::ReplicasChanged:
       return EventSubject::Workload;
     case EventKind::DisruptionDecision:

@@ -106,6 +106,7 @@ Json report_json(const RunResult& result) {
 
   Json& jobs = r["jobs"];
   jobs["completed"] = result.jobs.completed;
+  jobs["pods_completed"] = result.jobs.pods_completed;
   jobs["lost_gpu_hours"] = round_report(result.jobs.lost_gpu_hours);
 
   const NodesResult& n = result.nodes;

@@ -27,6 +27,18 @@ void row(std::string& out, std::string_view label, std::string_view value) {
 
 std::string usd(double x) { return fmt::format("${:.2f}", shown(x)); }
 
+// "131 ms / 4527 ms", or n/a when nothing was served.
+std::string p50_p99(std::uint64_t served, const SlaResult::Latency& ms) {
+  if (served == 0) return "n/a";
+  return fmt::format("{:.0f} ms / {:.0f} ms", shown(ms.p50), shown(ms.p99));
+}
+
+std::string requests_and_misses(std::uint64_t requests, std::uint64_t misses, double ratio,
+                                std::uint64_t dropped) {
+  return fmt::format("{} / {}  ({:.2f}%, {} dropped)", requests, misses, 100 * shown(ratio),
+                     dropped);
+}
+
 // "3 empty, 2 underutilized", or "none".
 std::string joined_counts(const CountByName& counts) {
   std::string out;
@@ -48,7 +60,8 @@ std::string format_summary(const RunResult& result) {
                  format_rfc3339(result.start_unix_s));
 
   row(out, "cost total", usd(cost.total_usd));
-  row(out, "  on-demand / spot", usd(cost.on_demand_usd) + " / " + usd(cost.spot_usd));
+  row(out, "  on-demand / spot / EBS",
+      usd(cost.on_demand_usd) + " / " + usd(cost.spot_usd) + " / " + usd(cost.ebs_usd));
 
   std::vector<std::pair<std::string_view, double>> pools;
   for (const auto& [name, value] : cost.by_nodepool) pools.emplace_back(name, shown(value));
@@ -76,18 +89,26 @@ std::string format_summary(const RunResult& result) {
 
   // Serving, when the scenario has services.
   const SlaResult& sla = result.sla;
-  if (sla.requests > 0) {
+  if (!sla.by_service.empty()) {
     row(out, "requests / SLO misses",
-        fmt::format("{} / {}  ({:.2f}%, {} dropped)", sla.requests, sla.misses,
-                    100 * shown(sla.miss_ratio), sla.dropped));
-    row(out, "latency p50 / p99",
-        fmt::format("{:.0f} ms / {:.0f} ms", shown(sla.latency_ms.p50), shown(sla.latency_ms.p99)));
+        requests_and_misses(sla.requests, sla.misses, sla.miss_ratio, sla.dropped));
+    row(out, "latency p50 / p99", p50_p99(sla.served, sla.latency_ms));
+    // Each service on its own: one blended latency hides a slow model behind a fast one.
+    if (sla.by_service.size() > 1) {
+      for (const SlaResult::Service& s : sla.by_service) {
+        row(out, fmt::format("  {}", s.name),
+            requests_and_misses(s.requests, s.misses, s.miss_ratio, s.dropped));
+        row(out, "",
+            fmt::format("{}, peak {} replicas", p50_p99(s.served, s.latency_ms), s.peak_replicas));
+      }
+    }
   }
 
   const PodsResult::PendingSeconds& pending = pods.pending_seconds;
   row(out, "pending p50 / p99 / max",
-      fmt::format("{:.1f} s / {:.1f} s / {:.1f} s", shown(pending.p50), shown(pending.p99),
-                  shown(pending.max)));
+      pods.created == 0 ? std::string("n/a")
+                        : fmt::format("{:.1f} s / {:.1f} s / {:.1f} s", shown(pending.p50),
+                                      shown(pending.p99), shown(pending.max)));
   row(out, "nodes launched / peak",
       fmt::format("{} / {}", result.nodes.launched, result.nodes.peak));
   if (result.disruption) {
@@ -97,7 +118,8 @@ std::string format_summary(const RunResult& result) {
     row(out, "  pods evicted", joined_counts(d.pods_evicted_by_reason));
     row(out, "  claimed savings", fmt::format("{}/h", usd(d.claimed_savings_usd_per_hour)));
   }
-  row(out, "jobs completed", fmt::format("{}", result.jobs.completed));
+  row(out, "jobs completed",
+      fmt::format("{}  ({} pods)", result.jobs.completed, result.jobs.pods_completed));
 
   std::string value = fmt::format("{}", pods.unschedulable_total);
   if (pods.unschedulable_total > 0 && !pods.unschedulable.empty()) {

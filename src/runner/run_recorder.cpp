@@ -65,6 +65,9 @@ void RunRecorder::on_event(const SimEvent& e, const Cluster& cluster) {
       on_pod_event(e, cluster);
       break;
     case EventSubject::Workload:
+      if (e.kind == EventKind::WorkloadCompleted &&
+          cluster.workloads().at(e.workload).kind == WorkloadKind::Job)
+        ++jobs_completed_;
       break;
     case EventSubject::Command: {
       const DisruptionDecision& d = *e.decision;
@@ -131,7 +134,7 @@ void RunRecorder::on_pod_event(const SimEvent& e, const Cluster& cluster) {
       ledger_.rebalance(cluster.node(e.node), cluster, e.time);
       break;
     case EventKind::PodCompleted:
-      if (workload_of(pod, cluster).kind == WorkloadKind::Job) ++jobs_completed_;
+      if (workload_of(pod, cluster).kind == WorkloadKind::Job) ++job_pods_completed_;
       if (e.node != kNoNode) ledger_.rebalance(cluster.node(e.node), cluster, e.time);
       break;
     case EventKind::PodEvicted:
@@ -283,7 +286,9 @@ RunResult RunRecorder::result(std::uint64_t engine_events) const {
   r.pods.unschedulable = unschedulable_;
   r.pods.unschedulable_total = unschedulable_total_;
 
-  r.jobs = {.completed = jobs_completed_, .lost_gpu_hours = lost_gpu_seconds_ / kSecondsPerHour};
+  r.jobs = {.completed = jobs_completed_,
+            .pods_completed = job_pods_completed_,
+            .lost_gpu_hours = lost_gpu_seconds_ / kSecondsPerHour};
 
   r.nodes = {.launched = nodes_launched_,
              .peak = nodes_peak_,

@@ -380,6 +380,11 @@ void WorkloadController::complete(PodId id) {
                      .node = node,
                      .pod = id,
                      .workload = p.workload});
+  if ((s.def.kind == WorkloadKind::Job && s.succeeded == s.def.completions) ||
+      s.def.kind == WorkloadKind::Pod) {
+    bus_.emit(
+        SimEvent{.time = sim_.now(), .kind = EventKind::WorkloadCompleted, .workload = p.workload});
+  }
   reconcile(s);
   bus_.capacity_changed();
 }

@@ -29,6 +29,7 @@ enum class EventKind : std::uint8_t {
   PodUnschedulable,        // a solve found no place (reason), emitted when the reason changes
   SpotInterruptionNotice,  // two minutes before termination
   WorkloadCreated,         // a Deployment, Job or Pod manifest, or a job from a trace
+  WorkloadCompleted,       // a Job's last completion, or a bare Pod's success
   ReplicasChanged,         // an autoscaler set a Deployment's replicas (reason: hpa | keda)
   DisruptionDecision,      // Karpenter started a disruption command (decision; reason: budget)
 };

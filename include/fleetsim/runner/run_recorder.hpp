@@ -99,7 +99,8 @@ class RunRecorder final : public EventSink {
   std::int64_t pods_evicted_ = 0;
   // Every pod's pending time, in flat memory: percentiles within 1%, the maximum exact.
   LatencySketch pending_s_;
-  std::int64_t jobs_completed_ = 0;
+  std::int64_t jobs_completed_ = 0;      // Jobs whose completions are all done
+  std::int64_t job_pods_completed_ = 0;  // their pods that succeeded
   double lost_gpu_seconds_ = 0.0;
   std::int64_t nodes_launched_ = 0;
   std::int64_t nodes_peak_ = 0;

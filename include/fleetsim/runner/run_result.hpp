@@ -96,8 +96,9 @@ struct PodsResult {
 };
 
 struct JobsResult {
-  std::int64_t completed = 0;
-  double lost_gpu_hours = 0.0;  // work of evicted Job pods since they were bound
+  std::int64_t completed = 0;       // Jobs (manifests and trace rows) with every completion done
+  std::int64_t pods_completed = 0;  // Job pods that succeeded
+  double lost_gpu_hours = 0.0;      // work of evicted Job pods since they were bound
 };
 
 struct NodesResult {

@@ -60,7 +60,7 @@ RunResult full_result() {
             .pending_seconds = {.p50 = 3.0, .p99 = 200.0, .max = 200.0},
             .unschedulable = {{.pod = "batch-stuck", .workload = "batch", .reason = "no \"fit\""}},
             .unschedulable_total = 1};
-  r.jobs = {.completed = 2, .lost_gpu_hours = 1.0};
+  r.jobs = {.completed = 2, .pods_completed = 5, .lost_gpu_hours = 1.0};
   r.nodes = {.launched = 3,
              .peak = 2,
              .launch_failures = 1,
@@ -104,7 +104,7 @@ TEST_CASE("report.json lays out every field of the result, rounded to six decima
       R"j("pending_seconds":{"p50":3.0,"p99":200.0,"max":200.0},)j"
       R"j("unschedulable":[{"pod":"batch-stuck","workload":"batch","reason":"no \"fit\""}],)j"
       R"j("unschedulable_total":1},)j"
-      R"j("jobs":{"completed":2,"lost_gpu_hours":1.0},)j"
+      R"j("jobs":{"completed":2,"pods_completed":5,"lost_gpu_hours":1.0},)j"
       R"j("nodes":{"launched":3,"peak":2,"launch_failures":1,"spot_interruption_notices":1,)j"
       R"j("terminated_by_reason":{"empty":1,"spot_interruption":1}},)j"
       R"j("engine":{"events":1234}})j";
@@ -141,5 +141,30 @@ TEST_CASE("the summary shows the figures as report.json rounds them", "[report]"
   CHECK(s.find("  cost total                $0.01\n") != std::string::npos);
   CHECK(s.find("  requests / SLO misses     10 / 3  (30.00%, 1 dropped)\n") != std::string::npos);
   CHECK(s.find("  latency p50 / p99         120 ms / 410 ms\n") != std::string::npos);
+  CHECK(s.find("    on-demand / spot / EBS  $1.20 / $0.30 / $0.10\n") != std::string::npos);
+  CHECK(s.find("  jobs completed            2  (5 pods)\n") != std::string::npos);
   CHECK(s.find("  unschedulable pods        1  (first: no \"fit\")\n") != std::string::npos);
+}
+
+TEST_CASE(
+    "the summary gives each service a line, and n/a where nothing was measured (issue 12, "
+    "finding 9)",
+    "[report]") {
+  RunResult r = full_result();
+  SlaResult::Service slow = r.sla.by_service.at(0);
+  slow.name = "vision";
+  slow.requests = 4;
+  slow.served = 0;
+  slow.dropped = 4;
+  slow.misses = 4;
+  slow.miss_ratio = 1;
+  slow.peak_replicas = 0;
+  r.sla.by_service.push_back(slow);
+  r.pods.created = 0;
+  const std::string s = format_summary(r);
+  INFO(s);
+  CHECK(s.find("    llm                     10 / 3  (30.00%, 1 dropped)\n") != std::string::npos);
+  CHECK(s.find("    vision                  4 / 4  (100.00%, 4 dropped)\n"
+               "                            n/a, peak 0 replicas\n") != std::string::npos);
+  CHECK(s.find("  pending p50 / p99 / max   n/a\n") != std::string::npos);
 }

@@ -155,7 +155,7 @@ TEST_CASE("the terminal summary is an aligned table of the headline numbers", "[
   INFO(s);
   CHECK(s.find("fleetsim: unit (seed 7, 1h0m0s from 2024-01-01T00:00:00Z)\n") == 0);
   CHECK(s.find("  cost total                $0.03\n") != std::string::npos);
-  CHECK(s.find("    on-demand / spot        $0.00 / $0.03\n") != std::string::npos);
+  CHECK(s.find("    on-demand / spot / EBS  $0.00 / $0.03 / $0.00\n") != std::string::npos);
   CHECK(s.find("    by nodepool             gpu  $0.03\n") != std::string::npos);
   CHECK(s.find("  nodes launched / peak     1 / 1\n") != std::string::npos);
   CHECK(s.find("  unschedulable pods        1  (first: all available instance types") !=

@@ -97,6 +97,8 @@ TEST_CASE("a GPU node's cost splits by the GPUs each workload requested", "[runn
   w.bind(0, s1, n);
   w.bind(0, s2, n);
   w.complete(1800, t);
+  w.emit(
+      {.time = RecorderWorld::at_s(1800), .kind = EventKind::WorkloadCompleted, .workload = train});
   w.end(at(hours(1)));
   const RunResult r = rec.result(0);
 
@@ -113,7 +115,9 @@ TEST_CASE("a GPU node's cost splits by the GPUs each workload requested", "[runn
   CHECK(rounded(r.gpu.busy_gpu_hours) == 0.5);  // the Job only: serving busy time comes later
   CHECK(rounded(r.gpu.allocation_ratio) == 0.625);
   CHECK(rounded(r.gpu.utilization) == 0.125);
+  // Jobs count as Jobs, their pods apart (issue 12, finding 9).
   CHECK(r.jobs.completed == 1);
+  CHECK(r.jobs.pods_completed == 1);
 }
 
 TEST_CASE("the minimum-billing top-up goes to (unallocated) so workloads sum to the total",

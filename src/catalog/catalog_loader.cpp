@@ -122,6 +122,7 @@ struct TypeColumns {
   std::size_t name, family, category, generation, size, arch, vcpu, memory_mib, gpu_count, gpu_name,
       gpu_manufacturer, gpu_memory_mib, accelerator_name, accelerator_count, network_gbps, max_pods;
   std::optional<std::size_t> accelerator_manufacturer;
+  std::optional<std::size_t> provider;  // absent or "aws": AWS's naming rules apply
 
   explicit TypeColumns(const CsvReader& t)
       : name(t.require("instance_type")),
@@ -140,7 +141,8 @@ struct TypeColumns {
         accelerator_count(t.require("accelerator_count")),
         network_gbps(t.require("network_gbps")),
         max_pods(t.require("max_pods")),
-        accelerator_manufacturer(t.column("accelerator_manufacturer")) {}
+        accelerator_manufacturer(t.column("accelerator_manufacturer")),
+        provider(t.column("provider")) {}
 };
 
 struct OfferingColumns {
@@ -167,9 +169,11 @@ InstanceType parse_type(const CsvReader& t, const TypeColumns& c) {
   it.name = label_value(t, c.name);
   it.family = label_value(t, c.family);
   it.size = label_value(t, c.size);
-  // Karpenter reads family and size off the name; a catalog that disagrees would label nodes
-  // differently from the real provider.
-  if (it.name != it.family + "." + it.size)
+  // Karpenter's AWS provider reads family and size off the name; an AWS catalog that disagrees
+  // would label nodes differently. Other fleets (on-premises, KWOK) name types as they like.
+  const bool aws = !c.provider || t.field(*c.provider).empty() || t.field(*c.provider) == "aws";
+  if (c.provider && !aws) label_value(t, *c.provider);
+  if (aws && it.name != it.family + "." + it.size)
     t.fail(c.name,
            fmt::format("\"{}\" does not match family \"{}\" and size \"{}\" (expected \"{}.{}\")",
                        it.name, it.family, it.size, it.family, it.size));

@@ -218,6 +218,27 @@ TEST_CASE("each bad value names file, line, column and field", "[catalog]") {
   CHECK(e.message() == message);
 }
 
+TEST_CASE("a catalog whose provider is not AWS names its types as it likes (issue 12, finding 10)",
+          "[catalog]") {
+  const std::string header =
+      "instance_type,family,category,generation,size,arch,vcpu,memory_mib,gpu_count,gpu_name,"
+      "gpu_manufacturer,gpu_memory_mib,accelerator_name,accelerator_count,network_gbps,max_pods,"
+      "provider\n";
+  const std::string kwok = "m-4x-amd64-linux,m,m,1,4x,amd64,4,16384,0,,,,,0,1.25,58,kwok\n";
+  TempCatalog c(header + kwok, offers_with("m-4x-amd64-linux,us-east-1a,on-demand,0.2,,\n"));
+  Catalog catalog = load_catalog(c.dir());
+  REQUIRE(catalog.types().size() == 1);
+  CHECK(catalog.types()[0].name == "m-4x-amd64-linux");
+  // The AWS rule still holds where the provider is aws, or not given.
+  TempCatalog aws(header + "m-4x-amd64-linux,m,m,1,4x,amd64,4,16384,0,,,,,0,1.25,58,aws\n",
+                  offers_with("m-4x-amd64-linux,us-east-1a,on-demand,0.2,,\n"));
+  CHECK(load_error(aws).message() ==
+        "\"m-4x-amd64-linux\" does not match family \"m\" and size \"4x\" (expected \"m.4x\")");
+  TempCatalog bad(header + "m-4x,m,m,1,4x,amd64,4,16384,0,,,,,0,1.25,58,Not Valid\n",
+                  offers_with("m-4x,us-east-1a,on-demand,0.2,,\n"));
+  CHECK(load_error(bad).field() == "provider");
+}
+
 TEST_CASE("bad offerings are located", "[catalog]") {
   struct Case {
     std::string rows;

@@ -53,6 +53,19 @@ SeriesId MetricsStore::series(std::string_view metric, LabelSet labels) {
     }
   }
   std::erase_if(unique, [](const Label& l) { return l.value.empty(); });
+  const std::size_t before = series_.size();
+  const SeriesId id = find_or_add(metric, unique);
+  if (series_.size() == before) return id;
+  if (auto a = aliases_.find(metric); a != aliases_.end()) {
+    for (const std::string& alias : a->second) {
+      const SeriesId mirror = find_or_add(alias, unique);
+      series_[id].mirrors.push_back(mirror);
+    }
+  }
+  return id;
+}
+
+SeriesId MetricsStore::find_or_add(std::string_view metric, LabelSet unique) {
   std::string key = series_key(metric, unique);
   if (auto it = by_key_.find(key); it != by_key_.end()) return it->second;
   auto id = static_cast<SeriesId>(series_.size());
@@ -62,6 +75,13 @@ SeriesId MetricsStore::series(std::string_view metric, LabelSet labels) {
   if (named == by_metric_.end()) named = by_metric_.emplace(std::string(metric), 0).first;
   named->second.push_back(id);
   return id;
+}
+
+void MetricsStore::add_alias(std::string alias, std::string_view metric) {
+  FLEETSIM_ASSERT(series_named(metric).empty());
+  auto it = aliases_.find(metric);
+  if (it == aliases_.end()) it = aliases_.emplace(std::string(metric), 0).first;
+  it->second.push_back(std::move(alias));
 }
 
 void MetricsStore::scrape(SimTime t) {
@@ -86,6 +106,7 @@ void MetricsStore::trim(Series& s, SimTime cutoff) {
 
 void MetricsStore::record(SeriesId id, SimTime t, double value) {
   FLEETSIM_ASSERT(id < series_.size());
+  for (SeriesId mirror : series_[id].mirrors) record(mirror, t, value);
   Series& s = series_[id];
   if (s.head < s.samples.size()) {
     StoredSample& last = s.samples.back();

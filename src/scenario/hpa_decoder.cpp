@@ -45,6 +45,7 @@ std::string decode_metric_identifier(const YamlValue& v, MetricSpec& out, Decode
   YamlMap m(v);
   YamlValue name = m.require("name");
   out.name = name.as_string();
+  out.name_where = name.where();
   if (out.name.empty()) name.fail("the metric name must not be empty");
   if (auto selector = m.get("selector")) out.selector = decode_metric_selector(*selector, ctx);
   m.warn_unread(ctx.warnings, ctx.kind);

@@ -62,6 +62,7 @@ void decode_prometheus(const YamlMap& trigger, const YamlMap& meta, KedaTrigger&
   t.server_address = meta.require("serverAddress").as_string();
   YamlValue query = meta.require("query");
   t.query = query.as_string();
+  t.query_where = query.where();
   if (t.query.empty()) query.fail("the query must not be empty");
   try {
     PromQuery::parse(t.query);  // the world parses it again when it builds the pipeline

@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <variant>
 
+#include "fleetsim/autoscaling/simulated_metrics.hpp"
 #include "fleetsim/catalog/catalog_loader.hpp"
 #include "fleetsim/core/calendar.hpp"
 #include "fleetsim/core/utf8.hpp"
@@ -27,7 +28,7 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<std::string_view, 17> kTopLevelKeys{"name",
+constexpr std::array<std::string_view, 18> kTopLevelKeys{"name",
                                                          "seed",
                                                          "start",
                                                          "duration",
@@ -43,7 +44,8 @@ constexpr std::array<std::string_view, 17> kTopLevelKeys{"name",
                                                          "events",
                                                          "node_latencies",
                                                          "karpenter",
-                                                         "kube_controller_manager"};
+                                                         "kube_controller_manager",
+                                                         "metrics"};
 
 // A Prometheus scrape interval beyond 10 minutes leaves autoscalers reading stale metrics for
 // longer than any lookback window fleetsim's queries use; it is a unit mistake.
@@ -169,6 +171,40 @@ void set_start_hour(TrafficConfig& traffic, std::int64_t start_unix_s) {
   };
   std::visit(set, traffic);
   if (auto* surge = std::get_if<SurgeConfig>(&traffic)) std::visit(set, surge->base);
+}
+
+// Every metric an autoscaler reads must be one the simulation produces, under its own name or a
+// scenario alias: otherwise the autoscaler never acts, silently.
+void check_metric_name(std::string_view name, const SourceLocation& where, std::string_view field,
+                       const MetricAliases& aliases) {
+  if (is_simulated_metric(name) || aliases.contains(name)) return;
+  std::vector<std::string_view> known(kSimulatedMetrics.begin(), kSimulatedMetrics.end());
+  for (const auto& [alias, target] : aliases) known.push_back(alias);
+  throw ConfigError(
+      where, std::string(field),
+      fmt::format("metric \"{}\" is never produced in a simulation, so the autoscaler could not "
+                  "act on it; fleetsim produces {}, or name your exporter's metric with "
+                  "`metrics: {{aliases: {{{}: {}}}}}`{}",
+                  name.substr(0, 80), fmt::join(known, ", "), name.substr(0, 80), kGpuUtilMetric,
+                  did_you_mean(name, known)));
+}
+
+void check_autoscaler_metrics(const std::vector<HorizontalPodAutoscalerSpec>& hpas,
+                              const std::vector<ScaledObjectSpec>& scaled_objects,
+                              const MetricAliases& aliases) {
+  for (const HorizontalPodAutoscalerSpec& hpa : hpas) {
+    for (const MetricSpec& m : hpa.metrics) {
+      if (m.source == MetricSourceType::Resource) continue;
+      check_metric_name(m.name, m.name_where, "metric.name", aliases);
+    }
+  }
+  for (const ScaledObjectSpec& so : scaled_objects) {
+    for (const KedaTrigger& t : so.triggers) {
+      if (t.type != KedaTriggerType::Prometheus) continue;
+      for (const std::string& name : selected_metric_names(PromQuery::parse(t.query)))
+        check_metric_name(name, t.query_where, "metadata.query", aliases);
+    }
+  }
 }
 
 // Where a Deployment's autoscaler was found, for the "already has one" message.
@@ -309,6 +345,7 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
     }
   }
   if (auto k = top.get("karpenter")) cfg.karpenter = decode_karpenter_settings(*k);
+  if (auto m = top.get("metrics")) cfg.metric_aliases = decode_metric_aliases(*m);
   if (auto k = top.get("kube_controller_manager"))
     cfg.controller_manager_api = decode_controller_manager_settings(*k);
 
@@ -351,6 +388,7 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   }
   resolve_service_deployments(cfg.services, cfg.workloads);
   check_autoscaler_targets(set.hpas, set.scaled_objects, cfg.workloads);
+  check_autoscaler_metrics(set.hpas, set.scaled_objects, cfg.metric_aliases);
   for (auto& d : set.daemonsets) {
     priorities.resolve(d.workload.pod.spec, d.priority);
     cfg.daemonsets.push_back(std::move(d.workload));

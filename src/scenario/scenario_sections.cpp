@@ -7,6 +7,7 @@
 #include <set>
 #include <system_error>
 
+#include "fleetsim/autoscaling/simulated_metrics.hpp"
 #include "fleetsim/core/input_file.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
 
@@ -273,6 +274,32 @@ ApiLimits decode_controller_manager_settings(const YamlValue& value) {
   if (auto burst = m.get("kube_api_burst"))
     out.burst = static_cast<std::int32_t>(burst->as_int(1, 1'000'000));
   m.reject_unread(std::array<std::string_view, 2>{"kube_api_qps", "kube_api_burst"});
+  return out;
+}
+
+MetricAliases decode_metric_aliases(const YamlValue& value) {
+  YamlMap m(value);
+  MetricAliases out;
+  if (auto aliases = m.get("aliases")) {
+    YamlMap a(*aliases);
+    for (const auto& e : a.entries()) {
+      e.read = true;
+      if (!is_prometheus_metric_name(e.key))
+        throw ConfigError(
+            e.key_where, e.value.path(),
+            fmt::format("\"{}\" is not a Prometheus metric name", e.key.substr(0, 80)));
+      if (is_simulated_metric(e.key))
+        throw ConfigError(e.key_where, e.value.path(),
+                          fmt::format("{} is a metric fleetsim produces itself", e.key));
+      std::string target = e.value.as_string();
+      if (!is_simulated_metric(target))
+        e.value.fail(fmt::format("\"{}\" is not a metric fleetsim produces; expected one of {}{}",
+                                 target.substr(0, 80), fmt::join(kSimulatedMetrics, ", "),
+                                 did_you_mean(target, kSimulatedMetrics)));
+      out.emplace(e.key, std::move(target));
+    }
+  }
+  m.reject_unread(std::array<std::string_view, 1>{"aliases"});
   return out;
 }
 

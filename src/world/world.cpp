@@ -100,6 +100,7 @@ void World::set_progress(std::function<void(SimTime)> callback, SimDuration ever
 // Services and autoscalers bind to the manifest Deployments the scenario loader resolved.
 void World::build_services_and_autoscalers() {
   const SimTime warmup_end = at(config_.warmup);
+  for (const auto& [alias, metric] : config_.metric_aliases) metrics_.add_alias(alias, metric);
   for (const ServiceConfig& sc : config_.services) {
     const std::optional<WorkloadId> target =
         workloads_->find_deployment(sc.deployment_namespace, sc.deployment_name);

@@ -68,6 +68,7 @@ struct MetricSpec {
   MetricSourceType source = MetricSourceType::Resource;
   // Resource: "cpu" or "memory"; Pods, Object and External: the metric's name.
   std::string name;
+  SourceLocation name_where;  // where the name is written
   MetricTarget target;
   CrossVersionObjectReference described_object;               // Object only
   std::vector<std::pair<std::string, std::string>> selector;  // metric.selector.matchLabels

@@ -38,6 +38,7 @@ struct KedaTrigger {
   // prometheus
   std::string server_address;
   std::string query;  // PromQL, kept for the metrics pipeline to evaluate
+  SourceLocation query_where;
   double threshold = 0;
   double activation_threshold = 0;
   bool ignore_null_values = true;  // an empty result reads as 0 rather than an error

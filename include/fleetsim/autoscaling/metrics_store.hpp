@@ -60,6 +60,11 @@ class MetricsStore {
   // Prometheus treats an empty value as an absent label.
   SeriesId series(std::string_view metric, LabelSet labels);
 
+  // From now on, every series of `metric` is mirrored under the name `alias`, sample for
+  // sample, as a Prometheus recording rule `alias = metric` would (for exporters that name a
+  // metric differently). Call before the series exist.
+  void add_alias(std::string alias, std::string_view metric);
+
   // Starts a scrape round at t: samples older than t − retention are dropped.
   void scrape(SimTime t);
   // Appends a sample. Times per series must not decrease; a second sample at the same time
@@ -92,7 +97,9 @@ class MetricsStore {
     LabelSet labels;
     std::vector<StoredSample> samples;  // [head, end) are live; the prefix awaits compaction
     std::size_t head = 0;
+    std::vector<SeriesId> mirrors;  // the same series under each alias of its metric
   };
+  SeriesId find_or_add(std::string_view metric, LabelSet unique);
   std::span<const StoredSample> live(const Series& s) const;
   void trim(Series& s, SimTime cutoff);
 
@@ -100,6 +107,7 @@ class MetricsStore {
   std::vector<Series> series_;
   std::map<std::string, SeriesId, std::less<>> by_key_;  // metric + labels, serialized
   std::map<std::string, std::vector<SeriesId>, std::less<>> by_metric_;
+  std::map<std::string, std::vector<std::string>, std::less<>> aliases_;  // metric -> aliases
   std::size_t sample_count_ = 0;
 };
 

@@ -131,6 +131,9 @@ struct ServiceConfig {
   SourceLocation deployment_where;  // its `deployment` field
 };
 
+// Metric names an exporter uses -> the simulated metric they stand for (metrics.aliases).
+using MetricAliases = std::map<std::string, std::string, std::less<>>;
+
 struct ScenarioConfig {
   std::string name;
   std::uint64_t seed = 1;
@@ -157,6 +160,7 @@ struct ScenarioConfig {
   std::vector<ServiceConfig> services;  // traffic and serving, each bound to a Deployment
   SimDuration warmup{0};                // excluded from SLO statistics
   SimDuration scrape_interval = kDefaultScrapeInterval;  // Prometheus scrapes of pod metrics
+  MetricAliases metric_aliases;
 
   NodeLatencies node_latencies;
   KarpenterSettings karpenter;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fleetsim/autoscaling/metrics_store.hpp"
+#include "fleetsim/autoscaling/simulated_metrics.hpp"
 #include "fleetsim/catalog/catalog.hpp"
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/k8s/cluster_bus.hpp"
@@ -21,16 +22,6 @@
 #include "fleetsim/workload/workload_controller.hpp"
 
 namespace fleetsim {
-
-// What the per-pod metric series are called (DCGM exporter and vLLM names).
-inline constexpr std::string_view kGpuUtilMetric = "DCGM_FI_DEV_GPU_UTIL";
-inline constexpr std::string_view kRequestsRunningMetric = "vllm:num_requests_running";
-inline constexpr std::string_view kRequestsWaitingMetric = "vllm:num_requests_waiting";
-inline constexpr std::string_view kRequestSuccessMetric = "vllm:request_success_total";
-// Per service, as a gateway in front of the pods sees it; they exist with no pod at all, so a
-// ScaledObject can activate a Deployment from zero on them.
-inline constexpr std::string_view kServiceRequestsMetric = "fleetsim_service_requests_total";
-inline constexpr std::string_view kServiceQueueMetric = "fleetsim_service_queue_length";
 
 // A service's state at the end of one report interval.
 struct ServiceIntervalRow {

@@ -94,3 +94,26 @@ TEST_CASE("retention keeps memory bounded over a long series", "[autoscaling]") 
   store.scrape(end + minutes(8));
   CHECK(store.sample_count() == 0);
 }
+
+TEST_CASE("an alias mirrors every series of its metric, sample for sample", "[autoscaling]") {
+  // As a recording rule `gpu_utilization = DCGM_FI_DEV_GPU_UTIL` would (issue 12, finding 1).
+  MetricsStore store;
+  store.add_alias("gpu_utilization", "DCGM_FI_DEV_GPU_UTIL");
+  SeriesId a = store.series("DCGM_FI_DEV_GPU_UTIL", {{"pod", "a"}});
+  SeriesId b = store.series("DCGM_FI_DEV_GPU_UTIL", {{"pod", "b"}});
+  CHECK(store.series("DCGM_FI_DEV_GPU_UTIL", {{"pod", "a"}}) == a);  // no second mirror
+  REQUIRE(store.series_named("gpu_utilization").size() == 2);
+  store.record(a, t(0), 40);
+  store.record(b, t(0), 90);
+  store.record(a, t(15), 60);
+  store.mark_stale(b, t(15));
+  const SeriesId mirror_a = store.series_named("gpu_utilization")[0];
+  const SeriesId mirror_b = store.series_named("gpu_utilization")[1];
+  CHECK(store.labels(mirror_a) == LabelSet{{"pod", "a"}});
+  CHECK(store.label_value(mirror_a, "__name__") == "gpu_utilization");
+  CHECK(store.instant(mirror_a, t(15)) == 60.0);
+  CHECK(store.range(mirror_a, t(15), seconds(30)).size() == 2);
+  CHECK(store.instant(mirror_b, t(0)) == 90.0);
+  CHECK_FALSE(store.instant(mirror_b, t(15)));  // the staleness marker is mirrored too
+  CHECK(store.series_named("other").empty());
+}

@@ -136,12 +136,13 @@ TEST_CASE("defaults: seed, region, report interval, latencies and the bundled ca
 TEST_CASE("scenario file errors carry file:line:col and the field", "[scenario]") {
   auto missing = scenario("does-not-exist.yaml");
   CHECK(load_error(missing) == missing.string() + ": file not found");
-  CHECK(load_error(scenario("unknown-key.yaml")) ==
-        scenario("unknown-key.yaml").string() +
-            ":3:1: manifest: unknown key; expected one of name, seed, start, duration, region, "
-            "catalog, provisioner, report_interval, scrape_interval, warmup, manifests, services, "
-            "jobs, events, node_latencies, karpenter, kube_controller_manager; did you mean "
-            "\"manifests\"?");
+  CHECK(
+      load_error(scenario("unknown-key.yaml")) ==
+      scenario("unknown-key.yaml").string() +
+          ":3:1: manifest: unknown key; expected one of name, seed, start, duration, region, "
+          "catalog, provisioner, report_interval, scrape_interval, warmup, manifests, services, "
+          "jobs, events, node_latencies, karpenter, kube_controller_manager, metrics; did you mean "
+          "\"manifests\"?");
   CHECK(load_error(scenario("services.yaml")) ==
         scenario("services.yaml").string() +
             ":7:17: services[0].deployment: no Deployment named \"vllm-llama\" in the "
@@ -415,7 +416,7 @@ TEST_CASE("image pull bandwidth and scrape interval: defaults, values and bounds
   CHECK(error("scrape_intervall: 15s\n") ==
         "4:1: scrape_intervall: unknown key; expected one of name, seed, start, duration, region, "
         "catalog, provisioner, report_interval, scrape_interval, warmup, manifests, services, "
-        "jobs, events, node_latencies, karpenter, kube_controller_manager; did you mean "
+        "jobs, events, node_latencies, karpenter, kube_controller_manager, metrics; did you mean "
         "\"scrape_interval\"?");
 }
 
@@ -453,6 +454,58 @@ struct AutoscalerScenario : ScratchScenario {
 };
 
 }  // namespace
+
+TEST_CASE("an autoscaler reads a metric the run produces, or a scenario alias of one",
+          "[scenario]") {
+  // Issue 12, finding 1: the GPU guides' HPA reads `gpu_utilization`, which no simulation
+  // produces; without an error it would never scale.
+  const std::string pods_hpa =
+      "  - apiVersion: autoscaling/v2\n    kind: HorizontalPodAutoscaler\n"
+      "    metadata: {name: a}\n"
+      "    spec: {scaleTargetRef: {kind: Deployment, name: model-a}, maxReplicas: 4, metrics: "
+      "[{type: Pods, pods: {metric: {name: gpu_utilization}, target: {type: AverageValue, "
+      "averageValue: \"60\"}}}]}\n";
+  const std::string so =
+      "  - apiVersion: keda.sh/v1alpha1\n    kind: ScaledObject\n    metadata: {name: so}\n"
+      "    spec: {scaleTargetRef: {name: model-b}, triggers: [{type: prometheus, metadata: "
+      "{serverAddress: \"http://prometheus:9090\", threshold: \"5\", query: "
+      "\"sum(vllm_num_requests_waiting{pod=~'model-b.*'})\"}}]}\n";
+  CHECK(AutoscalerScenario(pods_hpa).short_error() ==
+        "9:124: metric.name: metric \"gpu_utilization\" is never produced in a simulation, so the "
+        "autoscaler could not act on it; fleetsim produces DCGM_FI_DEV_GPU_UTIL, "
+        "vllm:num_requests_running, vllm:num_requests_waiting, vllm:request_success_total, "
+        "fleetsim_service_requests_total, fleetsim_service_queue_length, or name your "
+        "exporter's metric with `metrics: {aliases: {gpu_utilization: DCGM_FI_DEV_GPU_UTIL}}`");
+  CHECK_THAT(AutoscalerScenario(so).short_error(),
+             Catch::StartsWith("9:") &&
+                 Catch::Contains("metadata.query: metric \"vllm_num_requests_waiting\" is never "
+                                 "produced in a simulation") &&
+                 Catch::EndsWith("did you mean \"vllm:num_requests_waiting\"?"));
+  const std::string aliases =
+      "metrics:\n  aliases:\n    gpu_utilization: DCGM_FI_DEV_GPU_UTIL\n"
+      "    vllm_num_requests_waiting: \"vllm:num_requests_waiting\"\n";
+  ScenarioConfig cfg = load_scenario(AutoscalerScenario(pods_hpa + so + aliases).file);
+  CHECK(cfg.metric_aliases ==
+        MetricAliases{{"gpu_utilization", "DCGM_FI_DEV_GPU_UTIL"},
+                      {"vllm_num_requests_waiting", "vllm:num_requests_waiting"}});
+  // An alias names a metric fleetsim does not produce, under a valid name, for one that it does.
+  CHECK(AutoscalerScenario("metrics: {aliases: {gpu_utilization: DCGM_FI_DEV_GPU_UTILS}}\n")
+            .short_error() ==
+        "6:38: metrics.aliases.gpu_utilization: \"DCGM_FI_DEV_GPU_UTILS\" is not a metric fleetsim "
+        "produces; expected one of DCGM_FI_DEV_GPU_UTIL, vllm:num_requests_running, "
+        "vllm:num_requests_waiting, vllm:request_success_total, fleetsim_service_requests_total, "
+        "fleetsim_service_queue_length; did you mean \"DCGM_FI_DEV_GPU_UTIL\"?");
+  CHECK(AutoscalerScenario("metrics: {aliases: {DCGM_FI_DEV_GPU_UTIL: DCGM_FI_DEV_GPU_UTIL}}\n")
+            .short_error() ==
+        "6:21: metrics.aliases.DCGM_FI_DEV_GPU_UTIL: DCGM_FI_DEV_GPU_UTIL is a metric fleetsim "
+        "produces itself");
+  CHECK(
+      AutoscalerScenario("metrics: {aliases: {gpu-util: DCGM_FI_DEV_GPU_UTIL}}\n").short_error() ==
+      "6:21: metrics.aliases.gpu-util: \"gpu-util\" is not a Prometheus metric name");
+  CHECK(
+      AutoscalerScenario("metrics: {aliasses: {gpu_util: DCGM_FI_DEV_GPU_UTIL}}\n").short_error() ==
+      "6:11: metrics.aliasses: unknown key; expected one of aliases; did you mean \"aliases\"?");
+}
 
 TEST_CASE("HPAs and ScaledObjects bind to Deployments of their namespace, one each", "[scenario]") {
   {

@@ -160,6 +160,25 @@ TEST_CASE("an HPA on requests running scales the Deployment to its maximum under
   CHECK(run.events.of(EventKind::PodReady).size() == 4);
 }
 
+TEST_CASE(
+    "an HPA on an exporter's own metric name scales through a scenario alias (issue 12, "
+    "finding 1)",
+    "[unit]") {
+  // The GPU guides' HPA reads a Pods metric `gpu_utilization`; the run produces the DCGM
+  // exporter's name. The alias mirrors every series, so the HPA acts as on the DCGM metric.
+  std::string hpa = hpa_on_running(1, 4, "50");
+  hpa.replace(hpa.find("vllm:num_requests_running"), 25, "gpu_utilization");
+  Run run(kPool + deployment(1) + hpa, R"(  - deployment: api
+    traffic: {pattern: constant, rps: 3}
+    serving: {concurrency: 1, queue_timeout: 30s, service_time: {model: fixed, duration: 1s}}
+)",
+          "metrics: {aliases: {gpu_utilization: DCGM_FI_DEV_GPU_UTIL}}\n");
+  const auto changes = run.events.of(EventKind::ReplicasChanged);
+  REQUIRE(!changes.empty());
+  CHECK(changes.front().from == 1);
+  CHECK(changes.back().to == 4);  // every replica busy at 100% against a 50% target
+}
+
 TEST_CASE("a ScaledObject on requests in the system scales its Deployment", "[unit]") {
   const std::string so = R"(---
 apiVersion: keda.sh/v1alpha1

@@ -18,6 +18,7 @@
 #include "fleetsim/core/utf8.hpp"
 #include "fleetsim/scenario/manifest_loader.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
+#include "fleetsim/scenario/nodepool_checks.hpp"
 #include "fleetsim/scenario/priority_resolver.hpp"
 #include "fleetsim/scenario/scenario_sections.hpp"
 #include "fleetsim/scenario/service_decoder.hpp"
@@ -456,6 +457,7 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   cfg.pdbs = std::move(set.pdbs);
   cfg.hpas = std::move(set.hpas);
   cfg.scaled_objects = std::move(set.scaled_objects);
+  check_against_nodepools(cfg, warnings);
   cfg.warnings = warnings.take();
   // Reported in file order, so a user reads them alongside the manifests.
   std::stable_sort(cfg.warnings.begin(), cfg.warnings.end(),

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -24,8 +25,8 @@ namespace {
 
 constexpr std::array<std::string_view, 6> kPatterns{"constant", "poisson", "diurnal",
                                                     "surge",    "bursty",  "replay"};
-constexpr std::array<std::string_view, 5> kServiceKeys{"deployment", "traffic", "serving", "slo",
-                                                       "startup"};
+constexpr std::array<std::string_view, 6> kServiceKeys{"deployment", "traffic", "serving",
+                                                       "slo",        "startup", "model"};
 constexpr std::array<std::string_view, 4> kServingKeys{"concurrency", "queue_timeout", "max_queue",
                                                        "service_time"};
 constexpr std::array<std::string_view, 4> kServiceTimeModels{"llm", "fixed", "exponential",
@@ -341,6 +342,91 @@ ServiceStartup decode_startup(const YamlValue& value) {
   return out;
 }
 
+// Bytes per parameter of each weight type a serving engine loads.
+struct Dtype {
+  std::string_view name;
+  double bytes;
+};
+constexpr std::array<Dtype, 8> kDtypes{{{"fp32", 4},
+                                        {"fp16", 2},
+                                        {"bf16", 2},
+                                        {"fp8", 1},
+                                        {"int8", 1},
+                                        {"fp4", 0.5},
+                                        {"int4", 0.5},
+                                        {"nf4", 0.5}}};
+
+// "8B", "1.5B", "350M", "1T" or a plain count.
+double parse_parameter_count(const YamlValue& v) {
+  std::string text = v.as_string();
+  double scale = 1;
+  if (!text.empty()) {
+    switch (text.back()) {
+      case 'K':
+        scale = 1e3;
+        break;
+      case 'M':
+        scale = 1e6;
+        break;
+      case 'B':
+        scale = 1e9;
+        break;
+      case 'T':
+        scale = 1e12;
+        break;
+      default:
+        break;
+    }
+    if (scale != 1) text.pop_back();
+  }
+  double n = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (text.empty() || ptr != text.data() + text.size() || ec != std::errc{} || !(n > 0))
+    v.fail(fmt::format("expected a parameter count such as 8B, 1.5B or 350M, got \"{}\"",
+                       v.as_string().substr(0, 40)));
+  n *= scale;
+  if (n > 1e14) v.fail("more than 100T parameters is not a model that fits any fleet");
+  return n;
+}
+
+ModelMemory decode_model(const YamlValue& value) {
+  YamlMap m(value);
+  only_keys(m, std::array<std::string_view, 4>{"parameters", "dtype", "memory",
+                                               "gpu_memory_utilization"});
+  ModelMemory out{.where = value.where()};
+  auto parameters = m.get("parameters");
+  auto memory = m.get("memory");
+  if (memory && parameters) memory->fail("give either memory or parameters and dtype, not both");
+  if (memory) {
+    out.weight_bytes = memory->as_quantity().value_ceil();
+    if (out.weight_bytes <= 0) memory->fail("the model's memory must be positive");
+    out.described = memory->as_string();
+  } else if (parameters) {
+    const double count = parse_parameter_count(*parameters);
+    YamlValue dtype_v = m.require("dtype");
+    const std::string dtype = dtype_v.as_string();
+    const auto* d = std::find_if(kDtypes.begin(), kDtypes.end(),
+                                 [&](const Dtype& x) { return x.name == dtype; });
+    if (d == kDtypes.end()) {
+      std::array<std::string_view, kDtypes.size()> names;
+      std::transform(kDtypes.begin(), kDtypes.end(), names.begin(),
+                     [](const Dtype& x) { return x.name; });
+      dtype_v.fail(fmt::format("unknown dtype \"{}\"; expected one of {}{}", dtype.substr(0, 40),
+                               fmt::join(names, ", "), did_you_mean(dtype, names)));
+    }
+    out.weight_bytes = static_cast<std::int64_t>(std::ceil(count * d->bytes));
+    out.described = fmt::format("{} {}", parameters->as_string(), dtype);
+  } else {
+    value.fail("a model needs parameters and dtype (8B, fp16), or its memory (16Gi)");
+  }
+  if (auto u = m.get("gpu_memory_utilization")) {
+    out.gpu_memory_utilization = as_number(*u);
+    if (!(out.gpu_memory_utilization > 0 && out.gpu_memory_utilization <= 1))
+      u->fail(fmt::format("must be above 0 and at most 1, got {}", out.gpu_memory_utilization));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<ServiceConfig> decode_services(const YamlValue& list, const SectionContext& sc) {
@@ -358,6 +444,7 @@ std::vector<ServiceConfig> decode_services(const YamlValue& list, const SectionC
     if (auto v = m.get("serving")) s.serving = decode_serving(*v, s.rates);
     if (auto v = m.get("slo")) s.slo = decode_slo(*v);
     if (auto v = m.get("startup")) s.startup = decode_startup(*v);
+    if (auto v = m.get("model")) s.model = decode_model(*v);
     out.push_back(std::move(s));
   }
   return out;

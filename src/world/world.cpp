@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "fleetsim/engine/event_tag.hpp"
-#include "fleetsim/world/service_checks.hpp"
 
 namespace fleetsim {
 
@@ -64,17 +63,6 @@ void World::build_provisioner() {
                                        .nodepools = config_.nodepools,
                                        .settings = {.batch_idle = config_.karpenter.batch_idle,
                                                     .batch_max = config_.karpenter.batch_max}});
-      // The rate table must cover every set of NodePools the run will have, scripted ones
-      // included, so that a run never stops midway for it.
-      check_llm_rates_cover(config_, karpenter->context());
-      std::vector<NodePool> scripted = config_.nodepools;
-      for (const ScriptedEvent& e : config_.events) {
-        const auto* apply = std::get_if<ApplyManifestsEvent>(&e.action);
-        if (apply == nullptr || apply->nodepools.empty()) continue;
-        merge_nodepools(scripted, apply->nodepools);
-        check_llm_rates_cover(config_,
-                              *make_scheduling_context(nodepool_inputs(config_), scripted));
-      }
       interruption_ = std::make_unique<InterruptionHandler>(cluster_, *cloud_, *termination_);
       cloud_->set_notice_listener(interruption_.get());
       disruption_ = std::make_unique<DisruptionController>(DisruptionController::Inputs{

@@ -117,6 +117,16 @@ struct ServiceStartup {
   SimDuration model_load{0};
 };
 
+// A service's `model`: what each replica must hold in GPU memory.
+struct ModelMemory {
+  std::int64_t weight_bytes = 0;
+  std::string described;  // "8B fp16" or "16Gi", for messages
+  // The share of each GPU's memory the server may use (vLLM's --gpu-memory-utilization); the
+  // weights must fit in it, with room left for the KV cache.
+  double gpu_memory_utilization = 0.9;
+  SourceLocation where;
+};
+
 // `services:` entry: traffic bound to a Deployment of the scenario's manifests.
 struct ServiceConfig {
   std::string deployment;            // as written: "name" or "namespace/name"
@@ -127,8 +137,9 @@ struct ServiceConfig {
   std::optional<LlmRates> rates;  // nullopt: the default table for each replica's GPU
   std::optional<LatencySlo> slo;
   ServiceStartup startup;
-  SourceLocation where;             // the list entry
-  SourceLocation deployment_where;  // its `deployment` field
+  std::optional<ModelMemory> model;  // nullopt: GPU memory is not checked
+  SourceLocation where;              // the list entry
+  SourceLocation deployment_where;   // its `deployment` field
 };
 
 // Metric names an exporter uses -> the simulated metric they stand for (metrics.aliases).

@@ -291,7 +291,8 @@ TEST_CASE(
                                    (test::fixtures() / "traces/training-jobs.csv").string() +
                                    ", template: " + (dir.path() / "job.yaml").string() + "}\n");
   ScenarioConfig cfg = load_scenario(s.file);
-  REQUIRE(cfg.warnings.size() == 1);
+  REQUIRE(cfg.warnings.size() == 2);
+  CHECK(cfg.warnings[1].field == "NodePool");  // the scenario has none
   CHECK(cfg.warnings[0].field == "Job.metadata.annotations.fleetsim.io/duration");
   CHECK(cfg.warnings[0].where.to_string() == s.at(5, 56));  // metadata.name
   CHECK(cfg.warnings[0].message ==
@@ -519,7 +520,8 @@ TEST_CASE("HPAs and ScaledObjects bind to Deployments of their namespace, one ea
     ScenarioConfig cfg = load_scenario(s.file);
     CHECK(cfg.hpas.size() == 3);
     CHECK(cfg.scaled_objects.size() == 2);
-    CHECK(cfg.warnings.empty());  // no "does not scale replicas in `fleetsim run` yet"
+    REQUIRE(cfg.warnings.size() == 1);  // not "does not scale replicas in `fleetsim run` yet"
+    CHECK(cfg.warnings[0].field == "NodePool");
   }
   CHECK(AutoscalerScenario(hpa("a", "{kind: Deployment, name: modle-a}")).short_error() ==
         "8:22: spec.scaleTargetRef.name: no Deployment named \"modle-a\" in namespace default in "

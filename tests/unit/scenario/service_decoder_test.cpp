@@ -212,7 +212,9 @@ TEST_CASE("services load without warnings", "[scenario][services]") {
 )");
   ScenarioConfig cfg = s.load();
   CHECK(cfg.services.size() == 2);
-  CHECK(cfg.warnings.empty());
+  REQUIRE(cfg.warnings.size() == 1);  // the fixture has no NodePool, which is said once
+  CHECK(cfg.warnings[0].message ==
+        "the scenario has no NodePool, so the pods of its 9 workloads stay Pending");
 }
 
 TEST_CASE("a service's startup: image size and model load time", "[scenario][services]") {
@@ -261,7 +263,7 @@ TEST_CASE("startup errors are reported at the field", "[scenario][services]") {
         "8:14: services[0].startup: expected a mapping, got a scalar (\"15Gi\")");
   CHECK(service_error("    statup: {model_load: 1m}\n") ==
         "8:5: services[0].statup: unknown key; expected one of deployment, traffic, serving, "
-        "slo, startup; did you mean \"startup\"?");
+        "slo, startup, model; did you mean \"startup\"?");
 }
 
 TEST_CASE("a service must name one Deployment of the manifests", "[scenario][services]") {
@@ -310,7 +312,7 @@ TEST_CASE("warmup is a duration shorter than the scenario", "[scenario][services
 TEST_CASE("unknown keys in a service are errors with hints", "[scenario][services]") {
   CHECK(traffic_error("{pattern: poisson, rps: 1}", "    slos: {e2e: 1s}\n") ==
         "8:5: services[0].slos: unknown key; expected one of deployment, traffic, serving, slo, "
-        "startup; did you mean \"slo\"?");
+        "startup, model; did you mean \"slo\"?");
   CHECK(traffic_error("{pattern: poisson, rps: 1, rsp: 2}") ==
         "7:41: services[0].traffic.rsp: unknown key; expected one of pattern, rps, tokens; did "
         "you mean \"rps\"?");

@@ -294,7 +294,7 @@ spec:
   CHECK(run.service().stats().totals().served > 1000);
 }
 
-TEST_CASE("an LLM service on a pool with GPUs outside the rate table is refused before the run",
+TEST_CASE("an LLM service on a pool with GPUs outside the rate table is refused when it loads",
           "[unit]") {
   std::string pool = kPool;
   const std::string one_type = R"(values: ["g5.xlarge"])";
@@ -306,9 +306,8 @@ TEST_CASE("an LLM service on a pool with GPUs outside the rate table is refused 
   dir.write("manifests.yaml", pool + deployment(1));
   const auto file = dir.write(
       "scenario.yaml", "name: s\nduration: 1h\nmanifests: [manifests.yaml]\nservices:\n" + service);
-  const ScenarioConfig config =
-      load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
-  const std::string error = test::config_error([&] { World world(config); });
+  const auto catalogs = std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog";
+  const std::string error = test::config_error([&] { load_scenario(file, catalogs); });
   CHECK_THAT(error, Catch::Contains(
                         "scenario.yaml:5:5: serving.service_time.rates: replicas of api can be "
                         "launched on p3.2xlarge (v100), which the default LLM rate table"));
@@ -317,8 +316,7 @@ TEST_CASE("an LLM service on a pool with GPUs outside the rate table is refused 
             "name: s\nduration: 1h\nmanifests: [manifests.yaml]\nservices:\n" + service +
                 "    serving: {service_time: {model: llm, rates: {prefill_tokens_per_s: 4000, "
                 "time_per_output_token: 40ms}}}\n");
-  const ScenarioConfig with_rates =
-      load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+  const ScenarioConfig with_rates = load_scenario(file, catalogs);
   CHECK(test::config_error([&] { World world(with_rates); }) == "no error");
 }
 
@@ -333,9 +331,9 @@ TEST_CASE("a NodePool a scripted apply brings in is checked against the rate tab
                               "name: s\nduration: 1h\nmanifests: [manifests.yaml]\n"
                               "events:\n  - {at: 30m, apply: later.yaml}\nservices:\n"
                               "  - deployment: api\n    traffic: {pattern: constant, rps: 1}\n");
-  const ScenarioConfig config =
-      load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
-  CHECK_THAT(test::config_error([&] { World world(config); }),
+  CHECK_THAT(test::config_error([&] {
+               load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+             }),
              Catch::Contains("replicas of api can be launched on p3.2xlarge (v100)"));
 }
 
@@ -354,10 +352,10 @@ TEST_CASE("a pool with a PreferNoSchedule taint is checked against the rate tabl
   const auto file = dir.write("scenario.yaml",
                               "name: s\nduration: 1h\nmanifests: [manifests.yaml]\nservices:\n"
                               "  - deployment: api\n    traffic: {pattern: constant, rps: 1}\n");
-  const ScenarioConfig config =
-      load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
   CHECK_THAT(
-      test::config_error([&] { World world(config); }),
+      test::config_error([&] {
+        load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+      }),
       Catch::Contains(
           "scenario.yaml:5:5: serving.service_time.rates: replicas of api can be launched on "
           "p3.2xlarge (v100)"));

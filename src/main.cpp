@@ -16,7 +16,8 @@
 
 namespace {
 
-constexpr std::array<std::string_view, 4> kCommands{"run", "validate", "catalog", "autoscale"};
+constexpr std::array<std::string_view, 5> kCommands{"run", "validate", "lint", "catalog",
+                                                    "autoscale"};
 
 // A seed is a whole number in [0, 2^64): CLI11 would wrap "-1" and clamp what overflows, making
 // two different seeds give the same run.
@@ -34,7 +35,7 @@ int main(int argc, char** argv) {
   if (argc < 2 || (argv[1][0] != '-' &&
                    std::find(kCommands.begin(), kCommands.end(), argv[1]) == kCommands.end())) {
     std::cerr << fmt::format(
-        "error: {}; the commands are run, validate, catalog and autoscale "
+        "error: {}; the commands are run, validate, lint, catalog and autoscale "
         "(fleetsim COMMAND --help)\n",
         argc < 2 ? "no command given"
                  : fmt::format("unknown command \"{}\"", std::string_view(argv[1]).substr(0, 40)));
@@ -68,6 +69,23 @@ int main(int argc, char** argv) {
       "validate", "Check a scenario, its manifests, traces and catalog without running");
   validate_cmd->add_option("scenario", validate_path, "Scenario YAML file")->required();
   add_warnings(validate_cmd);
+
+  LintOptions lint;
+  std::string fail_on = "warning";
+  CLI::App* lint_cmd = app.add_subcommand(
+      "lint",
+      "Find the pitfalls of the GPU guides in a scenario: where, what will happen, the fix");
+  lint_cmd->add_option("scenario", lint.scenario, "Scenario YAML file")->required();
+  lint_cmd
+      ->add_option("--fail-on", fail_on,
+                   "warning | info | never: exit 1 on a finding at or above it")
+      ->check(CLI::IsMember({"warning", "info", "never"}))
+      ->capture_default_str();
+  add_warnings(lint_cmd);
+  std::string rules = "Rules:\n";
+  for (const LintRule& r : kLintRules)
+    rules += fmt::format("  {} ({}): {}\n", r.id, to_string(r.severity), r.summary);
+  lint_cmd->footer(rules);
 
   CatalogOptions catalog;
   CLI::App* catalog_cmd =
@@ -140,11 +158,15 @@ int main(int argc, char** argv) {
   }
 
   const WarningDetail warnings = parse_warning_detail(warnings_text).value_or(WarningDetail::Auto);
-  run.warnings = autoscale.warnings = warnings;
+  run.warnings = autoscale.warnings = lint.warnings = warnings;
+  lint.fail_on = fail_on == "never"  ? std::nullopt
+                 : fail_on == "info" ? std::optional(LintSeverity::Info)
+                                     : std::optional(LintSeverity::Warning);
 
   try {
     if (*run_cmd) return run_command(run);
     if (*validate_cmd) return validate_command(validate_path, warnings);
+    if (*lint_cmd) return lint_command(lint);
     if (*catalog_cmd) return catalog_command(catalog);
     if (*autoscale_cmd) return autoscale_command(autoscale);
   } catch (const InputError& e) {

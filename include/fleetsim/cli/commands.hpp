@@ -7,6 +7,7 @@
 #include <string>
 
 #include "fleetsim/cli/warning_report.hpp"
+#include "fleetsim/scenario/lint/lint.hpp"
 
 namespace fleetsim {
 
@@ -40,9 +41,18 @@ struct AutoscaleOptions {
   WarningDetail warnings = WarningDetail::Auto;
 };
 
+struct LintOptions {
+  std::filesystem::path scenario;
+  // A finding at or above this severity exits 1; nullopt: never.
+  std::optional<LintSeverity> fail_on = LintSeverity::Warning;
+  WarningDetail warnings = WarningDetail::Auto;
+};
+
 int run_command(const RunCommandOptions& options);
 int validate_command(const std::filesystem::path& scenario, WarningDetail warnings);
 int catalog_command(const CatalogOptions& options);
+// Prints the lint findings; exit 1 when one is at or above --fail-on.
+int lint_command(const LintOptions& options);
 // Replays a metric series through one HPA or ScaledObject; CSV time_s,replicas on stdout.
 int autoscale_command(const AutoscaleOptions& options);
 

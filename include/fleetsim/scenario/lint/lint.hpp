@@ -1,0 +1,59 @@
+// `fleetsim lint`: the pitfalls the GPU guides and users' issues show, found in a loaded
+// scenario before it runs, each with where it is, what will happen and the fix.
+#pragma once
+
+#include <array>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fleetsim/scenario/scenario_config.hpp"
+
+namespace fleetsim {
+
+enum class LintSeverity { Info, Warning };
+std::string_view to_string(LintSeverity s);
+
+struct LintRule {
+  std::string_view id;
+  LintSeverity severity;
+  std::string_view summary;  // one line, for --help and README
+};
+
+inline constexpr std::array<LintRule, 11> kLintRules{{
+    {"keda-average-query", LintSeverity::Warning,
+     "a prometheus trigger averages (avg) under an AverageValue target, which caps replicas"},
+    {"replicas-beyond-pool-limits", LintSeverity::Warning,
+     "maxReplicas × accelerators per pod exceeds the limits of every NodePool it can land on"},
+    {"multi-gpu-types-for-one-gpu-pods", LintSeverity::Warning,
+     "1-GPU pods on a NodePool that allows multi-GPU types, which a batch fills with one node"},
+    {"limit-below-instance", LintSeverity::Warning,
+     "a NodePool limit smaller than one instance type the pool allows"},
+    {"budget-blocks-forever", LintSeverity::Warning,
+     "a disruption budget of 0 nodes without a schedule: disruption off for the whole run"},
+    {"consolidate-after-before-ready", LintSeverity::Warning,
+     "consolidateAfter shorter than a replica's image pull and model load"},
+    {"consolidation-blocked", LintSeverity::Warning,
+     "do-not-disrupt or a PDB that allows no eviction on a consolidating pool's long-running pods"},
+    {"spot-only-jobs", LintSeverity::Warning,
+     "Jobs that can run only on spot, where an interruption loses their work"},
+    {"untolerated-taint", LintSeverity::Warning,
+     "a NodePool taint no workload tolerates: the pool never gets a pod"},
+    {"unsatisfiable-selector", LintSeverity::Warning,
+     "a nodeSelector or required node affinity no NodePool's labels satisfy"},
+    {"unneeded-toleration", LintSeverity::Info, "a toleration of a taint no NodePool sets"},
+}};
+
+struct LintFinding {
+  std::string_view rule;  // an id of kLintRules
+  LintSeverity severity = LintSeverity::Warning;
+  SourceLocation where;
+  std::string subject;  // "NodePool gpu", "ScaledObject serving/llm"
+  std::string what;     // what will happen
+  std::string fix;
+};
+
+// Every finding of every rule, ordered by file position, then rule.
+std::vector<LintFinding> lint_scenario(const ScenarioConfig& config);
+
+}  // namespace fleetsim

@@ -1,0 +1,92 @@
+#include "fleetsim/scenario/lint/lint.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <tuple>
+
+#include "fleetsim/provisioning/karpenter/nodepool_set.hpp"
+#include "lint_view.hpp"
+
+namespace fleetsim {
+
+std::string_view to_string(LintSeverity s) { return s == LintSeverity::Info ? "info" : "warning"; }
+
+namespace lint {
+
+LintView::LintView(const ScenarioConfig& c)
+    : config(c), pools(c.nodepools), classes(c.node_classes) {
+  for (const Workload& w : c.workloads) workloads.push_back(&w);
+  for (const ScriptedEvent& e : c.events) {
+    const auto* apply = std::get_if<ApplyManifestsEvent>(&e.action);
+    if (apply == nullptr) continue;
+    pools.insert(pools.end(), apply->nodepools.begin(), apply->nodepools.end());
+    classes.insert(classes.end(), apply->node_classes.begin(), apply->node_classes.end());
+    for (const Workload& w : apply->workloads) workloads.push_back(&w);
+  }
+  from_trace.assign(workloads.size(), false);
+  for (const JobSource& j : c.job_sources) {
+    workloads.push_back(&j.template_workload);
+    from_trace.push_back(true);
+  }
+  context = make_scheduling_context(
+      NodePoolInputs{.catalog = *c.catalog, .node_classes = classes, .daemonsets = c.daemonsets},
+      pools);
+  for (const Workload* w : workloads) lands_on.push_back(pools_for(*w));
+}
+
+std::vector<std::uint32_t> LintView::pools_for(const Workload& w) const {
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t p = 0; p < pools.size(); ++p)
+    if (!context->types_for(w.pod.spec, p).none()) out.push_back(p);
+  return out;
+}
+
+const Workload* LintView::deployment(std::string_view ns, std::string_view name) const {
+  for (const Workload* w : workloads)
+    if (w->kind == WorkloadKind::Deployment && w->namespace_name == ns && w->name == name) return w;
+  return nullptr;
+}
+
+std::string workload_subject(const Workload& w) {
+  return fmt::format("{} {}/{}", to_string(w.kind), w.namespace_name, w.name);
+}
+
+std::string list_names(const std::vector<std::string>& names) {
+  constexpr std::size_t kNamed = 4;
+  std::string out;
+  for (std::size_t i = 0; i < names.size() && i < kNamed; ++i)
+    out += (i == 0 ? "" : ", ") + names[i];
+  if (names.size() > kNamed) out += fmt::format(" and {} more", names.size() - kNamed);
+  return out;
+}
+
+LintFinding finding(std::string_view id, SourceLocation where, std::string subject,
+                    std::string what, std::string fix) {
+  const auto* rule = std::find_if(kLintRules.begin(), kLintRules.end(),
+                                  [&](const LintRule& r) { return r.id == id; });
+  FLEETSIM_ASSERT(rule != kLintRules.end());
+  return LintFinding{.rule = rule->id,
+                     .severity = rule->severity,
+                     .where = std::move(where),
+                     .subject = std::move(subject),
+                     .what = std::move(what),
+                     .fix = std::move(fix)};
+}
+
+}  // namespace lint
+
+std::vector<LintFinding> lint_scenario(const ScenarioConfig& config) {
+  const lint::LintView view(config);
+  std::vector<LintFinding> out;
+  for (lint::Rule rule : {lint::autoscaling_rules, lint::nodepool_rules, lint::disruption_rules,
+                          lint::placement_rules})
+    rule(view, out);
+  std::stable_sort(out.begin(), out.end(), [](const LintFinding& a, const LintFinding& b) {
+    return std::tie(a.where.file, a.where.line, a.where.col, a.rule) <
+           std::tie(b.where.file, b.where.line, b.where.col, b.rule);
+  });
+  return out;
+}
+
+}  // namespace fleetsim

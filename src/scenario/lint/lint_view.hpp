@@ -1,0 +1,44 @@
+// What the lint rules share: the scenario's NodePools (those scripted applies bring included)
+// as the solver sees them, the workloads, and which pools each workload's pods can land on.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fleetsim/scenario/lint/lint.hpp"
+#include "fleetsim/scheduling/scheduling_context.hpp"
+
+namespace fleetsim::lint {
+
+struct LintView {
+  explicit LintView(const ScenarioConfig& config);
+
+  const ScenarioConfig& config;
+  std::vector<NodePool> pools;        // the scenario's, then each apply's, in order
+  std::vector<EC2NodeClass> classes;  // likewise
+  std::unique_ptr<SchedulingContext> context;
+  std::vector<const Workload*> workloads;  // manifests', applies', and job trace templates
+  std::vector<bool> from_trace;            // per workload: a trace template (rows set requests)
+  // Per workload: the indices of the pools a pod of it can land on (taints, requirements and
+  // resources all allow some type of the pool).
+  std::vector<std::vector<std::uint32_t>> lands_on;
+
+  const Workload* deployment(std::string_view ns, std::string_view name) const;
+  std::vector<std::uint32_t> pools_for(const Workload& w) const;
+};
+
+std::string workload_subject(const Workload& w);
+std::string list_names(const std::vector<std::string>& names);  // "a, b, c and 2 more"
+
+using Rule = void (*)(const LintView&, std::vector<LintFinding>&);
+void autoscaling_rules(const LintView& view, std::vector<LintFinding>& out);
+void nodepool_rules(const LintView& view, std::vector<LintFinding>& out);
+void disruption_rules(const LintView& view, std::vector<LintFinding>& out);
+void placement_rules(const LintView& view, std::vector<LintFinding>& out);
+
+// A finding of rule `id` with its severity from kLintRules.
+LintFinding finding(std::string_view id, SourceLocation where, std::string subject,
+                    std::string what, std::string fix);
+
+}  // namespace fleetsim::lint

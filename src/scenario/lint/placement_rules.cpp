@@ -1,0 +1,104 @@
+// Placement pitfalls: taints nothing tolerates, selectors no pool satisfies, tolerations of
+// taints no pool sets.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "lint_view.hpp"
+
+namespace fleetsim::lint {
+
+namespace {
+
+bool schedules_pods(const Taint& t) { return t.effect != TaintEffect::PreferNoSchedule; }
+
+std::string taint_text(const Taint& t) {
+  return fmt::format("{}{}{}:{}", t.key, t.value.empty() ? "" : "=", t.value, to_string(t.effect));
+}
+
+void untolerated_taint(const LintView& view, std::vector<LintFinding>& out) {
+  for (const NodePool& pool : view.pools) {
+    for (const Taint& taint : pool.taints) {
+      if (!schedules_pods(taint)) continue;
+      const bool tolerated =
+          std::any_of(view.workloads.begin(), view.workloads.end(), [&](const Workload* w) {
+            return std::any_of(w->pod.spec.tolerations.begin(), w->pod.spec.tolerations.end(),
+                               [&](const Toleration& t) { return t.tolerates(taint); });
+          });
+      if (tolerated) continue;
+      out.push_back(finding(
+          "untolerated-taint", pool.where, fmt::format("NodePool {}", pool.name),
+          fmt::format("no workload tolerates its taint {}, so the pool never gets a pod",
+                      taint_text(taint)),
+          fmt::format("add a toleration of {} to the workloads meant for this pool, or remove "
+                      "the taint",
+                      taint.key)));
+    }
+  }
+}
+
+// Requirements alone (not taints or resources): a label no pool's nodes will ever carry.
+void unsatisfiable_selector(const LintView& view, std::vector<LintFinding>& out) {
+  if (view.pools.empty()) return;
+  for (const Workload* w : view.workloads) {
+    const PodSpec& spec = w->pod.spec;
+    std::vector<std::string> why;
+    bool satisfiable = false;
+    for (std::uint32_t p = 0; p < view.pools.size() && !satisfiable; ++p) {
+      auto conflict = view.context->pools()[p].requirements.incompatibility(spec.node_requirements);
+      if (!conflict) {
+        satisfiable = true;
+        break;
+      }
+      for (const Requirements& alt : spec.alternative_node_requirements)
+        satisfiable |= !view.context->pools()[p].requirements.incompatibility(alt);
+      why.push_back(fmt::format("NodePool {}: {}", view.pools[p].name, *conflict));
+    }
+    if (satisfiable) continue;
+    out.push_back(finding(
+        "unsatisfiable-selector", w->where, workload_subject(*w),
+        fmt::format("its nodeSelector or required node affinity matches no NodePool ({}), so its "
+                    "pods stay Pending",
+                    fmt::join(why, "; ")),
+        "set the label in a NodePool's template metadata.labels (or its requirements), or fix "
+        "the selector"));
+  }
+}
+
+// Tolerations that tolerate taints fleetsim's nodes may carry whatever the pools say.
+bool tolerates_system_taint(const Toleration& t) {
+  return t.key.empty() || t.key.starts_with("node.kubernetes.io/") ||
+         t.key.starts_with("karpenter.sh/") ||
+         t.key.starts_with("node.cloudprovider.kubernetes.io/");
+}
+
+void unneeded_toleration(const LintView& view, std::vector<LintFinding>& out) {
+  for (const Workload* w : view.workloads) {
+    for (const Toleration& t : w->pod.spec.tolerations) {
+      if (tolerates_system_taint(t)) continue;
+      const bool needed = std::any_of(view.pools.begin(), view.pools.end(), [&](const NodePool& p) {
+        return std::any_of(p.taints.begin(), p.taints.end(),
+                           [&](const Taint& taint) { return t.tolerates(taint); }) ||
+               std::any_of(p.startup_taints.begin(), p.startup_taints.end(),
+                           [&](const Taint& taint) { return t.tolerates(taint); });
+      });
+      if (needed) continue;
+      out.push_back(
+          finding("unneeded-toleration", w->where, workload_subject(*w),
+                  fmt::format("it tolerates {}, which no NodePool's taints include: the toleration "
+                              "changes nothing",
+                              t.key),
+                  "drop the toleration, or taint the NodePool meant for these pods"));
+    }
+  }
+}
+
+}  // namespace
+
+void placement_rules(const LintView& view, std::vector<LintFinding>& out) {
+  untolerated_taint(view, out);
+  unsatisfiable_selector(view, out);
+  unneeded_toleration(view, out);
+}
+
+}  // namespace fleetsim::lint

@@ -1,0 +1,268 @@
+// `fleetsim lint`'s rules (issue 12, item 8): each on a minimal scenario, and the bundled examples
+// giving only the findings their comments accept.
+#include "fleetsim/scenario/lint/lint.hpp"
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <regex>
+#include <set>
+
+#include "fleetsim/scenario/scenario_loader.hpp"
+#include "scenario_test_util.hpp"
+
+using namespace fleetsim;
+
+namespace {
+
+// A NodePool `gpu` of on-demand g5 types; `disruption` and `extra` (under template.spec) vary.
+std::string pool(const std::string& extra = "", const std::string& disruption = "",
+                 const std::string& name = "gpu", const std::string& limits = "") {
+  return "---\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: " + name +
+         "}\nspec:\n" + disruption + limits +
+         "  template:\n    spec:\n"
+         "      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n"
+         "      requirements:\n"
+         "        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [g5]}\n"
+         "        - {key: karpenter.k8s.aws/instance-gpu-count, operator: In, values: [\"1\"]}\n"
+         "        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}\n" +
+         extra;
+}
+
+const std::string kNodeClass =
+    "---\napiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: default}\n"
+    "spec: {role: KarpenterNodeRole}\n";
+
+// A workload `llm` of `kind` (Deployment or Job) asking for `gpus` GPUs; `extra` under its pod
+// spec, `meta` under its pod template's metadata.
+std::string workload(const std::string& kind = "Deployment", int gpus = 1,
+                     const std::string& extra = "", const std::string& meta = "") {
+  const bool job = kind == "Job";
+  return "---\napiVersion: " + std::string(job ? "batch/v1" : "apps/v1") + "\nkind: " + kind +
+         "\nmetadata:\n  name: llm\n" + (job ? "  annotations: {fleetsim.io/duration: 1h}\n" : "") +
+         "spec:\n" + (job ? "" : "  replicas: 2\n  selector: {matchLabels: {app: llm}}\n") +
+         "  template:\n    metadata:\n      labels: {app: llm}\n" + meta + "    spec:\n" +
+         (job ? "      restartPolicy: Never\n" : "") + extra +
+         "      containers:\n        - name: c\n          resources: {requests: {cpu: \"1\", "
+         "memory: 4Gi, nvidia.com/gpu: " +
+         std::to_string(gpus) + "}}\n";
+}
+
+struct Lint {
+  test::TempDir dir{"lint"};
+  std::vector<LintFinding> findings;
+  Lint(const std::string& manifests, const std::string& scenario_extra = "") {
+    dir.write("manifests.yaml", kNodeClass + manifests);
+    const auto file = dir.write(
+        "scenario.yaml", "name: s\nduration: 1h\nmanifests: [manifests.yaml]\n" + scenario_extra);
+    findings = lint_scenario(
+        load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog"));
+  }
+  // "rule | subject | what | fix" of each finding.
+  std::vector<std::string> lines() const {
+    std::vector<std::string> out;
+    for (const LintFinding& f : findings)
+      out.push_back(std::string(f.rule) + " | " + f.subject + " | " + f.what + " | " + f.fix);
+    return out;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a clean scenario has no findings", "[lint]") {
+  CHECK(Lint(pool() + workload()).lines().empty());
+}
+
+TEST_CASE("keda-average-query: an avg query under AverageValue caps the replicas", "[lint]") {
+  auto scaled_object = [](const std::string& query, const std::string& metric_type) {
+    return "---\napiVersion: keda.sh/v1alpha1\nkind: ScaledObject\nmetadata: {name: llm}\n"
+           "spec:\n  scaleTargetRef: {name: llm}\n  maxReplicaCount: 10\n  triggers:\n"
+           "    - type: prometheus\n" +
+           metric_type +
+           "      metadata: {serverAddress: \"http://prometheus:9090\", threshold: \"60\", "
+           "query: '" +
+           query + "'}\n";
+  };
+  const std::string avg = "avg(DCGM_FI_DEV_GPU_UTIL{namespace=\"default\"})";
+  CHECK(Lint(pool() + workload() + scaled_object(avg, "")).lines() ==
+        std::vector<std::string>{
+            "keda-average-query | ScaledObject default/llm | the query averages over pods, but an "
+            "AverageValue target (the default) treats its value as the total of all pods: the "
+            "Deployment gets ceil(average ÷ 60) replicas; GPU utilization is at most 100, so at "
+            "most ceil(100 ÷ 60) = 2 replicas, whatever the load | sum the query (sum(...)) so it "
+            "grows with the load, or set metricType: Value to scale by average ÷ threshold"});
+  CHECK(
+      Lint(pool() + workload() + scaled_object(avg, "      metricType: Value\n")).lines().empty());
+  CHECK(Lint(pool() + workload() +
+             scaled_object("sum(DCGM_FI_DEV_GPU_UTIL{namespace=\"default\"})", ""))
+            .lines()
+            .empty());
+}
+
+TEST_CASE("replicas-beyond-pool-limits: maxReplicas × GPUs past the pools' limits", "[lint]") {
+  const std::string hpa =
+      "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: llm}\n"
+      "spec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: llm}\n"
+      "  maxReplicas: 10\n  metrics:\n    - type: Pods\n      pods:\n"
+      "        metric: {name: \"vllm:num_requests_running\"}\n"
+      "        target: {type: AverageValue, averageValue: \"4\"}\n";
+  CHECK(Lint(pool("", "", "gpu", "  limits: {nvidia.com/gpu: 4}\n") + workload() + hpa).lines() ==
+        std::vector<std::string>{
+            "replicas-beyond-pool-limits | HorizontalPodAutoscaler default/llm | maxReplicas 10 × "
+            "1 nvidia.com/gpu per pod is 10, but the NodePools its pods can land on are limited "
+            "to 4 in all: replicas past 4 stay Pending (fewer, when nodes hold GPUs no pod uses) "
+            "| raise the NodePools' limits.nvidia.com/gpu to at least 10, or lower maxReplicas "
+            "to 4"});
+  // A second pool without a limit takes the rest.
+  CHECK(Lint(pool("", "", "gpu", "  limits: {nvidia.com/gpu: 4}\n") + pool("", "", "more") +
+             workload() + hpa)
+            .lines()
+            .empty());
+}
+
+TEST_CASE("multi-gpu-types-for-one-gpu-pods and limit-below-instance", "[lint]") {
+  std::string multi = pool("", "", "gpu", "  limits: {nvidia.com/gpu: 4}\n");
+  const std::string one_gpu =
+      "        - {key: karpenter.k8s.aws/instance-gpu-count, operator: In, values: [\"1\"]}\n";
+  multi.erase(multi.find(one_gpu), one_gpu.size());
+  CHECK(Lint(multi + workload()).lines() ==
+        std::vector<std::string>{
+            "limit-below-instance | NodePool gpu | limits.nvidia.com/gpu is 4, less than one node "
+            "of 1 of its 8 types (g5.48xlarge): Karpenter never launches those | raise "
+            "limits.nvidia.com/gpu to at least 8, or keep those types out of the pool",
+            "multi-gpu-types-for-one-gpu-pods | NodePool gpu | it allows multi-GPU types (up to "
+            "8 GPUs, g5.48xlarge) for 1-GPU pods of Deployment default/llm: when several are "
+            "pending in one batch, Karpenter launches one multi-GPU node for them and pays for "
+            "its idle GPUs until consolidation replaces it | add {key: "
+            "karpenter.k8s.aws/instance-gpu-count, operator: In, values: [\"1\"]} to the "
+            "NodePool's requirements (or to the pods' node affinity)"});
+  // 2-GPU pods are not what the rule is about.
+  CHECK(Lint(multi + workload("Deployment", 2)).lines().size() == 1);
+}
+
+TEST_CASE("budget-blocks-forever, consolidate-after-before-ready and consolidation-blocked",
+          "[lint]") {
+  CHECK(Lint(pool("", "  disruption:\n    budgets: [{nodes: \"0\"}]\n") + workload()).lines() ==
+        std::vector<std::string>{
+            "budget-blocks-forever | NodePool gpu | a budget of 0 nodes without a schedule stops "
+            "disruption for every reason (emptiness, consolidation, drift) for the whole run: no "
+            "node of the pool is ever removed or replaced for it | give the budget a schedule "
+            "and a duration (a window when disruption stops), or remove it"});
+  CHECK(Lint(pool("",
+                  "  disruption:\n    budgets: [{nodes: \"0\", schedule: \"0 9 * * 1-5\", "
+                  "duration: 8h}]\n") +
+             workload())
+            .lines()
+            .empty());
+  // 12Gi at 60 MB/s is 214.75 s, plus a 60 s model load: 4m35s with the second rounded up.
+  const std::string service =
+      "services:\n  - deployment: llm\n    traffic: {pattern: poisson, rps: 1}\n"
+      "    startup: {image_size: 12Gi, model_load: 60s}\n";
+  CHECK(Lint(pool("", "  disruption: {consolidateAfter: 30s}\n") + workload(), service).lines() ==
+        std::vector<std::string>{
+            "consolidate-after-before-ready | NodePool gpu | consolidateAfter 30s is shorter than "
+            "a replica's image pull and model load on a new node (llm (4m35s)): Karpenter may "
+            "consolidate a node while a replica is still starting there, and the replica starts "
+            "over elsewhere | set spec.disruption.consolidateAfter to more than 4m35s"});
+  CHECK(Lint(pool("", "  disruption: {consolidateAfter: 5m}\n") + workload(), service)
+            .lines()
+            .empty());
+  CHECK(Lint(pool() + workload("Deployment", 1, "",
+                               "      annotations: {karpenter.sh/do-not-disrupt: \"true\"}\n"))
+            .lines() ==
+        std::vector<std::string>{
+            "consolidation-blocked | Deployment default/llm | its pods carry "
+            "karpenter.sh/do-not-disrupt: \"true\", so consolidation never moves them: on "
+            "NodePool gpu the underutilized nodes they run on stay, and the policy acts only on "
+            "nodes without them | keep karpenter.sh/do-not-disrupt for pods that must finish "
+            "(Jobs), and let the PDB allow an eviction (maxUnavailable: 1)"});
+  const std::string pdb =
+      "---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: llm}\n"
+      "spec: {maxUnavailable: 0, selector: {matchLabels: {app: llm}}}\n";
+  CHECK_THAT(Lint(pool() + workload() + pdb).lines().at(0),
+             Catch::StartsWith("consolidation-blocked | Deployment default/llm | "
+                               "PodDisruptionBudget default/llm allows no eviction of its pods"));
+  // WhenEmpty never moves pods anyway.
+  CHECK(Lint(pool("", "  disruption: {consolidationPolicy: WhenEmpty}\n") + workload() + pdb)
+            .lines()
+            .empty());
+}
+
+TEST_CASE("spot-only-jobs: Jobs that can run only on spot", "[lint]") {
+  std::string spot = pool();
+  spot.replace(spot.find("values: [on-demand]"), 19, "values: [spot]");
+  CHECK(Lint(spot + workload("Job")).lines() ==
+        std::vector<std::string>{
+            "spot-only-jobs | Job default/llm | its pods can run only on spot capacity: each "
+            "interruption ends a pod and the work it had done (fleetsim does not model "
+            "checkpoints yet), and when spot is short the Job waits | allow on-demand in the "
+            "NodePool's karpenter.sh/capacity-type (Karpenter prefers spot while it is offered), "
+            "or add an on-demand NodePool of lower weight"});
+  CHECK(Lint(spot + pool("", "", "fallback") + workload("Job")).lines().empty());
+  CHECK(Lint(spot + workload()).lines().empty());  // a Deployment's replicas come back
+}
+
+TEST_CASE("untolerated-taint, unsatisfiable-selector and unneeded-toleration", "[lint]") {
+  const std::string tainted =
+      pool("      taints: [{key: dedicated, value: gpu, effect: NoSchedule}]\n");
+  CHECK(Lint(tainted + workload()).lines() ==
+        std::vector<std::string>{
+            "untolerated-taint | NodePool gpu | no workload tolerates its taint "
+            "dedicated=gpu:NoSchedule, so the pool never gets a pod | add a toleration of "
+            "dedicated to the workloads meant for this pool, or remove the taint"});
+  const std::string tolerates = "      tolerations: [{key: dedicated, operator: Exists}]\n";
+  CHECK(Lint(tainted + workload("Deployment", 1, tolerates)).lines().empty());
+  CHECK(Lint(pool() + workload("Deployment", 1, tolerates)).lines() ==
+        std::vector<std::string>{
+            "unneeded-toleration | Deployment default/llm | it tolerates dedicated, which no "
+            "NodePool's taints include: the toleration changes nothing | drop the toleration, "
+            "or taint the NodePool meant for these pods"});
+  // The guides' own mistake (issue 12, finding 2).
+  CHECK(Lint(pool() + workload("Deployment", 1, "      nodeSelector: {node-type: gpu-inference}\n"))
+            .lines() ==
+        std::vector<std::string>{
+            "unsatisfiable-selector | Deployment default/llm | its nodeSelector or required node "
+            "affinity matches no NodePool (NodePool gpu: label \"node-type\" is not defined by "
+            "the NodePool), so its pods stay Pending | set the label in a NodePool's template "
+            "metadata.labels (or its requirements), or fix the selector"});
+  CHECK(Lint(pool("", "", "gpu", "") +
+             workload("Deployment", 1, "      nodeSelector: {karpenter.sh/nodepool: gpu}\n"))
+            .lines()
+            .empty());
+}
+
+// Every finding on a bundled example must be accepted by a `# lint accepts RULE: why` comment
+// in its scenario file, and every accepted rule must still be found.
+TEST_CASE("the bundled examples give only the findings their comments accept", "[lint]") {
+  const auto root = std::filesystem::path(FLEETSIM_SOURCE_DIR) / "scenarios";
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root))
+    if (e.path().filename() == "scenario.yaml" ||
+        e.path().parent_path().filename() == "consolidation")
+      if (e.path().extension() == ".yaml") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  REQUIRE(files.size() >= 8);
+  const std::regex accepts("^# lint accepts ([a-z0-9-]+):");
+  for (const auto& file : files) {
+    INFO(file.string());
+    std::set<std::string> accepted, found;
+    std::ifstream in(file);
+    for (std::string line; std::getline(in, line);) {
+      std::smatch m;
+      if (std::regex_search(line, m, accepts)) accepted.insert(m[1]);
+    }
+    for (const LintFinding& f : lint_scenario(
+             load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog")))
+      found.insert(std::string(f.rule));
+    CHECK(found == accepted);
+  }
+}
+
+TEST_CASE("README documents every lint rule", "[lint]") {
+  std::ifstream in(std::filesystem::path(FLEETSIM_SOURCE_DIR) / "README.md");
+  const std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const LintRule& rule : kLintRules) {
+    INFO(rule.id);
+    CHECK_THAT(readme, Catch::Contains("| `" + std::string(rule.id) + "` | " +
+                                       std::string(to_string(rule.severity)) + " |"));
+  }
+}

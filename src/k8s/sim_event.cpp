@@ -4,6 +4,8 @@ namespace fleetsim {
 
 std::string_view to_string(EventKind k) {
   switch (k) {
+    case EventKind::NodeClaimCreated:
+      return "nodeclaim_created";
     case EventKind::NodeLaunched:
       return "node_launched";
     case EventKind::NodeRegistered:
@@ -48,6 +50,7 @@ std::string_view to_string(EventKind k) {
 
 EventSubject subject_of(EventKind k) {
   switch (k) {
+    case EventKind::NodeClaimCreated:
     case EventKind::NodeLaunched:
     case EventKind::NodeRegistered:
     case EventKind::NodeReady:

@@ -88,6 +88,22 @@ void EventWriter::on_event(const SimEvent& e, const Cluster& cluster) {
       break;
   }
 
+  if (e.kind == EventKind::NodeClaimCreated) {
+    // The first few options say what the claim kept; a pool of hundreds of types would
+    // otherwise make every line long.
+    constexpr std::size_t kTypesWritten = 10;
+    append_key("pods");
+    line_ += std::to_string(e.pods);
+    append_key("instance_types");
+    line_.push_back('[');
+    for (std::size_t i = 0; i < e.instance_types.size() && i < kTypesWritten; ++i) {
+      if (i > 0) line_.push_back(',');
+      append_json_string(line_, e.instance_types[i]);
+    }
+    line_.push_back(']');
+    append_key("instance_type_count");
+    line_ += std::to_string(e.instance_types.size());
+  }
   if (e.kind == EventKind::ReplicasChanged) {
     append_key("source");
     append_json_string(line_, e.reason);

@@ -13,12 +13,13 @@
 namespace fleetsim {
 
 enum class EventKind : std::uint8_t {
-  NodeLaunched,    // the instance runs and is billed (node fields, price)
-  NodeRegistered,  // the kubelet joined
-  NodeReady,       // initialized: Ready with GPUs advertised
-  NodeDeleting,    // cordoned and draining (reason)
-  NodeTerminated,  // the instance is gone (reason)
-  LaunchFailed,    // no offering had capacity (pool, reason)
+  NodeClaimCreated,  // Karpenter's NodeClaim for a batch: its pods and instance types
+  NodeLaunched,      // the instance runs and is billed (node fields, price)
+  NodeRegistered,    // the kubelet joined
+  NodeReady,         // initialized: Ready with GPUs advertised
+  NodeDeleting,      // cordoned and draining (reason)
+  NodeTerminated,    // the instance is gone (reason)
+  LaunchFailed,      // no offering had capacity (pool, reason)
   PodCreated,
   PodNominated,  // Karpenter planned the pod onto a node or a new NodeClaim
   PodScheduled,  // bound to a node
@@ -62,6 +63,9 @@ struct SimEvent {
   std::int32_t from = 0;      // ReplicasChanged: the replicas before and after
   std::int32_t to = 0;
   const DisruptionDecision* decision = nullptr;  // DisruptionDecision only
+  // NodeClaimCreated: the claim's instance types, cheapest first, and the pods nominated to it.
+  std::span<const std::string> instance_types{};
+  std::int32_t pods = 0;
 };
 
 // Receives every event as it happens, in time order. Observers must not change the cluster.

@@ -87,6 +87,14 @@ std::optional<NodeId> NodeClaimLauncher::launch(const NewNodeClaim& claim,
     }
     return std::nullopt;
   }
+  std::vector<std::string> names;
+  names.reserve(claim.types.size());
+  for (std::uint32_t t : claim.types) names.push_back(context_->catalog().types()[t].name);
+  bus_.emit(SimEvent{.time = sim_.now(),
+                     .kind = EventKind::NodeClaimCreated,
+                     .node = *id,
+                     .instance_types = names,
+                     .pods = static_cast<std::int32_t>(claim.pods.size())});
   for (std::uint32_t p : claim.pods) nominate(pending[p], *id);
   return id;
 }

@@ -16,8 +16,8 @@
 
 namespace {
 
-constexpr std::array<std::string_view, 5> kCommands{"run", "validate", "lint", "catalog",
-                                                    "autoscale"};
+constexpr std::array<std::string_view, 6> kCommands{"run",     "validate", "lint",
+                                                    "explain", "catalog",  "autoscale"};
 
 // A seed is a whole number in [0, 2^64): CLI11 would wrap "-1" and clamp what overflows, making
 // two different seeds give the same run.
@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
   if (argc < 2 || (argv[1][0] != '-' &&
                    std::find(kCommands.begin(), kCommands.end(), argv[1]) == kCommands.end())) {
     std::cerr << fmt::format(
-        "error: {}; the commands are run, validate, lint, catalog and autoscale "
+        "error: {}; the commands are run, validate, lint, explain, catalog and autoscale "
         "(fleetsim COMMAND --help)\n",
         argc < 2 ? "no command given"
                  : fmt::format("unknown command \"{}\"", std::string_view(argv[1]).substr(0, 40)));
@@ -86,6 +86,17 @@ int main(int argc, char** argv) {
   for (const LintRule& r : kLintRules)
     rules += fmt::format("  {} ({}): {}\n", r.id, to_string(r.severity), r.summary);
   lint_cmd->footer(rules);
+
+  ExplainOptions explain;
+  CLI::App* explain_cmd = app.add_subcommand(
+      "explain",
+      "Tell a pod's or a node's story from a run's events.jsonl: why a pod waited and "
+      "where it went, why a node was launched and how it ended");
+  explain_cmd->add_option("out_dir", explain.out_dir, "The run's output directory (--out)")
+      ->required();
+  auto* pod_opt = explain_cmd->add_option("--pod", explain.pod, "Pod name");
+  auto* node_opt = explain_cmd->add_option("--node", explain.node, "Node name");
+  pod_opt->excludes(node_opt);
 
   CatalogOptions catalog;
   CLI::App* catalog_cmd =
@@ -148,6 +159,10 @@ int main(int argc, char** argv) {
     return code == 0 ? kExitOk : kExitBadInput;
   }
 
+  if (*explain_cmd && !explain.pod && !explain.node) {
+    std::cerr << "error: explain: give --pod NAME or --node NAME\n";
+    return kExitBadInput;
+  }
   if (*run_cmd && !seed_text.empty()) {
     run.seed = parse_seed(seed_text);
     if (!run.seed) {
@@ -167,6 +182,7 @@ int main(int argc, char** argv) {
     if (*run_cmd) return run_command(run);
     if (*validate_cmd) return validate_command(validate_path, warnings);
     if (*lint_cmd) return lint_command(lint);
+    if (*explain_cmd) return explain_command(explain);
     if (*catalog_cmd) return catalog_command(catalog);
     if (*autoscale_cmd) return autoscale_command(autoscale);
   } catch (const InputError& e) {

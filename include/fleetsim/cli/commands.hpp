@@ -48,11 +48,19 @@ struct LintOptions {
   WarningDetail warnings = WarningDetail::Auto;
 };
 
+struct ExplainOptions {
+  std::filesystem::path out_dir;
+  std::optional<std::string> pod;  // exactly one of pod and node
+  std::optional<std::string> node;
+};
+
 int run_command(const RunCommandOptions& options);
 int validate_command(const std::filesystem::path& scenario, WarningDetail warnings);
 int catalog_command(const CatalogOptions& options);
 // Prints the lint findings; exit 1 when one is at or above --fail-on.
 int lint_command(const LintOptions& options);
+// A pod's or a node's story from a run's events.jsonl.
+int explain_command(const ExplainOptions& options);
 // Replays a metric series through one HPA or ScaledObject; CSV time_s,replicas on stdout.
 int autoscale_command(const AutoscaleOptions& options);
 

@@ -1,0 +1,236 @@
+#include "fleetsim/report/explain.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <vector>
+
+#include "fleetsim/core/error.hpp"
+#include "fleetsim/core/time.hpp"
+#include "fleetsim/scenario/name_hint.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+using nlohmann::json;
+
+struct Events {
+  std::vector<json> all;  // in file order, which is time order
+};
+
+Events read_events(std::istream& in, const std::string& file) {
+  Events out;
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    json e = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!e.is_object() || !e.contains("t") || !e["t"].is_number() || !e.contains("kind") ||
+        !e["kind"].is_string())
+      throw InputError(SourceLocation{.file = file, .line = n}, "events",
+                       "not a fleetsim event (one JSON object per line with t and kind)");
+    out.all.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::string str(const json& e, const char* key) {
+  auto it = e.find(key);
+  return it != e.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+double num(const json& e, const char* key) {
+  auto it = e.find(key);
+  return it != e.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+std::string when(double t) {
+  return format_duration(micros(static_cast<std::int64_t>(std::llround(t * 1e6))));
+}
+
+std::string line(double t, const std::string& text) {
+  return fmt::format("  {:>13}  {}\n", when(t), text);
+}
+
+std::string plural(std::int64_t n, std::string_view what) {
+  return fmt::format("{} {}{}", n, what, n == 1 ? "" : "s");
+}
+
+// "g5.2xlarge, g5.4xlarge (3 in all)"
+std::string type_list(const json& claim) {
+  std::vector<std::string> names;
+  if (auto it = claim.find("instance_types"); it != claim.end() && it->is_array())
+    for (const json& t : *it)
+      if (t.is_string()) names.push_back(t.get<std::string>());
+  const auto count = static_cast<std::int64_t>(num(claim, "instance_type_count"));
+  return fmt::format("{}, cheapest first: {}{}", plural(count, "instance type"),
+                     fmt::join(names, ", "),
+                     count > static_cast<std::int64_t>(names.size()) ? ", …" : "");
+}
+
+std::string launched_text(const json& e) {
+  return fmt::format("{} {} in {} at ${}/h", str(e, "instance_type"), str(e, "capacity_type"),
+                     str(e, "zone"), num(e, "price_usd_per_hour"));
+}
+
+// Karpenter's launch: the first capacity type the claim allows with an offering available
+// (reserved, spot, on-demand), then the cheapest offering with capacity (launch_filters.hpp).
+constexpr std::string_view kWhyThisType =
+    "the cheapest offering with capacity, in the first capacity type the claim allows "
+    "(reserved, then spot, then on-demand)";
+
+[[noreturn]] void not_found(const Events& events, const std::string& file, const char* key,
+                            std::string_view name) {
+  std::set<std::string> names;
+  for (const json& e : events.all)
+    if (std::string n = str(e, key); !n.empty()) names.insert(n);
+  std::vector<std::string_view> candidates(names.begin(), names.end());
+  throw InputError(SourceLocation{.file = file}, fmt::format("--{}", key),
+                   fmt::format("no {} named \"{}\" in the events{}", key, name.substr(0, 80),
+                               did_you_mean(name, candidates)));
+}
+
+const json* find_event(const Events& events, std::string_view kind, std::string_view node,
+                       double at = -1) {
+  for (const json& e : events.all)
+    if (str(e, "kind") == kind && str(e, "node") == node && (at < 0 || num(e, "t") == at))
+      return &e;
+  return nullptr;
+}
+
+}  // namespace
+
+std::string explain_pod(std::istream& in, const std::string& file, std::string_view pod) {
+  const Events events = read_events(in, file);
+  std::string out;
+  double pending_since = -1;
+  bool ended = false;
+  for (const json& e : events.all) {
+    if (str(e, "pod") != pod) continue;
+    const std::string kind = str(e, "kind");
+    const double t = num(e, "t");
+    const std::string node = str(e, "node");
+    if (out.empty()) out = fmt::format("pod {} (workload {})\n", pod, str(e, "workload"));
+    ended |= kind == "pod_completed" || kind == "pod_evicted" || kind == "pod_deleted";
+    if (kind == "pod_created") {
+      pending_since = t;
+      out += line(t, "created");
+    } else if (kind == "pod_unschedulable") {
+      out += line(t, "no place: " + str(e, "reason"));
+    } else if (kind == "pod_nominated") {
+      std::size_t batch = 0;
+      for (const json& other : events.all)
+        batch += str(other, "kind") == "pod_nominated" && num(other, "t") == t ? 1 : 0;
+      const json* claim = find_event(events, "nodeclaim_created", node, t);
+      if (claim != nullptr) {
+        out += line(
+            t, fmt::format("nominated to a new NodeClaim {} of NodePool {}, with {} of a "
+                           "batch of {}; the claim kept {}",
+                           node, str(*claim, "nodepool"),
+                           plural(static_cast<std::int64_t>(num(*claim, "pods")), "pod"),
+                           plural(static_cast<std::int64_t>(batch), "pod"), type_list(*claim)));
+        if (const json* launched = find_event(events, "node_launched", node))
+          out += line(num(*launched, "t"), fmt::format("{} launched as {}: {}", node,
+                                                       launched_text(*launched), kWhyThisType));
+      } else {
+        out += line(t, fmt::format("nominated to {}, a node that exists or is starting, with "
+                                   "room for it (a batch of {})",
+                                   node, plural(static_cast<std::int64_t>(batch), "pod")));
+      }
+    } else if (kind == "pod_scheduled") {
+      std::string text = "bound to " + node;
+      if (pending_since >= 0) text += fmt::format(" after {} pending", when(t - pending_since));
+      const json* claim = find_event(events, "nodeclaim_created", node);
+      const json* launched = find_event(events, "node_launched", node);
+      const json* registered = find_event(events, "node_registered", node);
+      const json* ready = find_event(events, "node_ready", node);
+      if (claim != nullptr && launched != nullptr && registered != nullptr && ready != nullptr &&
+          num(*ready, "t") == t && num(*claim, "t") >= pending_since) {
+        text += fmt::format(
+            ", as soon as its new node was ready (launch {}, registration {}, "
+            "initialization {})",
+            when(num(*launched, "t") - num(*claim, "t")),
+            when(num(*registered, "t") - num(*launched, "t")), when(t - num(*registered, "t")));
+      }
+      out += line(t, text);
+    } else if (kind == "pod_ready") {
+      out += line(t, "ready");
+    } else if (kind == "pod_completed") {
+      out += line(t, "completed on " + node);
+    } else if (kind == "pod_evicted") {
+      out += line(t, fmt::format("evicted from {}: {}", node, str(e, "reason")));
+    } else if (kind == "pod_deleted") {
+      out += line(
+          t, fmt::format("deleted{}: {}", node.empty() ? "" : " from " + node, str(e, "reason")));
+    }
+  }
+  if (out.empty()) not_found(events, file, "pod", pod);
+  if (!ended) out += "  still running when the run ended\n";
+  return out;
+}
+
+std::string explain_node(std::istream& in, const std::string& file, std::string_view node) {
+  const Events events = read_events(in, file);
+  std::string out;
+  double launched_at = -1, price = 0;
+  for (std::size_t i = 0; i < events.all.size(); ++i) {
+    const json& e = events.all[i];
+    const std::string kind = str(e, "kind");
+    const double t = num(e, "t");
+    if (kind == "disruption_decision") {
+      const json& nodes = e.contains("nodes") ? e["nodes"] : json::array();
+      if (std::find(nodes.begin(), nodes.end(), json(node)) == nodes.end()) continue;
+      out += line(
+          t, fmt::format("disruption: {} ({}) of {}, saving ${}/h, {}", str(e, "method"),
+                         str(e, "reason"), plural(static_cast<std::int64_t>(nodes.size()), "node"),
+                         num(e, "savings_usd_per_hour"),
+                         e.value("replacements", json::array()).empty() ? "no replacement"
+                                                                        : "with a replacement"));
+      continue;
+    }
+    if (str(e, "node") != node) continue;
+    if (out.empty()) out = fmt::format("node {} (NodePool {})\n", node, str(e, "nodepool"));
+    if (kind == "nodeclaim_created") {
+      const auto pods = static_cast<std::int64_t>(num(e, "pods"));
+      std::string why =
+          fmt::format("NodeClaim created for {} pending in a batch", plural(pods, "pod"));
+      if (pods == 0) why = "NodeClaim created with no pods: a replacement for a disruption command";
+      std::vector<std::string> names;
+      for (std::size_t k = i + 1; k < events.all.size() && num(events.all[k], "t") == t; ++k)
+        if (str(events.all[k], "kind") == "pod_nominated" && str(events.all[k], "node") == node)
+          names.push_back(str(events.all[k], "pod"));
+      if (!names.empty()) why += fmt::format(" ({})", fmt::join(names, ", "));
+      out += line(t, fmt::format("{}; it kept {}", why, type_list(e)));
+    } else if (kind == "node_launched") {
+      launched_at = t;
+      price = num(e, "price_usd_per_hour");
+      out += line(t, fmt::format("launched as {}: {}", launched_text(e), kWhyThisType));
+    } else if (kind == "node_registered") {
+      out += line(t, "registered");
+    } else if (kind == "node_ready") {
+      out += line(t, "ready: initialized, GPUs advertised");
+    } else if (kind == "pod_scheduled") {
+      out += line(t, "pod bound: " + str(e, "pod"));
+    } else if (kind == "pod_completed" || kind == "pod_evicted" || kind == "pod_deleted") {
+      const std::string how = kind == "pod_completed" ? "completed"
+                              : kind == "pod_evicted" ? "evicted: " + str(e, "reason")
+                                                      : "deleted: " + str(e, "reason");
+      out += line(t, fmt::format("pod {} {}", str(e, "pod"), how));
+    } else if (kind == "spot_interruption_notice") {
+      out += line(t, "spot interruption notice: the instance goes in two minutes");
+    } else if (kind == "node_deleting") {
+      out += line(t, "cordoned and draining: " + str(e, "reason"));
+    } else if (kind == "node_terminated") {
+      std::string text = "terminated: " + str(e, "reason");
+      if (launched_at >= 0) text += fmt::format(" (ran {} at ${}/h)", when(t - launched_at), price);
+      out += line(t, text);
+    }
+  }
+  if (out.empty() || out.find(fmt::format("node {} (", node)) != 0)
+    not_found(events, file, "node", node);
+  if (out.find("terminated: ") == std::string::npos) out += "  still running when the run ended\n";
+  return out;
+}
+
+}  // namespace fleetsim

@@ -1,0 +1,90 @@
+// fleetsim explain (issue 12, item 9): a pod's and a node's story from a run's events.
+#include "fleetsim/report/explain.hpp"
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
+
+#include "fleetsim/core/error.hpp"
+
+using namespace fleetsim;
+
+namespace {
+
+std::string golden_events() {
+  return std::string(FLEETSIM_SOURCE_DIR) + "/tests/scenarios/llm-inference/events.jsonl";
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("explain tells a golden run's pod and node from launch to termination", "[report]") {
+  std::ifstream pod_events(golden_events());
+  CHECK(explain_pod(pod_events, "events.jsonl", "llm-ksvdbndrnd-f8f5f") ==
+        "pod llm-ksvdbndrnd-f8f5f (workload llm)\n"
+        "         39m15s  created\n"
+        "         39m16s  nominated to a new NodeClaim gpu-inference-fqnct of NodePool "
+        "gpu-inference, with 1 pod of a batch of 1 pod; the claim kept 4 instance types, "
+        "cheapest first: g5.2xlarge, g5.4xlarge, g5.8xlarge, g5.16xlarge\n"
+        "         39m21s  gpu-inference-fqnct launched as g5.2xlarge on-demand in us-east-1a at "
+        "$1.212/h: the cheapest offering with capacity, in the first capacity type the claim "
+        "allows (reserved, then spot, then on-demand)\n"
+        "         40m26s  bound to gpu-inference-fqnct after 1m11s pending, as soon as its new "
+        "node was ready (launch 5s, registration 40s, initialization 25s)\n"
+        "         44m26s  ready\n"
+        "   48m19.08777s  deleted from gpu-inference-fqnct: scale_down\n");
+  std::ifstream node_events(golden_events());
+  CHECK(explain_node(node_events, "events.jsonl", "gpu-inference-fqnct") ==
+        "node gpu-inference-fqnct (NodePool gpu-inference)\n"
+        "         39m16s  NodeClaim created for 1 pod pending in a batch (llm-ksvdbndrnd-f8f5f); "
+        "it kept 4 instance types, cheapest first: g5.2xlarge, g5.4xlarge, g5.8xlarge, "
+        "g5.16xlarge\n"
+        "         39m21s  launched as g5.2xlarge on-demand in us-east-1a at $1.212/h: the "
+        "cheapest offering with capacity, in the first capacity type the claim allows (reserved, "
+        "then spot, then on-demand)\n"
+        "          40m1s  registered\n"
+        "         40m26s  ready: initialized, GPUs advertised\n"
+        "         40m26s  pod bound: llm-ksvdbndrnd-f8f5f\n"
+        "   48m19.08777s  pod llm-ksvdbndrnd-f8f5f deleted: scale_down\n"
+        "         53m35s  disruption: emptiness (Empty) of 1 node, saving $1.212/h, no "
+        "replacement\n"
+        "         53m35s  cordoned and draining: empty\n"
+        "         53m35s  terminated: empty (ran 14m14s at $1.212/h)\n");
+}
+
+TEST_CASE("explain says why a pod found no place, and when it joined a node already there",
+          "[report]") {
+  std::istringstream events(
+      R"({"t":0.0,"kind":"pod_created","pod":"p","workload":"w"}
+{"t":1.0,"kind":"pod_unschedulable","pod":"p","workload":"w","reason":"nodepool gpu: did not tolerate dedicated=gpu:NoSchedule"}
+{"t":9.0,"kind":"pod_nominated","pod":"p","workload":"w","node":"gpu-abcde"}
+{"t":9.0,"kind":"pod_nominated","pod":"q","workload":"w","node":"gpu-abcde"}
+{"t":9.5,"kind":"pod_scheduled","pod":"p","workload":"w","node":"gpu-abcde"}
+)");
+  CHECK(explain_pod(events, "events.jsonl", "p") ==
+        "pod p (workload w)\n"
+        "             0s  created\n"
+        "             1s  no place: nodepool gpu: did not tolerate dedicated=gpu:NoSchedule\n"
+        "             9s  nominated to gpu-abcde, a node that exists or is starting, with room "
+        "for it (a batch of 2 pods)\n"
+        "           9.5s  bound to gpu-abcde after 9.5s pending\n"
+        "  still running when the run ended\n");
+}
+
+TEST_CASE("explain names what it cannot find", "[report]") {
+  std::ifstream events(golden_events());
+  CHECK(error_of([&] { explain_pod(events, "events.jsonl", "llm-ksvdbndrnd-f8f5g"); }) ==
+        "events.jsonl: --pod: no pod named \"llm-ksvdbndrnd-f8f5g\" in the events; did you mean "
+        "\"llm-ksvdbndrnd-f8f5f\"?");
+  std::istringstream not_events("name,value\n");
+  CHECK(error_of([&] { explain_node(not_events, "out.csv", "n"); }) ==
+        "out.csv:1: events: not a fleetsim event (one JSON object per line with t and kind)");
+}

@@ -13,10 +13,12 @@
 
 #include "fleetsim/cli/commands.hpp"
 #include "fleetsim/core/error.hpp"
+#include "fleetsim/core/version.hpp"
+#include "fleetsim/report/check.hpp"
 
 namespace {
 
-constexpr std::array<std::string_view, 6> kCommands{"run",     "validate", "lint",
+constexpr std::array<std::string_view, 7> kCommands{"run",     "validate", "check",    "lint",
                                                     "explain", "catalog",  "autoscale"};
 
 // A seed is a whole number in [0, 2^64): CLI11 would wrap "-1" and clamp what overflows, making
@@ -35,7 +37,7 @@ int main(int argc, char** argv) {
   if (argc < 2 || (argv[1][0] != '-' &&
                    std::find(kCommands.begin(), kCommands.end(), argv[1]) == kCommands.end())) {
     std::cerr << fmt::format(
-        "error: {}; the commands are run, validate, lint, explain, catalog and autoscale "
+        "error: {}; the commands are run, validate, check, lint, explain, catalog and autoscale "
         "(fleetsim COMMAND --help)\n",
         argc < 2 ? "no command given"
                  : fmt::format("unknown command \"{}\"", std::string_view(argv[1]).substr(0, 40)));
@@ -43,7 +45,7 @@ int main(int argc, char** argv) {
   }
   CLI::App app{"fleetsim: simulate GPU fleets on Kubernetes (Karpenter) before you change them"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "fleetsim 0.1.0");
+  app.set_version_flag("--version", "fleetsim " + std::string(kFleetsimVersion));
 
   RunCommandOptions run;
   CLI::App* run_cmd = app.add_subcommand(
@@ -69,6 +71,33 @@ int main(int argc, char** argv) {
       "validate", "Check a scenario, its manifests, traces and catalog without running");
   validate_cmd->add_option("scenario", validate_path, "Scenario YAML file")->required();
   add_warnings(validate_cmd);
+
+  CheckOptions check;
+  CLI::App* check_cmd = app.add_subcommand(
+      "check",
+      "Hold a scenario's new report to a baseline report and the scenario's gates: exit 0 "
+      "within tolerance, 1 on a regression (for CI)");
+  auto* check_scenario = check_cmd->add_option("scenario", check.scenario, "Scenario YAML to run");
+  auto* check_report =
+      check_cmd->add_option("--report", check.report, "A report.json to check, instead of running");
+  check_scenario->excludes(check_report);
+  check_cmd->add_option("--baseline", check.baseline, "The committed baseline report.json")
+      ->required();
+  check_cmd->add_option("--tolerances", check.tolerances,
+                        "YAML: METRIC: {max_rise: 2%} | {max_fall: 0.02} | off; replaces the "
+                        "defaults it names");
+  check_cmd->add_option("--markdown", check.markdown, "Write the table as Markdown (a PR comment)");
+  check_cmd->add_option("--junit", check.junit, "Write JUnit XML, a test case per metric and gate");
+  check_cmd->add_flag("--update-baseline", check.update_baseline,
+                      "Write the new report to --baseline instead of checking");
+  add_warnings(check_cmd);
+  std::string tolerance_help = "Default tolerances (the direction that is worse):\n";
+  for (const Tolerance& t : default_tolerances())
+    tolerance_help += fmt::format(
+        "  {}: may {} by {}{}\n", t.metric, t.worse_when_higher ? "rise" : "fall",
+        t.relative > 0 ? fmt::format("{:g}%", t.relative * 100) : "",
+        t.absolute > 0 ? fmt::format("{}{:g}", t.relative > 0 ? " or " : "", t.absolute) : "");
+  check_cmd->footer(tolerance_help);
 
   LintOptions lint;
   std::string fail_on = "warning";
@@ -159,6 +188,10 @@ int main(int argc, char** argv) {
     return code == 0 ? kExitOk : kExitBadInput;
   }
 
+  if (*check_cmd && !check.scenario && !check.report) {
+    std::cerr << "error: check: give a SCENARIO to run or --report REPORT.json\n";
+    return kExitBadInput;
+  }
   if (*explain_cmd && !explain.pod && !explain.node) {
     std::cerr << "error: explain: give --pod NAME or --node NAME\n";
     return kExitBadInput;
@@ -173,7 +206,7 @@ int main(int argc, char** argv) {
   }
 
   const WarningDetail warnings = parse_warning_detail(warnings_text).value_or(WarningDetail::Auto);
-  run.warnings = autoscale.warnings = lint.warnings = warnings;
+  run.warnings = autoscale.warnings = lint.warnings = check.warnings = warnings;
   lint.fail_on = fail_on == "never"  ? std::nullopt
                  : fail_on == "info" ? std::optional(LintSeverity::Info)
                                      : std::optional(LintSeverity::Warning);
@@ -181,6 +214,7 @@ int main(int argc, char** argv) {
   try {
     if (*run_cmd) return run_command(run);
     if (*validate_cmd) return validate_command(validate_path, warnings);
+    if (*check_cmd) return check_command(check);
     if (*lint_cmd) return lint_command(lint);
     if (*explain_cmd) return explain_command(explain);
     if (*catalog_cmd) return catalog_command(catalog);

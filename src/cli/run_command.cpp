@@ -9,11 +9,13 @@
 #include <vector>
 
 #include "fleetsim/cli/commands.hpp"
+#include "fleetsim/core/version.hpp"
 #include "fleetsim/report/event_writer.hpp"
 #include "fleetsim/report/report_json.hpp"
 #include "fleetsim/report/summary.hpp"
 #include "fleetsim/report/timeseries_writer.hpp"
 #include "fleetsim/runner/run.hpp"
+#include "fleetsim/scenario/input_digest.hpp"
 #include "fleetsim/scenario/scenario_loader.hpp"
 #include "fleetsim/workload/job_trace.hpp"
 #include "fleetsim/world/world.hpp"
@@ -127,7 +129,9 @@ int run_command(const RunCommandOptions& options) {
   }
   if (show_progress) std::cerr << "\r\033[K";
 
-  outputs.open("report.json") << report_json_text(result);
+  const ReportProvenance provenance{.version = std::string(kFleetsimVersion),
+                                    .inputs = input_digests(config)};
+  outputs.open("report.json") << report_json_text(result, &provenance);
   outputs.commit();
   if (!options.quiet) {
     std::cout << format_summary(result);

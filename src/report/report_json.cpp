@@ -133,8 +133,15 @@ Json report_json(const RunResult& result) {
   return r;
 }
 
-std::string report_json_text(const RunResult& result) {
-  return dump_json(report_json(result)) + "\n";
+std::string report_json_text(const RunResult& result, const ReportProvenance* provenance) {
+  nlohmann::ordered_json doc = report_json(result);
+  if (provenance != nullptr) {
+    doc["fleetsim"] = provenance->version;
+    nlohmann::ordered_json files = nlohmann::ordered_json::object();
+    for (const auto& [name, digest] : provenance->inputs) files[name] = digest;
+    doc["inputs"] = {{"files", files}};
+  }
+  return dump_json(doc) + "\n";
 }
 
 }  // namespace fleetsim

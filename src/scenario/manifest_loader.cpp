@@ -57,6 +57,7 @@ void ManifestLoader::load_file(const std::filesystem::path& path,
                                const SourceLocation& referenced_from, std::string_view field,
                                ManifestSet& out) {
   YamlDocuments docs = load_yaml_file(path, referenced_from, field);
+  files_.push_back(path);
   for (const YAML::Node& doc : docs.documents) load_manifest(YamlValue(doc, docs.file), out);
 }
 

@@ -29,7 +29,7 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<std::string_view, 18> kTopLevelKeys{"name",
+constexpr std::array<std::string_view, 19> kTopLevelKeys{"name",
                                                          "seed",
                                                          "start",
                                                          "duration",
@@ -46,7 +46,8 @@ constexpr std::array<std::string_view, 18> kTopLevelKeys{"name",
                                                          "node_latencies",
                                                          "karpenter",
                                                          "kube_controller_manager",
-                                                         "metrics"};
+                                                         "metrics",
+                                                         "gates"};
 
 // A Prometheus scrape interval beyond 10 minutes leaves autoscalers reading stale metrics for
 // longer than any lookback window fleetsim's queries use; it is a unit mistake.
@@ -208,6 +209,20 @@ void check_autoscaler_metrics(const std::vector<HorizontalPodAutoscalerSpec>& hp
   }
 }
 
+// What input_digests reads back: the scenario, its manifests and its traces.
+void record_input_files(ScenarioConfig& cfg, const ManifestLoader& manifests) {
+  cfg.input_files.push_back(cfg.file);
+  for (const auto& f : manifests.files()) cfg.input_files.push_back(f);
+  for (const JobSource& j : cfg.job_sources) cfg.input_files.push_back(j.trace);
+  for (const ServiceConfig& s : cfg.services) {
+    if (const auto* replay = std::get_if<ReplayConfig>(&s.traffic))
+      cfg.input_files.push_back(replay->trace);
+    if (const auto* surge = std::get_if<SurgeConfig>(&s.traffic))
+      if (const auto* replay = std::get_if<ReplayConfig>(&surge->base))
+        cfg.input_files.push_back(replay->trace);
+  }
+}
+
 // Where a Deployment's autoscaler was found, for the "already has one" message.
 struct AutoscalerRef {
   std::string_view kind;  // "HorizontalPodAutoscaler" or "ScaledObject"
@@ -347,6 +362,7 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   }
   if (auto k = top.get("karpenter")) cfg.karpenter = decode_karpenter_settings(*k);
   if (auto m = top.get("metrics")) cfg.metric_aliases = decode_metric_aliases(*m);
+  if (auto g = top.get("gates")) cfg.gates = decode_gates(*g);
   if (auto k = top.get("kube_controller_manager"))
     cfg.controller_manager_api = decode_controller_manager_settings(*k);
 
@@ -356,8 +372,8 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
                     .manifests = manifests,
                     .catalog = empty_catalog,
                     .duration = cfg.duration};
-  cfg.catalog = std::make_shared<const Catalog>(
-      load_catalog(catalog_dir(top, cfg.region, sc, default_catalog_root, *docs.file)));
+  cfg.catalog_dir = catalog_dir(top, cfg.region, sc, default_catalog_root, *docs.file);
+  cfg.catalog = std::make_shared<const Catalog>(load_catalog(cfg.catalog_dir));
   SectionContext ctx{.base_dir = sc.base_dir,
                      .manifests = manifests,
                      .catalog = *cfg.catalog,
@@ -458,6 +474,7 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   cfg.hpas = std::move(set.hpas);
   cfg.scaled_objects = std::move(set.scaled_objects);
   check_against_nodepools(cfg, warnings);
+  record_input_files(cfg, manifests);
   cfg.warnings = warnings.take();
   // Reported in file order, so a user reads them alongside the manifests.
   std::stable_sort(cfg.warnings.begin(), cfg.warnings.end(),

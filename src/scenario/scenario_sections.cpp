@@ -303,6 +303,24 @@ MetricAliases decode_metric_aliases(const YamlValue& value) {
   return out;
 }
 
+std::vector<Gate> decode_gates(const YamlValue& value) {
+  YamlMap m(value);
+  std::vector<Gate> out;
+  for (const auto& e : m.entries()) {
+    e.read = true;
+    YamlMap bounds(e.value);
+    Gate g{.metric = e.key, .where = e.key_where};
+    if (auto v = bounds.get("min")) g.min = v->as_double();
+    if (auto v = bounds.get("max")) g.max = v->as_double();
+    bounds.reject_unread(std::array<std::string_view, 2>{"min", "max"});
+    if (!g.min && !g.max) e.value.fail("a gate needs min, max or both");
+    if (g.min && g.max && *g.min > *g.max)
+      e.value.fail(fmt::format("min {} is above max {}", *g.min, *g.max));
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
 KarpenterSettings decode_karpenter_settings(const YamlValue& value) {
   KarpenterSettings out;
   YamlMap m(value);

@@ -54,11 +54,25 @@ struct ExplainOptions {
   std::optional<std::string> node;
 };
 
+struct CheckOptions {
+  std::optional<std::filesystem::path> scenario;  // run it; else read `report`
+  std::optional<std::filesystem::path> report;
+  std::filesystem::path baseline;
+  std::optional<std::filesystem::path> tolerances;
+  std::optional<std::filesystem::path> markdown;
+  std::optional<std::filesystem::path> junit;
+  bool update_baseline = false;
+  WarningDetail warnings = WarningDetail::Auto;
+};
+
 int run_command(const RunCommandOptions& options);
 int validate_command(const std::filesystem::path& scenario, WarningDetail warnings);
 int catalog_command(const CatalogOptions& options);
 // Prints the lint findings; exit 1 when one is at or above --fail-on.
 int lint_command(const LintOptions& options);
+// A report against a baseline and the scenario's gates: exit 0 within tolerance, 1 on a
+// regression.
+int check_command(const CheckOptions& options);
 // A pod's or a node's story from a run's events.jsonl.
 int explain_command(const ExplainOptions& options);
 // Replays a metric series through one HPA or ScaledObject; CSV time_s,replicas on stdout.

@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "fleetsim/runner/run_result.hpp"
 
@@ -13,7 +15,15 @@ namespace fleetsim {
 // with round_report.
 nlohmann::ordered_json report_json(const RunResult& result);
 
+// What a report was made with: fleetsim's version and each input's digest (input_digests).
+// `fleetsim run` records it after the engine section; a run without it (the golden tests) leaves
+// it out, so that golden files do not change with every edit of a scenario's comments.
+struct ReportProvenance {
+  std::string version;
+  std::vector<std::pair<std::string, std::string>> inputs;
+};
+
 // report.json's bytes: report_json laid out by dump_json with an indent of 2, and a final newline.
-std::string report_json_text(const RunResult& result);
+std::string report_json_text(const RunResult& result, const ReportProvenance* provenance = nullptr);
 
 }  // namespace fleetsim

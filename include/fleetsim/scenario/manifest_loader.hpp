@@ -49,9 +49,13 @@ class ManifestLoader {
   // Kinds fleetsim does not model give one warning per kind.
   void load_manifest(const YamlValue& manifest, ManifestSet& out);
 
+  // The manifest files read so far, in order.
+  const std::vector<std::filesystem::path>& files() const { return files_; }
+
  private:
   ResourceRegistry& resources_;
   WarningLog& warnings_;
+  std::vector<std::filesystem::path> files_;
 };
 
 // Fails on a second object of the same kind and name (and namespace, for namespaced kinds).

@@ -142,6 +142,14 @@ struct ServiceConfig {
   SourceLocation deployment_where;   // its `deployment` field
 };
 
+// An absolute bound `fleetsim check` holds a report to (the scenario's `gates`).
+struct Gate {
+  std::string metric;  // a report.json path: "sla.miss_ratio"
+  std::optional<double> min;
+  std::optional<double> max;
+  SourceLocation where;
+};
+
 // Metric names an exporter uses -> the simulated metric they stand for (metrics.aliases).
 using MetricAliases = std::map<std::string, std::string, std::less<>>;
 
@@ -172,6 +180,11 @@ struct ScenarioConfig {
   SimDuration warmup{0};                // excluded from SLO statistics
   SimDuration scrape_interval = kDefaultScrapeInterval;  // Prometheus scrapes of pod metrics
   MetricAliases metric_aliases;
+  std::vector<Gate> gates;
+  // The files it read besides the catalog (scenario, manifests, traces), and the catalog's
+  // folder: for input_digests.
+  std::vector<std::filesystem::path> input_files;
+  std::filesystem::path catalog_dir;
 
   NodeLatencies node_latencies;
   KarpenterSettings karpenter;

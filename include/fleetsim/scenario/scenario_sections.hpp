@@ -62,6 +62,8 @@ NodeLatencies decode_node_latencies(const YamlValue& value, const Catalog& catal
 // `karpenter:` {batch_idle, batch_max}.
 KarpenterSettings decode_karpenter_settings(const YamlValue& value);
 // metrics: {aliases: {exporter_name: simulated_name}}.
+// `gates`: report.json paths with min and/or max, for fleetsim check.
+std::vector<Gate> decode_gates(const YamlValue& value);
 MetricAliases decode_metric_aliases(const YamlValue& value);
 // `kube_controller_manager: {kube_api_qps, kube_api_burst}`.
 ApiLimits decode_controller_manager_settings(const YamlValue& value);

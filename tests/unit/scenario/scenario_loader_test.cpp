@@ -136,13 +136,13 @@ TEST_CASE("defaults: seed, region, report interval, latencies and the bundled ca
 TEST_CASE("scenario file errors carry file:line:col and the field", "[scenario]") {
   auto missing = scenario("does-not-exist.yaml");
   CHECK(load_error(missing) == missing.string() + ": file not found");
-  CHECK(
-      load_error(scenario("unknown-key.yaml")) ==
-      scenario("unknown-key.yaml").string() +
-          ":3:1: manifest: unknown key; expected one of name, seed, start, duration, region, "
-          "catalog, provisioner, report_interval, scrape_interval, warmup, manifests, services, "
-          "jobs, events, node_latencies, karpenter, kube_controller_manager, metrics; did you mean "
-          "\"manifests\"?");
+  CHECK(load_error(scenario("unknown-key.yaml")) ==
+        scenario("unknown-key.yaml").string() +
+            ":3:1: manifest: unknown key; expected one of name, seed, start, duration, region, "
+            "catalog, provisioner, report_interval, scrape_interval, warmup, manifests, services, "
+            "jobs, events, node_latencies, karpenter, kube_controller_manager, metrics, gates; did "
+            "you mean "
+            "\"manifests\"?");
   CHECK(load_error(scenario("services.yaml")) ==
         scenario("services.yaml").string() +
             ":7:17: services[0].deployment: no Deployment named \"vllm-llama\" in the "
@@ -417,7 +417,8 @@ TEST_CASE("image pull bandwidth and scrape interval: defaults, values and bounds
   CHECK(error("scrape_intervall: 15s\n") ==
         "4:1: scrape_intervall: unknown key; expected one of name, seed, start, duration, region, "
         "catalog, provisioner, report_interval, scrape_interval, warmup, manifests, services, "
-        "jobs, events, node_latencies, karpenter, kube_controller_manager, metrics; did you mean "
+        "jobs, events, node_latencies, karpenter, kube_controller_manager, metrics, gates; did "
+        "you mean "
         "\"scrape_interval\"?");
 }
 
@@ -725,4 +726,27 @@ TEST_CASE("a scenario name must be bounded, valid UTF-8 (issue 13, class 8)", "[
       "characters"));
   auto long_name = dir.write("l.yaml", "name: " + std::string(254, 'x') + "\nduration: 1h\n");
   CHECK(load_error(long_name).ends_with("at most 253 bytes without control characters"));
+}
+
+TEST_CASE("gates: bounds for fleetsim check, each with min, max or both", "[scenario]") {
+  auto error = [](std::string_view body) {
+    ScratchScenario s("gates", body);
+    std::string e = s.error();
+    return e.substr(s.file.string().size() + 1);
+  };
+  ScratchScenario ok("gates-ok",
+                     "gates: {sla.miss_ratio: {max: 0.01}, gpu.utilization: {min: 0.5}}\n");
+  ScenarioConfig cfg = load_scenario(ok.file);
+  REQUIRE(cfg.gates.size() == 2);
+  CHECK(cfg.gates[0].metric == "sla.miss_ratio");
+  CHECK(cfg.gates[0].max == 0.01);
+  CHECK_FALSE(cfg.gates[0].min);
+  CHECK(cfg.gates[1].min == 0.5);
+  CHECK(error("gates: {sla.miss_ratio: {}}\n") ==
+        "4:25: gates.sla.miss_ratio: a gate needs min, max or both");
+  CHECK(error("gates: {sla.miss_ratio: {min: 2, max: 1}}\n") ==
+        "4:25: gates.sla.miss_ratio: min 2 is above max 1");
+  CHECK(error("gates: {sla.miss_ratio: {mx: 1}}\n") ==
+        "4:26: gates.sla.miss_ratio.mx: unknown key; expected one of min, max; did you mean "
+        "\"max\"?");
 }

@@ -1,0 +1,82 @@
+// `fleetsim check`: runs a scenario (or reads a report) and holds it to a baseline report and the
+// scenario's gates. Exit 0 within tolerance, 1 on a regression, 2 on bad input.
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "fleetsim/cli/commands.hpp"
+#include "fleetsim/core/version.hpp"
+#include "fleetsim/report/check.hpp"
+#include "fleetsim/report/report_json.hpp"
+#include "fleetsim/runner/run.hpp"
+#include "fleetsim/scenario/input_digest.hpp"
+#include "fleetsim/scenario/scenario_loader.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+nlohmann::json read_report(const std::filesystem::path& path, std::string_view field) {
+  std::ifstream in(path);
+  if (!in)
+    throw InputError(SourceLocation{.file = path.string()}, std::string(field),
+                     "cannot read this file");
+  nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object() || !doc.contains("cost"))
+    throw InputError(SourceLocation{.file = path.string()}, std::string(field),
+                     "not a fleetsim report.json");
+  return doc;
+}
+
+void write_file(const std::filesystem::path& path, std::string_view field, const std::string& text,
+                bool append = false) {
+  std::ofstream out(path, append ? std::ios::app : std::ios::trunc);
+  out << text;
+  if (!out)
+    throw InputError(SourceLocation{.file = path.string()}, std::string(field),
+                     "cannot write this file");
+}
+
+}  // namespace
+
+int check_command(const CheckOptions& options) {
+  std::string new_report;
+  std::vector<Gate> gates;
+  if (options.scenario) {
+    ScenarioConfig config = load_scenario(*options.scenario, bundled_catalog_root());
+    print_warnings(config.warnings, options.warnings, std::cerr);
+    gates = config.gates;
+    const ReportProvenance provenance{.version = std::string(kFleetsimVersion),
+                                      .inputs = input_digests(config)};
+    new_report = report_json_text(run(config), &provenance);
+  } else {
+    std::ifstream in(*options.report);
+    std::stringstream text;
+    text << in.rdbuf();
+    new_report = text.str();
+    read_report(*options.report, "--report");  // a clear error for what is not a report
+  }
+  if (options.update_baseline) {
+    write_file(options.baseline, "--baseline", new_report);
+    std::cout << fmt::format("{}: baseline updated\n", options.baseline.string());
+    return kExitOk;
+  }
+  const nlohmann::json baseline = read_report(options.baseline, "--baseline");
+  std::vector<Tolerance> tolerances = default_tolerances();
+  if (options.tolerances) tolerances = load_tolerances(*options.tolerances, std::move(tolerances));
+  const CheckResult result =
+      check_report(baseline, nlohmann::json::parse(new_report), tolerances, gates);
+  std::cout << check_table(result);
+  const std::string markdown = check_markdown(result);
+  if (options.markdown) write_file(*options.markdown, "--markdown", markdown);
+  if (const char* summary = std::getenv("GITHUB_STEP_SUMMARY"); summary != nullptr && *summary)
+    write_file(summary, "GITHUB_STEP_SUMMARY", markdown, /*append=*/true);
+  if (options.junit) write_file(*options.junit, "--junit", check_junit(result));
+  return result.failed() ? kExitCheckFailed : kExitOk;
+}
+
+}  // namespace fleetsim

@@ -16,11 +16,14 @@ Json usd_object(const UsdByName& m) {
   return o;
 }
 
-Json latency_json(const SlaResult::Latency& l) {
-  return Json{{"p50", round_report(l.p50)},
-              {"p95", round_report(l.p95)},
-              {"p99", round_report(l.p99)},
-              {"mean", round_report(l.mean)}};
+// A statistic of no sample is null, not 0: a gate or a plot must not read "no request" as "0 ms".
+Json stat(double v, bool sampled) { return sampled ? Json(round_report(v)) : Json(nullptr); }
+
+Json latency_json(const SlaResult::Latency& l, bool sampled) {
+  return Json{{"p50", stat(l.p50, sampled)},
+              {"p95", stat(l.p95, sampled)},
+              {"p99", stat(l.p99, sampled)},
+              {"mean", stat(l.mean, sampled)}};
 }
 
 Json sla_json(const SlaResult& sla) {
@@ -32,9 +35,9 @@ Json sla_json(const SlaResult& sla) {
         {"dropped", s.dropped},
         {"unfinished", s.unfinished},
         {"misses", s.misses},
-        {"miss_ratio", round_report(s.miss_ratio)},
-        {"latency_ms", latency_json(s.latency_ms)},
-        {"ttft_ms", latency_json(s.ttft_ms)},
+        {"miss_ratio", stat(s.miss_ratio, s.requests > 0)},
+        {"latency_ms", latency_json(s.latency_ms, s.served > 0)},
+        {"ttft_ms", latency_json(s.ttft_ms, s.served > 0)},
         {"peak_replicas", s.peak_replicas},
         {"busy_gpu_hours", round_report(s.busy_gpu_hours)},
     };
@@ -44,9 +47,9 @@ Json sla_json(const SlaResult& sla) {
   j["served"] = sla.served;
   j["dropped"] = sla.dropped;
   j["misses"] = sla.misses;
-  j["miss_ratio"] = round_report(sla.miss_ratio);
-  j["latency_ms"] = latency_json(sla.latency_ms);
-  j["ttft_ms"] = latency_json(sla.ttft_ms);
+  j["miss_ratio"] = stat(sla.miss_ratio, sla.requests > 0);
+  j["latency_ms"] = latency_json(sla.latency_ms, sla.served > 0);
+  j["ttft_ms"] = latency_json(sla.ttft_ms, sla.served > 0);
   j["by_service"] = std::move(by_service);
   return j;
 }
@@ -82,8 +85,8 @@ Json report_json(const RunResult& result) {
   gpu["provisioned_gpu_hours"] = round_report(g.provisioned_gpu_hours);
   gpu["allocated_gpu_hours"] = round_report(g.allocated_gpu_hours);
   gpu["busy_gpu_hours"] = round_report(g.busy_gpu_hours);
-  gpu["allocation_ratio"] = round_report(g.allocation_ratio);
-  gpu["utilization"] = round_report(g.utilization);
+  gpu["allocation_ratio"] = stat(g.allocation_ratio, g.provisioned_gpu_hours > 0);
+  gpu["utilization"] = stat(g.utilization, g.provisioned_gpu_hours > 0);
 
   r["sla"] = sla_json(result.sla);
 
@@ -93,9 +96,9 @@ Json report_json(const RunResult& result) {
   pods["evicted"] = p.evicted;
   pods["pending_at_end"] = p.pending_at_end;
   pods["pending_seconds"] = Json{
-      {"p50", round_report(p.pending_seconds.p50)},
-      {"p99", round_report(p.pending_seconds.p99)},
-      {"max", round_report(p.pending_seconds.max)},
+      {"p50", stat(p.pending_seconds.p50, p.created > 0)},
+      {"p99", stat(p.pending_seconds.p99, p.created > 0)},
+      {"max", stat(p.pending_seconds.max, p.created > 0)},
   };
   Json list = Json::array();
   for (const PodsResult::Unschedulable& u : p.unschedulable) {

@@ -49,6 +49,16 @@ void CostLedger::open(const Node& node, SimTime now) {
   billed_.push_back(node.id);
 }
 
+double CostLedger::accrued_usd(SimTime now) const {
+  double usd = total_usd();
+  for (NodeId id : billed_) {
+    const NodeAccount& a = accounts_[id];
+    usd += a.instance_usd + a.ebs_usd +
+           (a.instance_per_hour + a.ebs_per_hour) * to_hours(now - a.since);
+  }
+  return usd;
+}
+
 void CostLedger::credit(NodeAccount& a, SimTime now) {
   FLEETSIM_ASSERT(now >= a.since);
   const SimDuration dt = now - a.since;

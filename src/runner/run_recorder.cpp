@@ -20,7 +20,8 @@ double safe_ratio(double num, double den) { return den > 0.0 ? num / den : 0.0; 
 RunRecorder::RunRecorder(RunInfo info, std::vector<TimeseriesSink*> timeseries)
     : info_(std::move(info)),
       timeseries_(std::move(timeseries)),
-      pool_counts_(info_.nodepools.size(), 0) {
+      pool_counts_(info_.nodepools.size(), 0),
+      pool_cost_rates_(info_.nodepools.size(), 0.0) {
   for (TimeseriesSink* sink : timeseries_) sink->on_columns(info_.nodepools, info_.services);
 }
 
@@ -170,6 +171,7 @@ void RunRecorder::on_interval(SimTime now, const Cluster& cluster) {
   if (timeseries_.empty()) return;
   TimeseriesRow row{.t = now};
   std::fill(pool_counts_.begin(), pool_counts_.end(), 0);
+  std::fill(pool_cost_rates_.begin(), pool_cost_rates_.end(), 0.0);
   for (NodeId id : ledger_.billed_nodes()) {
     const Node& node = cluster.node(id);
     ++row.nodes;
@@ -183,14 +185,18 @@ void RunRecorder::on_interval(SimTime now, const Cluster& cluster) {
       if (busy_while_bound(workload_of(pod, cluster).kind))
         row.gpus_busy += static_cast<double>(gpus);
     }
-    row.cost_rate_usd_per_hour += node.price_per_hour + node.ebs_price_per_hour;
+    const double rate = node.price_per_hour + node.ebs_price_per_hour;
+    row.cost_rate_usd_per_hour += rate;
     if (id < pool_column_.size() && pool_column_[id] >= 0) {
       ++pool_counts_[static_cast<std::size_t>(pool_column_[id])];
+      pool_cost_rates_[static_cast<std::size_t>(pool_column_[id])] += rate;
     }
   }
   row.pods_pending = pods_pending_;
   row.pods_running = pods_running_;
   row.nodes_by_pool = pool_counts_;
+  row.cost_rate_by_pool = pool_cost_rates_;
+  row.cost_usd_cumulative = ledger_.accrued_usd(now);
   if (world_ != nullptr) {
     row.services = world_->service_rows();
     for (const ServiceIntervalRow& s : row.services) row.gpus_busy += s.busy_gpus;

@@ -162,8 +162,11 @@ ServiceIntervalRow ServiceRuntime::close_interval(SimTime now) {
   const double length = to_seconds(now - interval_start_);
   const std::uint64_t arrived = model_.counters().arrived;
   const SimDuration busy = model_.total_busy_time();
+  row.requests = arrived - arrived_at_interval_;
+  row.misses = stats_.totals().misses - misses_at_interval_;
+  row.dropped = stats_.totals().dropped - dropped_at_interval_;
   if (length > 0) {
-    row.rps = static_cast<double>(arrived - arrived_at_interval_) / length;
+    row.rps = static_cast<double>(row.requests) / length;
     row.busy_gpus =
         to_seconds(busy - busy_at_interval_) / length * static_cast<double>(gpus_per_pod_);
   }
@@ -171,11 +174,14 @@ ServiceIntervalRow ServiceRuntime::close_interval(SimTime now) {
   row.replicas = static_cast<std::int64_t>(active.size());
   for (PodId id : active) row.ready += cluster_.pod(id).ready ? 1 : 0;
   row.queue = static_cast<std::int64_t>(model_.counters().queued);
-  row.p99_ms = stats_.interval_e2e_s().quantile(0.99) * 1000.0;
+  if (stats_.interval_e2e_s().count() > 0)
+    row.p99_ms = stats_.interval_e2e_s().quantile(0.99) * 1000.0;
   peak_replicas_ = std::max(peak_replicas_, row.replicas);
 
   stats_.close_interval();
   arrived_at_interval_ = arrived;
+  misses_at_interval_ = stats_.totals().misses;
+  dropped_at_interval_ = stats_.totals().dropped;
   busy_at_interval_ = busy;
   interval_start_ = now;
   return row;

@@ -55,6 +55,8 @@ class CostLedger {
   double instance_usd() const;
   double ebs_usd() const { return ebs_usd_; }
   double total_usd() const { return instance_usd() + ebs_usd_; }
+  // What the run has cost up to `now`: closed nodes, and billed nodes' pieces up to now.
+  double accrued_usd(SimTime now) const;
   // Instance + EBS cost of closed nodes, by name.
   const std::map<std::string, double, std::less<>>& by_nodepool() const { return by_nodepool_; }
   const std::map<std::string, double, std::less<>>& by_instance_type() const {

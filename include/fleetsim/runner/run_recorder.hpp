@@ -88,6 +88,7 @@ class RunRecorder final : public EventSink {
   std::vector<ServiceSummary> services_;  // filled by on_end
   std::vector<TimeseriesSink*> timeseries_;
   std::vector<std::int64_t> pool_counts_;  // reused per interval, RunInfo order
+  std::vector<double> pool_cost_rates_;    // likewise
   std::vector<std::int32_t> pool_column_;  // by NodeId: index into info_.nodepools, or -1
 
   CostLedger ledger_;

@@ -21,9 +21,11 @@ struct TimeseriesRow {
   std::int64_t gpus_allocated = 0;
   double gpus_busy = 0.0;  // serving GPUs count with their busy share over the interval
   double cost_rate_usd_per_hour = 0.0;
+  double cost_usd_cumulative = 0.0;  // billed from t = 0 to t
   std::int64_t pods_pending = 0;
   std::int64_t pods_running = 0;
   std::span<const std::int64_t> nodes_by_pool{};   // one per NodePool, in on_columns' order
+  std::span<const double> cost_rate_by_pool{};     // likewise, USD per hour
   std::span<const ServiceIntervalRow> services{};  // one per service, in on_columns' order
 };
 

@@ -25,12 +25,16 @@ namespace fleetsim {
 
 // A service's state at the end of one report interval.
 struct ServiceIntervalRow {
-  double rps = 0;             // arrivals in the interval ÷ its length
-  std::int64_t replicas = 0;  // the Deployment's active pods
-  std::int64_t ready = 0;     // of which Ready
-  std::int64_t queue = 0;     // requests waiting for a slot
-  double p99_ms = 0;          // of the requests completed in the interval
-  double busy_gpus = 0;       // GPUs with work, averaged over the interval
+  double rps = 0;              // arrivals in the interval ÷ its length
+  std::uint64_t requests = 0;  // arrivals in the interval
+  // Of the requests the SLO counts (after warmup), those missed and dropped in the interval.
+  std::uint64_t misses = 0;
+  std::uint64_t dropped = 0;
+  std::int64_t replicas = 0;     // the Deployment's active pods
+  std::int64_t ready = 0;        // of which Ready
+  std::int64_t queue = 0;        // requests waiting for a slot
+  std::optional<double> p99_ms;  // of the requests completed in the interval; none: nullopt
+  double busy_gpus = 0;          // GPUs with work, averaged over the interval
 };
 
 class ServiceRuntime final : public PodWorkListener,
@@ -115,6 +119,8 @@ class ServiceRuntime final : public PodWorkListener,
   SimTime last_scrape_{};
 
   std::uint64_t arrived_at_interval_ = 0;
+  std::uint64_t misses_at_interval_ = 0;
+  std::uint64_t dropped_at_interval_ = 0;
   SimDuration busy_at_interval_{};
   SimTime interval_start_{};
   std::int64_t peak_replicas_ = 0;

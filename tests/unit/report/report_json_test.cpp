@@ -168,3 +168,33 @@ TEST_CASE(
                "                            n/a, peak 0 replicas\n") != std::string::npos);
   CHECK(s.find("  pending p50 / p99 / max   n/a\n") != std::string::npos);
 }
+
+TEST_CASE("a statistic without a sample is null, not 0 (issue 10, item 6)", "[report]") {
+  RunResult empty;
+  empty.scenario = "idle";
+  const Json j = report_json(empty);
+  CHECK(j["sla"]["miss_ratio"].is_null());
+  CHECK(j["sla"]["latency_ms"]["p99"].is_null());
+  CHECK(j["sla"]["ttft_ms"]["p50"].is_null());
+  CHECK(j["gpu"]["utilization"].is_null());
+  CHECK(j["gpu"]["allocation_ratio"].is_null());
+  CHECK(j["pods"]["pending_seconds"]["max"].is_null());
+  CHECK(j["sla"]["requests"] == 0);  // counts stay numbers
+  CHECK(j["cost"]["total_usd"] == 0.0);
+  // With samples, the figures.
+  const Json full = report_json(full_result());
+  CHECK(full["sla"]["latency_ms"]["p99"].is_number());
+  CHECK(full["gpu"]["utilization"].is_number());
+}
+
+TEST_CASE("report.json records the fleetsim version and each input's digest when given",
+          "[report]") {
+  const ReportProvenance provenance{
+      .version = "0.1.0",
+      .inputs = {{"catalog/offerings.csv", "fnv1a64:00000000000000ab"},
+                 {"scenario.yaml", "fnv1a64:00000000000000cd"}}};
+  const Json j = Json::parse(report_json_text(full_result(), &provenance));
+  CHECK(j["fleetsim"] == "0.1.0");
+  CHECK(j["inputs"]["files"]["scenario.yaml"] == "fnv1a64:00000000000000cd");
+  CHECK_FALSE(Json::parse(report_json_text(full_result())).contains("inputs"));
+}

@@ -96,9 +96,12 @@ TEST_CASE("timeseries.csv has a header and one row per interval", "[report]") {
   REQUIRE(got.size() == 3);
   CHECK(got[0] ==
         "t_s,nodes,nodes_on_demand,nodes_spot,gpus_provisioned,gpus_allocated,gpus_busy,"
-        "cost_rate_usd_per_hour,pods_pending,pods_running,nodes_pool_cpu,nodes_pool_gpu");
-  CHECK(got[1] == "120,1,0,1,1,1,1,0.4612,1,1,0,1");
-  CHECK(got[2] == "300,0,0,0,0,0,0,0,1,0,0,0");
+        "cost_rate_usd_per_hour,cost_usd_cumulative,pods_pending,pods_running,nodes_pool_cpu,"
+        "nodes_pool_gpu,cost_rate_pool_cpu_usd_per_hour,cost_rate_pool_gpu_usd_per_hour");
+  // Billed from the launch at 2.5 s at $0.4612/h (instance and EBS): 117.5 s by t = 120 is
+  // $0.015053, and the 247.5 s to the termination at 250 s are $0.031708.
+  CHECK(got[1] == "120,1,0,1,1,1,1,0.4612,0.015053,1,1,0,1,0,0.4612");
+  CHECK(got[2] == "300,0,0,0,0,0,0,0,0.031708,1,0,0,0,0,0");
 }
 
 TEST_CASE("the same events give byte-identical outputs", "[report]") {
@@ -190,4 +193,39 @@ TEST_CASE("dump_json lays out like nlohmann but prints doubles with six decimals
   const nlohmann::ordered_json x = round_report(1.6558059999);
   CHECK(dump_json(x) == "1.655806");
   CHECK(dump_json(nlohmann::ordered_json(std::nan(""))) == "null");
+}
+
+TEST_CASE(
+    "timeseries.csv's service columns: counts per interval, an empty p99 without "
+    "completions, names without '/'",
+    "[report]") {
+  std::ostringstream csv;
+  TimeseriesWriter writer(csv);
+  const std::vector<std::string> pools{"gpu"}, services{"serving/llm"};
+  writer.on_columns(pools, services);
+  const std::vector<std::int64_t> nodes{1};
+  const std::vector<double> rates{1.212};
+  std::vector<ServiceIntervalRow> rows(1);
+  rows[0] = {
+      .rps = 0.5, .requests = 30, .misses = 2, .dropped = 1, .replicas = 2, .ready = 1, .queue = 4};
+  writer.on_row({.t = at(seconds(60)),
+                 .cost_rate_usd_per_hour = 1.212,
+                 .cost_usd_cumulative = 0.0202,
+                 .nodes_by_pool = nodes,
+                 .cost_rate_by_pool = rates,
+                 .services = rows});
+  rows[0].p99_ms = 812.5;
+  writer.on_row({.t = at(seconds(120)),
+                 .nodes_by_pool = nodes,
+                 .cost_rate_by_pool = rates,
+                 .services = rows});
+  const std::vector<std::string> got = lines_of(csv.str());
+  REQUIRE(got.size() == 3);
+  CHECK_THAT(got[0], Catch::EndsWith(
+                         ",nodes_pool_gpu,cost_rate_pool_gpu_usd_per_hour,svc_serving.llm_rps,"
+                         "svc_serving.llm_replicas,svc_serving.llm_ready,svc_serving.llm_queue,"
+                         "svc_serving.llm_p99_ms,svc_serving.llm_requests,svc_serving.llm_misses,"
+                         "svc_serving.llm_dropped"));
+  CHECK(got[1] == "60,0,0,0,0,0,0,1.212,0.0202,0,0,1,1.212,0.5,2,1,4,,30,2,1");
+  CHECK(got[2] == "120,0,0,0,0,0,0,0,0,0,0,1,1.212,0.5,2,1,4,812.5,30,2,1");
 }

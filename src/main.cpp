@@ -18,8 +18,8 @@
 
 namespace {
 
-constexpr std::array<std::string_view, 7> kCommands{"run",     "validate", "check",    "lint",
-                                                    "explain", "catalog",  "autoscale"};
+constexpr std::array<std::string_view, 8> kCommands{"run",  "validate", "check",   "compare",
+                                                    "lint", "explain",  "catalog", "autoscale"};
 
 // A seed is a whole number in [0, 2^64): CLI11 would wrap "-1" and clamp what overflows, making
 // two different seeds give the same run.
@@ -37,7 +37,8 @@ int main(int argc, char** argv) {
   if (argc < 2 || (argv[1][0] != '-' &&
                    std::find(kCommands.begin(), kCommands.end(), argv[1]) == kCommands.end())) {
     std::cerr << fmt::format(
-        "error: {}; the commands are run, validate, check, lint, explain, catalog and autoscale "
+        "error: {}; the commands are run, validate, check, compare, lint, explain, catalog and "
+        "autoscale "
         "(fleetsim COMMAND --help)\n",
         argc < 2 ? "no command given"
                  : fmt::format("unknown command \"{}\"", std::string_view(argv[1]).substr(0, 40)));
@@ -98,6 +99,18 @@ int main(int argc, char** argv) {
         t.relative > 0 ? fmt::format("{:g}%", t.relative * 100) : "",
         t.absolute > 0 ? fmt::format("{}{:g}", t.relative > 0 ? " or " : "", t.absolute) : "");
   check_cmd->footer(tolerance_help);
+
+  CompareOptions compare;
+  CLI::App* compare_cmd = app.add_subcommand(
+      "compare",
+      "Headline metrics of reports or scenarios side by side, with changes against the "
+      "first; reports of one scenario name are one side (mean and 95% interval)");
+  compare_cmd->add_option("inputs", compare.inputs, "report.json files, or scenario YAML to run")
+      ->required();
+  compare_cmd->add_option("--seeds", compare.seeds, "Runs per scenario (its seed and the next)")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  add_warnings(compare_cmd);
 
   LintOptions lint;
   std::string fail_on = "warning";
@@ -206,7 +219,7 @@ int main(int argc, char** argv) {
   }
 
   const WarningDetail warnings = parse_warning_detail(warnings_text).value_or(WarningDetail::Auto);
-  run.warnings = autoscale.warnings = lint.warnings = check.warnings = warnings;
+  run.warnings = autoscale.warnings = lint.warnings = check.warnings = compare.warnings = warnings;
   lint.fail_on = fail_on == "never"  ? std::nullopt
                  : fail_on == "info" ? std::optional(LintSeverity::Info)
                                      : std::optional(LintSeverity::Warning);
@@ -215,6 +228,7 @@ int main(int argc, char** argv) {
     if (*run_cmd) return run_command(run);
     if (*validate_cmd) return validate_command(validate_path, warnings);
     if (*check_cmd) return check_command(check);
+    if (*compare_cmd) return compare_command(compare);
     if (*lint_cmd) return lint_command(lint);
     if (*explain_cmd) return explain_command(explain);
     if (*catalog_cmd) return catalog_command(catalog);

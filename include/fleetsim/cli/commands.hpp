@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "fleetsim/cli/warning_report.hpp"
 #include "fleetsim/scenario/lint/lint.hpp"
@@ -65,6 +66,12 @@ struct CheckOptions {
   WarningDetail warnings = WarningDetail::Auto;
 };
 
+struct CompareOptions {
+  std::vector<std::filesystem::path> inputs;  // report.json files, or scenarios to run
+  std::uint64_t seeds = 1;                    // runs per scenario: its seed and the next ones
+  WarningDetail warnings = WarningDetail::Auto;
+};
+
 int run_command(const RunCommandOptions& options);
 int validate_command(const std::filesystem::path& scenario, WarningDetail warnings);
 int catalog_command(const CatalogOptions& options);
@@ -73,6 +80,8 @@ int lint_command(const LintOptions& options);
 // A report against a baseline and the scenario's gates: exit 0 within tolerance, 1 on a
 // regression.
 int check_command(const CheckOptions& options);
+// Headline metrics side by side, per scenario the mean and 95% interval over its seeds.
+int compare_command(const CompareOptions& options);
 // A pod's or a node's story from a run's events.jsonl.
 int explain_command(const ExplainOptions& options);
 // Replays a metric series through one HPA or ScaledObject; CSV time_s,replicas on stdout.

@@ -180,7 +180,7 @@ TEST_CASE("the command line: seeds, regions and commands are checked (issue 13, 
   Run unknown = s.fleetsim("frobnicate");
   CHECK(unknown.exit_code == 2);
   CHECK_THAT(unknown.err, Catch::Contains("unknown command \"frobnicate\"; the commands are run, "
-                                          "validate, check, lint, explain, catalog and autoscale"));
+                                          "validate, check, compare, lint, explain, catalog and autoscale"));
   CHECK(s.fleetsim("").exit_code == 2);
 }
 

@@ -60,3 +60,19 @@ TEST_CASE("fleetsim check gates a changed NodePool against the baseline", "[cli]
   CHECK(not_report.err == "error: " + scenario + ": --report: not a fleetsim report.json\n");
   CHECK(s.fleetsim("check --baseline " + baseline).exit_code == 2);
 }
+
+// `fleetsim compare` runs scenarios over seeds, and names what is not a report.
+TEST_CASE("fleetsim compare: scenarios over seeds, and a bad report", "[cli]") {
+  Scratch s("compare-cli");
+  const std::string scenario =
+      std::string(FLEETSIM_SOURCE_DIR) + "/scenarios/model-pair/scenario.yaml";
+  Run three = s.fleetsim("compare --seeds 3 " + scenario);
+  CHECK(three.exit_code == 0);
+  CHECK_THAT(three.out, Catch::StartsWith("metric                        model-pair (n=3)\n"));
+  CHECK_THAT(three.out, Catch::Contains("cost.total_usd "));
+  CHECK_THAT(three.out, Catch::Contains(" ± "));
+  const auto bad = s.write("bad.json", "{\"cost\": 1}\n");
+  Run not_report = s.fleetsim("compare " + bad.string());
+  CHECK(not_report.exit_code == 2);
+  CHECK(not_report.err == "error: " + bad.string() + ": report: not a fleetsim report.json\n");
+}

@@ -1,0 +1,58 @@
+// `fleetsim compare`: reports (or scenarios, run here over --seeds seeds) side by side. Reports of
+// the same scenario name form one side, so a side's seeds give its mean and 95% interval.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "fleetsim/cli/commands.hpp"
+#include "fleetsim/report/compare.hpp"
+#include "fleetsim/report/report_json.hpp"
+#include "fleetsim/runner/run.hpp"
+#include "fleetsim/scenario/scenario_loader.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+nlohmann::json read_report(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!in.is_open() || !doc.is_object() || !doc.contains("cost") || !doc.contains("scenario") ||
+      !doc["scenario"].is_string())
+    throw InputError(SourceLocation{.file = path.string()}, "report",
+                     in.is_open() ? "not a fleetsim report.json" : "cannot read this file");
+  return doc;
+}
+
+void add(std::vector<CompareSide>& sides, nlohmann::json report) {
+  const std::string name = report["scenario"].get<std::string>();
+  auto side = std::find_if(sides.begin(), sides.end(),
+                           [&](const CompareSide& s) { return s.name == name; });
+  if (side == sides.end()) side = sides.insert(sides.end(), CompareSide{.name = name});
+  side->reports.push_back(std::move(report));
+}
+
+}  // namespace
+
+int compare_command(const CompareOptions& options) {
+  std::vector<CompareSide> sides;
+  for (const std::filesystem::path& input : options.inputs) {
+    if (input.extension() == ".json") {
+      add(sides, read_report(input));
+      continue;
+    }
+    ScenarioConfig config = load_scenario(input, bundled_catalog_root());
+    print_warnings(config.warnings, options.warnings, std::cerr);
+    const std::uint64_t first = config.seed;
+    for (std::uint64_t i = 0; i < options.seeds; ++i) {
+      config.seed = first + i;  // wraps past 2^64 - 1, as any seed may
+      add(sides, nlohmann::json::parse(report_json_text(run(config))));
+    }
+  }
+  std::cout << compare_table(sides);
+  return kExitOk;
+}
+
+}  // namespace fleetsim

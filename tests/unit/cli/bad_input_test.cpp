@@ -179,8 +179,9 @@ TEST_CASE("the command line: seeds, regions and commands are checked (issue 13, 
   CHECK_THAT(region.err, Catch::Contains("invalid region"));
   Run unknown = s.fleetsim("frobnicate");
   CHECK(unknown.exit_code == 2);
-  CHECK_THAT(unknown.err, Catch::Contains("unknown command \"frobnicate\"; the commands are run, "
-                                          "validate, check, compare, lint, explain, catalog and autoscale"));
+  CHECK_THAT(unknown.err,
+             Catch::Contains("unknown command \"frobnicate\"; the commands are run, "
+                             "validate, check, compare, lint, explain, catalog and autoscale"));
   CHECK(s.fleetsim("").exit_code == 2);
 }
 

@@ -63,6 +63,11 @@ void ManifestLoader::load_file(const std::filesystem::path& path,
 
 void ManifestLoader::load_manifest(const YamlValue& manifest, ManifestSet& out) {
   if (manifest.is_null()) return;  // an empty document between two "---"
+  for (std::size_t i = 0; i < overrides_.size(); ++i) {
+    if (!override_matches(manifest.node(), overrides_[i])) continue;
+    apply_override(manifest.node(), overrides_[i]);
+    ++hits_[i];
+  }
   YamlMap m(manifest);
   YamlValue api_value = m.require("apiVersion");
   YamlValue kind_value = m.require("kind");

@@ -282,7 +282,8 @@ void check_autoscaler_targets(const std::vector<HorizontalPodAutoscalerSpec>& hp
 }  // namespace
 
 ScenarioConfig load_scenario(const std::filesystem::path& file,
-                             const std::filesystem::path& default_catalog_root) {
+                             const std::filesystem::path& default_catalog_root,
+                             std::span<const Override> overrides) {
   YamlDocuments docs = load_yaml_file(file);
   std::vector<YAML::Node> documents;
   for (const YAML::Node& d : docs.documents)
@@ -294,6 +295,8 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
         YamlValue(documents[1], docs.file).where(), "",
         "a scenario file holds one YAML document; put manifests in files of their own");
   }
+  for (const Override& o : overrides)
+    if (o.kind.empty()) apply_override(documents[0], o);
   YamlValue root(documents[0], docs.file);
   YamlMap top(root);
   // Unknown keys first: a misspelt `duraton` should say so, not that `duration` is missing.
@@ -367,6 +370,7 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
     cfg.controller_manager_api = decode_controller_manager_settings(*k);
 
   ManifestLoader manifests(cfg.resources, warnings);
+  manifests.set_overrides(overrides);
   Catalog empty_catalog;
   SectionContext sc{.base_dir = file.parent_path(),
                     .manifests = manifests,
@@ -473,6 +477,12 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   cfg.pdbs = std::move(set.pdbs);
   cfg.hpas = std::move(set.hpas);
   cfg.scaled_objects = std::move(set.scaled_objects);
+  for (std::size_t i = 0; i < overrides.size(); ++i) {
+    if (!overrides[i].kind.empty() && manifests.override_hits()[i] == 0)
+      throw ConfigError(overrides[i].where, "target",
+                        fmt::format("\"{}\": no {} named \"{}\" in the scenario's manifests",
+                                    overrides[i].target, overrides[i].kind, overrides[i].name));
+  }
   check_against_nodepools(cfg, warnings);
   record_input_files(cfg, manifests);
   cfg.warnings = warnings.take();

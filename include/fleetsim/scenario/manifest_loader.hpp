@@ -12,6 +12,7 @@
 #include "fleetsim/k8s/nodepool.hpp"
 #include "fleetsim/k8s/pod_disruption_budget.hpp"
 #include "fleetsim/k8s/workloads.hpp"
+#include "fleetsim/scenario/overrides.hpp"
 #include "fleetsim/scenario/warning_log.hpp"
 #include "fleetsim/scenario/workload_decoder.hpp"
 #include "fleetsim/scenario/yaml_reader.hpp"
@@ -49,6 +50,14 @@ class ManifestLoader {
   // Kinds fleetsim does not model give one warning per kind.
   void load_manifest(const YamlValue& manifest, ManifestSet& out);
 
+  // Edits applied to each manifest of their kind and name before it is decoded; `hits` counts
+  // per override the manifests it edited.
+  void set_overrides(std::span<const Override> overrides) {
+    overrides_ = overrides;
+    hits_.assign(overrides.size(), 0);
+  }
+  const std::vector<int>& override_hits() const { return hits_; }
+
   // The manifest files read so far, in order.
   const std::vector<std::filesystem::path>& files() const { return files_; }
 
@@ -56,6 +65,8 @@ class ManifestLoader {
   ResourceRegistry& resources_;
   WarningLog& warnings_;
   std::vector<std::filesystem::path> files_;
+  std::span<const Override> overrides_;
+  std::vector<int> hits_;
 };
 
 // Fails on a second object of the same kind and name (and namespace, for namespaced kinds).

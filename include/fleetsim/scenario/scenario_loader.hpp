@@ -2,8 +2,10 @@
 #pragma once
 
 #include <filesystem>
+#include <span>
 
 #include "fleetsim/core/time.hpp"
+#include "fleetsim/scenario/overrides.hpp"
 #include "fleetsim/scenario/scenario_config.hpp"
 
 namespace fleetsim {
@@ -17,7 +19,10 @@ inline constexpr SimDuration kMaxScenarioDuration = hours(400 * 24);
 // `default_catalog_root` is the directory holding the bundled catalogs as aws/<region>/; it is
 // used when the scenario names no `catalog`. Throws ConfigError (or CatalogError from the
 // catalog) whose what() reads "file:line:col: field: message".
+// `overrides` edit the scenario's keys and its manifests as they are read (a sweep's point); one
+// that edits nothing is an error.
 ScenarioConfig load_scenario(const std::filesystem::path& file,
-                             const std::filesystem::path& default_catalog_root = {});
+                             const std::filesystem::path& default_catalog_root = {},
+                             std::span<const Override> overrides = {});
 
 }  // namespace fleetsim

@@ -18,8 +18,9 @@
 
 namespace {
 
-constexpr std::array<std::string_view, 8> kCommands{"run",  "validate", "check",   "compare",
-                                                    "lint", "explain",  "catalog", "autoscale"};
+constexpr std::array<std::string_view, 10> kCommands{"run",     "validate", "check", "compare",
+                                                     "sweep",   "merge",    "lint",  "explain",
+                                                     "catalog", "autoscale"};
 
 // A seed is a whole number in [0, 2^64): CLI11 would wrap "-1" and clamp what overflows, making
 // two different seeds give the same run.
@@ -37,8 +38,8 @@ int main(int argc, char** argv) {
   if (argc < 2 || (argv[1][0] != '-' &&
                    std::find(kCommands.begin(), kCommands.end(), argv[1]) == kCommands.end())) {
     std::cerr << fmt::format(
-        "error: {}; the commands are run, validate, check, compare, lint, explain, catalog and "
-        "autoscale "
+        "error: {}; the commands are run, validate, check, compare, sweep, merge, lint, explain, "
+        "catalog and autoscale "
         "(fleetsim COMMAND --help)\n",
         argc < 2 ? "no command given"
                  : fmt::format("unknown command \"{}\"", std::string_view(argv[1]).substr(0, 40)));
@@ -111,6 +112,28 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   add_warnings(compare_cmd);
+
+  SweepCommandOptions sweep;
+  CLI::App* sweep_cmd = app.add_subcommand(
+      "sweep",
+      "Run a study's parameter points × seeds; resumable (rerun the same command) and "
+      "shardable (--shard I/N); prints the cost / SLO frontier");
+  sweep_cmd->add_option("study", sweep.study, "Study YAML")->required();
+  sweep_cmd->add_option("--out", sweep.out_dir, "Output directory (results.csv, reports/)")
+      ->required();
+  sweep_cmd->add_option("-j,--jobs", sweep.jobs, "Runs at once")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  sweep_cmd->add_option("--shard", sweep.shard,
+                        "I/N: run every N-th point from point I (auto/N: I from "
+                        "$JOB_COMPLETION_INDEX, for a Kubernetes Indexed Job)");
+
+  MergeOptions merge;
+  CLI::App* merge_cmd = app.add_subcommand(
+      "merge", "Join sweep shards into the results.csv one sweep would write, with its summary");
+  merge_cmd->add_option("inputs", merge.inputs, "Shard output folders or results-shard files")
+      ->required();
+  merge_cmd->add_option("--out", merge.out_dir, "Output directory")->required();
 
   LintOptions lint;
   std::string fail_on = "warning";
@@ -229,6 +252,8 @@ int main(int argc, char** argv) {
     if (*validate_cmd) return validate_command(validate_path, warnings);
     if (*check_cmd) return check_command(check);
     if (*compare_cmd) return compare_command(compare);
+    if (*sweep_cmd) return sweep_command(sweep);
+    if (*merge_cmd) return merge_command(merge);
     if (*lint_cmd) return lint_command(lint);
     if (*explain_cmd) return explain_command(explain);
     if (*catalog_cmd) return catalog_command(catalog);

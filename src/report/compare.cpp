@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "fleetsim/report/check.hpp"
+#include "fleetsim/report/text_table.hpp"
 
 namespace fleetsim {
 
@@ -70,13 +71,6 @@ std::string cell(const std::optional<Summary>& s) {
   return fmt::format("{:.6g} ± {:.3g}", s->mean, s->half_width);
 }
 
-// Terminal columns of UTF-8 text ("±" is one), as fmt pads it.
-std::size_t display_width(std::string_view s) {
-  std::size_t n = 0;
-  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
-  return n;
-}
-
 std::string delta(const std::optional<Summary>& base, const std::optional<Summary>& s) {
   if (!base || !s) return "n/a";
   const double d = s->mean - base->mean;
@@ -105,22 +99,7 @@ std::string compare_table(const std::vector<CompareSide>& sides) {
     }
     rows.push_back(std::move(row));
   }
-  std::vector<std::size_t> width(header.size(), 0);
-  for (const auto& row : rows)
-    for (std::size_t c = 0; c < row.size(); ++c)
-      width[c] = std::max(width[c], display_width(row[c]));
-  std::string out;
-  for (const auto& row : rows) {
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      if (c == 0) {
-        out += fmt::format("{:<{}}", row[c], width[c]);
-      } else {
-        out += fmt::format("  {:>{}}", row[c], width[c]);
-      }
-    }
-    out += '\n';
-  }
-  return out;
+  return text_table(rows);
 }
 
 }  // namespace fleetsim

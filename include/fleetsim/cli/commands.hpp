@@ -72,6 +72,18 @@ struct CompareOptions {
   WarningDetail warnings = WarningDetail::Auto;
 };
 
+struct SweepCommandOptions {
+  std::filesystem::path study;
+  std::filesystem::path out_dir;
+  unsigned jobs = 1;
+  std::optional<std::string> shard;  // "I/N" or "auto/N"
+};
+
+struct MergeOptions {
+  std::vector<std::filesystem::path> inputs;  // shard folders or results-shard files
+  std::filesystem::path out_dir;
+};
+
 int run_command(const RunCommandOptions& options);
 int validate_command(const std::filesystem::path& scenario, WarningDetail warnings);
 int catalog_command(const CatalogOptions& options);
@@ -82,6 +94,10 @@ int lint_command(const LintOptions& options);
 int check_command(const CheckOptions& options);
 // Headline metrics side by side, per scenario the mean and 95% interval over its seeds.
 int compare_command(const CompareOptions& options);
+// A study's points × seeds, resumable, shardable; then its summary and frontier.
+int sweep_command(const SweepCommandOptions& options);
+// Joins shards' results into the results.csv a single sweep writes.
+int merge_command(const MergeOptions& options);
 // A pod's or a node's story from a run's events.jsonl.
 int explain_command(const ExplainOptions& options);
 // Replays a metric series through one HPA or ScaledObject; CSV time_s,replicas on stdout.

@@ -1,0 +1,45 @@
+// A what-if study: a base scenario, parameters that edit it, their points and the seeds each
+// point runs with (`fleetsim sweep STUDY.yaml`).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "fleetsim/scenario/overrides.hpp"
+
+namespace fleetsim {
+
+struct StudyParameter {
+  std::string name;  // its results.csv column
+  std::string target;
+  std::vector<YAML::Node> values;
+  std::vector<std::string> texts;  // each value as results.csv writes it
+  SourceLocation where;
+};
+
+struct Study {
+  std::filesystem::path file;
+  std::filesystem::path scenario;  // absolute
+  std::vector<StudyParameter> parameters;
+  // Each point: an index into each parameter's values, in the grid's order (the last parameter
+  // varies fastest) or the listed order.
+  std::vector<std::vector<std::size_t>> points;
+  std::vector<std::uint64_t> seeds;
+
+  // The edits that make the base scenario into point `p`.
+  std::vector<Override> overrides(std::size_t p) const;
+};
+
+// Reads a study file:
+//   scenario: PATH                      (relative to the study file)
+//   seeds: N | [s1, s2, ...]            (N: the scenario's seed and the next N - 1)
+//   parameters:
+//     NAME: {target: TARGET, values: [...]}  or  {target: TARGET, range: {from, to, step}}
+//   points: [{NAME: value, ...}, ...]   (optional: these points instead of the grid)
+// Every point is loaded once to check it before anything runs; errors name the point.
+Study load_study(const std::filesystem::path& file,
+                 const std::filesystem::path& default_catalog_root);
+
+}  // namespace fleetsim

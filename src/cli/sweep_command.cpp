@@ -1,0 +1,117 @@
+// `fleetsim sweep` and `fleetsim merge`: a study's runs, resumable and shardable, and the summary
+// with the cost / SLO frontier.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <optional>
+
+#include "fleetsim/cli/commands.hpp"
+#include "fleetsim/study/results_file.hpp"
+#include "fleetsim/study/study_summary.hpp"
+#include "fleetsim/study/sweep.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+// "2/5" or "auto/5" (the index from $JOB_COMPLETION_INDEX, as a Kubernetes Indexed Job sets
+// it); nullopt with `error` set when it is neither.
+std::optional<std::pair<unsigned, unsigned>> parse_shard(const std::string& text,
+                                                         std::string& error) {
+  const auto slash = text.find('/');
+  std::string index = text.substr(0, slash);
+  if (index == "auto") {
+    const char* env = std::getenv("JOB_COMPLETION_INDEX");
+    if (env == nullptr) {
+      error = "auto needs $JOB_COMPLETION_INDEX (a Kubernetes Indexed Job sets it)";
+      return std::nullopt;
+    }
+    index = env;
+  }
+  const std::string count = slash == std::string::npos ? "" : text.substr(slash + 1);
+  auto whole = [](const std::string& s, unsigned& v) {
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    return !s.empty() && ec == std::errc{} && end == s.data() + s.size();
+  };
+  unsigned i = 0, n = 0;
+  if (!whole(index, i) || !whole(count, n) || n == 0 || i >= n) {
+    error = fmt::format("expected I/N with 0 <= I < N (or auto/N), got \"{}\"", text.substr(0, 40));
+    return std::nullopt;
+  }
+  return std::pair{i, n};
+}
+
+// Prints the summary and writes frontier.csv beside the results.
+void summarize(const std::filesystem::path& results, const std::filesystem::path& out_dir) {
+  std::ifstream in(results);
+  std::string header, first_row;
+  std::getline(in, header);
+  if (!std::getline(in, first_row)) return;  // no runs
+  const StudySummary summary = summarize_results(results);
+  std::cout << summary_table(summary);
+  std::ofstream(out_dir / "frontier.csv", std::ios::trunc) << frontier_csv(summary);
+  std::cout << fmt::format("results: {}, frontier: {}\n", results.string(),
+                           (out_dir / "frontier.csv").string());
+}
+
+}  // namespace
+
+int sweep_command(const SweepCommandOptions& options) {
+  SweepOptions sweep{
+      .out_dir = options.out_dir, .catalog_root = bundled_catalog_root(), .jobs = options.jobs};
+  if (options.shard) {
+    std::string error;
+    const auto shard = parse_shard(*options.shard, error);
+    if (!shard) {
+      std::cerr << "error: --shard: " << error << '\n';
+      return kExitBadInput;
+    }
+    std::tie(sweep.shard_index, sweep.shard_count) = *shard;
+  }
+  const Study study = load_study(options.study, bundled_catalog_root());
+  const auto started = std::chrono::steady_clock::now();
+  if (isatty(STDERR_FILENO) != 0) {
+    sweep.progress = [&](std::size_t done, std::size_t total) {
+      const double secs =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      const double rate = static_cast<double>(done) / std::max(secs, 1e-3);
+      std::cerr << fmt::format("\r{}/{} runs done, {:.2f}/s", done, total, rate) << std::flush;
+    };
+  }
+  const std::filesystem::path results = run_sweep(study, sweep);
+  if (sweep.progress) std::cerr << "\r\033[K";
+  if (sweep.shard_count > 1) {
+    std::cout << fmt::format("shard {} of {}: {}; join the shards with fleetsim merge\n",
+                             sweep.shard_index, sweep.shard_count, results.string());
+    return kExitOk;
+  }
+  summarize(results, options.out_dir);
+  return kExitOk;
+}
+
+int merge_command(const MergeOptions& options) {
+  std::vector<std::filesystem::path> shards;
+  for (const std::filesystem::path& in : options.inputs) {
+    if (!std::filesystem::is_directory(in)) {
+      shards.push_back(in);
+      continue;
+    }
+    std::vector<std::filesystem::path> found;
+    for (const auto& e : std::filesystem::directory_iterator(in))
+      if (e.path().filename().string().starts_with("results-shard-")) found.push_back(e.path());
+    std::sort(found.begin(), found.end());
+    shards.insert(shards.end(), found.begin(), found.end());
+  }
+  std::filesystem::create_directories(options.out_dir);
+  const std::filesystem::path results = options.out_dir / "results.csv";
+  merge_results(shards, results);
+  summarize(results, options.out_dir);
+  return kExitOk;
+}
+
+}  // namespace fleetsim

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "fleetsim/cli/commands.hpp"
+#include "fleetsim/core/time.hpp"
 #include "fleetsim/study/results_file.hpp"
 #include "fleetsim/study/study_summary.hpp"
 #include "fleetsim/study/sweep.hpp"
@@ -75,12 +76,17 @@ int sweep_command(const SweepCommandOptions& options) {
   }
   const Study study = load_study(options.study, bundled_catalog_root());
   const auto started = std::chrono::steady_clock::now();
+  std::optional<std::size_t> first_done;
   if (isatty(STDERR_FILENO) != 0) {
     sweep.progress = [&](std::size_t done, std::size_t total) {
       const double secs =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      const double rate = static_cast<double>(done) / std::max(secs, 1e-3);
-      std::cerr << fmt::format("\r{}/{} runs done, {:.2f}/s", done, total, rate) << std::flush;
+      if (!first_done) first_done = done - 1;  // runs kept from before a resume do not count
+      const double rate = static_cast<double>(done - *first_done) / std::max(secs, 1e-3);
+      const double left = static_cast<double>(total - done) / std::max(rate, 1e-9);
+      std::cerr << fmt::format("\r{}/{} runs done, {:.2f}/s, {} left\033[K", done, total, rate,
+                               format_duration(seconds(static_cast<std::int64_t>(left))))
+                << std::flush;
     };
   }
   const std::filesystem::path results = run_sweep(study, sweep);

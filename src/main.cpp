@@ -58,6 +58,9 @@ int main(int argc, char** argv) {
   std::string seed_text;
   run_cmd->add_option("--seed", seed_text, "Override the scenario's seed (0 to 2^64 - 1)");
   run_cmd->add_flag("--quiet,-q", run.quiet, "No progress or summary (see --warnings)");
+  run_cmd->add_option("--metrics-out", run.metrics_out,
+                      "Write the run as OpenMetrics text (Karpenter, DCGM, kube-state-metrics and "
+                      "vLLM names) for promtool tsdb create-blocks-from openmetrics");
   const std::string warnings_help =
       "all | summary | none. summary shows warnings about behaviour in full and names the "
       "ignored fields on one line; the default is all for up to 5 warnings, summary above";

@@ -107,6 +107,8 @@ void MetricsStore::trim(Series& s, SimTime cutoff) {
 void MetricsStore::record(SeriesId id, SimTime t, double value) {
   FLEETSIM_ASSERT(id < series_.size());
   for (SeriesId mirror : series_[id].mirrors) record(mirror, t, value);
+  for (MetricSampleSink* sink : sinks_)
+    sink->on_sample(series_[id].metric, series_[id].labels, t, value);
   Series& s = series_[id];
   if (s.head < s.samples.size()) {
     StoredSample& last = s.samples.back();

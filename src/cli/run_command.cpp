@@ -11,6 +11,7 @@
 #include "fleetsim/cli/commands.hpp"
 #include "fleetsim/core/version.hpp"
 #include "fleetsim/report/event_writer.hpp"
+#include "fleetsim/report/openmetrics_writer.hpp"
 #include "fleetsim/report/report_json.hpp"
 #include "fleetsim/report/summary.hpp"
 #include "fleetsim/report/timeseries_writer.hpp"
@@ -110,6 +111,14 @@ int run_command(const RunCommandOptions& options) {
   std::signal(SIGTERM, on_stop_signal);
   const bool show_progress = !options.quiet && isatty(STDERR_FILENO) != 0;
   RunOptions run_options{.event_sinks = {&event_writer}, .timeseries_sinks = {&timeseries_writer}};
+  std::unique_ptr<OpenMetricsWriter> metrics;
+  if (options.metrics_out) {
+    metrics =
+        std::make_unique<OpenMetricsWriter>(options.metrics_out->string() + ".spool",
+                                            config.start_unix_s, config.nodepools, *config.catalog);
+    run_options.event_sinks.push_back(metrics.get());
+    run_options.metric_sinks.push_back(metrics.get());
+  }
   run_options.progress = [&](SimTime now) {
     if (g_stop_signal != 0) throw Interrupted{};
     if (!show_progress) return;
@@ -132,6 +141,18 @@ int run_command(const RunCommandOptions& options) {
   const ReportProvenance provenance{.version = std::string(kFleetsimVersion),
                                     .inputs = input_digests(config)};
   outputs.open("report.json") << report_json_text(result, &provenance);
+  if (metrics) {
+    // Written beside its final name and renamed, as the other outputs are.
+    const std::filesystem::path tmp = options.metrics_out->string() + ".tmp";
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    metrics->finish(out);
+    out.close();
+    std::error_code rename_error;
+    if (out) std::filesystem::rename(tmp, *options.metrics_out, rename_error);
+    if (!out || rename_error)
+      throw InputError(SourceLocation{.file = options.metrics_out->string()}, "--metrics-out",
+                       "cannot write this file");
+  }
   outputs.commit();
   if (!options.quiet) {
     std::cout << format_summary(result);

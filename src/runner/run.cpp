@@ -40,6 +40,7 @@ RunResult run(const ScenarioConfig& config, const RunOptions& options) {
   recorder.watch(world);
   world.add_sink(recorder);
   for (EventSink* sink : options.event_sinks) world.add_sink(*sink);
+  for (MetricSampleSink* sink : options.metric_sinks) world.add_metric_sink(*sink);
   if (options.progress) {
     const SimDuration period = options.progress_period > SimDuration::zero()
                                    ? options.progress_period

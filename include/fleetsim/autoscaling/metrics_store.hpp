@@ -44,6 +44,15 @@ struct StoredSample {
 double stale_marker();
 bool is_stale_marker(double value);
 
+// Receives every scraped sample as it is stored (an exporter of the run's metrics). A staleness
+// marker arrives as such: the series ends there.
+class MetricSampleSink {
+ public:
+  virtual ~MetricSampleSink() = default;
+  virtual void on_sample(std::string_view metric, const LabelSet& labels, SimTime t,
+                         double value) = 0;
+};
+
 class MetricsStore {
  public:
   // `longest_range`: the longest range window ([w]) any query will use; retention is that plus
@@ -64,6 +73,8 @@ class MetricsStore {
   // sample, as a Prometheus recording rule `alias = metric` would (for exporters that name a
   // metric differently). Call before the series exist.
   void add_alias(std::string alias, std::string_view metric);
+  // `sink` sees every sample recorded from now on.
+  void add_sink(MetricSampleSink& sink) { sinks_.push_back(&sink); }
 
   // Starts a scrape round at t: samples older than t − retention are dropped.
   void scrape(SimTime t);
@@ -108,6 +119,7 @@ class MetricsStore {
   std::map<std::string, SeriesId, std::less<>> by_key_;  // metric + labels, serialized
   std::map<std::string, std::vector<SeriesId>, std::less<>> by_metric_;
   std::map<std::string, std::vector<std::string>, std::less<>> aliases_;  // metric -> aliases
+  std::vector<MetricSampleSink*> sinks_;
   std::size_t sample_count_ = 0;
 };
 

@@ -24,6 +24,7 @@ struct RunCommandOptions {
   std::optional<std::uint64_t> seed;  // overrides the scenario's
   bool quiet = false;                 // no progress or summary
   WarningDetail warnings = WarningDetail::Auto;
+  std::optional<std::filesystem::path> metrics_out;  // OpenMetrics text of the run
 };
 
 struct CatalogOptions {

@@ -5,6 +5,7 @@
 #include <functional>
 #include <vector>
 
+#include "fleetsim/autoscaling/metrics_store.hpp"
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/k8s/sim_event.hpp"
 #include "fleetsim/runner/run_result.hpp"
@@ -21,6 +22,8 @@ struct RunOptions {
   std::vector<EventSink*> event_sinks;
   // Receive the time series' columns before the run and a row per report interval.
   std::vector<TimeseriesSink*> timeseries_sinks;
+  // Receive every sample scraped into the run's metrics store (DCGM and vLLM per pod, …).
+  std::vector<MetricSampleSink*> metric_sinks;
   // Called as simulated time passes, for a progress line; not per event.
   std::function<void(SimTime)> progress;
   // How much simulated time passes between progress calls; zero: a hundredth of the run, at

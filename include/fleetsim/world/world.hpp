@@ -34,6 +34,8 @@ class World : private ClusterBus, private EventHandler {
 
   // Observers receive every event; they must outlive run().
   void add_sink(EventSink& sink) { sinks_.push_back(&sink); }
+  // Sees every sample scraped into the run's metrics store.
+  void add_metric_sink(MetricSampleSink& sink) { metrics_.add_sink(sink); }
   // Called as simulated time passes (for a progress line); not per event.
   void set_progress(std::function<void(SimTime)> callback, SimDuration every);
 

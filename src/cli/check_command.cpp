@@ -20,18 +20,6 @@ namespace fleetsim {
 
 namespace {
 
-nlohmann::json read_report(const std::filesystem::path& path, std::string_view field) {
-  std::ifstream in(path);
-  if (!in)
-    throw InputError(SourceLocation{.file = path.string()}, std::string(field),
-                     "cannot read this file");
-  nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (!doc.is_object() || !doc.contains("cost"))
-    throw InputError(SourceLocation{.file = path.string()}, std::string(field),
-                     "not a fleetsim report.json");
-  return doc;
-}
-
 void write_file(const std::filesystem::path& path, std::string_view field, const std::string& text,
                 bool append = false) {
   std::ofstream out(path, append ? std::ios::app : std::ios::trunc);
@@ -58,14 +46,14 @@ int check_command(const CheckOptions& options) {
     std::stringstream text;
     text << in.rdbuf();
     new_report = text.str();
-    read_report(*options.report, "--report");  // a clear error for what is not a report
+    read_report_file(*options.report, "--report");  // a clear error for what is not a report
   }
   if (options.update_baseline) {
     write_file(options.baseline, "--baseline", new_report);
     std::cout << fmt::format("{}: baseline updated\n", options.baseline.string());
     return kExitOk;
   }
-  const nlohmann::json baseline = read_report(options.baseline, "--baseline");
+  const nlohmann::json baseline = read_report_file(options.baseline, "--baseline");
   std::vector<Tolerance> tolerances = default_tolerances();
   if (options.tolerances) tolerances = load_tolerances(*options.tolerances, std::move(tolerances));
   const CheckResult result =

@@ -16,16 +16,6 @@ namespace fleetsim {
 
 namespace {
 
-nlohmann::json read_report(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (!in.is_open() || !doc.is_object() || !doc.contains("cost") || !doc.contains("scenario") ||
-      !doc["scenario"].is_string())
-    throw InputError(SourceLocation{.file = path.string()}, "report",
-                     in.is_open() ? "not a fleetsim report.json" : "cannot read this file");
-  return doc;
-}
-
 void add(std::vector<CompareSide>& sides, nlohmann::json report) {
   const std::string name = report["scenario"].get<std::string>();
   auto side = std::find_if(sides.begin(), sides.end(),
@@ -40,7 +30,7 @@ int compare_command(const CompareOptions& options) {
   std::vector<CompareSide> sides;
   for (const std::filesystem::path& input : options.inputs) {
     if (input.extension() == ".json") {
-      add(sides, read_report(input));
+      add(sides, read_report_file(input, "report"));
       continue;
     }
     ScenarioConfig config = load_scenario(input, bundled_catalog_root());

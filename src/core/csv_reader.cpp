@@ -360,4 +360,15 @@ std::int64_t CsvReader::integer(std::size_t column, std::int64_t min, std::int64
   return value;
 }
 
+std::string csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(text);
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';  // a quote is doubled
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
 }  // namespace fleetsim

@@ -1,6 +1,9 @@
 #include "fleetsim/report/report_json.hpp"
 
+#include <fstream>
+
 #include "fleetsim/core/calendar.hpp"
+#include "fleetsim/core/error.hpp"
 #include "fleetsim/report/json_writer.hpp"
 #include "fleetsim/report/number_format.hpp"
 
@@ -145,6 +148,19 @@ std::string report_json_text(const RunResult& result, const ReportProvenance* pr
     doc["inputs"] = {{"files", files}};
   }
   return dump_json(doc) + "\n";
+}
+
+nlohmann::json read_report_file(const std::filesystem::path& path, std::string_view field) {
+  std::ifstream in(path);
+  if (!in)
+    throw InputError(SourceLocation{.file = path.string()}, std::string(field),
+                     "cannot read this file");
+  nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object() || !doc.contains("cost") || !doc.contains("scenario") ||
+      !doc["scenario"].is_string())
+    throw InputError(SourceLocation{.file = path.string()}, std::string(field),
+                     "not a fleetsim report.json");
+  return doc;
 }
 
 }  // namespace fleetsim

@@ -34,17 +34,6 @@ std::pair<double, double> mean_interval(const std::vector<double>& xs) {
   return {mean, student_t975(xs.size() - 1) * sd / std::sqrt(static_cast<double>(xs.size()))};
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';  // a quote is doubled
-    out += c;
-  }
-  out += '"';
-  return out;
-}
-
 std::string decimal(double x) {
   std::string out;
   append_decimal(out, x, /*keep_point=*/false);

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "fleetsim/core/csv_reader.hpp"
 #include "fleetsim/report/check.hpp"
 #include "fleetsim/report/compare.hpp"
 #include "fleetsim/report/number_format.hpp"
@@ -20,17 +21,6 @@
 namespace fleetsim {
 
 namespace {
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';  // a quote is doubled
-    out += c;
-  }
-  out += '"';
-  return out;
-}
 
 std::string header(const Study& study) {
   std::string out = "point,seed";

@@ -145,4 +145,8 @@ class CsvReader {
   std::optional<int> blank_line_;  // first blank line since the last row; an error if one follows
 };
 
+// A field as a CSV writer writes it: quoted, with quotes doubled, when it holds a comma, a quote
+// or a line break; as it is otherwise.
+std::string csv_field(std::string_view text);
+
 }  // namespace fleetsim

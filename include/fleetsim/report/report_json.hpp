@@ -1,8 +1,10 @@
 // Serializes a RunResult as report.json (DESIGN.md §7).
 #pragma once
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -25,5 +27,9 @@ struct ReportProvenance {
 
 // report.json's bytes: report_json laid out by dump_json with an indent of 2, and a final newline.
 std::string report_json_text(const RunResult& result, const ReportProvenance* provenance = nullptr);
+
+// A report.json read back (by check and compare): throws InputError at `path`, naming `field`,
+// when it cannot be read or is not a fleetsim report (an object with scenario and cost).
+nlohmann::json read_report_file(const std::filesystem::path& path, std::string_view field);
 
 }  // namespace fleetsim

@@ -9,7 +9,7 @@ seconds="${1:-60}"
 cmake --preset fuzz >/dev/null && cmake --build --preset fuzz
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-for target in manifests traces promql parsers; do
+for target in manifests traces promql parsers catalog; do
   mkdir -p "$work/$target"
   build/fuzz/fuzz/fuzz_"$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$work/" "$work/$target" "fuzz/corpus/$target" \

@@ -40,20 +40,8 @@ double student_t975(std::size_t df) {
   return df >= 1 && df <= kT.size() ? kT[df - 1] : 1.960;
 }
 
-namespace {
-
-struct Summary {
-  std::size_t n = 0;
-  double mean = 0;
-  double half_width = 0;  // of the 95% interval; 0 with one sample
-};
-
-std::optional<Summary> summarize(const CompareSide& side, std::string_view metric) {
-  std::vector<double> xs;
-  for (const nlohmann::json& r : side.reports)
-    if (auto v = report_metric(r, metric)) xs.push_back(*v);
-  if (xs.empty()) return std::nullopt;
-  Summary s{.n = xs.size()};
+MeanInterval mean_interval(std::span<const double> xs) {
+  MeanInterval s{.n = xs.size()};
   for (double x : xs) s.mean += x;
   s.mean /= static_cast<double>(s.n);
   if (s.n > 1) {
@@ -65,13 +53,23 @@ std::optional<Summary> summarize(const CompareSide& side, std::string_view metri
   return s;
 }
 
-std::string cell(const std::optional<Summary>& s) {
+namespace {
+
+std::optional<MeanInterval> summarize(const CompareSide& side, std::string_view metric) {
+  std::vector<double> xs;
+  for (const nlohmann::json& r : side.reports)
+    if (auto v = report_metric(r, metric)) xs.push_back(*v);
+  if (xs.empty()) return std::nullopt;
+  return mean_interval(xs);
+}
+
+std::string cell(const std::optional<MeanInterval>& s) {
   if (!s) return "n/a";
   if (s->n == 1) return fmt::format("{:.6g}", s->mean);
   return fmt::format("{:.6g} ± {:.3g}", s->mean, s->half_width);
 }
 
-std::string delta(const std::optional<Summary>& base, const std::optional<Summary>& s) {
+std::string delta(const std::optional<MeanInterval>& base, const std::optional<MeanInterval>& s) {
   if (!base || !s) return "n/a";
   const double d = s->mean - base->mean;
   if (base->mean == 0) return fmt::format("{:+.6g}", d);
@@ -91,9 +89,9 @@ std::string compare_table(const std::vector<CompareSide>& sides) {
   rows.push_back(header);
   for (std::string_view metric : compared_metrics()) {
     std::vector<std::string> row{std::string(metric)};
-    const std::optional<Summary> base = summarize(sides.front(), metric);
+    const std::optional<MeanInterval> base = summarize(sides.front(), metric);
     for (std::size_t i = 0; i < sides.size(); ++i) {
-      const std::optional<Summary> s = i == 0 ? base : summarize(sides[i], metric);
+      const std::optional<MeanInterval> s = i == 0 ? base : summarize(sides[i], metric);
       row.push_back(cell(s));
       if (i > 0) row.push_back(delta(base, s));
     }

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "fleetsim/provisioning/karpenter/nodepool_set.hpp"
+#include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scheduling/scheduler.hpp"
 #include "fleetsim/serving/serving_time.hpp"
 
@@ -16,7 +17,6 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::size_t kTypesNamed = 5;
 constexpr double kMiB = 1024.0 * 1024.0;
 
 // The NodePools (and EC2NodeClasses) in force at some time of the run.
@@ -56,16 +56,9 @@ std::set<std::size_t> launchable_types(const PodSpec& pod, const std::vector<Poo
   return out;
 }
 
-// "a, b, c, d, e and 3 more"
+// "a, b, c, d, e and 3 more", in name order.
 std::string first_few(const std::set<std::string>& names) {
-  std::string listed;
-  std::size_t n = 0;
-  for (const std::string& name : names) {
-    if (n++ == kTypesNamed) break;
-    listed += (listed.empty() ? "" : ", ") + name;
-  }
-  if (names.size() > kTypesNamed) listed += fmt::format(" and {} more", names.size() - kTypesNamed);
-  return listed;
+  return first_names(std::vector<std::string>(names.begin(), names.end()));
 }
 
 Workload* deployment_of(std::vector<Workload>& workloads, const ServiceConfig& service) {

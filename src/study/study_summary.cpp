@@ -22,18 +22,6 @@ struct Samples {
   std::vector<double> cost, miss, pending;
 };
 
-// Mean and 95% half-width (Student's t) of `xs`.
-std::pair<double, double> mean_interval(const std::vector<double>& xs) {
-  double mean = 0;
-  for (double x : xs) mean += x;
-  mean /= static_cast<double>(xs.size());
-  if (xs.size() < 2) return {mean, 0.0};
-  double ss = 0;
-  for (double x : xs) ss += (x - mean) * (x - mean);
-  const double sd = std::sqrt(ss / static_cast<double>(xs.size() - 1));
-  return {mean, student_t975(xs.size() - 1) * sd / std::sqrt(static_cast<double>(xs.size()))};
-}
-
 std::string decimal(double x) {
   std::string out;
   append_decimal(out, x, /*keep_point=*/false);
@@ -68,12 +56,16 @@ StudySummary summarize_results(const std::filesystem::path& results_csv) {
   out.objective = any_requests ? "sla.miss_ratio" : "pods.pending_seconds.p99";
   for (auto& [point, s] : by_point) {
     PointSummary p{.point = point, .parameters = s.parameters, .seeds = s.cost.size()};
-    if (!s.cost.empty()) std::tie(p.cost, p.cost_half_width) = mean_interval(s.cost);
+    if (!s.cost.empty()) {
+      const MeanInterval c = mean_interval(s.cost);
+      p.cost = c.mean;
+      p.cost_half_width = c.half_width;
+    }
     const std::vector<double>& objective = any_requests ? s.miss : s.pending;
     if (!objective.empty()) {
-      double mean = 0;
-      std::tie(mean, p.objective_half_width) = mean_interval(objective);
-      p.objective = mean;
+      const MeanInterval o = mean_interval(objective);
+      p.objective = o.mean;
+      p.objective_half_width = o.half_width;
     }
     out.points.push_back(std::move(p));
   }

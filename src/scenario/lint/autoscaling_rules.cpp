@@ -62,9 +62,10 @@ void replicas_beyond_pool_limits(const LintView& view, std::string_view kind, st
                                  std::string_view name, const CrossVersionObjectReference& target,
                                  std::int32_t max_replicas, const SourceLocation& where,
                                  std::vector<LintFinding>& out) {
-  const Workload* deployment = view.deployment(ns, target.name);
-  if (deployment == nullptr) return;
-  const std::vector<std::uint32_t> pools = view.pools_for(*deployment);
+  const std::optional<std::size_t> index = view.deployment(ns, target.name);
+  if (!index) return;
+  const Workload* deployment = view.workloads[*index];
+  const std::vector<std::uint32_t>& pools = view.lands_on[*index];
   if (pools.empty()) return;  // validate says no pool hosts it
   for (ResourceIndex r : accelerators(deployment->pod.spec.requests)) {
     std::int64_t limit = 0;

@@ -48,9 +48,10 @@ void consolidate_after_before_ready(const LintView& view, std::vector<LintFindin
     std::vector<std::string> slow;
     SimDuration longest{0};
     for (const ServiceConfig& s : view.config.services) {
-      const Workload* d = view.deployment(s.deployment_namespace, s.deployment_name);
-      if (d == nullptr) continue;
-      const auto pools = view.pools_for(*d);
+      const std::optional<std::size_t> d =
+          view.deployment(s.deployment_namespace, s.deployment_name);
+      if (!d) continue;
+      const std::vector<std::uint32_t>& pools = view.lands_on[*d];
       const SimDuration start = replica_start(view, s);
       if (start <= after || std::find(pools.begin(), pools.end(), p) == pools.end()) continue;
       slow.push_back(fmt::format("{} ({})", s.deployment, format_duration(start)));
@@ -62,7 +63,7 @@ void consolidate_after_before_ready(const LintView& view, std::vector<LintFindin
         fmt::format("consolidateAfter {} is shorter than a replica's image pull and model load "
                     "on a new node ({}): Karpenter may consolidate a node while a replica is "
                     "still starting there, and the replica starts over elsewhere",
-                    format_duration(after), list_names(slow)),
+                    format_duration(after), first_names(slow)),
         fmt::format("set spec.disruption.consolidateAfter to more than {}",
                     format_duration(longest))));
   }
@@ -102,7 +103,7 @@ void consolidation_blocked(const LintView& view, std::vector<LintFinding>& out) 
         "consolidation-blocked", workload.where, workload_subject(workload),
         fmt::format("{}, so consolidation never moves them: on NodePool {} the underutilized "
                     "nodes they run on stay, and the policy acts only on nodes without them",
-                    why, list_names(pools)),
+                    why, first_names(pools)),
         "keep karpenter.sh/do-not-disrupt for pods that must finish (Jobs), and let the PDB "
         "allow an eviction (maxUnavailable: 1)"));
   }

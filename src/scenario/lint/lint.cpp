@@ -32,33 +32,23 @@ LintView::LintView(const ScenarioConfig& c)
   context = make_scheduling_context(
       NodePoolInputs{.catalog = *c.catalog, .node_classes = classes, .daemonsets = c.daemonsets},
       pools);
-  for (const Workload* w : workloads) lands_on.push_back(pools_for(*w));
+  for (const Workload* w : workloads) {
+    std::vector<std::uint32_t>& on = lands_on.emplace_back();
+    for (std::uint32_t p = 0; p < pools.size(); ++p)
+      if (!context->types_for(w->pod.spec, p).none()) on.push_back(p);
+  }
 }
 
-std::vector<std::uint32_t> LintView::pools_for(const Workload& w) const {
-  std::vector<std::uint32_t> out;
-  for (std::uint32_t p = 0; p < pools.size(); ++p)
-    if (!context->types_for(w.pod.spec, p).none()) out.push_back(p);
-  return out;
-}
-
-const Workload* LintView::deployment(std::string_view ns, std::string_view name) const {
-  for (const Workload* w : workloads)
-    if (w->kind == WorkloadKind::Deployment && w->namespace_name == ns && w->name == name) return w;
-  return nullptr;
+std::optional<std::size_t> LintView::deployment(std::string_view ns, std::string_view name) const {
+  for (std::size_t i = 0; i < workloads.size(); ++i) {
+    const Workload& w = *workloads[i];
+    if (w.kind == WorkloadKind::Deployment && w.namespace_name == ns && w.name == name) return i;
+  }
+  return std::nullopt;
 }
 
 std::string workload_subject(const Workload& w) {
   return fmt::format("{} {}/{}", to_string(w.kind), w.namespace_name, w.name);
-}
-
-std::string list_names(const std::vector<std::string>& names) {
-  constexpr std::size_t kNamed = 4;
-  std::string out;
-  for (std::size_t i = 0; i < names.size() && i < kNamed; ++i)
-    out += (i == 0 ? "" : ", ") + names[i];
-  if (names.size() > kNamed) out += fmt::format(" and {} more", names.size() - kNamed);
-  return out;
 }
 
 LintFinding finding(std::string_view id, SourceLocation where, std::string subject,

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "fleetsim/scenario/lint/lint.hpp"
+#include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scheduling/scheduling_context.hpp"
 
 namespace fleetsim::lint {
@@ -24,12 +26,11 @@ struct LintView {
   // resources all allow some type of the pool).
   std::vector<std::vector<std::uint32_t>> lands_on;
 
-  const Workload* deployment(std::string_view ns, std::string_view name) const;
-  std::vector<std::uint32_t> pools_for(const Workload& w) const;
+  // The index into `workloads` of a Deployment, if there is one of that namespace and name.
+  std::optional<std::size_t> deployment(std::string_view ns, std::string_view name) const;
 };
 
 std::string workload_subject(const Workload& w);
-std::string list_names(const std::vector<std::string>& names);  // "a, b, c and 2 more"
 
 using Rule = void (*)(const LintView&, std::vector<LintFinding>&);
 void autoscaling_rules(const LintView& view, std::vector<LintFinding>& out);

@@ -43,7 +43,7 @@ void multi_gpu_types_for_one_gpu_pods(const LintView& view, std::vector<LintFind
         fmt::format("it allows multi-GPU types (up to {} GPUs, {}) for 1-GPU pods of {}: when "
                     "several are pending in one batch, Karpenter launches one multi-GPU node "
                     "for them and pays for its idle GPUs until consolidation replaces it",
-                    most, largest, list_names(pods)),
+                    most, largest, first_names(pods)),
         "add {key: karpenter.k8s.aws/instance-gpu-count, operator: In, values: [\"1\"]} to the "
         "NodePool's requirements (or to the pods' node affinity)"));
   }
@@ -82,7 +82,7 @@ void limit_below_instance(const LintView& view, std::vector<LintFinding>& out) {
           fmt::format("NodePool {}", view.pools[p].name),
           fmt::format("limits.{} is {}, less than one node of {} of its {} types ({}): Karpenter "
                       "never launches {}",
-                      name, show(limit), over.size(), allowed, list_names(over),
+                      name, show(limit), over.size(), allowed, first_names(over),
                       over.size() == allowed ? "any node of the pool" : "those"),
           fmt::format("raise limits.{} to at least {}, or keep those types out of the pool", name,
                       show(largest))));

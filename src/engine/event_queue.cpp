@@ -24,7 +24,7 @@ EventHandle EventQueue::push(SimTime time, Phase phase, EventHandler* handler, s
   std::size_t hole = heap_.size();
   heap_.emplace_back();
   while (hole > 0) {
-    const std::size_t parent = (hole - 1) / 2;
+    const std::size_t parent = (hole - 1) / kArity;
     if (!before(entry, heap_[parent])) break;
     heap_[hole] = heap_[parent];
     hole = parent;
@@ -106,23 +106,50 @@ void EventQueue::release_slot(std::uint32_t slot) {
   free_head_ = slot;
 }
 
+// The smallest of the children of `parent`, which has at least one. With all four present the
+// choice is a tournament of three branch-free comparisons, two of them independent.
+std::size_t EventQueue::smallest_child(std::size_t parent) const {
+  const std::size_t first = kArity * parent + 1;
+  const std::size_t n = heap_.size();
+  if (first + kArity <= n) {
+    const std::size_t a = first + static_cast<std::size_t>(before(heap_[first + 1], heap_[first]));
+    const std::size_t b =
+        first + 2 + static_cast<std::size_t>(before(heap_[first + 3], heap_[first + 2]));
+    return before(heap_[b], heap_[a]) ? b : a;
+  }
+  std::size_t best = first;
+  for (std::size_t c = first + 1; c < n; ++c) {
+    if (before(heap_[c], heap_[best])) best = c;
+  }
+  return best;
+}
+
+// Floyd's bottom-up deletion: the hole at the root walks down to a leaf along the smallest
+// children, then the last entry sifts up from there. The last entry is nearly always among the
+// latest events, so it rarely climbs: fewer comparisons than sifting it down from the root.
 void EventQueue::remove_front() {
   const Entry last = heap_.back();
   heap_.pop_back();
-  if (!heap_.empty()) sift_down(0, last);
+  const std::size_t n = heap_.size();
+  if (n == 0) return;
+  std::size_t hole = 0;
+  while (kArity * hole + 1 < n) {
+    const std::size_t child = smallest_child(hole);
+    heap_[hole] = heap_[child];
+    hole = child;
+  }
+  while (hole > 0) {
+    const std::size_t parent = (hole - 1) / kArity;
+    if (!before(last, heap_[parent])) break;
+    heap_[hole] = heap_[parent];
+    hole = parent;
+  }
+  heap_[hole] = last;
 }
 
 void EventQueue::sift_down(std::size_t hole, Entry value) {
-  const std::size_t n = heap_.size();
-  while (true) {
-    std::size_t child = 2 * hole + 1;
-    if (child + 1 < n) {
-      // Adding the comparison rather than branching on it: which child is smaller is a coin
-      // flip the branch predictor cannot learn.
-      child += static_cast<std::size_t>(before(heap_[child + 1], heap_[child]));
-    } else if (child >= n) {
-      break;
-    }
+  while (kArity * hole + 1 < heap_.size()) {
+    const std::size_t child = smallest_child(hole);
     if (!before(heap_[child], value)) break;
     heap_[hole] = heap_[child];
     hole = child;
@@ -151,7 +178,7 @@ void EventQueue::compact() {
   heap_.resize(kept);
   cancelled_ = 0;
   // Floyd's heap construction; the keys are a total order, so the pop sequence is unchanged.
-  for (std::size_t i = heap_.size() / 2; i-- > 0;) sift_down(i, heap_[i]);
+  for (std::size_t i = heap_.size() / kArity + 1; i-- > 0;) sift_down(i, heap_[i]);
 }
 
 }  // namespace fleetsim

@@ -52,8 +52,9 @@ void ServingModel::arrive_at(SimTime now, std::uint32_t input_tokens, std::uint3
   ++arrived_;
   const Queued request{
       .arrival = now, .input_tokens = input_tokens, .output_tokens = output_tokens};
-  if (!heap_.empty() && replicas_[heap_[0]].in_flight < config_.concurrency) {
-    start(heap_[0], now, request);  // the queue is empty whenever a Ready replica has a slot
+  if (!heap_.empty() && heap_[0].in_flight < config_.concurrency) {
+    start(heap_[0].replica, now,
+          request);  // the queue is empty whenever a Ready replica has a slot
     return;
   }
   expire_front(now);
@@ -98,6 +99,7 @@ void ServingModel::start(std::uint32_t replica, SimTime now, const Queued& reque
   if (r.in_flight == 0) r.busy_since = now;
   ++r.in_flight;
   ++in_flight_;
+  heap_[r.heap_pos].in_flight = r.in_flight;
   sift_down(r.heap_pos);  // its key grew
 
   const ServiceTimes times = sampler_.draw(r.rates, request.input_tokens, request.output_tokens,
@@ -134,6 +136,7 @@ void ServingModel::complete(std::uint32_t slot_index, std::uint32_t generation, 
   if (--r.in_flight == 0) r.busy += now - r.busy_since;
 
   if (r.state == ReplicaState::Ready) {
+    heap_[r.heap_pos].in_flight = r.in_flight;
     sift_up(r.heap_pos);
     dispatch_queue(now);
   } else if (r.state == ReplicaState::Terminating && r.in_flight == 0) {
@@ -146,14 +149,13 @@ void ServingModel::complete(std::uint32_t slot_index, std::uint32_t generation, 
 // ---- The queue -------------------------------------------------------------------------------
 
 void ServingModel::dispatch_queue(SimTime now) {
-  while (queue_size() > 0 && !heap_.empty() &&
-         replicas_[heap_[0]].in_flight < config_.concurrency) {
+  while (queue_size() > 0 && !heap_.empty() && heap_[0].in_flight < config_.concurrency) {
     expire_front(now);
     if (queue_size() == 0) return;
     const Queued request = queue_front();
     note_queue_change(now);
     queue_pop();
-    start(heap_[0], now, request);
+    start(heap_[0].replica, now, request);
   }
 }
 
@@ -368,39 +370,34 @@ double ServingModel::queue_length_integral() const {
 
 // ---- The heap of Ready replicas --------------------------------------------------------------
 
-bool ServingModel::heap_less(std::uint32_t a, std::uint32_t b) const {
-  const Replica& x = replicas_[a];
-  const Replica& y = replicas_[b];
-  return x.in_flight < y.in_flight || (x.in_flight == y.in_flight && x.id < y.id);
-}
-
-void ServingModel::heap_place(std::size_t pos, std::uint32_t replica) {
-  heap_[pos] = replica;
-  replicas_[replica].heap_pos = static_cast<std::uint32_t>(pos);
+void ServingModel::heap_place(std::size_t pos, const HeapEntry& entry) {
+  heap_[pos] = entry;
+  replicas_[entry.replica].heap_pos = static_cast<std::uint32_t>(pos);
 }
 
 void ServingModel::heap_insert(std::uint32_t replica) {
-  heap_.push_back(replica);
-  heap_place(heap_.size() - 1, replica);
+  const Replica& r = replicas_[replica];
+  heap_.push_back({.id = r.id, .in_flight = r.in_flight, .replica = replica});
+  heap_place(heap_.size() - 1, heap_.back());
   sift_up(heap_.size() - 1);
 }
 
 void ServingModel::heap_remove(std::uint32_t replica) {
   const std::size_t pos = replicas_[replica].heap_pos;
-  const std::uint32_t last = heap_.back();
+  const HeapEntry last = heap_.back();
   heap_.pop_back();
   replicas_[replica].heap_pos = kNone;
   if (pos == heap_.size()) return;
   heap_place(pos, last);
   sift_up(pos);
-  sift_down(replicas_[last].heap_pos);
+  sift_down(replicas_[last.replica].heap_pos);
 }
 
 void ServingModel::sift_up(std::size_t pos) {
-  const std::uint32_t item = heap_[pos];
+  const HeapEntry item = heap_[pos];
   while (pos > 0) {
     const std::size_t parent = (pos - 1) / 2;
-    if (!heap_less(item, heap_[parent])) break;
+    if (!item.before(heap_[parent])) break;
     heap_place(pos, heap_[parent]);
     pos = parent;
   }
@@ -408,13 +405,14 @@ void ServingModel::sift_up(std::size_t pos) {
 }
 
 void ServingModel::sift_down(std::size_t pos) {
-  const std::uint32_t item = heap_[pos];
+  const HeapEntry item = heap_[pos];
   const std::size_t n = heap_.size();
   for (;;) {
     std::size_t child = 2 * pos + 1;
     if (child >= n) break;
-    if (child + 1 < n && heap_less(heap_[child + 1], heap_[child])) ++child;
-    if (!heap_less(heap_[child], item)) break;
+    // Added, not branched on: which child is smaller is a coin flip for the predictor.
+    if (child + 1 < n) child += static_cast<std::size_t>(heap_[child + 1].before(heap_[child]));
+    if (!heap_[child].before(item)) break;
     heap_place(pos, heap_[child]);
     pos = child;
   }

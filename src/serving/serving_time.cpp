@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "fleetsim/core/error.hpp"
+#include "fleetsim/core/saturate.hpp"
 
 namespace fleetsim {
 
@@ -63,7 +64,7 @@ bool iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
-SimDuration round_us(double us) { return SimDuration{std::llround(us)}; }
+SimDuration round_us(double us) { return SimDuration{round_to_int64(us)}; }
 
 }  // namespace
 

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "fleetsim/core/error.hpp"
+#include "fleetsim/core/saturate.hpp"
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/traffic/traffic_source.hpp"
 
@@ -56,7 +57,7 @@ inline void time_offset(SimDuration d, std::string_view field, const SourceLocat
 }
 
 // Rounds a non-negative time in double microseconds to the clock.
-inline SimTime to_sim_time(double t_us) { return SimTime{micros(std::llround(t_us))}; }
+inline SimTime to_sim_time(double t_us) { return SimTime{micros(round_to_int64(t_us))}; }
 
 inline constexpr double kHorizonUs =
     static_cast<double>(kTrafficHorizon.time_since_epoch().count());

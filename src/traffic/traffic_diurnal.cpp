@@ -14,6 +14,9 @@ namespace {
 constexpr double kHoursPerDay = 24;
 constexpr double kDayUs = 24.0 * 3600.0 * 1e6;
 constexpr double kHourUs = 3600.0 * 1e6;
+// The bounds are widened by this relative margin, so that rounding in cos can never put a
+// computed λ(t) outside its bin's bounds (which would bias the thinning).
+constexpr double kBoundMargin = 1e-12;
 }  // namespace
 
 void validate(const DiurnalConfig& config) {
@@ -36,12 +39,28 @@ DiurnalSource::DiurnalSource(const DiurnalConfig& config, RngStream rng)
     : mean_rps_(config.mean_rps),
       amplitude_((config.peak_to_trough - 1) / (config.peak_to_trough + 1)),
       peak_offset_us_((config.peak_hour - config.start_hour) * kHourUs),
-      max_gap_us_(0),
       rng_(rng),
       tokens_(config.tokens, derive_stream(rng, "tokens")) {
   validate(config);
   ended_ = mean_rps_ == 0;
-  if (!ended_) max_gap_us_ = 1e6 / (mean_rps_ * (1 + amplitude_));
+  for (int bin = 0; bin < kBinsPerDay; ++bin) bins_[bin] = bounds_of(bin);
+}
+
+// λ at the bin's ends, and at a peak or trough inside it: a sinusoid is monotone between them.
+DiurnalSource::Bounds DiurnalSource::bounds_of(int bin) const {
+  constexpr double kBinUs = kDayUs / kBinsPerDay;
+  const double start = bin * kBinUs;
+  const double end = start + kBinUs;
+  double highest = std::max(rate_at_us(start), rate_at_us(end));
+  double lowest = std::min(rate_at_us(start), rate_at_us(end));
+  // The first peak at or after the bin's start, and the trough half a day from it.
+  const double peak =
+      start + std::fmod(std::fmod(peak_offset_us_ - start, kDayUs) + kDayUs, kDayUs);
+  const double trough = peak - kDayUs / 2 >= start ? peak - kDayUs / 2 : peak + kDayUs / 2;
+  if (peak <= end) highest = mean_rps_ * (1 + amplitude_);
+  if (trough <= end) lowest = mean_rps_ * (1 - amplitude_);
+  return {.highest = highest * (1 + kBoundMargin) / 1e6,
+          .lowest = lowest * (1 - kBoundMargin) / 1e6};
 }
 
 double DiurnalSource::rate_at_us(double t_us) const {
@@ -55,17 +74,38 @@ double DiurnalSource::rate_at(SimTime t) const {
 
 std::optional<Request> DiurnalSource::next() {
   if (ended_) return std::nullopt;
-  const double max_rps = mean_rps_ * (1 + amplitude_);
-  while (true) {
-    t_us_ += rng_.exponential(max_gap_us_);
-    if (t_us_ > traffic_checks::kHorizonUs) {
-      ended_ = true;
-      return std::nullopt;
-    }
-    // With a = 0 every candidate is kept; skipping the draw keeps it a plain Poisson stream.
-    if (amplitude_ == 0 || rng_.uniform() * max_rps < rate_at_us(t_us_)) break;
+  if (amplitude_ == 0) {  // a plain Poisson stream, draw for draw
+    t_us_ += rng_.exponential(1e6 / mean_rps_);
+    if (t_us_ <= traffic_checks::kHorizonUs)
+      return tokens_.make(traffic_checks::to_sim_time(t_us_));
+    ended_ = true;
+    return std::nullopt;
   }
-  return tokens_.make(traffic_checks::to_sim_time(t_us_));
+  while (true) {
+    if (t_us_ >= bin_end_us_) enter_bin();
+    const Bounds& bin = bins_[bin_];
+    const double candidate = t_us_ + rng_.standard_exponential() / bin.highest;
+    if (candidate >= bin_end_us_) {  // none left in this bin: start over at the next
+      t_us_ = bin_end_us_;
+      if (t_us_ > traffic_checks::kHorizonUs) break;
+      continue;
+    }
+    t_us_ = candidate;
+    if (t_us_ > traffic_checks::kHorizonUs) break;
+    const double u = rng_.uniform() * bin.highest;
+    if (u < bin.lowest || u * 1e6 < rate_at_us(t_us_)) {
+      return tokens_.make(traffic_checks::to_sim_time(t_us_));
+    }
+  }
+  ended_ = true;
+  return std::nullopt;
+}
+
+void DiurnalSource::enter_bin() {
+  constexpr double kBinUs = kDayUs / kBinsPerDay;
+  const auto index = static_cast<std::int64_t>(t_us_ / kBinUs);
+  bin_ = static_cast<std::size_t>(index % kBinsPerDay);
+  bin_end_us_ = static_cast<double>(index + 1) * kBinUs;
 }
 
 void DiurnalSource::fast_forward(SimTime t) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "fleetsim/core/saturate.hpp"
 #include "traffic_checks.hpp"
 
 namespace fleetsim {
@@ -63,7 +64,7 @@ std::uint32_t TokenSampler::draw(const TokenDistribution& d) {
   if (d.shape == TokenShape::Fixed) return static_cast<std::uint32_t>(d.median);
   const double v = rng_.lognormal(d.median, d.sigma);
   if (!(v < kMaxTokens)) return kMaxTokens;  // also catches +inf
-  const auto n = static_cast<std::uint32_t>(std::llround(v));
+  const auto n = static_cast<std::uint32_t>(round_to_int64(v));
   return n < 1 ? 1 : n;
 }
 

@@ -17,9 +17,10 @@ class RngStream {
   double uniform();
   // Uniform integer in [0, n); n > 0.
   std::uint64_t below(std::uint64_t n);
-  // Exponential with the given mean (> 0).
+  // Exponential with the given mean (> 0), and with mean 1. Ziggurat (Marsaglia & Tsang).
   double exponential(double mean);
-  // Standard normal (Box-Muller, one value per call).
+  double standard_exponential();
+  // Standard normal. Ziggurat (Marsaglia & Tsang).
   double normal();
   // Log-normal with the given median and shape sigma of the underlying normal.
   double lognormal(double median, double sigma);

@@ -17,6 +17,17 @@ constexpr std::int64_t saturate_to_int64(double x) {
   return static_cast<std::int64_t>(x);
 }
 
+// Rounds half away from zero as std::llround does, inline (llround is a libm call on the serving
+// path's hot loop); beyond the int64 range it saturates as saturate_to_int64.
+inline std::int64_t round_to_int64(double x) {
+  // From 2^52 up every double is an integer; NaN fails the comparison.
+  if (!(std::abs(x) < 0x1p52)) return saturate_to_int64(x);
+  const auto t = static_cast<std::int64_t>(x);
+  const double fraction = x - static_cast<double>(t);  // exact below 2^52
+  return t + static_cast<std::int64_t>(fraction >= 0.5) -
+         static_cast<std::int64_t>(fraction <= -0.5);
+}
+
 // a + b and a × b, saturating at the int64 limits (Go would wrap; C++ must not overflow).
 constexpr std::int64_t saturating_add_int64(std::int64_t a, std::int64_t b) {
   std::int64_t out = 0;

@@ -1,13 +1,17 @@
 #include "fleetsim/engine/event_queue.hpp"
 
+#include <bit>
+
 #include "fleetsim/core/error.hpp"
 
 namespace fleetsim {
 
 namespace {
-// Below this many cancelled entries the heap is never compacted: skipping them lazily is cheaper.
+// Below this many cancelled events the queue is never compacted: skipping them lazily is cheaper.
 constexpr std::size_t kCompactMinCancelled = 1024;
 }  // namespace
+
+// ---- The queue -------------------------------------------------------------------------------
 
 EventHandle EventQueue::push(SimTime time, Phase phase, EventHandler* handler, std::uint64_t tag) {
   FLEETSIM_ASSERT(handler != nullptr);
@@ -16,20 +20,10 @@ EventHandle EventQueue::push(SimTime time, Phase phase, EventHandler* handler, s
   Slot& s = slots_[slot];
   s.handler = handler;
   s.tag = tag;
+  s.time = time.time_since_epoch().count();
+  s.order = (static_cast<std::uint64_t>(phase) << kPhaseShift) | next_seq_++;
   s.state = SlotState::Pending;
-
-  const Entry entry{time.time_since_epoch().count(),
-                    (static_cast<std::uint64_t>(phase) << kPhaseShift) | next_seq_++, slot};
-  // Sift up by moving parents into the hole, writing the new entry once at the end.
-  std::size_t hole = heap_.size();
-  heap_.emplace_back();
-  while (hole > 0) {
-    const std::size_t parent = (hole - 1) / kArity;
-    if (!before(entry, heap_[parent])) break;
-    heap_[hole] = heap_[parent];
-    hole = parent;
-  }
-  heap_[hole] = entry;
+  place({s.time, s.order, slot});
   ++live_;
   return EventHandle{slot, s.generation};
 }
@@ -39,8 +33,8 @@ bool EventQueue::cancel(EventHandle handle) {
   slots_[handle.slot].state = SlotState::Cancelled;
   --live_;
   ++cancelled_;
-  // Lazy cancellation leaves the entry in the heap; when dead entries dominate (e.g. timeouts
-  // that are nearly always cancelled), rebuild so the heap stays proportional to live events.
+  // Lazy cancellation leaves the event queued; when dead events dominate (e.g. timeouts that
+  // are nearly always cancelled), sweep them out so the queue stays proportional to live events.
   if (cancelled_ >= kCompactMinCancelled && cancelled_ > live_) compact();
   return true;
 }
@@ -53,21 +47,21 @@ bool EventQueue::is_pending(EventHandle handle) const {
 
 std::optional<Event> EventQueue::pop_until(SimTime limit) {
   const std::int64_t limit_us = limit.time_since_epoch().count();
-  while (!heap_.empty()) {
-    const Entry front = heap_.front();
-    Slot& s = slots_[front.slot];
+  while (const Entry* entry = front()) {
+    const Entry e = *entry;
+    Slot& s = slots_[e.slot];
     if (s.state == SlotState::Cancelled) {
       remove_front();
       --cancelled_;
-      release_slot(front.slot);
+      release_slot(e.slot);
       continue;
     }
-    if (front.time > limit_us) return std::nullopt;
-    const Event event{SimTime{SimDuration{front.time}},
-                      static_cast<Phase>(front.order >> kPhaseShift), s.handler, s.tag};
+    if (e.time > limit_us) return std::nullopt;
+    const Event event{SimTime{SimDuration{e.time}}, static_cast<Phase>(e.order >> kPhaseShift),
+                      s.handler, s.tag};
     remove_front();
     --live_;
-    release_slot(front.slot);
+    release_slot(e.slot);
     return event;
   }
   return std::nullopt;
@@ -75,19 +69,90 @@ std::optional<Event> EventQueue::pop_until(SimTime limit) {
 
 std::optional<SimTime> EventQueue::next_time() {
   drop_cancelled_front();
-  if (heap_.empty()) return std::nullopt;
-  return SimTime{SimDuration{heap_.front().time}};
+  const Entry* entry = front();
+  if (entry == nullptr) return std::nullopt;
+  return SimTime{SimDuration{entry->time}};
 }
 
 void EventQueue::reserve(std::size_t events) {
-  heap_.reserve(events);
+  due_.reserve(events);
   slots_.reserve(events);
 }
+
+// ---- Where an event is kept ------------------------------------------------------------------
+
+void EventQueue::place(const Entry& entry) {
+  const std::uint64_t bucket = bucket_of(entry.time);
+  if (bucket <= cursor_) {
+    due_.push(entry);  // also an event earlier than the cursor, which peeking may have passed
+  } else if (bucket - cursor_ < kBuckets) {
+    link_to_wheel(bucket, entry.slot);
+  } else {
+    far_.push(entry);
+  }
+}
+
+void EventQueue::link_to_wheel(std::uint64_t bucket, std::uint32_t slot) {
+  const std::size_t index = bucket % kBuckets;
+  slots_[slot].next = wheel_[index];
+  wheel_[index] = slot;
+  occupied_[index / 64] |= std::uint64_t{1} << (index % 64);
+  ++on_wheel_;
+}
+
+const EventQueue::Entry* EventQueue::front() {
+  while (due_.empty()) {
+    if (on_wheel_ == 0 && far_.empty()) return nullptr;
+    advance_cursor();
+  }
+  return &due_.top();
+}
+
+// Moves the cursor to the next bucket holding an event: the next occupied wheel bucket, or, on
+// an empty wheel, the earliest far event's. Its events become due, and far events that the
+// window now reaches move onto the wheel (or become due).
+void EventQueue::advance_cursor() {
+  if (on_wheel_ == 0) {
+    cursor_ = bucket_of(far_.top().time);
+  } else {
+    const std::size_t from = (cursor_ + 1) % kBuckets;
+    cursor_ += 1 + (next_occupied(from) + kBuckets - from) % kBuckets;
+    const std::size_t index = cursor_ % kBuckets;
+    for (std::uint32_t slot = wheel_[index]; slot != EventHandle::kNoSlot;) {
+      const Slot& s = slots_[slot];
+      due_.push({s.time, s.order, slot});
+      slot = s.next;
+      --on_wheel_;
+    }
+    wheel_[index] = EventHandle::kNoSlot;
+    occupied_[index / 64] &= ~(std::uint64_t{1} << (index % 64));
+  }
+  while (!far_.empty() && bucket_of(far_.top().time) - cursor_ < kBuckets) {
+    const Entry entry = far_.top();
+    far_.pop();
+    place(entry);
+  }
+}
+
+// The first occupied wheel bucket at or after `from`, wrapping around; the wheel is not empty.
+std::size_t EventQueue::next_occupied(std::size_t from) const {
+  std::size_t word = from / 64;
+  std::uint64_t bits = occupied_[word] & (~std::uint64_t{0} << (from % 64));
+  for (std::size_t i = 0; i <= kWords; ++i) {
+    if (bits != 0) return word * 64 + static_cast<std::size_t>(std::countr_zero(bits));
+    word = (word + 1) % kWords;
+    bits = occupied_[word];
+  }
+  FLEETSIM_ASSERT(false && "the wheel holds an event");
+  return 0;
+}
+
+void EventQueue::remove_front() { due_.pop(); }
 
 std::uint32_t EventQueue::acquire_slot() {
   if (free_head_ != EventHandle::kNoSlot) {
     const std::uint32_t slot = free_head_;
-    free_head_ = slots_[slot].next_free;
+    free_head_ = slots_[slot].next;
     return slot;
   }
   FLEETSIM_ASSERT(slots_.size() < EventHandle::kNoSlot);
@@ -102,83 +167,127 @@ void EventQueue::release_slot(std::uint32_t slot) {
   ++s.generation;
   s.state = SlotState::Free;
   s.handler = nullptr;
-  s.next_free = free_head_;
+  s.next = free_head_;
   free_head_ = slot;
 }
 
-// The smallest of the children of `parent`, which has at least one. With all four present the
-// choice is a tournament of three branch-free comparisons, two of them independent.
-std::size_t EventQueue::smallest_child(std::size_t parent) const {
-  const std::size_t first = kArity * parent + 1;
-  const std::size_t n = heap_.size();
-  if (first + kArity <= n) {
-    const std::size_t a = first + static_cast<std::size_t>(before(heap_[first + 1], heap_[first]));
-    const std::size_t b =
-        first + 2 + static_cast<std::size_t>(before(heap_[first + 3], heap_[first + 2]));
-    return before(heap_[b], heap_[a]) ? b : a;
-  }
-  std::size_t best = first;
-  for (std::size_t c = first + 1; c < n; ++c) {
-    if (before(heap_[c], heap_[best])) best = c;
-  }
-  return best;
-}
-
-// Floyd's bottom-up deletion: the hole at the root walks down to a leaf along the smallest
-// children, then the last entry sifts up from there. The last entry is nearly always among the
-// latest events, so it rarely climbs: fewer comparisons than sifting it down from the root.
-void EventQueue::remove_front() {
-  const Entry last = heap_.back();
-  heap_.pop_back();
-  const std::size_t n = heap_.size();
-  if (n == 0) return;
-  std::size_t hole = 0;
-  while (kArity * hole + 1 < n) {
-    const std::size_t child = smallest_child(hole);
-    heap_[hole] = heap_[child];
-    hole = child;
-  }
-  while (hole > 0) {
-    const std::size_t parent = (hole - 1) / kArity;
-    if (!before(last, heap_[parent])) break;
-    heap_[hole] = heap_[parent];
-    hole = parent;
-  }
-  heap_[hole] = last;
-}
-
-void EventQueue::sift_down(std::size_t hole, Entry value) {
-  while (kArity * hole + 1 < heap_.size()) {
-    const std::size_t child = smallest_child(hole);
-    if (!before(heap_[child], value)) break;
-    heap_[hole] = heap_[child];
-    hole = child;
-  }
-  heap_[hole] = value;
-}
-
 void EventQueue::drop_cancelled_front() {
-  while (!heap_.empty() && slots_[heap_.front().slot].state == SlotState::Cancelled) {
-    const std::uint32_t slot = heap_.front().slot;
+  while (const Entry* entry = front()) {
+    const std::uint32_t slot = entry->slot;
+    if (slots_[slot].state != SlotState::Cancelled) return;
     remove_front();
     --cancelled_;
     release_slot(slot);
   }
 }
 
+// Releases every cancelled event: the heaps are filtered and rebuilt, each wheel list relinked
+// without them. The keys are a total order, so the pop sequence is unchanged.
 void EventQueue::compact() {
-  std::size_t kept = 0;
-  for (const Entry& e : heap_) {
-    if (slots_[e.slot].state == SlotState::Cancelled) {
-      release_slot(e.slot);
-    } else {
-      heap_[kept++] = e;
+  const auto keep = [this](const Entry& e) {
+    if (slots_[e.slot].state != SlotState::Cancelled) return true;
+    release_slot(e.slot);
+    return false;
+  };
+  due_.filter(keep);
+  far_.filter(keep);
+  for (std::size_t index = 0; index < kBuckets; ++index) {
+    std::uint32_t slot = wheel_[index];
+    if (slot == EventHandle::kNoSlot) continue;
+    wheel_[index] = EventHandle::kNoSlot;
+    occupied_[index / 64] &= ~(std::uint64_t{1} << (index % 64));
+    while (slot != EventHandle::kNoSlot) {
+      const std::uint32_t next = slots_[slot].next;
+      --on_wheel_;
+      if (slots_[slot].state == SlotState::Cancelled) {
+        release_slot(slot);
+      } else {
+        link_to_wheel(bucket_of(slots_[slot].time), slot);
+      }
+      slot = next;
     }
   }
-  heap_.resize(kept);
   cancelled_ = 0;
-  // Floyd's heap construction; the keys are a total order, so the pop sequence is unchanged.
-  for (std::size_t i = heap_.size() / kArity + 1; i-- > 0;) sift_down(i, heap_[i]);
+}
+
+// ---- The 4-ary heap --------------------------------------------------------------------------
+
+void EventQueue::EntryHeap::push(const Entry& entry) {
+  // Sift up by moving parents into the hole, writing the new entry once at the end.
+  std::size_t hole = entries_.size();
+  entries_.emplace_back();
+  while (hole > 0) {
+    const std::size_t parent = (hole - 1) / kArity;
+    if (!before(entry, entries_[parent])) break;
+    entries_[hole] = entries_[parent];
+    hole = parent;
+  }
+  entries_[hole] = entry;
+}
+
+// Floyd's bottom-up deletion: the hole at the root walks down to a leaf along the smallest
+// children, then the last entry sifts up from there. The last entry is nearly always among the
+// latest events, so it rarely climbs: fewer comparisons than sifting it down from the root.
+void EventQueue::EntryHeap::pop() {
+  const Entry last = entries_.back();
+  entries_.pop_back();
+  const std::size_t n = entries_.size();
+  if (n == 0) return;
+  std::size_t hole = 0;
+  while (kArity * hole + 1 < n) {
+    const std::size_t child = smallest_child(hole);
+    entries_[hole] = entries_[child];
+    hole = child;
+  }
+  while (hole > 0) {
+    const std::size_t parent = (hole - 1) / kArity;
+    if (!before(last, entries_[parent])) break;
+    entries_[hole] = entries_[parent];
+    hole = parent;
+  }
+  entries_[hole] = last;
+}
+
+template <typename Keep>
+void EventQueue::EntryHeap::filter(Keep keep) {
+  std::size_t kept = 0;
+  for (const Entry& e : entries_) {
+    if (keep(e)) entries_[kept++] = e;
+  }
+  entries_.resize(kept);
+  // Floyd's heap construction.
+  for (std::size_t i = entries_.size() / kArity + 1; i-- > 0;) {
+    if (i < entries_.size()) sift_down(i, entries_[i]);
+  }
+}
+
+// The smallest of the children of `parent`, which has at least one. With all four present the
+// choice is a tournament of three branch-free comparisons, two of them independent.
+std::size_t EventQueue::EntryHeap::smallest_child(std::size_t parent) const {
+  const std::size_t first = kArity * parent + 1;
+  const std::size_t n = entries_.size();
+  if (first + kArity <= n) {
+    const std::size_t a =
+        first + static_cast<std::size_t>(before(entries_[first + 1], entries_[first]));
+    const std::size_t b =
+        first + 2 + static_cast<std::size_t>(before(entries_[first + 3], entries_[first + 2]));
+    return before(entries_[b], entries_[a]) ? b : a;
+  }
+  std::size_t best = first;
+  for (std::size_t c = first + 1; c < n; ++c) {
+    if (before(entries_[c], entries_[best])) best = c;
+  }
+  return best;
+}
+
+void EventQueue::EntryHeap::sift_down(std::size_t hole, Entry value) {
+  while (kArity * hole + 1 < entries_.size()) {
+    const std::size_t child = smallest_child(hole);
+    if (!before(entries_[child], value)) break;
+    entries_[hole] = entries_[child];
+    hole = child;
+  }
+  entries_[hole] = value;
 }
 
 }  // namespace fleetsim

@@ -1,6 +1,8 @@
-// The pending-event set: a 4-ary min-heap keyed by (time, phase, insertion order).
+// The pending-event set, ordered by (time, phase, insertion order): a timing wheel for the next
+// few seconds in front of two small heaps.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -69,8 +71,8 @@ class EventQueue {
   void reserve(std::size_t events);
 
  private:
-  // 24 bytes, so a 10k-event heap stays in L2. `order` packs the phase above the insertion
-  // counter, making (time, order) one total order: the pop sequence never depends on heap shape.
+  // 24 bytes. `order` packs the phase above the insertion counter, making (time, order) one
+  // total order: the pop sequence never depends on where an entry was kept.
   struct Entry {
     std::int64_t time;
     std::uint64_t order;
@@ -78,50 +80,94 @@ class EventQueue {
   };
   static_assert(sizeof(Entry) == 24);
 
+  // One 128-bit comparison (a cmp and an sbb): branch-free, where the two-field form compiled to
+  // a branch that mispredicted about half the time. The sign bit is flipped so that signed times
+  // order as unsigned ones.
+  static bool before(const Entry& a, const Entry& b) {
+    __extension__ using Key = unsigned __int128;
+    const auto key = [](const Entry& e) {
+      return (static_cast<Key>(static_cast<std::uint64_t>(e.time) ^ kSignBit) << 64) | e.order;
+    };
+    return key(a) < key(b);
+  }
+
+  // A 4-ary min-heap of entries: half the levels of a binary heap, so a pop's walk to a leaf is
+  // half as long a chain of dependent loads, and four children share one or two cache lines.
+  class EntryHeap {
+   public:
+    bool empty() const { return entries_.empty(); }
+    const Entry& top() const { return entries_.front(); }
+    void push(const Entry& entry);
+    void pop();
+    void reserve(std::size_t n) { entries_.reserve(n); }
+    // Keeps the entries `keep` accepts (in any order), then restores the heap.
+    template <typename Keep>
+    void filter(Keep keep);
+
+   private:
+    static constexpr std::size_t kArity = 4;
+    std::size_t smallest_child(std::size_t parent) const;
+    void sift_down(std::size_t hole, Entry value);
+    std::vector<Entry> entries_;
+  };
+
   enum class SlotState : std::uint8_t { Free, Pending, Cancelled };
 
-  // Per-event payload and cancellation state; recycled through a free list once popped.
+  // Per-event payload, key and cancellation state; recycled through a free list once popped.
   struct Slot {
     EventHandler* handler = nullptr;
     std::uint64_t tag = 0;
+    std::int64_t time = 0;
+    std::uint64_t order = 0;
     std::uint32_t generation = 0;
-    std::uint32_t next_free = EventHandle::kNoSlot;
+    std::uint32_t next = EventHandle::kNoSlot;  // the free list, or the wheel bucket's list
     SlotState state = SlotState::Free;
   };
 
   static constexpr int kPhaseShift = 56;
   static constexpr std::uint64_t kSeqMask = (std::uint64_t{1} << kPhaseShift) - 1;
+  static constexpr std::uint64_t kSignBit = std::uint64_t{1} << 63;
 
-  // One 128-bit comparison (a cmp and an sbb): branch-free, where the two-field form compiled to
-  // a branch per heap level that mispredicted about half the time on the serving path. The sign
-  // bit is flipped so that signed times order as unsigned ones.
-  static bool before(const Entry& a, const Entry& b) {
-    __extension__ using Key = unsigned __int128;
-    constexpr std::uint64_t kSign = std::uint64_t{1} << 63;
-    const auto key = [](const Entry& e) {
-      return (static_cast<Key>(static_cast<std::uint64_t>(e.time) ^ kSign) << 64) | e.order;
-    };
-    return key(a) < key(b);
+  // Events are kept in three places by their time's bucket (2^12 µs ≈ 4 ms wide): those in the
+  // cursor's bucket or before it in `due_`, an exact heap; those in the next kBuckets - 1
+  // buckets on the wheel, one unsorted list per bucket; later ones in `far_`. Every wheel entry
+  // is later than every due entry, so the front of `due_` is the earliest event; when `due_`
+  // runs dry the cursor moves to the next occupied bucket and its list becomes due. A push and
+  // a pop cost O(1) but for the heap of one bucket, which holds about one event on the serving
+  // path (a few hundred requests in flight spread over seconds), where a heap of them all took
+  // a walk of its whole depth per pop. The window (33.6 s) takes in the 15 s controller periods.
+  static constexpr int kBucketShift = 12;
+  static constexpr std::size_t kBuckets = 8192;  // a window of 33.6 s
+  static constexpr std::size_t kWords = kBuckets / 64;
+
+  static std::uint64_t bucket_of(std::int64_t time) {
+    return (static_cast<std::uint64_t>(time) ^ kSignBit) >> kBucketShift;
   }
-
-  // Four children per entry: half the levels of a binary heap, so a pop's walk to a leaf is
-  // half as long a chain of dependent loads, and the four children share one or two cache lines.
-  static constexpr std::size_t kArity = 4;
-
-  std::size_t smallest_child(std::size_t parent) const;
+  void place(const Entry& entry);
+  void link_to_wheel(std::uint64_t bucket, std::uint32_t slot);
+  // The earliest entry, cancelled or not, after moving the cursor as far as needed; null when
+  // nothing is queued.
+  const Entry* front();
+  void advance_cursor();
+  std::size_t next_occupied(std::size_t from) const;
+  void remove_front();
   std::uint32_t acquire_slot();
   void release_slot(std::uint32_t slot);
-  void remove_front();
-  void sift_down(std::size_t hole, Entry value);
   void drop_cancelled_front();
   void compact();
 
-  std::vector<Entry> heap_;
+  EntryHeap due_;
+  std::vector<std::uint32_t> wheel_ = std::vector<std::uint32_t>(kBuckets, EventHandle::kNoSlot);
+  std::array<std::uint64_t, kWords> occupied_{};  // a bit per wheel bucket with a list
+  std::size_t on_wheel_ = 0;
+  EntryHeap far_;
+  std::uint64_t cursor_ = 0;  // the bucket `due_` has reached
+
   std::vector<Slot> slots_;
   std::uint32_t free_head_ = EventHandle::kNoSlot;
   std::uint64_t next_seq_ = 0;
   std::size_t live_ = 0;
-  std::size_t cancelled_ = 0;  // cancelled entries still in heap_
+  std::size_t cancelled_ = 0;  // cancelled events still queued
 };
 
 }  // namespace fleetsim

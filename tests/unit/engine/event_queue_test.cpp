@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdint>
+#include <set>
+#include <tuple>
 #include <vector>
 
 #include "fleetsim/core/rng.hpp"
@@ -187,6 +190,71 @@ TEST_CASE("mass cancellation keeps the order of the survivors", "[engine]") {
   std::sort(keys.begin(), keys.end());
   for (const auto& k : keys) expected.push_back(k.second);
   CHECK(drain(q) == expected);
+}
+
+TEST_CASE("the wheel, its far heap and the due heap pop as one sorted queue", "[engine]") {
+  // Against a std::set of (time, phase, insertion) keys: delays from microseconds to hours (due,
+  // wheel, far and jumps across an empty wheel), same-instant pushes, pushes behind a cursor that
+  // peeking beyond a limit has moved on, and enough cancellations to compact.
+  EventQueue q;
+  Recorder r;
+  RngStream rng(21, "event-queue-differential");
+  using Key = std::tuple<std::int64_t, int, std::uint64_t>;  // time, phase, tag (= insertion)
+  std::set<Key> reference;
+  std::vector<std::pair<EventHandle, Key>> live;
+  std::int64_t now = 0;
+  std::uint64_t next_tag = 0;
+  const auto push = [&](std::int64_t time) {
+    const auto phase = static_cast<Phase>(rng.below(kPhaseCount));
+    const Key key{time, static_cast<int>(phase), next_tag};
+    live.emplace_back(q.push(at(micros(time)), phase, &r, next_tag++), key);
+    reference.insert(key);
+  };
+  for (int step = 0; step < 200'000; ++step) {
+    // Every fourth stretch of 10,000 steps mostly cancels, so that cancelled events come to
+    // outnumber live ones and the queue compacts.
+    const bool cancelling = step / 10'000 % 4 == 3;
+    const double u = cancelling ? 0.45 + 0.1 * rng.uniform() : rng.uniform();
+    if (u < 0.45) {
+      const double scale = std::pow(10.0, static_cast<double>(rng.below(11)));  // 1 µs to 10^10
+      push(now + static_cast<std::int64_t>(rng.uniform() * scale));
+    } else if (u < 0.55 && !live.empty()) {
+      const std::size_t i = rng.below(live.size());
+      if (q.cancel(live[i].first)) reference.erase(live[i].second);
+      live[i] = live.back();
+      live.pop_back();
+    } else if (u < 0.60) {
+      // Peek past a limit (which may move the cursor ahead), then push just after now.
+      const std::int64_t limit = now + static_cast<std::int64_t>(rng.below(1'000'000));
+      const auto e = q.pop_until(at(micros(limit)));
+      if (e) {
+        REQUIRE_FALSE(reference.empty());
+        CHECK(e->tag == std::get<2>(*reference.begin()));
+        reference.erase(reference.begin());
+        now = e->time.time_since_epoch().count();
+      } else {
+        CHECK((reference.empty() || std::get<0>(*reference.begin()) > limit));
+      }
+      push(now + static_cast<std::int64_t>(rng.below(100)));
+    } else {
+      const auto e = q.pop();
+      if (!e) {
+        CHECK(reference.empty());
+        continue;
+      }
+      REQUIRE_FALSE(reference.empty());
+      const Key& expected = *reference.begin();
+      CHECK(e->time == at(micros(std::get<0>(expected))));
+      CHECK(static_cast<int>(e->phase) == std::get<1>(expected));
+      CHECK(e->tag == std::get<2>(expected));
+      reference.erase(reference.begin());
+      now = e->time.time_since_epoch().count();
+    }
+    REQUIRE(q.size() == reference.size());
+  }
+  std::vector<std::uint64_t> rest;
+  for (const Key& k : reference) rest.push_back(std::get<2>(k));
+  CHECK(drain(q) == rest);
 }
 
 TEST_CASE("an event tag carries its kind and a full 32-bit subject", "[engine]") {

@@ -25,21 +25,21 @@ TEST_CASE("compare: two golden reports side by side", "[report]") {
                      {.name = "balanced", .reports = {golden("consolidation/balanced")}}});
   CHECK(table ==
         "metric                     when-empty (n=1)  balanced (n=1)    change\n"
-        "cost.total_usd                       174.88         139.471   -20.25%\n"
+        "cost.total_usd                      174.987         140.773   -19.55%\n"
         "cost.on_demand_usd                        0               0        +0\n"
-        "cost.spot_usd                       172.469         137.128   -20.49%\n"
-        "gpu.utilization                     0.57709        0.731782   +26.81%\n"
-        "gpu.provisioned_gpu_hours           374.824         302.383   -19.33%\n"
-        "sla.requests                         188437          188437    +0.00%\n"
-        "sla.miss_ratio                     0.096653        0.190154   +96.74%\n"
-        "sla.latency_ms.p50                  8248.41         8935.42    +8.33%\n"
-        "sla.latency_ms.p99                  56265.7         74447.5   +32.31%\n"
-        "sla.ttft_ms.p99                     44259.8           59745   +34.99%\n"
+        "cost.spot_usd                       172.444         138.574   -19.64%\n"
+        "gpu.utilization                    0.593353        0.742274   +25.10%\n"
+        "gpu.provisioned_gpu_hours           376.401         303.654   -19.33%\n"
+        "sla.requests                         193080          193080    +0.00%\n"
+        "sla.miss_ratio                     0.066387        0.152496  +129.71%\n"
+        "sla.latency_ms.p50                  8080.44         8577.28    +6.15%\n"
+        "sla.latency_ms.p99                    48004         74265.9   +54.71%\n"
+        "sla.ttft_ms.p99                     32974.3         59778.2   +81.29%\n"
         "pods.pending_seconds.p99                 71              71    +0.00%\n"
-        "nodes.launched                           35              79  +125.71%\n"
-        "nodes.peak                                8               9   +12.50%\n"
+        "nodes.launched                           26              68  +161.54%\n"
+        "nodes.peak                                7               8   +14.29%\n"
         "jobs.completed                           27              26    -3.70%\n"
-        "jobs.lost_gpu_hours                       0         24.6031  +24.6031\n");
+        "jobs.lost_gpu_hours                       0         18.3439  +18.3439\n");
 }
 
 TEST_CASE("compare: a side of several seeds shows its mean and 95% interval", "[report]") {

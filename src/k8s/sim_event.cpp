@@ -36,6 +36,8 @@ std::string_view to_string(EventKind k) {
       return "pod_unschedulable";
     case EventKind::SpotInterruptionNotice:
       return "spot_interruption_notice";
+    case EventKind::SpotRebalanceRecommendation:
+      return "spot_rebalance_recommendation";
     case EventKind::WorkloadCreated:
       return "workload_created";
     case EventKind::WorkloadCompleted:
@@ -57,6 +59,7 @@ EventSubject subject_of(EventKind k) {
     case EventKind::NodeDeleting:
     case EventKind::NodeTerminated:
     case EventKind::SpotInterruptionNotice:
+    case EventKind::SpotRebalanceRecommendation:
     case EventKind::LaunchFailed:  // carries a node only when a NodeClaim object existed
       return EventSubject::Node;
     case EventKind::PodCreated:

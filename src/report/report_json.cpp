@@ -132,8 +132,12 @@ Json report_json(const RunResult& result) {
     disruption["pods_evicted_by_reason"] = counts(d.pods_evicted_by_reason);
     disruption["claimed_savings_usd_per_hour"] = round_report(d.claimed_savings_usd_per_hour);
   }
-  // The spot section has no fields yet (see SpotResult): present, it is an empty object.
-  if (result.spot) r["spot"] = Json::object();
+  if (result.spot) {
+    Json& spot = r["spot"];
+    spot["interruption_notices"] = result.spot->notices;
+    spot["notices_by_offering"] = counts(result.spot->notices_by_offering);
+    spot["rebalance_recommendations"] = result.spot->rebalance_recommendations;
+  }
 
   r["engine"] = Json{{"events", result.engine.events}};
   return r;

@@ -118,6 +118,11 @@ std::string format_summary(const RunResult& result) {
     row(out, "  pods evicted", joined_counts(d.pods_evicted_by_reason));
     row(out, "  claimed savings", fmt::format("{}/h", usd(d.claimed_savings_usd_per_hour)));
   }
+  if (result.spot) {
+    row(out, "spot interruption notices",
+        fmt::format("{}  ({} rebalance recommendations before)", result.spot->notices,
+                    result.spot->rebalance_recommendations));
+  }
   row(out, "jobs completed",
       fmt::format("{}  ({} pods)", result.jobs.completed, result.jobs.pods_completed));
 

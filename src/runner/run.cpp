@@ -18,7 +18,9 @@ RunInfo run_info(const ScenarioConfig& config) {
                .start_unix_s = config.start_unix_s,
                .duration = config.duration,
                .report_interval = config.report_interval,
-               .nodepools = {}};
+               .nodepools = {},
+               .services = {},
+               .spot_market = config.spot_market.has_value()};
   auto add_pool = [&](const NodePool& p) {
     if (std::find(info.nodepools.begin(), info.nodepools.end(), p.name) == info.nodepools.end())
       info.nodepools.push_back(p.name);

@@ -112,8 +112,14 @@ void RunRecorder::on_node_event(const SimEvent& e, const Cluster& cluster) {
     case EventKind::LaunchFailed:
       ++launch_failures_;
       break;
-    case EventKind::SpotInterruptionNotice:
+    case EventKind::SpotInterruptionNotice: {
       ++spot_interruption_notices_;
+      const Node& node = cluster.node(e.node);
+      ++spot_.notices_by_offering[node.instance_type + " " + node.zone];
+      break;
+    }
+    case EventKind::SpotRebalanceRecommendation:
+      ++spot_.rebalance_recommendations;
       break;
     default:
       break;
@@ -303,6 +309,10 @@ RunResult RunRecorder::result(std::uint64_t engine_events) const {
              .terminated_by_reason = terminated_by_reason_};
 
   r.disruption = disruption_;
+  if (info_.spot_market || spot_interruption_notices_ > 0 || spot_.rebalance_recommendations > 0) {
+    r.spot = spot_;
+    r.spot->notices = spot_interruption_notices_;
+  }
   r.engine.events = engine_events;
   return r;
 }

@@ -29,7 +29,7 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<std::string_view, 19> kTopLevelKeys{"name",
+constexpr std::array<std::string_view, 20> kTopLevelKeys{"name",
                                                          "seed",
                                                          "start",
                                                          "duration",
@@ -45,6 +45,7 @@ constexpr std::array<std::string_view, 19> kTopLevelKeys{"name",
                                                          "events",
                                                          "node_latencies",
                                                          "karpenter",
+                                                         "spot",
                                                          "kube_controller_manager",
                                                          "metrics",
                                                          "gates"};
@@ -384,6 +385,8 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
                      .duration = cfg.duration};
   if (auto latencies = top.get("node_latencies"))
     cfg.node_latencies = decode_node_latencies(*latencies, *cfg.catalog);
+  if (auto spot = top.get("spot"))
+    cfg.spot_market = decode_spot_market(*spot, *cfg.catalog, warnings);
 
   ManifestSet set;
   if (auto list = top.get("manifests")) {

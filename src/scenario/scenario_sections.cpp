@@ -18,6 +18,11 @@ namespace {
 // Scripted interruptions per event: more than any offering's capacity in the bundled catalog,
 // few enough that a typo (an extra zero or three) is caught.
 constexpr std::int64_t kMaxInterruptionsPerEvent = 10'000;
+// Bounds on the spot market's knobs, well past any plausible value: a hundredfold interruption
+// share, and an hour for a wave's notices to spread or a rebalance recommendation to lead.
+constexpr double kMaxSpotRateScale = 100;
+constexpr SimDuration kMaxWaveSpread = hours(1);
+constexpr SimDuration kMaxRebalanceLead = hours(1);
 
 std::string describe_contents(const ManifestSet& set) {
   std::vector<std::string> parts;
@@ -317,6 +322,122 @@ std::vector<Gate> decode_gates(const YamlValue& value) {
     if (g.min && g.max && *g.min > *g.max)
       e.value.fail(fmt::format("min {} is above max {}", *g.min, *g.max));
     out.push_back(std::move(g));
+  }
+  return out;
+}
+
+namespace {
+
+// band_midpoint | band_max | {band_quantile: q} | {per_month: share}.
+SpotRate decode_spot_rate(const YamlValue& value) {
+  if (value.is_scalar()) {
+    const std::string text = value.as_string();
+    if (text == "band_midpoint") return {.kind = SpotRate::Kind::BandQuantile, .value = 0.5};
+    if (text == "band_max") return {.kind = SpotRate::Kind::BandQuantile, .value = 1.0};
+    value.fail(fmt::format(
+        "unknown interruption rate \"{}\"; expected band_midpoint, band_max, "
+        "{{band_quantile: Q}} or {{per_month: SHARE}}{}",
+        text.substr(0, 60),
+        did_you_mean(text, std::array<std::string_view, 2>{"band_midpoint", "band_max"})));
+  }
+  YamlMap m(value);
+  const std::optional<YamlValue> quantile = m.get("band_quantile");
+  const std::optional<YamlValue> share = m.get("per_month");
+  m.reject_unread(std::array<std::string_view, 2>{"band_quantile", "per_month"});
+  if (quantile.has_value() == share.has_value())
+    value.fail("give exactly one of band_quantile or per_month");
+  SpotRate out;
+  if (quantile) {
+    out = {.kind = SpotRate::Kind::BandQuantile, .value = quantile->as_double()};
+    if (out.value < 0 || out.value > 1) quantile->fail("a quantile within the band is from 0 to 1");
+  } else {
+    out = {.kind = SpotRate::Kind::PerMonth, .value = share->as_double()};
+    if (out.value < 0 || out.value > kMaxMonthlyShare) {
+      share->fail(fmt::format("the monthly interruption share is from 0 to {}", kMaxMonthlyShare));
+    }
+  }
+  return out;
+}
+
+double decode_share(const YamlValue& value, double max) {
+  const double share = value.as_double();
+  if (share < 0 || share > max) value.fail(fmt::format("must be from 0 to {}", max));
+  return share;
+}
+
+}  // namespace
+
+SpotMarketSettings decode_spot_market(const YamlValue& value, const Catalog& catalog,
+                                      WarningLog& warnings) {
+  SpotMarketSettings out;
+  YamlMap m(value);
+  out.rate = decode_spot_rate(m.require("interruption_rate"));
+  if (auto families = m.get("families")) {
+    YamlMap f(*families);
+    std::set<std::string, std::less<>> known;
+    for (const auto& t : catalog.types()) known.insert(t.family);
+    for (const auto& e : f.entries()) {
+      e.read = true;
+      if (!known.contains(e.key)) {
+        std::vector<std::string_view> names(known.begin(), known.end());
+        throw ConfigError(e.key_where, e.value.path(),
+                          fmt::format("instance family \"{}\" is not in the catalog{}",
+                                      e.key.substr(0, 60), did_you_mean(e.key, names)));
+      }
+      out.by_family.emplace(e.key, decode_spot_rate(e.value));
+    }
+  }
+  if (auto scale = m.get("scale")) {
+    out.scale = scale->as_double();
+    if (!(out.scale >= 0 && out.scale <= kMaxSpotRateScale)) {
+      scale->fail(fmt::format("the scale is from 0 to {}", kMaxSpotRateScale));
+    }
+  }
+  if (auto waves = m.get("waves")) {
+    YamlMap w(*waves);
+    if (auto share = w.get("share")) {
+      out.wave_share = decode_share(*share, 1.0);
+      if (out.wave_share == 0) share->fail("a wave takes a share above 0");
+    }
+    if (auto spread = w.get("spread")) {
+      out.wave_spread = spread->as_duration();
+      if (out.wave_spread < SimDuration{0} || out.wave_spread > kMaxWaveSpread) {
+        spread->fail(fmt::format("the spread is from 0 to {}", format_duration(kMaxWaveSpread)));
+      }
+    }
+    w.reject_unread(std::array<std::string_view, 2>{"share", "spread"});
+  }
+  if (auto rebalance = m.get("rebalance")) {
+    YamlMap r(*rebalance);
+    if (auto share = r.get("share")) out.rebalance_share = decode_share(*share, 1.0);
+    if (auto lead = r.get("lead")) {
+      out.rebalance_lead = lead->as_duration();
+      if (out.rebalance_lead < SimDuration{0} || out.rebalance_lead > kMaxRebalanceLead) {
+        lead->fail(fmt::format("the lead is from 0 to {}", format_duration(kMaxRebalanceLead)));
+      }
+    }
+    r.reject_unread(std::array<std::string_view, 2>{"share", "lead"});
+  }
+  m.reject_unread(std::array<std::string_view, 5>{"interruption_rate", "families", "scale", "waves",
+                                                  "rebalance"});
+
+  // A band rate needs a band: name the spot types the catalog gives none, which never get one.
+  std::vector<std::string> unbanded;
+  for (const InstanceType& t : catalog.types()) {
+    const auto family = out.by_family.find(t.family);
+    const SpotRate& rate = family != out.by_family.end() ? family->second : out.rate;
+    if (rate.kind != SpotRate::Kind::BandQuantile) continue;
+    const bool missing = std::any_of(t.offerings.begin(), t.offerings.end(), [](const Offering& o) {
+      return o.capacity_type == CapacityType::Spot && !band_share(o.interruption_bucket, 0);
+    });
+    if (missing) unbanded.push_back(t.name);
+  }
+  if (!unbanded.empty()) {
+    warnings.add(value.where(), value.path() + ".interruption_rate",
+                 fmt::format("{} spot instance type(s) have no Spot Advisor band in the catalog "
+                             "and are never interrupted ({}); give their families a per_month "
+                             "share under families",
+                             unbanded.size(), first_names(unbanded)));
   }
   return out;
 }

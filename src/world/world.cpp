@@ -39,6 +39,11 @@ World::World(const ScenarioConfig& config)
   cloud_ =
       std::make_unique<Ec2Cloud>(sim_, cluster_, bus(), *config.catalog, latency_by_type(config));
   termination_ = std::make_unique<NodeTermination>(sim_, cluster_, bus(), *cloud_, pdbs_);
+  if (config.spot_market) {
+    spot_market_ =
+        std::make_unique<SpotMarket>(sim_, cluster_, bus(), *cloud_, *config.spot_market,
+                                     monthly_shares(*config.catalog, *config.spot_market));
+  }
   build_provisioner();
   kube_scheduler_ = std::make_unique<KubeScheduler>(
       sim_, cluster_, bus(), [this](PodId pod) { provisioner_->pod_unschedulable(pod); });
@@ -143,6 +148,7 @@ RunStats World::run() {
     sim_.schedule_at(at(config_.events[i].at), Phase::CloudAndNodes, *this,
                      Tag{Timer::Scripted, static_cast<std::uint32_t>(i)}.pack());
   if (disruption_) disruption_->start();
+  if (spot_market_) spot_market_->start();
   sim_.every(config_.report_interval, at(config_.report_interval), Phase::Reporting, *this,
              Tag{Timer::Report}.pack());
 

@@ -25,14 +25,15 @@ enum class EventKind : std::uint8_t {
   PodScheduled,  // bound to a node
   PodReady,      // a serving pod's readiness probe passed
   PodCompleted,
-  PodEvicted,              // reason
-  PodDeleted,              // its controller removed it (reason: scale_down), after any grace
-  PodUnschedulable,        // a solve found no place (reason), emitted when the reason changes
-  SpotInterruptionNotice,  // two minutes before termination
-  WorkloadCreated,         // a Deployment, Job or Pod manifest, or a job from a trace
-  WorkloadCompleted,       // a Job's last completion, or a bare Pod's success
-  ReplicasChanged,         // an autoscaler set a Deployment's replicas (reason: hpa | keda)
-  DisruptionDecision,      // Karpenter started a disruption command (decision; reason: budget)
+  PodEvicted,                   // reason
+  PodDeleted,                   // its controller removed it (reason: scale_down), after any grace
+  PodUnschedulable,             // a solve found no place (reason), emitted when the reason changes
+  SpotInterruptionNotice,       // two minutes before termination
+  SpotRebalanceRecommendation,  // EC2's early warning of elevated risk (reason: Karpenter's action)
+  WorkloadCreated,              // a Deployment, Job or Pod manifest, or a job from a trace
+  WorkloadCompleted,            // a Job's last completion, or a bare Pod's success
+  ReplicasChanged,              // an autoscaler set a Deployment's replicas (reason: hpa | keda)
+  DisruptionDecision,           // Karpenter started a disruption command (decision; reason: budget)
 };
 
 std::string_view to_string(EventKind k);

@@ -30,6 +30,9 @@ struct RunInfo {
   std::vector<std::string> nodepools;
   // The scenario's services, in order (TimeseriesRow's services and sla.by_service).
   std::vector<std::string> services;
+  // The scenario draws spot interruptions (`spot:`): report.json gets its spot section even
+  // when none came.
+  bool spot_market = false;
 };
 
 // RunResult lists at most this many unschedulable pods (the total is given beside): enough to
@@ -107,6 +110,7 @@ class RunRecorder final : public EventSink {
   std::int64_t nodes_peak_ = 0;
   std::int64_t launch_failures_ = 0;
   std::int64_t spot_interruption_notices_ = 0;
+  SpotResult spot_;
   std::map<std::string, std::int64_t, std::less<>> terminated_by_reason_;
   DisruptionResult disruption_;
 

@@ -126,8 +126,14 @@ struct DisruptionResult {
   CountByName pods_evicted_by_reason;
   double claimed_savings_usd_per_hour = 0.0;
 };
-// A section the spot market will fill (issue 9); report.json has its key only when present.
-struct SpotResult {};
+// Spot interruptions, scripted and drawn from the market: notices by offering ("g5.xlarge
+// us-east-1a") and the rebalance recommendations that came before some. report.json has the
+// section when the scenario has a spot market or any notice came.
+struct SpotResult {
+  std::int64_t notices = 0;
+  CountByName notices_by_offering;
+  std::int64_t rebalance_recommendations = 0;
+};
 
 // report.json's top-level keys, in order: scenario, seed, start, duration_s, cost, gpu, sla, pods,
 // jobs, nodes, then disruption and spot when present, then engine.

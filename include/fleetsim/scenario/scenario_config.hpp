@@ -14,6 +14,7 @@
 #include "fleetsim/autoscaling/keda_spec.hpp"
 #include "fleetsim/autoscaling/metrics_store.hpp"
 #include "fleetsim/catalog/catalog.hpp"
+#include "fleetsim/cloudprovider/aws/spot_market.hpp"
 #include "fleetsim/cloudprovider/cloud_provider.hpp"
 #include "fleetsim/core/calendar.hpp"
 #include "fleetsim/core/error.hpp"
@@ -188,6 +189,8 @@ struct ScenarioConfig {
 
   NodeLatencies node_latencies;
   KarpenterSettings karpenter;
+  // `spot:`: interruptions drawn from the Spot Advisor bands; without it, only scripted ones.
+  std::optional<SpotMarketSettings> spot_market;
   // The kube-controller-manager's API client: every pod the ReplicaSet and Job controllers
   // create or delete takes a token.
   ApiLimits controller_manager_api;

@@ -10,6 +10,7 @@
 #include "fleetsim/catalog/catalog.hpp"
 #include "fleetsim/scenario/manifest_loader.hpp"
 #include "fleetsim/scenario/scenario_config.hpp"
+#include "fleetsim/scenario/warning_log.hpp"
 #include "fleetsim/scenario/yaml_reader.hpp"
 
 namespace fleetsim {
@@ -58,6 +59,12 @@ std::vector<DecodedEvent> decode_events(const YamlValue& list, const SectionCont
 // image_pull_bandwidth: bytes per second as a quantity (60M, 100Mi; > 0)}.
 // Unset phases keep their defaults; a family starts from the cpu or gpu values by its types.
 NodeLatencies decode_node_latencies(const YamlValue& value, const Catalog& catalog);
+
+// `spot:` {interruption_rate, families: {FAMILY: rate}, scale, waves: {share, spread},
+// rebalance: {share, lead}}; a rate is band_midpoint, band_max, {band_quantile: Q} or
+// {per_month: SHARE}. Warns when a band rate meets spot types the catalog gives no band.
+SpotMarketSettings decode_spot_market(const YamlValue& value, const Catalog& catalog,
+                                      WarningLog& warnings);
 
 // `karpenter:` {batch_idle, batch_max}.
 KarpenterSettings decode_karpenter_settings(const YamlValue& value);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "fleetsim/cloudprovider/aws/ec2_cloud.hpp"
+#include "fleetsim/cloudprovider/aws/spot_market.hpp"
 #include "fleetsim/disruption/disruption_controller.hpp"
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/k8s/cluster.hpp"
@@ -67,6 +68,7 @@ class World : private ClusterBus, private EventHandler {
   Cluster cluster_;
   PodDisruptionBudgets pdbs_;
   std::unique_ptr<Ec2Cloud> cloud_;
+  std::unique_ptr<SpotMarket> spot_market_;  // when the scenario has `spot:`
   std::unique_ptr<NodeTermination> termination_;
   std::unique_ptr<Provisioner> provisioner_;
   // Karpenter's controllers besides the provisioner, when it is the scenario's.

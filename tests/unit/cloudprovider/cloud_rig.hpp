@@ -20,6 +20,7 @@ inline constexpr SimTime kReadyAt = at(seconds(70));
 struct Capacities {
   std::optional<std::int64_t> large{};   // m5.large offerings
   std::optional<std::int64_t> xlarge{};  // m5.xlarge offerings
+  std::string spot_band{};               // the spot offerings' Spot Advisor band
 };
 
 // The position of one offering: catalog type index and index into that type's offerings.
@@ -59,13 +60,18 @@ inline Catalog cloud_catalog(const Capacities& caps) {
                                    .zones = {"us-east-1a"}});
   for (Offering& o : large.offerings) o.capacity = caps.large;
   for (Offering& o : xlarge.offerings) o.capacity = caps.xlarge;
+  for (InstanceType* t : {&large, &xlarge})
+    for (Offering& o : t->offerings)
+      if (o.capacity_type == CapacityType::Spot) o.interruption_bucket = caps.spot_band;
   return Catalog({large, xlarge}, "test");
 }
 
 // Everything an Ec2Cloud needs, never moved (the cloud points into the catalog).
 struct CloudRig {
-  explicit CloudRig(const Capacities& caps = {})
-      : catalog(cloud_catalog(caps)), cloud(sim, cluster, bus, catalog, {kLatency, kLatency}) {}
+  explicit CloudRig(const Capacities& caps = {}, std::uint64_t seed = 7)
+      : catalog(cloud_catalog(caps)),
+        sim(seed),
+        cloud(sim, cluster, bus, catalog, {kLatency, kLatency}) {}
   CloudRig(const CloudRig&) = delete;
   CloudRig& operator=(const CloudRig&) = delete;
 
@@ -117,7 +123,7 @@ struct CloudRig {
   }
 
   Catalog catalog;
-  Simulation sim{7};
+  Simulation sim;
   Cluster cluster;
   RecordingBus bus;
   Ec2Cloud cloud;

@@ -120,7 +120,10 @@ TEST_CASE("the disruption and spot sections appear only when present", "[report]
                        .nodes_by_reason = {{"empty", 2}, {"underutilized", 1}},
                        .pods_evicted_by_reason = {{"underutilized", 4}},
                        .claimed_savings_usd_per_hour = 0.1234567};
-  r.spot = SpotResult{};
+  r.spot =
+      SpotResult{.notices = 3,
+                 .notices_by_offering = {{"g5.xlarge us-east-1a", 2}, {"g5.xlarge us-east-1b", 1}},
+                 .rebalance_recommendations = 1};
   const Json j = report_json(r);
   CHECK(keys_of(j) == std::vector<std::string>{"scenario", "seed", "start", "duration_s", "cost",
                                                "gpu", "sla", "pods", "jobs", "nodes", "disruption",
@@ -129,7 +132,10 @@ TEST_CASE("the disruption and spot sections appear only when present", "[report]
         R"({"commands_by_method":{"emptiness":2,"single_node_consolidation":1},)"
         R"("replacements":1,"nodes_by_reason":{"empty":2,"underutilized":1},)"
         R"("pods_evicted_by_reason":{"underutilized":4},"claimed_savings_usd_per_hour":0.123457})");
-  CHECK(j["spot"] == Json::object());
+  CHECK(dump_json(j["spot"], -1) ==
+        R"({"interruption_notices":3,)"
+        R"("notices_by_offering":{"g5.xlarge us-east-1a":2,"g5.xlarge us-east-1b":1},)"
+        R"("rebalance_recommendations":1})");
 }
 
 TEST_CASE("the summary shows the figures as report.json rounds them", "[report]") {

@@ -140,7 +140,8 @@ TEST_CASE("scenario file errors carry file:line:col and the field", "[scenario]"
         scenario("unknown-key.yaml").string() +
             ":3:1: manifest: unknown key; expected one of name, seed, start, duration, region, "
             "catalog, provisioner, report_interval, scrape_interval, warmup, manifests, services, "
-            "jobs, events, node_latencies, karpenter, kube_controller_manager, metrics, gates; did "
+            "jobs, events, node_latencies, karpenter, spot, kube_controller_manager, metrics, "
+            "gates; did "
             "you mean "
             "\"manifests\"?");
   CHECK(load_error(scenario("services.yaml")) ==
@@ -414,12 +415,13 @@ TEST_CASE("image pull bandwidth and scrape interval: defaults, values and bounds
         "4:18: scrape_interval: the scrape interval must be at most 10m0s");
   CHECK(error("scrape_interval: 15\n") ==
         "4:18: scrape_interval: invalid duration \"15\"; use Go forms such as 90s, 5m or 1h30m");
-  CHECK(error("scrape_intervall: 15s\n") ==
-        "4:1: scrape_intervall: unknown key; expected one of name, seed, start, duration, region, "
-        "catalog, provisioner, report_interval, scrape_interval, warmup, manifests, services, "
-        "jobs, events, node_latencies, karpenter, kube_controller_manager, metrics, gates; did "
-        "you mean "
-        "\"scrape_interval\"?");
+  CHECK(
+      error("scrape_intervall: 15s\n") ==
+      "4:1: scrape_intervall: unknown key; expected one of name, seed, start, duration, region, "
+      "catalog, provisioner, report_interval, scrape_interval, warmup, manifests, services, "
+      "jobs, events, node_latencies, karpenter, spot, kube_controller_manager, metrics, gates; did "
+      "you mean "
+      "\"scrape_interval\"?");
 }
 
 namespace {
@@ -749,4 +751,64 @@ TEST_CASE("gates: bounds for fleetsim check, each with min, max or both", "[scen
   CHECK(error("gates: {sla.miss_ratio: {mx: 1}}\n") ==
         "4:26: gates.sla.miss_ratio.mx: unknown key; expected one of min, max; did you mean "
         "\"max\"?");
+}
+
+TEST_CASE("spot: the interruption model, its defaults and its bad input", "[scenario]") {
+  {
+    ScratchScenario s("spot-none", "");
+    CHECK_FALSE(load_scenario(s.file).spot_market);
+  }
+  {
+    ScratchScenario s("spot-full",
+                      "spot:\n"
+                      "  interruption_rate: band_max\n"
+                      "  families: {g5: {per_month: 0.3}, p4d: {band_quantile: 0.9}}\n"
+                      "  scale: 2\n"
+                      "  waves: {share: 0.25, spread: 1m}\n"
+                      "  rebalance: {share: 0, lead: 5m}\n");
+    const ScenarioConfig cfg = load_scenario(s.file);
+    REQUIRE(cfg.spot_market);
+    const SpotMarketSettings& spot = *cfg.spot_market;
+    CHECK(spot.rate == SpotRate{.kind = SpotRate::Kind::BandQuantile, .value = 1.0});
+    CHECK(spot.by_family.at("g5") == SpotRate{.kind = SpotRate::Kind::PerMonth, .value = 0.3});
+    CHECK(spot.by_family.at("p4d") == SpotRate{.kind = SpotRate::Kind::BandQuantile, .value = 0.9});
+    CHECK(spot.scale == 2);
+    CHECK(spot.wave_share == 0.25);
+    CHECK(spot.wave_spread == minutes(1));
+    CHECK(spot.rebalance_share == 0);
+    CHECK(spot.rebalance_lead == minutes(5));
+  }
+  {
+    ScratchScenario s("spot-defaults", "spot: {interruption_rate: band_midpoint}\n");
+    const SpotMarketSettings spot = *load_scenario(s.file).spot_market;
+    CHECK(spot.rate == SpotRate{.kind = SpotRate::Kind::BandQuantile, .value = 0.5});
+    CHECK(spot.wave_share == 0.5);
+    CHECK(spot.wave_spread == minutes(3));
+    CHECK(spot.rebalance_share == 0.5);
+    CHECK(spot.rebalance_lead == minutes(10));
+  }
+  auto error = [](std::string_view body) {
+    ScratchScenario s("spot-err", body);
+    std::string e = s.error();
+    std::string prefix = s.file.string() + ":";
+    return e.starts_with(prefix) ? e.substr(prefix.size()) : e;
+  };
+  CHECK(error("spot: {interruption_rate: band_mid}\n") ==
+        "4:27: spot.interruption_rate: unknown interruption rate \"band_mid\"; expected "
+        "band_midpoint, band_max, {band_quantile: Q} or {per_month: SHARE}; did you mean "
+        "\"band_max\"?");
+  CHECK(error("spot: {interruption_rate: {per_month: -0.1}}\n") ==
+        "4:39: spot.interruption_rate.per_month: the monthly interruption share is from 0 to "
+        "0.99");
+  CHECK(error("spot: {interruption_rate: {per_month: 0.1, band_quantile: 0.5}}\n") ==
+        "4:27: spot.interruption_rate: give exactly one of band_quantile or per_month");
+  CHECK(error("spot: {interruption_rate: band_max, families: {g6: band_max}}\n") ==
+        "4:48: spot.families.g6: instance family \"g6\" is not in the catalog; did you mean "
+        "\"g5\"?");
+  CHECK(error("spot: {interruption_rate: band_max, waves: {share: 0}}\n") ==
+        "4:52: spot.waves.share: a wave takes a share above 0");
+  CHECK(error("spot: {interruption_rate: band_max, scale: -1}\n") ==
+        "4:44: spot.scale: the scale is from 0 to 100");
+  CHECK(error("spot: {families: {}}\n") ==
+        "4:7: spot.interruption_rate: required field is missing");
 }

@@ -30,7 +30,10 @@ const std::vector<std::string> kScenarios = {"gpu-training",
                                              "azure-conv-replay",
                                              "consolidation/when-empty",
                                              "consolidation/when-empty-or-underutilized",
-                                             "consolidation/balanced"};
+                                             "consolidation/balanced",
+                                             "spot-inference/spot-first",
+                                             "spot-inference/spot-first-stressed",
+                                             "spot-inference/on-demand"};
 
 fs::path scenario_file(const fs::path& root, const std::string& name) {
   if (name.find('/') != std::string::npos) return root / "scenarios" / (name + ".yaml");

@@ -186,4 +186,12 @@ void Cluster::pod_ready(PodId pod, SimTime now) {
   p.ready_at = now;
 }
 
+SimDuration saved_work(const Pod& pod, SimTime now) {
+  if (!pod.checkpoint_interval) return pod.resumed_from;
+  const SimDuration ran = std::max(SimDuration{0}, now - pod.bound_at - pod.restart_overhead);
+  const SimDuration done = pod.resumed_from + ran;
+  const SimDuration interval = *pod.checkpoint_interval;
+  return std::max(pod.resumed_from, done / interval * interval);
+}
+
 }  // namespace fleetsim

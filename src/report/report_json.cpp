@@ -114,6 +114,7 @@ Json report_json(const RunResult& result) {
   jobs["completed"] = result.jobs.completed;
   jobs["pods_completed"] = result.jobs.pods_completed;
   jobs["lost_gpu_hours"] = round_report(result.jobs.lost_gpu_hours);
+  jobs["rework_usd"] = round_report(result.jobs.rework_usd);
 
   const NodesResult& n = result.nodes;
   Json& nodes = r["nodes"];
@@ -137,6 +138,8 @@ Json report_json(const RunResult& result) {
     spot["interruption_notices"] = result.spot->notices;
     spot["notices_by_offering"] = counts(result.spot->notices_by_offering);
     spot["rebalance_recommendations"] = result.spot->rebalance_recommendations;
+    spot["lost_gpu_hours"] = round_report(result.spot->lost_gpu_hours);
+    spot["rework_usd"] = round_report(result.spot->rework_usd);
   }
 
   r["engine"] = Json{{"events", result.engine.events}};

@@ -9,6 +9,8 @@ namespace fleetsim {
 namespace {
 
 constexpr double kSecondsPerHour = 3600.0;
+// The reason Karpenter's interruption handler gives the nodes it deletes and the pods it evicts.
+constexpr std::string_view kSpotInterruptionReason = "spot_interruption";
 
 // The key a termination is counted under when neither the event nor the node names a reason.
 constexpr std::string_view kUnknownReason = "unknown";
@@ -126,6 +128,23 @@ void RunRecorder::on_node_event(const SimEvent& e, const Cluster& cluster) {
   }
 }
 
+// GPU time a Job redoes, and its price: the node's hourly price per GPU, as paid.
+void RunRecorder::add_lost_work(const Pod& pod, const Node& node, SimDuration lost,
+                                std::string_view reason) {
+  const auto gpus = static_cast<double>(pod.spec->requests.gpus());
+  if (gpus == 0 || lost <= SimDuration{0}) return;
+  const double gpu_seconds = gpus * to_seconds(lost);
+  const auto node_gpus = static_cast<double>(node.allocatable.gpus());
+  const double usd =
+      node_gpus > 0 ? gpu_seconds / kSecondsPerHour * node.price_per_hour / node_gpus : 0.0;
+  lost_gpu_seconds_ += gpu_seconds;
+  rework_usd_ += usd;
+  if (reason == kSpotInterruptionReason) {
+    spot_.lost_gpu_hours += gpu_seconds / kSecondsPerHour;
+    spot_.rework_usd += usd;
+  }
+}
+
 void RunRecorder::on_pod_event(const SimEvent& e, const Cluster& cluster) {
   const Pod& pod = cluster.pod(e.pod);
   PodTrack& t = track(pod.id);
@@ -141,7 +160,11 @@ void RunRecorder::on_pod_event(const SimEvent& e, const Cluster& cluster) {
       ledger_.rebalance(cluster.node(e.node), cluster, e.time);
       break;
     case EventKind::PodCompleted:
-      if (workload_of(pod, cluster).kind == WorkloadKind::Job) ++job_pods_completed_;
+      if (workload_of(pod, cluster).kind == WorkloadKind::Job) {
+        ++job_pods_completed_;
+        // Reloading a checkpoint redid nothing useful: it is part of what the interruption cost.
+        if (e.node != kNoNode) add_lost_work(pod, cluster.node(e.node), pod.restart_overhead, {});
+      }
       if (e.node != kNoNode) ledger_.rebalance(cluster.node(e.node), cluster, e.time);
       break;
     case EventKind::PodEvicted:
@@ -149,11 +172,11 @@ void RunRecorder::on_pod_event(const SimEvent& e, const Cluster& cluster) {
       ++disruption_.pods_evicted_by_reason[std::string(e.reason)];
       if (e.node != kNoNode) {
         ledger_.rebalance(cluster.node(e.node), cluster, e.time);
-        // No checkpoints are modelled yet, so an evicted Job pod loses all its work since it
-        // was bound.
+        // An evicted Job pod loses what it ran since it was bound, less the work it saved in
+        // checkpoints (none without them).
         if (workload_of(pod, cluster).kind == WorkloadKind::Job) {
-          lost_gpu_seconds_ +=
-              static_cast<double>(pod.spec->requests.gpus()) * to_seconds(e.time - pod.bound_at);
+          const SimDuration kept = saved_work(pod, e.time) - pod.resumed_from;
+          add_lost_work(pod, cluster.node(e.node), e.time - pod.bound_at - kept, e.reason);
         }
       } else {
         sample_pending(t, e.time - pod.created);
@@ -300,7 +323,8 @@ RunResult RunRecorder::result(std::uint64_t engine_events) const {
 
   r.jobs = {.completed = jobs_completed_,
             .pods_completed = job_pods_completed_,
-            .lost_gpu_hours = lost_gpu_seconds_ / kSecondsPerHour};
+            .lost_gpu_hours = lost_gpu_seconds_ / kSecondsPerHour,
+            .rework_usd = rework_usd_};
 
   r.nodes = {.launched = nodes_launched_,
              .peak = nodes_peak_,

@@ -142,6 +142,15 @@ ObjectMeta decode_object_meta(const YamlMap& owner, DecodeContext& ctx, NameRule
         SimDuration d = e.value.as_duration();
         if (d < seconds(1)) e.value.fail("the run time must be at least 1s");
         meta.run_time = d;
+      } else if (e.key == kCheckpointIntervalAnnotation) {
+        // At least a second, as the run time: a microsecond interval is a unit mistake.
+        SimDuration d = e.value.as_duration();
+        if (d < seconds(1)) e.value.fail("the checkpoint interval must be at least 1s");
+        meta.checkpoint_interval = d;
+      } else if (e.key == kRestartOverheadAnnotation) {
+        SimDuration d = e.value.as_duration();
+        if (d < SimDuration{0}) e.value.fail("the restart overhead must not be negative");
+        meta.restart_overhead = d;
       }
       meta.annotations.emplace(e.key, std::move(value));
     }

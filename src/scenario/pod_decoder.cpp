@@ -281,6 +281,8 @@ DecodedPod decode_pod(const ObjectMeta& meta, const YamlValue& spec_value, Decod
   pod.where = meta.where;
   spec.do_not_disrupt = meta.do_not_disrupt;
   out.run_time = meta.run_time;
+  out.checkpoint_interval = meta.checkpoint_interval;
+  out.restart_overhead = meta.restart_overhead;
 
   YamlMap s(spec_value);
   YamlValue containers = s.require("containers");

@@ -15,13 +15,39 @@ namespace {
 // The name prefix Kubernetes reserves for its own priority classes.
 constexpr std::string_view kSystemPriorityPrefix = "system-";
 
-Workload base_workload(WorkloadKind kind, const ObjectMeta& meta, DecodedPod pod) {
+// The checkpoint annotations, the pod template's over the object's. They mean something only to
+// a pod that runs to completion, and the overhead only with an interval: otherwise a warning.
+Checkpointing decode_checkpointing(WorkloadKind kind, const ObjectMeta& meta, const DecodedPod& pod,
+                                   DecodeContext& ctx) {
+  Checkpointing c;
+  c.interval = pod.checkpoint_interval ? pod.checkpoint_interval : meta.checkpoint_interval;
+  const auto overhead = pod.restart_overhead ? pod.restart_overhead : meta.restart_overhead;
+  if (overhead) c.restart_overhead = *overhead;
+  const auto warn = [&](std::string_view message) {
+    ctx.warnings.add(meta.where, ctx.kind + ".metadata.annotations", std::string(message));
+  };
+  if ((c.interval || overhead) && kind != WorkloadKind::Job && kind != WorkloadKind::Pod) {
+    warn("fleetsim.io/checkpoint-interval and restart-overhead apply to Jobs and Pods; a " +
+         std::string(to_string(kind)) + "'s pods run until deleted, so they have no effect");
+    return {};
+  }
+  if (overhead && !c.interval) {
+    warn(
+        "fleetsim.io/restart-overhead has no effect without fleetsim.io/checkpoint-interval: "
+        "a replacement starts over");
+  }
+  return c;
+}
+
+Workload base_workload(WorkloadKind kind, const ObjectMeta& meta, DecodedPod pod,
+                       DecodeContext& ctx) {
   Workload w;
   w.kind = kind;
   w.name = meta.name;
   w.namespace_name = meta.namespace_name;
   w.where = meta.where;
   w.run_time = pod.run_time ? pod.run_time : meta.run_time;
+  w.checkpointing = decode_checkpointing(kind, meta, pod, ctx);
   w.pod = std::move(pod.pod);
   return w;
 }
@@ -59,7 +85,7 @@ DecodedWorkload decode_long_running(WorkloadKind kind, const ObjectMeta& meta, Y
                       fmt::format("a {}'s pods must use restartPolicy Always", to_string(kind)));
   }
   PriorityRef priority = pod.priority;
-  return {base_workload(kind, meta, std::move(pod)), std::move(priority)};
+  return {base_workload(kind, meta, std::move(pod), ctx), std::move(priority)};
 }
 
 // spec.strategy, validated as the API server does: maxSurge and maxUnavailable may not both be
@@ -98,7 +124,7 @@ DecodedWorkload decode_pod_manifest(const YamlMap& manifest, DecodeContext& ctx)
   ObjectMeta meta = decode_object_meta(manifest, ctx, NameRule::Required);
   DecodedPod pod = decode_pod(meta, manifest.require("spec"), ctx);
   PriorityRef priority = pod.priority;
-  return {base_workload(WorkloadKind::Pod, meta, std::move(pod)), std::move(priority)};
+  return {base_workload(WorkloadKind::Pod, meta, std::move(pod), ctx), std::move(priority)};
 }
 
 DecodedWorkload decode_deployment(const YamlMap& manifest, DecodeContext& ctx) {
@@ -125,7 +151,8 @@ DecodedWorkload decode_job(const YamlMap& manifest, DecodeContext& ctx) {
         "default, Always)");
   }
   PriorityRef priority = pod.priority;
-  DecodedWorkload out{base_workload(WorkloadKind::Job, meta, std::move(pod)), std::move(priority)};
+  DecodedWorkload out{base_workload(WorkloadKind::Job, meta, std::move(pod), ctx),
+                      std::move(priority)};
   Workload& w = out.workload;
   if (auto parallelism = spec.get("parallelism")) {
     w.parallelism = static_cast<std::int32_t>(parallelism->as_int(0, kMaxReplicas));

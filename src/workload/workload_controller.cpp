@@ -352,6 +352,15 @@ void WorkloadController::create_pod(State& s) {
   p.uid = fmt::format("{:08d}", cluster_.next_pod_id());
   p.created = sim_.now();
   p.run_time = s.def.run_time;
+  p.checkpoint_interval = s.def.checkpointing.interval;
+  if (!s.saved.empty() && p.run_time) {
+    // The replacement resumes from the furthest checkpoint, after reloading it.
+    const auto furthest = std::max_element(s.saved.begin(), s.saved.end());
+    p.resumed_from = *furthest;
+    s.saved.erase(furthest);
+    p.restart_overhead = s.def.checkpointing.restart_overhead;
+    p.run_time = p.restart_overhead + (*p.run_time - p.resumed_from);
+  }
   PodId id = cluster_.add_pod(std::move(p));
   s.pods.push_back(id);
   ++s.pods_held;
@@ -394,8 +403,12 @@ void WorkloadController::on_evicted(PodId id) {
   State& s = state(p.workload);
   if (p.terminating) return;  // already gone from its controller's count
   forget(s, id);
-  // A bare Pod is gone for good; Deployments and Jobs replace theirs (a Job restarts from the
-  // beginning: no checkpoints are modelled).
+  // A bare Pod is gone for good; Deployments and Jobs replace theirs. A Job's replacement starts
+  // over, or, when the Job checkpoints, resumes from the last checkpoint this pod saved.
+  if (s.def.kind == WorkloadKind::Job) {
+    const SimDuration saved = saved_work(p, sim_.now());
+    if (saved > SimDuration{0}) s.saved.push_back(saved);
+  }
   if (s.def.kind == WorkloadKind::Pod) {
     s.succeeded = 1;
     return;

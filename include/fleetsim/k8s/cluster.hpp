@@ -100,9 +100,19 @@ struct Pod {
   SimTime ready_at{};                   // the Ready condition's last transition to True
   bool terminating = false;             // deleted by its controller, finishing its grace period
   std::optional<SimDuration> run_time;  // nullopt: runs until deleted
-  std::string pending_reason;           // from the last solve that could not place it
-  std::uint32_t holds = 0;              // readers that need it after it ends (Cluster::hold)
+  // A checkpointing Job's pod: its job's work already saved when it started, the time it spends
+  // reloading that checkpoint first, and its job's checkpoint interval.
+  SimDuration resumed_from{0};
+  SimDuration restart_overhead{0};
+  std::optional<SimDuration> checkpoint_interval;
+  std::string pending_reason;  // from the last solve that could not place it
+  std::uint32_t holds = 0;     // readers that need it after it ends (Cluster::hold)
 };
+
+// The work a pod's job has saved when the pod stops at `now`: the work done (where the pod
+// resumed from, plus what it ran after reloading) rounded down to whole checkpoint intervals,
+// and never below where it resumed. Without checkpoints, nothing.
+SimDuration saved_work(const Pod& pod, SimTime now);
 
 // A Deployment, Job or bare Pod: the unit cost and pods are attributed to.
 struct WorkloadRecord {

@@ -13,6 +13,10 @@ namespace fleetsim {
 
 // The annotation giving a pod's or Job's run time when no trace supplies it.
 inline constexpr std::string_view kDurationAnnotation = "fleetsim.io/duration";
+// The annotations of a Job or Pod that checkpoints: how much of its work it saves at a time, and
+// what a replacement spends (reloading the checkpoint) before it resumes.
+inline constexpr std::string_view kCheckpointIntervalAnnotation = "fleetsim.io/checkpoint-interval";
+inline constexpr std::string_view kRestartOverheadAnnotation = "fleetsim.io/restart-overhead";
 // The annotation that keeps Karpenter from disrupting a pod or node.
 inline constexpr std::string_view kDoNotDisruptAnnotation = "karpenter.sh/do-not-disrupt";
 
@@ -37,6 +41,13 @@ struct Fenceposts {
 };
 Fenceposts resolve_fenceposts(const DeploymentStrategy& strategy, std::int64_t replicas);
 
+// A Job's checkpoints: without an interval, an interrupted pod loses all its work.
+struct Checkpointing {
+  std::optional<SimDuration> interval;
+  SimDuration restart_overhead{0};
+  friend bool operator==(const Checkpointing&, const Checkpointing&) = default;
+};
+
 struct Workload {
   WorkloadKind kind = WorkloadKind::Pod;
   std::string name;
@@ -49,7 +60,8 @@ struct Workload {
   std::int32_t completions = 1;  // Job
   // Run time of each pod (Job, bare Pod); nullopt = runs until the end.
   std::optional<SimDuration> run_time;
-  SimTime created_at{};  // when it enters the cluster
+  Checkpointing checkpointing;  // Job, bare Pod
+  SimTime created_at{};         // when it enters the cluster
   SourceLocation where;
 };
 

@@ -81,6 +81,7 @@ class RunRecorder final : public EventSink {
   void on_node_event(const SimEvent& e, const Cluster& cluster);
   SlaResult sla_result() const;
   void on_pod_event(const SimEvent& e, const Cluster& cluster);
+  void add_lost_work(const Pod& pod, const Node& node, SimDuration lost, std::string_view reason);
   PodTrack& track(PodId id);
   void sync_state(const Pod& pod);
   void sample_pending(PodTrack& t, SimDuration pending);
@@ -106,6 +107,7 @@ class RunRecorder final : public EventSink {
   std::int64_t jobs_completed_ = 0;      // Jobs whose completions are all done
   std::int64_t job_pods_completed_ = 0;  // their pods that succeeded
   double lost_gpu_seconds_ = 0.0;
+  double rework_usd_ = 0.0;
   std::int64_t nodes_launched_ = 0;
   std::int64_t nodes_peak_ = 0;
   std::int64_t launch_failures_ = 0;

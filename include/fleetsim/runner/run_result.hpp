@@ -98,7 +98,10 @@ struct PodsResult {
 struct JobsResult {
   std::int64_t completed = 0;       // Jobs (manifests and trace rows) with every completion done
   std::int64_t pods_completed = 0;  // Job pods that succeeded
-  double lost_gpu_hours = 0.0;      // work of evicted Job pods since they were bound
+  // GPU time evicted Job pods lost (what they ran less what they saved in checkpoints, plus the
+  // restart overheads of the pods that resumed), and what it cost at the nodes' prices.
+  double lost_gpu_hours = 0.0;
+  double rework_usd = 0.0;
 };
 
 struct NodesResult {
@@ -127,12 +130,15 @@ struct DisruptionResult {
   double claimed_savings_usd_per_hour = 0.0;
 };
 // Spot interruptions, scripted and drawn from the market: notices by offering ("g5.xlarge
-// us-east-1a") and the rebalance recommendations that came before some. report.json has the
-// section when the scenario has a spot market or any notice came.
+// us-east-1a"), the rebalance recommendations that came before some, and the Job work lost.
+// report.json has the section when the scenario has a spot market or any notice came.
 struct SpotResult {
   std::int64_t notices = 0;
   CountByName notices_by_offering;
   std::int64_t rebalance_recommendations = 0;
+  // Job work the interruptions' evictions lost (beyond their checkpoints), and its price.
+  double lost_gpu_hours = 0.0;
+  double rework_usd = 0.0;
 };
 
 // report.json's top-level keys, in order: scenario, seed, start, duration_s, cost, gpu, sla, pods,

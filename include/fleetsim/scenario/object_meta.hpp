@@ -21,8 +21,10 @@ struct ObjectMeta {
   Labels annotations;
   SourceLocation where;  // of metadata.name, else of the metadata block
   // Annotations fleetsim acts on, read here so that their errors point at the annotation.
-  std::optional<SimDuration> do_not_disrupt;  // karpenter.sh/do-not-disrupt (PodSpec's sense)
-  std::optional<SimDuration> run_time;        // fleetsim.io/duration
+  std::optional<SimDuration> do_not_disrupt;       // karpenter.sh/do-not-disrupt (PodSpec's sense)
+  std::optional<SimDuration> run_time;             // fleetsim.io/duration
+  std::optional<SimDuration> checkpoint_interval;  // fleetsim.io/checkpoint-interval
+  std::optional<SimDuration> restart_overhead;     // fleetsim.io/restart-overhead
 };
 
 enum class NameRule { Required, Optional };

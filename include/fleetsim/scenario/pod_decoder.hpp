@@ -39,6 +39,8 @@ struct DecodedPod {
   SourceLocation restart_policy_where;                   // of restartPolicy, else of the spec
   std::string restart_policy_field;                      // "spec.template.spec.restartPolicy"
   std::optional<SimDuration> run_time;                   // fleetsim.io/duration
+  std::optional<SimDuration> checkpoint_interval;        // fleetsim.io/checkpoint-interval
+  std::optional<SimDuration> restart_overhead;           // fleetsim.io/restart-overhead
 };
 
 // A pod template ({metadata, spec}) of a Deployment, Job or DaemonSet.

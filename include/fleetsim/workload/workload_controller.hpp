@@ -84,6 +84,8 @@ class WorkloadController : private EventHandler {
     int succeeded = 0;
     bool created = false;       // its creation time has come
     std::string template_hash;  // Deployment pods: the ReplicaSet's pod-template-hash
+    // A checkpointing Job: the work its evicted pods had saved, for replacements to resume from.
+    std::vector<SimDuration> saved;
   };
   struct Stream {
     JobStream source;

@@ -90,23 +90,25 @@ void limit_below_instance(const LintView& view, std::vector<LintFinding>& out) {
   }
 }
 
-// An interruption ends a Job's pod and its work; on a spot-only pool nothing else can run it.
+// An interruption ends a Job's pod and the work it had not checkpointed; on a spot-only pool
+// nothing else can run it. A Job that checkpoints loses little, and is left alone.
 void spot_only_jobs(const LintView& view, std::vector<LintFinding>& out) {
   constexpr std::uint8_t kSpot = capacity_bit(CapacityType::Spot);
   for (std::size_t w = 0; w < view.workloads.size(); ++w) {
     const Workload& job = *view.workloads[w];
     if (job.kind != WorkloadKind::Job || view.lands_on[w].empty()) continue;
+    if (job.checkpointing.interval) continue;
     bool spot_only = true;
     for (std::uint32_t p : view.lands_on[w])
       spot_only &= view.context->pools()[p].capacity_mask == kSpot;
     if (!spot_only) continue;
     out.push_back(finding(
         "spot-only-jobs", job.where, workload_subject(job),
-        "its pods can run only on spot capacity: each interruption ends a pod and the work it "
-        "had done (fleetsim does not model checkpoints yet), and when spot is short the Job "
-        "waits",
+        "its pods can run only on spot capacity and it does not checkpoint: each interruption "
+        "ends a pod and all the work it had done, and when spot is short the Job waits",
         "allow on-demand in the NodePool's karpenter.sh/capacity-type (Karpenter prefers spot "
-        "while it is offered), or add an on-demand NodePool of lower weight"));
+        "while it is offered), or add an on-demand NodePool of lower weight; if the job saves "
+        "checkpoints, say how often with the fleetsim.io/checkpoint-interval annotation"));
   }
 }
 

@@ -60,7 +60,7 @@ RunResult full_result() {
             .pending_seconds = {.p50 = 3.0, .p99 = 200.0, .max = 200.0},
             .unschedulable = {{.pod = "batch-stuck", .workload = "batch", .reason = "no \"fit\""}},
             .unschedulable_total = 1};
-  r.jobs = {.completed = 2, .pods_completed = 5, .lost_gpu_hours = 1.0};
+  r.jobs = {.completed = 2, .pods_completed = 5, .lost_gpu_hours = 1.0, .rework_usd = 1.0123456};
   r.nodes = {.launched = 3,
              .peak = 2,
              .launch_failures = 1,
@@ -104,7 +104,7 @@ TEST_CASE("report.json lays out every field of the result, rounded to six decima
       R"j("pending_seconds":{"p50":3.0,"p99":200.0,"max":200.0},)j"
       R"j("unschedulable":[{"pod":"batch-stuck","workload":"batch","reason":"no \"fit\""}],)j"
       R"j("unschedulable_total":1},)j"
-      R"j("jobs":{"completed":2,"pods_completed":5,"lost_gpu_hours":1.0},)j"
+      R"j("jobs":{"completed":2,"pods_completed":5,"lost_gpu_hours":1.0,"rework_usd":1.012346},)j"
       R"j("nodes":{"launched":3,"peak":2,"launch_failures":1,"spot_interruption_notices":1,)j"
       R"j("terminated_by_reason":{"empty":1,"spot_interruption":1}},)j"
       R"j("engine":{"events":1234}})j";
@@ -123,7 +123,9 @@ TEST_CASE("the disruption and spot sections appear only when present", "[report]
   r.spot =
       SpotResult{.notices = 3,
                  .notices_by_offering = {{"g5.xlarge us-east-1a", 2}, {"g5.xlarge us-east-1b", 1}},
-                 .rebalance_recommendations = 1};
+                 .rebalance_recommendations = 1,
+                 .lost_gpu_hours = 0.5,
+                 .rework_usd = 0.25};
   const Json j = report_json(r);
   CHECK(keys_of(j) == std::vector<std::string>{"scenario", "seed", "start", "duration_s", "cost",
                                                "gpu", "sla", "pods", "jobs", "nodes", "disruption",
@@ -135,7 +137,7 @@ TEST_CASE("the disruption and spot sections appear only when present", "[report]
   CHECK(dump_json(j["spot"], -1) ==
         R"({"interruption_notices":3,)"
         R"("notices_by_offering":{"g5.xlarge us-east-1a":2,"g5.xlarge us-east-1b":1},)"
-        R"("rebalance_recommendations":1})");
+        R"("rebalance_recommendations":1,"lost_gpu_hours":0.5,"rework_usd":0.25})");
 }
 
 TEST_CASE("the summary shows the figures as report.json rounds them", "[report]") {

@@ -192,11 +192,17 @@ TEST_CASE("spot-only-jobs: Jobs that can run only on spot", "[lint]") {
   spot.replace(spot.find("values: [on-demand]"), 19, "values: [spot]");
   CHECK(Lint(spot + workload("Job")).lines() ==
         std::vector<std::string>{
-            "spot-only-jobs | Job default/llm | its pods can run only on spot capacity: each "
-            "interruption ends a pod and the work it had done (fleetsim does not model "
-            "checkpoints yet), and when spot is short the Job waits | allow on-demand in the "
-            "NodePool's karpenter.sh/capacity-type (Karpenter prefers spot while it is offered), "
-            "or add an on-demand NodePool of lower weight"});
+            "spot-only-jobs | Job default/llm | its pods can run only on spot capacity and it "
+            "does not checkpoint: each interruption ends a pod and all the work it had done, and "
+            "when spot is short the Job waits | allow on-demand in the NodePool's "
+            "karpenter.sh/capacity-type (Karpenter prefers spot while it is offered), or add an "
+            "on-demand NodePool of lower weight; if the job saves checkpoints, say how often with "
+            "the fleetsim.io/checkpoint-interval annotation"});
+  // A Job that checkpoints loses only the work since its last checkpoint.
+  CHECK(Lint(spot +
+             workload("Job", 1, "", "      annotations: {fleetsim.io/checkpoint-interval: 30m}\n"))
+            .lines()
+            .empty());
   CHECK(Lint(spot + pool("", "", "fallback") + workload("Job")).lines().empty());
   CHECK(Lint(spot + workload()).lines().empty());  // a Deployment's replicas come back
 }

@@ -11,6 +11,7 @@
 
 #include "fleetsim/core/quantity.hpp"
 #include "fleetsim/scheduling/min_values.hpp"
+#include "pod_affinity.hpp"
 #include "spread_groups.hpp"
 
 namespace fleetsim {
@@ -34,8 +35,9 @@ struct Variant {
 
 // How far Karpenter has relaxed a pod's soft constraints (preferences.go order).
 struct PodProgress {
-  std::uint32_t term = 0;     // required node-affinity term in use
-  bool use_preferred = true;  // the heaviest preferred node-affinity term is treated as required
+  std::uint32_t term = 0;       // required node-affinity term in use
+  AffinityRelaxation affinity;  // preferred pod (anti-)affinity terms dropped
+  bool use_preferred = true;    // the heaviest preferred node-affinity term is treated as required
   bool honor_schedule_anyway = true;
   bool tolerate_prefer_no_schedule = false;
 };
@@ -77,6 +79,7 @@ struct Scheduler::State {
   std::vector<bool> pool_types_stale;
 
   SpreadGroups spreads;
+  PodAffinityGroups affinity;
   std::uint64_t zone_universe = 0;
 
   std::vector<std::uint32_t> scratch;       // narrowed type sets
@@ -189,6 +192,14 @@ struct Scheduler::State {
       ++pr.term;
       return true;
     }
+    if (pr.affinity.affinity_dropped < affinity.preferred_affinity_count(pod)) {
+      ++pr.affinity.affinity_dropped;
+      return true;
+    }
+    if (pr.affinity.anti_dropped < affinity.preferred_anti_count(pod)) {
+      ++pr.affinity.anti_dropped;
+      return true;
+    }
     if (pr.use_preferred && spec.preferred_node_requirements) {
       pr.use_preferred = false;
       return true;
@@ -231,7 +242,8 @@ struct Scheduler::State {
       if (known == 0) return false;
     }
     return spreads.allows_node(pod, node, n.zone, progress[pod].honor_schedule_anyway,
-                               v.zone_mask & zone_universe);
+                               v.zone_mask & zone_universe) &&
+           affinity.allows_node(pod, node, v.zone_mask, progress[pod].affinity);
   }
 
   // Narrows `types` to those that can take `need` (+ DaemonSet overhead) within the masks.
@@ -284,7 +296,10 @@ struct Scheduler::State {
     if (!spreads.allows_claim(pod, ci, progress[pod].honor_schedule_anyway)) return false;
     std::uint8_t capacity = c.capacity_mask & v.capacity_mask;
     if (capacity == 0) return false;
-    zone_choices(pod, c.zone_mask & v.zone_mask, zone_scratch);
+    const std::uint64_t allowed = affinity.claim_zones(pod, ci, c.zone_mask & v.zone_mask,
+                                                       v.zone_mask, progress[pod].affinity);
+    if (allowed == 0) return false;
+    zone_choices(pod, allowed, zone_scratch);
     for (std::uint64_t zones : zone_scratch) {
       if (zones == 0) continue;
       bool check_offerings = zones != c.zone_mask || capacity != c.capacity_mask;
@@ -311,6 +326,7 @@ struct Scheduler::State {
       c.requests = need;
       c.pods.push_back(pod);
       spreads.record_claim(pod, ci, zones);
+      affinity.record_claim(pod, ci, zones);
       return true;
     }
     return false;
@@ -334,9 +350,13 @@ struct Scheduler::State {
     if (capacity == 0) return false;
     const auto& candidates = launchable_types(pool);
     if (candidates.empty()) return false;
+    const std::uint64_t allowed =
+        affinity.claim_zones(pod, PodAffinityGroups::kNewClaim, tpl.zone_mask & v.zone_mask,
+                             v.zone_mask, progress[pod].affinity);
+    if (allowed == 0) return false;
     Requirements combined = tpl.requirements;
     if (v.has_requirements) combined.add(v.requirements);
-    zone_choices(pod, tpl.zone_mask & v.zone_mask, zone_scratch);
+    zone_choices(pod, allowed, zone_scratch);
     for (std::uint64_t zones : zone_scratch) {
       if (zones == 0) continue;
       Resources headroom = narrow(pool, candidates, spec.requests,
@@ -364,6 +384,8 @@ struct Scheduler::State {
                        });
       spreads.add_claim();
       spreads.record_claim(pod, ci, zones);
+      affinity.add_claim();
+      affinity.record_claim(pod, ci, zones);
       return true;
     }
     return false;
@@ -402,7 +424,9 @@ struct Scheduler::State {
   bool add(std::uint32_t pod) {
     std::int32_t vi = variant_for(pod);
     const PodSpec& spec = *in.pods[pod].spec;
-    const bool memo = spec.topology_spread.empty();
+    // Nodes only fill up, so a node that refused a pod refuses the next of its spec; not so with
+    // spreads and pod affinity, where other pods' places change the answer.
+    const bool memo = spec.topology_spread.empty() && !affinity.constrains(pod);
     std::uint32_t& scan_from =
         variants[vi].scan_from[(progress[pod].tolerate_prefer_no_schedule ? 2 : 0) +
                                (in.pods[pod].from_candidate ? 1 : 0)];
@@ -413,6 +437,7 @@ struct Scheduler::State {
         node_available[node] -= spec.requests;
         result.placements.push_back(Placement{.pod = pod, .node = node});
         spreads.record_node(pod, node, in.nodes[node].zone);
+        affinity.record_node(pod, node);
         if (memo) scan_from = k;
         return true;
       }
@@ -471,7 +496,9 @@ struct Scheduler::State {
         } else if (!offered) {
           why = "no available offering (insufficient capacity)";
         } else {
-          why = "topology spread or batch packing left no room";
+          why = affinity.constrains(pod)
+                    ? "pod affinity, topology spread or batch packing left no room"
+                    : "topology spread or batch packing left no room";
         }
       }
       parts.push_back(fmt::format("nodepool {}: {}", tpl.pool->name, why));
@@ -539,6 +566,7 @@ SolveResult Scheduler::solve(const SolveInput& input) {
   s.order_nodes();
   s.init_pools();
   s.spreads.build(*context_, input, s.zone_universe);
+  s.affinity.build(*context_, input);
 
   // Karpenter's queue: CPU then memory descending, then creation time, then UID.
   std::vector<std::uint32_t> queue(pod_count);

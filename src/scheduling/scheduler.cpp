@@ -150,7 +150,9 @@ struct Scheduler::State {
       out.clear();
       tpl.types.for_each([&](std::size_t t) {
         auto type = static_cast<std::uint32_t>(t);
-        if (within_limits(pool, types[t].capacity) &&
+        // A type whose DaemonSets alone overflow it hosts no pod; leaving it out lets narrow()
+        // compare only the resources a claim's pods request.
+        if (within_limits(pool, types[t].capacity) && Resources{}.fits_in(tpl.room[t]) &&
             has_offering(type, tpl.zone_mask, tpl.capacity_mask))
           out.push_back(type);
       });
@@ -246,22 +248,39 @@ struct Scheduler::State {
            affinity.allows_node(pod, node, v.zone_mask, progress[pod].affinity);
   }
 
-  // Narrows `types` to those that can take `need` (+ DaemonSet overhead) within the masks.
-  // Writes survivors to `scratch`; returns the new headroom.
+  // Narrows `candidates` to those that can take `need` (+ DaemonSet overhead) within the masks.
+  // Writes survivors to `scratch`; returns the new headroom, the component-wise max of their
+  // room. `previous`: the candidates' headroom when known, kept unless a type that reached it
+  // is dropped (claims lose their smallest types as they fill, which never reach it).
   Resources narrow(std::uint32_t pool, const std::vector<std::uint32_t>& candidates,
                    const Resources& need, const Variant* v, std::uint64_t zones,
-                   std::uint8_t capacity, bool check_offerings) {
+                   std::uint8_t capacity, bool check_offerings,
+                   const Resources* previous = nullptr) {
     scratch.clear();
-    Resources headroom;
     const PoolTemplate& tpl = ctx.pools()[pool];
+    // Candidates have no negative room (launchable_types), so only the resources `need` asks
+    // for can rule a type out: usually cpu, memory and pods of the sixteen.
+    std::array<ResourceIndex, resource::kMaxResources> asked{};
+    std::size_t asked_count = 0;
+    for (ResourceIndex r = 0; r < resource::kMaxResources; ++r)
+      if (need[r] != 0) asked[asked_count++] = r;
+    bool recompute = previous == nullptr;
     for (std::uint32_t t : candidates) {
-      if (v != nullptr && !v->types.test(t)) continue;
-      const Resources& overhead = tpl.daemon_overhead[t];
-      if (!(need + overhead).fits_in(tpl.allocatable[t])) continue;
-      if (check_offerings && !has_offering(t, zones, capacity)) continue;
-      scratch.push_back(t);
-      headroom = Resources::max(headroom, tpl.allocatable[t] - overhead);
+      const Resources& room = tpl.room[t];
+      bool keep = v == nullptr || v->types.test(t);
+      for (std::size_t i = 0; i < asked_count && keep; ++i) keep = need[asked[i]] <= room[asked[i]];
+      if (keep && check_offerings) keep = has_offering(t, zones, capacity);
+      if (keep) {
+        scratch.push_back(t);
+      } else if (!recompute) {
+        // Zero everywhere stays zero: the survivors' room is never negative.
+        for (ResourceIndex r = 0; r < resource::kMaxResources; ++r)
+          recompute = recompute || (room[r] == (*previous)[r] && room[r] != 0);
+      }
     }
+    if (!recompute) return *previous;
+    Resources headroom;
+    for (std::uint32_t t : scratch) headroom = Resources::max(headroom, tpl.room[t]);
     return headroom;
   }
 
@@ -286,9 +305,14 @@ struct Scheduler::State {
     const PodSpec& spec = *in.pods[pod].spec;
     Resources need = c.requests + spec.requests;
     if (!need.fits_in(c.headroom)) return false;
+    const Variant& v = variants[vi];
+    // Pod (anti-)affinity first: it is cheap, and for pods that must be apart it refuses most
+    // claims.
+    const std::uint64_t allowed = affinity.claim_zones(pod, ci, c.zone_mask & v.zone_mask,
+                                                       v.zone_mask, progress[pod].affinity);
+    if (allowed == 0) return false;
     const PoolTemplate& tpl = ctx.pools()[c.pool];
     if (blocking_taint(spec, tpl.pool->taints, prefer_no_schedule(pod))) return false;
-    const Variant& v = variants[vi];
     bool merged =
         !v.has_requirements || std::find(c.merged_variants.begin(), c.merged_variants.end(), vi) !=
                                    c.merged_variants.end();
@@ -296,15 +320,12 @@ struct Scheduler::State {
     if (!spreads.allows_claim(pod, ci, progress[pod].honor_schedule_anyway)) return false;
     std::uint8_t capacity = c.capacity_mask & v.capacity_mask;
     if (capacity == 0) return false;
-    const std::uint64_t allowed = affinity.claim_zones(pod, ci, c.zone_mask & v.zone_mask,
-                                                       v.zone_mask, progress[pod].affinity);
-    if (allowed == 0) return false;
     zone_choices(pod, allowed, zone_scratch);
     for (std::uint64_t zones : zone_scratch) {
       if (zones == 0) continue;
       bool check_offerings = zones != c.zone_mask || capacity != c.capacity_mask;
-      Resources headroom =
-          narrow(c.pool, c.types, need, merged ? nullptr : &v, zones, capacity, check_offerings);
+      Resources headroom = narrow(c.pool, c.types, need, merged ? nullptr : &v, zones, capacity,
+                                  check_offerings, &c.headroom);
       if (scratch.empty()) continue;
       Requirements combined;
       if (!merged) {
@@ -377,11 +398,11 @@ struct Scheduler::State {
       charge_limits(pool, c.types);
       claims.push_back(std::move(c));
       auto ci = static_cast<std::uint32_t>(claims.size() - 1);
-      claim_order.push_back(ci);  // one pod: after every claim with one pod, before fuller ones
-      std::stable_sort(claim_order.begin(), claim_order.end(),
-                       [&](std::uint32_t a, std::uint32_t b) {
-                         return claims[a].pods.size() < claims[b].pods.size();
-                       });
+      // One pod and the newest: after every claim with one pod, before fuller ones.
+      auto fuller =
+          std::partition_point(claim_order.begin(), claim_order.end(),
+                               [&](std::uint32_t c) { return claims[c].pods.size() <= 1; });
+      claim_order.insert(fuller, ci);
       spreads.add_claim();
       spreads.record_claim(pod, ci, zones);
       affinity.add_claim();
@@ -407,18 +428,14 @@ struct Scheduler::State {
   // its new NodeClaims by pod count before every pod; this moves one entry instead).
   void resort_claim(std::size_t position) {
     auto it = claim_order.begin() + static_cast<std::ptrdiff_t>(position);
-    const std::uint32_t ci = *it;
-    while (std::next(it) != claim_order.end()) {
-      const Claim& next = claims[*std::next(it)];
-      const Claim& self = claims[ci];
-      if (next.pods.size() < self.pods.size() ||
-          (next.pods.size() == self.pods.size() && next.serial < self.serial)) {
-        std::iter_swap(it, std::next(it));
-        ++it;
-      } else {
-        break;
-      }
-    }
+    const Claim& self = claims[*it];
+    // The order after `it` is by (pod count, serial): find the first claim that stays behind.
+    auto behind = std::partition_point(std::next(it), claim_order.end(), [&](std::uint32_t c) {
+      const Claim& other = claims[c];
+      return other.pods.size() < self.pods.size() ||
+             (other.pods.size() == self.pods.size() && other.serial < self.serial);
+    });
+    std::rotate(it, std::next(it), behind);
   }
 
   bool add(std::uint32_t pod) {
@@ -584,20 +601,25 @@ SolveResult Scheduler::solve(const SolveInput& input) {
 
   // A ring buffer over the queue; a pod popped with the queue at the same length as when it
   // was last pushed back means a full cycle without progress: stop.
+  // A relaxation is progress and forgets every pod's mark: marks carry the relaxation count
+  // they were made at, so forgetting costs nothing.
   std::vector<std::int64_t> last_len(pod_count, -1);
+  std::vector<std::uint32_t> last_epoch(pod_count, 0);
+  std::uint32_t epoch = 0;
   std::size_t head = 0;
   while (head < queue.size()) {
     std::uint32_t pod = queue[head];
     auto length = static_cast<std::int64_t>(queue.size() - head);
-    if (last_len[pod] == length) break;
+    if (last_epoch[pod] == epoch && last_len[pod] == length) break;
     ++head;
     if (s.add(pod)) continue;
     bool relaxed = s.relax(pod);
     queue.push_back(pod);
     if (relaxed) {
-      std::fill(last_len.begin(), last_len.end(), -1);
+      ++epoch;
     } else {
       last_len[pod] = static_cast<std::int64_t>(queue.size() - head);
+      last_epoch[pod] = epoch;
     }
   }
 

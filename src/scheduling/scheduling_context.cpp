@@ -49,6 +49,9 @@ SchedulingContext::SchedulingContext(const Catalog& catalog, std::span<const Nod
           tpl.daemon_overhead[i] += requests;
       });
     }
+    tpl.room.reserve(types.size());
+    for (std::size_t i = 0; i < types.size(); ++i)
+      tpl.room.push_back(tpl.allocatable[i] - tpl.daemon_overhead[i]);
     pools_.push_back(std::move(tpl));
   }
 

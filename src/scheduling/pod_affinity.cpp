@@ -272,9 +272,37 @@ std::uint64_t PodAffinityGroups::claim_zones(std::uint32_t pod, std::uint32_t cl
   return zones;
 }
 
+std::uint32_t PodAffinityGroups::hostname_exclusion(std::uint32_t pod,
+                                                    const AffinityRelaxation& r) const {
+  if (groups_.empty()) return kNoGroup;
+  std::uint32_t best = kNoGroup;
+  auto consider = [&](std::uint32_t g) {
+    if (!groups_[g].zonal && (best == kNoGroup || groups_[g].free_count < groups_[best].free_count))
+      best = g;
+  };
+  for (std::uint32_t i = owned_range_[pod].begin; i < owned_range_[pod].end; ++i) {
+    const Owned& o = owned_[i];
+    if (groups_[o.group].kind == Kind::AntiAffinity && active(groups_[o.group], o, r))
+      consider(o.group);
+  }
+  for (std::uint32_t i = blocked_range_[pod].begin; i < blocked_range_[pod].end; ++i)
+    consider(blocked_[i]);
+  return best;
+}
+
+const std::vector<std::uint32_t>& PodAffinityGroups::free_claims(std::uint32_t group) {
+  Group& g = groups_[group];
+  std::erase_if(g.free, [&](std::uint32_t c) { return g.claim_counts[c] != 0; });
+  return g.free;
+}
+
 void PodAffinityGroups::add_claim() {
-  for (Group& g : groups_)
-    if (!g.zonal) g.claim_counts.push_back(0);
+  for (Group& g : groups_) {
+    if (g.zonal) continue;
+    g.free.push_back(static_cast<std::uint32_t>(g.claim_counts.size()));
+    ++g.free_count;
+    g.claim_counts.push_back(0);
+  }
 }
 
 void PodAffinityGroups::record(Group& g, std::uint64_t zones, std::uint32_t node,
@@ -286,8 +314,8 @@ void PodAffinityGroups::record(Group& g, std::uint64_t zones, std::uint32_t node
     g.occupied_zones |= zones;
   } else if (node != kNone) {
     ++g.node_counts[node];
-  } else {
-    ++g.claim_counts[claim];
+  } else if (g.claim_counts[claim]++ == 0) {
+    --g.free_count;
   }
   ++g.recorded;
 }

@@ -43,6 +43,15 @@ class PodAffinityGroups {
   std::uint64_t claim_zones(std::uint32_t pod, std::uint32_t claim, std::uint64_t zones,
                             std::uint64_t pod_zones, const AffinityRelaxation& r) const;
 
+  // A hostname group whose count on a NodeClaim keeps the pod off it (its active anti-affinity,
+  // or another pod's required anti-affinity): the one with the fewest claims free of it, or
+  // kNoGroup. Only claims free of it can take the pod, so the solver may try just those.
+  static constexpr std::uint32_t kNoGroup = UINT32_MAX;
+  std::uint32_t hostname_exclusion(std::uint32_t pod, const AffinityRelaxation& r) const;
+  std::size_t free_claim_count(std::uint32_t group) const { return groups_[group].free_count; }
+  // The claims where the group counts no pod, in creation order.
+  const std::vector<std::uint32_t>& free_claims(std::uint32_t group);
+
   void add_claim();
   void record_node(std::uint32_t pod, std::uint32_t node);
   // `zones`: the zones the claim may still launch in; an anti-affinity group blocks them all,
@@ -61,6 +70,9 @@ class PodAffinityGroups {
     std::vector<int> claim_counts;
     std::uint64_t occupied_zones = 0;  // zones with a count
     int recorded = 0;                  // records anywhere (Karpenter: not every domain empty)
+    // Hostname groups: claims with no count (some may have gained one since), and how many.
+    std::vector<std::uint32_t> free;
+    std::size_t free_count = 0;
   };
   // A group a pod owns a term of; rank: the term's place among its kind's preferred terms, or
   // kRequired.

@@ -18,6 +18,14 @@ namespace fleetsim {
 
 namespace {
 
+// Below one free claim in this many, a pod kept apart by hostname anti-affinity tries only the
+// free ones (a tuning constant of fleetsim's: the order and the outcome are the same).
+constexpr std::size_t kFreeClaimsShortcut = 8;
+// How many of the latest distinct requirement sets a new variant is compared with (fleetsim's
+// tuning: enough for the Deployments of one batch, bounded so that many distinct ones stay
+// linear).
+constexpr std::ptrdiff_t kRecentRequirementSets = 16;
+
 // One reading of a pod's node requirements: which required term, and whether the preferred
 // term is still honoured. Pods of one Deployment share their variants.
 struct Variant {
@@ -55,6 +63,15 @@ struct Claim {
   std::vector<std::uint32_t> pods;
 };
 
+// A pool's types by their cheapest offering within (zones, capacity types), then by name:
+// claims with the same masks share one order (a solve's claims have a handful of masks).
+struct PriceOrder {
+  std::uint32_t pool = 0;
+  std::uint64_t zones = 0;
+  std::uint8_t capacity = 0;
+  std::vector<std::uint32_t> types;
+};
+
 }  // namespace
 
 struct Scheduler::State {
@@ -66,6 +83,7 @@ struct Scheduler::State {
   std::vector<Variant> variants;
   std::map<std::tuple<const PodSpec*, std::uint32_t, bool>, std::int32_t> variant_of;
   std::vector<PodProgress> progress;
+  std::vector<std::int32_t> distinct_variants;  // the first variant of each requirement set
 
   std::vector<std::uint32_t> node_order;
   std::vector<Resources> node_available;
@@ -82,7 +100,10 @@ struct Scheduler::State {
   PodAffinityGroups affinity;
   std::uint64_t zone_universe = 0;
 
-  std::vector<std::uint32_t> scratch;       // narrowed type sets
+  std::vector<std::uint32_t> scratch;        // narrowed type sets
+  std::vector<std::uint32_t> claim_scratch;  // claims to try for the pod being placed
+  std::vector<std::uint8_t> type_marks;      // per catalog type, all 0 between uses
+  std::vector<PriceOrder> price_orders;
   std::vector<std::uint64_t> zone_scratch;  // zone choices for the pod being placed
   SolveResult result;
 
@@ -176,10 +197,26 @@ struct Scheduler::State {
     }
     if (use_preferred) v.requirements.add(*spec->preferred_node_requirements);
     v.has_requirements = !v.requirements.empty();
-    v.types =
-        v.has_requirements ? ctx.compatible_types(v.requirements) : TypeSet(types.size(), true);
-    v.zone_mask = ctx.zone_mask(v.requirements);
-    v.capacity_mask = SchedulingContext::capacity_mask(v.requirements);
+    // Pods of different specs often ask the same (one Deployment's pods, or the same
+    // preference): the catalog is matched once per requirement set among the recent ones.
+    auto recent = std::ssize(distinct_variants) > kRecentRequirementSets
+                      ? distinct_variants.end() - kRecentRequirementSets
+                      : distinct_variants.begin();
+    auto same = std::find_if(recent, distinct_variants.end(), [&](std::int32_t d) {
+      return variants[d].requirements == v.requirements;
+    });
+    if (same != distinct_variants.end()) {
+      const Variant& d = variants[*same];
+      v.types = d.types;
+      v.zone_mask = d.zone_mask;
+      v.capacity_mask = d.capacity_mask;
+    } else {
+      v.types =
+          v.has_requirements ? ctx.compatible_types(v.requirements) : TypeSet(types.size(), true);
+      v.zone_mask = ctx.zone_mask(v.requirements);
+      v.capacity_mask = SchedulingContext::capacity_mask(v.requirements);
+      distinct_variants.push_back(static_cast<std::int32_t>(variants.size()));
+    }
     variants.push_back(std::move(v));
     auto index = static_cast<std::int32_t>(variants.size() - 1);
     variant_of.emplace(key, index);
@@ -460,15 +497,43 @@ struct Scheduler::State {
       }
     }
     if (memo) scan_from = node_count;
+    if (!try_claims(pod, vi)) {
+      for (std::uint32_t pool : ctx.pool_order())
+        if (try_new_claim(pod, pool, vi)) return true;
+      return false;
+    }
+    return true;
+  }
+
+  // The claims of this solve in claim_order (emptiest first), first fit.
+  bool try_claims(std::uint32_t pod, std::int32_t vi) {
+    const std::uint32_t g = affinity.hostname_exclusion(pod, progress[pod].affinity);
+    // Pods that must be apart (the benchmark's hostname anti-affinity) would walk every claim:
+    // when few are free of their group, try only those, in the same order.
+    if (g != PodAffinityGroups::kNoGroup &&
+        affinity.free_claim_count(g) * kFreeClaimsShortcut < claim_order.size()) {
+      claim_scratch = affinity.free_claims(g);
+      auto key = [&](std::uint32_t c) {
+        return std::pair(claims[c].pods.size(), claims[c].serial);
+      };
+      std::sort(claim_scratch.begin(), claim_scratch.end(),
+                [&](std::uint32_t a, std::uint32_t b) { return key(a) < key(b); });
+      for (std::uint32_t ci : claim_scratch) {
+        auto at = std::lower_bound(claim_order.begin(), claim_order.end(), key(ci),
+                                   [&](std::uint32_t c, const auto& k) { return key(c) < k; });
+        if (try_claim(pod, ci, vi)) {
+          resort_claim(static_cast<std::size_t>(at - claim_order.begin()));
+          return true;
+        }
+      }
+      return false;
+    }
     for (std::size_t k = 0; k < claim_order.size(); ++k) {
-      std::uint32_t ci = claim_order[k];
-      if (try_claim(pod, ci, vi)) {
+      if (try_claim(pod, claim_order[k], vi)) {
         resort_claim(k);
         return true;
       }
     }
-    for (std::uint32_t pool : ctx.pool_order())
-      if (try_new_claim(pod, pool, vi)) return true;
     return false;
   }
 
@@ -523,32 +588,54 @@ struct Scheduler::State {
     return fmt::format("{}", fmt::join(parts, "; "));
   }
 
-  double claim_price(const Claim& c, std::uint32_t t) const {
+  // The cheapest usable offering of `t` within the masks, or -1.
+  double cheapest_offering(std::uint32_t t, std::uint64_t zones, std::uint8_t capacity) const {
     double best = -1;
     for (const OfferingRef& o : ctx.offerings(t)) {
-      if (!(c.zone_mask >> o.zone & 1ULL) || !(o.capacity & c.capacity_mask) || !offering_usable(o))
-        continue;
+      if (!(zones >> o.zone & 1ULL) || !(o.capacity & capacity) || !offering_usable(o)) continue;
       if (best < 0 || o.price < best) best = o.price;
     }
     return best;
+  }
+
+  // The pool's types by price within the masks (PriceOrder), computed once per solve.
+  const std::vector<std::uint32_t>& price_order(std::uint32_t pool, std::uint64_t zones,
+                                                std::uint8_t capacity) {
+    for (const PriceOrder& o : price_orders)
+      if (o.pool == pool && o.zones == zones && o.capacity == capacity) return o.types;
+    std::vector<std::pair<double, std::uint32_t>> priced;
+    ctx.pools()[pool].types.for_each([&](std::size_t t) {
+      auto type = static_cast<std::uint32_t>(t);
+      priced.emplace_back(cheapest_offering(type, zones, capacity), type);
+    });
+    std::sort(priced.begin(), priced.end(), [&](const auto& a, const auto& b) {
+      if (a.first != b.first) return a.first < b.first;
+      return types[a.second].name < types[b.second].name;
+    });
+    PriceOrder& o = price_orders.emplace_back(
+        PriceOrder{.pool = pool, .zones = zones, .capacity = capacity, .types = {}});
+    o.types.reserve(priced.size());
+    for (const auto& [price, t] : priced) o.types.push_back(t);
+    return o.types;
   }
 
   NewNodeClaim finish_claim(Claim& c) {
     NewNodeClaim out;
     out.pool = c.pool;
     out.pods = std::move(c.pods);
-    std::vector<std::pair<double, std::uint32_t>> priced;
-    priced.reserve(c.types.size());
-    for (std::uint32_t t : c.types) priced.emplace_back(claim_price(c, t), t);
-    std::sort(priced.begin(), priced.end(), [&](const auto& a, const auto& b) {
-      if (a.first != b.first) return a.first < b.first;
-      return types[a.second].name < types[b.second].name;
-    });
-    if (priced.size() > options.max_instance_types) priced.resize(options.max_instance_types);
+    // Karpenter orders a claim's options by price and keeps MaxInstanceTypes of them.
+    type_marks.resize(types.size());
+    for (std::uint32_t t : c.types) type_marks[t] = 1;
+    const std::size_t keep = std::min(c.types.size(), options.max_instance_types);
+    out.types.reserve(keep);
+    for (std::uint32_t t : price_order(c.pool, c.zone_mask, c.capacity_mask)) {
+      if (type_marks[t] == 0) continue;
+      if (out.types.size() < keep) out.types.push_back(t);
+      type_marks[t] = 0;
+    }
     Resources min_overhead;
     bool first = true;
-    for (auto& [price, t] : priced) {
-      out.types.push_back(t);
+    for (std::uint32_t t : out.types) {
       const Resources& o = ctx.pools()[c.pool].daemon_overhead[t];
       min_overhead = first ? o : Resources::min(min_overhead, o);
       first = false;

@@ -77,7 +77,7 @@ struct PriceOrder {
 struct Scheduler::State {
   const SchedulingContext& ctx;
   const SchedulerOptions& options;
-  const SolveInput& in;
+  const SolveInput* input = nullptr;  // the solve under way
   const std::vector<InstanceType>& types;
 
   std::vector<Variant> variants;
@@ -107,11 +107,32 @@ struct Scheduler::State {
   std::vector<std::uint64_t> zone_scratch;  // zone choices for the pod being placed
   SolveResult result;
 
-  State(const SchedulingContext& c, const SchedulerOptions& o, const SolveInput& i)
-      : ctx(c), options(o), in(i), types(c.catalog().types()) {}
+  // A ring buffer over the pods to place, and each pod's no-progress mark (see solve()).
+  std::vector<std::uint32_t> queue;
+  std::vector<std::int64_t> last_len;
+  std::vector<std::uint32_t> last_epoch;
+
+  State(const SchedulingContext& c, const SchedulerOptions& o)
+      : ctx(c), options(o), types(c.catalog().types()) {}
+
+  const SolveInput& in() const { return *input; }
+
+  // Forgets the last solve and keeps the buffers.
+  void reset(const SolveInput& i) {
+    input = &i;
+    variants.clear();
+    variant_of.clear();
+    distinct_variants.clear();
+    progress.assign(i.pods.size(), PodProgress{});
+    claims.clear();
+    claim_order.clear();
+    zone_universe = 0;
+    price_orders.clear();
+    result = SolveResult{};
+  }
 
   bool offering_usable(const OfferingRef& o) const {
-    return in.offering_usable.empty() || in.offering_usable[o.global] != 0;
+    return in().offering_usable.empty() || in().offering_usable[o.global] != 0;
   }
 
   bool has_offering(std::uint32_t type, std::uint64_t zones, std::uint8_t capacity) const {
@@ -123,16 +144,16 @@ struct Scheduler::State {
   // ---- setup ----
 
   void order_nodes() {
-    if (in.node_order.size() == in.nodes.size()) {
-      node_order.assign(in.node_order.begin(), in.node_order.end());
+    if (in().node_order.size() == in().nodes.size()) {
+      node_order.assign(in().node_order.begin(), in().node_order.end());
     } else {
-      node_order = solver_node_order(in.nodes);
+      node_order = solver_node_order(in().nodes);
     }
-    node_available.resize(in.nodes.size());
-    for (std::size_t i = 0; i < in.nodes.size(); ++i) {
-      node_available[i] = in.nodes[i].available;
-      if (in.removed(static_cast<std::uint32_t>(i))) continue;
-      if (auto z = ctx.zone_index(in.nodes[i].zone)) zone_universe |= 1ULL << *z;
+    node_available.resize(in().nodes.size());
+    for (std::size_t i = 0; i < in().nodes.size(); ++i) {
+      node_available[i] = in().nodes[i].available;
+      if (in().removed(static_cast<std::uint32_t>(i))) continue;
+      if (auto z = ctx.zone_index(in().nodes[i].zone)) zone_universe |= 1ULL << *z;
     }
   }
 
@@ -140,16 +161,16 @@ struct Scheduler::State {
     const auto& pools = ctx.pools();
     pool_remaining.assign(pools.size(), Resources{});
     pool_nodes_remaining.assign(pools.size(), INT64_MAX);
-    pool_types.assign(pools.size(), {});
+    pool_types.resize(pools.size());  // refilled: every pool starts stale
     pool_types_stale.assign(pools.size(), true);
     for (std::size_t p = 0; p < pools.size(); ++p) {
       const NodePoolLimits& limits = pools[p].pool->limits;
       if (limits.resources) {
         pool_remaining[p] = *limits.resources;
-        if (p < in.pool_usage.size()) pool_remaining[p] -= in.pool_usage[p];
+        if (p < in().pool_usage.size()) pool_remaining[p] -= in().pool_usage[p];
       }
       if (limits.nodes) {
-        std::int64_t used = p < in.pool_node_count.size() ? in.pool_node_count[p] : 0;
+        std::int64_t used = p < in().pool_node_count.size() ? in().pool_node_count[p] : 0;
         pool_nodes_remaining[p] = *limits.nodes - used;
       }
       zone_universe |= pools[p].zone_mask;
@@ -183,7 +204,7 @@ struct Scheduler::State {
   }
 
   std::int32_t variant_for(std::uint32_t pod) {
-    const PodSpec* spec = in.pods[pod].spec;
+    const PodSpec* spec = in().pods[pod].spec;
     const PodProgress& pr = progress[pod];
     bool use_preferred = pr.use_preferred && spec->preferred_node_requirements.has_value();
     auto key = std::make_tuple(spec, pr.term, use_preferred);
@@ -225,7 +246,7 @@ struct Scheduler::State {
 
   // Karpenter's Relax(): drop one soft constraint; false when nothing is left to drop.
   bool relax(std::uint32_t pod) {
-    const PodSpec& spec = *in.pods[pod].spec;
+    const PodSpec& spec = *in().pods[pod].spec;
     PodProgress& pr = progress[pod];
     if (pr.term < spec.alternative_node_requirements.size()) {
       ++pr.term;
@@ -266,15 +287,15 @@ struct Scheduler::State {
   }
 
   bool fits_existing(std::uint32_t pod, std::uint32_t node, std::int32_t vi) {
-    const ExistingNode& n = in.nodes[node];
-    const PodSpec& spec = *in.pods[pod].spec;
+    const ExistingNode& n = in().nodes[node];
+    const PodSpec& spec = *in().pods[pod].spec;
     if (!spec.requests.fits_in(node_available[node])) return false;
-    if (in.removed(node) || (n.under_consolidate_after && in.pods[pod].from_candidate))
+    if (in().removed(node) || (n.under_consolidate_after && in().pods[pod].from_candidate))
       return false;
     if (blocking_taint(spec, n.taints, prefer_no_schedule(pod))) return false;
     Variant& v = variants[vi];
     if (v.has_requirements) {
-      if (v.node_compatible.empty()) v.node_compatible.assign(in.nodes.size(), -1);
+      if (v.node_compatible.empty()) v.node_compatible.assign(in().nodes.size(), -1);
       std::int8_t& known = v.node_compatible[node];
       if (known < 0)
         known = (n.labels == nullptr || term_allows(v.requirements, *n.labels)) ? 1 : 0;
@@ -339,7 +360,7 @@ struct Scheduler::State {
 
   bool try_claim(std::uint32_t pod, std::uint32_t ci, std::int32_t vi) {
     Claim& c = claims[ci];
-    const PodSpec& spec = *in.pods[pod].spec;
+    const PodSpec& spec = *in().pods[pod].spec;
     Resources need = c.requests + spec.requests;
     if (!need.fits_in(c.headroom)) return false;
     const Variant& v = variants[vi];
@@ -399,7 +420,7 @@ struct Scheduler::State {
 
   bool try_new_claim(std::uint32_t pod, std::uint32_t pool, std::int32_t vi) {
     const PoolTemplate& tpl = ctx.pools()[pool];
-    const PodSpec& spec = *in.pods[pod].spec;
+    const PodSpec& spec = *in().pods[pod].spec;
     if (pool_nodes_remaining[pool] <= 0) return false;
     if (blocking_taint(spec, tpl.pool->taints, prefer_no_schedule(pod))) return false;
     const Variant& v = variants[vi];
@@ -477,20 +498,20 @@ struct Scheduler::State {
 
   bool add(std::uint32_t pod) {
     std::int32_t vi = variant_for(pod);
-    const PodSpec& spec = *in.pods[pod].spec;
+    const PodSpec& spec = *in().pods[pod].spec;
     // Nodes only fill up, so a node that refused a pod refuses the next of its spec; not so with
     // spreads and pod affinity, where other pods' places change the answer.
     const bool memo = spec.topology_spread.empty() && !affinity.constrains(pod);
     std::uint32_t& scan_from =
         variants[vi].scan_from[(progress[pod].tolerate_prefer_no_schedule ? 2 : 0) +
-                               (in.pods[pod].from_candidate ? 1 : 0)];
+                               (in().pods[pod].from_candidate ? 1 : 0)];
     const auto node_count = static_cast<std::uint32_t>(node_order.size());
     for (std::uint32_t k = memo ? scan_from : 0; k < node_count; ++k) {
       const std::uint32_t node = node_order[k];
       if (fits_existing(pod, node, vi)) {
         node_available[node] -= spec.requests;
         result.placements.push_back(Placement{.pod = pod, .node = node});
-        spreads.record_node(pod, node, in.nodes[node].zone);
+        spreads.record_node(pod, node, in().nodes[node].zone);
         affinity.record_node(pod, node);
         if (memo) scan_from = k;
         return true;
@@ -541,7 +562,7 @@ struct Scheduler::State {
 
   // Why a pod that found no place failed, pool by pool (only computed for failed pods).
   std::string explain(std::uint32_t pod) {
-    const PodSpec& spec = *in.pods[pod].spec;
+    const PodSpec& spec = *in().pods[pod].spec;
     const Variant& v = variants[variant_for(pod)];
     if (ctx.pools().empty()) return "no NodePool";
     std::vector<std::string> parts;
@@ -659,21 +680,22 @@ std::vector<std::uint32_t> solver_node_order(std::span<const ExistingNode> nodes
 }
 
 Scheduler::Scheduler(const SchedulingContext& context, SchedulerOptions options)
-    : context_(&context), options_(options) {}
+    : context_(&context), options_(options), state_(std::make_unique<State>(*context_, options_)) {}
 
 Scheduler::~Scheduler() = default;
 
 SolveResult Scheduler::solve(const SolveInput& input) {
-  State s(*context_, options_, input);
+  State& s = *state_;
+  s.reset(input);
   const auto pod_count = static_cast<std::uint32_t>(input.pods.size());
-  s.progress.assign(pod_count, PodProgress{});
   s.order_nodes();
   s.init_pools();
   s.spreads.build(*context_, input, s.zone_universe);
   s.affinity.build(*context_, input);
 
   // Karpenter's queue: CPU then memory descending, then creation time, then UID.
-  std::vector<std::uint32_t> queue(pod_count);
+  std::vector<std::uint32_t>& queue = s.queue;
+  queue.resize(pod_count);
   for (std::uint32_t i = 0; i < pod_count; ++i) queue[i] = i;
   std::sort(queue.begin(), queue.end(), [&](std::uint32_t a, std::uint32_t b) {
     const PendingPod& pa = input.pods[a];
@@ -690,14 +712,14 @@ SolveResult Scheduler::solve(const SolveInput& input) {
   // was last pushed back means a full cycle without progress: stop.
   // A relaxation is progress and forgets every pod's mark: marks carry the relaxation count
   // they were made at, so forgetting costs nothing.
-  std::vector<std::int64_t> last_len(pod_count, -1);
-  std::vector<std::uint32_t> last_epoch(pod_count, 0);
+  s.last_len.assign(pod_count, -1);
+  s.last_epoch.assign(pod_count, 0);
   std::uint32_t epoch = 0;
   std::size_t head = 0;
   while (head < queue.size()) {
     std::uint32_t pod = queue[head];
     auto length = static_cast<std::int64_t>(queue.size() - head);
-    if (last_epoch[pod] == epoch && last_len[pod] == length) break;
+    if (s.last_epoch[pod] == epoch && s.last_len[pod] == length) break;
     ++head;
     if (s.add(pod)) continue;
     bool relaxed = s.relax(pod);
@@ -705,8 +727,8 @@ SolveResult Scheduler::solve(const SolveInput& input) {
     if (relaxed) {
       ++epoch;
     } else {
-      last_len[pod] = static_cast<std::int64_t>(queue.size() - head);
-      last_epoch[pod] = epoch;
+      s.last_len[pod] = static_cast<std::int64_t>(queue.size() - head);
+      s.last_epoch[pod] = epoch;
     }
   }
 

@@ -374,3 +374,29 @@ TEST_CASE("preferred anti-affinity terms are relaxed heaviest first", "[scheduli
   REQUIRE(r.claims.size() == 4);
   for (const NewNodeClaim& c : r.claims) CHECK(c.pods.size() == 1);
 }
+
+// The solver keeps its buffers between solves (Scheduler's header): a second solve must not see
+// the first one's claims, variants or groups.
+TEST_CASE("a Scheduler reused across solves answers as a fresh one", "[scheduling]") {
+  const Catalog catalog = small_catalog();
+  const std::vector<NodePool> pools{default_pool()};
+  SchedulingContext ctx(catalog, pools, {});
+  Problem apart;
+  apart.add(with_anti(small(), label::kHostname, kS2), 3, kS2);
+  Problem together;
+  together.add(with_affinity(small(), label::kZone, kS2), 4, kS2);
+  together.add(make_pod({.cpu_millis = 1500, .memory_mib = 1024}), 2);
+  auto shape = [&](const SolveResult& r) {
+    std::vector<std::pair<std::vector<std::uint32_t>, std::vector<std::string>>> out;
+    for (const NewNodeClaim& c : r.claims) out.emplace_back(c.pods, type_names(catalog, c));
+    return out;
+  };
+  Scheduler reused(ctx);
+  reused.solve(apart.input());
+  const SolveResult again = reused.solve(together.input());
+  Scheduler fresh(ctx);
+  const SolveResult once = fresh.solve(together.input());
+  CHECK(shape(again) == shape(once));
+  CHECK(shape(again).size() == 1);  // the affinity pods pin the big pods' claim to a zone
+  CHECK(shape(reused.solve(apart.input())).size() == 3);
+}

@@ -52,6 +52,11 @@ class PodAffinityGroups {
   // The claims where the group counts no pod, in creation order.
   const std::vector<std::uint32_t>& free_claims(std::uint32_t group);
 
+  // Zones a claim must keep some of to take the pod (a necessary condition of claim_zones,
+  // the same for every claim): a quick filter for the claim scan.
+  std::uint64_t zone_filter(std::uint32_t pod, std::uint64_t pod_zones,
+                            const AffinityRelaxation& r) const;
+
   void add_claim();
   void record_node(std::uint32_t pod, std::uint32_t node);
   // `zones`: the zones the claim may still launch in; an anti-affinity group blocks them all,

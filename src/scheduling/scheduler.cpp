@@ -72,6 +72,14 @@ struct PriceOrder {
   std::vector<std::uint32_t> types;
 };
 
+// A pool's launchable types that have a usable offering within (zones, capacity types).
+struct OfferedTypes {
+  std::uint32_t pool = 0;
+  std::uint64_t zones = 0;
+  std::uint8_t capacity = 0;
+  std::vector<std::uint32_t> types;
+};
+
 }  // namespace
 
 struct Scheduler::State {
@@ -104,6 +112,7 @@ struct Scheduler::State {
   std::vector<std::uint32_t> claim_scratch;  // claims to try for the pod being placed
   std::vector<std::uint8_t> type_marks;      // per catalog type, all 0 between uses
   std::vector<PriceOrder> price_orders;
+  std::vector<OfferedTypes> offered;
   std::vector<std::uint64_t> zone_scratch;  // zone choices for the pod being placed
   SolveResult result;
 
@@ -128,6 +137,7 @@ struct Scheduler::State {
     claim_order.clear();
     zone_universe = 0;
     price_orders.clear();
+    offered.clear();
     result = SolveResult{};
   }
 
@@ -199,8 +209,23 @@ struct Scheduler::State {
           out.push_back(type);
       });
       pool_types_stale[pool] = false;
+      std::erase_if(offered, [&](const OfferedTypes& o) { return o.pool == pool; });
     }
     return pool_types[pool];
+  }
+
+  // The launchable types with a usable offering within (zones, capacity types): new claims of
+  // a solve ask for a handful of such masks, each filtered once.
+  const std::vector<std::uint32_t>& offered_types(std::uint32_t pool, std::uint64_t zones,
+                                                  std::uint8_t capacity) {
+    const auto& launchable = launchable_types(pool);
+    for (const OfferedTypes& o : offered)
+      if (o.pool == pool && o.zones == zones && o.capacity == capacity) return o.types;
+    OfferedTypes& o = offered.emplace_back(
+        OfferedTypes{.pool = pool, .zones = zones, .capacity = capacity, .types = {}});
+    for (std::uint32_t t : launchable)
+      if (has_offering(t, zones, capacity)) o.types.push_back(t);
+    return o.types;
   }
 
   std::int32_t variant_for(std::uint32_t pod) {
@@ -438,8 +463,8 @@ struct Scheduler::State {
     zone_choices(pod, allowed, zone_scratch);
     for (std::uint64_t zones : zone_scratch) {
       if (zones == 0) continue;
-      Resources headroom = narrow(pool, candidates, spec.requests,
-                                  v.has_requirements ? &v : nullptr, zones, capacity, true);
+      Resources headroom = narrow(pool, offered_types(pool, zones, capacity), spec.requests,
+                                  v.has_requirements ? &v : nullptr, zones, capacity, false);
       if (scratch.empty() || !min_values_hold(combined)) continue;
       Claim c;
       c.pool = pool;
@@ -529,6 +554,9 @@ struct Scheduler::State {
   // The claims of this solve in claim_order (emptiest first), first fit.
   bool try_claims(std::uint32_t pod, std::int32_t vi) {
     const std::uint32_t g = affinity.hostname_exclusion(pod, progress[pod].affinity);
+    // Claims outside these zones refuse the pod; pods with zone affinity skip them cheaply.
+    const std::uint64_t zones =
+        affinity.zone_filter(pod, variants[vi].zone_mask, progress[pod].affinity);
     // Pods that must be apart (the benchmark's hostname anti-affinity) would walk every claim:
     // when few are free of their group, try only those, in the same order.
     if (g != PodAffinityGroups::kNoGroup &&
@@ -540,6 +568,7 @@ struct Scheduler::State {
       std::sort(claim_scratch.begin(), claim_scratch.end(),
                 [&](std::uint32_t a, std::uint32_t b) { return key(a) < key(b); });
       for (std::uint32_t ci : claim_scratch) {
+        if ((claims[ci].zone_mask & zones) == 0) continue;
         auto at = std::lower_bound(claim_order.begin(), claim_order.end(), key(ci),
                                    [&](std::uint32_t c, const auto& k) { return key(c) < k; });
         if (try_claim(pod, ci, vi)) {
@@ -550,6 +579,7 @@ struct Scheduler::State {
       return false;
     }
     for (std::size_t k = 0; k < claim_order.size(); ++k) {
+      if ((claims[claim_order[k]].zone_mask & zones) == 0) continue;
       if (try_claim(pod, claim_order[k], vi)) {
         resort_claim(k);
         return true;
@@ -655,11 +685,16 @@ struct Scheduler::State {
       type_marks[t] = 0;
     }
     Resources min_overhead;
-    bool first = true;
-    for (std::uint32_t t : out.types) {
-      const Resources& o = ctx.pools()[c.pool].daemon_overhead[t];
-      min_overhead = first ? o : Resources::min(min_overhead, o);
-      first = false;
+    const PoolTemplate& tpl = ctx.pools()[c.pool];
+    if (tpl.uniform_overhead) {
+      if (!out.types.empty()) min_overhead = tpl.daemon_overhead[out.types.front()];
+    } else {
+      bool first = true;
+      for (std::uint32_t t : out.types) {
+        const Resources& o = tpl.daemon_overhead[t];
+        min_overhead = first ? o : Resources::min(min_overhead, o);
+        first = false;
+      }
     }
     out.requirements = std::move(c.requirements);
     out.requests = c.requests + min_overhead;

@@ -176,15 +176,6 @@ bool PodAffinityGroups::active(const Group& g, const Owned& o, const AffinityRel
   return o.rank >= (g.kind == Kind::Affinity ? r.affinity_dropped : r.anti_dropped);
 }
 
-bool PodAffinityGroups::has_affinity(std::uint32_t pod, const AffinityRelaxation& r) const {
-  if (groups_.empty()) return false;
-  for (std::uint32_t i = owned_range_[pod].begin; i < owned_range_[pod].end; ++i) {
-    const Group& g = groups_[owned_[i].group];
-    if (g.kind == Kind::Affinity && active(g, owned_[i], r)) return true;
-  }
-  return false;
-}
-
 std::uint32_t PodAffinityGroups::preferred_affinity_count(std::uint32_t pod) const {
   return preferred_affinity_.empty() ? 0 : preferred_affinity_[pod];
 }

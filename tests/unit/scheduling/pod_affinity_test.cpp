@@ -237,8 +237,8 @@ TEST_CASE("hostname anti-affinity separates a pod from the pod it selects", "[sc
   CHECK(claim_of(r, avoider) != claim_of(r, target));
 }
 
-// upstream: "should not schedule pods with anti-affinity to themselves on the same node" (the
-// benchmark's hostname anti-affinity pods): N pods, N NodeClaims.
+// upstream: scheduling_benchmark_test.go makePodAntiAffinityPods ("all of these pods have
+// anti-affinity to each other"), on hostname: N pods, N NodeClaims.
 TEST_CASE("pods with hostname anti-affinity to themselves get a claim each", "[scheduling]") {
   Problem problem;
   problem.add(with_anti(small(), label::kHostname, kS2), 5, kS2);
@@ -399,4 +399,38 @@ TEST_CASE("a Scheduler reused across solves answers as a fresh one", "[schedulin
   CHECK(shape(again) == shape(once));
   CHECK(shape(again).size() == 1);  // the affinity pods pin the big pods' claim to a zone
   CHECK(shape(reused.solve(apart.input())).size() == 3);
+}
+
+// upstream: "should support pod anti-affinity with a zone topology": the first batch places one
+// pod (its claim may launch in any zone, so it blocks them all); once it runs in a zone, the next
+// batch places one more in the other zone; then nothing more fits.
+TEST_CASE("zone anti-affinity to themselves places one pod per batch until zones run out",
+          "[scheduling]") {
+  const PodSpec anti = with_anti(small(), label::kZone, kS2);
+  Problem first;
+  first.add(anti, 3, kS2);
+  SolveResult r = solve({default_pool()}, first);
+  REQUIRE(r.claims.size() == 1);
+  CHECK(r.claims[0].pods.size() == 1);
+  CHECK(r.failures.size() == 2);
+
+  Requirements labels = Requirements::from_labels({{std::string(label::kNodePool), "default"}});
+  std::vector<ExistingNode> nodes{node_in("node-a", "us-east-1a", labels)};
+  std::vector<BoundPod> bound{{.labels = &kS2, .spec = &anti, .namespace_name = "default"}};
+  Problem second;
+  second.add(anti, 3, kS2);
+  r = solve({default_pool()}, second, {.nodes = nodes, .bound_pods = bound});
+  CHECK(r.placements.empty());  // node-a has room, but its zone holds the first pod
+  REQUIRE(r.claims.size() == 1);
+  CHECK(zones_of(r.claims[0]) == std::vector<std::string>{"us-east-1b"});
+  CHECK(r.failures.size() == 2);
+
+  nodes.push_back(node_in("node-b", "us-east-1b", labels));
+  bound.push_back({.labels = &kS2, .spec = &anti, .namespace_name = "default", .node = 1});
+  Problem third;
+  third.add(anti, 3, kS2);
+  r = solve({default_pool()}, third, {.nodes = nodes, .bound_pods = bound});
+  CHECK(r.placements.empty());
+  CHECK(r.claims.empty());
+  CHECK(r.failures.size() == 3);
 }

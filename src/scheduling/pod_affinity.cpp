@@ -287,9 +287,10 @@ const std::vector<std::uint32_t>& PodAffinityGroups::free_claims(std::uint32_t g
   return g.free;
 }
 
-std::uint64_t PodAffinityGroups::zone_filter(std::uint32_t pod, std::uint64_t pod_zones,
+std::uint64_t PodAffinityGroups::zone_filter(std::uint32_t pod, std::uint64_t zones,
+                                             std::uint64_t pod_zones,
                                              const AffinityRelaxation& r) const {
-  std::uint64_t filter = pod_zones;
+  std::uint64_t filter = zones;
   if (groups_.empty()) return filter;
   for (std::uint32_t i = owned_range_[pod].begin; i < owned_range_[pod].end; ++i) {
     const Owned& o = owned_[i];
@@ -298,7 +299,7 @@ std::uint64_t PodAffinityGroups::zone_filter(std::uint32_t pod, std::uint64_t po
     if (g.kind == Kind::AntiAffinity) {
       filter &= ~g.occupied_zones;
     } else if ((g.occupied_zones & pod_zones) != 0) {
-      filter &= g.occupied_zones;  // no bootstrap: only zones with a selected pod
+      filter &= g.occupied_zones & pod_zones;  // no bootstrap: only zones with a selected pod
     }
   }
   for (std::uint32_t i = blocked_range_[pod].begin; i < blocked_range_[pod].end; ++i)

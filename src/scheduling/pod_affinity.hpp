@@ -31,8 +31,8 @@ class PodAffinityGroups {
   std::uint32_t preferred_anti_count(std::uint32_t pod) const;
 
   // An existing node: its zone and its host satisfy every active term and no other pod's
-  // required anti-affinity keeps the pod away. `pod_zones`: the zones the pod's node
-  // requirements allow (Karpenter's pod domains).
+  // required anti-affinity keeps the pod away. `pod_zones`: the zones the pod's required node
+  // selection allows (Karpenter's pod domains: its strict requirements, no preferred term).
   bool allows_node(std::uint32_t pod, std::uint32_t node, std::uint64_t pod_zones,
                    const AffinityRelaxation& r) const;
   // The zones within `zones` a NodeClaim of this solve (or kNewClaim) may keep for the pod; 0
@@ -50,8 +50,9 @@ class PodAffinityGroups {
   const std::vector<std::uint32_t>& free_claims(std::uint32_t group);
 
   // Zones a claim must keep some of to take the pod (a necessary condition of claim_zones,
-  // the same for every claim): a quick filter for the claim scan.
-  std::uint64_t zone_filter(std::uint32_t pod, std::uint64_t pod_zones,
+  // the same for every claim): a quick filter for the claim scan. `zones`: those the pod's
+  // node requirements allow, preferred term included.
+  std::uint64_t zone_filter(std::uint32_t pod, std::uint64_t zones, std::uint64_t pod_zones,
                             const AffinityRelaxation& r) const;
 
   void add_claim();

@@ -33,6 +33,9 @@ struct Variant {
   bool has_requirements = false;
   TypeSet types;  // catalog types whose labels intersect the requirements
   std::uint64_t zone_mask = 0;
+  // The zones of the required term alone, without the preferred one: Karpenter's pod domains
+  // for pod affinity (its StrictRequirements).
+  std::uint64_t strict_zone_mask = 0;
   std::uint8_t capacity_mask = 0;
   std::vector<std::int8_t> node_compatible;  // per existing node: -1 unknown, 0 no, 1 yes
   // For pods without topology spread, by (PreferNoSchedule tolerated, from a candidate): the
@@ -263,6 +266,11 @@ struct Scheduler::State {
       v.capacity_mask = SchedulingContext::capacity_mask(v.requirements);
       distinct_variants.push_back(static_cast<std::int32_t>(variants.size()));
     }
+    v.strict_zone_mask =
+        use_preferred
+            ? ctx.zone_mask(pr.term == 0 ? spec->node_requirements
+                                         : spec->alternative_node_requirements[pr.term - 1])
+            : v.zone_mask;
     variants.push_back(std::move(v));
     auto index = static_cast<std::int32_t>(variants.size() - 1);
     variant_of.emplace(key, index);
@@ -328,7 +336,7 @@ struct Scheduler::State {
     }
     return spreads.allows_node(pod, node, n.zone, progress[pod].honor_schedule_anyway,
                                v.zone_mask & zone_universe) &&
-           affinity.allows_node(pod, node, v.zone_mask, progress[pod].affinity);
+           affinity.allows_node(pod, node, v.strict_zone_mask, progress[pod].affinity);
   }
 
   // Narrows `candidates` to those that can take `need` (+ DaemonSet overhead) within the masks.
@@ -392,7 +400,7 @@ struct Scheduler::State {
     // Pod (anti-)affinity first: it is cheap, and for pods that must be apart it refuses most
     // claims.
     const std::uint64_t allowed = affinity.claim_zones(pod, ci, c.zone_mask & v.zone_mask,
-                                                       v.zone_mask, progress[pod].affinity);
+                                                       v.strict_zone_mask, progress[pod].affinity);
     if (allowed == 0) return false;
     const PoolTemplate& tpl = ctx.pools()[c.pool];
     if (blocking_taint(spec, tpl.pool->taints, prefer_no_schedule(pod))) return false;
@@ -456,7 +464,7 @@ struct Scheduler::State {
     if (candidates.empty()) return false;
     const std::uint64_t allowed =
         affinity.claim_zones(pod, PodAffinityGroups::kNewClaim, tpl.zone_mask & v.zone_mask,
-                             v.zone_mask, progress[pod].affinity);
+                             v.strict_zone_mask, progress[pod].affinity);
     if (allowed == 0) return false;
     Requirements combined = tpl.requirements;
     if (v.has_requirements) combined.add(v.requirements);
@@ -555,8 +563,8 @@ struct Scheduler::State {
   bool try_claims(std::uint32_t pod, std::int32_t vi) {
     const std::uint32_t g = affinity.hostname_exclusion(pod, progress[pod].affinity);
     // Claims outside these zones refuse the pod; pods with zone affinity skip them cheaply.
-    const std::uint64_t zones =
-        affinity.zone_filter(pod, variants[vi].zone_mask, progress[pod].affinity);
+    const std::uint64_t zones = affinity.zone_filter(
+        pod, variants[vi].zone_mask, variants[vi].strict_zone_mask, progress[pod].affinity);
     // Pods that must be apart (the benchmark's hostname anti-affinity) would walk every claim:
     // when few are free of their group, try only those, in the same order.
     if (g != PodAffinityGroups::kNoGroup &&

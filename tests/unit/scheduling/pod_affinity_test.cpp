@@ -434,3 +434,24 @@ TEST_CASE("zone anti-affinity to themselves places one pod per batch until zones
   CHECK(r.claims.empty());
   CHECK(r.failures.size() == 3);
 }
+
+// topology.go AddRequirements: the pod domains of an affinity term are the pod's strict
+// requirements, without its preferred node affinity. A pod of a self-affine group preferring
+// us-east-1a may not start the group over there while a member runs in us-east-1b: it fails,
+// gives up the preference, and joins the member's zone.
+TEST_CASE("zone affinity finds its group in zones the pod allows but does not prefer",
+          "[scheduling]") {
+  Requirements labels = Requirements::from_labels({{std::string(label::kNodePool), "default"}});
+  std::vector<ExistingNode> nodes{node_in("node-b", "us-east-1b", labels)};
+  nodes[0].available = Resources{};  // full
+  const PodSpec member = with_affinity(small(), label::kZone, kS2);
+  std::vector<BoundPod> bound{{.labels = &kS2, .spec = &member, .namespace_name = "default"}};
+  PodSpec s = member;
+  s.preferred_node_requirements = Requirements{};
+  s.preferred_node_requirements->add(std::string(label::kZone), Requirement::single("us-east-1a"));
+  Problem problem;
+  problem.add(s, 1, kS2);
+  SolveResult r = solve({default_pool()}, problem, {.nodes = nodes, .bound_pods = bound});
+  REQUIRE(r.claims.size() == 1);
+  CHECK(zones_of(r.claims[0]) == std::vector<std::string>{"us-east-1b"});
+}

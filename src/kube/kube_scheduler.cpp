@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "fleetsim/k8s/pod_fits.hpp"
+#include "fleetsim/kube/inter_pod_affinity.hpp"
 
 namespace fleetsim {
 
@@ -32,16 +33,25 @@ void KubeScheduler::on_event(SimTime now, std::uint64_t) {
     return pa.created < pb.created;
   });
 
+  bool running_anti = !queue.empty() && any_running_anti_affinity(cluster_);
+  std::vector<std::uint8_t> affinity_mask;
   for (PodId id : queue) {
     const Pod& pod = cluster_.pod(id);
+    // Inter-pod affinity is worked out once per pod, and only where some pod asks for it.
+    const bool check_affinity = running_anti || !pod.spec->pod_affinity.required.empty() ||
+                                !pod.spec->pod_anti_affinity.required.empty();
+    if (check_affinity) inter_pod_affinity_mask(cluster_, pod, affinity_mask);
+    auto fits = [&](const Node& n) {
+      return feasible(pod, n) && (!check_affinity || affinity_mask[n.id] != 0);
+    };
     NodeId chosen = kNoNode;
-    if (pod.nominated != kNoNode && feasible(pod, cluster_.node(pod.nominated))) {
+    if (pod.nominated != kNoNode && fits(cluster_.node(pod.nominated))) {
       chosen = pod.nominated;
     } else {
       double best = 2.0;
       for (NodeId id : cluster_.active_nodes()) {
         const Node& n = cluster_.node(id);
-        if (!feasible(pod, n)) continue;
+        if (!fits(n)) continue;
         Resources after = n.allocatable - n.available() + pod.spec->requests;
         double cpu = static_cast<double>(after.cpu_millis()) /
                      static_cast<double>(std::max<std::int64_t>(1, n.allocatable.cpu_millis()));
@@ -64,6 +74,7 @@ void KubeScheduler::on_event(SimTime now, std::uint64_t) {
       continue;
     }
     cluster_.bind(id, chosen, now);
+    running_anti = running_anti || !pod.spec->pod_anti_affinity.required.empty();
     bus_.emit(SimEvent{.time = now,
                        .kind = EventKind::PodScheduled,
                        .node = chosen,

@@ -6,46 +6,9 @@
 
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scenario/object_meta.hpp"
+#include "fleetsim/scenario/selector_decoder.hpp"
 
 namespace fleetsim {
-
-namespace {
-
-constexpr std::array<std::string_view, 4> kSelectorOperators{"In", "NotIn", "Exists",
-                                                             "DoesNotExist"};
-
-LabelSelector decode_selector(const YamlValue& value, DecodeContext& ctx) {
-  LabelSelector s;
-  YamlMap m(value);
-  if (auto labels = m.get("matchLabels")) s.match_labels = decode_labels(*labels);
-  if (auto expressions = m.get("matchExpressions")) {
-    for (const YamlValue& item : expressions->items()) {
-      YamlMap e(item);
-      SelectorExpression out{.key = e.require("key").as_string()};
-      YamlValue op = e.require("operator");
-      const std::string text = op.as_string();
-      const std::optional<Operator> parsed = parse_operator(text);
-      if (!parsed || (*parsed != Operator::In && *parsed != Operator::NotIn &&
-                      *parsed != Operator::Exists && *parsed != Operator::DoesNotExist))
-        op.fail(
-            fmt::format("unknown operator \"{}\"; expected In, NotIn, Exists or "
-                        "DoesNotExist{}",
-                        text.substr(0, 40), did_you_mean(text, kSelectorOperators)));
-      out.op = *parsed;
-      if (auto values = e.get("values"))
-        for (const YamlValue& v : values->items()) out.values.push_back(v.as_string());
-      const bool set_op = out.op == Operator::In || out.op == Operator::NotIn;
-      if (set_op && out.values.empty()) item.fail("In and NotIn need at least one value");
-      if (!set_op && !out.values.empty()) item.fail("Exists and DoesNotExist take no values");
-      e.reject_unread(std::array<std::string_view, 3>{"key", "operator", "values"});
-      s.match_expressions.push_back(std::move(out));
-    }
-  }
-  m.warn_unread(ctx.warnings, ctx.kind);
-  return s;
-}
-
-}  // namespace
 
 PodDisruptionBudgetSpec decode_pdb(const YamlMap& manifest, DecodeContext& ctx) {
   ObjectMeta meta = decode_object_meta(manifest, ctx, NameRule::Required);
@@ -62,7 +25,7 @@ PodDisruptionBudgetSpec decode_pdb(const YamlMap& manifest, DecodeContext& ctx) 
     spec_value.fail("a PodDisruptionBudget needs minAvailable or maxUnavailable");
   // policy/v1: a null selector selects no pod, an empty one every pod of the namespace.
   if (auto selector = spec.get("selector"); selector && !selector->is_null())
-    pdb.selector = decode_selector(*selector, ctx);
+    pdb.selector = decode_label_selector(*selector, ctx);
   if (auto policy = spec.get("unhealthyPodEvictionPolicy")) {
     const std::string text = policy->as_string();
     if (text == "AlwaysAllow") {

@@ -2,12 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <limits>
 
+#include "fleetsim/k8s/pod_affinity.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scenario/requirement_decoder.hpp"
 #include "fleetsim/scenario/resource_decoder.hpp"
+#include "fleetsim/scenario/selector_decoder.hpp"
 
 namespace fleetsim {
 
@@ -18,7 +21,7 @@ constexpr std::array<std::string_view, 3> kTaintEffects{"NoSchedule", "PreferNoS
 constexpr std::array<std::string_view, 2> kTolerationOperators{"Equal", "Exists"};
 constexpr std::array<std::string_view, 2> kWhenUnsatisfiable{"DoNotSchedule", "ScheduleAnyway"};
 constexpr std::array<std::string_view, 3> kRestartPolicies{"Always", "OnFailure", "Never"};
-// Kubernetes' bounds on preferred node-affinity weights.
+// Kubernetes' bounds on preferred node-affinity and pod-affinity weights.
 constexpr std::int64_t kMinPreferenceWeight = 1;
 constexpr std::int64_t kMaxPreferenceWeight = 100;
 
@@ -177,6 +180,80 @@ void decode_node_affinity(const YamlValue& value, const Requirements& selector, 
   n.warn_unread(ctx.warnings, ctx.kind);
 }
 
+// One podAffinity / podAntiAffinity term. A term without labelSelector selects no pod: a
+// required affinity term of that kind could never be met, so it is refused.
+PodAffinityTerm decode_affinity_term(const YamlValue& value, bool required_affinity,
+                                     DecodeContext& ctx) {
+  YamlMap t(value);
+  PodAffinityTerm term;
+  YamlValue key = t.require("topologyKey");
+  term.topology_key = normalize_label_key(key.as_string());
+  if (term.topology_key.empty()) key.fail("topologyKey must not be empty");
+  if (auto p = label_key_problem(term.topology_key)) key.fail(*p);
+  if (term.topology_key != label::kZone && term.topology_key != label::kHostname) {
+    ctx.warn(key, fmt::format("pod affinity over \"{}\" is not modelled (only {} and {} are); "
+                              "the term is ignored",
+                              term.topology_key, label::kZone, label::kHostname));
+  }
+  if (auto selector = t.get("labelSelector"); selector && !selector->is_null()) {
+    term.selector = decode_label_selector(*selector, ctx);
+  } else if (required_affinity) {
+    value.fail(
+        "a required podAffinity term without labelSelector selects no pod, so the pod "
+        "could never schedule");
+  } else {
+    ctx.warn(value, "a term without labelSelector selects no pod and has no effect");
+  }
+  if (auto namespaces = t.get("namespaces")) {
+    for (const YamlValue& ns : namespaces->items()) term.namespaces.push_back(ns.as_string());
+  }
+  if (auto selector = t.get("namespaceSelector"); selector && !selector->is_null()) {
+    term.namespace_selector = decode_label_selector(*selector, ctx);
+    const LabelSelector& s = *term.namespace_selector;
+    const bool other_label =
+        std::any_of(s.match_labels.begin(), s.match_labels.end(),
+                    [](const auto& kv) { return kv.first != kNamespaceNameLabel; }) ||
+        std::any_of(s.match_expressions.begin(), s.match_expressions.end(),
+                    [](const SelectorExpression& e) { return e.key != kNamespaceNameLabel; });
+    if (other_label) {
+      ctx.warn(*selector, fmt::format("fleetsim's namespaces carry only their {} label; the "
+                                      "selector is matched against that alone",
+                                      kNamespaceNameLabel));
+    }
+  }
+  t.warn_unread(ctx.warnings, ctx.kind);  // matchLabelKeys, mismatchLabelKeys
+  return term;
+}
+
+// podAffinity or podAntiAffinity: required terms, and preferred terms heaviest first (the order
+// in which Karpenter gives them up).
+PodAffinityRules decode_pod_affinity(const YamlValue& value, bool anti, DecodeContext& ctx) {
+  YamlMap a(value);
+  PodAffinityRules out;
+  if (auto required = a.get("requiredDuringSchedulingIgnoredDuringExecution")) {
+    for (const YamlValue& item : required->items())
+      out.required.push_back(decode_affinity_term(item, !anti, ctx));
+  }
+  if (auto preferred = a.get("preferredDuringSchedulingIgnoredDuringExecution")) {
+    std::vector<std::pair<std::int32_t, PodAffinityTerm>> weighted;
+    for (const YamlValue& item : preferred->items()) {
+      YamlMap p(item);
+      auto weight = static_cast<std::int32_t>(
+          p.require("weight").as_int(kMinPreferenceWeight, kMaxPreferenceWeight));
+      weighted.emplace_back(weight, decode_affinity_term(p.require("podAffinityTerm"), false, ctx));
+      p.warn_unread(ctx.warnings, ctx.kind);
+    }
+    std::stable_sort(weighted.begin(), weighted.end(),
+                     [](const auto& x, const auto& y) { return x.first > y.first; });
+    for (auto& [weight, term] : weighted) {
+      out.preferred_weights.push_back(weight);
+      out.preferred.push_back(std::move(term));
+    }
+  }
+  a.warn_unread(ctx.warnings, ctx.kind);
+  return out;
+}
+
 Toleration decode_toleration(const YamlValue& item, DecodeContext& ctx) {
   YamlMap t(item);
   Toleration tol;
@@ -314,7 +391,11 @@ DecodedPod decode_pod(const ObjectMeta& meta, const YamlValue& spec_value, Decod
     YamlMap a(*affinity);
     if (auto node_affinity = a.get("nodeAffinity"))
       decode_node_affinity(*node_affinity, selector, spec, ctx);
-    a.warn_unread(ctx.warnings, ctx.kind);  // podAffinity, podAntiAffinity
+    if (auto pod_affinity = a.get("podAffinity"))
+      spec.pod_affinity = decode_pod_affinity(*pod_affinity, false, ctx);
+    if (auto anti = a.get("podAntiAffinity"))
+      spec.pod_anti_affinity = decode_pod_affinity(*anti, true, ctx);
+    a.warn_unread(ctx.warnings, ctx.kind);
   }
   if (auto tolerations = s.get("tolerations")) {
     for (const YamlValue& t : tolerations->items())

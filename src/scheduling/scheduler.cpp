@@ -11,11 +11,20 @@
 
 #include "fleetsim/core/quantity.hpp"
 #include "fleetsim/scheduling/min_values.hpp"
+#include "pod_affinity.hpp"
 #include "spread_groups.hpp"
 
 namespace fleetsim {
 
 namespace {
+
+// Below one free claim in this many, a pod kept apart by hostname anti-affinity tries only the
+// free ones (a tuning constant of fleetsim's: the order and the outcome are the same).
+constexpr std::size_t kFreeClaimsShortcut = 8;
+// How many of the latest distinct requirement sets a new variant is compared with (fleetsim's
+// tuning: enough for the Deployments of one batch, bounded so that many distinct ones stay
+// linear).
+constexpr std::ptrdiff_t kRecentRequirementSets = 16;
 
 // One reading of a pod's node requirements: which required term, and whether the preferred
 // term is still honoured. Pods of one Deployment share their variants.
@@ -24,6 +33,9 @@ struct Variant {
   bool has_requirements = false;
   TypeSet types;  // catalog types whose labels intersect the requirements
   std::uint64_t zone_mask = 0;
+  // The zones of the required term alone, without the preferred one: Karpenter's pod domains
+  // for pod affinity (its StrictRequirements).
+  std::uint64_t strict_zone_mask = 0;
   std::uint8_t capacity_mask = 0;
   std::vector<std::int8_t> node_compatible;  // per existing node: -1 unknown, 0 no, 1 yes
   // For pods without topology spread, by (PreferNoSchedule tolerated, from a candidate): the
@@ -34,8 +46,9 @@ struct Variant {
 
 // How far Karpenter has relaxed a pod's soft constraints (preferences.go order).
 struct PodProgress {
-  std::uint32_t term = 0;     // required node-affinity term in use
-  bool use_preferred = true;  // the heaviest preferred node-affinity term is treated as required
+  std::uint32_t term = 0;       // required node-affinity term in use
+  AffinityRelaxation affinity;  // preferred pod (anti-)affinity terms dropped
+  bool use_preferred = true;    // the heaviest preferred node-affinity term is treated as required
   bool honor_schedule_anyway = true;
   bool tolerate_prefer_no_schedule = false;
 };
@@ -53,17 +66,35 @@ struct Claim {
   std::vector<std::uint32_t> pods;
 };
 
+// A pool's types by their cheapest offering within (zones, capacity types), then by name:
+// claims with the same masks share one order (a solve's claims have a handful of masks).
+struct PriceOrder {
+  std::uint32_t pool = 0;
+  std::uint64_t zones = 0;
+  std::uint8_t capacity = 0;
+  std::vector<std::uint32_t> types;
+};
+
+// A pool's launchable types that have a usable offering within (zones, capacity types).
+struct OfferedTypes {
+  std::uint32_t pool = 0;
+  std::uint64_t zones = 0;
+  std::uint8_t capacity = 0;
+  std::vector<std::uint32_t> types;
+};
+
 }  // namespace
 
 struct Scheduler::State {
   const SchedulingContext& ctx;
   const SchedulerOptions& options;
-  const SolveInput& in;
+  const SolveInput* input = nullptr;  // the solve under way
   const std::vector<InstanceType>& types;
 
   std::vector<Variant> variants;
   std::map<std::tuple<const PodSpec*, std::uint32_t, bool>, std::int32_t> variant_of;
   std::vector<PodProgress> progress;
+  std::vector<std::int32_t> distinct_variants;  // the first variant of each requirement set
 
   std::vector<std::uint32_t> node_order;
   std::vector<Resources> node_available;
@@ -77,17 +108,44 @@ struct Scheduler::State {
   std::vector<bool> pool_types_stale;
 
   SpreadGroups spreads;
+  PodAffinityGroups affinity;
   std::uint64_t zone_universe = 0;
 
-  std::vector<std::uint32_t> scratch;       // narrowed type sets
+  std::vector<std::uint32_t> scratch;        // narrowed type sets
+  std::vector<std::uint32_t> claim_scratch;  // claims to try for the pod being placed
+  std::vector<std::uint8_t> type_marks;      // per catalog type, all 0 between uses
+  std::vector<PriceOrder> price_orders;
+  std::vector<OfferedTypes> offered;
   std::vector<std::uint64_t> zone_scratch;  // zone choices for the pod being placed
   SolveResult result;
 
-  State(const SchedulingContext& c, const SchedulerOptions& o, const SolveInput& i)
-      : ctx(c), options(o), in(i), types(c.catalog().types()) {}
+  // A ring buffer over the pods to place, and each pod's no-progress mark (see solve()).
+  std::vector<std::uint32_t> queue;
+  std::vector<std::int64_t> last_len;
+  std::vector<std::uint32_t> last_epoch;
+
+  State(const SchedulingContext& c, const SchedulerOptions& o)
+      : ctx(c), options(o), types(c.catalog().types()) {}
+
+  const SolveInput& in() const { return *input; }
+
+  // Forgets the last solve and keeps the buffers.
+  void reset(const SolveInput& i) {
+    input = &i;
+    variants.clear();
+    variant_of.clear();
+    distinct_variants.clear();
+    progress.assign(i.pods.size(), PodProgress{});
+    claims.clear();
+    claim_order.clear();
+    zone_universe = 0;
+    price_orders.clear();
+    offered.clear();
+    result = SolveResult{};
+  }
 
   bool offering_usable(const OfferingRef& o) const {
-    return in.offering_usable.empty() || in.offering_usable[o.global] != 0;
+    return in().offering_usable.empty() || in().offering_usable[o.global] != 0;
   }
 
   bool has_offering(std::uint32_t type, std::uint64_t zones, std::uint8_t capacity) const {
@@ -99,16 +157,16 @@ struct Scheduler::State {
   // ---- setup ----
 
   void order_nodes() {
-    if (in.node_order.size() == in.nodes.size()) {
-      node_order.assign(in.node_order.begin(), in.node_order.end());
+    if (in().node_order.size() == in().nodes.size()) {
+      node_order.assign(in().node_order.begin(), in().node_order.end());
     } else {
-      node_order = solver_node_order(in.nodes);
+      node_order = solver_node_order(in().nodes);
     }
-    node_available.resize(in.nodes.size());
-    for (std::size_t i = 0; i < in.nodes.size(); ++i) {
-      node_available[i] = in.nodes[i].available;
-      if (in.removed(static_cast<std::uint32_t>(i))) continue;
-      if (auto z = ctx.zone_index(in.nodes[i].zone)) zone_universe |= 1ULL << *z;
+    node_available.resize(in().nodes.size());
+    for (std::size_t i = 0; i < in().nodes.size(); ++i) {
+      node_available[i] = in().nodes[i].available;
+      if (in().removed(static_cast<std::uint32_t>(i))) continue;
+      if (auto z = ctx.zone_index(in().nodes[i].zone)) zone_universe |= 1ULL << *z;
     }
   }
 
@@ -116,16 +174,16 @@ struct Scheduler::State {
     const auto& pools = ctx.pools();
     pool_remaining.assign(pools.size(), Resources{});
     pool_nodes_remaining.assign(pools.size(), INT64_MAX);
-    pool_types.assign(pools.size(), {});
+    pool_types.resize(pools.size());  // refilled: every pool starts stale
     pool_types_stale.assign(pools.size(), true);
     for (std::size_t p = 0; p < pools.size(); ++p) {
       const NodePoolLimits& limits = pools[p].pool->limits;
       if (limits.resources) {
         pool_remaining[p] = *limits.resources;
-        if (p < in.pool_usage.size()) pool_remaining[p] -= in.pool_usage[p];
+        if (p < in().pool_usage.size()) pool_remaining[p] -= in().pool_usage[p];
       }
       if (limits.nodes) {
-        std::int64_t used = p < in.pool_node_count.size() ? in.pool_node_count[p] : 0;
+        std::int64_t used = p < in().pool_node_count.size() ? in().pool_node_count[p] : 0;
         pool_nodes_remaining[p] = *limits.nodes - used;
       }
       zone_universe |= pools[p].zone_mask;
@@ -147,17 +205,34 @@ struct Scheduler::State {
       out.clear();
       tpl.types.for_each([&](std::size_t t) {
         auto type = static_cast<std::uint32_t>(t);
-        if (within_limits(pool, types[t].capacity) &&
+        // A type whose DaemonSets alone overflow it hosts no pod; leaving it out lets narrow()
+        // compare only the resources a claim's pods request.
+        if (within_limits(pool, types[t].capacity) && Resources{}.fits_in(tpl.room[t]) &&
             has_offering(type, tpl.zone_mask, tpl.capacity_mask))
           out.push_back(type);
       });
       pool_types_stale[pool] = false;
+      std::erase_if(offered, [&](const OfferedTypes& o) { return o.pool == pool; });
     }
     return pool_types[pool];
   }
 
+  // The launchable types with a usable offering within (zones, capacity types): new claims of
+  // a solve ask for a handful of such masks, each filtered once.
+  const std::vector<std::uint32_t>& offered_types(std::uint32_t pool, std::uint64_t zones,
+                                                  std::uint8_t capacity) {
+    const auto& launchable = launchable_types(pool);
+    for (const OfferedTypes& o : offered)
+      if (o.pool == pool && o.zones == zones && o.capacity == capacity) return o.types;
+    OfferedTypes& o = offered.emplace_back(
+        OfferedTypes{.pool = pool, .zones = zones, .capacity = capacity, .types = {}});
+    for (std::uint32_t t : launchable)
+      if (has_offering(t, zones, capacity)) o.types.push_back(t);
+    return o.types;
+  }
+
   std::int32_t variant_for(std::uint32_t pod) {
-    const PodSpec* spec = in.pods[pod].spec;
+    const PodSpec* spec = in().pods[pod].spec;
     const PodProgress& pr = progress[pod];
     bool use_preferred = pr.use_preferred && spec->preferred_node_requirements.has_value();
     auto key = std::make_tuple(spec, pr.term, use_preferred);
@@ -171,10 +246,31 @@ struct Scheduler::State {
     }
     if (use_preferred) v.requirements.add(*spec->preferred_node_requirements);
     v.has_requirements = !v.requirements.empty();
-    v.types =
-        v.has_requirements ? ctx.compatible_types(v.requirements) : TypeSet(types.size(), true);
-    v.zone_mask = ctx.zone_mask(v.requirements);
-    v.capacity_mask = SchedulingContext::capacity_mask(v.requirements);
+    // Pods of different specs often ask the same (one Deployment's pods, or the same
+    // preference): the catalog is matched once per requirement set among the recent ones.
+    auto recent = std::ssize(distinct_variants) > kRecentRequirementSets
+                      ? distinct_variants.end() - kRecentRequirementSets
+                      : distinct_variants.begin();
+    auto same = std::find_if(recent, distinct_variants.end(), [&](std::int32_t d) {
+      return variants[d].requirements == v.requirements;
+    });
+    if (same != distinct_variants.end()) {
+      const Variant& d = variants[*same];
+      v.types = d.types;
+      v.zone_mask = d.zone_mask;
+      v.capacity_mask = d.capacity_mask;
+    } else {
+      v.types =
+          v.has_requirements ? ctx.compatible_types(v.requirements) : TypeSet(types.size(), true);
+      v.zone_mask = ctx.zone_mask(v.requirements);
+      v.capacity_mask = SchedulingContext::capacity_mask(v.requirements);
+      distinct_variants.push_back(static_cast<std::int32_t>(variants.size()));
+    }
+    v.strict_zone_mask =
+        use_preferred
+            ? ctx.zone_mask(pr.term == 0 ? spec->node_requirements
+                                         : spec->alternative_node_requirements[pr.term - 1])
+            : v.zone_mask;
     variants.push_back(std::move(v));
     auto index = static_cast<std::int32_t>(variants.size() - 1);
     variant_of.emplace(key, index);
@@ -183,10 +279,18 @@ struct Scheduler::State {
 
   // Karpenter's Relax(): drop one soft constraint; false when nothing is left to drop.
   bool relax(std::uint32_t pod) {
-    const PodSpec& spec = *in.pods[pod].spec;
+    const PodSpec& spec = *in().pods[pod].spec;
     PodProgress& pr = progress[pod];
     if (pr.term < spec.alternative_node_requirements.size()) {
       ++pr.term;
+      return true;
+    }
+    if (pr.affinity.affinity_dropped < affinity.preferred_affinity_count(pod)) {
+      ++pr.affinity.affinity_dropped;
+      return true;
+    }
+    if (pr.affinity.anti_dropped < affinity.preferred_anti_count(pod)) {
+      ++pr.affinity.anti_dropped;
       return true;
     }
     if (pr.use_preferred && spec.preferred_node_requirements) {
@@ -216,40 +320,58 @@ struct Scheduler::State {
   }
 
   bool fits_existing(std::uint32_t pod, std::uint32_t node, std::int32_t vi) {
-    const ExistingNode& n = in.nodes[node];
-    const PodSpec& spec = *in.pods[pod].spec;
+    const ExistingNode& n = in().nodes[node];
+    const PodSpec& spec = *in().pods[pod].spec;
     if (!spec.requests.fits_in(node_available[node])) return false;
-    if (in.removed(node) || (n.under_consolidate_after && in.pods[pod].from_candidate))
+    if (in().removed(node) || (n.under_consolidate_after && in().pods[pod].from_candidate))
       return false;
     if (blocking_taint(spec, n.taints, prefer_no_schedule(pod))) return false;
     Variant& v = variants[vi];
     if (v.has_requirements) {
-      if (v.node_compatible.empty()) v.node_compatible.assign(in.nodes.size(), -1);
+      if (v.node_compatible.empty()) v.node_compatible.assign(in().nodes.size(), -1);
       std::int8_t& known = v.node_compatible[node];
       if (known < 0)
         known = (n.labels == nullptr || term_allows(v.requirements, *n.labels)) ? 1 : 0;
       if (known == 0) return false;
     }
     return spreads.allows_node(pod, node, n.zone, progress[pod].honor_schedule_anyway,
-                               v.zone_mask & zone_universe);
+                               v.zone_mask & zone_universe) &&
+           affinity.allows_node(pod, node, v.strict_zone_mask, progress[pod].affinity);
   }
 
-  // Narrows `types` to those that can take `need` (+ DaemonSet overhead) within the masks.
-  // Writes survivors to `scratch`; returns the new headroom.
+  // Narrows `candidates` to those that can take `need` (+ DaemonSet overhead) within the masks.
+  // Writes survivors to `scratch`; returns the new headroom, the component-wise max of their
+  // room. `previous`: the candidates' headroom when known, kept unless a type that reached it
+  // is dropped (claims lose their smallest types as they fill, which never reach it).
   Resources narrow(std::uint32_t pool, const std::vector<std::uint32_t>& candidates,
                    const Resources& need, const Variant* v, std::uint64_t zones,
-                   std::uint8_t capacity, bool check_offerings) {
+                   std::uint8_t capacity, bool check_offerings,
+                   const Resources* previous = nullptr) {
     scratch.clear();
-    Resources headroom;
     const PoolTemplate& tpl = ctx.pools()[pool];
+    // Candidates have no negative room (launchable_types), so only the resources `need` asks
+    // for can rule a type out: usually cpu, memory and pods of the sixteen.
+    std::array<ResourceIndex, resource::kMaxResources> asked{};
+    std::size_t asked_count = 0;
+    for (ResourceIndex r = 0; r < resource::kMaxResources; ++r)
+      if (need[r] != 0) asked[asked_count++] = r;
+    bool recompute = previous == nullptr;
     for (std::uint32_t t : candidates) {
-      if (v != nullptr && !v->types.test(t)) continue;
-      const Resources& overhead = tpl.daemon_overhead[t];
-      if (!(need + overhead).fits_in(tpl.allocatable[t])) continue;
-      if (check_offerings && !has_offering(t, zones, capacity)) continue;
-      scratch.push_back(t);
-      headroom = Resources::max(headroom, tpl.allocatable[t] - overhead);
+      const Resources& room = tpl.room[t];
+      bool keep = v == nullptr || v->types.test(t);
+      for (std::size_t i = 0; i < asked_count && keep; ++i) keep = need[asked[i]] <= room[asked[i]];
+      if (keep && check_offerings) keep = has_offering(t, zones, capacity);
+      if (keep) {
+        scratch.push_back(t);
+      } else if (!recompute) {
+        // Zero everywhere stays zero: the survivors' room is never negative.
+        for (ResourceIndex r = 0; r < resource::kMaxResources; ++r)
+          recompute = recompute || (room[r] == (*previous)[r] && room[r] != 0);
+      }
     }
+    if (!recompute) return *previous;
+    Resources headroom;
+    for (std::uint32_t t : scratch) headroom = Resources::max(headroom, tpl.room[t]);
     return headroom;
   }
 
@@ -271,12 +393,17 @@ struct Scheduler::State {
 
   bool try_claim(std::uint32_t pod, std::uint32_t ci, std::int32_t vi) {
     Claim& c = claims[ci];
-    const PodSpec& spec = *in.pods[pod].spec;
+    const PodSpec& spec = *in().pods[pod].spec;
     Resources need = c.requests + spec.requests;
     if (!need.fits_in(c.headroom)) return false;
+    const Variant& v = variants[vi];
+    // Pod (anti-)affinity first: it is cheap, and for pods that must be apart it refuses most
+    // claims.
+    const std::uint64_t allowed = affinity.claim_zones(pod, ci, c.zone_mask & v.zone_mask,
+                                                       v.strict_zone_mask, progress[pod].affinity);
+    if (allowed == 0) return false;
     const PoolTemplate& tpl = ctx.pools()[c.pool];
     if (blocking_taint(spec, tpl.pool->taints, prefer_no_schedule(pod))) return false;
-    const Variant& v = variants[vi];
     bool merged =
         !v.has_requirements || std::find(c.merged_variants.begin(), c.merged_variants.end(), vi) !=
                                    c.merged_variants.end();
@@ -284,12 +411,12 @@ struct Scheduler::State {
     if (!spreads.allows_claim(pod, ci, progress[pod].honor_schedule_anyway)) return false;
     std::uint8_t capacity = c.capacity_mask & v.capacity_mask;
     if (capacity == 0) return false;
-    zone_choices(pod, c.zone_mask & v.zone_mask, zone_scratch);
+    zone_choices(pod, allowed, zone_scratch);
     for (std::uint64_t zones : zone_scratch) {
       if (zones == 0) continue;
       bool check_offerings = zones != c.zone_mask || capacity != c.capacity_mask;
-      Resources headroom =
-          narrow(c.pool, c.types, need, merged ? nullptr : &v, zones, capacity, check_offerings);
+      Resources headroom = narrow(c.pool, c.types, need, merged ? nullptr : &v, zones, capacity,
+                                  check_offerings, &c.headroom);
       if (scratch.empty()) continue;
       Requirements combined;
       if (!merged) {
@@ -311,6 +438,7 @@ struct Scheduler::State {
       c.requests = need;
       c.pods.push_back(pod);
       spreads.record_claim(pod, ci, zones);
+      affinity.record_claim(pod, ci, zones);
       return true;
     }
     return false;
@@ -325,7 +453,7 @@ struct Scheduler::State {
 
   bool try_new_claim(std::uint32_t pod, std::uint32_t pool, std::int32_t vi) {
     const PoolTemplate& tpl = ctx.pools()[pool];
-    const PodSpec& spec = *in.pods[pod].spec;
+    const PodSpec& spec = *in().pods[pod].spec;
     if (pool_nodes_remaining[pool] <= 0) return false;
     if (blocking_taint(spec, tpl.pool->taints, prefer_no_schedule(pod))) return false;
     const Variant& v = variants[vi];
@@ -334,13 +462,17 @@ struct Scheduler::State {
     if (capacity == 0) return false;
     const auto& candidates = launchable_types(pool);
     if (candidates.empty()) return false;
+    const std::uint64_t allowed =
+        affinity.claim_zones(pod, PodAffinityGroups::kNewClaim, tpl.zone_mask & v.zone_mask,
+                             v.strict_zone_mask, progress[pod].affinity);
+    if (allowed == 0) return false;
     Requirements combined = tpl.requirements;
     if (v.has_requirements) combined.add(v.requirements);
-    zone_choices(pod, tpl.zone_mask & v.zone_mask, zone_scratch);
+    zone_choices(pod, allowed, zone_scratch);
     for (std::uint64_t zones : zone_scratch) {
       if (zones == 0) continue;
-      Resources headroom = narrow(pool, candidates, spec.requests,
-                                  v.has_requirements ? &v : nullptr, zones, capacity, true);
+      Resources headroom = narrow(pool, offered_types(pool, zones, capacity), spec.requests,
+                                  v.has_requirements ? &v : nullptr, zones, capacity, false);
       if (scratch.empty() || !min_values_hold(combined)) continue;
       Claim c;
       c.pool = pool;
@@ -357,13 +489,15 @@ struct Scheduler::State {
       charge_limits(pool, c.types);
       claims.push_back(std::move(c));
       auto ci = static_cast<std::uint32_t>(claims.size() - 1);
-      claim_order.push_back(ci);  // one pod: after every claim with one pod, before fuller ones
-      std::stable_sort(claim_order.begin(), claim_order.end(),
-                       [&](std::uint32_t a, std::uint32_t b) {
-                         return claims[a].pods.size() < claims[b].pods.size();
-                       });
+      // One pod and the newest: after every claim with one pod, before fuller ones.
+      auto fuller =
+          std::partition_point(claim_order.begin(), claim_order.end(),
+                               [&](std::uint32_t c) { return claims[c].pods.size() <= 1; });
+      claim_order.insert(fuller, ci);
       spreads.add_claim();
       spreads.record_claim(pod, ci, zones);
+      affinity.add_claim();
+      affinity.record_claim(pod, ci, zones);
       return true;
     }
     return false;
@@ -385,48 +519,80 @@ struct Scheduler::State {
   // its new NodeClaims by pod count before every pod; this moves one entry instead).
   void resort_claim(std::size_t position) {
     auto it = claim_order.begin() + static_cast<std::ptrdiff_t>(position);
-    const std::uint32_t ci = *it;
-    while (std::next(it) != claim_order.end()) {
-      const Claim& next = claims[*std::next(it)];
-      const Claim& self = claims[ci];
-      if (next.pods.size() < self.pods.size() ||
-          (next.pods.size() == self.pods.size() && next.serial < self.serial)) {
-        std::iter_swap(it, std::next(it));
-        ++it;
-      } else {
-        break;
-      }
-    }
+    const Claim& self = claims[*it];
+    // The order after `it` is by (pod count, serial): find the first claim that stays behind.
+    auto behind = std::partition_point(std::next(it), claim_order.end(), [&](std::uint32_t c) {
+      const Claim& other = claims[c];
+      return other.pods.size() < self.pods.size() ||
+             (other.pods.size() == self.pods.size() && other.serial < self.serial);
+    });
+    std::rotate(it, std::next(it), behind);
   }
 
   bool add(std::uint32_t pod) {
     std::int32_t vi = variant_for(pod);
-    const PodSpec& spec = *in.pods[pod].spec;
-    const bool memo = spec.topology_spread.empty();
+    const PodSpec& spec = *in().pods[pod].spec;
+    // Nodes only fill up, so a node that refused a pod refuses the next of its spec; not so with
+    // spreads and pod affinity, where other pods' places change the answer.
+    const bool memo = spec.topology_spread.empty() && !affinity.constrains(pod);
     std::uint32_t& scan_from =
         variants[vi].scan_from[(progress[pod].tolerate_prefer_no_schedule ? 2 : 0) +
-                               (in.pods[pod].from_candidate ? 1 : 0)];
+                               (in().pods[pod].from_candidate ? 1 : 0)];
     const auto node_count = static_cast<std::uint32_t>(node_order.size());
     for (std::uint32_t k = memo ? scan_from : 0; k < node_count; ++k) {
       const std::uint32_t node = node_order[k];
       if (fits_existing(pod, node, vi)) {
         node_available[node] -= spec.requests;
         result.placements.push_back(Placement{.pod = pod, .node = node});
-        spreads.record_node(pod, node, in.nodes[node].zone);
+        spreads.record_node(pod, node, in().nodes[node].zone);
+        affinity.record_node(pod, node);
         if (memo) scan_from = k;
         return true;
       }
     }
     if (memo) scan_from = node_count;
+    if (!try_claims(pod, vi)) {
+      for (std::uint32_t pool : ctx.pool_order())
+        if (try_new_claim(pod, pool, vi)) return true;
+      return false;
+    }
+    return true;
+  }
+
+  // The claims of this solve in claim_order (emptiest first), first fit.
+  bool try_claims(std::uint32_t pod, std::int32_t vi) {
+    const std::uint32_t g = affinity.hostname_exclusion(pod, progress[pod].affinity);
+    // Claims outside these zones refuse the pod; pods with zone affinity skip them cheaply.
+    const std::uint64_t zones = affinity.zone_filter(
+        pod, variants[vi].zone_mask, variants[vi].strict_zone_mask, progress[pod].affinity);
+    // Pods that must be apart (the benchmark's hostname anti-affinity) would walk every claim:
+    // when few are free of their group, try only those, in the same order.
+    if (g != PodAffinityGroups::kNoGroup &&
+        affinity.free_claim_count(g) * kFreeClaimsShortcut < claim_order.size()) {
+      claim_scratch = affinity.free_claims(g);
+      auto key = [&](std::uint32_t c) {
+        return std::pair(claims[c].pods.size(), claims[c].serial);
+      };
+      std::sort(claim_scratch.begin(), claim_scratch.end(),
+                [&](std::uint32_t a, std::uint32_t b) { return key(a) < key(b); });
+      for (std::uint32_t ci : claim_scratch) {
+        if ((claims[ci].zone_mask & zones) == 0) continue;
+        auto at = std::lower_bound(claim_order.begin(), claim_order.end(), key(ci),
+                                   [&](std::uint32_t c, const auto& k) { return key(c) < k; });
+        if (try_claim(pod, ci, vi)) {
+          resort_claim(static_cast<std::size_t>(at - claim_order.begin()));
+          return true;
+        }
+      }
+      return false;
+    }
     for (std::size_t k = 0; k < claim_order.size(); ++k) {
-      std::uint32_t ci = claim_order[k];
-      if (try_claim(pod, ci, vi)) {
+      if ((claims[claim_order[k]].zone_mask & zones) == 0) continue;
+      if (try_claim(pod, claim_order[k], vi)) {
         resort_claim(k);
         return true;
       }
     }
-    for (std::uint32_t pool : ctx.pool_order())
-      if (try_new_claim(pod, pool, vi)) return true;
     return false;
   }
 
@@ -434,7 +600,7 @@ struct Scheduler::State {
 
   // Why a pod that found no place failed, pool by pool (only computed for failed pods).
   std::string explain(std::uint32_t pod) {
-    const PodSpec& spec = *in.pods[pod].spec;
+    const PodSpec& spec = *in().pods[pod].spec;
     const Variant& v = variants[variant_for(pod)];
     if (ctx.pools().empty()) return "no NodePool";
     std::vector<std::string> parts;
@@ -471,7 +637,9 @@ struct Scheduler::State {
         } else if (!offered) {
           why = "no available offering (insufficient capacity)";
         } else {
-          why = "topology spread or batch packing left no room";
+          why = affinity.constrains(pod)
+                    ? "pod affinity, topology spread or batch packing left no room"
+                    : "topology spread or batch packing left no room";
         }
       }
       parts.push_back(fmt::format("nodepool {}: {}", tpl.pool->name, why));
@@ -479,35 +647,62 @@ struct Scheduler::State {
     return fmt::format("{}", fmt::join(parts, "; "));
   }
 
-  double claim_price(const Claim& c, std::uint32_t t) const {
+  // The cheapest usable offering of `t` within the masks, or -1.
+  double cheapest_offering(std::uint32_t t, std::uint64_t zones, std::uint8_t capacity) const {
     double best = -1;
     for (const OfferingRef& o : ctx.offerings(t)) {
-      if (!(c.zone_mask >> o.zone & 1ULL) || !(o.capacity & c.capacity_mask) || !offering_usable(o))
-        continue;
+      if (!(zones >> o.zone & 1ULL) || !(o.capacity & capacity) || !offering_usable(o)) continue;
       if (best < 0 || o.price < best) best = o.price;
     }
     return best;
+  }
+
+  // The pool's types by price within the masks (PriceOrder), computed once per solve.
+  const std::vector<std::uint32_t>& price_order(std::uint32_t pool, std::uint64_t zones,
+                                                std::uint8_t capacity) {
+    for (const PriceOrder& o : price_orders)
+      if (o.pool == pool && o.zones == zones && o.capacity == capacity) return o.types;
+    std::vector<std::pair<double, std::uint32_t>> priced;
+    ctx.pools()[pool].types.for_each([&](std::size_t t) {
+      auto type = static_cast<std::uint32_t>(t);
+      priced.emplace_back(cheapest_offering(type, zones, capacity), type);
+    });
+    std::sort(priced.begin(), priced.end(), [&](const auto& a, const auto& b) {
+      if (a.first != b.first) return a.first < b.first;
+      return types[a.second].name < types[b.second].name;
+    });
+    PriceOrder& o = price_orders.emplace_back(
+        PriceOrder{.pool = pool, .zones = zones, .capacity = capacity, .types = {}});
+    o.types.reserve(priced.size());
+    for (const auto& [price, t] : priced) o.types.push_back(t);
+    return o.types;
   }
 
   NewNodeClaim finish_claim(Claim& c) {
     NewNodeClaim out;
     out.pool = c.pool;
     out.pods = std::move(c.pods);
-    std::vector<std::pair<double, std::uint32_t>> priced;
-    priced.reserve(c.types.size());
-    for (std::uint32_t t : c.types) priced.emplace_back(claim_price(c, t), t);
-    std::sort(priced.begin(), priced.end(), [&](const auto& a, const auto& b) {
-      if (a.first != b.first) return a.first < b.first;
-      return types[a.second].name < types[b.second].name;
-    });
-    if (priced.size() > options.max_instance_types) priced.resize(options.max_instance_types);
+    // Karpenter orders a claim's options by price and keeps MaxInstanceTypes of them.
+    type_marks.resize(types.size());
+    for (std::uint32_t t : c.types) type_marks[t] = 1;
+    const std::size_t keep = std::min(c.types.size(), options.max_instance_types);
+    out.types.reserve(keep);
+    for (std::uint32_t t : price_order(c.pool, c.zone_mask, c.capacity_mask)) {
+      if (type_marks[t] == 0) continue;
+      if (out.types.size() < keep) out.types.push_back(t);
+      type_marks[t] = 0;
+    }
     Resources min_overhead;
-    bool first = true;
-    for (auto& [price, t] : priced) {
-      out.types.push_back(t);
-      const Resources& o = ctx.pools()[c.pool].daemon_overhead[t];
-      min_overhead = first ? o : Resources::min(min_overhead, o);
-      first = false;
+    const PoolTemplate& tpl = ctx.pools()[c.pool];
+    if (tpl.uniform_overhead) {
+      if (!out.types.empty()) min_overhead = tpl.daemon_overhead[out.types.front()];
+    } else {
+      bool first = true;
+      for (std::uint32_t t : out.types) {
+        const Resources& o = tpl.daemon_overhead[t];
+        min_overhead = first ? o : Resources::min(min_overhead, o);
+        first = false;
+      }
     }
     out.requirements = std::move(c.requirements);
     out.requests = c.requests + min_overhead;
@@ -528,20 +723,22 @@ std::vector<std::uint32_t> solver_node_order(std::span<const ExistingNode> nodes
 }
 
 Scheduler::Scheduler(const SchedulingContext& context, SchedulerOptions options)
-    : context_(&context), options_(options) {}
+    : context_(&context), options_(options), state_(std::make_unique<State>(*context_, options_)) {}
 
 Scheduler::~Scheduler() = default;
 
 SolveResult Scheduler::solve(const SolveInput& input) {
-  State s(*context_, options_, input);
+  State& s = *state_;
+  s.reset(input);
   const auto pod_count = static_cast<std::uint32_t>(input.pods.size());
-  s.progress.assign(pod_count, PodProgress{});
   s.order_nodes();
   s.init_pools();
   s.spreads.build(*context_, input, s.zone_universe);
+  s.affinity.build(*context_, input);
 
   // Karpenter's queue: CPU then memory descending, then creation time, then UID.
-  std::vector<std::uint32_t> queue(pod_count);
+  std::vector<std::uint32_t>& queue = s.queue;
+  queue.resize(pod_count);
   for (std::uint32_t i = 0; i < pod_count; ++i) queue[i] = i;
   std::sort(queue.begin(), queue.end(), [&](std::uint32_t a, std::uint32_t b) {
     const PendingPod& pa = input.pods[a];
@@ -556,20 +753,25 @@ SolveResult Scheduler::solve(const SolveInput& input) {
 
   // A ring buffer over the queue; a pod popped with the queue at the same length as when it
   // was last pushed back means a full cycle without progress: stop.
-  std::vector<std::int64_t> last_len(pod_count, -1);
+  // A relaxation is progress and forgets every pod's mark: marks carry the relaxation count
+  // they were made at, so forgetting costs nothing.
+  s.last_len.assign(pod_count, -1);
+  s.last_epoch.assign(pod_count, 0);
+  std::uint32_t epoch = 0;
   std::size_t head = 0;
   while (head < queue.size()) {
     std::uint32_t pod = queue[head];
     auto length = static_cast<std::int64_t>(queue.size() - head);
-    if (last_len[pod] == length) break;
+    if (s.last_epoch[pod] == epoch && s.last_len[pod] == length) break;
     ++head;
     if (s.add(pod)) continue;
     bool relaxed = s.relax(pod);
     queue.push_back(pod);
     if (relaxed) {
-      std::fill(last_len.begin(), last_len.end(), -1);
+      ++epoch;
     } else {
-      last_len[pod] = static_cast<std::int64_t>(queue.size() - head);
+      s.last_len[pod] = static_cast<std::int64_t>(queue.size() - head);
+      s.last_epoch[pod] = epoch;
     }
   }
 

@@ -49,6 +49,12 @@ SchedulingContext::SchedulingContext(const Catalog& catalog, std::span<const Nod
           tpl.daemon_overhead[i] += requests;
       });
     }
+    tpl.uniform_overhead =
+        std::all_of(tpl.daemon_overhead.begin(), tpl.daemon_overhead.end(),
+                    [&](const Resources& r) { return r == tpl.daemon_overhead[0]; });
+    tpl.room.reserve(types.size());
+    for (std::size_t i = 0; i < types.size(); ++i)
+      tpl.room.push_back(tpl.allocatable[i] - tpl.daemon_overhead[i]);
     pools_.push_back(std::move(tpl));
   }
 

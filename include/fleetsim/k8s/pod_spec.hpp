@@ -1,4 +1,5 @@
-// What a pod asks of a node: requests, node requirements, tolerations, zone spread, priority.
+// What a pod asks of a node: requests, node requirements, tolerations, zone spread, pod
+// (anti-)affinity, priority.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include "fleetsim/core/error.hpp"
 #include "fleetsim/core/resources.hpp"
 #include "fleetsim/core/time.hpp"
+#include "fleetsim/k8s/label_selector.hpp"
 #include "fleetsim/k8s/requirements.hpp"
 #include "fleetsim/k8s/taints.hpp"
 
@@ -23,6 +25,28 @@ struct TopologySpread {
   WhenUnsatisfiable when_unsatisfiable = WhenUnsatisfiable::DoNotSchedule;
   Labels match_labels;  // labelSelector.matchLabels
   friend bool operator==(const TopologySpread&, const TopologySpread&) = default;
+};
+
+// A podAffinity or podAntiAffinity term. fleetsim models zone and hostname topology keys.
+struct PodAffinityTerm {
+  std::string topology_key;
+  // nullopt: no labelSelector, which selects no pod.
+  std::optional<LabelSelector> selector;
+  // Namespaces the selector looks in; with no namespace_selector, empty means the pod's own.
+  std::vector<std::string> namespaces;
+  // Selects namespaces by their labels; fleetsim knows only kubernetes.io/metadata.name.
+  std::optional<LabelSelector> namespace_selector;
+  friend bool operator==(const PodAffinityTerm&, const PodAffinityTerm&) = default;
+};
+
+// The required terms of one direction (affinity or anti-affinity) and its preferred ones, heaviest
+// first (Karpenter relaxes them in that order; equal weights keep their manifest order).
+struct PodAffinityRules {
+  std::vector<PodAffinityTerm> required;
+  std::vector<PodAffinityTerm> preferred;
+  std::vector<std::int32_t> preferred_weights;  // beside `preferred`
+  bool empty() const { return required.empty() && preferred.empty(); }
+  friend bool operator==(const PodAffinityRules&, const PodAffinityRules&) = default;
 };
 
 // A container probe's timing (readinessProbe, startupProbe). fleetsim models the probe's handler
@@ -45,6 +69,8 @@ struct PodSpec {
   std::optional<Requirements> preferred_node_requirements;
   std::vector<Toleration> tolerations;
   std::vector<TopologySpread> topology_spread;
+  PodAffinityRules pod_affinity;
+  PodAffinityRules pod_anti_affinity;
   std::int32_t priority = 0;
   std::string priority_class_name;
   SimDuration termination_grace = seconds(30);  // Kubernetes default

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "fleetsim/scheduling/scheduling_context.hpp"
@@ -35,6 +36,7 @@ class Scheduler {
   struct State;
   const SchedulingContext* context_;
   SchedulerOptions options_;
+  std::unique_ptr<State> state_;  // the scratch buffers, kept from one solve to the next
 };
 
 }  // namespace fleetsim

@@ -34,6 +34,9 @@ struct PoolTemplate {
   std::vector<Resources>
       daemon_overhead;                 // per catalog type: requests of DaemonSets that land there
   std::vector<Resources> allocatable;  // per catalog type, with the pool's kubelet settings
+  // Per catalog type: allocatable − DaemonSet overhead, what the pods of one node may request.
+  std::vector<Resources> room;
+  bool uniform_overhead = true;  // every type carries the same DaemonSet overhead
   std::uint64_t zone_mask = 0;
   std::uint8_t capacity_mask = 0;
   bool has_prefer_no_schedule = false;

@@ -45,9 +45,10 @@ struct PendingPod {
   bool from_candidate = false;
 };
 
-// A pod already bound to an existing node, counted by topology spread.
+// A pod already bound to an existing node, counted by topology spread and pod affinity.
 struct BoundPod {
   const Labels* labels = nullptr;
+  const PodSpec* spec = nullptr;  // for its required anti-affinity; nullptr: none
   std::string_view namespace_name;
   std::uint32_t node = 0;  // index into SolveInput::nodes
 };

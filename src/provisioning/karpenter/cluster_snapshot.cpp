@@ -38,8 +38,10 @@ ClusterSnapshot take_snapshot(const Cluster& cluster, const SchedulingContext& c
   for (NodeId id : s.node_ids)
     for (PodId pod : cluster.node(id).pods) {
       const Pod& p = cluster.pod(pod);
-      s.bound.push_back(
-          BoundPod{.labels = p.labels, .namespace_name = p.namespace_name, .node = node_slot[id]});
+      s.bound.push_back(BoundPod{.labels = p.labels,
+                                 .spec = p.spec,
+                                 .namespace_name = p.namespace_name,
+                                 .node = node_slot[id]});
     }
   return s;
 }

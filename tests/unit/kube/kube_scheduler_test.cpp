@@ -231,3 +231,76 @@ TEST_CASE("kube-scheduler coalesces pass requests at one instant", "[workload]")
   rig.sim.run_until(rig.sim.now());
   CHECK(rig.unschedulable == std::vector<PodId>{big});  // one pass, one report
 }
+
+namespace {
+
+const Labels kDb{{"app", "db"}};
+const Labels kWeb{{"app", "web"}};
+
+PodAffinityTerm selecting(std::string_view key, const Labels& match) {
+  return PodAffinityTerm{.topology_key = std::string(key),
+                         .selector = LabelSelector{.match_labels = match}};
+}
+
+PodId add_labelled_pod(SchedulerRig& rig, PodSpec spec, const Labels* labels) {
+  Pod p;
+  p.name = "pod-" + std::to_string(rig.cluster.next_pod_id());
+  p.spec = rig.specs.add(std::move(spec));
+  p.labels = labels;
+  p.namespace_name = "default";
+  p.uid = "uid-" + std::to_string(rig.cluster.next_pod_id());
+  p.created = rig.sim.now();
+  return rig.cluster.add_pod(std::move(p));
+}
+
+}  // namespace
+
+TEST_CASE("kube-scheduler binds a pod with required affinity only beside the pods it selects",
+          "[workload]") {
+  SchedulerRig rig;
+  add_node(rig.cluster, {.name = "a-empty"});
+  NodeId busy = add_node(rig.cluster, {.name = "b-busy"});
+  PodId db = add_labelled_pod(rig, spec_with(pod_requests(2000, 4096)), &kDb);
+  rig.cluster.bind(db, busy, rig.sim.now());
+
+  PodSpec follower = spec_with(pod_requests(500, 512));
+  follower.pod_affinity.required.push_back(selecting(label::kHostname, kDb));
+  PodId pod = add_labelled_pod(rig, follower, &kWeb);
+  rig.pass();
+  // The emptier node scores better, but only b-busy holds a db pod.
+  CHECK(rig.bound_node(pod) == busy);
+}
+
+TEST_CASE("kube-scheduler keeps a pod out of a running pod's anti-affinity zone", "[workload]") {
+  SchedulerRig rig;
+  NodeId idle = add_node(rig.cluster, {.name = "a-idle", .zone = "us-east-1a"});
+  NodeId same_zone = add_node(rig.cluster, {.name = "b-idle", .zone = "us-east-1a"});
+  NodeId other = add_node(rig.cluster, {.name = "c-half", .zone = "us-east-1b"});
+  rig.load(other, pod_requests(2000, 8192));
+  PodSpec guard = spec_with(pod_requests(100, 128));
+  guard.pod_anti_affinity.required.push_back(selecting(label::kZone, kWeb));
+  PodId g = add_labelled_pod(rig, guard, &kDb);
+  rig.cluster.bind(g, idle, rig.sim.now());
+
+  PodId web = add_labelled_pod(rig, spec_with(pod_requests(500, 512)), &kWeb);
+  PodId db = add_labelled_pod(rig, spec_with(pod_requests(500, 512)), &kDb);
+  rig.pass();
+  CHECK(rig.bound_node(web) == other);     // the guard's zone is closed to web pods
+  CHECK(rig.bound_node(db) == same_zone);  // but not to others: the least allocated node
+}
+
+TEST_CASE("kube-scheduler: the first pod of a self-affine group binds; affinity to nothing waits",
+          "[workload]") {
+  SchedulerRig rig;
+  NodeId a = add_node(rig.cluster, {.name = "node-a"});
+  PodSpec self = spec_with(pod_requests(500, 512));
+  self.pod_affinity.required.push_back(selecting(label::kHostname, kWeb));
+  PodId first = add_labelled_pod(rig, self, &kWeb);
+  PodSpec lonely = spec_with(pod_requests(500, 512));
+  lonely.pod_affinity.required.push_back(selecting(label::kZone, kDb));
+  PodId waiting = add_labelled_pod(rig, lonely, &kWeb);
+  rig.pass();
+  CHECK(rig.bound_node(first) == a);
+  CHECK(rig.bound_node(waiting) == kNoNode);
+  CHECK(rig.unschedulable == std::vector<PodId>{waiting});
+}

@@ -108,8 +108,6 @@ TEST_CASE("node selectors and node affinity become requirements", "[scenario]") 
         - weight: 50
           preference:
             matchExpressions: [{key: topology.kubernetes.io/zone, operator: In, values: [us-east-1c]}]
-    podAntiAffinity:
-      requiredDuringSchedulingIgnoredDuringExecution: []
 )"));
   const PodSpec& s = spec_of(*d);
   CHECK(s.node_requirements.entries().size() == 2);
@@ -126,9 +124,7 @@ TEST_CASE("node selectors and node affinity become requirements", "[scenario]") 
   REQUIRE(s.preferred_node_requirements);
   CHECK(s.preferred_node_requirements->get(label::kZone)->values() ==
         std::vector<std::string>{"us-east-1b"});
-  REQUIRE(d->warnings.warnings().size() == 1);
-  CHECK(d->warnings.warnings()[0].field == "Pod.spec.affinity.podAntiAffinity");
-  CHECK(d->warnings.warnings()[0].where.to_string() == "test.yaml:28:5");
+  CHECK(d->warnings.warnings().empty());
 }
 
 TEST_CASE("tolerations, spreads, grace periods and annotations", "[scenario]") {
@@ -449,4 +445,91 @@ spec:
   containers: [{name: c}]
 )") == "test.yaml:5:39: metadata.annotations.fleetsim.io/duration: the run time must be at "
        "least 1s");
+}
+
+TEST_CASE("pod affinity and anti-affinity terms are read, preferred ones heaviest first",
+          "[scenario]") {
+  auto d = decode(pod(R"(  affinity:
+    podAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        - topologyKey: failure-domain.beta.kubernetes.io/zone
+          labelSelector:
+            matchLabels: {app: db}
+            matchExpressions: [{key: tier, operator: NotIn, values: [test]}]
+          namespaces: [data]
+    podAntiAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        - {topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: web}}}
+      preferredDuringSchedulingIgnoredDuringExecution:
+        - weight: 1
+          podAffinityTerm: {topologyKey: kubernetes.io/hostname, labelSelector: {}}
+        - weight: 10
+          podAffinityTerm:
+            topologyKey: topology.kubernetes.io/zone
+            labelSelector: {matchLabels: {app: web}}
+            namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: web}}
+)"));
+  const PodSpec& s = spec_of(*d);
+  REQUIRE(s.pod_affinity.required.size() == 1);
+  const PodAffinityTerm& t = s.pod_affinity.required[0];
+  CHECK(t.topology_key == label::kZone);  // the deprecated key, normalized
+  REQUIRE(t.selector);
+  CHECK(t.selector->match_labels == Labels{{"app", "db"}});
+  REQUIRE(t.selector->match_expressions.size() == 1);
+  CHECK(t.selector->match_expressions[0].op == Operator::NotIn);
+  CHECK(t.namespaces == std::vector<std::string>{"data"});
+  CHECK(s.pod_affinity.preferred.empty());
+  REQUIRE(s.pod_anti_affinity.required.size() == 1);
+  CHECK(s.pod_anti_affinity.required[0].topology_key == label::kHostname);
+  REQUIRE(s.pod_anti_affinity.preferred.size() == 2);
+  CHECK(s.pod_anti_affinity.preferred_weights == std::vector<std::int32_t>{10, 1});
+  CHECK(s.pod_anti_affinity.preferred[0].topology_key == label::kZone);
+  REQUIRE(s.pod_anti_affinity.preferred[0].namespace_selector);
+  CHECK(s.pod_anti_affinity.preferred[1].selector == LabelSelector{});
+  CHECK(d->warnings.warnings().empty());
+}
+
+TEST_CASE("pod affinity keys other than zone and hostname warn; other labels of a namespace too",
+          "[scenario]") {
+  auto d = decode(pod(R"(  affinity:
+    podAntiAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        - topologyKey: kubernetes.io/arch
+          labelSelector: {matchLabels: {app: web}}
+          namespaceSelector: {matchLabels: {team: ml}}
+)"));
+  REQUIRE(d->warnings.warnings().size() == 2);
+  CHECK(d->warnings.warnings()[0].where.to_string() == "test.yaml:10:24");
+  CHECK(d->warnings.warnings()[0].message ==
+        "pod affinity over \"kubernetes.io/arch\" is not modelled (only "
+        "topology.kubernetes.io/zone and kubernetes.io/hostname are); the term is ignored");
+  CHECK(d->warnings.warnings()[1].field ==
+        "Pod.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[]."
+        "namespaceSelector");
+}
+
+TEST_CASE("pod affinity errors name the field", "[scenario]") {
+  const std::string head =
+      "  affinity:\n    podAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n";
+  CHECK(decode_error(pod(head + "        - {topologyKey: \"\", labelSelector: {}}\n")) ==
+        "test.yaml:10:25: spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+        "[0].topologyKey: topologyKey must not be empty");
+  CHECK(
+      decode_error(pod(head + "        - topologyKey: kubernetes.io/hostname\n"
+                              "          labelSelector:\n"
+                              "            matchExpressions: [{key: app, operator: Equals, values: "
+                              "[a]}]\n")) ==
+      "test.yaml:12:53: spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+      "[0].labelSelector.matchExpressions[0].operator: unknown operator \"Equals\"; expected In, "
+      "NotIn, Exists or DoesNotExist");
+  CHECK(decode_error(pod(head + "        - {topologyKey: kubernetes.io/hostname}\n")) ==
+        "test.yaml:10:11: spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+        "[0]: a required podAffinity term without labelSelector selects no pod, so the pod could "
+        "never schedule");
+  CHECK(decode_error(pod("  affinity:\n    podAntiAffinity:\n"
+                         "      preferredDuringSchedulingIgnoredDuringExecution:\n"
+                         "        - weight: 101\n"
+                         "          podAffinityTerm: {topologyKey: kubernetes.io/hostname}\n")) ==
+        "test.yaml:10:19: spec.affinity.podAntiAffinity."
+        "preferredDuringSchedulingIgnoredDuringExecution[0].weight: 101 is out of range [1, 100]");
 }

@@ -147,7 +147,16 @@ struct Problem {
   std::vector<PendingPod> pods;
   std::vector<std::string> uids;
   Labels no_labels;
+  std::deque<Labels> label_sets;
 
+  // Pods of one spec carrying `labels`; returns the index of the first.
+  std::uint32_t add(const PodSpec& spec, int copies, Labels labels) {
+    label_sets.push_back(std::move(labels));
+    const auto first = static_cast<std::uint32_t>(pods.size());
+    add(spec, copies);
+    for (std::size_t i = first; i < pods.size(); ++i) pods[i].labels = &label_sets.back();
+    return first;
+  }
   void add(const PodSpec& spec, int copies = 1) {
     specs.push_back(spec);
     for (int i = 0; i < copies; ++i) {

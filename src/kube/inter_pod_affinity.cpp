@@ -1,0 +1,106 @@
+#include "fleetsim/kube/inter_pod_affinity.hpp"
+
+#include <algorithm>
+#include <string_view>
+
+#include "fleetsim/k8s/pod_affinity.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+bool modelled(const PodAffinityTerm& term) {
+  return term.topology_key == label::kZone || term.topology_key == label::kHostname;
+}
+
+// Calls f(node, pod) for every pod bound to an active node.
+template <typename F>
+void for_each_running(const Cluster& cluster, F&& f) {
+  for (NodeId id : cluster.active_nodes()) {
+    const Node& n = cluster.node(id);
+    for (PodId p : n.pods) f(n, cluster.pod(p));
+  }
+}
+
+// The topology domains (hosts or zones) some pods are in.
+class Domains {
+ public:
+  explicit Domains(std::size_t nodes) : hosts_(nodes, 0) {}
+  void add(const Node& n) {
+    hosts_[n.id] = 1;
+    if (!n.zone.empty() && std::find(zones_.begin(), zones_.end(), n.zone) == zones_.end())
+      zones_.push_back(n.zone);
+  }
+  bool empty() const { return std::find(hosts_.begin(), hosts_.end(), 1) == hosts_.end(); }
+  bool has(const PodAffinityTerm& term, const Node& n) const {
+    if (term.topology_key == label::kHostname) return hosts_[n.id] != 0;
+    return std::find(zones_.begin(), zones_.end(), n.zone) != zones_.end();
+  }
+
+ private:
+  std::vector<std::uint8_t> hosts_;
+  std::vector<std::string_view> zones_;
+};
+
+}  // namespace
+
+bool any_running_anti_affinity(const Cluster& cluster) {
+  bool any = false;
+  for_each_running(cluster, [&](const Node&, const Pod& q) {
+    any = any || !q.spec->pod_anti_affinity.required.empty();
+  });
+  return any;
+}
+
+void inter_pod_affinity_mask(const Cluster& cluster, const Pod& pod,
+                             std::vector<std::uint8_t>& out) {
+  const std::size_t node_count = cluster.nodes().size();
+  out.assign(node_count, 1);
+  const PodSpec& spec = *pod.spec;
+  const std::string_view ns = pod.namespace_name;
+
+  // Required affinity: every term needs a pod it selects in the node's domain, unless no pod
+  // matches any term anywhere and the pod matches them all itself (the first pod of a group).
+  std::vector<const PodAffinityTerm*> terms;
+  std::vector<Domains> with;
+  bool any_match = false, self_matches_all = true;
+  for (const PodAffinityTerm& term : spec.pod_affinity.required) {
+    if (!modelled(term)) continue;
+    terms.push_back(&term);
+    with.emplace_back(node_count);
+    self_matches_all = self_matches_all && term_selects(term, ns, ns, pod.labels);
+    for_each_running(cluster, [&](const Node& n, const Pod& q) {
+      if (term_selects(term, ns, q.namespace_name, q.labels)) with.back().add(n);
+    });
+    any_match = any_match || !with.back().empty();
+  }
+  if (!terms.empty() && (any_match || !self_matches_all)) {
+    for (NodeId id : cluster.active_nodes())
+      for (std::size_t t = 0; t < terms.size(); ++t)
+        if (!with[t].has(*terms[t], cluster.node(id))) out[id] = 0;
+  }
+
+  // Its own required anti-affinity, and running pods' required anti-affinity against it.
+  auto forbid = [&](const PodAffinityTerm& term, const Domains& against) {
+    for (NodeId id : cluster.active_nodes())
+      if (against.has(term, cluster.node(id))) out[id] = 0;
+  };
+  for (const PodAffinityTerm& term : spec.pod_anti_affinity.required) {
+    if (!modelled(term)) continue;
+    Domains against(node_count);
+    for_each_running(cluster, [&](const Node& n, const Pod& q) {
+      if (term_selects(term, ns, q.namespace_name, q.labels)) against.add(n);
+    });
+    forbid(term, against);
+  }
+  for_each_running(cluster, [&](const Node& n, const Pod& q) {
+    for (const PodAffinityTerm& term : q.spec->pod_anti_affinity.required) {
+      if (!modelled(term) || !term_selects(term, q.namespace_name, ns, pod.labels)) continue;
+      Domains against(node_count);
+      against.add(n);
+      forbid(term, against);
+    }
+  });
+}
+
+}  // namespace fleetsim

@@ -18,6 +18,7 @@ ServingModel::ServingModel(Simulation& sim, const ServingConfig& config, RngStre
     : sim_(sim),
       config_(config),
       sampler_(config.service_time, rng),
+      ready_(config.concurrency),
       queue_(kInitialQueueCapacity),
       queue_area_at_(sim.now()) {
   FLEETSIM_ASSERT(config.concurrency > 0);
@@ -52,10 +53,13 @@ void ServingModel::arrive_at(SimTime now, std::uint32_t input_tokens, std::uint3
   ++arrived_;
   const Queued request{
       .arrival = now, .input_tokens = input_tokens, .output_tokens = output_tokens};
-  if (!heap_.empty() && heap_[0].in_flight < config_.concurrency) {
-    start(heap_[0].replica, now,
-          request);  // the queue is empty whenever a Ready replica has a slot
-    return;
+  // The queue is empty whenever a Ready replica has a free slot.
+  if (!ready_.empty()) {
+    const ReadyReplicas::Choice best = ready_.best();
+    if (best.in_flight < config_.concurrency) {
+      start(best.replica, now, request);
+      return;
+    }
   }
   expire_front(now);
   if (config_.max_queue != 0 && queue_size() >= config_.max_queue) {
@@ -97,10 +101,9 @@ void ServingModel::start(std::uint32_t replica, SimTime now, const Queued& reque
   Slot& slot = slots_[slot_index];
   r.free_slot = slot.next_free;
   if (r.in_flight == 0) r.busy_since = now;
+  ready_.move(replica, r.in_flight, r.in_flight + 1);
   ++r.in_flight;
   ++in_flight_;
-  heap_[r.heap_pos].in_flight = r.in_flight;
-  sift_down(r.heap_pos);  // its key grew
 
   const ServiceTimes times = sampler_.draw(r.rates, request.input_tokens, request.output_tokens,
                                            r.in_flight, config_.concurrency);
@@ -136,8 +139,7 @@ void ServingModel::complete(std::uint32_t slot_index, std::uint32_t generation, 
   if (--r.in_flight == 0) r.busy += now - r.busy_since;
 
   if (r.state == ReplicaState::Ready) {
-    heap_[r.heap_pos].in_flight = r.in_flight;
-    sift_up(r.heap_pos);
+    ready_.move(replica, r.in_flight + 1, r.in_flight);
     dispatch_queue(now);
   } else if (r.state == ReplicaState::Terminating && r.in_flight == 0) {
     const ReplicaId id = r.id;
@@ -149,13 +151,15 @@ void ServingModel::complete(std::uint32_t slot_index, std::uint32_t generation, 
 // ---- The queue -------------------------------------------------------------------------------
 
 void ServingModel::dispatch_queue(SimTime now) {
-  while (queue_size() > 0 && !heap_.empty() && heap_[0].in_flight < config_.concurrency) {
+  while (queue_size() > 0 && !ready_.empty()) {
+    const ReadyReplicas::Choice best = ready_.best();
+    if (best.in_flight >= config_.concurrency) return;
     expire_front(now);
     if (queue_size() == 0) return;
     const Queued request = queue_front();
     note_queue_change(now);
     queue_pop();
-    start(heap_[0].replica, now, request);
+    start(best.replica, now, request);
   }
 }
 
@@ -238,7 +242,6 @@ void ServingModel::add_replica(const ReplicaSpec& spec, std::optional<SimTime> r
     index = static_cast<std::uint32_t>(replicas_.size());
     replicas_.emplace_back();
     slots_.resize(slots_.size() + c);
-    heap_.reserve(replicas_.size());
   }
   Replica& r = replicas_[index];
   const std::uint32_t generation = r.generation + 1;
@@ -268,8 +271,9 @@ void ServingModel::set_ready(ReplicaId id) {
 }
 
 void ServingModel::make_ready(std::uint32_t replica) {
-  replicas_[replica].state = ReplicaState::Ready;
-  heap_insert(replica);
+  Replica& r = replicas_[replica];
+  r.state = ReplicaState::Ready;
+  ready_.insert(replica, r.id, r.in_flight);
   dispatch_queue(sim_.now());
 }
 
@@ -278,7 +282,7 @@ void ServingModel::begin_termination(ReplicaId id) {
   if (index == kNone) return;
   Replica& r = replicas_[index];
   if (r.state == ReplicaState::Terminating) return;
-  if (r.state == ReplicaState::Ready) heap_remove(index);
+  if (r.state == ReplicaState::Ready) ready_.remove(index, r.in_flight);
   r.state = ReplicaState::Terminating;
   if (r.in_flight == 0) {
     retire(index);
@@ -291,7 +295,7 @@ void ServingModel::kill_replica(ReplicaId id) {
   if (index == kNone) return;
   const SimTime now = sim_.now();
   Replica& r = replicas_[index];
-  if (r.state == ReplicaState::Ready) heap_remove(index);
+  if (r.state == ReplicaState::Ready) ready_.remove(index, r.in_flight);
   const std::uint32_t c = config_.concurrency;
   for (std::uint32_t k = 0; k < c; ++k) {
     Slot& slot = slots_[index * c + k];
@@ -366,57 +370,6 @@ SimDuration ServingModel::total_busy_time() const {
 double ServingModel::queue_length_integral() const {
   return queue_area_ + static_cast<double>(queue_size()) *
                            static_cast<double>((sim_.now() - queue_area_at_).count());
-}
-
-// ---- The heap of Ready replicas --------------------------------------------------------------
-
-void ServingModel::heap_place(std::size_t pos, const HeapEntry& entry) {
-  heap_[pos] = entry;
-  replicas_[entry.replica].heap_pos = static_cast<std::uint32_t>(pos);
-}
-
-void ServingModel::heap_insert(std::uint32_t replica) {
-  const Replica& r = replicas_[replica];
-  heap_.push_back({.id = r.id, .in_flight = r.in_flight, .replica = replica});
-  heap_place(heap_.size() - 1, heap_.back());
-  sift_up(heap_.size() - 1);
-}
-
-void ServingModel::heap_remove(std::uint32_t replica) {
-  const std::size_t pos = replicas_[replica].heap_pos;
-  const HeapEntry last = heap_.back();
-  heap_.pop_back();
-  replicas_[replica].heap_pos = kNone;
-  if (pos == heap_.size()) return;
-  heap_place(pos, last);
-  sift_up(pos);
-  sift_down(replicas_[last.replica].heap_pos);
-}
-
-void ServingModel::sift_up(std::size_t pos) {
-  const HeapEntry item = heap_[pos];
-  while (pos > 0) {
-    const std::size_t parent = (pos - 1) / 2;
-    if (!item.before(heap_[parent])) break;
-    heap_place(pos, heap_[parent]);
-    pos = parent;
-  }
-  heap_place(pos, item);
-}
-
-void ServingModel::sift_down(std::size_t pos) {
-  const HeapEntry item = heap_[pos];
-  const std::size_t n = heap_.size();
-  for (;;) {
-    std::size_t child = 2 * pos + 1;
-    if (child >= n) break;
-    // Added, not branched on: which child is smaller is a coin flip for the predictor.
-    if (child + 1 < n) child += static_cast<std::size_t>(heap_[child + 1].before(heap_[child]));
-    if (!heap_[child].before(item)) break;
-    heap_place(pos, heap_[child]);
-    pos = child;
-  }
-  heap_place(pos, item);
 }
 
 }  // namespace fleetsim

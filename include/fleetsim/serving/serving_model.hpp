@@ -10,13 +10,13 @@
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/engine/event_tag.hpp"
 #include "fleetsim/engine/simulation.hpp"
+#include "fleetsim/serving/ready_replicas.hpp"
 #include "fleetsim/serving/serving_time.hpp"
 #include "fleetsim/traffic/traffic_source.hpp"
 
 namespace fleetsim {
 
-// A replica's name within its service (the caller's pod id, for example).
-using ReplicaId = std::uint64_t;
+// A replica's name within its service (the caller's pod id, for example): ReplicaId.
 inline constexpr ReplicaId kNoReplica = ~ReplicaId{0};
 
 enum class DropReason : std::uint8_t {
@@ -136,7 +136,7 @@ class ServingModel final : public EventHandler {
 
   ServingCounters counters() const;
   std::size_t replica_count() const { return live_replicas_; }
-  std::size_t ready_replica_count() const { return heap_.size(); }
+  std::size_t ready_replica_count() const { return ready_.size(); }
   bool has_replica(ReplicaId id) const { return find(id) != kNone; }
   std::uint32_t in_flight(ReplicaId id) const;
   // Requests the replica has completed (vLLM's request_success_total).
@@ -169,7 +169,6 @@ class ServingModel final : public EventHandler {
     std::uint32_t in_flight = 0;
     std::uint64_t served = 0;
     std::uint32_t free_slot = kNone;  // head of this replica's free-slot list
-    std::uint32_t heap_pos = kNone;   // position in heap_ while Ready
     std::uint32_t generation = 0;     // bumped when the entry is reused; stale Ready events
     std::uint32_t next_free = kNone;  // free-entry list of replicas_
     SimDuration busy{};               // closed busy periods
@@ -207,26 +206,6 @@ class ServingModel final : public EventHandler {
   void note_queue_change(SimTime now);
   void report(const RequestOutcome& outcome);
 
-  // Indexed min-heap of Ready replicas by (in_flight, id). The key is copied into the entry, so
-  // sifting compares 16-byte entries side by side instead of chasing two replicas per step.
-  struct HeapEntry {
-    ReplicaId id;
-    std::uint32_t in_flight;
-    std::uint32_t replica;  // index into replicas_
-
-    // One 128-bit comparison, branch-free: which child is smaller is a coin flip.
-    bool before(const HeapEntry& o) const {
-      __extension__ using Key = unsigned __int128;
-      return ((static_cast<Key>(in_flight) << 64) | id) <
-             ((static_cast<Key>(o.in_flight) << 64) | o.id);
-    }
-  };
-  void heap_insert(std::uint32_t replica);
-  void heap_remove(std::uint32_t replica);
-  void sift_up(std::size_t pos);
-  void sift_down(std::size_t pos);
-  void heap_place(std::size_t pos, const HeapEntry& entry);
-
   // The ring buffer.
   std::size_t queue_size() const { return queue_count_; }
   const Queued& queue_front() const { return queue_[queue_head_]; }
@@ -244,7 +223,7 @@ class ServingModel final : public EventHandler {
 
   std::vector<Replica> replicas_;
   std::vector<Slot> slots_;  // replica r owns [r × concurrency, (r + 1) × concurrency)
-  std::vector<HeapEntry> heap_;
+  ReadyReplicas ready_;
   std::uint32_t free_replica_ = kNone;
   std::size_t live_replicas_ = 0;
 

@@ -84,9 +84,21 @@ void MetricsStore::add_alias(std::string alias, std::string_view metric) {
   it->second.push_back(std::move(alias));
 }
 
+// Only series that hold samples are trimmed: the series of pods long gone (a month of
+// autoscaling makes thousands) cost nothing per scrape.
 void MetricsStore::scrape(SimTime t) {
   SimTime cutoff = t - retention_;
-  for (Series& s : series_) trim(s, cutoff);
+  for (std::size_t i = 0; i < holding_.size();) {
+    Series& s = series_[holding_[i]];
+    trim(s, cutoff);
+    if (s.samples.empty()) {
+      s.held = false;
+      holding_[i] = holding_.back();
+      holding_.pop_back();
+    } else {
+      ++i;
+    }
+  }
 }
 
 void MetricsStore::trim(Series& s, SimTime cutoff) {
@@ -120,6 +132,10 @@ void MetricsStore::record(SeriesId id, SimTime t, double value) {
   }
   s.samples.push_back({.at = t, .value = value});
   ++sample_count_;
+  if (!s.held) {
+    s.held = true;
+    holding_.push_back(id);
+  }
 }
 
 std::string_view MetricsStore::label_value(SeriesId id, std::string_view name) const {

@@ -109,6 +109,7 @@ class MetricsStore {
     std::vector<StoredSample> samples;  // [head, end) are live; the prefix awaits compaction
     std::size_t head = 0;
     std::vector<SeriesId> mirrors;  // the same series under each alias of its metric
+    bool held = false;              // listed in holding_
   };
   SeriesId find_or_add(std::string_view metric, LabelSet unique);
   std::span<const StoredSample> live(const Series& s) const;
@@ -116,6 +117,7 @@ class MetricsStore {
 
   SimDuration retention_;
   std::vector<Series> series_;
+  std::vector<SeriesId> holding_;  // the series with samples, in no particular order
   std::map<std::string, SeriesId, std::less<>> by_key_;  // metric + labels, serialized
   std::map<std::string, std::vector<SeriesId>, std::less<>> by_metric_;
   std::map<std::string, std::vector<std::string>, std::less<>> aliases_;  // metric -> aliases

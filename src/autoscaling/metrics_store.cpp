@@ -93,6 +93,7 @@ void MetricsStore::scrape(SimTime t) {
     trim(s, cutoff);
     if (s.samples.empty()) {
       s.held = false;
+      unlist(holding_[i]);
       holding_[i] = holding_.back();
       holding_.pop_back();
     } else {
@@ -135,7 +136,22 @@ void MetricsStore::record(SeriesId id, SimTime t, double value) {
   if (!s.held) {
     s.held = true;
     holding_.push_back(id);
+    list(id);
   }
+}
+
+// series_named lists a metric's series that hold samples, in creation (id) order: a series
+// without samples matches no query, and the autoscalers read every listed series each sync.
+void MetricsStore::list(SeriesId id) {
+  std::vector<SeriesId>& named = by_metric_.find(series_[id].metric)->second;
+  const auto at = std::lower_bound(named.begin(), named.end(), id);
+  if (at == named.end() || *at != id) named.insert(at, id);
+}
+
+void MetricsStore::unlist(SeriesId id) {
+  std::vector<SeriesId>& named = by_metric_.find(series_[id].metric)->second;
+  const auto at = std::lower_bound(named.begin(), named.end(), id);
+  if (at != named.end() && *at == id) named.erase(at);
 }
 
 std::string_view MetricsStore::label_value(SeriesId id, std::string_view name) const {

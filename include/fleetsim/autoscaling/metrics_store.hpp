@@ -89,7 +89,7 @@ class MetricsStore {
   const LabelSet& labels(SeriesId id) const { return series_[id].labels; }
   // A label's value, with the metric name as "__name__"; "" when absent (Prometheus semantics).
   std::string_view label_value(SeriesId id, std::string_view name) const;
-  // The series of one metric, in creation order; empty when none.
+  // The series of one metric that hold samples, in creation order; empty when none.
   std::span<const SeriesId> series_named(std::string_view metric) const;
 
   // Instant selection: the last sample at or before t, if it is within the lookback delta
@@ -114,6 +114,8 @@ class MetricsStore {
   SeriesId find_or_add(std::string_view metric, LabelSet unique);
   std::span<const StoredSample> live(const Series& s) const;
   void trim(Series& s, SimTime cutoff);
+  void list(SeriesId id);
+  void unlist(SeriesId id);
 
   SimDuration retention_;
   std::vector<Series> series_;

@@ -48,6 +48,18 @@ std::string describe_contents(const ManifestSet& set) {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
+// A `families:` key: an instance family of the catalog, else an error with a did-you-mean.
+void require_family(const YamlMap::Entry& e, const Catalog& catalog) {
+  e.read = true;
+  std::set<std::string, std::less<>> known;
+  for (const auto& t : catalog.types()) known.insert(t.family);
+  if (known.contains(e.key)) return;
+  std::vector<std::string_view> names(known.begin(), known.end());
+  throw ConfigError(e.key_where, e.value.path(),
+                    fmt::format("instance family \"{}\" is not in the catalog{}",
+                                e.key.substr(0, 60), did_you_mean(e.key, names)));
+}
+
 NodeLatency decode_latency(const YamlValue& value, NodeLatency base) {
   YamlMap m(value);
   auto phase = [&](std::string_view key, SimDuration& into) {
@@ -243,16 +255,8 @@ NodeLatencies decode_node_latencies(const YamlValue& value, const Catalog& catal
   if (auto gpu = m.get("gpu")) out.gpu = decode_latency(*gpu, out.gpu);
   if (auto families = m.get("families")) {
     YamlMap f(*families);
-    std::set<std::string, std::less<>> known;
-    for (const auto& t : catalog.types()) known.insert(t.family);
     for (const auto& e : f.entries()) {
-      e.read = true;
-      if (!known.contains(e.key)) {
-        std::vector<std::string_view> names(known.begin(), known.end());
-        throw ConfigError(e.key_where, e.value.path(),
-                          fmt::format("instance family \"{}\" is not in the catalog{}",
-                                      e.key.substr(0, 60), did_you_mean(e.key, names)));
-      }
+      require_family(e, catalog);
       bool accelerated =
           std::any_of(catalog.types().begin(), catalog.types().end(),
                       [&](const InstanceType& t) { return t.family == e.key && t.has_gpu(); });
@@ -374,16 +378,8 @@ SpotMarketSettings decode_spot_market(const YamlValue& value, const Catalog& cat
   out.rate = decode_spot_rate(m.require("interruption_rate"));
   if (auto families = m.get("families")) {
     YamlMap f(*families);
-    std::set<std::string, std::less<>> known;
-    for (const auto& t : catalog.types()) known.insert(t.family);
     for (const auto& e : f.entries()) {
-      e.read = true;
-      if (!known.contains(e.key)) {
-        std::vector<std::string_view> names(known.begin(), known.end());
-        throw ConfigError(e.key_where, e.value.path(),
-                          fmt::format("instance family \"{}\" is not in the catalog{}",
-                                      e.key.substr(0, 60), did_you_mean(e.key, names)));
-      }
+      require_family(e, catalog);
       out.by_family.emplace(e.key, decode_spot_rate(e.value));
     }
   }

@@ -38,6 +38,8 @@ std::string_view to_string(EventKind k) {
       return "spot_interruption_notice";
     case EventKind::SpotRebalanceRecommendation:
       return "spot_rebalance_recommendation";
+    case EventKind::CapacityChanged:
+      return "capacity_changed";
     case EventKind::WorkloadCreated:
       return "workload_created";
     case EventKind::WorkloadCompleted:
@@ -52,6 +54,8 @@ std::string_view to_string(EventKind k) {
 
 EventSubject subject_of(EventKind k) {
   switch (k) {
+    case EventKind::CapacityChanged:
+      return EventSubject::Offering;
     case EventKind::NodeClaimCreated:
     case EventKind::NodeLaunched:
     case EventKind::NodeRegistered:

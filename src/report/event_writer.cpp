@@ -86,6 +86,16 @@ void EventWriter::on_event(const SimEvent& e, const Cluster& cluster) {
     case EventSubject::Command:
       append_decision(*e.decision, cluster);
       break;
+    case EventSubject::Offering:
+      append_key("instance_type");
+      append_json_string(line_, e.instance_type);
+      append_key("capacity_type");
+      append_json_string(line_, to_string(e.capacity_type));
+      append_key("zone");
+      append_json_string(line_, e.zone);
+      append_key("capacity");
+      line_ += e.capacity ? std::to_string(*e.capacity) : std::string("null");
+      break;
   }
 
   if (e.kind == EventKind::NodeClaimCreated) {

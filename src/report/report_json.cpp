@@ -140,6 +140,8 @@ Json report_json(const RunResult& result) {
     spot["rebalance_recommendations"] = result.spot->rebalance_recommendations;
     spot["lost_gpu_hours"] = round_report(result.spot->lost_gpu_hours);
     spot["rework_usd"] = round_report(result.spot->rework_usd);
+    spot["launches_fell_back_to_on_demand"] = result.spot->launches_fell_back_to_on_demand;
+    spot["capacity_changes"] = result.spot->capacity_changes;
   }
 
   r["engine"] = Json{{"events", result.engine.events}};

@@ -79,6 +79,9 @@ void RunRecorder::on_event(const SimEvent& e, const Cluster& cluster) {
       disruption_.claimed_savings_usd_per_hour += d.savings_per_hour;
       break;
     }
+    case EventSubject::Offering:
+      ++spot_.capacity_changes;
+      break;
   }
 }
 
@@ -87,6 +90,7 @@ void RunRecorder::on_node_event(const SimEvent& e, const Cluster& cluster) {
     case EventKind::NodeLaunched: {
       const Node& node = cluster.node(e.node);
       ++nodes_launched_;
+      if (node.spot_fallback) ++spot_.launches_fell_back_to_on_demand;
       ledger_.open(node, e.time);
       nodes_peak_ = std::max(nodes_peak_, static_cast<std::int64_t>(ledger_.billed_nodes().size()));
       if (node.id >= pool_column_.size()) pool_column_.resize(node.id + 1, -1);
@@ -333,7 +337,8 @@ RunResult RunRecorder::result(std::uint64_t engine_events) const {
              .terminated_by_reason = terminated_by_reason_};
 
   r.disruption = disruption_;
-  if (info_.spot_market || spot_interruption_notices_ > 0 || spot_.rebalance_recommendations > 0) {
+  if (info_.spot_market || spot_interruption_notices_ > 0 || spot_.rebalance_recommendations > 0 ||
+      spot_.launches_fell_back_to_on_demand > 0 || spot_.capacity_changes > 0) {
     r.spot = spot_;
     r.spot->notices = spot_interruption_notices_;
   }

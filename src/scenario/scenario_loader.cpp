@@ -433,6 +433,8 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
     ScriptedEvent out{.at = e.at, .action = ApplyManifestsEvent{}, .where = e.where};
     if (auto* spot = std::get_if<SpotInterruptionEvent>(&e.action)) {
       out.action = *spot;
+    } else if (auto* capacity = std::get_if<CapacityEvent>(&e.action)) {
+      out.action = *capacity;
     } else if (auto* scale = std::get_if<ScaleRequest>(&e.action)) {
       const Workload& target = find_deployment(known_deployments, scale->deployment,
                                                scale->deployment_where, scale->deployment_field);

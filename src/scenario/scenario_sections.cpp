@@ -211,6 +211,56 @@ std::vector<DecodedJobSource> decode_job_sources(const YamlValue& list, const Se
   return out;
 }
 
+// The most instances a scripted capacity may name: far beyond any offering's real capacity.
+constexpr std::int64_t kMaxScriptedCapacity = 1'000'000;
+
+CapacityEvent decode_capacity(const YamlValue& value, const SectionContext& sc) {
+  YamlMap m(value);
+  CapacityEvent e;
+  const YamlValue type_value = m.require("instance_type");
+  e.instance_type = type_value.as_string();
+  const InstanceType* type = sc.catalog.find(e.instance_type);
+  if (type == nullptr) {
+    std::vector<std::string_view> names;
+    for (const auto& it : sc.catalog.types()) names.push_back(it.name);
+    type_value.fail(fmt::format("instance type \"{}\" is not in the catalog{}",
+                                e.instance_type.substr(0, 60),
+                                did_you_mean(e.instance_type, names)));
+  }
+  if (auto ct = m.get("capacity_type")) {
+    const std::string text = ct->as_string();
+    if (text == "spot") {
+      e.capacity_type = CapacityType::Spot;
+    } else if (text == "on-demand") {
+      e.capacity_type = CapacityType::OnDemand;
+    } else {
+      ct->fail(fmt::format("unknown capacity type \"{}\"; expected spot or on-demand",
+                           text.substr(0, 40)));
+    }
+  }
+  std::vector<std::string> zones;
+  for (const Offering& o : type->offerings)
+    if (o.capacity_type == e.capacity_type) zones.push_back(o.zone);
+  if (zones.empty()) {
+    m.value().fail(fmt::format("{} has no {} offering", type->name, to_string(e.capacity_type)));
+  }
+  if (auto z = m.get("zone")) {
+    e.zone = z->as_string();
+    if (std::find(zones.begin(), zones.end(), e.zone) == zones.end()) {
+      z->fail(fmt::format("{} has no {} offering in zone \"{}\" (zones: {})", type->name,
+                          to_string(e.capacity_type), e.zone.substr(0, 60),
+                          fmt::join(zones, ", ")));
+    }
+  }
+  const YamlValue count = m.require("count");
+  if (!(count.is_scalar() && count.as_string() == "unlimited")) {
+    e.count = count.as_int(0, kMaxScriptedCapacity);
+  }
+  m.reject_unread(
+      std::array<std::string_view, 4>{"instance_type", "zone", "capacity_type", "count"});
+  return e;
+}
+
 std::vector<DecodedEvent> decode_events(const YamlValue& list, const SectionContext& sc) {
   std::vector<DecodedEvent> out;
   for (const YamlValue& item : list.items()) {
@@ -219,20 +269,26 @@ std::vector<DecodedEvent> decode_events(const YamlValue& list, const SectionCont
     std::optional<YamlValue> apply = m.get("apply");
     std::optional<YamlValue> spot = m.get("spot_interruption");
     std::optional<YamlValue> scale = m.get("scale");
-    m.reject_unread(std::array<std::string_view, 4>{"at", "apply", "spot_interruption", "scale"});
+    std::optional<YamlValue> capacity = m.get("capacity");
+    m.reject_unread(
+        std::array<std::string_view, 5>{"at", "apply", "spot_interruption", "scale", "capacity"});
     DecodedEvent e{.at = at.as_duration(), .where = item.where(), .action = ManifestSet{}};
     if (e.at < SimDuration{0}) at.fail("an event time must not be negative");
     if (e.at > sc.duration) {
       at.fail(fmt::format("the event at {} comes after the end of the scenario ({})",
                           format_duration(e.at), format_duration(sc.duration)));
     }
-    if (int{apply.has_value()} + int{spot.has_value()} + int{scale.has_value()} != 1) {
-      item.fail("an event needs exactly one of apply, spot_interruption or scale");
+    if (int{apply.has_value()} + int{spot.has_value()} + int{scale.has_value()} +
+            int{capacity.has_value()} !=
+        1) {
+      item.fail("an event needs exactly one of apply, spot_interruption, scale or capacity");
     }
     if (apply) {
       e.action = decode_apply(*apply, sc);
     } else if (spot) {
       e.action = decode_spot_interruption(*spot, sc);
+    } else if (capacity) {
+      e.action = decode_capacity(*capacity, sc);
     } else {
       YamlMap s(*scale);
       YamlValue deployment = s.require("deployment");

@@ -191,6 +191,18 @@ void World::run_scripted(const ScriptedEvent& e) {
     workloads_->scale(*id, scale->replicas, "scripted");
     return;
   }
+  if (const auto* capacity = std::get_if<CapacityEvent>(&e.action)) {
+    const Catalog& catalog = *config_.catalog;
+    const auto type = static_cast<std::uint32_t>(*catalog.index_of(capacity->instance_type));
+    const auto& offerings = catalog.types()[type].offerings;
+    for (std::size_t i = 0; i < offerings.size(); ++i) {
+      const Offering& o = offerings[i];
+      if (o.capacity_type != capacity->capacity_type) continue;
+      if (!capacity->zone.empty() && o.zone != capacity->zone) continue;
+      cloud_->set_capacity(catalog.offering_index(type, i), capacity->count);
+    }
+    return;
+  }
   const auto& spot = std::get<SpotInterruptionEvent>(e.action);
   // The first `count` matching live spot nodes, by name: deterministic, like a scripted drill.
   std::vector<NodeId> matching;

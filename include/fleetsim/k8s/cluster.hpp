@@ -40,6 +40,9 @@ struct Node {
   std::uint32_t type = 0;  // catalog index
   std::string instance_type;
   CapacityType capacity_type = CapacityType::OnDemand;
+  // Launched on-demand though its NodeClaim allowed spot: its types' spot offerings were out of
+  // capacity or cached unavailable.
+  bool spot_fallback = false;
   std::string zone;
   double price_per_hour = 0.0;
   NodePhase phase = NodePhase::Launching;

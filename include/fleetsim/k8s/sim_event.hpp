@@ -2,12 +2,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "fleetsim/core/time.hpp"
+#include "fleetsim/k8s/capacity_type.hpp"
 #include "fleetsim/k8s/cluster.hpp"
 
 namespace fleetsim {
@@ -34,12 +36,13 @@ enum class EventKind : std::uint8_t {
   WorkloadCompleted,            // a Job's last completion, or a bare Pod's success
   ReplicasChanged,              // an autoscaler set a Deployment's replicas (reason: hpa | keda)
   DisruptionDecision,           // Karpenter started a disruption command (decision; reason: budget)
+  CapacityChanged,              // an offering's capacity was set (the offering's fields)
 };
 
 std::string_view to_string(EventKind k);
 
 // What an event is about: a node (or NodeClaim), a pod, or a workload.
-enum class EventSubject : std::uint8_t { Node, Pod, Workload, Command };
+enum class EventSubject : std::uint8_t { Node, Pod, Workload, Command, Offering };
 EventSubject subject_of(EventKind k);
 
 // A disruption command that passed validation: the nodes it deletes and what replaces them.
@@ -67,6 +70,11 @@ struct SimEvent {
   // NodeClaimCreated: the claim's instance types, cheapest first, and the pods nominated to it.
   std::span<const std::string> instance_types{};
   std::int32_t pods = 0;
+  // CapacityChanged: the offering and its capacity from now on (nullopt: unlimited).
+  std::string_view instance_type{};
+  std::string_view zone{};
+  CapacityType capacity_type = CapacityType::Spot;
+  std::optional<std::int64_t> capacity{};
 };
 
 // Receives every event as it happens, in time order. Observers must not change the cluster.

@@ -85,6 +85,15 @@ struct SpotInterruptionEvent {
   int count = 1;
 };
 
+// `capacity: {instance_type, zone, capacity_type, count}`: from the event on, at most `count`
+// instances of the offering run at once (nullopt: unlimited); every zone when none is given.
+struct CapacityEvent {
+  std::string instance_type;
+  std::string zone;  // empty = every zone of the type's offerings of that capacity type
+  CapacityType capacity_type = CapacityType::Spot;
+  std::optional<std::int64_t> count;
+};
+
 struct ApplyManifestsEvent {
   std::vector<NodePool> nodepools;         // replace pools of the same name, add new ones
   std::vector<EC2NodeClass> node_classes;  // likewise
@@ -101,7 +110,8 @@ struct ScaleDeploymentEvent {
 
 struct ScriptedEvent {
   SimDuration at;
-  std::variant<ApplyManifestsEvent, SpotInterruptionEvent, ScaleDeploymentEvent> action;
+  std::variant<ApplyManifestsEvent, SpotInterruptionEvent, ScaleDeploymentEvent, CapacityEvent>
+      action;
   SourceLocation where;
 };
 

@@ -48,7 +48,7 @@ struct ScaleRequest {
 struct DecodedEvent {
   SimDuration at;
   SourceLocation where;
-  std::variant<ManifestSet, SpotInterruptionEvent, ScaleRequest> action;
+  std::variant<ManifestSet, SpotInterruptionEvent, ScaleRequest, CapacityEvent> action;
 };
 // `events:`: [{at, apply: path or list}], [{at, spot_interruption: {instance_type, zone,
 // count}}] and [{at, scale: {deployment, replicas}}], in file order. Only NodePools,

@@ -1,8 +1,28 @@
 #include "fleetsim/cloudprovider/aws/ec2_cloud.hpp"
 
+#include <algorithm>
+
 #include "fleetsim/cloudprovider/aws/launch_filters.hpp"
 
 namespace fleetsim {
+
+namespace {
+
+// Whether the claim allows spot and one of its types is sold as spot.
+bool offers_spot(const Requirements& requirements, std::span<const InstanceTypeOption> types,
+                 const Catalog& catalog) {
+  const Requirement* capacity_type = requirements.get(label::kCapacityType);
+  if (capacity_type != nullptr && !capacity_type->allows(to_string(CapacityType::Spot))) {
+    return false;
+  }
+  return std::any_of(types.begin(), types.end(), [&](const InstanceTypeOption& option) {
+    const auto& offerings = catalog.types()[option.type].offerings;
+    return std::any_of(offerings.begin(), offerings.end(),
+                       [](const Offering& o) { return o.capacity_type == CapacityType::Spot; });
+  });
+}
+
+}  // namespace
 
 Ec2Cloud::Ec2Cloud(Simulation& sim, Cluster& cluster, ClusterBus& bus, const Catalog& catalog,
                    std::vector<NodeLatency> latency_by_type)
@@ -16,8 +36,13 @@ Ec2Cloud::Ec2Cloud(Simulation& sim, Cluster& cluster, ClusterBus& bus, const Cat
       usable_(catalog.offering_count(), 1) {
   FLEETSIM_ASSERT(latency_by_type_.size() == catalog.types().size());
   prices_.reserve(catalog.offering_count());
-  for (const InstanceType& t : catalog.types())
-    for (const Offering& o : t.offerings) prices_.push_back(o.price_per_hour);
+  capacity_.reserve(catalog.offering_count());
+  for (const InstanceType& t : catalog.types()) {
+    for (const Offering& o : t.offerings) {
+      prices_.push_back(o.price_per_hour);
+      capacity_.push_back(o.capacity);
+    }
+  }
 }
 
 double Ec2Cloud::price(std::uint32_t global_offering, SimTime) const {
@@ -42,7 +67,7 @@ std::optional<NodeId> Ec2Cloud::launch(LaunchRequest request) {
     const std::uint32_t g = catalog_.offering_index(c.type, c.offering);
     const Offering& o = types[c.type].offerings[c.offering];
     if (unavailable_until_[g] > sim_.now()) continue;
-    if (o.capacity && running_[g] >= *o.capacity) {
+    if (capacity_[g] && running_[g] >= *capacity_[g]) {
       mark_unavailable(g);  // InsufficientInstanceCapacity
       continue;
     }
@@ -52,6 +77,8 @@ std::optional<NodeId> Ec2Cloud::launch(LaunchRequest request) {
     node.instance_type = types[c.type].name;
     node.zone = o.zone;
     node.capacity_type = o.capacity_type;
+    node.spot_fallback = o.capacity_type == CapacityType::OnDemand &&
+                         offers_spot(request.requirements, request.types, catalog_);
     node.price_per_hour = o.price_per_hour;
     node.allocatable = request.types[c.option].allocatable;
     node.daemon_overhead = request.types[c.option].daemon_overhead;
@@ -68,6 +95,19 @@ std::optional<NodeId> Ec2Cloud::launch(LaunchRequest request) {
     return id;
   }
   return std::nullopt;
+}
+
+void Ec2Cloud::set_capacity(std::uint32_t g, std::optional<std::int64_t> capacity) {
+  capacity_[g] = capacity;
+  std::uint32_t type = 0;
+  while (catalog_.offering_index(type + 1, 0) <= g) ++type;
+  const Offering& o = catalog_.types()[type].offerings[g - catalog_.offering_index(type, 0)];
+  bus_.emit(SimEvent{.time = sim_.now(),
+                     .kind = EventKind::CapacityChanged,
+                     .instance_type = catalog_.types()[type].name,
+                     .zone = o.zone,
+                     .capacity_type = o.capacity_type,
+                     .capacity = capacity});
 }
 
 void Ec2Cloud::terminate(NodeId node, SimTime at) {

@@ -229,3 +229,27 @@ TEST_CASE(
   CHECK(got[1] == "60,0,0,0,0,0,0,1.212,0.0202,0,0,1,1.212,0.5,2,1,4,,30,2,1");
   CHECK(got[2] == "120,0,0,0,0,0,0,0,0,0,0,1,1.212,0.5,2,1,4,812.5,30,2,1");
 }
+
+TEST_CASE("events.jsonl: a capacity change names its offering, null for unlimited", "[report]") {
+  std::ostringstream events;
+  EventWriter writer(events);
+  Cluster cluster;
+  writer.on_event(SimEvent{.time = at(seconds(90)),
+                           .kind = EventKind::CapacityChanged,
+                           .instance_type = "g5.xlarge",
+                           .zone = "us-east-1a",
+                           .capacity_type = CapacityType::Spot,
+                           .capacity = 0},
+                  cluster);
+  writer.on_event(SimEvent{.time = at(seconds(120)),
+                           .kind = EventKind::CapacityChanged,
+                           .instance_type = "g5.xlarge",
+                           .zone = "us-east-1b",
+                           .capacity_type = CapacityType::OnDemand},
+                  cluster);
+  CHECK(events.str() ==
+        "{\"t\":90.0,\"kind\":\"capacity_changed\",\"instance_type\":\"g5.xlarge\","
+        "\"capacity_type\":\"spot\",\"zone\":\"us-east-1a\",\"capacity\":0}\n"
+        "{\"t\":120.0,\"kind\":\"capacity_changed\",\"instance_type\":\"g5.xlarge\","
+        "\"capacity_type\":\"on-demand\",\"zone\":\"us-east-1b\",\"capacity\":null}\n");
+}

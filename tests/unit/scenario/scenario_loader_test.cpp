@@ -251,15 +251,15 @@ TEST_CASE("jobs and events are checked against the catalog and each other", "[sc
   }
   {
     ScratchScenario s("both", "events:\n  - {at: 1h}\n");
-    CHECK(s.error() ==
-          s.at(5, 5) +
-              ": events[0]: an event needs exactly one of apply, spot_interruption or scale");
+    CHECK(s.error() == s.at(5, 5) +
+                           ": events[0]: an event needs exactly one of apply, spot_interruption, "
+                           "scale or capacity");
   }
   {
     ScratchScenario s("evkey", "events:\n  - {at: 1h, aply: x.yaml}\n");
     CHECK(s.error() == s.at(5, 14) +
                            ": events[0].aply: unknown key; expected one of at, apply, "
-                           "spot_interruption, scale; did you mean \"apply\"?");
+                           "spot_interruption, scale, capacity; did you mean \"apply\"?");
   }
   {
     ScratchScenario s(

@@ -46,6 +46,13 @@ class Ec2Cloud final : public CloudProvider, private EventHandler {
 
   // Running instances of each offering (capacity accounting).
   std::int64_t running(std::uint32_t global_offering) const { return running_[global_offering]; }
+  // From now on at most `capacity` instances of the offering run at once (nullopt: unlimited);
+  // the catalog's figure at first. Instances already running are left alone: launches fail
+  // with insufficient capacity until enough of them are gone.
+  void set_capacity(std::uint32_t global_offering, std::optional<std::int64_t> capacity);
+  std::optional<std::int64_t> capacity(std::uint32_t global_offering) const {
+    return capacity_[global_offering];
+  }
 
  private:
   enum class Step : std::uint8_t { Launched, Registered, Initialized, Terminate };
@@ -60,6 +67,7 @@ class Ec2Cloud final : public CloudProvider, private EventHandler {
   std::vector<double> prices_;  // by global offering
   std::vector<SimTime> unavailable_until_;
   std::vector<std::int64_t> running_;
+  std::vector<std::optional<std::int64_t>> capacity_;
   std::vector<std::uint8_t> usable_;
 };
 

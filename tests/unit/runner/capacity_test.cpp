@@ -1,0 +1,130 @@
+// Capacity over a run (issue 9, item 4): a scripted capacity feeds Karpenter's
+// insufficient-capacity path, so launches spill to the next tier or fall back to on-demand.
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "fleetsim/runner/run.hpp"
+#include "fleetsim/scenario/scenario_loader.hpp"
+#include "unit/scenario/scenario_test_util.hpp"
+
+using namespace fleetsim;
+
+namespace {
+
+std::string pool(const std::string& name, int weight, const std::string& capacity_types) {
+  return R"(apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: )" +
+         name + R"(}
+spec:
+  weight: )" +
+         std::to_string(weight) + R"(
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: node.kubernetes.io/instance-type, operator: In, values: ["g5.xlarge"]}
+        - {key: karpenter.sh/capacity-type, operator: In, values: [)" +
+         capacity_types + R"(]}
+---
+)";
+}
+
+const std::string kRest = R"(apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: default}
+spec: {role: test}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: worker
+  # Kept off consolidation, which would try a cheaper spot replacement each time the
+  # insufficient-capacity cache expires.
+  annotations: {fleetsim.io/duration: 1h, karpenter.sh/do-not-disrupt: "true"}
+spec:
+  restartPolicy: Never
+  containers:
+    - name: c
+      resources: {requests: {cpu: "2", memory: 8Gi, nvidia.com/gpu: 1}}
+)";
+
+// g5.xlarge spot has no capacity left in any zone from the start.
+const std::string kNoSpot =
+    "events:\n  - {at: 0s, capacity: {instance_type: g5.xlarge, capacity_type: spot, count: 0}}\n";
+
+struct Launches final : EventSink {
+  void on_event(const SimEvent& e, const Cluster& cluster) override {
+    if (e.kind == EventKind::NodeLaunched) launched.push_back(cluster.node(e.node));
+    if (e.kind == EventKind::LaunchFailed) ++failed;
+  }
+  std::vector<Node> launched;
+  int failed = 0;
+};
+
+struct CapacityRun {
+  CapacityRun(const std::string& pools, const std::string& events) : dir("capacity") {
+    dir.write("manifests.yaml", pools + kRest);
+    const auto file = dir.write(
+        "scenario.yaml", "name: capacity\nduration: 2h\nmanifests: [manifests.yaml]\n" + events);
+    const ScenarioConfig config =
+        load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+    result = run(config, {.event_sinks = {&launches}});
+  }
+  test::TempDir dir;
+  Launches launches;
+  RunResult result;
+};
+
+}  // namespace
+
+TEST_CASE("capacity dropping to zero sends the next launch to the next tier", "[runner]") {
+  const CapacityRun r(pool("g5-spot", 100, "spot") + pool("g5-on-demand", 10, "on-demand"),
+                      kNoSpot);
+  REQUIRE(r.launches.launched.size() == 1);
+  CHECK(r.launches.launched[0].nodepool == "g5-on-demand");
+  CHECK(r.launches.launched[0].capacity_type == CapacityType::OnDemand);
+  CHECK(r.launches.failed == 1);  // the spot tier's NodeClaim ran into the shortage first
+  REQUIRE(r.result.spot);
+  CHECK(r.result.spot->capacity_changes == 5);                 // one per zone of g5.xlarge spot
+  CHECK(r.result.spot->launches_fell_back_to_on_demand == 0);  // another pool, not a fallback
+
+  // Without the shortage the spot tier launches.
+  const CapacityRun plain(pool("g5-spot", 100, "spot") + pool("g5-on-demand", 10, "on-demand"), "");
+  REQUIRE(plain.launches.launched.size() == 1);
+  CHECK(plain.launches.launched[0].nodepool == "g5-spot");
+}
+
+TEST_CASE("a NodeClaim that allows both capacity types falls back to on-demand", "[runner]") {
+  const CapacityRun r(pool("gpu", 10, "spot, on-demand"), kNoSpot);
+  REQUIRE_FALSE(r.launches.launched.empty());
+  const Node& node = r.launches.launched.back();
+  CHECK(node.capacity_type == CapacityType::OnDemand);
+  CHECK(node.spot_fallback);
+  REQUIRE(r.result.spot);
+  CHECK(r.result.spot->launches_fell_back_to_on_demand == 1);
+}
+
+TEST_CASE("capacity events: bad input names the field", "[runner]") {
+  test::TempDir dir("capacity-errors");
+  dir.write("manifests.yaml", pool("gpu", 10, "spot") + kRest);
+  const auto error = [&](const std::string& event) {
+    const auto file = dir.write("scenario.yaml",
+                                "name: e\nduration: 1h\nmanifests: [manifests.yaml]\nevents:\n"
+                                "  - {at: 1m, capacity: " +
+                                    event + "}\n");
+    const std::string e = test::config_error([&] {
+      load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+    });
+    return e.substr(e.find(':', file.string().size()) + 1);
+  };
+  CHECK(error("{instance_type: g5.xlarge, count: -1}") ==
+        "5:58: events[0].capacity.count: -1 is out of range [0, 1000000]");
+  CHECK(error("{instance_type: g5.xlarge, zone: us-east-1c, count: 0}") ==
+        "5:57: events[0].capacity.zone: g5.xlarge has no spot offering in zone \"us-east-1c\" "
+        "(zones: us-east-1a, us-east-1b, us-east-1d, us-east-1e, us-east-1f)");
+  CHECK(error("{instance_type: g5.xlarge, capacity_type: reserved, count: 0}") ==
+        "5:66: events[0].capacity.capacity_type: unknown capacity type \"reserved\"; expected "
+        "spot or on-demand");
+}

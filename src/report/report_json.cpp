@@ -49,6 +49,7 @@ Json sla_json(const SlaResult& sla) {
   j["requests"] = sla.requests;
   j["served"] = sla.served;
   j["dropped"] = sla.dropped;
+  j["dropped_in_flight"] = sla.dropped_in_flight;
   j["misses"] = sla.misses;
   j["miss_ratio"] = stat(sla.miss_ratio, sla.requests > 0);
   j["latency_ms"] = latency_json(sla.latency_ms, sla.served > 0);

@@ -277,6 +277,7 @@ void RunRecorder::on_end(SimTime end, const Cluster& cluster) {
                        .requests = service->stats().requests(),
                        .served = t.served,
                        .dropped = t.dropped,
+                       .dropped_in_flight = t.dropped_in_flight,
                        .misses = t.misses,
                        .e2e_s = t.e2e_s,
                        .ttft_s = t.ttft_s,
@@ -371,6 +372,7 @@ SlaResult RunRecorder::sla_result() const {
     all.requests += s.requests;
     all.served += s.served;
     all.dropped += s.dropped;
+    all.dropped_in_flight += s.dropped_in_flight;
     all.misses += s.misses;
     all.e2e_s.merge(s.e2e_s);
     all.ttft_s.merge(s.ttft_s);
@@ -389,6 +391,7 @@ SlaResult RunRecorder::sla_result() const {
   sla.requests = all.requests;
   sla.served = all.served;
   sla.dropped = all.dropped;
+  sla.dropped_in_flight = all.dropped_in_flight;
   sla.misses = all.misses;
   sla.miss_ratio = miss_ratio(all.misses, all.requests);
   sla.latency_ms = latency_ms(all.e2e_s);

@@ -18,6 +18,7 @@ void ServingStats::on_request_done(const RequestOutcome& outcome) {
   if (missed(outcome)) ++totals_.misses;
   if (outcome.dropped) {
     ++totals_.dropped;
+    totals_.dropped_in_flight += outcome.drop_reason == DropReason::ReplicaKilled;
     return;
   }
   ++totals_.served;

@@ -71,6 +71,7 @@ class RunRecorder final : public EventSink {
     std::uint64_t requests = 0;  // arrived after warmup
     std::uint64_t served = 0;
     std::uint64_t dropped = 0;
+    std::uint64_t dropped_in_flight = 0;
     std::uint64_t misses = 0;
     LatencySketch e2e_s;
     LatencySketch ttft_s;

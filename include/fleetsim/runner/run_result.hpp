@@ -64,6 +64,9 @@ struct SlaResult {
   std::uint64_t requests = 0;
   std::uint64_t served = 0;
   std::uint64_t dropped = 0;
+  // Of the dropped, those in flight when their replica's node went away (spot interruptions,
+  // drains cut short).
+  std::uint64_t dropped_in_flight = 0;
   std::uint64_t misses = 0;
   double miss_ratio = 0.0;
   Latency latency_ms;

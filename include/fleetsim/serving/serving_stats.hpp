@@ -20,6 +20,9 @@ struct SloThresholds {
 struct SloTotals {
   std::uint64_t served = 0;
   std::uint64_t dropped = 0;
+  // Of the dropped, those cut off in flight: their replica's node went away before they
+  // finished (a spot instance's two-minute mark, or a drain's grace running out).
+  std::uint64_t dropped_in_flight = 0;
   std::uint64_t unfinished = 0;  // queued or in flight at the end
   std::uint64_t misses = 0;      // dropped, over a threshold, or unfinished and past one
   LatencySketch e2e_s;           // served requests: arrival to completion, in seconds

@@ -39,6 +39,7 @@ RunResult full_result() {
   r.sla = {.requests = 10,
            .served = 8,
            .dropped = 1,
+           .dropped_in_flight = 1,
            .misses = 3,
            .miss_ratio = 0.3,
            .latency_ms = {.p50 = 120.25, .p95 = 300.0, .p99 = 410.5, .mean = 150.0000001},
@@ -76,9 +77,9 @@ TEST_CASE("report.json has the contract's top-level keys in order", "[report]") 
   const Json r = report_json(RunResult{});
   CHECK(keys_of(r) == std::vector<std::string>{"scenario", "seed", "start", "duration_s", "cost",
                                                "gpu", "sla", "pods", "jobs", "nodes", "engine"});
-  CHECK(keys_of(r["sla"]) == std::vector<std::string>{"requests", "served", "dropped", "misses",
-                                                      "miss_ratio", "latency_ms", "ttft_ms",
-                                                      "by_service"});
+  CHECK(keys_of(r["sla"]) == std::vector<std::string>{"requests", "served", "dropped",
+                                                      "dropped_in_flight", "misses", "miss_ratio",
+                                                      "latency_ms", "ttft_ms", "by_service"});
   CHECK(r["cost"]["by_workload"] == Json::object());
   CHECK(r["pods"]["unschedulable"] == Json::array());
 }
@@ -93,7 +94,8 @@ TEST_CASE("report.json lays out every field of the result, rounded to six decima
       R"j("by_workload":{"(unallocated)":1.05,"train":0.55}},)j"
       R"j("gpu":{"provisioned_gpu_hours":4.0,"allocated_gpu_hours":2.5,)j"
       R"j("busy_gpu_hours":0.333333,"allocation_ratio":0.625,"utilization":0.083333},)j"
-      R"j("sla":{"requests":10,"served":8,"dropped":1,"misses":3,"miss_ratio":0.3,)j"
+      R"j("sla":{"requests":10,"served":8,"dropped":1,"dropped_in_flight":1,"misses":3,)j"
+      R"j("miss_ratio":0.3,)j"
       R"j("latency_ms":{"p50":120.25,"p95":300.0,"p99":410.5,"mean":150.0},)j"
       R"j("ttft_ms":{"p50":20.0,"p95":40.0,"p99":50.0,"mean":25.0},)j"
       R"j("by_service":{"llm":{"requests":10,"served":8,"dropped":1,"unfinished":1,"misses":3,)j"

@@ -59,3 +59,21 @@ TEST_CASE("an unfinished request is a miss once it is past a threshold", "[unit]
   CHECK(stats.totals().misses == 2);
   CHECK(stats.requests() == 4);
 }
+
+TEST_CASE("requests cut off when their replica's node goes count apart among the dropped",
+          "[unit]") {
+  ServingStats stats({.e2e = seconds(10)}, kSimStart);
+  RequestOutcome cut{.arrival = at(seconds(1)),
+                     .start = at(seconds(1)),
+                     .first_token = at(seconds(2)),
+                     .completion = at(seconds(3)),
+                     .dropped = true,
+                     .drop_reason = DropReason::ReplicaKilled};
+  RequestOutcome timed_out = cut;
+  timed_out.drop_reason = DropReason::QueueTimeout;
+  stats.on_request_done(cut);
+  stats.on_request_done(timed_out);
+  CHECK(stats.totals().dropped == 2);
+  CHECK(stats.totals().dropped_in_flight == 1);
+  CHECK(stats.totals().misses == 2);
+}

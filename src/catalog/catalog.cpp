@@ -56,4 +56,11 @@ std::vector<std::string> Catalog::zones() const {
   return out;
 }
 
+std::uint32_t Catalog::type_of_offering(std::uint32_t global) const {
+  FLEETSIM_ASSERT(global < offering_count());
+  // The last type whose first offering is at or before `global`.
+  const auto after = std::upper_bound(offering_begin_.begin(), offering_begin_.end(), global);
+  return static_cast<std::uint32_t>(after - offering_begin_.begin() - 1);
+}
+
 }  // namespace fleetsim

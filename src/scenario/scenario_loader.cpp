@@ -215,6 +215,8 @@ void record_input_files(ScenarioConfig& cfg, const ManifestLoader& manifests) {
   cfg.input_files.push_back(cfg.file);
   for (const auto& f : manifests.files()) cfg.input_files.push_back(f);
   for (const JobSource& j : cfg.job_sources) cfg.input_files.push_back(j.trace);
+  if (cfg.spot_market && !cfg.spot_market->availability_trace.empty())
+    cfg.input_files.push_back(cfg.spot_market->availability_trace);
   for (const ServiceConfig& s : cfg.services) {
     if (const auto* replay = std::get_if<ReplayConfig>(&s.traffic))
       cfg.input_files.push_back(replay->trace);
@@ -385,9 +387,8 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
                      .duration = cfg.duration};
   if (auto latencies = top.get("node_latencies"))
     cfg.node_latencies = decode_node_latencies(*latencies, *cfg.catalog);
-  if (auto spot = top.get("spot"))
-    cfg.spot_market = decode_spot_market(*spot, *cfg.catalog, warnings);
 
+  if (auto spot = top.get("spot")) cfg.spot_market = decode_spot_market(*spot, ctx, warnings);
   ManifestSet set;
   if (auto list = top.get("manifests")) {
     for (const YamlValue& ref : list->items()) load_manifest_ref(ref, ctx, set);

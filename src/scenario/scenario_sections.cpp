@@ -427,11 +427,19 @@ double decode_share(const YamlValue& value, double max) {
 
 }  // namespace
 
-SpotMarketSettings decode_spot_market(const YamlValue& value, const Catalog& catalog,
+SpotMarketSettings decode_spot_market(const YamlValue& value, const SectionContext& sc,
                                       WarningLog& warnings) {
+  const Catalog& catalog = sc.catalog;
   SpotMarketSettings out;
   YamlMap m(value);
-  out.rate = decode_spot_rate(m.require("interruption_rate"));
+  const std::optional<YamlValue> rate = m.get("interruption_rate");
+  const std::optional<YamlValue> availability = m.get("availability");
+  if (!rate && !availability) value.fail("give interruption_rate, availability or both");
+  if (rate) out.rate = decode_spot_rate(*rate);
+  if (availability) {
+    out.availability_trace = resolve_path(*availability, sc);
+    out.availability = read_availability_trace(out.availability_trace, catalog);
+  }
   if (auto families = m.get("families")) {
     YamlMap f(*families);
     for (const auto& e : f.entries()) {
@@ -470,15 +478,17 @@ SpotMarketSettings decode_spot_market(const YamlValue& value, const Catalog& cat
     }
     r.reject_unread(std::array<std::string_view, 2>{"share", "lead"});
   }
-  m.reject_unread(std::array<std::string_view, 5>{"interruption_rate", "families", "scale", "waves",
-                                                  "rebalance"});
+  m.reject_unread(std::array<std::string_view, 6>{"interruption_rate", "availability", "families",
+                                                  "scale", "waves", "rebalance"});
 
   // A band rate needs a band: name the spot types the catalog gives none, which never get one.
   std::vector<std::string> unbanded;
   for (const InstanceType& t : catalog.types()) {
     const auto family = out.by_family.find(t.family);
-    const SpotRate& rate = family != out.by_family.end() ? family->second : out.rate;
-    if (rate.kind != SpotRate::Kind::BandQuantile) continue;
+    const SpotRate* rate = family != out.by_family.end() ? &family->second
+                           : out.rate                    ? &*out.rate
+                                                         : nullptr;
+    if (rate == nullptr || rate->kind != SpotRate::Kind::BandQuantile) continue;
     const bool missing = std::any_of(t.offerings.begin(), t.offerings.end(), [](const Offering& o) {
       return o.capacity_type == CapacityType::Spot && !band_share(o.interruption_bucket, 0);
     });

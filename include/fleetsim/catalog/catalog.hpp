@@ -70,6 +70,12 @@ class Catalog {
   std::uint32_t offering_index(std::uint32_t type, std::size_t i) const {
     return offering_begin_[type] + static_cast<std::uint32_t>(i);
   }
+  // The type of a global offering index, and the offering.
+  std::uint32_t type_of_offering(std::uint32_t global) const;
+  const Offering& offering(std::uint32_t global) const {
+    const std::uint32_t type = type_of_offering(global);
+    return types_[type].offerings[global - offering_begin_[type]];
+  }
 
  private:
   std::vector<InstanceType> types_;

@@ -60,10 +60,11 @@ std::vector<DecodedEvent> decode_events(const YamlValue& list, const SectionCont
 // Unset phases keep their defaults; a family starts from the cpu or gpu values by its types.
 NodeLatencies decode_node_latencies(const YamlValue& value, const Catalog& catalog);
 
-// `spot:` {interruption_rate, families: {FAMILY: rate}, scale, waves: {share, spread},
-// rebalance: {share, lead}}; a rate is band_midpoint, band_max, {band_quantile: Q} or
-// {per_month: SHARE}. Warns when a band rate meets spot types the catalog gives no band.
-SpotMarketSettings decode_spot_market(const YamlValue& value, const Catalog& catalog,
+// `spot:` {interruption_rate, availability: trace path, families: {FAMILY: rate}, scale,
+// waves: {share, spread}, rebalance: {share, lead}}; a rate is band_midpoint, band_max,
+// {band_quantile: Q} or {per_month: SHARE}. Warns when a band rate meets spot types the catalog
+// gives no band.
+SpotMarketSettings decode_spot_market(const YamlValue& value, const SectionContext& sc,
                                       WarningLog& warnings);
 
 // `karpenter:` {batch_idle, batch_max}.

@@ -99,12 +99,10 @@ std::optional<NodeId> Ec2Cloud::launch(LaunchRequest request) {
 
 void Ec2Cloud::set_capacity(std::uint32_t g, std::optional<std::int64_t> capacity) {
   capacity_[g] = capacity;
-  std::uint32_t type = 0;
-  while (catalog_.offering_index(type + 1, 0) <= g) ++type;
-  const Offering& o = catalog_.types()[type].offerings[g - catalog_.offering_index(type, 0)];
+  const Offering& o = catalog_.offering(g);
   bus_.emit(SimEvent{.time = sim_.now(),
                      .kind = EventKind::CapacityChanged,
-                     .instance_type = catalog_.types()[type].name,
+                     .instance_type = catalog_.types()[catalog_.type_of_offering(g)].name,
                      .zone = o.zone,
                      .capacity_type = o.capacity_type,
                      .capacity = capacity});

@@ -43,13 +43,16 @@ std::vector<double> monthly_shares(const Catalog& catalog, const SpotMarketSetti
   for (std::uint32_t t = 0; t < catalog.types().size(); ++t) {
     const InstanceType& type = catalog.types()[t];
     const auto family = settings.by_family.find(type.family);
-    const SpotRate& rate = family != settings.by_family.end() ? family->second : settings.rate;
+    const SpotRate* rate = family != settings.by_family.end() ? &family->second
+                           : settings.rate                    ? &*settings.rate
+                                                              : nullptr;
+    if (rate == nullptr) continue;
     for (std::size_t i = 0; i < type.offerings.size(); ++i) {
       const Offering& o = type.offerings[i];
       if (o.capacity_type != CapacityType::Spot) continue;
-      const std::optional<double> share = rate.kind == SpotRate::Kind::PerMonth
-                                              ? std::optional<double>(rate.value)
-                                              : band_share(o.interruption_bucket, rate.value);
+      const std::optional<double> share = rate->kind == SpotRate::Kind::PerMonth
+                                              ? std::optional<double>(rate->value)
+                                              : band_share(o.interruption_bucket, rate->value);
       if (share) {
         out[catalog.offering_index(t, i)] = std::min(*share * settings.scale, kMaxMonthlyShare);
       }
@@ -79,6 +82,35 @@ SpotMarket::SpotMarket(Simulation& sim, const Cluster& cluster, ClusterBus& bus,
 
 void SpotMarket::start() {
   for (std::uint32_t g = 0; g < wave_mean_gap_us_.size(); ++g) schedule_wave(g, sim_.now());
+  schedule_replay(0);
+}
+
+void SpotMarket::schedule_replay(std::uint32_t index) {
+  if (index >= settings_.availability.size()) return;
+  sim_.schedule_at(std::max(sim_.now(), at(settings_.availability[index].at)), Phase::CloudAndNodes,
+                   *this, Tag{Kind::Availability, index}.pack());
+}
+
+// The offering goes: no capacity, and every instance of it running is interrupted (in node
+// order); or it comes back with the catalog's capacity.
+void SpotMarket::replay(std::uint32_t index) {
+  const AvailabilityChange& change = settings_.availability[index];
+  const Catalog& catalog = cloud_.catalog();
+  if (change.available) {
+    cloud_.set_capacity(change.offering, catalog.offering(change.offering).capacity);
+  } else {
+    cloud_.set_capacity(change.offering, 0);
+    std::vector<NodeId> running;
+    for (NodeId id : cluster_.active_nodes()) {
+      const Node& n = cluster_.node(id);
+      if (n.phase != NodePhase::Launching && n.is_live() && n.capacity_type == CapacityType::Spot &&
+          offering_of(catalog, n) == change.offering) {
+        running.push_back(id);
+      }
+    }
+    for (NodeId id : running) cloud_.interrupt_spot(id);
+  }
+  schedule_replay(index + 1);
 }
 
 void SpotMarket::schedule_wave(std::uint32_t g, SimTime after) {
@@ -133,6 +165,9 @@ void SpotMarket::on_event(SimTime now, std::uint64_t t) {
       return;
     case Kind::Notice:
       cloud_.interrupt_spot(tag.subject);  // leaves a node that has gone meanwhile alone
+      return;
+    case Kind::Availability:
+      replay(tag.subject);
       return;
   }
 }

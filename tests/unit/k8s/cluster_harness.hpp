@@ -27,6 +27,8 @@ struct RecordedEvent {
   std::string reason;
   std::int32_t from = 0;
   std::int32_t to = 0;
+  std::string zone;                      // CapacityChanged
+  std::optional<std::int64_t> capacity;  // CapacityChanged
 };
 
 // Records every emit and bus call; the `forward_*` hooks wire it to the components under test.
@@ -40,7 +42,9 @@ class RecordingBus : public ClusterBus {
                                    .workload = e.workload,
                                    .reason = std::string(e.reason),
                                    .from = e.from,
-                                   .to = e.to});
+                                   .to = e.to,
+                                   .zone = std::string(e.zone),
+                                   .capacity = e.capacity});
   }
   void pod_pending(PodId pod) override {
     pending.push_back(pod);

@@ -769,7 +769,7 @@ TEST_CASE("spot: the interruption model, its defaults and its bad input", "[scen
     const ScenarioConfig cfg = load_scenario(s.file);
     REQUIRE(cfg.spot_market);
     const SpotMarketSettings& spot = *cfg.spot_market;
-    CHECK(spot.rate == SpotRate{.kind = SpotRate::Kind::BandQuantile, .value = 1.0});
+    CHECK(*spot.rate == SpotRate{.kind = SpotRate::Kind::BandQuantile, .value = 1.0});
     CHECK(spot.by_family.at("g5") == SpotRate{.kind = SpotRate::Kind::PerMonth, .value = 0.3});
     CHECK(spot.by_family.at("p4d") == SpotRate{.kind = SpotRate::Kind::BandQuantile, .value = 0.9});
     CHECK(spot.scale == 2);
@@ -781,7 +781,7 @@ TEST_CASE("spot: the interruption model, its defaults and its bad input", "[scen
   {
     ScratchScenario s("spot-defaults", "spot: {interruption_rate: band_midpoint}\n");
     const SpotMarketSettings spot = *load_scenario(s.file).spot_market;
-    CHECK(spot.rate == SpotRate{.kind = SpotRate::Kind::BandQuantile, .value = 0.5});
+    CHECK(*spot.rate == SpotRate{.kind = SpotRate::Kind::BandQuantile, .value = 0.5});
     CHECK(spot.wave_share == 0.5);
     CHECK(spot.wave_spread == minutes(3));
     CHECK(spot.rebalance_share == 0.5);
@@ -810,5 +810,5 @@ TEST_CASE("spot: the interruption model, its defaults and its bad input", "[scen
   CHECK(error("spot: {interruption_rate: band_max, scale: -1}\n") ==
         "4:44: spot.scale: the scale is from 0 to 100");
   CHECK(error("spot: {families: {}}\n") ==
-        "4:7: spot.interruption_rate: required field is missing");
+        "4:7: spot: give interruption_rate, availability or both");
 }

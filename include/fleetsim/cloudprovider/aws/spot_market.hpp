@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <optional>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "fleetsim/cloudprovider/aws/ec2_cloud.hpp"
+#include "fleetsim/cloudprovider/aws/spot_availability.hpp"
 #include "fleetsim/core/rng.hpp"
 #include "fleetsim/engine/event_tag.hpp"
 #include "fleetsim/engine/simulation.hpp"
@@ -36,13 +38,18 @@ struct SpotRate {
 // offering's hazard. Of the instances a wave takes, `rebalance_share` get a rebalance
 // recommendation at their point of the spread and their notice `rebalance_lead` after it.
 struct SpotMarketSettings {
-  SpotRate rate;
+  std::optional<SpotRate> rate;  // nullopt: no hazard but the families'
+
   std::map<std::string, SpotRate, std::less<>> by_family;  // instance family → its rate
   double scale = 1.0;  // multiplies every monthly share ("twice as bad": 2), kept below 1
   double wave_share = 0.5;
   SimDuration wave_spread = minutes(3);
   double rebalance_share = 0.5;
   SimDuration rebalance_lead = minutes(10);
+  // A recorded availability trace, in time order: while an offering is unavailable it has no
+  // capacity, and the instances running when it went were interrupted.
+  std::vector<AvailabilityChange> availability;
+  std::filesystem::path availability_trace;  // where it was read from
 };
 
 // The monthly share of instances a Spot Advisor band ("<5%", "5-10%", "10-15%", "15-20%",
@@ -63,17 +70,21 @@ class SpotMarket final : private EventHandler {
   SpotMarket(Simulation& sim, const Cluster& cluster, ClusterBus& bus, Ec2Cloud& cloud,
              const SpotMarketSettings& settings, std::vector<double> shares);
 
-  // Draws each offering's first wave. Every offering has its own random streams, so the waves of
-  // one are the same whatever the others, or the NodePools, do.
+  // Draws each offering's first wave, and starts the availability trace's replay. Every
+  // offering has its own random streams, so the waves of one are the same whatever the others,
+  // or the NodePools, do.
   void start();
 
  private:
-  enum class Kind : std::uint8_t { Wave, Rebalance, Notice };
+  enum class Kind : std::uint8_t { Wave, Rebalance, Notice, Availability };
   using Tag = EventTag<Kind>;
 
   void on_event(SimTime now, std::uint64_t tag) override;
   void schedule_wave(std::uint32_t offering, SimTime after);
   void wave(std::uint32_t offering, SimTime now);
+  // Applies availability change `index` and schedules the next.
+  void replay(std::uint32_t index);
+  void schedule_replay(std::uint32_t index);
 
   Simulation& sim_;
   const Cluster& cluster_;

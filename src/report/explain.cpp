@@ -219,6 +219,10 @@ std::string explain_node(std::istream& in, const std::string& file, std::string_
       out += line(t, fmt::format("pod {} {}", str(e, "pod"), how));
     } else if (kind == "spot_interruption_notice") {
       out += line(t, "spot interruption notice: the instance goes in two minutes");
+    } else if (kind == "spot_rebalance_recommendation") {
+      out += line(t,
+                  "rebalance recommendation: EC2 sees a raised risk of interruption; "
+                  "Karpenter takes no action on it");
     } else if (kind == "node_deleting") {
       out += line(t, "cordoned and draining: " + str(e, "reason"));
     } else if (kind == "node_terminated") {

@@ -79,6 +79,20 @@ TEST_CASE("explain says why a pod found no place, and when it joined a node alre
         "  still running when the run ended\n");
 }
 
+TEST_CASE("explain tells a spot node's rebalance recommendation and interruption", "[report]") {
+  std::istringstream events(
+      R"({"t":0.0,"kind":"capacity_changed","instance_type":"g5.xlarge","capacity_type":"spot","zone":"us-east-1b","capacity":0}
+{"t":5.0,"kind":"node_launched","node":"n","nodepool":"gpu","instance_type":"g5.xlarge","capacity_type":"spot","zone":"us-east-1a","price_usd_per_hour":0.4}
+{"t":600.0,"kind":"spot_rebalance_recommendation","node":"n","nodepool":"gpu","instance_type":"g5.xlarge","capacity_type":"spot","zone":"us-east-1a","reason":"no_action"}
+{"t":1200.0,"kind":"spot_interruption_notice","node":"n","nodepool":"gpu","instance_type":"g5.xlarge","capacity_type":"spot","zone":"us-east-1a"}
+)");
+  const std::string story = explain_node(events, "events.jsonl", "n");
+  CHECK_THAT(story, Catch::Contains("          10m0s  rebalance recommendation: EC2 sees a raised "
+                                    "risk of interruption; Karpenter takes no action on it\n"
+                                    "          20m0s  spot interruption notice: the instance "
+                                    "goes in two minutes\n"));
+}
+
 TEST_CASE("explain names what it cannot find", "[report]") {
   std::ifstream events(golden_events());
   CHECK(error_of([&] { explain_pod(events, "events.jsonl", "llm-ksvdbndrnd-f8f5g"); }) ==

@@ -38,10 +38,10 @@ struct SpotRate {
 // offering's hazard. Of the instances a wave takes, `rebalance_share` get a rebalance
 // recommendation at their point of the spread and their notice `rebalance_lead` after it.
 struct SpotMarketSettings {
-  std::optional<SpotRate> rate;  // nullopt: no hazard but the families'
-
+  std::optional<SpotRate> rate;                            // nullopt: no hazard but the families'
   std::map<std::string, SpotRate, std::less<>> by_family;  // instance family → its rate
-  double scale = 1.0;  // multiplies every monthly share ("twice as bad": 2), kept below 1
+  // Multiplies every monthly share ("twice as bad": 2); a share is capped at kMaxMonthlyShare.
+  double scale = 1.0;
   double wave_share = 0.5;
   SimDuration wave_spread = minutes(3);
   double rebalance_share = 0.5;

@@ -56,6 +56,17 @@ std::vector<std::string> Catalog::zones() const {
   return out;
 }
 
+std::optional<std::uint32_t> Catalog::find_offering(std::uint32_t type, std::string_view zone,
+                                                    CapacityType capacity_type) const {
+  const auto& offerings = types_[type].offerings;
+  for (std::size_t i = 0; i < offerings.size(); ++i) {
+    if (offerings[i].zone == zone && offerings[i].capacity_type == capacity_type) {
+      return offering_index(type, i);
+    }
+  }
+  return std::nullopt;
+}
+
 std::uint32_t Catalog::type_of_offering(std::uint32_t global) const {
   FLEETSIM_ASSERT(global < offering_count());
   // The last type whose first offering is at or before `global`.

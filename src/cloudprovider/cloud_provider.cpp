@@ -3,12 +3,10 @@
 namespace fleetsim {
 
 std::uint32_t offering_of(const Catalog& catalog, const Node& node) {
-  const InstanceType& t = catalog.types()[node.type];
-  for (std::size_t i = 0; i < t.offerings.size(); ++i)
-    if (t.offerings[i].zone == node.zone && t.offerings[i].capacity_type == node.capacity_type)
-      return catalog.offering_index(node.type, i);
-  FLEETSIM_ASSERT(false);
-  return 0;
+  const std::optional<std::uint32_t> g =
+      catalog.find_offering(node.type, node.zone, node.capacity_type);
+  FLEETSIM_ASSERT(g.has_value());  // a node is launched from one of its type's offerings
+  return *g;
 }
 
 }  // namespace fleetsim

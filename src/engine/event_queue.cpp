@@ -51,7 +51,7 @@ std::optional<Event> EventQueue::pop_until(SimTime limit) {
     const Entry e = *entry;
     Slot& s = slots_[e.slot];
     if (s.state == SlotState::Cancelled) {
-      remove_front();
+      due_.pop();
       --cancelled_;
       release_slot(e.slot);
       continue;
@@ -59,7 +59,7 @@ std::optional<Event> EventQueue::pop_until(SimTime limit) {
     if (e.time > limit_us) return std::nullopt;
     const Event event{SimTime{SimDuration{e.time}}, static_cast<Phase>(e.order >> kPhaseShift),
                       s.handler, s.tag};
-    remove_front();
+    due_.pop();
     --live_;
     release_slot(e.slot);
     return event;
@@ -147,8 +147,6 @@ std::size_t EventQueue::next_occupied(std::size_t from) const {
   return 0;
 }
 
-void EventQueue::remove_front() { due_.pop(); }
-
 std::uint32_t EventQueue::acquire_slot() {
   if (free_head_ != EventHandle::kNoSlot) {
     const std::uint32_t slot = free_head_;
@@ -175,7 +173,7 @@ void EventQueue::drop_cancelled_front() {
   while (const Entry* entry = front()) {
     const std::uint32_t slot = entry->slot;
     if (slots_[slot].state != SlotState::Cancelled) return;
-    remove_front();
+    due_.pop();
     --cancelled_;
     release_slot(slot);
   }

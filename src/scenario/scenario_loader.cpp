@@ -164,6 +164,16 @@ void warn_endless_job(const Workload& w, WarningLog& warnings) {
                            w.name, kDurationAnnotation));
 }
 
+// A bare Pod of the manifests (not a trace's template, whose rows become Jobs) is not replaced
+// when evicted, so it never resumes from a checkpoint.
+void warn_bare_pod_checkpoints(const Workload& w, WarningLog& warnings) {
+  if (w.kind != WorkloadKind::Pod || !w.checkpointing.interval) return;
+  warnings.add(w.where, fmt::format("Pod.metadata.annotations.{}", kCheckpointIntervalAnnotation),
+               fmt::format("Pod \"{}\" is not replaced when evicted, so its checkpoints have no "
+                           "effect; run it as a Job to resume from them",
+                           w.name));
+}
+
 // Diurnal traffic peaks at a UTC hour: it needs the hour of day at t = 0.
 void set_start_hour(TrafficConfig& traffic, std::int64_t start_unix_s) {
   const double hour = static_cast<double>((start_unix_s % 86400 + 86400) % 86400) / 3600.0;
@@ -408,6 +418,7 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   for (auto& d : set.workloads) {
     priorities.resolve(d.workload.pod.spec, d.priority);
     warn_endless_job(d.workload, warnings);
+    warn_bare_pod_checkpoints(d.workload, warnings);
     workload_keys.insert(workload_key(d.workload));
     cfg.workloads.push_back(std::move(d.workload));
   }
@@ -455,6 +466,8 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
       apply.node_classes = std::move(applied.node_classes);
       for (auto& d : applied.workloads) {
         priorities.resolve(d.workload.pod.spec, d.priority);
+        warn_endless_job(d.workload, warnings);
+        warn_bare_pod_checkpoints(d.workload, warnings);
         if (workload_keys.insert(workload_key(d.workload)).second) {
           d.workload.created_at = at(e.at);
           if (d.workload.kind == WorkloadKind::Deployment) known_deployments.push_back(d.workload);

@@ -16,7 +16,8 @@ namespace {
 constexpr std::string_view kSystemPriorityPrefix = "system-";
 
 // The checkpoint annotations, the pod template's over the object's. They mean something only to
-// a pod that runs to completion, and the overhead only with an interval: otherwise a warning.
+// a pod that runs to completion (a Job's; a bare Pod's only as a job trace's template, which the
+// loader tells apart), and the overhead only with an interval: otherwise a warning.
 Checkpointing decode_checkpointing(WorkloadKind kind, const ObjectMeta& meta, const DecodedPod& pod,
                                    DecodeContext& ctx) {
   Checkpointing c;

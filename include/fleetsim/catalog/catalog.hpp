@@ -70,6 +70,9 @@ class Catalog {
   std::uint32_t offering_index(std::uint32_t type, std::size_t i) const {
     return offering_begin_[type] + static_cast<std::uint32_t>(i);
   }
+  // The global index of a type's offering in a zone and capacity type, if it is sold there.
+  std::optional<std::uint32_t> find_offering(std::uint32_t type, std::string_view zone,
+                                             CapacityType capacity_type) const;
   // The type of a global offering index, and the offering.
   std::uint32_t type_of_offering(std::uint32_t global) const;
   const Offering& offering(std::uint32_t global) const {

@@ -150,7 +150,6 @@ class EventQueue {
   const Entry* front();
   void advance_cursor();
   std::size_t next_occupied(std::size_t from) const;
-  void remove_front();
   std::uint32_t acquire_slot();
   void release_slot(std::uint32_t slot);
   void drop_cancelled_front();

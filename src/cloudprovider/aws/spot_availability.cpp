@@ -46,13 +46,8 @@ std::vector<AvailabilityChange> read_availability_trace(const std::filesystem::p
                fmt::format("instance type \"{}\" is not in the catalog", type_name.substr(0, 60)));
     }
     const std::string_view zone = csv.field(zone_col);
-    const auto& offerings = catalog.types()[*type].offerings;
-    std::optional<std::uint32_t> offering;
-    for (std::size_t i = 0; i < offerings.size(); ++i) {
-      if (offerings[i].capacity_type == CapacityType::Spot && offerings[i].zone == zone) {
-        offering = catalog.offering_index(static_cast<std::uint32_t>(*type), i);
-      }
-    }
+    const std::optional<std::uint32_t> offering =
+        catalog.find_offering(static_cast<std::uint32_t>(*type), zone, CapacityType::Spot);
     if (!offering) {
       csv.fail(zone_col, fmt::format("{} has no spot offering in zone \"{}\"", type_name,
                                      zone.substr(0, 60)));

@@ -100,17 +100,22 @@ void SpotMarket::replay(std::uint32_t index) {
     cloud_.set_capacity(change.offering, catalog.offering(change.offering).capacity);
   } else {
     cloud_.set_capacity(change.offering, 0);
-    std::vector<NodeId> running;
-    for (NodeId id : cluster_.active_nodes()) {
-      const Node& n = cluster_.node(id);
-      if (n.phase != NodePhase::Launching && n.is_live() && n.capacity_type == CapacityType::Spot &&
-          offering_of(catalog, n) == change.offering) {
-        running.push_back(id);
-      }
-    }
-    for (NodeId id : running) cloud_.interrupt_spot(id);
+    for (NodeId id : running(change.offering)) cloud_.interrupt_spot(id);
   }
   schedule_replay(index + 1);
+}
+
+// The live spot instances of the offering that have launched, in node order.
+std::vector<NodeId> SpotMarket::running(std::uint32_t g) const {
+  std::vector<NodeId> out;
+  for (NodeId id : cluster_.active_nodes()) {
+    const Node& n = cluster_.node(id);
+    if (n.phase != NodePhase::Launching && n.is_live() && n.capacity_type == CapacityType::Spot &&
+        offering_of(cloud_.catalog(), n) == g) {
+      out.push_back(id);
+    }
+  }
+  return out;
 }
 
 void SpotMarket::schedule_wave(std::uint32_t g, SimTime after) {
@@ -127,13 +132,8 @@ void SpotMarket::schedule_wave(std::uint32_t g, SimTime after) {
 // rebalance_share, a rebalance recommendation there and its notice rebalance_lead later.
 void SpotMarket::wave(std::uint32_t g, SimTime now) {
   schedule_wave(g, now);
-  const Catalog& catalog = cloud_.catalog();
   RngStream& rng = wave_hits_[g];
-  for (NodeId id : cluster_.active_nodes()) {
-    const Node& n = cluster_.node(id);
-    if (n.phase == NodePhase::Launching || !n.is_live() || n.capacity_type != CapacityType::Spot)
-      continue;
-    if (offering_of(catalog, n) != g) continue;
+  for (NodeId id : running(g)) {
     if (rng.uniform() >= settings_.wave_share) continue;
     const double spread_us = static_cast<double>(settings_.wave_spread.count());
     const SimTime point = now + SimDuration{static_cast<std::int64_t>(rng.uniform() * spread_us)};

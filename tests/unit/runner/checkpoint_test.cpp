@@ -49,13 +49,22 @@ spec:
 )";
 }
 
+// When the Job's pods were bound, evicted and completed, and the hourly price of the node each
+// eviction and completion happened on.
 struct Times final : EventSink {
-  void on_event(const SimEvent& e, const Cluster&) override {
+  void on_event(const SimEvent& e, const Cluster& cluster) override {
     if (e.kind == EventKind::PodScheduled) scheduled.push_back(e.time);
-    if (e.kind == EventKind::PodEvicted) evicted.push_back(e.time);
-    if (e.kind == EventKind::PodCompleted) completed.push_back(e.time);
+    if (e.kind == EventKind::PodEvicted) {
+      evicted.push_back(e.time);
+      evicted_price = cluster.node(e.node).price_per_hour;
+    }
+    if (e.kind == EventKind::PodCompleted) {
+      completed.push_back(e.time);
+      completed_price = cluster.node(e.node).price_per_hour;
+    }
   }
   std::vector<SimTime> scheduled, evicted, completed;
+  double evicted_price = 0, completed_price = 0;
 };
 
 struct JobRun {
@@ -103,8 +112,13 @@ TEST_CASE(
   CHECK(r.result.jobs.completed == 1);
   REQUIRE(r.result.spot);
   CHECK(r.result.spot->lost_gpu_hours == Approx(10.0 / 60).epsilon(1e-12));
-  // The rework at the price paid: g5.xlarge spot (one GPU) for each lost hour.
-  CHECK(r.result.jobs.rework_usd > 0);
+  // The rework at the price paid, per GPU of the one-GPU g5.xlarge: 10 minutes on the
+  // interrupted node, 5 minutes of reloading on its replacement.
+  CHECK(
+      r.result.jobs.rework_usd ==
+      Approx(10.0 / 60 * r.times.evicted_price + 5.0 / 60 * r.times.completed_price).epsilon(1e-9));
+  CHECK(r.result.spot->rework_usd == Approx(10.0 / 60 * r.times.evicted_price).epsilon(1e-9));
+  CHECK(r.times.evicted_price > 0);
 }
 
 TEST_CASE("without checkpoints an interrupted Job starts over and loses all its work", "[runner]") {
@@ -128,4 +142,28 @@ TEST_CASE("a restart overhead without a checkpoint interval warns and has no eff
   CHECK(config.warnings[0].message ==
         "fleetsim.io/restart-overhead has no effect without fleetsim.io/checkpoint-interval: a "
         "replacement starts over");
+}
+
+TEST_CASE("checkpoints on a bare Pod warn: nothing replaces it to resume", "[runner]") {
+  test::TempDir dir("checkpoint-pod");
+  dir.write("manifests.yaml", kPool + R"(apiVersion: v1
+kind: Pod
+metadata:
+  name: solo
+  annotations: {fleetsim.io/duration: 1h, fleetsim.io/checkpoint-interval: 10m}
+spec:
+  restartPolicy: Never
+  containers:
+    - name: c
+      resources: {requests: {cpu: "1", memory: 1Gi, nvidia.com/gpu: 1}}
+)");
+  const auto file =
+      dir.write("scenario.yaml", "name: w\nduration: 1h\nmanifests: [manifests.yaml]\n");
+  const ScenarioConfig config =
+      load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+  REQUIRE(config.warnings.size() == 1);
+  CHECK(config.warnings[0].field == "Pod.metadata.annotations.fleetsim.io/checkpoint-interval");
+  CHECK(config.warnings[0].message ==
+        "Pod \"solo\" is not replaced when evicted, so its checkpoints have no effect; run it as "
+        "a Job to resume from them");
 }

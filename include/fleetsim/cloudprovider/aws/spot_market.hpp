@@ -82,6 +82,7 @@ class SpotMarket final : private EventHandler {
   void on_event(SimTime now, std::uint64_t tag) override;
   void schedule_wave(std::uint32_t offering, SimTime after);
   void wave(std::uint32_t offering, SimTime now);
+  std::vector<NodeId> running(std::uint32_t offering) const;
   // Applies availability change `index` and schedules the next.
   void replay(std::uint32_t index);
   void schedule_replay(std::uint32_t index);

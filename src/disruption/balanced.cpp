@@ -6,13 +6,13 @@
 namespace fleetsim {
 
 std::vector<PoolTotals> pool_totals(const Cluster& cluster, const CloudProvider& cloud,
-                                    std::size_t pool_count, SimTime now) {
+                                    std::size_t pool_count) {
   std::vector<PoolTotals> out(pool_count);
   for (NodeId id : cluster.active_nodes()) {
     const Node& n = cluster.node(id);
     if (n.pool >= pool_count || !n.is_live() || n.phase == NodePhase::Launching) continue;
     PoolTotals& t = out[n.pool];
-    t.cost += cloud.price(offering_of(cloud.catalog(), n), now);
+    t.cost += cloud.price(offering_of(cloud.catalog(), n));
     if (!n.initialized) continue;
     t.disruption += kPerNodeDisruptionCost;
     for (PodId p : n.pods) {

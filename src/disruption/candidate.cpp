@@ -36,7 +36,7 @@ std::vector<Candidate> disruption_candidates(const Cluster& cluster, const Cloud
         n.do_not_disrupt)
       continue;
     Candidate c{
-        .node = id, .pool = n.pool, .price = cloud.price(offering_of(cloud.catalog(), n), now)};
+        .node = id, .pool = n.pool, .price = cloud.price(offering_of(cloud.catalog(), n))};
     const bool pods_may_block = disruption_class == DisruptionClass::Graceful ||
                                 !pools[n.pool].termination_grace_period.has_value();
     bool blocked = false;

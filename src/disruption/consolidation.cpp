@@ -35,7 +35,7 @@ std::vector<Candidate> Consolidation::candidates(SimTime now) {
   const std::vector<NodePool>& pools = provisioner_.nodepools();
   std::vector<Candidate> all =
       disruption_candidates(cluster_, cloud_, pdbs_, pools, DisruptionClass::Graceful, now);
-  totals_ = pool_totals(cluster_, cloud_, pools.size(), now);
+  totals_ = pool_totals(cluster_, cloud_, pools.size());
   std::erase_if(all, [&](const Candidate& c) {
     const NodePool& pool = pools[c.pool];
     return c.empty() || pool.disruption.policy == ConsolidationPolicy::WhenEmpty ||
@@ -44,8 +44,7 @@ std::vector<Candidate> Consolidation::candidates(SimTime now) {
   return all;
 }
 
-double Consolidation::worst_launch_price(std::uint32_t type, const Requirements& r,
-                                         SimTime now) const {
+double Consolidation::worst_launch_price(std::uint32_t type, const Requirements& r) const {
   const std::uint64_t zones = simulation_.context().zone_mask(r);
   const std::uint8_t capacity = SchedulingContext::capacity_mask(r);
   const std::span<const std::uint8_t> usable = cloud_.usable_offerings();
@@ -55,28 +54,27 @@ double Consolidation::worst_launch_price(std::uint32_t type, const Requirements&
     for (const OfferingRef& o : simulation_.context().offerings(type)) {
       if (o.capacity != capacity_bit(ct) || !(zones >> o.zone & 1ULL)) continue;
       if (!usable.empty() && usable[o.global] == 0) continue;
-      worst = std::max(worst, cloud_.price(o.global, now));
+      worst = std::max(worst, cloud_.price(o.global));
     }
     if (worst >= 0) return worst;
   }
   return kNoPrice;
 }
 
-double Consolidation::cheapest_price(std::uint32_t type, const Requirements& r, SimTime now) const {
-  return cheapest_offering_price(simulation_.context(), cloud_, type, r, now);
+double Consolidation::cheapest_price(std::uint32_t type, const Requirements& r) const {
+  return cheapest_offering_price(simulation_.context(), cloud_, type, r);
 }
 
-bool Consolidation::keep_cheaper(NewNodeClaim& claim, double max_price, SimTime now) const {
+bool Consolidation::keep_cheaper(NewNodeClaim& claim, double max_price) const {
   std::erase_if(claim.types, [&](std::uint32_t t) {
-    return !(worst_launch_price(t, claim.requirements, now) < max_price);
+    return !(worst_launch_price(t, claim.requirements) < max_price);
   });
   return !claim.types.empty() &&
          min_values_hold(claim.requirements, claim.types, simulation_.context().catalog());
 }
 
 std::optional<NewNodeClaim> Consolidation::price_replacement(std::span<const Candidate> candidates,
-                                                             NewNodeClaim claim,
-                                                             SimTime now) const {
+                                                             NewNodeClaim claim) const {
   double candidate_price = 0;
   bool all_spot = true;
   for (const Candidate& c : candidates) {
@@ -92,9 +90,9 @@ std::optional<NewNodeClaim> Consolidation::price_replacement(std::span<const Can
     if (!settings_.spot_to_spot) return std::nullopt;
     pin_capacity_type(claim.requirements, CapacityType::Spot);
     std::erase_if(claim.types, [&](std::uint32_t t) {
-      return cheapest_price(t, claim.requirements, now) == kNoPrice;
+      return cheapest_price(t, claim.requirements) == kNoPrice;
     });
-    if (!keep_cheaper(claim, candidate_price, now)) return std::nullopt;
+    if (!keep_cheaper(claim, candidate_price)) return std::nullopt;
     if (candidates.size() > 1) return claim;
     // Single-node: at least 15 cheaper types, and launch with the 15 cheapest (or as many as
     // minValues needs) so that the launch cannot pick a type that is consolidated again at once.
@@ -112,7 +110,7 @@ std::optional<NewNodeClaim> Consolidation::price_replacement(std::span<const Can
     return claim;
   }
 
-  if (!keep_cheaper(claim, candidate_price, now)) return std::nullopt;
+  if (!keep_cheaper(claim, candidate_price)) return std::nullopt;
   // Filtered on the assumption that spot launches: never fall back to a dearer on-demand node.
   if ((capacity & spot) && (capacity & on_demand))
     pin_capacity_type(claim.requirements, CapacityType::Spot);
@@ -131,11 +129,11 @@ std::optional<DisruptionCommand> Consolidation::compute_consolidation(
   }
   if (claims->empty()) return command;
   std::optional<NewNodeClaim> replacement =
-      price_replacement(candidates, std::move(claims->front()), now);
+      price_replacement(candidates, std::move(claims->front()));
   if (!replacement) return std::nullopt;
   replacement->pods.clear();
   command.savings_per_hour -=
-      cheapest_price(replacement->types.front(), replacement->requirements, now);
+      cheapest_price(replacement->types.front(), replacement->requirements);
   command.replacements.push_back(std::move(*replacement));
   return command;
 }

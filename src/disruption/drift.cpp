@@ -49,7 +49,7 @@ DisruptionCommand Drift::compute(SimTime now, BudgetTracker& budgets) {
     for (NewNodeClaim& claim : *claims) {
       claim.pods.clear();
       command.savings_per_hour -= cheapest_offering_price(
-          simulation_.context(), cloud_, claim.types.front(), claim.requirements, now);
+          simulation_.context(), cloud_, claim.types.front(), claim.requirements);
       command.replacements.push_back(std::move(claim));
     }
     return command;

@@ -15,7 +15,7 @@ std::optional<DisruptionCommand> MultiNodeConsolidation::try_prefix(
       if (std::find(claim.types.begin(), claim.types.end(), type) != claim.types.end())
         max_price = std::min(max_price, c.price);
     }
-    if (!keep_cheaper(claim, max_price, now)) return std::nullopt;
+    if (!keep_cheaper(claim, max_price)) return std::nullopt;
   }
   if (!approves(prefix, *command)) return std::nullopt;
   return command;

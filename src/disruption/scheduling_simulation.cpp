@@ -6,7 +6,7 @@
 namespace fleetsim {
 
 double cheapest_offering_price(const SchedulingContext& context, CloudProvider& cloud,
-                               std::uint32_t type, const Requirements& r, SimTime now) {
+                               std::uint32_t type, const Requirements& r) {
   const std::uint64_t zones = context.zone_mask(r);
   const std::uint8_t capacity = SchedulingContext::capacity_mask(r);
   const std::span<const std::uint8_t> usable = cloud.usable_offerings();
@@ -14,7 +14,7 @@ double cheapest_offering_price(const SchedulingContext& context, CloudProvider& 
   for (const OfferingRef& o : context.offerings(type)) {
     if (!(o.capacity & capacity) || !(zones >> o.zone & 1ULL)) continue;
     if (!usable.empty() && usable[o.global] == 0) continue;
-    best = std::min(best, cloud.price(o.global, now));
+    best = std::min(best, cloud.price(o.global));
   }
   return best;
 }
@@ -88,7 +88,7 @@ std::optional<std::vector<NewNodeClaim>> SchedulingSimulation::run(
                                           .from_candidate = true});
     }
   }
-  SolveInput input = snapshot_.input(cloud_.usable_offerings());
+  SolveInput input = snapshot_.input(cloud_.usable_offerings(), cloud_.offering_prices());
   input.node_removed = removed_;
   input.node_order = node_order_;
   SolveResult result = scheduler_->solve(input);

@@ -40,6 +40,8 @@ std::string_view to_string(EventKind k) {
       return "spot_rebalance_recommendation";
     case EventKind::CapacityChanged:
       return "capacity_changed";
+    case EventKind::SpotPriceChanged:
+      return "spot_price_changed";
     case EventKind::WorkloadCreated:
       return "workload_created";
     case EventKind::WorkloadCompleted:
@@ -55,6 +57,7 @@ std::string_view to_string(EventKind k) {
 EventSubject subject_of(EventKind k) {
   switch (k) {
     case EventKind::CapacityChanged:
+    case EventKind::SpotPriceChanged:
       return EventSubject::Offering;
     case EventKind::NodeClaimCreated:
     case EventKind::NodeLaunched:

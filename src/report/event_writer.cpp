@@ -93,8 +93,13 @@ void EventWriter::on_event(const SimEvent& e, const Cluster& cluster) {
       append_json_string(line_, to_string(e.capacity_type));
       append_key("zone");
       append_json_string(line_, e.zone);
-      append_key("capacity");
-      line_ += e.capacity ? std::to_string(*e.capacity) : std::string("null");
+      if (e.kind == EventKind::SpotPriceChanged) {
+        append_key("price_usd_per_hour");
+        append_decimal(line_, e.price, /*keep_point=*/true);
+      } else {
+        append_key("capacity");
+        line_ += e.capacity ? std::to_string(*e.capacity) : std::string("null");
+      }
       break;
   }
 

@@ -143,6 +143,7 @@ Json report_json(const RunResult& result) {
     spot["rework_usd"] = round_report(result.spot->rework_usd);
     spot["launches_fell_back_to_on_demand"] = result.spot->launches_fell_back_to_on_demand;
     spot["capacity_changes"] = result.spot->capacity_changes;
+    spot["price_changes"] = result.spot->price_changes;
   }
 
   r["engine"] = Json{{"events", result.engine.events}};

@@ -80,7 +80,18 @@ void RunRecorder::on_event(const SimEvent& e, const Cluster& cluster) {
       break;
     }
     case EventSubject::Offering:
-      ++spot_.capacity_changes;
+      if (e.kind == EventKind::CapacityChanged) {
+        ++spot_.capacity_changes;
+        break;
+      }
+      // The offering's running instances are billed at the new price from now on.
+      ++spot_.price_changes;
+      for (NodeId id : ledger_.billed_nodes()) {
+        const Node& node = cluster.node(id);
+        if (node.instance_type == e.instance_type && node.zone == e.zone &&
+            node.capacity_type == e.capacity_type)
+          ledger_.rebalance(node, cluster, e.time);
+      }
       break;
   }
 }
@@ -339,7 +350,8 @@ RunResult RunRecorder::result(std::uint64_t engine_events) const {
 
   r.disruption = disruption_;
   if (info_.spot_market || spot_interruption_notices_ > 0 || spot_.rebalance_recommendations > 0 ||
-      spot_.launches_fell_back_to_on_demand > 0 || spot_.capacity_changes > 0) {
+      spot_.launches_fell_back_to_on_demand > 0 || spot_.capacity_changes > 0 ||
+      spot_.price_changes > 0) {
     r.spot = spot_;
     r.spot->notices = spot_interruption_notices_;
   }

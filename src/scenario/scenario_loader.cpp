@@ -225,8 +225,12 @@ void record_input_files(ScenarioConfig& cfg, const ManifestLoader& manifests) {
   cfg.input_files.push_back(cfg.file);
   for (const auto& f : manifests.files()) cfg.input_files.push_back(f);
   for (const JobSource& j : cfg.job_sources) cfg.input_files.push_back(j.trace);
-  if (cfg.spot_market && !cfg.spot_market->availability_trace.empty())
-    cfg.input_files.push_back(cfg.spot_market->availability_trace);
+  if (cfg.spot_market) {
+    for (const std::filesystem::path* trace :
+         {&cfg.spot_market->availability_trace, &cfg.spot_market->price_trace,
+          &cfg.spot_market->capacity_trace})
+      if (!trace->empty()) cfg.input_files.push_back(*trace);
+  }
   for (const ServiceConfig& s : cfg.services) {
     if (const auto* replay = std::get_if<ReplayConfig>(&s.traffic))
       cfg.input_files.push_back(replay->trace);

@@ -434,11 +434,22 @@ SpotMarketSettings decode_spot_market(const YamlValue& value, const SectionConte
   YamlMap m(value);
   const std::optional<YamlValue> rate = m.get("interruption_rate");
   const std::optional<YamlValue> availability = m.get("availability");
-  if (!rate && !availability) value.fail("give interruption_rate, availability or both");
+  const std::optional<YamlValue> prices = m.get("prices");
+  const std::optional<YamlValue> capacity = m.get("capacity");
+  if (!rate && !availability && !prices && !capacity)
+    value.fail("give at least one of interruption_rate, availability, prices or capacity");
   if (rate) out.rate = decode_spot_rate(*rate);
   if (availability) {
     out.availability_trace = resolve_path(*availability, sc);
     out.availability = read_availability_trace(out.availability_trace, catalog);
+  }
+  if (prices) {
+    out.price_trace = resolve_path(*prices, sc);
+    out.prices = read_price_trace(out.price_trace, catalog);
+  }
+  if (capacity) {
+    out.capacity_trace = resolve_path(*capacity, sc);
+    out.capacity = read_capacity_trace(out.capacity_trace, catalog);
   }
   if (auto families = m.get("families")) {
     YamlMap f(*families);
@@ -478,8 +489,9 @@ SpotMarketSettings decode_spot_market(const YamlValue& value, const SectionConte
     }
     r.reject_unread(std::array<std::string_view, 2>{"share", "lead"});
   }
-  m.reject_unread(std::array<std::string_view, 6>{"interruption_rate", "availability", "families",
-                                                  "scale", "waves", "rebalance"});
+  m.reject_unread(std::array<std::string_view, 8>{"interruption_rate", "availability", "prices",
+                                                  "capacity", "families", "scale", "waves",
+                                                  "rebalance"});
 
   // A band rate needs a band: name the spot types the catalog gives none, which never get one.
   std::vector<std::string> unbanded;

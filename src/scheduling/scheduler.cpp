@@ -652,7 +652,8 @@ struct Scheduler::State {
     double best = -1;
     for (const OfferingRef& o : ctx.offerings(t)) {
       if (!(zones >> o.zone & 1ULL) || !(o.capacity & capacity) || !offering_usable(o)) continue;
-      if (best < 0 || o.price < best) best = o.price;
+      const double price = in().offering_prices.empty() ? o.price : in().offering_prices[o.global];
+      if (best < 0 || price < best) best = price;
     }
     return best;
   }

@@ -68,8 +68,10 @@ class CloudProvider {
   // The instance types and offerings the provider sells (offering indices: Catalog's global
   // offering index).
   virtual const Catalog& catalog() const = 0;
-  // The hourly price of an offering at a time.
-  virtual double price(std::uint32_t global_offering, SimTime at) const = 0;
+  // The hourly price of an offering now.
+  virtual double price(std::uint32_t global_offering) const = 0;
+  // Every offering's hourly price now, by global offering.
+  virtual std::span<const double> offering_prices() const = 0;
   // Per global offering: 1 unless the provider reported it out of capacity recently.
   virtual std::span<const std::uint8_t> usable_offerings() = 0;
   // Marks an offering unavailable for a while (Karpenter's cache of insufficient capacity).

@@ -22,7 +22,7 @@ struct PoolTotals {
 // Per pool index: the live nodes' prices, and Σ over initialized nodes of 1 + the positive
 // eviction costs of their reschedulable pods (computeNodePoolTotals).
 std::vector<PoolTotals> pool_totals(const Cluster& cluster, const CloudProvider& cloud,
-                                    std::size_t pool_count, SimTime now);
+                                    std::size_t pool_count);
 
 // ScoreMove(...).Approved(): (savings ÷ pool cost) ÷ (disruption ÷ pool disruption) ≥ 1/k.
 // A pool without cost or disruption, or a move without savings, scores 0; one without

@@ -61,7 +61,7 @@ class Consolidation : public DisruptionMethod {
   void mark_consolidated(SimTime now);
   // Keeps the claim's types whose worst-case launch price is below `max_price`; false when
   // none is left or minValues no longer hold (RemoveInstanceTypeOptionsByPriceAndMinValues).
-  bool keep_cheaper(NewNodeClaim& claim, double max_price, SimTime now) const;
+  bool keep_cheaper(NewNodeClaim& claim, double max_price) const;
 
   const Cluster& cluster_;
   const KarpenterProvisioner& provisioner_;
@@ -71,9 +71,9 @@ class Consolidation : public DisruptionMethod {
 
  private:
   std::optional<NewNodeClaim> price_replacement(std::span<const Candidate> candidates,
-                                                NewNodeClaim claim, SimTime now) const;
-  double worst_launch_price(std::uint32_t type, const Requirements& r, SimTime now) const;
-  double cheapest_price(std::uint32_t type, const Requirements& r, SimTime now) const;
+                                                NewNodeClaim claim) const;
+  double worst_launch_price(std::uint32_t type, const Requirements& r) const;
+  double cheapest_price(std::uint32_t type, const Requirements& r) const;
 
   SchedulingSimulation simulation_;
   std::vector<PoolTotals> totals_;

@@ -197,6 +197,8 @@ class Cluster {
   void node_terminated(NodeId node, SimTime now);
   // A NodeClaim planned pods onto the node: it is no disruption candidate until `until`.
   void hold_nominated(NodeId node, SimTime until) { nodes_[node].nominated_until = until; }
+  // The instance's hourly price changed (a spot price trace).
+  void set_node_price(NodeId node, double price) { nodes_[node].price_per_hour = price; }
   // A disruption command taints the node karpenter.sh/disrupted:NoSchedule (no new pods), or
   // gives it back when the command fails.
   void mark_for_disruption(NodeId node);

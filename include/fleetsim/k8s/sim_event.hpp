@@ -37,6 +37,7 @@ enum class EventKind : std::uint8_t {
   ReplicasChanged,              // an autoscaler set a Deployment's replicas (reason: hpa | keda)
   DisruptionDecision,           // Karpenter started a disruption command (decision; reason: budget)
   CapacityChanged,              // an offering's capacity was set (the offering's fields)
+  SpotPriceChanged,             // an offering's price changed (the offering's fields, price)
 };
 
 std::string_view to_string(EventKind k);
@@ -70,11 +71,13 @@ struct SimEvent {
   // NodeClaimCreated: the claim's instance types, cheapest first, and the pods nominated to it.
   std::span<const std::string> instance_types{};
   std::int32_t pods = 0;
-  // CapacityChanged: the offering and its capacity from now on (nullopt: unlimited).
+  // CapacityChanged, SpotPriceChanged: the offering, and its capacity (nullopt: unlimited) or
+  // hourly price from now on.
   std::string_view instance_type{};
   std::string_view zone{};
   CapacityType capacity_type = CapacityType::Spot;
   std::optional<std::int64_t> capacity{};
+  double price = 0.0;
 };
 
 // Receives every event as it happens, in time order. Observers must not change the cluster.

@@ -142,10 +142,11 @@ struct SpotResult {
   // Job work the interruptions' evictions lost (beyond their checkpoints), and its price.
   double lost_gpu_hours = 0.0;
   double rework_usd = 0.0;
-  // Nodes launched on-demand though their NodeClaim allowed spot, and offering capacities set
-  // during the run.
+  // Nodes launched on-demand though their NodeClaim allowed spot, and offering capacities and
+  // prices set during the run.
   std::int64_t launches_fell_back_to_on_demand = 0;
   std::int64_t capacity_changes = 0;
+  std::int64_t price_changes = 0;
 };
 
 // report.json's top-level keys, in order: scenario, seed, start, duration_s, cost, gpu, sla, pods,

@@ -72,6 +72,9 @@ struct SolveInput {
   // Per catalog offering (SchedulingContext::offering_index): 0 when not launchable now
   // (insufficient capacity cache, capacity exhausted). Empty = all launchable.
   std::span<const std::uint8_t> offering_usable;
+  // Per catalog offering: its hourly price now (a spot price trace moves it). Empty = the
+  // catalog's prices.
+  std::span<const double> offering_prices;
 };
 
 struct Placement {

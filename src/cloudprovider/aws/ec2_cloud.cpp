@@ -45,10 +45,6 @@ Ec2Cloud::Ec2Cloud(Simulation& sim, Cluster& cluster, ClusterBus& bus, const Cat
   }
 }
 
-double Ec2Cloud::price(std::uint32_t global_offering, SimTime) const {
-  return prices_[global_offering];
-}
-
 std::span<const std::uint8_t> Ec2Cloud::usable_offerings() {
   const SimTime now = sim_.now();
   for (std::size_t g = 0; g < usable_.size(); ++g) usable_[g] = unavailable_until_[g] <= now;
@@ -62,7 +58,7 @@ void Ec2Cloud::mark_unavailable(std::uint32_t global_offering) {
 std::optional<NodeId> Ec2Cloud::launch(LaunchRequest request) {
   const auto& types = catalog_.types();
   const LaunchPlan plan =
-      plan_launch(catalog_, request.requirements, request.types, usable_offerings());
+      plan_launch(catalog_, request.requirements, request.types, usable_offerings(), prices_);
   for (const LaunchCandidate& c : plan.candidates) {
     const std::uint32_t g = catalog_.offering_index(c.type, c.offering);
     const Offering& o = types[c.type].offerings[c.offering];
@@ -79,7 +75,7 @@ std::optional<NodeId> Ec2Cloud::launch(LaunchRequest request) {
     node.capacity_type = o.capacity_type;
     node.spot_fallback = o.capacity_type == CapacityType::OnDemand &&
                          offers_spot(request.requirements, request.types, catalog_);
-    node.price_per_hour = o.price_per_hour;
+    node.price_per_hour = prices_[g];
     node.allocatable = request.types[c.option].allocatable;
     node.daemon_overhead = request.types[c.option].daemon_overhead;
     node.phase = NodePhase::Launching;
@@ -106,6 +102,19 @@ void Ec2Cloud::set_capacity(std::uint32_t g, std::optional<std::int64_t> capacit
                      .zone = o.zone,
                      .capacity_type = o.capacity_type,
                      .capacity = capacity});
+}
+
+void Ec2Cloud::set_price(std::uint32_t g, double price) {
+  prices_[g] = price;
+  for (NodeId id : cluster_.active_nodes())
+    if (offering_of(catalog_, cluster_.node(id)) == g) cluster_.set_node_price(id, price);
+  const Offering& o = catalog_.offering(g);
+  bus_.emit(SimEvent{.time = sim_.now(),
+                     .kind = EventKind::SpotPriceChanged,
+                     .instance_type = catalog_.types()[catalog_.type_of_offering(g)].name,
+                     .zone = o.zone,
+                     .capacity_type = o.capacity_type,
+                     .price = price});
 }
 
 void Ec2Cloud::terminate(NodeId node, SimTime at) {

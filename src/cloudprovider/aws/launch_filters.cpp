@@ -15,8 +15,13 @@ bool is_exotic(const InstanceType& t) {
 
 LaunchPlan plan_launch(const Catalog& catalog, const Requirements& requirements,
                        std::span<const InstanceTypeOption> options,
-                       std::span<const std::uint8_t> offering_usable) {
+                       std::span<const std::uint8_t> offering_usable,
+                       std::span<const double> prices) {
   const auto& types = catalog.types();
+  auto price = [&](std::uint32_t t, std::size_t i) {
+    return prices.empty() ? types[t].offerings[i].price_per_hour
+                          : prices[catalog.offering_index(t, i)];
+  };
   const Requirement* zone_req = requirements.get(label::kZone);
   const Requirement* capacity_req = requirements.get(label::kCapacityType);
   std::uint8_t allowed = 0;
@@ -62,7 +67,7 @@ LaunchPlan plan_launch(const Catalog& catalog, const Requirements& requirements,
       const std::uint32_t t = options[k].type;
       for (std::size_t i = 0; i < types[t].offerings.size(); ++i) {
         if (usable(t, i, on_demand))
-          ceiling = std::min(ceiling, types[t].offerings[i].price_per_hour);
+          ceiling = std::min(ceiling, price(t, i));
         any_spot |= usable(t, i, spot);
       }
     }
@@ -74,7 +79,7 @@ LaunchPlan plan_launch(const Catalog& catalog, const Requirements& requirements,
         for (std::size_t i = 0; i < types[t].offerings.size(); ++i)
           if (usable(t, i, spot)) {
             has_spot = true;
-            cheap |= types[t].offerings[i].price_per_hour <= ceiling;
+            cheap |= price(t, i) <= ceiling;
           }
         if (!has_spot || cheap || ((allowed & reserved) && offers(t, reserved)))
           cheaper.push_back(k);
@@ -104,7 +109,7 @@ LaunchPlan plan_launch(const Catalog& catalog, const Requirements& requirements,
         plan.candidates.push_back(LaunchCandidate{.option = k,
                                                   .type = t,
                                                   .offering = static_cast<std::uint32_t>(i),
-                                                  .price = types[t].offerings[i].price_per_hour});
+                                                  .price = price(t, i)});
   }
   std::stable_sort(plan.candidates.begin(), plan.candidates.end(),
                    [&](const LaunchCandidate& a, const LaunchCandidate& b) {

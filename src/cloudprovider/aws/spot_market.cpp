@@ -82,27 +82,41 @@ SpotMarket::SpotMarket(Simulation& sim, const Cluster& cluster, ClusterBus& bus,
 
 void SpotMarket::start() {
   for (std::uint32_t g = 0; g < wave_mean_gap_us_.size(); ++g) schedule_wave(g, sim_.now());
-  schedule_replay(0);
+  for (Kind trace : {Kind::Availability, Kind::Price, Kind::Capacity}) schedule_replay(trace, 0);
 }
 
-void SpotMarket::schedule_replay(std::uint32_t index) {
-  if (index >= settings_.availability.size()) return;
-  sim_.schedule_at(std::max(sim_.now(), at(settings_.availability[index].at)), Phase::CloudAndNodes,
-                   *this, Tag{Kind::Availability, index}.pack());
+void SpotMarket::schedule_replay(Kind trace, std::uint32_t index) {
+  std::optional<SimDuration> when;
+  if (trace == Kind::Availability && index < settings_.availability.size())
+    when = settings_.availability[index].at;
+  if (trace == Kind::Price && index < settings_.prices.size()) when = settings_.prices[index].at;
+  if (trace == Kind::Capacity && index < settings_.capacity.size())
+    when = settings_.capacity[index].at;
+  if (!when) return;
+  sim_.schedule_at(std::max(sim_.now(), at(*when)), Phase::CloudAndNodes, *this,
+                   Tag{trace, index}.pack());
 }
 
-// The offering goes: no capacity, and every instance of it running is interrupted (in node
-// order); or it comes back with the catalog's capacity.
-void SpotMarket::replay(std::uint32_t index) {
-  const AvailabilityChange& change = settings_.availability[index];
+void SpotMarket::replay(Kind trace, std::uint32_t index) {
   const Catalog& catalog = cloud_.catalog();
-  if (change.available) {
-    cloud_.set_capacity(change.offering, catalog.offering(change.offering).capacity);
+  if (trace == Kind::Availability) {
+    // The offering goes: no capacity, and every instance of it running is interrupted (in node
+    // order); or it comes back with the catalog's capacity.
+    const AvailabilityChange& change = settings_.availability[index];
+    if (change.available) {
+      cloud_.set_capacity(change.offering, catalog.offering(change.offering).capacity);
+    } else {
+      cloud_.set_capacity(change.offering, 0);
+      for (NodeId id : running(change.offering)) cloud_.interrupt_spot(id);
+    }
+  } else if (trace == Kind::Price) {
+    cloud_.set_price(settings_.prices[index].offering, settings_.prices[index].price);
   } else {
-    cloud_.set_capacity(change.offering, 0);
-    for (NodeId id : running(change.offering)) cloud_.interrupt_spot(id);
+    const CapacityChange& change = settings_.capacity[index];
+    cloud_.set_capacity(change.offering,
+                        change.count ? change.count : catalog.offering(change.offering).capacity);
   }
-  schedule_replay(index + 1);
+  schedule_replay(trace, index + 1);
 }
 
 // The live spot instances of the offering that have launched, in node order.
@@ -167,7 +181,9 @@ void SpotMarket::on_event(SimTime now, std::uint64_t t) {
       cloud_.interrupt_spot(tag.subject);  // leaves a node that has gone meanwhile alone
       return;
     case Kind::Availability:
-      replay(tag.subject);
+    case Kind::Price:
+    case Kind::Capacity:
+      replay(tag.kind, tag.subject);
       return;
   }
 }

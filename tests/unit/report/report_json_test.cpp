@@ -129,7 +129,8 @@ TEST_CASE("the disruption and spot sections appear only when present", "[report]
                  .lost_gpu_hours = 0.5,
                  .rework_usd = 0.25,
                  .launches_fell_back_to_on_demand = 2,
-                 .capacity_changes = 4};
+                 .capacity_changes = 4,
+                 .price_changes = 5};
   const Json j = report_json(r);
   CHECK(keys_of(j) == std::vector<std::string>{"scenario", "seed", "start", "duration_s", "cost",
                                                "gpu", "sla", "pods", "jobs", "nodes", "disruption",
@@ -142,7 +143,7 @@ TEST_CASE("the disruption and spot sections appear only when present", "[report]
         R"({"interruption_notices":3,)"
         R"("notices_by_offering":{"g5.xlarge us-east-1a":2,"g5.xlarge us-east-1b":1},)"
         R"("rebalance_recommendations":1,"lost_gpu_hours":0.5,"rework_usd":0.25,)"
-        R"("launches_fell_back_to_on_demand":2,"capacity_changes":4})");
+        R"("launches_fell_back_to_on_demand":2,"capacity_changes":4,"price_changes":5})");
 }
 
 TEST_CASE("the summary shows the figures as report.json rounds them", "[report]") {

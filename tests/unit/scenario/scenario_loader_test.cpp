@@ -810,5 +810,5 @@ TEST_CASE("spot: the interruption model, its defaults and its bad input", "[scen
   CHECK(error("spot: {interruption_rate: band_max, scale: -1}\n") ==
         "4:44: spot.scale: the scale is from 0 to 100");
   CHECK(error("spot: {families: {}}\n") ==
-        "4:7: spot: give interruption_rate, availability or both");
+        "4:7: spot: give at least one of interruption_rate, availability, prices or capacity");
 }

@@ -27,8 +27,9 @@ class Ec2Cloud final : public CloudProvider, private EventHandler {
            std::vector<NodeLatency> latency_by_type);
 
   const Catalog& catalog() const override { return catalog_; }
-  // Prices are the catalog's for the whole run.
-  double price(std::uint32_t global_offering, SimTime at) const override;
+  // The catalog's prices until set_price changes one.
+  double price(std::uint32_t global_offering) const override { return prices_[global_offering]; }
+  std::span<const double> offering_prices() const override { return prices_; }
   // Like Karpenter, the solver does not know EC2's spare capacity: it learns of a shortage when
   // a launch fails.
   std::span<const std::uint8_t> usable_offerings() override;
@@ -53,6 +54,9 @@ class Ec2Cloud final : public CloudProvider, private EventHandler {
   std::optional<std::int64_t> capacity(std::uint32_t global_offering) const {
     return capacity_[global_offering];
   }
+  // From now on the offering costs `price` an hour: new launches and the solver see it, and the
+  // instances of it running are billed at it from now on (spot instances pay the current price).
+  void set_price(std::uint32_t global_offering, double price);
 
  private:
   enum class Step : std::uint8_t { Launched, Registered, Initialized, Terminate };

@@ -30,10 +30,11 @@ struct LaunchPlan {
 // offering; then the exotic filter (no GPU/accelerator/metal type while an ordinary one fits),
 // the spot filter (no spot offering dearer than the cheapest on-demand one) and truncation to
 // 60 types. The fleet API's price-capacity-optimized spot strategy is modelled as cheapest
-// offering with capacity: the EC2 model walks the candidates in order. `offering_usable` is per
-// global offering (empty: all usable).
+// offering with capacity: the EC2 model walks the candidates in order. `offering_usable` and
+// `prices` are per global offering (empty: all usable; the catalog's prices).
 LaunchPlan plan_launch(const Catalog& catalog, const Requirements& requirements,
                        std::span<const InstanceTypeOption> types,
-                       std::span<const std::uint8_t> offering_usable);
+                       std::span<const std::uint8_t> offering_usable,
+                       std::span<const double> prices = {});
 
 }  // namespace fleetsim

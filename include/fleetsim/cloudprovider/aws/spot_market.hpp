@@ -1,5 +1,6 @@
-// The spot market's interruptions: a hazard per spot offering from its Spot Advisor band (or a
-// share the scenario sets), reclaimed in waves, with rebalance recommendations before some.
+// The spot market: interruptions at a hazard per spot offering from its Spot Advisor band (or a
+// share the scenario sets), reclaimed in waves, with rebalance recommendations before some; and
+// recorded traces of availability, prices and capacity replayed over the run.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,7 @@
 #include <vector>
 
 #include "fleetsim/cloudprovider/aws/ec2_cloud.hpp"
-#include "fleetsim/cloudprovider/aws/spot_availability.hpp"
+#include "fleetsim/cloudprovider/aws/offering_traces.hpp"
 #include "fleetsim/core/rng.hpp"
 #include "fleetsim/engine/event_tag.hpp"
 #include "fleetsim/engine/simulation.hpp"
@@ -50,6 +51,13 @@ struct SpotMarketSettings {
   // capacity, and the instances running when it went were interrupted.
   std::vector<AvailabilityChange> availability;
   std::filesystem::path availability_trace;  // where it was read from
+  // Recorded spot prices: billing and every launch or consolidation choice use the price in force.
+  std::vector<PriceChange> prices;
+  std::filesystem::path price_trace;
+  // Recorded capacity limits, spot or on-demand: launches beyond one fail with insufficient
+  // capacity; instances already running stay.
+  std::vector<CapacityChange> capacity;
+  std::filesystem::path capacity_trace;
 };
 
 // The monthly share of instances a Spot Advisor band ("<5%", "5-10%", "10-15%", "15-20%",
@@ -70,22 +78,22 @@ class SpotMarket final : private EventHandler {
   SpotMarket(Simulation& sim, const Cluster& cluster, ClusterBus& bus, Ec2Cloud& cloud,
              const SpotMarketSettings& settings, std::vector<double> shares);
 
-  // Draws each offering's first wave, and starts the availability trace's replay. Every
+  // Draws each offering's first wave, and starts the traces' replay. Every
   // offering has its own random streams, so the waves of one are the same whatever the others,
   // or the NodePools, do.
   void start();
 
  private:
-  enum class Kind : std::uint8_t { Wave, Rebalance, Notice, Availability };
+  enum class Kind : std::uint8_t { Wave, Rebalance, Notice, Availability, Price, Capacity };
   using Tag = EventTag<Kind>;
 
   void on_event(SimTime now, std::uint64_t tag) override;
   void schedule_wave(std::uint32_t offering, SimTime after);
   void wave(std::uint32_t offering, SimTime now);
   std::vector<NodeId> running(std::uint32_t offering) const;
-  // Applies availability change `index` and schedules the next.
-  void replay(std::uint32_t index);
-  void schedule_replay(std::uint32_t index);
+  // Applies change `index` of a trace and schedules its next.
+  void replay(Kind trace, std::uint32_t index);
+  void schedule_replay(Kind trace, std::uint32_t index);
 
   Simulation& sim_;
   const Cluster& cluster_;

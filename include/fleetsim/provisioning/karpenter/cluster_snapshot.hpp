@@ -24,13 +24,15 @@ struct ClusterSnapshot {
   std::vector<Resources> pool_usage;  // per context pool, by capacity
   std::vector<std::int64_t> pool_nodes;
 
-  SolveInput input(std::span<const std::uint8_t> offering_usable) const {
+  SolveInput input(std::span<const std::uint8_t> offering_usable,
+                   std::span<const double> offering_prices = {}) const {
     return SolveInput{.nodes = nodes,
                       .pods = pods,
                       .bound_pods = bound,
                       .pool_usage = pool_usage,
                       .pool_node_count = pool_nodes,
-                      .offering_usable = offering_usable};
+                      .offering_usable = offering_usable,
+                      .offering_prices = offering_prices};
   }
 };
 

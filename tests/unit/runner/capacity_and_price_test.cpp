@@ -1,5 +1,6 @@
-// Capacity over a run (issue 9, item 4): a scripted capacity feeds Karpenter's
-// insufficient-capacity path, so launches spill to the next tier or fall back to on-demand.
+// Capacity and prices over a run (issue 9, items 3 and 4): a scripted or recorded capacity feeds
+// Karpenter's insufficient-capacity path, so launches spill to the next tier or fall back to
+// on-demand; a recorded spot price moves billing and the launch choice.
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
@@ -57,15 +58,22 @@ const std::string kNoSpot =
 struct Launches final : EventSink {
   void on_event(const SimEvent& e, const Cluster& cluster) override {
     if (e.kind == EventKind::NodeLaunched) launched.push_back(cluster.node(e.node));
+    if (e.kind == EventKind::NodeTerminated) terminated.push_back(e.time);
     if (e.kind == EventKind::LaunchFailed) ++failed;
+    if (e.kind == EventKind::SpotPriceChanged) prices.push_back(e.price);
   }
   std::vector<Node> launched;
+  std::vector<SimTime> terminated;
   int failed = 0;
+  std::vector<double> prices;
 };
 
+// `events` is the scenario's rest (events:, spot:); `trace` is written as trace.csv.
 struct CapacityRun {
-  CapacityRun(const std::string& pools, const std::string& events) : dir("capacity") {
+  CapacityRun(const std::string& pools, const std::string& events, const std::string& trace = "")
+      : dir("capacity") {
     dir.write("manifests.yaml", pools + kRest);
+    if (!trace.empty()) dir.write("trace.csv", trace);
     const auto file = dir.write(
         "scenario.yaml", "name: capacity\nduration: 2h\nmanifests: [manifests.yaml]\n" + events);
     const ScenarioConfig config =
@@ -127,4 +135,71 @@ TEST_CASE("capacity events: bad input names the field", "[runner]") {
   CHECK(error("{instance_type: g5.xlarge, capacity_type: reserved, count: 0}") ==
         "5:66: events[0].capacity.capacity_type: unknown capacity type \"reserved\"; expected "
         "spot or on-demand");
+}
+
+TEST_CASE("a capacity trace of counts sends launches to the next tier while it lasts",
+          "[runner]") {
+  // No g5.xlarge spot in any zone for the first hour, unlimited again after it.
+  std::string trace = "time_s,instance_type,zone,capacity_type,count\n";
+  for (const char* zone : {"us-east-1a", "us-east-1b", "us-east-1d", "us-east-1e", "us-east-1f"})
+    trace += std::string("0,g5.xlarge,") + zone + ",spot,0\n";
+  trace += "3600,g5.xlarge,us-east-1b,spot,unlimited\n";
+  const CapacityRun r(pool("g5-spot", 100, "spot") + pool("g5-on-demand", 10, "on-demand"),
+                      "spot: {capacity: trace.csv}\n", trace);
+  REQUIRE(r.launches.launched.size() == 1);
+  CHECK(r.launches.launched[0].nodepool == "g5-on-demand");
+  REQUIRE(r.result.spot);
+  CHECK(r.result.spot->capacity_changes == 6);
+}
+
+TEST_CASE("billing across a spot price change is exact to the microsecond", "[runner]") {
+  // g5.xlarge spot is cheapest in us-east-1b (0.397 $/h); from 1800.000001 s it costs 5 $/h.
+  const CapacityRun r(pool("g5-spot", 10, "spot"), "spot: {prices: trace.csv}\n",
+                      "time_s,instance_type,zone,price\n1800.000001,g5.xlarge,us-east-1b,5\n");
+  REQUIRE(r.launches.launched.size() == 1);
+  const Node& node = r.launches.launched[0];
+  REQUIRE(node.zone == "us-east-1b");
+  CHECK(node.price_per_hour == 0.397);
+  const SimTime change = kSimStart + micros(1'800'000'001);
+  const SimTime end = r.launches.terminated.empty() ? kSimStart + hours(2)
+                                                    : r.launches.terminated.front();
+  REQUIRE(node.billed_from < change);
+  REQUIRE(end > change);
+  const double expected =
+      0.397 * to_hours(change - node.billed_from) + 5.0 * to_hours(end - change);
+  // One microsecond at the wrong price would be off by 4.6 × 1.0e-6 / 3600 ≈ 1.3e-9 dollars.
+  CHECK(r.result.cost.spot_usd == Approx(expected).margin(1e-11).epsilon(0));
+  CHECK(r.launches.prices == std::vector<double>{5.0});
+  REQUIRE(r.result.spot);
+  CHECK(r.result.spot->price_changes == 1);
+}
+
+TEST_CASE("Karpenter's launch choice sees the spot price in force", "[runner]") {
+  // From the start g5.xlarge spot costs 0.9 $/h in every zone: g5.2xlarge spot in us-east-1e
+  // (0.4288 $/h) is now the cheapest type that fits the pod.
+  std::string trace = "time_s,instance_type,zone,price\n";
+  for (const char* zone : {"us-east-1a", "us-east-1b", "us-east-1d", "us-east-1e", "us-east-1f"})
+    trace += std::string("0,g5.xlarge,") + zone + ",0.9\n";
+  const std::string pools = R"(apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: gpu}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: node.kubernetes.io/instance-type, operator: In, values: [g5.xlarge, g5.2xlarge]}
+        - {key: karpenter.sh/capacity-type, operator: In, values: [spot]}
+---
+)";
+  const CapacityRun moved(pools, "spot: {prices: trace.csv}\n", trace);
+  REQUIRE(moved.launches.launched.size() == 1);
+  CHECK(moved.launches.launched[0].instance_type == "g5.2xlarge");
+  CHECK(moved.launches.launched[0].zone == "us-east-1e");
+  CHECK(moved.launches.launched[0].price_per_hour == 0.4288);
+
+  const CapacityRun plain(pools, "");
+  REQUIRE(plain.launches.launched.size() == 1);
+  CHECK(plain.launches.launched[0].instance_type == "g5.xlarge");
+  CHECK(plain.launches.launched[0].zone == "us-east-1b");
 }

@@ -1,6 +1,6 @@
-// Spot availability replayed from a recorded trace (issue 9, item 1): capacity that goes and
-// comes back at the trace's times, running instances interrupted when it goes.
-#include "fleetsim/cloudprovider/aws/spot_availability.hpp"
+// The market's recorded traces (issue 9): spot availability (capacity that goes and comes back
+// at the trace's times, running instances interrupted when it goes), prices and capacities.
+#include "fleetsim/cloudprovider/aws/offering_traces.hpp"
 
 #include <unistd.h>
 
@@ -29,15 +29,20 @@ struct TraceFile {
   std::filesystem::path path;
 };
 
-std::string trace_error(const std::string& text, const Catalog& catalog) {
+template <typename Reader>
+std::string trace_error(const std::string& text, const Catalog& catalog, Reader read) {
   TraceFile f(text);
   try {
-    read_availability_trace(f.path, catalog);
+    read(f.path, catalog);
   } catch (const InputError& e) {
     const std::string what = e.what();
     return what.substr(what.find(".csv:") + 5);
   }
   return "no error";
+}
+
+std::string trace_error(const std::string& text, const Catalog& catalog) {
+  return trace_error(text, catalog, read_availability_trace);
 }
 
 SpotMarketSettings replay_only(std::vector<AvailabilityChange> changes) {
@@ -77,6 +82,65 @@ TEST_CASE("a malformed availability trace names the line and column", "[cloud][s
   CHECK(trace_error(header + "0,m5.large,us-east-1a,yes\n", rig.catalog)
             .starts_with("2:23: available:"));
   CHECK(trace_error("time,type\n0,m5.large\n", rig.catalog).find("time_s") != std::string::npos);
+}
+
+TEST_CASE("a price trace reads into price changes of spot offerings", "[cloud][spot]") {
+  CloudRig rig;
+  TraceFile f("time_s,instance_type,zone,price\n0,m5.large,us-east-1a,0.05\n90.25,m5.large,"
+              "us-east-1a,0.061\n");
+  const std::uint32_t large = rig.global("m5.large", CapacityType::Spot);
+  CHECK(read_price_trace(f.path, rig.catalog) ==
+        std::vector<PriceChange>{{seconds(0), large, 0.05}, {millis(90'250), large, 0.061}});
+
+  const std::string header = "time_s,instance_type,zone,price\n";
+  CHECK(trace_error(header + "0,m5.large,us-east-1a,0\n", rig.catalog, read_price_trace) ==
+        "2:23: price: a price is above 0 and at most 1000 dollars an hour, got 0");
+  CHECK(trace_error(header + "0,m5.large,us-east-1a,9600\n", rig.catalog, read_price_trace) ==
+        "2:23: price: a price is above 0 and at most 1000 dollars an hour, got 9600");
+  CHECK(trace_error(header + "0,m5.large,us-east-1a,$0.05\n", rig.catalog, read_price_trace)
+            .starts_with("2:23: price: expected a number"));
+  CHECK(trace_error(header + "60,m5.large,us-east-1a,1\n59,m5.large,us-east-1a,1\n", rig.catalog,
+                    read_price_trace) == "3:1: time_s: times must not decrease: 59 follows 60");
+}
+
+TEST_CASE("a capacity trace reads counts of spot and on-demand offerings", "[cloud][spot]") {
+  CloudRig rig;
+  TraceFile f(
+      "time_s,instance_type,zone,capacity_type,count\n0,m5.large,us-east-1a,on-demand,3\n"
+      "60,m5.large,us-east-1a,spot,unlimited\n");
+  CHECK(read_capacity_trace(f.path, rig.catalog) ==
+        std::vector<CapacityChange>{{seconds(0), rig.global("m5.large"), 3},
+                                    {seconds(60), rig.global("m5.large", CapacityType::Spot),
+                                     std::nullopt}});
+
+  const std::string header = "time_s,instance_type,zone,capacity_type,count\n";
+  CHECK(trace_error(header + "0,m5.large,us-east-1a,reserved,1\n", rig.catalog,
+                    read_capacity_trace) ==
+        "2:23: capacity_type: unknown capacity type \"reserved\"; expected spot or on-demand");
+  CHECK(trace_error(header + "0,m5.large,us-east-1a,spot,-2\n", rig.catalog,
+                    read_capacity_trace)
+            .starts_with("2:28: count:"));
+  CHECK(trace_error("time_s,instance_type,zone,count\n0,m5.large,us-east-1a,1\n", rig.catalog,
+                    read_capacity_trace)
+            .find("capacity_type") != std::string::npos);
+}
+
+TEST_CASE("a replayed price trace sets the offering's price and its running instances'",
+          "[cloud][spot]") {
+  CloudRig rig;
+  const std::uint32_t large = rig.global("m5.large", CapacityType::Spot);
+  const NodeId running = *rig.launch({"m5.large"}, CapacityType::Spot);
+  SpotMarketSettings settings = replay_only({});
+  settings.prices = {{minutes(5), large, 0.5}};
+  SpotMarket market(rig.sim, rig.cluster, rig.bus, rig.cloud, settings,
+                    std::vector<double>(rig.catalog.offering_count(), 0.0));
+  market.start();
+  rig.sim.run_until(at(minutes(5)));
+  CHECK(rig.cloud.price(large) == 0.5);
+  CHECK(rig.cloud.offering_prices()[large] == 0.5);
+  CHECK(rig.cluster.node(running).price_per_hour == 0.5);
+  const NodeId later = *rig.launch({"m5.large"}, CapacityType::Spot);
+  CHECK(rig.cluster.node(later).price_per_hour == 0.5);
 }
 
 TEST_CASE("a replayed trace takes capacity away at its times and interrupts what runs",

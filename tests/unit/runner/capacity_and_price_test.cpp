@@ -104,12 +104,17 @@ TEST_CASE("capacity dropping to zero sends the next launch to the next tier", "[
   CHECK(plain.launches.launched[0].nodepool == "g5-spot");
 }
 
+// Karpenter AWS pkg/providers/instancetype/suite_test.go, Context "Insufficient Capacity Error
+// Cache": It("should launch on-demand capacity if flexible to both spot and on-demand, but spot
+// is unavailable"): the first launch asks for spot and fails, the offerings go into the cache, and
+// the next launches on-demand.
 TEST_CASE("a NodeClaim that allows both capacity types falls back to on-demand", "[runner]") {
   const CapacityRun r(pool("gpu", 10, "spot, on-demand"), kNoSpot);
   REQUIRE_FALSE(r.launches.launched.empty());
   const Node& node = r.launches.launched.back();
   CHECK(node.capacity_type == CapacityType::OnDemand);
   CHECK(node.spot_fallback);
+  CHECK(r.launches.failed == 1);
   REQUIRE(r.result.spot);
   CHECK(r.result.spot->launches_fell_back_to_on_demand == 1);
 }

@@ -35,8 +35,7 @@ std::vector<Candidate> disruption_candidates(const Cluster& cluster, const Cloud
     if (n.phase != NodePhase::Initialized || n.marked_for_disruption || n.nominated_until > now ||
         n.do_not_disrupt)
       continue;
-    Candidate c{
-        .node = id, .pool = n.pool, .price = cloud.price(offering_of(cloud.catalog(), n))};
+    Candidate c{.node = id, .pool = n.pool, .price = cloud.price(offering_of(cloud.catalog(), n))};
     const bool pods_may_block = disruption_class == DisruptionClass::Graceful ||
                                 !pools[n.pool].termination_grace_period.has_value();
     bool blocked = false;

@@ -132,8 +132,7 @@ std::optional<DisruptionCommand> Consolidation::compute_consolidation(
       price_replacement(candidates, std::move(claims->front()));
   if (!replacement) return std::nullopt;
   replacement->pods.clear();
-  command.savings_per_hour -=
-      cheapest_price(replacement->types.front(), replacement->requirements);
+  command.savings_per_hour -= cheapest_price(replacement->types.front(), replacement->requirements);
   command.replacements.push_back(std::move(*replacement));
   return command;
 }

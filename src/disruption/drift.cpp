@@ -48,8 +48,8 @@ DisruptionCommand Drift::compute(SimTime now, BudgetTracker& budgets) {
         .nodes = {c.node}, .savings_per_hour = c.price, .pods = c.pods.size()};
     for (NewNodeClaim& claim : *claims) {
       claim.pods.clear();
-      command.savings_per_hour -= cheapest_offering_price(
-          simulation_.context(), cloud_, claim.types.front(), claim.requirements);
+      command.savings_per_hour -= cheapest_offering_price(simulation_.context(), cloud_,
+                                                          claim.types.front(), claim.requirements);
       command.replacements.push_back(std::move(claim));
     }
     return command;

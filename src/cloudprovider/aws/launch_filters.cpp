@@ -66,8 +66,7 @@ LaunchPlan plan_launch(const Catalog& catalog, const Requirements& requirements,
     for (std::uint32_t k : kept) {
       const std::uint32_t t = options[k].type;
       for (std::size_t i = 0; i < types[t].offerings.size(); ++i) {
-        if (usable(t, i, on_demand))
-          ceiling = std::min(ceiling, price(t, i));
+        if (usable(t, i, on_demand)) ceiling = std::min(ceiling, price(t, i));
         any_spot |= usable(t, i, spot);
       }
     }

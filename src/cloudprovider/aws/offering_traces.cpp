@@ -71,8 +71,8 @@ class OfferingRows {
     const std::optional<std::uint32_t> offering =
         catalog_.find_offering(static_cast<std::uint32_t>(*type), zone, ct);
     if (!offering) {
-      csv_.fail(zone_, fmt::format("{} has no {} offering in zone \"{}\"", type_name,
-                                   to_string(ct), zone.substr(0, 60)));
+      csv_.fail(zone_, fmt::format("{} has no {} offering in zone \"{}\"", type_name, to_string(ct),
+                                   zone.substr(0, 60)));
     }
     offering_ = *offering;
     return true;
@@ -109,8 +109,7 @@ std::vector<AvailabilityChange> read_availability_trace(const std::filesystem::p
 
 std::vector<PriceChange> read_price_trace(const std::filesystem::path& path,
                                           const Catalog& catalog) {
-  CsvReader csv(path,
-                {.noun = "price trace", .example_header = "time_s,instance_type,zone,price"});
+  CsvReader csv(path, {.noun = "price trace", .example_header = "time_s,instance_type,zone,price"});
   OfferingRows rows(csv, catalog, /*capacity_type_column=*/false);
   const std::size_t price_col = csv.require("price");
   std::vector<PriceChange> out;

@@ -52,7 +52,8 @@ void KarpenterProvisioner::provision() {
   ++solves_;
   if (cluster_.pending_pods().empty()) return;
   const ClusterSnapshot snapshot = take_snapshot(cluster_, *context_);
-  const SolveResult result = scheduler_->solve(snapshot.input(cloud_.usable_offerings(), cloud_.offering_prices()));
+  const SolveResult result =
+      scheduler_->solve(snapshot.input(cloud_.usable_offerings(), cloud_.offering_prices()));
 
   for (const Placement& pl : result.placements)
     launcher_.nominate(snapshot.pending[pl.pod], snapshot.node_ids[pl.node]);

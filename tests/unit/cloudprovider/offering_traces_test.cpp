@@ -86,8 +86,9 @@ TEST_CASE("a malformed availability trace names the line and column", "[cloud][s
 
 TEST_CASE("a price trace reads into price changes of spot offerings", "[cloud][spot]") {
   CloudRig rig;
-  TraceFile f("time_s,instance_type,zone,price\n0,m5.large,us-east-1a,0.05\n90.25,m5.large,"
-              "us-east-1a,0.061\n");
+  TraceFile f(
+      "time_s,instance_type,zone,price\n0,m5.large,us-east-1a,0.05\n90.25,m5.large,"
+      "us-east-1a,0.061\n");
   const std::uint32_t large = rig.global("m5.large", CapacityType::Spot);
   CHECK(read_price_trace(f.path, rig.catalog) ==
         std::vector<PriceChange>{{seconds(0), large, 0.05}, {millis(90'250), large, 0.061}});
@@ -109,16 +110,15 @@ TEST_CASE("a capacity trace reads counts of spot and on-demand offerings", "[clo
       "time_s,instance_type,zone,capacity_type,count\n0,m5.large,us-east-1a,on-demand,3\n"
       "60,m5.large,us-east-1a,spot,unlimited\n");
   CHECK(read_capacity_trace(f.path, rig.catalog) ==
-        std::vector<CapacityChange>{{seconds(0), rig.global("m5.large"), 3},
-                                    {seconds(60), rig.global("m5.large", CapacityType::Spot),
-                                     std::nullopt}});
+        std::vector<CapacityChange>{
+            {seconds(0), rig.global("m5.large"), 3},
+            {seconds(60), rig.global("m5.large", CapacityType::Spot), std::nullopt}});
 
   const std::string header = "time_s,instance_type,zone,capacity_type,count\n";
   CHECK(trace_error(header + "0,m5.large,us-east-1a,reserved,1\n", rig.catalog,
                     read_capacity_trace) ==
         "2:23: capacity_type: unknown capacity type \"reserved\"; expected spot or on-demand");
-  CHECK(trace_error(header + "0,m5.large,us-east-1a,spot,-2\n", rig.catalog,
-                    read_capacity_trace)
+  CHECK(trace_error(header + "0,m5.large,us-east-1a,spot,-2\n", rig.catalog, read_capacity_trace)
             .starts_with("2:28: count:"));
   CHECK(trace_error("time_s,instance_type,zone,count\n0,m5.large,us-east-1a,1\n", rig.catalog,
                     read_capacity_trace)

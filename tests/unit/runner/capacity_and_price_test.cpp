@@ -142,8 +142,7 @@ TEST_CASE("capacity events: bad input names the field", "[runner]") {
         "spot or on-demand");
 }
 
-TEST_CASE("a capacity trace of counts sends launches to the next tier while it lasts",
-          "[runner]") {
+TEST_CASE("a capacity trace of counts sends launches to the next tier while it lasts", "[runner]") {
   // No g5.xlarge spot in any zone for the first hour, unlimited again after it.
   std::string trace = "time_s,instance_type,zone,capacity_type,count\n";
   for (const char* zone : {"us-east-1a", "us-east-1b", "us-east-1d", "us-east-1e", "us-east-1f"})
@@ -166,8 +165,8 @@ TEST_CASE("billing across a spot price change is exact to the microsecond", "[ru
   REQUIRE(node.zone == "us-east-1b");
   CHECK(node.price_per_hour == 0.397);
   const SimTime change = kSimStart + micros(1'800'000'001);
-  const SimTime end = r.launches.terminated.empty() ? kSimStart + hours(2)
-                                                    : r.launches.terminated.front();
+  const SimTime end =
+      r.launches.terminated.empty() ? kSimStart + hours(2) : r.launches.terminated.front();
   REQUIRE(node.billed_from < change);
   REQUIRE(end > change);
   const double expected =

@@ -42,6 +42,12 @@ std::string_view to_string(EventKind k) {
       return "capacity_changed";
     case EventKind::SpotPriceChanged:
       return "spot_price_changed";
+    case EventKind::ScaleUp:
+      return "scale_up";
+    case EventKind::ScaleUpFailed:
+      return "scale_up_failed";
+    case EventKind::ScaleDownCandidate:
+      return "scale_down_candidate";
     case EventKind::WorkloadCreated:
       return "workload_created";
     case EventKind::WorkloadCompleted:
@@ -59,6 +65,10 @@ EventSubject subject_of(EventKind k) {
     case EventKind::CapacityChanged:
     case EventKind::SpotPriceChanged:
       return EventSubject::Offering;
+    case EventKind::ScaleUp:
+    case EventKind::ScaleUpFailed:
+      return EventSubject::NodeGroup;
+    case EventKind::ScaleDownCandidate:
     case EventKind::NodeClaimCreated:
     case EventKind::NodeLaunched:
     case EventKind::NodeRegistered:

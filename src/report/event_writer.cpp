@@ -13,8 +13,13 @@ void EventWriter::append_key(std::string_view key) {
 void EventWriter::append_node(const Node& node, bool with_price) {
   append_key("node");
   append_json_string(line_, node.name);
-  append_key("nodepool");
-  append_json_string(line_, node.nodepool);
+  if (node.node_group.empty()) {
+    append_key("nodepool");
+    append_json_string(line_, node.nodepool);
+  } else {
+    append_key("node_group");
+    append_json_string(line_, node.node_group);
+  }
   append_key("instance_type");
   append_json_string(line_, node.instance_type);
   append_key("capacity_type");
@@ -52,6 +57,23 @@ void EventWriter::append_decision(const DisruptionDecision& d, const Cluster& cl
   line_ += std::to_string(d.pods);
 }
 
+void EventWriter::append_scale_up_options(std::string_view key,
+                                          std::span<const ScaleUpDecision::Option> options,
+                                          bool with_pods) {
+  append_key(key);
+  line_.push_back('[');
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    line_ += i > 0 ? ",{" : "{";
+    append_json_string(line_, "node_group");
+    line_.push_back(':');
+    append_json_string(line_, options[i].node_group);
+    line_ += ",\"nodes\":" + std::to_string(options[i].nodes);
+    if (with_pods) line_ += ",\"pods\":" + std::to_string(options[i].pods);
+    line_.push_back('}');
+  }
+  line_.push_back(']');
+}
+
 void EventWriter::on_event(const SimEvent& e, const Cluster& cluster) {
   line_.clear();
   line_ += "{\"t\":";
@@ -85,6 +107,17 @@ void EventWriter::on_event(const SimEvent& e, const Cluster& cluster) {
       break;
     case EventSubject::Command:
       append_decision(*e.decision, cluster);
+      break;
+    case EventSubject::NodeGroup:
+      if (e.scale_up != nullptr) {
+        append_key("expander");
+        append_json_string(line_, e.scale_up->expander);
+        append_scale_up_options("node_groups", e.scale_up->grown, /*with_pods=*/false);
+        append_scale_up_options("options", e.scale_up->options, /*with_pods=*/true);
+      } else {
+        append_key("node_group");
+        append_json_string(line_, e.node_group);
+      }
       break;
     case EventSubject::Offering:
       append_key("instance_type");

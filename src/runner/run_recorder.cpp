@@ -79,6 +79,8 @@ void RunRecorder::on_event(const SimEvent& e, const Cluster& cluster) {
       disruption_.claimed_savings_usd_per_hour += d.savings_per_hour;
       break;
     }
+    case EventSubject::NodeGroup:
+      break;
     case EventSubject::Offering:
       if (e.kind == EventKind::CapacityChanged) {
         ++spot_.capacity_changes;

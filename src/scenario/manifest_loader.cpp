@@ -12,6 +12,8 @@
 #include "fleetsim/scenario/nodeclass_decoder.hpp"
 #include "fleetsim/scenario/nodepool_decoder.hpp"
 #include "fleetsim/scenario/pdb_decoder.hpp"
+#include "fleetsim/scenario/cluster_autoscaler_decoder.hpp"
+#include "fleetsim/scenario/eksctl_decoder.hpp"
 #include "fleetsim/scenario/scaled_object_decoder.hpp"
 
 namespace fleetsim {
@@ -23,7 +25,7 @@ struct DecodedKind {
   std::string_view kind;
   std::string_view api_version;
 };
-constexpr std::array<DecodedKind, 11> kDecodedKinds{{
+constexpr std::array<DecodedKind, 12> kDecodedKinds{{
     {"NodePool", "karpenter.sh/v1"},
     {"EC2NodeClass", "karpenter.k8s.aws/v1"},
     {"Pod", "v1"},
@@ -34,6 +36,7 @@ constexpr std::array<DecodedKind, 11> kDecodedKinds{{
     {"HorizontalPodAutoscaler", "autoscaling/v2"},
     {"ScaledObject", "keda.sh/v1alpha1"},
     {"PodDisruptionBudget", "policy/v1"},
+    {"ClusterConfig", "eksctl.io/v1alpha5"},
     {"List", "v1"},
 }};
 
@@ -41,9 +44,6 @@ constexpr std::array<DecodedKind, 11> kDecodedKinds{{
 // serving them).
 constexpr std::string_view kNodePoolV1Beta1 = "karpenter.sh/v1beta1";
 constexpr std::string_view kNodeClassV1Beta1 = "karpenter.k8s.aws/v1beta1";
-
-// Kinds a later step of fleetsim will model: eksctl node groups.
-constexpr std::array<std::string_view, 1> kLaterKinds{"ClusterConfig"};
 
 std::string_view expected_api_version(std::string_view kind) {
   for (const auto& k : kDecodedKinds)
@@ -75,12 +75,19 @@ void ManifestLoader::load_manifest(const YamlValue& manifest, ManifestSet& out) 
   std::string kind = kind_value.as_string();
   m.ignore({"status"});  // written by controllers, never read back
 
+  if (kind == "ConfigMap" && api == "v1") {
+    // The one ConfigMap fleetsim reads: the Cluster Autoscaler's priority expander's.
+    const std::optional<YamlValue> md = m.get("metadata");
+    const std::optional<YamlValue> name = md ? YamlMap(*md).get("name") : std::nullopt;
+    if (name && name->as_string() == kPriorityExpanderConfigMap) {
+      out.expander_priorities = decode_expander_priorities(YamlMap(m.require("data")).require("priorities"));
+      return;
+    }
+  }
   std::string_view expected = expected_api_version(kind);
   if (expected.empty()) {
-    bool later = std::find(kLaterKinds.begin(), kLaterKinds.end(), kind) != kLaterKinds.end();
     warnings_.add_unmodelled(kind_value.where(), kind,
-                             later ? fmt::format("kind {} is parsed later; not modelled yet", kind)
-                                   : fmt::format("kind {} is not modelled; ignored", kind));
+                             fmt::format("kind {} is not modelled; ignored", kind));
     return;
   }
   DecodeContext ctx{.resources = resources_, .warnings = warnings_, .kind = kind};
@@ -124,6 +131,8 @@ void ManifestLoader::load_manifest(const YamlValue& manifest, ManifestSet& out) 
     out.scaled_objects.push_back(decode_scaled_object(m, ctx));
   } else if (kind == "PodDisruptionBudget") {
     out.pdbs.push_back(decode_pdb(m, ctx));
+  } else if (kind == "ClusterConfig") {
+    for (NodeGroup& g : decode_cluster_config(m, ctx)) out.node_groups.push_back(std::move(g));
   }
   m.warn_unread(warnings_, kind);
 }

@@ -24,17 +24,6 @@ constexpr std::array<std::pair<std::string_view, EbsVolumeType>, 7> kVolumeTypes
     {"standard", EbsVolumeType::standard},
 }};
 
-EbsVolumeType parse_volume_type(const YamlValue& v) {
-  std::string text = v.as_string();
-  for (auto [name, type] : kVolumeTypes)
-    if (name == text) return type;
-  std::array<std::string_view, kVolumeTypes.size()> names;
-  for (std::size_t i = 0; i < names.size(); ++i) names[i] = kVolumeTypes[i].first;
-  v.fail(
-      fmt::format("unknown volumeType \"{}\"; expected gp2, gp3, io1, io2, st1, sc1 or standard{}",
-                  text.substr(0, 40), did_you_mean(text, names)));
-}
-
 BlockDevice decode_block_device(const YamlValue& item, DecodeContext& ctx) {
   YamlMap m(item);
   BlockDevice d;
@@ -108,6 +97,17 @@ void hash_yaml(const YAML::Node& node, std::uint64_t& h) {
 }
 
 }  // namespace
+
+EbsVolumeType parse_volume_type(const YamlValue& v) {
+  std::string text = v.as_string();
+  for (auto [name, type] : kVolumeTypes)
+    if (name == text) return type;
+  std::array<std::string_view, kVolumeTypes.size()> names;
+  for (std::size_t i = 0; i < names.size(); ++i) names[i] = kVolumeTypes[i].first;
+  v.fail(
+      fmt::format("unknown volumeType \"{}\"; expected gp2, gp3, io1, io2, st1, sc1 or standard{}",
+                  text.substr(0, 40), did_you_mean(text, names)));
+}
 
 EC2NodeClass decode_node_class(const YamlMap& manifest, DecodeContext& ctx) {
   EC2NodeClass nc;

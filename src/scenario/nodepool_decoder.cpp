@@ -34,35 +34,6 @@ std::optional<SimDuration> duration_or_never(const YamlValue& v) {
   return d;
 }
 
-std::vector<Taint> decode_taints(const YamlValue& list, DecodeContext& ctx) {
-  std::vector<Taint> out;
-  for (const YamlValue& item : list.items()) {
-    YamlMap m(item);
-    Taint t;
-    YamlValue key = m.require("key");
-    t.key = key.as_string();
-    if (auto p = label_key_problem(t.key)) key.fail(*p);
-    if (auto value = m.get("value")) {
-      t.value = value->as_string();
-      if (auto p = label_value_problem(t.value)) value->fail(*p);
-    }
-    YamlValue effect = m.require("effect");
-    std::string effect_text = effect.as_string();
-    auto parsed = parse_taint_effect(effect_text);
-    if (!parsed) {
-      effect.fail(
-          fmt::format("unknown taint effect \"{}\"; expected NoSchedule, PreferNoSchedule or "
-                      "NoExecute{}",
-                      effect_text.substr(0, 40), did_you_mean(effect_text, kTaintEffects)));
-    }
-    t.effect = *parsed;
-    m.ignore({"timeAdded"});  // set by the API server
-    m.warn_unread(ctx.warnings, ctx.kind);
-    out.push_back(std::move(t));
-  }
-  return out;
-}
-
 DisruptionBudget decode_budget(const YamlValue& item, DecodeContext& ctx) {
   YamlMap m(item);
   DisruptionBudget b;
@@ -229,6 +200,35 @@ void decode_template(const YamlValue& value, NodePoolApi api, NodePool& pool, De
 }
 
 }  // namespace
+
+std::vector<Taint> decode_taints(const YamlValue& list, DecodeContext& ctx) {
+  std::vector<Taint> out;
+  for (const YamlValue& item : list.items()) {
+    YamlMap m(item);
+    Taint t;
+    YamlValue key = m.require("key");
+    t.key = key.as_string();
+    if (auto p = label_key_problem(t.key)) key.fail(*p);
+    if (auto value = m.get("value")) {
+      t.value = value->as_string();
+      if (auto p = label_value_problem(t.value)) value->fail(*p);
+    }
+    YamlValue effect = m.require("effect");
+    std::string effect_text = effect.as_string();
+    auto parsed = parse_taint_effect(effect_text);
+    if (!parsed) {
+      effect.fail(
+          fmt::format("unknown taint effect \"{}\"; expected NoSchedule, PreferNoSchedule or "
+                      "NoExecute{}",
+                      effect_text.substr(0, 40), did_you_mean(effect_text, kTaintEffects)));
+    }
+    t.effect = *parsed;
+    m.ignore({"timeAdded"});  // set by the API server
+    m.warn_unread(ctx.warnings, ctx.kind);
+    out.push_back(std::move(t));
+  }
+  return out;
+}
 
 NodePool decode_nodepool(const YamlMap& manifest, NodePoolApi api, DecodeContext& ctx) {
   NodePool pool;

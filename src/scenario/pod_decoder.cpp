@@ -357,6 +357,9 @@ DecodedPod decode_pod(const ObjectMeta& meta, const YamlValue& spec_value, Decod
   pod.annotations = meta.annotations;
   pod.where = meta.where;
   spec.do_not_disrupt = meta.do_not_disrupt;
+  if (auto it = meta.annotations.find("cluster-autoscaler.kubernetes.io/safe-to-evict");
+      it != meta.annotations.end())
+    spec.safe_to_evict = it->second;
   out.run_time = meta.run_time;
   out.checkpoint_interval = meta.checkpoint_interval;
   out.restart_overhead = meta.restart_overhead;

@@ -22,6 +22,8 @@
 #include "fleetsim/scenario/priority_resolver.hpp"
 #include "fleetsim/scenario/scenario_sections.hpp"
 #include "fleetsim/scenario/service_decoder.hpp"
+#include "fleetsim/scenario/cluster_autoscaler_decoder.hpp"
+#include "fleetsim/scenario/eksctl_decoder.hpp"
 #include "fleetsim/scenario/warning_log.hpp"
 #include "fleetsim/scenario/yaml_reader.hpp"
 
@@ -29,7 +31,7 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<std::string_view, 20> kTopLevelKeys{"name",
+constexpr std::array<std::string_view, 21> kTopLevelKeys{"name",
                                                          "seed",
                                                          "start",
                                                          "duration",
@@ -45,6 +47,7 @@ constexpr std::array<std::string_view, 20> kTopLevelKeys{"name",
                                                          "events",
                                                          "node_latencies",
                                                          "karpenter",
+                                                         "cluster_autoscaler",
                                                          "spot",
                                                          "kube_controller_manager",
                                                          "metrics",
@@ -69,10 +72,35 @@ bool is_region_name(std::string_view r) {
   });
 }
 
+// What each provisioner reads: the Cluster Autoscaler needs node groups and ignores NodePools;
+// Karpenter and Auto Mode use NodePools, and fleetsim launches node groups only under the
+// Cluster Autoscaler.
+void check_provisioner_inputs(ProvisionerKind provisioner, const ManifestSet& set,
+                              const YamlMap& top, WarningLog& warnings) {
+  if (provisioner == ProvisionerKind::ClusterAutoscaler) {
+    if (set.node_groups.empty()) {
+      const std::optional<YamlValue> p = top.get("provisioner");
+      p->fail("cluster-autoscaler resizes node groups: give an eksctl ClusterConfig with "
+              "managedNodeGroups or nodeGroups in manifests");
+    }
+    for (const NodePool& pool : set.nodepools)
+      warnings.add(pool.where, "NodePool",
+                   fmt::format("NodePool {} is not used: the provisioner is cluster-autoscaler",
+                               pool.name));
+    return;
+  }
+  for (const NodeGroup& g : set.node_groups)
+    warnings.add(g.where, "ClusterConfig.node_groups",
+                 fmt::format("node group {} is not launched: fleetsim models node groups under "
+                             "provisioner: cluster-autoscaler only",
+                             g.name));
+}
+
 ProvisionerKind decode_provisioner(const YamlValue& v) {
   std::string text = v.as_string();
   if (text == "karpenter") return ProvisionerKind::Karpenter;
-  if (text == "cluster-autoscaler" || text == "eks-auto-mode") {
+  if (text == "cluster-autoscaler") return ProvisionerKind::ClusterAutoscaler;
+  if (text == "eks-auto-mode") {
     v.fail(fmt::format("provisioner \"{}\" is not supported yet; use karpenter", text));
   }
   v.fail(fmt::format(
@@ -494,8 +522,19 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   std::stable_sort(cfg.events.begin(), cfg.events.end(),
                    [](const ScriptedEvent& a, const ScriptedEvent& b) { return a.at < b.at; });
 
+  if (auto ca = top.get("cluster_autoscaler")) {
+    if (cfg.provisioner != ProvisionerKind::ClusterAutoscaler)
+      warnings.add(ca->where(), "cluster_autoscaler",
+                   "the provisioner is not cluster-autoscaler; these flags are ignored");
+    cfg.cluster_autoscaler = decode_cluster_autoscaler(*ca);
+  }
+  if (cfg.cluster_autoscaler.priorities.empty())
+    cfg.cluster_autoscaler.priorities = std::move(set.expander_priorities);
+  check_node_groups(set.node_groups, *cfg.catalog);
+  check_provisioner_inputs(cfg.provisioner, set, top, warnings);
   cfg.nodepools = std::move(set.nodepools);
   cfg.node_classes = std::move(set.node_classes);
+  cfg.node_groups = std::move(set.node_groups);
   cfg.priority_classes = std::move(set.priority_classes);
   cfg.pdbs = std::move(set.pdbs);
   cfg.hpas = std::move(set.hpas);

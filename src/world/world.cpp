@@ -83,6 +83,25 @@ void World::build_provisioner() {
       provisioner_ = std::move(karpenter);
       break;
     }
+    case ProvisionerKind::ClusterAutoscaler:
+      provisioner_ = std::make_unique<ClusterAutoscaler>(
+          ClusterAutoscaler::Inputs{.sim = sim_,
+                                    .cluster = cluster_,
+                                    .bus = bus(),
+                                    .cloud = *cloud_,
+                                    .termination = *termination_,
+                                    .pdbs = pdbs_,
+                                    .groups = config_.node_groups,
+                                    .daemonsets = config_.daemonsets,
+                                    .settings = config_.cluster_autoscaler});
+      // EKS managed node groups and the AWS Node Termination Handler drain a spot node at its
+      // interruption notice, as Karpenter does.
+      interruption_ = std::make_unique<InterruptionHandler>(cluster_, *cloud_, *termination_);
+      cloud_->set_notice_listener(interruption_.get());
+      break;
+    case ProvisionerKind::EksAutoMode:
+      FLEETSIM_ASSERT(false);  // the loader refuses it until it is modelled
+      break;
   }
 }
 
@@ -147,6 +166,7 @@ RunStats World::run() {
   for (std::size_t i = 0; i < config_.events.size(); ++i)
     sim_.schedule_at(at(config_.events[i].at), Phase::CloudAndNodes, *this,
                      Tag{Timer::Scripted, static_cast<std::uint32_t>(i)}.pack());
+  provisioner_->start();
   if (disruption_) disruption_->start();
   if (spot_market_) spot_market_->start();
   sim_.every(config_.report_interval, at(config_.report_interval), Phase::Reporting, *this,

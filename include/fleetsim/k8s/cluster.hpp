@@ -36,7 +36,8 @@ struct Node {
   NodeId id = 0;
   std::string name;
   std::uint32_t pool = 0;  // index into the run's NodePools
-  std::string nodepool;    // its name
+  std::string nodepool;    // its name (Karpenter's nodes)
+  std::string node_group;  // its eksctl node group (the Cluster Autoscaler's nodes)
   std::uint32_t type = 0;  // catalog index
   std::string instance_type;
   CapacityType capacity_type = CapacityType::OnDemand;

@@ -77,6 +77,8 @@ struct PodSpec {
   // karpenter.sh/do-not-disrupt: kForever for "true", else how long after the pod starts it
   // protects the pod; nullopt without (or with an invalid) annotation.
   std::optional<SimDuration> do_not_disrupt;
+  // cluster-autoscaler.kubernetes.io/safe-to-evict as written ("true" and "false" matter).
+  std::string safe_to_evict;
   std::vector<std::string> images;  // app containers' images, in order
   // Of the first app container that has one; nullopt: Ready once the server is up.
   std::optional<ProbeTiming> readiness_probe;

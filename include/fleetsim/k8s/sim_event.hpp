@@ -38,12 +38,15 @@ enum class EventKind : std::uint8_t {
   DisruptionDecision,           // Karpenter started a disruption command (decision; reason: budget)
   CapacityChanged,              // an offering's capacity was set (the offering's fields)
   SpotPriceChanged,             // an offering's price changed (the offering's fields, price)
+  ScaleUp,                      // the Cluster Autoscaler grew node groups (scale_up)
+  ScaleUpFailed,                // a scale-up found no capacity or timed out (node_group, reason)
+  ScaleDownCandidate,           // the Cluster Autoscaler found a node unneeded (reason)
 };
 
 std::string_view to_string(EventKind k);
 
 // What an event is about: a node (or NodeClaim), a pod, or a workload.
-enum class EventSubject : std::uint8_t { Node, Pod, Workload, Command, Offering };
+enum class EventSubject : std::uint8_t { Node, Pod, Workload, Command, Offering, NodeGroup };
 EventSubject subject_of(EventKind k);
 
 // A disruption command that passed validation: the nodes it deletes and what replaces them.
@@ -54,6 +57,19 @@ struct DisruptionDecision {
   std::span<const std::vector<std::string>> replacements;
   double savings_per_hour = 0.0;
   std::size_t pods = 0;  // reschedulable pods that move
+};
+
+// A Cluster Autoscaler scale-up: the groups it grew (more than one when balancing similar
+// groups) and every option the expander weighed.
+struct ScaleUpDecision {
+  struct Option {
+    std::string_view node_group;
+    std::int64_t nodes = 0;
+    std::int64_t pods = 0;  // the pending pods the group's new nodes would hold
+  };
+  std::string_view expander;  // the first of the chain
+  std::span<const Option> grown;
+  std::span<const Option> options;
 };
 
 // One event. Which fields are set depends on the kind; ids index the Cluster. Pod events carry
@@ -78,6 +94,8 @@ struct SimEvent {
   CapacityType capacity_type = CapacityType::Spot;
   std::optional<std::int64_t> capacity{};
   double price = 0.0;
+  std::string_view node_group{};                // ScaleUpFailed
+  const ScaleUpDecision* scale_up = nullptr;  // ScaleUp only
 };
 
 // Receives every event as it happens, in time order. Observers must not change the cluster.

@@ -1,5 +1,5 @@
-// A node autoscaler: hears of pods that no node can take and brings nodes for them (Karpenter
-// today; the Cluster Autoscaler and EKS Auto Mode later).
+// A node autoscaler: hears of pods that no node can take and brings nodes for them (Karpenter,
+// which EKS Auto Mode runs too, or the Cluster Autoscaler).
 #pragma once
 
 #include <vector>
@@ -12,6 +12,8 @@ namespace fleetsim {
 class Provisioner {
  public:
   virtual ~Provisioner() = default;
+  // The run starts: anything it runs on a clock begins.
+  virtual void start() {}
   // kube-scheduler found no node for the pod.
   virtual void pod_unschedulable(PodId pod) = 0;
   // A scripted apply replaces the NodePools (EC2NodeClasses) it names and adds the others.

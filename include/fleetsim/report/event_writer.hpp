@@ -25,6 +25,8 @@ class EventWriter final : public EventSink {
  private:
   void append_key(std::string_view key);
   void append_node(const Node& node, bool with_price);
+  void append_scale_up_options(std::string_view key,
+                               std::span<const ScaleUpDecision::Option> options, bool with_pods);
   void append_decision(const DisruptionDecision& d, const Cluster& cluster);
 
   std::ostream& out_;

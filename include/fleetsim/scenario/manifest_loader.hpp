@@ -9,9 +9,11 @@
 #include "fleetsim/autoscaling/hpa_spec.hpp"
 #include "fleetsim/autoscaling/keda_spec.hpp"
 #include "fleetsim/core/resources.hpp"
+#include "fleetsim/k8s/node_group.hpp"
 #include "fleetsim/k8s/nodepool.hpp"
 #include "fleetsim/k8s/pod_disruption_budget.hpp"
 #include "fleetsim/k8s/workloads.hpp"
+#include "fleetsim/provisioning/cluster_autoscaler/settings.hpp"
 #include "fleetsim/scenario/overrides.hpp"
 #include "fleetsim/scenario/warning_log.hpp"
 #include "fleetsim/scenario/workload_decoder.hpp"
@@ -29,10 +31,14 @@ struct ManifestSet {
   std::vector<HorizontalPodAutoscalerSpec> hpas;
   std::vector<ScaledObjectSpec> scaled_objects;
   std::vector<PodDisruptionBudgetSpec> pdbs;
+  std::vector<NodeGroup> node_groups;  // from eksctl ClusterConfigs
+  // The priority expander's ConfigMap (kube-system/cluster-autoscaler-priority-expander).
+  std::vector<ExpanderPriority> expander_priorities;
 
   std::size_t object_count() const {
     return nodepools.size() + node_classes.size() + workloads.size() + daemonsets.size() +
-           priority_classes.size() + hpas.size() + scaled_objects.size() + pdbs.size();
+           priority_classes.size() + hpas.size() + scaled_objects.size() + pdbs.size() +
+           node_groups.size();
   }
 };
 

@@ -13,6 +13,9 @@ inline constexpr std::int64_t kMaxEbsVolumeBytes = 64LL * 1024 * 1024 * 1024 * 1
 inline constexpr std::int64_t kMaxEbsIops = 256'000;
 inline constexpr std::int64_t kMaxEbsThroughputMibps = 2'000;
 
+// An EBS volume type: gp2, gp3, io1, io2, st1, sc1 or standard.
+EbsVolumeType parse_volume_type(const YamlValue& v);
+
 // Decodes an EC2NodeClass manifest whose apiVersion and kind were already read from `manifest`.
 // Fields that change how a node boots but not what it costs or holds (AMI, role, subnets,
 // security groups, tags, user data, …) give one "not modelled; ignored" warning each.

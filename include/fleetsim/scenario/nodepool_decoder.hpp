@@ -14,6 +14,9 @@ inline constexpr int kMinNodePoolWeight = 1;
 inline constexpr int kMaxNodePoolWeight = 100;
 inline constexpr std::size_t kMaxDisruptionBudgets = 50;
 
+// A list of taints ({key, value, effect}), as a NodePool template or an eksctl node group has.
+std::vector<Taint> decode_taints(const YamlValue& list, DecodeContext& ctx);
+
 // Decodes a NodePool manifest whose apiVersion and kind were already read from `manifest`.
 NodePool decode_nodepool(const YamlMap& manifest, NodePoolApi api, DecodeContext& ctx);
 

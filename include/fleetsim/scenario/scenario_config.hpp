@@ -20,9 +20,11 @@
 #include "fleetsim/core/error.hpp"
 #include "fleetsim/core/resources.hpp"
 #include "fleetsim/core/time.hpp"
+#include "fleetsim/k8s/node_group.hpp"
 #include "fleetsim/k8s/nodepool.hpp"
 #include "fleetsim/k8s/pod_disruption_budget.hpp"
 #include "fleetsim/k8s/workloads.hpp"
+#include "fleetsim/provisioning/cluster_autoscaler/settings.hpp"
 #include "fleetsim/serving/serving_model.hpp"
 #include "fleetsim/serving/serving_time.hpp"
 #include "fleetsim/traffic/traffic.hpp"
@@ -30,7 +32,9 @@
 
 namespace fleetsim {
 
-enum class ProvisionerKind { Karpenter };
+// Who brings nodes: Karpenter's NodePools, the Cluster Autoscaler resizing eksctl node groups,
+// or EKS Auto Mode (Karpenter run by AWS, with its built-in NodePools and fee).
+enum class ProvisionerKind { Karpenter, ClusterAutoscaler, EksAutoMode };
 
 // A field fleetsim read but does not model, reported once per (kind, field path).
 struct Warning {
@@ -179,6 +183,8 @@ struct ScenarioConfig {
 
   std::vector<NodePool> nodepools;
   std::vector<EC2NodeClass> node_classes;
+  std::vector<NodeGroup> node_groups;  // eksctl ClusterConfig node groups (cluster-autoscaler)
+  ClusterAutoscalerSettings cluster_autoscaler;
   std::vector<Workload> workloads;   // Pods, Deployments and Jobs from manifests
   std::vector<Workload> daemonsets;  // per-node overhead
   std::vector<PriorityClass> priority_classes;

@@ -15,6 +15,7 @@
 #include "fleetsim/kube/kube_scheduler.hpp"
 #include "fleetsim/kube/kubelet.hpp"
 #include "fleetsim/kube/node_termination.hpp"
+#include "fleetsim/provisioning/cluster_autoscaler/cluster_autoscaler.hpp"
 #include "fleetsim/provisioning/karpenter/interruption_handler.hpp"
 #include "fleetsim/provisioning/karpenter/karpenter_provisioner.hpp"
 #include "fleetsim/scenario/scenario_config.hpp"

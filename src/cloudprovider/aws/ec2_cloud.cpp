@@ -56,41 +56,55 @@ void Ec2Cloud::mark_unavailable(std::uint32_t global_offering) {
 }
 
 std::optional<NodeId> Ec2Cloud::launch(LaunchRequest request) {
-  const auto& types = catalog_.types();
   const LaunchPlan plan =
       plan_launch(catalog_, request.requirements, request.types, usable_offerings(), prices_);
   for (const LaunchCandidate& c : plan.candidates) {
     const std::uint32_t g = catalog_.offering_index(c.type, c.offering);
-    const Offering& o = types[c.type].offerings[c.offering];
+    const Offering& o = catalog_.offering(g);
     if (unavailable_until_[g] > sim_.now()) continue;
     if (capacity_[g] && running_[g] >= *capacity_[g]) {
       mark_unavailable(g);  // InsufficientInstanceCapacity
       continue;
     }
-    ++running_[g];
-    Node& node = request.node;
-    node.type = c.type;
-    node.instance_type = types[c.type].name;
-    node.zone = o.zone;
-    node.capacity_type = o.capacity_type;
-    node.spot_fallback = o.capacity_type == CapacityType::OnDemand &&
-                         offers_spot(request.requirements, request.types, catalog_);
-    node.price_per_hour = prices_[g];
-    node.allocatable = request.types[c.option].allocatable;
-    node.daemon_overhead = request.types[c.option].daemon_overhead;
-    node.phase = NodePhase::Launching;
-    node.created = sim_.now();
-    node.labels.add(std::string(label::kInstanceType), Requirement::single(node.instance_type));
-    node.labels.add(std::string(label::kZone), Requirement::single(node.zone));
-    node.labels.add(std::string(label::kCapacityType),
-                    Requirement::single(std::string(to_string(node.capacity_type))));
-    node.labels.add(types[c.type].requirements);
-    const NodeId id = cluster_.add_node(std::move(node));
-    sim_.schedule_after(latency_by_type_[c.type].launch, Phase::CloudAndNodes, *this,
-                        Tag{Step::Launched, id}.pack());
-    return id;
+    request.node.spot_fallback = o.capacity_type == CapacityType::OnDemand &&
+                                 offers_spot(request.requirements, request.types, catalog_);
+    return start(std::move(request.node), g, request.types[c.option].allocatable,
+                 request.types[c.option].daemon_overhead);
   }
   return std::nullopt;
+}
+
+std::optional<NodeId> Ec2Cloud::launch_first(Node node, std::span<const OfferingChoice> choices) {
+  for (const OfferingChoice& c : choices) {
+    if (capacity_[c.offering] && running_[c.offering] >= *capacity_[c.offering]) continue;
+    return start(std::move(node), c.offering, c.allocatable, c.daemon_overhead);
+  }
+  return std::nullopt;
+}
+
+NodeId Ec2Cloud::start(Node node, std::uint32_t g, const Resources& allocatable,
+                       const Resources& daemon_overhead) {
+  ++running_[g];
+  const std::uint32_t type = catalog_.type_of_offering(g);
+  const Offering& o = catalog_.offering(g);
+  node.type = type;
+  node.instance_type = catalog_.types()[type].name;
+  node.zone = o.zone;
+  node.capacity_type = o.capacity_type;
+  node.price_per_hour = prices_[g];
+  node.allocatable = allocatable;
+  node.daemon_overhead = daemon_overhead;
+  node.phase = NodePhase::Launching;
+  node.created = sim_.now();
+  node.labels.add(std::string(label::kInstanceType), Requirement::single(node.instance_type));
+  node.labels.add(std::string(label::kZone), Requirement::single(node.zone));
+  node.labels.add(std::string(label::kCapacityType),
+                  Requirement::single(std::string(to_string(node.capacity_type))));
+  node.labels.add(catalog_.types()[type].requirements);
+  const NodeId id = cluster_.add_node(std::move(node));
+  sim_.schedule_after(latency_by_type_[type].launch, Phase::CloudAndNodes, *this,
+                      Tag{Step::Launched, id}.pack());
+  return id;
 }
 
 void Ec2Cloud::set_capacity(std::uint32_t g, std::optional<std::int64_t> capacity) {

@@ -140,7 +140,8 @@ TEST_CASE("scenario file errors carry file:line:col and the field", "[scenario]"
         scenario("unknown-key.yaml").string() +
             ":3:1: manifest: unknown key; expected one of name, seed, start, duration, region, "
             "catalog, provisioner, report_interval, scrape_interval, warmup, manifests, services, "
-            "jobs, events, node_latencies, karpenter, spot, kube_controller_manager, metrics, "
+            "jobs, events, node_latencies, karpenter, cluster_autoscaler, spot, kube_controller_manager, "
+        "metrics, "
             "gates; did "
             "you mean "
             "\"manifests\"?");
@@ -174,8 +175,8 @@ TEST_CASE("top-level values are validated", "[scenario]") {
   CHECK(top("seed", "name: x\nduration: 1h\nseed: -3\n")
             .ends_with("s.yaml:3:7: seed: -3 is out of range [0, 9223372036854775807]"));
   CHECK(top("ca", "name: x\nduration: 1h\nprovisioner: cluster-autoscaler\n")
-            .ends_with("s.yaml:3:14: provisioner: provisioner \"cluster-autoscaler\" is not "
-                       "supported yet; use karpenter"));
+            .ends_with("s.yaml:3:14: provisioner: cluster-autoscaler resizes node groups: give an "
+                       "eksctl ClusterConfig with managedNodeGroups or nodeGroups in manifests"));
   CHECK(top("auto", "name: x\nduration: 1h\nprovisioner: eks-auto-mode\n")
             .ends_with("s.yaml:3:14: provisioner: provisioner \"eks-auto-mode\" is not supported "
                        "yet; use karpenter"));
@@ -419,7 +420,8 @@ TEST_CASE("image pull bandwidth and scrape interval: defaults, values and bounds
       error("scrape_intervall: 15s\n") ==
       "4:1: scrape_intervall: unknown key; expected one of name, seed, start, duration, region, "
       "catalog, provisioner, report_interval, scrape_interval, warmup, manifests, services, "
-      "jobs, events, node_latencies, karpenter, spot, kube_controller_manager, metrics, gates; did "
+      "jobs, events, node_latencies, karpenter, cluster_autoscaler, spot, kube_controller_manager, "
+        "metrics, gates; did "
       "you mean "
       "\"scrape_interval\"?");
 }

@@ -41,6 +41,17 @@ class Ec2Cloud final : public CloudProvider, private EventHandler {
   std::optional<NodeId> launch(LaunchRequest request) override;
   void terminate(NodeId node, SimTime at) override;
 
+  // One offering to try, and the node it would make.
+  struct OfferingChoice {
+    std::uint32_t offering = 0;  // global offering index
+    Resources allocatable;
+    Resources daemon_overhead;
+  };
+  // Launches the first of `choices` with capacity, in their order, as an Auto Scaling group's
+  // request does: an offering out of capacity is skipped, not cached (the group retries on its
+  // own). Returns nullopt when none had capacity.
+  std::optional<NodeId> launch_first(Node node, std::span<const OfferingChoice> choices);
+
   // EC2 reclaims a spot instance: a notice now, and the instance stops two minutes later. A node
   // that is not a live spot instance is left alone.
   void interrupt_spot(NodeId node);
@@ -62,6 +73,9 @@ class Ec2Cloud final : public CloudProvider, private EventHandler {
   enum class Step : std::uint8_t { Launched, Registered, Initialized, Terminate };
   void on_event(SimTime now, std::uint64_t tag) override;
   using Tag = EventTag<Step>;
+  // Starts the instance of global offering `g`: the node is added, launching.
+  NodeId start(Node node, std::uint32_t g, const Resources& allocatable,
+               const Resources& daemon_overhead);
 
   Simulation& sim_;
   Cluster& cluster_;

@@ -1,0 +1,56 @@
+// An eksctl node group (eksctl.io/v1alpha5 ClusterConfig): an EC2 Auto Scaling group of one
+// template, which the Cluster Autoscaler resizes between its min and max.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fleetsim/core/error.hpp"
+#include "fleetsim/k8s/capacity_type.hpp"
+#include "fleetsim/k8s/nodepool.hpp"
+#include "fleetsim/k8s/requirements.hpp"
+#include "fleetsim/k8s/taints.hpp"
+
+namespace fleetsim {
+
+// How an Auto Scaling group picks among its instance types (and zones) for one launch.
+// fleetsim has no data on spare capacity, so capacity-optimized and price-capacity-optimized
+// take the cheapest offering with capacity, as lowest-price does; prioritized and
+// capacity-optimized-prioritized take the types in the group's order.
+enum class AllocationStrategy : std::uint8_t { LowestPrice, Prioritized };
+
+struct NodeGroup {
+  std::string name;
+  bool managed = true;  // managedNodeGroups (else nodeGroups, self-managed)
+  // In the file's order; the first is the Cluster Autoscaler's template.
+  std::vector<std::string> instance_types;
+  std::vector<SourceLocation> instance_type_where;
+  std::vector<std::string> zones;  // empty: every zone the catalog sells the types in
+  SourceLocation zones_where;
+  int min_size = 0;
+  int max_size = 0;
+  int desired_capacity = 0;
+  // instancesDistribution (a managed group: base 0 and 100% on-demand, or 0% with spot: true).
+  int on_demand_base = 0;
+  int on_demand_percentage_above_base = 100;
+  AllocationStrategy spot_strategy = AllocationStrategy::LowestPrice;
+  AllocationStrategy on_demand_strategy = AllocationStrategy::Prioritized;
+  Labels labels;
+  std::vector<Taint> taints;
+  BlockDevice root_volume;          // volumeSize (GiB, default 80) and volumeType (default gp3)
+  std::optional<int> max_pods;      // maxPodsPerNode
+  SourceLocation where;             // the group's entry
+  SourceLocation size_where;        // where its sizes are written, for errors about them
+
+  // Of `instances` running, how many the instances distribution wants on-demand: the base,
+  // then the percentage of the rest, rounded up (EC2 Auto Scaling favours on-demand).
+  int on_demand_count(int instances) const;
+};
+
+// eksctl's defaults (pkg/apis/eksctl.io/v1alpha5/types.go): DefaultNodeCount, the root volume.
+inline constexpr int kEksctlDefaultNodeCount = 2;
+inline constexpr int kEksctlDefaultVolumeGiB = 80;
+
+}  // namespace fleetsim

@@ -1,0 +1,137 @@
+// The Cluster Autoscaler (cluster-autoscaler/core/static_autoscaler.go, RunOnce): every scan it
+// grows node groups for the pods no node can take, and removes nodes that have been unneeded
+// for long enough; the groups are EC2 Auto Scaling groups.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "fleetsim/cloudprovider/aws/auto_scaling_group.hpp"
+#include "fleetsim/engine/simulation.hpp"
+#include "fleetsim/k8s/cluster_bus.hpp"
+#include "fleetsim/k8s/node_group.hpp"
+#include "fleetsim/k8s/pod_disruption_budget.hpp"
+#include "fleetsim/kube/node_termination.hpp"
+#include "fleetsim/provisioning/cluster_autoscaler/expander.hpp"
+#include "fleetsim/provisioning/cluster_autoscaler/node_group_backoff.hpp"
+#include "fleetsim/provisioning/provisioner.hpp"
+#include "fleetsim/scheduling/scheduler.hpp"
+
+namespace fleetsim {
+
+// A scale-up waits while its oldest pending pod is younger than this, or younger than the GPU
+// figure when a pending pod asks for a GPU (static_autoscaler.go unschedulablePodTimeBuffer,
+// unschedulablePodWithGpuTimeBuffer).
+inline constexpr SimDuration kUnschedulablePodTimeBuffer = seconds(2);
+inline constexpr SimDuration kUnschedulableGpuPodTimeBuffer = seconds(30);
+// Pods below this priority are expendable: never a reason to scale up.
+inline constexpr std::int32_t kExpendablePodsPriorityCutoff = -10;
+// A scale-up adds at most this many nodes (--max-nodes-per-scaleup).
+inline constexpr std::int64_t kMaxNodesPerScaleUp = 1000;
+// Pods on a node being drained: evictions are retried for this long (--max-pod-eviction-time),
+// then the node goes whatever is left, after the pods' grace (at most max-graceful-termination).
+inline constexpr SimDuration kMaxPodEvictionTime = minutes(2);
+
+class ClusterAutoscaler final : public Provisioner, private EventHandler {
+ public:
+  struct Inputs {
+    Simulation& sim;
+    Cluster& cluster;
+    ClusterBus& bus;
+    Ec2Cloud& cloud;
+    NodeTermination& termination;
+    const PodDisruptionBudgets& pdbs;
+    std::vector<NodeGroup> groups;
+    std::span<const Workload> daemonsets;
+    ClusterAutoscalerSettings settings;
+  };
+  explicit ClusterAutoscaler(Inputs in);
+  ~ClusterAutoscaler();
+
+  // Groups start at their desired capacity; the scan loop starts.
+  void start() override;
+
+  // The autoscaler polls every scan; kube-scheduler's verdicts need no trigger.
+  void pod_unschedulable(PodId) override {}
+  // NodePools and EC2NodeClasses are Karpenter's: a scripted apply of them has no effect here
+  // (the scenario loader warns).
+  void apply_nodepools(const std::vector<NodePool>&) override {}
+  void apply_node_classes(const std::vector<EC2NodeClass>&) override {}
+
+  const std::vector<std::unique_ptr<AutoScalingGroup>>& groups() const { return asgs_; }
+
+ private:
+  enum class Timer : std::uint8_t { Scan, Reconcile };
+  void on_event(SimTime now, std::uint64_t tag) override;
+  void run_once(SimTime now);
+
+  // A scale-up in flight (clusterstate ScaleUpRequest).
+  struct ScaleUpRequest {
+    int increase = 0;
+    SimTime expected_add_time{};
+  };
+  // A node of a group as the autoscaler imagines it: a Ready instance of the group if it has
+  // one, else AWS's scale-from-zero template (the first instance type's raw capacity, 110 pods,
+  // the first zone), less the DaemonSets that land there.
+  struct GroupTemplate {
+    std::uint32_t type = 0;
+    Resources room;      // what pods may request
+    Resources capacity;  // least-waste and similarity read capacity
+    Requirements labels;
+    std::string zone;
+    CapacityType capacity_type = CapacityType::OnDemand;
+  };
+  GroupTemplate group_template(std::uint32_t group) const;
+
+  // The nodes one solve may place pods on.
+  struct SolveView {
+    std::vector<ExistingNode> nodes;
+    std::vector<NodeId> node_ids;  // the real nodes, first in `nodes`; templates follow
+    std::vector<BoundPod> bound;
+    std::deque<std::string> names;               // templates' names
+    std::deque<GroupTemplate> templates;         // what template nodes point into
+  };
+  // Live nodes (registered ones only, for scale-down's destinations) minus `exclude`, with what
+  // the pods placed this loop take.
+  SolveView existing_view(std::span<const NodeId> exclude, bool registered_only = false) const;
+  void add_templates(SolveView& view, std::uint32_t group, int count) const;
+  SolveResult solve(const SolveView& view, std::span<const PendingPod> pods);
+
+  void check_scale_up_requests(SimTime now);
+  // The pods that need a node, after the ones existing and upcoming nodes will take.
+  std::vector<PodId> pods_to_help(SimTime now, bool& too_new);
+  bool scale_up(const std::vector<PodId>& pods, SimTime now);
+  void scale_down(SimTime now);
+  void grow(std::uint32_t group, int delta, SimTime now);
+  int target(std::uint32_t group) const { return asgs_[group]->desired(); }
+  std::int64_t node_count() const;  // instances of all groups, upcoming ones included
+
+  Simulation& sim_;
+  Cluster& cluster_;
+  ClusterBus& bus_;
+  Ec2Cloud& cloud_;
+  NodeTermination& termination_;
+  const PodDisruptionBudgets& pdbs_;
+  ClusterAutoscalerSettings settings_;
+  std::vector<std::unique_ptr<AutoScalingGroup>> asgs_;
+  std::vector<NodePool> group_pools_;  // one per group: the context's view of it
+  std::unique_ptr<SchedulingContext> group_context_;    // allocatable and DaemonSet overhead
+  std::unique_ptr<SchedulingContext> existing_context_;  // no pools: places on given nodes only
+  std::unique_ptr<Scheduler> scheduler_;
+  RngStream expander_rng_;
+  NodeGroupBackoff backoff_;
+  std::vector<std::optional<ScaleUpRequest>> requests_;  // per group
+  std::map<NodeId, SimTime> unneeded_since_;
+  // Requests of the pending pods this loop found a place for on existing nodes: they stay
+  // there in the autoscaler's snapshot, so scale-down counts them.
+  std::map<NodeId, Resources> placed_extra_;
+  std::vector<NodeId> deleting_;  // nodes this autoscaler is removing, until they are gone
+  SimTime last_scale_up_;
+  SimTime last_scale_down_delete_;
+  SimTime last_scale_down_fail_;
+};
+
+}  // namespace fleetsim

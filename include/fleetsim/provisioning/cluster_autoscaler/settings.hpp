@@ -1,0 +1,53 @@
+// The Cluster Autoscaler's flags fleetsim models, with upstream's defaults
+// (cluster-autoscaler/config/flags/flags.go).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fleetsim/core/time.hpp"
+
+namespace fleetsim {
+
+// --expander: how a scale-up picks among the node groups that can help.
+enum class Expander : std::uint8_t { Random, MostPods, LeastWaste, LeastNodes, Price, Priority };
+
+// The priority expander's ConfigMap (kube-system/cluster-autoscaler-priority-expander,
+// data.priorities): node groups whose name matches one of a priority's regular expressions
+// get that priority; the highest wins.
+struct ExpanderPriority {
+  int priority = 0;
+  std::vector<std::string> patterns;
+};
+
+struct ClusterAutoscalerSettings {
+  SimDuration scan_interval = seconds(10);
+  // Applied in order, each narrowing the options; what remains is chosen among at random.
+  std::vector<Expander> expanders{Expander::LeastWaste};
+  std::vector<ExpanderPriority> priorities;  // highest first
+  std::int64_t max_nodes_total = 0;          // 0: no limit
+  SimDuration max_node_provision_time = minutes(15);
+  bool balance_similar_node_groups = false;
+  SimDuration new_pod_scale_up_delay{0};
+  SimDuration max_node_startup_time = minutes(15);  // a registered node not Ready is NotStarted
+  SimDuration initial_node_group_backoff = minutes(5);
+  SimDuration max_node_group_backoff = minutes(30);
+
+  bool scale_down_enabled = true;
+  double scale_down_utilization_threshold = 0.5;
+  double scale_down_gpu_utilization_threshold = 0.5;
+  SimDuration scale_down_unneeded_time = minutes(10);
+  SimDuration scale_down_unready_time = minutes(20);
+  SimDuration scale_down_delay_after_add = minutes(10);
+  SimDuration scale_down_delay_after_delete{0};
+  SimDuration scale_down_delay_after_failure = minutes(3);
+  SimDuration max_graceful_termination = seconds(600);  // caps each evicted pod's grace
+  // Deletions in flight at once (empty and drained), and drains among them: with the defaults
+  // empty nodes go in bulk, others one at a time.
+  int max_scale_down_parallelism = 10;
+  int max_drain_parallelism = 1;
+  bool skip_nodes_with_system_pods = true;
+};
+
+}  // namespace fleetsim

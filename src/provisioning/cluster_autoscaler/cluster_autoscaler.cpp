@@ -1,0 +1,561 @@
+#include "fleetsim/provisioning/cluster_autoscaler/cluster_autoscaler.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "fleetsim/cloudprovider/aws/ebs_pricing.hpp"
+#include "fleetsim/engine/event_tag.hpp"
+#include "fleetsim/provisioning/cluster_autoscaler/scale_down_rules.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+using Tag = EventTag<std::uint8_t>;
+
+// The pods a node of AWS's scale-from-zero template holds (aws_manager.go buildNodeFromTemplate).
+constexpr std::int64_t kTemplatePods = 110;
+// Labels eksctl and EKS put on a node group's nodes, which guides select on.
+constexpr std::string_view kEksNodeGroupLabel = "eks.amazonaws.com/nodegroup";
+constexpr std::string_view kEksCapacityTypeLabel = "eks.amazonaws.com/capacityType";
+constexpr std::string_view kEksctlNodeGroupLabel = "alpha.eksctl.io/nodegroup-name";
+// compare_nodegroups.go: similar groups' memory within 1.5%, allocatable within 5%.
+constexpr double kMemoryDifferenceRatio = 0.015;
+constexpr double kAllocatableDifferenceRatio = 0.05;
+
+NodePool group_pool(const NodeGroup& g) {
+  NodePool pool;
+  pool.name = g.name;
+  pool.requirements.add(std::string(label::kInstanceType),
+                        Requirement::make(Operator::In, g.instance_types));
+  pool.requirements.add(std::string(label::kZone), Requirement::make(Operator::In, g.zones));
+  pool.labels = g.labels;
+  pool.taints = g.taints;
+  return pool;
+}
+
+bool within(std::int64_t a, std::int64_t b, double ratio) {
+  const std::int64_t larger = std::max(a, b);
+  return static_cast<double>(larger - std::min(a, b)) <= static_cast<double>(larger) * ratio;
+}
+
+PendingPod pending_view(const Pod& p) {
+  return PendingPod{.spec = p.spec,
+                    .labels = p.labels,
+                    .namespace_name = p.namespace_name,
+                    .created_us = p.created.time_since_epoch().count(),
+                    .uid = p.uid};
+}
+
+}  // namespace
+
+ClusterAutoscaler::ClusterAutoscaler(Inputs in)
+    : sim_(in.sim),
+      cluster_(in.cluster),
+      bus_(in.bus),
+      cloud_(in.cloud),
+      termination_(in.termination),
+      pdbs_(in.pdbs),
+      settings_(std::move(in.settings)),
+      expander_rng_(in.sim.rng("cluster-autoscaler/expander")),
+      backoff_(in.groups.size(), settings_.initial_node_group_backoff,
+               settings_.max_node_group_backoff),
+      requests_(in.groups.size()),
+      last_scale_up_(in.sim.now() - hours(1)),
+      last_scale_down_delete_(in.sim.now() - hours(1)),
+      last_scale_down_fail_(in.sim.now() - hours(1)) {
+  const Catalog& catalog = cloud_.catalog();
+  std::vector<SchedulingContext::DaemonSet> daemonsets;
+  for (const Workload& ds : in.daemonsets) daemonsets.push_back({.spec = &ds.pod.spec});
+  std::vector<KubeletSizing> kubelet;
+  for (const NodeGroup& g : in.groups) {
+    group_pools_.push_back(group_pool(g));
+    kubelet.push_back(
+        KubeletSizing{.max_pods = g.max_pods, .root_volume_bytes = g.root_volume.size_bytes});
+  }
+  group_context_ =
+      std::make_unique<SchedulingContext>(catalog, group_pools_, daemonsets, kubelet);
+  existing_context_ = std::make_unique<SchedulingContext>(catalog, std::span<const NodePool>{},
+                                                          daemonsets);
+  scheduler_ = std::make_unique<Scheduler>(*existing_context_);
+
+  for (std::uint32_t i = 0; i < in.groups.size(); ++i) {
+    NodeGroup& g = in.groups[i];
+    const PoolTemplate& tpl = group_context_->pools()[i];
+    AutoScalingGroup::Spec spec;
+    for (const std::string& name : g.instance_types) {
+      const auto t = static_cast<std::uint32_t>(*catalog.index_of(name));
+      spec.types.push_back({.type = t,
+                            .allocatable = tpl.allocatable[t],
+                            .daemon_overhead = tpl.daemon_overhead[t]});
+    }
+    Node& node = spec.node_template;
+    node.pool = i;
+    node.node_group = g.name;
+    for (const auto& [k, v] : g.labels) node.labels.add(k, Requirement::single(v));
+    node.labels.add(std::string(kEksctlNodeGroupLabel), Requirement::single(g.name));
+    if (g.managed) {
+      node.labels.add(std::string(kEksNodeGroupLabel), Requirement::single(g.name));
+      node.labels.add(std::string(kEksCapacityTypeLabel),
+                      Requirement::single(g.on_demand_percentage_above_base == 0 &&
+                                                  g.on_demand_base == 0
+                                              ? "SPOT"
+                                              : "ON_DEMAND"));
+    }
+    node.taints = g.taints;
+    const std::array<BlockDevice, 1> volumes{g.root_volume};
+    node.ebs_bytes = ebs_bytes(volumes);
+    node.ebs_price_per_hour = ebs_price_per_hour(volumes);
+    spec.group = std::move(g);
+    asgs_.push_back(std::make_unique<AutoScalingGroup>(
+        cloud_, cluster_, std::move(spec), in.sim.rng("node-group-names/" + spec.group.name)));
+  }
+}
+
+ClusterAutoscaler::~ClusterAutoscaler() = default;
+
+void ClusterAutoscaler::start() {
+  for (auto& asg : asgs_) asg->set_desired(asg->group().desired_capacity);
+  sim_.every(settings_.scan_interval, sim_.now() + settings_.scan_interval, Phase::Provisioning,
+             *this, Tag{static_cast<std::uint8_t>(Timer::Scan)}.pack());
+  sim_.every(kAutoScalingReconcileInterval, sim_.now() + kAutoScalingReconcileInterval,
+             Phase::CloudAndNodes, *this, Tag{static_cast<std::uint8_t>(Timer::Reconcile)}.pack());
+}
+
+void ClusterAutoscaler::on_event(SimTime now, std::uint64_t tag) {
+  if (static_cast<Timer>(Tag::unpack(tag).kind) == Timer::Reconcile) {
+    for (auto& asg : asgs_) asg->reconcile();
+    return;
+  }
+  run_once(now);
+}
+
+std::int64_t ClusterAutoscaler::node_count() const {
+  std::int64_t n = 0;
+  for (const auto& asg : asgs_) n += asg->desired();
+  return n;
+}
+
+void ClusterAutoscaler::run_once(SimTime now) {
+  std::erase_if(deleting_, [&](NodeId id) {
+    return cluster_.node(id).phase == NodePhase::Terminated;
+  });
+  check_scale_up_requests(now);
+  bool too_new = false;
+  const std::vector<PodId> pods = pods_to_help(now, too_new);
+  if (!pods.empty() && !too_new) scale_up(pods, now);
+  if (settings_.scale_down_enabled && !too_new) scale_down(now);
+}
+
+// clusterstate.updateScaleRequests: a scale-up is done when its nodes are Ready; one whose
+// launches found no capacity fails at once (the ASG's failed scaling activity); one whose nodes
+// are not Ready by max-node-provision-time times out. A failure backs the group off, and its
+// instances that never registered are removed (removeOldUnregisteredNodes, down to min size).
+void ClusterAutoscaler::check_scale_up_requests(SimTime now) {
+  for (std::uint32_t g = 0; g < asgs_.size(); ++g) {
+    if (!requests_[g]) continue;
+    AutoScalingGroup& asg = *asgs_[g];
+    const int missing = asg.reconcile();
+    int ready = 0;
+    for (NodeId id : asg.instances())
+      ready += cluster_.node(id).phase == NodePhase::Initialized ? 1 : 0;
+    std::string_view failure;
+    if (missing > 0) {
+      failure = "no_capacity";
+      asg.set_desired(asg.desired() - missing);
+    } else if (ready >= asg.desired()) {
+      requests_[g].reset();
+      continue;
+    } else if (requests_[g]->expected_add_time < now) {
+      failure = "timed_out";
+      std::vector<NodeId> unregistered;
+      for (NodeId id : asg.instances())
+        if (cluster_.node(id).phase < NodePhase::Registered) unregistered.push_back(id);
+      for (NodeId id : unregistered) {
+        if (asg.desired() <= asg.group().min_size) break;
+        asg.detach(id);
+        termination_.delete_node(id, "scale_up_timed_out");
+      }
+    } else {
+      continue;
+    }
+    backoff_.fail(g, now);
+    requests_[g].reset();
+    bus_.emit(SimEvent{.time = now,
+                       .kind = EventKind::ScaleUpFailed,
+                       .reason = failure,
+                       .node_group = asg.group().name});
+  }
+}
+
+std::vector<PodId> ClusterAutoscaler::pods_to_help(SimTime now, bool& too_new) {
+  std::vector<PodId> pending;
+  for (PodId id : cluster_.pending_pods()) {
+    const Pod& p = cluster_.pod(id);
+    if (p.terminating || p.spec->priority < kExpendablePodsPriorityCutoff) continue;
+    if (now - p.created <= settings_.new_pod_scale_up_delay && settings_.new_pod_scale_up_delay > SimDuration{0})
+      continue;
+    pending.push_back(id);
+  }
+  placed_extra_.clear();
+  if (pending.empty()) return {};
+  // Higher priority first, as FilterOutSchedulable packs them.
+  std::stable_sort(pending.begin(), pending.end(), [&](PodId a, PodId b) {
+    return cluster_.pod(a).spec->priority > cluster_.pod(b).spec->priority;
+  });
+
+  // Existing nodes (starting ones included: a registered GPU node that has not advertised its
+  // GPUs yet still takes its pods here, so no second node is bought for them) and placeholders
+  // for the instances an active scale-up still waits for.
+  SolveView view = existing_view(/*exclude=*/{});
+  for (std::uint32_t g = 0; g < asgs_.size(); ++g) {
+    if (!requests_[g] || backoff_.backed_off(g, now)) continue;
+    const int wanted = asgs_[g]->desired() - static_cast<int>(asgs_[g]->instances().size());
+    add_templates(view, g, wanted);
+  }
+  std::vector<PendingPod> pods;
+  for (PodId id : pending) pods.push_back(pending_view(cluster_.pod(id)));
+  const SolveResult result = solve(view, pods);
+  std::vector<std::uint8_t> placed(pods.size(), 0);
+  for (const Placement& p : result.placements) {
+    placed[p.pod] = 1;
+    if (p.node < view.node_ids.size())
+      placed_extra_[view.node_ids[p.node]] += pods[p.pod].spec->requests;
+  }
+  std::vector<PodId> out;
+  SimTime oldest = kNever;
+  SimTime oldest_gpu = kNever;
+  for (std::size_t i = 0; i < pending.size(); ++i) {
+    if (placed[i]) continue;
+    const Pod& p = cluster_.pod(pending[i]);
+    out.push_back(pending[i]);
+    oldest = std::min(oldest, p.created);
+    if (p.spec->requests.gpus() > 0) oldest_gpu = std::min(oldest_gpu, p.created);
+  }
+  too_new = !out.empty() && (now - oldest < kUnschedulablePodTimeBuffer ||
+                             (oldest_gpu != kNever && now - oldest_gpu < kUnschedulableGpuPodTimeBuffer));
+  return out;
+}
+
+
+ClusterAutoscaler::GroupTemplate ClusterAutoscaler::group_template(std::uint32_t g) const {
+  const Catalog& catalog = cloud_.catalog();
+  const AutoScalingGroup& asg = *asgs_[g];
+  GroupTemplate t;
+  for (NodeId id : asg.instances()) {
+    const Node& n = cluster_.node(id);
+    if (n.phase != NodePhase::Initialized) continue;
+    t.type = n.type;
+    t.room = n.allocatable - n.daemon_overhead;
+    t.capacity = catalog.types()[n.type].capacity;
+    t.labels = n.labels;
+    t.zone = n.zone;
+    t.capacity_type = n.capacity_type;
+    return t;
+  }
+  const AutoScalingGroup::Spec& spec = asg.spec();
+  t.type = spec.types.front().type;
+  t.capacity = catalog.types()[t.type].capacity;
+  Resources raw = t.capacity;
+  raw[resource::kPods] = kTemplatePods;
+  t.room = raw - spec.types.front().daemon_overhead;
+  t.labels = spec.node_template.labels;
+  t.labels.add(catalog.types()[t.type].requirements);
+  t.zone = asg.group().zones.front();
+  t.labels.add(std::string(label::kInstanceType), Requirement::single(catalog.types()[t.type].name));
+  t.labels.add(std::string(label::kZone), Requirement::single(t.zone));
+  t.capacity_type = asg.group().on_demand_count(1) > 0 ? CapacityType::OnDemand : CapacityType::Spot;
+  return t;
+}
+
+ClusterAutoscaler::SolveView ClusterAutoscaler::existing_view(std::span<const NodeId> exclude,
+                                                              bool registered_only) const {
+  SolveView view;
+  std::vector<std::uint32_t> slot(cluster_.nodes().size(), UINT32_MAX);
+  for (NodeId id : cluster_.active_nodes()) {
+    const Node& n = cluster_.node(id);
+    if (!n.is_live() || (registered_only && n.phase < NodePhase::Registered)) continue;
+    if (std::find(exclude.begin(), exclude.end(), id) != exclude.end()) continue;
+    Resources available = n.available();
+    if (auto extra = placed_extra_.find(id); extra != placed_extra_.end())
+      available -= extra->second;
+    slot[id] = static_cast<std::uint32_t>(view.nodes.size());
+    view.node_ids.push_back(id);
+    view.nodes.push_back(ExistingNode{.name = n.name,
+                                      .initialized = n.phase == NodePhase::Initialized,
+                                      .pool = kNoPool,
+                                      .type = n.type,
+                                      .zone = n.zone,
+                                      .capacity_type = n.capacity_type,
+                                      .labels = &n.labels,
+                                      .taints = n.taints,
+                                      .available = available});
+  }
+  for (NodeId id : view.node_ids)
+    for (PodId pod : cluster_.node(id).pods) {
+      const Pod& p = cluster_.pod(pod);
+      view.bound.push_back(BoundPod{
+          .labels = p.labels, .spec = p.spec, .namespace_name = p.namespace_name, .node = slot[id]});
+    }
+  return view;
+}
+
+void ClusterAutoscaler::add_templates(SolveView& view, std::uint32_t g, int count) const {
+  if (count <= 0) return;
+  const GroupTemplate& t = view.templates.emplace_back(group_template(g));
+  const std::string& group = asgs_[g]->group().name;
+  for (int i = 0; i < count; ++i) {
+    // Named so that they sort after every real node and in order: first fit fills them in turn.
+    const std::string& name = view.names.emplace_back(fmt::format("~template-{}-{:06}", group, i));
+    view.nodes.push_back(ExistingNode{.name = name,
+                                      .initialized = true,
+                                      .pool = kNoPool,
+                                      .type = t.type,
+                                      .zone = t.zone,
+                                      .capacity_type = t.capacity_type,
+                                      .labels = &t.labels,
+                                      .taints = asgs_[g]->spec().node_template.taints,
+                                      .available = t.room});
+  }
+}
+
+SolveResult ClusterAutoscaler::solve(const SolveView& view, std::span<const PendingPod> pods) {
+  return scheduler_->solve(SolveInput{.nodes = view.nodes, .pods = pods, .bound_pods = view.bound});
+}
+
+// ScaleUp (core/scaleup/orchestrator): each group that is not backed off and below its max
+// estimates, on as many template nodes as it may add, how many the pods need (the binpacking
+// estimator, here the provisioner's own solver packing template nodes first-fit); the expander
+// picks one; max-nodes-total caps it; similar groups share it when balancing is on.
+bool ClusterAutoscaler::scale_up(const std::vector<PodId>& pod_ids, SimTime now) {
+  const std::int64_t current = node_count();
+  if (settings_.max_nodes_total > 0) {
+    std::int64_t ready = 0;
+    for (NodeId id : cluster_.active_nodes())
+      ready += cluster_.node(id).phase == NodePhase::Initialized ? 1 : 0;
+    if (ready >= settings_.max_nodes_total) return false;
+  }
+  std::vector<PendingPod> pods;
+  for (PodId id : pod_ids) pods.push_back(pending_view(cluster_.pod(id)));
+
+  std::vector<ScaleUpOption> options;
+  for (std::uint32_t g = 0; g < asgs_.size(); ++g) {
+    const AutoScalingGroup& asg = *asgs_[g];
+    if (backoff_.backed_off(g, now) || asg.desired() >= asg.group().max_size) continue;
+    std::int64_t limit = std::min<std::int64_t>(
+        {asg.group().max_size - asg.desired(), kMaxNodesPerScaleUp,
+         static_cast<std::int64_t>(pods.size())});
+    if (settings_.max_nodes_total > 0) limit = std::min(limit, settings_.max_nodes_total - current);
+    if (limit <= 0) continue;
+    SolveView view;
+    add_templates(view, g, static_cast<int>(limit));
+    const SolveResult result = solve(view, pods);
+    ScaleUpOption o{.group = g,
+                    .name = asg.group().name,
+                    .node_capacity = view.templates.front().capacity};
+    std::vector<std::uint8_t> used(view.nodes.size(), 0);
+    for (const Placement& p : result.placements) {
+      o.pods.push_back(p.pod);
+      o.pod_requests += pods[p.pod].spec->requests;
+      used[p.node] = 1;
+    }
+    o.node_count = std::count(used.begin(), used.end(), 1);
+    if (!o.pods.empty() && o.node_count > 0) options.push_back(std::move(o));
+  }
+  if (options.empty()) {
+    for (PodId id : pod_ids)
+      cluster_.set_pending_reason(id, "cluster-autoscaler: no node group can host it "
+                                      "(NotTriggerScaleUp)");
+    return false;
+  }
+  const std::optional<std::size_t> best =
+      choose_option(options, settings_.expanders, settings_.priorities, expander_rng_);
+  if (!best) return false;
+  std::int64_t new_nodes = options[*best].node_count;
+  if (settings_.max_nodes_total > 0 && new_nodes + current > settings_.max_nodes_total)
+    new_nodes = settings_.max_nodes_total - current;
+  if (new_nodes < 1) return false;
+
+  // balanceScaleUps: the best group and the similar ones that could take the same pods, filled
+  // one node at a time into the smallest (BalanceScaleUpBetweenGroups).
+  std::vector<std::uint32_t> share{options[*best].group};
+  if (settings_.balance_similar_node_groups) {
+    const GroupTemplate best_template = group_template(options[*best].group);
+    const NodeGroup& best_group = asgs_[options[*best].group]->group();
+    for (const ScaleUpOption& o : options) {
+      if (o.group == options[*best].group || o.pods != options[*best].pods) continue;
+      const GroupTemplate t = group_template(o.group);
+      const NodeGroup& other = asgs_[o.group]->group();
+      bool similar = t.capacity.cpu_millis() == best_template.capacity.cpu_millis() &&
+                     t.capacity.gpus() == best_template.capacity.gpus() &&
+                     within(t.capacity.memory_bytes(), best_template.capacity.memory_bytes(),
+                            kMemoryDifferenceRatio) &&
+                     other.labels == best_group.labels && other.taints == best_group.taints &&
+                     t.type == best_template.type;
+      for (ResourceIndex r = 0; similar && r < resource::kMaxResources; ++r)
+        similar = within(t.room[r], best_template.room[r], kAllocatableDifferenceRatio);
+      if (similar) share.push_back(o.group);
+    }
+  }
+  std::sort(share.begin(), share.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return std::make_pair(target(a), a) < std::make_pair(target(b), b);
+  });
+  std::vector<int> added(share.size(), 0);
+  for (std::int64_t n = 0; n < new_nodes; ++n) {
+    std::optional<std::size_t> pick;
+    for (std::size_t i = 0; i < share.size(); ++i) {
+      if (target(share[i]) + added[i] >= asgs_[share[i]]->group().max_size) continue;
+      if (!pick || target(share[i]) + added[i] < target(share[*pick]) + added[*pick]) pick = i;
+    }
+    if (!pick) break;
+    ++added[*pick];
+  }
+
+  std::vector<ScaleUpDecision::Option> weighed;
+  for (const ScaleUpOption& o : options)
+    weighed.push_back({.node_group = asgs_[o.group]->group().name,
+                       .nodes = o.node_count,
+                       .pods = static_cast<std::int64_t>(o.pods.size())});
+  std::vector<ScaleUpDecision::Option> grown;
+  for (std::size_t i = 0; i < share.size(); ++i) {
+    if (added[i] == 0) continue;
+    grow(share[i], added[i], now);
+    grown.push_back({.node_group = asgs_[share[i]]->group().name,
+                     .nodes = added[i],
+                     .pods = 0});
+  }
+  if (grown.empty()) return false;
+  last_scale_up_ = now;
+  const ScaleUpDecision decision{
+      .expander = to_string(settings_.expanders.front()), .grown = grown, .options = weighed};
+  bus_.emit(SimEvent{.time = now, .kind = EventKind::ScaleUp, .scale_up = &decision});
+  return true;
+}
+
+void ClusterAutoscaler::grow(std::uint32_t g, int delta, SimTime now) {
+  AutoScalingGroup& asg = *asgs_[g];
+  asg.set_desired(asg.desired() + delta);
+  ScaleUpRequest& r = requests_[g] ? *requests_[g] : requests_[g].emplace();
+  r.increase += delta;
+  r.expected_add_time = now + settings_.max_node_provision_time;
+}
+
+// ScaleDown (core/scaledown): a node of a group above its min size, Ready, at or below the
+// utilization threshold, whose pods may all go and all fit on the other nodes, is unneeded;
+// after scale-down-unneeded-time of that (and outside the cool-downs) it is removed, empty
+// nodes in bulk and others a few at a time, each within the parallelism budgets.
+void ClusterAutoscaler::scale_down(SimTime now) {
+  const Catalog& catalog = cloud_.catalog();
+  const bool cooldown = last_scale_up_ + settings_.scale_down_delay_after_add > now ||
+                        last_scale_down_fail_ + settings_.scale_down_delay_after_failure > now ||
+                        last_scale_down_delete_ + settings_.scale_down_delay_after_delete > now;
+
+  struct Candidate {
+    NodeId node;
+    std::uint32_t group;
+    bool empty;
+  };
+  std::vector<Candidate> candidates;
+  for (std::uint32_t g = 0; g < asgs_.size(); ++g) {
+    const AutoScalingGroup& asg = *asgs_[g];
+    if (asg.desired() <= asg.group().min_size) continue;
+    for (NodeId id : asg.instances()) {
+      const Node& n = cluster_.node(id);
+      if (n.phase != NodePhase::Initialized) continue;
+      const bool empty = std::all_of(n.pods.begin(), n.pods.end(),
+                                     [&](PodId p) { return cluster_.pod(p).terminating; });
+      candidates.push_back({id, g, empty && !placed_extra_.contains(id)});
+    }
+  }
+  // Empty nodes first, then the ones unneeded before, then by node.
+  std::stable_sort(candidates.begin(), candidates.end(), [&](const Candidate& a, const Candidate& b) {
+    const bool ua = unneeded_since_.contains(a.node);
+    const bool ub = unneeded_since_.contains(b.node);
+    return std::tie(b.empty, ub, a.node) < std::tie(a.empty, ua, b.node);
+  });
+
+  std::vector<NodeId> removed;  // accepted in this simulation: no destination for the others
+  std::vector<Candidate> removable;
+  for (const Candidate& c : candidates) {
+    const Node& n = cluster_.node(c.node);
+    Resources extra;
+    if (auto it = placed_extra_.find(c.node); it != placed_extra_.end()) extra = it->second;
+    const NodeUtilization u = node_utilization(n, catalog, extra);
+    const double threshold = u.gpu ? settings_.scale_down_gpu_utilization_threshold
+                                   : settings_.scale_down_utilization_threshold;
+    bool ok = u.value <= threshold;
+    std::vector<PendingPod> to_move;
+    for (PodId p : n.pods) {
+      if (!ok) break;
+      const Pod& pod = cluster_.pod(p);
+      if (pod.terminating) continue;
+      if (blocks_scale_down(pod, cluster_.workloads().at(pod.workload).kind, pdbs_, settings_, now))
+        ok = false;
+      to_move.push_back(pending_view(pod));
+    }
+    if (ok && !to_move.empty()) {
+      std::vector<NodeId> exclude = removed;
+      exclude.push_back(c.node);
+      const SolveView view = existing_view(exclude, /*registered_only=*/true);
+      const SolveResult result = solve(view, to_move);
+      ok = result.placements.size() == to_move.size();
+      // The moved pods stay on their new nodes for the next candidates (a forked snapshot).
+      if (ok)
+        for (const Placement& p : result.placements)
+          placed_extra_[view.node_ids[p.node]] += to_move[p.pod].spec->requests;
+    }
+    if (!ok) {
+      unneeded_since_.erase(c.node);
+      continue;
+    }
+    removed.push_back(c.node);
+    removable.push_back(c);
+    if (unneeded_since_.emplace(c.node, now).second) {
+      const std::string reason =
+          fmt::format("{} utilization {:.3f} at or below {}", u.gpu ? "GPU" : "CPU/memory",
+                      u.value, threshold);
+      bus_.emit(SimEvent{.time = now,
+                         .kind = EventKind::ScaleDownCandidate,
+                         .node = c.node,
+                         .reason = reason});
+    }
+  }
+  // Nodes no longer removable (gone, or not candidates this loop) start over.
+  std::erase_if(unneeded_since_, [&](const auto& entry) {
+    return std::none_of(removable.begin(), removable.end(),
+                        [&](const Candidate& c) { return c.node == entry.first; });
+  });
+  if (cooldown) return;
+
+  int in_progress = 0;
+  int drains_in_progress = 0;
+  std::vector<int> size(asgs_.size());
+  for (std::uint32_t g = 0; g < asgs_.size(); ++g) size[g] = asgs_[g]->desired();
+  for (NodeId id : deleting_) {
+    ++in_progress;
+    drains_in_progress += cluster_.node(id).termination_reason == "scale_down" ? 1 : 0;
+  }
+  int budget = settings_.max_scale_down_parallelism - in_progress;
+  int drain_budget = std::min(budget, settings_.max_drain_parallelism - drains_in_progress);
+  for (const Candidate& c : removable) {
+    if (budget <= 0) break;
+    if (!(unneeded_since_.at(c.node) + settings_.scale_down_unneeded_time < now)) continue;
+    if (size[c.group] - 1 < asgs_[c.group]->group().min_size) continue;
+    if (!c.empty && drain_budget <= 0) continue;
+    --size[c.group];
+    --budget;
+    if (!c.empty) --drain_budget;
+    asgs_[c.group]->detach(c.node);
+    unneeded_since_.erase(c.node);
+    deleting_.push_back(c.node);
+    last_scale_down_delete_ = now;
+    termination_.delete_node(
+        c.node, c.empty ? "scale_down_empty" : "scale_down",
+        DrainLimits{.termination_grace_period =
+                        kMaxPodEvictionTime + settings_.max_graceful_termination});
+  }
+}
+
+}  // namespace fleetsim

@@ -1,0 +1,265 @@
+#include "fleetsim/scenario/eksctl_decoder.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <array>
+
+#include "fleetsim/scenario/name_hint.hpp"
+#include "fleetsim/scenario/nodeclass_decoder.hpp"
+#include "fleetsim/scenario/nodepool_decoder.hpp"
+#include "fleetsim/scenario/object_meta.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+// Auto Scaling groups hold at most this many instances here: far beyond any GPU fleet, and a
+// bound that keeps a typo from launching millions of nodes.
+constexpr std::int64_t kMaxGroupSize = 10'000;
+constexpr std::int64_t kMaxVolumeGiB = 64 * 1024;
+constexpr std::int64_t kMaxPodsPerNode = 1'000;
+
+constexpr std::array<std::string_view, 4> kSpotStrategies{
+    "lowest-price", "capacity-optimized", "price-capacity-optimized",
+    "capacity-optimized-prioritized"};
+
+std::vector<std::string> string_list(const YamlValue& v) {
+  std::vector<std::string> out;
+  for (const YamlValue& item : v.items()) out.push_back(item.as_string());
+  return out;
+}
+
+void add_types(NodeGroup& g, const YamlValue& list) {
+  for (const YamlValue& item : list.items()) {
+    g.instance_types.push_back(item.as_string());
+    g.instance_type_where.push_back(item.where());
+  }
+  if (g.instance_types.empty()) list.fail("give at least one instance type");
+}
+
+// taints: a list of {key, value, effect}, or the older map form key: "value:Effect".
+std::vector<Taint> decode_group_taints(const YamlValue& v, DecodeContext& ctx) {
+  if (!v.is_map()) return decode_taints(v, ctx);
+  std::vector<Taint> out;
+  YamlMap m(v);
+  for (const auto& e : m.entries()) {
+    const std::string text = e.value.as_string();
+    const std::size_t colon = text.rfind(':');
+    const std::string effect = colon == std::string::npos ? "" : text.substr(colon + 1);
+    const std::optional<TaintEffect> parsed = parse_taint_effect(effect);
+    if (!parsed) {
+      e.value.fail(fmt::format("expected \"value:Effect\" with Effect NoSchedule, "
+                               "PreferNoSchedule or NoExecute, got \"{}\"",
+                               text.substr(0, 60)));
+    }
+    out.push_back(Taint{.key = e.key, .value = text.substr(0, colon), .effect = *parsed});
+  }
+  return out;
+}
+
+// Sizes as eksctl sets and checks them (validation.go, ValidateManagedNodeGroup; the same rules
+// in cfn/builder/nodegroup.go for self-managed groups).
+void decode_sizes(const YamlMap& m, NodeGroup& g) {
+  auto size = [&](std::string_view key) -> std::optional<int> {
+    if (auto v = m.get(key)) return static_cast<int>(v->as_int(0, kMaxGroupSize));
+    return std::nullopt;
+  };
+  std::optional<int> min = size("minSize");
+  std::optional<int> max = size("maxSize");
+  const std::optional<int> desired = size("desiredCapacity");
+  auto fail = [&](std::string_view key, std::string message) {
+    m.get(key)->fail(std::move(message));
+  };
+  if (!min) {
+    min = desired ? *desired : kEksctlDefaultNodeCount;
+  } else if (desired && *desired < *min) {
+    fail("desiredCapacity",
+         fmt::format("desiredCapacity {} is below minSize {}", *desired, *min));
+  }
+  if (!max) {
+    max = desired ? *desired : *min;
+    if (*max == 0) max = 1;  // DefaultMaxSize: an Auto Scaling group needs a max of at least 1
+  } else if (desired && *desired > *max) {
+    fail("desiredCapacity",
+         fmt::format("desiredCapacity {} is above maxSize {}", *desired, *max));
+  } else if (*max < *min) {
+    fail("maxSize", fmt::format("maxSize {} is below minSize {}", *max, *min));
+  }
+  g.min_size = *min;
+  g.max_size = *max;
+  g.desired_capacity = desired ? *desired : *min;
+}
+
+void decode_distribution(const YamlValue& v, NodeGroup& g, DecodeContext& ctx) {
+  YamlMap d(v);
+  add_types(g, d.require("instanceTypes"));
+  if (auto base = d.get("onDemandBaseCapacity"))
+    g.on_demand_base = static_cast<int>(base->as_int(0, kMaxGroupSize));
+  if (auto pct = d.get("onDemandPercentageAboveBaseCapacity"))
+    g.on_demand_percentage_above_base = static_cast<int>(pct->as_int(0, 100));
+  if (auto s = d.get("spotAllocationStrategy")) {
+    const std::string text = s->as_string();
+    if (std::find(kSpotStrategies.begin(), kSpotStrategies.end(), text) == kSpotStrategies.end()) {
+      s->fail(fmt::format("unknown spotAllocationStrategy \"{}\"; expected lowest-price, "
+                          "capacity-optimized, price-capacity-optimized or "
+                          "capacity-optimized-prioritized{}",
+                          text.substr(0, 40), did_you_mean(text, kSpotStrategies)));
+    }
+    g.spot_strategy = text == "capacity-optimized-prioritized" ? AllocationStrategy::Prioritized
+                                                                : AllocationStrategy::LowestPrice;
+  }
+  if (auto s = d.get("onDemandAllocationStrategy")) {
+    const std::string text = s->as_string();
+    if (text != "prioritized" && text != "lowest-price") {
+      s->fail(fmt::format("unknown onDemandAllocationStrategy \"{}\"; expected prioritized or "
+                          "lowest-price",
+                          text.substr(0, 40)));
+    }
+    g.on_demand_strategy =
+        text == "lowest-price" ? AllocationStrategy::LowestPrice : AllocationStrategy::Prioritized;
+  }
+  d.warn_unread(ctx.warnings, ctx.kind);  // maxPrice, spotInstancePools, capacityRebalance
+}
+
+NodeGroup decode_group(const YamlValue& item, bool managed,
+                       const std::vector<std::string>& cluster_zones, DecodeContext& ctx) {
+  YamlMap m(item);
+  NodeGroup g;
+  g.managed = managed;
+  g.where = item.where();
+  g.size_where = item.where();
+  const YamlValue name = m.require("name");
+  g.name = name.as_string();
+  if (auto p = dns_subdomain_problem(g.name)) name.fail(*p);
+
+  const std::optional<YamlValue> type = m.get("instanceType");
+  const std::optional<YamlValue> types = managed ? m.get("instanceTypes") : std::nullopt;
+  const std::optional<YamlValue> distribution =
+      managed ? std::nullopt : m.get("instancesDistribution");
+  if (type && (types || distribution)) {
+    const bool mixed = distribution && type->as_string() == "mixed";
+    if (!mixed) {
+      type->fail(fmt::format("give instanceType or {}, not both",
+                             managed ? "instanceTypes" : "instancesDistribution.instanceTypes"));
+    }
+  }
+  if (types) add_types(g, *types);
+  if (distribution) decode_distribution(*distribution, g, ctx);
+  if (type && g.instance_types.empty()) {
+    g.instance_types.push_back(type->as_string());
+    g.instance_type_where.push_back(type->where());
+  }
+  if (g.instance_types.empty()) {
+    g.instance_types.emplace_back(kEksctlDefaultInstanceType);
+    g.instance_type_where.push_back(item.where());
+  }
+
+  decode_sizes(m, g);
+  if (auto spot = managed ? m.get("spot") : std::nullopt; spot && spot->as_bool())
+    g.on_demand_percentage_above_base = 0;
+
+  if (auto zones = m.get("availabilityZones")) {
+    g.zones = string_list(*zones);
+    g.zones_where = zones->where();
+  } else {
+    g.zones = cluster_zones;
+  }
+  if (auto labels = m.get("labels")) g.labels = decode_labels(*labels);
+  if (auto taints = m.get("taints")) g.taints = decode_group_taints(*taints, ctx);
+  g.root_volume = BlockDevice{.device_name = "/dev/xvda",
+                              .size_bytes = std::int64_t{kEksctlDefaultVolumeGiB} << 30,
+                              .type = EbsVolumeType::gp3};
+  if (auto size = m.get("volumeSize")) g.root_volume.size_bytes = size->as_int(1, kMaxVolumeGiB) << 30;
+  if (auto type_value = m.get("volumeType")) g.root_volume.type = parse_volume_type(*type_value);
+  if (auto iops = m.get("volumeIOPS")) g.root_volume.iops = iops->as_int(0, kMaxEbsIops);
+  if (auto throughput = m.get("volumeThroughput"))
+    g.root_volume.throughput_mibps = throughput->as_int(0, kMaxEbsThroughputMibps);
+  if (auto max_pods = m.get("maxPodsPerNode"))
+    g.max_pods = static_cast<int>(max_pods->as_int(1, kMaxPodsPerNode));
+  m.warn_unread(ctx.warnings, ctx.kind);
+  return g;
+}
+
+}  // namespace
+
+std::vector<NodeGroup> decode_cluster_config(const YamlMap& manifest, DecodeContext& ctx) {
+  std::vector<std::string> cluster_zones;
+  if (auto zones = manifest.get("availabilityZones")) cluster_zones = string_list(*zones);
+  if (auto md = manifest.get("metadata")) {
+    YamlMap meta(*md);
+    meta.require("name");
+    meta.warn_unread(ctx.warnings, ctx.kind);  // region, version, tags: the scenario has its own
+  }
+  std::vector<NodeGroup> out;
+  for (auto [key, managed] : {std::pair{"managedNodeGroups", true}, {"nodeGroups", false}}) {
+    if (auto groups = manifest.get(key)) {
+      for (const YamlValue& item : groups->items())
+        out.push_back(decode_group(item, managed, cluster_zones, ctx));
+    }
+  }
+  return out;
+}
+
+void check_node_groups(std::vector<NodeGroup>& groups, const Catalog& catalog) {
+  std::vector<std::string_view> type_names;
+  for (const InstanceType& t : catalog.types()) type_names.push_back(t.name);
+  const std::vector<std::string> catalog_zones = catalog.zones();
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    NodeGroup& g = groups[i];
+    for (std::size_t j = 0; j < i; ++j) {
+      if (groups[j].name == g.name) {
+        throw ConfigError(g.where, "name",
+                          fmt::format("a second node group named \"{}\" (the first is at {})",
+                                      g.name, groups[j].where.to_string()));
+      }
+    }
+    for (const std::string& zone : g.zones) {
+      if (std::find(catalog_zones.begin(), catalog_zones.end(), zone) == catalog_zones.end()) {
+        throw ConfigError(g.zones_where, "availabilityZones",
+                          fmt::format("zone \"{}\" is not in the catalog (zones: {})",
+                                      zone.substr(0, 40), fmt::join(catalog_zones, ", ")));
+      }
+    }
+    std::vector<CapacityType> wanted;
+    if (g.on_demand_base > 0 || g.on_demand_percentage_above_base > 0)
+      wanted.push_back(CapacityType::OnDemand);
+    if (g.on_demand_percentage_above_base < 100) wanted.push_back(CapacityType::Spot);
+    std::vector<std::string> zones_sold;
+    for (std::size_t k = 0; k < g.instance_types.size(); ++k) {
+      const std::string& name = g.instance_types[k];
+      const InstanceType* type = catalog.find(name);
+      if (type == nullptr) {
+        const std::string hint = name == "mixed" ? std::string("; \"mixed\" needs instancesDistribution")
+                                                 : did_you_mean(name, type_names);
+        throw ConfigError(g.instance_type_where[k], "instanceType",
+                          fmt::format("instance type \"{}\" is not in the catalog{}",
+                                      name.substr(0, 60), hint));
+      }
+      for (CapacityType ct : wanted) {
+        const bool sold = std::any_of(type->offerings.begin(), type->offerings.end(),
+                                      [&](const Offering& o) {
+                                        return o.capacity_type == ct &&
+                                               (g.zones.empty() ||
+                                                std::find(g.zones.begin(), g.zones.end(), o.zone) !=
+                                                    g.zones.end());
+                                      });
+        if (!sold) {
+          throw ConfigError(g.instance_type_where[k], "instanceType",
+                            fmt::format("{} has no {} offering in node group {}'s zones", name,
+                                        to_string(ct), g.name));
+        }
+      }
+      for (const Offering& o : type->offerings)
+        if (std::find(zones_sold.begin(), zones_sold.end(), o.zone) == zones_sold.end())
+          zones_sold.push_back(o.zone);
+    }
+    if (g.zones.empty()) {
+      std::sort(zones_sold.begin(), zones_sold.end());
+      g.zones = std::move(zones_sold);
+    }
+  }
+}
+
+}  // namespace fleetsim

@@ -80,6 +80,7 @@ Json report_json(const RunResult& result) {
   cost["spot_usd"] = round_report(c.spot_usd);
   cost["ebs_usd"] = round_report(c.ebs_usd);
   cost["by_nodepool"] = usd_object(c.by_nodepool);
+  if (c.by_nodegroup) cost["by_nodegroup"] = usd_object(*c.by_nodegroup);
   cost["by_instance_type"] = usd_object(c.by_instance_type);
   cost["by_capacity_type"] = usd_object(c.by_capacity_type);
   cost["by_workload"] = usd_object(c.by_workload);

@@ -64,7 +64,8 @@ std::string format_summary(const RunResult& result) {
       usd(cost.on_demand_usd) + " / " + usd(cost.spot_usd) + " / " + usd(cost.ebs_usd));
 
   std::vector<std::pair<std::string_view, double>> pools;
-  for (const auto& [name, value] : cost.by_nodepool) pools.emplace_back(name, shown(value));
+  for (const auto& [name, value] : cost.by_nodegroup ? *cost.by_nodegroup : cost.by_nodepool)
+    pools.emplace_back(name, shown(value));
   // Costliest first; ties by name so the table is stable.
   std::sort(pools.begin(), pools.end(), [](const auto& a, const auto& b) {
     if (a.second != b.second) return a.second > b.second;
@@ -75,7 +76,7 @@ std::string format_summary(const RunResult& result) {
     name_width = std::max(name_width, pools[i].first.size());
   }
   for (std::size_t i = 0; i < pools.size() && i < kSummaryTopNodepools; ++i) {
-    row(out, i == 0 ? "  by nodepool" : "",
+    row(out, i == 0 ? (cost.by_nodegroup ? "  by node group" : "  by nodepool") : "",
         fmt::format("{:<{}}  {}", pools[i].first, name_width, usd(pools[i].second)));
   }
 

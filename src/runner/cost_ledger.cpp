@@ -164,7 +164,11 @@ bool CostLedger::close(const Node& node, SimTime now) {
   instance_usd_[static_cast<std::size_t>(node.capacity_type)] += a->instance_usd;
   ebs_usd_ += a->ebs_usd;
   const double node_usd = a->instance_usd + a->ebs_usd;
-  add_to(by_nodepool_, node.nodepool, node_usd);
+  if (node.node_group.empty()) {
+    add_to(by_nodepool_, node.nodepool, node_usd);
+  } else {
+    add_to(by_nodegroup_, node.node_group, node_usd);
+  }
   add_to(by_instance_type_, node.instance_type, node_usd);
   add_to(by_capacity_type_, to_string(node.capacity_type), node_usd);
 

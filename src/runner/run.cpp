@@ -25,6 +25,10 @@ RunInfo run_info(const ScenarioConfig& config) {
     if (std::find(info.nodepools.begin(), info.nodepools.end(), p.name) == info.nodepools.end())
       info.nodepools.push_back(p.name);
   };
+  if (config.provisioner == ProvisionerKind::ClusterAutoscaler) {
+    info.node_groups = true;
+    for (const NodeGroup& g : config.node_groups) info.nodepools.push_back(g.name);
+  }
   for (const NodePool& p : config.nodepools) add_pool(p);
   for (const ScriptedEvent& e : config.events)
     if (const auto* apply = std::get_if<ApplyManifestsEvent>(&e.action))

@@ -107,7 +107,8 @@ void RunRecorder::on_node_event(const SimEvent& e, const Cluster& cluster) {
       ledger_.open(node, e.time);
       nodes_peak_ = std::max(nodes_peak_, static_cast<std::int64_t>(ledger_.billed_nodes().size()));
       if (node.id >= pool_column_.size()) pool_column_.resize(node.id + 1, -1);
-      const auto pool = std::find(info_.nodepools.begin(), info_.nodepools.end(), node.nodepool);
+      const std::string& name = node.node_group.empty() ? node.nodepool : node.node_group;
+      const auto pool = std::find(info_.nodepools.begin(), info_.nodepools.end(), name);
       pool_column_[node.id] = pool == info_.nodepools.end()
                                   ? -1
                                   : static_cast<std::int32_t>(pool - info_.nodepools.begin());
@@ -316,6 +317,7 @@ RunResult RunRecorder::result(std::uint64_t engine_events) const {
   r.cost.spot_usd = ledger_.instance_usd(CapacityType::Spot);
   r.cost.ebs_usd = ledger_.ebs_usd();
   r.cost.by_nodepool = ledger_.by_nodepool();
+  if (info_.node_groups) r.cost.by_nodegroup = ledger_.by_nodegroup();
   r.cost.by_instance_type = ledger_.by_instance_type();
   r.cost.by_capacity_type = ledger_.by_capacity_type();
   r.cost.by_workload = cost_by_workload_;

@@ -28,6 +28,13 @@ struct PoolSet {
 
 std::vector<PoolSet> pool_sets(const ScenarioConfig& config) {
   std::vector<PoolSet> sets(1);
+  if (config.provisioner == ProvisionerKind::ClusterAutoscaler) {
+    for (const NodeGroup& g : config.node_groups) sets[0].pools.push_back(as_nodepool(g));
+    sets[0].context = make_scheduling_context(
+        NodePoolInputs{.catalog = *config.catalog, .daemonsets = config.daemonsets},
+        sets[0].pools);
+    return sets;
+  }
   sets[0].pools = config.nodepools;
   sets[0].classes = config.node_classes;
   for (const ScriptedEvent& e : config.events) {
@@ -178,6 +185,8 @@ void warn_unhostable_workloads(const ScenarioConfig& config, const std::vector<P
     if (const auto* apply = std::get_if<ApplyManifestsEvent>(&e.action))
       for (const Workload& w : apply->workloads) workloads.push_back(&w);
   if (workloads.empty()) return;
+  const std::string_view noun =
+      config.provisioner == ProvisionerKind::ClusterAutoscaler ? "node group" : "NodePool";
   if (std::all_of(sets.begin(), sets.end(), [](const PoolSet& s) { return s.pools.empty(); })) {
     warnings.add(workloads.front()->where, "NodePool",
                  fmt::format("the scenario has no NodePool, so the pods of its {} workload{} "
@@ -200,7 +209,7 @@ void warn_unhostable_workloads(const ScenarioConfig& config, const std::vector<P
     }
     warnings.add(
         w.where, fmt::format("{} {}/{}", to_string(w.kind), w.namespace_name, w.name),
-        fmt::format("no NodePool can host its pods{}, so they stay Pending: {}",
+        fmt::format("no {} can host its pods{}, so they stay Pending: {}", noun,
                     sets.size() > 1 ? " (nor any NodePools a scripted apply brings)" : "", reason));
   };
   for (const Workload* w : workloads) check(*w);

@@ -49,6 +49,10 @@ struct NodeGroup {
   int on_demand_count(int instances) const;
 };
 
+// The group as a NodePool the solver can read: its instance types and zones as requirements,
+// its labels and taints.
+NodePool as_nodepool(const NodeGroup& group);
+
 // eksctl's defaults (pkg/apis/eksctl.io/v1alpha5/types.go): DefaultNodeCount, the root volume.
 inline constexpr int kEksctlDefaultNodeCount = 2;
 inline constexpr int kEksctlDefaultVolumeGiB = 80;

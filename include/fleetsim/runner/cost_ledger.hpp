@@ -57,8 +57,10 @@ class CostLedger {
   double total_usd() const { return instance_usd() + ebs_usd_; }
   // What the run has cost up to `now`: closed nodes, and billed nodes' pieces up to now.
   double accrued_usd(SimTime now) const;
-  // Instance + EBS cost of closed nodes, by name.
+  // Instance + EBS cost of closed nodes, by name (Karpenter's nodes by NodePool, the Cluster
+  // Autoscaler's by node group).
   const std::map<std::string, double, std::less<>>& by_nodepool() const { return by_nodepool_; }
+  const std::map<std::string, double, std::less<>>& by_nodegroup() const { return by_nodegroup_; }
   const std::map<std::string, double, std::less<>>& by_instance_type() const {
     return by_instance_type_;
   }
@@ -108,6 +110,7 @@ class CostLedger {
   std::array<double, kCapacityTypes> instance_usd_{};
   double ebs_usd_ = 0.0;
   std::map<std::string, double, std::less<>> by_nodepool_;
+  std::map<std::string, double, std::less<>> by_nodegroup_;
   std::map<std::string, double, std::less<>> by_instance_type_;
   std::map<std::string, double, std::less<>> by_capacity_type_;
   std::uint32_t name_index(const std::string& name);

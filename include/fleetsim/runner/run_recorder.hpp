@@ -27,7 +27,8 @@ struct RunInfo {
   SimDuration report_interval{};
   // Every NodePool of the run (scripted ones included), in the order of TimeseriesRow's
   // nodes_by_pool.
-  std::vector<std::string> nodepools;
+  std::vector<std::string> nodepools;  // node groups, under the Cluster Autoscaler
+  bool node_groups = false;            // the Cluster Autoscaler's run
   // The scenario's services, in order (TimeseriesRow's services and sla.by_service).
   std::vector<std::string> services;
   // The scenario draws spot interruptions (`spot:`): report.json gets its spot section even

@@ -23,6 +23,7 @@ struct CostResult {
   double ebs_usd = 0.0;
   // Instance + EBS cost of each node, added up by its NodePool, instance type and capacity type.
   UsdByName by_nodepool;
+  std::optional<UsdByName> by_nodegroup;  // Cluster Autoscaler runs: by eksctl node group
   UsdByName by_instance_type;
   UsdByName by_capacity_type;
   // By workload name, with what no workload requested under kUnallocatedKey: sums to total_usd.

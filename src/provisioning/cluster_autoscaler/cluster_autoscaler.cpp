@@ -25,17 +25,6 @@ constexpr std::string_view kEksctlNodeGroupLabel = "alpha.eksctl.io/nodegroup-na
 constexpr double kMemoryDifferenceRatio = 0.015;
 constexpr double kAllocatableDifferenceRatio = 0.05;
 
-NodePool group_pool(const NodeGroup& g) {
-  NodePool pool;
-  pool.name = g.name;
-  pool.requirements.add(std::string(label::kInstanceType),
-                        Requirement::make(Operator::In, g.instance_types));
-  pool.requirements.add(std::string(label::kZone), Requirement::make(Operator::In, g.zones));
-  pool.labels = g.labels;
-  pool.taints = g.taints;
-  return pool;
-}
-
 bool within(std::int64_t a, std::int64_t b, double ratio) {
   const std::int64_t larger = std::max(a, b);
   return static_cast<double>(larger - std::min(a, b)) <= static_cast<double>(larger) * ratio;
@@ -71,7 +60,7 @@ ClusterAutoscaler::ClusterAutoscaler(Inputs in)
   for (const Workload& ds : in.daemonsets) daemonsets.push_back({.spec = &ds.pod.spec});
   std::vector<KubeletSizing> kubelet;
   for (const NodeGroup& g : in.groups) {
-    group_pools_.push_back(group_pool(g));
+    group_pools_.push_back(as_nodepool(g));
     kubelet.push_back(
         KubeletSizing{.max_pods = g.max_pods, .root_volume_bytes = g.root_volume.size_bytes});
   }

@@ -1,12 +1,11 @@
 #include "fleetsim/scenario/cluster_autoscaler_decoder.hpp"
 
 #include <fmt/format.h>
+#include <re2/re2.h>
 
 #include <algorithm>
 #include <array>
 #include <map>
-
-#include <re2/re2.h>
 
 #include "fleetsim/scenario/name_hint.hpp"
 
@@ -50,16 +49,18 @@ std::vector<Expander> decode_expanders(const YamlValue& v) {
   std::vector<Expander> out;
   for (const std::string& name : names) {
     if (name == "price") {
-      v.fail("the price expander is not available on AWS: the Cluster Autoscaler's AWS provider "
-             "has no pricing model and exits at start-up (expander/factory, Pricing() returns "
-             "ErrNotImplemented)");
+      v.fail(
+          "the price expander is not available on AWS: the Cluster Autoscaler's AWS provider "
+          "has no pricing model and exits at start-up (expander/factory, Pricing() returns "
+          "ErrNotImplemented)");
     }
     if (name == "grpc") v.fail("the grpc expander calls an external service; not modelled");
     const std::optional<Expander> e = expander_named(name);
     if (!e) {
-      v.fail(fmt::format("unknown expander \"{}\"; expected random, most-pods, least-waste, "
-                         "least-nodes or priority (comma-separated, no spaces){}",
-                         name.substr(0, 40), did_you_mean(name, kExpanderNames)));
+      v.fail(
+          fmt::format("unknown expander \"{}\"; expected random, most-pods, least-waste, "
+                      "least-nodes or priority (comma-separated, no spaces){}",
+                      name.substr(0, 40), did_you_mean(name, kExpanderNames)));
     }
     if (std::find(out.begin(), out.end(), *e) != out.end())
       v.fail(fmt::format("expander \"{}\" is listed twice", name));
@@ -137,8 +138,7 @@ ClusterAutoscalerSettings decode_cluster_autoscaler(const YamlValue& value) {
   if (auto v = m.get("expander")) s.expanders = decode_expanders(*v);
   if (auto v = m.get("priorities")) s.priorities = decode_expander_priorities(*v);
   if (auto v = m.get("max_nodes_total")) s.max_nodes_total = v->as_int(0, kMaxNodesTotal);
-  if (auto v = m.get("max_node_provision_time"))
-    s.max_node_provision_time = delay(*v, kMaxDelay);
+  if (auto v = m.get("max_node_provision_time")) s.max_node_provision_time = delay(*v, kMaxDelay);
   if (auto v = m.get("max_node_startup_time")) s.max_node_startup_time = delay(*v, kMaxDelay);
   if (auto v = m.get("balance_similar_node_groups")) s.balance_similar_node_groups = v->as_bool();
   if (auto v = m.get("new_pod_scale_up_delay")) s.new_pod_scale_up_delay = delay(*v, kMaxDelay);

@@ -21,9 +21,9 @@ constexpr std::int64_t kMaxGroupSize = 10'000;
 constexpr std::int64_t kMaxVolumeGiB = 64 * 1024;
 constexpr std::int64_t kMaxPodsPerNode = 1'000;
 
-constexpr std::array<std::string_view, 4> kSpotStrategies{
-    "lowest-price", "capacity-optimized", "price-capacity-optimized",
-    "capacity-optimized-prioritized"};
+constexpr std::array<std::string_view, 4> kSpotStrategies{"lowest-price", "capacity-optimized",
+                                                          "price-capacity-optimized",
+                                                          "capacity-optimized-prioritized"};
 
 std::vector<std::string> string_list(const YamlValue& v) {
   std::vector<std::string> out;
@@ -50,9 +50,10 @@ std::vector<Taint> decode_group_taints(const YamlValue& v, DecodeContext& ctx) {
     const std::string effect = colon == std::string::npos ? "" : text.substr(colon + 1);
     const std::optional<TaintEffect> parsed = parse_taint_effect(effect);
     if (!parsed) {
-      e.value.fail(fmt::format("expected \"value:Effect\" with Effect NoSchedule, "
-                               "PreferNoSchedule or NoExecute, got \"{}\"",
-                               text.substr(0, 60)));
+      e.value.fail(
+          fmt::format("expected \"value:Effect\" with Effect NoSchedule, "
+                      "PreferNoSchedule or NoExecute, got \"{}\"",
+                      text.substr(0, 60)));
     }
     out.push_back(Taint{.key = e.key, .value = text.substr(0, colon), .effect = *parsed});
   }
@@ -75,15 +76,13 @@ void decode_sizes(const YamlMap& m, NodeGroup& g) {
   if (!min) {
     min = desired ? *desired : kEksctlDefaultNodeCount;
   } else if (desired && *desired < *min) {
-    fail("desiredCapacity",
-         fmt::format("desiredCapacity {} is below minSize {}", *desired, *min));
+    fail("desiredCapacity", fmt::format("desiredCapacity {} is below minSize {}", *desired, *min));
   }
   if (!max) {
     max = desired ? *desired : *min;
     if (*max == 0) max = 1;  // DefaultMaxSize: an Auto Scaling group needs a max of at least 1
   } else if (desired && *desired > *max) {
-    fail("desiredCapacity",
-         fmt::format("desiredCapacity {} is above maxSize {}", *desired, *max));
+    fail("desiredCapacity", fmt::format("desiredCapacity {} is above maxSize {}", *desired, *max));
   } else if (*max < *min) {
     fail("maxSize", fmt::format("maxSize {} is below minSize {}", *max, *min));
   }
@@ -102,20 +101,22 @@ void decode_distribution(const YamlValue& v, NodeGroup& g, DecodeContext& ctx) {
   if (auto s = d.get("spotAllocationStrategy")) {
     const std::string text = s->as_string();
     if (std::find(kSpotStrategies.begin(), kSpotStrategies.end(), text) == kSpotStrategies.end()) {
-      s->fail(fmt::format("unknown spotAllocationStrategy \"{}\"; expected lowest-price, "
-                          "capacity-optimized, price-capacity-optimized or "
-                          "capacity-optimized-prioritized{}",
-                          text.substr(0, 40), did_you_mean(text, kSpotStrategies)));
+      s->fail(
+          fmt::format("unknown spotAllocationStrategy \"{}\"; expected lowest-price, "
+                      "capacity-optimized, price-capacity-optimized or "
+                      "capacity-optimized-prioritized{}",
+                      text.substr(0, 40), did_you_mean(text, kSpotStrategies)));
     }
     g.spot_strategy = text == "capacity-optimized-prioritized" ? AllocationStrategy::Prioritized
-                                                                : AllocationStrategy::LowestPrice;
+                                                               : AllocationStrategy::LowestPrice;
   }
   if (auto s = d.get("onDemandAllocationStrategy")) {
     const std::string text = s->as_string();
     if (text != "prioritized" && text != "lowest-price") {
-      s->fail(fmt::format("unknown onDemandAllocationStrategy \"{}\"; expected prioritized or "
-                          "lowest-price",
-                          text.substr(0, 40)));
+      s->fail(
+          fmt::format("unknown onDemandAllocationStrategy \"{}\"; expected prioritized or "
+                      "lowest-price",
+                      text.substr(0, 40)));
     }
     g.on_demand_strategy =
         text == "lowest-price" ? AllocationStrategy::LowestPrice : AllocationStrategy::Prioritized;
@@ -171,7 +172,8 @@ NodeGroup decode_group(const YamlValue& item, bool managed,
   g.root_volume = BlockDevice{.device_name = "/dev/xvda",
                               .size_bytes = std::int64_t{kEksctlDefaultVolumeGiB} << 30,
                               .type = EbsVolumeType::gp3};
-  if (auto size = m.get("volumeSize")) g.root_volume.size_bytes = size->as_int(1, kMaxVolumeGiB) << 30;
+  if (auto size = m.get("volumeSize"))
+    g.root_volume.size_bytes = size->as_int(1, kMaxVolumeGiB) << 30;
   if (auto type_value = m.get("volumeType")) g.root_volume.type = parse_volume_type(*type_value);
   if (auto iops = m.get("volumeIOPS")) g.root_volume.iops = iops->as_int(0, kMaxEbsIops);
   if (auto throughput = m.get("volumeThroughput"))
@@ -231,20 +233,20 @@ void check_node_groups(std::vector<NodeGroup>& groups, const Catalog& catalog) {
       const std::string& name = g.instance_types[k];
       const InstanceType* type = catalog.find(name);
       if (type == nullptr) {
-        const std::string hint = name == "mixed" ? std::string("; \"mixed\" needs instancesDistribution")
-                                                 : did_you_mean(name, type_names);
-        throw ConfigError(g.instance_type_where[k], "instanceType",
-                          fmt::format("instance type \"{}\" is not in the catalog{}",
-                                      name.substr(0, 60), hint));
+        const std::string hint = name == "mixed"
+                                     ? std::string("; \"mixed\" needs instancesDistribution")
+                                     : did_you_mean(name, type_names);
+        throw ConfigError(
+            g.instance_type_where[k], "instanceType",
+            fmt::format("instance type \"{}\" is not in the catalog{}", name.substr(0, 60), hint));
       }
       for (CapacityType ct : wanted) {
-        const bool sold = std::any_of(type->offerings.begin(), type->offerings.end(),
-                                      [&](const Offering& o) {
-                                        return o.capacity_type == ct &&
-                                               (g.zones.empty() ||
-                                                std::find(g.zones.begin(), g.zones.end(), o.zone) !=
-                                                    g.zones.end());
-                                      });
+        const bool sold =
+            std::any_of(type->offerings.begin(), type->offerings.end(), [&](const Offering& o) {
+              return o.capacity_type == ct &&
+                     (g.zones.empty() ||
+                      std::find(g.zones.begin(), g.zones.end(), o.zone) != g.zones.end());
+            });
         if (!sold) {
           throw ConfigError(g.instance_type_where[k], "instanceType",
                             fmt::format("{} has no {} offering in node group {}'s zones", name,

@@ -6,14 +6,14 @@
 #include <array>
 #include <map>
 
+#include "fleetsim/scenario/cluster_autoscaler_decoder.hpp"
 #include "fleetsim/scenario/decode_context.hpp"
+#include "fleetsim/scenario/eksctl_decoder.hpp"
 #include "fleetsim/scenario/hpa_decoder.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scenario/nodeclass_decoder.hpp"
 #include "fleetsim/scenario/nodepool_decoder.hpp"
 #include "fleetsim/scenario/pdb_decoder.hpp"
-#include "fleetsim/scenario/cluster_autoscaler_decoder.hpp"
-#include "fleetsim/scenario/eksctl_decoder.hpp"
 #include "fleetsim/scenario/scaled_object_decoder.hpp"
 
 namespace fleetsim {
@@ -80,7 +80,8 @@ void ManifestLoader::load_manifest(const YamlValue& manifest, ManifestSet& out) 
     const std::optional<YamlValue> md = m.get("metadata");
     const std::optional<YamlValue> name = md ? YamlMap(*md).get("name") : std::nullopt;
     if (name && name->as_string() == kPriorityExpanderConfigMap) {
-      out.expander_priorities = decode_expander_priorities(YamlMap(m.require("data")).require("priorities"));
+      out.expander_priorities =
+          decode_expander_priorities(YamlMap(m.require("data")).require("priorities"));
       return;
     }
   }

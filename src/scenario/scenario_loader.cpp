@@ -16,14 +16,14 @@
 #include "fleetsim/catalog/catalog_loader.hpp"
 #include "fleetsim/core/calendar.hpp"
 #include "fleetsim/core/utf8.hpp"
+#include "fleetsim/scenario/cluster_autoscaler_decoder.hpp"
+#include "fleetsim/scenario/eksctl_decoder.hpp"
 #include "fleetsim/scenario/manifest_loader.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scenario/nodepool_checks.hpp"
 #include "fleetsim/scenario/priority_resolver.hpp"
 #include "fleetsim/scenario/scenario_sections.hpp"
 #include "fleetsim/scenario/service_decoder.hpp"
-#include "fleetsim/scenario/cluster_autoscaler_decoder.hpp"
-#include "fleetsim/scenario/eksctl_decoder.hpp"
 #include "fleetsim/scenario/warning_log.hpp"
 #include "fleetsim/scenario/yaml_reader.hpp"
 
@@ -80,13 +80,14 @@ void check_provisioner_inputs(ProvisionerKind provisioner, const ManifestSet& se
   if (provisioner == ProvisionerKind::ClusterAutoscaler) {
     if (set.node_groups.empty()) {
       const std::optional<YamlValue> p = top.get("provisioner");
-      p->fail("cluster-autoscaler resizes node groups: give an eksctl ClusterConfig with "
-              "managedNodeGroups or nodeGroups in manifests");
+      p->fail(
+          "cluster-autoscaler resizes node groups: give an eksctl ClusterConfig with "
+          "managedNodeGroups or nodeGroups in manifests");
     }
     for (const NodePool& pool : set.nodepools)
-      warnings.add(pool.where, "NodePool",
-                   fmt::format("NodePool {} is not used: the provisioner is cluster-autoscaler",
-                               pool.name));
+      warnings.add(
+          pool.where, "NodePool",
+          fmt::format("NodePool {} is not used: the provisioner is cluster-autoscaler", pool.name));
     return;
   }
   for (const NodeGroup& g : set.node_groups)

@@ -94,7 +94,7 @@ struct SimEvent {
   CapacityType capacity_type = CapacityType::Spot;
   std::optional<std::int64_t> capacity{};
   double price = 0.0;
-  std::string_view node_group{};                // ScaleUpFailed
+  std::string_view node_group{};              // ScaleUpFailed
   const ScaleUpDecision* scale_up = nullptr;  // ScaleUp only
 };
 

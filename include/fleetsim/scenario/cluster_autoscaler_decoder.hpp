@@ -10,7 +10,8 @@
 namespace fleetsim {
 
 // The ConfigMap the priority expander reads (in the Cluster Autoscaler's namespace).
-inline constexpr std::string_view kPriorityExpanderConfigMap = "cluster-autoscaler-priority-expander";
+inline constexpr std::string_view kPriorityExpanderConfigMap =
+    "cluster-autoscaler-priority-expander";
 
 // `cluster_autoscaler: {scan_interval, expander, scale_down_utilization_threshold, …}`: keys are
 // the flags' names with underscores; unset keys keep upstream's defaults.

@@ -57,8 +57,8 @@ bool AutoScalingGroup::launch_one() {
   for (NodeId id : instances_)
     on_demand += cluster_.node(id).capacity_type == CapacityType::OnDemand ? 1 : 0;
   const int count = static_cast<int>(instances_.size());
-  const CapacityType ct = on_demand < g.on_demand_count(count + 1) ? CapacityType::OnDemand
-                                                                    : CapacityType::Spot;
+  const CapacityType ct =
+      on_demand < g.on_demand_count(count + 1) ? CapacityType::OnDemand : CapacityType::Spot;
   const AllocationStrategy strategy =
       ct == CapacityType::Spot ? g.spot_strategy : g.on_demand_strategy;
 

@@ -64,10 +64,9 @@ ClusterAutoscaler::ClusterAutoscaler(Inputs in)
     kubelet.push_back(
         KubeletSizing{.max_pods = g.max_pods, .root_volume_bytes = g.root_volume.size_bytes});
   }
-  group_context_ =
-      std::make_unique<SchedulingContext>(catalog, group_pools_, daemonsets, kubelet);
-  existing_context_ = std::make_unique<SchedulingContext>(catalog, std::span<const NodePool>{},
-                                                          daemonsets);
+  group_context_ = std::make_unique<SchedulingContext>(catalog, group_pools_, daemonsets, kubelet);
+  existing_context_ =
+      std::make_unique<SchedulingContext>(catalog, std::span<const NodePool>{}, daemonsets);
   scheduler_ = std::make_unique<Scheduler>(*existing_context_);
 
   for (std::uint32_t i = 0; i < in.groups.size(); ++i) {
@@ -87,11 +86,11 @@ ClusterAutoscaler::ClusterAutoscaler(Inputs in)
     node.labels.add(std::string(kEksctlNodeGroupLabel), Requirement::single(g.name));
     if (g.managed) {
       node.labels.add(std::string(kEksNodeGroupLabel), Requirement::single(g.name));
-      node.labels.add(std::string(kEksCapacityTypeLabel),
-                      Requirement::single(g.on_demand_percentage_above_base == 0 &&
-                                                  g.on_demand_base == 0
-                                              ? "SPOT"
-                                              : "ON_DEMAND"));
+      node.labels.add(
+          std::string(kEksCapacityTypeLabel),
+          Requirement::single(g.on_demand_percentage_above_base == 0 && g.on_demand_base == 0
+                                  ? "SPOT"
+                                  : "ON_DEMAND"));
     }
     node.taints = g.taints;
     const std::array<BlockDevice, 1> volumes{g.root_volume};
@@ -128,9 +127,8 @@ std::int64_t ClusterAutoscaler::node_count() const {
 }
 
 void ClusterAutoscaler::run_once(SimTime now) {
-  std::erase_if(deleting_, [&](NodeId id) {
-    return cluster_.node(id).phase == NodePhase::Terminated;
-  });
+  std::erase_if(deleting_,
+                [&](NodeId id) { return cluster_.node(id).phase == NodePhase::Terminated; });
   check_scale_up_requests(now);
   bool too_new = false;
   const std::vector<PodId> pods = pods_to_help(now, too_new);
@@ -184,7 +182,8 @@ std::vector<PodId> ClusterAutoscaler::pods_to_help(SimTime now, bool& too_new) {
   for (PodId id : cluster_.pending_pods()) {
     const Pod& p = cluster_.pod(id);
     if (p.terminating || p.spec->priority < kExpendablePodsPriorityCutoff) continue;
-    if (now - p.created <= settings_.new_pod_scale_up_delay && settings_.new_pod_scale_up_delay > SimDuration{0})
+    if (now - p.created <= settings_.new_pod_scale_up_delay &&
+        settings_.new_pod_scale_up_delay > SimDuration{0})
       continue;
     pending.push_back(id);
   }
@@ -223,11 +222,11 @@ std::vector<PodId> ClusterAutoscaler::pods_to_help(SimTime now, bool& too_new) {
     oldest = std::min(oldest, p.created);
     if (p.spec->requests.gpus() > 0) oldest_gpu = std::min(oldest_gpu, p.created);
   }
-  too_new = !out.empty() && (now - oldest < kUnschedulablePodTimeBuffer ||
-                             (oldest_gpu != kNever && now - oldest_gpu < kUnschedulableGpuPodTimeBuffer));
+  too_new =
+      !out.empty() && (now - oldest < kUnschedulablePodTimeBuffer ||
+                       (oldest_gpu != kNever && now - oldest_gpu < kUnschedulableGpuPodTimeBuffer));
   return out;
 }
-
 
 ClusterAutoscaler::GroupTemplate ClusterAutoscaler::group_template(std::uint32_t g) const {
   const Catalog& catalog = cloud_.catalog();
@@ -253,9 +252,11 @@ ClusterAutoscaler::GroupTemplate ClusterAutoscaler::group_template(std::uint32_t
   t.labels = spec.node_template.labels;
   t.labels.add(catalog.types()[t.type].requirements);
   t.zone = asg.group().zones.front();
-  t.labels.add(std::string(label::kInstanceType), Requirement::single(catalog.types()[t.type].name));
+  t.labels.add(std::string(label::kInstanceType),
+               Requirement::single(catalog.types()[t.type].name));
   t.labels.add(std::string(label::kZone), Requirement::single(t.zone));
-  t.capacity_type = asg.group().on_demand_count(1) > 0 ? CapacityType::OnDemand : CapacityType::Spot;
+  t.capacity_type =
+      asg.group().on_demand_count(1) > 0 ? CapacityType::OnDemand : CapacityType::Spot;
   return t;
 }
 
@@ -285,8 +286,10 @@ ClusterAutoscaler::SolveView ClusterAutoscaler::existing_view(std::span<const No
   for (NodeId id : view.node_ids)
     for (PodId pod : cluster_.node(id).pods) {
       const Pod& p = cluster_.pod(pod);
-      view.bound.push_back(BoundPod{
-          .labels = p.labels, .spec = p.spec, .namespace_name = p.namespace_name, .node = slot[id]});
+      view.bound.push_back(BoundPod{.labels = p.labels,
+                                    .spec = p.spec,
+                                    .namespace_name = p.namespace_name,
+                                    .node = slot[id]});
     }
   return view;
 }
@@ -333,17 +336,16 @@ bool ClusterAutoscaler::scale_up(const std::vector<PodId>& pod_ids, SimTime now)
   for (std::uint32_t g = 0; g < asgs_.size(); ++g) {
     const AutoScalingGroup& asg = *asgs_[g];
     if (backoff_.backed_off(g, now) || asg.desired() >= asg.group().max_size) continue;
-    std::int64_t limit = std::min<std::int64_t>(
-        {asg.group().max_size - asg.desired(), kMaxNodesPerScaleUp,
-         static_cast<std::int64_t>(pods.size())});
+    std::int64_t limit =
+        std::min<std::int64_t>({asg.group().max_size - asg.desired(), kMaxNodesPerScaleUp,
+                                static_cast<std::int64_t>(pods.size())});
     if (settings_.max_nodes_total > 0) limit = std::min(limit, settings_.max_nodes_total - current);
     if (limit <= 0) continue;
     SolveView view;
     add_templates(view, g, static_cast<int>(limit));
     const SolveResult result = solve(view, pods);
-    ScaleUpOption o{.group = g,
-                    .name = asg.group().name,
-                    .node_capacity = view.templates.front().capacity};
+    ScaleUpOption o{
+        .group = g, .name = asg.group().name, .node_capacity = view.templates.front().capacity};
     std::vector<std::uint8_t> used(view.nodes.size(), 0);
     for (const Placement& p : result.placements) {
       o.pods.push_back(p.pod);
@@ -355,8 +357,9 @@ bool ClusterAutoscaler::scale_up(const std::vector<PodId>& pod_ids, SimTime now)
   }
   if (options.empty()) {
     for (PodId id : pod_ids)
-      cluster_.set_pending_reason(id, "cluster-autoscaler: no node group can host it "
-                                      "(NotTriggerScaleUp)");
+      cluster_.set_pending_reason(id,
+                                  "cluster-autoscaler: no node group can host it "
+                                  "(NotTriggerScaleUp)");
     return false;
   }
   const std::optional<std::size_t> best =
@@ -411,9 +414,7 @@ bool ClusterAutoscaler::scale_up(const std::vector<PodId>& pod_ids, SimTime now)
   for (std::size_t i = 0; i < share.size(); ++i) {
     if (added[i] == 0) continue;
     grow(share[i], added[i], now);
-    grown.push_back({.node_group = asgs_[share[i]]->group().name,
-                     .nodes = added[i],
-                     .pods = 0});
+    grown.push_back({.node_group = asgs_[share[i]]->group().name, .nodes = added[i], .pods = 0});
   }
   if (grown.empty()) return false;
   last_scale_up_ = now;
@@ -459,11 +460,12 @@ void ClusterAutoscaler::scale_down(SimTime now) {
     }
   }
   // Empty nodes first, then the ones unneeded before, then by node.
-  std::stable_sort(candidates.begin(), candidates.end(), [&](const Candidate& a, const Candidate& b) {
-    const bool ua = unneeded_since_.contains(a.node);
-    const bool ub = unneeded_since_.contains(b.node);
-    return std::tie(b.empty, ub, a.node) < std::tie(a.empty, ua, b.node);
-  });
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [&](const Candidate& a, const Candidate& b) {
+                     const bool ua = unneeded_since_.contains(a.node);
+                     const bool ub = unneeded_since_.contains(b.node);
+                     return std::tie(b.empty, ub, a.node) < std::tie(a.empty, ua, b.node);
+                   });
 
   std::vector<NodeId> removed;  // accepted in this simulation: no destination for the others
   std::vector<Candidate> removable;
@@ -502,13 +504,10 @@ void ClusterAutoscaler::scale_down(SimTime now) {
     removed.push_back(c.node);
     removable.push_back(c);
     if (unneeded_since_.emplace(c.node, now).second) {
-      const std::string reason =
-          fmt::format("{} utilization {:.3f} at or below {}", u.gpu ? "GPU" : "CPU/memory",
-                      u.value, threshold);
-      bus_.emit(SimEvent{.time = now,
-                         .kind = EventKind::ScaleDownCandidate,
-                         .node = c.node,
-                         .reason = reason});
+      const std::string reason = fmt::format("{} utilization {:.3f} at or below {}",
+                                             u.gpu ? "GPU" : "CPU/memory", u.value, threshold);
+      bus_.emit(SimEvent{
+          .time = now, .kind = EventKind::ScaleDownCandidate, .node = c.node, .reason = reason});
     }
   }
   // Nodes no longer removable (gone, or not candidates this loop) start over.

@@ -1,10 +1,10 @@
 #include "fleetsim/provisioning/cluster_autoscaler/expander.hpp"
 
+#include <re2/re2.h>
+
 #include <algorithm>
 #include <limits>
 #include <optional>
-
-#include <re2/re2.h>
 
 namespace fleetsim {
 
@@ -100,7 +100,8 @@ std::vector<std::size_t> keep_best(Expander expander, std::span<const ScaleUpOpt
           with_nodes, [&](std::size_t i) { return options[i].node_count; }, std::less<>());
     }
     case Expander::LeastWaste:
-      return keep_extreme(among, [&](std::size_t i) { return waste(options[i]); }, std::less<>());
+      return keep_extreme(
+          among, [&](std::size_t i) { return waste(options[i]); }, std::less<>());
     case Expander::Priority:
       return keep_priority(options, among, priorities);
     case Expander::Random:

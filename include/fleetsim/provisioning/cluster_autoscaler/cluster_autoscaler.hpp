@@ -91,8 +91,8 @@ class ClusterAutoscaler final : public Provisioner, private EventHandler {
     std::vector<ExistingNode> nodes;
     std::vector<NodeId> node_ids;  // the real nodes, first in `nodes`; templates follow
     std::vector<BoundPod> bound;
-    std::deque<std::string> names;               // templates' names
-    std::deque<GroupTemplate> templates;         // what template nodes point into
+    std::deque<std::string> names;        // templates' names
+    std::deque<GroupTemplate> templates;  // what template nodes point into
   };
   // Live nodes (registered ones only, for scale-down's destinations) minus `exclude`, with what
   // the pods placed this loop take.
@@ -117,8 +117,8 @@ class ClusterAutoscaler final : public Provisioner, private EventHandler {
   const PodDisruptionBudgets& pdbs_;
   ClusterAutoscalerSettings settings_;
   std::vector<std::unique_ptr<AutoScalingGroup>> asgs_;
-  std::vector<NodePool> group_pools_;  // one per group: the context's view of it
-  std::unique_ptr<SchedulingContext> group_context_;    // allocatable and DaemonSet overhead
+  std::vector<NodePool> group_pools_;                    // one per group: the context's view of it
+  std::unique_ptr<SchedulingContext> group_context_;     // allocatable and DaemonSet overhead
   std::unique_ptr<SchedulingContext> existing_context_;  // no pools: places on given nodes only
   std::unique_ptr<Scheduler> scheduler_;
   RngStream expander_rng_;

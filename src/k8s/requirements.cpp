@@ -277,9 +277,11 @@ bool is_well_known_label(std::string_view key) {
       label::kOs,   label::kCapacityType, label::kNodePool,     "topology.k8s.aws/zone-id"};
   for (auto k : kCore)
     if (k == key) return true;
-  // Every karpenter.k8s.aws/instance-* label is well known to the AWS provider.
+  // Every karpenter.k8s.aws/instance-* label is well known to the AWS provider, and EKS Auto
+  // Mode's eks.amazonaws.com/instance-* equivalents to Auto Mode.
   return key.starts_with("karpenter.k8s.aws/instance-") ||
-         key.starts_with("karpenter.k8s.aws/capacity-reservation");
+         key.starts_with("karpenter.k8s.aws/capacity-reservation") ||
+         key.starts_with("eks.amazonaws.com/instance-") || key == "eks.amazonaws.com/compute-type";
 }
 
 }  // namespace fleetsim

@@ -79,6 +79,7 @@ Json report_json(const RunResult& result) {
   cost["on_demand_usd"] = round_report(c.on_demand_usd);
   cost["spot_usd"] = round_report(c.spot_usd);
   cost["ebs_usd"] = round_report(c.ebs_usd);
+  if (c.management_fee_usd) cost["management_fee_usd"] = round_report(*c.management_fee_usd);
   cost["by_nodepool"] = usd_object(c.by_nodepool);
   if (c.by_nodegroup) cost["by_nodegroup"] = usd_object(*c.by_nodegroup);
   cost["by_instance_type"] = usd_object(c.by_instance_type);

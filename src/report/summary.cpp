@@ -62,6 +62,7 @@ std::string format_summary(const RunResult& result) {
   row(out, "cost total", usd(cost.total_usd));
   row(out, "  on-demand / spot / EBS",
       usd(cost.on_demand_usd) + " / " + usd(cost.spot_usd) + " / " + usd(cost.ebs_usd));
+  if (cost.management_fee_usd) row(out, "  EKS Auto Mode fee", usd(*cost.management_fee_usd));
 
   std::vector<std::pair<std::string_view, double>> pools;
   for (const auto& [name, value] : cost.by_nodegroup ? *cost.by_nodegroup : cost.by_nodepool)

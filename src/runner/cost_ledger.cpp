@@ -37,7 +37,7 @@ CostLedger::NodeAccount* CostLedger::account(NodeId id) {
   return &accounts_[id];
 }
 
-void CostLedger::open(const Node& node, SimTime now) {
+void CostLedger::open(const Node& node, SimTime now, double fee_per_hour) {
   if (node.id >= accounts_.size()) accounts_.resize(node.id + 1);
   NodeAccount& a = accounts_[node.id];
   FLEETSIM_ASSERT(!a.billed);
@@ -46,6 +46,7 @@ void CostLedger::open(const Node& node, SimTime now) {
   a.since = now;
   a.instance_per_hour = node.price_per_hour;
   a.ebs_per_hour = node.ebs_price_per_hour;
+  a.fee_per_hour = fee_per_hour;
   billed_.push_back(node.id);
 }
 
@@ -53,8 +54,8 @@ double CostLedger::accrued_usd(SimTime now) const {
   double usd = total_usd();
   for (NodeId id : billed_) {
     const NodeAccount& a = accounts_[id];
-    usd += a.instance_usd + a.ebs_usd +
-           (a.instance_per_hour + a.ebs_per_hour) * to_hours(now - a.since);
+    usd += a.instance_usd + a.ebs_usd + a.fee_usd +
+           (a.instance_per_hour + a.ebs_per_hour + a.fee_per_hour) * to_hours(now - a.since);
   }
   return usd;
 }
@@ -67,10 +68,12 @@ void CostLedger::credit(NodeAccount& a, SimTime now) {
   const double hours = to_hours(dt);
   const double instance = a.instance_per_hour * hours;
   const double ebs = a.ebs_per_hour * hours;
+  const double fee = a.fee_per_hour * hours;
   a.instance_usd += instance;
   a.ebs_usd += ebs;
+  a.fee_usd += fee;
 
-  const double piece = instance + ebs;
+  const double piece = instance + ebs + fee;
   double attributed = 0.0;
   for (const Share& s : a.shares) {
     const double usd = piece * s.fraction;
@@ -153,17 +156,19 @@ bool CostLedger::close(const Node& node, SimTime now) {
 
   const SimDuration lived = now - node.billed_from;
   if (lived < kMinimumBilledDuration) {
-    // The minimum is billed but nobody used it: it goes to (unallocated).
-    const double top_up =
-        a->instance_per_hour * to_seconds(kMinimumBilledDuration - lived) / kSecondsPerHour;
-    a->instance_usd += top_up;
-    unallocated_usd_ += top_up;
+    // The minimum is billed but nobody used it: it goes to (unallocated). Auto Mode's fee has
+    // the same 60-second minimum.
+    const double unbilled_hours = to_seconds(kMinimumBilledDuration - lived) / kSecondsPerHour;
+    a->instance_usd += a->instance_per_hour * unbilled_hours;
+    a->fee_usd += a->fee_per_hour * unbilled_hours;
+    unallocated_usd_ += (a->instance_per_hour + a->fee_per_hour) * unbilled_hours;
   }
   provisioned_gpu_seconds_ += static_cast<double>(node.allocatable.gpus()) * to_seconds(lived);
 
   instance_usd_[static_cast<std::size_t>(node.capacity_type)] += a->instance_usd;
   ebs_usd_ += a->ebs_usd;
-  const double node_usd = a->instance_usd + a->ebs_usd;
+  fee_usd_ += a->fee_usd;
+  const double node_usd = a->instance_usd + a->ebs_usd + a->fee_usd;
   if (node.node_group.empty()) {
     add_to(by_nodepool_, node.nodepool, node_usd);
   } else {

@@ -25,6 +25,7 @@ RunInfo run_info(const ScenarioConfig& config) {
     if (std::find(info.nodepools.begin(), info.nodepools.end(), p.name) == info.nodepools.end())
       info.nodepools.push_back(p.name);
   };
+  info.management_fee_by_type = config.management_fee_by_type;
   if (config.provisioner == ProvisionerKind::ClusterAutoscaler) {
     info.node_groups = true;
     for (const NodeGroup& g : config.node_groups) info.nodepools.push_back(g.name);

@@ -104,7 +104,7 @@ void RunRecorder::on_node_event(const SimEvent& e, const Cluster& cluster) {
       const Node& node = cluster.node(e.node);
       ++nodes_launched_;
       if (node.spot_fallback) ++spot_.launches_fell_back_to_on_demand;
-      ledger_.open(node, e.time);
+      ledger_.open(node, e.time, fee_of(node));
       nodes_peak_ = std::max(nodes_peak_, static_cast<std::int64_t>(ledger_.billed_nodes().size()));
       if (node.id >= pool_column_.size()) pool_column_.resize(node.id + 1, -1);
       const std::string& name = node.node_group.empty() ? node.nodepool : node.node_group;
@@ -232,7 +232,7 @@ void RunRecorder::on_interval(SimTime now, const Cluster& cluster) {
       if (busy_while_bound(workload_of(pod, cluster).kind))
         row.gpus_busy += static_cast<double>(gpus);
     }
-    const double rate = node.price_per_hour + node.ebs_price_per_hour;
+    const double rate = node.price_per_hour + node.ebs_price_per_hour + fee_of(node);
     row.cost_rate_usd_per_hour += rate;
     if (id < pool_column_.size() && pool_column_[id] >= 0) {
       ++pool_counts_[static_cast<std::size_t>(pool_column_[id])];
@@ -318,6 +318,8 @@ RunResult RunRecorder::result(std::uint64_t engine_events) const {
   r.cost.ebs_usd = ledger_.ebs_usd();
   r.cost.by_nodepool = ledger_.by_nodepool();
   if (info_.node_groups) r.cost.by_nodegroup = ledger_.by_nodegroup();
+  if (!info_.management_fee_by_type.empty())
+    r.cost.management_fee_usd = ledger_.management_fee_usd();
   r.cost.by_instance_type = ledger_.by_instance_type();
   r.cost.by_capacity_type = ledger_.by_capacity_type();
   r.cost.by_workload = cost_by_workload_;

@@ -45,23 +45,30 @@ std::vector<Taint> decode_group_taints(const YamlValue& v, DecodeContext& ctx) {
   std::vector<Taint> out;
   YamlMap m(v);
   for (const auto& e : m.entries()) {
+    // eksctl's parseTaint (pkg/utils/taints): "value:Effect", or "Effect" alone.
     const std::string text = e.value.as_string();
-    const std::size_t colon = text.rfind(':');
-    const std::string effect = colon == std::string::npos ? "" : text.substr(colon + 1);
-    const std::optional<TaintEffect> parsed = parse_taint_effect(effect);
+    const std::size_t colon = text.find(':');
+    const bool at_most_one =
+        colon == std::string::npos || text.find(':', colon + 1) == std::string::npos;
+    const std::string effect = colon == std::string::npos ? text : text.substr(colon + 1);
+    const std::optional<TaintEffect> parsed =
+        at_most_one ? parse_taint_effect(effect) : std::nullopt;
     if (!parsed) {
       e.value.fail(
-          fmt::format("expected \"value:Effect\" with Effect NoSchedule, "
+          fmt::format("expected \"value:Effect\" or \"Effect\" with Effect NoSchedule, "
                       "PreferNoSchedule or NoExecute, got \"{}\"",
                       text.substr(0, 60)));
     }
-    out.push_back(Taint{.key = e.key, .value = text.substr(0, colon), .effect = *parsed});
+    out.push_back(Taint{.key = e.key,
+                        .value = colon == std::string::npos ? std::string() : text.substr(0, colon),
+                        .effect = *parsed});
   }
   return out;
 }
 
-// Sizes as eksctl sets and checks them (validation.go, ValidateManagedNodeGroup; the same rules
-// in cfn/builder/nodegroup.go for self-managed groups).
+// Sizes as eksctl sets and checks them (validation.go, ValidateManagedNodeGroup; for self-managed
+// groups cfn/builder/nodegroup.go: the same rules without the max of at least 1
+// (DefaultMaxSize)).
 void decode_sizes(const YamlMap& m, NodeGroup& g) {
   auto size = [&](std::string_view key) -> std::optional<int> {
     if (auto v = m.get(key)) return static_cast<int>(v->as_int(0, kMaxGroupSize));
@@ -80,7 +87,7 @@ void decode_sizes(const YamlMap& m, NodeGroup& g) {
   }
   if (!max) {
     max = desired ? *desired : *min;
-    if (*max == 0) max = 1;  // DefaultMaxSize: an Auto Scaling group needs a max of at least 1
+    if (*max == 0 && g.managed) max = 1;  // DefaultMaxSize
   } else if (desired && *desired > *max) {
     fail("desiredCapacity", fmt::format("desiredCapacity {} is above maxSize {}", *desired, *max));
   } else if (*max < *min) {
@@ -125,7 +132,8 @@ void decode_distribution(const YamlValue& v, NodeGroup& g, DecodeContext& ctx) {
 }
 
 NodeGroup decode_group(const YamlValue& item, bool managed,
-                       const std::vector<std::string>& cluster_zones, DecodeContext& ctx) {
+                       const std::vector<std::string>& cluster_zones,
+                       const SourceLocation& cluster_zones_where, DecodeContext& ctx) {
   YamlMap m(item);
   NodeGroup g;
   g.managed = managed;
@@ -166,6 +174,7 @@ NodeGroup decode_group(const YamlValue& item, bool managed,
     g.zones_where = zones->where();
   } else {
     g.zones = cluster_zones;
+    g.zones_where = cluster_zones_where;
   }
   if (auto labels = m.get("labels")) g.labels = decode_labels(*labels);
   if (auto taints = m.get("taints")) g.taints = decode_group_taints(*taints, ctx);
@@ -186,22 +195,46 @@ NodeGroup decode_group(const YamlValue& item, bool managed,
 
 }  // namespace
 
-std::vector<NodeGroup> decode_cluster_config(const YamlMap& manifest, DecodeContext& ctx) {
+ClusterConfigSpec decode_cluster_config(const YamlMap& manifest, DecodeContext& ctx) {
+  ClusterConfigSpec spec;
+  if (auto auto_mode = manifest.get("autoModeConfig")) {
+    YamlMap a(*auto_mode);
+    const bool enabled = a.get("enabled") && a.get("enabled")->as_bool();
+    if (enabled) {
+      // eksctl's default: both built-in pools.
+      std::vector<std::string> pools{"general-purpose", "system"};
+      if (auto list = a.get("nodePools")) {
+        pools = string_list(*list);
+        for (const std::string& p : pools)
+          if (p != "general-purpose" && p != "system")
+            list->fail(
+                fmt::format("unknown built-in NodePool \"{}\"; expected general-purpose "
+                            "or system",
+                            p.substr(0, 40)));
+      }
+      spec.auto_mode_node_pools = std::move(pools);
+      spec.auto_mode_where = auto_mode->where();
+    }
+    a.warn_unread(ctx.warnings, ctx.kind);
+  }
   std::vector<std::string> cluster_zones;
-  if (auto zones = manifest.get("availabilityZones")) cluster_zones = string_list(*zones);
+  SourceLocation cluster_zones_where;
+  if (auto zones = manifest.get("availabilityZones")) {
+    cluster_zones = string_list(*zones);
+    cluster_zones_where = zones->where();
+  }
   if (auto md = manifest.get("metadata")) {
     YamlMap meta(*md);
     meta.require("name");
     meta.warn_unread(ctx.warnings, ctx.kind);  // region, version, tags: the scenario has its own
   }
-  std::vector<NodeGroup> out;
   for (auto [key, managed] : {std::pair{"managedNodeGroups", true}, {"nodeGroups", false}}) {
     if (auto groups = manifest.get(key)) {
       for (const YamlValue& item : groups->items())
-        out.push_back(decode_group(item, managed, cluster_zones, ctx));
+        spec.groups.push_back(decode_group(item, managed, cluster_zones, cluster_zones_where, ctx));
     }
   }
-  return out;
+  return spec;
 }
 
 void check_node_groups(std::vector<NodeGroup>& groups, const Catalog& catalog) {

@@ -25,7 +25,7 @@ struct DecodedKind {
   std::string_view kind;
   std::string_view api_version;
 };
-constexpr std::array<DecodedKind, 12> kDecodedKinds{{
+constexpr std::array<DecodedKind, 13> kDecodedKinds{{
     {"NodePool", "karpenter.sh/v1"},
     {"EC2NodeClass", "karpenter.k8s.aws/v1"},
     {"Pod", "v1"},
@@ -37,6 +37,7 @@ constexpr std::array<DecodedKind, 12> kDecodedKinds{{
     {"ScaledObject", "keda.sh/v1alpha1"},
     {"PodDisruptionBudget", "policy/v1"},
     {"ClusterConfig", "eksctl.io/v1alpha5"},
+    {"NodeClass", "eks.amazonaws.com/v1"},
     {"List", "v1"},
 }};
 
@@ -132,8 +133,15 @@ void ManifestLoader::load_manifest(const YamlValue& manifest, ManifestSet& out) 
     out.scaled_objects.push_back(decode_scaled_object(m, ctx));
   } else if (kind == "PodDisruptionBudget") {
     out.pdbs.push_back(decode_pdb(m, ctx));
+  } else if (kind == "NodeClass") {
+    out.node_classes.push_back(decode_auto_mode_node_class(m, ctx));
   } else if (kind == "ClusterConfig") {
-    for (NodeGroup& g : decode_cluster_config(m, ctx)) out.node_groups.push_back(std::move(g));
+    ClusterConfigSpec spec = decode_cluster_config(m, ctx);
+    for (NodeGroup& g : spec.groups) out.node_groups.push_back(std::move(g));
+    if (spec.auto_mode_node_pools) {
+      out.auto_mode_node_pools = std::move(spec.auto_mode_node_pools);
+      out.auto_mode_where = spec.auto_mode_where;
+    }
   }
   m.warn_unread(warnings_, kind);
 }

@@ -144,4 +144,39 @@ EC2NodeClass decode_node_class(const YamlMap& manifest, DecodeContext& ctx) {
   return nc;
 }
 
+EC2NodeClass decode_auto_mode_node_class(const YamlMap& manifest, DecodeContext& ctx) {
+  EC2NodeClass nc;
+  nc.auto_mode = true;
+  ObjectMeta meta = decode_object_meta(manifest, ctx, NameRule::Required);
+  nc.name = meta.name;
+  nc.where = meta.where;
+  const YamlValue spec_value = manifest.require("spec");
+  nc.spec_hash = 0xcbf29ce484222325ULL;
+  hash_yaml(spec_value.node(), nc.spec_hash);
+  nc.block_devices = {auto_mode_root_volume()};
+  YamlMap spec(spec_value);
+  if (auto storage_value = spec.get("ephemeralStorage")) {
+    YamlMap storage(*storage_value);
+    BlockDevice& root = nc.block_devices.front();
+    if (auto size = storage.get("size")) {
+      const std::int64_t bytes = size->as_quantity().value_ceil();
+      if (bytes <= 0 || bytes > kMaxEbsVolumeBytes)
+        size->fail("the size is above 0 and at most 64Ti");
+      root.size_bytes = bytes;
+    }
+    if (auto iops = storage.get("iops")) root.iops = iops->as_int(3000, 16000);
+    if (auto throughput = storage.get("throughput"))
+      root.throughput_mibps = throughput->as_int(125, 1000);
+    storage.warn_unread(ctx.warnings, ctx.kind);
+  }
+  spec.warn_unread(ctx.warnings, ctx.kind,
+                   "not modelled, except that changing it in a scripted apply drifts the nodes");
+  return nc;
+}
+
+BlockDevice auto_mode_root_volume() {
+  return BlockDevice{
+      .device_name = "/dev/xvda", .size_bytes = std::int64_t{80} << 30, .type = EbsVolumeType::gp3};
+}
+
 }  // namespace fleetsim

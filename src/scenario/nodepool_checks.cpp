@@ -31,8 +31,7 @@ std::vector<PoolSet> pool_sets(const ScenarioConfig& config) {
   if (config.provisioner == ProvisionerKind::ClusterAutoscaler) {
     for (const NodeGroup& g : config.node_groups) sets[0].pools.push_back(as_nodepool(g));
     sets[0].context = make_scheduling_context(
-        NodePoolInputs{.catalog = *config.catalog, .daemonsets = config.daemonsets},
-        sets[0].pools);
+        NodePoolInputs{.catalog = *config.catalog, .daemonsets = config.daemonsets}, sets[0].pools);
     return sets;
   }
   sets[0].pools = config.nodepools;

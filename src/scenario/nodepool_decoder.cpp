@@ -20,6 +20,8 @@ namespace {
 // The only node class fleetsim models (aws:pkg/apis/v1 EC2NodeClass).
 constexpr std::string_view kNodeClassGroup = "karpenter.k8s.aws";
 constexpr std::string_view kNodeClassKind = "EC2NodeClass";
+constexpr std::string_view kAutoModeNodeClassGroup = "eks.amazonaws.com";
+constexpr std::string_view kAutoModeNodeClassKind = "NodeClass";
 // Karpenter's default budget when a NodePool names none (core:pkg/apis/v1/nodepool.go).
 constexpr std::string_view kDefaultBudgetNodes = "10%";
 
@@ -117,7 +119,10 @@ NodePoolDisruption decode_disruption(const YamlValue& value, NodePoolApi api, No
   }
   if (auto after = m.get("consolidateAfter")) d.consolidate_after = duration_or_never(*after);
   if (api == NodePoolApi::V1Beta1) {
-    if (auto expire = m.get("expireAfter")) pool.expire_after = duration_or_never(*expire);
+    if (auto expire = m.get("expireAfter")) {
+      pool.expire_after = duration_or_never(*expire);
+      pool.expire_after_given = true;
+    }
   }
   if (auto budgets = m.get("budgets")) {
     std::vector<YamlValue> items = budgets->items();
@@ -139,14 +144,19 @@ void decode_node_class_ref(const YamlValue& value, NodePoolApi api, NodePool& po
   pool.node_class_where = name.where();
   if (auto p = dns_subdomain_problem(pool.node_class)) name.fail(*p);
   YamlValue kind = m.require("kind");
-  if (kind.as_string() != kNodeClassKind) {
-    kind.fail(fmt::format("fleetsim models only {} node classes", kNodeClassKind));
+  // EKS Auto Mode's NodeClass (group eks.amazonaws.com), or Karpenter AWS's EC2NodeClass.
+  pool.auto_mode_node_class = kind.as_string() == kAutoModeNodeClassKind;
+  if (kind.as_string() != kNodeClassKind && !pool.auto_mode_node_class) {
+    kind.fail(fmt::format("fleetsim models {} and EKS Auto Mode's {} node classes", kNodeClassKind,
+                          kAutoModeNodeClassKind));
   }
   // v1 names the API group; v1beta1 named an apiVersion (group/version).
   if (api == NodePoolApi::V1) {
     YamlValue group = m.require("group");
-    if (group.as_string() != kNodeClassGroup) {
-      group.fail(fmt::format("fleetsim models only the {} group", kNodeClassGroup));
+    const std::string_view expected =
+        pool.auto_mode_node_class ? kAutoModeNodeClassGroup : kNodeClassGroup;
+    if (group.as_string() != expected) {
+      group.fail(fmt::format("a {} is in the {} group", kind.as_string(), expected));
     }
   } else if (auto api_version = m.get("apiVersion")) {
     if (!api_version->as_string().starts_with(std::string(kNodeClassGroup) + "/")) {
@@ -190,7 +200,10 @@ void decode_template(const YamlValue& value, NodePoolApi api, NodePool& pool, De
   if (auto taints = spec.get("taints")) pool.taints = decode_taints(*taints, ctx);
   if (auto taints = spec.get("startupTaints")) pool.startup_taints = decode_taints(*taints, ctx);
   if (api == NodePoolApi::V1) {
-    if (auto expire = spec.get("expireAfter")) pool.expire_after = duration_or_never(*expire);
+    if (auto expire = spec.get("expireAfter")) {
+      pool.expire_after = duration_or_never(*expire);
+      pool.expire_after_given = true;
+    }
     if (auto grace = spec.get("terminationGracePeriod")) {
       pool.termination_grace_period = grace->as_duration();
     }

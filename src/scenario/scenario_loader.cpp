@@ -13,9 +13,11 @@
 #include <variant>
 
 #include "fleetsim/autoscaling/simulated_metrics.hpp"
+#include "fleetsim/catalog/auto_mode.hpp"
 #include "fleetsim/catalog/catalog_loader.hpp"
 #include "fleetsim/core/calendar.hpp"
 #include "fleetsim/core/utf8.hpp"
+#include "fleetsim/scenario/auto_mode_setup.hpp"
 #include "fleetsim/scenario/cluster_autoscaler_decoder.hpp"
 #include "fleetsim/scenario/eksctl_decoder.hpp"
 #include "fleetsim/scenario/manifest_loader.hpp"
@@ -101,9 +103,7 @@ ProvisionerKind decode_provisioner(const YamlValue& v) {
   std::string text = v.as_string();
   if (text == "karpenter") return ProvisionerKind::Karpenter;
   if (text == "cluster-autoscaler") return ProvisionerKind::ClusterAutoscaler;
-  if (text == "eks-auto-mode") {
-    v.fail(fmt::format("provisioner \"{}\" is not supported yet; use karpenter", text));
-  }
+  if (text == "eks-auto-mode") return ProvisionerKind::EksAutoMode;
   v.fail(fmt::format(
       "unknown provisioner \"{}\"; expected karpenter, cluster-autoscaler or eks-auto-mode{}",
       text.substr(0, 40), did_you_mean(text, kProvisioners)));
@@ -410,6 +410,16 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
     }
   }
   if (auto k = top.get("karpenter")) cfg.karpenter = decode_karpenter_settings(*k);
+  if (cfg.provisioner == ProvisionerKind::EksAutoMode) {
+    // Auto Mode runs spot-to-spot consolidation, and the user cannot turn it off.
+    const std::optional<YamlValue> k = top.get("karpenter");
+    const std::optional<YamlValue> gates = k ? YamlMap(*k).get("feature_gates") : std::nullopt;
+    if (gates && YamlMap(*gates).get("spot_to_spot_consolidation") &&
+        !cfg.karpenter.spot_to_spot_consolidation)
+      warnings.add(gates->where(), "karpenter.feature_gates.spot_to_spot_consolidation",
+                   "EKS Auto Mode always consolidates spot to spot; false is ignored");
+    cfg.karpenter.spot_to_spot_consolidation = true;
+  }
   if (auto m = top.get("metrics")) cfg.metric_aliases = decode_metric_aliases(*m);
   if (auto g = top.get("gates")) cfg.gates = decode_gates(*g);
   if (auto k = top.get("kube_controller_manager"))
@@ -423,7 +433,18 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
                     .catalog = empty_catalog,
                     .duration = cfg.duration};
   cfg.catalog_dir = catalog_dir(top, cfg.region, sc, default_catalog_root, *docs.file);
-  cfg.catalog = std::make_shared<const Catalog>(load_catalog(cfg.catalog_dir));
+  Catalog catalog = load_catalog(cfg.catalog_dir);
+  if (cfg.provisioner == ProvisionerKind::EksAutoMode) {
+    if (!std::filesystem::exists(cfg.catalog_dir / kAutoModeFeesFile)) {
+      top.get("provisioner")
+          ->fail(fmt::format("EKS Auto Mode's fees are not in the catalog ({} has no {})",
+                             cfg.catalog_dir.string(), kAutoModeFeesFile));
+    }
+    AutoModeCatalog auto_mode = auto_mode_catalog(catalog, cfg.catalog_dir, cfg.start_unix_s);
+    catalog = std::move(auto_mode.catalog);
+    cfg.management_fee_by_type = std::move(auto_mode.fee_by_type);
+  }
+  cfg.catalog = std::make_shared<const Catalog>(std::move(catalog));
   SectionContext ctx{.base_dir = sc.base_dir,
                      .manifests = manifests,
                      .catalog = *cfg.catalog,
@@ -445,6 +466,7 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
 
   // Cross-checks, now that every manifest is known.
   check_unique_names(set);
+  apply_provisioner_rules(cfg.provisioner, set, warnings);
   check_node_class_refs(set.nodepools, set.node_classes, warnings);
   PriorityTable priorities(set.priority_classes);
   std::set<std::string> workload_keys;

@@ -58,7 +58,8 @@ World::~World() = default;
 // The provisioner the scenario names, with the controllers that come with it.
 void World::build_provisioner() {
   switch (config_.provisioner) {
-    case ProvisionerKind::Karpenter: {
+    case ProvisionerKind::Karpenter:
+    case ProvisionerKind::EksAutoMode: {
       auto karpenter = std::make_unique<KarpenterProvisioner>(
           KarpenterProvisioner::Inputs{.sim = sim_,
                                        .cluster = cluster_,
@@ -98,9 +99,6 @@ void World::build_provisioner() {
       // interruption notice, as Karpenter does.
       interruption_ = std::make_unique<InterruptionHandler>(cluster_, *cloud_, *termination_);
       cloud_->set_notice_listener(interruption_.get());
-      break;
-    case ProvisionerKind::EksAutoMode:
-      FLEETSIM_ASSERT(false);  // the loader refuses it until it is modelled
       break;
   }
 }

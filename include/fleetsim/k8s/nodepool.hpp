@@ -54,8 +54,10 @@ struct NodePool {
   std::vector<Taint> startup_taints;
   NodePoolLimits limits;
   std::optional<SimDuration> expire_after = hours(720);  // nullopt = Never
+  bool expire_after_given = false;                       // written, not Karpenter's default
   std::optional<SimDuration> termination_grace_period;
-  std::string node_class;  // nodeClassRef.name
+  std::string node_class;             // nodeClassRef.name
+  bool auto_mode_node_class = false;  // nodeClassRef is EKS Auto Mode's eks.amazonaws.com NodeClass
   NodePoolDisruption disruption;
   SourceLocation where;
   SourceLocation node_class_where;  // where nodeClassRef.name is written
@@ -79,6 +81,7 @@ struct BlockDevice {
 
 struct EC2NodeClass {
   std::string name;
+  bool auto_mode = false;  // an EKS Auto Mode NodeClass (eks.amazonaws.com/v1), not an EC2NodeClass
   std::vector<BlockDevice> block_devices;  // empty = the AMI default (a 20 GiB gp3 root)
   std::optional<std::int64_t> max_pods;    // kubelet.maxPods
   // The whole spec, hashed with map keys in order: a NodeClaim whose EC2NodeClass changed since

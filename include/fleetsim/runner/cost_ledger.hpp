@@ -34,8 +34,9 @@ bool busy_while_bound(WorkloadKind kind);
 // pod requested goes to kUnallocatedKey, so the workload costs sum to the total.
 class CostLedger {
  public:
-  // The node started billing (NodeLaunched: billed_from and prices are set).
-  void open(const Node& node, SimTime now);
+  // The node started billing (NodeLaunched: billed_from and prices are set), with a management
+  // fee per hour on top of EC2 (EKS Auto Mode's; billed like the instance).
+  void open(const Node& node, SimTime now, double fee_per_hour = 0.0);
   // The node's bound pods changed (or its price did): credit the piece, take the new shares.
   // Ignored for a node that is not billed.
   void rebalance(const Node& node, const Cluster& cluster, SimTime now);
@@ -54,7 +55,8 @@ class CostLedger {
   double instance_usd(CapacityType ct) const { return instance_usd_[static_cast<std::size_t>(ct)]; }
   double instance_usd() const;
   double ebs_usd() const { return ebs_usd_; }
-  double total_usd() const { return instance_usd() + ebs_usd_; }
+  double management_fee_usd() const { return fee_usd_; }
+  double total_usd() const { return instance_usd() + ebs_usd_ + fee_usd_; }
   // What the run has cost up to `now`: closed nodes, and billed nodes' pieces up to now.
   double accrued_usd(SimTime now) const;
   // Instance + EBS cost of closed nodes, by name (Karpenter's nodes by NodePool, the Cluster
@@ -91,11 +93,13 @@ class CostLedger {
     SimTime since{};  // start of the current piece
     double instance_per_hour = 0.0;
     double ebs_per_hour = 0.0;
+    double fee_per_hour = 0.0;
     std::int64_t gpus_allocated = 0;
     std::int64_t gpus_busy = 0;
     std::vector<Share> shares;  // by workload, in first-bound order
     double instance_usd = 0.0;
     double ebs_usd = 0.0;
+    double fee_usd = 0.0;
   };
 
   NodeAccount* account(NodeId id);
@@ -109,6 +113,7 @@ class CostLedger {
   static constexpr std::size_t kCapacityTypes = 3;
   std::array<double, kCapacityTypes> instance_usd_{};
   double ebs_usd_ = 0.0;
+  double fee_usd_ = 0.0;
   std::map<std::string, double, std::less<>> by_nodepool_;
   std::map<std::string, double, std::less<>> by_nodegroup_;
   std::map<std::string, double, std::less<>> by_instance_type_;

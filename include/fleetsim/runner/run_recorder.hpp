@@ -29,6 +29,8 @@ struct RunInfo {
   // nodes_by_pool.
   std::vector<std::string> nodepools;  // node groups, under the Cluster Autoscaler
   bool node_groups = false;            // the Cluster Autoscaler's run
+  // EKS Auto Mode's management fee per catalog type ($ per instance-hour); empty otherwise.
+  std::vector<double> management_fee_by_type;
   // The scenario's services, in order (TimeseriesRow's services and sla.by_service).
   std::vector<std::string> services;
   // The scenario draws spot interruptions (`spot:`): report.json gets its spot section even
@@ -95,6 +97,9 @@ class RunRecorder final : public EventSink {
   std::vector<TimeseriesSink*> timeseries_;
   std::vector<std::int64_t> pool_counts_;  // reused per interval, RunInfo order
   std::vector<double> pool_cost_rates_;    // likewise
+  double fee_of(const Node& node) const {
+    return info_.management_fee_by_type.empty() ? 0.0 : info_.management_fee_by_type[node.type];
+  }
   std::vector<std::int32_t> pool_column_;  // by NodeId: index into info_.nodepools, or -1
 
   CostLedger ledger_;

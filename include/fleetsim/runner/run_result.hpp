@@ -24,6 +24,8 @@ struct CostResult {
   // Instance + EBS cost of each node, added up by its NodePool, instance type and capacity type.
   UsdByName by_nodepool;
   std::optional<UsdByName> by_nodegroup;  // Cluster Autoscaler runs: by eksctl node group
+  // EKS Auto Mode runs: its management fee, part of total_usd (and of the breakdowns by node).
+  std::optional<double> management_fee_usd;
   UsdByName by_instance_type;
   UsdByName by_capacity_type;
   // By workload name, with what no workload requested under kUnallocatedKey: sums to total_usd.

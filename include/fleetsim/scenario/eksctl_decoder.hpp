@@ -17,8 +17,15 @@ inline constexpr std::string_view kEksctlDefaultInstanceType = "m5.large";
 // Decodes a ClusterConfig whose apiVersion and kind were already read from `manifest`: sizes as
 // eksctl defaults and checks them (validation.go), instance types by name (checked against the
 // catalog when the scenario loads). Fields that change how a node boots but not what it costs
-// or holds (IAM, SSH, AMI, tags, VPC, add-ons, …) give one "not modelled; ignored" warning each.
-std::vector<NodeGroup> decode_cluster_config(const YamlMap& manifest, DecodeContext& ctx);
+// or holds (IAM, SSH, AMI, tags, VPC, add-ons, …) are accepted silently (inert_fields.cpp);
+// other unmodelled fields give one "not modelled; ignored" warning each.
+struct ClusterConfigSpec {
+  std::vector<NodeGroup> groups;
+  // autoModeConfig.nodePools when autoModeConfig is enabled: EKS Auto Mode's built-in NodePools.
+  std::optional<std::vector<std::string>> auto_mode_node_pools;
+  SourceLocation auto_mode_where;
+};
+ClusterConfigSpec decode_cluster_config(const YamlMap& manifest, DecodeContext& ctx);
 
 // Against the catalog: names unique, instance types known, zones the catalog has (a group
 // without zones gets every zone its types are sold in), and an offering for each capacity type

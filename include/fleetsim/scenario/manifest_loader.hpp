@@ -32,6 +32,9 @@ struct ManifestSet {
   std::vector<ScaledObjectSpec> scaled_objects;
   std::vector<PodDisruptionBudgetSpec> pdbs;
   std::vector<NodeGroup> node_groups;  // from eksctl ClusterConfigs
+  // A ClusterConfig's autoModeConfig.nodePools, when it enables EKS Auto Mode.
+  std::optional<std::vector<std::string>> auto_mode_node_pools;
+  SourceLocation auto_mode_where;
   // The priority expander's ConfigMap (kube-system/cluster-autoscaler-priority-expander).
   std::vector<ExpanderPriority> expander_priorities;
 

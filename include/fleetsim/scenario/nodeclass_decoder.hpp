@@ -21,4 +21,10 @@ EbsVolumeType parse_volume_type(const YamlValue& v);
 // security groups, tags, user data, …) give one "not modelled; ignored" warning each.
 EC2NodeClass decode_node_class(const YamlMap& manifest, DecodeContext& ctx);
 
+// Decodes an EKS Auto Mode NodeClass (eks.amazonaws.com/v1): its ephemeralStorage is the nodes'
+// gp3 volume (80 GiB unless given); the rest shapes how a node boots and drifts it when changed.
+EC2NodeClass decode_auto_mode_node_class(const YamlMap& manifest, DecodeContext& ctx);
+// The volume of Auto Mode's nodes when the NodeClass does not size it: 80 GiB of gp3.
+BlockDevice auto_mode_root_volume();
+
 }  // namespace fleetsim

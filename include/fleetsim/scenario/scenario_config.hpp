@@ -185,6 +185,8 @@ struct ScenarioConfig {
   std::vector<EC2NodeClass> node_classes;
   std::vector<NodeGroup> node_groups;  // eksctl ClusterConfig node groups (cluster-autoscaler)
   ClusterAutoscalerSettings cluster_autoscaler;
+  // EKS Auto Mode's management fee per catalog type ($ per instance-hour); empty otherwise.
+  std::vector<double> management_fee_by_type;
   std::vector<Workload> workloads;   // Pods, Deployments and Jobs from manifests
   std::vector<Workload> daemonsets;  // per-node overhead
   std::vector<PriorityClass> priority_classes;

@@ -6,6 +6,11 @@ namespace fleetsim {
 
 namespace {
 
+// The GPUs utils/gpu/gpu.go counts (GPUVendorResourceNames): NVIDIA, AMD and Gaudi; not Neuron.
+std::int64_t vendor_gpus(const Resources& r) {
+  return r[resource::kNvidiaGpu] + r[resource::kAmdGpu] + r[resource::kGaudi];
+}
+
 double share(std::int64_t part, std::int64_t whole) {
   return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
 }
@@ -14,8 +19,8 @@ double share(std::int64_t part, std::int64_t whole) {
 
 NodeUtilization node_utilization(const Node& node, const Catalog& catalog, const Resources& extra) {
   const Resources requested = node.requested + node.daemon_overhead + extra;
-  if (catalog.types()[node.type].capacity.gpus() > 0) {
-    return {.value = share(requested.gpus(), node.allocatable.gpus()), .gpu = true};
+  if (vendor_gpus(catalog.types()[node.type].capacity) > 0) {
+    return {.value = share(vendor_gpus(requested), vendor_gpus(node.allocatable)), .gpu = true};
   }
   return {.value = std::max(share(requested.cpu_millis(), node.allocatable.cpu_millis()),
                             share(requested.memory_bytes(), node.allocatable.memory_bytes())),

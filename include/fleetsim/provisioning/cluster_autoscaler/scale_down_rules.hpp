@@ -21,8 +21,9 @@ struct NodeUtilization {
   bool gpu = false;  // judged on GPUs (and against the GPU threshold)
 };
 
-// A node with GPUs is judged on the share of its GPUs requested alone; another on the larger of
-// its CPU and memory shares. DaemonSet pods count (--ignore-daemonsets-utilization=false).
+// A node with GPUs (NVIDIA, AMD or Gaudi: upstream's GPUVendorResourceNames, not Neuron) is
+// judged on the share of its GPUs requested alone; another on the larger of its CPU and memory
+// shares. DaemonSet pods count (--ignore-daemonsets-utilization=false).
 // `extra` adds requests of pods the autoscaler placed there this loop.
 NodeUtilization node_utilization(const Node& node, const Catalog& catalog,
                                  const Resources& extra = {});

@@ -1,0 +1,187 @@
+// EKS Auto Mode (issue 11): Karpenter with Auto Mode's built-in NodePools, NodeClass, labels,
+// node lifetime and management fee.
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "fleetsim/runner/run.hpp"
+#include "fleetsim/scenario/scenario_loader.hpp"
+#include "unit/scenario/scenario_test_util.hpp"
+
+using namespace fleetsim;
+
+namespace {
+
+struct Launches final : EventSink {
+  void on_event(const SimEvent& e, const Cluster& cluster) override {
+    if (e.kind == EventKind::NodeLaunched) launched.push_back(cluster.node(e.node));
+  }
+  std::vector<Node> launched;
+};
+
+const std::string kCpuPod = R"(apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+  annotations: {fleetsim.io/duration: 2h}
+spec:
+  restartPolicy: Never
+  containers:
+    - name: c
+      resources: {requests: {cpu: "1", memory: 2Gi}}
+---
+)";
+
+const std::string kGpuPool = R"(apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: gpu}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: eks.amazonaws.com, kind: NodeClass, name: default}
+      requirements:
+        - {key: eks.amazonaws.com/instance-family, operator: In, values: [g5]}
+        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+---
+)";
+
+std::filesystem::path catalog_root() {
+  return std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog";
+}
+
+struct AutoModeRun {
+  explicit AutoModeRun(const std::string& manifests, const std::string& rest = "",
+                       const std::string& provisioner = "eks-auto-mode")
+      : dir("eks-auto-mode") {
+    dir.write("manifests.yaml", manifests);
+    file = dir.write("scenario.yaml", "name: am\nduration: 1h\nprovisioner: " + provisioner +
+                                          "\nmanifests: [manifests.yaml]\n" + rest);
+  }
+  RunResult run_it() {
+    const ScenarioConfig config = load_scenario(file, catalog_root());
+    return run(config, {.event_sinks = {&launches}});
+  }
+  std::string error() {
+    const std::string e = test::config_error([&] { load_scenario(file, catalog_root()); });
+    const std::size_t at = e.find("manifests.yaml:");
+    return at == std::string::npos ? e : e.substr(at + 15);
+  }
+  test::TempDir dir;
+  std::filesystem::path file;
+  Launches launches;
+};
+
+}  // namespace
+
+TEST_CASE("the management fee is billed per second on top of EC2, exact to the dollar",
+          "[auto-mode]") {
+  AutoModeRun r(kCpuPod);
+  const RunResult result = r.run_it();
+  REQUIRE(r.launches.launched.size() == 1);
+  const Node& node = r.launches.launched[0];
+  // The built-in general-purpose pool: on-demand C, M or R of generation 5 or newer.
+  CHECK(node.nodepool == "general-purpose");
+  CHECK(node.instance_type == "c6a.large");
+  CHECK(node.capacity_type == CapacityType::OnDemand);
+  // c6a.large: $0.0765/h on-demand, so Auto Mode's fee is 12% of it, $0.00918/h, for the
+  // node's time from its launch to the run's end.
+  const double hours_billed = to_hours(kSimStart + hours(1) - node.billed_from);
+  REQUIRE(result.cost.management_fee_usd);
+  CHECK(*result.cost.management_fee_usd == Approx(0.00918 * hours_billed).epsilon(1e-12));
+  CHECK(result.cost.total_usd ==
+        Approx(result.cost.on_demand_usd + result.cost.ebs_usd + 0.00918 * hours_billed)
+            .epsilon(1e-12));
+  // Auto Mode's NodeClass gives nodes 80 GiB of gp3.
+  CHECK(node.ebs_bytes == std::int64_t{80} << 30);
+}
+
+TEST_CASE("Karpenter runs bill no management fee", "[auto-mode]") {
+  const std::string pool = R"(apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+---
+)";
+  AutoModeRun r(pool + kCpuPod, "", "karpenter");
+  CHECK_FALSE(r.run_it().cost.management_fee_usd.has_value());
+}
+
+TEST_CASE("Auto Mode's nodes carry its eks.amazonaws.com labels", "[auto-mode]") {
+  AutoModeRun r(kGpuPool + R"(apiVersion: v1
+kind: Pod
+metadata:
+  name: gpu
+  annotations: {fleetsim.io/duration: 2h}
+spec:
+  restartPolicy: Never
+  nodeSelector: {eks.amazonaws.com/instance-gpu-name: a10g, eks.amazonaws.com/compute-type: auto}
+  containers:
+    - name: c
+      resources: {requests: {cpu: "2", memory: 8Gi, nvidia.com/gpu: 1}}
+)");
+  r.run_it();
+  REQUIRE(r.launches.launched.size() == 1);
+  CHECK(r.launches.launched[0].nodepool == "gpu");
+  CHECK(r.launches.launched[0].instance_type == "g5.xlarge");
+}
+
+TEST_CASE("Auto Mode's rules on NodePools", "[auto-mode]") {
+  SECTION("the built-in pools cannot be redefined") {
+    AutoModeRun r(R"(apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: general-purpose}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: eks.amazonaws.com, kind: NodeClass, name: default}
+)");
+    CHECK(
+        r.error().starts_with("3:18: metadata.name: general-purpose is EKS Auto Mode's built-in "
+                              "NodePool, which cannot be changed"));
+  }
+  SECTION("a NodePool names an Auto Mode NodeClass") {
+    AutoModeRun r(R"(apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: mine}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+)");
+    CHECK(r.error().starts_with("7:74: spec.template.spec.nodeClassRef: under EKS Auto Mode"));
+  }
+  SECTION("an Auto Mode NodeClass needs provisioner: eks-auto-mode") {
+    AutoModeRun r(kGpuPool, "", "karpenter");
+    CHECK(
+        r.error().starts_with("7:71: spec.template.spec.nodeClassRef: an eks.amazonaws.com "
+                              "NodeClass is EKS Auto Mode's"));
+  }
+}
+
+TEST_CASE("Auto Mode's node lifetime: 14 days unless given, at most 21", "[auto-mode]") {
+  for (const auto& [expire, expected] : std::vector<std::pair<std::string, SimDuration>>{
+           {"", hours(336)},
+           {"      expireAfter: 48h\n", hours(48)},
+           {"      expireAfter: Never\n", hours(504)},
+           {"      expireAfter: 720h\n", hours(504)}}) {
+    INFO(expire);
+    AutoModeRun r(R"(apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: mine}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: eks.amazonaws.com, kind: NodeClass, name: default}
+)" + expire);
+    const ScenarioConfig config = load_scenario(r.file, catalog_root());
+    const auto mine = std::find_if(config.nodepools.begin(), config.nodepools.end(),
+                                   [](const NodePool& p) { return p.name == "mine"; });
+    REQUIRE(mine != config.nodepools.end());
+    CHECK(mine->expire_after == expected);
+    CHECK(mine->termination_grace_period == hours(24));
+    CHECK(config.nodepools.size() == 3);  // and general-purpose, system
+  }
+}

@@ -140,8 +140,9 @@ TEST_CASE("scenario file errors carry file:line:col and the field", "[scenario]"
         scenario("unknown-key.yaml").string() +
             ":3:1: manifest: unknown key; expected one of name, seed, start, duration, region, "
             "catalog, provisioner, report_interval, scrape_interval, warmup, manifests, services, "
-            "jobs, events, node_latencies, karpenter, cluster_autoscaler, spot, kube_controller_manager, "
-        "metrics, "
+            "jobs, events, node_latencies, karpenter, cluster_autoscaler, spot, "
+            "kube_controller_manager, "
+            "metrics, "
             "gates; did "
             "you mean "
             "\"manifests\"?");
@@ -421,7 +422,7 @@ TEST_CASE("image pull bandwidth and scrape interval: defaults, values and bounds
       "4:1: scrape_intervall: unknown key; expected one of name, seed, start, duration, region, "
       "catalog, provisioner, report_interval, scrape_interval, warmup, manifests, services, "
       "jobs, events, node_latencies, karpenter, cluster_autoscaler, spot, kube_controller_manager, "
-        "metrics, gates; did "
+      "metrics, gates; did "
       "you mean "
       "\"scrape_interval\"?");
 }

@@ -33,7 +33,10 @@ const std::vector<std::string> kScenarios = {"gpu-training",
                                              "consolidation/balanced",
                                              "spot-inference/spot-first",
                                              "spot-inference/spot-first-stressed",
-                                             "spot-inference/on-demand"};
+                                             "spot-inference/on-demand",
+                                             "provisioner-comparison/karpenter",
+                                             "provisioner-comparison/cluster-autoscaler",
+                                             "provisioner-comparison/eks-auto-mode"};
 
 fs::path scenario_file(const fs::path& root, const std::string& name) {
   if (name.find('/') != std::string::npos) return root / "scenarios" / (name + ".yaml");

@@ -194,14 +194,16 @@ std::vector<PodId> ClusterAutoscaler::pods_to_help(SimTime now, bool& too_new) {
     return cluster_.pod(a).spec->priority > cluster_.pod(b).spec->priority;
   });
 
-  // Existing nodes (starting ones included: a registered GPU node that has not advertised its
-  // GPUs yet still takes its pods here, so no second node is bought for them) and placeholders
-  // for the instances an active scale-up still waits for.
+  // Ready nodes, and a template node for each node an active scale-up still waits for (a GPU
+  // node that has not advertised its GPUs yet is one: its template, GPUs included, takes its
+  // pods here, so no second node is bought for them).
   SolveView view = existing_view(/*exclude=*/{});
   for (std::uint32_t g = 0; g < asgs_.size(); ++g) {
     if (!requests_[g] || backoff_.backed_off(g, now)) continue;
-    const int wanted = asgs_[g]->desired() - static_cast<int>(asgs_[g]->instances().size());
-    add_templates(view, g, wanted);
+    int ready = 0;
+    for (NodeId id : asgs_[g]->instances())
+      ready += cluster_.node(id).phase == NodePhase::Initialized ? 1 : 0;
+    add_templates(view, g, asgs_[g]->desired() - ready);
   }
   std::vector<PendingPod> pods;
   for (PodId id : pending) pods.push_back(pending_view(cluster_.pod(id)));
@@ -260,13 +262,13 @@ ClusterAutoscaler::GroupTemplate ClusterAutoscaler::group_template(std::uint32_t
   return t;
 }
 
-ClusterAutoscaler::SolveView ClusterAutoscaler::existing_view(std::span<const NodeId> exclude,
-                                                              bool registered_only) const {
+ClusterAutoscaler::SolveView ClusterAutoscaler::existing_view(
+    std::span<const NodeId> exclude) const {
   SolveView view;
   std::vector<std::uint32_t> slot(cluster_.nodes().size(), UINT32_MAX);
   for (NodeId id : cluster_.active_nodes()) {
     const Node& n = cluster_.node(id);
-    if (!n.is_live() || (registered_only && n.phase < NodePhase::Registered)) continue;
+    if (n.phase != NodePhase::Initialized) continue;
     if (std::find(exclude.begin(), exclude.end(), id) != exclude.end()) continue;
     Resources available = n.available();
     if (auto extra = placed_extra_.find(id); extra != placed_extra_.end())
@@ -489,7 +491,7 @@ void ClusterAutoscaler::scale_down(SimTime now) {
     if (ok && !to_move.empty()) {
       std::vector<NodeId> exclude = removed;
       exclude.push_back(c.node);
-      const SolveView view = existing_view(exclude, /*registered_only=*/true);
+      const SolveView view = existing_view(exclude);
       const SolveResult result = solve(view, to_move);
       ok = result.placements.size() == to_move.size();
       // The moved pods stay on their new nodes for the next candidates (a forked snapshot).

@@ -94,9 +94,10 @@ class ClusterAutoscaler final : public Provisioner, private EventHandler {
     std::deque<std::string> names;        // templates' names
     std::deque<GroupTemplate> templates;  // what template nodes point into
   };
-  // Live nodes (registered ones only, for scale-down's destinations) minus `exclude`, with what
-  // the pods placed this loop take.
-  SolveView existing_view(std::span<const NodeId> exclude, bool registered_only = false) const;
+  // Ready nodes minus `exclude`, with what the pods placed this loop take. A node that has not
+  // turned Ready (a GPU node whose GPUs are not advertised yet) is not among them: its group's
+  // template stands in for it while the scale-up that asked for it is in flight.
+  SolveView existing_view(std::span<const NodeId> exclude) const;
   void add_templates(SolveView& view, std::uint32_t group, int count) const;
   SolveResult solve(const SolveView& view, std::span<const PendingPod> pods);
 

@@ -40,23 +40,8 @@ NodePool builtin_pool(const std::string& name) {
 }
 
 void apply_auto_mode(ManifestSet& set, WarningLog& warnings) {
-  for (NodePool& pool : set.nodepools) {
-    if (!pool.auto_mode_node_class) {
-      throw ConfigError(pool.node_class_where, "spec.template.spec.nodeClassRef",
-                        "under EKS Auto Mode a NodePool names an Auto Mode NodeClass: "
-                        "{group: eks.amazonaws.com, kind: NodeClass, name: default}");
-    }
-    // Auto Mode's defaults for what the NodePool leaves out (create-node-pool.adoc).
-    if (!pool.expire_after_given) pool.expire_after = kAutoModeDefaultExpireAfter;
-    if (!pool.termination_grace_period) pool.termination_grace_period = hours(24);
-    if (!pool.expire_after || *pool.expire_after > kAutoModeMaxNodeLifetime) {
-      warnings.add(pool.where, "NodePool.spec.template.spec.expireAfter",
-                   fmt::format("NodePool {}: EKS Auto Mode replaces nodes after at most 21 days; "
-                               "expireAfter is 504h",
-                               pool.name));
-      pool.expire_after = kAutoModeMaxNodeLifetime;
-    }
-  }
+  for (NodePool& pool : set.nodepools)
+    apply_nodepool_rules(ProvisionerKind::EksAutoMode, pool, warnings);
   const std::vector<std::string> builtin =
       set.auto_mode_node_pools.value_or(std::vector<std::string>{"general-purpose", "system"});
   for (const std::string& name : builtin) {
@@ -91,18 +76,38 @@ void apply_auto_mode(ManifestSet& set, WarningLog& warnings) {
 
 }  // namespace
 
-void apply_provisioner_rules(ProvisionerKind provisioner, ManifestSet& set, WarningLog& warnings) {
-  if (provisioner == ProvisionerKind::EksAutoMode) {
-    apply_auto_mode(set, warnings);
-    return;
-  }
-  for (const NodePool& pool : set.nodepools) {
+void apply_nodepool_rules(ProvisionerKind provisioner, NodePool& pool, WarningLog& warnings) {
+  if (provisioner != ProvisionerKind::EksAutoMode) {
     if (pool.auto_mode_node_class) {
       throw ConfigError(pool.node_class_where, "spec.template.spec.nodeClassRef",
                         "an eks.amazonaws.com NodeClass is EKS Auto Mode's: set provisioner: "
                         "eks-auto-mode, or name an EC2NodeClass");
     }
+    return;
   }
+  if (!pool.auto_mode_node_class) {
+    throw ConfigError(pool.node_class_where, "spec.template.spec.nodeClassRef",
+                      "under EKS Auto Mode a NodePool names an Auto Mode NodeClass: "
+                      "{group: eks.amazonaws.com, kind: NodeClass, name: default}");
+  }
+  // Auto Mode's defaults for what the NodePool leaves out (create-node-pool.adoc).
+  if (!pool.expire_after_given) pool.expire_after = kAutoModeDefaultExpireAfter;
+  if (!pool.termination_grace_period) pool.termination_grace_period = hours(24);
+  if (!pool.expire_after || *pool.expire_after > kAutoModeMaxNodeLifetime) {
+    warnings.add(pool.where, "NodePool.spec.template.spec.expireAfter",
+                 fmt::format("NodePool {}: EKS Auto Mode replaces nodes after at most 21 days; "
+                             "expireAfter is 504h",
+                             pool.name));
+    pool.expire_after = kAutoModeMaxNodeLifetime;
+  }
+}
+
+void apply_provisioner_rules(ProvisionerKind provisioner, ManifestSet& set, WarningLog& warnings) {
+  if (provisioner == ProvisionerKind::EksAutoMode) {
+    apply_auto_mode(set, warnings);
+    return;
+  }
+  for (NodePool& pool : set.nodepools) apply_nodepool_rules(provisioner, pool, warnings);
   std::erase_if(set.node_classes, [&](const EC2NodeClass& c) {
     if (!c.auto_mode) return false;
     warnings.add(c.where, "NodeClass",

@@ -37,6 +37,15 @@ constexpr auto kInert = std::to_array<InertField>({
     {"EC2NodeClass.spec.blockDeviceMappings[].ebs.kmsKeyID", "the encryption key"},
     {"EC2NodeClass.spec.blockDeviceMappings[].ebs.snapshotID", "the volume's initial content"},
     {"EC2NodeClass.spec.blockDeviceMappings[].rootVolume", "which volume is the root"},
+    // EKS Auto Mode's NodeClass: how its nodes are reached and secured.
+    {"NodeClass.spec.role", "the nodes' IAM role"},
+    {"NodeClass.spec.securityGroupSelectorTerms", "network access"},
+    {"NodeClass.spec.tags", "cost-allocation and ownership tags"},
+    {"NodeClass.spec.snatPolicy", "the network"},
+    {"NodeClass.spec.networkPolicy", "the network"},
+    {"NodeClass.spec.networkPolicyEventLogs", "logging"},
+    {"NodeClass.spec.certificateBundles", "trusted certificates"},
+    {"NodeClass.spec.ephemeralStorage.kmsKeyID", "the encryption key"},
     // eksctl: how the cluster and its node groups are reached, named and secured.
     {"ClusterConfig.metadata.region", "the scenario's region picks the catalog"},
     {"ClusterConfig.metadata.version", "the Kubernetes version"},

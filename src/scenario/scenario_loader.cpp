@@ -511,6 +511,20 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
     } else {
       ManifestSet& applied = std::get<ManifestSet>(e.action);
       check_unique_names(applied);
+      for (const NodeGroup& g : applied.node_groups)
+        warnings.add(g.where, "ClusterConfig.node_groups",
+                     fmt::format("node group {} is not added: node groups come from the "
+                                 "scenario's manifests, not a scripted apply",
+                                 g.name));
+      for (NodePool& pool : applied.nodepools) {
+        if (cfg.provisioner == ProvisionerKind::ClusterAutoscaler) {
+          warnings.add(pool.where, "NodePool",
+                       fmt::format("NodePool {} is not used: the provisioner is "
+                                   "cluster-autoscaler",
+                                   pool.name));
+        }
+        apply_nodepool_rules(cfg.provisioner, pool, warnings);
+      }
       for (const EC2NodeClass& c : applied.node_classes) {
         std::erase_if(known_classes, [&](const EC2NodeClass& k) { return k.name == c.name; });
         known_classes.push_back(c);

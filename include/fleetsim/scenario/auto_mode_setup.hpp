@@ -19,5 +19,7 @@ inline constexpr SimDuration kAutoModeDefaultExpireAfter = hours(14 * 24);
 // provisioners: a NodePool naming an Auto Mode NodeClass is an error, the NodeClasses and
 // autoModeConfig warn. Throws ConfigError naming the field.
 void apply_provisioner_rules(ProvisionerKind provisioner, ManifestSet& set, WarningLog& warnings);
+// The same rules for one NodePool (a scripted apply's).
+void apply_nodepool_rules(ProvisionerKind provisioner, NodePool& pool, WarningLog& warnings);
 
 }  // namespace fleetsim

@@ -185,3 +185,34 @@ spec:
     CHECK(config.nodepools.size() == 3);  // and general-purpose, system
   }
 }
+
+TEST_CASE("a scripted apply follows the provisioner's rules", "[auto-mode]") {
+  const std::string karpenter_pool = R"(apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: later}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+)";
+  SECTION("under Auto Mode an applied NodePool names an Auto Mode NodeClass") {
+    AutoModeRun r(kCpuPod, "events:\n  - {at: 1h, apply: later.yaml}\n");
+    r.dir.write("later.yaml", karpenter_pool);
+    const std::string e = test::config_error([&] { load_scenario(r.file, catalog_root()); });
+    CHECK(e.find("later.yaml:7:74: spec.template.spec.nodeClassRef: under EKS Auto Mode") !=
+          std::string::npos);
+  }
+  SECTION("under the Cluster Autoscaler an applied NodePool is not used, and says so") {
+    AutoModeRun r(
+        "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: c}\n"
+        "managedNodeGroups: [{name: ng, instanceType: m5.large, minSize: 1, "
+        "maxSize: 2}]\n---\n" +
+            kCpuPod,
+        "events:\n  - {at: 1h, apply: later.yaml}\n", "cluster-autoscaler");
+    r.dir.write("later.yaml", karpenter_pool);
+    const ScenarioConfig config = load_scenario(r.file, catalog_root());
+    CHECK(std::any_of(config.warnings.begin(), config.warnings.end(), [](const Warning& w) {
+      return w.message == "NodePool later is not used: the provisioner is cluster-autoscaler";
+    }));
+  }
+}

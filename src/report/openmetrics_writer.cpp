@@ -257,7 +257,9 @@ void OpenMetricsWriter::finish(std::ostream& out) {
     out << fmt::format("# HELP {} {}\n# TYPE {} {}\n", kFamilies[i].name, kFamilies[i].help,
                        kFamilies[i].name, kFamilies[i].type);
     std::ifstream in(spool_dir_ / std::to_string(i), std::ios::binary);
-    out << in.rdbuf();
+    // Streaming an empty buffer sets failbit (no character inserted): a family without samples
+    // (no NodePool limit, say) is no write error.
+    if (in.peek() != std::ifstream::traits_type::eof()) out << in.rdbuf();
   }
   out << "# EOF\n";
 }

@@ -1,10 +1,14 @@
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <filesystem>
 #include <sstream>
 
 #include "fleetsim/report/event_writer.hpp"
 #include "fleetsim/report/json_writer.hpp"
 #include "fleetsim/report/number_format.hpp"
+#include "fleetsim/report/openmetrics_writer.hpp"
 #include "fleetsim/report/report_json.hpp"
 #include "fleetsim/report/summary.hpp"
 #include "fleetsim/report/timeseries_writer.hpp"
@@ -252,4 +256,22 @@ TEST_CASE("events.jsonl: a capacity change names its offering, null for unlimite
         "\"capacity_type\":\"spot\",\"zone\":\"us-east-1a\",\"capacity\":0}\n"
         "{\"t\":120.0,\"kind\":\"capacity_changed\",\"instance_type\":\"g5.xlarge\","
         "\"capacity_type\":\"on-demand\",\"zone\":\"us-east-1b\",\"capacity\":null}\n");
+}
+
+// A family without samples (no NodePool with limits, no pods) is written as its HELP and TYPE
+// lines alone, and the stream stays good: streaming an empty spool used to set failbit, which
+// `fleetsim run --metrics-out` reported as "cannot write this file".
+TEST_CASE("OpenMetrics families without samples leave the stream good", "[report]") {
+  const Catalog catalog;
+  const std::filesystem::path spool =
+      std::filesystem::temp_directory_path() / ("fleetsim-om-spool-" + std::to_string(::getpid()));
+  std::ostringstream out;
+  {
+    OpenMetricsWriter writer(spool, 0, {}, catalog);
+    writer.finish(out);
+  }
+  CHECK(out.good());
+  CHECK(out.str().ends_with("# EOF\n"));
+  CHECK(out.str().find("# TYPE karpenter_nodepools_limit gauge\n") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(spool));
 }

@@ -469,7 +469,27 @@ void ClusterAutoscaler::scale_down(SimTime now) {
                      return std::tie(b.empty, ub, a.node) < std::tie(a.empty, ua, b.node);
                    });
 
-  std::vector<NodeId> removed;  // accepted in this simulation: no destination for the others
+  // The removal simulation (planner.categorizeNodes): candidates at or below the threshold, in
+  // order, each removed from a copy of the Ready nodes if its pods may go and all fit on the
+  // others, where they then stay for the candidates after it. One view serves every candidate:
+  // removed nodes are masked, moved pods take their destination's room.
+  SolveView view = existing_view({});
+  std::vector<std::uint32_t> slot(cluster_.nodes().size(), UINT32_MAX);
+  for (std::uint32_t i = 0; i < view.node_ids.size(); ++i) slot[view.node_ids[i]] = i;
+  const std::vector<std::uint32_t> order = solver_node_order(view.nodes);
+  std::vector<std::uint8_t> removed(view.nodes.size(), 0);
+  // Bound pods matter to a fit only through topology spread and pod affinity: the moved pods'
+  // own, or a bound pod's required anti-affinity. Without any, each solve skips them.
+  const bool bound_anti_affinity =
+      std::any_of(view.bound.begin(), view.bound.end(), [](const BoundPod& b) {
+        return b.spec != nullptr && !b.spec->pod_anti_affinity.required.empty();
+      });
+  auto needs_bound = [&](std::span<const PendingPod> pods) {
+    return bound_anti_affinity || std::any_of(pods.begin(), pods.end(), [](const PendingPod& p) {
+             return !p.spec->topology_spread.empty() || !p.spec->pod_affinity.empty() ||
+                    !p.spec->pod_anti_affinity.empty();
+           });
+  };
   std::vector<Candidate> removable;
   for (const Candidate& c : candidates) {
     const Node& n = cluster_.node(c.node);
@@ -488,22 +508,28 @@ void ClusterAutoscaler::scale_down(SimTime now) {
         ok = false;
       to_move.push_back(pending_view(pod));
     }
-    if (ok && !to_move.empty()) {
-      std::vector<NodeId> exclude = removed;
-      exclude.push_back(c.node);
-      const SolveView view = existing_view(exclude);
-      const SolveResult result = solve(view, to_move);
-      ok = result.placements.size() == to_move.size();
-      // The moved pods stay on their new nodes for the next candidates (a forked snapshot).
-      if (ok)
-        for (const Placement& p : result.placements)
-          placed_extra_[view.node_ids[p.node]] += to_move[p.pod].spec->requests;
+    if (ok) {
+      removed[slot[c.node]] = 1;
+      if (!to_move.empty()) {
+        const SolveResult result = scheduler_->solve(SolveInput{
+            .nodes = view.nodes,
+            .pods = to_move,
+            .bound_pods = needs_bound(to_move) ? view.bound : std::span<const BoundPod>{},
+            .node_order = order,
+            .node_removed = removed});
+        ok = result.placements.size() == to_move.size();
+        if (ok) {
+          for (const Placement& p : result.placements)
+            view.nodes[p.node].available -= to_move[p.pod].spec->requests;
+        } else {
+          removed[slot[c.node]] = 0;
+        }
+      }
     }
     if (!ok) {
       unneeded_since_.erase(c.node);
       continue;
     }
-    removed.push_back(c.node);
     removable.push_back(c);
     if (unneeded_since_.emplace(c.node, now).second) {
       const std::string reason = fmt::format("{} utilization {:.3f} at or below {}",

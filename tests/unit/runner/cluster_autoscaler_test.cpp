@@ -98,6 +98,14 @@ std::string job(const std::string& name, int pods, const std::string& cpu,
          cpu + "\", memory: " + memory + "}}\n---\n";
 }
 
+// Two GPU groups, gpu-a preferred by the priority expander's ConfigMap, and one GPU pod.
+const std::string kPreferGpuA =
+    cluster(group("gpu-a", "g5.xlarge", 0, 2, 0, kGpuTaint) +
+            group("gpu-b", "g4dn.xlarge", 0, 2, 0, kGpuTaint)) +
+    "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cluster-autoscaler-priority-expander}\n"
+    "data:\n  priorities: \"50: [gpu-a]\\n10: [gpu-b]\"\n---\n" +
+    gpu_deployment("llm", 1, 1);
+
 struct CaRun {
   CaRun(const std::string& manifests, const std::string& scenario_rest = "",
         const std::string& duration = "2h")
@@ -226,12 +234,7 @@ TEST_CASE("a scale-up stops at the group's max size and at max-nodes-total",
 TEST_CASE("a group whose launch finds no capacity backs off and another is chosen",
           "[cluster-autoscaler]") {
   // The priority expander prefers gpu-a, but g5.xlarge on-demand has no capacity anywhere.
-  const std::string configmap =
-      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cluster-autoscaler-priority-expander}\n"
-      "data:\n  priorities: \"50: [gpu-a]\\n10: [gpu-b]\"\n---\n";
-  const CaRun r(cluster(group("gpu-a", "g5.xlarge", 0, 2, 0, kGpuTaint) +
-                        group("gpu-b", "g4dn.xlarge", 0, 2, 0, kGpuTaint)) +
-                    configmap + gpu_deployment("llm", 1, 1),
+  const CaRun r(kPreferGpuA,
                 "cluster_autoscaler: {expander: priority}\nevents:\n  - {at: 0s, capacity: "
                 "{instance_type: g5.xlarge, capacity_type: on-demand, count: 0}}\n",
                 "30m");
@@ -318,12 +321,7 @@ TEST_CASE("no scale-down inside the delay after a scale-up", "[cluster-autoscale
 // clusterstate.updateScaleRequests: nodes not Ready by max-node-provision-time fail the
 // scale-up; the group backs off, its unregistered instances go, and another group is grown.
 TEST_CASE("a group whose nodes do not register in time backs off", "[cluster-autoscaler]") {
-  const std::string configmap =
-      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cluster-autoscaler-priority-expander}\n"
-      "data:\n  priorities: \"50: [gpu-a]\\n10: [gpu-b]\"\n---\n";
-  const CaRun r(cluster(group("gpu-a", "g5.xlarge", 0, 2, 0, kGpuTaint) +
-                        group("gpu-b", "g4dn.xlarge", 0, 2, 0, kGpuTaint)) +
-                    configmap + gpu_deployment("llm", 1, 1),
+  const CaRun r(kPreferGpuA,
                 "cluster_autoscaler: {expander: priority}\nnode_latencies:\n  families: {g5: "
                 "{launch: 5s, registration: 20m, initialization: 25s}}\n",
                 "1h");

@@ -10,7 +10,9 @@ std::vector<PoolTotals> pool_totals(const Cluster& cluster, const CloudProvider&
   std::vector<PoolTotals> out(pool_count);
   for (NodeId id : cluster.active_nodes()) {
     const Node& n = cluster.node(id);
-    if (n.pool >= pool_count || !n.is_live() || n.phase == NodePhase::Launching) continue;
+    if (n.in_node_group() || n.pool >= pool_count || !n.is_live() ||
+        n.phase == NodePhase::Launching)
+      continue;
     PoolTotals& t = out[n.pool];
     t.cost += cloud.price(offering_of(cloud.catalog(), n));
     if (!n.initialized) continue;

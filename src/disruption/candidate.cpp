@@ -32,8 +32,8 @@ std::vector<Candidate> disruption_candidates(const Cluster& cluster, const Cloud
   std::vector<Candidate> out;
   for (NodeId id : cluster.active_nodes()) {
     const Node& n = cluster.node(id);
-    if (n.phase != NodePhase::Initialized || n.marked_for_disruption || n.nominated_until > now ||
-        n.do_not_disrupt)
+    if (n.in_node_group() || n.phase != NodePhase::Initialized || n.marked_for_disruption ||
+        n.nominated_until > now || n.do_not_disrupt)
       continue;
     Candidate c{.node = id, .pool = n.pool, .price = cloud.price(offering_of(cloud.catalog(), n))};
     const bool pods_may_block = disruption_class == DisruptionClass::Graceful ||

@@ -162,6 +162,7 @@ void Consolidation::mark_consolidated(SimTime now) {
   const std::vector<NodePool>& pools = provisioner_.nodepools();
   for (NodeId id : cluster_.active_nodes()) {
     const Node& n = cluster_.node(id);
+    if (n.in_node_group()) continue;
     const auto& after = pools[n.pool].disruption.consolidate_after;
     if (n.phase != NodePhase::Initialized || !after) continue;
     const SimTime ready = saturating_add(n.last_pod_event, *after);

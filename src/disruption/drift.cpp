@@ -14,7 +14,8 @@ bool Drift::drifted(const Node& node, const NodePool& pool, std::uint64_t node_c
 void Drift::note_drift(SimTime now) {
   const std::vector<NodePool>& pools = provisioner_.nodepools();
   auto is_drifted = [&](const Node& n) {
-    return drifted(n, pools[n.pool], provisioner_.launcher().pool_info(n.pool).node_class_hash);
+    return !n.in_node_group() &&
+           drifted(n, pools[n.pool], provisioner_.launcher().pool_info(n.pool).node_class_hash);
   };
   std::erase_if(drifted_since_, [&](const auto& entry) {
     const Node& n = cluster_.node(entry.first);

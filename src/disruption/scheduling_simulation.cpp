@@ -45,7 +45,8 @@ void SchedulingSimulation::take_snapshot_at(SimTime now) {
     slot_of_node_[n.id] = i;
     // Nodes a command holds are on their way out: their pods move like a deleting node's.
     removed_[i] = n.marked_for_disruption ? 1 : 0;
-    const auto& after = pools[n.pool].disruption.consolidate_after;
+    const auto& after = n.in_node_group() ? std::optional<SimDuration>()
+                                          : pools[n.pool].disruption.consolidate_after;
     under_consolidate_after_[i] = n.phase == NodePhase::Initialized && after &&
                                   *after > SimDuration{0} && now - n.last_pod_event < *after;
   }

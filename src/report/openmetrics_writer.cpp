@@ -149,6 +149,10 @@ void OpenMetricsWriter::sample(std::size_t family, const std::string& labels, do
 }
 
 void OpenMetricsWriter::on_event(const SimEvent& e, const Cluster& cluster) {
+  // Karpenter's families count Karpenter's nodes: not those of eksctl node groups.
+  if (e.node != kNoNode && subject_of(e.kind) == EventSubject::Node &&
+      cluster.node(e.node).in_node_group())
+    return;
   if (e.kind == EventKind::NodeLaunched) {
     launched_[labels_text({{"nodepool", cluster.node(e.node).nodepool}})] += 1;
   } else if (e.kind == EventKind::NodeTerminated) {
@@ -189,6 +193,7 @@ void OpenMetricsWriter::on_interval(SimTime now, const Cluster& cluster) {
     const Node& n = cluster.node(id);
     if (n.phase == NodePhase::Terminated) continue;
     if (n.phase != NodePhase::Launching) cost_rate += n.price_per_hour + n.ebs_price_per_hour;
+    if (n.in_node_group()) continue;                               // not Karpenter's
     pool_usage[n.nodepool] += catalog_->types()[n.type].capacity;  // limits count capacity
     // A Node object exists from registration until it is deleted.
     if (!n.is_live() || n.phase == NodePhase::Launching || n.phase == NodePhase::Launched) continue;

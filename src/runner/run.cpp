@@ -26,10 +26,9 @@ RunInfo run_info(const ScenarioConfig& config) {
       info.nodepools.push_back(p.name);
   };
   info.management_fee_by_type = config.management_fee_by_type;
-  if (config.provisioner == ProvisionerKind::ClusterAutoscaler) {
-    info.node_groups = true;
-    for (const NodeGroup& g : config.node_groups) info.nodepools.push_back(g.name);
-  }
+  info.node_groups =
+      config.provisioner == ProvisionerKind::ClusterAutoscaler || !config.node_groups.empty();
+  for (const NodeGroup& g : config.node_groups) info.nodepools.push_back(g.name);
   for (const NodePool& p : config.nodepools) add_pool(p);
   for (const ScriptedEvent& e : config.events)
     if (const auto* apply = std::get_if<ApplyManifestsEvent>(&e.action))

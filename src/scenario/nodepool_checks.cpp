@@ -44,6 +44,9 @@ std::vector<PoolSet> pool_sets(const ScenarioConfig& config) {
     merge_node_classes(next.classes, apply->node_classes);
     sets.push_back(std::move(next));
   }
+  // Node groups beside the NodePools keep their desired capacity: they host pods too.
+  for (PoolSet& set : sets)
+    for (const NodeGroup& g : config.node_groups) set.pools.push_back(as_nodepool(g));
   for (PoolSet& set : sets) {
     set.context = make_scheduling_context(NodePoolInputs{.catalog = *config.catalog,
                                                          .node_classes = set.classes,

@@ -75,8 +75,7 @@ bool is_region_name(std::string_view r) {
 }
 
 // What each provisioner reads: the Cluster Autoscaler needs node groups and ignores NodePools;
-// Karpenter and Auto Mode use NodePools, and fleetsim launches node groups only under the
-// Cluster Autoscaler.
+// beside Karpenter and Auto Mode node groups keep their desired capacity.
 void check_provisioner_inputs(ProvisionerKind provisioner, const ManifestSet& set,
                               const YamlMap& top, WarningLog& warnings) {
   if (provisioner == ProvisionerKind::ClusterAutoscaler) {
@@ -90,13 +89,7 @@ void check_provisioner_inputs(ProvisionerKind provisioner, const ManifestSet& se
       warnings.add(
           pool.where, "NodePool",
           fmt::format("NodePool {} is not used: the provisioner is cluster-autoscaler", pool.name));
-    return;
   }
-  for (const NodeGroup& g : set.node_groups)
-    warnings.add(g.where, "ClusterConfig.node_groups",
-                 fmt::format("node group {} is not launched: fleetsim models node groups under "
-                             "provisioner: cluster-autoscaler only",
-                             g.name));
 }
 
 ProvisionerKind decode_provisioner(const YamlValue& v) {

@@ -45,6 +45,12 @@ World::World(const ScenarioConfig& config)
                                      monthly_shares(*config.catalog, *config.spot_market));
   }
   build_provisioner();
+  // Node groups beside Karpenter's NodePools (or Auto Mode's) keep their desired capacity.
+  if (config.provisioner != ProvisionerKind::ClusterAutoscaler && !config.node_groups.empty()) {
+    static_node_groups_ = std::make_unique<StaticNodeGroups>(
+        sim_,
+        make_node_group_fleet(config.node_groups, config.daemonsets, *cloud_, cluster_, sim_));
+  }
   kube_scheduler_ = std::make_unique<KubeScheduler>(
       sim_, cluster_, bus(), [this](PodId pod) { provisioner_->pod_unschedulable(pod); });
   workloads_ =
@@ -165,6 +171,7 @@ RunStats World::run() {
     sim_.schedule_at(at(config_.events[i].at), Phase::CloudAndNodes, *this,
                      Tag{Timer::Scripted, static_cast<std::uint32_t>(i)}.pack());
   provisioner_->start();
+  if (static_node_groups_) static_node_groups_->start();
   if (disruption_) disruption_->start();
   if (spot_market_) spot_market_->start();
   sim_.every(config_.report_interval, at(config_.report_interval), Phase::Reporting, *this,

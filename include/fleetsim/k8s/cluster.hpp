@@ -74,6 +74,9 @@ struct Node {
   double ebs_price_per_hour = 0.0;
 
   bool is_live() const { return phase != NodePhase::Deleting && phase != NodePhase::Terminated; }
+  // A node of an eksctl node group, not a Karpenter NodeClaim: Karpenter never disrupts it, and
+  // `pool` means nothing.
+  bool in_node_group() const { return !node_group.empty(); }
   Resources available() const { return allocatable - daemon_overhead - requested; }
 };
 

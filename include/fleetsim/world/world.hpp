@@ -18,6 +18,7 @@
 #include "fleetsim/provisioning/cluster_autoscaler/cluster_autoscaler.hpp"
 #include "fleetsim/provisioning/karpenter/interruption_handler.hpp"
 #include "fleetsim/provisioning/karpenter/karpenter_provisioner.hpp"
+#include "fleetsim/provisioning/node_groups.hpp"
 #include "fleetsim/scenario/scenario_config.hpp"
 #include "fleetsim/workload/workload_controller.hpp"
 #include "fleetsim/world/autoscaler_runner.hpp"
@@ -69,7 +70,8 @@ class World : private ClusterBus, private EventHandler {
   Cluster cluster_;
   PodDisruptionBudgets pdbs_;
   std::unique_ptr<Ec2Cloud> cloud_;
-  std::unique_ptr<SpotMarket> spot_market_;  // when the scenario has `spot:`
+  std::unique_ptr<StaticNodeGroups> static_node_groups_;  // node groups nobody resizes
+  std::unique_ptr<SpotMarket> spot_market_;               // when the scenario has `spot:`
   std::unique_ptr<NodeTermination> termination_;
   std::unique_ptr<Provisioner> provisioner_;
   // Karpenter's controllers besides the provisioner, when it is the scenario's.

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "fleetsim/cloudprovider/aws/ebs_pricing.hpp"
 #include "fleetsim/engine/event_tag.hpp"
 #include "fleetsim/provisioning/cluster_autoscaler/scale_down_rules.hpp"
 
@@ -17,10 +16,6 @@ using Tag = EventTag<std::uint8_t>;
 
 // The pods a node of AWS's scale-from-zero template holds (aws_manager.go buildNodeFromTemplate).
 constexpr std::int64_t kTemplatePods = 110;
-// Labels eksctl and EKS put on a node group's nodes, which guides select on.
-constexpr std::string_view kEksNodeGroupLabel = "eks.amazonaws.com/nodegroup";
-constexpr std::string_view kEksCapacityTypeLabel = "eks.amazonaws.com/capacityType";
-constexpr std::string_view kEksctlNodeGroupLabel = "alpha.eksctl.io/nodegroup-name";
 // compare_nodegroups.go: similar groups' memory within 1.5%, allocatable within 5%.
 constexpr double kMemoryDifferenceRatio = 0.015;
 constexpr double kAllocatableDifferenceRatio = 0.05;
@@ -55,51 +50,12 @@ ClusterAutoscaler::ClusterAutoscaler(Inputs in)
       last_scale_up_(in.sim.now() - hours(1)),
       last_scale_down_delete_(in.sim.now() - hours(1)),
       last_scale_down_fail_(in.sim.now() - hours(1)) {
-  const Catalog& catalog = cloud_.catalog();
+  asgs_ = make_node_group_fleet(std::move(in.groups), in.daemonsets, cloud_, cluster_, in.sim).asgs;
   std::vector<SchedulingContext::DaemonSet> daemonsets;
   for (const Workload& ds : in.daemonsets) daemonsets.push_back({.spec = &ds.pod.spec});
-  std::vector<KubeletSizing> kubelet;
-  for (const NodeGroup& g : in.groups) {
-    group_pools_.push_back(as_nodepool(g));
-    kubelet.push_back(
-        KubeletSizing{.max_pods = g.max_pods, .root_volume_bytes = g.root_volume.size_bytes});
-  }
-  group_context_ = std::make_unique<SchedulingContext>(catalog, group_pools_, daemonsets, kubelet);
-  existing_context_ =
-      std::make_unique<SchedulingContext>(catalog, std::span<const NodePool>{}, daemonsets);
+  existing_context_ = std::make_unique<SchedulingContext>(cloud_.catalog(),
+                                                          std::span<const NodePool>{}, daemonsets);
   scheduler_ = std::make_unique<Scheduler>(*existing_context_);
-
-  for (std::uint32_t i = 0; i < in.groups.size(); ++i) {
-    NodeGroup& g = in.groups[i];
-    const PoolTemplate& tpl = group_context_->pools()[i];
-    AutoScalingGroup::Spec spec;
-    for (const std::string& name : g.instance_types) {
-      const auto t = static_cast<std::uint32_t>(*catalog.index_of(name));
-      spec.types.push_back({.type = t,
-                            .allocatable = tpl.allocatable[t],
-                            .daemon_overhead = tpl.daemon_overhead[t]});
-    }
-    Node& node = spec.node_template;
-    node.pool = i;
-    node.node_group = g.name;
-    for (const auto& [k, v] : g.labels) node.labels.add(k, Requirement::single(v));
-    node.labels.add(std::string(kEksctlNodeGroupLabel), Requirement::single(g.name));
-    if (g.managed) {
-      node.labels.add(std::string(kEksNodeGroupLabel), Requirement::single(g.name));
-      node.labels.add(
-          std::string(kEksCapacityTypeLabel),
-          Requirement::single(g.on_demand_percentage_above_base == 0 && g.on_demand_base == 0
-                                  ? "SPOT"
-                                  : "ON_DEMAND"));
-    }
-    node.taints = g.taints;
-    const std::array<BlockDevice, 1> volumes{g.root_volume};
-    node.ebs_bytes = ebs_bytes(volumes);
-    node.ebs_price_per_hour = ebs_price_per_hour(volumes);
-    spec.group = std::move(g);
-    asgs_.push_back(std::make_unique<AutoScalingGroup>(
-        cloud_, cluster_, std::move(spec), in.sim.rng("node-group-names/" + spec.group.name)));
-  }
 }
 
 ClusterAutoscaler::~ClusterAutoscaler() = default;

@@ -20,14 +20,16 @@ ClusterSnapshot take_snapshot(const Cluster& cluster, const SchedulingContext& c
   const auto& types = context.catalog().types();
   for (NodeId id : cluster.active_nodes()) {
     const Node& n = cluster.node(id);
-    s.pool_usage[n.pool] += types[n.type].capacity;
-    ++s.pool_nodes[n.pool];
+    if (!n.in_node_group()) {
+      s.pool_usage[n.pool] += types[n.type].capacity;
+      ++s.pool_nodes[n.pool];
+    }
     if (!n.is_live()) continue;
     node_slot[n.id] = static_cast<std::uint32_t>(s.nodes.size());
     s.node_ids.push_back(n.id);
     s.nodes.push_back(ExistingNode{.name = n.name,
                                    .initialized = n.phase == NodePhase::Initialized,
-                                   .pool = n.pool,
+                                   .pool = n.in_node_group() ? kNoPool : n.pool,
                                    .type = n.type,
                                    .zone = n.zone,
                                    .capacity_type = n.capacity_type,

@@ -17,6 +17,7 @@
 #include "fleetsim/kube/node_termination.hpp"
 #include "fleetsim/provisioning/cluster_autoscaler/expander.hpp"
 #include "fleetsim/provisioning/cluster_autoscaler/node_group_backoff.hpp"
+#include "fleetsim/provisioning/node_groups.hpp"
 #include "fleetsim/provisioning/provisioner.hpp"
 #include "fleetsim/scheduling/scheduler.hpp"
 
@@ -118,8 +119,6 @@ class ClusterAutoscaler final : public Provisioner, private EventHandler {
   const PodDisruptionBudgets& pdbs_;
   ClusterAutoscalerSettings settings_;
   std::vector<std::unique_ptr<AutoScalingGroup>> asgs_;
-  std::vector<NodePool> group_pools_;                    // one per group: the context's view of it
-  std::unique_ptr<SchedulingContext> group_context_;     // allocatable and DaemonSet overhead
   std::unique_ptr<SchedulingContext> existing_context_;  // no pools: places on given nodes only
   std::unique_ptr<Scheduler> scheduler_;
   RngStream expander_rng_;

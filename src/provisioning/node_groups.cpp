@@ -1,0 +1,74 @@
+#include "fleetsim/provisioning/node_groups.hpp"
+
+#include <array>
+
+#include "fleetsim/cloudprovider/aws/ebs_pricing.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+// Labels eksctl and EKS put on a node group's nodes, which guides select on.
+constexpr std::string_view kEksNodeGroupLabel = "eks.amazonaws.com/nodegroup";
+constexpr std::string_view kEksCapacityTypeLabel = "eks.amazonaws.com/capacityType";
+constexpr std::string_view kEksctlNodeGroupLabel = "alpha.eksctl.io/nodegroup-name";
+
+}  // namespace
+
+NodeGroupFleet make_node_group_fleet(std::vector<NodeGroup> groups,
+                                     std::span<const Workload> daemonsets, Ec2Cloud& cloud,
+                                     Cluster& cluster, const Simulation& sim) {
+  const Catalog& catalog = cloud.catalog();
+  NodeGroupFleet fleet;
+  std::vector<SchedulingContext::DaemonSet> ds;
+  for (const Workload& d : daemonsets) ds.push_back({.spec = &d.pod.spec});
+  std::vector<KubeletSizing> kubelet;
+  for (const NodeGroup& g : groups) {
+    fleet.pools.push_back(as_nodepool(g));
+    kubelet.push_back(
+        KubeletSizing{.max_pods = g.max_pods, .root_volume_bytes = g.root_volume.size_bytes});
+  }
+  fleet.context = std::make_unique<SchedulingContext>(catalog, fleet.pools, ds, kubelet);
+
+  for (std::uint32_t i = 0; i < groups.size(); ++i) {
+    NodeGroup& g = groups[i];
+    const PoolTemplate& tpl = fleet.context->pools()[i];
+    AutoScalingGroup::Spec spec;
+    for (const std::string& name : g.instance_types) {
+      const auto t = static_cast<std::uint32_t>(*catalog.index_of(name));
+      spec.types.push_back({.type = t,
+                            .allocatable = tpl.allocatable[t],
+                            .daemon_overhead = tpl.daemon_overhead[t]});
+    }
+    Node& node = spec.node_template;
+    node.node_group = g.name;
+    for (const auto& [k, v] : g.labels) node.labels.add(k, Requirement::single(v));
+    node.labels.add(std::string(kEksctlNodeGroupLabel), Requirement::single(g.name));
+    if (g.managed) {
+      node.labels.add(std::string(kEksNodeGroupLabel), Requirement::single(g.name));
+      node.labels.add(std::string(kEksCapacityTypeLabel),
+                      Requirement::single(g.on_demand_count(1) == 0 ? "SPOT" : "ON_DEMAND"));
+    }
+    node.taints = g.taints;
+    const std::array<BlockDevice, 1> volumes{g.root_volume};
+    node.ebs_bytes = ebs_bytes(volumes);
+    node.ebs_price_per_hour = ebs_price_per_hour(volumes);
+    RngStream names = sim.rng("node-group-names/" + g.name);
+    spec.group = std::move(g);
+    fleet.asgs.push_back(
+        std::make_unique<AutoScalingGroup>(cloud, cluster, std::move(spec), std::move(names)));
+  }
+  return fleet;
+}
+
+void StaticNodeGroups::start() {
+  for (auto& asg : fleet_.asgs) asg->set_desired(asg->group().desired_capacity);
+  sim_.every(kAutoScalingReconcileInterval, sim_.now() + kAutoScalingReconcileInterval,
+             Phase::CloudAndNodes, *this, 0);
+}
+
+void StaticNodeGroups::on_event(SimTime, std::uint64_t) {
+  for (auto& asg : fleet_.asgs) asg->reconcile();
+}
+
+}  // namespace fleetsim

@@ -79,6 +79,11 @@ std::string launched_text(const json& e) {
 constexpr std::string_view kWhyThisType =
     "the cheapest offering with capacity, in the first capacity type the claim allows "
     "(reserved, then spot, then on-demand)";
+// An Auto Scaling group's launch (auto_scaling_group.hpp).
+constexpr std::string_view kWhyThisGroupType =
+    "its Auto Scaling group's next instance: the capacity type its instances distribution "
+    "wants, in the zone with the fewest of its instances, the first type in its order "
+    "(on-demand) or the cheapest (spot) with capacity";
 
 [[noreturn]] void not_found(const Events& events, const std::string& file, const char* key,
                             std::string_view name) {
@@ -190,7 +195,11 @@ std::string explain_node(std::istream& in, const std::string& file, std::string_
       continue;
     }
     if (str(e, "node") != node) continue;
-    if (out.empty()) out = fmt::format("node {} (NodePool {})\n", node, str(e, "nodepool"));
+    const bool in_group = e.contains("node_group");
+    if (out.empty()) {
+      out = in_group ? fmt::format("node {} (node group {})\n", node, str(e, "node_group"))
+                     : fmt::format("node {} (NodePool {})\n", node, str(e, "nodepool"));
+    }
     if (kind == "nodeclaim_created") {
       const auto pods = static_cast<std::int64_t>(num(e, "pods"));
       std::string why =
@@ -205,7 +214,8 @@ std::string explain_node(std::istream& in, const std::string& file, std::string_
     } else if (kind == "node_launched") {
       launched_at = t;
       price = num(e, "price_usd_per_hour");
-      out += line(t, fmt::format("launched as {}: {}", launched_text(e), kWhyThisType));
+      out += line(t, fmt::format("launched as {}: {}", launched_text(e),
+                                 in_group ? kWhyThisGroupType : kWhyThisType));
     } else if (kind == "node_registered") {
       out += line(t, "registered");
     } else if (kind == "node_ready") {

@@ -36,6 +36,7 @@ NodePool builtin_pool(const std::string& name) {
   pool.disruption.consolidate_after = seconds(30);
   pool.node_class = std::string(kDefaultNodeClass);
   pool.auto_mode_node_class = true;
+  pool.built_in = true;
   return pool;
 }
 

@@ -56,8 +56,10 @@ struct NodePool {
   std::optional<SimDuration> expire_after = hours(720);  // nullopt = Never
   bool expire_after_given = false;                       // written, not Karpenter's default
   std::optional<SimDuration> termination_grace_period;
-  std::string node_class;             // nodeClassRef.name
-  bool auto_mode_node_class = false;  // nodeClassRef is EKS Auto Mode's eks.amazonaws.com NodeClass
+  std::string node_class;  // nodeClassRef.name
+  bool auto_mode_node_class = false;
+  bool built_in = false;  // one of EKS Auto Mode's, which the user cannot change  // nodeClassRef
+                          // is EKS Auto Mode's eks.amazonaws.com NodeClass
   NodePoolDisruption disruption;
   SourceLocation where;
   SourceLocation node_class_where;  // where nodeClassRef.name is written

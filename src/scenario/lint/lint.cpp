@@ -15,7 +15,16 @@ std::string_view to_string(LintSeverity s) { return s == LintSeverity::Info ? "i
 namespace lint {
 
 LintView::LintView(const ScenarioConfig& c)
-    : config(c), pools(c.nodepools), classes(c.node_classes) {
+    : config(c),
+      pools(c.provisioner == ProvisionerKind::ClusterAutoscaler ? std::vector<NodePool>{}
+                                                                : c.nodepools),
+      classes(c.node_classes) {
+  // Under the Cluster Autoscaler the node groups are the pools; the placement rules read them
+  // as NodePools (their instance types, zones, labels and taints).
+  if (c.provisioner == ProvisionerKind::ClusterAutoscaler) {
+    pool_noun = "node group";
+    for (const NodeGroup& g : c.node_groups) pools.push_back(as_nodepool(g));
+  }
   for (const Workload& w : c.workloads) workloads.push_back(&w);
   for (const ScriptedEvent& e : c.events) {
     const auto* apply = std::get_if<ApplyManifestsEvent>(&e.action);
@@ -69,9 +78,16 @@ LintFinding finding(std::string_view id, SourceLocation where, std::string subje
 std::vector<LintFinding> lint_scenario(const ScenarioConfig& config) {
   const lint::LintView view(config);
   std::vector<LintFinding> out;
-  for (lint::Rule rule : {lint::autoscaling_rules, lint::nodepool_rules, lint::disruption_rules,
-                          lint::placement_rules})
-    rule(view, out);
+  // The NodePool and disruption rules are about Karpenter's settings; under the Cluster
+  // Autoscaler only the placement and autoscaling rules apply (to its node groups).
+  if (config.provisioner == ProvisionerKind::ClusterAutoscaler) {
+    lint::autoscaling_rules(view, out);
+    lint::placement_rules(view, out);
+  } else {
+    for (lint::Rule rule : {lint::autoscaling_rules, lint::nodepool_rules, lint::disruption_rules,
+                            lint::placement_rules})
+      rule(view, out);
+  }
   std::stable_sort(out.begin(), out.end(), [](const LintFinding& a, const LintFinding& b) {
     return std::tie(a.where.file, a.where.line, a.where.col, a.rule) <
            std::tie(b.where.file, b.where.line, b.where.col, b.rule);

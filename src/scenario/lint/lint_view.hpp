@@ -17,8 +17,9 @@ struct LintView {
   explicit LintView(const ScenarioConfig& config);
 
   const ScenarioConfig& config;
-  std::vector<NodePool> pools;        // the scenario's, then each apply's, in order
-  std::vector<EC2NodeClass> classes;  // likewise
+  std::vector<NodePool> pools;              // the scenario's, then each apply's, in order
+  std::string_view pool_noun = "NodePool";  // "node group" under the Cluster Autoscaler
+  std::vector<EC2NodeClass> classes;        // likewise
   std::unique_ptr<SchedulingContext> context;
   std::vector<const Workload*> workloads;  // manifests', applies', and job trace templates
   std::vector<bool> from_trace;            // per workload: a trace template (rows set requests)

@@ -18,6 +18,7 @@ std::string taint_text(const Taint& t) {
 
 void untolerated_taint(const LintView& view, std::vector<LintFinding>& out) {
   for (const NodePool& pool : view.pools) {
+    if (pool.built_in) continue;  // Auto Mode's: its taint is meant for system add-ons
     for (const Taint& taint : pool.taints) {
       if (!schedules_pods(taint)) continue;
       const bool tolerated =
@@ -27,7 +28,7 @@ void untolerated_taint(const LintView& view, std::vector<LintFinding>& out) {
           });
       if (tolerated) continue;
       out.push_back(finding(
-          "untolerated-taint", pool.where, fmt::format("NodePool {}", pool.name),
+          "untolerated-taint", pool.where, fmt::format("{} {}", view.pool_noun, pool.name),
           fmt::format("no workload tolerates its taint {}, so the pool never gets a pod",
                       taint_text(taint)),
           fmt::format("add a toleration of {} to the workloads meant for this pool, or remove "
@@ -52,14 +53,14 @@ void unsatisfiable_selector(const LintView& view, std::vector<LintFinding>& out)
       }
       for (const Requirements& alt : spec.alternative_node_requirements)
         satisfiable |= !view.context->pools()[p].requirements.incompatibility(alt);
-      why.push_back(fmt::format("NodePool {}: {}", view.pools[p].name, *conflict));
+      why.push_back(fmt::format("{} {}: {}", view.pool_noun, view.pools[p].name, *conflict));
     }
     if (satisfiable) continue;
     out.push_back(finding(
         "unsatisfiable-selector", w->where, workload_subject(*w),
-        fmt::format("its nodeSelector or required node affinity matches no NodePool ({}), so its "
+        fmt::format("its nodeSelector or required node affinity matches no {} ({}), so its "
                     "pods stay Pending",
-                    fmt::join(why, "; ")),
+                    view.pool_noun, fmt::join(why, "; ")),
         "set the label in a NodePool's template metadata.labels (or its requirements), or fix "
         "the selector"));
   }
@@ -85,9 +86,9 @@ void unneeded_toleration(const LintView& view, std::vector<LintFinding>& out) {
       if (needed) continue;
       out.push_back(
           finding("unneeded-toleration", w->where, workload_subject(*w),
-                  fmt::format("it tolerates {}, which no NodePool's taints include: the toleration "
+                  fmt::format("it tolerates {}, which no {}'s taints include: the toleration "
                               "changes nothing",
-                              t.key),
+                              t.key, view.pool_noun),
                   "drop the toleration, or taint the NodePool meant for these pods"));
     }
   }

@@ -93,6 +93,15 @@ TEST_CASE("explain tells a spot node's rebalance recommendation and interruption
                                     "goes in two minutes\n"));
 }
 
+TEST_CASE("explain tells a node group's node", "[report]") {
+  std::istringstream events(
+      R"({"t":35.0,"kind":"node_launched","node":"gpu-x7k2p","node_group":"gpu","instance_type":"g5.xlarge","capacity_type":"on-demand","zone":"us-east-1a","price_usd_per_hour":1.006}
+)");
+  const std::string story = explain_node(events, "events.jsonl", "gpu-x7k2p");
+  CHECK_THAT(story, Catch::StartsWith("node gpu-x7k2p (node group gpu)\n"));
+  CHECK_THAT(story, Catch::Contains("its Auto Scaling group's next instance"));
+}
+
 TEST_CASE("explain names what it cannot find", "[report]") {
   std::ifstream events(golden_events());
   CHECK(error_of([&] { explain_pod(events, "events.jsonl", "llm-ksvdbndrnd-f8f5g"); }) ==

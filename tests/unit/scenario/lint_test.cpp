@@ -238,12 +238,25 @@ TEST_CASE("untolerated-taint, unsatisfiable-selector and unneeded-toleration", "
 
 // Every finding on a bundled example must be accepted by a `# lint accepts RULE: why` comment
 // in its scenario file, and every accepted rule must still be found.
+TEST_CASE("under the Cluster Autoscaler the placement rules read the node groups", "[lint]") {
+  const Lint l(
+      "---\napiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: c}\n"
+      "managedNodeGroups:\n  - name: gpu\n    instanceType: g5.xlarge\n"
+      "    taints: [{key: dedicated, value: ml, effect: NoSchedule}]\n---\n" +
+          workload(),
+      "provisioner: cluster-autoscaler\n");
+  REQUIRE(l.findings.size() == 1);
+  CHECK(l.findings[0].rule == "untolerated-taint");
+  CHECK(l.findings[0].subject == "node group gpu");
+}
+
 TEST_CASE("the bundled examples give only the findings their comments accept", "[lint]") {
   const auto root = std::filesystem::path(FLEETSIM_SOURCE_DIR) / "scenarios";
   std::vector<std::filesystem::path> files;
   for (const auto& e : std::filesystem::recursive_directory_iterator(root))
     if (e.path().filename() == "scenario.yaml" ||
-        e.path().parent_path().filename() == "consolidation")
+        e.path().parent_path().filename() == "consolidation" ||
+        e.path().parent_path().filename() == "provisioner-comparison")
       if (e.path().extension() == ".yaml") files.push_back(e.path());
   std::sort(files.begin(), files.end());
   REQUIRE(files.size() >= 8);

@@ -138,7 +138,6 @@ NodeGroup decode_group(const YamlValue& item, bool managed,
   NodeGroup g;
   g.managed = managed;
   g.where = item.where();
-  g.size_where = item.where();
   const YamlValue name = m.require("name");
   g.name = name.as_string();
   if (auto p = dns_subdomain_problem(g.name)) name.fail(*p);

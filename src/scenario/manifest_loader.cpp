@@ -83,6 +83,7 @@ void ManifestLoader::load_manifest(const YamlValue& manifest, ManifestSet& out) 
     if (name && name->as_string() == kPriorityExpanderConfigMap) {
       out.expander_priorities =
           decode_expander_priorities(YamlMap(m.require("data")).require("priorities"));
+      out.expander_priorities_where = name->where();
       return;
     }
   }

@@ -558,8 +558,24 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
                    "the provisioner is not cluster-autoscaler; these flags are ignored");
     cfg.cluster_autoscaler = decode_cluster_autoscaler(*ca);
   }
-  if (cfg.cluster_autoscaler.priorities.empty())
+  if (cfg.cluster_autoscaler.priorities.empty()) {
     cfg.cluster_autoscaler.priorities = std::move(set.expander_priorities);
+  } else if (!set.expander_priorities.empty()) {
+    warnings.add(set.expander_priorities_where, "ConfigMap",
+                 "cluster_autoscaler.priorities is given: this priority expander ConfigMap is "
+                 "not used");
+  }
+  if (cfg.provisioner == ProvisionerKind::ClusterAutoscaler) {
+    const auto& e = cfg.cluster_autoscaler.expanders;
+    if (cfg.cluster_autoscaler.priorities.empty() &&
+        std::find(e.begin(), e.end(), Expander::Priority) != e.end())
+      warnings.add(top.get("cluster_autoscaler")->where(), "cluster_autoscaler.expander",
+                   "the priority expander has no priorities (cluster_autoscaler.priorities, or "
+                   "the ConfigMap cluster-autoscaler-priority-expander): it keeps every option");
+    if (auto k = top.get("karpenter"))
+      warnings.add(k->where(), "karpenter",
+                   "the provisioner is cluster-autoscaler; Karpenter's settings are ignored");
+  }
   check_node_groups(set.node_groups, *cfg.catalog);
   check_provisioner_inputs(cfg.provisioner, set, top, warnings);
   cfg.nodepools = std::move(set.nodepools);

@@ -42,7 +42,6 @@ struct NodeGroup {
   BlockDevice root_volume;      // volumeSize (GiB, default 80) and volumeType (default gp3)
   std::optional<int> max_pods;  // maxPodsPerNode
   SourceLocation where;         // the group's entry
-  SourceLocation size_where;    // where its sizes are written, for errors about them
 
   // Of `instances` running, how many the instances distribution wants on-demand: the base,
   // then the percentage of the rest, rounded up (EC2 Auto Scaling favours on-demand).

@@ -37,6 +37,7 @@ struct ManifestSet {
   SourceLocation auto_mode_where;
   // The priority expander's ConfigMap (kube-system/cluster-autoscaler-priority-expander).
   std::vector<ExpanderPriority> expander_priorities;
+  SourceLocation expander_priorities_where;
 
   std::size_t object_count() const {
     return nodepools.size() + node_classes.size() + workloads.size() + daemonsets.size() +

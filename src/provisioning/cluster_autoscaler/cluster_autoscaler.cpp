@@ -46,7 +46,7 @@ ClusterAutoscaler::ClusterAutoscaler(Inputs in)
       expander_rng_(in.sim.rng("cluster-autoscaler/expander")),
       backoff_(in.groups.size(), settings_.initial_node_group_backoff,
                settings_.max_node_group_backoff),
-      requests_(in.groups.size()),
+      expected_add_time_(in.groups.size()),
       last_scale_up_(in.sim.now() - hours(1)),
       last_scale_down_delete_(in.sim.now() - hours(1)),
       last_scale_down_fail_(in.sim.now() - hours(1)) {
@@ -98,7 +98,7 @@ void ClusterAutoscaler::run_once(SimTime now) {
 // instances that never registered are removed (removeOldUnregisteredNodes, down to min size).
 void ClusterAutoscaler::check_scale_up_requests(SimTime now) {
   for (std::uint32_t g = 0; g < asgs_.size(); ++g) {
-    if (!requests_[g]) continue;
+    if (!expected_add_time_[g]) continue;
     AutoScalingGroup& asg = *asgs_[g];
     const int missing = asg.reconcile();
     int ready = 0;
@@ -109,9 +109,9 @@ void ClusterAutoscaler::check_scale_up_requests(SimTime now) {
       failure = "no_capacity";
       asg.set_desired(asg.desired() - missing);
     } else if (ready >= asg.desired()) {
-      requests_[g].reset();
+      expected_add_time_[g].reset();
       continue;
-    } else if (requests_[g]->expected_add_time < now) {
+    } else if (*expected_add_time_[g] < now) {
       failure = "timed_out";
       std::vector<NodeId> unregistered;
       for (NodeId id : asg.instances())
@@ -125,7 +125,7 @@ void ClusterAutoscaler::check_scale_up_requests(SimTime now) {
       continue;
     }
     backoff_.fail(g, now);
-    requests_[g].reset();
+    expected_add_time_[g].reset();
     bus_.emit(SimEvent{.time = now,
                        .kind = EventKind::ScaleUpFailed,
                        .reason = failure,
@@ -155,7 +155,7 @@ std::vector<PodId> ClusterAutoscaler::pods_to_help(SimTime now, bool& too_new) {
   // pods here, so no second node is bought for them).
   SolveView view = existing_view(/*exclude=*/{});
   for (std::uint32_t g = 0; g < asgs_.size(); ++g) {
-    if (!requests_[g] || backoff_.backed_off(g, now)) continue;
+    if (!expected_add_time_[g] || backoff_.backed_off(g, now)) continue;
     int ready = 0;
     for (NodeId id : asgs_[g]->instances())
       ready += cluster_.node(id).phase == NodePhase::Initialized ? 1 : 0;
@@ -385,9 +385,8 @@ bool ClusterAutoscaler::scale_up(const std::vector<PodId>& pod_ids, SimTime now)
 void ClusterAutoscaler::grow(std::uint32_t g, int delta, SimTime now) {
   AutoScalingGroup& asg = *asgs_[g];
   asg.set_desired(asg.desired() + delta);
-  ScaleUpRequest& r = requests_[g] ? *requests_[g] : requests_[g].emplace();
-  r.increase += delta;
-  r.expected_add_time = now + settings_.max_node_provision_time;
+  // A further scale-up of the group resets the deadline, as upstream's does.
+  expected_add_time_[g] = now + settings_.max_node_provision_time;
 }
 
 // ScaleDown (core/scaledown): a node of a group above its min size, Ready, at or below the
@@ -495,9 +494,11 @@ void ClusterAutoscaler::scale_down(SimTime now) {
     }
   }
   // Nodes no longer removable (gone, or not candidates this loop) start over.
+  std::vector<NodeId> still;
+  for (const Candidate& c : removable) still.push_back(c.node);
+  std::sort(still.begin(), still.end());
   std::erase_if(unneeded_since_, [&](const auto& entry) {
-    return std::none_of(removable.begin(), removable.end(),
-                        [&](const Candidate& c) { return c.node == entry.first; });
+    return !std::binary_search(still.begin(), still.end(), entry.first);
   });
   if (cooldown) return;
 

@@ -216,3 +216,35 @@ spec:
     }));
   }
 }
+
+TEST_CASE("the Cluster Autoscaler's settings say what goes unused", "[auto-mode]") {
+  const std::string groups =
+      "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: c}\n"
+      "managedNodeGroups: [{name: ng, instanceType: m5.large, minSize: 1, maxSize: 2}]\n---\n";
+  const std::string configmap =
+      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cluster-autoscaler-priority-expander}\n"
+      "data: {priorities: \"10: [ng]\"}\n---\n";
+  auto messages = [](const ScenarioConfig& c) {
+    std::vector<std::string> out;
+    for (const Warning& w : c.warnings) out.push_back(w.message);
+    return out;
+  };
+  AutoModeRun both(groups + configmap + kCpuPod,
+                   "cluster_autoscaler: {expander: priority, priorities: {5: [ng]}}\n"
+                   "karpenter: {batch_idle: 2s}\n",
+                   "cluster-autoscaler");
+  const auto w = messages(load_scenario(both.file, catalog_root()));
+  CHECK(std::count(w.begin(), w.end(),
+                   "cluster_autoscaler.priorities is given: this priority expander ConfigMap is "
+                   "not used") == 1);
+  CHECK(std::count(w.begin(), w.end(),
+                   "the provisioner is cluster-autoscaler; Karpenter's settings are ignored") == 1);
+
+  AutoModeRun none(groups + kCpuPod, "cluster_autoscaler: {expander: priority}\n",
+                   "cluster-autoscaler");
+  const auto n = messages(load_scenario(none.file, catalog_root()));
+  CHECK(std::count(n.begin(), n.end(),
+                   "the priority expander has no priorities (cluster_autoscaler.priorities, or "
+                   "the ConfigMap cluster-autoscaler-priority-expander): it keeps every option") ==
+        1);
+}

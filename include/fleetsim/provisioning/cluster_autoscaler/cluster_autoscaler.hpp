@@ -69,11 +69,6 @@ class ClusterAutoscaler final : public Provisioner, private EventHandler {
   void on_event(SimTime now, std::uint64_t tag) override;
   void run_once(SimTime now);
 
-  // A scale-up in flight (clusterstate ScaleUpRequest).
-  struct ScaleUpRequest {
-    int increase = 0;
-    SimTime expected_add_time{};
-  };
   // A node of a group as the autoscaler imagines it: a Ready instance of the group if it has
   // one, else AWS's scale-from-zero template (the first instance type's raw capacity, 110 pods,
   // the first zone), less the DaemonSets that land there.
@@ -123,7 +118,8 @@ class ClusterAutoscaler final : public Provisioner, private EventHandler {
   std::unique_ptr<Scheduler> scheduler_;
   RngStream expander_rng_;
   NodeGroupBackoff backoff_;
-  std::vector<std::optional<ScaleUpRequest>> requests_;  // per group
+  // Per group, a scale-up in flight (clusterstate's ScaleUpRequest): when its nodes are due.
+  std::vector<std::optional<SimTime>> expected_add_time_;
   std::map<NodeId, SimTime> unneeded_since_;
   // Requests of the pending pods this loop found a place for on existing nodes: they stay
   // there in the autoscaler's snapshot, so scale-down counts them.

@@ -109,7 +109,8 @@ void run_pass(benchmark::State& state, std::int64_t pod_millis, std::size_t expe
     // A fresh method each pass: no consolidation state carried over.
     Method method(
         {.cluster = c.cluster, .provisioner = c.provisioner, .cloud = c.cloud, .pdbs = c.pdbs});
-    BudgetTracker budgets(c.provisioner.nodepools(), c.cluster, "Underutilized", c.sim.now(), 0);
+    BudgetTracker budgets(c.provisioner.nodepools(), c.cluster, DisruptionReason::Underutilized,
+                          c.sim.now(), 0);
     DisruptionCommand command = method.compute(c.sim.now(), budgets);
     if (command.nodes.size() != expect_nodes || !command.replacements.empty())
       state.SkipWithError(("unexpected command of " + std::to_string(command.nodes.size()) +

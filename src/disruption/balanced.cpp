@@ -10,10 +10,11 @@ std::vector<PoolTotals> pool_totals(const Cluster& cluster, const CloudProvider&
   std::vector<PoolTotals> out(pool_count);
   for (NodeId id : cluster.active_nodes()) {
     const Node& n = cluster.node(id);
-    if (n.in_node_group() || n.pool >= pool_count || !n.is_live() ||
+    const NodePoolOwner* owner = n.nodepool();
+    if (owner == nullptr || owner->pool >= pool_count || !n.is_live() ||
         n.phase == NodePhase::Launching)
       continue;
-    PoolTotals& t = out[n.pool];
+    PoolTotals& t = out[owner->pool];
     t.cost += cloud.price(offering_of(cloud.catalog(), n));
     if (!n.initialized) continue;
     t.disruption += kPerNodeDisruptionCost;

@@ -25,19 +25,22 @@ void sort_by_savings_ratio(std::vector<Candidate>& candidates, const Cluster& cl
   });
 }
 
-std::vector<Candidate> disruption_candidates(const Cluster& cluster, const CloudProvider& cloud,
+std::vector<Candidate> disruption_candidates(const Cluster& cluster, const NodeClaims& claims,
+                                             const CloudProvider& cloud,
                                              const PodDisruptionBudgets& pdbs,
                                              const std::vector<NodePool>& pools,
                                              DisruptionClass disruption_class, SimTime now) {
   std::vector<Candidate> out;
   for (NodeId id : cluster.active_nodes()) {
     const Node& n = cluster.node(id);
-    if (n.in_node_group() || n.phase != NodePhase::Initialized || n.marked_for_disruption ||
-        n.nominated_until > now || n.do_not_disrupt)
+    const NodePoolOwner* owner = n.nodepool();
+    if (owner == nullptr || n.phase != NodePhase::Initialized || n.marked_for_disruption() ||
+        claims.at(id).nominated_until > now || n.do_not_disrupt)
       continue;
-    Candidate c{.node = id, .pool = n.pool, .price = cloud.price(offering_of(cloud.catalog(), n))};
+    Candidate c{
+        .node = id, .pool = owner->pool, .price = cloud.price(offering_of(cloud.catalog(), n))};
     const bool pods_may_block = disruption_class == DisruptionClass::Graceful ||
-                                !pools[n.pool].termination_grace_period.has_value();
+                                !pools[owner->pool].termination_grace_period.has_value();
     bool blocked = false;
     for (PodId p : n.pods) {
       const Pod& pod = cluster.pod(p);

@@ -34,7 +34,8 @@ Consolidation::~Consolidation() = default;
 std::vector<Candidate> Consolidation::candidates(SimTime now) {
   const std::vector<NodePool>& pools = provisioner_.nodepools();
   std::vector<Candidate> all =
-      disruption_candidates(cluster_, cloud_, pdbs_, pools, DisruptionClass::Graceful, now);
+      disruption_candidates(cluster_, provisioner_.launcher().claims(), cloud_, pdbs_, pools,
+                            DisruptionClass::Graceful, now);
   totals_ = pool_totals(cluster_, cloud_, pools.size());
   std::erase_if(all, [&](const Candidate& c) {
     const NodePool& pool = pools[c.pool];
@@ -162,8 +163,9 @@ void Consolidation::mark_consolidated(SimTime now) {
   const std::vector<NodePool>& pools = provisioner_.nodepools();
   for (NodeId id : cluster_.active_nodes()) {
     const Node& n = cluster_.node(id);
-    if (n.in_node_group()) continue;
-    const auto& after = pools[n.pool].disruption.consolidate_after;
+    const NodePoolOwner* owner = n.nodepool();
+    if (owner == nullptr) continue;
+    const auto& after = pools[owner->pool].disruption.consolidate_after;
     if (n.phase != NodePhase::Initialized || !after) continue;
     const SimTime ready = saturating_add(n.last_pod_event, *after);
     if (ready > now) next_consolidatable_ = std::min(next_consolidatable_, ready);

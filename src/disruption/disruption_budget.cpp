@@ -20,14 +20,15 @@ bool schedule_active(const DisruptionBudget& b, SimTime now, std::int64_t start_
 }  // namespace
 
 std::int64_t allowed_disruptions(const NodePool& pool, std::uint32_t pool_index,
-                                 const Cluster& cluster, std::string_view reason, SimTime now,
+                                 const Cluster& cluster, DisruptionReason reason, SimTime now,
                                  std::int64_t start_unix_s) {
   std::int64_t total = 0, disrupting = 0;
   for (NodeId id : cluster.active_nodes()) {
     const Node& n = cluster.node(id);
-    if (n.pool != pool_index || !n.initialized) continue;
+    const NodePoolOwner* owner = n.nodepool();
+    if (owner == nullptr || owner->pool != pool_index || !n.initialized) continue;
     ++total;
-    if (n.phase != NodePhase::Initialized || n.marked_for_disruption) ++disrupting;
+    if (n.phase != NodePhase::Initialized || n.marked_for_disruption()) ++disrupting;
   }
   std::int64_t allowed = std::numeric_limits<std::int64_t>::max();
   for (const DisruptionBudget& b : pool.disruption.budgets) {

@@ -22,8 +22,8 @@ DisruptionController::DisruptionController(Inputs in)
                                             .cloud = in.cloud,
                                             .pdbs = in.pdbs,
                                             .settings = in.consolidation};
-  methods_.push_back(
-      std::make_unique<Emptiness>(in.cluster, in.provisioner.nodepools(), in.cloud, in.pdbs));
+  methods_.push_back(std::make_unique<Emptiness>(in.cluster, in.provisioner.launcher().claims(),
+                                                 in.provisioner.nodepools(), in.cloud, in.pdbs));
   methods_.push_back(std::make_unique<Drift>(in.cluster, in.provisioner, in.cloud, in.pdbs));
   methods_.push_back(std::make_unique<MultiNodeConsolidation>(consolidation));
   methods_.push_back(std::make_unique<SingleNodeConsolidation>(consolidation));

@@ -4,8 +4,9 @@
 
 namespace fleetsim {
 
-bool Drift::drifted(const Node& node, const NodePool& pool, std::uint64_t node_class_hash) {
-  return node.template_hash != template_hash(pool) || node.node_class_hash != node_class_hash ||
+bool Drift::drifted(const Node& node, const NodeClaimState& claim, const NodePool& pool,
+                    std::uint64_t node_class_hash) {
+  return claim.template_hash != template_hash(pool) || claim.node_class_hash != node_class_hash ||
          node.labels.incompatibility(pool.requirements).has_value();
 }
 
@@ -13,9 +14,11 @@ bool Drift::drifted(const Node& node, const NodePool& pool, std::uint64_t node_c
 // each poll.
 void Drift::note_drift(SimTime now) {
   const std::vector<NodePool>& pools = provisioner_.nodepools();
+  const NodeClaimLauncher& launcher = provisioner_.launcher();
   auto is_drifted = [&](const Node& n) {
-    return !n.in_node_group() &&
-           drifted(n, pools[n.pool], provisioner_.launcher().pool_info(n.pool).node_class_hash);
+    const NodePoolOwner* owner = n.nodepool();
+    return owner != nullptr && drifted(n, launcher.claims().at(n.id), pools[owner->pool],
+                                       launcher.pool_info(owner->pool).node_class_hash);
   };
   std::erase_if(drifted_since_, [&](const auto& entry) {
     const Node& n = cluster_.node(entry.first);
@@ -30,8 +33,9 @@ void Drift::note_drift(SimTime now) {
 DisruptionCommand Drift::compute(SimTime now, BudgetTracker& budgets) {
   note_drift(now);
   if (drifted_since_.empty()) return {};
-  std::vector<Candidate> candidates = disruption_candidates(
-      cluster_, cloud_, pdbs_, provisioner_.nodepools(), DisruptionClass::Eventual, now);
+  std::vector<Candidate> candidates =
+      disruption_candidates(cluster_, provisioner_.launcher().claims(), cloud_, pdbs_,
+                            provisioner_.nodepools(), DisruptionClass::Eventual, now);
   std::erase_if(candidates, [&](const Candidate& c) { return !drifted_since_.contains(c.node); });
   std::sort(candidates.begin(), candidates.end(), [&](const Candidate& a, const Candidate& b) {
     if (a.pods.empty() != b.pods.empty()) return a.pods.empty();

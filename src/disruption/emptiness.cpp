@@ -5,8 +5,8 @@
 namespace fleetsim {
 
 std::vector<Candidate> Emptiness::candidates(SimTime now) const {
-  std::vector<Candidate> out =
-      disruption_candidates(cluster_, cloud_, pdbs_, pools_, DisruptionClass::Graceful, now);
+  std::vector<Candidate> out = disruption_candidates(cluster_, claims_, cloud_, pdbs_, pools_,
+                                                     DisruptionClass::Graceful, now);
   std::erase_if(out, [&](const Candidate& c) {
     return !c.empty() || !consolidatable(cluster_.node(c.node), pools_[c.pool], now);
   });

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "fleetsim/disruption/disruption_decision.hpp"
 #include "fleetsim/engine/event_tag.hpp"
 
 namespace fleetsim {
@@ -74,7 +75,7 @@ void OrchestrationQueue::start(DisruptionMethod& method, DisruptionCommand comma
       return;
     }
     // The moving pods are nominated to it (the claim carried them): no disruption candidate.
-    in_.cluster.hold_nominated(*replacement, now + kNominationWindow);
+    in_.launcher.claims().hold_nominated(*replacement, now + kNominationWindow);
     r.replacements.push_back(*replacement);
   }
   const std::uint32_t id = next_id_++;
@@ -92,7 +93,8 @@ void OrchestrationQueue::check_replacement(std::uint32_t id, SimTime now) {
   const bool lost = std::any_of(r.replacements.begin(), r.replacements.end(),
                                 [&](NodeId id) { return !node(id).is_live(); });
   if (ready) {
-    for (NodeId id : r.replacements) in_.cluster.hold_nominated(id, now + kNominationWindow);
+    for (NodeId id : r.replacements)
+      in_.launcher.claims().hold_nominated(id, now + kNominationWindow);
     delete_nodes(r);
     running_.erase(it);
   } else if (lost || now - r.started >= kReplacementTimeout) {
@@ -108,9 +110,10 @@ void OrchestrationQueue::delete_nodes(const Running& r) {
   for (NodeId id : r.command.nodes) {
     const Node& n = in_.cluster.node(id);
     if (!n.is_live()) continue;  // an interruption took it meanwhile
-    in_.termination.delete_node(
-        id, r.method->termination_reason(),
-        {.termination_grace_period = in_.pools[n.pool].termination_grace_period});
+    // Disruption commands hold NodeClaims' nodes only (disruption_candidates).
+    const NodePool& pool = in_.pools[n.nodepool()->pool];
+    in_.termination.delete_node(id, r.method->termination_reason(),
+                                {.termination_grace_period = pool.termination_grace_period});
   }
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "fleetsim/provisioning/solver_view.hpp"
+
 namespace fleetsim {
 
 double cheapest_offering_price(const SchedulingContext& context, CloudProvider& cloud,
@@ -44,25 +46,22 @@ void SchedulingSimulation::take_snapshot_at(SimTime now) {
     const Node& n = cluster_.node(snapshot_.node_ids[i]);
     slot_of_node_[n.id] = i;
     // Nodes a command holds are on their way out: their pods move like a deleting node's.
-    removed_[i] = n.marked_for_disruption ? 1 : 0;
-    const auto& after = n.in_node_group() ? std::optional<SimDuration>()
-                                          : pools[n.pool].disruption.consolidate_after;
+    removed_[i] = n.marked_for_disruption() ? 1 : 0;
+    const NodePoolOwner* owner = n.nodepool();
+    const auto& after = owner == nullptr ? std::optional<SimDuration>()
+                                         : pools[owner->pool].disruption.consolidate_after;
     under_consolidate_after_[i] = n.phase == NodePhase::Initialized && after &&
                                   *after > SimDuration{0} && now - n.last_pod_event < *after;
   }
   // Pods of deleting nodes (and of nodes a command holds) are rescheduled in the simulation too.
   for (NodeId id : cluster_.active_nodes()) {
     const Node& n = cluster_.node(id);
-    if (n.phase != NodePhase::Deleting && !n.marked_for_disruption) continue;
+    if (n.phase != NodePhase::Deleting && !n.marked_for_disruption()) continue;
     for (PodId p : n.pods) {
       const Pod& pod = cluster_.pod(p);
       if (pod.terminating) continue;
       snapshot_.pending.push_back(p);
-      snapshot_.pods.push_back(PendingPod{.spec = pod.spec,
-                                          .labels = pod.labels,
-                                          .namespace_name = pod.namespace_name,
-                                          .created_us = pod.created.time_since_epoch().count(),
-                                          .uid = pod.uid});
+      snapshot_.pods.push_back(pending_pod(pod));
     }
   }
   base_pod_count_ = snapshot_.pods.size();
@@ -79,14 +78,8 @@ std::optional<std::vector<NewNodeClaim>> SchedulingSimulation::run(
   for (const Candidate& c : candidates) {
     removed_[slot_of_node_[c.node]] = 1;
     for (PodId p : c.pods) {
-      const Pod& pod = cluster_.pod(p);
       snapshot_.pending.push_back(p);
-      snapshot_.pods.push_back(PendingPod{.spec = pod.spec,
-                                          .labels = pod.labels,
-                                          .namespace_name = pod.namespace_name,
-                                          .created_us = pod.created.time_since_epoch().count(),
-                                          .uid = pod.uid,
-                                          .from_candidate = true});
+      snapshot_.pods.push_back(pending_pod(cluster_.pod(p), /*from_candidate=*/true));
     }
   }
   SolveInput input = snapshot_.input(cloud_.usable_offerings(), cloud_.offering_prices());

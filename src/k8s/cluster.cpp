@@ -88,14 +88,14 @@ void Cluster::node_initialized(NodeId node, SimTime now) {
 }
 
 void Cluster::begin_node_deletion(NodeId node, SimTime now, SimTime terminates_at,
-                                  std::string_view reason) {
+                                  NodeDeletionReason reason) {
   ++revision_;
   Node& n = nodes_[node];
   FLEETSIM_ASSERT(n.is_live());
   n.phase = NodePhase::Deleting;
   n.deleting_at = now;
   n.terminates_at = terminates_at;
-  n.termination_reason = std::string(reason);
+  n.termination_reason = reason;
 }
 
 void Cluster::node_terminated(NodeId node, SimTime now) {
@@ -151,11 +151,15 @@ void Cluster::delete_pending(PodId pod_id) {
   ended(pod_id);
 }
 
+bool Node::marked_for_disruption() const {
+  return std::any_of(taints.begin(), taints.end(),
+                     [](const Taint& t) { return t.key == kDisruptedTaintKey; });
+}
+
 void Cluster::mark_for_disruption(NodeId node) {
   ++revision_;
   Node& n = nodes_[node];
-  FLEETSIM_ASSERT(n.is_live() && !n.marked_for_disruption);
-  n.marked_for_disruption = true;
+  FLEETSIM_ASSERT(n.is_live() && !n.marked_for_disruption());
   n.taints.push_back(
       Taint{.key = std::string(kDisruptedTaintKey), .effect = TaintEffect::NoSchedule});
 }
@@ -163,8 +167,6 @@ void Cluster::mark_for_disruption(NodeId node) {
 void Cluster::unmark_for_disruption(NodeId node) {
   ++revision_;
   Node& n = nodes_[node];
-  if (!n.marked_for_disruption) return;
-  n.marked_for_disruption = false;
   std::erase_if(n.taints, [](const Taint& t) { return t.key == kDisruptedTaintKey; });
 }
 
@@ -184,14 +186,6 @@ void Cluster::pod_ready(PodId pod, SimTime now) {
   Pod& p = at(pod);
   p.ready = true;
   p.ready_at = now;
-}
-
-SimDuration saved_work(const Pod& pod, SimTime now) {
-  if (!pod.checkpoint_interval) return pod.resumed_from;
-  const SimDuration ran = std::max(SimDuration{0}, now - pod.bound_at - pod.restart_overhead);
-  const SimDuration done = pod.resumed_from + ran;
-  const SimDuration interval = *pod.checkpoint_interval;
-  return std::max(pod.resumed_from, done / interval * interval);
 }
 
 }  // namespace fleetsim

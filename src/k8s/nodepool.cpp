@@ -6,6 +6,25 @@
 
 namespace fleetsim {
 
+std::string_view to_string(DisruptionReason reason) {
+  switch (reason) {
+    case DisruptionReason::Empty:
+      return "Empty";
+    case DisruptionReason::Underutilized:
+      return "Underutilized";
+    case DisruptionReason::Drifted:
+      return "Drifted";
+  }
+  return "?";
+}
+
+std::optional<DisruptionReason> parse_disruption_reason(std::string_view text) {
+  for (DisruptionReason r :
+       {DisruptionReason::Empty, DisruptionReason::Underutilized, DisruptionReason::Drifted})
+    if (to_string(r) == text) return r;
+  return std::nullopt;
+}
+
 namespace {
 
 // FNV-1a, 64 bits: stable across runs and platforms.

@@ -114,7 +114,7 @@ void Kubelet::exit(PodId id) {
                      .node = node,
                      .pod = id,
                      .workload = p.workload,
-                     .reason = "scale_down"});
+                     .reason = PodDeletionReason::ScaleDown});
   bus_.capacity_changed();
 }
 

@@ -18,10 +18,10 @@ SimTime minus(SimTime t, SimDuration d) { return t == kNever ? kNever : t - d; }
 
 }  // namespace
 
-void NodeTermination::delete_node(NodeId id, std::string_view reason, DrainLimits limits) {
+void NodeTermination::delete_node(NodeId id, NodeDeletionReason reason, DrainLimits limits) {
   if (!cluster_.node(id).is_live()) return;
   const SimTime now = sim_.now();
-  Drain d{.reason = std::string(reason), .last_exit = now};
+  Drain d{.reason = reason, .last_exit = now};
   if (limits.termination_grace_period)
     d.tgp_deadline = saturating_add(now, *limits.termination_grace_period);
   d.deadline = std::min(d.tgp_deadline, limits.instance_stops);

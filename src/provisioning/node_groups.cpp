@@ -41,7 +41,7 @@ NodeGroupFleet make_node_group_fleet(std::vector<NodeGroup> groups,
                             .daemon_overhead = tpl.daemon_overhead[t]});
     }
     Node& node = spec.node_template;
-    node.node_group = g.name;
+    node.owner = NodeGroupOwner{.name = g.name};
     for (const auto& [k, v] : g.labels) node.labels.add(k, Requirement::single(v));
     node.labels.add(std::string(kEksctlNodeGroupLabel), Requirement::single(g.name));
     if (g.managed) {

@@ -1,6 +1,7 @@
 #include "fleetsim/report/event_writer.hpp"
 
 #include "fleetsim/report/number_format.hpp"
+#include "fleetsim/report/reason_names.hpp"
 
 namespace fleetsim {
 
@@ -13,13 +14,8 @@ void EventWriter::append_key(std::string_view key) {
 void EventWriter::append_node(const Node& node, bool with_price) {
   append_key("node");
   append_json_string(line_, node.name);
-  if (node.node_group.empty()) {
-    append_key("nodepool");
-    append_json_string(line_, node.nodepool);
-  } else {
-    append_key("node_group");
-    append_json_string(line_, node.node_group);
-  }
+  append_key(node.nodepool() != nullptr ? "nodepool" : "node_group");
+  append_json_string(line_, node.owner_name());
   append_key("instance_type");
   append_json_string(line_, node.instance_type);
   append_key("capacity_type");
@@ -152,16 +148,17 @@ void EventWriter::on_event(const SimEvent& e, const Cluster& cluster) {
     append_key("instance_type_count");
     line_ += std::to_string(e.instance_types.size());
   }
+  const std::string_view reason = e.message.empty() ? reason_name(e.reason) : e.message;
   if (e.kind == EventKind::ReplicasChanged) {
     append_key("source");
-    append_json_string(line_, e.reason);
+    append_json_string(line_, reason);
     append_key("from");
     line_ += std::to_string(e.from);
     append_key("to");
     line_ += std::to_string(e.to);
-  } else if (!e.reason.empty()) {
+  } else if (!reason.empty()) {
     append_key("reason");
-    append_json_string(line_, e.reason);
+    append_json_string(line_, reason);
   }
   line_ += "}\n";
   out_.write(line_.data(), static_cast<std::streamsize>(line_.size()));

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "fleetsim/core/error.hpp"
+#include "fleetsim/disruption/disruption_decision.hpp"
 #include "fleetsim/k8s/cluster.hpp"
 #include "fleetsim/k8s/requirements.hpp"
 #include "fleetsim/report/number_format.hpp"
@@ -18,6 +19,11 @@ struct OpenMetricsWriter::Family {
 };
 
 namespace {
+
+// The node's NodePool, empty for a node group's node (the pod family's nodepool label).
+std::string_view nodepool_label(const Node& n) {
+  return n.nodepool() != nullptr ? std::string_view(n.owner_name()) : std::string_view{};
+}
 
 // Families in the order they are written. Counters carry _total in their name as the Prometheus
 // text format does, which promtool's linter and its OpenMetrics importer both accept.
@@ -151,14 +157,14 @@ void OpenMetricsWriter::sample(std::size_t family, const std::string& labels, do
 void OpenMetricsWriter::on_event(const SimEvent& e, const Cluster& cluster) {
   // Karpenter's families count Karpenter's nodes: not those of eksctl node groups.
   if (e.node != kNoNode && subject_of(e.kind) == EventSubject::Node &&
-      cluster.node(e.node).in_node_group())
+      cluster.node(e.node).nodepool() == nullptr)
     return;
   if (e.kind == EventKind::NodeLaunched) {
-    launched_[labels_text({{"nodepool", cluster.node(e.node).nodepool}})] += 1;
+    launched_[labels_text({{"nodepool", cluster.node(e.node).owner_name()}})] += 1;
   } else if (e.kind == EventKind::NodeTerminated) {
     const Node& n = cluster.node(e.node);
     terminated_[labels_text({{"capacity_type", to_string(n.capacity_type)},
-                             {"nodepool", n.nodepool},
+                             {"nodepool", n.owner_name()},
                              {"zone", n.zone}})] += 1;
   } else if (e.kind == EventKind::DisruptionDecision) {
     disruptions_[labels_text({{"action", e.decision->replacements.empty() ? "delete" : "replace"},
@@ -193,8 +199,8 @@ void OpenMetricsWriter::on_interval(SimTime now, const Cluster& cluster) {
     const Node& n = cluster.node(id);
     if (n.phase == NodePhase::Terminated) continue;
     if (n.phase != NodePhase::Launching) cost_rate += n.price_per_hour + n.ebs_price_per_hour;
-    if (n.in_node_group()) continue;                               // not Karpenter's
-    pool_usage[n.nodepool] += catalog_->types()[n.type].capacity;  // limits count capacity
+    if (n.nodepool() == nullptr) continue;                             // not Karpenter's
+    pool_usage[n.owner_name()] += catalog_->types()[n.type].capacity;  // limits count capacity
     // A Node object exists from registration until it is deleted.
     if (!n.is_live() || n.phase == NodePhase::Launching || n.phase == NodePhase::Launched) continue;
     for (const auto& [resource, v] : resources(n.allocatable)) {
@@ -203,7 +209,7 @@ void OpenMetricsWriter::on_interval(SimTime now, const Cluster& cluster) {
                           {"capacity_type", to_string(n.capacity_type)},
                           {"instance_type", n.instance_type},
                           {"node_name", n.name},
-                          {"nodepool", n.nodepool},
+                          {"nodepool", n.owner_name()},
                           {"resource_type", resource},
                           {"zone", n.zone}}),
              v);
@@ -240,7 +246,7 @@ void OpenMetricsWriter::on_interval(SimTime now, const Cluster& cluster) {
            labels_text({{"name", p.name},
                         {"namespace", p.namespace_name},
                         {"node", bound ? std::string_view(cluster.node(p.node).name) : ""},
-                        {"nodepool", bound ? std::string_view(cluster.node(p.node).nodepool) : ""},
+                        {"nodepool", bound ? nodepool_label(cluster.node(p.node)) : ""},
                         {"owner", w.name},
                         {"phase", !bound      ? "Pending"
                                   : p.started ? "Running"

@@ -6,6 +6,7 @@
 #include "fleetsim/core/error.hpp"
 #include "fleetsim/report/json_writer.hpp"
 #include "fleetsim/report/number_format.hpp"
+#include "fleetsim/report/reason_names.hpp"
 
 namespace fleetsim {
 
@@ -125,15 +126,15 @@ Json report_json(const RunResult& result) {
   nodes["peak"] = n.peak;
   nodes["launch_failures"] = n.launch_failures;
   nodes["spot_interruption_notices"] = n.spot_interruption_notices;
-  nodes["terminated_by_reason"] = counts(n.terminated_by_reason);
+  nodes["terminated_by_reason"] = counts(by_name(n.terminated_by_reason));
 
   if (result.disruption) {
     const DisruptionResult& d = *result.disruption;
     Json& disruption = r["disruption"];
     disruption["commands_by_method"] = counts(d.commands_by_method);
     disruption["replacements"] = d.replacements;
-    disruption["nodes_by_reason"] = counts(d.nodes_by_reason);
-    disruption["pods_evicted_by_reason"] = counts(d.pods_evicted_by_reason);
+    disruption["nodes_by_reason"] = counts(by_name(d.nodes_by_reason));
+    disruption["pods_evicted_by_reason"] = counts(by_name(d.pods_evicted_by_reason));
     disruption["claimed_savings_usd_per_hour"] = round_report(d.claimed_savings_usd_per_hour);
   }
   if (result.spot) {

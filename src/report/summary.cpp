@@ -10,6 +10,7 @@
 #include "fleetsim/core/calendar.hpp"
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/report/number_format.hpp"
+#include "fleetsim/report/reason_names.hpp"
 
 namespace fleetsim {
 
@@ -116,8 +117,8 @@ std::string format_summary(const RunResult& result) {
   if (result.disruption) {
     const DisruptionResult& d = *result.disruption;
     row(out, "disruption commands", joined_counts(d.commands_by_method));
-    row(out, "  nodes disrupted", joined_counts(d.nodes_by_reason));
-    row(out, "  pods evicted", joined_counts(d.pods_evicted_by_reason));
+    row(out, "  nodes disrupted", joined_counts(by_name(d.nodes_by_reason)));
+    row(out, "  pods evicted", joined_counts(by_name(d.pods_evicted_by_reason)));
     row(out, "  claimed savings", fmt::format("{}/h", usd(d.claimed_savings_usd_per_hour)));
   }
   if (result.spot) {

@@ -169,10 +169,10 @@ bool CostLedger::close(const Node& node, SimTime now) {
   ebs_usd_ += a->ebs_usd;
   fee_usd_ += a->fee_usd;
   const double node_usd = a->instance_usd + a->ebs_usd + a->fee_usd;
-  if (node.node_group.empty()) {
-    add_to(by_nodepool_, node.nodepool, node_usd);
+  if (node.nodepool() != nullptr) {
+    add_to(by_nodepool_, node.owner_name(), node_usd);
   } else {
-    add_to(by_nodegroup_, node.node_group, node_usd);
+    add_to(by_nodegroup_, node.owner_name(), node_usd);
   }
   add_to(by_instance_type_, node.instance_type, node_usd);
   add_to(by_capacity_type_, to_string(node.capacity_type), node_usd);

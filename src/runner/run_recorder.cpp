@@ -3,17 +3,18 @@
 #include <algorithm>
 
 #include "fleetsim/core/error.hpp"
+#include "fleetsim/disruption/disruption_decision.hpp"
 
 namespace fleetsim {
 
 namespace {
 
 constexpr double kSecondsPerHour = 3600.0;
-// The reason Karpenter's interruption handler gives the nodes it deletes and the pods it evicts.
-constexpr std::string_view kSpotInterruptionReason = "spot_interruption";
-
-// The key a termination is counted under when neither the event nor the node names a reason.
-constexpr std::string_view kUnknownReason = "unknown";
+// The deletion a node event or an eviction names; None when it names none.
+NodeDeletionReason deletion_reason(const SimEvent& e) {
+  const auto* reason = std::get_if<NodeDeletionReason>(&e.reason);
+  return reason != nullptr ? *reason : NodeDeletionReason::None;
+}
 
 double safe_ratio(double num, double den) { return den > 0.0 ? num / den : 0.0; }
 
@@ -107,7 +108,7 @@ void RunRecorder::on_node_event(const SimEvent& e, const Cluster& cluster) {
       ledger_.open(node, e.time, fee_of(node));
       nodes_peak_ = std::max(nodes_peak_, static_cast<std::int64_t>(ledger_.billed_nodes().size()));
       if (node.id >= pool_column_.size()) pool_column_.resize(node.id + 1, -1);
-      const std::string& name = node.node_group.empty() ? node.nodepool : node.node_group;
+      const std::string& name = node.owner_name();
       const auto pool = std::find(info_.nodepools.begin(), info_.nodepools.end(), name);
       pool_column_[node.id] = pool == info_.nodepools.end()
                                   ? -1
@@ -118,16 +119,13 @@ void RunRecorder::on_node_event(const SimEvent& e, const Cluster& cluster) {
       const Node& node = cluster.node(e.node);
       // Only nodes that ran count as terminated: launched = terminated + billed at the end.
       if (!ledger_.close(node, e.time)) break;
-      std::string_view reason = !e.reason.empty()                  ? e.reason
-                                : !node.termination_reason.empty() ? node.termination_reason
-                                                                   : kUnknownReason;
-      auto it = terminated_by_reason_.find(reason);
-      if (it == terminated_by_reason_.end()) it = terminated_by_reason_.emplace(reason, 0).first;
-      ++it->second;
+      const NodeDeletionReason reason = deletion_reason(e);
+      ++terminated_by_reason_[reason != NodeDeletionReason::None ? reason
+                                                                 : node.termination_reason];
       break;
     }
     case EventKind::NodeDeleting:
-      ++disruption_.nodes_by_reason[std::string(e.reason)];
+      ++disruption_.nodes_by_reason[deletion_reason(e)];
       break;
     case EventKind::LaunchFailed:
       ++launch_failures_;
@@ -147,8 +145,13 @@ void RunRecorder::on_node_event(const SimEvent& e, const Cluster& cluster) {
 }
 
 // GPU time a Job redoes, and its price: the node's hourly price per GPU, as paid.
+const JobCheckpoints& RunRecorder::checkpoints() const {
+  static const JobCheckpoints kNone;
+  return world_ != nullptr ? world_->job_checkpoints() : kNone;
+}
+
 void RunRecorder::add_lost_work(const Pod& pod, const Node& node, SimDuration lost,
-                                std::string_view reason) {
+                                NodeDeletionReason reason) {
   const auto gpus = static_cast<double>(pod.spec->requests.gpus());
   if (gpus == 0 || lost <= SimDuration{0}) return;
   const double gpu_seconds = gpus * to_seconds(lost);
@@ -157,7 +160,7 @@ void RunRecorder::add_lost_work(const Pod& pod, const Node& node, SimDuration lo
       node_gpus > 0 ? gpu_seconds / kSecondsPerHour * node.price_per_hour / node_gpus : 0.0;
   lost_gpu_seconds_ += gpu_seconds;
   rework_usd_ += usd;
-  if (reason == kSpotInterruptionReason) {
+  if (reason == NodeDeletionReason::SpotInterruption) {
     spot_.lost_gpu_hours += gpu_seconds / kSecondsPerHour;
     spot_.rework_usd += usd;
   }
@@ -181,20 +184,24 @@ void RunRecorder::on_pod_event(const SimEvent& e, const Cluster& cluster) {
       if (workload_of(pod, cluster).kind == WorkloadKind::Job) {
         ++job_pods_completed_;
         // Reloading a checkpoint redid nothing useful: it is part of what the interruption cost.
-        if (e.node != kNoNode) add_lost_work(pod, cluster.node(e.node), pod.restart_overhead, {});
+        if (e.node != kNoNode)
+          add_lost_work(pod, cluster.node(e.node), checkpoints().restart_overhead(pod.id),
+                        NodeDeletionReason::None);
       }
       if (e.node != kNoNode) ledger_.rebalance(cluster.node(e.node), cluster, e.time);
       break;
     case EventKind::PodEvicted:
       ++pods_evicted_;
-      ++disruption_.pods_evicted_by_reason[std::string(e.reason)];
+      ++disruption_.pods_evicted_by_reason[deletion_reason(e)];
       if (e.node != kNoNode) {
         ledger_.rebalance(cluster.node(e.node), cluster, e.time);
         // An evicted Job pod loses what it ran since it was bound, less the work it saved in
         // checkpoints (none without them).
         if (workload_of(pod, cluster).kind == WorkloadKind::Job) {
-          const SimDuration kept = saved_work(pod, e.time) - pod.resumed_from;
-          add_lost_work(pod, cluster.node(e.node), e.time - pod.bound_at - kept, e.reason);
+          const SimDuration kept =
+              checkpoints().saved_work(pod, e.time) - checkpoints().resumed_from(pod.id);
+          add_lost_work(pod, cluster.node(e.node), e.time - pod.bound_at - kept,
+                        deletion_reason(e));
         }
       } else {
         sample_pending(t, e.time - pod.created);

@@ -58,15 +58,15 @@ DisruptionBudget decode_budget(const YamlValue& item, DecodeContext& ctx) {
   b.nodes = n;
   if (auto reasons = m.get("reasons")) {
     for (const YamlValue& r : reasons->items()) {
-      std::string reason = r.as_string();
-      if (std::find(kDisruptionReasons.begin(), kDisruptionReasons.end(), reason) ==
-          kDisruptionReasons.end()) {
+      const std::string reason = r.as_string();
+      const std::optional<DisruptionReason> parsed = parse_disruption_reason(reason);
+      if (!parsed) {
         r.fail(
             fmt::format("unknown disruption reason \"{}\"; expected Underutilized, Empty or "
                         "Drifted{}",
                         reason.substr(0, 40), did_you_mean(reason, kDisruptionReasons)));
       }
-      b.reasons.push_back(std::move(reason));
+      b.reasons.push_back(*parsed);
     }
   }
   std::optional<YamlValue> schedule = m.get("schedule");

@@ -10,9 +10,6 @@ namespace fleetsim {
 
 namespace {
 
-// Kubernetes' generateName alphabet: no vowels, no look-alike characters.
-constexpr std::string_view kNameAlphabet = "bcdfghjklmnpqrstvwxz2456789";
-
 // The accelerator resource a template asks for, so a trace's `gpus` column lands on it.
 ResourceIndex accelerator_of(const PodSpec& spec) {
   for (ResourceIndex r :
@@ -26,12 +23,6 @@ ResourceIndex accelerator_of(const PodSpec& spec) {
 WorkloadController::WorkloadController(Simulation& sim, Cluster& cluster, ClusterBus& bus,
                                        ApiLimits api)
     : sim_(sim), cluster_(cluster), bus_(bus), names_(sim.rng("pod-names")), api_(api) {}
-
-std::string WorkloadController::random_suffix(std::size_t length) {
-  std::string s;
-  for (std::size_t i = 0; i < length; ++i) s += kNameAlphabet[names_.below(kNameAlphabet.size())];
-  return s;
-}
 
 WorkloadId WorkloadController::add(const Workload& workload, SimTime at, std::string_view group) {
   State s;
@@ -111,7 +102,7 @@ void WorkloadController::on_event(SimTime, std::uint64_t t) {
 void WorkloadController::create(std::uint32_t index) {
   State& s = state(index);
   bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::WorkloadCreated, .workload = s.id});
-  if (s.def.kind == WorkloadKind::Deployment) s.template_hash = random_suffix(10);
+  if (s.def.kind == WorkloadKind::Deployment) s.template_hash = names_.suffix(10);
   s.templates.push_back(s.def.pod);
   s.created = true;
   reconcile(s);
@@ -232,7 +223,7 @@ void WorkloadController::update(WorkloadId deployment, const Workload& def) {
     bus_.emit(SimEvent{.time = sim_.now(),
                        .kind = EventKind::ReplicasChanged,
                        .workload = s.id,
-                       .reason = "apply",
+                       .reason = ReplicasSource::Apply,
                        .from = s.def.replicas,
                        .to = replicas});
   const SimTime created_at = s.def.created_at;
@@ -242,7 +233,7 @@ void WorkloadController::update(WorkloadId deployment, const Workload& def) {
   if (!s.created) return;
   if (new_template) {
     s.templates.push_back(def.pod);
-    s.template_hash = random_suffix(10);  // the new ReplicaSet's pod-template-hash
+    s.template_hash = names_.suffix(10);  // the new ReplicaSet's pod-template-hash
   }
   reconcile(s);
 }
@@ -264,7 +255,7 @@ void WorkloadController::on_exit(PodId pod) {
 }
 
 void WorkloadController::scale(WorkloadId deployment, std::int32_t replicas,
-                               std::string_view source) {
+                               ReplicasSource source) {
   State& s = state(deployment);
   FLEETSIM_ASSERT(s.def.kind == WorkloadKind::Deployment && replicas >= 0);
   if (s.def.replicas == replicas) return;
@@ -309,7 +300,7 @@ void WorkloadController::scale_down(State& s, std::size_t count, bool old_only, 
                          .kind = EventKind::PodDeleted,
                          .pod = id,
                          .workload = s.id,
-                         .reason = "scale_down"});
+                         .reason = PodDeletionReason::ScaleDown});
     } else {
       if (s.def.strategy.recreate && !current(s, id)) ++s.exiting_old;
       cluster_.pod_terminating(id, sim_.now());
@@ -336,10 +327,10 @@ void WorkloadController::create_pod(State& s) {
   Pod p;
   switch (s.def.kind) {
     case WorkloadKind::Deployment:
-      p.name = fmt::format("{}-{}-{}", s.def.name, s.template_hash, random_suffix(5));
+      p.name = fmt::format("{}-{}-{}", s.def.name, s.template_hash, names_.suffix(5));
       break;
     case WorkloadKind::Job:
-      p.name = fmt::format("{}-{}", s.def.name, random_suffix(5));
+      p.name = fmt::format("{}-{}", s.def.name, names_.suffix(5));
       break;
     default:
       p.name = s.def.name;
@@ -352,16 +343,20 @@ void WorkloadController::create_pod(State& s) {
   p.uid = fmt::format("{:08d}", cluster_.next_pod_id());
   p.created = sim_.now();
   p.run_time = s.def.run_time;
-  p.checkpoint_interval = s.def.checkpointing.interval;
+  std::optional<PodCheckpoint> checkpoint;
+  if (s.def.checkpointing.interval)
+    checkpoint = PodCheckpoint{.interval = *s.def.checkpointing.interval};
   if (!s.saved.empty() && p.run_time) {
-    // The replacement resumes from the furthest checkpoint, after reloading it.
+    // The replacement resumes from the furthest checkpoint, after reloading it (only a pod that
+    // checkpoints saves work).
     const auto furthest = std::max_element(s.saved.begin(), s.saved.end());
-    p.resumed_from = *furthest;
+    checkpoint->resumed_from = *furthest;
     s.saved.erase(furthest);
-    p.restart_overhead = s.def.checkpointing.restart_overhead;
-    p.run_time = p.restart_overhead + (*p.run_time - p.resumed_from);
+    checkpoint->restart_overhead = s.def.checkpointing.restart_overhead;
+    p.run_time = checkpoint->restart_overhead + (*p.run_time - checkpoint->resumed_from);
   }
   PodId id = cluster_.add_pod(std::move(p));
+  if (checkpoint) checkpoints_.add(id, *checkpoint);
   s.pods.push_back(id);
   ++s.pods_held;
   bus_.emit(
@@ -389,6 +384,7 @@ void WorkloadController::complete(PodId id) {
                      .node = node,
                      .pod = id,
                      .workload = p.workload});
+  checkpoints_.remove(id);
   if ((s.def.kind == WorkloadKind::Job && s.succeeded == s.def.completions) ||
       s.def.kind == WorkloadKind::Pod) {
     bus_.emit(
@@ -406,9 +402,10 @@ void WorkloadController::on_evicted(PodId id) {
   // A bare Pod is gone for good; Deployments and Jobs replace theirs. A Job's replacement starts
   // over, or, when the Job checkpoints, resumes from the last checkpoint this pod saved.
   if (s.def.kind == WorkloadKind::Job) {
-    const SimDuration saved = saved_work(p, sim_.now());
+    const SimDuration saved = checkpoints_.saved_work(p, sim_.now());
     if (saved > SimDuration{0}) s.saved.push_back(saved);
   }
+  checkpoints_.remove(id);
   if (s.def.kind == WorkloadKind::Pod) {
     s.succeeded = 1;
     return;

@@ -145,7 +145,7 @@ void HpaRunner::on_event(SimTime now, std::uint64_t) {
   else
     in.metrics.resize(hpa_.metrics().size());
   const HpaDecision d = hpa_.decide(now, in);
-  workloads_.scale(target_, d.desired, "hpa");
+  workloads_.scale(target_, d.desired, ReplicasSource::Hpa);
 }
 
 // ---- KEDA ------------------------------------------------------------------------------------
@@ -211,7 +211,7 @@ void KedaRunner::on_event(SimTime now, std::uint64_t tag) {
   const std::int32_t desired = static_cast<Tick>(tag) == Tick::Poll
                                    ? keda_.poll(now, in).desired
                                    : keda_.sync_hpa(now, in).desired;
-  workloads_.scale(target_, desired, "keda");
+  workloads_.scale(target_, desired, ReplicasSource::Keda);
 }
 
 }  // namespace fleetsim

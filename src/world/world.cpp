@@ -213,7 +213,7 @@ void World::run_scripted(const ScriptedEvent& e) {
     const std::optional<WorkloadId> id =
         workloads_->find_deployment(scale->namespace_name, scale->name);
     FLEETSIM_ASSERT(id.has_value());  // the loader resolved it
-    workloads_->scale(*id, scale->replicas, "scripted");
+    workloads_->scale(*id, scale->replicas, ReplicasSource::Scripted);
     return;
   }
   if (const auto* capacity = std::get_if<CapacityEvent>(&e.action)) {

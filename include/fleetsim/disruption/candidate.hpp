@@ -8,6 +8,7 @@
 #include "fleetsim/k8s/cluster.hpp"
 #include "fleetsim/k8s/nodepool.hpp"
 #include "fleetsim/k8s/pod_disruption_budget.hpp"
+#include "fleetsim/provisioning/karpenter/nodeclaims.hpp"
 
 namespace fleetsim {
 
@@ -45,7 +46,8 @@ enum class DisruptionClass { Graceful, Eventual };
 // held by a command, not nominated, not annotated karpenter.sh/do-not-disrupt; and no pod with an
 // active do-not-disrupt (a duration counts from the pod's start) or whose PodDisruptionBudget
 // allows no eviction. Highest savings ratio first, ties by name.
-std::vector<Candidate> disruption_candidates(const Cluster& cluster, const CloudProvider& cloud,
+std::vector<Candidate> disruption_candidates(const Cluster& cluster, const NodeClaims& claims,
+                                             const CloudProvider& cloud,
                                              const PodDisruptionBudgets& pdbs,
                                              const std::vector<NodePool>& pools,
                                              DisruptionClass disruption_class, SimTime now);

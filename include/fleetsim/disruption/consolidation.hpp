@@ -38,8 +38,10 @@ class Consolidation : public DisruptionMethod {
   explicit Consolidation(Inputs in);
   ~Consolidation() override;
 
-  std::string_view budget_reason() const override { return "Underutilized"; }
-  std::string_view termination_reason() const override { return "underutilized"; }
+  DisruptionReason budget_reason() const override { return DisruptionReason::Underutilized; }
+  NodeDeletionReason termination_reason() const override {
+    return NodeDeletionReason::Underutilized;
+  }
   // The candidates must all still be candidates within budget, and a new simulation must give
   // the same shape: still a delete, or one replacement whose types include the command's.
   DisruptionCommand validate(DisruptionCommand command, SimTime now,

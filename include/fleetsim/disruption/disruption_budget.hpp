@@ -14,7 +14,7 @@ namespace fleetsim {
 // Ready use up the allowance. A budget with a schedule is active for `duration` after each cron
 // hit (UTC; `start_unix_s` is the calendar time of simulated t = 0). No active budget: no limit.
 std::int64_t allowed_disruptions(const NodePool& pool, std::uint32_t pool_index,
-                                 const Cluster& cluster, std::string_view reason, SimTime now,
+                                 const Cluster& cluster, DisruptionReason reason, SimTime now,
                                  std::int64_t start_unix_s);
 
 }  // namespace fleetsim

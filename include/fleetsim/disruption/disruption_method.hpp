@@ -28,7 +28,7 @@ struct DisruptionCommand {
 // computed once, on first use (core:pkg/controllers/disruption BuildDisruptionBudgetMapping).
 class BudgetTracker {
  public:
-  BudgetTracker(const std::vector<NodePool>& pools, const Cluster& cluster, std::string_view reason,
+  BudgetTracker(const std::vector<NodePool>& pools, const Cluster& cluster, DisruptionReason reason,
                 SimTime now, std::int64_t start_unix_s)
       : pools_(pools), cluster_(cluster), reason_(reason), now_(now), start_unix_s_(start_unix_s) {}
 
@@ -42,7 +42,7 @@ class BudgetTracker {
 
   const std::vector<NodePool>& pools_;
   const Cluster& cluster_;
-  std::string_view reason_;
+  DisruptionReason reason_;
   SimTime now_;
   std::int64_t start_unix_s_;
   std::map<std::uint32_t, std::int64_t> allowed_;
@@ -53,9 +53,9 @@ class DisruptionMethod {
   virtual ~DisruptionMethod() = default;
   // As the disruption_decision event names it ("emptiness", "single_node_consolidation", …).
   virtual std::string_view name() const = 0;
-  // The budget reason ("Empty", "Drifted", "Underutilized") and the nodes' termination reason.
-  virtual std::string_view budget_reason() const = 0;
-  virtual std::string_view termination_reason() const = 0;
+  // The budget reason, and why its nodes are deleted.
+  virtual DisruptionReason budget_reason() const = 0;
+  virtual NodeDeletionReason termination_reason() const = 0;
   // The command for this pass, taking from the budgets; no nodes when there is nothing to do.
   virtual DisruptionCommand compute(SimTime now, BudgetTracker& budgets) = 0;
   // Whether a command waits the validation delay and is validated (drift's is not).

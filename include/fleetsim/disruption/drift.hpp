@@ -25,8 +25,8 @@ class Drift final : public DisruptionMethod {
         simulation_(cluster, provisioner, cloud) {}
 
   std::string_view name() const override { return "drift"; }
-  std::string_view budget_reason() const override { return "Drifted"; }
-  std::string_view termination_reason() const override { return "drifted"; }
+  DisruptionReason budget_reason() const override { return DisruptionReason::Drifted; }
+  NodeDeletionReason termination_reason() const override { return NodeDeletionReason::Drifted; }
   bool validated() const override { return false; }
   DisruptionCommand compute(SimTime now, BudgetTracker& budgets) override;
   DisruptionCommand validate(DisruptionCommand command, SimTime, BudgetTracker&) override {
@@ -34,7 +34,8 @@ class Drift final : public DisruptionMethod {
   }
 
   // Whether the node's NodePool or EC2NodeClass (its spec_hash now) drifted from it.
-  static bool drifted(const Node& node, const NodePool& pool, std::uint64_t node_class_hash);
+  static bool drifted(const Node& node, const NodeClaimState& claim, const NodePool& pool,
+                      std::uint64_t node_class_hash);
 
  private:
   void note_drift(SimTime now);

@@ -13,13 +13,13 @@ namespace fleetsim {
 // (core:pkg/controllers/disruption/emptiness.go). Applies under every consolidation policy.
 class Emptiness final : public DisruptionMethod {
  public:
-  Emptiness(const Cluster& cluster, const std::vector<NodePool>& pools, const CloudProvider& cloud,
-            const PodDisruptionBudgets& pdbs)
-      : cluster_(cluster), pools_(pools), cloud_(cloud), pdbs_(pdbs) {}
+  Emptiness(const Cluster& cluster, const NodeClaims& claims, const std::vector<NodePool>& pools,
+            const CloudProvider& cloud, const PodDisruptionBudgets& pdbs)
+      : cluster_(cluster), claims_(claims), pools_(pools), cloud_(cloud), pdbs_(pdbs) {}
 
   std::string_view name() const override { return "emptiness"; }
-  std::string_view budget_reason() const override { return "Empty"; }
-  std::string_view termination_reason() const override { return "empty"; }
+  DisruptionReason budget_reason() const override { return DisruptionReason::Empty; }
+  NodeDeletionReason termination_reason() const override { return NodeDeletionReason::Empty; }
   DisruptionCommand compute(SimTime now, BudgetTracker& budgets) override;
   DisruptionCommand validate(DisruptionCommand command, SimTime now,
                              BudgetTracker& budgets) override;
@@ -28,6 +28,7 @@ class Emptiness final : public DisruptionMethod {
   std::vector<Candidate> candidates(SimTime now) const;
 
   const Cluster& cluster_;
+  const NodeClaims& claims_;
   const std::vector<NodePool>& pools_;
   const CloudProvider& cloud_;
   const PodDisruptionBudgets& pdbs_;

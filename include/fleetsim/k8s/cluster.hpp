@@ -5,12 +5,14 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "fleetsim/core/resources.hpp"
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/k8s/capacity_type.hpp"
 #include "fleetsim/k8s/pod_spec.hpp"
+#include "fleetsim/k8s/reasons.hpp"
 #include "fleetsim/k8s/requirements.hpp"
 #include "fleetsim/k8s/taints.hpp"
 #include "fleetsim/k8s/workloads.hpp"
@@ -32,12 +34,21 @@ enum class NodePhase : std::uint8_t {
   Terminated,
 };
 
+// Who launched a node and answers for it: a Karpenter NodePool (its NodeClaim's) or an eksctl
+// node group (an Auto Scaling group's instance, which Karpenter never disrupts).
+struct NodePoolOwner {
+  std::uint32_t pool = 0;  // index into the run's NodePools
+  std::string name;
+};
+struct NodeGroupOwner {
+  std::string name;
+};
+using NodeOwner = std::variant<NodePoolOwner, NodeGroupOwner>;
+
 struct Node {
   NodeId id = 0;
   std::string name;
-  std::uint32_t pool = 0;  // index into the run's NodePools
-  std::string nodepool;    // its name (Karpenter's nodes)
-  std::string node_group;  // its eksctl node group (the Cluster Autoscaler's nodes)
+  NodeOwner owner;
   std::uint32_t type = 0;  // catalog index
   std::string instance_type;
   CapacityType capacity_type = CapacityType::OnDemand;
@@ -54,18 +65,12 @@ struct Node {
   SimTime deleting_at{};
   SimTime terminates_at{};  // once deleting: when the instance goes (the end of the drain)
   SimTime terminated_at{};
-  SimTime last_pod_event{};   // last bind or pod termination (Karpenter's consolidateAfter clock)
-  SimTime nominated_until{};  // Karpenter planned pods onto it: not a disruption candidate
-  // A disruption command holds it: tainted karpenter.sh/disrupted:NoSchedule, waiting for a
-  // replacement before it is deleted.
-  bool marked_for_disruption = false;
+  SimTime last_pod_event{};  // last bind or pod termination (Karpenter's consolidateAfter clock)
   // karpenter.sh/do-not-disrupt: "true" from its NodePool's template annotations.
   bool do_not_disrupt = false;
-  std::string termination_reason;
-  std::uint64_t template_hash = 0;    // its NodePool's template_hash at launch (drift)
-  std::uint64_t node_class_hash = 0;  // its EC2NodeClass's spec_hash at launch (drift)
-  Requirements labels;                // single-valued: the node's labels
-  std::vector<Taint> taints;          // NodePool taints (startup taints are gone once initialized)
+  NodeDeletionReason termination_reason = NodeDeletionReason::None;
+  Requirements labels;        // single-valued: the node's labels
+  std::vector<Taint> taints;  // NodePool taints (startup taints are gone once initialized)
   Resources allocatable;
   Resources daemon_overhead;  // DaemonSet pods, present from registration
   Resources requested;        // bound pods (not DaemonSets)
@@ -74,9 +79,17 @@ struct Node {
   double ebs_price_per_hour = 0.0;
 
   bool is_live() const { return phase != NodePhase::Deleting && phase != NodePhase::Terminated; }
-  // A node of an eksctl node group, not a Karpenter NodeClaim: Karpenter never disrupts it, and
-  // `pool` means nothing.
-  bool in_node_group() const { return !node_group.empty(); }
+  // Its NodePool, or null for a node group's node.
+  const NodePoolOwner* nodepool() const { return std::get_if<NodePoolOwner>(&owner); }
+  // Its node group, or null for a NodeClaim's node.
+  const NodeGroupOwner* node_group() const { return std::get_if<NodeGroupOwner>(&owner); }
+  // Its NodePool's or node group's name.
+  const std::string& owner_name() const {
+    return std::visit([](const auto& o) -> const std::string& { return o.name; }, owner);
+  }
+  // Tainted karpenter.sh/disrupted:NoSchedule: a disruption command holds it, waiting for a
+  // replacement before it is deleted.
+  bool marked_for_disruption() const;
   Resources available() const { return allocatable - daemon_overhead - requested; }
 };
 
@@ -107,19 +120,9 @@ struct Pod {
   SimTime ready_at{};                   // the Ready condition's last transition to True
   bool terminating = false;             // deleted by its controller, finishing its grace period
   std::optional<SimDuration> run_time;  // nullopt: runs until deleted
-  // A checkpointing Job's pod: its job's work already saved when it started, the time it spends
-  // reloading that checkpoint first, and its job's checkpoint interval.
-  SimDuration resumed_from{0};
-  SimDuration restart_overhead{0};
-  std::optional<SimDuration> checkpoint_interval;
-  std::string pending_reason;  // from the last solve that could not place it
-  std::uint32_t holds = 0;     // readers that need it after it ends (Cluster::hold)
+  std::string pending_reason;           // from the last solve that could not place it
+  std::uint32_t holds = 0;              // readers that need it after it ends (Cluster::hold)
 };
-
-// The work a pod's job has saved when the pod stops at `now`: the work done (where the pod
-// resumed from, plus what it ran after reloading) rounded down to whole checkpoint intervals,
-// and never below where it resumed. Without checkpoints, nothing.
-SimDuration saved_work(const Pod& pod, SimTime now);
 
 // A Deployment, Job or bare Pod: the unit cost and pods are attributed to.
 struct WorkloadRecord {
@@ -196,11 +199,9 @@ class Cluster {
   void node_initialized(NodeId node, SimTime now);
   // Cordoned and draining until `terminates_at`.
   void begin_node_deletion(NodeId node, SimTime now, SimTime terminates_at,
-                           std::string_view reason);
+                           NodeDeletionReason reason);
   // The instance is gone: the node leaves active_nodes().
   void node_terminated(NodeId node, SimTime now);
-  // A NodeClaim planned pods onto the node: it is no disruption candidate until `until`.
-  void hold_nominated(NodeId node, SimTime until) { nodes_[node].nominated_until = until; }
   // The instance's hourly price changed (a spot price trace).
   void set_node_price(NodeId node, double price) { nodes_[node].price_per_hour = price; }
   // A disruption command taints the node karpenter.sh/disrupted:NoSchedule (no new pods), or

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fleetsim/core/error.hpp"
@@ -18,13 +19,19 @@ namespace fleetsim {
 // pool's savings is at least half its share of the pool's disruption.
 enum class ConsolidationPolicy { WhenEmpty, WhenEmptyOrUnderutilized, Balanced };
 
+// A disruption budget's reasons (karpenter.sh/v1 DisruptionReason).
+enum class DisruptionReason : std::uint8_t { Empty, Underutilized, Drifted };
+// As the NodePool API spells it ("Empty", …).
+std::string_view to_string(DisruptionReason reason);
+std::optional<DisruptionReason> parse_disruption_reason(std::string_view text);
+
 // spec.disruption.budgets[]: parsed now, enforced by the disruption controller.
 struct DisruptionBudget {
   bool percent = true;
-  int nodes = 10;                       // a count, or a percentage when `percent`
-  std::vector<std::string> reasons;     // Empty, Underutilized, Drifted; empty = all
-  std::string schedule;                 // cron, UTC; empty = always active
-  std::optional<SimDuration> duration;  // with schedule
+  int nodes = 10;                         // a count, or a percentage when `percent`
+  std::vector<DisruptionReason> reasons;  // empty = all
+  std::string schedule;                   // cron, UTC; empty = always active
+  std::optional<SimDuration> duration;    // with schedule
   friend bool operator==(const DisruptionBudget&, const DisruptionBudget&) = default;
 };
 

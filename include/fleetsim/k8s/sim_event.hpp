@@ -6,11 +6,14 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/k8s/capacity_type.hpp"
 #include "fleetsim/k8s/cluster.hpp"
+#include "fleetsim/k8s/nodepool.hpp"
+#include "fleetsim/k8s/reasons.hpp"
 
 namespace fleetsim {
 
@@ -21,26 +24,26 @@ enum class EventKind : std::uint8_t {
   NodeReady,         // initialized: Ready with GPUs advertised
   NodeDeleting,      // cordoned and draining (reason)
   NodeTerminated,    // the instance is gone (reason)
-  LaunchFailed,      // no offering had capacity (pool, reason)
+  LaunchFailed,      // no offering had capacity (message)
   PodCreated,
   PodNominated,  // Karpenter planned the pod onto a node or a new NodeClaim
   PodScheduled,  // bound to a node
   PodReady,      // a serving pod's readiness probe passed
   PodCompleted,
   PodEvicted,                   // reason
-  PodDeleted,                   // its controller removed it (reason: scale_down), after any grace
-  PodUnschedulable,             // a solve found no place (reason), emitted when the reason changes
+  PodDeleted,                   // its controller removed it (reason), after any grace
+  PodUnschedulable,             // a solve found no place (message), emitted when it changes
   SpotInterruptionNotice,       // two minutes before termination
-  SpotRebalanceRecommendation,  // EC2's early warning of elevated risk (reason: Karpenter's action)
+  SpotRebalanceRecommendation,  // EC2's early warning of elevated risk (reason: the action taken)
   WorkloadCreated,              // a Deployment, Job or Pod manifest, or a job from a trace
   WorkloadCompleted,            // a Job's last completion, or a bare Pod's success
-  ReplicasChanged,              // an autoscaler set a Deployment's replicas (reason: hpa | keda)
+  ReplicasChanged,              // a Deployment's replicas were set (reason: who set them)
   DisruptionDecision,           // Karpenter started a disruption command (decision; reason: budget)
   CapacityChanged,              // an offering's capacity was set (the offering's fields)
   SpotPriceChanged,             // an offering's price changed (the offering's fields, price)
   ScaleUp,                      // the Cluster Autoscaler grew node groups (scale_up)
   ScaleUpFailed,                // a scale-up found no capacity or timed out (node_group, reason)
-  ScaleDownCandidate,           // the Cluster Autoscaler found a node unneeded (reason)
+  ScaleDownCandidate,           // the Cluster Autoscaler found a node unneeded (message)
 };
 
 std::string_view to_string(EventKind k);
@@ -49,28 +52,15 @@ std::string_view to_string(EventKind k);
 enum class EventSubject : std::uint8_t { Node, Pod, Workload, Command, Offering, NodeGroup };
 EventSubject subject_of(EventKind k);
 
-// A disruption command that passed validation: the nodes it deletes and what replaces them.
-struct DisruptionDecision {
-  std::string_view method;  // emptiness, drift, multi_node_consolidation, …
-  std::span<const NodeId> nodes;
-  // Per replacement NodeClaim, its instance types, cheapest first; none for a delete.
-  std::span<const std::vector<std::string>> replacements;
-  double savings_per_hour = 0.0;
-  std::size_t pods = 0;  // reschedulable pods that move
-};
+// The payloads and reasons only one module emits are declared by that module:
+struct DisruptionDecision;                  // disruption/disruption_decision.hpp
+struct ScaleUpDecision;                     // provisioning/cluster_autoscaler/scale_up_decision.hpp
+enum class ScaleUpFailure : std::uint8_t;   // provisioning/cluster_autoscaler/scale_up_decision.hpp
+enum class RebalanceAction : std::uint8_t;  // cloudprovider/aws/spot_market.hpp
 
-// A Cluster Autoscaler scale-up: the groups it grew (more than one when balancing similar
-// groups) and every option the expander weighed.
-struct ScaleUpDecision {
-  struct Option {
-    std::string_view node_group;
-    std::int64_t nodes = 0;
-    std::int64_t pods = 0;  // the pending pods the group's new nodes would hold
-  };
-  std::string_view expander;  // the first of the chain
-  std::span<const Option> grown;
-  std::span<const Option> options;
-};
+// Why, for the kinds that say: each kind has a reason type of its own (report/ spells them).
+using EventReason = std::variant<std::monostate, NodeDeletionReason, PodDeletionReason,
+                                 DisruptionReason, ReplicasSource, ScaleUpFailure, RebalanceAction>;
 
 // One event. Which fields are set depends on the kind; ids index the Cluster. Pod events carry
 // the node the pod is (or was, for completion and eviction) bound or nominated to.
@@ -80,8 +70,11 @@ struct SimEvent {
   NodeId node = kNoNode;
   PodId pod = UINT32_MAX;
   WorkloadId workload = UINT32_MAX;
-  std::string_view reason{};  // valid during the callback only
-  std::int32_t from = 0;      // ReplicasChanged: the replicas before and after
+  EventReason reason{};
+  // PodUnschedulable, LaunchFailed, ScaleDownCandidate: what was found, in words (valid during
+  // the callback only).
+  std::string_view message{};
+  std::int32_t from = 0;  // ReplicasChanged: the replicas before and after
   std::int32_t to = 0;
   const DisruptionDecision* decision = nullptr;  // DisruptionDecision only
   // NodeClaimCreated: the claim's instance types, cheapest first, and the pods nominated to it.

@@ -41,11 +41,11 @@ class NodeTermination : private EventHandler {
   // finish on their own. Each evicted pod goes back to its controller at once and keeps running
   // for its grace period; the instance terminates when the last has gone, or at the limits. A
   // node already going is left alone.
-  void delete_node(NodeId node, std::string_view reason, DrainLimits limits = {});
+  void delete_node(NodeId node, NodeDeletionReason reason, DrainLimits limits = {});
 
  private:
   struct Drain {
-    std::string reason;
+    NodeDeletionReason reason = NodeDeletionReason::None;
     SimTime tgp_deadline = kNever;  // deleting + terminationGracePeriod
     SimTime deadline = kNever;      // the instance goes then at the latest
     SimTime last_exit{};            // when the last evicted pod's grace period ends

@@ -4,8 +4,10 @@
 #include <ostream>
 #include <string>
 
+#include "fleetsim/disruption/disruption_decision.hpp"
 #include "fleetsim/k8s/cluster.hpp"
 #include "fleetsim/k8s/sim_event.hpp"
+#include "fleetsim/provisioning/cluster_autoscaler/scale_up_decision.hpp"
 
 namespace fleetsim {
 

@@ -53,8 +53,9 @@ class RunRecorder final : public EventSink {
   void on_end(SimTime end, const Cluster& cluster) override;
 
   // Reads the world's services: their interval rows, and at the end their SLO statistics and
-  // GPU busy time (DCGM's GPU_UTIL sense; Jobs' and bare Pods' GPUs count busy while bound).
-  // The world must outlive the recorder's callbacks.
+  // GPU busy time (DCGM's GPU_UTIL sense; Jobs' and bare Pods' GPUs count busy while bound); and
+  // its Jobs' checkpoints (the work an evicted pod saved). The world must outlive the
+  // recorder's callbacks.
   void watch(const World& world) { world_ = &world; }
 
   bool ended() const { return ended_; }
@@ -85,11 +86,13 @@ class RunRecorder final : public EventSink {
   void on_node_event(const SimEvent& e, const Cluster& cluster);
   SlaResult sla_result() const;
   void on_pod_event(const SimEvent& e, const Cluster& cluster);
-  void add_lost_work(const Pod& pod, const Node& node, SimDuration lost, std::string_view reason);
+  void add_lost_work(const Pod& pod, const Node& node, SimDuration lost, NodeDeletionReason reason);
   PodTrack& track(PodId id);
   void sync_state(const Pod& pod);
   void sample_pending(PodTrack& t, SimDuration pending);
   const WorkloadRecord& workload_of(const Pod& pod, const Cluster& cluster) const;
+  // The watched world's, or none (no Job checkpoints).
+  const JobCheckpoints& checkpoints() const;
 
   RunInfo info_;
   const World* world_ = nullptr;
@@ -120,7 +123,7 @@ class RunRecorder final : public EventSink {
   std::int64_t launch_failures_ = 0;
   std::int64_t spot_interruption_notices_ = 0;
   SpotResult spot_;
-  std::map<std::string, std::int64_t, std::less<>> terminated_by_reason_;
+  CountByReason terminated_by_reason_;
   DisruptionResult disruption_;
 
   // Filled by on_end.

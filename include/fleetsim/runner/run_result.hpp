@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fleetsim/core/time.hpp"
+#include "fleetsim/k8s/reasons.hpp"
 
 namespace fleetsim {
 
@@ -110,13 +111,16 @@ struct JobsResult {
   double rework_usd = 0.0;
 };
 
+// Nodes or pods by why their node was deleted.
+using CountByReason = std::map<NodeDeletionReason, std::int64_t>;
+
 struct NodesResult {
   std::int64_t launched = 0;
   std::int64_t peak = 0;  // nodes billed at once, draining ones included
   std::int64_t launch_failures = 0;
   std::int64_t spot_interruption_notices = 0;
   // Nodes that ran and were terminated, by reason: launched = their sum + nodes billed at the end.
-  std::map<std::string, std::int64_t, std::less<>> terminated_by_reason;
+  CountByReason terminated_by_reason;
 };
 
 struct EngineResult {
@@ -131,8 +135,8 @@ using CountByName = std::map<std::string, std::int64_t, std::less<>>;
 struct DisruptionResult {
   CountByName commands_by_method;
   std::int64_t replacements = 0;  // replacement nodes the commands launched
-  CountByName nodes_by_reason;
-  CountByName pods_evicted_by_reason;
+  CountByReason nodes_by_reason;
+  CountByReason pods_evicted_by_reason;
   double claimed_savings_usd_per_hour = 0.0;
 };
 // Spot interruptions, scripted and drawn from the market: notices by offering ("g5.xlarge

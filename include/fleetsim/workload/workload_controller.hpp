@@ -10,10 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "fleetsim/core/name_generator.hpp"
 #include "fleetsim/engine/event_tag.hpp"
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/k8s/cluster_bus.hpp"
 #include "fleetsim/workload/api_rate_limiter.hpp"
+#include "fleetsim/workload/job_checkpoints.hpp"
 #include "fleetsim/workload/job_trace.hpp"
 
 namespace fleetsim {
@@ -47,7 +49,7 @@ class WorkloadController : private EventHandler {
   // An autoscaler writes a Deployment's spec.replicas (the scale subresource). Scale-down deletes
   // pods in Kubernetes' order (scale_down_order.hpp); a bound pod goes through its grace period
   // (ClusterBus::pod_terminating) and counts as gone at once, as a ReplicaSet counts it.
-  void scale(WorkloadId deployment, std::int32_t replicas, std::string_view source);
+  void scale(WorkloadId deployment, std::int32_t replicas, ReplicasSource source);
   // `kubectl apply` of a Deployment that exists: spec.replicas when the manifest gives it, the
   // strategy, and a changed pod template, which rolls out under the strategy as the Deployment
   // controller does (rolling.go: new pods up to replicas + maxSurge, old ones down while
@@ -65,6 +67,9 @@ class WorkloadController : private EventHandler {
   // The cluster released these pods (one entry per pod): a finished Job or Pod whose pods are all
   // released is forgotten, so memory stays flat however many jobs a trace brings.
   void forget_pods(std::span<const WorkloadId> released);
+
+  // The checkpointing Jobs' pods that have not ended: where each resumed, what it saved.
+  const JobCheckpoints& checkpoints() const { return checkpoints_; }
 
  private:
   struct State {
@@ -115,13 +120,13 @@ class WorkloadController : private EventHandler {
   void forget(State& s, PodId pod);
   void complete(PodId pod);
   void arrive(std::uint32_t stream);
-  std::string random_suffix(std::size_t length);
 
   Simulation& sim_;
   Cluster& cluster_;
   ClusterBus& bus_;
-  RngStream names_;
+  NameGenerator names_;
   ApiRateLimiter api_;
+  JobCheckpoints checkpoints_;
   std::map<WorkloadId, State> states_;  // node-based: pods point at their workload's PodSpec
   std::vector<Stream> streams_;
 };

@@ -44,6 +44,7 @@ class World : private ClusterBus, private EventHandler {
 
   RunStats run();
   const Cluster& cluster() const { return cluster_; }
+  const JobCheckpoints& job_checkpoints() const { return workloads_->checkpoints(); }
   // The scenario's services, in scenario order, and their rows of the report interval that has
   // just closed (valid during EventSink::on_interval).
   std::span<const std::unique_ptr<ServiceRuntime>> services() const { return services_; }

@@ -6,29 +6,8 @@
 
 namespace fleetsim {
 
-namespace {
-
-// Kubernetes' generateName alphabet: no vowels, no look-alike characters.
-constexpr std::string_view kNameAlphabet = "bcdfghjklmnpqrstvwxz2456789";
-constexpr int kNameSuffixLength = 5;
-
-}  // namespace
-
 AutoScalingGroup::AutoScalingGroup(Ec2Cloud& cloud, Cluster& cluster, Spec spec, RngStream names)
     : cloud_(cloud), cluster_(cluster), spec_(std::move(spec)), names_(std::move(names)) {}
-
-std::string AutoScalingGroup::node_name() {
-  while (true) {
-    std::string suffix;
-    for (int i = 0; i < kNameSuffixLength; ++i)
-      suffix += kNameAlphabet[names_.below(kNameAlphabet.size())];
-    std::string name = fmt::format("{}-{}", spec_.group.name, suffix);
-    auto it = std::lower_bound(used_names_.begin(), used_names_.end(), name);
-    if (it != used_names_.end() && *it == name) continue;
-    used_names_.insert(it, name);
-    return name;
-  }
-}
 
 void AutoScalingGroup::set_desired(int desired) {
   desired_ = desired;
@@ -89,7 +68,7 @@ bool AutoScalingGroup::launch_one() {
     }
   }
   Node node = spec_.node_template;
-  node.name = node_name();
+  node.name = names_.unique(spec_.group.name);
   const std::optional<NodeId> id = cloud_.launch_first(std::move(node), choices);
   if (!id) return false;
   instances_.push_back(*id);

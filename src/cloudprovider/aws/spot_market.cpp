@@ -5,6 +5,8 @@
 #include <cmath>
 #include <string>
 
+#include "fleetsim/cloudprovider/aws/rebalance_action.hpp"
+
 namespace fleetsim {
 
 namespace {
@@ -174,7 +176,7 @@ void SpotMarket::on_event(SimTime now, std::uint64_t t) {
         bus_.emit(SimEvent{.time = now,
                            .kind = EventKind::SpotRebalanceRecommendation,
                            .node = tag.subject,
-                           .reason = "no_action"});
+                           .reason = RebalanceAction::NoAction});
       }
       return;
     case Kind::Notice:

@@ -7,6 +7,8 @@
 
 #include "fleetsim/engine/event_tag.hpp"
 #include "fleetsim/provisioning/cluster_autoscaler/scale_down_rules.hpp"
+#include "fleetsim/provisioning/cluster_autoscaler/scale_up_decision.hpp"
+#include "fleetsim/provisioning/solver_view.hpp"
 
 namespace fleetsim {
 
@@ -23,14 +25,6 @@ constexpr double kAllocatableDifferenceRatio = 0.05;
 bool within(std::int64_t a, std::int64_t b, double ratio) {
   const std::int64_t larger = std::max(a, b);
   return static_cast<double>(larger - std::min(a, b)) <= static_cast<double>(larger) * ratio;
-}
-
-PendingPod pending_view(const Pod& p) {
-  return PendingPod{.spec = p.spec,
-                    .labels = p.labels,
-                    .namespace_name = p.namespace_name,
-                    .created_us = p.created.time_since_epoch().count(),
-                    .uid = p.uid};
 }
 
 }  // namespace
@@ -104,22 +98,22 @@ void ClusterAutoscaler::check_scale_up_requests(SimTime now) {
     int ready = 0;
     for (NodeId id : asg.instances())
       ready += cluster_.node(id).phase == NodePhase::Initialized ? 1 : 0;
-    std::string_view failure;
+    ScaleUpFailure failure{};
     if (missing > 0) {
-      failure = "no_capacity";
+      failure = ScaleUpFailure::NoCapacity;
       asg.set_desired(asg.desired() - missing);
     } else if (ready >= asg.desired()) {
       expected_add_time_[g].reset();
       continue;
     } else if (*expected_add_time_[g] < now) {
-      failure = "timed_out";
+      failure = ScaleUpFailure::TimedOut;
       std::vector<NodeId> unregistered;
       for (NodeId id : asg.instances())
         if (cluster_.node(id).phase < NodePhase::Registered) unregistered.push_back(id);
       for (NodeId id : unregistered) {
         if (asg.desired() <= asg.group().min_size) break;
         asg.detach(id);
-        termination_.delete_node(id, "scale_up_timed_out");
+        termination_.delete_node(id, NodeDeletionReason::ScaleUpTimedOut);
       }
     } else {
       continue;
@@ -162,7 +156,7 @@ std::vector<PodId> ClusterAutoscaler::pods_to_help(SimTime now, bool& too_new) {
     add_templates(view, g, asgs_[g]->desired() - ready);
   }
   std::vector<PendingPod> pods;
-  for (PodId id : pending) pods.push_back(pending_view(cluster_.pod(id)));
+  for (PodId id : pending) pods.push_back(pending_pod(cluster_.pod(id)));
   const SolveResult result = solve(view, pods);
   std::vector<std::uint8_t> placed(pods.size(), 0);
   for (const Placement& p : result.placements) {
@@ -221,7 +215,6 @@ ClusterAutoscaler::GroupTemplate ClusterAutoscaler::group_template(std::uint32_t
 ClusterAutoscaler::SolveView ClusterAutoscaler::existing_view(
     std::span<const NodeId> exclude) const {
   SolveView view;
-  std::vector<std::uint32_t> slot(cluster_.nodes().size(), UINT32_MAX);
   for (NodeId id : cluster_.active_nodes()) {
     const Node& n = cluster_.node(id);
     if (n.phase != NodePhase::Initialized) continue;
@@ -229,26 +222,10 @@ ClusterAutoscaler::SolveView ClusterAutoscaler::existing_view(
     Resources available = n.available();
     if (auto extra = placed_extra_.find(id); extra != placed_extra_.end())
       available -= extra->second;
-    slot[id] = static_cast<std::uint32_t>(view.nodes.size());
     view.node_ids.push_back(id);
-    view.nodes.push_back(ExistingNode{.name = n.name,
-                                      .initialized = n.phase == NodePhase::Initialized,
-                                      .pool = kNoPool,
-                                      .type = n.type,
-                                      .zone = n.zone,
-                                      .capacity_type = n.capacity_type,
-                                      .labels = &n.labels,
-                                      .taints = n.taints,
-                                      .available = available});
+    view.nodes.push_back(existing_node(n, available));
   }
-  for (NodeId id : view.node_ids)
-    for (PodId pod : cluster_.node(id).pods) {
-      const Pod& p = cluster_.pod(pod);
-      view.bound.push_back(BoundPod{.labels = p.labels,
-                                    .spec = p.spec,
-                                    .namespace_name = p.namespace_name,
-                                    .node = slot[id]});
-    }
+  add_bound_pods(cluster_, view.node_ids, view.bound);
   return view;
 }
 
@@ -288,7 +265,7 @@ bool ClusterAutoscaler::scale_up(const std::vector<PodId>& pod_ids, SimTime now)
     if (ready >= settings_.max_nodes_total) return false;
   }
   std::vector<PendingPod> pods;
-  for (PodId id : pod_ids) pods.push_back(pending_view(cluster_.pod(id)));
+  for (PodId id : pod_ids) pods.push_back(pending_pod(cluster_.pod(id)));
 
   std::vector<ScaleUpOption> options;
   for (std::uint32_t g = 0; g < asgs_.size(); ++g) {
@@ -394,17 +371,16 @@ void ClusterAutoscaler::grow(std::uint32_t g, int delta, SimTime now) {
 // after scale-down-unneeded-time of that (and outside the cool-downs) it is removed, empty
 // nodes in bulk and others a few at a time, each within the parallelism budgets.
 void ClusterAutoscaler::scale_down(SimTime now) {
-  const Catalog& catalog = cloud_.catalog();
   const bool cooldown = last_scale_up_ + settings_.scale_down_delay_after_add > now ||
                         last_scale_down_fail_ + settings_.scale_down_delay_after_failure > now ||
                         last_scale_down_delete_ + settings_.scale_down_delay_after_delete > now;
+  const std::vector<ScaleDownCandidate> unneeded = unneeded_nodes(scale_down_candidates(), now);
+  if (!cooldown) delete_unneeded(unneeded, now);
+}
 
-  struct Candidate {
-    NodeId node;
-    std::uint32_t group;
-    bool empty;
-  };
-  std::vector<Candidate> candidates;
+std::vector<ClusterAutoscaler::ScaleDownCandidate> ClusterAutoscaler::scale_down_candidates()
+    const {
+  std::vector<ScaleDownCandidate> candidates;
   for (std::uint32_t g = 0; g < asgs_.size(); ++g) {
     const AutoScalingGroup& asg = *asgs_[g];
     if (asg.desired() <= asg.group().min_size) continue;
@@ -416,18 +392,22 @@ void ClusterAutoscaler::scale_down(SimTime now) {
       candidates.push_back({id, g, empty && !placed_extra_.contains(id)});
     }
   }
-  // Empty nodes first, then the ones unneeded before, then by node.
   std::stable_sort(candidates.begin(), candidates.end(),
-                   [&](const Candidate& a, const Candidate& b) {
+                   [&](const ScaleDownCandidate& a, const ScaleDownCandidate& b) {
                      const bool ua = unneeded_since_.contains(a.node);
                      const bool ub = unneeded_since_.contains(b.node);
                      return std::tie(b.empty, ub, a.node) < std::tie(a.empty, ua, b.node);
                    });
+  return candidates;
+}
 
-  // The removal simulation (planner.categorizeNodes): candidates at or below the threshold, in
-  // order, each removed from a copy of the Ready nodes if its pods may go and all fit on the
-  // others, where they then stay for the candidates after it. One view serves every candidate:
-  // removed nodes are masked, moved pods take their destination's room.
+// The removal simulation (planner.categorizeNodes): candidates at or below the threshold, in
+// order, each removed from a copy of the Ready nodes if its pods may go and all fit on the
+// others, where they then stay for the candidates after it. One view serves every candidate:
+// removed nodes are masked, moved pods take their destination's room.
+std::vector<ClusterAutoscaler::ScaleDownCandidate> ClusterAutoscaler::unneeded_nodes(
+    std::span<const ScaleDownCandidate> candidates, SimTime now) {
+  const Catalog& catalog = cloud_.catalog();
   SolveView view = existing_view({});
   std::vector<std::uint32_t> slot(cluster_.nodes().size(), UINT32_MAX);
   for (std::uint32_t i = 0; i < view.node_ids.size(); ++i) slot[view.node_ids[i]] = i;
@@ -445,8 +425,8 @@ void ClusterAutoscaler::scale_down(SimTime now) {
                     !p.spec->pod_anti_affinity.empty();
            });
   };
-  std::vector<Candidate> removable;
-  for (const Candidate& c : candidates) {
+  std::vector<ScaleDownCandidate> unneeded;
+  for (const ScaleDownCandidate& c : candidates) {
     const Node& n = cluster_.node(c.node);
     Resources extra;
     if (auto it = placed_extra_.find(c.node); it != placed_extra_.end()) extra = it->second;
@@ -461,7 +441,7 @@ void ClusterAutoscaler::scale_down(SimTime now) {
       if (pod.terminating) continue;
       if (blocks_scale_down(pod, cluster_.workloads().at(pod.workload).kind, pdbs_, settings_, now))
         ok = false;
-      to_move.push_back(pending_view(pod));
+      to_move.push_back(pending_pod(pod));
     }
     if (ok) {
       removed[slot[c.node]] = 1;
@@ -485,34 +465,37 @@ void ClusterAutoscaler::scale_down(SimTime now) {
       unneeded_since_.erase(c.node);
       continue;
     }
-    removable.push_back(c);
+    unneeded.push_back(c);
     if (unneeded_since_.emplace(c.node, now).second) {
       const std::string reason = fmt::format("{} utilization {:.3f} at or below {}",
                                              u.gpu ? "GPU" : "CPU/memory", u.value, threshold);
       bus_.emit(SimEvent{
-          .time = now, .kind = EventKind::ScaleDownCandidate, .node = c.node, .reason = reason});
+          .time = now, .kind = EventKind::ScaleDownCandidate, .node = c.node, .message = reason});
     }
   }
-  // Nodes no longer removable (gone, or not candidates this loop) start over.
+  // Nodes no longer unneeded (gone, or not candidates this loop) start over.
   std::vector<NodeId> still;
-  for (const Candidate& c : removable) still.push_back(c.node);
+  for (const ScaleDownCandidate& c : unneeded) still.push_back(c.node);
   std::sort(still.begin(), still.end());
   std::erase_if(unneeded_since_, [&](const auto& entry) {
     return !std::binary_search(still.begin(), still.end(), entry.first);
   });
-  if (cooldown) return;
+  return unneeded;
+}
 
+void ClusterAutoscaler::delete_unneeded(std::span<const ScaleDownCandidate> unneeded, SimTime now) {
   int in_progress = 0;
   int drains_in_progress = 0;
   std::vector<int> size(asgs_.size());
   for (std::uint32_t g = 0; g < asgs_.size(); ++g) size[g] = asgs_[g]->desired();
   for (NodeId id : deleting_) {
     ++in_progress;
-    drains_in_progress += cluster_.node(id).termination_reason == "scale_down" ? 1 : 0;
+    drains_in_progress +=
+        cluster_.node(id).termination_reason == NodeDeletionReason::ScaleDown ? 1 : 0;
   }
   int budget = settings_.max_scale_down_parallelism - in_progress;
   int drain_budget = std::min(budget, settings_.max_drain_parallelism - drains_in_progress);
-  for (const Candidate& c : removable) {
+  for (const ScaleDownCandidate& c : unneeded) {
     if (budget <= 0) break;
     if (!(unneeded_since_.at(c.node) + settings_.scale_down_unneeded_time < now)) continue;
     if (size[c.group] - 1 < asgs_[c.group]->group().min_size) continue;
@@ -525,7 +508,7 @@ void ClusterAutoscaler::scale_down(SimTime now) {
     deleting_.push_back(c.node);
     last_scale_down_delete_ = now;
     termination_.delete_node(
-        c.node, c.empty ? "scale_down_empty" : "scale_down",
+        c.node, c.empty ? NodeDeletionReason::ScaleDownEmpty : NodeDeletionReason::ScaleDown,
         DrainLimits{.termination_grace_period =
                         kMaxPodEvictionTime + settings_.max_graceful_termination});
   }

@@ -70,7 +70,7 @@ void KarpenterProvisioner::provision() {
                        .kind = EventKind::PodUnschedulable,
                        .pod = id,
                        .workload = p.workload,
-                       .reason = p.pending_reason});
+                       .message = p.pending_reason});
   }
 
   // Pods that are still waiting without a node go through another batch later.

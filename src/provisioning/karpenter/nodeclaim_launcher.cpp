@@ -8,15 +8,6 @@
 
 namespace fleetsim {
 
-namespace {
-
-// Kubernetes' generateName alphabet: no vowels, no look-alike characters.
-constexpr std::string_view kNameAlphabet = "bcdfghjklmnpqrstvwxz2456789";
-// The length of a generated NodeClaim name suffix ("default-x7k2p").
-constexpr int kNameSuffixLength = 5;
-
-}  // namespace
-
 NodeClaimLauncher::NodeClaimLauncher(Simulation& sim, Cluster& cluster, ClusterBus& bus,
                                      CloudProvider& cloud)
     : sim_(sim), cluster_(cluster), bus_(bus), cloud_(cloud), names_(sim.rng("nodeclaim-names")) {}
@@ -27,25 +18,12 @@ void NodeClaimLauncher::set_pools(const SchedulingContext& context,
   pools_ = std::move(pools);
 }
 
-std::string NodeClaimLauncher::node_name(const std::string& pool) {
-  while (true) {
-    std::string suffix;
-    for (int i = 0; i < kNameSuffixLength; ++i)
-      suffix += kNameAlphabet[names_.below(kNameAlphabet.size())];
-    std::string name = fmt::format("{}-{}", pool, suffix);
-    auto it = std::lower_bound(used_names_.begin(), used_names_.end(), name);
-    if (it != used_names_.end() && *it == name) continue;
-    used_names_.insert(it, name);
-    return name;
-  }
-}
-
 void NodeClaimLauncher::nominate(PodId pod, NodeId node) {
   const Pod& p = cluster_.pod(pod);
   if (p.nominated == node) return;
   cluster_.nominate(pod, node);
   cluster_.set_pending_reason(pod, {});
-  cluster_.hold_nominated(node, sim_.now() + kNominationWindow);
+  claims_.hold_nominated(node, sim_.now() + kNominationWindow);
   bus_.emit(SimEvent{.time = sim_.now(),
                      .kind = EventKind::PodNominated,
                      .node = node,
@@ -62,16 +40,13 @@ std::optional<NodeId> NodeClaimLauncher::launch(const NewNodeClaim& claim,
     options.push_back(
         {.type = t, .allocatable = tpl.allocatable[t], .daemon_overhead = tpl.daemon_overhead[t]});
   Node node;
-  node.name = node_name(tpl.pool->name);
-  node.pool = claim.pool;
-  node.nodepool = tpl.pool->name;
+  node.name = names_.unique(tpl.pool->name);
+  node.owner = NodePoolOwner{.pool = claim.pool, .name = tpl.pool->name};
   node.labels = Requirements::from_labels(claim.requirements.single_valued_labels());
   node.taints = tpl.pool->taints;
-  node.template_hash = template_hash(*tpl.pool);
   const auto annotation = tpl.pool->annotations.find(kDoNotDisruptAnnotation);
   // The node check compares with "true" exactly (statenode.go ValidateNodeDisruptable).
   node.do_not_disrupt = annotation != tpl.pool->annotations.end() && annotation->second == "true";
-  node.node_class_hash = pools_[claim.pool].node_class_hash;
   node.ebs_bytes = pools_[claim.pool].ebs_bytes;
   node.ebs_price_per_hour = pools_[claim.pool].ebs_price_per_hour;
   const std::optional<NodeId> id = cloud_.launch(
@@ -79,7 +54,7 @@ std::optional<NodeId> NodeClaimLauncher::launch(const NewNodeClaim& claim,
   if (!id) {
     std::string reason =
         fmt::format("nodepool {}: launch failed, no offering with capacity", tpl.pool->name);
-    bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::LaunchFailed, .reason = reason});
+    bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::LaunchFailed, .message = reason});
     // Their planned claim did not launch: any older nomination is stale too.
     for (std::uint32_t p : claim.pods) {
       cluster_.set_pending_reason(pending[p], reason);
@@ -87,6 +62,8 @@ std::optional<NodeId> NodeClaimLauncher::launch(const NewNodeClaim& claim,
     }
     return std::nullopt;
   }
+  claims_.add(*id, {.template_hash = template_hash(*tpl.pool),
+                    .node_class_hash = pools_[claim.pool].node_class_hash});
   std::vector<std::string> names;
   names.reserve(claim.types.size());
   for (std::uint32_t t : claim.types) names.push_back(context_->catalog().types()[t].name);

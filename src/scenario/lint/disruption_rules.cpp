@@ -17,9 +17,10 @@ void budget_blocks_forever(const LintView& view, std::vector<LintFinding>& out) 
   for (const NodePool& pool : view.pools) {
     for (const DisruptionBudget& b : pool.disruption.budgets) {
       if (b.nodes != 0 || !b.schedule.empty()) continue;
-      const std::string reasons = b.reasons.empty()
-                                      ? "every reason (emptiness, consolidation, drift)"
-                                      : fmt::format("{}", fmt::join(b.reasons, ", "));
+      std::string reasons;
+      for (DisruptionReason r : b.reasons)
+        reasons += fmt::format("{}{}", reasons.empty() ? "" : ", ", to_string(r));
+      if (reasons.empty()) reasons = "every reason (emptiness, consolidation, drift)";
       out.push_back(finding(
           "budget-blocks-forever", pool.where, pool_subject(pool),
           fmt::format("a budget of {} nodes without a schedule stops disruption for {} for the "

@@ -70,7 +70,7 @@ TEST_CASE("a one-GPU job gets a g5.xlarge that is removed once empty", "[cli]") 
   // empty node at the 3680 s poll, validates for 15 s and deletes it at 3695 s.
   CHECK(r.cost.by_instance_type.contains("g5.xlarge"));
   CHECK(r.nodes.launched == 1);
-  CHECK(r.nodes.terminated_by_reason.at("empty") == 1);
+  CHECK(r.nodes.terminated_by_reason.at(NodeDeletionReason::Empty) == 1);
   CHECK(r.pods.pending_seconds.max == 71.0);
   CHECK(r.jobs.completed == 1);
   const double billed_hours = (3695.0 - 6.0) / 3600.0;

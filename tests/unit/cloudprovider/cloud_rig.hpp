@@ -101,8 +101,7 @@ struct CloudRig {
                      Requirement::single(std::string(to_string(ct))));
     Node tpl;
     tpl.name = "default-" + std::to_string(cluster.nodes().size());
-    tpl.pool = 0;
-    tpl.nodepool = "default";
+    tpl.owner = NodePoolOwner{.pool = 0, .name = "default"};
     return cloud.launch(
         LaunchRequest{.node = std::move(tpl), .requirements = requirements, .types = options});
   }

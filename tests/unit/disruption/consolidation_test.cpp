@@ -195,7 +195,7 @@ TEST_CASE("a zero budget for Underutilized blocks consolidation and leaves empti
           "[disruption][consolidation]") {
   NodePool p = pool({"m5", "c5"}, {"on-demand"});
   p.disruption.budgets = {
-      DisruptionBudget{.percent = false, .nodes = 0, .reasons = {"Underutilized"}}};
+      DisruptionBudget{.percent = false, .nodes = 0, .reasons = {DisruptionReason::Underutilized}}};
   test::DisruptionRig rig(test::small_catalog(), {p});
   rig.bind(rig.launch("node-a", "m5.2xlarge"), cpu_pod(500));
   rig.launch("node-b", "m5.large");
@@ -258,7 +258,7 @@ TEST_CASE("won't delete node if it would require pods to schedule on an uninitia
   // An in-flight NodeClaim with room: the pod could move there, but not before it is initialized.
   const auto t = static_cast<std::uint32_t>(*rig.catalog.index_of("m5.large"));
   rig.cluster.add_node(Node{.name = "node-b",
-                            .nodepool = "default",
+                            .owner = NodePoolOwner{.pool = 0, .name = "default"},
                             .type = t,
                             .instance_type = "m5.large",
                             .zone = "us-east-1a",

@@ -31,7 +31,7 @@ void add_nodes(Cluster& cluster, int n, NodePhase phase = NodePhase::Initialized
   for (int i = 0; i < n; ++i) {
     Node node;
     node.name = "node-" + std::to_string(cluster.nodes().size());
-    node.pool = pool;
+    node.owner = NodePoolOwner{.pool = pool, .name = "pool-" + std::to_string(pool)};
     node.phase = phase;
     // A node that reached Initialized keeps the flag while it is deleted and terminated.
     node.initialized = phase != NodePhase::Launching && phase != NodePhase::Launched &&
@@ -49,7 +49,7 @@ Cluster cluster_of(int initialized_nodes) {
 }
 
 std::int64_t allowed(const NodePool& pool, const Cluster& cluster, SimTime now = kSimStart,
-                     std::string_view reason = "Empty") {
+                     DisruptionReason reason = DisruptionReason::Empty) {
   return allowed_disruptions(pool, 0, cluster, reason, now, kStartUnixSeconds);
 }
 
@@ -63,6 +63,21 @@ TEST_CASE("the default budget allows 10% of nodes, rounded up", "[disruption]") 
   CHECK(allowed(pool, cluster_of(10)) == 1);
   CHECK(allowed(pool, cluster_of(11)) == 2);
   CHECK(allowed(pool, cluster_of(0)) == 0);
+}
+
+TEST_CASE("a node group's nodes are no NodePool's: they count in no pool's percentage",
+          "[disruption]") {
+  // Two nodes of the pool and three of an eksctl node group beside it: 50% of 2 is 1.
+  Cluster cluster = cluster_of(2);
+  for (int i = 0; i < 3; ++i) {
+    Node node;
+    node.name = "system-" + std::to_string(i);
+    node.owner = NodeGroupOwner{.name = "system"};
+    node.phase = NodePhase::Initialized;
+    node.initialized = true;
+    cluster.add_node(std::move(node));
+  }
+  CHECK(allowed(pool_with({percent(50)}), cluster) == 1);
 }
 
 TEST_CASE("a percent budget is of the pool's initialized nodes, rounded up", "[disruption]") {
@@ -96,11 +111,11 @@ TEST_CASE("with several budgets the most restrictive wins", "[disruption]") {
 
 TEST_CASE("a budget for other reasons does not limit Empty", "[disruption]") {
   DisruptionBudget no_consolidation = count(0);
-  no_consolidation.reasons = {"Underutilized", "Drifted"};
+  no_consolidation.reasons = {DisruptionReason::Underutilized, DisruptionReason::Drifted};
   NodePool pool = pool_with({percent(50), no_consolidation});
-  CHECK(allowed(pool, cluster_of(10), kSimStart, "Empty") == 5);
-  CHECK(allowed(pool, cluster_of(10), kSimStart, "Underutilized") == 0);
-  CHECK(allowed(pool, cluster_of(10), kSimStart, "Drifted") == 0);
+  CHECK(allowed(pool, cluster_of(10), kSimStart, DisruptionReason::Empty) == 5);
+  CHECK(allowed(pool, cluster_of(10), kSimStart, DisruptionReason::Underutilized) == 0);
+  CHECK(allowed(pool, cluster_of(10), kSimStart, DisruptionReason::Drifted) == 0);
 }
 
 TEST_CASE("nodes being deleted count in the total and use up the allowance", "[disruption]") {
@@ -152,6 +167,6 @@ TEST_CASE("outside its schedule a budget gives way to the others", "[disruption]
 TEST_CASE("with no active budget disruption is unlimited", "[disruption]") {
   CHECK(allowed(pool_with({}), cluster_of(10)) == kUnlimited);
   DisruptionBudget drift_only = count(1);
-  drift_only.reasons = {"Drifted"};
+  drift_only.reasons = {DisruptionReason::Drifted};
   CHECK(allowed(pool_with({drift_only}), cluster_of(10)) == kUnlimited);
 }

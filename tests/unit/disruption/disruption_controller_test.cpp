@@ -55,7 +55,7 @@ TEST_CASE("an empty node is deleted at the first poll past consolidateAfter plus
   const Node& n = rig.cluster.node(id);
   CHECK_FALSE(n.is_live());
   CHECK(n.deleting_at == at(seconds(45)));
-  CHECK(n.termination_reason == "empty");
+  CHECK(n.termination_reason == NodeDeletionReason::Empty);
   CHECK(rig.deletions() == std::vector<std::string>{"45s node-a empty"});
 }
 
@@ -63,7 +63,7 @@ TEST_CASE("a nominated node is not an emptiness candidate until its nomination e
           "[disruption]") {
   Rig rig(pool_consolidating_after(seconds(30)));
   NodeId id = rig.launch("node-a");
-  rig.cluster.hold_nominated(id, at(seconds(50)));
+  rig.provisioner.launcher().claims().hold_nominated(id, at(seconds(50)));
   rig.controller.start();
 
   // The polls at 30 and 40 s skip it; the poll at 50 s takes it; validation ends at 65 s.
@@ -82,7 +82,7 @@ TEST_CASE("a node nominated during validation survives it and waits for a later 
   rig.sim.run_until(at(seconds(30)));  // the command is computed at 30 s
   // Karpenter plans a pod onto it at 40 s: the re-check at 45 s finds it nominated.
   rig.sim.run_until(at(seconds(40)));
-  rig.cluster.hold_nominated(id, at(seconds(60)));
+  rig.provisioner.launcher().claims().hold_nominated(id, at(seconds(60)));
   rig.sim.run_until(at(seconds(89)));
   // The next candidate poll is at 60 s (nomination over, idle for 60 s): deleted at 75 s.
   CHECK(rig.deletions() == std::vector<std::string>{"75s node-a empty"});
@@ -125,6 +125,6 @@ TEST_CASE("expireAfter deletes a node at the first poll an hour after its creati
   CHECK(rig.cluster.node(id).is_live());
   rig.sim.run_until(at(seconds(3610)));
   CHECK(rig.cluster.node(id).deleting_at == at(seconds(3610)));
-  CHECK(rig.cluster.node(id).termination_reason == "expired");
+  CHECK(rig.cluster.node(id).termination_reason == NodeDeletionReason::Expired);
   CHECK(rig.deletions() == std::vector<std::string>{"3610s node-a expired"});
 }

@@ -12,8 +12,25 @@
 #include "../scheduling/builders.hpp"
 #include "fleetsim/cloudprovider/aws/ec2_cloud.hpp"
 #include "fleetsim/disruption/disruption_controller.hpp"
+#include "fleetsim/disruption/disruption_decision.hpp"
 
 namespace fleetsim::test {
+
+// The deletion reasons Karpenter's disruption gives, as the report spells them.
+inline std::string deletion_word(const EventReason& reason) {
+  switch (std::get<NodeDeletionReason>(reason)) {
+    case NodeDeletionReason::Expired:
+      return "expired";
+    case NodeDeletionReason::Drifted:
+      return "drifted";
+    case NodeDeletionReason::Empty:
+      return "empty";
+    case NodeDeletionReason::Underutilized:
+      return "underutilized";
+    default:
+      return "other";
+  }
+}
 
 // Records node deletions and disruption decisions as text.
 class RecordingBus : public ClusterBus {
@@ -22,7 +39,7 @@ class RecordingBus : public ClusterBus {
     const auto seconds = e.time.time_since_epoch().count() / 1'000'000;
     if (e.kind == EventKind::NodeDeleting) {
       lines.push_back(std::to_string(seconds) + "s " + cluster->node(e.node).name + " " +
-                      std::string(e.reason));
+                      deletion_word(e.reason));
     } else if (e.kind == EventKind::DisruptionDecision) {
       std::string line = std::to_string(seconds) + "s " + std::string(e.decision->method) + " [";
       for (std::size_t i = 0; i < e.decision->nodes.size(); ++i)
@@ -54,11 +71,14 @@ inline constexpr NodeLatency kNoLatency{
     .launch = seconds(0), .registration = seconds(0), .initialization = seconds(0)};
 
 struct DisruptionRig {
+  // `latencies`: per catalog type; none: every node starts at once.
   DisruptionRig(Catalog c, std::vector<NodePool> pools, ConsolidationSettings settings = {},
-                std::vector<PodDisruptionBudgetSpec> budgets = {})
+                std::vector<PodDisruptionBudgetSpec> budgets = {},
+                std::vector<NodeLatency> latencies = {})
       : catalog(std::move(c)),
         cloud(sim, cluster, bus, catalog,
-              std::vector<NodeLatency>(catalog.types().size(), kNoLatency)),
+              latencies.empty() ? std::vector<NodeLatency>(catalog.types().size(), kNoLatency)
+                                : std::move(latencies)),
         pdbs(cluster, std::move(budgets)),
         termination(sim, cluster, bus, cloud, pdbs),
         provisioner({.sim = sim,
@@ -84,10 +104,7 @@ struct DisruptionRig {
     const auto t = static_cast<std::uint32_t>(*catalog.index_of(type));
     Node tpl;
     tpl.name = std::move(name);
-    tpl.pool = pool;
-    tpl.nodepool = provisioner.nodepools()[pool].name;
-    tpl.template_hash = template_hash(provisioner.nodepools()[pool]);
-    tpl.node_class_hash = provisioner.launcher().pool_info(pool).node_class_hash;
+    tpl.owner = NodePoolOwner{.pool = pool, .name = provisioner.nodepools()[pool].name};
     const Labels& annotations = provisioner.nodepools()[pool].annotations;
     tpl.do_not_disrupt = annotations.contains(std::string(kDoNotDisruptAnnotation)) &&
                          annotations.at(std::string(kDoNotDisruptAnnotation)) == "true";
@@ -99,6 +116,9 @@ struct DisruptionRig {
     std::optional<NodeId> id =
         cloud.launch(LaunchRequest{.node = std::move(tpl), .requirements = r, .types = types});
     REQUIRE(id);
+    provisioner.launcher().claims().add(
+        *id, {.template_hash = template_hash(provisioner.nodepools()[pool]),
+              .node_class_hash = provisioner.launcher().pool_info(pool).node_class_hash});
     sim.run_until(sim.now());  // launch → registered → initialized, all now
     REQUIRE(cluster.node(*id).phase == NodePhase::Initialized);
     return *id;

@@ -46,7 +46,8 @@ TEST_CASE("should disrupt all empty drifted nodes / should replace drifted nodes
   CHECK(rig.bus.lines == Lines{"20s node-b drifted", "31s node-a drifted"});
   const Node& replacement = rig.cluster.nodes().back();
   CHECK(replacement.instance_type == "m5.large");
-  CHECK_FALSE(Drift::drifted(replacement, rig.provisioner.nodepools()[0], 0));
+  CHECK_FALSE(Drift::drifted(replacement, rig.provisioner.launcher().claims().at(replacement.id),
+                             rig.provisioner.nodepools()[0], 0));
 }
 
 TEST_CASE(
@@ -74,7 +75,8 @@ TEST_CASE(
 TEST_CASE("drift respects a zero Drifted budget while emptiness goes on", "[disruption][drift]") {
   NodePool p = m5_pool();
   p.disruption.consolidate_after = seconds(0);
-  p.disruption.budgets = {DisruptionBudget{.percent = false, .nodes = 0, .reasons = {"Drifted"}}};
+  p.disruption.budgets = {
+      DisruptionBudget{.percent = false, .nodes = 0, .reasons = {DisruptionReason::Drifted}}};
   test::DisruptionRig rig(test::small_catalog(), {p});
   rig.bind(rig.launch("node-a", "m5.large"), cpu_pod(500));
   rig.launch("node-b", "m5.large");

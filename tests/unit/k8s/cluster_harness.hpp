@@ -17,14 +17,15 @@
 
 namespace fleetsim::test {
 
-// One emitted event, with the reason copied (SimEvent::reason is valid during the call only).
+// One emitted event, with the message copied (SimEvent::message is valid during the call only).
 struct RecordedEvent {
   SimTime time{};
   EventKind kind = EventKind::PodCreated;
   NodeId node = kNoNode;
   PodId pod = UINT32_MAX;
   WorkloadId workload = UINT32_MAX;
-  std::string reason;
+  EventReason reason;
+  std::string message;
   std::int32_t from = 0;
   std::int32_t to = 0;
   std::string zone;                      // CapacityChanged
@@ -40,7 +41,8 @@ class RecordingBus : public ClusterBus {
                                    .node = e.node,
                                    .pod = e.pod,
                                    .workload = e.workload,
-                                   .reason = std::string(e.reason),
+                                   .reason = e.reason,
+                                   .message = std::string(e.message),
                                    .from = e.from,
                                    .to = e.to,
                                    .zone = std::string(e.zone),
@@ -135,7 +137,7 @@ struct ReadyNodeArgs {
 inline NodeId add_node(Cluster& cluster, const ReadyNodeArgs& a) {
   Node n;
   n.name = a.name;
-  n.nodepool = "default";
+  n.owner = NodePoolOwner{.pool = 0, .name = "default"};
   n.instance_type = "m5.xlarge";
   n.zone = a.zone;
   n.phase = a.phase;

@@ -24,19 +24,19 @@ TEST_CASE(
 
   const SimTime delete_at = at(seconds(100));
   rig.sim.run_until(delete_at);
-  rig.termination.delete_node(node, "underutilized");
+  rig.termination.delete_node(node, NodeDeletionReason::Underutilized);
 
   std::vector<RecordedEvent> after(
       rig.bus.events.begin() + static_cast<std::ptrdiff_t>(events_before), rig.bus.events.end());
   REQUIRE(after.size() == 3);
   CHECK(after[0].kind == EventKind::NodeDeleting);
-  CHECK(after[0].reason == "underutilized");
+  CHECK(after[0].reason == EventReason{NodeDeletionReason::Underutilized});
   // Pods are evicted in bind order, each naming the node it left and why.
   for (std::size_t i = 1; i < 3; ++i) {
     CHECK(after[i].kind == EventKind::PodEvicted);
     CHECK(after[i].time == delete_at);
     CHECK(after[i].node == node);
-    CHECK(after[i].reason == "underutilized");
+    CHECK(after[i].reason == EventReason{NodeDeletionReason::Underutilized});
   }
   CHECK(after[1].pod == first);
   CHECK(after[2].pod == second);
@@ -45,7 +45,7 @@ TEST_CASE(
   const Node& n = rig.cluster.node(node);
   CHECK(n.phase == NodePhase::Deleting);
   CHECK(n.deleting_at == delete_at);
-  CHECK(n.termination_reason == "underutilized");
+  CHECK(n.termination_reason == NodeDeletionReason::Underutilized);
   CHECK(n.pods.empty());
   CHECK(n.requested.is_zero());
   CHECK(n.last_pod_event == delete_at);
@@ -66,7 +66,7 @@ TEST_CASE(
   const RecordedEvent terminated = rig.bus.of_kind(EventKind::NodeTerminated).front();
   CHECK(terminated.time == at(seconds(130)));
   CHECK(terminated.node == node);
-  CHECK(terminated.reason == "underutilized");
+  CHECK(terminated.reason == EventReason{NodeDeletionReason::Underutilized});
   CHECK(n.phase == NodePhase::Terminated);
   CHECK(n.terminated_at == at(seconds(130)));
   CHECK(rig.cloud.running(rig.global("m5.xlarge")) == 0);
@@ -75,12 +75,13 @@ TEST_CASE(
 TEST_CASE("deleting a node twice is harmless", "[kube]") {
   TerminationRig rig;
   NodeId node = rig.ready_node("m5.large");
-  rig.termination.delete_node(node, "first");
-  rig.termination.delete_node(node, "second");
+  rig.termination.delete_node(node, NodeDeletionReason::Expired);
+  rig.termination.delete_node(node, NodeDeletionReason::Drifted);
   rig.sim.run_until(at(minutes(5)));
   CHECK(rig.bus.count(EventKind::NodeDeleting) == 1);
   REQUIRE(rig.bus.count(EventKind::NodeTerminated) == 1);
-  CHECK(rig.bus.of_kind(EventKind::NodeTerminated).front().reason == "first");
+  CHECK(rig.bus.of_kind(EventKind::NodeTerminated).front().reason ==
+        EventReason{NodeDeletionReason::Expired});
   CHECK(rig.bus.seconds_of(EventKind::NodeTerminated) == std::vector<double>{70});  // no pods
   CHECK(rig.cloud.running(rig.global("m5.large")) == 0);
 }
@@ -90,7 +91,7 @@ TEST_CASE("a node deleted while launching never emits NodeLaunched", "[kube]") {
   std::optional<NodeId> id = rig.launch({"m5.large"});
   REQUIRE(id.has_value());
   rig.sim.run_until(at(seconds(2)));
-  rig.termination.delete_node(*id, "launch_timeout");
+  rig.termination.delete_node(*id, NodeDeletionReason::ScaleUpTimedOut);
   rig.sim.run_until(at(minutes(10)));
   CHECK(rig.bus.kinds() ==
         std::vector<EventKind>{EventKind::NodeDeleting, EventKind::NodeTerminated});
@@ -106,7 +107,7 @@ TEST_CASE("a node deleted after registration never becomes Ready", "[kube]") {
   std::optional<NodeId> id = rig.launch({"m5.large"});
   REQUIRE(id.has_value());
   rig.sim.run_until(at(seconds(50)));  // registered at 45 s, Ready would be at 70 s
-  rig.termination.delete_node(*id, "test");
+  rig.termination.delete_node(*id, NodeDeletionReason::Expired);
   rig.sim.run_until(at(minutes(10)));
   CHECK(rig.bus.kinds() ==
         std::vector<EventKind>{EventKind::NodeLaunched, EventKind::NodeRegistered,
@@ -145,7 +146,7 @@ TEST_CASE(
   rig.sim.run_until(at(seconds(100)));
   rig.ready_pod(node);
   rig.ready_pod(node);
-  rig.drain.delete_node(node, "underutilized");
+  rig.drain.delete_node(node, NodeDeletionReason::Underutilized);
   // The first goes at once; the second would leave no pod Ready. Retries follow at 100, 200,
   // 400 ms… after each refusal (100.1, 100.3, 100.7, 101.5, 103.1, 106.3 s).
   rig.sim.run_until(at(seconds(105)));
@@ -165,7 +166,8 @@ TEST_CASE(
   const NodeId node = rig.ready_node("m5.xlarge");
   rig.sim.run_until(at(seconds(100)));
   rig.ready_pod(node, seconds(30));
-  rig.drain.delete_node(node, "expired", {.termination_grace_period = seconds(60)});
+  rig.drain.delete_node(node, NodeDeletionReason::Expired,
+                        {.termination_grace_period = seconds(60)});
   rig.sim.run_until(at(minutes(10)));
   CHECK(rig.evictions() == std::vector<double>{130});
   CHECK(rig.bus.seconds_of(EventKind::NodeTerminated) == std::vector<double>{160});
@@ -184,7 +186,7 @@ TEST_CASE("a do-not-disrupt pod is left to finish; only terminationGracePeriod r
   const bool with_tgp = GENERATE(false, true);
   DrainLimits limits;
   if (with_tgp) limits.termination_grace_period = seconds(120);
-  rig.termination.delete_node(node, "expired", limits);
+  rig.termination.delete_node(node, NodeDeletionReason::Expired, limits);
   rig.sim.run_until(at(hours(1)));
   if (with_tgp) {
     CHECK(rig.bus.seconds_of(EventKind::PodEvicted) == std::vector<double>{190});  // 220 − 30
@@ -200,7 +202,8 @@ TEST_CASE("a spot interruption's stop ends a blocked drain", "[kube][pdb]") {
   const NodeId node = rig.ready_node("m5.xlarge");
   rig.sim.run_until(at(seconds(100)));
   rig.ready_pod(node);
-  rig.drain.delete_node(node, "spot_interruption", {.instance_stops = at(seconds(220))});
+  rig.drain.delete_node(node, NodeDeletionReason::SpotInterruption,
+                        {.instance_stops = at(seconds(220))});
   rig.sim.run_until(at(minutes(10)));
   CHECK(rig.evictions() == std::vector<double>{220});
   CHECK(rig.bus.seconds_of(EventKind::NodeTerminated) == std::vector<double>{220});
@@ -216,7 +219,7 @@ TEST_CASE("system-critical pods are drained after the others", "[kube]") {
   const PodId agent = add_pending_pod(rig.cluster, rig.specs.add(critical), rig.sim.now());
   rig.cluster.bind(agent, node, rig.sim.now());
   const PodId app = rig.bound_pod(node);
-  rig.termination.delete_node(node, "underutilized");
+  rig.termination.delete_node(node, NodeDeletionReason::Underutilized);
   rig.sim.run_until(at(minutes(5)));
   const std::vector<RecordedEvent> evicted = rig.bus.of_kind(EventKind::PodEvicted);
   REQUIRE(evicted.size() == 2);

@@ -25,7 +25,7 @@ TEST_CASE(
   cluster.bind(bound, live, at(seconds(1)));
   const PodId first = add_pending_pod(cluster, spec, at(seconds(2)));
   const PodId second = add_pending_pod(cluster, spec, at(seconds(3)));
-  cluster.begin_node_deletion(going, at(seconds(4)), at(seconds(34)), "empty");
+  cluster.begin_node_deletion(going, at(seconds(4)), at(seconds(34)), NodeDeletionReason::Empty);
 
   const ClusterSnapshot s = take_snapshot(cluster, context);
   CHECK(s.pending == std::vector<PodId>{first, second});

@@ -40,12 +40,12 @@ TEST_CASE(
   CHECK(after[0].time == notice_at);
   // Karpenter deletes the NodeClaim at once: cordon, then evict every pod.
   CHECK(after[1].kind == EventKind::NodeDeleting);
-  CHECK(after[1].reason == "spot_interruption");
+  CHECK(after[1].reason == EventReason{NodeDeletionReason::SpotInterruption});
   CHECK(after[2].kind == EventKind::PodEvicted);
   CHECK(after[2].pod == short_grace);
   CHECK(after[3].kind == EventKind::PodEvicted);
   CHECK(after[3].pod == long_grace);
-  CHECK(after[3].reason == "spot_interruption");
+  CHECK(after[3].reason == EventReason{NodeDeletionReason::SpotInterruption});
   CHECK(rig.bus.evicted == std::vector<PodId>{short_grace, long_grace});
   CHECK_FALSE(rig.usable("m5.large", CapacityType::Spot));
   CHECK(rig.usable("m5.large", CapacityType::OnDemand));  // only the spot pool was interrupted
@@ -55,7 +55,7 @@ TEST_CASE(
   CHECK(rig.bus.count(EventKind::NodeTerminated) == 0);
   rig.sim.run_until(notice_at + seconds(90));
   CHECK(rig.bus.seconds_of(EventKind::NodeTerminated) == std::vector<double>{190});
-  CHECK(rig.cluster.node(node).termination_reason == "spot_interruption");
+  CHECK(rig.cluster.node(node).termination_reason == NodeDeletionReason::SpotInterruption);
 
   rig.sim.run_until(notice_at + minutes(2) + seconds(59));
   CHECK_FALSE(rig.usable("m5.large", CapacityType::Spot));

@@ -141,14 +141,16 @@ TEST_CASE(
   CHECK(n.capacity_type == CapacityType::OnDemand);
   CHECK(n.price_per_hour == 0.085);
   CHECK(n.zone == "us-east-1a");  // both zones cost the same; the first offering wins
-  CHECK(n.pool == 0);
-  CHECK(n.nodepool == "default");
+  REQUIRE(n.nodepool() != nullptr);
+  CHECK(n.nodepool()->pool == 0);
+  CHECK(n.owner_name() == "default");
   CHECK(std::regex_match(n.name, std::regex("default-[bcdfghjklmnpqrstvwxz2456789]{5}")));
   CHECK(n.labels.get(label::kNodePool)->single_value() == "default");
   CHECK(n.ebs_bytes == kRootVolume.ebs_bytes);
   CHECK(n.ebs_price_per_hour == kRootVolume.ebs_price_per_hour);
   CHECK(n.phase == NodePhase::Launching);
-  CHECK(n.nominated_until == at(seconds(1)) + kNominationWindow);
+  CHECK(rig.provisioner.launcher().claims().at(n.id).nominated_until ==
+        at(seconds(1)) + kNominationWindow);
 
   REQUIRE(rig.bus.count(EventKind::PodNominated) == 1);
   const RecordedEvent e = rig.bus.of_kind(EventKind::PodNominated).front();
@@ -179,12 +181,12 @@ TEST_CASE(
   CHECK(e.time == at(seconds(1)));
   CHECK(e.pod == pod);
   // Pools in Karpenter's order: equal weights, so name descending.
-  CHECK(e.reason ==
+  CHECK(e.message ==
         "nodepool beta: no instance type has room for cpu=100 memory=512Mi gpus=0 plus daemonset "
         "overhead; "
         "nodepool alpha: no instance type has room for cpu=100 memory=512Mi gpus=0 plus daemonset "
         "overhead");
-  CHECK(rig.cluster.pod(pod).pending_reason == e.reason);
+  CHECK(rig.cluster.pod(pod).pending_reason == e.message);
   CHECK(rig.cluster.pod(pod).nominated == kNoNode);
 
   // Re-triggered at 1 + 10 s; that batch closes after its idle second.
@@ -235,9 +237,9 @@ TEST_CASE("a NodeClaim whose offerings ran out in the same batch fails to launch
   REQUIRE(rig.bus.count(EventKind::LaunchFailed) == 1);
   const RecordedEvent failed = rig.bus.of_kind(EventKind::LaunchFailed).front();
   CHECK(failed.time == at(seconds(1)));
-  CHECK(failed.reason == "nodepool default: launch failed, no offering with capacity");
+  CHECK(failed.message == "nodepool default: launch failed, no offering with capacity");
   CHECK(rig.cluster.pod(second).nominated == kNoNode);
-  CHECK(rig.cluster.pod(second).pending_reason == failed.reason);
+  CHECK(rig.cluster.pod(second).pending_reason == failed.message);
 
   // The pod is retried (11 s, batch closes at 12 s); the solve now sees the offering exhausted.
   rig.run_to(seconds(12));
@@ -246,7 +248,7 @@ TEST_CASE("a NodeClaim whose offerings ran out in the same batch fails to launch
   const RecordedEvent e = rig.bus.of_kind(EventKind::PodUnschedulable).front();
   CHECK(e.time == at(seconds(12)));
   CHECK(e.pod == second);
-  CHECK(e.reason == "nodepool default: no available offering (insufficient capacity)");
+  CHECK(e.message == "nodepool default: no available offering (insufficient capacity)");
   CHECK(rig.cluster.nodes().size() == 1);
 }
 
@@ -265,7 +267,7 @@ TEST_CASE("a launch into exhausted capacity fails, is cached, and the next solve
   CHECK(rig.provisioner.solves() == 2);
   REQUIRE(rig.bus.count(EventKind::PodUnschedulable) == 1);
   CHECK(rig.bus.of_kind(EventKind::PodUnschedulable).front().pod == pod);
-  CHECK(rig.bus.of_kind(EventKind::PodUnschedulable).front().reason ==
+  CHECK(rig.bus.of_kind(EventKind::PodUnschedulable).front().message ==
         "nodepool default: no available offering (insufficient capacity)");
 }
 

@@ -59,7 +59,7 @@ struct Rig {
               const Resources& daemon_overhead = {}) {
     Node n;
     n.name = "node-" + std::to_string(cluster.nodes().size());
-    n.node_group = "ng";
+    n.owner = NodeGroupOwner{.name = "ng"};
     n.type = type_index(type);
     n.instance_type = std::string(type);
     n.zone = "us-east-1a";

@@ -66,7 +66,8 @@ RunResult full_result() {
              .peak = 2,
              .launch_failures = 1,
              .spot_interruption_notices = 1,
-             .terminated_by_reason = {{"spot_interruption", 1}, {"empty", 1}}};
+             .terminated_by_reason = {{NodeDeletionReason::SpotInterruption, 1},
+                                      {NodeDeletionReason::Empty, 1}}};
   r.engine.events = 1234;
   return r;
 }
@@ -116,12 +117,12 @@ TEST_CASE("report.json lays out every field of the result, rounded to six decima
 
 TEST_CASE("the disruption and spot sections appear only when present", "[report]") {
   RunResult r = full_result();
-  r.disruption =
-      DisruptionResult{.commands_by_method = {{"emptiness", 2}, {"single_node_consolidation", 1}},
-                       .replacements = 1,
-                       .nodes_by_reason = {{"empty", 2}, {"underutilized", 1}},
-                       .pods_evicted_by_reason = {{"underutilized", 4}},
-                       .claimed_savings_usd_per_hour = 0.1234567};
+  r.disruption = DisruptionResult{
+      .commands_by_method = {{"emptiness", 2}, {"single_node_consolidation", 1}},
+      .replacements = 1,
+      .nodes_by_reason = {{NodeDeletionReason::Empty, 2}, {NodeDeletionReason::Underutilized, 1}},
+      .pods_evicted_by_reason = {{NodeDeletionReason::Underutilized, 4}},
+      .claimed_savings_usd_per_hour = 0.1234567};
   r.spot =
       SpotResult{.notices = 3,
                  .notices_by_offering = {{"g5.xlarge us-east-1a", 2}, {"g5.xlarge us-east-1b", 1}},

@@ -50,8 +50,8 @@ void play(std::vector<EventSink*> sinks) {
   w.bind(72.000001, p, n);
   w.interval(at(seconds(120)));
   w.emit({.time = at(seconds(130)), .kind = EventKind::SpotInterruptionNotice, .node = n});
-  w.evict(130, p, "spot_interruption");
-  w.terminate(250, n, "spot_interruption");
+  w.evict(130, p, NodeDeletionReason::SpotInterruption);
+  w.terminate(250, n, NodeDeletionReason::SpotInterruption);
   w.interval(at(seconds(300)));
   w.end(at(seconds(300)));
 }

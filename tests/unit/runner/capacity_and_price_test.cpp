@@ -91,7 +91,7 @@ TEST_CASE("capacity dropping to zero sends the next launch to the next tier", "[
   const CapacityRun r(pool("g5-spot", 100, "spot") + pool("g5-on-demand", 10, "on-demand"),
                       kNoSpot);
   REQUIRE(r.launches.launched.size() == 1);
-  CHECK(r.launches.launched[0].nodepool == "g5-on-demand");
+  CHECK(r.launches.launched[0].owner_name() == "g5-on-demand");
   CHECK(r.launches.launched[0].capacity_type == CapacityType::OnDemand);
   CHECK(r.launches.failed == 1);  // the spot tier's NodeClaim ran into the shortage first
   REQUIRE(r.result.spot);
@@ -101,7 +101,7 @@ TEST_CASE("capacity dropping to zero sends the next launch to the next tier", "[
   // Without the shortage the spot tier launches.
   const CapacityRun plain(pool("g5-spot", 100, "spot") + pool("g5-on-demand", 10, "on-demand"), "");
   REQUIRE(plain.launches.launched.size() == 1);
-  CHECK(plain.launches.launched[0].nodepool == "g5-spot");
+  CHECK(plain.launches.launched[0].owner_name() == "g5-spot");
 }
 
 // Karpenter AWS pkg/providers/instancetype/suite_test.go, Context "Insufficient Capacity Error
@@ -151,7 +151,7 @@ TEST_CASE("a capacity trace of counts sends launches to the next tier while it l
   const CapacityRun r(pool("g5-spot", 100, "spot") + pool("g5-on-demand", 10, "on-demand"),
                       "spot: {capacity: trace.csv}\n", trace);
   REQUIRE(r.launches.launched.size() == 1);
-  CHECK(r.launches.launched[0].nodepool == "g5-on-demand");
+  CHECK(r.launches.launched[0].owner_name() == "g5-on-demand");
   REQUIRE(r.result.spot);
   CHECK(r.result.spot->capacity_changes == 6);
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "fleetsim/provisioning/cluster_autoscaler/scale_up_decision.hpp"
 #include "fleetsim/runner/run.hpp"
 #include "fleetsim/scenario/scenario_loader.hpp"
 #include "unit/scenario/scenario_test_util.hpp"
@@ -21,13 +22,15 @@ struct Recorded {
   std::string node;
   std::string instance_type;
   std::string zone;
-  std::string reason;
+  EventReason reason;
+  std::string message;
   std::vector<std::pair<std::string, std::int64_t>> grown;  // scale_up
 };
 
 struct Recorder final : EventSink {
   void on_event(const SimEvent& e, const Cluster& cluster) override {
-    Recorded r{.time = e.time, .kind = e.kind, .reason = std::string(e.reason)};
+    Recorded r{
+        .time = e.time, .kind = e.kind, .reason = e.reason, .message = std::string(e.message)};
     if (e.kind == EventKind::ScaleUp) {
       for (const auto& o : e.scale_up->grown) r.grown.emplace_back(o.node_group, o.nodes);
       r.node_group = r.grown.front().first;
@@ -35,7 +38,7 @@ struct Recorder final : EventSink {
       r.node_group = e.node_group;
     } else if (subject_of(e.kind) == EventSubject::Node && e.node != kNoNode) {
       const Node& n = cluster.node(e.node);
-      r.node_group = n.node_group;
+      r.node_group = n.node_group() != nullptr ? n.owner_name() : "";
       r.node = n.name;
       r.instance_type = n.instance_type;
       r.zone = n.zone;
@@ -244,7 +247,7 @@ TEST_CASE("a group whose launch finds no capacity backs off and another is chose
   const auto failed = r.events.of(EventKind::ScaleUpFailed);
   REQUIRE(failed.size() == 1);
   CHECK(failed[0].node_group == "gpu-a");
-  CHECK(failed[0].reason == "no_capacity");
+  CHECK(failed[0].reason == EventReason{ScaleUpFailure::NoCapacity});
   // The next scan sees the failed launch (the ASG's failed scaling activity), backs gpu-a off
   // for 5 minutes and, in the same loop, grows gpu-b.
   CHECK(failed[0].time == ups[0].time + seconds(10));
@@ -274,13 +277,13 @@ TEST_CASE("a GPU node at 3 of 8 GPUs goes after exactly the unneeded time; at 5 
   CHECK(low.events.of(EventKind::ScaleUp).empty());
   const auto candidates = low.events.of(EventKind::ScaleDownCandidate, "big");
   REQUIRE(candidates.size() == 1);
-  CHECK(candidates[0].reason == "GPU utilization 0.375 at or below 0.5");
+  CHECK(candidates[0].message == "GPU utilization 0.375 at or below 0.5");
   const auto deleting = low.events.of(EventKind::NodeDeleting, "big");
   REQUIRE(deleting.size() == 1);
   // Unneeded for more than 10 minutes, seen at the next 10-second scan.
   CHECK(deleting[0].time == candidates[0].time + minutes(10) + seconds(10));
-  CHECK(deleting[0].reason == "scale_down");
-  CHECK(low.result.nodes.terminated_by_reason.count("scale_down") == 1);
+  CHECK(deleting[0].reason == EventReason{NodeDeletionReason::ScaleDown});
+  CHECK(low.result.nodes.terminated_by_reason.count(NodeDeletionReason::ScaleDown) == 1);
 
   const CaRun high(two_gpu_nodes() + gpu_deployment("llm", 5, 1));
   CHECK(high.events.of(EventKind::ScaleDownCandidate, "big").empty());
@@ -306,7 +309,8 @@ TEST_CASE("no scale-down inside the delay after a scale-up", "[cluster-autoscale
   REQUIRE(quiet.events.of(EventKind::NodeDeleting, "idle").size() == 1);
   CHECK(quiet.events.of(EventKind::NodeDeleting, "idle")[0].time ==
         idle_candidate[0].time + minutes(10) + seconds(10));
-  CHECK(quiet.events.of(EventKind::NodeDeleting, "idle")[0].reason == "scale_down_empty");
+  CHECK(quiet.events.of(EventKind::NodeDeleting, "idle")[0].reason ==
+        EventReason{NodeDeletionReason::ScaleDownEmpty});
 
   const CaRun busy(groups + job("work", 1, "2", "1Gi", "2h"),
                    "cluster_autoscaler: {scale_down_delay_after_add: 20m}\n", "1h");
@@ -330,12 +334,12 @@ TEST_CASE("a group whose nodes do not register in time backs off", "[cluster-aut
   CHECK(ups[0].node_group == "gpu-a");
   const auto failed = r.events.of(EventKind::ScaleUpFailed);
   REQUIRE(failed.size() == 1);
-  CHECK(failed[0].reason == "timed_out");
+  CHECK(failed[0].reason == EventReason{ScaleUpFailure::TimedOut});
   // Expected by scale-up + 15 min; past it at the next scan.
   CHECK(failed[0].time == ups[0].time + minutes(15) + seconds(10));
   CHECK(ups[1].node_group == "gpu-b");
   CHECK(ups[1].time == failed[0].time);
   const auto gone = r.events.of(EventKind::NodeDeleting, "gpu-a");
   REQUIRE(gone.size() == 1);
-  CHECK(gone[0].reason == "scale_up_timed_out");
+  CHECK(gone[0].reason == EventReason{NodeDeletionReason::ScaleUpTimedOut});
 }

@@ -80,7 +80,7 @@ TEST_CASE("the management fee is billed per second on top of EC2, exact to the d
   REQUIRE(r.launches.launched.size() == 1);
   const Node& node = r.launches.launched[0];
   // The built-in general-purpose pool: on-demand C, M or R of generation 5 or newer.
-  CHECK(node.nodepool == "general-purpose");
+  CHECK(node.owner_name() == "general-purpose");
   CHECK(node.instance_type == "c6a.large");
   CHECK(node.capacity_type == CapacityType::OnDemand);
   // c6a.large: $0.0765/h on-demand, so Auto Mode's fee is 12% of it, $0.00918/h, for the
@@ -124,7 +124,7 @@ spec:
 )");
   r.run_it();
   REQUIRE(r.launches.launched.size() == 1);
-  CHECK(r.launches.launched[0].nodepool == "gpu");
+  CHECK(r.launches.launched[0].owner_name() == "gpu");
   CHECK(r.launches.launched[0].instance_type == "g5.xlarge");
 }
 

@@ -54,7 +54,7 @@ class RecorderWorld {
   NodeId node(const NodeSpec& s) {
     Node n;
     n.name = s.name;
-    n.nodepool = s.nodepool;
+    n.owner = NodePoolOwner{.pool = 0, .name = s.nodepool};
     n.instance_type = s.instance_type;
     n.capacity_type = s.capacity_type;
     n.zone = s.zone;
@@ -89,7 +89,7 @@ class RecorderWorld {
     cluster.node_initialized(id, at_s(t));
     emit({.time = at_s(t), .kind = EventKind::NodeReady, .node = id});
   }
-  void terminate(double t, NodeId id, std::string_view reason) {
+  void terminate(double t, NodeId id, NodeDeletionReason reason) {
     cluster.begin_node_deletion(id, at_s(t), at_s(t), reason);
     cluster.node_terminated(id, at_s(t));
     emit({.time = at_s(t), .kind = EventKind::NodeTerminated, .node = id, .reason = reason});
@@ -105,7 +105,7 @@ class RecorderWorld {
   }
   void unschedulable(double t, PodId id, std::string_view reason) {
     cluster.set_pending_reason(id, std::string(reason));
-    emit({.time = at_s(t), .kind = EventKind::PodUnschedulable, .pod = id, .reason = reason});
+    emit({.time = at_s(t), .kind = EventKind::PodUnschedulable, .pod = id, .message = reason});
   }
   void bind(double t, PodId id, NodeId node) {
     cluster.bind(id, node, at_s(t));
@@ -116,7 +116,7 @@ class RecorderWorld {
     cluster.finish(id, PodPhase::Succeeded, at_s(t));
     emit({.time = at_s(t), .kind = EventKind::PodCompleted, .node = node, .pod = id});
   }
-  void evict(double t, PodId id, std::string_view reason) {
+  void evict(double t, PodId id, NodeDeletionReason reason) {
     const NodeId node = cluster.pod(id).node;
     cluster.finish(id, PodPhase::Deleted, at_s(t));
     emit({.time = at_s(t),

@@ -10,7 +10,7 @@ using namespace fleetsim::test;
 namespace {
 
 using Usd = std::map<std::string, double>;
-using Counts = std::map<std::string, std::int64_t, std::less<>>;
+using Counts = CountByReason;
 
 }  // namespace
 
@@ -40,14 +40,14 @@ TEST_CASE("a node that lives 30 s is billed the 60-second minimum; EBS has no mi
   // $3.60/h is $0.001 a second; EBS $0.36/h is $0.0001 a second.
   NodeId n = w.node({.price = 3.6, .ebs_price = 0.36});
   w.launch(100, n);
-  w.terminate(130, n, "empty");
+  w.terminate(130, n, NodeDeletionReason::Empty);
   w.end(at(hours(1)));
   const RunResult r = rec.result(0);
   CHECK(rounded(r.cost.on_demand_usd) == 0.06);  // 60 s, not 30 s
   CHECK(rounded(r.cost.ebs_usd) == 0.003);       // 30 s
   CHECK(rounded(r.cost.total_usd) == 0.063);
   CHECK(rounded(r.cost.by_workload) == Usd{{"(unallocated)", 0.063}});
-  CHECK(r.nodes.terminated_by_reason == Counts{{"empty", 1}});
+  CHECK(r.nodes.terminated_by_reason == Counts{{NodeDeletionReason::Empty, 1}});
 }
 
 TEST_CASE("instance cost splits by capacity type; pool, type and capacity type include EBS",
@@ -66,7 +66,7 @@ TEST_CASE("instance cost splits by capacity type; pool, type and capacity type i
                      .price = 0.6});
   w.launch(0, a);
   w.launch(0, b);
-  w.terminate(1800, b, "spot_interruption");
+  w.terminate(1800, b, NodeDeletionReason::SpotInterruption);
   w.end(at(hours(1)));  // a is billed until the end
   const RunResult r = rec.result(0);
   CHECK(rounded(r.cost.on_demand_usd) == 1.2);
@@ -78,7 +78,7 @@ TEST_CASE("instance cost splits by capacity type; pool, type and capacity type i
   CHECK(rounded(r.cost.by_capacity_type) == Usd{{"on-demand", 1.3}, {"spot", 0.3}});
   CHECK(r.nodes.launched == 2);
   CHECK(r.nodes.peak == 2);
-  CHECK(r.nodes.terminated_by_reason == Counts{{"spot_interruption", 1}});
+  CHECK(r.nodes.terminated_by_reason == Counts{{NodeDeletionReason::SpotInterruption, 1}});
 }
 
 TEST_CASE("a GPU node's cost splits by the GPUs each workload requested", "[runner]") {
@@ -131,7 +131,7 @@ TEST_CASE("the minimum-billing top-up goes to (unallocated) so workloads sum to 
   w.create(0, p);
   w.bind(10, p, n);
   w.complete(20, p);
-  w.terminate(30, n, "empty");
+  w.terminate(30, n, NodeDeletionReason::Empty);
   w.end(at(hours(1)));
   const RunResult r = rec.result(0);
   CHECK(rounded(r.cost.total_usd) == 0.06);
@@ -224,9 +224,9 @@ TEST_CASE("an evicted Job pod loses its GPU-hours since binding", "[runner]") {
   w.create(0, d);
   w.bind(600, p, n);
   w.bind(600, d, n);
-  w.evict(2400, p, "spot_interruption");
-  w.evict(2400, d, "spot_interruption");  // a Deployment pod loses no job work
-  w.terminate(2520, n, "spot_interruption");
+  w.evict(2400, p, NodeDeletionReason::SpotInterruption);
+  w.evict(2400, d, NodeDeletionReason::SpotInterruption);  // a Deployment pod loses no job work
+  w.terminate(2520, n, NodeDeletionReason::SpotInterruption);
   w.end(at(hours(1)));
   const RunResult r = rec.result(0);
   CHECK(rounded(r.jobs.lost_gpu_hours) == 1.0);  // 2 GPUs × 30 minutes
@@ -244,24 +244,24 @@ TEST_CASE("peak counts nodes billed at once, draining ones included", "[runner]"
   NodeId c = w.node({.name = "c"});
   w.launch(0, a);
   w.launch(10, b);
-  w.terminate(100, a, "expired");
+  w.terminate(100, a, NodeDeletionReason::Expired);
   w.launch(200, c);
   rec.on_event({.time = RecorderWorld::at_s(300),
                 .kind = EventKind::LaunchFailed,
-                .reason = "InsufficientInstanceCapacity"},
+                .message = "InsufficientInstanceCapacity"},
                w.cluster);
   // A NodeClaim whose launch failed never bills and is not a terminated node.
   NodeId claim = w.node({.name = "claim"});
   rec.on_event({.time = RecorderWorld::at_s(310),
                 .kind = EventKind::LaunchFailed,
                 .node = claim,
-                .reason = "InsufficientInstanceCapacity"},
+                .message = "InsufficientInstanceCapacity"},
                w.cluster);
-  w.terminate(310, claim, "launch_failed");
+  w.terminate(310, claim, NodeDeletionReason::None);
   w.end(at(hours(1)));
   const RunResult r = rec.result(0);
   CHECK(r.nodes.peak == 2);
-  CHECK(r.nodes.terminated_by_reason == Counts{{"expired", 1}});
+  CHECK(r.nodes.terminated_by_reason == Counts{{NodeDeletionReason::Expired, 1}});
   CHECK(rounded(r.cost.by_nodepool) == Usd{{"gpu", rounded((100 + 3590 + 3400) / 3600.0)}});
   CHECK(r.nodes.launched == 3);
   CHECK(r.nodes.launch_failures == 2);

@@ -77,7 +77,7 @@ TEST_CASE("a node group beside Karpenter keeps its nodes, and Karpenter leaves t
   // Two spot m5.large from the start, one per zone; the pod lands on one of them, and Karpenter
   // launches nothing for it.
   REQUIRE(nodes.launched.size() == 3);
-  CHECK(nodes.launched[0].node_group == "system");
+  CHECK(nodes.launched[0].owner_name() == "system");
   CHECK(nodes.launched[0].capacity_type == CapacityType::Spot);
   CHECK(nodes.launched[0].zone == "us-east-1a");
   CHECK(nodes.launched[1].zone == "us-east-1b");
@@ -88,7 +88,7 @@ TEST_CASE("a node group beside Karpenter keeps its nodes, and Karpenter leaves t
   // empty node-group node.
   REQUIRE(nodes.deleted.size() == 1);
   CHECK(nodes.deleted[0].zone == "us-east-1a");
-  CHECK(nodes.launched[2].node_group == "system");
+  CHECK(nodes.launched[2].owner_name() == "system");
   CHECK(nodes.launched[2].zone == "us-east-1a");
   REQUIRE(result.cost.by_nodegroup);
   CHECK(result.cost.by_nodegroup->count("system") == 1);

@@ -48,7 +48,7 @@ TEST_CASE("time series sinks get the columns at once and a row per interval", "[
   w.interval(at(seconds(60)));
   w.bind(70, p, n);
   w.interval(at(seconds(120)));
-  w.terminate(150, n, "spot_interruption");
+  w.terminate(150, n, NodeDeletionReason::SpotInterruption);
   w.interval(at(seconds(180)));
   w.end(at(seconds(180)));
 

@@ -74,7 +74,7 @@ TEST_CASE("the Karpenter docs' GPU NodePool decodes field by field", "[scenario]
             .percent = true, .nodes = 10, .reasons = {}, .schedule = {}, .duration = {}});
   CHECK(p.disruption.budgets[1] == DisruptionBudget{.percent = false,
                                                     .nodes = 0,
-                                                    .reasons = {"Drifted"},
+                                                    .reasons = {DisruptionReason::Drifted},
                                                     .schedule = "0 9 * * mon-fri",
                                                     .duration = hours(8)});
 }

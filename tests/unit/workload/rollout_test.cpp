@@ -135,7 +135,7 @@ TEST_CASE("an update without spec.replicas keeps the replicas; with it, sets the
   RolloutRig rig;
   const WorkloadId d = rig.controller.add(web(2), kSimStart);
   rig.sim.run_until(kSimStart);
-  rig.controller.scale(d, 5, "hpa");
+  rig.controller.scale(d, 5, ReplicasSource::Hpa);
   rig.controller.update(d, web(2));  // same template, replicas not given
   CHECK(rig.controller.replicas(d) == 5);
   Workload given = web(3);
@@ -154,8 +154,8 @@ TEST_CASE("pods come at the controller-manager's API rate: two Deployments scale
   const WorkloadId b = rig.controller.add(b_def, kSimStart);
   rig.sim.run_until(at(seconds(60)));  // the bucket is full again: 30 tokens
   const std::size_t before = rig.bus.events.size();
-  rig.controller.scale(a, 500, "test");
-  rig.controller.scale(b, 500, "test");
+  rig.controller.scale(a, 500, ReplicasSource::Scripted);
+  rig.controller.scale(b, 500, ReplicasSource::Scripted);
   rig.sim.run_until(at(minutes(5)));
   std::vector<double> created;
   for (std::size_t i = before; i < rig.bus.events.size(); ++i)

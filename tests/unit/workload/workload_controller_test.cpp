@@ -407,17 +407,17 @@ TEST_CASE("scaling a Deployment up creates pods and reports the change", "[workl
   WorkloadRig rig;
   const WorkloadId id = rig.controller.add(deployment("web", 2), kSimStart);
   rig.run_to(seconds(1));
-  rig.controller.scale(id, 5, "hpa");
+  rig.controller.scale(id, 5, ReplicasSource::Hpa);
   CHECK(rig.active() == 5);
   CHECK(rig.controller.replicas(id) == 5);
   CHECK(rig.controller.active_pods(id).size() == 5);
   const auto changes = rig.bus.of_kind(EventKind::ReplicasChanged);
   REQUIRE(changes.size() == 1);
-  CHECK(changes[0].reason == "hpa");
+  CHECK(changes[0].reason == EventReason{ReplicasSource::Hpa});
   CHECK(changes[0].from == 2);
   CHECK(changes[0].to == 5);
   // Writing the same count again changes nothing and reports nothing.
-  rig.controller.scale(id, 5, "hpa");
+  rig.controller.scale(id, 5, ReplicasSource::Hpa);
   CHECK(rig.bus.count(EventKind::ReplicasChanged) == 1);
 }
 
@@ -428,7 +428,7 @@ TEST_CASE("scaling down deletes pending pods at once and drains bound ones", "[w
   const std::vector<PodId> pods = rig.controller.active_pods(id);
   rig.bind(pods[0]);
   rig.bind(pods[1]);
-  rig.controller.scale(id, 1, "keda");
+  rig.controller.scale(id, 1, ReplicasSource::Keda);
   // The unscheduled pod goes first, then a bound one: both leave the ReplicaSet's count at once.
   CHECK(rig.controller.active_pods(id).size() == 1);
   CHECK(rig.cluster.pod(pods[2]).phase == PodPhase::Deleted);
@@ -446,7 +446,7 @@ TEST_CASE("scaling down deletes pending pods at once and drains bound ones", "[w
   CHECK(deleted[0].node == kNoNode);
   CHECK(deleted[1].pod == draining);
   CHECK(deleted[1].node == rig.node);
-  CHECK(deleted[1].reason == "scale_down");
+  CHECK(deleted[1].reason == EventReason{PodDeletionReason::ScaleDown});
 }
 
 TEST_CASE("a terminating pod evicted with its node is not replaced", "[workload]") {
@@ -454,7 +454,7 @@ TEST_CASE("a terminating pod evicted with its node is not replaced", "[workload]
   const WorkloadId id = rig.controller.add(deployment("web", 2), kSimStart);
   rig.run_to(seconds(1));
   for (PodId p : std::vector<PodId>(rig.controller.active_pods(id))) rig.bind(p);
-  rig.controller.scale(id, 1, "hpa");
+  rig.controller.scale(id, 1, ReplicasSource::Hpa);
   REQUIRE(rig.bus.terminating.size() == 1);
   rig.evict_pod(rig.bus.terminating[0]);
   CHECK(rig.controller.active_pods(id).size() == 1);
@@ -464,7 +464,7 @@ TEST_CASE("a terminating pod evicted with its node is not replaced", "[workload]
 TEST_CASE("a scale before the Deployment exists takes effect at its creation", "[workload]") {
   WorkloadRig rig;
   const WorkloadId id = rig.controller.add(deployment("web", 1, at(seconds(30))), at(seconds(30)));
-  rig.controller.scale(id, 3, "hpa");
+  rig.controller.scale(id, 3, ReplicasSource::Hpa);
   CHECK(rig.active() == 0);
   rig.run_to(seconds(31));
   CHECK(rig.active() == 3);

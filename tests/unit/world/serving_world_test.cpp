@@ -69,11 +69,11 @@ struct Events final : EventSink {
     EventKind kind;
     double t;
     PodId pod;
-    std::string source;
+    EventReason source;
     std::int32_t from, to;
   };
   void on_event(const SimEvent& e, const Cluster&) override {
-    seen.push_back({e.kind, to_seconds(e.time), e.pod, std::string(e.reason), e.from, e.to});
+    seen.push_back({e.kind, to_seconds(e.time), e.pod, e.reason, e.from, e.to});
   }
   std::vector<Seen> of(EventKind k) const {
     std::vector<Seen> out;
@@ -151,7 +151,7 @@ TEST_CASE("an HPA on requests running scales the Deployment to its maximum under
   REQUIRE(!changes.empty());
   std::int32_t last = 1;
   for (const auto& c : changes) {
-    CHECK(c.source == "hpa");
+    CHECK(c.source == EventReason{ReplicasSource::Hpa});
     CHECK(c.from == last);
     CHECK(c.to > c.from);  // a constant overload only ever scales up
     last = c.to;
@@ -202,7 +202,7 @@ spec:
 )");
   const auto changes = run.events.of(EventKind::ReplicasChanged);
   REQUIRE(!changes.empty());
-  for (const auto& c : changes) CHECK(c.source == "keda");
+  for (const auto& c : changes) CHECK(c.source == EventReason{ReplicasSource::Keda});
   CHECK(changes.back().to == 3);
   CHECK(run.world->cluster().pods().size() >= 3);
 }
@@ -280,7 +280,7 @@ spec:
 )");
   const auto changes = run.events.of(EventKind::ReplicasChanged);
   REQUIRE(changes.size() >= 2);
-  CHECK(changes[0].source == "keda");
+  CHECK(changes[0].source == EventReason{ReplicasSource::Keda});
   CHECK(changes[0].to == 0);
   CHECK(changes[0].t < 20 * 60);
   // The first request activates it again: seen by the next scrape (15 s), acted on by the next

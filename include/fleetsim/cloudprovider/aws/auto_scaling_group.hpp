@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "fleetsim/cloudprovider/aws/ec2_cloud.hpp"
+#include "fleetsim/core/name_generator.hpp"
 #include "fleetsim/core/rng.hpp"
 #include "fleetsim/k8s/node_group.hpp"
 
@@ -47,13 +48,11 @@ class AutoScalingGroup {
   // Launches one instance: the capacity type the distribution wants next, in the zone with the
   // fewest of the group's instances (then the others), the types in the strategy's order.
   bool launch_one();
-  std::string node_name();
 
   Ec2Cloud& cloud_;
   Cluster& cluster_;
   Spec spec_;
-  RngStream names_;
-  std::vector<std::string> used_names_;  // sorted
+  NameGenerator names_;
   int desired_ = 0;
   std::vector<NodeId> instances_;
 };

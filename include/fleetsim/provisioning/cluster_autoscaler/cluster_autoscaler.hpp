@@ -101,7 +101,25 @@ class ClusterAutoscaler final : public Provisioner, private EventHandler {
   // The pods that need a node, after the ones existing and upcoming nodes will take.
   std::vector<PodId> pods_to_help(SimTime now, bool& too_new);
   bool scale_up(const std::vector<PodId>& pods, SimTime now);
+
+  // ScaleDown (core/scaledown): finds the unneeded nodes, then deletes those unneeded long
+  // enough, within the budgets, unless a cool-down holds.
   void scale_down(SimTime now);
+  struct ScaleDownCandidate {
+    NodeId node;
+    std::uint32_t group;
+    bool empty;
+  };
+  // The Ready instances of groups above their min size: empty first, then those unneeded
+  // before, then by node.
+  std::vector<ScaleDownCandidate> scale_down_candidates() const;
+  // The candidates that may go now (utilization, drainability and a fit of their pods on the
+  // others); keeps unneeded_since_ to them.
+  std::vector<ScaleDownCandidate> unneeded_nodes(std::span<const ScaleDownCandidate> candidates,
+                                                 SimTime now);
+  // Deletes the nodes unneeded for scale-down-unneeded-time, within min sizes and the
+  // parallelism budgets.
+  void delete_unneeded(std::span<const ScaleDownCandidate> unneeded, SimTime now);
   void grow(std::uint32_t group, int delta, SimTime now);
   int target(std::uint32_t group) const { return asgs_[group]->desired(); }
   std::int64_t node_count() const;  // instances of all groups, upcoming ones included

@@ -6,9 +6,10 @@
 #include <vector>
 
 #include "fleetsim/cloudprovider/cloud_provider.hpp"
-#include "fleetsim/core/rng.hpp"
+#include "fleetsim/core/name_generator.hpp"
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/k8s/cluster_bus.hpp"
+#include "fleetsim/provisioning/karpenter/nodeclaims.hpp"
 #include "fleetsim/provisioning/karpenter/nodepool_set.hpp"
 #include "fleetsim/scheduling/scheduling_context.hpp"
 #include "fleetsim/scheduling/solve_types.hpp"
@@ -37,17 +38,19 @@ class NodeClaimLauncher {
   // disruption candidate for the nomination window.
   void nominate(PodId pod, NodeId node);
 
- private:
-  std::string node_name(const std::string& pool);
+  // What Karpenter keeps about the claims it launched (drift's hashes, nominations).
+  const NodeClaims& claims() const { return claims_; }
+  NodeClaims& claims() { return claims_; }
 
+ private:
   Simulation& sim_;
   Cluster& cluster_;
   ClusterBus& bus_;
   CloudProvider& cloud_;
   const SchedulingContext* context_ = nullptr;
   std::vector<PoolLaunchInfo> pools_;
-  RngStream names_;
-  std::vector<std::string> used_names_;  // sorted, to keep generated names unique
+  NodeClaims claims_;
+  NameGenerator names_;  // "<nodepool>-x7k2p"
 };
 
 }  // namespace fleetsim

@@ -61,6 +61,8 @@ std::vector<HpaPod> AutoscalerView::pods(WorkloadId target) const {
 std::vector<PodMetricValue> AutoscalerView::resource_usage(std::string_view resource,
                                                            WorkloadId target, SimTime now) const {
   const ServiceRuntime* service = service_of(target);
+  const double idle = service != nullptr ? service->config().metrics.idle_cpu_share
+                                         : ServiceMetricsSettings{}.idle_cpu_share;
   std::vector<PodMetricValue> out;
   for (PodId id : workloads_.active_pods(target)) {
     const Pod& p = cluster_.pod(id);
@@ -77,8 +79,7 @@ std::vector<PodMetricValue> AutoscalerView::resource_usage(std::string_view reso
       } else {
         std::optional<double> busy = service != nullptr ? service->busy_fraction(id) : 0.0;
         if (busy)
-          v.milli = std::llround(static_cast<double>(request) *
-                                 (kIdleCpuShare + (1 - kIdleCpuShare) * *busy));
+          v.milli = std::llround(static_cast<double>(request) * (idle + (1 - idle) * *busy));
       }
     }
     out.push_back(v);

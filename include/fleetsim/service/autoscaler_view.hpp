@@ -15,12 +15,6 @@
 
 namespace fleetsim {
 
-// The CPU usage model behind Resource cpu metrics: a serving pod uses this share of its CPU
-// request when idle (the server's event loop, the metrics endpoint) and all of it while its GPU
-// has work, linearly in between with the GPU's busy share. A pod of a Deployment without a
-// service runs idle.
-inline constexpr double kIdleCpuShare = 0.1;
-
 class AutoscalerView {
  public:
   AutoscalerView(const Cluster& cluster, const WorkloadController& workloads,
@@ -31,7 +25,9 @@ class AutoscalerView {
   std::vector<HpaPod> pods(WorkloadId target) const;
   // One entry of spec.metrics (for Pods and Resource metrics, one value per pod of pods()).
   MetricReading read(const MetricSpec& metric, WorkloadId target, SimTime now) const;
-  // Per-pod usage of "cpu" or "memory" in milli-units, with each pod's request.
+  // Per-pod usage of "cpu" or "memory" in milli-units, with each pod's request. CPU follows the
+  // GPU's busy share from the service's idle share up (ServiceMetricsSettings; a pod of a
+  // Deployment without a service runs idle); memory is the request.
   std::vector<PodMetricValue> resource_usage(std::string_view resource, WorkloadId target,
                                              SimTime now) const;
 

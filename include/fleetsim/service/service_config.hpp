@@ -37,6 +37,18 @@ struct ModelMemory {
   SourceLocation where;
 };
 
+// How the metrics a service's pods export are emulated where fleetsim models no cause for them
+// (`services[].metrics`).
+struct ServiceMetricsSettings {
+  // The share of its CPU request a serving pod uses while its GPU is idle, for Resource cpu
+  // metrics; it uses all of it while the GPU is busy, linearly in between with the busy share. An
+  // assumption, not a measurement: an idle inference server still runs its event loop, health
+  // probes and /metrics endpoint, a small part of a core. 10 % keeps an idle pod above zero, as a
+  // real one is, and well under the usual CPU targets (50–80 %), so a CPU HPA scales an idle
+  // service in. The pods of a Deployment without a service use this default.
+  double idle_cpu_share = 0.1;
+};
+
 // `services:` entry: traffic bound to a Deployment of the scenario's manifests.
 struct ServiceConfig {
   std::string deployment;            // as written: "name" or "namespace/name"
@@ -48,6 +60,7 @@ struct ServiceConfig {
   std::optional<LatencySlo> slo;
   ServiceStartup startup;
   std::optional<ModelMemory> model;  // nullopt: GPU memory is not checked
+  ServiceMetricsSettings metrics;    // how its pods' metrics are emulated
   SourceLocation where;              // the list entry
   SourceLocation deployment_where;   // its `deployment` field
 };

@@ -63,6 +63,7 @@ class ServiceRuntime final : public PodWorkListener,
   void finish(SimTime end);
 
   const std::string& name() const { return name_; }
+  const ServiceConfig& config() const { return config_; }
   WorkloadId deployment() const { return deployment_; }
   const ServingStats& stats() const { return stats_; }
   const ServingModel& model() const { return model_; }

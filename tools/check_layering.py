@@ -35,6 +35,7 @@ LEVELS = [
     ("cloudprovider",),
     ("kube",),
     ("workload", "autoscaling"),
+    ("service",),
     ("provisioning",),
     ("disruption",),
     ("scenario",),
@@ -217,6 +218,8 @@ def self_test():
         "include/fleetsim/world/world.hpp": '#include "fleetsim/engine/sim.hpp"\n',
         "include/fleetsim/workload/job.hpp": '#include "fleetsim/autoscaling/hpa.hpp"\n',
         "include/fleetsim/autoscaling/hpa.hpp": "#pragma once\n",
+        "include/fleetsim/service/runtime.hpp":
+            '#include "fleetsim/autoscaling/hpa.hpp"\n#include "fleetsim/scenario/config.hpp"\n',
         "src/cloudprovider/aws/ec2.cpp": '#include "fleetsim/kube/binder.hpp"\n',
         "src/catalog/private.hpp": "#pragma once\n",
         "src/core/sneaky.cpp": '#include "../catalog/private.hpp"\n',
@@ -232,6 +235,7 @@ def self_test():
     expected = {
         "include/fleetsim/engine/bad.hpp:3: engine includes world (above it)",
         "include/fleetsim/workload/job.hpp:1: workload includes autoscaling (at its level)",
+        "include/fleetsim/service/runtime.hpp:2: service includes scenario (above it)",
         "src/cloudprovider/aws/ec2.cpp:1: cloudprovider includes kube (above it)",
         "src/core/sneaky.cpp:1: core includes catalog (above it)",
         "src/engine/unknown.cpp:1: engine includes fleetsim/gadgets/x.hpp "
@@ -251,6 +255,7 @@ def self_test():
         missed, extra = expected - found, found - expected
         # A clean tree passes: drop every offending file and line.
         for rel in ("include/fleetsim/engine/bad.hpp", "include/fleetsim/workload/job.hpp",
+                    "include/fleetsim/service/runtime.hpp",
                     "src/cloudprovider/aws/ec2.cpp", "src/core/sneaky.cpp",
                     "src/engine/unknown.cpp", "tests/unit/core/time_test.cpp",
                     "tests/unit/kube/binder_test.cpp"):

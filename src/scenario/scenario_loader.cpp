@@ -12,7 +12,7 @@
 #include <type_traits>
 #include <variant>
 
-#include "fleetsim/autoscaling/simulated_metrics.hpp"
+#include "fleetsim/autoscaling/metric_names.hpp"
 #include "fleetsim/catalog/auto_mode.hpp"
 #include "fleetsim/catalog/catalog_loader.hpp"
 #include "fleetsim/core/calendar.hpp"
@@ -28,6 +28,7 @@
 #include "fleetsim/scenario/service_decoder.hpp"
 #include "fleetsim/scenario/warning_log.hpp"
 #include "fleetsim/scenario/yaml_reader.hpp"
+#include "fleetsim/service/exported_metrics.hpp"
 
 namespace fleetsim {
 

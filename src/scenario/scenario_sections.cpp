@@ -7,9 +7,10 @@
 #include <set>
 #include <system_error>
 
-#include "fleetsim/autoscaling/simulated_metrics.hpp"
+#include "fleetsim/autoscaling/metric_names.hpp"
 #include "fleetsim/core/input_file.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
+#include "fleetsim/service/exported_metrics.hpp"
 
 namespace fleetsim {
 

@@ -25,8 +25,8 @@ namespace {
 
 constexpr std::array<std::string_view, 6> kPatterns{"constant", "poisson", "diurnal",
                                                     "surge",    "bursty",  "replay"};
-constexpr std::array<std::string_view, 6> kServiceKeys{"deployment", "traffic", "serving",
-                                                       "slo",        "startup", "model"};
+constexpr std::array<std::string_view, 7> kServiceKeys{"deployment", "traffic", "serving", "slo",
+                                                       "startup",    "model",   "metrics"};
 constexpr std::array<std::string_view, 4> kServingKeys{"concurrency", "queue_timeout", "max_queue",
                                                        "service_time"};
 constexpr std::array<std::string_view, 4> kServiceTimeModels{"llm", "fixed", "exponential",
@@ -427,6 +427,18 @@ ModelMemory decode_model(const YamlValue& value) {
   return out;
 }
 
+ServiceMetricsSettings decode_metrics(const YamlValue& value) {
+  YamlMap m(value);
+  only_keys(m, std::array<std::string_view, 1>{"idle_cpu_share"});
+  ServiceMetricsSettings out;
+  if (auto v = m.get("idle_cpu_share")) {
+    out.idle_cpu_share = as_number(*v);
+    if (!(out.idle_cpu_share >= 0 && out.idle_cpu_share <= 1))
+      v->fail(fmt::format("must be between 0 and 1, got {}", out.idle_cpu_share));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<ServiceConfig> decode_services(const YamlValue& list, const SectionContext& sc) {
@@ -445,6 +457,7 @@ std::vector<ServiceConfig> decode_services(const YamlValue& list, const SectionC
     if (auto v = m.get("slo")) s.slo = decode_slo(*v);
     if (auto v = m.get("startup")) s.startup = decode_startup(*v);
     if (auto v = m.get("model")) s.model = decode_model(*v);
+    if (auto v = m.get("metrics")) s.metrics = decode_metrics(*v);
     out.push_back(std::move(s));
   }
   return out;

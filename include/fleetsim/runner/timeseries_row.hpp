@@ -6,7 +6,7 @@
 #include <string>
 
 #include "fleetsim/core/time.hpp"
-#include "fleetsim/world/service_runtime.hpp"
+#include "fleetsim/service/service_interval_row.hpp"
 
 namespace fleetsim {
 

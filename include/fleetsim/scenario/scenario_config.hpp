@@ -25,6 +25,7 @@
 #include "fleetsim/k8s/pod_disruption_budget.hpp"
 #include "fleetsim/k8s/workloads.hpp"
 #include "fleetsim/provisioning/cluster_autoscaler/settings.hpp"
+#include "fleetsim/service/service_config.hpp"
 #include "fleetsim/serving/serving_model.hpp"
 #include "fleetsim/serving/serving_time.hpp"
 #include "fleetsim/traffic/traffic.hpp"
@@ -117,44 +118,6 @@ struct ScriptedEvent {
   std::variant<ApplyManifestsEvent, SpotInterruptionEvent, ScaleDeploymentEvent, CapacityEvent>
       action;
   SourceLocation where;
-};
-
-// A service's latency objectives: a request slower than either threshold, or dropped, is a miss.
-struct LatencySlo {
-  std::optional<SimDuration> ttft;  // time to first token
-  std::optional<SimDuration> e2e;   // arrival to completion
-};
-
-// How a service's pods start once bound (DESIGN.md §4.4): the image is pulled (its size ÷ the
-// node's pull bandwidth, once per node), then the server loads the model.
-struct ServiceStartup {
-  std::int64_t image_bytes = 0;  // 0: the image is small or pre-cached (no pull time)
-  SimDuration model_load{0};
-};
-
-// A service's `model`: what each replica must hold in GPU memory.
-struct ModelMemory {
-  std::int64_t weight_bytes = 0;
-  std::string described;  // "8B fp16" or "16Gi", for messages
-  // The share of each GPU's memory the server may use (vLLM's --gpu-memory-utilization); the
-  // weights must fit in it, with room left for the KV cache.
-  double gpu_memory_utilization = 0.9;
-  SourceLocation where;
-};
-
-// `services:` entry: traffic bound to a Deployment of the scenario's manifests.
-struct ServiceConfig {
-  std::string deployment;            // as written: "name" or "namespace/name"
-  std::string deployment_namespace;  // the Deployment it names, resolved by the loader
-  std::string deployment_name;
-  TrafficConfig traffic;
-  ServingConfig serving;
-  std::optional<LlmRates> rates;  // nullopt: the default table for each replica's GPU
-  std::optional<LatencySlo> slo;
-  ServiceStartup startup;
-  std::optional<ModelMemory> model;  // nullopt: GPU memory is not checked
-  SourceLocation where;              // the list entry
-  SourceLocation deployment_where;   // its `deployment` field
 };
 
 // An absolute bound `fleetsim check` holds a report to (the scenario's `gates`).

@@ -20,9 +20,11 @@
 #include "fleetsim/provisioning/karpenter/karpenter_provisioner.hpp"
 #include "fleetsim/provisioning/node_groups.hpp"
 #include "fleetsim/scenario/scenario_config.hpp"
+#include "fleetsim/service/autoscaler_view.hpp"
+#include "fleetsim/service/hpa_runner.hpp"
+#include "fleetsim/service/keda_runner.hpp"
+#include "fleetsim/service/service_runtime.hpp"
 #include "fleetsim/workload/workload_controller.hpp"
-#include "fleetsim/world/autoscaler_runner.hpp"
-#include "fleetsim/world/service_runtime.hpp"
 
 namespace fleetsim {
 

@@ -4,8 +4,9 @@
 #include <cmath>
 #include <optional>
 
+#include "fleetsim/autoscaling/metric_names.hpp"
 #include "fleetsim/autoscaling/promql.hpp"
-#include "fleetsim/autoscaling/simulated_metrics.hpp"
+#include "fleetsim/service/exported_metrics.hpp"
 #include "lint_view.hpp"
 
 namespace fleetsim::lint {

@@ -13,14 +13,14 @@ constexpr double kHoursPerMonth = 730.0;  // AWS prices storage per GiB-month of
 }  // namespace
 
 TEST_CASE("without block device mappings a node has Karpenter's 20 GiB gp3 root volume",
-          "[cloud]") {
+          "[cloudprovider]") {
   const std::vector<BlockDevice> none;
   CHECK(ebs_bytes(none) == 20 * kGiB);
   // 20 GiB × $0.08 per GiB-month.
   CHECK(ebs_price_per_hour(none) == Approx(20 * 0.08 / kHoursPerMonth));
 }
 
-TEST_CASE("a gp3 volume at its baseline costs only its size", "[cloud]") {
+TEST_CASE("a gp3 volume at its baseline costs only its size", "[cloudprovider]") {
   const std::vector<BlockDevice> v{{.device_name = "/dev/xvda",
                                     .size_bytes = 100 * kGiB,
                                     .type = EbsVolumeType::gp3,
@@ -29,7 +29,7 @@ TEST_CASE("a gp3 volume at its baseline costs only its size", "[cloud]") {
   CHECK(ebs_price_per_hour(v) == Approx(100 * 0.08 / kHoursPerMonth));
 }
 
-TEST_CASE("gp3 IOPS above 3000 and throughput above 125 MiB/s are charged", "[cloud]") {
+TEST_CASE("gp3 IOPS above 3000 and throughput above 125 MiB/s are charged", "[cloudprovider]") {
   const std::vector<BlockDevice> v{{.device_name = "/dev/xvda",
                                     .size_bytes = 200 * kGiB,
                                     .type = EbsVolumeType::gp3,
@@ -40,7 +40,7 @@ TEST_CASE("gp3 IOPS above 3000 and throughput above 125 MiB/s are charged", "[cl
   CHECK(ebs_price_per_hour(v) == Approx(36.0 / kHoursPerMonth));
 }
 
-TEST_CASE("io2 charges every provisioned IOPS", "[cloud]") {
+TEST_CASE("io2 charges every provisioned IOPS", "[cloudprovider]") {
   const std::vector<BlockDevice> v{{.device_name = "/dev/xvdb",
                                     .size_bytes = 100 * kGiB,
                                     .type = EbsVolumeType::io2,
@@ -49,7 +49,7 @@ TEST_CASE("io2 charges every provisioned IOPS", "[cloud]") {
   CHECK(ebs_price_per_hour(v) == Approx(337.5 / kHoursPerMonth));
 }
 
-TEST_CASE("several volumes add up in size and price", "[cloud]") {
+TEST_CASE("several volumes add up in size and price", "[cloudprovider]") {
   const std::vector<BlockDevice> v{
       {.device_name = "/dev/xvda", .size_bytes = 50 * kGiB, .type = EbsVolumeType::gp2},
       {.device_name = "/dev/xvdb", .size_bytes = 500 * kGiB, .type = EbsVolumeType::st1},

@@ -6,7 +6,7 @@
 using namespace fleetsim;
 using namespace fleetsim::test;
 
-TEST_CASE("launch takes the cheapest offering of the claim's types", "[cloud]") {
+TEST_CASE("launch takes the cheapest offering of the claim's types", "[cloudprovider]") {
   CloudRig rig;
   std::optional<NodeId> id = rig.launch({"m5.large", "m5.xlarge"});
   REQUIRE(id.has_value());
@@ -27,7 +27,7 @@ TEST_CASE("launch takes the cheapest offering of the claim's types", "[cloud]") 
   CHECK(rig.bus.events.empty());
 }
 
-TEST_CASE("launch skips a candidate that is cached unavailable", "[cloud]") {
+TEST_CASE("launch skips a candidate that is cached unavailable", "[cloudprovider]") {
   CloudRig rig;
   rig.cloud.mark_unavailable(rig.global("m5.large"));
   CHECK_FALSE(rig.usable("m5.large"));
@@ -40,7 +40,7 @@ TEST_CASE("launch skips a candidate that is cached unavailable", "[cloud]") {
 TEST_CASE(
     "an offering at capacity is marked unavailable for three minutes and the next candidate "
     "launches",
-    "[cloud]") {
+    "[cloudprovider]") {
   CloudRig rig({.large = 1});
   std::optional<NodeId> first = rig.launch({"m5.large"});
   REQUIRE(first.has_value());
@@ -71,7 +71,7 @@ TEST_CASE(
   CHECK(rig.cluster.node(*third).instance_type == "m5.large");
 }
 
-TEST_CASE("launch returns nullopt when every candidate is out of capacity", "[cloud]") {
+TEST_CASE("launch returns nullopt when every candidate is out of capacity", "[cloudprovider]") {
   CloudRig rig({.large = 0, .xlarge = 0});
   std::optional<NodeId> id = rig.launch({"m5.large", "m5.xlarge"});
   CHECK_FALSE(id.has_value());
@@ -86,7 +86,7 @@ TEST_CASE("launch returns nullopt when every candidate is out of capacity", "[cl
 
 TEST_CASE(
     "a launched node is billed from launch and becomes Ready after registration and initialization",
-    "[cloud]") {
+    "[cloudprovider]") {
   CloudRig rig;
   std::optional<NodeId> id =
       rig.launch({"m5.xlarge"}, CapacityType::OnDemand, pod_requests(200, 256));
@@ -135,7 +135,7 @@ struct RecordingListener final : CloudNoticeListener {
 }  // namespace
 
 TEST_CASE("a spot interruption is a notice now and tells the listener when the instance stops",
-          "[cloud]") {
+          "[cloudprovider]") {
   CloudRig rig;
   RecordingListener listener;
   rig.cloud.set_notice_listener(&listener);
@@ -151,13 +151,13 @@ TEST_CASE("a spot interruption is a notice now and tells the listener when the i
   CHECK(rig.cluster.node(node).phase == NodePhase::Initialized);
 }
 
-TEST_CASE("prices are the catalog's, by global offering", "[cloud]") {
+TEST_CASE("prices are the catalog's, by global offering", "[cloudprovider]") {
   CloudRig rig;
   CHECK(rig.cloud.price(rig.global("m5.large")) == 0.096);
   CHECK(rig.cloud.price(rig.global("m5.xlarge", CapacityType::Spot)) == 0.08);
 }
 
-TEST_CASE("a spot interruption notice for an on-demand node is ignored", "[cloud]") {
+TEST_CASE("a spot interruption notice for an on-demand node is ignored", "[cloudprovider]") {
   CloudRig rig;
   RecordingListener listener;
   rig.cloud.set_notice_listener(&listener);

@@ -97,7 +97,8 @@ const Lines kM5OnDemand{
 
 }  // namespace
 
-TEST_CASE("spot is launched when the claim allows it and a spot offering is usable", "[cloud]") {
+TEST_CASE("spot is launched when the claim allows it and a spot offering is usable",
+          "[cloudprovider]") {
   Launcher l(test::small_catalog());
   LaunchPlan plan = l.plan(l.claim({"m5.large", "m5.xlarge"}, spot_or_on_demand()));
   CHECK(plan.capacity_type == CapacityType::Spot);
@@ -106,14 +107,14 @@ TEST_CASE("spot is launched when the claim allows it and a spot offering is usab
   CHECK(l.describe(l.plan(l.claim({"m5.large", "m5.xlarge"}))) == kM5Spot);
 }
 
-TEST_CASE("on-demand is launched when the claim does not allow spot", "[cloud]") {
+TEST_CASE("on-demand is launched when the claim does not allow spot", "[cloudprovider]") {
   Launcher l(test::small_catalog());
   LaunchPlan plan = l.plan(l.claim({"m5.large", "m5.xlarge"}, capacity_types({"on-demand"})));
   CHECK(plan.capacity_type == CapacityType::OnDemand);
   CHECK(l.describe(plan) == kM5OnDemand);
 }
 
-TEST_CASE("on-demand is launched when every spot offering is unusable", "[cloud]") {
+TEST_CASE("on-demand is launched when every spot offering is unusable", "[cloudprovider]") {
   Launcher l(test::small_catalog());
   std::vector<std::uint8_t> no_spot = l.usable_except(CapacityType::Spot);
   LaunchPlan plan = l.plan(l.claim({"m5.large", "m5.xlarge"}, spot_or_on_demand()), no_spot);
@@ -121,7 +122,7 @@ TEST_CASE("on-demand is launched when every spot offering is unusable", "[cloud]
   CHECK(l.describe(plan) == kM5OnDemand);
 }
 
-TEST_CASE("one usable spot offering is enough for a spot launch", "[cloud]") {
+TEST_CASE("one usable spot offering is enough for a spot launch", "[cloudprovider]") {
   Launcher l(test::small_catalog());
   std::vector<std::uint8_t> usable = l.usable_except(CapacityType::Spot, "m5.large");
   LaunchPlan plan = l.plan(l.claim({"m5.large", "m5.xlarge"}, spot_or_on_demand()), usable);
@@ -130,7 +131,7 @@ TEST_CASE("one usable spot offering is enough for a spot launch", "[cloud]") {
         Lines{"m5.xlarge us-east-1a spot 0.080", "m5.xlarge us-east-1b spot 0.080"});
 }
 
-TEST_CASE("nothing launchable gives an empty plan", "[cloud]") {
+TEST_CASE("nothing launchable gives an empty plan", "[cloudprovider]") {
   Launcher l(test::small_catalog());
   std::vector<std::uint8_t> none(
       l.usable_except(CapacityType::Spot, {}, l.usable_except(CapacityType::OnDemand)));
@@ -139,7 +140,8 @@ TEST_CASE("nothing launchable gives an empty plan", "[cloud]") {
   CHECK(l.plan(l.claim({"c5.large"}, capacity_types({"spot"}))).candidates.empty());
 }
 
-TEST_CASE("the exotic filter drops GPU types while an ordinary type is in the claim", "[cloud]") {
+TEST_CASE("the exotic filter drops GPU types while an ordinary type is in the claim",
+          "[cloudprovider]") {
   Launcher l(test::small_catalog());
   LaunchPlan plan = l.plan(l.claim({"m5.large", "g4dn.xlarge", "g5.xlarge"}, spot_or_on_demand()));
   CHECK(plan.capacity_type == CapacityType::Spot);
@@ -147,7 +149,7 @@ TEST_CASE("the exotic filter drops GPU types while an ordinary type is in the cl
         Lines{"m5.large us-east-1a spot 0.040", "m5.large us-east-1b spot 0.040"});
 }
 
-TEST_CASE("the exotic filter drops metal types too", "[cloud]") {
+TEST_CASE("the exotic filter drops metal types too", "[cloudprovider]") {
   // m5.metal's spot price is below m5.large's on-demand one, so only the exotic filter removes it.
   Launcher l(Catalog({make_type({.name = "m5.large", .on_demand = 0.096, .spot = 0.04}),
                       make_type({.name = "m5.metal",
@@ -162,7 +164,7 @@ TEST_CASE("the exotic filter drops metal types too", "[cloud]") {
         Lines{"m5.large us-east-1a spot 0.040", "m5.large us-east-1b spot 0.040"});
 }
 
-TEST_CASE("GPU types are launched when the claim has nothing else", "[cloud]") {
+TEST_CASE("GPU types are launched when the claim has nothing else", "[cloudprovider]") {
   Launcher l(test::small_catalog());
   LaunchPlan plan = l.plan(l.claim({"g4dn.xlarge", "g5.xlarge"}, spot_or_on_demand()));
   CHECK(plan.capacity_type == CapacityType::Spot);
@@ -173,7 +175,7 @@ TEST_CASE("GPU types are launched when the claim has nothing else", "[cloud]") {
               "g5.xlarge us-east-1a spot 0.450", "g5.xlarge us-east-1b spot 0.450"});
 }
 
-TEST_CASE("minValues switches the exotic and spot filters off", "[cloud]") {
+TEST_CASE("minValues switches the exotic and spot filters off", "[cloudprovider]") {
   Launcher l(test::small_catalog());
   Requirements r = spot_or_on_demand();
   Requirement types = test::in({"m5.large", "m5.2xlarge", "g4dn.xlarge"});
@@ -190,7 +192,7 @@ TEST_CASE("minValues switches the exotic and spot filters off", "[cloud]") {
 }
 
 TEST_CASE("the spot filter drops spot offerings dearer than the cheapest on-demand one",
-          "[cloud]") {
+          "[cloudprovider]") {
   Launcher l(test::small_catalog());
   // m5.2xlarge spot is $0.16, above m5.large on-demand at $0.096: a bigger spot node must not cost
   // more than the smallest on-demand node that would do.
@@ -200,7 +202,7 @@ TEST_CASE("the spot filter drops spot offerings dearer than the cheapest on-dema
         Lines{"m5.large us-east-1a spot 0.040", "m5.large us-east-1b spot 0.040"});
 }
 
-TEST_CASE("the spot filter needs both capacity types allowed", "[cloud]") {
+TEST_CASE("the spot filter needs both capacity types allowed", "[cloudprovider]") {
   Launcher l(test::small_catalog());
   LaunchPlan plan = l.plan(l.claim({"m5.large", "m5.2xlarge"}, capacity_types({"spot"})));
   CHECK(l.describe(plan) ==
@@ -208,7 +210,8 @@ TEST_CASE("the spot filter needs both capacity types allowed", "[cloud]") {
               "m5.2xlarge us-east-1a spot 0.160", "m5.2xlarge us-east-1b spot 0.160"});
 }
 
-TEST_CASE("the spot filter's ceiling is the cheapest usable on-demand offering", "[cloud]") {
+TEST_CASE("the spot filter's ceiling is the cheapest usable on-demand offering",
+          "[cloudprovider]") {
   Launcher l(test::small_catalog());
   // With m5.large on-demand out of capacity the cheapest on-demand node is m5.2xlarge at $0.384,
   // so its $0.16 spot offering passes.
@@ -219,7 +222,7 @@ TEST_CASE("the spot filter's ceiling is the cheapest usable on-demand offering",
               "m5.2xlarge us-east-1a spot 0.160", "m5.2xlarge us-east-1b spot 0.160"});
 }
 
-TEST_CASE("the spot filter never empties the plan", "[cloud]") {
+TEST_CASE("the spot filter never empties the plan", "[cloudprovider]") {
   // A spot price above on-demand: fleetsim keeps the spot offerings rather than launch nothing.
   Launcher l(Catalog({make_type({.name = "x5.large", .on_demand = 0.10, .spot = 0.12})}, "test"));
   LaunchPlan plan = l.plan(l.claim({"x5.large"}, spot_or_on_demand()));
@@ -228,7 +231,7 @@ TEST_CASE("the spot filter never empties the plan", "[cloud]") {
         Lines{"x5.large us-east-1a spot 0.120", "x5.large us-east-1b spot 0.120"});
 }
 
-TEST_CASE("an ordinary on-demand type wins over a GPU type's spot offering", "[cloud]") {
+TEST_CASE("an ordinary on-demand type wins over a GPU type's spot offering", "[cloudprovider]") {
   // Karpenter v1.14 (aws instance.go filterInstanceTypes, then getCapacityType) runs the exotic
   // filter over every type with a usable offering of any allowed capacity type, and only then
   // picks the capacity type from what is left. c5.large (on-demand only) is ordinary, so
@@ -240,7 +243,7 @@ TEST_CASE("an ordinary on-demand type wins over a GPU type's spot offering", "[c
         Lines{"c5.large us-east-1a on-demand 0.085", "c5.large us-east-1b on-demand 0.085"});
 }
 
-TEST_CASE("the spot filter's ceiling includes types without spot offerings", "[cloud]") {
+TEST_CASE("the spot filter's ceiling includes types without spot offerings", "[cloudprovider]") {
   // Karpenter's SpotInstanceFilter takes the cheapest on-demand offering over all remaining types
   // ($0.085, c5.large), drops m5.large whose only spot price ($0.09) is above it, keeps c5.large
   // (no spot offering), and getCapacityType then finds no spot: c5.large on-demand.
@@ -253,7 +256,7 @@ TEST_CASE("the spot filter's ceiling includes types without spot offerings", "[c
         Lines{"c5.large us-east-1a on-demand 0.085", "c5.large us-east-1b on-demand 0.085"});
 }
 
-TEST_CASE("candidates are ordered by price, then type name, then offering", "[cloud]") {
+TEST_CASE("candidates are ordered by price, then type name, then offering", "[cloudprovider]") {
   // b5 and a5 cost the same; each lists zone b before zone a, so offering order puts b first.
   Launcher l(Catalog(
       {make_type({.name = "b5.large", .on_demand = 0.10, .zones = {"us-east-1b", "us-east-1a"}}),
@@ -271,7 +274,7 @@ TEST_CASE("candidates are ordered by price, then type name, then offering", "[cl
   CHECK(plan.candidates[2].offering == 1);
 }
 
-TEST_CASE("a zone requirement restricts the offerings", "[cloud]") {
+TEST_CASE("a zone requirement restricts the offerings", "[cloudprovider]") {
   Launcher l(test::small_catalog());
   Requirements r = spot_or_on_demand();
   r.add(std::string(label::kZone), test::in({std::string(kZoneB)}));
@@ -288,7 +291,7 @@ TEST_CASE("a zone requirement restricts the offerings", "[cloud]") {
   CHECK(l.describe(od) == Lines{"m5.large us-east-1a on-demand 0.096"});
 }
 
-TEST_CASE("a fleet request carries at most 60 instance types, the cheapest", "[cloud]") {
+TEST_CASE("a fleet request carries at most 60 instance types, the cheapest", "[cloudprovider]") {
   // 70 on-demand types in one zone, named in price order; the claim lists them cheapest first.
   std::vector<InstanceType> types;
   std::vector<std::string> names;

@@ -54,7 +54,7 @@ SpotMarketSettings replay_only(std::vector<AvailabilityChange> changes) {
 
 }  // namespace
 
-TEST_CASE("an availability trace reads into changes of spot offerings", "[cloud][spot]") {
+TEST_CASE("an availability trace reads into changes of spot offerings", "[cloudprovider][spot]") {
   CloudRig rig;
   TraceFile f(
       "time_s,instance_type,zone,available\n0,m5.large,us-east-1a,1\n600,m5.large,"
@@ -68,7 +68,7 @@ TEST_CASE("an availability trace reads into changes of spot offerings", "[cloud]
                                                    {millis(1'200'500), large, true}});
 }
 
-TEST_CASE("a malformed availability trace names the line and column", "[cloud][spot]") {
+TEST_CASE("a malformed availability trace names the line and column", "[cloudprovider][spot]") {
   CloudRig rig;
   const std::string header = "time_s,instance_type,zone,available\n";
   CHECK(trace_error(header + "60,m5.large,us-east-1a,1\n30,m5.large,us-east-1a,0\n", rig.catalog) ==
@@ -84,7 +84,7 @@ TEST_CASE("a malformed availability trace names the line and column", "[cloud][s
   CHECK(trace_error("time,type\n0,m5.large\n", rig.catalog).find("time_s") != std::string::npos);
 }
 
-TEST_CASE("a price trace reads into price changes of spot offerings", "[cloud][spot]") {
+TEST_CASE("a price trace reads into price changes of spot offerings", "[cloudprovider][spot]") {
   CloudRig rig;
   TraceFile f(
       "time_s,instance_type,zone,price\n0,m5.large,us-east-1a,0.05\n90.25,m5.large,"
@@ -104,7 +104,8 @@ TEST_CASE("a price trace reads into price changes of spot offerings", "[cloud][s
                     read_price_trace) == "3:1: time_s: times must not decrease: 59 follows 60");
 }
 
-TEST_CASE("a capacity trace reads counts of spot and on-demand offerings", "[cloud][spot]") {
+TEST_CASE("a capacity trace reads counts of spot and on-demand offerings",
+          "[cloudprovider][spot]") {
   CloudRig rig;
   TraceFile f(
       "time_s,instance_type,zone,capacity_type,count\n0,m5.large,us-east-1a,on-demand,3\n"
@@ -126,7 +127,7 @@ TEST_CASE("a capacity trace reads counts of spot and on-demand offerings", "[clo
 }
 
 TEST_CASE("a replayed price trace sets the offering's price and its running instances'",
-          "[cloud][spot]") {
+          "[cloudprovider][spot]") {
   CloudRig rig;
   const std::uint32_t large = rig.global("m5.large", CapacityType::Spot);
   const NodeId running = *rig.launch({"m5.large"}, CapacityType::Spot);
@@ -144,7 +145,7 @@ TEST_CASE("a replayed price trace sets the offering's price and its running inst
 }
 
 TEST_CASE("a replayed trace takes capacity away at its times and interrupts what runs",
-          "[cloud][spot]") {
+          "[cloudprovider][spot]") {
   CloudRig rig;
   const std::uint32_t large = rig.global("m5.large", CapacityType::Spot);
   const NodeId running = *rig.launch({"m5.large"}, CapacityType::Spot);
@@ -173,7 +174,8 @@ TEST_CASE("a replayed trace takes capacity away at its times and interrupts what
   CHECK(changes == std::vector<SimTime>{at(minutes(10)), at(minutes(40))});
 }
 
-TEST_CASE("the bundled SkyPilot trace replays its unavailable intervals exactly", "[cloud][spot]") {
+TEST_CASE("the bundled SkyPilot trace replays its unavailable intervals exactly",
+          "[cloudprovider][spot]") {
   const std::filesystem::path root(FLEETSIM_SOURCE_DIR);
   const Catalog catalog = load_catalog(root / "instance-catalog/aws/us-east-1");
   const std::vector<AvailabilityChange> trace =

@@ -75,7 +75,8 @@ constexpr SpotRate kMax{.kind = SpotRate::Kind::BandQuantile, .value = 1.0};
 
 }  // namespace
 
-TEST_CASE("a Spot Advisor band gives a monthly share at a quantile within it", "[cloud][spot]") {
+TEST_CASE("a Spot Advisor band gives a monthly share at a quantile within it",
+          "[cloudprovider][spot]") {
   CHECK(band_share("<5%", 0.5) == Approx(0.025));
   CHECK(band_share("5-10%", 0.5) == Approx(0.075));
   CHECK(band_share("10-15%", 1.0) == Approx(0.15));
@@ -86,7 +87,8 @@ TEST_CASE("a Spot Advisor band gives a monthly share at a quantile within it", "
   CHECK_FALSE(band_share("20%", 0.5));
 }
 
-TEST_CASE("monthly shares: spot offerings only, by family, scaled and capped", "[cloud][spot]") {
+TEST_CASE("monthly shares: spot offerings only, by family, scaled and capped",
+          "[cloudprovider][spot]") {
   const Catalog catalog = cloud_catalog({.spot_band = "10-15%"});
   const auto spot = [&](std::string_view type) {
     const OfferingPos pos = find_offering(catalog, type, "us-east-1a", CapacityType::Spot);
@@ -115,7 +117,7 @@ TEST_CASE("monthly shares: spot offerings only, by family, scaled and capped", "
 }
 
 TEST_CASE("over many instance-months each band interrupts its share of instances",
-          "[cloud][spot]") {
+          "[cloudprovider][spot]") {
   constexpr int kMonths = 24'000;
   for (const auto& [band, share] : std::vector<std::pair<std::string, double>>{{"<5%", 0.025},
                                                                                {"5-10%", 0.075},
@@ -132,7 +134,7 @@ TEST_CASE("over many instance-months each band interrupts its share of instances
 }
 
 TEST_CASE("waves keep the per-instance rate and cluster the notices as they claim",
-          "[cloud][spot]") {
+          "[cloudprovider][spot]") {
   constexpr int kMonths = 4'000;
   constexpr SimDuration kWindow = minutes(3);  // the 2026 study: 92% within 3 min of another
   const SpotRate rate{.kind = SpotRate::Kind::PerMonth, .value = 0.125};
@@ -156,7 +158,7 @@ TEST_CASE("waves keep the per-instance rate and cluster the notices as they clai
 }
 
 TEST_CASE("a rebalance recommendation comes exactly its lead before the notice it warns of",
-          "[cloud][spot]") {
+          "[cloudprovider][spot]") {
   constexpr int kMonths = 2'000;
   const MarketRun run("10-15%", settings(kMidpoint, 0.5, 0.3), kMonths, 8);
   REQUIRE_FALSE(run.rebalances.empty());
@@ -168,7 +170,8 @@ TEST_CASE("a rebalance recommendation comes exactly its lead before the notice i
   CHECK(std::abs(share - 0.3) <= 5 * std::sqrt(0.3 * 0.7 / run.notices.size()) * 3);
 }
 
-TEST_CASE("the same seed draws the same interruptions; another seed, others", "[cloud][spot]") {
+TEST_CASE("the same seed draws the same interruptions; another seed, others",
+          "[cloudprovider][spot]") {
   const MarketRun a("5-10%", settings(kMidpoint), 200, 11);
   const MarketRun b("5-10%", settings(kMidpoint), 200, 11);
   const MarketRun c("5-10%", settings(kMidpoint), 200, 12);
@@ -177,7 +180,7 @@ TEST_CASE("the same seed draws the same interruptions; another seed, others", "[
   CHECK(a.notices != c.notices);
 }
 
-TEST_CASE("an instance that is gone before its notice is left alone", "[cloud][spot]") {
+TEST_CASE("an instance that is gone before its notice is left alone", "[cloudprovider][spot]") {
   // Every wave takes the one instance with a rebalance recommendation first; it is terminated
   // in the ten minutes between, so its notice finds nothing to interrupt.
   CloudRig rig(Capacities{.spot_band = ">20%"});

@@ -20,7 +20,7 @@ double exact(const std::vector<double>& sorted, double q) {
 
 }  // namespace
 
-TEST_CASE("sketch quantiles stay within 1% of the exact ones", "[report]") {
+TEST_CASE("sketch quantiles stay within 1% of the exact ones", "[core]") {
   // Log-normal latencies spanning four orders of magnitude, like TTFT under load.
   RngStream rng(3, "latencies");
   LatencySketch sketch(0.01);
@@ -40,7 +40,7 @@ TEST_CASE("sketch quantiles stay within 1% of the exact ones", "[report]") {
   CHECK(sketch.count() == 200'000);
 }
 
-TEST_CASE("the sketch's mean, min and max are exact", "[report]") {
+TEST_CASE("the sketch's mean, min and max are exact", "[core]") {
   LatencySketch sketch;
   for (double v : {0.5, 1.5, 2.0, 0.0}) sketch.add(v);
   CHECK(sketch.mean() == 1.0);
@@ -49,7 +49,7 @@ TEST_CASE("the sketch's mean, min and max are exact", "[report]") {
   CHECK(sketch.quantile(0.25) == 0.0);  // the zero is counted exactly
 }
 
-TEST_CASE("merged sketches answer as one sketch of all values", "[report]") {
+TEST_CASE("merged sketches answer as one sketch of all values", "[core]") {
   LatencySketch a, b, all;
   for (int i = 1; i <= 1000; ++i) {
     double v = 0.001 * i;
@@ -62,13 +62,13 @@ TEST_CASE("merged sketches answer as one sketch of all values", "[report]") {
   CHECK(a.sum() == Approx(all.sum()));
 }
 
-TEST_CASE("an empty sketch reads as zero", "[report]") {
+TEST_CASE("an empty sketch reads as zero", "[core]") {
   LatencySketch sketch;
   CHECK(sketch.quantile(0.99) == 0.0);
   CHECK(sketch.mean() == 0.0);
 }
 
-TEST_CASE("every value's bucket answers within 1% of it, across 13 decades", "[report]") {
+TEST_CASE("every value's bucket answers within 1% of it, across 13 decades", "[core]") {
   // With the bits-and-cubic index the buckets are no longer exact powers of gamma; the guarantee
   // must hold for every value, at bucket edges and powers of two included. Between an exact
   // minimum and maximum far away, the median of three is the middle value's bucket estimate.

@@ -53,7 +53,7 @@ const Taint kGpuTaint{.key = "nvidia.com/gpu", .value = "true", .effect = TaintE
 }  // namespace
 
 TEST_CASE("kube-scheduler binds a pod to its nominated node even when another is emptier",
-          "[workload]") {
+          "[kube]") {
   SchedulerRig rig;
   NodeId empty = add_node(rig.cluster, {.name = "a-empty"});
   NodeId busy = add_node(rig.cluster, {.name = "b-busy"});
@@ -75,7 +75,7 @@ TEST_CASE("kube-scheduler binds a pod to its nominated node even when another is
   CHECK(rig.cluster.node(empty).pods.empty());
 }
 
-TEST_CASE("kube-scheduler picks the least allocated feasible node", "[workload]") {
+TEST_CASE("kube-scheduler picks the least allocated feasible node", "[kube]") {
   SchedulerRig rig;
   NodeId half = add_node(rig.cluster, {.name = "a-half"});
   NodeId quarter = add_node(rig.cluster, {.name = "b-quarter"});
@@ -87,7 +87,7 @@ TEST_CASE("kube-scheduler picks the least allocated feasible node", "[workload]"
   CHECK(rig.unschedulable.empty());
 }
 
-TEST_CASE("kube-scheduler breaks equal scores by node name", "[workload]") {
+TEST_CASE("kube-scheduler breaks equal scores by node name", "[kube]") {
   SchedulerRig rig;
   add_node(rig.cluster, {.name = "node-b"});
   NodeId a = add_node(rig.cluster, {.name = "node-a"});
@@ -97,7 +97,7 @@ TEST_CASE("kube-scheduler breaks equal scores by node name", "[workload]") {
   CHECK(rig.bound_node(pod) == a);
 }
 
-TEST_CASE("kube-scheduler only uses initialized nodes", "[workload]") {
+TEST_CASE("kube-scheduler only uses initialized nodes", "[kube]") {
   SchedulerRig rig;
   add_node(rig.cluster, {.name = "a-registered", .phase = NodePhase::Registered});
   add_node(rig.cluster, {.name = "b-launched", .phase = NodePhase::Launched});
@@ -109,7 +109,7 @@ TEST_CASE("kube-scheduler only uses initialized nodes", "[workload]") {
   CHECK(rig.bound_node(pod) == ready);
 }
 
-TEST_CASE("kube-scheduler skips nodes whose taints the pod does not tolerate", "[workload]") {
+TEST_CASE("kube-scheduler skips nodes whose taints the pod does not tolerate", "[kube]") {
   SchedulerRig rig;
   NodeId gpu = add_node(rig.cluster, {.name = "a-gpu", .taints = {kGpuTaint}});
   NodeId cpu = add_node(rig.cluster, {.name = "b-cpu"});
@@ -125,7 +125,7 @@ TEST_CASE("kube-scheduler skips nodes whose taints the pod does not tolerate", "
 }
 
 TEST_CASE("kube-scheduler skips nodes whose labels conflict with the pod's nodeSelector",
-          "[workload]") {
+          "[kube]") {
   SchedulerRig rig;
   add_node(rig.cluster,
            {.name = "a-1a", .zone = "us-east-1a", .extra_labels = {{"team", "infra"}}});
@@ -142,7 +142,7 @@ TEST_CASE("kube-scheduler skips nodes whose labels conflict with the pod's nodeS
   CHECK(rig.bound_node(pod) == b);
 }
 
-TEST_CASE("kube-scheduler counts DaemonSet overhead against a node's room", "[workload]") {
+TEST_CASE("kube-scheduler counts DaemonSet overhead against a node's room", "[kube]") {
   SchedulerRig rig;
   add_node(rig.cluster, {.name = "a",
                          .allocatable = node_allocatable(2000, 8),
@@ -153,7 +153,7 @@ TEST_CASE("kube-scheduler counts DaemonSet overhead against a node's room", "[wo
   CHECK(rig.unschedulable == std::vector<PodId>{pod});
 }
 
-TEST_CASE("kube-scheduler binds higher priority pods first when room is short", "[workload]") {
+TEST_CASE("kube-scheduler binds higher priority pods first when room is short", "[kube]") {
   SchedulerRig rig;
   NodeId node = add_node(rig.cluster, {.name = "a", .allocatable = node_allocatable(1500, 8)});
   PodId low = rig.pending(pod_requests(1000, 512), kSimStart);
@@ -167,7 +167,7 @@ TEST_CASE("kube-scheduler binds higher priority pods first when room is short", 
   CHECK(rig.unschedulable == std::vector<PodId>{low});
 }
 
-TEST_CASE("kube-scheduler binds older pods first at equal priority", "[workload]") {
+TEST_CASE("kube-scheduler binds older pods first at equal priority", "[kube]") {
   SchedulerRig rig;
   NodeId node = add_node(rig.cluster, {.name = "a", .allocatable = node_allocatable(1500, 8)});
   PodId newer = rig.pending(pod_requests(1000, 512), at(seconds(2)));
@@ -178,7 +178,7 @@ TEST_CASE("kube-scheduler binds older pods first at equal priority", "[workload]
   CHECK(rig.unschedulable == std::vector<PodId>{newer});
 }
 
-TEST_CASE("kube-scheduler reports a pod without a nomination that fits nowhere", "[workload]") {
+TEST_CASE("kube-scheduler reports a pod without a nomination that fits nowhere", "[kube]") {
   SchedulerRig rig;
   add_node(rig.cluster, {.name = "a"});
   PodId big = rig.pending(pod_requests(8000, 512));
@@ -190,7 +190,7 @@ TEST_CASE("kube-scheduler reports a pod without a nomination that fits nowhere",
 }
 
 TEST_CASE("kube-scheduler waits quietly for a pod's nominated node that is still starting",
-          "[workload]") {
+          "[kube]") {
   SchedulerRig rig;
   NodeId starting = add_node(rig.cluster, {.name = "a-starting", .phase = NodePhase::Registered});
   PodId pod = rig.pending(pod_requests(500, 512));
@@ -205,8 +205,7 @@ TEST_CASE("kube-scheduler waits quietly for a pod's nominated node that is still
   CHECK(rig.bound_node(pod) == starting);
 }
 
-TEST_CASE("kube-scheduler reports a pod whose nominated Ready node has no room left",
-          "[workload]") {
+TEST_CASE("kube-scheduler reports a pod whose nominated Ready node has no room left", "[kube]") {
   SchedulerRig rig;
   NodeId node = add_node(rig.cluster, {.name = "a", .allocatable = node_allocatable(1500, 8)});
   PodId first = rig.pending(pod_requests(1000, 512), kSimStart);
@@ -222,7 +221,7 @@ TEST_CASE("kube-scheduler reports a pod whose nominated Ready node has no room l
   CHECK(rig.unschedulable == std::vector<PodId>{second});
 }
 
-TEST_CASE("kube-scheduler coalesces pass requests at one instant", "[workload]") {
+TEST_CASE("kube-scheduler coalesces pass requests at one instant", "[kube]") {
   SchedulerRig rig;
   add_node(rig.cluster, {.name = "a"});
   PodId big = rig.pending(pod_requests(8000, 512));
@@ -256,7 +255,7 @@ PodId add_labelled_pod(SchedulerRig& rig, PodSpec spec, const Labels* labels) {
 }  // namespace
 
 TEST_CASE("kube-scheduler binds a pod with required affinity only beside the pods it selects",
-          "[workload]") {
+          "[kube]") {
   SchedulerRig rig;
   add_node(rig.cluster, {.name = "a-empty"});
   NodeId busy = add_node(rig.cluster, {.name = "b-busy"});
@@ -271,7 +270,7 @@ TEST_CASE("kube-scheduler binds a pod with required affinity only beside the pod
   CHECK(rig.bound_node(pod) == busy);
 }
 
-TEST_CASE("kube-scheduler keeps a pod out of a running pod's anti-affinity zone", "[workload]") {
+TEST_CASE("kube-scheduler keeps a pod out of a running pod's anti-affinity zone", "[kube]") {
   SchedulerRig rig;
   NodeId idle = add_node(rig.cluster, {.name = "a-idle", .zone = "us-east-1a"});
   NodeId same_zone = add_node(rig.cluster, {.name = "b-idle", .zone = "us-east-1a"});
@@ -290,7 +289,7 @@ TEST_CASE("kube-scheduler keeps a pod out of a running pod's anti-affinity zone"
 }
 
 TEST_CASE("kube-scheduler: the first pod of a self-affine group binds; affinity to nothing waits",
-          "[workload]") {
+          "[kube]") {
   SchedulerRig rig;
   NodeId a = add_node(rig.cluster, {.name = "node-a"});
   PodSpec self = spec_with(pod_requests(500, 512));

@@ -4,7 +4,7 @@
 
 using namespace fleetsim;
 
-TEST_CASE("an image pull takes size over bandwidth, once per node", "[unit]") {
+TEST_CASE("an image pull takes size over bandwidth, once per node", "[kube]") {
   NodeImageStore node(100'000'000);  // 100 MB/s
   // 10 GB: 100 s.
   CHECK(node.available_at("vllm:1", 10'000'000'000, at(seconds(5))) == at(seconds(105)));
@@ -13,7 +13,7 @@ TEST_CASE("an image pull takes size over bandwidth, once per node", "[unit]") {
   CHECK(node.available_at("vllm:1", 10'000'000'000, at(seconds(200))) == at(seconds(200)));
 }
 
-TEST_CASE("the kubelet pulls one image at a time", "[unit]") {
+TEST_CASE("the kubelet pulls one image at a time", "[kube]") {
   NodeImageStore node(50'000'000);
   CHECK(node.available_at("a", 1'000'000'000, kSimStart) == at(seconds(20)));
   // Asked for at 5 s, b starts after a is done: 20 s + 10 s.
@@ -23,13 +23,13 @@ TEST_CASE("the kubelet pulls one image at a time", "[unit]") {
   CHECK(slow.available_at("c", 1, kSimStart) == at(micros(333'334)));
 }
 
-TEST_CASE("an empty image name or size needs no pull", "[unit]") {
+TEST_CASE("an empty image name or size needs no pull", "[kube]") {
   NodeImageStore node(1);
   CHECK(node.available_at("", 10, at(seconds(3))) == at(seconds(3)));
   CHECK(node.available_at("x", 0, at(seconds(3))) == at(seconds(3)));
 }
 
-TEST_CASE("readiness follows the probe grid after the server is up", "[unit]") {
+TEST_CASE("readiness follows the probe grid after the server is up", "[kube]") {
   const SimTime bound = at(seconds(100));
   const SimTime started = at(seconds(160));  // image pulled
   const SimTime up = at(seconds(220));       // model loaded

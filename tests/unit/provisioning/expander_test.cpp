@@ -50,7 +50,7 @@ using Indices = std::vector<std::size_t>;
 // highmem (8000m / 32000Mi) 0.9375 + 0.96875 = 1.90625, lowcpu (4000m / 16000Mi) 0.875 + 0.9375
 // = 1.8125.
 TEST_CASE("least-waste keeps the option with the least idle CPU and memory (TestLeastWaste)",
-          "[cluster-autoscaler][expander]") {
+          "[provisioning][cluster-autoscaler][expander]") {
   const std::int64_t cpu_per_pod = 500;
   const std::int64_t memory_per_pod = 1000LL * 1024 * 1024;
   const Resources pod = cpu_mem(cpu_per_pod, memory_per_pod);
@@ -76,7 +76,8 @@ TEST_CASE("least-waste keeps the option with the least idle CPU and memory (Test
 
 // waste.go: equal scores are all kept (exact float equality); the score reads Capacity CPU and
 // memory only, so idle GPUs on one template do not count against it.
-TEST_CASE("least-waste keeps ties and ignores GPUs", "[cluster-autoscaler][expander]") {
+TEST_CASE("least-waste keeps ties and ignores GPUs",
+          "[provisioning][cluster-autoscaler][expander]") {
   const Resources pod = cpu_mem(500, 1000LL << 20);
   const Resources node = cpu_mem(8000, 16000LL << 20);
   Resources gpu_node = node;
@@ -94,7 +95,7 @@ TEST_CASE("least-waste keeps ties and ignores GPUs", "[cluster-autoscaler][expan
 
 // expander/mostpods/mostpods_test.go: TestMostPods.
 TEST_CASE("most-pods keeps every option with the most pods (TestMostPods)",
-          "[cluster-autoscaler][expander]") {
+          "[provisioning][cluster-autoscaler][expander]") {
   const ScaleUpOption eo0 = option("EO0", 1, 0);
   const ScaleUpOption eo1 = option("EO1", 1, 1);
   const ScaleUpOption eo1b = option("EO1b", 1, 1);
@@ -106,7 +107,7 @@ TEST_CASE("most-pods keeps every option with the most pods (TestMostPods)",
 // expander/leastnodes/leastnodes_test.go: TestLeastNodes (NodeCount per option; options of 0
 // nodes are skipped).
 TEST_CASE("least-nodes keeps every option with the fewest nodes, skipping 0 (TestLeastNodes)",
-          "[cluster-autoscaler][expander]") {
+          "[provisioning][cluster-autoscaler][expander]") {
   auto least = [](const std::vector<std::int64_t>& counts) {
     std::vector<ScaleUpOption> options;
     for (std::size_t i = 0; i < counts.size(); ++i)
@@ -123,7 +124,8 @@ TEST_CASE("least-nodes keeps every option with the fewest nodes, skipping 0 (Tes
 }
 
 // keep_best works on a subset: `among` restricts the options, and the result keeps its order.
-TEST_CASE("an expander filters only the options it is given", "[cluster-autoscaler][expander]") {
+TEST_CASE("an expander filters only the options it is given",
+          "[provisioning][cluster-autoscaler][expander]") {
   const std::vector<ScaleUpOption> options{option("a", 1), option("b", 3), option("c", 2),
                                            option("d", 2)};
   const Indices among{1, 2, 3};
@@ -152,7 +154,7 @@ const std::vector<ExpanderPriority> kWildcardMatchConfig{{10, {R"(.t2\.large.*)"
 }  // namespace
 
 TEST_CASE("priority keeps the options of the highest matching priority (priority_test.go)",
-          "[cluster-autoscaler][expander]") {
+          "[provisioning][cluster-autoscaler][expander]") {
   // TestPriorityExpanderCorrecltyFiltersSingleMatchingOptionOutOfOne
   CHECK(best(Expander::Priority, {kT2Large}, kConfig) == Indices{0});
   // TestPriorityExpanderCorrecltyFiltersSingleMatchingOptionOutOfMany: 50 beats 10.
@@ -172,7 +174,7 @@ TEST_CASE("priority keeps the options of the highest matching priority (priority
 }
 
 TEST_CASE("priority keeps every option when nothing matches or there is no config",
-          "[cluster-autoscaler][expander]") {
+          "[provisioning][cluster-autoscaler][expander]") {
   // notMatchingConfig: "t\.large" needs a single character before the dot; nothing matches.
   CHECK(best(Expander::Priority, {kT2Large, kT3Large, kT2Micro}, kNotMatchingConfig) ==
         Indices{0, 1, 2});
@@ -184,7 +186,7 @@ TEST_CASE("priority keeps every option when nothing matches or there is no confi
 // explicit anchors still anchor. maxPrio starts at -1, so an option matching only a priority
 // below -1 is never kept (and alone it keeps nothing, so all options stay).
 TEST_CASE("priority patterns match anywhere in the name; priorities below -1 never win",
-          "[cluster-autoscaler][expander]") {
+          "[provisioning][cluster-autoscaler][expander]") {
   CHECK(best(Expander::Priority, {kT3Large, kT2Large}, {{10, {R"(t2\.large)"}}}) == Indices{1});
   CHECK(best(Expander::Priority, {kT3Large, kT2Large}, {{10, {"large$"}}, {5, {"^my-asg"}}}) ==
         Indices{0, 1});
@@ -201,7 +203,7 @@ TEST_CASE("priority patterns match anywhere in the name; priorities below -1 nev
 // filters: each narrows the options, the chain stops as soon as one is left, and random picks
 // among what remains.
 TEST_CASE("the chain applies expanders in order and stops at one option (chain_test.go)",
-          "[cluster-autoscaler][expander]") {
+          "[provisioning][cluster-autoscaler][expander]") {
   RngStream rng(1, "expander");
   // "filters with multiple filters": least-nodes keeps a and b, most-pods then keeps b.
   const std::vector<ScaleUpOption> three{option("a", 1, 1), option("b", 1, 2), option("c", 2, 3)};
@@ -224,7 +226,7 @@ TEST_CASE("the chain applies expanders in order and stops at one option (chain_t
 }
 
 TEST_CASE("the chain ends with no choice when an expander keeps nothing",
-          "[cluster-autoscaler][expander]") {
+          "[provisioning][cluster-autoscaler][expander]") {
   RngStream rng(1, "expander");
   const std::vector<ScaleUpOption> none_valid{option("a", 0), option("b", 0)};
   const std::vector<Expander> chain{Expander::LeastNodes, Expander::MostPods};
@@ -235,7 +237,7 @@ TEST_CASE("the chain ends with no choice when an expander keeps nothing",
 // The random fallback (expander/random/random.go) draws from the RngStream only among the ties
 // left at the end: the same seed picks the same option; other seeds pick each of them.
 TEST_CASE("the random fallback picks among ties from the RngStream, deterministically",
-          "[cluster-autoscaler][expander]") {
+          "[provisioning][cluster-autoscaler][expander]") {
   // Most-pods keeps a and b (2 pods each); c (1 pod) is out.
   const std::vector<ScaleUpOption> options{option("a", 1, 2), option("b", 1, 2), option("c", 1, 1)};
   const std::vector<Expander> chain{Expander::MostPods};
@@ -273,7 +275,7 @@ TEST_CASE("the random fallback picks among ties from the RngStream, deterministi
 }
 
 TEST_CASE("a choice the expanders decide draws nothing from the RngStream",
-          "[cluster-autoscaler][expander]") {
+          "[provisioning][cluster-autoscaler][expander]") {
   const std::vector<ScaleUpOption> options{option("a", 1, 1), option("b", 1, 2)};
   const std::vector<Expander> chain{Expander::MostPods};
   RngStream rng(7, "cluster-autoscaler");
@@ -282,7 +284,8 @@ TEST_CASE("a choice the expanders decide draws nothing from the RngStream",
   CHECK(rng.next_u64() == untouched.next_u64());
 }
 
-TEST_CASE("expander names are upstream's flag values", "[cluster-autoscaler][expander]") {
+TEST_CASE("expander names are upstream's flag values",
+          "[provisioning][cluster-autoscaler][expander]") {
   CHECK(to_string(Expander::Random) == "random");
   CHECK(to_string(Expander::MostPods) == "most-pods");
   CHECK(to_string(Expander::LeastWaste) == "least-waste");

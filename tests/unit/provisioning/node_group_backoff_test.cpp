@@ -7,7 +7,7 @@ using namespace fleetsim;
 
 // TestMaxBackoff (initial 1m, max 3m).
 TEST_CASE("a failure backs off for the initial duration, doubling only once it ended",
-          "[cluster-autoscaler][backoff]") {
+          "[provisioning][cluster-autoscaler][backoff]") {
   NodeGroupBackoff b(1, minutes(1), minutes(3));
   const SimTime start = kSimStart;
   CHECK_FALSE(b.backed_off(0, start));
@@ -36,7 +36,7 @@ TEST_CASE("a failure backs off for the initial duration, doubling only once it e
 // TestIncreaseExistingBackoff (initial 1s, max 10m): a failure during a backoff moves its end
 // but keeps its duration.
 TEST_CASE("a failure during a backoff restarts it with the same duration",
-          "[cluster-autoscaler][backoff]") {
+          "[provisioning][cluster-autoscaler][backoff]") {
   NodeGroupBackoff b(1, seconds(1), minutes(10));
   SimTime now = at(hours(12));
   b.fail(0, now);
@@ -52,7 +52,7 @@ TEST_CASE("a failure during a backoff restarts it with the same duration",
 }
 
 // TestBackoffTwoKeys (initial 10m): groups back off independently.
-TEST_CASE("node groups back off independently", "[cluster-autoscaler][backoff]") {
+TEST_CASE("node groups back off independently", "[provisioning][cluster-autoscaler][backoff]") {
   NodeGroupBackoff b(2, minutes(10), hours(1));
   const SimTime start = kSimStart;
   CHECK_FALSE(b.backed_off(0, start));
@@ -70,7 +70,7 @@ TEST_CASE("node groups back off independently", "[cluster-autoscaler][backoff]")
 // at 5h both are. fleetsim has no entry count: a forgotten entry shows as a next failure that
 // backs off for the initial duration instead of twice the last.
 TEST_CASE("a group's backoff is forgotten 3 hours after its last failure",
-          "[cluster-autoscaler][backoff]") {
+          "[provisioning][cluster-autoscaler][backoff]") {
   CHECK(kNodeGroupBackoffReset == hours(3));
   const SimTime start = kSimStart;
   {

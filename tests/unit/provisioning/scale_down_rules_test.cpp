@@ -100,7 +100,7 @@ struct Rig {
 
 // info_test.go: TestCalculate, node 2000m / 2000000 bytes.
 TEST_CASE("utilization is the larger of the CPU and memory shares (TestCalculate)",
-          "[cluster-autoscaler][scale-down]") {
+          "[provisioning][cluster-autoscaler][scale-down]") {
   Rig rig;
   const NodeId n = rig.node("m5.large", test_node(2000, 2000000));
   rig.pod(n, test_pod(100, 200000));
@@ -114,7 +114,8 @@ TEST_CASE("utilization is the larger of the CPU and memory shares (TestCalculate
 
 // TestCalculate with a DaemonSet pod and ignoreDaemonSetsUtilization false (the default): it
 // counts. fleetsim keeps DaemonSet pods as the node's daemon_overhead.
-TEST_CASE("DaemonSet overhead counts toward utilization", "[cluster-autoscaler][scale-down]") {
+TEST_CASE("DaemonSet overhead counts toward utilization",
+          "[provisioning][cluster-autoscaler][scale-down]") {
   Rig rig;
   const NodeId n = rig.node("m5.large", test_node(2000, 2000000), test_pod(100, 200000));
   rig.pod(n, test_pod(100, 200000));
@@ -130,7 +131,7 @@ TEST_CASE("DaemonSet overhead counts toward utilization", "[cluster-autoscaler][
 }
 
 TEST_CASE("pods the autoscaler placed this loop add to utilization",
-          "[cluster-autoscaler][scale-down]") {
+          "[provisioning][cluster-autoscaler][scale-down]") {
   Rig rig;
   const NodeId n = rig.node("m5.large", test_node(2000, 2000000));
   rig.pod(n, test_pod(200, 0));
@@ -142,7 +143,7 @@ TEST_CASE("pods the autoscaler placed this loop add to utilization",
 // TestCalculate: a GPU node (1 GPU) with a 1-GPU pod is at 1.0 whatever its CPU and memory; a
 // GPU node whose GPUs are not advertised is at 0 (upstream: "Node with Unready GPU").
 TEST_CASE("a GPU node is judged on its GPU requests alone (TestCalculate)",
-          "[cluster-autoscaler][scale-down]") {
+          "[provisioning][cluster-autoscaler][scale-down]") {
   Rig rig;
   const NodeId gpu = rig.node("g5.xlarge", test_node(2000, 2000000, 1));
   rig.pod(gpu, test_pod(100, 200000));
@@ -202,7 +203,7 @@ const std::string kNotSafe = "pod has safe-to-evict: \"false\"";
 
 // drain_test.go: TestGetPodsToMove.
 TEST_CASE("a bare pod blocks scale-down; a controller's pod moves (TestGetPodsToMove)",
-          "[cluster-autoscaler][scale-down]") {
+          "[provisioning][cluster-autoscaler][scale-down]") {
   Rig rig;
   const NodeId n = rig.node("m5.large", test_node(2000, 2000000));
   const PodId p = rig.pod(n, test_pod(100, 0));
@@ -215,7 +216,7 @@ TEST_CASE("a bare pod blocks scale-down; a controller's pod moves (TestGetPodsTo
 }
 
 TEST_CASE("a kube-system pod without a PDB blocks for its first hour (TestGetPodsToMove)",
-          "[cluster-autoscaler][scale-down]") {
+          "[provisioning][cluster-autoscaler][scale-down]") {
   Rig rig;
   const NodeId n = rig.node("m5.large", test_node(2000, 2000000));
   const PodDisruptionBudgets none(rig.cluster, {});
@@ -240,7 +241,7 @@ TEST_CASE("a kube-system pod without a PDB blocks for its first hour (TestGetPod
 }
 
 TEST_CASE("only a PDB of its own namespace that selects it frees a kube-system pod",
-          "[cluster-autoscaler][scale-down]") {
+          "[provisioning][cluster-autoscaler][scale-down]") {
   Rig rig;
   const NodeId n = rig.node("m5.large", test_node(2000, 2000000));
   const PodId p = rig.pod(n, test_pod(100, 0), kNow - minutes(1), "kube-system");
@@ -258,7 +259,7 @@ TEST_CASE("only a PDB of its own namespace that selects it frees a kube-system p
 }
 
 TEST_CASE("a PDB that allows no disruption blocks; one that allows one does not",
-          "[cluster-autoscaler][scale-down]") {
+          "[provisioning][cluster-autoscaler][scale-down]") {
   Rig rig;
   const NodeId n = rig.node("m5.large", test_node(2000, 2000000));
   const PodId p = rig.pod(n, test_pod(100, 0));
@@ -281,7 +282,7 @@ TEST_CASE("a PDB that allows no disruption blocks; one that allows one does not"
 // with PodSafeToEvict annotation"), even an unreplicated one or one under a blocking PDB; "false"
 // blocks a pod that would otherwise move.
 TEST_CASE("safe-to-evict \"true\" overrides the blocking rules; \"false\" blocks",
-          "[cluster-autoscaler][scale-down]") {
+          "[provisioning][cluster-autoscaler][scale-down]") {
   Rig rig;
   const NodeId n = rig.node("m5.large", test_node(2000, 2000000));
   const PodDisruptionBudgets none(rig.cluster, {});
@@ -307,7 +308,8 @@ TEST_CASE("safe-to-evict \"true\" overrides the blocking rules; \"false\" blocks
 
 // rules.go: Default: the first blocking rule in order decides the reason: replicated, system,
 // not-safe-to-evict, then PDB.
-TEST_CASE("the first blocking rule names the reason", "[cluster-autoscaler][scale-down]") {
+TEST_CASE("the first blocking rule names the reason",
+          "[provisioning][cluster-autoscaler][scale-down]") {
   Rig rig;
   const NodeId n = rig.node("m5.large", test_node(2000, 2000000));
   const PodDisruptionBudgets none(rig.cluster, {});

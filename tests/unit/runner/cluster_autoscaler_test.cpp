@@ -130,7 +130,7 @@ struct CaRun {
 }  // namespace
 
 TEST_CASE("node groups start at their desired capacity, spread over their zones",
-          "[cluster-autoscaler]") {
+          "[runner][cluster-autoscaler]") {
   const CaRun r(cluster(group("cpu", "m5.large", 1, 5, 3,
                               "    availabilityZones: [us-east-1a, us-east-1b]\n")),
                 "", "10m");
@@ -146,7 +146,7 @@ TEST_CASE("node groups start at their desired capacity, spread over their zones"
 }
 
 TEST_CASE("a spot group launches its cheapest type; an on-demand one its first",
-          "[cluster-autoscaler]") {
+          "[runner][cluster-autoscaler]") {
   const std::string zones = "    availabilityZones: [us-east-1a]\n";
   const CaRun r(cluster("  - name: spot\n    instanceTypes: [g5.2xlarge, g5.xlarge]\n"
                         "    spot: true\n    minSize: 1\n    maxSize: 1\n" +
@@ -168,7 +168,7 @@ TEST_CASE("a spot group launches its cheapest type; an on-demand one its first",
 // 0.5 + 0.5 of a c5.xlarge (4 CPUs, 8 GiB), 0.5 + 0.75 of an m5.xlarge and 0.5 + 0.875 of an
 // r5.xlarge: least-waste grows the c5 group.
 TEST_CASE("least-waste grows the group with the least idle CPU and memory",
-          "[cluster-autoscaler]") {
+          "[runner][cluster-autoscaler]") {
   const CaRun r(cluster(group("m5", "m5.xlarge", 0, 3, 0) + group("c5", "c5.xlarge", 0, 3, 0) +
                         group("r5", "r5.xlarge", 0, 3, 0)) +
                     job("work", 1, "2", "4Gi"),
@@ -182,7 +182,7 @@ TEST_CASE("least-waste grows the group with the least idle CPU and memory",
 
 // expander/priority/priority_test.go: the highest priority whose expression matches the group's
 // name anywhere wins; the priorities come from the ConfigMap.
-TEST_CASE("the priority expander reads its ConfigMap", "[cluster-autoscaler]") {
+TEST_CASE("the priority expander reads its ConfigMap", "[runner][cluster-autoscaler]") {
   const std::string configmap =
       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cluster-autoscaler-priority-expander, "
       "namespace: kube-system}\ndata:\n  priorities: |-\n    10:\n      - .*-r5\n    50:\n"
@@ -197,7 +197,7 @@ TEST_CASE("the priority expander reads its ConfigMap", "[cluster-autoscaler]") {
   CHECK(ups[0].node_group == "ng-m5");
 }
 
-TEST_CASE("most-pods and least-nodes", "[cluster-autoscaler]") {
+TEST_CASE("most-pods and least-nodes", "[runner][cluster-autoscaler]") {
   // Four pods of 3 CPUs: an m5.4xlarge (16 CPUs) takes all four on one node, an m5.xlarge
   // group of max 2 only two. most-pods and least-nodes both pick the m5.4xlarge group.
   const std::string groups =
@@ -213,7 +213,7 @@ TEST_CASE("most-pods and least-nodes", "[cluster-autoscaler]") {
 }
 
 TEST_CASE("a scale-up stops at the group's max size and at max-nodes-total",
-          "[cluster-autoscaler]") {
+          "[runner][cluster-autoscaler]") {
   // Five pods that each fill an m5.xlarge: the group may grow to 2 only.
   const std::string groups = group("cpu", "m5.xlarge", 0, 2, 0);
   const CaRun by_max(cluster(groups) + job("work", 5, "3", "1Gi"), "", "30m");
@@ -235,7 +235,7 @@ TEST_CASE("a scale-up stops at the group's max size and at max-nodes-total",
 }
 
 TEST_CASE("a group whose launch finds no capacity backs off and another is chosen",
-          "[cluster-autoscaler]") {
+          "[runner][cluster-autoscaler]") {
   // The priority expander prefers gpu-a, but g5.xlarge on-demand has no capacity anywhere.
   const CaRun r(kPreferGpuA,
                 "cluster_autoscaler: {expander: priority}\nevents:\n  - {at: 0s, capacity: "
@@ -270,7 +270,7 @@ std::string two_gpu_nodes() {
 }  // namespace
 
 TEST_CASE("a GPU node at 3 of 8 GPUs goes after exactly the unneeded time; at 5 of 8 it stays",
-          "[cluster-autoscaler]") {
+          "[runner][cluster-autoscaler]") {
   const CaRun low(two_gpu_nodes() + gpu_deployment("llm", 3, 1));
   // The pods waited for the nodes' GPUs: they were placed on the starting nodes, not a reason
   // to scale up (the Cluster Autoscaler's GPU-readiness handling).
@@ -290,7 +290,7 @@ TEST_CASE("a GPU node at 3 of 8 GPUs goes after exactly the unneeded time; at 5 
   CHECK(high.events.of(EventKind::NodeDeleting, "big").empty());
 }
 
-TEST_CASE("a node with a safe-to-evict: \"false\" pod stays", "[cluster-autoscaler]") {
+TEST_CASE("a node with a safe-to-evict: \"false\" pod stays", "[runner][cluster-autoscaler]") {
   const CaRun r(two_gpu_nodes() +
                 gpu_deployment("llm", 3, 1,
                                "      annotations: {cluster-autoscaler.kubernetes.io/"
@@ -299,7 +299,7 @@ TEST_CASE("a node with a safe-to-evict: \"false\" pod stays", "[cluster-autoscal
   CHECK(r.events.of(EventKind::NodeDeleting, "big").empty());
 }
 
-TEST_CASE("no scale-down inside the delay after a scale-up", "[cluster-autoscaler]") {
+TEST_CASE("no scale-down inside the delay after a scale-up", "[runner][cluster-autoscaler]") {
   // `idle` is empty from the start; a Job makes `cpu` grow.
   const std::string groups =
       cluster(group("idle", "m5.large", 0, 1, 1) + group("cpu", "m5.xlarge", 0, 2, 0));
@@ -324,7 +324,7 @@ TEST_CASE("no scale-down inside the delay after a scale-up", "[cluster-autoscale
 
 // clusterstate.updateScaleRequests: nodes not Ready by max-node-provision-time fail the
 // scale-up; the group backs off, its unregistered instances go, and another group is grown.
-TEST_CASE("a group whose nodes do not register in time backs off", "[cluster-autoscaler]") {
+TEST_CASE("a group whose nodes do not register in time backs off", "[runner][cluster-autoscaler]") {
   const CaRun r(kPreferGpuA,
                 "cluster_autoscaler: {expander: priority}\nnode_latencies:\n  families: {g5: "
                 "{launch: 5s, registration: 20m, initialization: 25s}}\n",

@@ -74,7 +74,7 @@ struct AutoModeRun {
 }  // namespace
 
 TEST_CASE("the management fee is billed per second on top of EC2, exact to the dollar",
-          "[auto-mode]") {
+          "[runner][auto-mode]") {
   AutoModeRun r(kCpuPod);
   const RunResult result = r.run_it();
   REQUIRE(r.launches.launched.size() == 1);
@@ -95,7 +95,7 @@ TEST_CASE("the management fee is billed per second on top of EC2, exact to the d
   CHECK(node.ebs_bytes == std::int64_t{80} << 30);
 }
 
-TEST_CASE("Karpenter runs bill no management fee", "[auto-mode]") {
+TEST_CASE("Karpenter runs bill no management fee", "[runner][auto-mode]") {
   const std::string pool = R"(apiVersion: karpenter.sh/v1
 kind: NodePool
 metadata: {name: default}
@@ -109,7 +109,7 @@ spec:
   CHECK_FALSE(r.run_it().cost.management_fee_usd.has_value());
 }
 
-TEST_CASE("Auto Mode's nodes carry its eks.amazonaws.com labels", "[auto-mode]") {
+TEST_CASE("Auto Mode's nodes carry its eks.amazonaws.com labels", "[runner][auto-mode]") {
   AutoModeRun r(kGpuPool + R"(apiVersion: v1
 kind: Pod
 metadata:
@@ -128,7 +128,7 @@ spec:
   CHECK(r.launches.launched[0].instance_type == "g5.xlarge");
 }
 
-TEST_CASE("Auto Mode's rules on NodePools", "[auto-mode]") {
+TEST_CASE("Auto Mode's rules on NodePools", "[runner][auto-mode]") {
   SECTION("the built-in pools cannot be redefined") {
     AutoModeRun r(R"(apiVersion: karpenter.sh/v1
 kind: NodePool
@@ -161,7 +161,7 @@ spec:
   }
 }
 
-TEST_CASE("Auto Mode's node lifetime: 14 days unless given, at most 21", "[auto-mode]") {
+TEST_CASE("Auto Mode's node lifetime: 14 days unless given, at most 21", "[runner][auto-mode]") {
   for (const auto& [expire, expected] : std::vector<std::pair<std::string, SimDuration>>{
            {"", hours(336)},
            {"      expireAfter: 48h\n", hours(48)},
@@ -186,7 +186,7 @@ spec:
   }
 }
 
-TEST_CASE("a scripted apply follows the provisioner's rules", "[auto-mode]") {
+TEST_CASE("a scripted apply follows the provisioner's rules", "[runner][auto-mode]") {
   const std::string karpenter_pool = R"(apiVersion: karpenter.sh/v1
 kind: NodePool
 metadata: {name: later}
@@ -217,7 +217,7 @@ spec:
   }
 }
 
-TEST_CASE("the Cluster Autoscaler's settings say what goes unused", "[auto-mode]") {
+TEST_CASE("the Cluster Autoscaler's settings say what goes unused", "[runner][auto-mode]") {
   const std::string groups =
       "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: c}\n"
       "managedNodeGroups: [{name: ng, instanceType: m5.large, minSize: 1, maxSize: 2}]\n---\n";

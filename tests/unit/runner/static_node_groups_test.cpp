@@ -62,7 +62,7 @@ spec:
 }  // namespace
 
 TEST_CASE("a node group beside Karpenter keeps its nodes, and Karpenter leaves them alone",
-          "[node-groups]") {
+          "[runner][node-groups]") {
   test::TempDir dir("static-node-groups");
   dir.write("manifests.yaml", kManifests);
   const auto file =

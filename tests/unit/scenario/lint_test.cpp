@@ -68,11 +68,12 @@ struct Lint {
 
 }  // namespace
 
-TEST_CASE("a clean scenario has no findings", "[lint]") {
+TEST_CASE("a clean scenario has no findings", "[scenario][lint]") {
   CHECK(Lint(pool() + workload()).lines().empty());
 }
 
-TEST_CASE("keda-average-query: an avg query under AverageValue caps the replicas", "[lint]") {
+TEST_CASE("keda-average-query: an avg query under AverageValue caps the replicas",
+          "[scenario][lint]") {
   auto scaled_object = [](const std::string& query, const std::string& metric_type) {
     return "---\napiVersion: keda.sh/v1alpha1\nkind: ScaledObject\nmetadata: {name: llm}\n"
            "spec:\n  scaleTargetRef: {name: llm}\n  maxReplicaCount: 10\n  triggers:\n"
@@ -98,7 +99,8 @@ TEST_CASE("keda-average-query: an avg query under AverageValue caps the replicas
             .empty());
 }
 
-TEST_CASE("replicas-beyond-pool-limits: maxReplicas × GPUs past the pools' limits", "[lint]") {
+TEST_CASE("replicas-beyond-pool-limits: maxReplicas × GPUs past the pools' limits",
+          "[scenario][lint]") {
   const std::string hpa =
       "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: llm}\n"
       "spec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: llm}\n"
@@ -119,7 +121,7 @@ TEST_CASE("replicas-beyond-pool-limits: maxReplicas × GPUs past the pools' limi
             .empty());
 }
 
-TEST_CASE("multi-gpu-types-for-one-gpu-pods and limit-below-instance", "[lint]") {
+TEST_CASE("multi-gpu-types-for-one-gpu-pods and limit-below-instance", "[scenario][lint]") {
   std::string multi = pool("", "", "gpu", "  limits: {nvidia.com/gpu: 4}\n");
   const std::string one_gpu =
       "        - {key: karpenter.k8s.aws/instance-gpu-count, operator: In, values: [\"1\"]}\n";
@@ -140,7 +142,7 @@ TEST_CASE("multi-gpu-types-for-one-gpu-pods and limit-below-instance", "[lint]")
 }
 
 TEST_CASE("budget-blocks-forever, consolidate-after-before-ready and consolidation-blocked",
-          "[lint]") {
+          "[scenario][lint]") {
   CHECK(Lint(pool("", "  disruption:\n    budgets: [{nodes: \"0\"}]\n") + workload()).lines() ==
         std::vector<std::string>{
             "budget-blocks-forever | NodePool gpu | a budget of 0 nodes without a schedule stops "
@@ -187,7 +189,7 @@ TEST_CASE("budget-blocks-forever, consolidate-after-before-ready and consolidati
             .empty());
 }
 
-TEST_CASE("spot-only-jobs: Jobs that can run only on spot", "[lint]") {
+TEST_CASE("spot-only-jobs: Jobs that can run only on spot", "[scenario][lint]") {
   std::string spot = pool();
   spot.replace(spot.find("values: [on-demand]"), 19, "values: [spot]");
   CHECK(Lint(spot + workload("Job")).lines() ==
@@ -207,7 +209,7 @@ TEST_CASE("spot-only-jobs: Jobs that can run only on spot", "[lint]") {
   CHECK(Lint(spot + workload()).lines().empty());  // a Deployment's replicas come back
 }
 
-TEST_CASE("untolerated-taint, unsatisfiable-selector and unneeded-toleration", "[lint]") {
+TEST_CASE("untolerated-taint, unsatisfiable-selector and unneeded-toleration", "[scenario][lint]") {
   const std::string tainted =
       pool("      taints: [{key: dedicated, value: gpu, effect: NoSchedule}]\n");
   CHECK(Lint(tainted + workload()).lines() ==
@@ -238,7 +240,8 @@ TEST_CASE("untolerated-taint, unsatisfiable-selector and unneeded-toleration", "
 
 // Every finding on a bundled example must be accepted by a `# lint accepts RULE: why` comment
 // in its scenario file, and every accepted rule must still be found.
-TEST_CASE("under the Cluster Autoscaler the placement rules read the node groups", "[lint]") {
+TEST_CASE("under the Cluster Autoscaler the placement rules read the node groups",
+          "[scenario][lint]") {
   const Lint l(
       "---\napiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: c}\n"
       "managedNodeGroups:\n  - name: gpu\n    instanceType: g5.xlarge\n"
@@ -250,7 +253,7 @@ TEST_CASE("under the Cluster Autoscaler the placement rules read the node groups
   CHECK(l.findings[0].subject == "node group gpu");
 }
 
-TEST_CASE("the bundled examples give only the findings their comments accept", "[lint]") {
+TEST_CASE("the bundled examples give only the findings their comments accept", "[scenario][lint]") {
   const auto root = std::filesystem::path(FLEETSIM_SOURCE_DIR) / "scenarios";
   std::vector<std::filesystem::path> files;
   for (const auto& e : std::filesystem::recursive_directory_iterator(root))
@@ -276,7 +279,7 @@ TEST_CASE("the bundled examples give only the findings their comments accept", "
   }
 }
 
-TEST_CASE("README documents every lint rule", "[lint]") {
+TEST_CASE("README documents every lint rule", "[scenario][lint]") {
   std::ifstream in(std::filesystem::path(FLEETSIM_SOURCE_DIR) / "README.md");
   const std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   for (const LintRule& rule : kLintRules) {

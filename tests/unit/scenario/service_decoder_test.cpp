@@ -263,7 +263,41 @@ TEST_CASE("startup errors are reported at the field", "[scenario][services]") {
         "8:14: services[0].startup: expected a mapping, got a scalar (\"15Gi\")");
   CHECK(service_error("    statup: {model_load: 1m}\n") ==
         "8:5: services[0].statup: unknown key; expected one of deployment, traffic, serving, "
-        "slo, startup, model; did you mean \"startup\"?");
+        "slo, startup, model, metrics; did you mean \"startup\"?");
+}
+
+TEST_CASE("a service's metrics: the CPU share of an idle pod", "[scenario][services]") {
+  ServiceScenario s("svc-metrics", R"(services:
+  - deployment: model-a
+    traffic: {pattern: poisson, rps: 1}
+    metrics: {idle_cpu_share: 0.25}
+  - deployment: model-b
+    traffic: {pattern: poisson, rps: 1}
+    metrics:
+      idle_cpu_share: 0
+  - deployment: model-c
+    traffic: {pattern: poisson, rps: 1}
+)");
+  ScenarioConfig cfg = s.load();
+  REQUIRE(cfg.services.size() == 3);
+  CHECK(cfg.services[0].metrics.idle_cpu_share == 0.25);
+  CHECK(cfg.services[1].metrics.idle_cpu_share == 0);
+  CHECK(cfg.services[2].metrics.idle_cpu_share == 0.1);  // no metrics: the default
+}
+
+TEST_CASE("metrics errors are reported at the field", "[scenario][services]") {
+  CHECK(service_error("    metrics: {idle_cpu_share: 1.5}\n") ==
+        "8:31: services[0].metrics.idle_cpu_share: must be between 0 and 1, got 1.5");
+  CHECK(service_error("    metrics: {idle_cpu_share: -0.1}\n") ==
+        "8:31: services[0].metrics.idle_cpu_share: must be between 0 and 1, got -0.1");
+  CHECK(service_error("    metrics: {idle_cpu_share: 10%}\n") ==
+        "8:31: services[0].metrics.idle_cpu_share: expected a finite number, got \"10%\"");
+  CHECK(service_error("    metrics: {idel_cpu_share: 0.2}\n") ==
+        "8:15: services[0].metrics.idel_cpu_share: unknown key; expected one of idle_cpu_share; "
+        "did you "
+        "mean \"idle_cpu_share\"?");
+  CHECK(service_error("    metrics: 0.2\n") ==
+        "8:14: services[0].metrics: expected a mapping, got a scalar (\"0.2\")");
 }
 
 TEST_CASE("a service must name one Deployment of the manifests", "[scenario][services]") {
@@ -312,7 +346,7 @@ TEST_CASE("warmup is a duration shorter than the scenario", "[scenario][services
 TEST_CASE("unknown keys in a service are errors with hints", "[scenario][services]") {
   CHECK(traffic_error("{pattern: poisson, rps: 1}", "    slos: {e2e: 1s}\n") ==
         "8:5: services[0].slos: unknown key; expected one of deployment, traffic, serving, slo, "
-        "startup, model; did you mean \"slo\"?");
+        "startup, model, metrics; did you mean \"slo\"?");
   CHECK(traffic_error("{pattern: poisson, rps: 1, rsp: 2}") ==
         "7:41: services[0].traffic.rsp: unknown key; expected one of pattern, rps, tokens; did "
         "you mean \"rps\"?");

@@ -102,7 +102,7 @@ MmcResult run_mmc(int c, double lambda, double mu, SimDuration horizon, std::uin
 
 }  // namespace
 
-TEST_CASE("M/M/c: mean wait and P(wait) match Erlang C; Little's law holds", "[workload]") {
+TEST_CASE("M/M/c: mean wait and P(wait) match Erlang C; Little's law holds", "[serving]") {
   constexpr int kServers = 4;
   constexpr double kMu = 1.0;
   constexpr double kRho = 0.8;
@@ -126,7 +126,7 @@ TEST_CASE("M/M/c: mean wait and P(wait) match Erlang C; Little's law holds", "[w
   CHECK(mean_queue == Approx(lambda_eff * mean_wait).epsilon(0.01));
 }
 
-TEST_CASE("a seed determines the run", "[workload]") {
+TEST_CASE("a seed determines the run", "[serving]") {
   const MmcResult a = run_mmc(3, 2.4, 1.0, seconds(20'000), 7);
   const MmcResult b = run_mmc(3, 2.4, 1.0, seconds(20'000), 7);
   const MmcResult c = run_mmc(3, 2.4, 1.0, seconds(20'000), 8);
@@ -136,7 +136,7 @@ TEST_CASE("a seed determines the run", "[workload]") {
   CHECK(a.stats.hash != c.stats.hash);
 }
 
-TEST_CASE("routing: fewest in flight, ties by replica id", "[workload]") {
+TEST_CASE("routing: fewest in flight, ties by replica id", "[serving]") {
   Simulation sim(1);
   ServingModel model(sim,
                      {.concurrency = 2, .service_time = FixedServiceTime{.duration = seconds(100)}},
@@ -161,7 +161,7 @@ TEST_CASE("routing: fewest in flight, ties by replica id", "[workload]") {
   }
 }
 
-TEST_CASE("queue timeout drops exactly the requests that waited too long", "[workload]") {
+TEST_CASE("queue timeout drops exactly the requests that waited too long", "[serving]") {
   // One slot, 10 s each, timeout 15 s, arrivals at 0, 1, …, 9 s. r0 runs 0–10, r1 (waited 9 s)
   // 10–20; at 20 s r2…r5 have waited ≥ 15 s (dropped at 17…20 s), r6 (14 s) runs 20–30; at 30 s
   // r7…r9 are dropped, at 22, 23 and 24 s.
@@ -201,7 +201,7 @@ TEST_CASE("queue timeout drops exactly the requests that waited too long", "[wor
   CHECK(model.queue_length_integral() == 128e6);
 }
 
-TEST_CASE("a bounded queue drops arrivals beyond max_queue", "[workload]") {
+TEST_CASE("a bounded queue drops arrivals beyond max_queue", "[serving]") {
   Simulation sim(1);
   ServingModel model(
       sim,
@@ -220,7 +220,7 @@ TEST_CASE("a bounded queue drops arrivals beyond max_queue", "[workload]") {
   CHECK(recorder.outcomes[0].arrival == at(seconds(3)));
 }
 
-TEST_CASE("LLM requests take the table's ttft and decode time, slowed by occupancy", "[workload]") {
+TEST_CASE("LLM requests take the table's ttft and decode time, slowed by occupancy", "[serving]") {
   Simulation sim(1);
   ServingModel model(sim, {.concurrency = 4, .service_time = LlmServiceTime{.slowdown_alpha = 0.5}},
                      sim.rng("serving"));
@@ -255,7 +255,7 @@ TEST_CASE("LLM requests take the table's ttft and decode time, slowed by occupan
   CHECK(recorder.outcomes[3].latency() == millis(1500));
 }
 
-TEST_CASE("busy time integrates the time with at least one request in flight", "[workload]") {
+TEST_CASE("busy time integrates the time with at least one request in flight", "[serving]") {
   Simulation sim(1);
   ServingModel model(sim,
                      {.concurrency = 2, .service_time = FixedServiceTime{.duration = seconds(10)}},
@@ -286,7 +286,7 @@ TEST_CASE("busy time integrates the time with at least one request in flight", "
   CHECK(model.total_busy_time() == seconds(45));
 }
 
-TEST_CASE("termination drains in-flight work; replicas become ready later", "[workload]") {
+TEST_CASE("termination drains in-flight work; replicas become ready later", "[serving]") {
   Simulation sim(1);
   ServingModel model(sim,
                      {.concurrency = 1, .service_time = FixedServiceTime{.duration = seconds(10)}},
@@ -321,7 +321,7 @@ TEST_CASE("termination drains in-flight work; replicas become ready later", "[wo
   CHECK(recorder.outcomes[2].replica == 3);
 }
 
-TEST_CASE("conservation: arrived = served + dropped + in flight + queued", "[workload]") {
+TEST_CASE("conservation: arrived = served + dropped + in flight + queued", "[serving]") {
   Simulation sim(99);
   ServingModel model(sim,
                      {.concurrency = 2,

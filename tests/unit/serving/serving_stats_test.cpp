@@ -15,7 +15,7 @@ RequestOutcome served(SimDuration arrival, SimDuration ttft, SimDuration latency
 
 }  // namespace
 
-TEST_CASE("a request over either threshold, or dropped, is a miss", "[unit]") {
+TEST_CASE("a request over either threshold, or dropped, is a miss", "[serving]") {
   ServingStats stats({.ttft = millis(500), .e2e = seconds(10)}, kSimStart);
   stats.on_request_done(served(seconds(1), millis(400), seconds(9)));   // within both
   stats.on_request_done(served(seconds(2), millis(600), seconds(9)));   // slow first token
@@ -35,7 +35,7 @@ TEST_CASE("a request over either threshold, or dropped, is a miss", "[unit]") {
   CHECK(stats.totals().ttft_s.min() == 0.1);
 }
 
-TEST_CASE("requests that arrived during warmup are not counted", "[unit]") {
+TEST_CASE("requests that arrived during warmup are not counted", "[serving]") {
   ServingStats stats({.e2e = seconds(1)}, at(seconds(60)));
   stats.on_request_done(served(seconds(59), millis(1), seconds(5)));
   stats.on_request_done(served(seconds(60), millis(1), seconds(5)));
@@ -48,7 +48,7 @@ TEST_CASE("requests that arrived during warmup are not counted", "[unit]") {
   CHECK(stats.interval_e2e_s().count() == 0);
 }
 
-TEST_CASE("an unfinished request is a miss once it is past a threshold", "[unit]") {
+TEST_CASE("an unfinished request is a miss once it is past a threshold", "[serving]") {
   ServingStats stats({.ttft = seconds(2), .e2e = seconds(30)}, kSimStart);
   const SimTime end = at(seconds(100));
   stats.judge_unfinished(at(seconds(99)), std::nullopt, end);     // 1 s in the queue: not yet
@@ -61,7 +61,7 @@ TEST_CASE("an unfinished request is a miss once it is past a threshold", "[unit]
 }
 
 TEST_CASE("requests cut off when their replica's node goes count apart among the dropped",
-          "[unit]") {
+          "[serving]") {
   ServingStats stats({.e2e = seconds(10)}, kSimStart);
   RequestOutcome cut{.arrival = at(seconds(1)),
                      .start = at(seconds(1)),

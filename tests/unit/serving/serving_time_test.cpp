@@ -7,7 +7,7 @@
 
 using namespace fleetsim;
 
-TEST_CASE("every GPU model has positive default rates and round-trips its name", "[workload]") {
+TEST_CASE("every GPU model has positive default rates and round-trips its name", "[serving]") {
   for (std::size_t i = 0; i < kGpuModelCount; ++i) {
     const auto model = static_cast<GpuModel>(i);
     const LlmRates rates = default_llm_rates(model);
@@ -20,7 +20,7 @@ TEST_CASE("every GPU model has positive default rates and round-trips its name",
   CHECK_FALSE(parse_gpu_model("V100").has_value());
 }
 
-TEST_CASE("LLM service time is input over prefill rate, then output times tpot", "[workload]") {
+TEST_CASE("LLM service time is input over prefill rate, then output times tpot", "[serving]") {
   // H100 row: 30,000 prefill tokens/s, 6 ms per output token.
   const ServiceTimes t = llm_service_time(default_llm_rates(GpuModel::H100), 1200, 100, 0, 1, 8);
   CHECK(t.to_first_token == millis(40));
@@ -38,7 +38,7 @@ TEST_CASE("LLM service time is input over prefill rate, then output times tpot",
   CHECK(o.total == micros(0));
 }
 
-TEST_CASE("the batch slowdown is 1 + alpha × (in_flight − 1) ÷ concurrency", "[workload]") {
+TEST_CASE("the batch slowdown is 1 + alpha × (in_flight − 1) ÷ concurrency", "[serving]") {
   CHECK(slowdown_factor(0.5, 1, 4) == 1.0);
   CHECK(slowdown_factor(0.5, 3, 4) == 1.25);
   CHECK(slowdown_factor(1.0, 8, 8) == 1.0 + 7.0 / 8.0);
@@ -50,7 +50,7 @@ TEST_CASE("the batch slowdown is 1 + alpha × (in_flight − 1) ÷ concurrency",
 }
 
 TEST_CASE("non-LLM service times: fixed exactly, exponential and log-normal by their moments",
-          "[workload]") {
+          "[serving]") {
   const LlmRates unused{};
   ServiceTimeSampler fixed(FixedServiceTime{.duration = millis(250)}, RngStream(1, "s"));
   const ServiceTimes f = fixed.draw(unused, 0, 0, 1, 1);

@@ -77,7 +77,7 @@ const std::string kAzureHeader = "TIMESTAMP,ContextTokens,GeneratedTokens\n";
 
 }  // namespace
 
-TEST_CASE("an Azure trace replays with exact arrival times and tokens", "[workload][traffic]") {
+TEST_CASE("an Azure trace replays with exact arrival times and tokens", "[traffic]") {
   TempTrace trace(kAzure);
   const auto requests = replay({.trace = trace.path()});
   CHECK(arrivals_us(requests) == kAzureUs);
@@ -98,7 +98,7 @@ TEST_CASE("an Azure trace replays with exact arrival times and tokens", "[worklo
   CHECK_FALSE(source.next());
 }
 
-TEST_CASE("Azure timestamps cross midnight, month and year ends", "[workload][traffic]") {
+TEST_CASE("Azure timestamps cross midnight, month and year ends", "[traffic]") {
   TempTrace trace(kAzureHeader +
                   "2023-12-31 23:59:59.9,1,1\n"
                   "2024-01-01T00:00:00.1000000,1,1\n"
@@ -110,7 +110,7 @@ TEST_CASE("Azure timestamps cross midnight, month and year ends", "[workload][tr
         std::vector<std::int64_t>{0, 200'000, 1'100'000, (31 + 28) * day_us + 1'100'000});
 }
 
-TEST_CASE("time scale stretches and compresses the trace exactly", "[workload][traffic]") {
+TEST_CASE("time scale stretches and compresses the trace exactly", "[traffic]") {
   TempTrace trace(kAzure);
   CHECK(arrivals_us(replay({.trace = trace.path(), .time_scale = 2})) ==
         std::vector<std::int64_t>{0, 8'629'158, 9'083'754, 9'420'854, 10'638'822});
@@ -118,7 +118,7 @@ TEST_CASE("time scale stretches and compresses the trace exactly", "[workload][t
         std::vector<std::int64_t>{0, 1'078'645, 1'135'469, 1'177'607, 1'329'853});
 }
 
-TEST_CASE("rate scale duplicates or thins rows", "[workload][traffic]") {
+TEST_CASE("rate scale duplicates or thins rows", "[traffic]") {
   TempTrace trace(kAzure);
   const auto doubled = replay({.trace = trace.path(), .rate_scale = 2});
   REQUIRE(doubled.size() == 10);
@@ -139,7 +139,7 @@ TEST_CASE("rate scale duplicates or thins rows", "[workload][traffic]") {
   CHECK(take(thin, 3000) == take(thin_again, 3000));  // deterministic in the seed
 }
 
-TEST_CASE("trace offset skips into the trace and start shifts the replay", "[workload][traffic]") {
+TEST_CASE("trace offset skips into the trace and start shifts the replay", "[traffic]") {
   TempTrace trace(kAzure);
   CHECK(arrivals_us(replay({.trace = trace.path(), .trace_offset = millis(4500)})) ==
         std::vector<std::int64_t>{41'877, 210'427, 819'411});
@@ -152,7 +152,7 @@ TEST_CASE("trace offset skips into the trace and start shifts the replay", "[wor
         std::vector<std::int64_t>{10'083'754, 10'420'854, 11'638'822});
 }
 
-TEST_CASE("looping restarts the trace with time continuing", "[workload][traffic]") {
+TEST_CASE("looping restarts the trace with time continuing", "[traffic]") {
   TempTrace trace(kAzure);
   SECTION("the default period is the span plus the mean gap") {
     ReplaySource source({.trace = trace.path(), .loop = true}, stream());
@@ -185,7 +185,7 @@ TEST_CASE("looping restarts the trace with time continuing", "[workload][traffic
   }
 }
 
-TEST_CASE("the simple and Mooncake layouts are detected by their headers", "[workload][traffic]") {
+TEST_CASE("the simple and Mooncake layouts are detected by their headers", "[traffic]") {
   TempTrace simple(
       "time_s,input_tokens,output_tokens\n"
       "0.5,100,10\n"
@@ -216,7 +216,7 @@ TEST_CASE("the simple and Mooncake layouts are detected by their headers", "[wor
         std::vector<Request>{{.arrival = kSimStart, .input_tokens = 374, .output_tokens = 44}});
 }
 
-TEST_CASE("a trace with a BOM, CRLF line ends and quoted fields replays", "[workload][traffic]") {
+TEST_CASE("a trace with a BOM, CRLF line ends and quoted fields replays", "[traffic]") {
   // As Excel saves the Azure trace: a byte-order mark, CRLF, and every field quoted.
   TempTrace azure(
       "\xEF\xBB\xBF\"TIMESTAMP\",\"ContextTokens\",\"GeneratedTokens\"\r\n"
@@ -237,7 +237,7 @@ TEST_CASE("a trace with a BOM, CRLF line ends and quoted fields replays", "[work
       std::vector<Request>{{.arrival = at(millis(500)), .input_tokens = 100, .output_tokens = 10}});
 }
 
-TEST_CASE("the shipped traces replay in full", "[workload][traffic]") {
+TEST_CASE("the shipped traces replay in full", "[traffic]") {
   const std::filesystem::path dir = std::filesystem::path(FLEETSIM_SOURCE_DIR) / "scenarios/traces";
   struct Expected {
     const char* file;
@@ -276,7 +276,7 @@ TEST_CASE("the shipped traces replay in full", "[workload][traffic]") {
   }
 }
 
-TEST_CASE("a replay is a traffic source like the others", "[workload][traffic]") {
+TEST_CASE("a replay is a traffic source like the others", "[traffic]") {
   TempTrace trace(kAzure);
   auto source = make_traffic_source(ReplayConfig{.trace = trace.path()}, stream());
   CHECK(arrivals_us(take(*source, 10)) == kAzureUs);
@@ -293,7 +293,7 @@ TEST_CASE("a replay is a traffic source like the others", "[workload][traffic]")
 
 // ---- errors -------------------------------------------------------------------------------------
 
-TEST_CASE("a missing, empty or row-less trace is an error", "[workload][traffic]") {
+TEST_CASE("a missing, empty or row-less trace is an error", "[traffic]") {
   const std::filesystem::path missing =
       std::filesystem::temp_directory_path() / "fleetsim-no-such-request-trace.csv";
   CHECK_THROWS_WITH(ReplaySource({.trace = missing}, stream()),
@@ -304,7 +304,7 @@ TEST_CASE("a missing, empty or row-less trace is an error", "[workload][traffic]
   CHECK_THAT(error_of(kAzureHeader + "\n\n"), Contains("trace.csv:1:1: trace has no rows"));
 }
 
-TEST_CASE("an unknown header is an error", "[workload][traffic]") {
+TEST_CASE("an unknown header is an error", "[traffic]") {
   CHECK_THAT(error_of("ts,in,out\n1,2,3\n"),
              Contains("trace.csv:1:1: not a request trace: expected a header with "
                       "TIMESTAMP,ContextTokens,GeneratedTokens (Azure)"));
@@ -315,7 +315,7 @@ TEST_CASE("an unknown header is an error", "[workload][traffic]") {
              Contains("trace.csv:1:35: input_tokens: column appears twice (first at column 8)"));
 }
 
-TEST_CASE("decreasing timestamps are an error", "[workload][traffic]") {
+TEST_CASE("decreasing timestamps are an error", "[traffic]") {
   CHECK_THAT(error_of(kAzureHeader + "2023-11-16 18:15:50.9951690,396,109\n"
                                      "2023-11-16 18:15:46.6805900,374,44\n"),
              Contains("trace.csv:3:1: TIMESTAMP: timestamps must not decrease: "
@@ -328,7 +328,7 @@ TEST_CASE("decreasing timestamps are an error", "[workload][traffic]") {
              Contains("trace.csv:3:3: time_s: timestamps must not decrease: 2.25 after 2.5"));
 }
 
-TEST_CASE("a malformed timestamp is an error at the offending character", "[workload][traffic]") {
+TEST_CASE("a malformed timestamp is an error at the offending character", "[traffic]") {
   const auto error = [](const std::string& timestamp) {
     return error_of(kAzureHeader + "2023-11-16 18:15:46.0,1,1\n" + timestamp + ",1,1\n");
   };
@@ -365,7 +365,7 @@ TEST_CASE("a malformed timestamp is an error at the offending character", "[work
                       "2023-11-16 18:15:46.0"));
 }
 
-TEST_CASE("bad numbers in a trace are errors at their column", "[workload][traffic]") {
+TEST_CASE("bad numbers in a trace are errors at their column", "[traffic]") {
   CHECK_THAT(error_of(kAzureHeader + "2023-11-16 18:15:46.0,-5,1\n"),
              Contains("trace.csv:2:23: ContextTokens: must not be negative, got -5"));
   CHECK_THAT(error_of(kAzureHeader + "2023-11-16 18:15:46.0,12,many\n"),
@@ -388,7 +388,7 @@ TEST_CASE("bad numbers in a trace are errors at their column", "[workload][traff
              Contains("trace.csv:3:1: blank line inside the trace"));
 }
 
-TEST_CASE("bad replay options are ConfigErrors at their location", "[workload][traffic]") {
+TEST_CASE("bad replay options are ConfigErrors at their location", "[traffic]") {
   const SourceLocation where{"scenario.yaml", 3, 7};
   CHECK_THAT(error_of(kAzure, {.time_scale = 0, .where = where}),
              Contains("scenario.yaml:3:7: time_scale: must be between 0.001 and 1000, got 0"));
@@ -416,7 +416,7 @@ TEST_CASE("bad replay options are ConfigErrors at their location", "[workload][t
 }
 
 TEST_CASE("a replay's rate after all scaling stays within the cap (issue 13, class 3)",
-          "[workload][traffic]") {
+          "[traffic]") {
   // Five requests over 5.32 s, compressed 1000× and multiplied 1000×: about 940,000/s, within.
   CHECK(error_of(kAzure, {.time_scale = 0.001, .rate_scale = 1000}).empty());
   // Ten requests within 0.9 s the same way: 11 million/s, each scale within its own bounds.

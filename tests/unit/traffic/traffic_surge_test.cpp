@@ -43,7 +43,7 @@ bool within_sigmas(double observed, double expected, double k = 5) {
 
 }  // namespace
 
-TEST_CASE("the surge multiplier ramps up, holds and ramps down linearly", "[workload][traffic]") {
+TEST_CASE("the surge multiplier ramps up, holds and ramps down linearly", "[traffic]") {
   SurgeSource surge(SurgeConfig{.base = PoissonConfig{.rps = 1},
                                 .factor = 3,
                                 .start = seconds(600),
@@ -64,7 +64,7 @@ TEST_CASE("the surge multiplier ramps up, holds and ramps down linearly", "[work
   CHECK(surge.factor_at(at(seconds(9000))) == 1);
 }
 
-TEST_CASE("a surge multiplies a Poisson rate, ramps included", "[workload][traffic]") {
+TEST_CASE("a surge multiplies a Poisson rate, ramps included", "[traffic]") {
   constexpr double kRps = 100;
   const SurgeConfig config{.base = PoissonConfig{.rps = kRps},
                            .factor = 3,
@@ -109,8 +109,7 @@ TEST_CASE("a surge multiplies a Poisson rate, ramps included", "[workload][traff
   CHECK(found == alone.size());
 }
 
-TEST_CASE("a surge over constant traffic at an integer factor is a denser lattice",
-          "[workload][traffic]") {
+TEST_CASE("a surge over constant traffic at an integer factor is a denser lattice", "[traffic]") {
   SurgeSource surge(SurgeConfig{.base = ConstantConfig{.rps = 4},
                                 .factor = 2,
                                 .start = seconds(10),
@@ -126,7 +125,7 @@ TEST_CASE("a surge over constant traffic at an integer factor is a denser lattic
   CHECK(actual == expected);
 }
 
-TEST_CASE("a surge factor below 1 is a dip", "[workload][traffic]") {
+TEST_CASE("a surge factor below 1 is a dip", "[traffic]") {
   SurgeSource surge(SurgeConfig{.base = PoissonConfig{.rps = 200},
                                 .factor = 0.25,
                                 .start = seconds(100),
@@ -140,7 +139,7 @@ TEST_CASE("a surge factor below 1 is a dip", "[workload][traffic]") {
                       200 * 100));
 }
 
-TEST_CASE("a surge with factor 1 is its base", "[workload][traffic]") {
+TEST_CASE("a surge with factor 1 is its base", "[traffic]") {
   const DiurnalConfig base{.mean_rps = 20, .peak_to_trough = 2};
   SurgeSource surge(SurgeConfig{.base = base,
                                 .factor = 1,
@@ -152,7 +151,7 @@ TEST_CASE("a surge with factor 1 is its base", "[workload][traffic]") {
   for (int i = 0; i < 5000; ++i) REQUIRE(surge.next() == alone.next());
 }
 
-TEST_CASE("a surge over MMPP traffic multiplies its rate", "[workload][traffic]") {
+TEST_CASE("a surge over MMPP traffic multiplies its rate", "[traffic]") {
   const MmppConfig base{
       .quiet_rps = 50, .burst_rps = 200, .mean_quiet = millis(200), .mean_burst = millis(200)};
   SurgeSource surge(
@@ -168,7 +167,7 @@ TEST_CASE("a surge over MMPP traffic multiplies its rate", "[workload][traffic]"
   CHECK(std::abs(during / (2 * 125.0 * 2000) - 1) < 0.03);
 }
 
-TEST_CASE("bad surge configs are ConfigErrors at their location", "[workload][traffic]") {
+TEST_CASE("bad surge configs are ConfigErrors at their location", "[traffic]") {
   const SourceLocation where{"scenario.yaml", 30, 9};
   const auto error = [](const SurgeConfig& c) -> std::string {
     try {

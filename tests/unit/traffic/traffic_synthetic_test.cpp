@@ -55,7 +55,7 @@ const SourceLocation kWhere{"scenario.yaml", 12, 5};
 
 // ---- constant -----------------------------------------------------------------------------------
 
-TEST_CASE("constant traffic is spaced exactly", "[workload][traffic]") {
+TEST_CASE("constant traffic is spaced exactly", "[traffic]") {
   const auto requests = take(ConstantConfig{.rps = 4}, 9);
   REQUIRE(requests.size() == 9);
   for (std::size_t i = 0; i < requests.size(); ++i) {
@@ -65,7 +65,7 @@ TEST_CASE("constant traffic is spaced exactly", "[workload][traffic]") {
   }
 }
 
-TEST_CASE("constant traffic rounds each arrival, so no error accumulates", "[workload][traffic]") {
+TEST_CASE("constant traffic rounds each arrival, so no error accumulates", "[traffic]") {
   ConstantSource source(ConstantConfig{.rps = 3, .first_arrival = seconds(5)}, stream());
   CHECK(us(*source.next()) == 5'000'000);
   CHECK(us(*source.next()) == 5'333'333);
@@ -75,7 +75,7 @@ TEST_CASE("constant traffic rounds each arrival, so no error accumulates", "[wor
   CHECK(us(*source.next()) == 5'000'000 + 1'000'000'000'000);  // a million seconds later
 }
 
-TEST_CASE("constant traffic jumps ahead exactly", "[workload][traffic]") {
+TEST_CASE("constant traffic jumps ahead exactly", "[traffic]") {
   ConstantSource source(ConstantConfig{.rps = 4}, stream());
   source.fast_forward(at(millis(600)));
   CHECK(source.next()->arrival == at(millis(750)));
@@ -85,7 +85,7 @@ TEST_CASE("constant traffic jumps ahead exactly", "[workload][traffic]") {
   CHECK(source.next()->arrival == at(millis(1250)));
 }
 
-TEST_CASE("a zero rate yields no requests", "[workload][traffic]") {
+TEST_CASE("a zero rate yields no requests", "[traffic]") {
   CHECK(take(ConstantConfig{.rps = 0}, 5).empty());
   CHECK(take(PoissonConfig{.rps = 0}, 5).empty());
   CHECK(take(DiurnalConfig{.mean_rps = 0, .peak_to_trough = 3}, 5).empty());
@@ -94,7 +94,7 @@ TEST_CASE("a zero rate yields no requests", "[workload][traffic]") {
 
 // ---- Poisson ------------------------------------------------------------------------------------
 
-TEST_CASE("Poisson traffic has its mean rate and exponential gaps", "[workload][traffic]") {
+TEST_CASE("Poisson traffic has its mean rate and exponential gaps", "[traffic]") {
   constexpr double kRps = 50;
   constexpr std::size_t kN = 1'000'000;
   const auto requests = take(PoissonConfig{.rps = kRps}, kN);
@@ -119,7 +119,7 @@ TEST_CASE("Poisson traffic has its mean rate and exponential gaps", "[workload][
 // ---- diurnal ------------------------------------------------------------------------------------
 
 TEST_CASE("diurnal traffic peaks at its UTC hour whatever hour the run starts (issue 12, 2)",
-          "[workload][traffic]") {
+          "[traffic]") {
   // A run starting at 06:00 UTC peaks at 14:00 UTC, 8 h in, and is at its trough 12 h later.
   DiurnalSource source(
       DiurnalConfig{.mean_rps = 2, .peak_to_trough = 3, .peak_hour = 14, .start_hour = 6},
@@ -133,7 +133,7 @@ TEST_CASE("diurnal traffic peaks at its UTC hour whatever hour the run starts (i
   CHECK(late.rate_at(at(minutes(210))) == Approx(3));
 }
 
-TEST_CASE("diurnal traffic follows its sinusoid hour by hour", "[workload][traffic]") {
+TEST_CASE("diurnal traffic follows its sinusoid hour by hour", "[traffic]") {
   constexpr double kMean = 2;
   constexpr double kRatio = 3;
   constexpr double kPeakHour = 14.5;  // the bucket [14 h, 15 h) is centred on the peak
@@ -173,15 +173,14 @@ TEST_CASE("diurnal traffic follows its sinusoid hour by hour", "[workload][traff
   CHECK(std::abs(trough_rate / (kMean * (1 + a) / kRatio) - 1) < 0.03);
 }
 
-TEST_CASE("diurnal traffic with ratio 1 is plain Poisson", "[workload][traffic]") {
+TEST_CASE("diurnal traffic with ratio 1 is plain Poisson", "[traffic]") {
   CHECK(take(DiurnalConfig{.mean_rps = 5, .peak_to_trough = 1}, 1000) ==
         take(PoissonConfig{.rps = 5}, 1000));
 }
 
 // ---- MMPP ---------------------------------------------------------------------------------------
 
-TEST_CASE("MMPP long-run rate is the time-weighted average of its state rates",
-          "[workload][traffic]") {
+TEST_CASE("MMPP long-run rate is the time-weighted average of its state rates", "[traffic]") {
   const MmppConfig config{
       .quiet_rps = 1, .burst_rps = 10, .mean_quiet = seconds(10), .mean_burst = seconds(5)};
   MmppSource source(config, stream());
@@ -217,7 +216,7 @@ TEST_CASE("MMPP long-run rate is the time-weighted average of its state rates",
   CHECK(dispersion > 5);
 }
 
-TEST_CASE("on/off MMPP traffic arrives only in bursts", "[workload][traffic]") {
+TEST_CASE("on/off MMPP traffic arrives only in bursts", "[traffic]") {
   MmppSource source(MmppConfig{.quiet_rps = 0,
                                .burst_rps = 20,
                                .mean_quiet = seconds(30),
@@ -231,7 +230,7 @@ TEST_CASE("on/off MMPP traffic arrives only in bursts", "[workload][traffic]") {
   }
 }
 
-TEST_CASE("MMPP jumps ahead by the chain's transition probabilities", "[workload][traffic]") {
+TEST_CASE("MMPP jumps ahead by the chain's transition probabilities", "[traffic]") {
   // From quiet at 0, P(burst at t) = π_b·(1 − e^(−(1/10 s + 1/5 s)·t)), π_b = 5 / 15.
   const MmppConfig config{.quiet_rps = 1,
                           .burst_rps = 10,
@@ -255,7 +254,7 @@ TEST_CASE("MMPP jumps ahead by the chain's transition probabilities", "[workload
 
 // ---- tokens -------------------------------------------------------------------------------------
 
-TEST_CASE("token counts are fixed or log-normal", "[workload][traffic]") {
+TEST_CASE("token counts are fixed or log-normal", "[traffic]") {
   const auto fixed = take(PoissonConfig{.rps = 10,
                                         .tokens = {.input = TokenDistribution::fixed(700),
                                                    .output = TokenDistribution::fixed(0)}},
@@ -282,7 +281,7 @@ TEST_CASE("token counts are fixed or log-normal", "[workload][traffic]") {
   CHECK(std::sqrt(log_sq / n - (log_sum / n) * (log_sum / n)) == Approx(0.8).epsilon(0.02));
 }
 
-TEST_CASE("log-normal token draws are clamped to [1, kMaxTokens]", "[workload][traffic]") {
+TEST_CASE("log-normal token draws are clamped to [1, kMaxTokens]", "[traffic]") {
   const auto drawn = take(PoissonConfig{.rps = 10,
                                         .tokens = {.input = TokenDistribution::lognormal(1, 30),
                                                    .output = TokenDistribution::lognormal(1, 30)}},
@@ -298,7 +297,7 @@ TEST_CASE("log-normal token draws are clamped to [1, kMaxTokens]", "[workload][t
   CHECK(saw_max);
 }
 
-TEST_CASE("token draws do not disturb arrival times", "[workload][traffic]") {
+TEST_CASE("token draws do not disturb arrival times", "[traffic]") {
   const auto plain = take(DiurnalConfig{.mean_rps = 3, .peak_to_trough = 4}, 2000);
   const auto drawn =
       take(DiurnalConfig{.mean_rps = 3,
@@ -312,7 +311,7 @@ TEST_CASE("token draws do not disturb arrival times", "[workload][traffic]") {
 
 // ---- determinism --------------------------------------------------------------------------------
 
-TEST_CASE("every pattern is deterministic in its seed", "[workload][traffic]") {
+TEST_CASE("every pattern is deterministic in its seed", "[traffic]") {
   const TokenConfig tokens{.input = TokenDistribution::lognormal(800, 1),
                            .output = TokenDistribution::lognormal(100, 0.5)};
   const std::vector<TrafficConfig> configs = {
@@ -344,7 +343,7 @@ TEST_CASE("every pattern is deterministic in its seed", "[workload][traffic]") {
 
 // ---- configuration errors -----------------------------------------------------------------------
 
-TEST_CASE("bad synthetic configs are ConfigErrors at their location", "[workload][traffic]") {
+TEST_CASE("bad synthetic configs are ConfigErrors at their location", "[traffic]") {
   CHECK_THAT(config_error(PoissonConfig{.rps = -1, .where = kWhere}),
              Contains("scenario.yaml:12:5: rps: must not be negative, got -1"));
   CHECK_THAT(config_error(PoissonConfig{.rps = NAN, .where = kWhere}),

@@ -28,7 +28,7 @@ ScaleDownCandidate ready_pod(std::uint32_t id, SimDuration ready_since, SimDurat
 
 }  // namespace
 
-TEST_CASE("scale-down deletes unscheduled, then pending, then unready pods first", "[unit]") {
+TEST_CASE("scale-down deletes unscheduled, then pending, then unready pods first", "[workload]") {
   const SimTime now = at(hours(1));
   std::vector<ScaleDownCandidate> pods{
       ready_pod(0, seconds(10), seconds(0), "a"),
@@ -51,7 +51,7 @@ TEST_CASE("scale-down deletes unscheduled, then pending, then unready pods first
   CHECK(order(pods, now) == std::vector<std::uint32_t>{3, 2, 1, 0});
 }
 
-TEST_CASE("scale-down prefers pods doubled up on a node", "[unit]") {
+TEST_CASE("scale-down prefers pods doubled up on a node", "[workload]") {
   const SimTime now = at(hours(1));
   auto a = ready_pod(0, seconds(100), seconds(0), "a");
   auto b = ready_pod(1, seconds(3000), seconds(0), "b");
@@ -59,7 +59,8 @@ TEST_CASE("scale-down prefers pods doubled up on a node", "[unit]") {
   CHECK(order({a, b}, now) == std::vector<std::uint32_t>{1, 0});
 }
 
-TEST_CASE("scale-down removes the most recently ready, in log2 buckets, ties by uid", "[unit]") {
+TEST_CASE("scale-down removes the most recently ready, in log2 buckets, ties by uid",
+          "[workload]") {
   const SimTime now = at(seconds(10'000));
   // Ready for 100 s (bucket of 2^36 ns) and for 5,000 s (2^42): the newer one goes first.
   auto older = ready_pod(0, seconds(5'000), seconds(0), "a");
@@ -71,7 +72,7 @@ TEST_CASE("scale-down removes the most recently ready, in log2 buckets, ties by 
   CHECK(order({x, y}, now) == std::vector<std::uint32_t>{3, 2});
 }
 
-TEST_CASE("unready pods of the same rank go newest first", "[unit]") {
+TEST_CASE("unready pods of the same rank go newest first", "[workload]") {
   const SimTime now = at(seconds(10'000));
   ScaleDownCandidate old_pod{.id = 0, .assigned = false, .created = at(seconds(10)), .uid = "a"};
   ScaleDownCandidate new_pod{.id = 1, .assigned = false, .created = at(seconds(9'990)), .uid = "b"};

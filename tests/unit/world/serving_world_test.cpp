@@ -107,7 +107,7 @@ struct Run {
 
 }  // namespace
 
-TEST_CASE("a replica is Ready after the image pull and the model load", "[unit]") {
+TEST_CASE("a replica is Ready after the image pull and the model load", "[world]") {
   Run run(kPool + deployment(1), R"(  - deployment: api
     traffic: {pattern: constant, rps: 1}
     serving: {concurrency: 1, service_time: {model: fixed, duration: 500ms}}
@@ -141,7 +141,7 @@ TEST_CASE("a replica is Ready after the image pull and the model load", "[unit]"
 }
 
 TEST_CASE("an HPA on requests running scales the Deployment to its maximum under overload",
-          "[unit]") {
+          "[world]") {
   const std::string hpa = hpa_on_running(1, 4, "500m");
   Run run(kPool + deployment(1) + hpa, R"(  - deployment: api
     traffic: {pattern: constant, rps: 3}
@@ -163,7 +163,7 @@ TEST_CASE("an HPA on requests running scales the Deployment to its maximum under
 TEST_CASE(
     "an HPA on an exporter's own metric name scales through a scenario alias (issue 12, "
     "finding 1)",
-    "[unit]") {
+    "[world]") {
   // The GPU guides' HPA reads a Pods metric `gpu_utilization`; the run produces the DCGM
   // exporter's name. The alias mirrors every series, so the HPA acts as on the DCGM metric.
   std::string hpa = hpa_on_running(1, 4, "50");
@@ -179,7 +179,7 @@ TEST_CASE(
   CHECK(changes.back().to == 4);  // every replica busy at 100% against a 50% target
 }
 
-TEST_CASE("a ScaledObject on requests in the system scales its Deployment", "[unit]") {
+TEST_CASE("a ScaledObject on requests in the system scales its Deployment", "[world]") {
   const std::string so = R"(---
 apiVersion: keda.sh/v1alpha1
 kind: ScaledObject
@@ -207,7 +207,7 @@ spec:
   CHECK(run.world->cluster().pods().size() >= 3);
 }
 
-TEST_CASE("a scaled-down replica drains its requests within the grace period", "[unit]") {
+TEST_CASE("a scaled-down replica drains its requests within the grace period", "[world]") {
   // Two replicas, each always running about 10 requests of 20 s; the HPA wants one.
   const std::string hpa =
       hpa_on_running(1, 2, "100", "  behavior:\n    scaleDown: {stabilizationWindowSeconds: 0}\n");
@@ -243,7 +243,7 @@ TEST_CASE("a scaled-down replica drains its requests within the grace period", "
   }
 }
 
-TEST_CASE("a service names a Deployment in another namespace by its name alone", "[unit]") {
+TEST_CASE("a service names a Deployment in another namespace by its name alone", "[world]") {
   std::string d = deployment(1);
   d.replace(d.find("metadata: {name: api}"), 21, "metadata: {name: api, namespace: inference}");
   Run run(kPool + d, R"(  - deployment: api
@@ -255,7 +255,7 @@ TEST_CASE("a service names a Deployment in another namespace by its name alone",
 }
 
 TEST_CASE("KEDA scales a Deployment to zero when idle and back from zero on the gateway's rate",
-          "[unit]") {
+          "[world]") {
   const std::string so = R"(---
 apiVersion: keda.sh/v1alpha1
 kind: ScaledObject
@@ -295,7 +295,7 @@ spec:
 }
 
 TEST_CASE("an LLM service on a pool with GPUs outside the rate table is refused when it loads",
-          "[unit]") {
+          "[world]") {
   std::string pool = kPool;
   const std::string one_type = R"(values: ["g5.xlarge"])";
   pool.replace(pool.find(one_type), one_type.size(), R"(values: ["g5.xlarge", "p3.2xlarge"])");
@@ -320,7 +320,8 @@ TEST_CASE("an LLM service on a pool with GPUs outside the rate table is refused 
   CHECK(test::config_error([&] { World world(with_rates); }) == "no error");
 }
 
-TEST_CASE("a NodePool a scripted apply brings in is checked against the rate table too", "[unit]") {
+TEST_CASE("a NodePool a scripted apply brings in is checked against the rate table too",
+          "[world]") {
   test::TempDir dir("world-rates-apply");
   dir.write("manifests.yaml", kPool + deployment(1));
   std::string later = kPool;
@@ -340,7 +341,7 @@ TEST_CASE("a NodePool a scripted apply brings in is checked against the rate tab
 // The case that once passed validation and then stopped the run with an internal error (exit 3):
 // a PreferNoSchedule taint only steers pods, so Karpenter relaxes it and may launch the tainted
 // pool's GPUs; validation must see that pool too.
-TEST_CASE("a pool with a PreferNoSchedule taint is checked against the rate table", "[unit]") {
+TEST_CASE("a pool with a PreferNoSchedule taint is checked against the rate table", "[world]") {
   std::string tainted = kPool;
   const std::string one_type = R"(values: ["g5.xlarge"])";
   tainted.replace(tainted.find(one_type), one_type.size(), R"(values: ["p3.2xlarge"])");

@@ -1,13 +1,9 @@
-// The metric series a simulation produces for autoscalers to read (DCGM exporter and vLLM
-// names per pod, and fleetsim's own per service), and the names a query or metric spec reads.
+// The metric series a service exports in a run for autoscalers to read: the DCGM exporter's and
+// vLLM's names per pod, and fleetsim's own per service.
 #pragma once
 
 #include <array>
-#include <string>
 #include <string_view>
-#include <vector>
-
-#include "fleetsim/autoscaling/promql.hpp"
 
 namespace fleetsim {
 
@@ -25,11 +21,5 @@ inline constexpr std::array<std::string_view, 6> kSimulatedMetrics{
     kRequestSuccessMetric, kServiceRequestsMetric, kServiceQueueMetric};
 
 bool is_simulated_metric(std::string_view name);
-// [a-zA-Z_:][a-zA-Z0-9_:]*, Prometheus's metric name syntax.
-bool is_prometheus_metric_name(std::string_view name);
-
-// The metric names a query selects by name (`name{…}` or `{__name__="name"}`), in order; a
-// selector that matches names by regex or negation names none.
-std::vector<std::string> selected_metric_names(const PromQuery& query);
 
 }  // namespace fleetsim

@@ -1,13 +1,8 @@
-#include "fleetsim/autoscaling/simulated_metrics.hpp"
+#include "fleetsim/autoscaling/metric_names.hpp"
 
 #include <algorithm>
 
 namespace fleetsim {
-
-bool is_simulated_metric(std::string_view name) {
-  return std::find(kSimulatedMetrics.begin(), kSimulatedMetrics.end(), name) !=
-         kSimulatedMetrics.end();
-}
 
 bool is_prometheus_metric_name(std::string_view name) {
   auto letter = [](char c) {

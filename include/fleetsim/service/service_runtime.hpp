@@ -10,32 +10,18 @@
 #include <vector>
 
 #include "fleetsim/autoscaling/metrics_store.hpp"
-#include "fleetsim/autoscaling/simulated_metrics.hpp"
 #include "fleetsim/catalog/catalog.hpp"
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/k8s/cluster_bus.hpp"
 #include "fleetsim/kube/kubelet.hpp"
-#include "fleetsim/scenario/scenario_config.hpp"
+#include "fleetsim/service/service_config.hpp"
+#include "fleetsim/service/service_interval_row.hpp"
 #include "fleetsim/serving/serving_model.hpp"
 #include "fleetsim/serving/serving_stats.hpp"
 #include "fleetsim/traffic/traffic_source.hpp"
 #include "fleetsim/workload/workload_controller.hpp"
 
 namespace fleetsim {
-
-// A service's state at the end of one report interval.
-struct ServiceIntervalRow {
-  double rps = 0;              // arrivals in the interval ÷ its length
-  std::uint64_t requests = 0;  // arrivals in the interval
-  // Of the requests the SLO counts (after warmup), those missed and dropped in the interval.
-  std::uint64_t misses = 0;
-  std::uint64_t dropped = 0;
-  std::int64_t replicas = 0;     // the Deployment's active pods
-  std::int64_t ready = 0;        // of which Ready
-  std::int64_t queue = 0;        // requests waiting for a slot
-  std::optional<double> p99_ms;  // of the requests completed in the interval; none: nullopt
-  double busy_gpus = 0;          // GPUs with work, averaged over the interval
-};
 
 class ServiceRuntime final : public PodWorkListener,
                              private ServingObserver,
@@ -77,6 +63,7 @@ class ServiceRuntime final : public PodWorkListener,
   void finish(SimTime end);
 
   const std::string& name() const { return name_; }
+  const ServiceConfig& config() const { return config_; }
   WorkloadId deployment() const { return deployment_; }
   const ServingStats& stats() const { return stats_; }
   const ServingModel& model() const { return model_; }

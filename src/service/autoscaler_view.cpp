@@ -1,4 +1,4 @@
-#include "fleetsim/world/autoscaler_runner.hpp"
+#include "fleetsim/service/autoscaler_view.hpp"
 
 #include <cmath>
 #include <map>
@@ -61,6 +61,8 @@ std::vector<HpaPod> AutoscalerView::pods(WorkloadId target) const {
 std::vector<PodMetricValue> AutoscalerView::resource_usage(std::string_view resource,
                                                            WorkloadId target, SimTime now) const {
   const ServiceRuntime* service = service_of(target);
+  const double idle = service != nullptr ? service->config().metrics.idle_cpu_share
+                                         : ServiceMetricsSettings{}.idle_cpu_share;
   std::vector<PodMetricValue> out;
   for (PodId id : workloads_.active_pods(target)) {
     const Pod& p = cluster_.pod(id);
@@ -77,8 +79,7 @@ std::vector<PodMetricValue> AutoscalerView::resource_usage(std::string_view reso
       } else {
         std::optional<double> busy = service != nullptr ? service->busy_fraction(id) : 0.0;
         if (busy)
-          v.milli = std::llround(static_cast<double>(request) *
-                                 (kIdleCpuShare + (1 - kIdleCpuShare) * *busy));
+          v.milli = std::llround(static_cast<double>(request) * (idle + (1 - idle) * *busy));
       }
     }
     out.push_back(v);
@@ -124,94 +125,6 @@ MetricReading AutoscalerView::read(const MetricSpec& metric, WorkloadId target, 
     }
   }
   return MetricReading{.available = false};
-}
-
-// ---- HPA -------------------------------------------------------------------------------------
-
-HpaRunner::HpaRunner(Simulation& sim, WorkloadController& workloads, const AutoscalerView& view,
-                     const HorizontalPodAutoscalerSpec& spec, WorkloadId target)
-    : sim_(sim), workloads_(workloads), view_(view), hpa_(spec), target_(target) {}
-
-void HpaRunner::start() { sim_.every(kHpaSyncPeriod, sim_.now(), Phase::Autoscalers, *this); }
-
-void HpaRunner::on_event(SimTime now, std::uint64_t) {
-  const std::int32_t current = workloads_.replicas(target_);
-  HpaInputs in{.current_replicas = current,
-               .status_replicas = static_cast<std::int32_t>(workloads_.active_pods(target_).size()),
-               .pods = view_.pods(target_),
-               .metrics = {}};
-  if (hpa_.reads_metrics(current))
-    for (const MetricSpec& m : hpa_.metrics()) in.metrics.push_back(view_.read(m, target_, now));
-  else
-    in.metrics.resize(hpa_.metrics().size());
-  const HpaDecision d = hpa_.decide(now, in);
-  workloads_.scale(target_, d.desired, ReplicasSource::Hpa);
-}
-
-// ---- KEDA ------------------------------------------------------------------------------------
-
-KedaRunner::KedaRunner(Simulation& sim, WorkloadController& workloads, const AutoscalerView& view,
-                       const MetricsStore& store, const ScaledObjectSpec& spec, WorkloadId target)
-    : sim_(sim),
-      workloads_(workloads),
-      view_(view),
-      store_(store),
-      keda_(spec, sim.now()),
-      target_(target) {
-  for (const KedaTrigger& t : spec.triggers) {
-    // The scenario loader already parsed each query, so this cannot fail here.
-    if (t.type == KedaTriggerType::Prometheus) {
-      queries_.emplace_back(PromQuery::parse(t.query));
-    } else {
-      queries_.emplace_back(std::nullopt);
-    }
-  }
-}
-
-SimDuration KedaRunner::longest_range() const {
-  SimDuration out{0};
-  for (const auto& q : queries_)
-    if (q) out = std::max(out, q->longest_range());
-  return out;
-}
-
-void KedaRunner::start() {
-  sim_.every(keda_.spec().polling_interval, sim_.now(), Phase::ScalerPolls, *this,
-             static_cast<std::uint64_t>(Tick::Poll));
-  sim_.every(kHpaSyncPeriod, sim_.now(), Phase::Autoscalers, *this,
-             static_cast<std::uint64_t>(Tick::HpaSync));
-}
-
-KedaInputs KedaRunner::inputs(SimTime now) const {
-  KedaInputs in{
-      .current_replicas = workloads_.replicas(target_),
-      .status_replicas = static_cast<std::int32_t>(workloads_.active_pods(target_).size()),
-      .pods = view_.pods(target_),
-      .triggers = {}};
-  for (std::size_t i = 0; i < queries_.size(); ++i) {
-    const KedaTrigger& t = keda_.spec().triggers[i];
-    TriggerReading r;
-    if (queries_[i]) {
-      try {
-        r.value = queries_[i]->evaluate(store_, now);
-      } catch (const PromQlEvalError&) {
-        r.error = true;  // Prometheus answers with an error: the scaler's read fails
-      }
-    } else {
-      r.pods =
-          view_.resource_usage(t.type == KedaTriggerType::Cpu ? "cpu" : "memory", target_, now);
-    }
-    in.triggers.push_back(std::move(r));
-  }
-  return in;
-}
-
-void KedaRunner::on_event(SimTime now, std::uint64_t tag) {
-  const KedaInputs in = inputs(now);
-  const std::int32_t desired = static_cast<Tick>(tag) == Tick::Poll
-                                   ? keda_.poll(now, in).desired
-                                   : keda_.sync_hpa(now, in).desired;
-  workloads_.scale(target_, desired, ReplicasSource::Keda);
 }
 
 }  // namespace fleetsim

@@ -1,7 +1,8 @@
-#include "fleetsim/world/service_runtime.hpp"
+#include "fleetsim/service/service_runtime.hpp"
 
 #include <algorithm>
 
+#include "fleetsim/service/exported_metrics.hpp"
 #include "fleetsim/traffic/traffic.hpp"
 
 namespace fleetsim {

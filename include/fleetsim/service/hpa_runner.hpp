@@ -1,0 +1,32 @@
+// One HorizontalPodAutoscaler inside a run: it syncs on its own clock, reads the target
+// Deployment's pods and metrics through the AutoscalerView, and writes the Deployment's replicas.
+#pragma once
+
+#include <cstdint>
+
+#include "fleetsim/autoscaling/hpa.hpp"
+#include "fleetsim/engine/simulation.hpp"
+#include "fleetsim/service/autoscaler_view.hpp"
+#include "fleetsim/workload/workload_controller.hpp"
+
+namespace fleetsim {
+
+// Syncs every 15 s from t = 0 (kube-controller-manager's
+// --horizontal-pod-autoscaler-sync-period).
+class HpaRunner final : private EventHandler {
+ public:
+  HpaRunner(Simulation& sim, WorkloadController& workloads, const AutoscalerView& view,
+            const HorizontalPodAutoscalerSpec& spec, WorkloadId target);
+  void start();
+
+ private:
+  void on_event(SimTime now, std::uint64_t tag) override;
+
+  Simulation& sim_;
+  WorkloadController& workloads_;
+  const AutoscalerView& view_;
+  HpaController hpa_;
+  WorkloadId target_;
+};
+
+}  // namespace fleetsim

@@ -1,0 +1,68 @@
+// What a `services:` entry of a scenario says: plain data, read by the service module at run
+// time and filled in by the scenario loader.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "fleetsim/core/error.hpp"
+#include "fleetsim/core/time.hpp"
+#include "fleetsim/serving/serving_model.hpp"
+#include "fleetsim/serving/serving_time.hpp"
+#include "fleetsim/traffic/traffic.hpp"
+
+namespace fleetsim {
+
+// A service's latency objectives: a request slower than either threshold, or dropped, is a miss.
+struct LatencySlo {
+  std::optional<SimDuration> ttft;  // time to first token
+  std::optional<SimDuration> e2e;   // arrival to completion
+};
+
+// How a service's pods start once bound (DESIGN.md §4.4): the image is pulled (its size ÷ the
+// node's pull bandwidth, once per node), then the server loads the model.
+struct ServiceStartup {
+  std::int64_t image_bytes = 0;  // 0: the image is small or pre-cached (no pull time)
+  SimDuration model_load{0};
+};
+
+// A service's `model`: what each replica must hold in GPU memory.
+struct ModelMemory {
+  std::int64_t weight_bytes = 0;
+  std::string described;  // "8B fp16" or "16Gi", for messages
+  // The share of each GPU's memory the server may use (vLLM's --gpu-memory-utilization); the
+  // weights must fit in it, with room left for the KV cache.
+  double gpu_memory_utilization = 0.9;
+  SourceLocation where;
+};
+
+// How the metrics a service's pods export are emulated where fleetsim models no cause for them
+// (`services[].metrics`).
+struct ServiceMetricsSettings {
+  // The share of its CPU request a serving pod uses while its GPU is idle, for Resource cpu
+  // metrics; it uses all of it while the GPU is busy, linearly in between with the busy share. An
+  // assumption, not a measurement: an idle inference server still runs its event loop, health
+  // probes and /metrics endpoint, a small part of a core. 10 % keeps an idle pod above zero, as a
+  // real one is, and well under the usual CPU targets (50–80 %), so a CPU HPA scales an idle
+  // service in. The pods of a Deployment without a service use this default.
+  double idle_cpu_share = 0.1;
+};
+
+// `services:` entry: traffic bound to a Deployment of the scenario's manifests.
+struct ServiceConfig {
+  std::string deployment;            // as written: "name" or "namespace/name"
+  std::string deployment_namespace;  // the Deployment it names, resolved by the loader
+  std::string deployment_name;
+  TrafficConfig traffic;
+  ServingConfig serving;
+  std::optional<LlmRates> rates;  // nullopt: the default table for each replica's GPU
+  std::optional<LatencySlo> slo;
+  ServiceStartup startup;
+  std::optional<ModelMemory> model;  // nullopt: GPU memory is not checked
+  ServiceMetricsSettings metrics;    // how its pods' metrics are emulated
+  SourceLocation where;              // the list entry
+  SourceLocation deployment_where;   // its `deployment` field
+};
+
+}  // namespace fleetsim

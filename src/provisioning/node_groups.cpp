@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "fleetsim/cloudprovider/aws/ebs_pricing.hpp"
+#include "fleetsim/cloudprovider/aws/ebs_volumes.hpp"
 
 namespace fleetsim {
 
@@ -52,7 +52,7 @@ NodeGroupFleet make_node_group_fleet(std::vector<NodeGroup> groups,
     node.taints = g.taints;
     const std::array<BlockDevice, 1> volumes{g.root_volume};
     node.ebs_bytes = ebs_bytes(volumes);
-    node.ebs_price_per_hour = ebs_price_per_hour(volumes);
+    node.ebs_price_per_hour = cloud.volumes_price_per_hour(volumes);
     RngStream names = sim.rng("node-group-names/" + g.name);
     spec.group = std::move(g);
     fleet.asgs.push_back(

@@ -7,9 +7,11 @@
 #include <span>
 
 #include "fleetsim/catalog/catalog.hpp"
+#include "fleetsim/cloudprovider/node_pricing.hpp"
 #include "fleetsim/core/resources.hpp"
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/k8s/cluster.hpp"
+#include "fleetsim/k8s/nodepool.hpp"
 
 namespace fleetsim {
 
@@ -72,6 +74,10 @@ class CloudProvider {
   virtual double price(std::uint32_t global_offering) const = 0;
   // Every offering's hourly price now, by global offering.
   virtual std::span<const double> offering_prices() const = 0;
+  // The hourly price of a NodeClass's EBS volumes (none: the default root volume).
+  virtual double volumes_price_per_hour(std::span<const BlockDevice> volumes) const = 0;
+  // What a launched node costs an hour, as the cost accounting bills it.
+  virtual const NodePricing& node_pricing() const = 0;
   // Per global offering: 1 unless the provider reported it out of capacity recently.
   virtual std::span<const std::uint8_t> usable_offerings() = 0;
   // Marks an offering unavailable for a while (Karpenter's cache of insufficient capacity).

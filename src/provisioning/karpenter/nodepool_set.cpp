@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "fleetsim/catalog/aws_node_sizing.hpp"
-#include "fleetsim/cloudprovider/aws/ebs_pricing.hpp"
+#include "fleetsim/cloudprovider/aws/ebs_volumes.hpp"
 
 namespace fleetsim {
 
@@ -66,13 +66,15 @@ std::unique_ptr<SchedulingContext> make_scheduling_context(const NodePoolInputs&
 }
 
 std::vector<PoolLaunchInfo> pool_launch_info(const NodePoolInputs& in,
-                                             const std::vector<NodePool>& pools) {
+                                             const std::vector<NodePool>& pools,
+                                             const CloudProvider& cloud) {
   std::vector<PoolLaunchInfo> out;
   for (const NodePool& pool : pools) {
     const NodeClassSettings settings = node_class_settings(in.node_classes, pool);
-    out.push_back(PoolLaunchInfo{.ebs_bytes = ebs_bytes(settings.volumes),
-                                 .ebs_price_per_hour = ebs_price_per_hour(settings.volumes),
-                                 .node_class_hash = settings.hash});
+    out.push_back(
+        PoolLaunchInfo{.ebs_bytes = ebs_bytes(settings.volumes),
+                       .ebs_price_per_hour = cloud.volumes_price_per_hour(settings.volumes),
+                       .node_class_hash = settings.hash});
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #include <span>
 #include <vector>
 
+#include "fleetsim/cloudprovider/cloud_provider.hpp"
 #include "fleetsim/k8s/nodepool.hpp"
 #include "fleetsim/k8s/workloads.hpp"
 #include "fleetsim/scheduling/scheduling_context.hpp"
@@ -35,8 +36,9 @@ struct NodePoolInputs {
 std::unique_ptr<SchedulingContext> make_scheduling_context(const NodePoolInputs& in,
                                                            const std::vector<NodePool>& pools);
 
-// Per pool: the EBS volumes of its EC2NodeClass.
+// Per pool: the EBS volumes of its EC2NodeClass, priced by the cloud.
 std::vector<PoolLaunchInfo> pool_launch_info(const NodePoolInputs& in,
-                                             const std::vector<NodePool>& pools);
+                                             const std::vector<NodePool>& pools,
+                                             const CloudProvider& cloud);
 
 }  // namespace fleetsim

@@ -22,13 +22,13 @@ NodeGroupFleet make_node_group_fleet(std::vector<NodeGroup> groups,
   NodeGroupFleet fleet;
   std::vector<SchedulingContext::DaemonSet> ds;
   for (const Workload& d : daemonsets) ds.push_back({.spec = &d.pod.spec});
-  std::vector<KubeletSizing> kubelet;
+  std::vector<std::vector<Resources>> allocatable;
   for (const NodeGroup& g : groups) {
     fleet.pools.push_back(as_nodepool(g));
-    kubelet.push_back(
-        KubeletSizing{.max_pods = g.max_pods, .root_volume_bytes = g.root_volume.size_bytes});
+    allocatable.push_back(allocatable_by_type(
+        cloud, {.max_pods = g.max_pods, .root_volume_bytes = g.root_volume.size_bytes}));
   }
-  fleet.context = std::make_unique<SchedulingContext>(catalog, fleet.pools, ds, kubelet);
+  fleet.context = std::make_unique<SchedulingContext>(catalog, fleet.pools, ds, allocatable);
 
   for (std::uint32_t i = 0; i < groups.size(); ++i) {
     NodeGroup& g = groups[i];

@@ -5,7 +5,9 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <vector>
 
+#include "fleetsim/catalog/aws_node_sizing.hpp"
 #include "fleetsim/catalog/catalog.hpp"
 #include "fleetsim/cloudprovider/node_pricing.hpp"
 #include "fleetsim/core/resources.hpp"
@@ -24,6 +26,30 @@ struct NodeLatency {
   SimDuration initialization;  // after registration
   friend bool operator==(const NodeLatency&, const NodeLatency&) = default;
 };
+
+// One instance type as a cloud would launch it for a NodeClass (Karpenter's
+// CloudProvider.GetInstanceTypes): what the node reports, what the kubelet, the system and the
+// eviction threshold reserve of it, and what pods may request. Its offerings' prices are the
+// provider's price().
+struct SizedInstanceType {
+  std::uint32_t type = 0;  // catalog index
+  Resources capacity;
+  Resources overhead;
+  Resources allocatable;
+};
+
+// Sizes a cloud's nodes: a running cloud provider, or (where no cloud runs, as in the scenario
+// checks) its sizing alone.
+class InstanceTypeSizer {
+ public:
+  virtual ~InstanceTypeSizer() = default;
+  // Every catalog type, in catalog order, as a node of a NodeClass with these kubelet settings.
+  virtual std::vector<SizedInstanceType> instance_types(const KubeletSizing& node_class) const = 0;
+};
+
+// Each catalog type's allocatable, as the sizer sizes a NodeClass's nodes.
+std::vector<Resources> allocatable_by_type(const InstanceTypeSizer& sizer,
+                                           const KubeletSizing& node_class);
 
 // One instance type a NodeClaim may become, with the node it would make: allocatable as the
 // NodeClass sizes it, and what the DaemonSet pods take of it.
@@ -63,10 +89,8 @@ class CloudNoticeListener {
 // The global offering a node was launched from.
 std::uint32_t offering_of(const Catalog& catalog, const Node& node);
 
-class CloudProvider {
+class CloudProvider : public InstanceTypeSizer {
  public:
-  virtual ~CloudProvider() = default;
-
   // The instance types and offerings the provider sells (offering indices: Catalog's global
   // offering index).
   virtual const Catalog& catalog() const = 0;

@@ -32,6 +32,7 @@ Ec2Cloud::Ec2Cloud(Simulation& sim, Cluster& cluster, ClusterBus& bus, const Cat
       catalog_(catalog),
       latency_by_type_(std::move(latency_by_type)),
       prices_(catalog, std::move(fee_by_type)),
+      sizing_(catalog),
       unavailable_until_(catalog.offering_count(), kSimStart),
       running_(catalog.offering_count(), 0),
       usable_(catalog.offering_count(), 1) {

@@ -56,13 +56,15 @@ void merge_node_classes(std::vector<EC2NodeClass>& classes,
 }
 
 std::unique_ptr<SchedulingContext> make_scheduling_context(const NodePoolInputs& in,
-                                                           const std::vector<NodePool>& pools) {
+                                                           const std::vector<NodePool>& pools,
+                                                           const InstanceTypeSizer& sizer) {
   std::vector<SchedulingContext::DaemonSet> daemonsets;
   for (const Workload& ds : in.daemonsets) daemonsets.push_back({.spec = &ds.pod.spec});
-  std::vector<KubeletSizing> kubelet;
+  std::vector<std::vector<Resources>> allocatable;
   for (const NodePool& pool : pools)
-    kubelet.push_back(node_class_settings(in.node_classes, pool).kubelet);
-  return std::make_unique<SchedulingContext>(in.catalog, pools, daemonsets, kubelet);
+    allocatable.push_back(
+        allocatable_by_type(sizer, node_class_settings(in.node_classes, pool).kubelet));
+  return std::make_unique<SchedulingContext>(in.catalog, pools, daemonsets, allocatable);
 }
 
 std::vector<PoolLaunchInfo> pool_launch_info(const NodePoolInputs& in,

@@ -3,8 +3,8 @@
 // termination is recorded, and a test makes launches fail with insufficient capacity (the next
 // one, every one of a NodePool, or every one that would land on an instance type or an
 // offering). None of EC2's behaviour: no launch filters, no start-up latency, no capacity
-// limits; a launch takes the cheapest offering the request allows, and the node stays launching
-// until the test starts it.
+// limits; nodes are the catalog's size; a launch takes the cheapest offering the request allows,
+// and the node stays launching until the test starts it.
 #pragma once
 
 #include <algorithm>
@@ -80,6 +80,18 @@ class FakeCloudProvider final : public CloudProvider, private EventHandler {
 
   // ---- CloudProvider ----
   const Catalog& catalog() const override { return prices_.catalog(); }
+  // The catalog's own sizing, whatever the NodeClass: the provisioner's tests do not size nodes.
+  std::vector<SizedInstanceType> instance_types(const KubeletSizing&) const override {
+    std::vector<SizedInstanceType> out;
+    for (std::uint32_t t = 0; t < catalog().types().size(); ++t) {
+      const InstanceType& type = catalog().types()[t];
+      out.push_back({.type = t,
+                     .capacity = type.capacity,
+                     .overhead = type.capacity - type.allocatable,
+                     .allocatable = type.allocatable});
+    }
+    return out;
+  }
   double price(std::uint32_t g) const override { return prices_.offering_price(g); }
   std::span<const double> offering_prices() const override { return prices_.offering_prices(); }
   double volumes_price_per_hour(std::span<const BlockDevice> volumes) const override {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "fleetsim/cloudprovider/aws/aws_instance_types.hpp"
 #include "fleetsim/cloudprovider/aws/price_source.hpp"
 #include "fleetsim/cloudprovider/cloud_provider.hpp"
 #include "fleetsim/engine/event_tag.hpp"
@@ -29,6 +30,10 @@ class Ec2Cloud final : public CloudProvider, private EventHandler {
            std::vector<NodeLatency> latency_by_type, std::vector<double> fee_by_type = {});
 
   const Catalog& catalog() const override { return catalog_; }
+  // Karpenter's AWS sizing (AwsInstanceTypes).
+  std::vector<SizedInstanceType> instance_types(const KubeletSizing& node_class) const override {
+    return sizing_.instance_types(node_class);
+  }
   // The price source's: the catalog's prices until set_price changes one.
   double price(std::uint32_t global_offering) const override {
     return prices_.offering_price(global_offering);
@@ -92,6 +97,7 @@ class Ec2Cloud final : public CloudProvider, private EventHandler {
   const Catalog& catalog_;
   std::vector<NodeLatency> latency_by_type_;
   PriceSource prices_;
+  AwsInstanceTypes sizing_;
   std::vector<SimTime> unavailable_until_;
   std::vector<std::int64_t> running_;
   std::vector<std::optional<std::int64_t>> capacity_;

@@ -45,8 +45,8 @@ double PriceSource::instance_per_hour(const Node& node) const {
 
 double PriceSource::volumes_price_per_hour(std::span<const BlockDevice> volumes) const {
   if (volumes.empty())
-    return static_cast<double>(kDefaultRootVolumeBytes) / kGiB * per_gib_month(EbsVolumeType::gp3) /
-           kHoursPerMonth;
+    return static_cast<double>(aws_sizing::kDefaultRootVolumeBytes) / kGiB *
+           per_gib_month(EbsVolumeType::gp3) / kHoursPerMonth;
   double monthly = 0;
   for (const BlockDevice& v : volumes) {
     monthly += static_cast<double>(v.size_bytes) / kGiB * per_gib_month(v.type);

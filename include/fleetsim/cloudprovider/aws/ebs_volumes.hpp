@@ -4,14 +4,13 @@
 #include <cstdint>
 #include <span>
 
+#include "fleetsim/catalog/aws_node_sizing.hpp"
 #include "fleetsim/k8s/nodepool.hpp"
 
 namespace fleetsim {
 
-// Karpenter's default when an EC2NodeClass has no blockDeviceMappings (AL2023): one 20 GiB gp3.
-inline constexpr std::int64_t kDefaultRootVolumeBytes = 20LL << 30;
-
-// Total bytes of the volumes; the default root volume when there are none.
+// Total bytes of the volumes; without any, Karpenter's default root volume (one 20 GiB gp3:
+// aws_sizing::kDefaultRootVolumeBytes).
 std::int64_t ebs_bytes(std::span<const BlockDevice> volumes);
 
 }  // namespace fleetsim

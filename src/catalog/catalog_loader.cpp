@@ -11,6 +11,7 @@
 #include <system_error>
 #include <tuple>
 
+#include "fleetsim/catalog/aws_node_sizing.hpp"
 #include "fleetsim/catalog/instance_labels.hpp"
 #include "fleetsim/core/csv_reader.hpp"
 
@@ -245,7 +246,7 @@ bool is_interruption_bucket(std::string_view bucket) {
          kInterruptionBuckets.end();
 }
 
-Catalog load_catalog(const std::filesystem::path& dir, const KubeletSizing& kubelet) {
+Catalog load_catalog(const std::filesystem::path& dir) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec))
     throw CatalogError({dir.string()}, "", "catalog directory not found");
@@ -306,7 +307,7 @@ Catalog load_catalog(const std::filesystem::path& dir, const KubeletSizing& kube
     std::sort(it.offerings.begin(), it.offerings.end(), [](const Offering& a, const Offering& b) {
       return std::tie(a.capacity_type, a.zone) < std::tie(b.capacity_type, b.zone);
     });
-    apply_aws_sizing(it, kubelet);
+    apply_aws_sizing(it);
     // A tiny memory with many pods leaves nothing for pods once kube-reserved is taken.
     if (it.allocatable.memory_bytes() <= 0)
       throw type_error(i, type_rows[i].memory_col, "memory_mib",

@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "fleetsim/cloudprovider/aws/ebs_pricing.hpp"
+#include "fleetsim/cloudprovider/aws/ebs_volumes.hpp"
 
 namespace fleetsim {
 
@@ -22,13 +22,13 @@ NodeGroupFleet make_node_group_fleet(std::vector<NodeGroup> groups,
   NodeGroupFleet fleet;
   std::vector<SchedulingContext::DaemonSet> ds;
   for (const Workload& d : daemonsets) ds.push_back({.spec = &d.pod.spec});
-  std::vector<KubeletSizing> kubelet;
+  std::vector<std::vector<Resources>> allocatable;
   for (const NodeGroup& g : groups) {
     fleet.pools.push_back(as_nodepool(g));
-    kubelet.push_back(
-        KubeletSizing{.max_pods = g.max_pods, .root_volume_bytes = g.root_volume.size_bytes});
+    allocatable.push_back(allocatable_by_type(
+        cloud, {.max_pods = g.max_pods, .root_volume_bytes = g.root_volume.size_bytes}));
   }
-  fleet.context = std::make_unique<SchedulingContext>(catalog, fleet.pools, ds, kubelet);
+  fleet.context = std::make_unique<SchedulingContext>(catalog, fleet.pools, ds, allocatable);
 
   for (std::uint32_t i = 0; i < groups.size(); ++i) {
     NodeGroup& g = groups[i];
@@ -52,7 +52,7 @@ NodeGroupFleet make_node_group_fleet(std::vector<NodeGroup> groups,
     node.taints = g.taints;
     const std::array<BlockDevice, 1> volumes{g.root_volume};
     node.ebs_bytes = ebs_bytes(volumes);
-    node.ebs_price_per_hour = ebs_price_per_hour(volumes);
+    node.ebs_price_per_hour = cloud.volumes_price_per_hour(volumes);
     RngStream names = sim.rng("node-group-names/" + g.name);
     spec.group = std::move(g);
     fleet.asgs.push_back(

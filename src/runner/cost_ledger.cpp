@@ -37,16 +37,16 @@ CostLedger::NodeAccount* CostLedger::account(NodeId id) {
   return &accounts_[id];
 }
 
-void CostLedger::open(const Node& node, SimTime now, double fee_per_hour) {
+void CostLedger::open(const Node& node, SimTime now) {
   if (node.id >= accounts_.size()) accounts_.resize(node.id + 1);
   NodeAccount& a = accounts_[node.id];
   FLEETSIM_ASSERT(!a.billed);
   a = NodeAccount{};
   a.billed = true;
   a.since = now;
-  a.instance_per_hour = node.price_per_hour;
-  a.ebs_per_hour = node.ebs_price_per_hour;
-  a.fee_per_hour = fee_per_hour;
+  a.instance_per_hour = pricing_.instance_per_hour(node);
+  a.ebs_per_hour = pricing_.volumes_per_hour(node);
+  a.fee_per_hour = pricing_.fee_per_hour(node);
   billed_.push_back(node.id);
 }
 
@@ -105,8 +105,8 @@ std::map<std::string, double, std::less<>> CostLedger::by_workload() const {
 }
 
 void CostLedger::take_shares(NodeAccount& a, const Node& node, const Cluster& cluster) {
-  a.instance_per_hour = node.price_per_hour;
-  a.ebs_per_hour = node.ebs_price_per_hour;
+  a.instance_per_hour = pricing_.instance_per_hour(node);
+  a.ebs_per_hour = pricing_.volumes_per_hour(node);
   a.shares.clear();
   a.gpus_allocated = 0;
   a.gpus_busy = 0;

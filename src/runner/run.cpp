@@ -25,7 +25,6 @@ RunInfo run_info(const ScenarioConfig& config) {
     if (std::find(info.nodepools.begin(), info.nodepools.end(), p.name) == info.nodepools.end())
       info.nodepools.push_back(p.name);
   };
-  info.management_fee_by_type = config.management_fee_by_type;
   info.node_groups =
       config.provisioner == ProvisionerKind::ClusterAutoscaler || !config.node_groups.empty();
   for (const NodeGroup& g : config.node_groups) info.nodepools.push_back(g.name);
@@ -42,7 +41,7 @@ RunInfo run_info(const ScenarioConfig& config) {
 
 RunResult run(const ScenarioConfig& config, const RunOptions& options) {
   World world(config);
-  RunRecorder recorder(run_info(config), options.timeseries_sinks);
+  RunRecorder recorder(run_info(config), world.pricing(), options.timeseries_sinks);
   recorder.watch(world);
   world.add_sink(recorder);
   for (EventSink* sink : options.event_sinks) world.add_sink(*sink);

@@ -20,11 +20,14 @@ double safe_ratio(double num, double den) { return den > 0.0 ? num / den : 0.0; 
 
 }  // namespace
 
-RunRecorder::RunRecorder(RunInfo info, std::vector<TimeseriesSink*> timeseries)
+RunRecorder::RunRecorder(RunInfo info, const NodePricing& pricing,
+                         std::vector<TimeseriesSink*> timeseries)
     : info_(std::move(info)),
+      pricing_(pricing),
       timeseries_(std::move(timeseries)),
       pool_counts_(info_.nodepools.size(), 0),
-      pool_cost_rates_(info_.nodepools.size(), 0.0) {
+      pool_cost_rates_(info_.nodepools.size(), 0.0),
+      ledger_(pricing) {
   for (TimeseriesSink* sink : timeseries_) sink->on_columns(info_.nodepools, info_.services);
 }
 
@@ -105,7 +108,7 @@ void RunRecorder::on_node_event(const SimEvent& e, const Cluster& cluster) {
       const Node& node = cluster.node(e.node);
       ++nodes_launched_;
       if (node.spot_fallback) ++spot_.launches_fell_back_to_on_demand;
-      ledger_.open(node, e.time, fee_of(node));
+      ledger_.open(node, e.time);
       nodes_peak_ = std::max(nodes_peak_, static_cast<std::int64_t>(ledger_.billed_nodes().size()));
       if (node.id >= pool_column_.size()) pool_column_.resize(node.id + 1, -1);
       const std::string& name = node.owner_name();
@@ -239,7 +242,8 @@ void RunRecorder::on_interval(SimTime now, const Cluster& cluster) {
       if (busy_while_bound(workload_of(pod, cluster).kind))
         row.gpus_busy += static_cast<double>(gpus);
     }
-    const double rate = node.price_per_hour + node.ebs_price_per_hour + fee_of(node);
+    const double rate = pricing_.instance_per_hour(node) + pricing_.volumes_per_hour(node) +
+                        pricing_.fee_per_hour(node);
     row.cost_rate_usd_per_hour += rate;
     if (id < pool_column_.size() && pool_column_[id] >= 0) {
       ++pool_counts_[static_cast<std::size_t>(pool_column_[id])];
@@ -325,8 +329,7 @@ RunResult RunRecorder::result(std::uint64_t engine_events) const {
   r.cost.ebs_usd = ledger_.ebs_usd();
   r.cost.by_nodepool = ledger_.by_nodepool();
   if (info_.node_groups) r.cost.by_nodegroup = ledger_.by_nodegroup();
-  if (!info_.management_fee_by_type.empty())
-    r.cost.management_fee_usd = ledger_.management_fee_usd();
+  if (pricing_.charges_fee()) r.cost.management_fee_usd = ledger_.management_fee_usd();
   r.cost.by_instance_type = ledger_.by_instance_type();
   r.cost.by_capacity_type = ledger_.by_capacity_type();
   r.cost.by_workload = cost_by_workload_;

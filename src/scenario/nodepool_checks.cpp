@@ -8,6 +8,7 @@
 #include <memory>
 #include <set>
 
+#include "fleetsim/cloudprovider/aws/aws_instance_types.hpp"
 #include "fleetsim/provisioning/karpenter/nodepool_set.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scheduling/scheduler.hpp"
@@ -27,11 +28,13 @@ struct PoolSet {
 };
 
 std::vector<PoolSet> pool_sets(const ScenarioConfig& config) {
+  const AwsInstanceTypes sizer(*config.catalog);  // the nodes EC2 would launch
   std::vector<PoolSet> sets(1);
   if (config.provisioner == ProvisionerKind::ClusterAutoscaler) {
     for (const NodeGroup& g : config.node_groups) sets[0].pools.push_back(as_nodepool(g));
     sets[0].context = make_scheduling_context(
-        NodePoolInputs{.catalog = *config.catalog, .daemonsets = config.daemonsets}, sets[0].pools);
+        NodePoolInputs{.catalog = *config.catalog, .daemonsets = config.daemonsets}, sets[0].pools,
+        sizer);
     return sets;
   }
   sets[0].pools = config.nodepools;
@@ -51,7 +54,7 @@ std::vector<PoolSet> pool_sets(const ScenarioConfig& config) {
     set.context = make_scheduling_context(NodePoolInputs{.catalog = *config.catalog,
                                                          .node_classes = set.classes,
                                                          .daemonsets = config.daemonsets},
-                                          set.pools);
+                                          set.pools, sizer);
   }
   return sets;
 }

@@ -6,7 +6,7 @@ namespace fleetsim {
 
 SchedulingContext::SchedulingContext(const Catalog& catalog, std::span<const NodePool> pools,
                                      std::span<const DaemonSet> daemonsets,
-                                     std::span<const KubeletSizing> kubelet)
+                                     std::span<const std::vector<Resources>> allocatable)
     : catalog_(&catalog) {
   zones_ = catalog.zones();
   FLEETSIM_ASSERT(zones_.size() <= kMaxZones);  // the catalog loader refuses more
@@ -23,10 +23,13 @@ SchedulingContext::SchedulingContext(const Catalog& catalog, std::span<const Nod
   for (std::size_t p = 0; p < pools.size(); ++p) {
     const NodePool& pool = pools[p];
     PoolTemplate tpl;
-    tpl.allocatable.reserve(types.size());
-    for (const InstanceType& t : types)
-      tpl.allocatable.push_back(p < kubelet.size() ? size_instance_type(t, kubelet[p]).allocatable
-                                                   : t.allocatable);
+    if (p < allocatable.size()) {
+      FLEETSIM_ASSERT(allocatable[p].size() == types.size());
+      tpl.allocatable = allocatable[p];
+    } else {
+      tpl.allocatable.reserve(types.size());
+      for (const InstanceType& t : types) tpl.allocatable.push_back(t.allocatable);
+    }
     tpl.pool = &pool;
     tpl.requirements = pool.requirements;
     for (const auto& [k, v] : pool.labels) tpl.requirements.add(k, Requirement::single(v));

@@ -36,8 +36,8 @@ NodePoolInputs nodepool_inputs(const ScenarioConfig& config) {
 
 World::World(const ScenarioConfig& config)
     : config_(config), sim_(config.seed), pdbs_(cluster_, config.pdbs) {
-  cloud_ =
-      std::make_unique<Ec2Cloud>(sim_, cluster_, bus(), *config.catalog, latency_by_type(config));
+  cloud_ = std::make_unique<Ec2Cloud>(sim_, cluster_, bus(), *config.catalog,
+                                      latency_by_type(config), config.management_fee_by_type);
   termination_ = std::make_unique<NodeTermination>(sim_, cluster_, bus(), *cloud_, pdbs_);
   if (config.spot_market) {
     spot_market_ =

@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <string_view>
 
-#include "fleetsim/catalog/aws_node_sizing.hpp"
 #include "fleetsim/catalog/catalog.hpp"
 
 namespace fleetsim {
@@ -12,8 +11,9 @@ namespace fleetsim {
 inline constexpr std::string_view kInstanceTypesFile = "instance-types.csv";
 inline constexpr std::string_view kOfferingsFile = "offerings.csv";
 
-// Reads both files of `dir`, sizes every type as Karpenter's AWS provider does (with the given
-// kubelet settings, Karpenter's defaults otherwise) and computes its label requirements. Columns
+// Reads both files of `dir`, sizes every type as Karpenter's AWS provider does with its default
+// kubelet settings (a NodeClass's own sizing is the cloud provider's: CloudProvider::
+// instance_types) and computes its label requirements. Columns
 // are found by header name, in any order; unknown columns are ignored (an optional
 // `accelerator_manufacturer` column is read when present). Types come out sorted by name and
 // their offerings by (capacity type, zone).
@@ -22,7 +22,7 @@ inline constexpr std::string_view kOfferingsFile = "offerings.csv";
 // empty file or one without rows, a malformed, negative or absurd value, an unknown arch or
 // capacity type, a duplicate type or offering, an offering of an unknown type, and a type with no
 // offerings.
-Catalog load_catalog(const std::filesystem::path& dir, const KubeletSizing& kubelet = {});
+Catalog load_catalog(const std::filesystem::path& dir);
 
 // Whether `bucket` is a Spot Instance Advisor interruption band: "<5%", "5-10%", "10-15%",
 // "15-20%" or ">20%".

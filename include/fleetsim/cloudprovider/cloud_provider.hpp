@@ -5,11 +5,15 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <vector>
 
+#include "fleetsim/catalog/aws_node_sizing.hpp"
 #include "fleetsim/catalog/catalog.hpp"
+#include "fleetsim/cloudprovider/node_pricing.hpp"
 #include "fleetsim/core/resources.hpp"
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/k8s/cluster.hpp"
+#include "fleetsim/k8s/nodepool.hpp"
 
 namespace fleetsim {
 
@@ -22,6 +26,30 @@ struct NodeLatency {
   SimDuration initialization;  // after registration
   friend bool operator==(const NodeLatency&, const NodeLatency&) = default;
 };
+
+// One instance type as a cloud would launch it for a NodeClass (Karpenter's
+// CloudProvider.GetInstanceTypes): what the node reports, what the kubelet, the system and the
+// eviction threshold reserve of it, and what pods may request. Its offerings' prices are the
+// provider's price().
+struct SizedInstanceType {
+  std::uint32_t type = 0;  // catalog index
+  Resources capacity;
+  Resources overhead;
+  Resources allocatable;
+};
+
+// Sizes a cloud's nodes: a running cloud provider, or (where no cloud runs, as in the scenario
+// checks) its sizing alone.
+class InstanceTypeSizer {
+ public:
+  virtual ~InstanceTypeSizer() = default;
+  // Every catalog type, in catalog order, as a node of a NodeClass with these kubelet settings.
+  virtual std::vector<SizedInstanceType> instance_types(const KubeletSizing& node_class) const = 0;
+};
+
+// Each catalog type's allocatable, as the sizer sizes a NodeClass's nodes.
+std::vector<Resources> allocatable_by_type(const InstanceTypeSizer& sizer,
+                                           const KubeletSizing& node_class);
 
 // One instance type a NodeClaim may become, with the node it would make: allocatable as the
 // NodeClass sizes it, and what the DaemonSet pods take of it.
@@ -61,10 +89,8 @@ class CloudNoticeListener {
 // The global offering a node was launched from.
 std::uint32_t offering_of(const Catalog& catalog, const Node& node);
 
-class CloudProvider {
+class CloudProvider : public InstanceTypeSizer {
  public:
-  virtual ~CloudProvider() = default;
-
   // The instance types and offerings the provider sells (offering indices: Catalog's global
   // offering index).
   virtual const Catalog& catalog() const = 0;
@@ -72,6 +98,10 @@ class CloudProvider {
   virtual double price(std::uint32_t global_offering) const = 0;
   // Every offering's hourly price now, by global offering.
   virtual std::span<const double> offering_prices() const = 0;
+  // The hourly price of a NodeClass's EBS volumes (none: the default root volume).
+  virtual double volumes_price_per_hour(std::span<const BlockDevice> volumes) const = 0;
+  // What a launched node costs an hour, as the cost accounting bills it.
+  virtual const NodePricing& node_pricing() const = 0;
   // Per global offering: 1 unless the provider reported it out of capacity recently.
   virtual std::span<const std::uint8_t> usable_offerings() = 0;
   // Marks an offering unavailable for a while (Karpenter's cache of insufficient capacity).

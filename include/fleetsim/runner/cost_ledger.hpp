@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fleetsim/catalog/catalog.hpp"
+#include "fleetsim/cloudprovider/node_pricing.hpp"
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/k8s/cluster.hpp"
 
@@ -25,7 +26,8 @@ inline constexpr std::string_view kUnallocatedKey = "(unallocated)";
 // the serving model measures (summed by RunRecorder from the world's services).
 bool busy_while_bound(WorkloadKind kind);
 
-// Accounting rules (DESIGN.md §4.6). A node's cost rate (instance price + EBS) and the shares of
+// Accounting rules (DESIGN.md §4.6). A node's cost rate (instance price + EBS + management fee,
+// as the cloud's pricing answers them) and the shares of
 // it that each workload requested are constant between changes of its bound pods, so the ledger
 // keeps per node the start of the current piece and its shares; on every bind, unbind,
 // termination and at the run's end it credits [start, now) at the old shares and takes the new.
@@ -34,9 +36,12 @@ bool busy_while_bound(WorkloadKind kind);
 // pod requested goes to kUnallocatedKey, so the workload costs sum to the total.
 class CostLedger {
  public:
-  // The node started billing (NodeLaunched: billed_from and prices are set), with a management
-  // fee per hour on top of EC2 (EKS Auto Mode's; billed like the instance).
-  void open(const Node& node, SimTime now, double fee_per_hour = 0.0);
+  // `pricing` must outlive the ledger.
+  explicit CostLedger(const NodePricing& pricing) : pricing_(pricing) {}
+
+  // The node started billing (NodeLaunched: billed_from is set). A management fee (EKS Auto
+  // Mode's) is billed like the instance.
+  void open(const Node& node, SimTime now);
   // The node's bound pods changed (or its price did): credit the piece, take the new shares.
   // Ignored for a node that is not billed.
   void rebalance(const Node& node, const Cluster& cluster, SimTime now);
@@ -106,6 +111,7 @@ class CostLedger {
   void credit(NodeAccount& a, SimTime now);
   void take_shares(NodeAccount& a, const Node& node, const Cluster& cluster);
 
+  const NodePricing& pricing_;
   std::vector<NodeAccount> accounts_;  // indexed by NodeId
   std::vector<NodeId> billed_;
 

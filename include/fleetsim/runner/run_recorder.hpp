@@ -29,8 +29,6 @@ struct RunInfo {
   // nodes_by_pool.
   std::vector<std::string> nodepools;  // node groups, under the Cluster Autoscaler
   bool node_groups = false;            // the Cluster Autoscaler's run
-  // EKS Auto Mode's management fee per catalog type ($ per instance-hour); empty otherwise.
-  std::vector<double> management_fee_by_type;
   // The scenario's services, in order (TimeseriesRow's services and sla.by_service).
   std::vector<std::string> services;
   // The scenario draws spot interruptions (`spot:`): report.json gets its spot section even
@@ -44,9 +42,11 @@ inline constexpr std::size_t kMaxUnschedulableListed = 100;
 
 class RunRecorder final : public EventSink {
  public:
-  // Each of `timeseries` receives its columns at once and a row per interval as the run goes
-  // (memory stays flat); they must outlive the recorder. Without any, no rows are built.
-  explicit RunRecorder(RunInfo info, std::vector<TimeseriesSink*> timeseries = {});
+  // `pricing` (the cloud's: what each node costs an hour) must outlive the recorder. Each of
+  // `timeseries` receives its columns at once and a row per interval as the run goes (memory
+  // stays flat); they must outlive the recorder. Without any, no rows are built.
+  RunRecorder(RunInfo info, const NodePricing& pricing,
+              std::vector<TimeseriesSink*> timeseries = {});
 
   void on_event(const SimEvent& e, const Cluster& cluster) override;
   void on_interval(SimTime now, const Cluster& cluster) override;
@@ -95,14 +95,12 @@ class RunRecorder final : public EventSink {
   const JobCheckpoints& checkpoints() const;
 
   RunInfo info_;
+  const NodePricing& pricing_;
   const World* world_ = nullptr;
   std::vector<ServiceSummary> services_;  // filled by on_end
   std::vector<TimeseriesSink*> timeseries_;
   std::vector<std::int64_t> pool_counts_;  // reused per interval, RunInfo order
   std::vector<double> pool_cost_rates_;    // likewise
-  double fee_of(const Node& node) const {
-    return info_.management_fee_by_type.empty() ? 0.0 : info_.management_fee_by_type[node.type];
-  }
   std::vector<std::int32_t> pool_column_;  // by NodeId: index into info_.nodepools, or -1
 
   CostLedger ledger_;

@@ -7,7 +7,6 @@
 #include <string_view>
 #include <vector>
 
-#include "fleetsim/catalog/aws_node_sizing.hpp"
 #include "fleetsim/catalog/catalog.hpp"
 #include "fleetsim/k8s/nodepool.hpp"
 #include "fleetsim/k8s/pod_fits.hpp"
@@ -48,11 +47,11 @@ class SchedulingContext {
     const PodSpec* spec = nullptr;
   };
 
-  // `kubelet` holds each pool's EC2NodeClass kubelet settings (maxPods changes allocatable);
-  // empty means Karpenter's defaults for every pool.
+  // `allocatable` holds, per pool, each catalog type's allocatable as the cloud provider sizes
+  // the pool's NodeClass (maxPods changes it); empty means the catalog's for every pool.
   SchedulingContext(const Catalog& catalog, std::span<const NodePool> pools,
                     std::span<const DaemonSet> daemonsets,
-                    std::span<const KubeletSizing> kubelet = {});
+                    std::span<const std::vector<Resources>> allocatable = {});
 
   const Catalog& catalog() const { return *catalog_; }
   const std::vector<PoolTemplate>& pools() const { return pools_; }

@@ -25,24 +25,21 @@ bool offers_spot(const Requirements& requirements, std::span<const InstanceTypeO
 }  // namespace
 
 Ec2Cloud::Ec2Cloud(Simulation& sim, Cluster& cluster, ClusterBus& bus, const Catalog& catalog,
-                   std::vector<NodeLatency> latency_by_type)
+                   std::vector<NodeLatency> latency_by_type, std::vector<double> fee_by_type)
     : sim_(sim),
       cluster_(cluster),
       bus_(bus),
       catalog_(catalog),
       latency_by_type_(std::move(latency_by_type)),
+      prices_(catalog, std::move(fee_by_type)),
+      sizing_(catalog),
       unavailable_until_(catalog.offering_count(), kSimStart),
       running_(catalog.offering_count(), 0),
       usable_(catalog.offering_count(), 1) {
   FLEETSIM_ASSERT(latency_by_type_.size() == catalog.types().size());
-  prices_.reserve(catalog.offering_count());
   capacity_.reserve(catalog.offering_count());
-  for (const InstanceType& t : catalog.types()) {
-    for (const Offering& o : t.offerings) {
-      prices_.push_back(o.price_per_hour);
-      capacity_.push_back(o.capacity);
-    }
-  }
+  for (const InstanceType& t : catalog.types())
+    for (const Offering& o : t.offerings) capacity_.push_back(o.capacity);
 }
 
 std::span<const std::uint8_t> Ec2Cloud::usable_offerings() {
@@ -57,7 +54,7 @@ void Ec2Cloud::mark_unavailable(std::uint32_t global_offering) {
 
 std::optional<NodeId> Ec2Cloud::launch(LaunchRequest request) {
   const LaunchPlan plan =
-      plan_launch(catalog_, request.requirements, request.types, usable_offerings(), prices_);
+      plan_launch(prices_, request.requirements, request.types, usable_offerings());
   for (const LaunchCandidate& c : plan.candidates) {
     const std::uint32_t g = catalog_.offering_index(c.type, c.offering);
     const Offering& o = catalog_.offering(g);
@@ -91,7 +88,7 @@ NodeId Ec2Cloud::start(Node node, std::uint32_t g, const Resources& allocatable,
   node.instance_type = catalog_.types()[type].name;
   node.zone = o.zone;
   node.capacity_type = o.capacity_type;
-  node.price_per_hour = prices_[g];
+  node.price_per_hour = prices_.offering_price(g);
   node.allocatable = allocatable;
   node.daemon_overhead = daemon_overhead;
   node.phase = NodePhase::Launching;
@@ -119,7 +116,7 @@ void Ec2Cloud::set_capacity(std::uint32_t g, std::optional<std::int64_t> capacit
 }
 
 void Ec2Cloud::set_price(std::uint32_t g, double price) {
-  prices_[g] = price;
+  prices_.set_offering_price(g, price);
   for (NodeId id : cluster_.active_nodes())
     if (offering_of(catalog_, cluster_.node(id)) == g) cluster_.set_node_price(id, price);
   const Offering& o = catalog_.offering(g);

@@ -13,14 +13,13 @@ bool is_exotic(const InstanceType& t) {
 
 }  // namespace
 
-LaunchPlan plan_launch(const Catalog& catalog, const Requirements& requirements,
+LaunchPlan plan_launch(const PriceSource& prices, const Requirements& requirements,
                        std::span<const InstanceTypeOption> options,
-                       std::span<const std::uint8_t> offering_usable,
-                       std::span<const double> prices) {
+                       std::span<const std::uint8_t> offering_usable) {
+  const Catalog& catalog = prices.catalog();
   const auto& types = catalog.types();
   auto price = [&](std::uint32_t t, std::size_t i) {
-    return prices.empty() ? types[t].offerings[i].price_per_hour
-                          : prices[catalog.offering_index(t, i)];
+    return prices.offering_price(catalog.offering_index(t, i));
   };
   const Requirement* zone_req = requirements.get(label::kZone);
   const Requirement* capacity_req = requirements.get(label::kCapacityType);

@@ -24,8 +24,9 @@ KarpenterProvisioner::KarpenterProvisioner(Inputs in)
 
 // The new view is built before the old one is released: the launcher switches to it first.
 void KarpenterProvisioner::rebuild() {
-  std::unique_ptr<SchedulingContext> context = make_scheduling_context(nodepool_inputs_, pools_);
-  launcher_.set_pools(*context, pool_launch_info(nodepool_inputs_, pools_));
+  std::unique_ptr<SchedulingContext> context =
+      make_scheduling_context(nodepool_inputs_, pools_, cloud_);
+  launcher_.set_pools(*context, pool_launch_info(nodepool_inputs_, pools_, cloud_));
   scheduler_ = std::make_unique<Scheduler>(*context);
   context_ = std::move(context);
 }

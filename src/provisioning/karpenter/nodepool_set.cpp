@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "fleetsim/catalog/aws_node_sizing.hpp"
-#include "fleetsim/cloudprovider/aws/ebs_pricing.hpp"
+#include "fleetsim/cloudprovider/aws/ebs_volumes.hpp"
 
 namespace fleetsim {
 
@@ -56,23 +56,27 @@ void merge_node_classes(std::vector<EC2NodeClass>& classes,
 }
 
 std::unique_ptr<SchedulingContext> make_scheduling_context(const NodePoolInputs& in,
-                                                           const std::vector<NodePool>& pools) {
+                                                           const std::vector<NodePool>& pools,
+                                                           const InstanceTypeSizer& sizer) {
   std::vector<SchedulingContext::DaemonSet> daemonsets;
   for (const Workload& ds : in.daemonsets) daemonsets.push_back({.spec = &ds.pod.spec});
-  std::vector<KubeletSizing> kubelet;
+  std::vector<std::vector<Resources>> allocatable;
   for (const NodePool& pool : pools)
-    kubelet.push_back(node_class_settings(in.node_classes, pool).kubelet);
-  return std::make_unique<SchedulingContext>(in.catalog, pools, daemonsets, kubelet);
+    allocatable.push_back(
+        allocatable_by_type(sizer, node_class_settings(in.node_classes, pool).kubelet));
+  return std::make_unique<SchedulingContext>(in.catalog, pools, daemonsets, allocatable);
 }
 
 std::vector<PoolLaunchInfo> pool_launch_info(const NodePoolInputs& in,
-                                             const std::vector<NodePool>& pools) {
+                                             const std::vector<NodePool>& pools,
+                                             const CloudProvider& cloud) {
   std::vector<PoolLaunchInfo> out;
   for (const NodePool& pool : pools) {
     const NodeClassSettings settings = node_class_settings(in.node_classes, pool);
-    out.push_back(PoolLaunchInfo{.ebs_bytes = ebs_bytes(settings.volumes),
-                                 .ebs_price_per_hour = ebs_price_per_hour(settings.volumes),
-                                 .node_class_hash = settings.hash});
+    out.push_back(
+        PoolLaunchInfo{.ebs_bytes = ebs_bytes(settings.volumes),
+                       .ebs_price_per_hour = cloud.volumes_price_per_hour(settings.volumes),
+                       .node_class_hash = settings.hash});
   }
   return out;
 }

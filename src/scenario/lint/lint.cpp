@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "fleetsim/cloudprovider/aws/aws_instance_types.hpp"
 #include "fleetsim/provisioning/karpenter/nodepool_set.hpp"
 #include "lint_view.hpp"
 
@@ -38,9 +39,10 @@ LintView::LintView(const ScenarioConfig& c)
     workloads.push_back(&j.template_workload);
     from_trace.push_back(true);
   }
+  const AwsInstanceTypes sizer(*c.catalog);  // the nodes EC2 would launch
   context = make_scheduling_context(
       NodePoolInputs{.catalog = *c.catalog, .node_classes = classes, .daemonsets = c.daemonsets},
-      pools);
+      pools, sizer);
   for (const Workload* w : workloads) {
     std::vector<std::uint32_t>& on = lands_on.emplace_back();
     for (std::uint32_t p = 0; p < pools.size(); ++p)

@@ -28,7 +28,8 @@ struct Claim {
 // What plan_launch reads: the catalog, and a claim's types and requirements.
 class Launcher {
  public:
-  explicit Launcher(Catalog catalog) : catalog_(std::move(catalog)) {}
+  explicit Launcher(Catalog catalog) : catalog_(std::move(catalog)), prices_(catalog_) {}
+  Launcher(const Launcher&) = delete;  // the price source points into the catalog
 
   Claim claim(const std::vector<std::string>& type_names, Requirements requirements = {}) const {
     Claim c;
@@ -56,7 +57,7 @@ class Launcher {
   }
 
   LaunchPlan plan(const Claim& claim, std::span<const std::uint8_t> usable = {}) const {
-    return plan_launch(catalog_, claim.requirements, claim.types, usable);
+    return plan_launch(prices_, claim.requirements, claim.types, usable);
   }
 
   // Candidates as "type zone capacity-type price", in plan order.
@@ -76,6 +77,7 @@ class Launcher {
 
  private:
   Catalog catalog_;
+  PriceSource prices_;
 };
 
 using Lines = std::vector<std::string>;

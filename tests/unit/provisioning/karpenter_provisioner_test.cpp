@@ -3,10 +3,12 @@
 #include <catch2/catch.hpp>
 #include <regex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "fleetsim/cloudprovider/aws/ec2_cloud.hpp"
 #include "unit/k8s/cluster_harness.hpp"
+#include "unit/provisioning/fake_cloud_provider.hpp"
 #include "unit/scheduling/builders.hpp"
 
 using namespace fleetsim;
@@ -26,8 +28,9 @@ NodePool on_demand_pool(std::string name, std::vector<std::string> families = {"
   return p;
 }
 
-// One m5.large offering (us-east-1a, on-demand) that can run at most `capacity` instances.
-Catalog scarce_catalog(std::int64_t capacity) {
+// One m5.large offering (us-east-1a, on-demand) that can run at most `capacity` instances
+// (nullopt: unlimited).
+Catalog scarce_catalog(std::optional<std::int64_t> capacity) {
   InstanceType t = make_type({.name = "m5.large",
                               .vcpu = 2,
                               .memory_gib = 8,
@@ -38,13 +41,24 @@ Catalog scarce_catalog(std::int64_t capacity) {
   return Catalog({t}, "test");
 }
 
-// Simulation + Cluster + Ec2Cloud + KarpenterProvisioner over a recording bus; never moved (the
-// controllers point into the catalog and into each other).
+template <typename Cloud>
+Cloud make_cloud(Simulation& sim, Cluster& cluster, ClusterBus& bus, const Catalog& catalog) {
+  if constexpr (std::is_same_v<Cloud, Ec2Cloud>) {
+    return Cloud(sim, cluster, bus, catalog,
+                 std::vector<NodeLatency>(catalog.types().size(), kLatency));
+  } else {
+    return Cloud(sim, cluster, bus, catalog);
+  }
+}
+
+// Simulation + Cluster + a cloud + KarpenterProvisioner over a recording bus; never moved (the
+// controllers point into the catalog and into each other). The provisioner's own behaviour is
+// tested against the fake cloud; its dealings with EC2's capacity against the EC2 model.
+template <typename Cloud>
 struct ProvisionerRig {
   ProvisionerRig(Catalog c, std::vector<NodePool> pools)
       : catalog(std::move(c)),
-        cloud(sim, cluster, bus, catalog,
-              std::vector<NodeLatency>(catalog.types().size(), kLatency)),
+        cloud(make_cloud<Cloud>(sim, cluster, bus, catalog)),
         provisioner(KarpenterProvisioner::Inputs{
             .sim = sim,
             .cluster = cluster,
@@ -69,15 +83,18 @@ struct ProvisionerRig {
   Simulation sim{5};
   Cluster cluster;
   RecordingBus bus;
-  Ec2Cloud cloud;
+  Cloud cloud;
   KarpenterProvisioner provisioner;
   SpecStore specs;
 };
 
+using FakeRig = ProvisionerRig<FakeCloudProvider>;
+using Ec2Rig = ProvisionerRig<Ec2Cloud>;
+
 }  // namespace
 
 TEST_CASE("a batch closes after one idle second", "[provisioning]") {
-  ProvisionerRig rig(small_catalog(), {on_demand_pool("default")});
+  FakeRig rig(small_catalog(), {on_demand_pool("default")});
   rig.new_pod(500, 512);
   rig.run_to_just_before(seconds(1));
   CHECK(rig.provisioner.solves() == 0);
@@ -87,7 +104,7 @@ TEST_CASE("a batch closes after one idle second", "[provisioning]") {
 }
 
 TEST_CASE("each new pod extends the batch by the idle second", "[provisioning]") {
-  ProvisionerRig rig(small_catalog(), {on_demand_pool("default")});
+  FakeRig rig(small_catalog(), {on_demand_pool("default")});
   for (int k = 0; k < 3; ++k) {
     rig.run_to(millis(500 * k));
     rig.new_pod(100, 128);
@@ -102,7 +119,7 @@ TEST_CASE("each new pod extends the batch by the idle second", "[provisioning]")
 
 TEST_CASE("a batch that keeps receiving new pods closes ten seconds after it opened",
           "[provisioning]") {
-  ProvisionerRig rig(small_catalog(), {on_demand_pool("default")});
+  FakeRig rig(small_catalog(), {on_demand_pool("default")});
   // New pods at 0, 0.5, …, 9.5 s: the idle second never passes, the 10 s maximum does.
   for (int k = 0; k < 20; ++k) {
     rig.run_to(millis(500 * k));
@@ -117,7 +134,7 @@ TEST_CASE("a batch that keeps receiving new pods closes ten seconds after it ope
 }
 
 TEST_CASE("the same pod triggering again does not extend the batch", "[provisioning]") {
-  ProvisionerRig rig(small_catalog(), {on_demand_pool("default")});
+  FakeRig rig(small_catalog(), {on_demand_pool("default")});
   PodId pod = rig.new_pod(500, 512);
   rig.run_to(millis(500));
   rig.provisioner.pod_unschedulable(pod);
@@ -130,7 +147,7 @@ TEST_CASE("the same pod triggering again does not extend the batch", "[provision
 TEST_CASE(
     "after the solve a pod is nominated to a launched NodeClaim of the cheapest type that fits",
     "[provisioning]") {
-  ProvisionerRig rig(small_catalog(), {on_demand_pool("default")});
+  FakeRig rig(small_catalog(), {on_demand_pool("default")});
   PodId pod = rig.new_pod(1500, 2048);
   rig.run_to(seconds(1));
 
@@ -160,18 +177,22 @@ TEST_CASE(
   CHECK(rig.cluster.pod(pod).nominated == n.id);
   CHECK(rig.cluster.pod(pod).phase == PodPhase::Pending);  // binding is kube-scheduler's job
 
-  // The node then starts with its type's latency.
-  rig.run_to(minutes(2));
-  CHECK(rig.bus.seconds_of(EventKind::NodeLaunched) == std::vector<double>{6});
-  CHECK(rig.bus.seconds_of(EventKind::NodeReady) == std::vector<double>{71});
+  // One launch, carrying the claim's types cheapest first.
+  REQUIRE(rig.cloud.launch_calls.size() == 1);
+  const FakeCloudProvider::LaunchCall& call = rig.cloud.launch_calls.front();
+  CHECK(call.nodepool == "default");
+  REQUIRE_FALSE(call.types.empty());
+  CHECK(rig.catalog.types()[call.types.front().type].name == "c5.large");
+  CHECK(call.node == n.id);
   // Nothing left waiting: no further batch.
+  rig.run_to(minutes(2));
   CHECK(rig.provisioner.solves() == 1);
 }
 
 TEST_CASE(
     "a pod that fits nowhere is reported with a reason per NodePool and retried ten seconds later",
     "[provisioning]") {
-  ProvisionerRig rig(small_catalog(), {on_demand_pool("alpha"), on_demand_pool("beta")});
+  FakeRig rig(small_catalog(), {on_demand_pool("alpha"), on_demand_pool("beta")});
   PodId pod = rig.new_pod(100'000, 512);  // 100 CPUs: more than any type offers
   rig.run_to(seconds(1));
 
@@ -201,7 +222,7 @@ TEST_CASE(
 }
 
 TEST_CASE("a second batch puts a pod on a node that is still launching", "[provisioning]") {
-  ProvisionerRig rig(small_catalog(), {on_demand_pool("default")});
+  FakeRig rig(small_catalog(), {on_demand_pool("default")});
   PodId first = rig.new_pod(1000, 1024);
   rig.run_to(seconds(1));
   REQUIRE(rig.cluster.nodes().size() == 1);
@@ -209,12 +230,12 @@ TEST_CASE("a second batch puts a pod on a node that is still launching", "[provi
 
   rig.run_to(seconds(3));
   PodId second = rig.new_pod(500, 512);
-  rig.run_to(seconds(4));  // the node launches at 6 s: still in flight
+  rig.run_to(seconds(4));  // the fake cloud has not started the node: still in flight
   CHECK(rig.cluster.node(0).phase == NodePhase::Launching);
   CHECK(rig.provisioner.solves() == 2);
   // 1000m + 500m fit the c5.large's 1930m: no second node.
   CHECK(rig.cluster.nodes().size() == 1);
-  CHECK(rig.cloud.running(rig.catalog.offering_index(rig.cluster.node(0).type, 0)) == 1);
+  CHECK(rig.cloud.launch_calls.size() == 1);
   CHECK(rig.cluster.pod(second).nominated == 0);
   CHECK(rig.cluster.pod(first).nominated == 0);
   std::vector<PodId> nominated;
@@ -227,7 +248,7 @@ TEST_CASE("a second batch puts a pod on a node that is still launching", "[provi
 TEST_CASE("a NodeClaim whose offerings ran out in the same batch fails to launch",
           "[provisioning]") {
   // One offering with room for one instance; each pod needs a node of its own (1500m of 1930m).
-  ProvisionerRig rig(scarce_catalog(1), {make_pool("default")});
+  Ec2Rig rig(scarce_catalog(1), {make_pool("default")});
   PodId first = rig.new_pod(1500, 512);
   PodId second = rig.new_pod(1500, 512);
   rig.run_to(seconds(1));
@@ -257,7 +278,7 @@ TEST_CASE("a launch into exhausted capacity fails, is cached, and the next solve
   // Karpenter learns of a shortage only when CreateFleet fails: the first batch plans a claim and
   // its launch fails; the offerings are cached unavailable for 3 minutes, so the retry (10 s
   // later, batch closing 1 s after) finds no offering and reports why.
-  ProvisionerRig rig(scarce_catalog(0), {make_pool("default")});
+  Ec2Rig rig(scarce_catalog(0), {make_pool("default")});
   PodId pod = rig.new_pod(500, 512);
   rig.run_to(seconds(1));
   CHECK(rig.cluster.nodes().empty());
@@ -273,8 +294,10 @@ TEST_CASE("a launch into exhausted capacity fails, is cached, and the next solve
 
 TEST_CASE("a pod whose new NodeClaim fails to launch loses its old nomination and is retried",
           "[provisioning]") {
-  // Room for two m5.large instances (1930m each).
-  ProvisionerRig rig(scarce_catalog(2), {make_pool("default")});
+  // m5.large instances (1930m each), and room for two: the cloud fails every launch after the
+  // second (Karpenter's fake: AllowedCreateCalls).
+  FakeRig rig(scarce_catalog(std::nullopt), {make_pool("default")});
+  rig.cloud.allow_launches(2);
   PodId small = rig.new_pod(1000, 512);
   rig.run_to(seconds(1));
   REQUIRE(rig.cluster.nodes().size() == 1);
@@ -297,4 +320,82 @@ TEST_CASE("a pod whose new NodeClaim fails to launch loses its old nomination an
   CHECK(rig.cluster.pod(small).nominated == kNoNode);
   rig.run_to(seconds(15));  // retrigger at 4 + 10 s, batch closes at 15 s
   CHECK(rig.provisioner.solves() == 3);
+}
+
+// kubernetes-sigs/karpenter pkg/controllers/nodeclaim/lifecycle/launch_test.go, "should delete
+// the nodeclaim if InsufficientCapacity is returned from the cloudprovider": the claim is gone
+// and its pods go back to the provisioner, which launches for them at its next try.
+TEST_CASE("a NodeClaim the cloud has no capacity for is dropped and its pods are retried",
+          "[provisioning]") {
+  FakeRig rig(small_catalog(), {on_demand_pool("default")});
+  rig.cloud.fail_next_launch();
+  PodId pod = rig.new_pod(1500, 2048);
+  rig.run_to(seconds(1));
+  CHECK(rig.cloud.launch_calls.size() == 1);
+  CHECK(rig.cloud.launches_failed() == 1);
+  CHECK(rig.cluster.nodes().empty());
+  CHECK(rig.bus.count(EventKind::NodeClaimCreated) == 0);
+  REQUIRE(rig.bus.count(EventKind::LaunchFailed) == 1);
+  CHECK(rig.cluster.pod(pod).nominated == kNoNode);
+  CHECK(rig.cluster.pod(pod).pending_reason ==
+        "nodepool default: launch failed, no offering with capacity");
+
+  // Retriggered at 1 + 10 s, the batch closes at 12 s; the cloud has capacity again.
+  rig.run_to_just_before(seconds(12));
+  CHECK(rig.cloud.launch_calls.size() == 1);
+  rig.run_to(seconds(12));
+  REQUIRE(rig.cloud.launch_calls.size() == 2);
+  REQUIRE(rig.cloud.launch_calls[1].node.has_value());
+  const Node& n = rig.cluster.node(*rig.cloud.launch_calls[1].node);
+  CHECK(n.instance_type == "c5.large");
+  CHECK(rig.cluster.pod(pod).nominated == n.id);
+  CHECK(rig.bus.count(EventKind::NodeClaimCreated) == 1);
+}
+
+// aws/karpenter-provider-aws pkg/providers/instancetype/suite_test.go, Insufficient Capacity
+// Error Cache: "should launch instances in a different zone on second reconciliation attempt
+// with Insufficient Capacity Error Cache fallback".
+TEST_CASE("after insufficient capacity in one zone the next try launches in another",
+          "[provisioning]") {
+  FakeRig rig(small_catalog(), {on_demand_pool("default")});
+  const auto c5 = static_cast<std::uint32_t>(*rig.catalog.index_of("c5.large"));
+  const std::uint32_t zone_a = *rig.catalog.find_offering(c5, "us-east-1a", CapacityType::OnDemand);
+  rig.cloud.fail_offering(zone_a);
+  PodId pod = rig.new_pod(1500, 2048);
+  rig.run_to(seconds(1));
+  CHECK(rig.cluster.nodes().empty());
+  CHECK(rig.cloud.marked_unavailable == std::vector<std::uint32_t>{zone_a});
+  CHECK(rig.cloud.usable_offerings()[zone_a] == 0);
+
+  rig.run_to(seconds(12));
+  REQUIRE(rig.cluster.nodes().size() == 1);
+  const Node& n = rig.cluster.node(0);
+  CHECK(n.instance_type == "c5.large");  // still the cheapest type; its other zone had capacity
+  CHECK(n.zone == "us-east-1b");
+  CHECK(rig.cluster.pod(pod).nominated == n.id);
+}
+
+// aws/karpenter-provider-aws pkg/providers/instancetype/suite_test.go, Insufficient Capacity
+// Error Cache: "should launch instances of different type on second reconciliation attempt with
+// Insufficient Capacity Error Cache fallback".
+TEST_CASE("after insufficient capacity for a type the next try launches the next cheapest type",
+          "[provisioning]") {
+  NodePool pool = on_demand_pool("default");
+  pool.requirements.add(std::string(label::kZone), in({"us-east-1a"}));
+  FakeRig rig(small_catalog(), {pool});
+  const auto c5 = static_cast<std::uint32_t>(*rig.catalog.index_of("c5.large"));
+  rig.cloud.fail_type(c5);
+  PodId pod = rig.new_pod(1500, 2048);
+  rig.run_to(seconds(1));
+  CHECK(rig.cluster.nodes().empty());
+  REQUIRE(rig.cloud.launch_calls.size() == 1);
+  CHECK(rig.cloud.launch_calls[0].types.front().type == c5);
+
+  rig.run_to(seconds(12));
+  REQUIRE(rig.cloud.launch_calls.size() == 2);
+  // The solver no longer offers the type whose only allowed offering is out of capacity.
+  for (const InstanceTypeOption& option : rig.cloud.launch_calls[1].types) CHECK(option.type != c5);
+  REQUIRE(rig.cluster.nodes().size() == 1);
+  CHECK(rig.cluster.node(0).instance_type == "m5.large");  // $0.096, the next that fits
+  CHECK(rig.cluster.pod(pod).nominated == 0);
 }

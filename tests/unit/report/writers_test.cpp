@@ -58,7 +58,7 @@ void play(std::vector<EventSink*> sinks) {
 
 // The recorder's result for play().
 RunResult played(std::uint64_t engine_events = 0) {
-  RunRecorder rec(run_info());
+  RunRecorder rec(run_info(), kPricesOnNodes);
   play({&rec});
   return rec.result(engine_events);
 }
@@ -94,7 +94,7 @@ TEST_CASE("events.jsonl lines have fixed keys in the contract's order", "[report
 TEST_CASE("timeseries.csv has a header and one row per interval", "[report]") {
   std::ostringstream csv;
   TimeseriesWriter writer(csv);
-  RunRecorder rec(run_info({"cpu", "gpu"}), {&writer});
+  RunRecorder rec(run_info({"cpu", "gpu"}), kPricesOnNodes, {&writer});
   play({&rec});
   const std::vector<std::string> got = lines_of(csv.str());
   REQUIRE(got.size() == 3);
@@ -113,7 +113,7 @@ TEST_CASE("the same events give byte-identical outputs", "[report]") {
     std::ostringstream events, csv;
     EventWriter event_writer(events);
     TimeseriesWriter timeseries_writer(csv);
-    RunRecorder rec(run_info(), {&timeseries_writer});
+    RunRecorder rec(run_info(), kPricesOnNodes, {&timeseries_writer});
     play({&rec, &event_writer});
     return events.str() + csv.str() + report_json_text(rec.result(42));
   };

@@ -155,6 +155,16 @@ inline std::map<std::string, double> rounded(const UsdByName& m) {
   return out;
 }
 
+// The prices a test set on its hand-built nodes (they have no cloud behind them).
+class PricesOnNodes final : public NodePricing {
+ public:
+  double instance_per_hour(const Node& node) const override { return node.price_per_hour; }
+  double volumes_per_hour(const Node& node) const override { return node.ebs_price_per_hour; }
+  double fee_per_hour(const Node&) const override { return 0.0; }
+  bool charges_fee() const override { return false; }
+};
+inline const PricesOnNodes kPricesOnNodes;
+
 inline RunInfo run_info(std::vector<std::string> pools = {"gpu"}) {
   return {.scenario = "unit",
           .seed = 7,

@@ -15,7 +15,7 @@ using Counts = CountByReason;
 }  // namespace
 
 TEST_CASE("an empty run gives zeros and the run's own figures", "[runner]") {
-  RunRecorder rec(run_info());
+  RunRecorder rec(run_info(), kPricesOnNodes);
   RecorderWorld w(rec);
   w.end(at(hours(1)));
   const RunResult r = rec.result(1234);
@@ -35,7 +35,7 @@ TEST_CASE("an empty run gives zeros and the run's own figures", "[runner]") {
 
 TEST_CASE("a node that lives 30 s is billed the 60-second minimum; EBS has no minimum",
           "[runner]") {
-  RunRecorder rec(run_info());
+  RunRecorder rec(run_info(), kPricesOnNodes);
   RecorderWorld w(rec);
   // $3.60/h is $0.001 a second; EBS $0.36/h is $0.0001 a second.
   NodeId n = w.node({.price = 3.6, .ebs_price = 0.36});
@@ -52,7 +52,7 @@ TEST_CASE("a node that lives 30 s is billed the 60-second minimum; EBS has no mi
 
 TEST_CASE("instance cost splits by capacity type; pool, type and capacity type include EBS",
           "[runner]") {
-  RunRecorder rec(run_info({"gpu", "spot-gpu"}));
+  RunRecorder rec(run_info({"gpu", "spot-gpu"}), kPricesOnNodes);
   RecorderWorld w(rec);
   NodeId a = w.node({.name = "a",
                      .nodepool = "gpu",
@@ -82,7 +82,7 @@ TEST_CASE("instance cost splits by capacity type; pool, type and capacity type i
 }
 
 TEST_CASE("a GPU node's cost splits by the GPUs each workload requested", "[runner]") {
-  RunRecorder rec(run_info());
+  RunRecorder rec(run_info(), kPricesOnNodes);
   RecorderWorld w(rec);
   WorkloadId train = w.workload("train", WorkloadKind::Job);
   WorkloadId serve = w.workload("serve", WorkloadKind::Deployment);
@@ -122,7 +122,7 @@ TEST_CASE("a GPU node's cost splits by the GPUs each workload requested", "[runn
 
 TEST_CASE("the minimum-billing top-up goes to (unallocated) so workloads sum to the total",
           "[runner]") {
-  RunRecorder rec(run_info());
+  RunRecorder rec(run_info(), kPricesOnNodes);
   RecorderWorld w(rec);
   WorkloadId job = w.workload("job", WorkloadKind::Job);
   NodeId n = w.node({.price = 3.6, .gpus = 1});
@@ -139,7 +139,7 @@ TEST_CASE("the minimum-billing top-up goes to (unallocated) so workloads sum to 
 }
 
 TEST_CASE("a CPU node's cost splits by the mean of the CPU and memory shares", "[runner]") {
-  RunRecorder rec(run_info({"cpu"}));
+  RunRecorder rec(run_info({"cpu"}), kPricesOnNodes);
   RecorderWorld w(rec);
   WorkloadId web = w.workload("web", WorkloadKind::Deployment);
   NodeId n = w.node({.nodepool = "cpu", .price = 0.8, .cpu_millis = 4000, .memory = 16 * kGiB});
@@ -157,7 +157,7 @@ TEST_CASE("a CPU node's cost splits by the mean of the CPU and memory shares", "
 
 TEST_CASE("pending seconds are exact nearest-rank percentiles; still-pending pods count",
           "[runner]") {
-  RunRecorder rec(run_info());
+  RunRecorder rec(run_info(), kPricesOnNodes);
   RecorderWorld w(rec);
   WorkloadId job = w.workload("batch", WorkloadKind::Job);
   NodeId n = w.node({.gpus = 0, .cpu_millis = 64000, .memory = 256 * kGiB});
@@ -189,7 +189,7 @@ TEST_CASE("pending seconds are exact nearest-rank percentiles; still-pending pod
 }
 
 TEST_CASE("the unschedulable list is sorted by pod name and capped", "[runner]") {
-  RunRecorder rec(run_info());
+  RunRecorder rec(run_info(), kPricesOnNodes);
   RecorderWorld w(rec);
   WorkloadId job = w.workload("batch", WorkloadKind::Job);
   const int total = static_cast<int>(kMaxUnschedulableListed) + 5;
@@ -211,7 +211,7 @@ TEST_CASE("the unschedulable list is sorted by pod name and capped", "[runner]")
 }
 
 TEST_CASE("an evicted Job pod loses its GPU-hours since binding", "[runner]") {
-  RunRecorder rec(run_info());
+  RunRecorder rec(run_info(), kPricesOnNodes);
   RecorderWorld w(rec);
   WorkloadId job = w.workload("train", WorkloadKind::Job);
   WorkloadId web = w.workload("web", WorkloadKind::Deployment);
@@ -237,7 +237,7 @@ TEST_CASE("an evicted Job pod loses its GPU-hours since binding", "[runner]") {
 }
 
 TEST_CASE("peak counts nodes billed at once, draining ones included", "[runner]") {
-  RunRecorder rec(run_info());
+  RunRecorder rec(run_info(), kPricesOnNodes);
   RecorderWorld w(rec);
   NodeId a = w.node({.name = "a"});
   NodeId b = w.node({.name = "b"});

@@ -31,7 +31,7 @@ struct RowLog final : TimeseriesSink {
 
 TEST_CASE("time series sinks get the columns at once and a row per interval", "[runner]") {
   RowLog log;
-  RunRecorder rec(run_info({"cpu", "gpu"}), {&log});
+  RunRecorder rec(run_info({"cpu", "gpu"}), kPricesOnNodes, {&log});
   CHECK(log.columns_calls == 1);
   CHECK(log.pools == std::vector<std::string>{"cpu", "gpu"});
   CHECK(log.services.empty());

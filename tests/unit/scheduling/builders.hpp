@@ -54,6 +54,16 @@ inline InstanceType make_type(const TypeSpec& s) {
   return t;
 }
 
+// Each catalog type's allocatable for a NodeClass's kubelet settings, as the cloud provider
+// sizes nodes (SchedulingContext receives it).
+inline std::vector<Resources> sized_allocatable(const Catalog& catalog,
+                                                const KubeletSizing& kubelet) {
+  std::vector<Resources> out;
+  for (const InstanceType& t : catalog.types())
+    out.push_back(size_instance_type(t, kubelet).allocatable);
+  return out;
+}
+
 // m5 and c5 CPU types, g4dn and g5 GPU types, two zones; prices are us-east-1 on-demand.
 inline Catalog small_catalog() {
   std::vector<InstanceType> types{

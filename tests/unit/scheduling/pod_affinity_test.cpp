@@ -66,7 +66,9 @@ std::vector<std::string> zones_of(const NewNodeClaim& claim) {
 SolveResult solve(const std::vector<NodePool>& pools, Problem& problem, SolveInput extra = {},
                   std::span<const KubeletSizing> kubelet = {}) {
   static const Catalog catalog = small_catalog();
-  SchedulingContext ctx(catalog, pools, {}, kubelet);
+  std::vector<std::vector<Resources>> allocatable;
+  for (const KubeletSizing& k : kubelet) allocatable.push_back(sized_allocatable(catalog, k));
+  SchedulingContext ctx(catalog, pools, {}, allocatable);
   Scheduler scheduler(ctx);
   SolveInput input = problem.input();
   input.nodes = extra.nodes;

@@ -262,8 +262,9 @@ TEST_CASE("an EC2NodeClass maxPods override caps pods per node", "[scheduling]")
   NodePool pool = make_pool("small");
   pool.requirements.add(std::string(label::kInstanceType), in({"m5.large"}));
   std::vector<NodePool> pools{pool};
-  std::vector<KubeletSizing> kubelet{{.max_pods = 10}};
-  SchedulingContext ctx(catalog, pools, {}, kubelet);
+  const std::vector<std::vector<Resources>> allocatable{
+      sized_allocatable(catalog, {.max_pods = 10})};
+  SchedulingContext ctx(catalog, pools, {}, allocatable);
   Scheduler scheduler(ctx);
   Problem problem;
   problem.add(make_pod({.cpu_millis = 10, .memory_mib = 16}), 11);

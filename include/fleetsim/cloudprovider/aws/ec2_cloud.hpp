@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "fleetsim/cloudprovider/aws/aws_instance_types.hpp"
+#include "fleetsim/cloudprovider/aws/price_source.hpp"
 #include "fleetsim/cloudprovider/cloud_provider.hpp"
 #include "fleetsim/engine/event_tag.hpp"
 #include "fleetsim/engine/simulation.hpp"
@@ -22,14 +24,26 @@ inline constexpr SimDuration kSpotInterruptionWarning = minutes(2);
 
 class Ec2Cloud final : public CloudProvider, private EventHandler {
  public:
-  // `latency_by_type` gives each catalog type's start-up latencies.
+  // `latency_by_type` gives each catalog type's start-up latencies; `fee_by_type` EKS Auto
+  // Mode's management fee per catalog type (empty: none).
   Ec2Cloud(Simulation& sim, Cluster& cluster, ClusterBus& bus, const Catalog& catalog,
-           std::vector<NodeLatency> latency_by_type);
+           std::vector<NodeLatency> latency_by_type, std::vector<double> fee_by_type = {});
 
   const Catalog& catalog() const override { return catalog_; }
-  // The catalog's prices until set_price changes one.
-  double price(std::uint32_t global_offering) const override { return prices_[global_offering]; }
-  std::span<const double> offering_prices() const override { return prices_; }
+  // Karpenter's AWS sizing (AwsInstanceTypes).
+  std::vector<SizedInstanceType> instance_types(const KubeletSizing& node_class) const override {
+    return sizing_.instance_types(node_class);
+  }
+  // The price source's: the catalog's prices until set_price changes one.
+  double price(std::uint32_t global_offering) const override {
+    return prices_.offering_price(global_offering);
+  }
+  std::span<const double> offering_prices() const override { return prices_.offering_prices(); }
+  double volumes_price_per_hour(std::span<const BlockDevice> volumes) const override {
+    return prices_.volumes_price_per_hour(volumes);
+  }
+  const NodePricing& node_pricing() const override { return prices_; }
+  const PriceSource& prices() const { return prices_; }
   // Like Karpenter, the solver does not know EC2's spare capacity: it learns of a shortage when
   // a launch fails.
   std::span<const std::uint8_t> usable_offerings() override;
@@ -82,7 +96,8 @@ class Ec2Cloud final : public CloudProvider, private EventHandler {
   ClusterBus& bus_;
   const Catalog& catalog_;
   std::vector<NodeLatency> latency_by_type_;
-  std::vector<double> prices_;  // by global offering
+  PriceSource prices_;
+  AwsInstanceTypes sizing_;
   std::vector<SimTime> unavailable_until_;
   std::vector<std::int64_t> running_;
   std::vector<std::optional<std::int64_t>> capacity_;

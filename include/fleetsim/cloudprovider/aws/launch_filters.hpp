@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include "fleetsim/cloudprovider/aws/price_source.hpp"
 #include "fleetsim/cloudprovider/cloud_provider.hpp"
 
 namespace fleetsim {
@@ -30,11 +31,10 @@ struct LaunchPlan {
 // offering; then the exotic filter (no GPU/accelerator/metal type while an ordinary one fits),
 // the spot filter (no spot offering dearer than the cheapest on-demand one) and truncation to
 // 60 types. The fleet API's price-capacity-optimized spot strategy is modelled as cheapest
-// offering with capacity: the EC2 model walks the candidates in order. `offering_usable` and
-// `prices` are per global offering (empty: all usable; the catalog's prices).
-LaunchPlan plan_launch(const Catalog& catalog, const Requirements& requirements,
+// offering with capacity: the EC2 model walks the candidates in order. Prices are the price
+// source's now; `offering_usable` is per global offering (empty: all usable).
+LaunchPlan plan_launch(const PriceSource& prices, const Requirements& requirements,
                        std::span<const InstanceTypeOption> types,
-                       std::span<const std::uint8_t> offering_usable,
-                       std::span<const double> prices = {});
+                       std::span<const std::uint8_t> offering_usable);
 
 }  // namespace fleetsim

@@ -5,6 +5,7 @@
 #include <span>
 #include <vector>
 
+#include "fleetsim/cloudprovider/cloud_provider.hpp"
 #include "fleetsim/k8s/nodepool.hpp"
 #include "fleetsim/k8s/workloads.hpp"
 #include "fleetsim/scheduling/scheduling_context.hpp"
@@ -30,13 +31,15 @@ struct NodePoolInputs {
   std::span<const Workload> daemonsets;
 };
 
-// The solver's view of `pools` (which must outlive it): allocatable sized by each pool's
-// EC2NodeClass kubelet settings and DaemonSet overhead per instance type.
+// The solver's view of `pools` (which must outlive it): allocatable as `sizer` (the cloud
+// provider) sizes each pool's EC2NodeClass, and DaemonSet overhead, per instance type.
 std::unique_ptr<SchedulingContext> make_scheduling_context(const NodePoolInputs& in,
-                                                           const std::vector<NodePool>& pools);
+                                                           const std::vector<NodePool>& pools,
+                                                           const InstanceTypeSizer& sizer);
 
-// Per pool: the EBS volumes of its EC2NodeClass.
+// Per pool: the EBS volumes of its EC2NodeClass, priced by the cloud.
 std::vector<PoolLaunchInfo> pool_launch_info(const NodePoolInputs& in,
-                                             const std::vector<NodePool>& pools);
+                                             const std::vector<NodePool>& pools,
+                                             const CloudProvider& cloud);
 
 }  // namespace fleetsim

@@ -1,4 +1,7 @@
-#include "fleetsim/cloudprovider/aws/ebs_pricing.hpp"
+#include "fleetsim/cloudprovider/aws/price_source.hpp"
+
+#include "fleetsim/cloudprovider/aws/ebs_volumes.hpp"
+#include "fleetsim/cloudprovider/cloud_provider.hpp"
 
 namespace fleetsim {
 
@@ -28,10 +31,22 @@ double per_gib_month(EbsVolumeType t) {
 
 }  // namespace
 
-double ebs_price_per_hour(std::span<const BlockDevice> volumes) {
+PriceSource::PriceSource(const Catalog& catalog, std::vector<double> fee_by_type)
+    : catalog_(catalog), fee_by_type_(std::move(fee_by_type)) {
+  FLEETSIM_ASSERT(fee_by_type_.empty() || fee_by_type_.size() == catalog.types().size());
+  prices_.reserve(catalog.offering_count());
+  for (const InstanceType& t : catalog.types())
+    for (const Offering& o : t.offerings) prices_.push_back(o.price_per_hour);
+}
+
+double PriceSource::instance_per_hour(const Node& node) const {
+  return prices_[offering_of(catalog_, node)];
+}
+
+double PriceSource::volumes_price_per_hour(std::span<const BlockDevice> volumes) const {
   if (volumes.empty())
-    return static_cast<double>(kDefaultRootVolumeBytes) / kGiB * per_gib_month(EbsVolumeType::gp3) /
-           kHoursPerMonth;
+    return static_cast<double>(aws_sizing::kDefaultRootVolumeBytes) / kGiB *
+           per_gib_month(EbsVolumeType::gp3) / kHoursPerMonth;
   double monthly = 0;
   for (const BlockDevice& v : volumes) {
     monthly += static_cast<double>(v.size_bytes) / kGiB * per_gib_month(v.type);
@@ -43,13 +58,6 @@ double ebs_price_per_hour(std::span<const BlockDevice> volumes) {
     }
   }
   return monthly / kHoursPerMonth;
-}
-
-std::int64_t ebs_bytes(std::span<const BlockDevice> volumes) {
-  if (volumes.empty()) return kDefaultRootVolumeBytes;
-  std::int64_t total = 0;
-  for (const BlockDevice& v : volumes) total += v.size_bytes;
-  return total;
 }
 
 }  // namespace fleetsim

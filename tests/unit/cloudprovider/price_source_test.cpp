@@ -36,7 +36,8 @@ Node node_of(const Catalog& catalog, CapacityType ct) {
 
 }  // namespace
 
-TEST_CASE("an offering costs the catalog's price until a traced change comes due", "[cloudprovider]") {
+TEST_CASE("an offering costs the catalog's price until a traced change comes due",
+          "[cloudprovider]") {
   const Catalog catalog = one_type();
   PriceSource prices(catalog);
   const std::uint32_t spot = *catalog.find_offering(0, "us-east-1a", CapacityType::Spot);
@@ -53,7 +54,8 @@ TEST_CASE("an offering costs the catalog's price until a traced change comes due
   CHECK(prices.offering_price(on_demand) == 0.096);
 }
 
-TEST_CASE("EKS Auto Mode's fee is charged per type only when there is a fee table", "[cloudprovider]") {
+TEST_CASE("EKS Auto Mode's fee is charged per type only when there is a fee table",
+          "[cloudprovider]") {
   const Catalog catalog = one_type();
   const Node node = node_of(catalog, CapacityType::OnDemand);
   const PriceSource plain(catalog);

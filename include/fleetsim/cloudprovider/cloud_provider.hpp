@@ -7,21 +7,12 @@
 #include <span>
 
 #include "fleetsim/catalog/catalog.hpp"
+#include "fleetsim/cloudprovider/node_latency.hpp"
 #include "fleetsim/core/resources.hpp"
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/k8s/cluster.hpp"
 
 namespace fleetsim {
-
-// Start-up phases after a launch (DESIGN.md §4.1): the instance runs and is billed (launch),
-// the kubelet joins (registration), then the node is Ready with its GPUs advertised
-// (initialization).
-struct NodeLatency {
-  SimDuration launch;
-  SimDuration registration;    // after launch
-  SimDuration initialization;  // after registration
-  friend bool operator==(const NodeLatency&, const NodeLatency&) = default;
-};
 
 // One instance type a NodeClaim may become, with the node it would make: allocatable as the
 // NodeClass sizes it, and what the DaemonSet pods take of it.

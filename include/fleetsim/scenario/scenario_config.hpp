@@ -12,10 +12,10 @@
 
 #include "fleetsim/autoscaling/hpa_spec.hpp"
 #include "fleetsim/autoscaling/keda_spec.hpp"
-#include "fleetsim/autoscaling/metrics_store.hpp"
+#include "fleetsim/autoscaling/scrape_interval.hpp"
 #include "fleetsim/catalog/catalog.hpp"
-#include "fleetsim/cloudprovider/aws/spot_market.hpp"
-#include "fleetsim/cloudprovider/cloud_provider.hpp"
+#include "fleetsim/cloudprovider/aws/spot_market_settings.hpp"
+#include "fleetsim/cloudprovider/node_latency.hpp"
 #include "fleetsim/core/calendar.hpp"
 #include "fleetsim/core/error.hpp"
 #include "fleetsim/core/resources.hpp"
@@ -25,10 +25,9 @@
 #include "fleetsim/k8s/pod_disruption_budget.hpp"
 #include "fleetsim/k8s/workloads.hpp"
 #include "fleetsim/provisioning/cluster_autoscaler/settings.hpp"
-#include "fleetsim/serving/serving_model.hpp"
-#include "fleetsim/serving/serving_time.hpp"
+#include "fleetsim/serving/serving_settings.hpp"
 #include "fleetsim/traffic/traffic.hpp"
-#include "fleetsim/workload/api_rate_limiter.hpp"
+#include "fleetsim/workload/api_limits.hpp"
 
 namespace fleetsim {
 

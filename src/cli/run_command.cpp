@@ -18,8 +18,6 @@
 #include "fleetsim/runner/run.hpp"
 #include "fleetsim/scenario/input_digest.hpp"
 #include "fleetsim/scenario/scenario_loader.hpp"
-#include "fleetsim/workload/job_trace.hpp"
-#include "fleetsim/world/world.hpp"
 
 namespace fleetsim {
 
@@ -162,14 +160,9 @@ int run_command(const RunCommandOptions& options) {
 }
 
 int validate_command(const std::filesystem::path& scenario, WarningDetail warnings) {
-  ScenarioConfig config = load_scenario(scenario, bundled_catalog_root());
-  // A run streams its traces; validation reads them through so a bad row surfaces now.
-  for (const JobSource& source : config.job_sources) {
-    JobTraceReader reader(source.trace);
-    while (reader.next()) {
-    }
-  }
-  World world(config);  // its construction runs the checks that need the NodePools as solved
+  // Loading runs every check a run would (validate_scenario): traces read through, NodePools
+  // solved.
+  const ScenarioConfig config = load_scenario(scenario, bundled_catalog_root());
   print_warnings(config.warnings, warnings, std::cerr);
   std::size_t jobs = config.job_sources.size();
   std::cout << fmt::format(

@@ -5,26 +5,23 @@
 #include <algorithm>
 #include <array>
 #include <limits>
-#include <map>
 #include <memory>
 #include <set>
 #include <system_error>
 #include <type_traits>
 #include <variant>
 
-#include "fleetsim/autoscaling/simulated_metrics.hpp"
 #include "fleetsim/catalog/auto_mode.hpp"
 #include "fleetsim/catalog/catalog_loader.hpp"
 #include "fleetsim/core/calendar.hpp"
 #include "fleetsim/core/utf8.hpp"
 #include "fleetsim/scenario/auto_mode_setup.hpp"
 #include "fleetsim/scenario/cluster_autoscaler_decoder.hpp"
-#include "fleetsim/scenario/eksctl_decoder.hpp"
 #include "fleetsim/scenario/manifest_loader.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
-#include "fleetsim/scenario/nodepool_checks.hpp"
 #include "fleetsim/scenario/priority_resolver.hpp"
 #include "fleetsim/scenario/scenario_sections.hpp"
+#include "fleetsim/scenario/scenario_validation.hpp"
 #include "fleetsim/scenario/service_decoder.hpp"
 #include "fleetsim/scenario/warning_log.hpp"
 #include "fleetsim/scenario/yaml_reader.hpp"
@@ -72,24 +69,6 @@ bool is_region_name(std::string_view r) {
   return !r.empty() && r.size() <= 32 && std::all_of(r.begin(), r.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
   });
-}
-
-// What each provisioner reads: the Cluster Autoscaler needs node groups and ignores NodePools;
-// beside Karpenter and Auto Mode node groups keep their desired capacity.
-void check_provisioner_inputs(ProvisionerKind provisioner, const ManifestSet& set,
-                              const YamlMap& top, WarningLog& warnings) {
-  if (provisioner == ProvisionerKind::ClusterAutoscaler) {
-    if (set.node_groups.empty()) {
-      const std::optional<YamlValue> p = top.get("provisioner");
-      p->fail(
-          "cluster-autoscaler resizes node groups: give an eksctl ClusterConfig with "
-          "managedNodeGroups or nodeGroups in manifests");
-    }
-    for (const NodePool& pool : set.nodepools)
-      warnings.add(
-          pool.where, "NodePool",
-          fmt::format("NodePool {} is not used: the provisioner is cluster-autoscaler", pool.name));
-  }
 }
 
 ProvisionerKind decode_provisioner(const YamlValue& v) {
@@ -208,40 +187,6 @@ void set_start_hour(TrafficConfig& traffic, std::int64_t start_unix_s) {
   if (auto* surge = std::get_if<SurgeConfig>(&traffic)) std::visit(set, surge->base);
 }
 
-// Every metric an autoscaler reads must be one the simulation produces, under its own name or a
-// scenario alias: otherwise the autoscaler never acts, silently.
-void check_metric_name(std::string_view name, const SourceLocation& where, std::string_view field,
-                       const MetricAliases& aliases) {
-  if (is_simulated_metric(name) || aliases.contains(name)) return;
-  std::vector<std::string_view> known(kSimulatedMetrics.begin(), kSimulatedMetrics.end());
-  for (const auto& [alias, target] : aliases) known.push_back(alias);
-  throw ConfigError(
-      where, std::string(field),
-      fmt::format("metric \"{}\" is never produced in a simulation, so the autoscaler could not "
-                  "act on it; fleetsim produces {}, or name your exporter's metric with "
-                  "`metrics: {{aliases: {{{}: {}}}}}`{}",
-                  name.substr(0, 80), fmt::join(known, ", "), name.substr(0, 80), kGpuUtilMetric,
-                  did_you_mean(name, known)));
-}
-
-void check_autoscaler_metrics(const std::vector<HorizontalPodAutoscalerSpec>& hpas,
-                              const std::vector<ScaledObjectSpec>& scaled_objects,
-                              const MetricAliases& aliases) {
-  for (const HorizontalPodAutoscalerSpec& hpa : hpas) {
-    for (const MetricSpec& m : hpa.metrics) {
-      if (m.source == MetricSourceType::Resource) continue;
-      check_metric_name(m.name, m.name_where, "metric.name", aliases);
-    }
-  }
-  for (const ScaledObjectSpec& so : scaled_objects) {
-    for (const KedaTrigger& t : so.triggers) {
-      if (t.type != KedaTriggerType::Prometheus) continue;
-      for (const std::string& name : selected_metric_names(PromQuery::parse(t.query)))
-        check_metric_name(name, t.query_where, "metadata.query", aliases);
-    }
-  }
-}
-
 // What input_digests reads back: the scenario, its manifests and its traces.
 void record_input_files(ScenarioConfig& cfg, const ManifestLoader& manifests) {
   cfg.input_files.push_back(cfg.file);
@@ -260,62 +205,6 @@ void record_input_files(ScenarioConfig& cfg, const ManifestLoader& manifests) {
       if (const auto* replay = std::get_if<ReplayConfig>(&surge->base))
         cfg.input_files.push_back(replay->trace);
   }
-}
-
-// Where a Deployment's autoscaler was found, for the "already has one" message.
-struct AutoscalerRef {
-  std::string_view kind;  // "HorizontalPodAutoscaler" or "ScaledObject"
-  std::string_view name;
-  SourceLocation where;
-};
-
-// Each HPA and ScaledObject must scale a Deployment of the scenario's manifests in its own
-// namespace, and a Deployment takes one autoscaler (two HPAs fight over its replicas; KEDA refuses
-// a ScaledObject whose target already has an HPA).
-void check_autoscaler_targets(const std::vector<HorizontalPodAutoscalerSpec>& hpas,
-                              const std::vector<ScaledObjectSpec>& scaled_objects,
-                              const std::vector<Workload>& workloads) {
-  std::map<const Workload*, AutoscalerRef> scaled;
-  auto check = [&](std::string_view kind, std::string_view name, std::string_view ns,
-                   const CrossVersionObjectReference& target, const SourceLocation& where) {
-    if (target.kind != "Deployment") {
-      throw ConfigError(where, "spec.scaleTargetRef.kind",
-                        fmt::format("{} \"{}\" scales a {}; fleetsim scales only Deployments", kind,
-                                    name, target.kind.substr(0, 60)));
-    }
-    if (!target.api_version.empty() && target.api_version != "apps/v1") {
-      throw ConfigError(
-          where, "spec.scaleTargetRef.apiVersion",
-          fmt::format("apiVersion \"{}\" is not supported for a Deployment; use apps/v1",
-                      target.api_version.substr(0, 60)));
-    }
-    const Workload* match = nullptr;
-    std::vector<std::string_view> names;
-    for (const Workload& w : workloads) {
-      if (w.kind != WorkloadKind::Deployment || w.namespace_name != ns) continue;
-      names.push_back(w.name);
-      if (w.name == target.name) match = &w;
-    }
-    if (match == nullptr) {
-      throw ConfigError(where, "spec.scaleTargetRef.name",
-                        fmt::format("no Deployment named \"{}\" in namespace {} in the "
-                                    "scenario's manifests{}",
-                                    target.name, ns, did_you_mean(target.name, names)));
-    }
-    auto [it, inserted] = scaled.emplace(match, AutoscalerRef{kind, name, where});
-    if (!inserted) {
-      throw ConfigError(
-          where, "spec.scaleTargetRef.name",
-          fmt::format("Deployment \"{}\" in namespace {} already has an autoscaler ({} \"{}\" "
-                      "at {}); a Deployment takes one",
-                      target.name, ns, it->second.kind, it->second.name,
-                      it->second.where.to_string()));
-    }
-  };
-  for (const auto& h : hpas)
-    check("HorizontalPodAutoscaler", h.name, h.namespace_name, h.scale_target, h.where);
-  for (const auto& so : scaled_objects)
-    check("ScaledObject", so.name, so.namespace_name, so.scale_target, so.where);
 }
 
 }  // namespace
@@ -385,7 +274,10 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
     if (!is_region_name(cfg.region))
       region->fail(fmt::format("invalid region \"{}\"", cfg.region.substr(0, 40)));
   }
-  if (auto p = top.get("provisioner")) cfg.provisioner = decode_provisioner(*p);
+  if (auto p = top.get("provisioner")) {
+    cfg.provisioner = decode_provisioner(*p);
+    cfg.provisioner_where = p->where();
+  }
   if (auto interval = top.get("report_interval")) {
     cfg.report_interval = interval->as_duration();
     if (cfg.report_interval < kMinReportInterval)
@@ -471,8 +363,6 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
     cfg.workloads.push_back(std::move(d.workload));
   }
   resolve_service_deployments(cfg.services, cfg.workloads);
-  check_autoscaler_targets(set.hpas, set.scaled_objects, cfg.workloads);
-  check_autoscaler_metrics(set.hpas, set.scaled_objects, cfg.metric_aliases);
   for (auto& d : set.daemonsets) {
     priorities.resolve(d.workload.pod.spec, d.priority);
     cfg.daemonsets.push_back(std::move(d.workload));
@@ -576,8 +466,6 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
       warnings.add(k->where(), "karpenter",
                    "the provisioner is cluster-autoscaler; Karpenter's settings are ignored");
   }
-  check_node_groups(set.node_groups, *cfg.catalog);
-  check_provisioner_inputs(cfg.provisioner, set, top, warnings);
   cfg.nodepools = std::move(set.nodepools);
   cfg.node_classes = std::move(set.node_classes);
   cfg.node_groups = std::move(set.node_groups);
@@ -591,15 +479,9 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
                         fmt::format("\"{}\": no {} named \"{}\" in the scenario's manifests",
                                     overrides[i].target, overrides[i].kind, overrides[i].name));
   }
-  check_against_nodepools(cfg, warnings);
   record_input_files(cfg, manifests);
   cfg.warnings = warnings.take();
-  // Reported in file order, so a user reads them alongside the manifests.
-  std::stable_sort(cfg.warnings.begin(), cfg.warnings.end(),
-                   [](const Warning& a, const Warning& b) {
-                     return std::tie(a.where.file, a.where.line, a.where.col) <
-                            std::tie(b.where.file, b.where.line, b.where.col);
-                   });
+  validate_scenario(cfg);
   return cfg;
 }
 

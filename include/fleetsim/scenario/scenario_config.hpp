@@ -174,6 +174,7 @@ struct ScenarioConfig {
   SimDuration duration = hours(1);
   std::string region = "us-east-1";
   ProvisionerKind provisioner = ProvisionerKind::Karpenter;
+  SourceLocation provisioner_where;  // its key, when given
   SimDuration report_interval = seconds(60);
   std::filesystem::path file;  // the scenario file itself
 

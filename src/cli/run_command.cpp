@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "fleetsim/cli/commands.hpp"
+#include "fleetsim/core/atomic_file.hpp"
 #include "fleetsim/core/version.hpp"
 #include "fleetsim/report/event_writer.hpp"
 #include "fleetsim/report/openmetrics_writer.hpp"
@@ -140,16 +141,8 @@ int run_command(const RunCommandOptions& options) {
                                     .inputs = input_digests(config)};
   outputs.open("report.json") << report_json_text(result, &provenance);
   if (metrics) {
-    // Written beside its final name and renamed, as the other outputs are.
-    const std::filesystem::path tmp = options.metrics_out->string() + ".tmp";
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    metrics->finish(out);
-    out.close();
-    std::error_code rename_error;
-    if (out) std::filesystem::rename(tmp, *options.metrics_out, rename_error);
-    if (!out || rename_error)
-      throw InputError(SourceLocation{.file = options.metrics_out->string()}, "--metrics-out",
-                       "cannot write this file");
+    write_file_atomically(*options.metrics_out, "--metrics-out",
+                          [&](std::ostream& out) { metrics->finish(out); });
   }
   outputs.commit();
   if (!options.quiet) {

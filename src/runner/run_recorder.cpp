@@ -8,7 +8,6 @@ namespace fleetsim {
 
 namespace {
 
-constexpr double kSecondsPerHour = 3600.0;
 // The reason Karpenter's interruption handler gives the nodes it deletes and the pods it evicts.
 constexpr std::string_view kSpotInterruptionReason = "spot_interruption";
 

@@ -207,11 +207,9 @@ void record_input_files(ScenarioConfig& cfg, const ManifestLoader& manifests) {
   }
 }
 
-}  // namespace
-
-ScenarioConfig load_scenario(const std::filesystem::path& file,
-                             const std::filesystem::path& default_catalog_root,
-                             std::span<const Override> overrides) {
+// The scenario file's one document, with the sweep's key overrides applied, as a mapping whose
+// keys are all known.
+YamlMap scenario_document(const std::filesystem::path& file, std::span<const Override> overrides) {
   YamlDocuments docs = load_yaml_file(file);
   std::vector<YAML::Node> documents;
   for (const YAML::Node& d : docs.documents)
@@ -225,16 +223,14 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   }
   for (const Override& o : overrides)
     if (o.kind.empty()) apply_override(documents[0], o);
-  YamlValue root(documents[0], docs.file);
-  YamlMap top(root);
+  YamlMap top(YamlValue(documents[0], docs.file));
   // Unknown keys first: a misspelt `duraton` should say so, not that `duration` is missing.
   for (std::string_view key : kTopLevelKeys) top.ignore({key});
   top.reject_unread(kTopLevelKeys);
+  return top;
+}
 
-  ScenarioConfig cfg;
-  cfg.file = file;
-  WarningLog warnings;
-
+void read_name_and_seed(const YamlMap& top, ScenarioConfig& cfg) {
   YamlValue name = top.require("name");
   cfg.name = name.as_string();
   if (cfg.name.empty()) name.fail("the name must not be empty");
@@ -250,6 +246,10 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
     cfg.seed =
         static_cast<std::uint64_t>(seed->as_int(0, std::numeric_limits<std::int64_t>::max()));
   }
+}
+
+// `start`, `duration` and `warmup`.
+void read_time_span(const YamlMap& top, ScenarioConfig& cfg) {
   if (auto start = top.get("start")) {
     ParsedTimestamp t = parse_rfc3339(start->as_string());
     if (!t.unix_s) start->fail(t.problem);
@@ -269,6 +269,9 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
                                format_duration(cfg.warmup), format_duration(cfg.duration)));
     }
   }
+}
+
+void read_region_and_provisioner(const YamlMap& top, ScenarioConfig& cfg) {
   if (auto region = top.get("region")) {
     cfg.region = region->as_string();
     if (!is_region_name(cfg.region))
@@ -278,6 +281,10 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
     cfg.provisioner = decode_provisioner(*p);
     cfg.provisioner_where = p->where();
   }
+}
+
+// `report_interval` and `scrape_interval`.
+void read_intervals(const YamlMap& top, ScenarioConfig& cfg) {
   if (auto interval = top.get("report_interval")) {
     cfg.report_interval = interval->as_duration();
     if (cfg.report_interval < kMinReportInterval)
@@ -294,6 +301,10 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
                                  format_duration(kMaxScrapeInterval)));
     }
   }
+}
+
+// `karpenter`, `metrics`, `gates` and `kube_controller_manager`.
+void read_controller_settings(const YamlMap& top, ScenarioConfig& cfg, WarningLog& warnings) {
   if (auto k = top.get("karpenter")) cfg.karpenter = decode_karpenter_settings(*k);
   if (cfg.provisioner == ProvisionerKind::EksAutoMode) {
     // Auto Mode runs spot-to-spot consolidation, and the user cannot turn it off.
@@ -309,15 +320,13 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   if (auto g = top.get("gates")) cfg.gates = decode_gates(*g);
   if (auto k = top.get("kube_controller_manager"))
     cfg.controller_manager_api = decode_controller_manager_settings(*k);
+}
 
-  ManifestLoader manifests(cfg.resources, warnings);
-  manifests.set_overrides(overrides);
-  Catalog empty_catalog;
-  SectionContext sc{.base_dir = file.parent_path(),
-                    .manifests = manifests,
-                    .catalog = empty_catalog,
-                    .duration = cfg.duration};
-  cfg.catalog_dir = catalog_dir(top, cfg.region, sc, default_catalog_root, *docs.file);
+// The instance catalog (`catalog`, else the bundled one of the region); under EKS Auto Mode, its
+// view of it with the management fee per type.
+void read_catalog(const YamlMap& top, const SectionContext& sc,
+                  const std::filesystem::path& default_root, ScenarioConfig& cfg) {
+  cfg.catalog_dir = catalog_dir(top, cfg.region, sc, default_root, top.value().where().file);
   Catalog catalog = load_catalog(cfg.catalog_dir);
   if (cfg.provisioner == ProvisionerKind::EksAutoMode) {
     if (!std::filesystem::exists(cfg.catalog_dir / kAutoModeFeesFile)) {
@@ -330,30 +339,37 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
     cfg.management_fee_by_type = std::move(auto_mode.fee_by_type);
   }
   cfg.catalog = std::make_shared<const Catalog>(std::move(catalog));
-  SectionContext ctx{.base_dir = sc.base_dir,
-                     .manifests = manifests,
-                     .catalog = *cfg.catalog,
-                     .duration = cfg.duration};
+}
+
+// What the scenario's sections decode to before they are resolved against one another.
+struct Sections {
+  ManifestSet set;
+  std::vector<DecodedJobSource> jobs;
+  std::vector<DecodedEvent> events;
+};
+
+// `node_latencies`, `spot`, `manifests`, `services`, `jobs` and `events`.
+Sections read_sections(const YamlMap& top, const SectionContext& ctx, ScenarioConfig& cfg,
+                       WarningLog& warnings) {
   if (auto latencies = top.get("node_latencies"))
     cfg.node_latencies = decode_node_latencies(*latencies, *cfg.catalog);
-
   if (auto spot = top.get("spot")) cfg.spot_market = decode_spot_market(*spot, ctx, warnings);
-  ManifestSet set;
+  Sections out;
   if (auto list = top.get("manifests")) {
-    for (const YamlValue& ref : list->items()) load_manifest_ref(ref, ctx, set);
+    for (const YamlValue& ref : list->items()) load_manifest_ref(ref, ctx, out.set);
   }
   if (auto list = top.get("services")) cfg.services = decode_services(*list, ctx);
   for (ServiceConfig& service : cfg.services) set_start_hour(service.traffic, cfg.start_unix_s);
-  std::vector<DecodedJobSource> jobs;
-  if (auto list = top.get("jobs")) jobs = decode_job_sources(*list, ctx);
-  std::vector<DecodedEvent> events;
-  if (auto list = top.get("events")) events = decode_events(*list, ctx);
+  if (auto list = top.get("jobs")) out.jobs = decode_job_sources(*list, ctx);
+  if (auto list = top.get("events")) out.events = decode_events(*list, ctx);
+  return out;
+}
 
-  // Cross-checks, now that every manifest is known.
-  check_unique_names(set);
-  apply_provisioner_rules(cfg.provisioner, set, warnings);
-  check_node_class_refs(set.nodepools, set.node_classes, warnings);
-  PriorityTable priorities(set.priority_classes);
+// The manifests' workloads, DaemonSets and job templates with their priorities resolved, into
+// `cfg`; the services bound to their Deployments. Returns the workloads' keys.
+std::set<std::string> admit_workloads(ManifestSet& set, std::vector<DecodedJobSource>& jobs,
+                                      const PriorityTable& priorities, ScenarioConfig& cfg,
+                                      WarningLog& warnings) {
   std::set<std::string> workload_keys;
   for (auto& d : set.workloads) {
     priorities.resolve(d.workload.pod.spec, d.priority);
@@ -371,77 +387,114 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
     priorities.resolve(j.source.template_workload.pod.spec, j.priority);
     cfg.job_sources.push_back(std::move(j.source));
   }
-  // The EC2NodeClasses a scripted NodePool may name: the scenario's and those applied so far;
-  // the Deployments a scale may name likewise. Events are resolved in time order.
-  std::vector<EC2NodeClass> known_classes = set.node_classes;
-  std::vector<Workload> known_deployments;
-  for (const Workload& w : cfg.workloads)
-    if (w.kind == WorkloadKind::Deployment) known_deployments.push_back(w);
-  std::stable_sort(events.begin(), events.end(),
-                   [](const DecodedEvent& a, const DecodedEvent& b) { return a.at < b.at; });
-  for (auto& e : events) {
+  return workload_keys;
+}
+
+// Resolves scripted events in time order against what exists by each one's time: the
+// EC2NodeClasses a scripted NodePool may name (the scenario's and those applied so far), the
+// Deployments a scale may name, and whether an applied workload is new or an update.
+class EventResolver {
+ public:
+  EventResolver(const ScenarioConfig& cfg, std::vector<EC2NodeClass> classes,
+                std::set<std::string> workload_keys, const PriorityTable& priorities,
+                WarningLog& warnings)
+      : provisioner_(cfg.provisioner),
+        priorities_(priorities),
+        warnings_(warnings),
+        known_classes_(std::move(classes)),
+        workload_keys_(std::move(workload_keys)) {
+    for (const Workload& w : cfg.workloads)
+      if (w.kind == WorkloadKind::Deployment) known_deployments_.push_back(w);
+  }
+
+  std::vector<ScriptedEvent> resolve(std::vector<DecodedEvent> events) {
+    // Same-time events keep their file order.
+    std::stable_sort(events.begin(), events.end(),
+                     [](const DecodedEvent& a, const DecodedEvent& b) { return a.at < b.at; });
+    std::vector<ScriptedEvent> out;
+    for (DecodedEvent& e : events) out.push_back(resolve_event(e));
+    return out;
+  }
+
+ private:
+  ScriptedEvent resolve_event(DecodedEvent& e) {
     ScriptedEvent out{.at = e.at, .action = ApplyManifestsEvent{}, .where = e.where};
     if (auto* spot = std::get_if<SpotInterruptionEvent>(&e.action)) {
       out.action = *spot;
     } else if (auto* capacity = std::get_if<CapacityEvent>(&e.action)) {
       out.action = *capacity;
     } else if (auto* scale = std::get_if<ScaleRequest>(&e.action)) {
-      const Workload& target = find_deployment(known_deployments, scale->deployment,
+      const Workload& target = find_deployment(known_deployments_, scale->deployment,
                                                scale->deployment_where, scale->deployment_field);
       out.action = ScaleDeploymentEvent{.namespace_name = target.namespace_name,
                                         .name = target.name,
                                         .replicas = scale->replicas};
     } else {
-      ManifestSet& applied = std::get<ManifestSet>(e.action);
-      check_unique_names(applied);
-      for (const NodeGroup& g : applied.node_groups)
-        warnings.add(g.where, "ClusterConfig.node_groups",
-                     fmt::format("node group {} is not added: node groups come from the "
-                                 "scenario's manifests, not a scripted apply",
-                                 g.name));
-      for (NodePool& pool : applied.nodepools) {
-        if (cfg.provisioner == ProvisionerKind::ClusterAutoscaler) {
-          warnings.add(pool.where, "NodePool",
-                       fmt::format("NodePool {} is not used: the provisioner is "
-                                   "cluster-autoscaler",
-                                   pool.name));
-        }
-        apply_nodepool_rules(cfg.provisioner, pool, warnings);
-      }
-      for (const EC2NodeClass& c : applied.node_classes) {
-        std::erase_if(known_classes, [&](const EC2NodeClass& k) { return k.name == c.name; });
-        known_classes.push_back(c);
-      }
-      check_node_class_refs(applied.nodepools, known_classes, warnings);
-      ApplyManifestsEvent apply;
-      apply.nodepools = std::move(applied.nodepools);
-      apply.node_classes = std::move(applied.node_classes);
-      for (auto& d : applied.workloads) {
-        priorities.resolve(d.workload.pod.spec, d.priority);
-        warn_endless_job(d.workload, warnings);
-        warn_bare_pod_checkpoints(d.workload, warnings);
-        if (workload_keys.insert(workload_key(d.workload)).second) {
-          d.workload.created_at = at(e.at);
-          if (d.workload.kind == WorkloadKind::Deployment) known_deployments.push_back(d.workload);
-          apply.workloads.push_back(std::move(d.workload));
-        } else if (d.workload.kind == WorkloadKind::Deployment) {
-          apply.updates.push_back(std::move(d.workload));  // kubectl apply updates it
-        } else {
-          throw ConfigError(
-              d.workload.where, "metadata.name",
-              fmt::format("{} {}/{} exists; {}s are immutable: give the new one another name",
-                          to_string(d.workload.kind), d.workload.namespace_name, d.workload.name,
-                          to_string(d.workload.kind)));
-        }
-      }
-      out.action = std::move(apply);
+      out.action = apply(std::get<ManifestSet>(e.action), e.at);
     }
-    cfg.events.push_back(std::move(out));
+    return out;
   }
-  // Same-time events keep their file order.
-  std::stable_sort(cfg.events.begin(), cfg.events.end(),
-                   [](const ScriptedEvent& a, const ScriptedEvent& b) { return a.at < b.at; });
 
+  ApplyManifestsEvent apply(ManifestSet& applied, SimDuration time) {
+    check_unique_names(applied);
+    for (const NodeGroup& g : applied.node_groups)
+      warnings_.add(g.where, "ClusterConfig.node_groups",
+                    fmt::format("node group {} is not added: node groups come from the "
+                                "scenario's manifests, not a scripted apply",
+                                g.name));
+    for (NodePool& pool : applied.nodepools) {
+      if (provisioner_ == ProvisionerKind::ClusterAutoscaler) {
+        warnings_.add(pool.where, "NodePool",
+                      fmt::format("NodePool {} is not used: the provisioner is "
+                                  "cluster-autoscaler",
+                                  pool.name));
+      }
+      apply_nodepool_rules(provisioner_, pool, warnings_);
+    }
+    for (const EC2NodeClass& c : applied.node_classes) {
+      std::erase_if(known_classes_, [&](const EC2NodeClass& k) { return k.name == c.name; });
+      known_classes_.push_back(c);
+    }
+    check_node_class_refs(applied.nodepools, known_classes_, warnings_);
+    ApplyManifestsEvent out;
+    out.nodepools = std::move(applied.nodepools);
+    out.node_classes = std::move(applied.node_classes);
+    for (auto& d : applied.workloads) admit_applied(std::move(d), time, out);
+    return out;
+  }
+
+  // A new workload is created at the event's time; a Deployment that exists is updated, as
+  // kubectl apply does; any other kind that exists is immutable.
+  void admit_applied(DecodedWorkload d, SimDuration time, ApplyManifestsEvent& out) {
+    priorities_.resolve(d.workload.pod.spec, d.priority);
+    warn_endless_job(d.workload, warnings_);
+    warn_bare_pod_checkpoints(d.workload, warnings_);
+    if (workload_keys_.insert(workload_key(d.workload)).second) {
+      d.workload.created_at = at(time);
+      if (d.workload.kind == WorkloadKind::Deployment) known_deployments_.push_back(d.workload);
+      out.workloads.push_back(std::move(d.workload));
+    } else if (d.workload.kind == WorkloadKind::Deployment) {
+      out.updates.push_back(std::move(d.workload));
+    } else {
+      throw ConfigError(
+          d.workload.where, "metadata.name",
+          fmt::format("{} {}/{} exists; {}s are immutable: give the new one another name",
+                      to_string(d.workload.kind), d.workload.namespace_name, d.workload.name,
+                      to_string(d.workload.kind)));
+    }
+  }
+
+  ProvisionerKind provisioner_;
+  const PriorityTable& priorities_;
+  WarningLog& warnings_;
+  std::vector<EC2NodeClass> known_classes_;
+  std::vector<Workload> known_deployments_;
+  std::set<std::string> workload_keys_;
+};
+
+// `cluster_autoscaler`, and the priority expander's ConfigMap among the manifests.
+void read_cluster_autoscaler(const YamlMap& top, ManifestSet& set, ScenarioConfig& cfg,
+                             WarningLog& warnings) {
   if (auto ca = top.get("cluster_autoscaler")) {
     if (cfg.provisioner != ProvisionerKind::ClusterAutoscaler)
       warnings.add(ca->where(), "cluster_autoscaler",
@@ -466,6 +519,10 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
       warnings.add(k->where(), "karpenter",
                    "the provisioner is cluster-autoscaler; Karpenter's settings are ignored");
   }
+}
+
+// The manifests' cluster objects, into `cfg`.
+void adopt_manifests(ManifestSet& set, ScenarioConfig& cfg) {
   cfg.nodepools = std::move(set.nodepools);
   cfg.node_classes = std::move(set.node_classes);
   cfg.node_groups = std::move(set.node_groups);
@@ -473,12 +530,60 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   cfg.pdbs = std::move(set.pdbs);
   cfg.hpas = std::move(set.hpas);
   cfg.scaled_objects = std::move(set.scaled_objects);
+}
+
+// An override of a manifest that edited nothing names an object the manifests do not have.
+void check_overrides_used(std::span<const Override> overrides, const ManifestLoader& manifests) {
   for (std::size_t i = 0; i < overrides.size(); ++i) {
     if (!overrides[i].kind.empty() && manifests.override_hits()[i] == 0)
       throw ConfigError(overrides[i].where, "target",
                         fmt::format("\"{}\": no {} named \"{}\" in the scenario's manifests",
                                     overrides[i].target, overrides[i].kind, overrides[i].name));
   }
+}
+
+}  // namespace
+
+ScenarioConfig load_scenario(const std::filesystem::path& file,
+                             const std::filesystem::path& default_catalog_root,
+                             std::span<const Override> overrides) {
+  const YamlMap top = scenario_document(file, overrides);
+  ScenarioConfig cfg;
+  cfg.file = file;
+  WarningLog warnings;
+  read_name_and_seed(top, cfg);
+  read_time_span(top, cfg);
+  read_region_and_provisioner(top, cfg);
+  read_intervals(top, cfg);
+  read_controller_settings(top, cfg, warnings);
+
+  ManifestLoader manifests(cfg.resources, warnings);
+  manifests.set_overrides(overrides);
+  Catalog empty_catalog;
+  const SectionContext sc{.base_dir = file.parent_path(),
+                          .manifests = manifests,
+                          .catalog = empty_catalog,
+                          .duration = cfg.duration};
+  read_catalog(top, sc, default_catalog_root, cfg);
+  const SectionContext ctx{.base_dir = sc.base_dir,
+                           .manifests = manifests,
+                           .catalog = *cfg.catalog,
+                           .duration = cfg.duration};
+  Sections sections = read_sections(top, ctx, cfg, warnings);
+
+  // Resolved against one another, now that every manifest is known.
+  ManifestSet& set = sections.set;
+  check_unique_names(set);
+  apply_provisioner_rules(cfg.provisioner, set, warnings);
+  check_node_class_refs(set.nodepools, set.node_classes, warnings);
+  const PriorityTable priorities(set.priority_classes);
+  std::set<std::string> workload_keys =
+      admit_workloads(set, sections.jobs, priorities, cfg, warnings);
+  cfg.events = EventResolver(cfg, set.node_classes, std::move(workload_keys), priorities, warnings)
+                   .resolve(std::move(sections.events));
+  read_cluster_autoscaler(top, set, cfg, warnings);
+  adopt_manifests(set, cfg);
+  check_overrides_used(overrides, manifests);
   record_input_files(cfg, manifests);
   cfg.warnings = warnings.take();
   validate_scenario(cfg);

@@ -26,7 +26,7 @@
 #include "fleetsim/k8s/workloads.hpp"
 #include "fleetsim/provisioning/cluster_autoscaler/settings.hpp"
 #include "fleetsim/serving/serving_settings.hpp"
-#include "fleetsim/traffic/traffic.hpp"
+#include "fleetsim/traffic/traffic_config.hpp"
 #include "fleetsim/workload/api_limits.hpp"
 
 namespace fleetsim {

@@ -89,14 +89,14 @@ void BM_ServingMonth(benchmark::State& state) {
   RunResult result;
   for (auto _ : state) {
     result = run(config);
-    requests += result.sla.requests;
+    requests += result.sla.totals.requests;
   }
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   state.SetItemsProcessed(static_cast<std::int64_t>(requests));
   state.counters["days"] = days;
-  state.counters["requests"] = static_cast<double>(result.sla.requests);
-  state.counters["miss_ratio"] = result.sla.miss_ratio;
+  state.counters["requests"] = static_cast<double>(result.sla.totals.requests);
+  state.counters["miss_ratio"] = result.sla.totals.miss_ratio;
   state.counters["peak_rss_mb"] = static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
 BENCHMARK(BM_ServingMonth)->Unit(benchmark::kSecond)->Iterations(1)->MeasureProcessCPUTime();

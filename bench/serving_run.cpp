@@ -163,13 +163,13 @@ void run(benchmark::State& state, bool with_hpa) {
   for (auto _ : state) {
     // Exactly what `fleetsim run` does, less the output files.
     result = fleetsim::run(config);
-    arrived_total += result.sla.requests;
+    arrived_total += result.sla.totals.requests;
   }
   if (result.sla.by_service.size() != 1) throw std::runtime_error("expected one service, llm");
   const SlaResult::Service& service = result.sla.by_service.front();
   state.SetItemsProcessed(static_cast<std::int64_t>(arrived_total));
-  state.counters["served"] = static_cast<double>(service.served);
-  state.counters["dropped"] = static_cast<double>(service.dropped);
+  state.counters["served"] = static_cast<double>(service.totals.served);
+  state.counters["dropped"] = static_cast<double>(service.totals.dropped);
   state.counters["peak_replicas"] = static_cast<double>(service.peak_replicas);
   state.counters["engine_events"] = static_cast<double>(result.engine.events);
 }

@@ -16,6 +16,7 @@
 #include "fleetsim/core/version.hpp"
 #include "fleetsim/report/check.hpp"
 
+namespace fleetsim {
 namespace {
 
 constexpr std::array<std::string_view, 10> kCommands{"run",     "validate", "check", "compare",
@@ -31,151 +32,181 @@ std::optional<std::uint64_t> parse_seed(std::string_view text) {
   return seed;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  using namespace fleetsim;
-  if (argc < 2 || (argv[1][0] != '-' &&
-                   std::find(kCommands.begin(), kCommands.end(), argv[1]) == kCommands.end())) {
-    std::cerr << fmt::format(
-        "error: {}; the commands are run, validate, check, compare, sweep, merge, lint, explain, "
-        "catalog and autoscale "
-        "(fleetsim COMMAND --help)\n",
-        argc < 2 ? "no command given"
-                 : fmt::format("unknown command \"{}\"", std::string_view(argv[1]).substr(0, 40)));
-    return kExitBadInput;
-  }
-  CLI::App app{"fleetsim: simulate GPU fleets on Kubernetes (Karpenter) before you change them"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", "fleetsim " + std::string(kFleetsimVersion));
-
+// Every subcommand's options as parsed, and the subcommands, to tell which one was given.
+struct CommandLine {
   RunCommandOptions run;
-  CLI::App* run_cmd = app.add_subcommand(
-      "run", "Run a scenario and write report.json, events.jsonl, timeseries.csv");
-  run_cmd->add_option("scenario", run.scenario, "Scenario YAML file")->required();
-  run_cmd->add_option("--out", run.out_dir, "Output directory (created if missing)")
-      ->capture_default_str();
   std::string seed_text;
-  run_cmd->add_option("--seed", seed_text, "Override the scenario's seed (0 to 2^64 - 1)");
-  run_cmd->add_flag("--quiet,-q", run.quiet, "No progress or summary (see --warnings)");
-  run_cmd->add_option("--metrics-out", run.metrics_out,
-                      "Write the run as OpenMetrics text (Karpenter, DCGM, kube-state-metrics and "
-                      "vLLM names) for promtool tsdb create-blocks-from openmetrics");
-  const std::string warnings_help =
-      "all | summary | none. summary shows warnings about behaviour in full and names the "
-      "ignored fields on one line; the default is all for up to 5 warnings, summary above";
   std::string warnings_text;
-  auto add_warnings = [&](CLI::App* cmd) {
-    cmd->add_option("--warnings", warnings_text, warnings_help)
-        ->check(CLI::IsMember({"all", "summary", "none"}));
-  };
-  add_warnings(run_cmd);
-
   std::filesystem::path validate_path;
-  CLI::App* validate_cmd = app.add_subcommand(
-      "validate", "Check a scenario, its manifests, traces and catalog without running");
-  validate_cmd->add_option("scenario", validate_path, "Scenario YAML file")->required();
-  add_warnings(validate_cmd);
-
   CheckOptions check;
-  CLI::App* check_cmd = app.add_subcommand(
+  CompareOptions compare;
+  SweepCommandOptions sweep;
+  MergeOptions merge;
+  LintOptions lint;
+  std::string fail_on = "warning";
+  ExplainOptions explain;
+  CatalogOptions catalog;
+  AutoscaleOptions autoscale;
+  WarningDetail validate_warnings = WarningDetail::Auto;
+
+  CLI::App* run_cmd = nullptr;
+  CLI::App* validate_cmd = nullptr;
+  CLI::App* check_cmd = nullptr;
+  CLI::App* compare_cmd = nullptr;
+  CLI::App* sweep_cmd = nullptr;
+  CLI::App* merge_cmd = nullptr;
+  CLI::App* lint_cmd = nullptr;
+  CLI::App* explain_cmd = nullptr;
+  CLI::App* catalog_cmd = nullptr;
+  CLI::App* autoscale_cmd = nullptr;
+};
+
+// The first argument must be a command (or an option such as --help): CLI11's own message for a
+// mistyped command does not list them.
+std::optional<std::string> command_name_problem(int argc, char** argv) {
+  if (argc >= 2 && (argv[1][0] == '-' ||
+                    std::find(kCommands.begin(), kCommands.end(), argv[1]) != kCommands.end()))
+    return std::nullopt;
+  return fmt::format(
+      "error: {}; the commands are run, validate, check, compare, sweep, merge, lint, explain, "
+      "catalog and autoscale "
+      "(fleetsim COMMAND --help)\n",
+      argc < 2 ? "no command given"
+               : fmt::format("unknown command \"{}\"", std::string_view(argv[1]).substr(0, 40)));
+}
+
+void add_warnings_option(CLI::App* cmd, CommandLine& cl) {
+  cmd->add_option("--warnings", cl.warnings_text,
+                  "all | summary | none. summary shows warnings about behaviour in full and names "
+                  "the ignored fields on one line; the default is all for up to 5 warnings, "
+                  "summary above")
+      ->check(CLI::IsMember({"all", "summary", "none"}));
+}
+
+void add_run_and_validate(CLI::App& app, CommandLine& cl) {
+  cl.run_cmd = app.add_subcommand(
+      "run", "Run a scenario and write report.json, events.jsonl, timeseries.csv");
+  cl.run_cmd->add_option("scenario", cl.run.scenario, "Scenario YAML file")->required();
+  cl.run_cmd->add_option("--out", cl.run.out_dir, "Output directory (created if missing)")
+      ->capture_default_str();
+  cl.run_cmd->add_option("--seed", cl.seed_text, "Override the scenario's seed (0 to 2^64 - 1)");
+  cl.run_cmd->add_flag("--quiet,-q", cl.run.quiet, "No progress or summary (see --warnings)");
+  cl.run_cmd->add_option(
+      "--metrics-out", cl.run.metrics_out,
+      "Write the run as OpenMetrics text (Karpenter, DCGM, kube-state-metrics and "
+      "vLLM names) for promtool tsdb create-blocks-from openmetrics");
+  add_warnings_option(cl.run_cmd, cl);
+
+  cl.validate_cmd = app.add_subcommand(
+      "validate", "Check a scenario, its manifests, traces and catalog without running");
+  cl.validate_cmd->add_option("scenario", cl.validate_path, "Scenario YAML file")->required();
+  add_warnings_option(cl.validate_cmd, cl);
+}
+
+void add_check(CLI::App& app, CommandLine& cl) {
+  CheckOptions& check = cl.check;
+  cl.check_cmd = app.add_subcommand(
       "check",
       "Hold a scenario's new report to a baseline report and the scenario's gates: exit 0 "
       "within tolerance, 1 on a regression (for CI)");
-  auto* check_scenario = check_cmd->add_option("scenario", check.scenario, "Scenario YAML to run");
-  auto* check_report =
-      check_cmd->add_option("--report", check.report, "A report.json to check, instead of running");
-  check_scenario->excludes(check_report);
-  check_cmd->add_option("--baseline", check.baseline, "The committed baseline report.json")
+  auto* scenario = cl.check_cmd->add_option("scenario", check.scenario, "Scenario YAML to run");
+  auto* report = cl.check_cmd->add_option("--report", check.report,
+                                          "A report.json to check, instead of running");
+  scenario->excludes(report);
+  cl.check_cmd->add_option("--baseline", check.baseline, "The committed baseline report.json")
       ->required();
-  check_cmd->add_option("--tolerances", check.tolerances,
-                        "YAML: METRIC: {max_rise: 2%} | {max_fall: 0.02} | off; replaces the "
-                        "defaults it names");
-  check_cmd->add_option("--markdown", check.markdown, "Write the table as Markdown (a PR comment)");
-  check_cmd->add_option("--junit", check.junit, "Write JUnit XML, a test case per metric and gate");
-  check_cmd->add_flag("--update-baseline", check.update_baseline,
-                      "Write the new report to --baseline instead of checking");
-  add_warnings(check_cmd);
+  cl.check_cmd->add_option("--tolerances", check.tolerances,
+                           "YAML: METRIC: {max_rise: 2%} | {max_fall: 0.02} | off; replaces the "
+                           "defaults it names");
+  cl.check_cmd->add_option("--markdown", check.markdown,
+                           "Write the table as Markdown (a PR comment)");
+  cl.check_cmd->add_option("--junit", check.junit,
+                           "Write JUnit XML, a test case per metric and gate");
+  cl.check_cmd->add_flag("--update-baseline", check.update_baseline,
+                         "Write the new report to --baseline instead of checking");
+  add_warnings_option(cl.check_cmd, cl);
   std::string tolerance_help = "Default tolerances (the direction that is worse):\n";
   for (const Tolerance& t : default_tolerances())
     tolerance_help += fmt::format(
         "  {}: may {} by {}{}\n", t.metric, t.worse_when_higher ? "rise" : "fall",
         t.relative > 0 ? fmt::format("{:g}%", t.relative * 100) : "",
         t.absolute > 0 ? fmt::format("{}{:g}", t.relative > 0 ? " or " : "", t.absolute) : "");
-  check_cmd->footer(tolerance_help);
+  cl.check_cmd->footer(tolerance_help);
+}
 
-  CompareOptions compare;
-  CLI::App* compare_cmd = app.add_subcommand(
+void add_compare_sweep_and_merge(CLI::App& app, CommandLine& cl) {
+  cl.compare_cmd = app.add_subcommand(
       "compare",
       "Headline metrics of reports or scenarios side by side, with changes against the "
       "first; reports of one scenario name are one side (mean and 95% interval)");
-  compare_cmd->add_option("inputs", compare.inputs, "report.json files, or scenario YAML to run")
+  cl.compare_cmd
+      ->add_option("inputs", cl.compare.inputs, "report.json files, or scenario YAML to run")
       ->required();
-  compare_cmd->add_option("--seeds", compare.seeds, "Runs per scenario (its seed and the next)")
+  cl.compare_cmd
+      ->add_option("--seeds", cl.compare.seeds, "Runs per scenario (its seed and the next)")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
-  add_warnings(compare_cmd);
+  add_warnings_option(cl.compare_cmd, cl);
 
-  SweepCommandOptions sweep;
-  CLI::App* sweep_cmd = app.add_subcommand(
+  cl.sweep_cmd = app.add_subcommand(
       "sweep",
       "Run a study's parameter points × seeds; resumable (rerun the same command) and "
       "shardable (--shard I/N); prints the cost / SLO frontier");
-  sweep_cmd->add_option("study", sweep.study, "Study YAML")->required();
-  sweep_cmd->add_option("--out", sweep.out_dir, "Output directory (results.csv, reports/)")
+  cl.sweep_cmd->add_option("study", cl.sweep.study, "Study YAML")->required();
+  cl.sweep_cmd->add_option("--out", cl.sweep.out_dir, "Output directory (results.csv, reports/)")
       ->required();
-  sweep_cmd->add_option("-j,--jobs", sweep.jobs, "Runs at once")
+  cl.sweep_cmd->add_option("-j,--jobs", cl.sweep.jobs, "Runs at once")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
-  sweep_cmd->add_option("--shard", sweep.shard,
-                        "I/N: run every N-th point from point I (auto/N: I from "
-                        "$JOB_COMPLETION_INDEX, for a Kubernetes Indexed Job)");
+  cl.sweep_cmd->add_option("--shard", cl.sweep.shard,
+                           "I/N: run every N-th point from point I (auto/N: I from "
+                           "$JOB_COMPLETION_INDEX, for a Kubernetes Indexed Job)");
 
-  MergeOptions merge;
-  CLI::App* merge_cmd = app.add_subcommand(
+  cl.merge_cmd = app.add_subcommand(
       "merge", "Join sweep shards into the results.csv one sweep would write, with its summary");
-  merge_cmd->add_option("inputs", merge.inputs, "Shard output folders or results-shard files")
+  cl.merge_cmd->add_option("inputs", cl.merge.inputs, "Shard output folders or results-shard files")
       ->required();
-  merge_cmd->add_option("--out", merge.out_dir, "Output directory")->required();
+  cl.merge_cmd->add_option("--out", cl.merge.out_dir, "Output directory")->required();
+}
 
-  LintOptions lint;
-  std::string fail_on = "warning";
-  CLI::App* lint_cmd = app.add_subcommand(
+void add_lint_and_explain(CLI::App& app, CommandLine& cl) {
+  cl.lint_cmd = app.add_subcommand(
       "lint",
       "Find the pitfalls of the GPU guides in a scenario: where, what will happen, the fix");
-  lint_cmd->add_option("scenario", lint.scenario, "Scenario YAML file")->required();
-  lint_cmd
-      ->add_option("--fail-on", fail_on,
+  cl.lint_cmd->add_option("scenario", cl.lint.scenario, "Scenario YAML file")->required();
+  cl.lint_cmd
+      ->add_option("--fail-on", cl.fail_on,
                    "warning | info | never: exit 1 on a finding at or above it")
       ->check(CLI::IsMember({"warning", "info", "never"}))
       ->capture_default_str();
-  add_warnings(lint_cmd);
+  add_warnings_option(cl.lint_cmd, cl);
   std::string rules = "Rules:\n";
   for (const LintRule& r : kLintRules)
     rules += fmt::format("  {} ({}): {}\n", r.id, to_string(r.severity), r.summary);
-  lint_cmd->footer(rules);
+  cl.lint_cmd->footer(rules);
 
-  ExplainOptions explain;
-  CLI::App* explain_cmd = app.add_subcommand(
+  cl.explain_cmd = app.add_subcommand(
       "explain",
       "Tell a pod's or a node's story from a run's events.jsonl: why a pod waited and "
       "where it went, why a node was launched and how it ended");
-  explain_cmd->add_option("out_dir", explain.out_dir, "The run's output directory (--out)")
+  cl.explain_cmd->add_option("out_dir", cl.explain.out_dir, "The run's output directory (--out)")
       ->required();
-  auto* pod_opt = explain_cmd->add_option("--pod", explain.pod, "Pod name");
-  auto* node_opt = explain_cmd->add_option("--node", explain.node, "Node name");
-  pod_opt->excludes(node_opt);
+  auto* pod = cl.explain_cmd->add_option("--pod", cl.explain.pod, "Pod name");
+  auto* node = cl.explain_cmd->add_option("--node", cl.explain.node, "Node name");
+  pod->excludes(node);
+}
 
-  CatalogOptions catalog;
-  CLI::App* catalog_cmd =
-      app.add_subcommand("catalog", "List instance types as the simulator sees them");
-  catalog_cmd->add_flag("--gpu", catalog.gpu_only, "Only types with GPUs or accelerators");
-  catalog_cmd->add_option("--filter", catalog.filter,
-                          "Conditions, comma-separated: family=g5|g6, gpu-count>=4, gpu-name=a10g, "
-                          "cpu<=16, zone=us-east-1a");
-  catalog_cmd->add_option("--catalog", catalog.catalog_dir,
-                          "Catalog directory (instance-types.csv, offerings.csv)");
-  catalog_cmd->add_option("--region", catalog.region, "Bundled catalog region")
+void add_catalog(CLI::App& app, CommandLine& cl) {
+  CatalogOptions& catalog = cl.catalog;
+  cl.catalog_cmd = app.add_subcommand("catalog", "List instance types as the simulator sees them");
+  cl.catalog_cmd->add_flag("--gpu", catalog.gpu_only, "Only types with GPUs or accelerators");
+  cl.catalog_cmd->add_option(
+      "--filter", catalog.filter,
+      "Conditions, comma-separated: family=g5|g6, gpu-count>=4, gpu-name=a10g, "
+      "cpu<=16, zone=us-east-1a");
+  cl.catalog_cmd->add_option("--catalog", catalog.catalog_dir,
+                             "Catalog directory (instance-types.csv, offerings.csv)");
+  cl.catalog_cmd->add_option("--region", catalog.region, "Bundled catalog region")
       ->capture_default_str()
       ->check(
           [](const std::string& r) -> std::string {
@@ -186,81 +217,85 @@ int main(int argc, char** argv) {
             return ok ? std::string() : "invalid region \"" + r.substr(0, 40) + "\"";
           },
           "REGION");
-  catalog_cmd->add_option("--sort", catalog.sort, "name | price | spot")
+  cl.catalog_cmd->add_option("--sort", catalog.sort, "name | price | spot")
       ->check(CLI::IsMember({"name", "price", "spot"}))
       ->capture_default_str();
+}
 
-  AutoscaleOptions autoscale;
-  CLI::App* autoscale_cmd = app.add_subcommand(
+void add_autoscale(CLI::App& app, CommandLine& cl) {
+  AutoscaleOptions& autoscale = cl.autoscale;
+  cl.autoscale_cmd = app.add_subcommand(
       "autoscale",
       "Replay a metric series through one HPA or ScaledObject manifest; prints CSV time_s,replicas "
       "(a row at t=0 and one per change)");
-  autoscale_cmd
+  cl.autoscale_cmd
       ->add_option("manifest", autoscale.manifest,
                    "YAML file with exactly one HorizontalPodAutoscaler or ScaledObject "
                    "(other kinds in it are ignored)")
       ->required();
-  autoscale_cmd
+  cl.autoscale_cmd
       ->add_option("--metrics", autoscale.metrics,
                    "CSV with columns time_s,value: the value in effect at a sync is the last "
                    "sample at or before it (none yet: the metric is missing). Pods and Resource "
                    "metrics: every pod's value (Resource Utilization: percent of its request); "
                    "Object, External and prometheus triggers: the query result")
       ->required();
-  autoscale_cmd->add_option("--initial-replicas", autoscale.initial_replicas,
-                            "Replicas at t=0 (default: minReplicas; for a ScaledObject "
-                            "idleReplicaCount if set, else minReplicaCount)");
-  autoscale_cmd->add_option("--duration", autoscale.duration,
-                            "How long to replay, e.g. 30m or 6h (default: the last sample's time "
-                            "plus 5 minutes)");
-  add_warnings(autoscale_cmd);
-  autoscale_cmd->footer(
+  cl.autoscale_cmd->add_option("--initial-replicas", autoscale.initial_replicas,
+                               "Replicas at t=0 (default: minReplicas; for a ScaledObject "
+                               "idleReplicaCount if set, else minReplicaCount)");
+  cl.autoscale_cmd->add_option("--duration", autoscale.duration,
+                               "How long to replay, e.g. 30m or 6h (default: the last sample's "
+                               "time plus 5 minutes)");
+  add_warnings_option(cl.autoscale_cmd, cl);
+  cl.autoscale_cmd->footer(
       "Replicas become Ready at once. The HPA syncs at t = 0, 15, 30 ... s; KEDA polls at t = 0, "
       "pollingInterval, ... and a poll runs before an HPA sync at the same time, so a KEDA "
       "activation and the HPA's first step can give two rows at one time. A prometheus trigger "
       "reads a missing value as 0 unless its ignoreNullValues is \"false\".");
+}
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? kExitOk : kExitBadInput;
-  }
-
-  if (*check_cmd && !check.scenario && !check.report) {
-    std::cerr << "error: check: give a SCENARIO to run or --report REPORT.json\n";
-    return kExitBadInput;
-  }
-  if (*explain_cmd && !explain.pod && !explain.node) {
-    std::cerr << "error: explain: give --pod NAME or --node NAME\n";
-    return kExitBadInput;
-  }
-  if (*run_cmd && !seed_text.empty()) {
-    run.seed = parse_seed(seed_text);
-    if (!run.seed) {
-      std::cerr << fmt::format("error: --seed: expected a whole number from 0 to {}, got \"{}\"\n",
-                               std::numeric_limits<std::uint64_t>::max(), seed_text.substr(0, 40));
-      return kExitBadInput;
+// What CLI11 cannot check or convert: options that depend on one another, the seed, and the
+// options every command shares. A message for stderr when the command line is wrong.
+std::optional<std::string> finish_options(CommandLine& cl) {
+  if (*cl.check_cmd && !cl.check.scenario && !cl.check.report)
+    return "error: check: give a SCENARIO to run or --report REPORT.json\n";
+  if (*cl.explain_cmd && !cl.explain.pod && !cl.explain.node)
+    return "error: explain: give --pod NAME or --node NAME\n";
+  if (*cl.run_cmd && !cl.seed_text.empty()) {
+    cl.run.seed = parse_seed(cl.seed_text);
+    if (!cl.run.seed) {
+      return fmt::format("error: --seed: expected a whole number from 0 to {}, got \"{}\"\n",
+                         std::numeric_limits<std::uint64_t>::max(), cl.seed_text.substr(0, 40));
     }
   }
+  const WarningDetail warnings =
+      parse_warning_detail(cl.warnings_text).value_or(WarningDetail::Auto);
+  cl.run.warnings = cl.validate_warnings = cl.autoscale.warnings = cl.lint.warnings =
+      cl.check.warnings = cl.compare.warnings = warnings;
+  cl.lint.fail_on = cl.fail_on == "never"  ? std::nullopt
+                    : cl.fail_on == "info" ? std::optional(LintSeverity::Info)
+                                           : std::optional(LintSeverity::Warning);
+  return std::nullopt;
+}
 
-  const WarningDetail warnings = parse_warning_detail(warnings_text).value_or(WarningDetail::Auto);
-  run.warnings = autoscale.warnings = lint.warnings = check.warnings = compare.warnings = warnings;
-  lint.fail_on = fail_on == "never"  ? std::nullopt
-                 : fail_on == "info" ? std::optional(LintSeverity::Info)
-                                     : std::optional(LintSeverity::Warning);
+int run_chosen_command(const CommandLine& cl) {
+  if (*cl.run_cmd) return run_command(cl.run);
+  if (*cl.validate_cmd) return validate_command(cl.validate_path, cl.validate_warnings);
+  if (*cl.check_cmd) return check_command(cl.check);
+  if (*cl.compare_cmd) return compare_command(cl.compare);
+  if (*cl.sweep_cmd) return sweep_command(cl.sweep);
+  if (*cl.merge_cmd) return merge_command(cl.merge);
+  if (*cl.lint_cmd) return lint_command(cl.lint);
+  if (*cl.explain_cmd) return explain_command(cl.explain);
+  if (*cl.catalog_cmd) return catalog_command(cl.catalog);
+  if (*cl.autoscale_cmd) return autoscale_command(cl.autoscale);
+  return kExitInternal;
+}
 
+// Errors to exit codes (DESIGN.md §7): bad input 2, a fleetsim bug 3.
+int exit_code_of(const CommandLine& cl) {
   try {
-    if (*run_cmd) return run_command(run);
-    if (*validate_cmd) return validate_command(validate_path, warnings);
-    if (*check_cmd) return check_command(check);
-    if (*compare_cmd) return compare_command(compare);
-    if (*sweep_cmd) return sweep_command(sweep);
-    if (*merge_cmd) return merge_command(merge);
-    if (*lint_cmd) return lint_command(lint);
-    if (*explain_cmd) return explain_command(explain);
-    if (*catalog_cmd) return catalog_command(catalog);
-    if (*autoscale_cmd) return autoscale_command(autoscale);
+    return run_chosen_command(cl);
   } catch (const InputError& e) {
     std::cerr << "error: " << e.what() << '\n';
     return kExitBadInput;
@@ -271,5 +306,36 @@ int main(int argc, char** argv) {
     std::cerr << "internal error: " << e.what() << '\n';
     return kExitInternal;
   }
-  return kExitInternal;
+}
+
+}  // namespace
+}  // namespace fleetsim
+
+int main(int argc, char** argv) {
+  using namespace fleetsim;
+  if (const std::optional<std::string> problem = command_name_problem(argc, argv)) {
+    std::cerr << *problem;
+    return kExitBadInput;
+  }
+  CLI::App app{"fleetsim: simulate GPU fleets on Kubernetes (Karpenter) before you change them"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "fleetsim " + std::string(kFleetsimVersion));
+  CommandLine cl;
+  add_run_and_validate(app, cl);
+  add_check(app, cl);
+  add_compare_sweep_and_merge(app, cl);
+  add_lint_and_explain(app, cl);
+  add_catalog(app, cl);
+  add_autoscale(app, cl);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? kExitOk : kExitBadInput;
+  }
+  if (const std::optional<std::string> problem = finish_options(cl)) {
+    std::cerr << *problem;
+    return kExitBadInput;
+  }
+  return exit_code_of(cl);
 }

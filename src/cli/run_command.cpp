@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "fleetsim/cli/commands.hpp"
+#include "fleetsim/core/atomic_file.hpp"
 #include "fleetsim/core/version.hpp"
 #include "fleetsim/report/event_writer.hpp"
 #include "fleetsim/report/openmetrics_writer.hpp"
@@ -18,8 +19,6 @@
 #include "fleetsim/runner/run.hpp"
 #include "fleetsim/scenario/input_digest.hpp"
 #include "fleetsim/scenario/scenario_loader.hpp"
-#include "fleetsim/workload/job_trace.hpp"
-#include "fleetsim/world/world.hpp"
 
 namespace fleetsim {
 
@@ -142,16 +141,8 @@ int run_command(const RunCommandOptions& options) {
                                     .inputs = input_digests(config)};
   outputs.open("report.json") << report_json_text(result, &provenance);
   if (metrics) {
-    // Written beside its final name and renamed, as the other outputs are.
-    const std::filesystem::path tmp = options.metrics_out->string() + ".tmp";
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    metrics->finish(out);
-    out.close();
-    std::error_code rename_error;
-    if (out) std::filesystem::rename(tmp, *options.metrics_out, rename_error);
-    if (!out || rename_error)
-      throw InputError(SourceLocation{.file = options.metrics_out->string()}, "--metrics-out",
-                       "cannot write this file");
+    write_file_atomically(*options.metrics_out, "--metrics-out",
+                          [&](std::ostream& out) { metrics->finish(out); });
   }
   outputs.commit();
   if (!options.quiet) {
@@ -162,14 +153,9 @@ int run_command(const RunCommandOptions& options) {
 }
 
 int validate_command(const std::filesystem::path& scenario, WarningDetail warnings) {
-  ScenarioConfig config = load_scenario(scenario, bundled_catalog_root());
-  // A run streams its traces; validation reads them through so a bad row surfaces now.
-  for (const JobSource& source : config.job_sources) {
-    JobTraceReader reader(source.trace);
-    while (reader.next()) {
-    }
-  }
-  World world(config);  // its construction runs the checks that need the NodePools as solved
+  // Loading runs every check a run would (validate_scenario): traces read through, NodePools
+  // solved.
+  const ScenarioConfig config = load_scenario(scenario, bundled_catalog_root());
   print_warnings(config.warnings, warnings, std::cerr);
   std::size_t jobs = config.job_sources.size();
   std::cout << fmt::format(

@@ -33,28 +33,30 @@ Json latency_json(const SlaResult::Latency& l, bool sampled) {
 Json sla_json(const SlaResult& sla) {
   Json by_service = Json::object();
   for (const SlaResult::Service& s : sla.by_service) {
+    const SlaResult::Totals& t = s.totals;
     by_service[s.name] = Json{
-        {"requests", s.requests},
-        {"served", s.served},
-        {"dropped", s.dropped},
-        {"unfinished", s.unfinished},
-        {"misses", s.misses},
-        {"miss_ratio", stat(s.miss_ratio, s.requests > 0)},
-        {"latency_ms", latency_json(s.latency_ms, s.served > 0)},
-        {"ttft_ms", latency_json(s.ttft_ms, s.served > 0)},
+        {"requests", t.requests},
+        {"served", t.served},
+        {"dropped", t.dropped},
+        {"unfinished", t.unfinished()},
+        {"misses", t.misses},
+        {"miss_ratio", stat(t.miss_ratio, t.requests > 0)},
+        {"latency_ms", latency_json(t.latency_ms, t.served > 0)},
+        {"ttft_ms", latency_json(t.ttft_ms, t.served > 0)},
         {"peak_replicas", s.peak_replicas},
         {"busy_gpu_hours", round_report(s.busy_gpu_hours)},
     };
   }
+  const SlaResult::Totals& t = sla.totals;
   Json j = Json::object();
-  j["requests"] = sla.requests;
-  j["served"] = sla.served;
-  j["dropped"] = sla.dropped;
+  j["requests"] = t.requests;
+  j["served"] = t.served;
+  j["dropped"] = t.dropped;
   j["dropped_in_flight"] = sla.dropped_in_flight;
-  j["misses"] = sla.misses;
-  j["miss_ratio"] = stat(sla.miss_ratio, sla.requests > 0);
-  j["latency_ms"] = latency_json(sla.latency_ms, sla.served > 0);
-  j["ttft_ms"] = latency_json(sla.ttft_ms, sla.served > 0);
+  j["misses"] = t.misses;
+  j["miss_ratio"] = stat(t.miss_ratio, t.requests > 0);
+  j["latency_ms"] = latency_json(t.latency_ms, t.served > 0);
+  j["ttft_ms"] = latency_json(t.ttft_ms, t.served > 0);
   j["by_service"] = std::move(by_service);
   return j;
 }

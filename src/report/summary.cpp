@@ -29,15 +29,14 @@ void row(std::string& out, std::string_view label, std::string_view value) {
 std::string usd(double x) { return fmt::format("${:.2f}", shown(x)); }
 
 // "131 ms / 4527 ms", or n/a when nothing was served.
-std::string p50_p99(std::uint64_t served, const SlaResult::Latency& ms) {
-  if (served == 0) return "n/a";
-  return fmt::format("{:.0f} ms / {:.0f} ms", shown(ms.p50), shown(ms.p99));
+std::string p50_p99(const SlaResult::Totals& t) {
+  if (t.served == 0) return "n/a";
+  return fmt::format("{:.0f} ms / {:.0f} ms", shown(t.latency_ms.p50), shown(t.latency_ms.p99));
 }
 
-std::string requests_and_misses(std::uint64_t requests, std::uint64_t misses, double ratio,
-                                std::uint64_t dropped) {
-  return fmt::format("{} / {}  ({:.2f}%, {} dropped)", requests, misses, 100 * shown(ratio),
-                     dropped);
+std::string requests_and_misses(const SlaResult::Totals& t) {
+  return fmt::format("{} / {}  ({:.2f}%, {} dropped)", t.requests, t.misses,
+                     100 * shown(t.miss_ratio), t.dropped);
 }
 
 // "3 empty, 2 underutilized", or "none".
@@ -93,16 +92,13 @@ std::string format_summary(const RunResult& result) {
   // Serving, when the scenario has services.
   const SlaResult& sla = result.sla;
   if (!sla.by_service.empty()) {
-    row(out, "requests / SLO misses",
-        requests_and_misses(sla.requests, sla.misses, sla.miss_ratio, sla.dropped));
-    row(out, "latency p50 / p99", p50_p99(sla.served, sla.latency_ms));
+    row(out, "requests / SLO misses", requests_and_misses(sla.totals));
+    row(out, "latency p50 / p99", p50_p99(sla.totals));
     // Each service on its own: one blended latency hides a slow model behind a fast one.
     if (sla.by_service.size() > 1) {
       for (const SlaResult::Service& s : sla.by_service) {
-        row(out, fmt::format("  {}", s.name),
-            requests_and_misses(s.requests, s.misses, s.miss_ratio, s.dropped));
-        row(out, "",
-            fmt::format("{}, peak {} replicas", p50_p99(s.served, s.latency_ms), s.peak_replicas));
+        row(out, fmt::format("  {}", s.name), requests_and_misses(s.totals));
+        row(out, "", fmt::format("{}, peak {} replicas", p50_p99(s.totals), s.peak_replicas));
       }
     }
   }

@@ -8,8 +8,6 @@ namespace fleetsim {
 
 namespace {
 
-constexpr double kSecondsPerHour = 3600.0;
-
 double ratio(std::int64_t part, std::int64_t whole) {
   return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
 }

@@ -9,7 +9,6 @@ namespace fleetsim {
 
 namespace {
 
-constexpr double kSecondsPerHour = 3600.0;
 // The deletion a node event or an eviction names; None when it names none.
 NodeDeletionReason deletion_reason(const SimEvent& e) {
   const auto* reason = std::get_if<NodeDeletionReason>(&e.reason);
@@ -394,6 +393,15 @@ double miss_ratio(std::uint64_t misses, std::uint64_t requests) {
 // unfinished at the end; misses are dropped requests, requests over an SLO threshold, and
 // unfinished ones already past one. Percentiles come from a sketch with 1% relative error.
 SlaResult RunRecorder::sla_result() const {
+  auto totals = [](const ServiceSummary& s) -> SlaResult::Totals {
+    return {.requests = s.requests,
+            .served = s.served,
+            .dropped = s.dropped,
+            .misses = s.misses,
+            .miss_ratio = miss_ratio(s.misses, s.requests),
+            .latency_ms = latency_ms(s.e2e_s),
+            .ttft_ms = latency_ms(s.ttft_s)};
+  };
   ServiceSummary all;
   SlaResult sla;
   for (const ServiceSummary& s : services_) {
@@ -405,25 +413,12 @@ SlaResult RunRecorder::sla_result() const {
     all.e2e_s.merge(s.e2e_s);
     all.ttft_s.merge(s.ttft_s);
     sla.by_service.push_back({.name = s.name,
-                              .requests = s.requests,
-                              .served = s.served,
-                              .dropped = s.dropped,
-                              .unfinished = s.requests - s.served - s.dropped,
-                              .misses = s.misses,
-                              .miss_ratio = miss_ratio(s.misses, s.requests),
-                              .latency_ms = latency_ms(s.e2e_s),
-                              .ttft_ms = latency_ms(s.ttft_s),
+                              .totals = totals(s),
                               .peak_replicas = s.peak_replicas,
                               .busy_gpu_hours = s.busy_gpu_seconds / kSecondsPerHour});
   }
-  sla.requests = all.requests;
-  sla.served = all.served;
-  sla.dropped = all.dropped;
+  sla.totals = totals(all);
   sla.dropped_in_flight = all.dropped_in_flight;
-  sla.misses = all.misses;
-  sla.miss_ratio = miss_ratio(all.misses, all.requests);
-  sla.latency_ms = latency_ms(all.e2e_s);
-  sla.ttft_ms = latency_ms(all.ttft_s);
   return sla;
 }
 

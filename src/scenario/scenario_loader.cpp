@@ -5,26 +5,23 @@
 #include <algorithm>
 #include <array>
 #include <limits>
-#include <map>
 #include <memory>
 #include <set>
 #include <system_error>
 #include <type_traits>
 #include <variant>
 
-#include "fleetsim/autoscaling/metric_names.hpp"
 #include "fleetsim/catalog/auto_mode.hpp"
 #include "fleetsim/catalog/catalog_loader.hpp"
 #include "fleetsim/core/calendar.hpp"
 #include "fleetsim/core/utf8.hpp"
 #include "fleetsim/scenario/auto_mode_setup.hpp"
 #include "fleetsim/scenario/cluster_autoscaler_decoder.hpp"
-#include "fleetsim/scenario/eksctl_decoder.hpp"
 #include "fleetsim/scenario/manifest_loader.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
-#include "fleetsim/scenario/nodepool_checks.hpp"
 #include "fleetsim/scenario/priority_resolver.hpp"
 #include "fleetsim/scenario/scenario_sections.hpp"
+#include "fleetsim/scenario/scenario_validation.hpp"
 #include "fleetsim/scenario/service_decoder.hpp"
 #include "fleetsim/scenario/warning_log.hpp"
 #include "fleetsim/scenario/yaml_reader.hpp"
@@ -73,24 +70,6 @@ bool is_region_name(std::string_view r) {
   return !r.empty() && r.size() <= 32 && std::all_of(r.begin(), r.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
   });
-}
-
-// What each provisioner reads: the Cluster Autoscaler needs node groups and ignores NodePools;
-// beside Karpenter and Auto Mode node groups keep their desired capacity.
-void check_provisioner_inputs(ProvisionerKind provisioner, const ManifestSet& set,
-                              const YamlMap& top, WarningLog& warnings) {
-  if (provisioner == ProvisionerKind::ClusterAutoscaler) {
-    if (set.node_groups.empty()) {
-      const std::optional<YamlValue> p = top.get("provisioner");
-      p->fail(
-          "cluster-autoscaler resizes node groups: give an eksctl ClusterConfig with "
-          "managedNodeGroups or nodeGroups in manifests");
-    }
-    for (const NodePool& pool : set.nodepools)
-      warnings.add(
-          pool.where, "NodePool",
-          fmt::format("NodePool {} is not used: the provisioner is cluster-autoscaler", pool.name));
-  }
 }
 
 ProvisionerKind decode_provisioner(const YamlValue& v) {
@@ -209,40 +188,6 @@ void set_start_hour(TrafficConfig& traffic, std::int64_t start_unix_s) {
   if (auto* surge = std::get_if<SurgeConfig>(&traffic)) std::visit(set, surge->base);
 }
 
-// Every metric an autoscaler reads must be one the simulation produces, under its own name or a
-// scenario alias: otherwise the autoscaler never acts, silently.
-void check_metric_name(std::string_view name, const SourceLocation& where, std::string_view field,
-                       const MetricAliases& aliases) {
-  if (is_simulated_metric(name) || aliases.contains(name)) return;
-  std::vector<std::string_view> known(kSimulatedMetrics.begin(), kSimulatedMetrics.end());
-  for (const auto& [alias, target] : aliases) known.push_back(alias);
-  throw ConfigError(
-      where, std::string(field),
-      fmt::format("metric \"{}\" is never produced in a simulation, so the autoscaler could not "
-                  "act on it; fleetsim produces {}, or name your exporter's metric with "
-                  "`metrics: {{aliases: {{{}: {}}}}}`{}",
-                  name.substr(0, 80), fmt::join(known, ", "), name.substr(0, 80), kGpuUtilMetric,
-                  did_you_mean(name, known)));
-}
-
-void check_autoscaler_metrics(const std::vector<HorizontalPodAutoscalerSpec>& hpas,
-                              const std::vector<ScaledObjectSpec>& scaled_objects,
-                              const MetricAliases& aliases) {
-  for (const HorizontalPodAutoscalerSpec& hpa : hpas) {
-    for (const MetricSpec& m : hpa.metrics) {
-      if (m.source == MetricSourceType::Resource) continue;
-      check_metric_name(m.name, m.name_where, "metric.name", aliases);
-    }
-  }
-  for (const ScaledObjectSpec& so : scaled_objects) {
-    for (const KedaTrigger& t : so.triggers) {
-      if (t.type != KedaTriggerType::Prometheus) continue;
-      for (const std::string& name : selected_metric_names(PromQuery::parse(t.query)))
-        check_metric_name(name, t.query_where, "metadata.query", aliases);
-    }
-  }
-}
-
 // What input_digests reads back: the scenario, its manifests and its traces.
 void record_input_files(ScenarioConfig& cfg, const ManifestLoader& manifests) {
   cfg.input_files.push_back(cfg.file);
@@ -263,67 +208,9 @@ void record_input_files(ScenarioConfig& cfg, const ManifestLoader& manifests) {
   }
 }
 
-// Where a Deployment's autoscaler was found, for the "already has one" message.
-struct AutoscalerRef {
-  std::string_view kind;  // "HorizontalPodAutoscaler" or "ScaledObject"
-  std::string_view name;
-  SourceLocation where;
-};
-
-// Each HPA and ScaledObject must scale a Deployment of the scenario's manifests in its own
-// namespace, and a Deployment takes one autoscaler (two HPAs fight over its replicas; KEDA refuses
-// a ScaledObject whose target already has an HPA).
-void check_autoscaler_targets(const std::vector<HorizontalPodAutoscalerSpec>& hpas,
-                              const std::vector<ScaledObjectSpec>& scaled_objects,
-                              const std::vector<Workload>& workloads) {
-  std::map<const Workload*, AutoscalerRef> scaled;
-  auto check = [&](std::string_view kind, std::string_view name, std::string_view ns,
-                   const CrossVersionObjectReference& target, const SourceLocation& where) {
-    if (target.kind != "Deployment") {
-      throw ConfigError(where, "spec.scaleTargetRef.kind",
-                        fmt::format("{} \"{}\" scales a {}; fleetsim scales only Deployments", kind,
-                                    name, target.kind.substr(0, 60)));
-    }
-    if (!target.api_version.empty() && target.api_version != "apps/v1") {
-      throw ConfigError(
-          where, "spec.scaleTargetRef.apiVersion",
-          fmt::format("apiVersion \"{}\" is not supported for a Deployment; use apps/v1",
-                      target.api_version.substr(0, 60)));
-    }
-    const Workload* match = nullptr;
-    std::vector<std::string_view> names;
-    for (const Workload& w : workloads) {
-      if (w.kind != WorkloadKind::Deployment || w.namespace_name != ns) continue;
-      names.push_back(w.name);
-      if (w.name == target.name) match = &w;
-    }
-    if (match == nullptr) {
-      throw ConfigError(where, "spec.scaleTargetRef.name",
-                        fmt::format("no Deployment named \"{}\" in namespace {} in the "
-                                    "scenario's manifests{}",
-                                    target.name, ns, did_you_mean(target.name, names)));
-    }
-    auto [it, inserted] = scaled.emplace(match, AutoscalerRef{kind, name, where});
-    if (!inserted) {
-      throw ConfigError(
-          where, "spec.scaleTargetRef.name",
-          fmt::format("Deployment \"{}\" in namespace {} already has an autoscaler ({} \"{}\" "
-                      "at {}); a Deployment takes one",
-                      target.name, ns, it->second.kind, it->second.name,
-                      it->second.where.to_string()));
-    }
-  };
-  for (const auto& h : hpas)
-    check("HorizontalPodAutoscaler", h.name, h.namespace_name, h.scale_target, h.where);
-  for (const auto& so : scaled_objects)
-    check("ScaledObject", so.name, so.namespace_name, so.scale_target, so.where);
-}
-
-}  // namespace
-
-ScenarioConfig load_scenario(const std::filesystem::path& file,
-                             const std::filesystem::path& default_catalog_root,
-                             std::span<const Override> overrides) {
+// The scenario file's one document, with the sweep's key overrides applied, as a mapping whose
+// keys are all known.
+YamlMap scenario_document(const std::filesystem::path& file, std::span<const Override> overrides) {
   YamlDocuments docs = load_yaml_file(file);
   std::vector<YAML::Node> documents;
   for (const YAML::Node& d : docs.documents)
@@ -337,16 +224,14 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   }
   for (const Override& o : overrides)
     if (o.kind.empty()) apply_override(documents[0], o);
-  YamlValue root(documents[0], docs.file);
-  YamlMap top(root);
+  YamlMap top(YamlValue(documents[0], docs.file));
   // Unknown keys first: a misspelt `duraton` should say so, not that `duration` is missing.
   for (std::string_view key : kTopLevelKeys) top.ignore({key});
   top.reject_unread(kTopLevelKeys);
+  return top;
+}
 
-  ScenarioConfig cfg;
-  cfg.file = file;
-  WarningLog warnings;
-
+void read_name_and_seed(const YamlMap& top, ScenarioConfig& cfg) {
   YamlValue name = top.require("name");
   cfg.name = name.as_string();
   if (cfg.name.empty()) name.fail("the name must not be empty");
@@ -362,6 +247,10 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
     cfg.seed =
         static_cast<std::uint64_t>(seed->as_int(0, std::numeric_limits<std::int64_t>::max()));
   }
+}
+
+// `start`, `duration` and `warmup`.
+void read_time_span(const YamlMap& top, ScenarioConfig& cfg) {
   if (auto start = top.get("start")) {
     ParsedTimestamp t = parse_rfc3339(start->as_string());
     if (!t.unix_s) start->fail(t.problem);
@@ -381,12 +270,22 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
                                format_duration(cfg.warmup), format_duration(cfg.duration)));
     }
   }
+}
+
+void read_region_and_provisioner(const YamlMap& top, ScenarioConfig& cfg) {
   if (auto region = top.get("region")) {
     cfg.region = region->as_string();
     if (!is_region_name(cfg.region))
       region->fail(fmt::format("invalid region \"{}\"", cfg.region.substr(0, 40)));
   }
-  if (auto p = top.get("provisioner")) cfg.provisioner = decode_provisioner(*p);
+  if (auto p = top.get("provisioner")) {
+    cfg.provisioner = decode_provisioner(*p);
+    cfg.provisioner_where = p->where();
+  }
+}
+
+// `report_interval` and `scrape_interval`.
+void read_intervals(const YamlMap& top, ScenarioConfig& cfg) {
   if (auto interval = top.get("report_interval")) {
     cfg.report_interval = interval->as_duration();
     if (cfg.report_interval < kMinReportInterval)
@@ -403,6 +302,10 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
                                  format_duration(kMaxScrapeInterval)));
     }
   }
+}
+
+// `karpenter`, `metrics`, `gates` and `kube_controller_manager`.
+void read_controller_settings(const YamlMap& top, ScenarioConfig& cfg, WarningLog& warnings) {
   if (auto k = top.get("karpenter")) cfg.karpenter = decode_karpenter_settings(*k);
   if (cfg.provisioner == ProvisionerKind::EksAutoMode) {
     // Auto Mode runs spot-to-spot consolidation, and the user cannot turn it off.
@@ -418,15 +321,13 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   if (auto g = top.get("gates")) cfg.gates = decode_gates(*g);
   if (auto k = top.get("kube_controller_manager"))
     cfg.controller_manager_api = decode_controller_manager_settings(*k);
+}
 
-  ManifestLoader manifests(cfg.resources, warnings);
-  manifests.set_overrides(overrides);
-  Catalog empty_catalog;
-  SectionContext sc{.base_dir = file.parent_path(),
-                    .manifests = manifests,
-                    .catalog = empty_catalog,
-                    .duration = cfg.duration};
-  cfg.catalog_dir = catalog_dir(top, cfg.region, sc, default_catalog_root, *docs.file);
+// The instance catalog (`catalog`, else the bundled one of the region); under EKS Auto Mode, its
+// view of it with the management fee per type.
+void read_catalog(const YamlMap& top, const SectionContext& sc,
+                  const std::filesystem::path& default_root, ScenarioConfig& cfg) {
+  cfg.catalog_dir = catalog_dir(top, cfg.region, sc, default_root, top.value().where().file);
   Catalog catalog = load_catalog(cfg.catalog_dir);
   if (cfg.provisioner == ProvisionerKind::EksAutoMode) {
     if (!std::filesystem::exists(cfg.catalog_dir / kAutoModeFeesFile)) {
@@ -439,30 +340,37 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
     cfg.management_fee_by_type = std::move(auto_mode.fee_by_type);
   }
   cfg.catalog = std::make_shared<const Catalog>(std::move(catalog));
-  SectionContext ctx{.base_dir = sc.base_dir,
-                     .manifests = manifests,
-                     .catalog = *cfg.catalog,
-                     .duration = cfg.duration};
+}
+
+// What the scenario's sections decode to before they are resolved against one another.
+struct Sections {
+  ManifestSet set;
+  std::vector<DecodedJobSource> jobs;
+  std::vector<DecodedEvent> events;
+};
+
+// `node_latencies`, `spot`, `manifests`, `services`, `jobs` and `events`.
+Sections read_sections(const YamlMap& top, const SectionContext& ctx, ScenarioConfig& cfg,
+                       WarningLog& warnings) {
   if (auto latencies = top.get("node_latencies"))
     cfg.node_latencies = decode_node_latencies(*latencies, *cfg.catalog);
-
   if (auto spot = top.get("spot")) cfg.spot_market = decode_spot_market(*spot, ctx, warnings);
-  ManifestSet set;
+  Sections out;
   if (auto list = top.get("manifests")) {
-    for (const YamlValue& ref : list->items()) load_manifest_ref(ref, ctx, set);
+    for (const YamlValue& ref : list->items()) load_manifest_ref(ref, ctx, out.set);
   }
   if (auto list = top.get("services")) cfg.services = decode_services(*list, ctx);
   for (ServiceConfig& service : cfg.services) set_start_hour(service.traffic, cfg.start_unix_s);
-  std::vector<DecodedJobSource> jobs;
-  if (auto list = top.get("jobs")) jobs = decode_job_sources(*list, ctx);
-  std::vector<DecodedEvent> events;
-  if (auto list = top.get("events")) events = decode_events(*list, ctx);
+  if (auto list = top.get("jobs")) out.jobs = decode_job_sources(*list, ctx);
+  if (auto list = top.get("events")) out.events = decode_events(*list, ctx);
+  return out;
+}
 
-  // Cross-checks, now that every manifest is known.
-  check_unique_names(set);
-  apply_provisioner_rules(cfg.provisioner, set, warnings);
-  check_node_class_refs(set.nodepools, set.node_classes, warnings);
-  PriorityTable priorities(set.priority_classes);
+// The manifests' workloads, DaemonSets and job templates with their priorities resolved, into
+// `cfg`; the services bound to their Deployments. Returns the workloads' keys.
+std::set<std::string> admit_workloads(ManifestSet& set, std::vector<DecodedJobSource>& jobs,
+                                      const PriorityTable& priorities, ScenarioConfig& cfg,
+                                      WarningLog& warnings) {
   std::set<std::string> workload_keys;
   for (auto& d : set.workloads) {
     priorities.resolve(d.workload.pod.spec, d.priority);
@@ -472,8 +380,6 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
     cfg.workloads.push_back(std::move(d.workload));
   }
   resolve_service_deployments(cfg.services, cfg.workloads);
-  check_autoscaler_targets(set.hpas, set.scaled_objects, cfg.workloads);
-  check_autoscaler_metrics(set.hpas, set.scaled_objects, cfg.metric_aliases);
   for (auto& d : set.daemonsets) {
     priorities.resolve(d.workload.pod.spec, d.priority);
     cfg.daemonsets.push_back(std::move(d.workload));
@@ -482,77 +388,114 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
     priorities.resolve(j.source.template_workload.pod.spec, j.priority);
     cfg.job_sources.push_back(std::move(j.source));
   }
-  // The EC2NodeClasses a scripted NodePool may name: the scenario's and those applied so far;
-  // the Deployments a scale may name likewise. Events are resolved in time order.
-  std::vector<EC2NodeClass> known_classes = set.node_classes;
-  std::vector<Workload> known_deployments;
-  for (const Workload& w : cfg.workloads)
-    if (w.kind == WorkloadKind::Deployment) known_deployments.push_back(w);
-  std::stable_sort(events.begin(), events.end(),
-                   [](const DecodedEvent& a, const DecodedEvent& b) { return a.at < b.at; });
-  for (auto& e : events) {
+  return workload_keys;
+}
+
+// Resolves scripted events in time order against what exists by each one's time: the
+// EC2NodeClasses a scripted NodePool may name (the scenario's and those applied so far), the
+// Deployments a scale may name, and whether an applied workload is new or an update.
+class EventResolver {
+ public:
+  EventResolver(const ScenarioConfig& cfg, std::vector<EC2NodeClass> classes,
+                std::set<std::string> workload_keys, const PriorityTable& priorities,
+                WarningLog& warnings)
+      : provisioner_(cfg.provisioner),
+        priorities_(priorities),
+        warnings_(warnings),
+        known_classes_(std::move(classes)),
+        workload_keys_(std::move(workload_keys)) {
+    for (const Workload& w : cfg.workloads)
+      if (w.kind == WorkloadKind::Deployment) known_deployments_.push_back(w);
+  }
+
+  std::vector<ScriptedEvent> resolve(std::vector<DecodedEvent> events) {
+    // Same-time events keep their file order.
+    std::stable_sort(events.begin(), events.end(),
+                     [](const DecodedEvent& a, const DecodedEvent& b) { return a.at < b.at; });
+    std::vector<ScriptedEvent> out;
+    for (DecodedEvent& e : events) out.push_back(resolve_event(e));
+    return out;
+  }
+
+ private:
+  ScriptedEvent resolve_event(DecodedEvent& e) {
     ScriptedEvent out{.at = e.at, .action = ApplyManifestsEvent{}, .where = e.where};
     if (auto* spot = std::get_if<SpotInterruptionEvent>(&e.action)) {
       out.action = *spot;
     } else if (auto* capacity = std::get_if<CapacityEvent>(&e.action)) {
       out.action = *capacity;
     } else if (auto* scale = std::get_if<ScaleRequest>(&e.action)) {
-      const Workload& target = find_deployment(known_deployments, scale->deployment,
+      const Workload& target = find_deployment(known_deployments_, scale->deployment,
                                                scale->deployment_where, scale->deployment_field);
       out.action = ScaleDeploymentEvent{.namespace_name = target.namespace_name,
                                         .name = target.name,
                                         .replicas = scale->replicas};
     } else {
-      ManifestSet& applied = std::get<ManifestSet>(e.action);
-      check_unique_names(applied);
-      for (const NodeGroup& g : applied.node_groups)
-        warnings.add(g.where, "ClusterConfig.node_groups",
-                     fmt::format("node group {} is not added: node groups come from the "
-                                 "scenario's manifests, not a scripted apply",
-                                 g.name));
-      for (NodePool& pool : applied.nodepools) {
-        if (cfg.provisioner == ProvisionerKind::ClusterAutoscaler) {
-          warnings.add(pool.where, "NodePool",
-                       fmt::format("NodePool {} is not used: the provisioner is "
-                                   "cluster-autoscaler",
-                                   pool.name));
-        }
-        apply_nodepool_rules(cfg.provisioner, pool, warnings);
-      }
-      for (const EC2NodeClass& c : applied.node_classes) {
-        std::erase_if(known_classes, [&](const EC2NodeClass& k) { return k.name == c.name; });
-        known_classes.push_back(c);
-      }
-      check_node_class_refs(applied.nodepools, known_classes, warnings);
-      ApplyManifestsEvent apply;
-      apply.nodepools = std::move(applied.nodepools);
-      apply.node_classes = std::move(applied.node_classes);
-      for (auto& d : applied.workloads) {
-        priorities.resolve(d.workload.pod.spec, d.priority);
-        warn_endless_job(d.workload, warnings);
-        warn_bare_pod_checkpoints(d.workload, warnings);
-        if (workload_keys.insert(workload_key(d.workload)).second) {
-          d.workload.created_at = at(e.at);
-          if (d.workload.kind == WorkloadKind::Deployment) known_deployments.push_back(d.workload);
-          apply.workloads.push_back(std::move(d.workload));
-        } else if (d.workload.kind == WorkloadKind::Deployment) {
-          apply.updates.push_back(std::move(d.workload));  // kubectl apply updates it
-        } else {
-          throw ConfigError(
-              d.workload.where, "metadata.name",
-              fmt::format("{} {}/{} exists; {}s are immutable: give the new one another name",
-                          to_string(d.workload.kind), d.workload.namespace_name, d.workload.name,
-                          to_string(d.workload.kind)));
-        }
-      }
-      out.action = std::move(apply);
+      out.action = apply(std::get<ManifestSet>(e.action), e.at);
     }
-    cfg.events.push_back(std::move(out));
+    return out;
   }
-  // Same-time events keep their file order.
-  std::stable_sort(cfg.events.begin(), cfg.events.end(),
-                   [](const ScriptedEvent& a, const ScriptedEvent& b) { return a.at < b.at; });
 
+  ApplyManifestsEvent apply(ManifestSet& applied, SimDuration time) {
+    check_unique_names(applied);
+    for (const NodeGroup& g : applied.node_groups)
+      warnings_.add(g.where, "ClusterConfig.node_groups",
+                    fmt::format("node group {} is not added: node groups come from the "
+                                "scenario's manifests, not a scripted apply",
+                                g.name));
+    for (NodePool& pool : applied.nodepools) {
+      if (provisioner_ == ProvisionerKind::ClusterAutoscaler) {
+        warnings_.add(pool.where, "NodePool",
+                      fmt::format("NodePool {} is not used: the provisioner is "
+                                  "cluster-autoscaler",
+                                  pool.name));
+      }
+      apply_nodepool_rules(provisioner_, pool, warnings_);
+    }
+    for (const EC2NodeClass& c : applied.node_classes) {
+      std::erase_if(known_classes_, [&](const EC2NodeClass& k) { return k.name == c.name; });
+      known_classes_.push_back(c);
+    }
+    check_node_class_refs(applied.nodepools, known_classes_, warnings_);
+    ApplyManifestsEvent out;
+    out.nodepools = std::move(applied.nodepools);
+    out.node_classes = std::move(applied.node_classes);
+    for (auto& d : applied.workloads) admit_applied(std::move(d), time, out);
+    return out;
+  }
+
+  // A new workload is created at the event's time; a Deployment that exists is updated, as
+  // kubectl apply does; any other kind that exists is immutable.
+  void admit_applied(DecodedWorkload d, SimDuration time, ApplyManifestsEvent& out) {
+    priorities_.resolve(d.workload.pod.spec, d.priority);
+    warn_endless_job(d.workload, warnings_);
+    warn_bare_pod_checkpoints(d.workload, warnings_);
+    if (workload_keys_.insert(workload_key(d.workload)).second) {
+      d.workload.created_at = at(time);
+      if (d.workload.kind == WorkloadKind::Deployment) known_deployments_.push_back(d.workload);
+      out.workloads.push_back(std::move(d.workload));
+    } else if (d.workload.kind == WorkloadKind::Deployment) {
+      out.updates.push_back(std::move(d.workload));
+    } else {
+      throw ConfigError(
+          d.workload.where, "metadata.name",
+          fmt::format("{} {}/{} exists; {}s are immutable: give the new one another name",
+                      to_string(d.workload.kind), d.workload.namespace_name, d.workload.name,
+                      to_string(d.workload.kind)));
+    }
+  }
+
+  ProvisionerKind provisioner_;
+  const PriorityTable& priorities_;
+  WarningLog& warnings_;
+  std::vector<EC2NodeClass> known_classes_;
+  std::vector<Workload> known_deployments_;
+  std::set<std::string> workload_keys_;
+};
+
+// `cluster_autoscaler`, and the priority expander's ConfigMap among the manifests.
+void read_cluster_autoscaler(const YamlMap& top, ManifestSet& set, ScenarioConfig& cfg,
+                             WarningLog& warnings) {
   if (auto ca = top.get("cluster_autoscaler")) {
     if (cfg.provisioner != ProvisionerKind::ClusterAutoscaler)
       warnings.add(ca->where(), "cluster_autoscaler",
@@ -577,8 +520,10 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
       warnings.add(k->where(), "karpenter",
                    "the provisioner is cluster-autoscaler; Karpenter's settings are ignored");
   }
-  check_node_groups(set.node_groups, *cfg.catalog);
-  check_provisioner_inputs(cfg.provisioner, set, top, warnings);
+}
+
+// The manifests' cluster objects, into `cfg`.
+void adopt_manifests(ManifestSet& set, ScenarioConfig& cfg) {
   cfg.nodepools = std::move(set.nodepools);
   cfg.node_classes = std::move(set.node_classes);
   cfg.node_groups = std::move(set.node_groups);
@@ -586,21 +531,63 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   cfg.pdbs = std::move(set.pdbs);
   cfg.hpas = std::move(set.hpas);
   cfg.scaled_objects = std::move(set.scaled_objects);
+}
+
+// An override of a manifest that edited nothing names an object the manifests do not have.
+void check_overrides_used(std::span<const Override> overrides, const ManifestLoader& manifests) {
   for (std::size_t i = 0; i < overrides.size(); ++i) {
     if (!overrides[i].kind.empty() && manifests.override_hits()[i] == 0)
       throw ConfigError(overrides[i].where, "target",
                         fmt::format("\"{}\": no {} named \"{}\" in the scenario's manifests",
                                     overrides[i].target, overrides[i].kind, overrides[i].name));
   }
-  check_against_nodepools(cfg, warnings);
+}
+
+}  // namespace
+
+ScenarioConfig load_scenario(const std::filesystem::path& file,
+                             const std::filesystem::path& default_catalog_root,
+                             std::span<const Override> overrides) {
+  const YamlMap top = scenario_document(file, overrides);
+  ScenarioConfig cfg;
+  cfg.file = file;
+  WarningLog warnings;
+  read_name_and_seed(top, cfg);
+  read_time_span(top, cfg);
+  read_region_and_provisioner(top, cfg);
+  read_intervals(top, cfg);
+  read_controller_settings(top, cfg, warnings);
+
+  ManifestLoader manifests(cfg.resources, warnings);
+  manifests.set_overrides(overrides);
+  Catalog empty_catalog;
+  const SectionContext sc{.base_dir = file.parent_path(),
+                          .manifests = manifests,
+                          .catalog = empty_catalog,
+                          .duration = cfg.duration};
+  read_catalog(top, sc, default_catalog_root, cfg);
+  const SectionContext ctx{.base_dir = sc.base_dir,
+                           .manifests = manifests,
+                           .catalog = *cfg.catalog,
+                           .duration = cfg.duration};
+  Sections sections = read_sections(top, ctx, cfg, warnings);
+
+  // Resolved against one another, now that every manifest is known.
+  ManifestSet& set = sections.set;
+  check_unique_names(set);
+  apply_provisioner_rules(cfg.provisioner, set, warnings);
+  check_node_class_refs(set.nodepools, set.node_classes, warnings);
+  const PriorityTable priorities(set.priority_classes);
+  std::set<std::string> workload_keys =
+      admit_workloads(set, sections.jobs, priorities, cfg, warnings);
+  cfg.events = EventResolver(cfg, set.node_classes, std::move(workload_keys), priorities, warnings)
+                   .resolve(std::move(sections.events));
+  read_cluster_autoscaler(top, set, cfg, warnings);
+  adopt_manifests(set, cfg);
+  check_overrides_used(overrides, manifests);
   record_input_files(cfg, manifests);
   cfg.warnings = warnings.take();
-  // Reported in file order, so a user reads them alongside the manifests.
-  std::stable_sort(cfg.warnings.begin(), cfg.warnings.end(),
-                   [](const Warning& a, const Warning& b) {
-                     return std::tie(a.where.file, a.where.line, a.where.col) <
-                            std::tie(b.where.file, b.where.line, b.where.col);
-                   });
+  validate_scenario(cfg);
   return cfg;
 }
 

@@ -4,6 +4,10 @@
 
 namespace fleetsim {
 
+WarningLog::WarningLog(std::vector<Warning> earlier) : warnings_(std::move(earlier)) {
+  for (const Warning& w : warnings_) seen_.insert(w.field);
+}
+
 void WarningLog::add(SourceLocation where, std::string field, std::string message) {
   if (!seen_.insert(field).second) return;
   warnings_.push_back(

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "fleetsim/core/atomic_file.hpp"
 #include "fleetsim/core/error.hpp"
 
 namespace fleetsim {
@@ -39,19 +40,6 @@ std::pair<std::string, std::vector<std::string>> read_rows(const std::filesystem
   std::string header = std::move(lines.front());
   lines.erase(lines.begin());
   return {std::move(header), std::move(lines)};
-}
-
-void write_atomically(const std::filesystem::path& p, const std::string& text) {
-  const std::filesystem::path tmp = p.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) fail(tmp, "cannot write this file");
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, p, ec);
-  if (ec) fail(p, ec.message());
 }
 
 std::string file_text(const std::string& header,
@@ -86,7 +74,7 @@ ResultsFile::ResultsFile(std::filesystem::path path, std::string header)
     for (std::string& row : rows) rows_.emplace(row_key(row, path_.string()), std::move(row));
   }
   // Rewritten first, so that a torn row is gone before new ones follow it.
-  write_atomically(path_, file_text(header_, rows_));
+  write_file_atomically(path_, "results", file_text(header_, rows_));
   fd_ = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
   if (fd_ < 0) fail(path_, std::strerror(errno));
 }
@@ -110,7 +98,7 @@ void ResultsFile::append(std::size_t point, std::uint64_t seed, const std::strin
 void ResultsFile::finish() {
   ::close(fd_);
   fd_ = -1;
-  write_atomically(path_, file_text(header_, rows_));
+  write_file_atomically(path_, "results", file_text(header_, rows_));
 }
 
 void merge_results(const std::vector<std::filesystem::path>& inputs,
@@ -125,7 +113,7 @@ void merge_results(const std::vector<std::filesystem::path>& inputs,
     for (std::string& line : lines) rows.emplace(row_key(line, in.string()), std::move(line));
   }
   if (header.empty()) fail(out, "no shard results to merge");
-  write_atomically(out, file_text(header, rows));
+  write_file_atomically(out, "results", file_text(header, rows));
 }
 
 }  // namespace fleetsim

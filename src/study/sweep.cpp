@@ -4,11 +4,11 @@
 
 #include <atomic>
 #include <exception>
-#include <fstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "fleetsim/core/atomic_file.hpp"
 #include "fleetsim/core/csv_reader.hpp"
 #include "fleetsim/report/check.hpp"
 #include "fleetsim/report/compare.hpp"
@@ -45,16 +45,6 @@ std::string row(const Study& study, std::size_t point, std::uint64_t seed,
     if (auto v = report_metric(report, m)) append_decimal(out, *v, /*keep_point=*/false);
   }
   return out;
-}
-
-void write_report(const std::filesystem::path& path, const std::string& text) {
-  const std::filesystem::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out) throw InputError(SourceLocation{.file = tmp.string()}, "--out", "cannot write");
-  }
-  std::filesystem::rename(tmp, path);
 }
 
 }  // namespace
@@ -95,8 +85,9 @@ std::filesystem::path run_sweep(const Study& study, const SweepOptions& options)
         ScenarioConfig config = load_scenario(study.scenario, options.catalog_root, edits);
         config.seed = t.seed;
         const std::string report = report_json_text(run(config));
-        write_report(options.out_dir / "reports" / fmt::format("p{}-s{}.json", t.point, t.seed),
-                     report);
+        write_file_atomically(
+            options.out_dir / "reports" / fmt::format("p{}-s{}.json", t.point, t.seed), "--out",
+            report);
         const std::string line = row(study, t.point, t.seed, nlohmann::json::parse(report));
         std::lock_guard lock(mutex);
         if (failure) return;

@@ -17,9 +17,6 @@ namespace fleetsim {
 // Prometheus --query.lookback-delta default: an instant selector sees a series' last sample
 // only if it is at most this old.
 inline constexpr SimDuration kPrometheusLookbackDelta = minutes(5);
-// The scrape interval fleetsim uses unless the scenario says otherwise (DESIGN.md §4.5; the
-// usual kube-prometheus-stack / DCGM exporter ServiceMonitor interval).
-inline constexpr SimDuration kDefaultScrapeInterval = seconds(15);
 // The label Prometheus keeps the metric name in.
 inline constexpr std::string_view kMetricNameLabel = "__name__";
 

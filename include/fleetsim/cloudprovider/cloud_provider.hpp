@@ -9,6 +9,7 @@
 
 #include "fleetsim/catalog/aws_node_sizing.hpp"
 #include "fleetsim/catalog/catalog.hpp"
+#include "fleetsim/cloudprovider/node_latency.hpp"
 #include "fleetsim/cloudprovider/node_pricing.hpp"
 #include "fleetsim/core/resources.hpp"
 #include "fleetsim/core/time.hpp"
@@ -16,16 +17,6 @@
 #include "fleetsim/k8s/nodepool.hpp"
 
 namespace fleetsim {
-
-// Start-up phases after a launch (DESIGN.md §4.1): the instance runs and is billed (launch),
-// the kubelet joins (registration), then the node is Ready with its GPUs advertised
-// (initialization).
-struct NodeLatency {
-  SimDuration launch;
-  SimDuration registration;    // after launch
-  SimDuration initialization;  // after registration
-  friend bool operator==(const NodeLatency&, const NodeLatency&) = default;
-};
 
 // One instance type as a cloud would launch it for a NodeClass (Karpenter's
 // CloudProvider.GetInstanceTypes): what the node reports, what the kubelet, the system and the

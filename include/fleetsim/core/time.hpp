@@ -47,9 +47,10 @@ constexpr SimDuration saturating_mul(SimDuration d, std::int64_t n) {
 }
 
 // Explicit conversions to floating point, for output and rate arithmetic only.
+inline constexpr double kSecondsPerHour = 3600.0;
 constexpr double to_seconds(SimDuration d) { return static_cast<double>(d.count()) / 1e6; }
 constexpr double to_seconds(SimTime t) { return to_seconds(t.time_since_epoch()); }
-constexpr double to_hours(SimDuration d) { return to_seconds(d) / 3600.0; }
+constexpr double to_hours(SimDuration d) { return to_seconds(d) / kSecondsPerHour; }
 
 // Rounds a real number of seconds to the nearest microsecond, saturating at ±kForever (NaN: 0).
 SimDuration from_seconds(double s);

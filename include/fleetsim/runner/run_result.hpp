@@ -51,30 +51,29 @@ struct SlaResult {
     double p99 = 0.0;
     double mean = 0.0;
   };
-  struct Service {
-    std::string name;  // the Deployment reference, as the scenario names it
+  // What the run reports for its services together and for each one.
+  struct Totals {
     std::uint64_t requests = 0;
     std::uint64_t served = 0;
     std::uint64_t dropped = 0;
-    std::uint64_t unfinished = 0;
     std::uint64_t misses = 0;
     double miss_ratio = 0.0;
     Latency latency_ms;
     Latency ttft_ms;
+
+    std::uint64_t unfinished() const { return requests - served - dropped; }
+  };
+  struct Service {
+    std::string name;  // the Deployment reference, as the scenario names it
+    Totals totals;
     std::int64_t peak_replicas = 0;
     double busy_gpu_hours = 0.0;
   };
 
-  std::uint64_t requests = 0;
-  std::uint64_t served = 0;
-  std::uint64_t dropped = 0;
+  Totals totals;
   // Of the dropped, those in flight when their replica's node went away (spot interruptions,
   // drains cut short).
   std::uint64_t dropped_in_flight = 0;
-  std::uint64_t misses = 0;
-  double miss_ratio = 0.0;
-  Latency latency_ms;
-  Latency ttft_ms;
   std::vector<Service> by_service;  // in scenario order
 };
 

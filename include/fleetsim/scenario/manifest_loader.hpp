@@ -11,7 +11,7 @@
 #include "fleetsim/core/resources.hpp"
 #include "fleetsim/k8s/node_group.hpp"
 #include "fleetsim/k8s/nodepool.hpp"
-#include "fleetsim/k8s/pod_disruption_budget.hpp"
+#include "fleetsim/k8s/pod_disruption_budget_spec.hpp"
 #include "fleetsim/k8s/workloads.hpp"
 #include "fleetsim/provisioning/cluster_autoscaler/settings.hpp"
 #include "fleetsim/scenario/overrides.hpp"

@@ -1,7 +1,7 @@
 // policy/v1 PodDisruptionBudget manifests.
 #pragma once
 
-#include "fleetsim/k8s/pod_disruption_budget.hpp"
+#include "fleetsim/k8s/pod_disruption_budget_spec.hpp"
 #include "fleetsim/scenario/decode_context.hpp"
 #include "fleetsim/scenario/yaml_reader.hpp"
 

@@ -12,24 +12,23 @@
 
 #include "fleetsim/autoscaling/hpa_spec.hpp"
 #include "fleetsim/autoscaling/keda_spec.hpp"
-#include "fleetsim/autoscaling/metrics_store.hpp"
+#include "fleetsim/autoscaling/scrape_interval.hpp"
 #include "fleetsim/catalog/catalog.hpp"
-#include "fleetsim/cloudprovider/aws/spot_market.hpp"
-#include "fleetsim/cloudprovider/cloud_provider.hpp"
+#include "fleetsim/cloudprovider/aws/spot_market_settings.hpp"
+#include "fleetsim/cloudprovider/node_latency.hpp"
 #include "fleetsim/core/calendar.hpp"
 #include "fleetsim/core/error.hpp"
 #include "fleetsim/core/resources.hpp"
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/k8s/node_group.hpp"
 #include "fleetsim/k8s/nodepool.hpp"
-#include "fleetsim/k8s/pod_disruption_budget.hpp"
+#include "fleetsim/k8s/pod_disruption_budget_spec.hpp"
 #include "fleetsim/k8s/workloads.hpp"
 #include "fleetsim/provisioning/cluster_autoscaler/settings.hpp"
 #include "fleetsim/service/service_config.hpp"
-#include "fleetsim/serving/serving_model.hpp"
-#include "fleetsim/serving/serving_time.hpp"
-#include "fleetsim/traffic/traffic.hpp"
-#include "fleetsim/workload/api_rate_limiter.hpp"
+#include "fleetsim/serving/serving_settings.hpp"
+#include "fleetsim/traffic/traffic_config.hpp"
+#include "fleetsim/workload/api_limits.hpp"
 
 namespace fleetsim {
 
@@ -138,6 +137,7 @@ struct ScenarioConfig {
   SimDuration duration = hours(1);
   std::string region = "us-east-1";
   ProvisionerKind provisioner = ProvisionerKind::Karpenter;
+  SourceLocation provisioner_where;  // its key, when given
   SimDuration report_interval = seconds(60);
   std::filesystem::path file;  // the scenario file itself
 

@@ -15,10 +15,12 @@ namespace fleetsim {
 inline constexpr SimDuration kMaxScenarioDuration = hours(400 * 24);
 
 // Reads `file` (DESIGN.md §5): its keys, the instance catalog, the manifests, job sources and
-// scripted events, then cross-checks them (names, node class references, priority classes).
+// scripted events, resolving what they name (node classes, priority classes, Deployments), then
+// runs the validation stage (validate_scenario). Every command loads a scenario here, so they
+// all refuse the same inputs.
 // `default_catalog_root` is the directory holding the bundled catalogs as aws/<region>/; it is
 // used when the scenario names no `catalog`. Throws ConfigError (or CatalogError from the
-// catalog) whose what() reads "file:line:col: field: message".
+// catalog, TraceError from a trace) whose what() reads "file:line:col: field: message".
 // `overrides` edit the scenario's keys and its manifests as they are read (a sweep's point); one
 // that edits nothing is an error.
 ScenarioConfig load_scenario(const std::filesystem::path& file,

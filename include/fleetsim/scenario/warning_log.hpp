@@ -13,6 +13,10 @@ namespace fleetsim {
 
 class WarningLog {
  public:
+  WarningLog() = default;
+  // Goes on from `earlier`, a log's warnings: a field one of them names is not warned about again.
+  explicit WarningLog(std::vector<Warning> earlier);
+
   // Records a warning unless one for the same field was already recorded: a fleet of fifty
   // Deployments that all set `image` should read as one line, not fifty.
   void add(SourceLocation where, std::string field, std::string message);

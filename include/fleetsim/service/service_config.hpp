@@ -8,9 +8,8 @@
 
 #include "fleetsim/core/error.hpp"
 #include "fleetsim/core/time.hpp"
-#include "fleetsim/serving/serving_model.hpp"
-#include "fleetsim/serving/serving_time.hpp"
-#include "fleetsim/traffic/traffic.hpp"
+#include "fleetsim/serving/serving_settings.hpp"
+#include "fleetsim/traffic/traffic_config.hpp"
 
 namespace fleetsim {
 

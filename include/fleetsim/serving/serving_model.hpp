@@ -11,6 +11,7 @@
 #include "fleetsim/engine/event_tag.hpp"
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/serving/ready_replicas.hpp"
+#include "fleetsim/serving/serving_settings.hpp"
 #include "fleetsim/serving/serving_time.hpp"
 #include "fleetsim/traffic/traffic_source.hpp"
 
@@ -63,13 +64,6 @@ class ReplicaListener {
 
  protected:
   ~ReplicaListener() = default;
-};
-
-struct ServingConfig {
-  std::uint32_t concurrency = 1;  // slots per replica (continuous-batching width); > 0
-  ServiceTimeModel service_time = LlmServiceTime{};
-  std::optional<SimDuration> queue_timeout;  // nullopt: requests wait as long as it takes
-  std::size_t max_queue = 0;                 // 0: unbounded; else arrivals beyond it are dropped
 };
 
 struct ReplicaSpec {

@@ -4,6 +4,7 @@
 #include <memory>
 #include <variant>
 
+#include "fleetsim/traffic/traffic_config.hpp"
 #include "fleetsim/traffic/traffic_constant.hpp"
 #include "fleetsim/traffic/traffic_diurnal.hpp"
 #include "fleetsim/traffic/traffic_mmpp.hpp"
@@ -13,9 +14,6 @@
 #include "fleetsim/traffic/traffic_surge.hpp"
 
 namespace fleetsim {
-
-using TrafficConfig = std::variant<ConstantConfig, PoissonConfig, DiurnalConfig, SurgeConfig,
-                                   MmppConfig, ReplayConfig>;
 
 // Validates `config` and builds its source, drawing from `rng` (derive it from the scenario seed
 // and the service's name). Throws ConfigError for bad options and TraceError for a bad trace,

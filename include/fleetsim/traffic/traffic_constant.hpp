@@ -8,17 +8,6 @@
 
 namespace fleetsim {
 
-struct ConstantConfig {
-  double rps = 0;               // requests per second; 0: no requests
-  SimDuration first_arrival{};  // when the first request arrives
-  TokenConfig tokens;
-  SourceLocation where;  // the scenario entry this came from, for messages
-};
-
-// Throws ConfigError at config.where: a negative, non-finite or absurd rate (above
-// kMaxTrafficRps), a negative first arrival, or bad tokens.
-void validate(const ConstantConfig& config);
-
 // Request i arrives at first_arrival + i / rps, rounded to the microsecond. Each arrival is
 // computed from i, not by adding spacings, so rounding never accumulates: at 3 rps the arrivals
 // are 0, 333333, 666667, 1000000 µs … exactly.

@@ -8,23 +8,6 @@
 
 namespace fleetsim {
 
-// Chosen, not measured: interactive traffic peaks in the early afternoon of its users' day. Set
-// peak_hour from your own traffic.
-inline constexpr double kDefaultPeakHour = 14.0;
-
-struct DiurnalConfig {
-  double mean_rps = 0;        // the rate averaged over a day; 0: no requests
-  double peak_to_trough = 1;  // the peak rate over the trough rate; ≥ 1 (1: plain Poisson)
-  double peak_hour = kDefaultPeakHour;  // the UTC hour of the peak, in [0, 24)
-  double start_hour = 0;  // the UTC hour of day at t = 0 (the scenario's start), in [0, 24)
-  TokenConfig tokens;
-  SourceLocation where;  // the scenario entry this came from, for messages
-};
-
-// Throws ConfigError at config.where: a negative, non-finite or absurd mean rate, a
-// peak_to_trough below 1 or not finite, a peak_hour outside [0, 24), or bad tokens.
-void validate(const DiurnalConfig& config);
-
 // A non-homogeneous Poisson process with rate
 //   λ(t) = mean_rps · (1 + a · cos(2π (h(t) − peak_hour) / 24)),  a = (R − 1) / (R + 1),
 // where h(t) is the hour of the simulated day and R is peak_to_trough. So λ peaks at

@@ -8,30 +8,7 @@
 
 namespace fleetsim {
 
-// A mean sojourn under a millisecond is finer than any metrics window can see, and most likely
-// microseconds written for milliseconds.
-inline constexpr SimDuration kMinMmppSojourn = millis(1);
-
 enum class MmppState : std::uint8_t { Quiet, Burst };
-// Stationary: draw the first state with its long-run probability, so the process is stationary
-// from t = 0.
-enum class MmppStart : std::uint8_t { Stationary, Quiet, Burst };
-
-struct MmppConfig {
-  double quiet_rps = 0;      // Poisson rate while quiet (0 allowed: on/off traffic)
-  double burst_rps = 0;      // Poisson rate while bursting
-  SimDuration mean_quiet{};  // mean time in the quiet state (exponentially distributed), > 0
-  SimDuration mean_burst{};  // mean time in the burst state, > 0
-  MmppStart start = MmppStart::Stationary;
-  TokenConfig tokens;
-  SourceLocation where;  // the scenario entry this came from, for messages
-};
-
-// Throws ConfigError at config.where: negative, non-finite or absurd rates; sojourns under
-// kMinMmppSojourn; rates so low against the sojourns that the source would switch state more
-// than a million times per request (it would crawl); bad tokens.
-void validate(const MmppConfig& config);
-
 // The state alternates quiet → burst → quiet …, each sojourn exponential with its mean; within a
 // state, arrivals are Poisson at that state's rate. Sampled exactly: a candidate arrival that
 // falls past the state's end is dropped and drawn afresh in the next state (memorylessness).

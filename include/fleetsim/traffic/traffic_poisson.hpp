@@ -7,16 +7,6 @@
 
 namespace fleetsim {
 
-struct PoissonConfig {
-  double rps = 0;  // mean requests per second; 0: no requests
-  TokenConfig tokens;
-  SourceLocation where;  // the scenario entry this came from, for messages
-};
-
-// Throws ConfigError at config.where: a negative, non-finite or absurd rate (above
-// kMaxTrafficRps), or bad tokens.
-void validate(const PoissonConfig& config);
-
 // A homogeneous Poisson process started at t = 0. Times accumulate in double microseconds and
 // are rounded to the clock's microsecond on output.
 class PoissonSource final : public TrafficSource {

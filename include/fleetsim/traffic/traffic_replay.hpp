@@ -10,11 +10,6 @@
 
 namespace fleetsim {
 
-// Scale factors outside [1/1000, 1000] mean the wrong trace (or a unit mistake); the lower
-// bound on rate_scale also keeps thinning from reading a thousand rows per request.
-inline constexpr double kMinReplayScale = 1e-3;
-inline constexpr double kMaxReplayScale = 1e3;
-
 // The trace layouts, told apart by the header row (column order free; other columns ignored):
 //   Azure     TIMESTAMP,ContextTokens,GeneratedTokens — the Azure LLM inference trace as
 //             published: "2023-11-16 18:15:46.6805900" (up to 9 fractional digits, a space or
@@ -23,30 +18,6 @@ inline constexpr double kMaxReplayScale = 1e3;
 //   Mooncake  timestamp_ms,input_length,output_length — the Mooncake (FAST'25) trace converted to
 //             CSV: milliseconds from the trace start.
 enum class RequestTraceLayout : std::uint8_t { Azure, Simple, Mooncake };
-
-struct ReplayConfig {
-  std::filesystem::path trace;
-  // Multiplies the trace's time: 2 plays it at half speed, 0.5 at double speed.
-  double time_scale = 1;
-  // Multiplies the number of requests while keeping the trace's timeline (its peaks stay where
-  // they are): each row is replayed floor(r) times, plus once more with probability r − floor(r).
-  // Copies of a row arrive together with the same tokens. 0.5 keeps about half the rows.
-  double rate_scale = 1;
-  // Start at this trace time: earlier rows are skipped, and this moment maps to `start`.
-  SimDuration trace_offset{};
-  // The simulated time at which the replay begins (the trace's offset moment arrives here).
-  SimDuration start{};
-  // At the end, start again from trace_offset, time continuing, for ever (up to kTrafficHorizon).
-  bool loop = false;
-  // Trace time from one loop's start to the next. Default: from trace_offset to the last row,
-  // plus the mean gap between the replayed rows, so the seam keeps the trace's mean rate.
-  std::optional<SimDuration> loop_period;
-  SourceLocation where;  // the scenario entry this came from, for messages
-};
-
-// Throws ConfigError at config.where for bad options (scales outside their range, negative
-// offsets, a non-positive loop_period). Does not read the trace.
-void validate(const ReplayConfig& config);
 
 // What a trace holds, from reading it through.
 struct RequestTraceSummary {

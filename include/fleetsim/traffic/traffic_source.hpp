@@ -8,6 +8,7 @@
 #include "fleetsim/core/error.hpp"
 #include "fleetsim/core/rng.hpp"
 #include "fleetsim/core/time.hpp"
+#include "fleetsim/traffic/traffic_config.hpp"
 
 namespace fleetsim {
 
@@ -23,10 +24,6 @@ struct Request {
 // Sources end here even when their pattern does not, which keeps microsecond arithmetic far from
 // int64 overflow (2^63 µs is 292,000 years). A century is longer than any simulated horizon.
 inline constexpr SimTime kTrafficHorizon = at(hours(24 * 365 * 100));
-
-// The clock ticks in microseconds: above a million requests per second most arrivals would share
-// a tick, and no single service sees such a rate. A larger rate is a unit mistake.
-inline constexpr double kMaxTrafficRps = 1e6;
 
 // A stream of requests in arrival order. Implementations generate one request per call from
 // constant state: no allocation and no std::function per request (DESIGN.md §3), and a trace is
@@ -52,42 +49,6 @@ class TrafficSource {
   TrafficSource(const TrafficSource&) = default;
   TrafficSource& operator=(const TrafficSource&) = default;
 };
-
-// ---- Token counts for the synthetic patterns -------------------------------------------------
-
-enum class TokenShape : std::uint8_t { Fixed, LogNormal };
-
-// How many tokens a synthetic request carries.
-struct TokenDistribution {
-  TokenShape shape = TokenShape::Fixed;
-  double median = 0;  // Fixed: the count itself (a whole number); LogNormal: the median
-  double sigma = 0;   // LogNormal: the standard deviation of ln(tokens)
-
-  static constexpr TokenDistribution fixed(double count) {
-    return {.shape = TokenShape::Fixed, .median = count};
-  }
-  static constexpr TokenDistribution lognormal(double median, double sigma) {
-    return {.shape = TokenShape::LogNormal, .median = median, .sigma = sigma};
-  }
-};
-
-// Medians of the Azure LLM inference trace 2023, conversation service (ContextTokens 1020,
-// GeneratedTokens 129; ../shared/data/SOURCES.md §3): a chat request, by default.
-inline constexpr double kDefaultInputTokens = 1020;
-inline constexpr double kDefaultOutputTokens = 129;
-// 2^20: above the longest context window offered by any model (about a million tokens), so a
-// larger count is a unit mistake. Log-normal draws are clamped here.
-inline constexpr std::uint32_t kMaxTokens = 1u << 20;
-
-struct TokenConfig {
-  TokenDistribution input = TokenDistribution::fixed(kDefaultInputTokens);
-  TokenDistribution output = TokenDistribution::fixed(kDefaultOutputTokens);
-};
-
-// Throws ConfigError at `where` (fields "tokens.input.median" and so on) if a distribution is
-// malformed: negative, non-finite or above kMaxTokens; a fixed count that is not whole; a
-// log-normal with a median below 1 or a negative sigma.
-void validate(const TokenConfig& config, const SourceLocation& where);
 
 // Draws token counts from a stream of their own, so a change of token distribution leaves the
 // arrival times of the same seed unchanged. Log-normal draws are rounded to the nearest whole

@@ -16,31 +16,6 @@
 
 namespace fleetsim {
 
-// A surge above a hundred times the base rate is a unit mistake; the bound also caps the copies
-// the surge runs (one per unit of factor).
-inline constexpr double kMaxSurgeFactor = 100;
-
-// The patterns a surge can be laid over.
-using BaseTrafficConfig =
-    std::variant<ConstantConfig, PoissonConfig, DiurnalConfig, MmppConfig, ReplayConfig>;
-
-// The multiplier f(t) is 1 until `start`, rises linearly to `factor` over `ramp_up`, holds for
-// `duration`, falls linearly back to 1 over `ramp_down`, and is 1 from then on. A factor below 1
-// is a dip.
-struct SurgeConfig {
-  BaseTrafficConfig base;
-  double factor = 1;
-  SimDuration start{};
-  SimDuration ramp_up{};
-  SimDuration duration{};  // at the full factor, between the ramps
-  SimDuration ramp_down{};
-  SourceLocation where;  // the scenario entry this came from, for messages
-};
-
-// Throws ConfigError at config.where: a factor that is negative, not finite or above
-// kMaxSurgeFactor; a negative start, ramp or duration; and whatever the base's validate throws.
-void validate(const SurgeConfig& config);
-
 // Validates and builds a source for a base pattern (a ReplaySource reads its trace through).
 std::unique_ptr<TrafficSource> make_base_traffic_source(const BaseTrafficConfig& config,
                                                         RngStream rng);

@@ -2,17 +2,10 @@
 // flowcontrol.NewTokenBucketRateLimiter, --kube-api-qps and --kube-api-burst).
 #pragma once
 
-#include <cstdint>
-
 #include "fleetsim/core/time.hpp"
+#include "fleetsim/workload/api_limits.hpp"
 
 namespace fleetsim {
-
-// --kube-api-qps and --kube-api-burst (kube-controller-manager's defaults).
-struct ApiLimits {
-  double qps = 20;
-  std::int32_t burst = 30;
-};
 
 class ApiRateLimiter {
  public:

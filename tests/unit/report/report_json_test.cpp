@@ -36,25 +36,20 @@ RunResult full_result() {
            .busy_gpu_hours = 1.0 / 3.0,
            .allocation_ratio = 0.625,
            .utilization = 1.0 / 12.0};
-  r.sla = {.requests = 10,
-           .served = 8,
-           .dropped = 1,
-           .dropped_in_flight = 1,
-           .misses = 3,
-           .miss_ratio = 0.3,
-           .latency_ms = {.p50 = 120.25, .p95 = 300.0, .p99 = 410.5, .mean = 150.0000001},
-           .ttft_ms = {.p50 = 20.0, .p95 = 40.0, .p99 = 50.0, .mean = 25.0},
-           .by_service = {{.name = "llm",
-                           .requests = 10,
-                           .served = 8,
-                           .dropped = 1,
-                           .unfinished = 1,
-                           .misses = 3,
-                           .miss_ratio = 0.3,
-                           .latency_ms = {.p50 = 120.25, .p95 = 300.0, .p99 = 410.5, .mean = 150.0},
-                           .ttft_ms = {.p50 = 20.0, .p95 = 40.0, .p99 = 50.0, .mean = 25.0},
-                           .peak_replicas = 4,
-                           .busy_gpu_hours = 0.25}}};
+  const SlaResult::Totals totals{
+      .requests = 10,
+      .served = 8,
+      .dropped = 1,
+      .misses = 3,
+      .miss_ratio = 0.3,
+      .latency_ms = {.p50 = 120.25, .p95 = 300.0, .p99 = 410.5, .mean = 150.0000001},
+      .ttft_ms = {.p50 = 20.0, .p95 = 40.0, .p99 = 50.0, .mean = 25.0}};
+  SlaResult::Totals llm = totals;
+  llm.latency_ms.mean = 150.0;
+  r.sla = {
+      .totals = totals,
+      .dropped_in_flight = 1,
+      .by_service = {{.name = "llm", .totals = llm, .peak_replicas = 4, .busy_gpu_hours = 0.25}}};
   r.pods = {.created = 6,
             .evicted = 1,
             .pending_at_end = 1,
@@ -168,11 +163,11 @@ TEST_CASE(
   RunResult r = full_result();
   SlaResult::Service slow = r.sla.by_service.at(0);
   slow.name = "vision";
-  slow.requests = 4;
-  slow.served = 0;
-  slow.dropped = 4;
-  slow.misses = 4;
-  slow.miss_ratio = 1;
+  slow.totals.requests = 4;
+  slow.totals.served = 0;
+  slow.totals.dropped = 4;
+  slow.totals.misses = 4;
+  slow.totals.miss_ratio = 1;
   slow.peak_replicas = 0;
   r.sla.by_service.push_back(slow);
   r.pods.created = 0;

@@ -16,4 +16,24 @@ std::uint32_t offering_of(const Catalog& catalog, const Node& node) {
   return *g;
 }
 
+void launch_on_offering(Node& node, const Catalog& catalog, std::uint32_t g, double price,
+                        const InstanceTypeOption& option, SimTime now) {
+  const std::uint32_t type = catalog.type_of_offering(g);
+  const Offering& o = catalog.offering(g);
+  node.type = type;
+  node.instance_type = catalog.types()[type].name;
+  node.zone = o.zone;
+  node.capacity_type = o.capacity_type;
+  node.price_per_hour = price;
+  node.allocatable = option.allocatable;
+  node.daemon_overhead = option.daemon_overhead;
+  node.phase = NodePhase::Launching;
+  node.created = now;
+  node.labels.add(std::string(label::kInstanceType), Requirement::single(node.instance_type));
+  node.labels.add(std::string(label::kZone), Requirement::single(node.zone));
+  node.labels.add(std::string(label::kCapacityType),
+                  Requirement::single(std::string(to_string(node.capacity_type))));
+  node.labels.add(catalog.types()[type].requirements);
+}
+
 }  // namespace fleetsim

@@ -80,6 +80,11 @@ class CloudNoticeListener {
 // The global offering a node was launched from.
 std::uint32_t offering_of(const Catalog& catalog, const Node& node);
 
+// A node launching now on global offering `g` at `price`, sized by `option`: its type, zone,
+// capacity type and the well-known labels they give it.
+void launch_on_offering(Node& node, const Catalog& catalog, std::uint32_t g, double price,
+                        const InstanceTypeOption& option, SimTime now);
+
 class CloudProvider : public InstanceTypeSizer {
  public:
   // The instance types and offerings the provider sells (offering indices: Catalog's global

@@ -83,21 +83,9 @@ NodeId Ec2Cloud::start(Node node, std::uint32_t g, const Resources& allocatable,
                        const Resources& daemon_overhead) {
   ++running_[g];
   const std::uint32_t type = catalog_.type_of_offering(g);
-  const Offering& o = catalog_.offering(g);
-  node.type = type;
-  node.instance_type = catalog_.types()[type].name;
-  node.zone = o.zone;
-  node.capacity_type = o.capacity_type;
-  node.price_per_hour = prices_.offering_price(g);
-  node.allocatable = allocatable;
-  node.daemon_overhead = daemon_overhead;
-  node.phase = NodePhase::Launching;
-  node.created = sim_.now();
-  node.labels.add(std::string(label::kInstanceType), Requirement::single(node.instance_type));
-  node.labels.add(std::string(label::kZone), Requirement::single(node.zone));
-  node.labels.add(std::string(label::kCapacityType),
-                  Requirement::single(std::string(to_string(node.capacity_type))));
-  node.labels.add(catalog_.types()[type].requirements);
+  launch_on_offering(node, catalog_, g, prices_.offering_price(g),
+                     {.type = type, .allocatable = allocatable, .daemon_overhead = daemon_overhead},
+                     sim_.now());
   const NodeId id = cluster_.add_node(std::move(node));
   sim_.schedule_after(latency_by_type_[type].launch, Phase::CloudAndNodes, *this,
                       Tag{Step::Launched, id}.pack());

@@ -124,25 +124,11 @@ class FakeCloudProvider final : public CloudProvider, private EventHandler {
       mark_unavailable(choice->offering);
       return std::nullopt;
     }
-    const InstanceTypeOption& option = request.types[choice->option];
-    const Offering& o = catalog().offering(choice->offering);
-    Node& node = request.node;
-    node.type = type;
-    node.instance_type = catalog().types()[type].name;
-    node.zone = o.zone;
-    node.capacity_type = o.capacity_type;
-    node.price_per_hour = prices_.offering_price(choice->offering);
-    node.allocatable = option.allocatable;
-    node.daemon_overhead = option.daemon_overhead;
-    node.phase = NodePhase::Launching;
-    node.created = sim_.now();
-    node.labels.add(std::string(label::kInstanceType), Requirement::single(node.instance_type));
-    node.labels.add(std::string(label::kZone), Requirement::single(node.zone));
-    node.labels.add(std::string(label::kCapacityType),
-                    Requirement::single(std::string(to_string(node.capacity_type))));
-    node.labels.add(catalog().types()[type].requirements);
+    launch_on_offering(request.node, catalog(), choice->offering,
+                       prices_.offering_price(choice->offering), request.types[choice->option],
+                       sim_.now());
     call.offering = choice->offering;
-    call.node = cluster_.add_node(std::move(node));
+    call.node = cluster_.add_node(std::move(request.node));
     return call.node;
   }
 

@@ -427,15 +427,18 @@ ModelMemory decode_model(const YamlValue& value) {
   return out;
 }
 
+double share(const YamlValue& v) {
+  const double x = as_number(v);
+  if (!(x >= 0 && x <= 1)) v.fail(fmt::format("must be between 0 and 1, got {}", x));
+  return x;
+}
+
 ServiceMetricsSettings decode_metrics(const YamlValue& value) {
   YamlMap m(value);
-  only_keys(m, std::array<std::string_view, 1>{"idle_cpu_share"});
+  only_keys(m, std::array<std::string_view, 2>{"idle_cpu_share", "memory_share"});
   ServiceMetricsSettings out;
-  if (auto v = m.get("idle_cpu_share")) {
-    out.idle_cpu_share = as_number(*v);
-    if (!(out.idle_cpu_share >= 0 && out.idle_cpu_share <= 1))
-      v->fail(fmt::format("must be between 0 and 1, got {}", out.idle_cpu_share));
-  }
+  if (auto v = m.get("idle_cpu_share")) out.idle_cpu_share = share(*v);
+  if (auto v = m.get("memory_share")) out.memory_share = share(*v);
   return out;
 }
 

@@ -61,8 +61,9 @@ std::vector<HpaPod> AutoscalerView::pods(WorkloadId target) const {
 std::vector<PodMetricValue> AutoscalerView::resource_usage(std::string_view resource,
                                                            WorkloadId target, SimTime now) const {
   const ServiceRuntime* service = service_of(target);
-  const double idle = service != nullptr ? service->config().metrics.idle_cpu_share
-                                         : ServiceMetricsSettings{}.idle_cpu_share;
+  const ServiceMetricsSettings settings =
+      service != nullptr ? service->config().metrics : ServiceMetricsSettings{};
+  const double idle = settings.idle_cpu_share;
   std::vector<PodMetricValue> out;
   for (PodId id : workloads_.active_pods(target)) {
     const Pod& p = cluster_.pod(id);
@@ -75,7 +76,7 @@ std::vector<PodMetricValue> AutoscalerView::resource_usage(std::string_view reso
                      .window = scrape_interval_};
     if (p.started) {
       if (!cpu) {
-        v.milli = request;  // memory: the model's weights and KV cache hold what was requested
+        v.milli = std::llround(static_cast<double>(request) * settings.memory_share);
       } else {
         std::optional<double> busy = service != nullptr ? service->busy_fraction(id) : 0.0;
         if (busy)

@@ -25,9 +25,9 @@ class AutoscalerView {
   std::vector<HpaPod> pods(WorkloadId target) const;
   // One entry of spec.metrics (for Pods and Resource metrics, one value per pod of pods()).
   MetricReading read(const MetricSpec& metric, WorkloadId target, SimTime now) const;
-  // Per-pod usage of "cpu" or "memory" in milli-units, with each pod's request. CPU follows the
-  // GPU's busy share from the service's idle share up (ServiceMetricsSettings; a pod of a
-  // Deployment without a service runs idle); memory is the request.
+  // Per-pod usage of "cpu" or "memory" in milli-units, with each pod's request, as the service's
+  // ServiceMetricsSettings emulate it: CPU from the idle share up with the GPU's busy share,
+  // memory a fixed share (a pod of a Deployment without a service: the defaults, idle).
   std::vector<PodMetricValue> resource_usage(std::string_view resource, WorkloadId target,
                                              SimTime now) const;
 

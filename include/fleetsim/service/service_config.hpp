@@ -46,6 +46,10 @@ struct ServiceMetricsSettings {
   // real one is, and well under the usual CPU targets (50–80 %), so a CPU HPA scales an idle
   // service in. The pods of a Deployment without a service use this default.
   double idle_cpu_share = 0.1;
+  // The share of its memory request a started pod uses, for Resource memory metrics, the same
+  // all its life: a server allocates its memory as it starts and holds it. 1 (all of it) is an
+  // assumption too; below 1 leaves a memory target room.
+  double memory_share = 1.0;
 };
 
 // `services:` entry: traffic bound to a Deployment of the scenario's manifests.

@@ -266,7 +266,8 @@ TEST_CASE("startup errors are reported at the field", "[scenario][services]") {
         "slo, startup, model, metrics; did you mean \"startup\"?");
 }
 
-TEST_CASE("a service's metrics: the CPU share of an idle pod", "[scenario][services]") {
+TEST_CASE("a service's metrics: the CPU share of an idle pod and the memory share",
+          "[scenario][services]") {
   ServiceScenario s("svc-metrics", R"(services:
   - deployment: model-a
     traffic: {pattern: poisson, rps: 1}
@@ -275,14 +276,18 @@ TEST_CASE("a service's metrics: the CPU share of an idle pod", "[scenario][servi
     traffic: {pattern: poisson, rps: 1}
     metrics:
       idle_cpu_share: 0
+      memory_share: 0.75
   - deployment: model-c
     traffic: {pattern: poisson, rps: 1}
 )");
   ScenarioConfig cfg = s.load();
   REQUIRE(cfg.services.size() == 3);
   CHECK(cfg.services[0].metrics.idle_cpu_share == 0.25);
+  CHECK(cfg.services[0].metrics.memory_share == 1);  // the default
   CHECK(cfg.services[1].metrics.idle_cpu_share == 0);
-  CHECK(cfg.services[2].metrics.idle_cpu_share == 0.1);  // no metrics: the default
+  CHECK(cfg.services[1].metrics.memory_share == 0.75);
+  CHECK(cfg.services[2].metrics.idle_cpu_share == 0.1);  // no metrics: the defaults
+  CHECK(cfg.services[2].metrics.memory_share == 1);
 }
 
 TEST_CASE("metrics errors are reported at the field", "[scenario][services]") {
@@ -290,12 +295,13 @@ TEST_CASE("metrics errors are reported at the field", "[scenario][services]") {
         "8:31: services[0].metrics.idle_cpu_share: must be between 0 and 1, got 1.5");
   CHECK(service_error("    metrics: {idle_cpu_share: -0.1}\n") ==
         "8:31: services[0].metrics.idle_cpu_share: must be between 0 and 1, got -0.1");
+  CHECK(service_error("    metrics: {memory_share: 2}\n") ==
+        "8:29: services[0].metrics.memory_share: must be between 0 and 1, got 2");
   CHECK(service_error("    metrics: {idle_cpu_share: 10%}\n") ==
         "8:31: services[0].metrics.idle_cpu_share: expected a finite number, got \"10%\"");
   CHECK(service_error("    metrics: {idel_cpu_share: 0.2}\n") ==
-        "8:15: services[0].metrics.idel_cpu_share: unknown key; expected one of idle_cpu_share; "
-        "did you "
-        "mean \"idle_cpu_share\"?");
+        "8:15: services[0].metrics.idel_cpu_share: unknown key; expected one of idle_cpu_share, "
+        "memory_share; did you mean \"idle_cpu_share\"?");
   CHECK(service_error("    metrics: 0.2\n") ==
         "8:14: services[0].metrics: expected a mapping, got a scalar (\"0.2\")");
 }

@@ -1,6 +1,7 @@
 #include "fleetsim/service/autoscaler_view.hpp"
 
 #include <catch2/catch.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -111,13 +112,14 @@ TEST_CASE(
 
 TEST_CASE(
     "a service's pod uses its idle CPU share plus the rest of its request in proportion to "
-    "its GPU's busy share",
+    "its GPU's busy share, and its memory share",
     "[service]") {
-  auto cpu_at_half_busy = [](std::optional<double> idle_cpu_share) {
+  // The pod's CPU and memory samples in milli-units at 30 s, under `settings`.
+  auto usage_at_half_busy = [](ServiceMetricsSettings settings) {
     ServiceRig rig;
     const WorkloadId web = rig.add(web_deployment(1));
     ServiceConfig config = half_busy_service();
-    if (idle_cpu_share) config.metrics.idle_cpu_share = *idle_cpu_share;
+    config.metrics = settings;
     ServiceRuntime& service = rig.add_service(std::move(config), web);
     rig.bind_pending(web);
     const PodId pod = rig.workloads.active_pods(web).at(0);
@@ -127,12 +129,18 @@ TEST_CASE(
     }
     // Requests at 15, 16, …, 29 s each kept the one slot for 500 ms of the 15 s window.
     CHECK(service.busy_fraction(pod) == 0.5);
-    return samples(rig.view().resource_usage("cpu", web, rig.sim.now()));
+    std::vector<std::string> out = samples(rig.view().resource_usage("cpu", web, rig.sim.now()));
+    out.push_back(samples(rig.view().resource_usage("memory", web, rig.sim.now())).at(0));
+    return out;
   };
-  // 2000m × (idle + (1 − idle) × 0.5) at the default idle share of 0.1, then at 0.2 and 0.
-  CHECK(cpu_at_half_busy(std::nullopt) == std::vector<std::string>{"1100"});
-  CHECK(cpu_at_half_busy(0.2) == std::vector<std::string>{"1200"});
-  CHECK(cpu_at_half_busy(0.0) == std::vector<std::string>{"1000"});
+  const std::string gi8 = std::to_string((8LL << 30) * 1000);
+  const std::string gi4 = std::to_string((4LL << 30) * 1000);
+  // CPU: 2000m × (idle + (1 − idle) × 0.5), at the default idle share of 0.1, then at 0.2 and 0;
+  // memory: 8Gi × the memory share, 1 by default.
+  CHECK(usage_at_half_busy({}) == std::vector<std::string>{"1100", gi8});
+  CHECK(usage_at_half_busy({.idle_cpu_share = 0.2}) == std::vector<std::string>{"1200", gi8});
+  CHECK(usage_at_half_busy({.idle_cpu_share = 0, .memory_share = 0.5}) ==
+        std::vector<std::string>{"1000", gi4});
 }
 
 TEST_CASE(

@@ -112,9 +112,9 @@ int run_command(const RunCommandOptions& options) {
   RunOptions run_options{.event_sinks = {&event_writer}, .timeseries_sinks = {&timeseries_writer}};
   std::unique_ptr<OpenMetricsWriter> metrics;
   if (options.metrics_out) {
-    metrics =
-        std::make_unique<OpenMetricsWriter>(options.metrics_out->string() + ".spool",
-                                            config.start_unix_s, config.nodepools, *config.catalog);
+    metrics = std::make_unique<OpenMetricsWriter>(options.metrics_out->string() + ".spool",
+                                                  config.start_unix_s, config.nodepools,
+                                                  *config.catalog, config.management_fee_by_type);
     run_options.event_sinks.push_back(metrics.get());
     run_options.metric_sinks.push_back(metrics.get());
   }

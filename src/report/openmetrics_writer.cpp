@@ -51,7 +51,7 @@ constexpr std::array<OpenMetricsWriter::Family, 14> kFamilies{{
     {"vllm:num_requests_running", "gauge", "Number of requests currently running on GPU."},
     {"vllm:num_requests_waiting", "gauge", "Number of requests waiting to be processed."},
     {"fleetsim_cost_usd_per_hour", "gauge",
-     "The fleet's cost rate (instances and EBS), USD per hour."},
+     "The fleet's cost rate (instances, EBS and EKS Auto Mode's fee), USD per hour."},
 }};
 
 enum FamilyIndex : std::size_t {
@@ -120,11 +120,13 @@ std::string_view label_of(const Node& n, std::string_view key) {
 }  // namespace
 
 OpenMetricsWriter::OpenMetricsWriter(std::filesystem::path spool_dir, std::int64_t start_unix_s,
-                                     std::span<const NodePool> pools, const Catalog& catalog)
+                                     std::span<const NodePool> pools, const Catalog& catalog,
+                                     std::span<const double> fee_by_type)
     : spool_dir_(std::move(spool_dir)),
       start_unix_s_(start_unix_s),
       pools_(pools.begin(), pools.end()),
-      catalog_(&catalog) {
+      catalog_(&catalog),
+      fee_by_type_(fee_by_type.begin(), fee_by_type.end()) {
   std::error_code ec;
   std::filesystem::create_directories(spool_dir_, ec);
   for (std::size_t i = 0; i < kFamilies.size(); ++i) {
@@ -198,7 +200,10 @@ void OpenMetricsWriter::on_interval(SimTime now, const Cluster& cluster) {
   for (NodeId id : cluster.active_nodes()) {
     const Node& n = cluster.node(id);
     if (n.phase == NodePhase::Terminated) continue;
-    if (n.phase != NodePhase::Launching) cost_rate += n.price_per_hour + n.ebs_price_per_hour;
+    if (n.phase != NodePhase::Launching) {
+      cost_rate += n.price_per_hour + n.ebs_price_per_hour;
+      if (n.type < fee_by_type_.size()) cost_rate += fee_by_type_[n.type];
+    }
     if (n.nodepool() == nullptr) continue;                             // not Karpenter's
     pool_usage[n.owner_name()] += catalog_->types()[n.type].capacity;  // limits count capacity
     // A Node object exists from registration until it is deleted.

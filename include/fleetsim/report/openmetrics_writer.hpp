@@ -26,9 +26,11 @@ class OpenMetricsWriter final : public EventSink, public MetricSampleSink {
  public:
   // Families are spooled to files in `spool_dir` (created, and removed with the writer) so that
   // a long run's samples never sit in memory; `pools` give the NodePool limits, `catalog` the
-  // capacity that NodePool usage counts.
+  // capacity that NodePool usage counts, `fee_by_type` EKS Auto Mode's management fee per catalog
+  // type ($ per instance-hour; empty without one), part of the cost rate.
   OpenMetricsWriter(std::filesystem::path spool_dir, std::int64_t start_unix_s,
-                    std::span<const NodePool> pools, const Catalog& catalog);
+                    std::span<const NodePool> pools, const Catalog& catalog,
+                    std::span<const double> fee_by_type = {});
   ~OpenMetricsWriter() override;
 
   void on_event(const SimEvent& e, const Cluster& cluster) override;
@@ -50,6 +52,7 @@ class OpenMetricsWriter final : public EventSink, public MetricSampleSink {
   std::vector<std::unique_ptr<std::ofstream>> spools_;
   std::vector<NodePool> pools_;
   const Catalog* catalog_;
+  std::vector<double> fee_by_type_;
   // Counters by their label text.
   std::map<std::string, double> launched_, terminated_, disruptions_;
   // The last value of each scraped series (metric, labels) since the previous interval.

@@ -13,6 +13,7 @@
 #include "fleetsim/report/summary.hpp"
 #include "fleetsim/report/timeseries_writer.hpp"
 #include "unit/runner/recorder_world.hpp"
+#include "unit/scheduling/builders.hpp"
 
 using namespace fleetsim;
 using namespace fleetsim::test;
@@ -274,4 +275,24 @@ TEST_CASE("OpenMetrics families without samples leave the stream good", "[report
   CHECK(out.str().ends_with("# EOF\n"));
   CHECK(out.str().find("# TYPE karpenter_nodepools_limit gauge\n") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(spool));
+}
+
+// EKS Auto Mode bills its fee per instance-hour on top of EC2: the cost rate Prometheus sees
+// counts it, as timeseries.csv's does.
+TEST_CASE("the OpenMetrics cost rate counts EKS Auto Mode's fee", "[report]") {
+  const Catalog catalog({test::make_type({.name = "m5.large", .vcpu = 2, .memory_gib = 8})},
+                        "test");
+  const std::vector<double> fee{0.25};
+  const std::filesystem::path spool =
+      std::filesystem::temp_directory_path() / ("fleetsim-om-fee-" + std::to_string(::getpid()));
+  std::ostringstream out;
+  {
+    OpenMetricsWriter writer(spool, 0, {}, catalog, fee);
+    test::RecorderWorld w(writer);
+    const NodeId n = w.node({.instance_type = "m5.large", .price = 1.0, .ebs_price = 0.5});
+    w.launch(0, n);
+    writer.on_interval(at(seconds(60)), w.cluster);
+    writer.finish(out);
+  }
+  CHECK(out.str().find("\nfleetsim_cost_usd_per_hour{} 1.75 60\n") != std::string::npos);
 }

@@ -142,6 +142,16 @@ NodeGroup decode_group(const YamlValue& item, bool managed,
   g.name = name.as_string();
   if (auto p = dns_subdomain_problem(g.name)) name.fail(*p);
 
+  // eksctl decodes strictly and a managed group has no such field (eksctl#1600: "json: unknown
+  // field \"instancesDistribution\""): a warning here would leave every pod unschedulable.
+  if (managed) {
+    if (auto d = m.get("instancesDistribution")) {
+      d->fail(
+          "managedNodeGroups have no instancesDistribution, and eksctl refuses it; give a "
+          "managed group instanceTypes and spot: true, or make it a self-managed group under "
+          "nodeGroups");
+    }
+  }
   const std::optional<YamlValue> type = m.get("instanceType");
   const std::optional<YamlValue> types = managed ? m.get("instanceTypes") : std::nullopt;
   const std::optional<YamlValue> distribution =

@@ -504,6 +504,17 @@ void resolve_service_deployments(std::vector<ServiceConfig>& services,
                                       s.deployment.substr(0, 60), j));
       }
     }
+    // An LLM replica's speed is its GPU's: pods that ask for none would pack onto CPU nodes and
+    // serve at a rate no GPU gives.
+    if (std::holds_alternative<LlmServiceTime>(s.serving.service_time) &&
+        match->pod.spec.requests.gpus() == 0) {
+      throw ConfigError(
+          s.where, fmt::format("services[{}].serving.service_time", i),
+          fmt::format("the llm service time runs on a GPU, but the pods of Deployment \"{}\" "
+                      "request none; give its container resources.limits nvidia.com/gpu (or "
+                      "another accelerator), or a fixed, exponential or lognormal service time",
+                      s.deployment.substr(0, 60)));
+    }
     bound[i] = match;
     s.deployment_namespace = match->namespace_name;
     s.deployment_name = match->name;

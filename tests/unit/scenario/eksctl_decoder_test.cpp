@@ -222,6 +222,12 @@ nodeGroups:
   CHECK(decode_error(std::string(kSelfHead) + "      onDemandBaseCapacity: 1\n") ==
         "test.yaml:7:7: nodeGroups[0].instancesDistribution.instanceTypes: required field is "
         "missing");
+  // A managed group has no instancesDistribution: eksctl refuses it (eksctl#1600).
+  CHECK(decode_error(cluster("  - name: ng\n    instancesDistribution:\n"
+                             "      instanceTypes: [m5.xlarge]\n")) ==
+        "test.yaml:7:7: managedNodeGroups[0].instancesDistribution: managedNodeGroups have no "
+        "instancesDistribution, and eksctl refuses it; give a managed group instanceTypes and "
+        "spot: true, or make it a self-managed group under nodeGroups");
   // instanceType and instanceTypes together.
   CHECK(decode_error(cluster("  - name: ng\n    instanceType: m5.xlarge\n"
                              "    instanceTypes: [c5.large]\n")) ==

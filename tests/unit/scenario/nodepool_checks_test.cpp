@@ -104,7 +104,17 @@ TEST_CASE("a model's memory is shared by the pod's GPUs, and a model no GPU hold
                 "at gpu_memory_utilization 0.5; no instance type its NodePools allow has that (the "
                 "largest: 22888 MiB, a10g on g5.12xlarge): ask for more GPUs per pod (tensor "
                 "parallelism) or allow larger ones"));
+  // Pods without a GPU: an llm service time is refused at the service; another service time
+  // still may not name a model's memory.
   CHECK_THAT(Scenario(kGpuPool + deployment(0), "    model: {memory: 16Gi}\n").error(),
+             Catch::EndsWith("5:5: services[0].serving.service_time: the llm service time runs "
+                             "on a GPU, but the pods of Deployment \"llm\" request none; give its "
+                             "container resources.limits nvidia.com/gpu (or another accelerator), "
+                             "or a fixed, exponential or lognormal service time"));
+  CHECK_THAT(Scenario(kGpuPool + deployment(0),
+                      "    model: {memory: 16Gi}\n"
+                      "    serving: {service_time: {model: fixed, duration: 1s}}\n")
+                 .error(),
              Catch::EndsWith("7:12: services[0].model: Deployment llm requests no nvidia.com/gpu; "
                              "a model's memory is checked against NVIDIA GPUs only"));
 }

@@ -124,6 +124,25 @@ void check_provisioner_inputs(const ScenarioConfig& config, WarningLog& warnings
         fmt::format("NodePool {} is not used: the provisioner is cluster-autoscaler", pool.name));
 }
 
+// Pods that request nothing pack without limit: the fleet they need is never bought.
+void warn_best_effort_pods(const ScenarioConfig& config, WarningLog& warnings) {
+  auto check = [&](const Workload& w) {
+    if (!w.pod.spec.requests_nothing()) return;
+    warnings.add(
+        w.where,
+        fmt::format("{} {}/{}: resources.requests", to_string(w.kind), w.namespace_name, w.name),
+        fmt::format("the pods of {} {} request no CPU, memory or accelerator "
+                    "(BestEffort): any number of them fit on a node, so no node is "
+                    "ever bought for them and their cost and GPU figures mean nothing; "
+                    "give its containers resources.requests",
+                    to_string(w.kind), w.name));
+  };
+  for (const Workload& w : config.workloads) check(w);
+  for (const ScriptedEvent& e : config.events)
+    if (const auto* apply = std::get_if<ApplyManifestsEvent>(&e.action))
+      for (const Workload& w : apply->workloads) check(w);
+}
+
 // A run streams its job traces; reading them through here refuses a bad row before the run.
 void read_job_traces(const std::vector<JobSource>& sources) {
   for (const JobSource& source : sources) {
@@ -143,6 +162,7 @@ void validate_scenario(ScenarioConfig& config) {
   check_node_groups(config.node_groups, *config.catalog);
   check_provisioner_inputs(config, warnings);
   check_against_nodepools(config, warnings);
+  warn_best_effort_pods(config, warnings);
   read_job_traces(config.job_sources);
   config.warnings = warnings.take();
   // Reported in file order, so a user reads them alongside the manifests.

@@ -84,6 +84,14 @@ struct PodSpec {
   std::optional<ProbeTiming> readiness_probe;
   std::optional<ProbeTiming> startup_probe;
   friend bool operator==(const PodSpec&, const PodSpec&) = default;
+
+  // No container requests anything (Kubernetes' BestEffort class, as scheduling sees it): any
+  // number of such pods fit on a node, so none ever makes a provisioner buy one.
+  bool requests_nothing() const {
+    Resources r = requests;
+    r[resource::kPods] = 0;
+    return r.is_zero();
+  }
 };
 
 // A pod template as found in a Pod, Deployment, Job or DaemonSet manifest.

@@ -66,6 +66,19 @@ void unsatisfiable_selector(const LintView& view, std::vector<LintFinding>& out)
   }
 }
 
+// BestEffort pods (trace templates aside: each row gives its job's requests).
+void best_effort_pods(const LintView& view, std::vector<LintFinding>& out) {
+  for (std::size_t i = 0; i < view.workloads.size(); ++i) {
+    const Workload* w = view.workloads[i];
+    if (view.from_trace[i] || !w->pod.spec.requests_nothing()) continue;
+    out.push_back(finding(
+        "best-effort-pods", w->where, workload_subject(*w),
+        "its pods request no CPU, memory or accelerator: any number of them fit on a node, so "
+        "no node is ever bought for them (and the kubelet evicts them first under pressure)",
+        "give its containers resources.requests for what they use"));
+  }
+}
+
 // Tolerations that tolerate taints fleetsim's nodes may carry whatever the pools say.
 bool tolerates_system_taint(const Toleration& t) {
   return t.key.empty() || t.key.starts_with("node.kubernetes.io/") ||
@@ -99,6 +112,7 @@ void unneeded_toleration(const LintView& view, std::vector<LintFinding>& out) {
 void placement_rules(const LintView& view, std::vector<LintFinding>& out) {
   untolerated_taint(view, out);
   unsatisfiable_selector(view, out);
+  best_effort_pods(view, out);
   unneeded_toleration(view, out);
 }
 

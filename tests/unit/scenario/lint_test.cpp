@@ -238,6 +238,29 @@ TEST_CASE("untolerated-taint, unsatisfiable-selector and unneeded-toleration", "
             .empty());
 }
 
+TEST_CASE("best-effort-pods: pods that request nothing, and loading warns of them too",
+          "[scenario][lint]") {
+  // Containers without resources: the pod requests nothing (issue 25, item 2).
+  std::string best_effort = workload();
+  best_effort = best_effort.substr(0, best_effort.find("          resources:"));
+  Lint l(pool() + best_effort);
+  CHECK(l.lines() ==
+        std::vector<std::string>{
+            "best-effort-pods | Deployment default/llm | its pods request no CPU, memory or "
+            "accelerator: any number of them fit on a node, so no node is ever bought for them "
+            "(and the kubelet evicts them first under pressure) | give its containers "
+            "resources.requests for what they use"});
+  const ScenarioConfig cfg =
+      load_scenario(l.dir.path() / "scenario.yaml",
+                    std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+  REQUIRE(cfg.warnings.size() == 1);
+  CHECK(cfg.warnings[0].field == "Deployment default/llm: resources.requests");
+  CHECK(cfg.warnings[0].message ==
+        "the pods of Deployment llm request no CPU, memory or accelerator (BestEffort): any "
+        "number of them fit on a node, so no node is ever bought for them and their cost and "
+        "GPU figures mean nothing; give its containers resources.requests");
+}
+
 // Every finding on a bundled example must be accepted by a `# lint accepts RULE: why` comment
 // in its scenario file, and every accepted rule must still be found.
 TEST_CASE("under the Cluster Autoscaler the placement rules read the node groups",

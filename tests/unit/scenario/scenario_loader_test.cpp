@@ -287,7 +287,7 @@ TEST_CASE(
   // A trace's template needs no annotation: the trace gives each job its run time.
   const std::string job =
       "{apiVersion: batch/v1, kind: Job, metadata: {name: train}, spec: {template: {spec: "
-      "{restartPolicy: Never, containers: [{name: c}]}}}}";
+      "{restartPolicy: Never, containers: [{name: c, resources: {requests: {cpu: '1'}}}]}}}}";
   test::TempDir dir("endless-template");
   dir.write("job.yaml", job + "\n");
   ScratchScenario s("endless", "manifests:\n  - " + job + "\njobs:\n  - {trace: " +

@@ -20,7 +20,7 @@ struct LintRule {
   std::string_view summary;  // one line, for --help and README
 };
 
-inline constexpr std::array<LintRule, 11> kLintRules{{
+inline constexpr std::array<LintRule, 12> kLintRules{{
     {"keda-average-query", LintSeverity::Warning,
      "a prometheus trigger averages (avg) under an AverageValue target, which caps replicas"},
     {"replicas-beyond-pool-limits", LintSeverity::Warning,
@@ -41,6 +41,8 @@ inline constexpr std::array<LintRule, 11> kLintRules{{
      "a NodePool taint no workload tolerates: the pool never gets a pod"},
     {"unsatisfiable-selector", LintSeverity::Warning,
      "a nodeSelector or required node affinity no NodePool's labels satisfy"},
+    {"best-effort-pods", LintSeverity::Warning,
+     "pods that request nothing: any number fit on a node, so no node is bought for them"},
     {"unneeded-toleration", LintSeverity::Info, "a toleration of a taint no NodePool sets"},
 }};
 

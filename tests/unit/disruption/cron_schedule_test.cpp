@@ -114,6 +114,17 @@ TEST_CASE("'N/step' runs from N to the end of the field", "[disruption]") {
   CHECK_FALSE(matches("5/20 * * * *", jan2024(0, 0, 50)));
 }
 
+// A step up to INT_MAX is robfig/cron's getRange: it keeps the start only, and never overflows
+// (issue 25, item 8: "1/2147483647 * * * *" must neither drop the budget nor loop); a step past
+// INT_MAX is refused.
+TEST_CASE("a step as large as INT_MAX keeps the start only; a larger one is refused",
+          "[disruption]") {
+  CHECK(matches("1/2147483647 * * * *", jan2024(0, 0, 1)));
+  CHECK(matches("1/2147483647 * * * *", jan2024(3, 17, 1)));
+  CHECK_FALSE(matches("1/2147483647 * * * *", jan2024(0, 0, 2)));
+  CHECK_FALSE(parse_error("1/2147483648 * * * *").empty());
+}
+
 TEST_CASE("lists and ranges combine", "[disruption]") {
   CHECK(matches("0,30 8-10 * * *", jan2024(1, 8, 30)));
   CHECK(matches("0,30 8-10 * * *", jan2024(1, 10, 0)));

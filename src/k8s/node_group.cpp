@@ -10,13 +10,23 @@ int NodeGroup::on_demand_count(int instances) const {
   return base + (above * on_demand_percentage_above_base + 99) / 100;
 }
 
+Labels node_group_labels(const NodeGroup& g) {
+  Labels labels = g.labels;
+  labels["alpha.eksctl.io/nodegroup-name"] = g.name;
+  if (g.managed) {
+    labels["eks.amazonaws.com/nodegroup"] = g.name;
+    labels["eks.amazonaws.com/capacityType"] = g.on_demand_count(1) == 0 ? "SPOT" : "ON_DEMAND";
+  }
+  return labels;
+}
+
 NodePool as_nodepool(const NodeGroup& g) {
   NodePool pool;
   pool.name = g.name;
   pool.requirements.add(std::string(label::kInstanceType),
                         Requirement::make(Operator::In, g.instance_types));
   pool.requirements.add(std::string(label::kZone), Requirement::make(Operator::In, g.zones));
-  pool.labels = g.labels;
+  pool.labels = node_group_labels(g);
   pool.taints = g.taints;
   pool.where = g.where;
   return pool;

@@ -6,15 +6,6 @@
 
 namespace fleetsim {
 
-namespace {
-
-// Labels eksctl and EKS put on a node group's nodes, which guides select on.
-constexpr std::string_view kEksNodeGroupLabel = "eks.amazonaws.com/nodegroup";
-constexpr std::string_view kEksCapacityTypeLabel = "eks.amazonaws.com/capacityType";
-constexpr std::string_view kEksctlNodeGroupLabel = "alpha.eksctl.io/nodegroup-name";
-
-}  // namespace
-
 NodeGroupFleet make_node_group_fleet(std::vector<NodeGroup> groups,
                                      std::span<const Workload> daemonsets, Ec2Cloud& cloud,
                                      Cluster& cluster, const Simulation& sim) {
@@ -42,13 +33,7 @@ NodeGroupFleet make_node_group_fleet(std::vector<NodeGroup> groups,
     }
     Node& node = spec.node_template;
     node.owner = NodeGroupOwner{.name = g.name};
-    for (const auto& [k, v] : g.labels) node.labels.add(k, Requirement::single(v));
-    node.labels.add(std::string(kEksctlNodeGroupLabel), Requirement::single(g.name));
-    if (g.managed) {
-      node.labels.add(std::string(kEksNodeGroupLabel), Requirement::single(g.name));
-      node.labels.add(std::string(kEksCapacityTypeLabel),
-                      Requirement::single(g.on_demand_count(1) == 0 ? "SPOT" : "ON_DEMAND"));
-    }
+    for (const auto& [k, v] : node_group_labels(g)) node.labels.add(k, Requirement::single(v));
     node.taints = g.taints;
     const std::array<BlockDevice, 1> volumes{g.root_volume};
     node.ebs_bytes = ebs_bytes(volumes);

@@ -52,6 +52,11 @@ struct NodeGroup {
 // its labels and taints.
 NodePool as_nodepool(const NodeGroup& group);
 
+// The labels a group's nodes carry: its own, alpha.eksctl.io/nodegroup-name, and for a managed
+// group EKS's eks.amazonaws.com/nodegroup and eks.amazonaws.com/capacityType (guides select on
+// them).
+Labels node_group_labels(const NodeGroup& group);
+
 // eksctl's defaults (pkg/apis/eksctl.io/v1alpha5/types.go): DefaultNodeCount, the root volume.
 inline constexpr int kEksctlDefaultNodeCount = 2;
 inline constexpr int kEksctlDefaultVolumeGiB = 80;

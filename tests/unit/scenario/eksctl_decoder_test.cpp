@@ -346,6 +346,30 @@ struct CaScenario {
 
 }  // namespace
 
+// A node group's nodes carry eksctl's and EKS's labels, so pods pinned by them are hosted
+// (issue 25, item 3: validate warned that no node group could host them).
+TEST_CASE("pods pinned to a node group by eksctl's or EKS's labels are hosted",
+          "[scenario][eksctl]") {
+  const std::string gpu = "  - name: gpu\n    instanceType: g5.xlarge\n    maxSize: 2\n";
+  auto pinned = [&](const std::string& selector) {
+    return gpu +
+           "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n"
+           "  selector: {matchLabels: {app: web}}\n  template:\n"
+           "    metadata: {labels: {app: web}}\n    spec:\n      nodeSelector: {" +
+           selector + "}\n      containers: [{name: c, resources: {requests: {cpu: \"1\"}}}]\n";
+  };
+  for (const std::string selector :
+       {"eks.amazonaws.com/nodegroup: gpu", "alpha.eksctl.io/nodegroup-name: gpu",
+        "eks.amazonaws.com/capacityType: ON_DEMAND"}) {
+    INFO(selector);
+    CHECK(load_scenario(CaScenario("ca-pinned", pinned(selector)).file).warnings.empty());
+  }
+  const ScenarioConfig wrong = load_scenario(
+      CaScenario("ca-pinned-wrong", pinned("eks.amazonaws.com/nodegroup: gpux")).file);
+  REQUIRE(wrong.warnings.size() == 1);
+  CHECK(wrong.warnings[0].field == "Deployment default/web");
+}
+
 TEST_CASE("a cluster-autoscaler scenario loads its node groups against the catalog",
           "[scenario][eksctl]") {
   CaScenario s("ca-ok", R"(  - name: gpu

@@ -346,9 +346,9 @@ void WorkloadController::create_pod(State& s) {
   std::optional<PodCheckpoint> checkpoint;
   if (s.def.checkpointing.interval)
     checkpoint = PodCheckpoint{.interval = *s.def.checkpointing.interval};
-  if (!s.saved.empty() && p.run_time) {
-    // The replacement resumes from the furthest checkpoint, after reloading it (only a pod that
-    // checkpoints saves work).
+  if (checkpoint && !s.saved.empty() && p.run_time) {
+    // The replacement resumes from the furthest checkpoint, after reloading it (only a Job that
+    // checkpoints has saved work).
     const auto furthest = std::max_element(s.saved.begin(), s.saved.end());
     checkpoint->resumed_from = *furthest;
     s.saved.erase(furthest);

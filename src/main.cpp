@@ -48,6 +48,8 @@ struct CommandLine {
   CatalogOptions catalog;
   AutoscaleOptions autoscale;
   WarningDetail validate_warnings = WarningDetail::Auto;
+  FieldValidation validate_validation = FieldValidation::Strict;
+  bool lenient = false;
 
   CLI::App* run_cmd = nullptr;
   CLI::App* validate_cmd = nullptr;
@@ -83,6 +85,12 @@ void add_warnings_option(CLI::App* cmd, CommandLine& cl) {
       ->check(CLI::IsMember({"all", "summary", "none"}));
 }
 
+void add_lenient_flag(CLI::App* cmd, CommandLine& cl) {
+  cmd->add_flag("--lenient", cl.lenient,
+                "Read manifest fields their API does not have (a newer API, or a typo) as "
+                "warnings, not errors (as the scenario's manifest_validation: lenient)");
+}
+
 void add_run_and_validate(CLI::App& app, CommandLine& cl) {
   cl.run_cmd = app.add_subcommand(
       "run", "Run a scenario and write report.json, events.jsonl, timeseries.csv");
@@ -96,11 +104,13 @@ void add_run_and_validate(CLI::App& app, CommandLine& cl) {
       "Write the run as OpenMetrics text (Karpenter, DCGM, kube-state-metrics and "
       "vLLM names) for promtool tsdb create-blocks-from openmetrics");
   add_warnings_option(cl.run_cmd, cl);
+  add_lenient_flag(cl.run_cmd, cl);
 
   cl.validate_cmd = app.add_subcommand(
       "validate", "Check a scenario, its manifests, traces and catalog without running");
   cl.validate_cmd->add_option("scenario", cl.validate_path, "Scenario YAML file")->required();
   add_warnings_option(cl.validate_cmd, cl);
+  add_lenient_flag(cl.validate_cmd, cl);
 }
 
 void add_check(CLI::App& app, CommandLine& cl) {
@@ -125,6 +135,7 @@ void add_check(CLI::App& app, CommandLine& cl) {
   cl.check_cmd->add_flag("--update-baseline", check.update_baseline,
                          "Write the new report to --baseline instead of checking");
   add_warnings_option(cl.check_cmd, cl);
+  add_lenient_flag(cl.check_cmd, cl);
   std::string tolerance_help = "Default tolerances (the direction that is worse):\n";
   for (const Tolerance& t : default_tolerances())
     tolerance_help += fmt::format(
@@ -147,6 +158,7 @@ void add_compare_sweep_and_merge(CLI::App& app, CommandLine& cl) {
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   add_warnings_option(cl.compare_cmd, cl);
+  add_lenient_flag(cl.compare_cmd, cl);
 
   cl.sweep_cmd = app.add_subcommand(
       "sweep",
@@ -180,6 +192,7 @@ void add_lint_and_explain(CLI::App& app, CommandLine& cl) {
       ->check(CLI::IsMember({"warning", "info", "never"}))
       ->capture_default_str();
   add_warnings_option(cl.lint_cmd, cl);
+  add_lenient_flag(cl.lint_cmd, cl);
   std::string rules = "Rules:\n";
   for (const LintRule& r : kLintRules)
     rules += fmt::format("  {} ({}): {}\n", r.id, to_string(r.severity), r.summary);
@@ -247,6 +260,7 @@ void add_autoscale(CLI::App& app, CommandLine& cl) {
                                "How long to replay, e.g. 30m or 6h (default: the last sample's "
                                "time plus 5 minutes)");
   add_warnings_option(cl.autoscale_cmd, cl);
+  add_lenient_flag(cl.autoscale_cmd, cl);
   cl.autoscale_cmd->footer(
       "Replicas become Ready at once. The HPA syncs at t = 0, 15, 30 ... s; KEDA polls at t = 0, "
       "pollingInterval, ... and a poll runs before an HPA sync at the same time, so a KEDA "
@@ -272,6 +286,10 @@ std::optional<std::string> finish_options(CommandLine& cl) {
       parse_warning_detail(cl.warnings_text).value_or(WarningDetail::Auto);
   cl.run.warnings = cl.validate_warnings = cl.autoscale.warnings = cl.lint.warnings =
       cl.check.warnings = cl.compare.warnings = warnings;
+  const FieldValidation validation =
+      cl.lenient ? FieldValidation::Lenient : FieldValidation::Strict;
+  cl.run.validation = cl.validate_validation = cl.autoscale.validation = cl.lint.validation =
+      cl.check.validation = cl.compare.validation = validation;
   cl.lint.fail_on = cl.fail_on == "never"  ? std::nullopt
                     : cl.fail_on == "info" ? std::optional(LintSeverity::Info)
                                            : std::optional(LintSeverity::Warning);
@@ -280,7 +298,8 @@ std::optional<std::string> finish_options(CommandLine& cl) {
 
 int run_chosen_command(const CommandLine& cl) {
   if (*cl.run_cmd) return run_command(cl.run);
-  if (*cl.validate_cmd) return validate_command(cl.validate_path, cl.validate_warnings);
+  if (*cl.validate_cmd)
+    return validate_command(cl.validate_path, cl.validate_warnings, cl.validate_validation);
   if (*cl.check_cmd) return check_command(cl.check);
   if (*cl.compare_cmd) return compare_command(cl.compare);
   if (*cl.sweep_cmd) return sweep_command(cl.sweep);

@@ -57,7 +57,7 @@ ManifestSet load_autoscalers(const std::filesystem::path& path, WarningLog& warn
 }  // namespace
 
 int autoscale_command(const AutoscaleOptions& options) {
-  WarningLog warnings;
+  WarningLog warnings(options.validation);
   ManifestSet set = load_autoscalers(options.manifest, warnings);
   MetricSeries series = MetricSeries::load(options.metrics);
 

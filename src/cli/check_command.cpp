@@ -35,7 +35,8 @@ int check_command(const CheckOptions& options) {
   std::string new_report;
   std::vector<Gate> gates;
   if (options.scenario) {
-    ScenarioConfig config = load_scenario(*options.scenario, bundled_catalog_root());
+    ScenarioConfig config =
+        load_scenario(*options.scenario, bundled_catalog_root(), {}, options.validation);
     print_warnings(config.warnings, options.warnings, std::cerr);
     gates = config.gates;
     const ReportProvenance provenance{.version = std::string(kFleetsimVersion),

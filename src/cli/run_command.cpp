@@ -93,7 +93,8 @@ class OutputFiles {
 }  // namespace
 
 int run_command(const RunCommandOptions& options) {
-  ScenarioConfig config = load_scenario(options.scenario, bundled_catalog_root());
+  ScenarioConfig config =
+      load_scenario(options.scenario, bundled_catalog_root(), {}, options.validation);
   if (options.seed) config.seed = *options.seed;
   print_warnings(config.warnings, options.warnings, std::cerr);
 
@@ -152,10 +153,11 @@ int run_command(const RunCommandOptions& options) {
   return kExitOk;
 }
 
-int validate_command(const std::filesystem::path& scenario, WarningDetail warnings) {
+int validate_command(const std::filesystem::path& scenario, WarningDetail warnings,
+                     FieldValidation validation) {
   // Loading runs every check a run would (validate_scenario): traces read through, NodePools
   // solved.
-  const ScenarioConfig config = load_scenario(scenario, bundled_catalog_root());
+  const ScenarioConfig config = load_scenario(scenario, bundled_catalog_root(), {}, validation);
   print_warnings(config.warnings, warnings, std::cerr);
   std::size_t jobs = config.job_sources.size();
   std::cout << fmt::format(

@@ -128,7 +128,9 @@ void decode_distribution(const YamlValue& v, NodeGroup& g, DecodeContext& ctx) {
     g.on_demand_strategy =
         text == "lowest-price" ? AllocationStrategy::LowestPrice : AllocationStrategy::Prioritized;
   }
-  d.warn_unread(ctx.warnings, ctx.kind);  // maxPrice, spotInstancePools, capacityRebalance
+  d.check_unread(
+      ctx.warnings, ctx.kind,
+      api::NodeGroupInstancesDistribution);  // maxPrice, spotInstancePools, capacityRebalance
 }
 
 NodeGroup decode_group(const YamlValue& item, bool managed,
@@ -198,7 +200,8 @@ NodeGroup decode_group(const YamlValue& item, bool managed,
     g.root_volume.throughput_mibps = throughput->as_int(0, kMaxEbsThroughputMibps);
   if (auto max_pods = m.get("maxPodsPerNode"))
     g.max_pods = static_cast<int>(max_pods->as_int(1, kMaxPodsPerNode));
-  m.warn_unread(ctx.warnings, ctx.kind);
+  m.check_unread(ctx.warnings, ctx.kind,
+                 managed ? api::EksctlManagedNodeGroup : api::EksctlNodeGroup);
   return g;
 }
 
@@ -224,7 +227,7 @@ ClusterConfigSpec decode_cluster_config(const YamlMap& manifest, DecodeContext& 
       spec.auto_mode_node_pools = std::move(pools);
       spec.auto_mode_where = auto_mode->where();
     }
-    a.warn_unread(ctx.warnings, ctx.kind);
+    a.check_unread(ctx.warnings, ctx.kind, api::AutoModeConfig);
   }
   std::vector<std::string> cluster_zones;
   SourceLocation cluster_zones_where;
@@ -235,7 +238,8 @@ ClusterConfigSpec decode_cluster_config(const YamlMap& manifest, DecodeContext& 
   if (auto md = manifest.get("metadata")) {
     YamlMap meta(*md);
     meta.require("name");
-    meta.warn_unread(ctx.warnings, ctx.kind);  // region, version, tags: the scenario has its own
+    meta.check_unread(ctx.warnings, ctx.kind,
+                      api::ClusterMeta);  // region, version, tags: the scenario has its own
   }
   for (auto [key, managed] : {std::pair{"managedNodeGroups", true}, {"nodeGroups", false}}) {
     if (auto groups = manifest.get(key)) {

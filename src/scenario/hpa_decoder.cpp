@@ -18,6 +18,10 @@ constexpr std::array<std::string_view, 5> kMetricTypes{"Resource", "Pods", "Obje
 // The member of a MetricSpec that goes with each type (autoscaling/v2 MetricSpec).
 constexpr std::array<std::string_view, 5> kMetricMembers{"resource", "pods", "object", "external",
                                                          "containerResource"};
+// The upstream type of each member above (ContainerResource is refused before it is read).
+constexpr std::array<const ApiType*, 4> kMetricSourceTypes{
+    &api::ResourceMetricSource, &api::PodsMetricSource, &api::ObjectMetricSource,
+    &api::ExternalMetricSource};
 constexpr std::array<std::string_view, 3> kTargetTypes{"Utilization", "AverageValue", "Value"};
 constexpr std::array<std::string_view, 2> kPolicyTypes{"Pods", "Percent"};
 constexpr std::array<std::string_view, 3> kSelectPolicies{"Max", "Min", "Disabled"};
@@ -36,7 +40,7 @@ std::vector<std::pair<std::string, std::string>> decode_metric_selector(const Ya
   if (auto labels = m.get("matchLabels")) {
     for (const auto& [key, value] : decode_labels(*labels)) out.emplace_back(key, value);
   }
-  m.warn_unread(ctx.warnings, ctx.kind);
+  m.check_unread(ctx.warnings, ctx.kind, api::LabelSelector);
   return out;
 }
 
@@ -48,12 +52,12 @@ std::string decode_metric_identifier(const YamlValue& v, MetricSpec& out, Decode
   out.name_where = name.where();
   if (out.name.empty()) name.fail("the metric name must not be empty");
   if (auto selector = m.get("selector")) out.selector = decode_metric_selector(*selector, ctx);
-  m.warn_unread(ctx.warnings, ctx.kind);
+  m.check_unread(ctx.warnings, ctx.kind, api::MetricIdentifier);
   return out.name;
 }
 
 // A MetricTarget, checked against the target types its source allows.
-MetricTarget decode_target(const YamlValue& v, MetricSourceType source) {
+MetricTarget decode_target(const YamlValue& v, MetricSourceType source, DecodeContext& ctx) {
   YamlMap m(v);
   YamlValue type_value = m.require("type");
   std::string type = type_value.as_string();
@@ -114,8 +118,7 @@ MetricTarget decode_target(const YamlValue& v, MetricSourceType source) {
       break;
     }
   }
-  m.reject_unread(
-      std::array<std::string_view, 4>{"type", "averageUtilization", "averageValue", "value"});
+  m.check_unread(ctx.warnings, ctx.kind, api::MetricTarget);
   return t;
 }
 
@@ -168,17 +171,17 @@ MetricSpec decode_metric(const YamlValue& item, DecodeContext& ctx) {
       out.described_object.kind = ref.require("kind").as_string();
       out.described_object.name = ref.require("name").as_string();
       if (auto api = ref.get("apiVersion")) out.described_object.api_version = api->as_string();
-      ref.warn_unread(ctx.warnings, ctx.kind);
+      ref.check_unread(ctx.warnings, ctx.kind, api::CrossVersionObjectReference);
       break;
     }
   }
-  out.target = decode_target(source.require("target"), out.source);
-  source.warn_unread(ctx.warnings, ctx.kind);
-  m.warn_unread(ctx.warnings, ctx.kind);
+  out.target = decode_target(source.require("target"), out.source, ctx);
+  source.check_unread(ctx.warnings, ctx.kind, *kMetricSourceTypes[index]);
+  m.check_unread(ctx.warnings, ctx.kind, api::MetricSpec);
   return out;
 }
 
-ScalingRules decode_rules(const YamlValue& v) {
+ScalingRules decode_rules(const YamlValue& v, DecodeContext& ctx) {
   YamlMap m(v);
   ScalingRules r;
   if (auto w = m.get("stabilizationWindowSeconds")) {
@@ -216,7 +219,7 @@ ScalingRules decode_rules(const YamlValue& v) {
       }
       policy.value = as_int32(p.require("value"), 1, std::numeric_limits<std::int32_t>::max());
       policy.period_seconds = as_int32(p.require("periodSeconds"), 1, kHpaMaxPolicyPeriodSeconds);
-      p.reject_unread(std::array<std::string_view, 3>{"type", "value", "periodSeconds"});
+      p.check_unread(ctx.warnings, ctx.kind, api::HPAScalingPolicy);
       policies.push_back(policy);
     }
     r.policies = std::move(policies);
@@ -225,19 +228,18 @@ ScalingRules decode_rules(const YamlValue& v) {
     // A quantity such as "0.05" or "50m" (KEP-4951, HPAConfigurableTolerance).
     r.tolerance = static_cast<double>(t->as_quantity().milli) / 1000.0;
   }
-  m.reject_unread(std::array<std::string_view, 4>{"stabilizationWindowSeconds", "selectPolicy",
-                                                  "policies", "tolerance"});
+  m.check_unread(ctx.warnings, ctx.kind, api::HPAScalingRules);
   return r;
 }
 
 }  // namespace
 
-HpaBehavior decode_hpa_behavior(const YamlValue& value) {
+HpaBehavior decode_hpa_behavior(const YamlValue& value, DecodeContext& ctx) {
   YamlMap m(value);
   HpaBehavior b;
-  if (auto up = m.get("scaleUp")) b.scale_up = decode_rules(*up);
-  if (auto down = m.get("scaleDown")) b.scale_down = decode_rules(*down);
-  m.reject_unread(std::array<std::string_view, 2>{"scaleUp", "scaleDown"});
+  if (auto up = m.get("scaleUp")) b.scale_up = decode_rules(*up, ctx);
+  if (auto down = m.get("scaleDown")) b.scale_down = decode_rules(*down, ctx);
+  m.check_unread(ctx.warnings, ctx.kind, api::HorizontalPodAutoscalerBehavior);
   return b;
 }
 
@@ -255,7 +257,7 @@ HorizontalPodAutoscalerSpec decode_hpa(const YamlMap& manifest, DecodeContext& c
   hpa.scale_target.name = target_name.as_string();
   if (auto p = dns_subdomain_problem(hpa.scale_target.name)) target_name.fail(*p);
   if (auto api = ref.get("apiVersion")) hpa.scale_target.api_version = api->as_string();
-  ref.reject_unread(std::array<std::string_view, 3>{"apiVersion", "kind", "name"});
+  ref.check_unread(ctx.warnings, ctx.kind, api::CrossVersionObjectReference);
 
   if (auto min = spec.get("minReplicas")) {
     if (min->is_scalar() && min->node().Scalar() == "0") {
@@ -275,8 +277,8 @@ HorizontalPodAutoscalerSpec decode_hpa(const YamlMap& manifest, DecodeContext& c
     for (const YamlValue& item : metrics->items()) hpa.metrics.push_back(decode_metric(item, ctx));
   }
   // `behavior: {}` selects the behavior path with every default; `behavior: null` is nil.
-  if (auto behavior = spec.get("behavior")) hpa.behavior = decode_hpa_behavior(*behavior);
-  spec.warn_unread(ctx.warnings, ctx.kind);
+  if (auto behavior = spec.get("behavior")) hpa.behavior = decode_hpa_behavior(*behavior, ctx);
+  spec.check_unread(ctx.warnings, ctx.kind, api::HorizontalPodAutoscalerSpec);
   return hpa;
 }
 

@@ -10,6 +10,7 @@
 #include "fleetsim/scenario/decode_context.hpp"
 #include "fleetsim/scenario/eksctl_decoder.hpp"
 #include "fleetsim/scenario/hpa_decoder.hpp"
+#include "fleetsim/scenario/manifest_kinds.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scenario/nodeclass_decoder.hpp"
 #include "fleetsim/scenario/nodepool_decoder.hpp"
@@ -17,42 +18,6 @@
 #include "fleetsim/scenario/scaled_object_decoder.hpp"
 
 namespace fleetsim {
-
-namespace {
-
-// A kind fleetsim decodes, and the one apiVersion it is read at.
-struct DecodedKind {
-  std::string_view kind;
-  std::string_view api_version;
-};
-constexpr std::array<DecodedKind, 13> kDecodedKinds{{
-    {"NodePool", "karpenter.sh/v1"},
-    {"EC2NodeClass", "karpenter.k8s.aws/v1"},
-    {"Pod", "v1"},
-    {"Deployment", "apps/v1"},
-    {"Job", "batch/v1"},
-    {"DaemonSet", "apps/v1"},
-    {"PriorityClass", "scheduling.k8s.io/v1"},
-    {"HorizontalPodAutoscaler", "autoscaling/v2"},
-    {"ScaledObject", "keda.sh/v1alpha1"},
-    {"PodDisruptionBudget", "policy/v1"},
-    {"ClusterConfig", "eksctl.io/v1alpha5"},
-    {"NodeClass", "eks.amazonaws.com/v1"},
-    {"List", "v1"},
-}};
-
-// Karpenter's previous API versions, read where they agree with v1 (Karpenter v1.0 stopped
-// serving them).
-constexpr std::string_view kNodePoolV1Beta1 = "karpenter.sh/v1beta1";
-constexpr std::string_view kNodeClassV1Beta1 = "karpenter.k8s.aws/v1beta1";
-
-std::string_view expected_api_version(std::string_view kind) {
-  for (const auto& k : kDecodedKinds)
-    if (k.kind == kind) return k.api_version;
-  return {};
-}
-
-}  // namespace
 
 void ManifestLoader::load_file(const std::filesystem::path& path,
                                const SourceLocation& referenced_from, std::string_view field,
@@ -87,25 +52,15 @@ void ManifestLoader::load_manifest(const YamlValue& manifest, ManifestSet& out) 
       return;
     }
   }
-  std::string_view expected = expected_api_version(kind);
-  if (expected.empty()) {
+  const DecodedKind* decoded = decoded_kind(kind);
+  if (decoded == nullptr) {
+    if (auto problem = misspelt_kind_problem(kind, api)) kind_value.fail(*problem);
     warnings_.add_unmodelled(kind_value.where(), kind,
                              fmt::format("kind {} is not modelled; ignored", kind));
     return;
   }
+  if (api != decoded->api_version) api_value.fail(api_version_problem(*decoded, api));
   DecodeContext ctx{.resources = resources_, .warnings = warnings_, .kind = kind};
-  bool v1beta1 = (kind == "NodePool" && api == kNodePoolV1Beta1) ||
-                 (kind == "EC2NodeClass" && api == kNodeClassV1Beta1);
-  if (api != expected && !v1beta1) {
-    api_value.fail(fmt::format("apiVersion \"{}\" is not supported for {}; use {}",
-                               api.substr(0, 60), kind, expected));
-  }
-  if (v1beta1) {
-    ctx.warn(api_value,
-             fmt::format("{} is deprecated (Karpenter v1 no longer serves it); read as {} "
-                         "where the two agree",
-                         api, expected));
-  }
 
   if (kind == "List") {
     // `kubectl get -o yaml` wraps several objects in a v1 List.
@@ -114,8 +69,7 @@ void ManifestLoader::load_manifest(const YamlValue& manifest, ManifestSet& out) 
     }
     m.ignore({"metadata"});
   } else if (kind == "NodePool") {
-    out.nodepools.push_back(
-        decode_nodepool(m, v1beta1 ? NodePoolApi::V1Beta1 : NodePoolApi::V1, ctx));
+    out.nodepools.push_back(decode_nodepool(m, ctx));
   } else if (kind == "EC2NodeClass") {
     out.node_classes.push_back(decode_node_class(m, ctx));
   } else if (kind == "Pod") {
@@ -144,7 +98,7 @@ void ManifestLoader::load_manifest(const YamlValue& manifest, ManifestSet& out) 
       out.auto_mode_where = spec.auto_mode_where;
     }
   }
-  m.warn_unread(warnings_, kind);
+  m.check_unread(warnings_, kind, *decoded->fields);
 }
 
 void check_unique_names(const ManifestSet& set) {

@@ -12,9 +12,15 @@ namespace {
 
 char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
 
-// Edit distance with case folded, counting a swap of neighbours as one edit ("hihg" is one typo
-// from "high"): the optimal-string-alignment variant of Damerau-Levenshtein. Inputs are short
-// names, so O(n·m) is fine.
+// Longer names tolerate more typos; a third of the length, at least 1 and at most 3 edits.
+std::size_t max_distance(std::string_view typed) {
+  return std::clamp<std::size_t>(typed.size() / 3, 1, 3);
+}
+
+}  // namespace
+
+// The optimal-string-alignment variant of Damerau-Levenshtein ("hihg" is one typo from "high").
+// Inputs are short names, so O(n·m) is fine.
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> before(b.size() + 1), prev(b.size() + 1), cur(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
@@ -33,13 +39,6 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   }
   return prev[b.size()];
 }
-
-// Longer names tolerate more typos; a third of the length, at least 1 and at most 3 edits.
-std::size_t max_distance(std::string_view typed) {
-  return std::clamp<std::size_t>(typed.size() / 3, 1, 3);
-}
-
-}  // namespace
 
 std::optional<std::string_view> closest_name(std::string_view typed,
                                              std::span<const std::string_view> candidates) {

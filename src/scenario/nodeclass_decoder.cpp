@@ -44,9 +44,9 @@ BlockDevice decode_block_device(const YamlValue& item, DecodeContext& ctx) {
     if (auto keep = ebs.get("deleteOnTermination"); keep && !keep->as_bool()) {
       ctx.warn(*keep, "a volume kept after its node ends is not billed after that");
     }
-    ebs.warn_unread(ctx.warnings, ctx.kind);
+    ebs.check_unread(ctx.warnings, ctx.kind, api::BlockDevice);
   }
-  m.warn_unread(ctx.warnings, ctx.kind);
+  m.check_unread(ctx.warnings, ctx.kind, api::BlockDeviceMapping);
   return d;
 }
 
@@ -127,7 +127,7 @@ EC2NodeClass decode_node_class(const YamlMap& manifest, DecodeContext& ctx) {
     if (auto max_pods = kubelet.get("maxPods")) {
       nc.max_pods = max_pods->as_int(0, std::numeric_limits<std::int32_t>::max());
     }
-    kubelet.warn_unread(ctx.warnings, ctx.kind);
+    kubelet.check_unread(ctx.warnings, ctx.kind, api::KubeletConfiguration);
   }
   if (auto subnets = spec.get("subnetSelectorTerms")) {
     ctx.warn(*subnets,
@@ -139,8 +139,8 @@ EC2NodeClass decode_node_class(const YamlMap& manifest, DecodeContext& ctx) {
   // (spec_hash). The fields that cannot change a number (role, amiSelectorTerms, tags, …) are
   // accepted silently (inert_fields.cpp); the rest (subnetSelectorTerms, which fleetsim does not
   // resolve to zones, amiFamily, userData, …) warn.
-  spec.warn_unread(ctx.warnings, ctx.kind,
-                   "not modelled, except that changing it in a scripted apply drifts the nodes");
+  spec.check_unread(ctx.warnings, ctx.kind, api::EC2NodeClassSpec,
+                    "not modelled, except that changing it in a scripted apply drifts the nodes");
   return nc;
 }
 
@@ -167,10 +167,10 @@ EC2NodeClass decode_auto_mode_node_class(const YamlMap& manifest, DecodeContext&
     if (auto iops = storage.get("iops")) root.iops = iops->as_int(3000, 16000);
     if (auto throughput = storage.get("throughput"))
       root.throughput_mibps = throughput->as_int(125, 1000);
-    storage.warn_unread(ctx.warnings, ctx.kind);
+    storage.check_unread(ctx.warnings, ctx.kind, api::AutoModeEphemeralStorage);
   }
-  spec.warn_unread(ctx.warnings, ctx.kind,
-                   "not modelled, except that changing it in a scripted apply drifts the nodes");
+  spec.check_unread(ctx.warnings, ctx.kind, api::AutoModeNodeClassSpec,
+                    "not modelled, except that changing it in a scripted apply drifts the nodes");
   return nc;
 }
 

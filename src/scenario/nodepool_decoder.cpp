@@ -86,44 +86,33 @@ DisruptionBudget decode_budget(const YamlValue& item, DecodeContext& ctx) {
   // Karpenter's CRD: "'schedule' must be set with 'duration'".
   if (schedule && !duration) item.fail("a budget with a schedule needs a duration");
   if (duration && !schedule) item.fail("a budget with a duration needs a schedule");
-  m.warn_unread(ctx.warnings, ctx.kind);
+  m.check_unread(ctx.warnings, ctx.kind, api::Budget);
   return b;
 }
 
-NodePoolDisruption decode_disruption(const YamlValue& value, NodePoolApi api, NodePool& pool,
-                                     DecodeContext& ctx) {
+NodePoolDisruption decode_disruption(const YamlValue& value, DecodeContext& ctx) {
   NodePoolDisruption d;
   YamlMap m(value);
   if (auto policy = m.get("consolidationPolicy")) {
     std::string text = policy->as_string();
     if (text == "WhenEmpty") {
       d.policy = ConsolidationPolicy::WhenEmpty;
-    } else if (text == "WhenEmptyOrUnderutilized" && api == NodePoolApi::V1) {
+    } else if (text == "WhenEmptyOrUnderutilized") {
       d.policy = ConsolidationPolicy::WhenEmptyOrUnderutilized;
-    } else if (text == "Balanced" && api == NodePoolApi::V1) {
+    } else if (text == "Balanced") {
       d.policy = ConsolidationPolicy::Balanced;
-    } else if (text == "WhenUnderutilized" && api == NodePoolApi::V1Beta1) {
-      // v1 renamed v1beta1's WhenUnderutilized; its behaviour includes empty nodes.
-      d.policy = ConsolidationPolicy::WhenEmptyOrUnderutilized;
     } else {
-      std::vector<std::string_view> known{"WhenEmpty"};
-      if (api == NodePoolApi::V1) {
-        known.insert(known.end(), {"WhenEmptyOrUnderutilized", "Balanced"});
-      } else {
-        known.push_back("WhenUnderutilized");
-      }
+      constexpr std::array<std::string_view, 3> known{"WhenEmpty", "WhenEmptyOrUnderutilized",
+                                                      "Balanced"};
+      const std::string renamed =
+          text == "WhenUnderutilized"
+              ? " (karpenter.sh/v1 renamed v1beta1's WhenUnderutilized WhenEmptyOrUnderutilized)"
+              : did_you_mean(text, known);
       policy->fail(fmt::format("unknown consolidationPolicy \"{}\"; expected {}{}",
-                               text.substr(0, 40), fmt::join(known, ", "),
-                               did_you_mean(text, known)));
+                               text.substr(0, 40), fmt::join(known, ", "), renamed));
     }
   }
   if (auto after = m.get("consolidateAfter")) d.consolidate_after = duration_or_never(*after);
-  if (api == NodePoolApi::V1Beta1) {
-    if (auto expire = m.get("expireAfter")) {
-      pool.expire_after = duration_or_never(*expire);
-      pool.expire_after_given = true;
-    }
-  }
   if (auto budgets = m.get("budgets")) {
     std::vector<YamlValue> items = budgets->items();
     if (items.size() > kMaxDisruptionBudgets) {
@@ -133,11 +122,11 @@ NodePoolDisruption decode_disruption(const YamlValue& value, NodePoolApi api, No
     d.budgets.clear();  // an explicit list replaces the default 10% budget
     for (const YamlValue& item : items) d.budgets.push_back(decode_budget(item, ctx));
   }
-  m.warn_unread(ctx.warnings, ctx.kind);
+  m.check_unread(ctx.warnings, ctx.kind, api::Disruption);
   return d;
 }
 
-void decode_node_class_ref(const YamlValue& value, NodePoolApi api, NodePool& pool) {
+void decode_node_class_ref(const YamlValue& value, NodePool& pool, DecodeContext& ctx) {
   YamlMap m(value);
   YamlValue name = m.require("name");
   pool.node_class = name.as_string();
@@ -150,20 +139,13 @@ void decode_node_class_ref(const YamlValue& value, NodePoolApi api, NodePool& po
     kind.fail(fmt::format("fleetsim models {} and EKS Auto Mode's {} node classes", kNodeClassKind,
                           kAutoModeNodeClassKind));
   }
-  // v1 names the API group; v1beta1 named an apiVersion (group/version).
-  if (api == NodePoolApi::V1) {
-    YamlValue group = m.require("group");
-    const std::string_view expected =
-        pool.auto_mode_node_class ? kAutoModeNodeClassGroup : kNodeClassGroup;
-    if (group.as_string() != expected) {
-      group.fail(fmt::format("a {} is in the {} group", kind.as_string(), expected));
-    }
-  } else if (auto api_version = m.get("apiVersion")) {
-    if (!api_version->as_string().starts_with(std::string(kNodeClassGroup) + "/")) {
-      api_version->fail(fmt::format("fleetsim models only the {} group", kNodeClassGroup));
-    }
+  YamlValue group = m.require("group");
+  const std::string_view expected =
+      pool.auto_mode_node_class ? kAutoModeNodeClassGroup : kNodeClassGroup;
+  if (group.as_string() != expected) {
+    group.fail(fmt::format("a {} is in the {} group", kind.as_string(), expected));
   }
-  m.reject_unread(std::array<std::string_view, 4>{"group", "kind", "name", "apiVersion"});
+  m.check_unread(ctx.warnings, ctx.kind, api::NodeClassReference);
 }
 
 Labels decode_pool_labels(const YamlValue& value) {
@@ -176,40 +158,30 @@ Labels decode_pool_labels(const YamlValue& value) {
   return labels;
 }
 
-void decode_template(const YamlValue& value, NodePoolApi api, NodePool& pool, DecodeContext& ctx) {
+void decode_template(const YamlValue& value, NodePool& pool, DecodeContext& ctx) {
   YamlMap t(value);
   if (auto metadata = t.get("metadata")) {
     YamlMap md(*metadata);
     if (auto labels = md.get("labels")) pool.labels = decode_pool_labels(*labels);
     if (auto annotations = md.get("annotations")) pool.annotations = decode_labels(*annotations);
-    md.warn_unread(ctx.warnings, ctx.kind);
+    md.check_unread(ctx.warnings, ctx.kind, api::NodeClaimTemplateObjectMeta);
   }
   YamlMap spec(t.require("spec"));
-  // v1 requires a nodeClassRef; v1beta1's AWS provider fell back to the class named "default".
-  if (api == NodePoolApi::V1) {
-    decode_node_class_ref(spec.require("nodeClassRef"), api, pool);
-  } else if (auto ref = spec.get("nodeClassRef")) {
-    decode_node_class_ref(*ref, api, pool);
-  } else {
-    pool.node_class = "default";
-    pool.node_class_where = pool.where;
-  }
+  decode_node_class_ref(spec.require("nodeClassRef"), pool, ctx);
   if (auto reqs = spec.get("requirements")) {
     decode_requirements(*reqs, RequirementSource::NodePool, ctx, pool.requirements);
   }
   if (auto taints = spec.get("taints")) pool.taints = decode_taints(*taints, ctx);
   if (auto taints = spec.get("startupTaints")) pool.startup_taints = decode_taints(*taints, ctx);
-  if (api == NodePoolApi::V1) {
-    if (auto expire = spec.get("expireAfter")) {
-      pool.expire_after = duration_or_never(*expire);
-      pool.expire_after_given = true;
-    }
-    if (auto grace = spec.get("terminationGracePeriod")) {
-      pool.termination_grace_period = grace->as_duration();
-    }
+  if (auto expire = spec.get("expireAfter")) {
+    pool.expire_after = duration_or_never(*expire);
+    pool.expire_after_given = true;
   }
-  spec.warn_unread(ctx.warnings, ctx.kind);
-  t.warn_unread(ctx.warnings, ctx.kind);
+  if (auto grace = spec.get("terminationGracePeriod")) {
+    pool.termination_grace_period = grace->as_duration();
+  }
+  spec.check_unread(ctx.warnings, ctx.kind, api::NodeClaimTemplateSpec);
+  t.check_unread(ctx.warnings, ctx.kind, api::NodeClaimTemplate);
 }
 
 }  // namespace
@@ -237,27 +209,24 @@ std::vector<Taint> decode_taints(const YamlValue& list, DecodeContext& ctx) {
     }
     t.effect = *parsed;
     m.ignore({"timeAdded"});  // set by the API server
-    m.warn_unread(ctx.warnings, ctx.kind);
+    m.check_unread(ctx.warnings, ctx.kind, api::Taint);
     out.push_back(std::move(t));
   }
   return out;
 }
 
-NodePool decode_nodepool(const YamlMap& manifest, NodePoolApi api, DecodeContext& ctx) {
+NodePool decode_nodepool(const YamlMap& manifest, DecodeContext& ctx) {
   NodePool pool;
   ObjectMeta meta = decode_object_meta(manifest, ctx, NameRule::Required);
   pool.name = meta.name;
   pool.where = meta.where;
-  // Karpenter's v1 defaults; v1beta1 set consolidateAfter only with WhenEmpty.
-  pool.disruption.consolidate_after = SimDuration{0};
-  if (api == NodePoolApi::V1Beta1)
-    pool.disruption.policy = ConsolidationPolicy::WhenEmptyOrUnderutilized;
+  pool.disruption.consolidate_after = SimDuration{0};  // Karpenter v1's default
 
   YamlMap spec(manifest.require("spec"));
   if (auto weight = spec.get("weight")) {
     pool.weight = static_cast<int>(weight->as_int(kMinNodePoolWeight, kMaxNodePoolWeight));
   }
-  decode_template(spec.require("template"), api, pool, ctx);
+  decode_template(spec.require("template"), pool, ctx);
   if (auto limits = spec.get("limits")) {
     ResourceList list = decode_resource_list(*limits, ctx, ResourceListUse::NodePoolLimits);
     if (!list.set_mask.is_zero()) {
@@ -267,9 +236,9 @@ NodePool decode_nodepool(const YamlMap& manifest, NodePoolApi api, DecodeContext
     pool.limits.nodes = list.nodes;
   }
   if (auto disruption = spec.get("disruption")) {
-    pool.disruption = decode_disruption(*disruption, api, pool, ctx);
+    pool.disruption = decode_disruption(*disruption, ctx);
   }
-  spec.warn_unread(ctx.warnings, ctx.kind);
+  spec.check_unread(ctx.warnings, ctx.kind, api::NodePoolSpec);
   return pool;
 }
 

@@ -155,7 +155,7 @@ ObjectMeta decode_object_meta(const YamlMap& owner, DecodeContext& ctx, NameRule
       meta.annotations.emplace(e.key, std::move(value));
     }
   }
-  m.warn_unread(ctx.warnings, ctx.kind);
+  m.check_unread(ctx.warnings, ctx.kind, api::ObjectMeta);
   return meta;
 }
 

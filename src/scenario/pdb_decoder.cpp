@@ -38,7 +38,7 @@ PodDisruptionBudgetSpec decode_pdb(const YamlMap& manifest, DecodeContext& ctx) 
                       text.substr(0, 40), did_you_mean(text, kPolicies)));
     }
   }
-  spec.warn_unread(ctx.warnings, ctx.kind);
+  spec.check_unread(ctx.warnings, ctx.kind, api::PodDisruptionBudgetSpec);
   return pdb;
 }
 

@@ -50,7 +50,7 @@ ProbeTiming decode_probe(const YamlValue& value, bool startup, DecodeContext& ct
     if (startup && out.success_threshold != 1)
       v->fail("a startupProbe's successThreshold must be 1, as Kubernetes requires");
   }
-  p.warn_unread(ctx.warnings, ctx.kind);
+  p.check_unread(ctx.warnings, ctx.kind, api::Probe);
   return out;
 }
 
@@ -82,7 +82,7 @@ Resources decode_container_resources(const YamlValue& value, DecodeContext& ctx)
       at.fail(fmt::format("the request for {} exceeds its limit", name));
     }
   }
-  r.warn_unread(ctx.warnings, ctx.kind);
+  r.check_unread(ctx.warnings, ctx.kind, api::ResourceRequirements);
   return out;
 }
 
@@ -105,7 +105,7 @@ ContainerRequest decode_container(const YamlValue& item, bool init, DecodeContex
       out.sidecar = true;
     }
   }
-  c.warn_unread(ctx.warnings, ctx.kind);
+  c.check_unread(ctx.warnings, ctx.kind, api::Container);
   return out;
 }
 
@@ -140,7 +140,8 @@ Requirements decode_term(const YamlValue& value, DecodeContext& ctx) {
   if (out.empty() && !t.contains("matchFields")) {
     value.fail("an empty node selector term matches no node");
   }
-  t.warn_unread(ctx.warnings, ctx.kind);  // matchFields select nodes by name: not modelled
+  t.check_unread(ctx.warnings, ctx.kind,
+                 api::NodeSelectorTerm);  // matchFields select nodes by name: not modelled
   return out;
 }
 
@@ -161,7 +162,7 @@ void decode_node_affinity(const YamlValue& value, const Requirements& selector, 
         spec.alternative_node_requirements.push_back(std::move(term));
       }
     }
-    r.warn_unread(ctx.warnings, ctx.kind);
+    r.check_unread(ctx.warnings, ctx.kind, api::NodeSelector);
   }
   if (auto preferred = n.get("preferredDuringSchedulingIgnoredDuringExecution")) {
     std::int64_t best_weight = 0;
@@ -174,10 +175,10 @@ void decode_node_affinity(const YamlValue& value, const Requirements& selector, 
         best_weight = weight;
         spec.preferred_node_requirements = std::move(term);
       }
-      p.warn_unread(ctx.warnings, ctx.kind);
+      p.check_unread(ctx.warnings, ctx.kind, api::PreferredSchedulingTerm);
     }
   }
-  n.warn_unread(ctx.warnings, ctx.kind);
+  n.check_unread(ctx.warnings, ctx.kind, api::NodeAffinity);
 }
 
 // One podAffinity / podAntiAffinity term. A term without labelSelector selects no pod: a
@@ -221,7 +222,8 @@ PodAffinityTerm decode_affinity_term(const YamlValue& value, bool required_affin
                                       kNamespaceNameLabel));
     }
   }
-  t.warn_unread(ctx.warnings, ctx.kind);  // matchLabelKeys, mismatchLabelKeys
+  t.check_unread(ctx.warnings, ctx.kind,
+                 api::PodAffinityTerm);  // matchLabelKeys, mismatchLabelKeys
   return term;
 }
 
@@ -241,7 +243,7 @@ PodAffinityRules decode_pod_affinity(const YamlValue& value, bool anti, DecodeCo
       auto weight = static_cast<std::int32_t>(
           p.require("weight").as_int(kMinPreferenceWeight, kMaxPreferenceWeight));
       weighted.emplace_back(weight, decode_affinity_term(p.require("podAffinityTerm"), false, ctx));
-      p.warn_unread(ctx.warnings, ctx.kind);
+      p.check_unread(ctx.warnings, ctx.kind, api::WeightedPodAffinityTerm);
     }
     std::stable_sort(weighted.begin(), weighted.end(),
                      [](const auto& x, const auto& y) { return x.first > y.first; });
@@ -250,7 +252,7 @@ PodAffinityRules decode_pod_affinity(const YamlValue& value, bool anti, DecodeCo
       out.preferred.push_back(std::move(term));
     }
   }
-  a.warn_unread(ctx.warnings, ctx.kind);
+  a.check_unread(ctx.warnings, ctx.kind, anti ? api::PodAntiAffinity : api::PodAffinity);
   return out;
 }
 
@@ -302,7 +304,7 @@ Toleration decode_toleration(const YamlValue& item, DecodeContext& ctx) {
     seconds->as_int(std::numeric_limits<std::int64_t>::min(),
                     std::numeric_limits<std::int64_t>::max());
   }
-  t.warn_unread(ctx.warnings, ctx.kind);
+  t.check_unread(ctx.warnings, ctx.kind, api::Toleration);
   return tol;
 }
 
@@ -332,9 +334,11 @@ TopologySpread decode_spread(const YamlValue& item, DecodeContext& ctx) {
   if (auto selector = c.get("labelSelector")) {
     YamlMap s(*selector);
     if (auto labels = s.get("matchLabels")) ts.match_labels = decode_labels(*labels);
-    s.warn_unread(ctx.warnings, ctx.kind);  // matchExpressions
+    s.check_unread(ctx.warnings, ctx.kind, api::LabelSelector);  // matchExpressions
   }
-  c.warn_unread(ctx.warnings, ctx.kind);  // minDomains, nodeAffinityPolicy, matchLabelKeys, …
+  c.check_unread(
+      ctx.warnings, ctx.kind,
+      api::TopologySpreadConstraint);  // minDomains, nodeAffinityPolicy, matchLabelKeys, …
   return ts;
 }
 
@@ -398,7 +402,7 @@ DecodedPod decode_pod(const ObjectMeta& meta, const YamlValue& spec_value, Decod
       spec.pod_affinity = decode_pod_affinity(*pod_affinity, false, ctx);
     if (auto anti = a.get("podAntiAffinity"))
       spec.pod_anti_affinity = decode_pod_affinity(*anti, true, ctx);
-    a.warn_unread(ctx.warnings, ctx.kind);
+    a.check_unread(ctx.warnings, ctx.kind, api::Affinity);
   }
   if (auto tolerations = s.get("tolerations")) {
     for (const YamlValue& t : tolerations->items())
@@ -431,7 +435,7 @@ DecodedPod decode_pod(const ObjectMeta& meta, const YamlValue& spec_value, Decod
     out.restart_policy = decode_restart_policy(*policy);
     out.restart_policy_where = policy->where();
   }
-  s.warn_unread(ctx.warnings, ctx.kind);
+  s.check_unread(ctx.warnings, ctx.kind, api::PodSpec);
   return out;
 }
 
@@ -439,7 +443,7 @@ DecodedPod decode_pod_template(const YamlValue& tmpl, DecodeContext& ctx) {
   YamlMap t(tmpl);
   ObjectMeta meta = decode_object_meta(t, ctx, NameRule::Optional);
   DecodedPod out = decode_pod(meta, t.require("spec"), ctx);
-  t.warn_unread(ctx.warnings, ctx.kind);
+  t.check_unread(ctx.warnings, ctx.kind, api::PodTemplateSpec);
   return out;
 }
 

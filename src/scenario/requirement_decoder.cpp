@@ -121,7 +121,9 @@ void decode_one(const YamlValue& item, RequirementSource source, DecodeContext& 
       }
     }
   }
-  m.warn_unread(ctx.warnings, ctx.kind);
+  m.check_unread(ctx.warnings, ctx.kind,
+                 source == RequirementSource::NodePool ? api::NodeSelectorRequirementWithMinValues
+                                                       : api::NodeSelectorRequirement);
 
   Requirement r = Requirement::make(*op, std::move(values));
   r.set_min_values(min_values);

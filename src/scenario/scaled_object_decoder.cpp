@@ -92,7 +92,7 @@ void decode_prometheus(const YamlMap& trigger, const YamlMap& meta, KedaTrigger&
   }
   // metricName (deprecated), namespace, customHeaders, queryParameters, unsafeSsl, timeout and
   // the authentication settings do not change what the query returns in a simulation.
-  meta.warn_unread(ctx.warnings, ctx.kind);
+  meta.check_unread(ctx.warnings, ctx.kind, api::TriggerMetadata);
 }
 
 void decode_cpu_memory(const YamlMap& trigger, const YamlMap& meta, KedaTrigger& t,
@@ -133,7 +133,7 @@ void decode_cpu_memory(const YamlMap& trigger, const YamlMap& meta, KedaTrigger&
         "per-container targets are not supported: fleetsim models a pod's usage as "
         "a whole; remove containerName");
   }
-  meta.warn_unread(ctx.warnings, ctx.kind);
+  meta.check_unread(ctx.warnings, ctx.kind, api::TriggerMetadata);
 }
 
 KedaTrigger decode_trigger(const YamlValue& item, DecodeContext& ctx) {
@@ -161,11 +161,12 @@ KedaTrigger decode_trigger(const YamlValue& item, DecodeContext& ctx) {
   } else {
     decode_cpu_memory(m, meta, t, ctx);
   }
-  m.warn_unread(ctx.warnings, ctx.kind);  // authenticationRef, useCachedMetrics
+  m.check_unread(ctx.warnings, ctx.kind,
+                 api::ScaleTriggers);  // authenticationRef, useCachedMetrics
   return t;
 }
 
-KedaFallback decode_fallback(const YamlValue& v) {
+KedaFallback decode_fallback(const YamlValue& v, DecodeContext& ctx) {
   YamlMap m(v);
   KedaFallback f;
   f.failure_threshold =
@@ -188,7 +189,7 @@ KedaFallback decode_fallback(const YamlValue& v) {
                       text.substr(0, 40), did_you_mean(text, kFallbackBehaviors)));
     }
   }
-  m.reject_unread(std::array<std::string_view, 3>{"failureThreshold", "replicas", "behavior"});
+  m.check_unread(ctx.warnings, ctx.kind, api::Fallback);
   return f;
 }
 
@@ -200,10 +201,10 @@ void decode_advanced(const YamlValue& v, ScaledObjectSpec& so, DecodeContext& ct
   if (auto hpa = m.get("horizontalPodAutoscalerConfig")) {
     YamlMap h(*hpa);
     h.ignore({"name"});  // only names the HPA object
-    if (auto behavior = h.get("behavior")) so.hpa_behavior = decode_hpa_behavior(*behavior);
-    h.reject_unread(std::array<std::string_view, 2>{"name", "behavior"});
+    if (auto behavior = h.get("behavior")) so.hpa_behavior = decode_hpa_behavior(*behavior, ctx);
+    h.check_unread(ctx.warnings, ctx.kind, api::HorizontalPodAutoscalerConfig);
   }
-  m.warn_unread(ctx.warnings, ctx.kind);  // restoreToOriginalReplicaCount
+  m.check_unread(ctx.warnings, ctx.kind, api::AdvancedConfig);  // restoreToOriginalReplicaCount
 }
 
 }  // namespace
@@ -224,7 +225,7 @@ ScaledObjectSpec decode_scaled_object(const YamlMap& manifest, DecodeContext& ct
   so.scale_target.api_version = kDefaultTargetApiVersion;
   if (auto kind = ref.get("kind")) so.scale_target.kind = kind->as_string();
   if (auto api = ref.get("apiVersion")) so.scale_target.api_version = api->as_string();
-  ref.warn_unread(ctx.warnings, ctx.kind);  // envSourceContainerName
+  ref.check_unread(ctx.warnings, ctx.kind, api::ScaleTarget);  // envSourceContainerName
 
   if (auto v = spec.get("pollingInterval")) so.polling_interval = seconds_field(*v, 1);
   if (auto v = spec.get("cooldownPeriod")) so.cooldown_period = seconds_field(*v, 0);
@@ -251,7 +252,7 @@ ScaledObjectSpec decode_scaled_object(const YamlMap& manifest, DecodeContext& ct
                "to minReplicaCount; simulated as KEDA and the HPA would act");
     }
   }
-  if (auto fallback = spec.get("fallback")) so.fallback = decode_fallback(*fallback);
+  if (auto fallback = spec.get("fallback")) so.fallback = decode_fallback(*fallback, ctx);
   if (auto advanced = spec.get("advanced")) decode_advanced(*advanced, so, ctx);
 
   YamlValue triggers = spec.require("triggers");
@@ -274,7 +275,7 @@ ScaledObjectSpec decode_scaled_object(const YamlMap& manifest, DecodeContext& ct
             "with only cpu and memory triggers minReplicaCount must be at least 1 (KEDA rejects "
             "scale to zero here: nothing could bring the target back from zero)");
   }
-  spec.warn_unread(ctx.warnings, ctx.kind);
+  spec.check_unread(ctx.warnings, ctx.kind, api::ScaledObjectSpec);
   return so;
 }
 

@@ -31,7 +31,7 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<std::string_view, 21> kTopLevelKeys{"name",
+constexpr std::array<std::string_view, 22> kTopLevelKeys{"name",
                                                          "seed",
                                                          "start",
                                                          "duration",
@@ -51,7 +51,8 @@ constexpr std::array<std::string_view, 21> kTopLevelKeys{"name",
                                                          "spot",
                                                          "kube_controller_manager",
                                                          "metrics",
-                                                         "gates"};
+                                                         "gates",
+                                                         "manifest_validation"};
 
 // A Prometheus scrape interval beyond 10 minutes leaves autoscalers reading stale metrics for
 // longer than any lookback window fleetsim's queries use; it is a unit mistake.
@@ -229,6 +230,19 @@ YamlMap scenario_document(const std::filesystem::path& file, std::span<const Ove
   for (std::string_view key : kTopLevelKeys) top.ignore({key});
   top.reject_unread(kTopLevelKeys);
   return top;
+}
+
+// `manifest_validation`: strict (the default) or lenient; the command line's --lenient wins.
+FieldValidation read_field_validation(const YamlMap& top, FieldValidation from_command_line) {
+  const std::optional<YamlValue> v = top.get("manifest_validation");
+  if (!v) return from_command_line;
+  const std::string text = v->as_string();
+  if (text != "strict" && text != "lenient") {
+    constexpr std::array<std::string_view, 2> known{"strict", "lenient"};
+    v->fail(fmt::format("unknown manifest_validation \"{}\"; expected strict or lenient{}",
+                        text.substr(0, 40), did_you_mean(text, known)));
+  }
+  return text == "lenient" ? FieldValidation::Lenient : from_command_line;
 }
 
 void read_name_and_seed(const YamlMap& top, ScenarioConfig& cfg) {
@@ -547,11 +561,11 @@ void check_overrides_used(std::span<const Override> overrides, const ManifestLoa
 
 ScenarioConfig load_scenario(const std::filesystem::path& file,
                              const std::filesystem::path& default_catalog_root,
-                             std::span<const Override> overrides) {
+                             std::span<const Override> overrides, FieldValidation validation) {
   const YamlMap top = scenario_document(file, overrides);
   ScenarioConfig cfg;
   cfg.file = file;
-  WarningLog warnings;
+  WarningLog warnings(read_field_validation(top, validation));
   read_name_and_seed(top, cfg);
   read_time_span(top, cfg);
   read_region_and_provisioner(top, cfg);

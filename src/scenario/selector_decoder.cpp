@@ -39,11 +39,11 @@ LabelSelector decode_label_selector(const YamlValue& value, DecodeContext& ctx) 
       const bool set_op = out.op == Operator::In || out.op == Operator::NotIn;
       if (set_op && out.values.empty()) item.fail("In and NotIn need at least one value");
       if (!set_op && !out.values.empty()) item.fail("Exists and DoesNotExist take no values");
-      e.reject_unread(std::array<std::string_view, 3>{"key", "operator", "values"});
+      e.check_unread(ctx.warnings, ctx.kind, api::LabelSelectorRequirement);
       s.match_expressions.push_back(std::move(out));
     }
   }
-  m.warn_unread(ctx.warnings, ctx.kind);
+  m.check_unread(ctx.warnings, ctx.kind, api::LabelSelector);
   return s;
 }
 

@@ -72,7 +72,7 @@ void check_selector(const YamlMap& spec, const Labels& template_labels, DecodeCo
                       key, value));
     }
   }
-  s.warn_unread(ctx.warnings, ctx.kind);  // matchExpressions
+  s.check_unread(ctx.warnings, ctx.kind, api::LabelSelector);  // matchExpressions
 }
 
 // A Deployment's or DaemonSet's template: its selector must match, and its pods run until
@@ -91,7 +91,7 @@ DecodedWorkload decode_long_running(WorkloadKind kind, const ObjectMeta& meta, Y
 
 // spec.strategy, validated as the API server does: maxSurge and maxUnavailable may not both be
 // zero, and Recreate takes no rollingUpdate.
-DeploymentStrategy decode_strategy(const YamlValue& value) {
+DeploymentStrategy decode_strategy(const YamlValue& value, DecodeContext& ctx) {
   DeploymentStrategy s;
   YamlMap m(value);
   if (auto type = m.get("type")) {
@@ -113,9 +113,9 @@ DeploymentStrategy decode_strategy(const YamlValue& value) {
     if (auto v = r.get("maxUnavailable")) s.max_unavailable = decode_int_or_percent(*v);
     if (s.max_surge.value == 0 && s.max_unavailable.value == 0)
       rolling->fail("maxSurge and maxUnavailable cannot both be zero");
-    r.reject_unread(std::array<std::string_view, 2>{"maxSurge", "maxUnavailable"});
+    r.check_unread(ctx.warnings, ctx.kind, api::RollingUpdateDeployment);
   }
-  m.reject_unread(std::array<std::string_view, 2>{"type", "rollingUpdate"});
+  m.check_unread(ctx.warnings, ctx.kind, api::DeploymentStrategy);
   return s;
 }
 
@@ -136,8 +136,8 @@ DecodedWorkload decode_deployment(const YamlMap& manifest, DecodeContext& ctx) {
     out.workload.replicas = static_cast<std::int32_t>(replicas->as_int(0, kMaxReplicas));
     out.workload.replicas_set = true;
   }
-  if (auto strategy = spec.get("strategy")) out.workload.strategy = decode_strategy(*strategy);
-  spec.warn_unread(ctx.warnings, ctx.kind);
+  if (auto strategy = spec.get("strategy")) out.workload.strategy = decode_strategy(*strategy, ctx);
+  spec.check_unread(ctx.warnings, ctx.kind, api::DeploymentSpec);
   return out;
 }
 
@@ -166,7 +166,8 @@ DecodedWorkload decode_job(const YamlMap& manifest, DecodeContext& ctx) {
     // what such a Job costs when every worker finds work.
     w.completions = w.parallelism;
   }
-  spec.warn_unread(ctx.warnings, ctx.kind);  // backoffLimit, activeDeadlineSeconds, ttl…, suspend
+  spec.check_unread(ctx.warnings, ctx.kind,
+                    api::JobSpec);  // backoffLimit, activeDeadlineSeconds, ttl…, suspend
   return out;
 }
 
@@ -175,7 +176,7 @@ DecodedWorkload decode_daemonset(const YamlMap& manifest, DecodeContext& ctx) {
   YamlMap spec(manifest.require("spec"));
   DecodedWorkload out = decode_long_running(WorkloadKind::DaemonSet, meta, spec, ctx);
   out.workload.run_time.reset();  // daemons run for the node's life
-  spec.warn_unread(ctx.warnings, ctx.kind);
+  spec.check_unread(ctx.warnings, ctx.kind, api::DaemonSetSpec);
   return out;
 }
 

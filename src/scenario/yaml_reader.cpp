@@ -229,6 +229,16 @@ YamlValue YamlMap::require(std::string_view key) const {
   if (auto v = get(key)) return *v;
   std::string path =
       value_.path().empty() ? std::string(key) : fmt::format("{}.{}", value_.path(), key);
+  // A misspelt key is the likeliest reason: name it.
+  for (const Entry& e : entries_) {
+    if (e.read) continue;
+    const std::array<std::string_view, 1> wanted{key};
+    if (closest_name(e.key, wanted)) {
+      throw ConfigError(value_.where(), path,
+                        fmt::format("required field is missing (is \"{}\" at {}:{} a typo of it?)",
+                                    shown(e.key), e.key_where.line, e.key_where.col));
+    }
+  }
   throw ConfigError(value_.where(), path, "required field is missing");
 }
 
@@ -237,11 +247,26 @@ void YamlMap::ignore(std::initializer_list<std::string_view> keys) const {
     if (const Entry* e = find(k)) e->read = true;
 }
 
-void YamlMap::warn_unread(WarningLog& log, std::string_view kind, std::string_view message) const {
+void YamlMap::check_unread(WarningLog& log, std::string_view kind, const ApiType& type,
+                           std::string_view message) const {
   for (const Entry& e : entries_) {
     if (e.read) continue;
-    log.add_unmodelled(e.key_where, fmt::format("{}.{}", kind, strip_indices(e.value.local_path())),
-                       std::string(message));
+    std::string field = fmt::format("{}.{}", kind, strip_indices(e.value.local_path()));
+    if (type.has(e.key)) {
+      log.add_unmodelled(e.key_where, std::move(field), std::string(message));
+      continue;
+    }
+    std::string hint = did_you_mean(e.key, type.fields);
+    if (log.field_validation() == FieldValidation::Lenient) {
+      log.add(e.key_where, std::move(field),
+              fmt::format("unknown field ({} has no such field{}); ignored", type.name, hint));
+      continue;
+    }
+    throw ConfigError(
+        e.key_where, e.value.path(),
+        fmt::format("unknown field ({} has no such field){} (--lenient, or the scenario's "
+                    "manifest_validation: lenient, reads it as a warning)",
+                    type.name, hint));
   }
 }
 

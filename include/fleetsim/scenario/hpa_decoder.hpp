@@ -12,6 +12,6 @@ HorizontalPodAutoscalerSpec decode_hpa(const YamlMap& manifest, DecodeContext& c
 
 // Decodes spec.behavior: scaleUp and scaleDown rules. KEDA's
 // advanced.horizontalPodAutoscalerConfig.behavior has the same shape.
-HpaBehavior decode_hpa_behavior(const YamlValue& value);
+HpaBehavior decode_hpa_behavior(const YamlValue& value, DecodeContext& ctx);
 
 }  // namespace fleetsim

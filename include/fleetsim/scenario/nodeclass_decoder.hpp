@@ -1,4 +1,4 @@
-// Decoding of karpenter.k8s.aws/v1 (and v1beta1) EC2NodeClass manifests.
+// Decoding of karpenter.k8s.aws/v1 EC2NodeClass manifests.
 #pragma once
 
 #include "fleetsim/k8s/nodepool.hpp"

@@ -1,4 +1,4 @@
-// Decoding of karpenter.sh/v1 (and v1beta1) NodePool manifests.
+// Decoding of karpenter.sh/v1 NodePool manifests.
 #pragma once
 
 #include "fleetsim/k8s/nodepool.hpp"
@@ -6,8 +6,6 @@
 #include "fleetsim/scenario/yaml_reader.hpp"
 
 namespace fleetsim {
-
-enum class NodePoolApi { V1, V1Beta1 };
 
 // Karpenter's CRD bounds: spec.weight 1..100, at most 50 disruption budgets.
 inline constexpr int kMinNodePoolWeight = 1;
@@ -18,6 +16,6 @@ inline constexpr std::size_t kMaxDisruptionBudgets = 50;
 std::vector<Taint> decode_taints(const YamlValue& list, DecodeContext& ctx);
 
 // Decodes a NodePool manifest whose apiVersion and kind were already read from `manifest`.
-NodePool decode_nodepool(const YamlMap& manifest, NodePoolApi api, DecodeContext& ctx);
+NodePool decode_nodepool(const YamlMap& manifest, DecodeContext& ctx);
 
 }  // namespace fleetsim

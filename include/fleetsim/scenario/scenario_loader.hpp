@@ -5,6 +5,7 @@
 #include <span>
 
 #include "fleetsim/core/time.hpp"
+#include "fleetsim/scenario/api_fields.hpp"
 #include "fleetsim/scenario/overrides.hpp"
 #include "fleetsim/scenario/scenario_config.hpp"
 
@@ -22,9 +23,12 @@ inline constexpr SimDuration kMaxScenarioDuration = hours(400 * 24);
 // used when the scenario names no `catalog`. Throws ConfigError (or CatalogError from the
 // catalog, TraceError from a trace) whose what() reads "file:line:col: field: message".
 // `overrides` edit the scenario's keys and its manifests as they are read (a sweep's point); one
-// that edits nothing is an error.
+// that edits nothing is an error. `validation` Lenient (the command line's --lenient, or the
+// scenario's manifest_validation: lenient) reads manifest fields upstream does not have as
+// warnings rather than errors.
 ScenarioConfig load_scenario(const std::filesystem::path& file,
                              const std::filesystem::path& default_catalog_root = {},
-                             std::span<const Override> overrides = {});
+                             std::span<const Override> overrides = {},
+                             FieldValidation validation = FieldValidation::Strict);
 
 }  // namespace fleetsim

@@ -7,13 +7,15 @@
 #include <vector>
 
 #include "fleetsim/core/error.hpp"
+#include "fleetsim/scenario/api_fields.hpp"
 #include "fleetsim/scenario/scenario_config.hpp"
 
 namespace fleetsim {
 
 class WarningLog {
  public:
-  WarningLog() = default;
+  explicit WarningLog(FieldValidation validation = FieldValidation::Strict)
+      : validation_(validation) {}
   // Goes on from `earlier`, a log's warnings: a field one of them names is not warned about again.
   explicit WarningLog(std::vector<Warning> earlier);
 
@@ -24,12 +26,17 @@ class WarningLog {
   // (inert_fields.hpp) is accepted without a word.
   void add_unmodelled(SourceLocation where, std::string field, std::string message);
 
+  // Whether a manifest field upstream does not have is an error or a warning.
+  FieldValidation field_validation() const { return validation_; }
+  void set_field_validation(FieldValidation v) { validation_ = v; }
+
   const std::vector<Warning>& warnings() const { return warnings_; }
   std::vector<Warning> take() { return std::move(warnings_); }
 
  private:
   std::vector<Warning> warnings_;
   std::set<std::string, std::less<>> seen_;
+  FieldValidation validation_ = FieldValidation::Strict;
 };
 
 // The message for a manifest field fleetsim reads past.

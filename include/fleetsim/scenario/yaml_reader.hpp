@@ -17,6 +17,7 @@
 #include "fleetsim/core/quantity.hpp"
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/k8s/requirements.hpp"
+#include "fleetsim/scenario/api_fields.hpp"
 #include "fleetsim/scenario/warning_log.hpp"
 
 namespace fleetsim {
@@ -112,10 +113,12 @@ class YamlMap {
   // Marks keys read without decoding them: metadata with no effect on the simulation.
   void ignore(std::initializer_list<std::string_view> keys) const;
 
-  // One warning per unread key ("not modelled; ignored" unless `message` says otherwise), keyed
-  // "<kind>.<path without indices>".
-  void warn_unread(WarningLog& log, std::string_view kind,
-                   std::string_view message = kNotModelled) const;
+  // Reports each unread key of a manifest object of upstream type `type`: a field upstream has
+  // gets one warning ("not modelled; ignored" unless `message` says otherwise; none when inert),
+  // keyed "<kind>.<path without indices>"; any other field is an error with a "did you mean"
+  // hint over `type`'s fields, or a warning when `log` reads manifests leniently.
+  void check_unread(WarningLog& log, std::string_view kind, const ApiType& type,
+                    std::string_view message = kNotModelled) const;
   // Fails on the first unread key, with a "did you mean" hint drawn from `known`.
   void reject_unread(std::span<const std::string_view> known) const;
 

@@ -76,3 +76,44 @@ TEST_CASE("warnings: behaviour in full, ignored fields summed up above five (iss
   CHECK(quiet.out.empty());
   CHECK(lines_with(quiet.err, "warning: ") == 3);
 }
+
+TEST_CASE(
+    "a typo in a manifest fails validate; --lenient or manifest_validation reads it as a "
+    "warning (issue 25, item 1)",
+    "[cli]") {
+  Scratch s("cli-lenient");
+  s.write("pool.yaml", kG5Pool);
+  s.write("web.yaml", R"(apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+        - name: c
+          resources: {requets: {cpu: "1"}}
+)");
+  const std::string scenario = "name: t\nduration: 10m\nmanifests: [pool.yaml, web.yaml]\n";
+  const auto file = s.write("s.yaml", scenario).string();
+  Run strict = s.fleetsim("validate " + file);
+  CHECK(strict.exit_code == 2);
+  CHECK(strict.err.find("web.yaml:12:23: spec.template.spec.containers[0].resources.requets: "
+                        "unknown field (ResourceRequirements has no such field); did you mean "
+                        "\"requests\"?") != std::string::npos);
+
+  Run lenient = s.fleetsim("validate --lenient " + file);
+  CHECK(lenient.exit_code == 0);
+  CHECK(lenient.err.find("unknown field (ResourceRequirements has no such field; did you mean "
+                         "\"requests\"?); ignored") != std::string::npos);
+
+  const auto keyed = s.write("k.yaml", scenario + "manifest_validation: lenient\n").string();
+  CHECK(s.fleetsim("validate " + keyed).exit_code == 0);
+  Run bad = s.fleetsim("validate " +
+                       s.write("b.yaml", scenario + "manifest_validation: loose\n").string());
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("manifest_validation: unknown manifest_validation \"loose\"; expected strict "
+                     "or lenient") != std::string::npos);
+}

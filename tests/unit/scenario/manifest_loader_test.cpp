@@ -93,7 +93,7 @@ TEST_CASE("EC2NodeClass value errors", "[scenario]") {
 TEST_CASE("inline manifests are read as manifest files are", "[scenario]") {
   auto docs = parse_yaml(
       "manifests:\n  - apiVersion: v1\n    kind: Pod\n    metadata: {name: p}\n"
-      "    spec: {containers: [{name: c, image: x}], replicas: 2}\n",
+      "    spec: {containers: [{name: c, image: x}], hostNetwork: true}\n",
       "scenario.yaml");
   YamlValue root(docs.documents[0], docs.file);
   YamlMap top(root);
@@ -107,7 +107,7 @@ TEST_CASE("inline manifests are read as manifest files are", "[scenario]") {
   CHECK(set.workloads.at(0).workload.pod.spec.images == std::vector<std::string>{"x"});
   REQUIRE(warnings.warnings().size() == 1);
   // Warnings are keyed on the path inside the manifest...
-  CHECK(warnings.warnings()[0].field == "Pod.spec.replicas");
+  CHECK(warnings.warnings()[0].field == "Pod.spec.hostNetwork");
   CHECK(warnings.warnings()[0].where.to_string() == "scenario.yaml:5:47");
 
   // ...and errors name the full path in the scenario file.
@@ -174,8 +174,9 @@ items:
   CHECK(decode_error("apiVersion: v1\nmetadata: {name: p}\n") ==
         "test.yaml:1:1: kind: required field is missing");
   CHECK(decode_error("apiVersion: extensions/v1beta1\nkind: Deployment\n") ==
-        "test.yaml:1:13: apiVersion: apiVersion \"extensions/v1beta1\" is not supported for "
-        "Deployment; use apps/v1");
+        "test.yaml:1:13: apiVersion: Deployment extensions/v1beta1 is not read: fleetsim reads "
+        "Deployment (apiVersion: apps/v1). Kubernetes 1.16 removed it; apps/v1 requires "
+        "spec.selector, matching the template's labels");
   CHECK(decode_error("- a\n- b\n") == "test.yaml:1:1: expected a mapping, got a list");
   CHECK(decode_error("apiVersion: v1\nkind: Pod\nkind: Pod\n") ==
         "test.yaml:3:1: kind: duplicate key \"kind\"");

@@ -295,7 +295,8 @@ TEST_CASE("NodePool limits on requirements count and other field errors", "[scen
         "test.yaml:10:9: spec.disruption.budgets[0]: a budget with a schedule needs a duration");
   CHECK(decode_error(pool("  disruption:\n    consolidationPolicy: WhenUnderutilized\n")) ==
         "test.yaml:9:26: spec.disruption.consolidationPolicy: unknown consolidationPolicy "
-        "\"WhenUnderutilized\"; expected WhenEmpty, WhenEmptyOrUnderutilized, Balanced");
+        "\"WhenUnderutilized\"; expected WhenEmpty, WhenEmptyOrUnderutilized, Balanced "
+        "(karpenter.sh/v1 renamed v1beta1's WhenUnderutilized WhenEmptyOrUnderutilized)");
   CHECK(decode_error(pool("  limits: {cpu: -4}\n")) ==
         "test.yaml:8:17: spec.limits.cpu: quantity \"-4\" must not be negative");
 }
@@ -310,35 +311,6 @@ spec:
     spec:
       requirements: []
 )") == "test.yaml:8:7: spec.template.spec.nodeClassRef: required field is missing");
-}
-
-TEST_CASE("v1beta1 NodePools load with a version warning", "[scenario]") {
-  auto d = decode(R"(apiVersion: karpenter.sh/v1beta1
-kind: NodePool
-metadata:
-  name: legacy
-spec:
-  template:
-    spec:
-      nodeClassRef: {apiVersion: karpenter.k8s.aws/v1beta1, kind: EC2NodeClass, name: legacy}
-      kubelet: {maxPods: 50}
-  disruption:
-    consolidationPolicy: WhenUnderutilized
-    expireAfter: 24h
-)");
-  const NodePool& p = d->set.nodepools.at(0);
-  CHECK(p.node_class == "legacy");
-  CHECK(p.expire_after == hours(24));
-  CHECK(p.disruption.policy == ConsolidationPolicy::WhenEmptyOrUnderutilized);
-  const auto& w = d->warnings.warnings();
-  REQUIRE(w.size() == 2);
-  CHECK(w[0].field == "NodePool.apiVersion");
-  CHECK(w[0].where.to_string() == "test.yaml:1:13");
-  CHECK(w[0].message ==
-        "karpenter.sh/v1beta1 is deprecated (Karpenter v1 no longer serves it); read as "
-        "karpenter.sh/v1 where the two agree");
-  CHECK(w[1].field == "NodePool.spec.template.spec.kubelet");
-  CHECK(w[1].message == "not modelled; ignored");
 }
 
 TEST_CASE("a NodePool's template annotations are read: its nodes carry them", "[scenario]") {

@@ -143,7 +143,7 @@ TEST_CASE("scenario file errors carry file:line:col and the field", "[scenario]"
             "jobs, events, node_latencies, karpenter, cluster_autoscaler, spot, "
             "kube_controller_manager, "
             "metrics, "
-            "gates; did "
+            "gates, manifest_validation; did "
             "you mean "
             "\"manifests\"?");
   CHECK(load_error(scenario("services.yaml")) ==
@@ -355,15 +355,6 @@ TEST_CASE("manifest directories, inline job templates and server bookkeeping fie
   CHECK(cfg.warnings.empty());
 }
 
-TEST_CASE("v1beta1 EC2NodeClasses load with a version warning", "[scenario]") {
-  auto d = test::decode(
-      "apiVersion: karpenter.k8s.aws/v1beta1\nkind: EC2NodeClass\nmetadata: {name: old}\nspec: "
-      "{}\n");
-  CHECK(d->set.node_classes.at(0).name == "old");
-  REQUIRE(d->warnings.warnings().size() == 1);
-  CHECK(d->warnings.warnings()[0].field == "EC2NodeClass.apiVersion");
-}
-
 TEST_CASE("image pull bandwidth and scrape interval: defaults, values and bounds", "[scenario]") {
   {
     ScratchScenario s("pull-default", "");
@@ -422,7 +413,7 @@ TEST_CASE("image pull bandwidth and scrape interval: defaults, values and bounds
       "4:1: scrape_intervall: unknown key; expected one of name, seed, start, duration, region, "
       "catalog, provisioner, report_interval, scrape_interval, warmup, manifests, services, "
       "jobs, events, node_latencies, karpenter, cluster_autoscaler, spot, kube_controller_manager, "
-      "metrics, gates; did "
+      "metrics, gates, manifest_validation; did "
       "you mean "
       "\"scrape_interval\"?");
 }

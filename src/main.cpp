@@ -15,6 +15,7 @@
 #include "fleetsim/core/error.hpp"
 #include "fleetsim/core/version.hpp"
 #include "fleetsim/report/check.hpp"
+#include "fleetsim/scenario/name_hint.hpp"
 
 namespace fleetsim {
 namespace {
@@ -48,8 +49,9 @@ struct CommandLine {
   CatalogOptions catalog;
   AutoscaleOptions autoscale;
   WarningDetail validate_warnings = WarningDetail::Auto;
-  FieldValidation validate_validation = FieldValidation::Strict;
+  ReadOptions validate_reading;
   bool lenient = false;
+  std::vector<std::string> suppress_text;
 
   CLI::App* run_cmd = nullptr;
   CLI::App* validate_cmd = nullptr;
@@ -85,10 +87,15 @@ void add_warnings_option(CLI::App* cmd, CommandLine& cl) {
       ->check(CLI::IsMember({"all", "summary", "none"}));
 }
 
-void add_lenient_flag(CLI::App* cmd, CommandLine& cl) {
+// --lenient and --suppress, for every command that reads a scenario or a manifest.
+void add_reading_options(CLI::App* cmd, CommandLine& cl) {
   cmd->add_flag("--lenient", cl.lenient,
                 "Read manifest fields their API does not have (a newer API, or a typo) as "
                 "warnings, not errors (as the scenario's manifest_validation: lenient)");
+  cmd->add_option("--suppress", cl.suppress_text,
+                  "Drop the warnings of these codes (printed in brackets after each warning), "
+                  "as the scenario's warnings: {suppress: [...]}")
+      ->delimiter(',');
 }
 
 void add_run_and_validate(CLI::App& app, CommandLine& cl) {
@@ -104,13 +111,13 @@ void add_run_and_validate(CLI::App& app, CommandLine& cl) {
       "Write the run as OpenMetrics text (Karpenter, DCGM, kube-state-metrics and "
       "vLLM names) for promtool tsdb create-blocks-from openmetrics");
   add_warnings_option(cl.run_cmd, cl);
-  add_lenient_flag(cl.run_cmd, cl);
+  add_reading_options(cl.run_cmd, cl);
 
   cl.validate_cmd = app.add_subcommand(
       "validate", "Check a scenario, its manifests, traces and catalog without running");
   cl.validate_cmd->add_option("scenario", cl.validate_path, "Scenario YAML file")->required();
   add_warnings_option(cl.validate_cmd, cl);
-  add_lenient_flag(cl.validate_cmd, cl);
+  add_reading_options(cl.validate_cmd, cl);
 }
 
 void add_check(CLI::App& app, CommandLine& cl) {
@@ -135,7 +142,7 @@ void add_check(CLI::App& app, CommandLine& cl) {
   cl.check_cmd->add_flag("--update-baseline", check.update_baseline,
                          "Write the new report to --baseline instead of checking");
   add_warnings_option(cl.check_cmd, cl);
-  add_lenient_flag(cl.check_cmd, cl);
+  add_reading_options(cl.check_cmd, cl);
   std::string tolerance_help = "Default tolerances (the direction that is worse):\n";
   for (const Tolerance& t : default_tolerances())
     tolerance_help += fmt::format(
@@ -158,7 +165,7 @@ void add_compare_sweep_and_merge(CLI::App& app, CommandLine& cl) {
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   add_warnings_option(cl.compare_cmd, cl);
-  add_lenient_flag(cl.compare_cmd, cl);
+  add_reading_options(cl.compare_cmd, cl);
 
   cl.sweep_cmd = app.add_subcommand(
       "sweep",
@@ -192,7 +199,7 @@ void add_lint_and_explain(CLI::App& app, CommandLine& cl) {
       ->check(CLI::IsMember({"warning", "info", "never"}))
       ->capture_default_str();
   add_warnings_option(cl.lint_cmd, cl);
-  add_lenient_flag(cl.lint_cmd, cl);
+  add_reading_options(cl.lint_cmd, cl);
   std::string rules = "Rules:\n";
   for (const LintRule& r : kLintRules)
     rules += fmt::format("  {} ({}): {}\n", r.id, to_string(r.severity), r.summary);
@@ -260,7 +267,7 @@ void add_autoscale(CLI::App& app, CommandLine& cl) {
                                "How long to replay, e.g. 30m or 6h (default: the last sample's "
                                "time plus 5 minutes)");
   add_warnings_option(cl.autoscale_cmd, cl);
-  add_lenient_flag(cl.autoscale_cmd, cl);
+  add_reading_options(cl.autoscale_cmd, cl);
   cl.autoscale_cmd->footer(
       "Replicas become Ready at once. The HPA syncs at t = 0, 15, 30 ... s; KEDA polls at t = 0, "
       "pollingInterval, ... and a poll runs before an HPA sync at the same time, so a KEDA "
@@ -286,10 +293,18 @@ std::optional<std::string> finish_options(CommandLine& cl) {
       parse_warning_detail(cl.warnings_text).value_or(WarningDetail::Auto);
   cl.run.warnings = cl.validate_warnings = cl.autoscale.warnings = cl.lint.warnings =
       cl.check.warnings = cl.compare.warnings = warnings;
-  const FieldValidation validation =
-      cl.lenient ? FieldValidation::Lenient : FieldValidation::Strict;
-  cl.run.validation = cl.validate_validation = cl.autoscale.validation = cl.lint.validation =
-      cl.check.validation = cl.compare.validation = validation;
+  ReadOptions reading{.validation =
+                          cl.lenient ? FieldValidation::Lenient : FieldValidation::Strict};
+  for (const std::string& name : cl.suppress_text) {
+    const std::optional<WarningCode> code = parse_warning_code(name);
+    if (!code)
+      return fmt::format("error: --suppress: unknown warning code \"{}\"{}; the codes are {}\n",
+                         name.substr(0, 40), did_you_mean(name, warning_code_names()),
+                         fmt::join(warning_code_names(), ", "));
+    reading.suppress.push_back(*code);
+  }
+  cl.run.reading = cl.validate_reading = cl.autoscale.reading = cl.lint.reading = cl.check.reading =
+      cl.compare.reading = reading;
   cl.lint.fail_on = cl.fail_on == "never"  ? std::nullopt
                     : cl.fail_on == "info" ? std::optional(LintSeverity::Info)
                                            : std::optional(LintSeverity::Warning);
@@ -299,7 +314,7 @@ std::optional<std::string> finish_options(CommandLine& cl) {
 int run_chosen_command(const CommandLine& cl) {
   if (*cl.run_cmd) return run_command(cl.run);
   if (*cl.validate_cmd)
-    return validate_command(cl.validate_path, cl.validate_warnings, cl.validate_validation);
+    return validate_command(cl.validate_path, cl.validate_warnings, cl.validate_reading);
   if (*cl.check_cmd) return check_command(cl.check);
   if (*cl.compare_cmd) return compare_command(cl.compare);
   if (*cl.sweep_cmd) return sweep_command(cl.sweep);

@@ -57,7 +57,7 @@ ManifestSet load_autoscalers(const std::filesystem::path& path, WarningLog& warn
 }  // namespace
 
 int autoscale_command(const AutoscaleOptions& options) {
-  WarningLog warnings(options.validation);
+  WarningLog warnings(options.reading.validation);
   ManifestSet set = load_autoscalers(options.manifest, warnings);
   MetricSeries series = MetricSeries::load(options.metrics);
 
@@ -95,7 +95,9 @@ int autoscale_command(const AutoscaleOptions& options) {
     changes = replay_scaled_object(so, series, replay);
   }
 
-  print_warnings(warnings.warnings(), options.warnings, std::cerr);
+  std::vector<Warning> shown = warnings.take();
+  drop_suppressed(options.reading.suppress, shown);
+  print_warnings(shown, options.warnings, std::cerr);
   std::string out = "time_s,replicas\n";
   for (const ReplicaChange& c : changes) {
     append_seconds(out, c.at, false);

@@ -36,7 +36,7 @@ int check_command(const CheckOptions& options) {
   std::vector<Gate> gates;
   if (options.scenario) {
     ScenarioConfig config =
-        load_scenario(*options.scenario, bundled_catalog_root(), {}, options.validation);
+        load_scenario(*options.scenario, bundled_catalog_root(), {}, options.reading);
     print_warnings(config.warnings, options.warnings, std::cerr);
     gates = config.gates;
     const ReportProvenance provenance{.version = std::string(kFleetsimVersion),

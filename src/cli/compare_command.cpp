@@ -33,7 +33,7 @@ int compare_command(const CompareOptions& options) {
       add(sides, read_report_file(input, "report"));
       continue;
     }
-    ScenarioConfig config = load_scenario(input, bundled_catalog_root(), {}, options.validation);
+    ScenarioConfig config = load_scenario(input, bundled_catalog_root(), {}, options.reading);
     print_warnings(config.warnings, options.warnings, std::cerr);
     const std::uint64_t first = config.seed;
     for (std::uint64_t i = 0; i < options.seeds; ++i) {

@@ -12,7 +12,7 @@ namespace fleetsim {
 
 int lint_command(const LintOptions& options) {
   const ScenarioConfig config =
-      load_scenario(options.scenario, bundled_catalog_root(), {}, options.validation);
+      load_scenario(options.scenario, bundled_catalog_root(), {}, options.reading);
   print_warnings(config.warnings, options.warnings, std::cerr);
   const std::vector<LintFinding> findings = lint_scenario(config);
   std::size_t warnings = 0;

@@ -94,7 +94,7 @@ class OutputFiles {
 
 int run_command(const RunCommandOptions& options) {
   ScenarioConfig config =
-      load_scenario(options.scenario, bundled_catalog_root(), {}, options.validation);
+      load_scenario(options.scenario, bundled_catalog_root(), {}, options.reading);
   if (options.seed) config.seed = *options.seed;
   print_warnings(config.warnings, options.warnings, std::cerr);
 
@@ -154,10 +154,10 @@ int run_command(const RunCommandOptions& options) {
 }
 
 int validate_command(const std::filesystem::path& scenario, WarningDetail warnings,
-                     FieldValidation validation) {
+                     const ReadOptions& reading) {
   // Loading runs every check a run would (validate_scenario): traces read through, NodePools
   // solved.
-  const ScenarioConfig config = load_scenario(scenario, bundled_catalog_root(), {}, validation);
+  const ScenarioConfig config = load_scenario(scenario, bundled_catalog_root(), {}, reading);
   print_warnings(config.warnings, warnings, std::cerr);
   std::size_t jobs = config.job_sources.size();
   std::cout << fmt::format(

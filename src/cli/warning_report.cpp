@@ -19,11 +19,12 @@ void print_warnings(const std::vector<Warning>& warnings, WarningDetail detail, 
     detail = warnings.size() <= kWarningsShownInFull ? WarningDetail::All : WarningDetail::Summary;
   std::vector<std::string_view> unmodelled;
   for (const Warning& w : warnings) {
-    if (detail == WarningDetail::Summary && w.unmodelled) {
+    if (detail == WarningDetail::Summary && w.unmodelled()) {
       unmodelled.push_back(w.field);
       continue;
     }
-    out << fmt::format("warning: {}: {}: {}\n", w.where.to_string(), w.field, w.message);
+    out << fmt::format("warning: {}: {}: {} [{}]\n", w.where.to_string(), w.field, w.message,
+                       to_string(w.code));
   }
   if (unmodelled.empty()) return;
   out << fmt::format(

@@ -59,7 +59,7 @@ void apply_auto_mode(ManifestSet& set, WarningLog& warnings) {
   }
   std::erase_if(set.node_classes, [&](const EC2NodeClass& c) {
     if (c.auto_mode) return false;
-    warnings.add(c.where, "EC2NodeClass",
+    warnings.add(WarningCode::UnusedNodeClass, c.where, "EC2NodeClass",
                  fmt::format("EC2NodeClass {} is not used: EKS Auto Mode's NodePools name a "
                              "NodeClass",
                              c.name));
@@ -95,7 +95,8 @@ void apply_nodepool_rules(ProvisionerKind provisioner, NodePool& pool, WarningLo
   if (!pool.expire_after_given) pool.expire_after = kAutoModeDefaultExpireAfter;
   if (!pool.termination_grace_period) pool.termination_grace_period = hours(24);
   if (!pool.expire_after || *pool.expire_after > kAutoModeMaxNodeLifetime) {
-    warnings.add(pool.where, "NodePool.spec.template.spec.expireAfter",
+    warnings.add(WarningCode::AutoModeExpiryCapped, pool.where,
+                 "NodePool.spec.template.spec.expireAfter",
                  fmt::format("NodePool {}: EKS Auto Mode replaces nodes after at most 21 days; "
                              "expireAfter is 504h",
                              pool.name));
@@ -111,14 +112,15 @@ void apply_provisioner_rules(ProvisionerKind provisioner, ManifestSet& set, Warn
   for (NodePool& pool : set.nodepools) apply_nodepool_rules(provisioner, pool, warnings);
   std::erase_if(set.node_classes, [&](const EC2NodeClass& c) {
     if (!c.auto_mode) return false;
-    warnings.add(c.where, "NodeClass",
+    warnings.add(WarningCode::UnusedNodeClass, c.where, "NodeClass",
                  fmt::format("NodeClass {} is EKS Auto Mode's and is not used: the provisioner "
                              "is not eks-auto-mode",
                              c.name));
     return true;
   });
   if (set.auto_mode_node_pools)
-    warnings.add(set.auto_mode_where, "ClusterConfig.autoModeConfig",
+    warnings.add(WarningCode::UnusedAutoModeConfig, set.auto_mode_where,
+                 "ClusterConfig.autoModeConfig",
                  "Auto Mode's built-in NodePools are added only under provisioner: eks-auto-mode");
 }
 

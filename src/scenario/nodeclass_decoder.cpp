@@ -42,7 +42,8 @@ BlockDevice decode_block_device(const YamlValue& item, DecodeContext& ctx) {
       d.throughput_mibps = throughput->as_int(0, kMaxEbsThroughputMibps);
     // Volumes are billed while their node runs; one kept after termination is not.
     if (auto keep = ebs.get("deleteOnTermination"); keep && !keep->as_bool()) {
-      ctx.warn(*keep, "a volume kept after its node ends is not billed after that");
+      ctx.warn(WarningCode::VolumeKept, *keep,
+               "a volume kept after its node ends is not billed after that");
     }
     ebs.check_unread(ctx.warnings, ctx.kind, api::BlockDevice);
   }
@@ -130,7 +131,7 @@ EC2NodeClass decode_node_class(const YamlMap& manifest, DecodeContext& ctx) {
     kubelet.check_unread(ctx.warnings, ctx.kind, api::KubeletConfiguration);
   }
   if (auto subnets = spec.get("subnetSelectorTerms")) {
-    ctx.warn(*subnets,
+    ctx.warn(WarningCode::SubnetsNotResolved, *subnets,
              "subnets are not resolved to zones: nodes launch in every zone the NodePool allows "
              "(a topology.kubernetes.io/zone requirement narrows them); a change in a scripted "
              "apply drifts the nodes");

@@ -146,7 +146,7 @@ void keep_to_gpus_that_hold_the_model(ScenarioConfig& config, const std::vector<
     std::vector<std::string> groups;
     for (const auto& [gpu, names] : excluded)
       groups.push_back(fmt::format("{}: {}", gpu, first_few(names)));
-    warnings.add(model.where, field,
+    warnings.add(WarningCode::ModelNeedsGpuMemory, model.where, field,
                  fmt::format("{}, so its pods keep off {}, as a nodeAffinity {} Gt {} would", needs,
                              fmt::join(groups, "; "), label::kGpuMemory, need_mib - 1));
   }
@@ -193,7 +193,7 @@ void warn_unhostable_workloads(const ScenarioConfig& config, const std::vector<P
   const std::string_view noun =
       config.provisioner == ProvisionerKind::ClusterAutoscaler ? "node group" : "NodePool";
   if (std::all_of(sets.begin(), sets.end(), [](const PoolSet& s) { return s.pools.empty(); })) {
-    warnings.add(workloads.front()->where, "NodePool",
+    warnings.add(WarningCode::NoNodePool, workloads.front()->where, "NodePool",
                  fmt::format("the scenario has no NodePool, so the pods of its {} workload{} "
                              "stay Pending",
                              workloads.size(), workloads.size() == 1 ? "" : "s"));
@@ -213,7 +213,8 @@ void warn_unhostable_workloads(const ScenarioConfig& config, const std::vector<P
       if (reason.empty()) reason = result.failures.front().reason;
     }
     warnings.add(
-        w.where, fmt::format("{} {}/{}", to_string(w.kind), w.namespace_name, w.name),
+        WarningCode::PodsUnhostable, w.where,
+        fmt::format("{} {}/{}", to_string(w.kind), w.namespace_name, w.name),
         fmt::format("no {} can host its pods{}, so they stay Pending: {}", noun,
                     sets.size() > 1 ? " (nor any NodePools a scripted apply brings)" : "", reason));
   };

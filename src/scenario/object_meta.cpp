@@ -134,9 +134,10 @@ ObjectMeta decode_object_meta(const YamlMap& owner, DecodeContext& ctx, NameRule
         meta.do_not_disrupt = parse_do_not_disrupt(value);
         // Karpenter ignores an invalid value (with an event): so does fleetsim, with a warning.
         if (!meta.do_not_disrupt)
-          ctx.warn(e.value, fmt::format("\"{}\" is neither \"true\" nor a positive duration; "
-                                        "Karpenter ignores it",
-                                        value.substr(0, 40)));
+          ctx.warn(WarningCode::DoNotDisruptIgnored, e.value,
+                   fmt::format("\"{}\" is neither \"true\" nor a positive duration; "
+                               "Karpenter ignores it",
+                               value.substr(0, 40)));
       } else if (e.key == kDurationAnnotation) {
         // At least a second: a Deployment's pods with a microsecond run time churn without end.
         SimDuration d = e.value.as_duration();

@@ -192,9 +192,10 @@ PodAffinityTerm decode_affinity_term(const YamlValue& value, bool required_affin
   if (term.topology_key.empty()) key.fail("topologyKey must not be empty");
   if (auto p = label_key_problem(term.topology_key)) key.fail(*p);
   if (term.topology_key != label::kZone && term.topology_key != label::kHostname) {
-    ctx.warn(key, fmt::format("pod affinity over \"{}\" is not modelled (only {} and {} are); "
-                              "the term is ignored",
-                              term.topology_key, label::kZone, label::kHostname));
+    ctx.warn(WarningCode::TopologyKeyNotModelled, key,
+             fmt::format("pod affinity over \"{}\" is not modelled (only {} and {} are); "
+                         "the term is ignored",
+                         term.topology_key, label::kZone, label::kHostname));
   }
   if (auto selector = t.get("labelSelector"); selector && !selector->is_null()) {
     term.selector = decode_label_selector(*selector, ctx);
@@ -203,7 +204,8 @@ PodAffinityTerm decode_affinity_term(const YamlValue& value, bool required_affin
         "a required podAffinity term without labelSelector selects no pod, so the pod "
         "could never schedule");
   } else {
-    ctx.warn(value, "a term without labelSelector selects no pod and has no effect");
+    ctx.warn(WarningCode::AffinityTermWithoutSelector, value,
+             "a term without labelSelector selects no pod and has no effect");
   }
   if (auto namespaces = t.get("namespaces")) {
     for (const YamlValue& ns : namespaces->items()) term.namespaces.push_back(ns.as_string());
@@ -217,9 +219,10 @@ PodAffinityTerm decode_affinity_term(const YamlValue& value, bool required_affin
         std::any_of(s.match_expressions.begin(), s.match_expressions.end(),
                     [](const SelectorExpression& e) { return e.key != kNamespaceNameLabel; });
     if (other_label) {
-      ctx.warn(*selector, fmt::format("fleetsim's namespaces carry only their {} label; the "
-                                      "selector is matched against that alone",
-                                      kNamespaceNameLabel));
+      ctx.warn(WarningCode::NamespaceLabels, *selector,
+               fmt::format("fleetsim's namespaces carry only their {} label; the "
+                           "selector is matched against that alone",
+                           kNamespaceNameLabel));
     }
   }
   t.check_unread(ctx.warnings, ctx.kind,
@@ -317,8 +320,9 @@ TopologySpread decode_spread(const YamlValue& item, DecodeContext& ctx) {
   ts.topology_key = normalize_label_key(key.as_string());
   if (auto p = label_key_problem(ts.topology_key)) key.fail(*p);
   if (ts.topology_key != label::kZone && ts.topology_key != label::kHostname) {
-    ctx.warn(key, fmt::format("spreading over \"{}\" is not modelled; only zone and hostname are",
-                              ts.topology_key));
+    ctx.warn(WarningCode::TopologyKeyNotModelled, key,
+             fmt::format("spreading over \"{}\" is not modelled; only zone and hostname are",
+                         ts.topology_key));
   }
   YamlValue when = c.require("whenUnsatisfiable");
   std::string text = when.as_string();

@@ -101,7 +101,8 @@ void decode_cpu_memory(const YamlMap& trigger, const YamlMap& meta, KedaTrigger&
   std::optional<YamlValue> type = trigger.get("metricType");
   if (auto old = meta.get("type")) {
     if (type) old->fail("give only one of metricType and the deprecated metadata.type");
-    ctx.warn(*old, "deprecated in favour of the trigger's metricType; read as it");
+    ctx.warn(WarningCode::DeprecatedField, *old,
+             "deprecated in favour of the trigger's metricType; read as it");
     type = old;
   }
   if (!type) {
@@ -247,7 +248,7 @@ ScaledObjectSpec decode_scaled_object(const YamlMap& manifest, DecodeContext& ct
                              *so.idle_replica_count, so.min_replica_count));
     }
     if (*so.idle_replica_count != 0) {
-      ctx.warn(*idle,
+      ctx.warn(WarningCode::KedaIdleReplicaCount, *idle,
                "KEDA supports only 0 here: at any other idle count its HPA raises the replicas "
                "to minReplicaCount; simulated as KEDA and the HPA would act");
     }

@@ -31,7 +31,7 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<std::string_view, 22> kTopLevelKeys{"name",
+constexpr std::array<std::string_view, 23> kTopLevelKeys{"name",
                                                          "seed",
                                                          "start",
                                                          "duration",
@@ -52,7 +52,8 @@ constexpr std::array<std::string_view, 22> kTopLevelKeys{"name",
                                                          "kube_controller_manager",
                                                          "metrics",
                                                          "gates",
-                                                         "manifest_validation"};
+                                                         "manifest_validation",
+                                                         "warnings"};
 
 // A Prometheus scrape interval beyond 10 minutes leaves autoscalers reading stale metrics for
 // longer than any lookback window fleetsim's queries use; it is a unit mistake.
@@ -153,7 +154,8 @@ void check_node_class_refs(const std::vector<NodePool>& pools,
                         fmt::format("no EC2NodeClass named \"{}\"{}", pool.node_class,
                                     did_you_mean(pool.node_class, names)));
     }
-    warnings.add(pool.node_class_where, "NodePool.spec.template.spec.nodeClassRef.name",
+    warnings.add(WarningCode::MissingNodeClass, pool.node_class_where,
+                 "NodePool.spec.template.spec.nodeClassRef.name",
                  fmt::format("no EC2NodeClass named \"{}\"; using defaults", pool.node_class));
   }
 }
@@ -161,7 +163,8 @@ void check_node_class_refs(const std::vector<NodePool>& pools,
 // A Job of the manifests (not a trace's template, whose rows give run times) without a run time.
 void warn_endless_job(const Workload& w, WarningLog& warnings) {
   if (w.kind != WorkloadKind::Job || w.run_time) return;
-  warnings.add(w.where, fmt::format("Job.metadata.annotations.{}", kDurationAnnotation),
+  warnings.add(WarningCode::EndlessJob, w.where,
+               fmt::format("Job.metadata.annotations.{}", kDurationAnnotation),
                fmt::format("Job \"{}\" has no {} annotation (on the Job or its pod template): "
                            "its pods run until the end of the run and it never completes",
                            w.name, kDurationAnnotation));
@@ -171,7 +174,8 @@ void warn_endless_job(const Workload& w, WarningLog& warnings) {
 // when evicted, so it never resumes from a checkpoint.
 void warn_bare_pod_checkpoints(const Workload& w, WarningLog& warnings) {
   if (w.kind != WorkloadKind::Pod || !w.checkpointing.interval) return;
-  warnings.add(w.where, fmt::format("Pod.metadata.annotations.{}", kCheckpointIntervalAnnotation),
+  warnings.add(WarningCode::CheckpointIgnored, w.where,
+               fmt::format("Pod.metadata.annotations.{}", kCheckpointIntervalAnnotation),
                fmt::format("Pod \"{}\" is not replaced when evicted, so its checkpoints have no "
                            "effect; run it as a Job to resume from them",
                            w.name));
@@ -230,6 +234,27 @@ YamlMap scenario_document(const std::filesystem::path& file, std::span<const Ove
   for (std::string_view key : kTopLevelKeys) top.ignore({key});
   top.reject_unread(kTopLevelKeys);
   return top;
+}
+
+// `warnings: {suppress: [CODE, …]}`, with the command line's --suppress.
+std::vector<WarningCode> read_suppressed(const YamlMap& top, std::vector<WarningCode> codes) {
+  const std::optional<YamlValue> v = top.get("warnings");
+  if (!v) return codes;
+  YamlMap m(*v);
+  if (auto list = m.get("suppress")) {
+    for (const YamlValue& item : list->items()) {
+      const std::string name = item.as_string();
+      const std::optional<WarningCode> code = parse_warning_code(name);
+      if (!code) {
+        item.fail(fmt::format("unknown warning code \"{}\"{} (the codes: {})", name.substr(0, 40),
+                              did_you_mean(name, warning_code_names()),
+                              fmt::join(warning_code_names(), ", ")));
+      }
+      codes.push_back(*code);
+    }
+  }
+  m.reject_unread(std::array<std::string_view, 1>{"suppress"});
+  return codes;
 }
 
 // `manifest_validation`: strict (the default) or lenient; the command line's --lenient wins.
@@ -327,7 +352,8 @@ void read_controller_settings(const YamlMap& top, ScenarioConfig& cfg, WarningLo
     const std::optional<YamlValue> gates = k ? YamlMap(*k).get("feature_gates") : std::nullopt;
     if (gates && YamlMap(*gates).get("spot_to_spot_consolidation") &&
         !cfg.karpenter.spot_to_spot_consolidation)
-      warnings.add(gates->where(), "karpenter.feature_gates.spot_to_spot_consolidation",
+      warnings.add(WarningCode::AutoModeSpotToSpot, gates->where(),
+                   "karpenter.feature_gates.spot_to_spot_consolidation",
                    "EKS Auto Mode always consolidates spot to spot; false is ignored");
     cfg.karpenter.spot_to_spot_consolidation = true;
   }
@@ -453,13 +479,13 @@ class EventResolver {
   ApplyManifestsEvent apply(ManifestSet& applied, SimDuration time) {
     check_unique_names(applied);
     for (const NodeGroup& g : applied.node_groups)
-      warnings_.add(g.where, "ClusterConfig.node_groups",
+      warnings_.add(WarningCode::NodeGroupInApply, g.where, "ClusterConfig.node_groups",
                     fmt::format("node group {} is not added: node groups come from the "
                                 "scenario's manifests, not a scripted apply",
                                 g.name));
     for (NodePool& pool : applied.nodepools) {
       if (provisioner_ == ProvisionerKind::ClusterAutoscaler) {
-        warnings_.add(pool.where, "NodePool",
+        warnings_.add(WarningCode::UnusedNodePool, pool.where, "NodePool",
                       fmt::format("NodePool {} is not used: the provisioner is "
                                   "cluster-autoscaler",
                                   pool.name));
@@ -512,14 +538,14 @@ void read_cluster_autoscaler(const YamlMap& top, ManifestSet& set, ScenarioConfi
                              WarningLog& warnings) {
   if (auto ca = top.get("cluster_autoscaler")) {
     if (cfg.provisioner != ProvisionerKind::ClusterAutoscaler)
-      warnings.add(ca->where(), "cluster_autoscaler",
+      warnings.add(WarningCode::UnusedSettings, ca->where(), "cluster_autoscaler",
                    "the provisioner is not cluster-autoscaler; these flags are ignored");
     cfg.cluster_autoscaler = decode_cluster_autoscaler(*ca);
   }
   if (cfg.cluster_autoscaler.priorities.empty()) {
     cfg.cluster_autoscaler.priorities = std::move(set.expander_priorities);
   } else if (!set.expander_priorities.empty()) {
-    warnings.add(set.expander_priorities_where, "ConfigMap",
+    warnings.add(WarningCode::UnusedSettings, set.expander_priorities_where, "ConfigMap",
                  "cluster_autoscaler.priorities is given: this priority expander ConfigMap is "
                  "not used");
   }
@@ -527,11 +553,12 @@ void read_cluster_autoscaler(const YamlMap& top, ManifestSet& set, ScenarioConfi
     const auto& e = cfg.cluster_autoscaler.expanders;
     if (cfg.cluster_autoscaler.priorities.empty() &&
         std::find(e.begin(), e.end(), Expander::Priority) != e.end())
-      warnings.add(top.get("cluster_autoscaler")->where(), "cluster_autoscaler.expander",
+      warnings.add(WarningCode::PriorityExpanderEmpty, top.get("cluster_autoscaler")->where(),
+                   "cluster_autoscaler.expander",
                    "the priority expander has no priorities (cluster_autoscaler.priorities, or "
                    "the ConfigMap cluster-autoscaler-priority-expander): it keeps every option");
     if (auto k = top.get("karpenter"))
-      warnings.add(k->where(), "karpenter",
+      warnings.add(WarningCode::UnusedSettings, k->where(), "karpenter",
                    "the provisioner is cluster-autoscaler; Karpenter's settings are ignored");
   }
 }
@@ -561,11 +588,11 @@ void check_overrides_used(std::span<const Override> overrides, const ManifestLoa
 
 ScenarioConfig load_scenario(const std::filesystem::path& file,
                              const std::filesystem::path& default_catalog_root,
-                             std::span<const Override> overrides, FieldValidation validation) {
+                             std::span<const Override> overrides, const ReadOptions& options) {
   const YamlMap top = scenario_document(file, overrides);
   ScenarioConfig cfg;
   cfg.file = file;
-  WarningLog warnings(read_field_validation(top, validation));
+  WarningLog warnings(read_field_validation(top, options.validation));
   read_name_and_seed(top, cfg);
   read_time_span(top, cfg);
   read_region_and_provisioner(top, cfg);
@@ -602,6 +629,7 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   record_input_files(cfg, manifests);
   cfg.warnings = warnings.take();
   validate_scenario(cfg);
+  drop_suppressed(read_suppressed(top, options.suppress), cfg.warnings);
   return cfg;
 }
 

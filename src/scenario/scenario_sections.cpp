@@ -508,7 +508,8 @@ SpotMarketSettings decode_spot_market(const YamlValue& value, const SectionConte
     if (missing) unbanded.push_back(t.name);
   }
   if (!unbanded.empty()) {
-    warnings.add(value.where(), value.path() + ".interruption_rate",
+    warnings.add(WarningCode::SpotNoInterruptionBand, value.where(),
+                 value.path() + ".interruption_rate",
                  fmt::format("{} spot instance type(s) have no Spot Advisor band in the catalog "
                              "and are never interrupted ({}); give their families a per_month "
                              "share under families",

@@ -120,7 +120,7 @@ void check_provisioner_inputs(const ScenarioConfig& config, WarningLog& warnings
   }
   for (const NodePool& pool : config.nodepools)
     warnings.add(
-        pool.where, "NodePool",
+        WarningCode::UnusedNodePool, pool.where, "NodePool",
         fmt::format("NodePool {} is not used: the provisioner is cluster-autoscaler", pool.name));
 }
 
@@ -129,7 +129,7 @@ void warn_best_effort_pods(const ScenarioConfig& config, WarningLog& warnings) {
   auto check = [&](const Workload& w) {
     if (!w.pod.spec.requests_nothing()) return;
     warnings.add(
-        w.where,
+        WarningCode::BestEffortPods, w.where,
         fmt::format("{} {}/{}: resources.requests", to_string(w.kind), w.namespace_name, w.name),
         fmt::format("the pods of {} {} request no CPU, memory or accelerator "
                     "(BestEffort): any number of them fit on a node, so no node is "

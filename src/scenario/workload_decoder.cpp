@@ -25,7 +25,8 @@ Checkpointing decode_checkpointing(WorkloadKind kind, const ObjectMeta& meta, co
   const auto overhead = pod.restart_overhead ? pod.restart_overhead : meta.restart_overhead;
   if (overhead) c.restart_overhead = *overhead;
   const auto warn = [&](std::string_view message) {
-    ctx.warnings.add(meta.where, ctx.kind + ".metadata.annotations", std::string(message));
+    ctx.warnings.add(WarningCode::CheckpointIgnored, meta.where, ctx.kind + ".metadata.annotations",
+                     std::string(message));
   };
   if ((c.interval || overhead) && kind != WorkloadKind::Job && kind != WorkloadKind::Pod) {
     warn("fleetsim.io/checkpoint-interval and restart-overhead apply to Jobs and Pods; a " +

@@ -258,7 +258,7 @@ void YamlMap::check_unread(WarningLog& log, std::string_view kind, const ApiType
     }
     std::string hint = did_you_mean(e.key, type.fields);
     if (log.field_validation() == FieldValidation::Lenient) {
-      log.add(e.key_where, std::move(field),
+      log.add(WarningCode::UnknownField, e.key_where, std::move(field),
               fmt::format("unknown field ({} has no such field{}); ignored", type.name, hint));
       continue;
     }

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "fleetsim/cli/warning_report.hpp"
-#include "fleetsim/scenario/api_fields.hpp"
 #include "fleetsim/scenario/lint/lint.hpp"
+#include "fleetsim/scenario/scenario_loader.hpp"
 
 namespace fleetsim {
 
@@ -25,8 +25,8 @@ struct RunCommandOptions {
   std::optional<std::uint64_t> seed;  // overrides the scenario's
   bool quiet = false;                 // no progress or summary
   WarningDetail warnings = WarningDetail::Auto;
-  FieldValidation validation = FieldValidation::Strict;  // --lenient
-  std::optional<std::filesystem::path> metrics_out;      // OpenMetrics text of the run
+  ReadOptions reading;                               // --lenient, --suppress
+  std::optional<std::filesystem::path> metrics_out;  // OpenMetrics text of the run
 };
 
 struct CatalogOptions {
@@ -43,7 +43,7 @@ struct AutoscaleOptions {
   std::optional<std::int32_t> initial_replicas;  // default: the autoscaler's minimum
   std::optional<std::string> duration;           // default: the last sample + 5 minutes
   WarningDetail warnings = WarningDetail::Auto;
-  FieldValidation validation = FieldValidation::Strict;  // --lenient
+  ReadOptions reading;  // --lenient, --suppress
 };
 
 struct LintOptions {
@@ -51,7 +51,7 @@ struct LintOptions {
   // A finding at or above this severity exits 1; nullopt: never.
   std::optional<LintSeverity> fail_on = LintSeverity::Warning;
   WarningDetail warnings = WarningDetail::Auto;
-  FieldValidation validation = FieldValidation::Strict;  // --lenient
+  ReadOptions reading;  // --lenient, --suppress
 };
 
 struct ExplainOptions {
@@ -69,14 +69,14 @@ struct CheckOptions {
   std::optional<std::filesystem::path> junit;
   bool update_baseline = false;
   WarningDetail warnings = WarningDetail::Auto;
-  FieldValidation validation = FieldValidation::Strict;  // --lenient
+  ReadOptions reading;  // --lenient, --suppress
 };
 
 struct CompareOptions {
   std::vector<std::filesystem::path> inputs;  // report.json files, or scenarios to run
   std::uint64_t seeds = 1;                    // runs per scenario: its seed and the next ones
   WarningDetail warnings = WarningDetail::Auto;
-  FieldValidation validation = FieldValidation::Strict;  // --lenient
+  ReadOptions reading;  // --lenient, --suppress
 };
 
 struct SweepCommandOptions {
@@ -93,7 +93,7 @@ struct MergeOptions {
 
 int run_command(const RunCommandOptions& options);
 int validate_command(const std::filesystem::path& scenario, WarningDetail warnings,
-                     FieldValidation validation);
+                     const ReadOptions& reading);
 int catalog_command(const CatalogOptions& options);
 // Prints the lint findings; exit 1 when one is at or above --fail-on.
 int lint_command(const LintOptions& options);

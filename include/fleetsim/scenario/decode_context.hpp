@@ -22,8 +22,8 @@ struct DecodeContext {
                             std::string(kNotModelled));
   }
   // A warning about the field at `v`, with list indices stripped so it is reported once.
-  void warn(const YamlValue& v, std::string message) const {
-    warnings.add(v.where(), kind + "." + strip_indices(v.local_path()), std::move(message));
+  void warn(WarningCode code, const YamlValue& v, std::string message) const {
+    warnings.add(code, v.where(), kind + "." + strip_indices(v.local_path()), std::move(message));
   }
 };
 

@@ -25,6 +25,7 @@
 #include "fleetsim/k8s/pod_disruption_budget_spec.hpp"
 #include "fleetsim/k8s/workloads.hpp"
 #include "fleetsim/provisioning/cluster_autoscaler/settings.hpp"
+#include "fleetsim/scenario/warning_codes.hpp"
 #include "fleetsim/service/service_config.hpp"
 #include "fleetsim/serving/serving_settings.hpp"
 #include "fleetsim/traffic/traffic_config.hpp"
@@ -39,9 +40,14 @@ enum class ProvisionerKind { Karpenter, ClusterAutoscaler, EksAutoMode };
 // A field fleetsim read but does not model, reported once per (kind, field path).
 struct Warning {
   SourceLocation where;
-  std::string field;        // e.g. "Deployment.spec.strategy"
-  std::string message;      // e.g. "not modelled; ignored"
-  bool unmodelled = false;  // about a field or kind fleetsim reads past, not about behaviour
+  std::string field;    // e.g. "Deployment.spec.strategy"
+  std::string message;  // e.g. "not modelled; ignored"
+  WarningCode code = WarningCode::UnmodelledField;
+
+  // About a field or kind fleetsim reads past, not about behaviour.
+  bool unmodelled() const {
+    return code == WarningCode::UnmodelledField || code == WarningCode::UnmodelledKind;
+  }
 };
 
 // Default start-up latencies of a CPU node. EKS Linux nodes go from launch to Ready in about

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <span>
+#include <vector>
 
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/scenario/api_fields.hpp"
@@ -10,6 +11,15 @@
 #include "fleetsim/scenario/scenario_config.hpp"
 
 namespace fleetsim {
+
+// How the command line asks for a scenario to be read.
+struct ReadOptions {
+  // --lenient: manifest fields upstream does not have are warnings, not errors (as the
+  // scenario's manifest_validation: lenient).
+  FieldValidation validation = FieldValidation::Strict;
+  // --suppress: warnings of these codes are dropped (with the scenario's warnings.suppress).
+  std::vector<WarningCode> suppress;
+};
 
 // DESIGN.md §5: the longest scenario fleetsim accepts; a year of simulated time plus margin.
 // Longer values are almost always a unit typo (6000h for 600h).
@@ -23,12 +33,10 @@ inline constexpr SimDuration kMaxScenarioDuration = hours(400 * 24);
 // used when the scenario names no `catalog`. Throws ConfigError (or CatalogError from the
 // catalog, TraceError from a trace) whose what() reads "file:line:col: field: message".
 // `overrides` edit the scenario's keys and its manifests as they are read (a sweep's point); one
-// that edits nothing is an error. `validation` Lenient (the command line's --lenient, or the
-// scenario's manifest_validation: lenient) reads manifest fields upstream does not have as
-// warnings rather than errors.
+// that edits nothing is an error. `options` are the command line's.
 ScenarioConfig load_scenario(const std::filesystem::path& file,
                              const std::filesystem::path& default_catalog_root = {},
                              std::span<const Override> overrides = {},
-                             FieldValidation validation = FieldValidation::Strict);
+                             const ReadOptions& options = {});
 
 }  // namespace fleetsim

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,7 @@ class WarningLog {
 
   // Records a warning unless one for the same field was already recorded: a fleet of fifty
   // Deployments that all set `image` should read as one line, not fifty.
-  void add(SourceLocation where, std::string field, std::string message);
+  void add(WarningCode code, SourceLocation where, std::string field, std::string message);
   // The same for a field or kind fleetsim reads past; one that cannot change a simulation
   // (inert_fields.hpp) is accepted without a word.
   void add_unmodelled(SourceLocation where, std::string field, std::string message);
@@ -38,6 +39,9 @@ class WarningLog {
   std::set<std::string, std::less<>> seen_;
   FieldValidation validation_ = FieldValidation::Strict;
 };
+
+// Removes the warnings of the given codes (--suppress, warnings.suppress).
+void drop_suppressed(std::span<const WarningCode> codes, std::vector<Warning>& warnings);
 
 // The message for a manifest field fleetsim reads past.
 inline constexpr std::string_view kNotModelled = "not modelled; ignored";

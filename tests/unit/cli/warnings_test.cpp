@@ -64,8 +64,8 @@ TEST_CASE("warnings: behaviour in full, ignored fields summed up above five (iss
 
   Run all = s.fleetsim("validate --warnings all " + scenario);
   CHECK(lines_with(all.err, "warning: ") == 8);
-  CHECK_THAT(all.err,
-             Catch::Contains("job.yaml:5:3: Job.spec.backoffLimit: not modelled; ignored"));
+  CHECK_THAT(all.err, Catch::Contains("job.yaml:5:3: Job.spec.backoffLimit: not modelled; ignored "
+                                      "[unmodelled-field]"));
 
   CHECK(s.fleetsim("validate --warnings none " + scenario).err.empty());
   CHECK(s.fleetsim("validate --warnings loud " + scenario).exit_code == 2);
@@ -116,4 +116,46 @@ spec:
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("manifest_validation: unknown manifest_validation \"loose\"; expected strict "
                      "or lenient") != std::string::npos);
+}
+
+TEST_CASE(
+    "each warning prints its code; --suppress and warnings.suppress drop chosen codes "
+    "(issue 25, item 6)",
+    "[cli]") {
+  Scratch s("cli-suppress");
+  s.write("pools.yaml", kG5Pool);
+  s.write("job.yaml", std::string(kWorkloads));
+  const std::string body = "name: w\nduration: 10m\nmanifests: [pools.yaml, job.yaml]\n";
+  const std::string scenario = s.write("scenario.yaml", body).string();
+
+  Run all = s.fleetsim("validate --warnings all " + scenario);
+  CHECK_THAT(all.err, Catch::Contains("has no fleetsim.io/duration annotation: its pods run until "
+                                      "the end of the run and it never completes [endless-job]"));
+  CHECK_THAT(all.err, Catch::Contains("[missing-node-class]"));
+  CHECK(lines_with(all.err, "[unmodelled-field]") == 6);
+
+  Run fewer =
+      s.fleetsim("validate --warnings all --suppress unmodelled-field,endless-job " + scenario);
+  CHECK(fewer.exit_code == 0);
+  CHECK(lines_with(fewer.err, "warning: ") == 1);
+  CHECK_THAT(fewer.err, Catch::Contains("[missing-node-class]"));
+
+  const std::string keyed =
+      s.write("keyed.yaml", body + "warnings: {suppress: [unmodelled-field, missing-node-class]}\n")
+          .string();
+  Run from_scenario = s.fleetsim("validate --warnings all " + keyed);
+  CHECK(lines_with(from_scenario.err, "warning: ") == 1);
+  CHECK_THAT(from_scenario.err, Catch::Contains("[endless-job]"));
+
+  Run bad_flag = s.fleetsim("validate --suppress endless-jobs " + scenario);
+  CHECK(bad_flag.exit_code == 2);
+  CHECK_THAT(bad_flag.err, Catch::Contains("error: --suppress: unknown warning code "
+                                           "\"endless-jobs\"; did you mean \"endless-job\"?"));
+  Run bad_key =
+      s.fleetsim("validate " +
+                 s.write("bad.yaml", body + "warnings: {suppress: [unmodeled-field]}\n").string());
+  CHECK(bad_key.exit_code == 2);
+  CHECK_THAT(bad_key.err, Catch::Contains("bad.yaml:4:22: warnings.suppress[0]: unknown warning "
+                                          "code \"unmodeled-field\"; did you mean "
+                                          "\"unmodelled-field\"?"));
 }

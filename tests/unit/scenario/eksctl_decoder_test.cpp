@@ -316,7 +316,7 @@ TEST_CASE("unmodelled fields are ignored without an error", "[scenario][eksctl]"
   REQUIRE(w.size() == 1);
   CHECK(w[0].field == "ClusterConfig.managedNodeGroups[].preBootstrapCommands");
   CHECK(w[0].where.to_string() == "test.yaml:11:5");
-  CHECK(w[0].unmodelled);
+  CHECK(w[0].unmodelled());
 }
 
 namespace {

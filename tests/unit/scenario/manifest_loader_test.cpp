@@ -66,9 +66,9 @@ TEST_CASE(
         "subnets are not resolved to zones: nodes launch in every zone the NodePool allows (a "
         "topology.kubernetes.io/zone requirement narrows them); a change in a scripted apply "
         "drifts the nodes");
-  CHECK_FALSE(warnings.warnings()[0].unmodelled);  // it shows in a --warnings summary
+  CHECK_FALSE(warnings.warnings()[0].unmodelled());  // it shows in a --warnings summary
   CHECK(warnings.warnings()[1].where.to_string() == file.string() + ":55:3");
-  CHECK(warnings.warnings()[1].unmodelled);
+  CHECK(warnings.warnings()[1].unmodelled());
 }
 
 TEST_CASE("EC2NodeClass value errors", "[scenario]") {

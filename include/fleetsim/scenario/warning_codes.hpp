@@ -1,0 +1,47 @@
+// Each kind of load warning has a stable code, printed with it, so that a user can silence the
+// ones they have read (--suppress CODE, or the scenario's warnings: {suppress: [CODE]}).
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace fleetsim {
+
+enum class WarningCode {
+  UnmodelledField,  // a field upstream has that fleetsim reads past
+  UnmodelledKind,   // a kind fleetsim does not read
+  UnknownField,     // a field upstream does not have, read leniently
+  DeprecatedField,
+  UnusedSettings,  // settings or objects for another provisioner
+  UnusedNodePool,
+  UnusedNodeClass,
+  UnusedAutoModeConfig,
+  MissingNodeClass,
+  NoNodePool,
+  PodsUnhostable,
+  ModelNeedsGpuMemory,
+  BestEffortPods,
+  EndlessJob,
+  CheckpointIgnored,
+  DoNotDisruptIgnored,
+  TopologyKeyNotModelled,
+  AffinityTermWithoutSelector,
+  NamespaceLabels,
+  SubnetsNotResolved,
+  VolumeKept,
+  SpotNoInterruptionBand,
+  KedaIdleReplicaCount,
+  AutoModeExpiryCapped,
+  AutoModeSpotToSpot,
+  NodeGroupInApply,
+  PriorityExpanderEmpty,
+};
+
+// The code's name: "unmodelled-field", "pods-unhostable", …
+std::string_view to_string(WarningCode code);
+std::optional<WarningCode> parse_warning_code(std::string_view name);
+// Every code's name, in declaration order.
+std::span<const std::string_view> warning_code_names();
+
+}  // namespace fleetsim

@@ -1,0 +1,52 @@
+#include "fleetsim/scenario/warning_codes.hpp"
+
+#include <array>
+
+namespace fleetsim {
+
+namespace {
+
+constexpr std::array<std::string_view, 27> kNames{
+    "unmodelled-field",
+    "unmodelled-kind",
+    "unknown-field",
+    "deprecated-field",
+    "unused-settings",
+    "unused-nodepool",
+    "unused-node-class",
+    "unused-auto-mode-config",
+    "missing-node-class",
+    "no-nodepool",
+    "pods-unhostable",
+    "model-needs-gpu-memory",
+    "best-effort-pods",
+    "endless-job",
+    "checkpoint-ignored",
+    "do-not-disrupt-ignored",
+    "topology-key-not-modelled",
+    "affinity-term-without-selector",
+    "namespace-labels",
+    "subnets-not-resolved",
+    "volume-kept",
+    "spot-no-interruption-band",
+    "keda-idle-replica-count",
+    "auto-mode-expiry-capped",
+    "auto-mode-spot-to-spot",
+    "node-group-in-apply",
+    "priority-expander-empty",
+};
+static_assert(kNames.size() == static_cast<std::size_t>(WarningCode::PriorityExpanderEmpty) + 1);
+
+}  // namespace
+
+std::string_view to_string(WarningCode code) { return kNames[static_cast<std::size_t>(code)]; }
+
+std::optional<WarningCode> parse_warning_code(std::string_view name) {
+  for (std::size_t i = 0; i < kNames.size(); ++i)
+    if (kNames[i] == name) return static_cast<WarningCode>(i);
+  return std::nullopt;
+}
+
+std::span<const std::string_view> warning_code_names() { return kNames; }
+
+}  // namespace fleetsim

@@ -10,6 +10,7 @@
 #include "fleetsim/scenario/input_digest.hpp"
 #include "fleetsim/scenario/scenario_loader.hpp"
 #include "fleetsim/scenario/yaml_reader.hpp"
+#include "fleetsim/study/point_error.hpp"
 #include "fleetsim/study/range_values.hpp"
 #include "fleetsim/study/study_digest.hpp"
 
@@ -28,13 +29,16 @@ std::string text_of(const YAML::Node& v) {
   return out.c_str();
 }
 
-// Each value is a results.csv field, which resume and merge read line by line.
-void add_value(StudyParameter& p, const YamlValue& v, YAML::Node node) {
+// Each value is a results.csv field, which resume and merge read line by line. The node is the
+// study's own, with its marks, so that an error in it can name its line.
+void add_value(StudyParameter& p, const YamlValue& v) {
+  YAML::Node node = v.node();
   std::string text = text_of(node);
   if (text.find_first_of("\n\r") != std::string::npos)
     v.fail("a value is written to one results.csv line: it cannot hold a newline");
   p.texts.push_back(std::move(text));
   p.values.push_back(std::move(node));
+  p.value_where.push_back(v.where());
 }
 
 // A parameter named as a column results.csv has anyway would make its header ambiguous.
@@ -63,7 +67,7 @@ StudyParameter decode_parameter(const YamlMap::Entry& e) {
   if (values.has_value() == range.has_value())
     e.value.fail("a parameter takes values: [...] or range: {from, to, step}");
   if (values) {
-    for (const YamlValue& v : values->items()) add_value(p, v, YAML::Clone(v.node()));
+    for (const YamlValue& v : values->items()) add_value(p, v);
     if (p.values.empty()) values->fail("no values");
   } else {
     YamlMap r(*range);
@@ -80,6 +84,7 @@ StudyParameter decode_parameter(const YamlMap::Entry& e) {
     for (std::string& text : range_texts(from, step, static_cast<std::size_t>(count))) {
       p.values.emplace_back(text);
       p.texts.push_back(std::move(text));
+      p.value_where.push_back(range->where());
     }
   }
   return p;
@@ -118,7 +123,7 @@ std::vector<std::size_t> decode_point(const YamlValue& item, Study& study) {
     const std::string text = text_of(v.node());
     auto it = std::find(p.texts.begin(), p.texts.end(), text);
     if (it == p.texts.end()) {  // a listed point may use a value the list does not have
-      add_value(p, v, YAML::Clone(v.node()));
+      add_value(p, v);
       it = p.texts.end() - 1;
     }
     point.push_back(static_cast<std::size_t>(it - p.texts.begin()));
@@ -200,12 +205,14 @@ std::uint64_t load_points(Study& study, const std::filesystem::path& catalog_roo
                 .second)
           study.warnings.push_back(w);
       std::string files = config.catalog_dir.string();
-      for (const auto& f : config.input_files) files += "\n" + f.string();
+      for (const auto& f : config.input_files) {
+        files += '\n';
+        files += f.string();
+      }
       if (file_sets.insert(files).second)
         for (auto& digest : input_digests(config)) inputs.push_back(std::move(digest));
     } catch (const InputError& e) {
-      throw ConfigError(SourceLocation{.file = study.file.string()}, fmt::format("points[{}]", p),
-                        e.what());
+      throw point_error(study, p, e);
     }
   }
   std::sort(inputs.begin(), inputs.end());

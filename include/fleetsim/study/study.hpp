@@ -16,7 +16,8 @@ struct StudyParameter {
   std::string name;  // its results.csv column
   std::string target;
   std::vector<YAML::Node> values;
-  std::vector<std::string> texts;  // each value as results.csv writes it
+  std::vector<std::string> texts;           // each value as results.csv writes it
+  std::vector<SourceLocation> value_where;  // each value's place in the study file
   SourceLocation where;
 };
 

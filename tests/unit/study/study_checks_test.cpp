@@ -97,3 +97,29 @@ TEST_CASE("range values are the shortest text that stays distinct", "[study]") {
   CHECK(range_texts(2, 2, 2) == std::vector<std::string>{"2", "4"});
   CHECK(range_count(0.1, 0.3, 0.1) == 3);
 }
+
+// Issue 25, item 8: a bad value is named where the study writes it, not at line 1 of the
+// scenario or manifest its copy was put into.
+TEST_CASE("an error in a study's value names the study's line of it", "[study]") {
+  Scratch s;
+  CHECK(load_error(s,
+                   "parameters:\n  surge:\n    target: services[0].traffic.factor\n"
+                   "    values: [2, lots]\n") ==
+        ":5:17: points[1].surge: services[0].traffic.factor: expected a finite number, got "
+        "\"lots\"");
+  CHECK(load_error(s,
+                   "parameters:\n  serving:\n    target: services[0].serving\n    values:\n"
+                   "      - {concurrency: 4, service_time: {model: llm, slowdown: x}}\n") ==
+        ":6:63: points[0].serving: services[0].serving.service_time.slowdown: expected a finite "
+        "number, got \"x\"");
+  CHECK(load_error(s,
+                   "parameters:\n  after:\n    target: \"NodePool/gpu-shared: "
+                   "spec.disruption.consolidateAfter\"\n    values: [30s, soon]\n") ==
+        ":5:19: points[1].after: spec.disruption.consolidateAfter: invalid duration \"soon\"; use "
+        "Go forms such as 90s, 5m or 1h30m");
+  CHECK(load_error(s,
+                   "parameters:\n  at:\n    target: services[0].traffic.at\n"
+                   "    range: {from: 1, to: 2, step: 1}\n") ==
+        ":5:12: points[0].at: services[0].traffic.at: invalid duration \"1\"; use Go forms such "
+        "as 90s, 5m or 1h30m");
+}

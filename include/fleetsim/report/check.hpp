@@ -28,6 +28,8 @@ struct Tolerance {
 // GPU utilization may fall 2 points and completed Jobs 1%.
 std::vector<Tolerance> default_tolerances();
 
+// Regression includes a metric the baseline has and the new report lacks (or has as null);
+// Missing is one the baseline lacks, shown but not failed.
 enum class Verdict { Ok, Regression, Missing };
 
 struct MetricCheck {

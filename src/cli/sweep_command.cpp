@@ -55,17 +55,16 @@ std::optional<std::pair<unsigned, unsigned>> parse_shard(const std::string& text
 // nothing reads a frontier of some runs as the study's.
 void summarize(const std::filesystem::path& results, const std::filesystem::path& out_dir,
                const std::string& partial = {}) {
-  const ResultsText text = read_results(results);
-  if (text.rows.empty()) return;  // no runs
-  const StudySummary summary = summarize_results(results);
-  const std::filesystem::path frontier =
-      out_dir / (partial.empty() ? "frontier.csv" : "frontier-partial.csv");
   if (!partial.empty()) {
     std::error_code ec;
     std::filesystem::remove(out_dir / "frontier.csv", ec);
     std::cout << "PARTIAL: " << partial
               << "; the means and the frontier are of the runs there are\n";
   }
+  if (read_results(results).rows.empty()) return;  // no runs
+  const StudySummary summary = summarize_results(results);
+  const std::filesystem::path frontier =
+      out_dir / (partial.empty() ? "frontier.csv" : "frontier-partial.csv");
   std::cout << summary_table(summary);
   write_file_atomically(frontier, "--out", frontier_csv(summary));
   std::cout << fmt::format("results: {}{}, frontier: {}\n", results.string(),

@@ -41,9 +41,13 @@ std::optional<std::pair<unsigned, unsigned>> shard_of(const std::filesystem::pat
   return std::pair{i, n};
 }
 
-std::string list(const std::vector<std::string>& items, std::size_t shown = 3) {
+std::string list(const std::vector<std::string>& items, std::size_t shown = 3,
+                 std::string_view separator = ", ") {
   std::string out;
-  for (std::size_t i = 0; i < items.size() && i < shown; ++i) out += (i ? ", " : "") + items[i];
+  for (std::size_t i = 0; i < items.size() && i < shown; ++i) {
+    if (i > 0) out += separator;
+    out += items[i];
+  }
   if (items.size() > shown) out += fmt::format(" and {} more", items.size() - shown);
   return out;
 }
@@ -164,8 +168,8 @@ MergeOutcome merge_results(const std::vector<std::filesystem::path>& files,
   }
   outcome.runs = study.points * study.seeds.size();
   if (outcome.missing > 0) {
-    outcome.missing_text =
-        fmt::format("{} of {} runs missing: {}", outcome.missing, outcome.runs, list(missing, 4));
+    outcome.missing_text = fmt::format("{} of {} runs missing: {}", outcome.missing, outcome.runs,
+                                       list(missing, 4, "; "));
     if (!allow_partial)
       throw InputError(SourceLocation{.file = "merge"}, "",
                        outcome.missing_text +

@@ -91,11 +91,20 @@ void ResultsFile::keep_rows(ResultsText& found, const StudyRecord& record) {
          "changed; use another --out, or delete it to start over");
   std::size_t dropped = 0;
   std::string first;
+  std::map<std::pair<std::size_t, std::uint64_t>, std::size_t> line_of;
   for (ResultsRow& row : found.rows) {
     const auto key = row_key(row.text, path_.string(), row.line);
     if (!record.has_run(key.first, key.second)) {
       if (dropped++ == 0)
         first = fmt::format("line {}: point {} seed {}", row.line, key.first, key.second);
+      continue;
+    }
+    if (auto [it, fresh] = line_of.emplace(key, row.line); !fresh) {
+      if (rows_[key] != row.text)
+        throw InputError(SourceLocation{.file = path_.string(), .line = static_cast<int>(row.line)},
+                         "results",
+                         fmt::format("a second row for point {} seed {}, unlike line {}'s",
+                                     key.first, key.second, it->second));
       continue;
     }
     rows_.emplace(key, std::move(row.text));

@@ -65,6 +65,19 @@ TEST_CASE("fleetsim merge refuses a missing or repeated shard and --allow-partia
   CHECK(std::filesystem::exists(s.dir / "out/frontier-partial.csv"));
   CHECK_FALSE(std::filesystem::exists(s.dir / "out/frontier.csv"));  // the whole one's is gone
 
+  // A shard that ran nothing yet: still said to be partial, with nothing to summarize.
+  s.write("empty/results-shard-1-of-2.csv", "point,seed,surge," + std::string(kMetrics) + "\n");
+  s.write("empty/results-shard-1-of-2.study.json",
+          "{\"study\": \"fnv1a64:00000000000000aa\", \"points\": 3, \"seeds\": [5], "
+          "\"shard\": {\"index\": 1, \"count\": 2}}\n");
+  Run nothing = s.fleetsim("merge " + (s.dir / "empty").string() + " --out " +
+                           (s.dir / "out-empty").string() + " --allow-partial");
+  CHECK(nothing.exit_code == 0);
+  CHECK(nothing.out == "PARTIAL: 3 of 3 runs missing: " + (s.dir / "empty").string() +
+                           "/results-shard-1-of-2.csv lacks point 1 seed 5 (its sweep stopped "
+                           "early); no shard 0 of 2 among the inputs; the means and the frontier "
+                           "are of the runs there are\n");
+
   // --out that is a file, and an input that is not there: bad input, not an internal error.
   const std::string file = s.write("file", "x").string();
   Run onto_file = s.fleetsim("merge " + a + " " + b + " --out " + file);

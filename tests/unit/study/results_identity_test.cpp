@@ -108,6 +108,9 @@ TEST_CASE("a bad results row is named by its line", "[study]") {
   write_record(results, record());
   CHECK(error_of([&] { ResultsFile(results, "point,seed,x", record()); }) ==
         s.path("results.csv") + ":3: results: a row without its point: some,thing");
+  s.write("results.csv", "point,seed,x\n0,5,1\n0,6,1\n0,5,2\n");
+  CHECK(error_of([&] { ResultsFile(results, "point,seed,x", record()); }) ==
+        s.path("results.csv") + ":4: results: a second row for point 0 seed 5, unlike line 2's");
 }
 
 TEST_CASE("merge takes every shard of one study once unless --allow-partial", "[study]") {

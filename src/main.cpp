@@ -180,12 +180,16 @@ void add_compare_sweep_and_merge(CLI::App& app, CommandLine& cl) {
   cl.sweep_cmd->add_option("--shard", cl.sweep.shard,
                            "I/N: run every N-th point from point I (auto/N: I from "
                            "$JOB_COMPLETION_INDEX, for a Kubernetes Indexed Job)");
+  add_warnings_option(cl.sweep_cmd, cl);
 
   cl.merge_cmd = app.add_subcommand(
       "merge", "Join sweep shards into the results.csv one sweep would write, with its summary");
   cl.merge_cmd->add_option("inputs", cl.merge.inputs, "Shard output folders or results-shard files")
       ->required();
   cl.merge_cmd->add_option("--out", cl.merge.out_dir, "Output directory")->required();
+  cl.merge_cmd->add_flag("--allow-partial", cl.merge.allow_partial,
+                         "Merge the runs there are when shards or runs are missing; the summary "
+                         "says so and the frontier goes to frontier-partial.csv");
 }
 
 void add_lint_and_explain(CLI::App& app, CommandLine& cl) {
@@ -292,7 +296,7 @@ std::optional<std::string> finish_options(CommandLine& cl) {
   const WarningDetail warnings =
       parse_warning_detail(cl.warnings_text).value_or(WarningDetail::Auto);
   cl.run.warnings = cl.validate_warnings = cl.autoscale.warnings = cl.lint.warnings =
-      cl.check.warnings = cl.compare.warnings = warnings;
+      cl.check.warnings = cl.compare.warnings = cl.sweep.warnings = warnings;
   ReadOptions reading{.validation =
                           cl.lenient ? FieldValidation::Lenient : FieldValidation::Strict};
   for (const std::string& name : cl.suppress_text) {

@@ -29,6 +29,20 @@ void write_file(const std::filesystem::path& path, std::string_view field, const
                      "cannot write this file");
 }
 
+// A report to read must be a file; a missing baseline is made by --update-baseline.
+void require_file(const std::filesystem::path& path, std::string_view field, bool is_baseline) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (std::filesystem::is_directory(status))
+    throw InputError(SourceLocation{.file = path.string()}, std::string(field),
+                     "a folder, not a report.json");
+  if (!std::filesystem::exists(status))
+    throw InputError(SourceLocation{.file = path.string()}, std::string(field),
+                     is_baseline ? "no such file; to make this run the baseline, rerun with "
+                                   "--update-baseline and commit the file it writes"
+                                 : "no such file");
+}
+
 }  // namespace
 
 int check_command(const CheckOptions& options) {
@@ -43,6 +57,7 @@ int check_command(const CheckOptions& options) {
                                       .inputs = input_digests(config)};
     new_report = report_json_text(run(config), &provenance);
   } else {
+    require_file(*options.report, "--report", false);
     std::ifstream in(*options.report);
     std::stringstream text;
     text << in.rdbuf();
@@ -50,15 +65,26 @@ int check_command(const CheckOptions& options) {
     read_report_file(*options.report, "--report");  // a clear error for what is not a report
   }
   if (options.update_baseline) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(options.baseline, ec))
+      throw InputError(SourceLocation{.file = options.baseline.string()}, "--baseline",
+                       "a folder, not a report.json");
     write_file(options.baseline, "--baseline", new_report);
     std::cout << fmt::format("{}: baseline updated\n", options.baseline.string());
     return kExitOk;
   }
+  require_file(options.baseline, "--baseline", true);
   const nlohmann::json baseline = read_report_file(options.baseline, "--baseline");
+  const nlohmann::json current = nlohmann::json::parse(new_report);
   std::vector<Tolerance> tolerances = default_tolerances();
   if (options.tolerances) tolerances = load_tolerances(*options.tolerances, std::move(tolerances));
-  const CheckResult result =
-      check_report(baseline, nlohmann::json::parse(new_report), tolerances, gates);
+  check_metric_paths({.baseline = baseline,
+                      .current = current,
+                      .baseline_name = options.baseline.string(),
+                      .current_name = options.report ? options.report->string()
+                                                     : options.scenario->string() + " (its run)"},
+                     tolerances, gates);
+  const CheckResult result = check_report(baseline, current, tolerances, gates);
   std::cout << check_table(result);
   const std::string markdown = check_markdown(result);
   if (options.markdown) write_file(*options.markdown, "--markdown", markdown);

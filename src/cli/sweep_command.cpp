@@ -11,7 +11,10 @@
 #include <optional>
 
 #include "fleetsim/cli/commands.hpp"
+#include "fleetsim/cli/warning_report.hpp"
+#include "fleetsim/core/atomic_file.hpp"
 #include "fleetsim/core/time.hpp"
+#include "fleetsim/study/merge.hpp"
 #include "fleetsim/study/results_file.hpp"
 #include "fleetsim/study/study_summary.hpp"
 #include "fleetsim/study/sweep.hpp"
@@ -47,17 +50,38 @@ std::optional<std::pair<unsigned, unsigned>> parse_shard(const std::string& text
   return std::pair{i, n};
 }
 
-// Prints the summary and writes frontier.csv beside the results.
-void summarize(const std::filesystem::path& results, const std::filesystem::path& out_dir) {
-  std::ifstream in(results);
-  std::string header, first_row;
-  std::getline(in, header);
-  if (!std::getline(in, first_row)) return;  // no runs
+// Prints the summary and writes frontier.csv beside the results; for a partial merge, says so
+// first and writes frontier-partial.csv instead (and removes a frontier.csv of before), so that
+// nothing reads a frontier of some runs as the study's.
+void summarize(const std::filesystem::path& results, const std::filesystem::path& out_dir,
+               const std::string& partial = {}) {
+  if (!partial.empty()) {
+    std::error_code ec;
+    std::filesystem::remove(out_dir / "frontier.csv", ec);
+    std::cout << "PARTIAL: " << partial
+              << "; the means and the frontier are of the runs there are\n";
+  }
+  if (read_results(results).rows.empty()) return;  // no runs
   const StudySummary summary = summarize_results(results);
+  const std::filesystem::path frontier =
+      out_dir / (partial.empty() ? "frontier.csv" : "frontier-partial.csv");
   std::cout << summary_table(summary);
-  std::ofstream(out_dir / "frontier.csv", std::ios::trunc) << frontier_csv(summary);
-  std::cout << fmt::format("results: {}, frontier: {}\n", results.string(),
-                           (out_dir / "frontier.csv").string());
+  write_file_atomically(frontier, "--out", frontier_csv(summary));
+  std::cout << fmt::format("results: {}{}, frontier: {}\n", results.string(),
+                           partial.empty() ? "" : " (partial)", frontier.string());
+}
+
+// --out must be a folder, or be creatable as one.
+void make_out_dir(const std::filesystem::path& dir) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(dir, ec);
+  if (std::filesystem::exists(status) && !std::filesystem::is_directory(status))
+    throw InputError(SourceLocation{.file = dir.string()}, "--out",
+                     "not a folder (a file is in the way)");
+  std::filesystem::create_directories(dir, ec);
+  if (ec)
+    throw InputError(SourceLocation{.file = dir.string()}, "--out",
+                     "cannot create this folder: " + ec.message());
 }
 
 }  // namespace
@@ -74,7 +98,10 @@ int sweep_command(const SweepCommandOptions& options) {
     }
     std::tie(sweep.shard_index, sweep.shard_count) = *shard;
   }
+  make_out_dir(options.out_dir);
   const Study study = load_study(options.study, bundled_catalog_root());
+  print_warnings(study.warnings, options.warnings, std::cerr);
+  sweep.note = [](const std::string& note) { std::cerr << "note: " << note << '\n'; };
   const auto started = std::chrono::steady_clock::now();
   std::optional<std::size_t> first_done;
   if (isatty(STDERR_FILENO) != 0) {
@@ -101,22 +128,11 @@ int sweep_command(const SweepCommandOptions& options) {
 }
 
 int merge_command(const MergeOptions& options) {
-  std::vector<std::filesystem::path> shards;
-  for (const std::filesystem::path& in : options.inputs) {
-    if (!std::filesystem::is_directory(in)) {
-      shards.push_back(in);
-      continue;
-    }
-    std::vector<std::filesystem::path> found;
-    for (const auto& e : std::filesystem::directory_iterator(in))
-      if (e.path().filename().string().starts_with("results-shard-")) found.push_back(e.path());
-    std::sort(found.begin(), found.end());
-    shards.insert(shards.end(), found.begin(), found.end());
-  }
-  std::filesystem::create_directories(options.out_dir);
+  const std::vector<std::filesystem::path> shards = shard_files(options.inputs);
+  make_out_dir(options.out_dir);
   const std::filesystem::path results = options.out_dir / "results.csv";
-  merge_results(shards, results);
-  summarize(results, options.out_dir);
+  const MergeOutcome outcome = merge_results(shards, results, options.allow_partial);
+  summarize(results, options.out_dir, outcome.missing_text);
   return kExitOk;
 }
 

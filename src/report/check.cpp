@@ -94,7 +94,10 @@ CheckResult check_report(const nlohmann::json& baseline, const nlohmann::json& c
                   .baseline = report_metric(baseline, t.metric),
                   .current = report_metric(current, t.metric),
                   .limit = limit_text(t)};
-    if (!m.baseline || !m.current) {
+    if (m.baseline && !m.current) {
+      // Measured before and not now (null or gone): the check cannot hold, so it fails.
+      m.verdict = Verdict::Regression;
+    } else if (!m.baseline || !m.current) {
       m.verdict = Verdict::Missing;
     } else {
       const double worse =

@@ -25,7 +25,8 @@ std::string verdict(const MetricCheck& m) {
     case Verdict::Ok:
       return "ok";
     case Verdict::Regression:
-      return m.gate ? "FAILED" : "REGRESSION";
+      if (m.gate) return "FAILED";
+      return m.current ? "REGRESSION" : "REGRESSION (not in the new report)";
     case Verdict::Missing:
       return "not in both reports";
   }

@@ -21,27 +21,6 @@ namespace {
   throw InputError(SourceLocation{.file = p.string()}, "results", why);
 }
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// The header and the complete rows of a results file; a last line without its newline was cut
-// short by a kill and is left out.
-std::pair<std::string, std::vector<std::string>> read_rows(const std::filesystem::path& p) {
-  const std::string text = slurp(p);
-  std::vector<std::string> lines;
-  std::size_t start = 0;
-  for (std::size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1)
-    lines.push_back(text.substr(start, nl - start));
-  if (lines.empty()) return {};
-  std::string header = std::move(lines.front());
-  lines.erase(lines.begin());
-  return {std::move(header), std::move(lines)};
-}
-
 std::string file_text(const std::string& header,
                       const std::map<std::pair<std::size_t, std::uint64_t>, std::string>& rows) {
   std::string text = header + '\n';
@@ -51,32 +30,89 @@ std::string file_text(const std::string& header,
 
 }  // namespace
 
-std::pair<std::size_t, std::uint64_t> row_key(const std::string& row, const std::string& file) {
+ResultsText read_results(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) fail(p, "cannot read this file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  ResultsText out;
+  std::size_t start = 0;
+  // A last line without its newline was cut short by a kill and is left out.
+  for (std::size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1) {
+    if (start == 0)
+      out.header = text.substr(0, nl);
+    else
+      out.rows.push_back({.line = out.rows.size() + 2, .text = text.substr(start, nl - start)});
+  }
+  return out;
+}
+
+std::pair<std::size_t, std::uint64_t> row_key(const std::string& row, const std::string& file,
+                                              std::size_t line) {
+  const SourceLocation where{.file = file, .line = static_cast<int>(line)};
   std::size_t point = 0;
   std::uint64_t seed = 0;
   const char* end = row.data() + row.size();
   auto [p1, e1] = std::from_chars(row.data(), end, point);
   if (e1 != std::errc{} || p1 == end || *p1 != ',')
-    fail(file, "a row without its point: " + row.substr(0, 60));
+    throw InputError(where, "results", "a row without its point: " + row.substr(0, 60));
   auto [p2, e2] = std::from_chars(p1 + 1, end, seed);
   if (e2 != std::errc{} || (p2 != end && *p2 != ','))
-    fail(file, "a row without its seed: " + row.substr(0, 60));
+    throw InputError(where, "results", "a row without its seed: " + row.substr(0, 60));
   return {point, seed};
 }
 
-ResultsFile::ResultsFile(std::filesystem::path path, std::string header)
+ResultsFile::ResultsFile(std::filesystem::path path, std::string header, StudyRecord record)
     : path_(std::move(path)), header_(std::move(header)) {
   std::error_code ec;
   if (std::filesystem::exists(path_, ec)) {
-    auto [found, rows] = read_rows(path_);
-    if (!found.empty() && found != header_)
-      fail(path_, "written by another study (its header differs); use another --out");
-    for (std::string& row : rows) rows_.emplace(row_key(row, path_.string()), std::move(row));
+    ResultsText found = read_results(path_);
+    if (!found.header.empty()) keep_rows(found, record);
   }
+  write_record(path_, record);
   // Rewritten first, so that a torn row is gone before new ones follow it.
   write_file_atomically(path_, "results", file_text(header_, rows_));
   fd_ = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
   if (fd_ < 0) fail(path_, std::strerror(errno));
+}
+
+// Rows are kept only from a file of this study (the same digest and header), and only for runs
+// the study still has: a changed seed list drops the rows of the seeds it no longer lists.
+void ResultsFile::keep_rows(ResultsText& found, const StudyRecord& record) {
+  const std::optional<StudyRecord> before = read_record(path_);
+  if (!before)
+    fail(path_, fmt::format("no study record ({}) beside it, so the study that wrote it is "
+                            "unknown; use another --out, or delete it to start over",
+                            record_path(path_).filename().string()));
+  if (before->digest != record.digest || found.header != header_)
+    fail(path_,
+         "written by another study, or by this one before its scenario, parameters or points "
+         "changed; use another --out, or delete it to start over");
+  std::size_t dropped = 0;
+  std::string first;
+  std::map<std::pair<std::size_t, std::uint64_t>, std::size_t> line_of;
+  for (ResultsRow& row : found.rows) {
+    const auto key = row_key(row.text, path_.string(), row.line);
+    if (!record.has_run(key.first, key.second)) {
+      if (dropped++ == 0)
+        first = fmt::format("line {}: point {} seed {}", row.line, key.first, key.second);
+      continue;
+    }
+    if (auto [it, fresh] = line_of.emplace(key, row.line); !fresh) {
+      if (rows_[key] != row.text)
+        throw InputError(SourceLocation{.file = path_.string(), .line = static_cast<int>(row.line)},
+                         "results",
+                         fmt::format("a second row for point {} seed {}, unlike line {}'s",
+                                     key.first, key.second, it->second));
+      continue;
+    }
+    rows_.emplace(key, std::move(row.text));
+  }
+  if (dropped > 0)
+    notes_.push_back(fmt::format(
+        "{}: dropped {} row{} of runs the study does not have (seeds it no longer lists), from {}",
+        path_.string(), dropped, dropped == 1 ? "" : "s", first));
 }
 
 ResultsFile::~ResultsFile() {
@@ -99,21 +135,6 @@ void ResultsFile::finish() {
   ::close(fd_);
   fd_ = -1;
   write_file_atomically(path_, "results", file_text(header_, rows_));
-}
-
-void merge_results(const std::vector<std::filesystem::path>& inputs,
-                   const std::filesystem::path& out) {
-  std::string header;
-  std::map<std::pair<std::size_t, std::uint64_t>, std::string> rows;
-  for (const std::filesystem::path& in : inputs) {
-    auto [found, lines] = read_rows(in);
-    if (found.empty()) fail(in, "not a results file (no header)");
-    if (header.empty()) header = found;
-    if (found != header) fail(in, "its header differs from the other shards': another study");
-    for (std::string& line : lines) rows.emplace(row_key(line, in.string()), std::move(line));
-  }
-  if (header.empty()) fail(out, "no shard results to merge");
-  write_file_atomically(out, "results", file_text(header, rows));
 }
 
 }  // namespace fleetsim

@@ -58,7 +58,14 @@ std::filesystem::path run_sweep(const Study& study, const SweepOptions& options)
   std::error_code ec;
   std::filesystem::create_directories(options.out_dir / "reports", ec);
   if (ec) throw InputError(SourceLocation{.file = options.out_dir.string()}, "--out", ec.message());
-  ResultsFile results(results_path(options), header(study));
+  ResultsFile results(results_path(options), header(study),
+                      StudyRecord{.digest = study.digest,
+                                  .points = study.points.size(),
+                                  .seeds = study.seeds,
+                                  .shard_index = options.shard_index,
+                                  .shard_count = options.shard_count});
+  if (options.note)
+    for (const std::string& note : results.notes()) options.note(note);
 
   struct Task {
     std::size_t point;

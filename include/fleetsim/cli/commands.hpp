@@ -84,11 +84,13 @@ struct SweepCommandOptions {
   std::filesystem::path out_dir;
   unsigned jobs = 1;
   std::optional<std::string> shard;  // "I/N" or "auto/N"
+  WarningDetail warnings = WarningDetail::Auto;
 };
 
 struct MergeOptions {
   std::vector<std::filesystem::path> inputs;  // shard folders or results-shard files
   std::filesystem::path out_dir;
+  bool allow_partial = false;  // merge what is there when shards or runs are missing
 };
 
 int run_command(const RunCommandOptions& options);

@@ -28,6 +28,8 @@ struct Tolerance {
 // GPU utilization may fall 2 points and completed Jobs 1%.
 std::vector<Tolerance> default_tolerances();
 
+// Regression includes a metric the baseline has and the new report lacks (or has as null);
+// Missing is one the baseline lacks, shown but not failed.
 enum class Verdict { Ok, Regression, Missing };
 
 struct MetricCheck {
@@ -49,6 +51,20 @@ struct CheckResult {
 
 // The value at a dotted path; a key may itself hold dots ("by_instance_type.g5.2xlarge").
 std::optional<double> report_metric(const nlohmann::json& report, std::string_view path);
+
+// The two reports and what to call them in messages (their files).
+struct CheckInputs {
+  const nlohmann::json& baseline;
+  const nlohmann::json& current;
+  std::string baseline_name;
+  std::string current_name;
+};
+
+// Throws InputError when a tolerance from a file or a gate names a path in neither report (with
+// the closest path there is), or when either report has something other than a number or null
+// at a checked path (a string, a group of metrics): such a check would pass without checking.
+void check_metric_paths(const CheckInputs& in, const std::vector<Tolerance>& tolerances,
+                        const std::vector<Gate>& gates);
 
 CheckResult check_report(const nlohmann::json& baseline, const nlohmann::json& current,
                          const std::vector<Tolerance>& tolerances, const std::vector<Gate>& gates);

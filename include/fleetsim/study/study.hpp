@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fleetsim/scenario/overrides.hpp"
+#include "fleetsim/scenario/scenario_config.hpp"
 
 namespace fleetsim {
 
@@ -15,7 +16,8 @@ struct StudyParameter {
   std::string name;  // its results.csv column
   std::string target;
   std::vector<YAML::Node> values;
-  std::vector<std::string> texts;  // each value as results.csv writes it
+  std::vector<std::string> texts;           // each value as results.csv writes it
+  std::vector<SourceLocation> value_where;  // each value's place in the study file
   SourceLocation where;
 };
 
@@ -27,6 +29,12 @@ struct Study {
   // varies fastest) or the listed order.
   std::vector<std::vector<std::size_t>> points;
   std::vector<std::uint64_t> seeds;
+  // The warnings of loading its points, each once, in the order they were first met.
+  std::vector<Warning> warnings;
+  // Identifies what its results depend on, seeds apart: fleetsim's version, the scenario's
+  // input files (their digests), the parameters' names and targets, and each point's values.
+  // A results file of another digest is another study's; a seed is checked row by row.
+  std::string digest;
 
   // The edits that make the base scenario into point `p`.
   std::vector<Override> overrides(std::size_t p) const;
@@ -38,7 +46,10 @@ struct Study {
 //   parameters:
 //     NAME: {target: TARGET, values: [...]}  or  {target: TARGET, range: {from, to, step}}
 //   points: [{NAME: value, ...}, ...]   (optional: these points instead of the grid)
-// Every point is loaded once to check it before anything runs; errors name the point.
+// Every point is loaded once to check it before anything runs; errors name the point. A study
+// that would write results one cannot trust is refused: a parameter on `seed` or on a target
+// another parameter sets (or lies inside), repeated seeds or points, an empty or oversized
+// `points` list, a parameter named as a results column, a value with a newline.
 Study load_study(const std::filesystem::path& file,
                  const std::filesystem::path& default_catalog_root);
 

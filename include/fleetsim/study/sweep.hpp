@@ -20,6 +20,8 @@ struct SweepOptions {
   unsigned shard_count = 1;
   // Called after each finished run with (done, total) of this shard; may be empty.
   std::function<void(std::size_t, std::size_t)> progress;
+  // Called with what a resume dropped from the results file ("dropped 3 rows ..."); may be empty.
+  std::function<void(const std::string&)> note;
 };
 
 // results.csv (or results-shard-I-of-N.csv for a shard) in out_dir: its path.

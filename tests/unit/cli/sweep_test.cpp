@@ -38,3 +38,34 @@ TEST_CASE("fleetsim sweep: shards by completion index merge into the unsharded r
   CHECK(bad.exit_code == 2);
   CHECK(bad.err == "error: --shard: expected I/N with 0 <= I < N (or auto/N), got \"3/3\"\n");
 }
+
+// Issue 25, item 8: a sweep shows the scenario's warnings, once for all its points, as run does.
+TEST_CASE("fleetsim sweep prints the scenario's warnings once", "[cli]") {
+  Scratch s("sweep-warnings-cli");
+  s.write("pools.yaml", fleetsim::test::kG5Pool);
+  s.write("job.yaml", R"(apiVersion: batch/v1
+kind: Job
+metadata: {name: train, annotations: {fleetsim.io/duration: 5m}}
+spec:
+  backoffLimit: 2
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: c
+          resources: {requests: {cpu: 1, nvidia.com/gpu: 1}}
+)");
+  s.write("scenario.yaml", "name: w\nduration: 10m\nmanifests: [pools.yaml, job.yaml]\n");
+  const std::string study =
+      s.write("study.yaml",
+              "scenario: scenario.yaml\nparameters:\n  length:\n    target: duration\n"
+              "    values: [10m, 20m]\n")
+          .string();
+  Run sweep = s.fleetsim("sweep " + study + " --out " + (s.dir / "out").string());
+  CHECK(sweep.exit_code == 0);
+  CHECK(sweep.err == "warning: " + (s.dir / "job.yaml").string() +
+                         ":5:3: Job.spec.backoffLimit: not modelled; ignored\nwarning: " +
+                         (s.dir / "pools.yaml").string() +
+                         ":8:74: NodePool.spec.template.spec.nodeClassRef.name: no EC2NodeClass "
+                         "named \"default\"; using defaults\n");
+}

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "fleetsim/study/merge.hpp"
 #include "fleetsim/study/results_file.hpp"
 #include "fleetsim/study/study.hpp"
 #include "fleetsim/study/study_summary.hpp"
@@ -80,7 +81,9 @@ TEST_CASE("a study's grid, ranges, listed points and seeds", "[study]") {
   std::string bad = study_text();
   bad.replace(bad.find("[30s, 5m]"), 9, "[30s, soon]");
   CHECK_THAT(error_of([&] { load_study(s.write("bad.yaml", bad), kSource / "instance-catalog"); }),
-             Catch::Contains("points[2]: ") && Catch::Contains("\"soon\""));
+             Catch::EndsWith("bad.yaml:6:19: points[2].consolidate_after: "
+                             "spec.disruption.consolidateAfter: invalid duration \"soon\"; use "
+                             "Go forms such as 90s, 5m or 1h30m"));
   std::string typo = study_text();
   typo.replace(typo.find("gpu-shared"), 10, "gpu-shard");
   CHECK_THAT(
@@ -119,6 +122,7 @@ TEST_CASE(
   std::size_t cut = 0;
   for (int line = 0; line < 6; ++line) cut = one.find('\n', cut) + 1;
   s.write("killed/results.csv", one.substr(0, cut + 20));
+  std::filesystem::copy_file(s.dir / "one/results.study.json", s.dir / "killed/results.study.json");
   std::size_t runs = 0;
   const auto resumed = run_sweep(study, {.out_dir = s.dir / "killed",
                                          .catalog_root = catalogs,
@@ -144,10 +148,31 @@ TEST_CASE(
 
 TEST_CASE("a results file of another study is refused, not appended to", "[study]") {
   Scratch s;
+  const StudyRecord record{.digest = "fnv1a64:0000000000000001", .points = 1, .seeds = {1}};
   s.write("results.csv", "point,seed,x\n0,1,2\n");
-  CHECK_THAT(error_of([&] { ResultsFile(s.dir / "results.csv", "point,seed,y"); }),
-             Catch::EndsWith("written by another study (its header differs); use another --out"));
-  ResultsFile same(s.dir / "results.csv", "point,seed,x");
+  write_record(s.dir / "results.csv", record);
+  CHECK_THAT(error_of([&] { ResultsFile(s.dir / "results.csv", "point,seed,y", record); }),
+             Catch::EndsWith("written by another study, or by this one before its scenario, "
+                             "parameters or points changed; use another --out, or delete it to "
+                             "start over"));
+  ResultsFile same(s.dir / "results.csv", "point,seed,x", record);
   CHECK(same.has(0, 1));
   CHECK_FALSE(same.has(0, 2));
+}
+
+// What a study's results depend on changes its digest; its seeds do not (a row names its seed).
+TEST_CASE("a study's digest follows its values and scenario, not its seeds", "[study]") {
+  Scratch s;
+  const auto catalogs = kSource / "instance-catalog";
+  const std::string base = load_study(s.write("a.yaml", study_text()), catalogs).digest;
+  CHECK(base.starts_with("fnv1a64:"));
+  std::string seeds = study_text();
+  seeds.replace(seeds.find("seeds: 3"), 8, "seeds: [1, 2]");
+  CHECK(load_study(s.write("b.yaml", seeds), catalogs).digest == base);
+  std::string values = study_text();
+  values.replace(values.find("[30s, 5m]"), 9, "[30s, 6m]");
+  CHECK(load_study(s.write("c.yaml", values), catalogs).digest != base);
+  std::string target = study_text();
+  target.replace(target.find("services[0].traffic.factor"), 26, "services[0].traffic.base.rps");
+  CHECK(load_study(s.write("d.yaml", target), catalogs).digest != base);
 }

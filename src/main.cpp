@@ -164,6 +164,16 @@ void add_compare_sweep_and_merge(CLI::App& app, CommandLine& cl) {
       ->add_option("--seeds", cl.compare.seeds, "Runs per scenario (its seed and the next)")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
+  cl.compare_cmd->add_option("--format", cl.compare.format, "table | csv | json | markdown")
+      ->check(CLI::IsMember({"table", "csv", "json", "markdown"}))
+      ->capture_default_str();
+  cl.compare_cmd
+      ->add_option("-j,--jobs", cl.compare.jobs, "Runs at once (the output is the same for any)")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  cl.compare_cmd->add_option("--keep", cl.compare.keep,
+                             "Keep the reports of the runs in this directory "
+                             "(SCENARIO-seed-N.json)");
   add_warnings_option(cl.compare_cmd, cl);
   add_reading_options(cl.compare_cmd, cl);
 

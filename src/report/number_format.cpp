@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <iterator>
+#include <string>
 
 #include "fleetsim/core/error.hpp"
 #include "fleetsim/core/utf8.hpp"
@@ -38,6 +39,32 @@ void append_decimal(std::string& out, double x, bool keep_point) {
   // {:.6f} is correctly rounded by fmt, so the digits do not depend on the C library.
   fmt::format_to(std::back_inserter(out), "{:.6f}", round_report(x));
   trim_fraction(out, start, keep_point);
+}
+
+std::string format_significant(double x, int digits) {
+  FLEETSIM_ASSERT(std::isfinite(x) && digits >= 1);
+  if (x == 0.0) return "0";
+  // fmt's exponent form is correctly rounded: "4.80e+04" gives the digits and the exponent.
+  const std::string e = fmt::format("{:.{}e}", std::abs(x), digits - 1);
+  const std::size_t mark = e.find('e');
+  std::string mantissa;
+  for (char c : e.substr(0, mark))
+    if (c != '.') mantissa.push_back(c);
+  const int exponent = std::stoi(e.substr(mark + 1));
+  std::string out = x < 0 ? "-" : "";
+  if (exponent < 0) {
+    out += "0.";
+    out.append(static_cast<std::size_t>(-exponent - 1), '0');
+    out += mantissa;
+  } else if (exponent + 1 >= digits) {
+    out += mantissa;
+    out.append(static_cast<std::size_t>(exponent + 1 - digits), '0');
+  } else {
+    out += mantissa.substr(0, static_cast<std::size_t>(exponent + 1));
+    out += '.';
+    out += mantissa.substr(static_cast<std::size_t>(exponent + 1));
+  }
+  return out;
 }
 
 void append_seconds(std::string& out, SimTime t, bool keep_point) {

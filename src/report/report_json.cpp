@@ -4,6 +4,7 @@
 
 #include "fleetsim/core/calendar.hpp"
 #include "fleetsim/core/error.hpp"
+#include "fleetsim/core/latency_sketch.hpp"
 #include "fleetsim/report/json_writer.hpp"
 #include "fleetsim/report/number_format.hpp"
 #include "fleetsim/report/reason_names.hpp"
@@ -30,22 +31,38 @@ Json latency_json(const SlaResult::Latency& l, bool sampled) {
               {"mean", stat(l.mean, sampled)}};
 }
 
+// The share of requests a count is; null without requests.
+Json share(std::uint64_t count, std::uint64_t requests) {
+  return stat(static_cast<double>(count) / static_cast<double>(requests > 0 ? requests : 1),
+              requests > 0);
+}
+
+// misses and miss_ratio as before, then what they are made of: drops, TTFT misses and
+// end-to-end misses, which add up to them.
+void add_misses(Json& j, const SlaResult::Totals& t) {
+  j["misses"] = t.misses;
+  j["miss_ratio"] = stat(t.miss_ratio, t.requests > 0);
+  j["ttft_misses"] = t.ttft_misses;
+  j["e2e_misses"] = t.e2e_misses;
+  j["ttft_miss_ratio"] = share(t.ttft_misses, t.requests);
+  j["e2e_miss_ratio"] = share(t.e2e_misses, t.requests);
+  j["drop_ratio"] = share(t.dropped, t.requests);
+}
+
 Json sla_json(const SlaResult& sla) {
   Json by_service = Json::object();
   for (const SlaResult::Service& s : sla.by_service) {
     const SlaResult::Totals& t = s.totals;
-    by_service[s.name] = Json{
-        {"requests", t.requests},
-        {"served", t.served},
-        {"dropped", t.dropped},
-        {"unfinished", t.unfinished()},
-        {"misses", t.misses},
-        {"miss_ratio", stat(t.miss_ratio, t.requests > 0)},
-        {"latency_ms", latency_json(t.latency_ms, t.served > 0)},
-        {"ttft_ms", latency_json(t.ttft_ms, t.served > 0)},
-        {"peak_replicas", s.peak_replicas},
-        {"busy_gpu_hours", round_report(s.busy_gpu_hours)},
-    };
+    Json& j = by_service[s.name];
+    j["requests"] = t.requests;
+    j["served"] = t.served;
+    j["dropped"] = t.dropped;
+    j["unfinished"] = t.unfinished();
+    add_misses(j, t);
+    j["latency_ms"] = latency_json(t.latency_ms, t.served > 0);
+    j["ttft_ms"] = latency_json(t.ttft_ms, t.served > 0);
+    j["peak_replicas"] = s.peak_replicas;
+    j["busy_gpu_hours"] = round_report(s.busy_gpu_hours);
   }
   const SlaResult::Totals& t = sla.totals;
   Json j = Json::object();
@@ -53,8 +70,7 @@ Json sla_json(const SlaResult& sla) {
   j["served"] = t.served;
   j["dropped"] = t.dropped;
   j["dropped_in_flight"] = sla.dropped_in_flight;
-  j["misses"] = t.misses;
-  j["miss_ratio"] = stat(t.miss_ratio, t.requests > 0);
+  add_misses(j, t);
   j["latency_ms"] = latency_json(t.latency_ms, t.served > 0);
   j["ttft_ms"] = latency_json(t.ttft_ms, t.served > 0);
   j["by_service"] = std::move(by_service);
@@ -75,6 +91,9 @@ Json report_json(const RunResult& result) {
   r["seed"] = result.seed;
   r["start"] = format_rfc3339(result.start_unix_s);
   r["duration_s"] = round_report(to_seconds(result.duration));
+  // Every p50, p95 and p99 below (latencies, pending times) comes from a sketch: within this
+  // share of the true value. Means, maxima and counts are exact.
+  r["quantiles"] = Json{{"relative_accuracy", kSketchRelativeAccuracy}};
 
   const CostResult& c = result.cost;
   Json& cost = r["cost"];

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fleetsim/core/calendar.hpp"
+#include "fleetsim/core/latency_sketch.hpp"
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/report/number_format.hpp"
 #include "fleetsim/report/reason_names.hpp"
@@ -28,15 +29,23 @@ void row(std::string& out, std::string_view label, std::string_view value) {
 
 std::string usd(double x) { return fmt::format("${:.2f}", shown(x)); }
 
-// "131 ms / 4527 ms", or n/a when nothing was served.
+// A quantile from the sketch: three significant digits, all that its 1% accuracy supports.
+std::string quantile(double x) { return format_significant(x, 3); }
+
+// What the sketch's quantiles are worth, said once per row that shows them.
+const std::string kEstimate = fmt::format("±{:g}%", 100 * kSketchRelativeAccuracy);
+
+// "131 ms / 4530 ms (±1%)", or n/a when nothing was served.
 std::string p50_p99(const SlaResult::Totals& t) {
   if (t.served == 0) return "n/a";
-  return fmt::format("{:.0f} ms / {:.0f} ms", shown(t.latency_ms.p50), shown(t.latency_ms.p99));
+  return fmt::format("{} ms / {} ms ({})", quantile(t.latency_ms.p50), quantile(t.latency_ms.p99),
+                     kEstimate);
 }
 
+// "10 / 3  (30.00%: 1 TTFT, 1 end-to-end, 1 dropped)": the misses and what they are made of.
 std::string requests_and_misses(const SlaResult::Totals& t) {
-  return fmt::format("{} / {}  ({:.2f}%, {} dropped)", t.requests, t.misses,
-                     100 * shown(t.miss_ratio), t.dropped);
+  return fmt::format("{} / {}  ({:.2f}%: {} TTFT, {} end-to-end, {} dropped)", t.requests, t.misses,
+                     100 * shown(t.miss_ratio), t.ttft_misses, t.e2e_misses, t.dropped);
 }
 
 // "3 empty, 2 underutilized", or "none".
@@ -105,9 +114,10 @@ std::string format_summary(const RunResult& result) {
 
   const PodsResult::PendingSeconds& pending = pods.pending_seconds;
   row(out, "pending p50 / p99 / max",
-      pods.created == 0 ? std::string("n/a")
-                        : fmt::format("{:.1f} s / {:.1f} s / {:.1f} s", shown(pending.p50),
-                                      shown(pending.p99), shown(pending.max)));
+      pods.created == 0
+          ? std::string("n/a")
+          : fmt::format("{} s / {} s / {:.1f} s (p50, p99 {}; max exact)", quantile(pending.p50),
+                        quantile(pending.p99), shown(pending.max), kEstimate));
   row(out, "nodes launched / peak",
       fmt::format("{} / {}", result.nodes.launched, result.nodes.peak));
   if (result.disruption) {
@@ -115,7 +125,11 @@ std::string format_summary(const RunResult& result) {
     row(out, "disruption commands", joined_counts(d.commands_by_method));
     row(out, "  nodes disrupted", joined_counts(by_name(d.nodes_by_reason)));
     row(out, "  pods evicted", joined_counts(by_name(d.pods_evicted_by_reason)));
-    row(out, "  claimed savings", fmt::format("{}/h", usd(d.claimed_savings_usd_per_hour)));
+    // Not a saving over the run: what the commands expected to stop paying per hour, each
+    // counted when it was decided, however long the saving then lasted.
+    row(out, "  hourly rate removed",
+        fmt::format("{}/h  (nodes' rates less replacements', summed at decision time)",
+                    usd(d.claimed_savings_usd_per_hour)));
   }
   if (result.spot) {
     row(out, "spot interruption notices",

@@ -303,6 +303,8 @@ void RunRecorder::on_end(SimTime end, const Cluster& cluster) {
                        .dropped = t.dropped,
                        .dropped_in_flight = t.dropped_in_flight,
                        .misses = t.misses,
+                       .ttft_misses = t.ttft_misses,
+                       .e2e_misses = t.e2e_misses,
                        .e2e_s = t.e2e_s,
                        .ttft_s = t.ttft_s,
                        .peak_replicas = service->peak_replicas(),
@@ -399,6 +401,8 @@ SlaResult RunRecorder::sla_result() const {
             .dropped = s.dropped,
             .misses = s.misses,
             .miss_ratio = miss_ratio(s.misses, s.requests),
+            .ttft_misses = s.ttft_misses,
+            .e2e_misses = s.e2e_misses,
             .latency_ms = latency_ms(s.e2e_s),
             .ttft_ms = latency_ms(s.ttft_s)};
   };
@@ -410,6 +414,8 @@ SlaResult RunRecorder::sla_result() const {
     all.dropped += s.dropped;
     all.dropped_in_flight += s.dropped_in_flight;
     all.misses += s.misses;
+    all.ttft_misses += s.ttft_misses;
+    all.e2e_misses += s.e2e_misses;
     all.e2e_s.merge(s.e2e_s);
     all.ttft_s.merge(s.ttft_s);
     sla.by_service.push_back({.name = s.name,

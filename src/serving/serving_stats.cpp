@@ -5,22 +5,29 @@ namespace fleetsim {
 ServingStats::ServingStats(SloThresholds slo, SimTime warmup_end)
     : slo_(slo), warmup_end_(warmup_end) {}
 
-bool ServingStats::missed(const RequestOutcome& outcome) const {
-  if (outcome.dropped) return true;
-  if (slo_.ttft && outcome.time_to_first_token() > *slo_.ttft) return true;
-  return slo_.e2e && outcome.latency() > *slo_.e2e;
+void ServingStats::count_miss(bool ttft_over, bool e2e_over) {
+  if (ttft_over) {
+    ++totals_.ttft_misses;
+  } else if (e2e_over) {
+    ++totals_.e2e_misses;
+  } else {
+    return;
+  }
+  ++totals_.misses;
 }
 
 void ServingStats::on_request_done(const RequestOutcome& outcome) {
   ++interval_finished_;
   if (!outcome.dropped) interval_e2e_.add(to_seconds(outcome.latency()));
   if (outcome.arrival < warmup_end_) return;
-  if (missed(outcome)) ++totals_.misses;
   if (outcome.dropped) {
+    ++totals_.misses;
     ++totals_.dropped;
     totals_.dropped_in_flight += outcome.drop_reason == DropReason::ReplicaKilled;
     return;
   }
+  count_miss(slo_.ttft && outcome.time_to_first_token() > *slo_.ttft,
+             slo_.e2e && outcome.latency() > *slo_.e2e);
   ++totals_.served;
   totals_.e2e_s.add(to_seconds(outcome.latency()));
   totals_.ttft_s.add(to_seconds(outcome.time_to_first_token()));
@@ -30,10 +37,8 @@ void ServingStats::judge_unfinished(SimTime arrival, std::optional<SimTime> firs
                                     SimTime end) {
   if (arrival < warmup_end_) return;
   ++totals_.unfinished;
-  const bool ttft_missed =
-      slo_.ttft && (first_token ? *first_token - arrival : end - arrival) > *slo_.ttft;
-  const bool e2e_missed = slo_.e2e && end - arrival > *slo_.e2e;
-  if (ttft_missed || e2e_missed) ++totals_.misses;
+  count_miss(slo_.ttft && (first_token ? *first_token - arrival : end - arrival) > *slo_.ttft,
+             slo_.e2e && end - arrival > *slo_.e2e);
 }
 
 void ServingStats::close_interval() {

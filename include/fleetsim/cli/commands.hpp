@@ -76,7 +76,10 @@ struct CompareOptions {
   std::vector<std::filesystem::path> inputs;  // report.json files, or scenarios to run
   std::uint64_t seeds = 1;                    // runs per scenario: its seed and the next ones
   WarningDetail warnings = WarningDetail::Auto;
-  ReadOptions reading;  // --lenient, --suppress
+  ReadOptions reading;                        // --lenient, --suppress
+  std::string format = "table";               // table | csv | json | markdown
+  unsigned jobs = 1;                          // runs at once
+  std::optional<std::filesystem::path> keep;  // where to keep the reports of the runs
 };
 
 struct SweepCommandOptions {

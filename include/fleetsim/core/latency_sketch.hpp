@@ -17,9 +17,12 @@ namespace fleetsim {
 // (Masson, Rim & Lee, "DDSketch", VLDB 2019). Values are non-negative (latencies in seconds);
 // zero is counted exactly. Memory grows with log(max/min), not with the number of values:
 // 1 µs to 10^4 s at 1% takes about 1,160 buckets.
+// The accuracy every sketch of a run has; reports state it once for all their quantiles.
+inline constexpr double kSketchRelativeAccuracy = 0.01;
+
 class LatencySketch {
  public:
-  explicit LatencySketch(double relative_accuracy = 0.01);
+  explicit LatencySketch(double relative_accuracy = kSketchRelativeAccuracy);
 
   // Inline: every served request adds to three sketches.
   void add(double value) {

@@ -21,6 +21,12 @@ double round_report(double x);
 // exponent notation. x must be finite.
 void append_decimal(std::string& out, double x, bool keep_point);
 
+// x rounded to `digits` significant digits, in fixed notation with the trailing zeros that are
+// significant ("131", "48000", "71.0", "0.0512", "0"): for figures known only to a relative
+// accuracy, such as quantiles from the 1% sketch, where more digits would claim precision they
+// lack. x must be finite; digits ≥ 1.
+std::string format_significant(double x, int digits);
+
 // Appends a time as seconds since the start, exact (SimTime is whole microseconds).
 void append_seconds(std::string& out, SimTime t, bool keep_point);
 

@@ -77,6 +77,8 @@ class RunRecorder final : public EventSink {
     std::uint64_t dropped = 0;
     std::uint64_t dropped_in_flight = 0;
     std::uint64_t misses = 0;
+    std::uint64_t ttft_misses = 0;
+    std::uint64_t e2e_misses = 0;
     LatencySketch e2e_s;
     LatencySketch ttft_s;
     std::int64_t peak_replicas = 0;

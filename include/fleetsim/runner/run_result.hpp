@@ -42,9 +42,11 @@ struct GpuResult {
 };
 
 // sla: requests that arrived after warmup. requests = served + dropped + unfinished at the end;
-// misses are dropped requests, served ones over an SLO threshold and unfinished ones past one.
+// misses are dropped requests, served ones over an SLO threshold and unfinished ones past one:
+// misses = dropped + ttft_misses + e2e_misses.
 struct SlaResult {
-  // Milliseconds, from a sketch with 1% relative error (served requests only).
+  // Milliseconds, from a sketch with kSketchRelativeAccuracy (1%) (served requests only); the
+  // mean is exact.
   struct Latency {
     double p50 = 0.0;
     double p95 = 0.0;
@@ -58,6 +60,8 @@ struct SlaResult {
     std::uint64_t dropped = 0;
     std::uint64_t misses = 0;
     double miss_ratio = 0.0;
+    std::uint64_t ttft_misses = 0;  // not dropped, over the TTFT threshold (e2e too, maybe)
+    std::uint64_t e2e_misses = 0;   // not dropped, within the TTFT threshold, over the e2e one
     Latency latency_ms;
     Latency ttft_ms;
 

@@ -25,8 +25,12 @@ struct SloTotals {
   std::uint64_t dropped_in_flight = 0;
   std::uint64_t unfinished = 0;  // queued or in flight at the end
   std::uint64_t misses = 0;      // dropped, over a threshold, or unfinished and past one
-  LatencySketch e2e_s;           // served requests: arrival to completion, in seconds
-  LatencySketch ttft_s;          // served requests: arrival to first token, in seconds
+  // The misses that were not drops, split so they add up: misses = dropped + ttft_misses +
+  // e2e_misses. A request over both thresholds is a TTFT miss (its first token was already late).
+  std::uint64_t ttft_misses = 0;  // over the TTFT threshold (served, or unfinished and past it)
+  std::uint64_t e2e_misses = 0;   // within the TTFT threshold (or none) but over the e2e one
+  LatencySketch e2e_s;            // served requests: arrival to completion, in seconds
+  LatencySketch ttft_s;           // served requests: arrival to first token, in seconds
 };
 
 class ServingStats final : public ServingObserver {
@@ -50,7 +54,8 @@ class ServingStats final : public ServingObserver {
   void close_interval();
 
  private:
-  bool missed(const RequestOutcome& outcome) const;
+  // A request's miss, if any, counted into totals_ (dropped ones are counted by the caller).
+  void count_miss(bool ttft_over, bool e2e_over);
 
   SloThresholds slo_;
   SimTime warmup_end_;

@@ -63,9 +63,10 @@ spec:
           .string();
   Run sweep = s.fleetsim("sweep " + study + " --out " + (s.dir / "out").string());
   CHECK(sweep.exit_code == 0);
-  CHECK(sweep.err == "warning: " + (s.dir / "job.yaml").string() +
-                         ":5:3: Job.spec.backoffLimit: not modelled; ignored\nwarning: " +
-                         (s.dir / "pools.yaml").string() +
-                         ":8:74: NodePool.spec.template.spec.nodeClassRef.name: no EC2NodeClass "
-                         "named \"default\"; using defaults\n");
+  CHECK(sweep.err ==
+        "warning: " + (s.dir / "job.yaml").string() +
+            ":5:3: Job.spec.backoffLimit: not modelled; ignored [unmodelled-field]\nwarning: " +
+            (s.dir / "pools.yaml").string() +
+            ":8:74: NodePool.spec.template.spec.nodeClassRef.name: no EC2NodeClass "
+            "named \"default\"; using defaults [missing-node-class]\n");
 }

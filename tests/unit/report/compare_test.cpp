@@ -1,4 +1,5 @@
-// fleetsim compare (issue 10, item 2): side-by-side headline metrics, means and 95% intervals.
+// fleetsim compare (issue 10, item 2; issue 25, items 4 and 5): side-by-side headline metrics,
+// means and 95% intervals, each figure with the precision it has.
 #include "fleetsim/report/compare.hpp"
 
 #include <catch2/catch.hpp>
@@ -17,6 +18,13 @@ json golden(const std::string& name) {
 
 json cost(double usd) { return json{{"cost", {{"total_usd", usd}}}}; }
 
+// The lines of `text` that start with `metric` followed by a space.
+std::string line_of(const std::string& text, const std::string& metric) {
+  const std::size_t at = text.find("\n" + metric + " ");
+  if (at == std::string::npos) return "";
+  return text.substr(at + 1, text.find('\n', at + 1) - at - 1);
+}
+
 }  // namespace
 
 TEST_CASE("compare: two golden reports side by side", "[report]") {
@@ -24,31 +32,117 @@ TEST_CASE("compare: two golden reports side by side", "[report]") {
       compare_table({{.name = "when-empty", .reports = {golden("consolidation/when-empty")}},
                      {.name = "balanced", .reports = {golden("consolidation/balanced")}}});
   CHECK(table ==
-        "metric                     when-empty (n=1)  balanced (n=1)    change\n"
-        "cost.total_usd                      174.987         140.773   -19.55%\n"
-        "cost.on_demand_usd                        0               0        +0\n"
-        "cost.spot_usd                       172.444         138.574   -19.64%\n"
-        "gpu.utilization                    0.593353        0.742274   +25.10%\n"
-        "gpu.provisioned_gpu_hours           376.401         303.654   -19.33%\n"
-        "sla.requests                         193080          193080    +0.00%\n"
-        "sla.miss_ratio                     0.066387        0.152496  +129.71%\n"
-        "sla.latency_ms.p50                  8080.44         8577.28    +6.15%\n"
-        "sla.latency_ms.p99                    48004         74265.9   +54.71%\n"
-        "sla.ttft_ms.p99                     32974.3         59778.2   +81.29%\n"
-        "pods.pending_seconds.p99                 71              71    +0.00%\n"
-        "nodes.launched                           26              68  +161.54%\n"
-        "nodes.peak                                7               8   +14.29%\n"
-        "jobs.completed                           27              26    -3.70%\n"
-        "jobs.lost_gpu_hours                       0         18.3439  +18.3439\n");
+        "metric                           when-empty (n=1)  balanced (n=1)     change\n"
+        "cost.total_usd                             174.99          140.77    -19.55%\n"
+        "cost.on_demand_usd                           0.00            0.00      +0.00\n"
+        "cost.spot_usd                              172.44          138.57    -19.64%\n"
+        "gpu.utilization                          0.593353        0.742274    +25.10%\n"
+        "gpu.provisioned_gpu_hours                  376.40          303.65    -19.33%\n"
+        "sla.requests                               193080          193080     +0.00%\n"
+        "sla.miss_ratio                           0.066387        0.152496   +129.71%\n"
+        "sla.ttft_miss_ratio                      0.055449        0.129868   +134.21%\n"
+        "sla.e2e_miss_ratio                        0.01068        0.009535    -10.72%\n"
+        "sla.drop_ratio                           0.000259        0.013093  +4955.21%\n"
+        "sla.latency_ms.p50                           8080            8580        +6%\n"
+        "sla.latency_ms.p99                          48000           74300       +55%\n"
+        "sla.ttft_ms.p99                             33000           59800       +81%\n"
+        "pods.pending_seconds.p99                     71.0            71.0        +0%\n"
+        "pods.evicted                                    0              63        +63\n"
+        "nodes.launched                                 26              68   +161.54%\n"
+        "nodes.peak                                      7               8    +14.29%\n"
+        "nodes.spot_interruption_notices                 0               0         +0\n"
+        "nodes.spot_interruptions                        0               0         +0\n"
+        "disruption.commands                            20              63   +215.00%\n"
+        "jobs.completed                                 27              26     -3.70%\n"
+        "jobs.lost_gpu_hours                          0.00           18.34     +18.34\n");
 }
 
 TEST_CASE("compare: a side of several seeds shows its mean and 95% interval", "[report]") {
   // 1, 2, 3: mean 2, s = 1, half-width t(0.975, 2) × 1 / √3 = 4.303 / 1.732 = 2.484.
   const std::string table = compare_table(
       {{.name = "a", .reports = {cost(1), cost(2), cost(3)}}, {.name = "b", .reports = {cost(3)}}});
-  CHECK_THAT(table, Catch::Contains("cost.total_usd             2 ± 2.48        3  +50.00%\n"));
-  CHECK_THAT(table, Catch::Contains("sla.miss_ratio                  n/a      n/a      n/a\n"));
+  CHECK(line_of(table, "cost.total_usd") ==
+        "cost.total_usd                   2.00 ± 2.5     3.00  +50.00%");
+  CHECK(line_of(table, "sla.miss_ratio") ==
+        "sla.miss_ratio                          n/a      n/a      n/a");
   CHECK(student_t975(1) == 12.706);
   CHECK(student_t975(30) == 2.042);
   CHECK(student_t975(200) == 1.960);
+}
+
+TEST_CASE("compare: ± only where a side's seeds differ", "[report]") {
+  // 0.1 three times: the mean is not exactly 0.1 in binary, yet the seeds agree.
+  const std::vector<CompareLine> lines =
+      compare_lines({{.name = "a", .reports = {cost(0.1), cost(0.1), cost(0.1)}}});
+  CHECK(lines.front().metric == "cost.total_usd");
+  CHECK(lines.front().cells.front().mean == "0.10");
+  CHECK(lines.front().cells.front().half_width.empty());
+  CHECK(mean_interval(std::vector<double>{0.1, 0.1, 0.1}).half_width == 0);
+}
+
+TEST_CASE("compare: counts print as integers, quantiles with three significant digits",
+          "[report]") {
+  json big = {{"sla",
+               {{"requests", 1234567},
+                {"latency_ms", {{"p50", 8080.441455}, {"p99", 48004.026242}}},
+                {"ttft_ms", {{"p99", 0.051234}}}}},
+              {"nodes", {{"launched", 26}, {"peak", 7}}},
+              {"pods", {{"evicted", 3}, {"pending_seconds", {{"p99", 71.0}}}}}};
+  json other = big;
+  other["nodes"]["launched"] = 27;
+  const std::vector<CompareSide> sides{{.name = "a", .reports = {big}},
+                                       {.name = "b", .reports = {big, other}}};
+  const std::string table = compare_table(sides);
+  INFO(table);
+  CHECK(line_of(table, "sla.requests") ==
+        "sla.requests                     1234567     1234567  +0.00%");
+  CHECK(line_of(table, "sla.latency_ms.p50") ==
+        "sla.latency_ms.p50                  8080        8080     +0%");
+  CHECK(line_of(table, "sla.latency_ms.p99") ==
+        "sla.latency_ms.p99                 48000       48000     +0%");
+  CHECK(line_of(table, "sla.ttft_ms.p99") ==
+        "sla.ttft_ms.p99                   0.0512      0.0512     +0%");
+  CHECK(line_of(table, "pods.pending_seconds.p99") ==
+        "pods.pending_seconds.p99            71.0        71.0     +0%");
+  CHECK(line_of(table, "nodes.launched") ==
+        "nodes.launched                        26  26.5 ± 6.4  +1.92%");
+  CHECK(line_of(table, "pods.evicted") ==
+        "pods.evicted                           3           3  +0.00%");
+}
+
+TEST_CASE("compare: disruption commands and spot interruptions are derived from the report",
+          "[report]") {
+  const json r = {{"nodes",
+                   {{"launched", 5},
+                    {"spot_interruption_notices", 2},
+                    {"terminated_by_reason", {{"empty", 1}, {"spot_interruption", 2}}}}},
+                  {"disruption", {{"commands_by_method", {{"emptiness", 3}, {"drift", 1}}}}}};
+  CHECK(compare_metric(r, "disruption.commands") == 4.0);
+  CHECK(compare_metric(r, "nodes.spot_interruptions") == 2.0);
+  const json quiet = {{"nodes", {{"launched", 5}, {"terminated_by_reason", json::object()}}}};
+  CHECK(compare_metric(quiet, "nodes.spot_interruptions") == 0.0);  // none happened
+  CHECK_FALSE(compare_metric(quiet, "disruption.commands"));        // no disruption controller
+}
+
+TEST_CASE("compare: CSV, Markdown and JSON carry the table's figures", "[report]") {
+  const std::vector<CompareSide> sides{{.name = "a", .reports = {cost(1), cost(2), cost(3)}},
+                                       {.name = "b|c", .reports = {cost(3)}}};
+  const std::string csv = format_compare(sides, CompareFormat::Csv);
+  CHECK_THAT(csv, Catch::StartsWith("metric,side,seeds,mean,half_width,change\n"
+                                    "cost.total_usd,a,3,2.00,2.5,\n"
+                                    "cost.total_usd,b|c,1,3.00,,+50.00%\n"
+                                    "cost.on_demand_usd,a,0,,,\n"
+                                    "cost.on_demand_usd,b|c,0,,,\n"));
+  const std::string md = format_compare(sides, CompareFormat::Markdown);
+  CHECK_THAT(md, Catch::StartsWith("| metric | a (n=3) | b\\|c (n=1) | change |\n"
+                                   "|---|---:|---:|---:|\n"
+                                   "| cost.total_usd | 2.00 ± 2.5 | 3.00 | +50.00% |\n"
+                                   "| cost.on_demand_usd | n/a | n/a | n/a |\n"));
+  const json j = json::parse(format_compare(sides, CompareFormat::Json));
+  CHECK(j["sides"] == json::parse(R"([{"name":"a","seeds":3},{"name":"b|c","seeds":1}])"));
+  CHECK(j["metrics"][0] == json::parse(R"({"metric":"cost.total_usd","values":[
+          {"mean":2.0,"half_width":2.5,"seeds":3},
+          {"mean":3.0,"half_width":null,"seeds":1,"change":"+50.00%"}]})"));
+  CHECK(j["metrics"][1]["values"][1] ==
+        json::parse(R"({"mean":null,"half_width":null,"seeds":0,"change":null})"));
 }

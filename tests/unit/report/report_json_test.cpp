@@ -42,6 +42,8 @@ RunResult full_result() {
       .dropped = 1,
       .misses = 3,
       .miss_ratio = 0.3,
+      .ttft_misses = 1,
+      .e2e_misses = 1,
       .latency_ms = {.p50 = 120.25, .p95 = 300.0, .p99 = 410.5, .mean = 150.0000001},
       .ttft_ms = {.p50 = 20.0, .p95 = 40.0, .p99 = 50.0, .mean = 25.0}};
   SlaResult::Totals llm = totals;
@@ -71,11 +73,14 @@ RunResult full_result() {
 
 TEST_CASE("report.json has the contract's top-level keys in order", "[report]") {
   const Json r = report_json(RunResult{});
-  CHECK(keys_of(r) == std::vector<std::string>{"scenario", "seed", "start", "duration_s", "cost",
-                                               "gpu", "sla", "pods", "jobs", "nodes", "engine"});
-  CHECK(keys_of(r["sla"]) == std::vector<std::string>{"requests", "served", "dropped",
-                                                      "dropped_in_flight", "misses", "miss_ratio",
-                                                      "latency_ms", "ttft_ms", "by_service"});
+  CHECK(keys_of(r) == std::vector<std::string>{"scenario", "seed", "start", "duration_s",
+                                               "quantiles", "cost", "gpu", "sla", "pods", "jobs",
+                                               "nodes", "engine"});
+  CHECK(keys_of(r["sla"]) ==
+        std::vector<std::string>{"requests", "served", "dropped", "dropped_in_flight", "misses",
+                                 "miss_ratio", "ttft_misses", "e2e_misses", "ttft_miss_ratio",
+                                 "e2e_miss_ratio", "drop_ratio", "latency_ms", "ttft_ms",
+                                 "by_service"});
   CHECK(r["cost"]["by_workload"] == Json::object());
   CHECK(r["pods"]["unschedulable"] == Json::array());
 }
@@ -83,6 +88,7 @@ TEST_CASE("report.json has the contract's top-level keys in order", "[report]") 
 TEST_CASE("report.json lays out every field of the result, rounded to six decimals", "[report]") {
   const std::string expected =
       R"j({"scenario":"unit","seed":7,"start":"2025-03-03T06:30:00Z","duration_s":3600.0,)j"
+      R"j("quantiles":{"relative_accuracy":0.01},)j"
       R"j("cost":{"total_usd":1.6,"on_demand_usd":1.2,"spot_usd":0.3,"ebs_usd":0.1,)j"
       R"j("by_nodepool":{"gpu":1.3,"spot-gpu":0.3},)j"
       R"j("by_instance_type":{"g5.2xlarge":0.3,"g5.xlarge":1.3},)j"
@@ -91,11 +97,14 @@ TEST_CASE("report.json lays out every field of the result, rounded to six decima
       R"j("gpu":{"provisioned_gpu_hours":4.0,"allocated_gpu_hours":2.5,)j"
       R"j("busy_gpu_hours":0.333333,"allocation_ratio":0.625,"utilization":0.083333},)j"
       R"j("sla":{"requests":10,"served":8,"dropped":1,"dropped_in_flight":1,"misses":3,)j"
-      R"j("miss_ratio":0.3,)j"
+      R"j("miss_ratio":0.3,"ttft_misses":1,"e2e_misses":1,)j"
+      R"j("ttft_miss_ratio":0.1,"e2e_miss_ratio":0.1,"drop_ratio":0.1,)j"
       R"j("latency_ms":{"p50":120.25,"p95":300.0,"p99":410.5,"mean":150.0},)j"
       R"j("ttft_ms":{"p50":20.0,"p95":40.0,"p99":50.0,"mean":25.0},)j"
       R"j("by_service":{"llm":{"requests":10,"served":8,"dropped":1,"unfinished":1,"misses":3,)j"
-      R"j("miss_ratio":0.3,"latency_ms":{"p50":120.25,"p95":300.0,"p99":410.5,"mean":150.0},)j"
+      R"j("miss_ratio":0.3,"ttft_misses":1,"e2e_misses":1,)j"
+      R"j("ttft_miss_ratio":0.1,"e2e_miss_ratio":0.1,"drop_ratio":0.1,)j"
+      R"j("latency_ms":{"p50":120.25,"p95":300.0,"p99":410.5,"mean":150.0},)j"
       R"j("ttft_ms":{"p50":20.0,"p95":40.0,"p99":50.0,"mean":25.0},"peak_replicas":4,)j"
       R"j("busy_gpu_hours":0.25}}},)j"
       R"j("pods":{"created":6,"evicted":1,"pending_at_end":1,)j"
@@ -128,9 +137,9 @@ TEST_CASE("the disruption and spot sections appear only when present", "[report]
                  .capacity_changes = 4,
                  .price_changes = 5};
   const Json j = report_json(r);
-  CHECK(keys_of(j) == std::vector<std::string>{"scenario", "seed", "start", "duration_s", "cost",
-                                               "gpu", "sla", "pods", "jobs", "nodes", "disruption",
-                                               "spot", "engine"});
+  CHECK(keys_of(j) == std::vector<std::string>{"scenario", "seed", "start", "duration_s",
+                                               "quantiles", "cost", "gpu", "sla", "pods", "jobs",
+                                               "nodes", "disruption", "spot", "engine"});
   CHECK(dump_json(j["disruption"], -1) ==
         R"({"commands_by_method":{"emptiness":2,"single_node_consolidation":1},)"
         R"("replacements":1,"nodes_by_reason":{"empty":2,"underutilized":1},)"
@@ -149,11 +158,27 @@ TEST_CASE("the summary shows the figures as report.json rounds them", "[report]"
   INFO(s);
   CHECK(s.find("fleetsim: unit (seed 7, 1h0m0s from 2025-03-03T06:30:00Z)\n") == 0);
   CHECK(s.find("  cost total                $0.01\n") != std::string::npos);
-  CHECK(s.find("  requests / SLO misses     10 / 3  (30.00%, 1 dropped)\n") != std::string::npos);
-  CHECK(s.find("  latency p50 / p99         120 ms / 410 ms\n") != std::string::npos);
+  CHECK(s.find("  requests / SLO misses     10 / 3  (30.00%: 1 TTFT, 1 end-to-end, 1 dropped)\n") !=
+        std::string::npos);
+  // Quantiles from the 1% sketch: three significant digits, and said to be estimates.
+  CHECK(s.find("  latency p50 / p99         120 ms / 410 ms (±1%)\n") != std::string::npos);
+  CHECK(
+      s.find("  pending p50 / p99 / max   3.00 s / 200 s / 200.0 s (p50, p99 ±1%; max exact)\n") !=
+      std::string::npos);
   CHECK(s.find("    on-demand / spot / EBS  $1.20 / $0.30 / $0.10\n") != std::string::npos);
   CHECK(s.find("  jobs completed            2  (5 pods)\n") != std::string::npos);
   CHECK(s.find("  unschedulable pods        1  (first: no \"fit\")\n") != std::string::npos);
+}
+
+TEST_CASE("the summary names the disruption commands' hourly rate for what it is", "[report]") {
+  RunResult r = full_result();
+  r.disruption = DisruptionResult{.commands_by_method = {{"emptiness", 2}},
+                                  .claimed_savings_usd_per_hour = 1.234};
+  const std::string s = format_summary(r);
+  INFO(s);
+  CHECK(s.find("    hourly rate removed     $1.23/h  (nodes' rates less replacements', summed at "
+               "decision time)\n") != std::string::npos);
+  CHECK(s.find("claimed savings") == std::string::npos);
 }
 
 TEST_CASE(
@@ -168,13 +193,17 @@ TEST_CASE(
   slow.totals.dropped = 4;
   slow.totals.misses = 4;
   slow.totals.miss_ratio = 1;
+  slow.totals.ttft_misses = 0;
+  slow.totals.e2e_misses = 0;
   slow.peak_replicas = 0;
   r.sla.by_service.push_back(slow);
   r.pods.created = 0;
   const std::string s = format_summary(r);
   INFO(s);
-  CHECK(s.find("    llm                     10 / 3  (30.00%, 1 dropped)\n") != std::string::npos);
-  CHECK(s.find("    vision                  4 / 4  (100.00%, 4 dropped)\n"
+  CHECK(s.find("    llm                     10 / 3  (30.00%: 1 TTFT, 1 end-to-end, 1 dropped)\n"
+               "                            120 ms / 410 ms (±1%), peak 4 replicas\n") !=
+        std::string::npos);
+  CHECK(s.find("    vision                  4 / 4  (100.00%: 0 TTFT, 0 end-to-end, 4 dropped)\n"
                "                            n/a, peak 0 replicas\n") != std::string::npos);
   CHECK(s.find("  pending p50 / p99 / max   n/a\n") != std::string::npos);
 }

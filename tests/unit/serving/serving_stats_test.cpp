@@ -77,3 +77,26 @@ TEST_CASE("requests cut off when their replica's node goes count apart among the
   CHECK(stats.totals().dropped_in_flight == 1);
   CHECK(stats.totals().misses == 2);
 }
+
+TEST_CASE("misses split into drops, TTFT misses and end-to-end misses that add up", "[serving]") {
+  ServingStats stats({.ttft = millis(500), .e2e = seconds(10)}, kSimStart);
+  stats.on_request_done(served(seconds(1), millis(400), seconds(9)));   // within both
+  stats.on_request_done(served(seconds(2), millis(600), seconds(9)));   // TTFT
+  stats.on_request_done(served(seconds(3), millis(700), seconds(12)));  // both: a TTFT miss
+  stats.on_request_done(served(seconds(4), millis(100), seconds(11)));  // e2e
+  stats.on_request_done({.arrival = at(seconds(5)),
+                         .start = at(seconds(5)),
+                         .first_token = at(seconds(5)),
+                         .completion = at(seconds(6)),
+                         .dropped = true,
+                         .drop_reason = DropReason::QueueTimeout});
+  const SimTime end = at(seconds(100));
+  stats.judge_unfinished(at(seconds(97)), std::nullopt, end);     // 3 s without a token: TTFT
+  stats.judge_unfinished(at(seconds(80)), at(seconds(80)), end);  // token in time, 20 s: e2e
+  stats.judge_unfinished(at(millis(99'800)), std::nullopt, end);  // 200 ms: not yet a miss
+  const SloTotals& t = stats.totals();
+  CHECK(t.ttft_misses == 3);
+  CHECK(t.e2e_misses == 2);
+  CHECK(t.dropped == 1);
+  CHECK(t.misses == 6);
+}

@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "fleetsim/cli/commands.hpp"
+#include "fleetsim/cli/output_paths.hpp"
 #include "fleetsim/core/atomic_file.hpp"
+#include "fleetsim/core/output_path.hpp"
 #include "fleetsim/core/version.hpp"
 #include "fleetsim/report/event_writer.hpp"
 #include "fleetsim/report/openmetrics_writer.hpp"
@@ -71,6 +73,11 @@ class OutputFiles {
         throw InputError(SourceLocation{.file = f.temp.string()}, "--out",
                          "writing the output failed");
     }
+    // What is at a final path may have changed since the check before the run: replace only
+    // regular files, and check them all before the first rename.
+    for (const File& f : files_)
+      if (auto why = not_replaceable(f.final))
+        throw InputError(SourceLocation{.file = f.final.string()}, "--out", *why);
     for (const File& f : files_) {
       std::error_code ec;
       std::filesystem::rename(f.temp, f.final, ec);
@@ -97,6 +104,7 @@ int run_command(const RunCommandOptions& options) {
       load_scenario(options.scenario, bundled_catalog_root(), {}, options.validation);
   if (options.seed) config.seed = *options.seed;
   print_warnings(config.warnings, options.warnings, std::cerr);
+  check_run_outputs(options, config);
 
   std::error_code ec;
   std::filesystem::create_directories(options.out_dir, ec);

@@ -11,6 +11,8 @@
 #include <optional>
 
 #include "fleetsim/cli/commands.hpp"
+#include "fleetsim/cli/output_paths.hpp"
+#include "fleetsim/core/atomic_file.hpp"
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/study/results_file.hpp"
 #include "fleetsim/study/study_summary.hpp"
@@ -55,9 +57,21 @@ void summarize(const std::filesystem::path& results, const std::filesystem::path
   if (!std::getline(in, first_row)) return;  // no runs
   const StudySummary summary = summarize_results(results);
   std::cout << summary_table(summary);
-  std::ofstream(out_dir / "frontier.csv", std::ios::trunc) << frontier_csv(summary);
+  write_file_atomically(out_dir / "frontier.csv", "--out", frontier_csv(summary));
   std::cout << fmt::format("results: {}, frontier: {}\n", results.string(),
                            (out_dir / "frontier.csv").string());
+}
+
+// The results-shard-* files of a shard's folder, by name.
+void shards_in_folder(const std::filesystem::path& folder,
+                      std::vector<std::filesystem::path>& shards) {
+  std::error_code ec;
+  std::vector<std::filesystem::path> found;
+  for (std::filesystem::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().filename().string().starts_with("results-shard-")) found.push_back(it->path());
+  if (ec) throw InputError(SourceLocation{.file = folder.string()}, "SHARD_DIR", ec.message());
+  std::sort(found.begin(), found.end());
+  shards.insert(shards.end(), found.begin(), found.end());
 }
 
 }  // namespace
@@ -75,6 +89,7 @@ int sweep_command(const SweepCommandOptions& options) {
     std::tie(sweep.shard_index, sweep.shard_count) = *shard;
   }
   const Study study = load_study(options.study, bundled_catalog_root());
+  check_sweep_outputs(options.study, study, sweep);
   const auto started = std::chrono::steady_clock::now();
   std::optional<std::size_t> first_done;
   if (isatty(STDERR_FILENO) != 0) {
@@ -103,17 +118,17 @@ int sweep_command(const SweepCommandOptions& options) {
 int merge_command(const MergeOptions& options) {
   std::vector<std::filesystem::path> shards;
   for (const std::filesystem::path& in : options.inputs) {
-    if (!std::filesystem::is_directory(in)) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(in, ec)) {
       shards.push_back(in);
       continue;
     }
-    std::vector<std::filesystem::path> found;
-    for (const auto& e : std::filesystem::directory_iterator(in))
-      if (e.path().filename().string().starts_with("results-shard-")) found.push_back(e.path());
-    std::sort(found.begin(), found.end());
-    shards.insert(shards.end(), found.begin(), found.end());
+    shards_in_folder(in, shards);
   }
-  std::filesystem::create_directories(options.out_dir);
+  check_merge_outputs(options, shards);
+  std::error_code ec;
+  std::filesystem::create_directories(options.out_dir, ec);
+  if (ec) throw InputError(SourceLocation{.file = options.out_dir.string()}, "--out", ec.message());
   const std::filesystem::path results = options.out_dir / "results.csv";
   merge_results(shards, results);
   summarize(results, options.out_dir);

@@ -13,6 +13,7 @@
 #include "fleetsim/cli/commands.hpp"
 #include "fleetsim/cli/output_paths.hpp"
 #include "fleetsim/core/atomic_file.hpp"
+#include "fleetsim/core/input_file.hpp"
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/study/results_file.hpp"
 #include "fleetsim/study/study_summary.hpp"
@@ -120,6 +121,8 @@ int merge_command(const MergeOptions& options) {
   for (const std::filesystem::path& in : options.inputs) {
     std::error_code ec;
     if (!std::filesystem::is_directory(in, ec)) {
+      if (auto why = not_a_regular_file(in))
+        throw InputError(SourceLocation{.file = in.string()}, "SHARD_DIR", *why);
       shards.push_back(in);
       continue;
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "fleetsim/core/stop_flag.hpp"
 #include "fleetsim/k8s/pod_fits.hpp"
 #include "fleetsim/kube/inter_pod_affinity.hpp"
 
@@ -36,6 +37,7 @@ void KubeScheduler::on_event(SimTime now, std::uint64_t) {
   bool running_anti = !queue.empty() && any_running_anti_affinity(cluster_);
   std::vector<std::uint8_t> affinity_mask;
   for (PodId id : queue) {
+    throw_if_stop_requested();  // a pass over thousands of pods and nodes takes a while
     const Pod& pod = cluster_.pod(id);
     // Inter-pod affinity is worked out once per pod, and only where some pod asks for it.
     const bool check_affinity = running_anti || !pod.spec->pod_affinity.required.empty() ||

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "fleetsim/core/quantity.hpp"
+#include "fleetsim/core/stop_flag.hpp"
 #include "fleetsim/scheduling/min_values.hpp"
 #include "pod_affinity.hpp"
 #include "spread_groups.hpp"
@@ -761,6 +762,7 @@ SolveResult Scheduler::solve(const SolveInput& input) {
   std::uint32_t epoch = 0;
   std::size_t head = 0;
   while (head < queue.size()) {
+    throw_if_stop_requested();  // a solve of thousands of pods apart takes a while
     std::uint32_t pod = queue[head];
     auto length = static_cast<std::int64_t>(queue.size() - head);
     if (s.last_epoch[pod] == epoch && s.last_len[pod] == length) break;

@@ -1,8 +1,10 @@
 #include "fleetsim/kube/kube_scheduler.hpp"
 
 #include <catch2/catch.hpp>
+#include <csignal>
 #include <vector>
 
+#include "fleetsim/core/stop_flag.hpp"
 #include "unit/k8s/cluster_harness.hpp"
 
 using namespace fleetsim;
@@ -302,4 +304,20 @@ TEST_CASE("kube-scheduler: the first pod of a self-affine group binds; affinity 
   CHECK(rig.bound_node(first) == a);
   CHECK(rig.bound_node(waiting) == kNoNode);
   CHECK(rig.unschedulable == std::vector<PodId>{waiting});
+}
+
+// A pass over thousands of pending pods honours SIGTERM between pods (issue 25, item 8).
+TEST_CASE("kube-scheduler stops between pods when a stop is requested", "[kube]") {
+  clear_stop_request();
+  SchedulerRig rig;
+  rig.pending(pod_requests(500, 512));
+  rig.pending(pod_requests(500, 512));
+  KubeScheduler stopping(rig.sim, rig.cluster, rig.bus, [&](PodId p) {
+    rig.unschedulable.push_back(p);
+    request_stop(SIGTERM);  // as the handler would, during the pass
+  });
+  stopping.request_pass();
+  CHECK_THROWS_AS(rig.sim.run_until(rig.sim.now()), StopRequested);
+  CHECK(rig.unschedulable.size() == 1);  // the second pod was not tried
+  clear_stop_request();
 }

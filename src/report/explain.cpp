@@ -48,9 +48,14 @@ class EventStream {
   EventStream(std::istream& in, std::string file) : in_(in), file_(std::move(file)) {}
 
   bool next(json& e) {
-    if (!std::getline(in_, text_)) return false;
+    // A bounded line: a file of one endless line must not take the memory either.
+    in_.getline(line_buffer_.data(), static_cast<std::streamsize>(line_buffer_.size()));
+    if (in_.gcount() == 0 && in_.eof()) return false;
     ++line_;
-    e = json::parse(text_, nullptr, /*allow_exceptions=*/false);
+    if (in_.fail() && !in_.eof())
+      throw InputError(SourceLocation{.file = file_, .line = line_}, "events",
+                       "a line longer than 1 MiB: not a fleetsim event");
+    e = json::parse(std::string_view(line_buffer_.data()), nullptr, /*allow_exceptions=*/false);
     if (!e.is_object() || !e.contains("t") || !e.contains("kind") || !e["kind"].is_string())
       throw InputError(SourceLocation{.file = file_, .line = line_}, "events",
                        "not a fleetsim event (one JSON object per line with t and kind)");
@@ -77,7 +82,7 @@ class EventStream {
  private:
   std::istream& in_;
   std::string file_;
-  std::string text_;
+  std::vector<char> line_buffer_ = std::vector<char>(std::size_t{1} << 20);
   int line_ = 0;
 };
 

@@ -70,3 +70,11 @@ TEST_CASE("explain's hint is the closest name, ties to the first by name, over t
   CHECK(pod_error(events, "zzzzzz") ==
         "events.jsonl: --pod: no pod named \"zzzzzz\" in the events");
 }
+
+TEST_CASE("explain refuses a line longer than 1 MiB instead of holding it", "[report]") {
+  CHECK(pod_error(kCreated + std::string(std::size_t{2} << 20, 'x') + "\n") ==
+        "events.jsonl:2: events: a line longer than 1 MiB: not a fleetsim event");
+  // The last line needs no newline.
+  CHECK(pod_error("{\"t\":0,\"kind\":\"pod_created\",\"pod\":\"p\",\"workload\":\"w\"}") ==
+        "no error");
+}

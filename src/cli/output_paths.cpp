@@ -1,5 +1,7 @@
 #include "fleetsim/cli/output_paths.hpp"
 
+#include <cstdlib>
+
 #include "fleetsim/catalog/auto_mode.hpp"
 #include "fleetsim/catalog/catalog_loader.hpp"
 #include "fleetsim/core/output_path.hpp"
@@ -41,6 +43,9 @@ void check_check_outputs(const CheckOptions& options, const ScenarioConfig* conf
     inputs.push_back({"--baseline", options.baseline});
     if (options.markdown) outputs.push_back({"--markdown", *options.markdown});
     if (options.junit) outputs.push_back({"--junit", *options.junit});
+    // Appended to, so a terminal there is fine; an input is not.
+    if (const char* summary = std::getenv("GITHUB_STEP_SUMMARY"); summary != nullptr && *summary)
+      check_not_an_input({"GITHUB_STEP_SUMMARY", summary}, inputs);
   }
   check_output_paths(outputs, inputs);
 }

@@ -81,16 +81,20 @@ bool same_file(const fs::path& a, const fs::path& b) {
   return resolved(a) == resolved(b);
 }
 
+void check_not_an_input(const OutputPath& out, std::span<const NamedPath> inputs) {
+  for (const NamedPath& in : inputs) {
+    if (same_file(out.path, in.path)) {
+      fail(out, fmt::format("is the same file as the input {} ({}); an output must not "
+                            "overwrite an input",
+                            in.path.string(), in.flag));
+    }
+  }
+}
+
 void check_output_paths(std::span<const OutputPath> outputs, std::span<const NamedPath> inputs) {
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const OutputPath& out = outputs[i];
-    for (const NamedPath& in : inputs) {
-      if (same_file(out.path, in.path)) {
-        fail(out, fmt::format("is the same file as the input {} ({}); an output must not "
-                              "overwrite an input",
-                              in.path.string(), in.flag));
-      }
-    }
+    check_not_an_input(out, inputs);
     for (std::size_t j = 0; j < i; ++j) {
       if (same_file(out.path, outputs[j].path)) {
         fail(out, fmt::format("is also the path of {}; each output needs a path of its own",

@@ -33,6 +33,9 @@ std::optional<std::string> not_replaceable(const std::filesystem::path& path);
 // symlinks, `.` and `..` are resolved.
 bool same_file(const std::filesystem::path& a, const std::filesystem::path& b);
 
+// Throws InputError at `output` (under its flag) when it is one of the inputs.
+void check_not_an_input(const OutputPath& output, std::span<const NamedPath> inputs);
+
 // Throws InputError at the first output path (under its flag) that is an input, is another
 // output, lies in a folder that does not exist or is not a folder, or exists and is not a
 // regular file (a folder output: is not a folder).

@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "cli_harness.hpp"
@@ -121,6 +123,20 @@ TEST_CASE("check refuses outputs over the baseline, the report or each other", "
                           "input " + s.pools.string() +
                           " (a file the scenario reads); an output must not overwrite an input\n");
   CHECK(slurp(s.pools) == kG5Pool);
+  // Appended to, it must not be an input either (the CI's own value is put back).
+  const char* ci_summary = std::getenv("GITHUB_STEP_SUMMARY");
+  const std::optional<std::string> saved =
+      ci_summary ? std::optional<std::string>(ci_summary) : std::nullopt;
+  ::setenv("GITHUB_STEP_SUMMARY", baseline.c_str(), 1);
+  Run summary = s.fleetsim(check);
+  if (saved)
+    ::setenv("GITHUB_STEP_SUMMARY", saved->c_str(), 1);
+  else
+    ::unsetenv("GITHUB_STEP_SUMMARY");
+  CHECK(summary.exit_code == 2);
+  CHECK(summary.err == "error: " + baseline +
+                           ": GITHUB_STEP_SUMMARY: is the same file as the input " + baseline +
+                           " (--baseline); an output must not overwrite an input\n");
   Run device = s.fleetsim(check + " --junit /dev/full");
   CHECK(device.exit_code == 2);
   CHECK(device.err == "error: /dev/full: --junit: " + kNotRegular);

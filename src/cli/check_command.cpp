@@ -9,6 +9,8 @@
 #include <sstream>
 
 #include "fleetsim/cli/commands.hpp"
+#include "fleetsim/cli/output_paths.hpp"
+#include "fleetsim/core/atomic_file.hpp"
 #include "fleetsim/core/version.hpp"
 #include "fleetsim/report/check.hpp"
 #include "fleetsim/report/report_json.hpp"
@@ -22,6 +24,7 @@ namespace {
 
 void write_file(const std::filesystem::path& path, std::string_view field, const std::string& text,
                 bool append = false) {
+  if (!append) return write_file_atomically(path, field, text);
   std::ofstream out(path, append ? std::ios::app : std::ios::trunc);
   out << text;
   if (!out)
@@ -53,16 +56,18 @@ int check_command(const CheckOptions& options) {
         load_scenario(*options.scenario, bundled_catalog_root(), {}, options.reading);
     print_warnings(config.warnings, options.warnings, std::cerr);
     gates = config.gates;
+    check_check_outputs(options, &config);
     const ReportProvenance provenance{.version = std::string(kFleetsimVersion),
                                       .inputs = input_digests(config)};
     new_report = report_json_text(run(config), &provenance);
   } else {
+    check_check_outputs(options, nullptr);
     require_file(*options.report, "--report", false);
+    read_report_file(*options.report, "--report");  // a clear error for what is not a report
     std::ifstream in(*options.report);
     std::stringstream text;
     text << in.rdbuf();
     new_report = text.str();
-    read_report_file(*options.report, "--report");  // a clear error for what is not a report
   }
   if (options.update_baseline) {
     std::error_code ec;

@@ -9,7 +9,10 @@
 #include <vector>
 
 #include "fleetsim/cli/commands.hpp"
+#include "fleetsim/cli/output_paths.hpp"
 #include "fleetsim/core/atomic_file.hpp"
+#include "fleetsim/core/output_path.hpp"
+#include "fleetsim/core/stop_flag.hpp"
 #include "fleetsim/core/version.hpp"
 #include "fleetsim/report/event_writer.hpp"
 #include "fleetsim/report/openmetrics_writer.hpp"
@@ -24,21 +27,16 @@ namespace fleetsim {
 
 namespace {
 
-// The signal that asked the run to stop (SIGINT, SIGTERM), or 0. A second one ends the process
-// at once, as if no handler were set: a stuck run can still be killed.
-volatile std::sig_atomic_t g_stop_signal = 0;
-
+// SIGINT and SIGTERM ask the run to stop (core/stop_flag.hpp). A second one ends the process at
+// once, as if no handler were set: a stuck run can still be killed.
 extern "C" void on_stop_signal(int sig) {
-  if (g_stop_signal != 0) {
+  if (stop_signal() != 0) {
     std::signal(sig, SIG_DFL);
     std::raise(sig);
     return;
   }
-  g_stop_signal = sig;
+  request_stop(sig);
 }
-
-// Thrown from the progress callback to unwind a run that was asked to stop.
-struct Interrupted {};
 
 // The run's outputs, written to temporaries beside them and renamed into place only when the run
 // has succeeded: a failed or interrupted run leaves the previous outputs whole, and no half file.
@@ -71,6 +69,11 @@ class OutputFiles {
         throw InputError(SourceLocation{.file = f.temp.string()}, "--out",
                          "writing the output failed");
     }
+    // What is at a final path may have changed since the check before the run: replace only
+    // regular files, and check them all before the first rename.
+    for (const File& f : files_)
+      if (auto why = not_replaceable(f.final))
+        throw InputError(SourceLocation{.file = f.final.string()}, "--out", *why);
     for (const File& f : files_) {
       std::error_code ec;
       std::filesystem::rename(f.temp, f.final, ec);
@@ -97,6 +100,7 @@ int run_command(const RunCommandOptions& options) {
       load_scenario(options.scenario, bundled_catalog_root(), {}, options.reading);
   if (options.seed) config.seed = *options.seed;
   print_warnings(config.warnings, options.warnings, std::cerr);
+  check_run_outputs(options, config);
 
   std::error_code ec;
   std::filesystem::create_directories(options.out_dir, ec);
@@ -106,7 +110,7 @@ int run_command(const RunCommandOptions& options) {
   TimeseriesWriter timeseries_writer(outputs.open("timeseries.csv"));
 
   // SIGINT and SIGTERM stop the run between events; the outputs are then left as they were.
-  g_stop_signal = 0;
+  clear_stop_request();
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
   const bool show_progress = !options.quiet && isatty(STDERR_FILENO) != 0;
@@ -119,22 +123,22 @@ int run_command(const RunCommandOptions& options) {
     run_options.event_sinks.push_back(metrics.get());
     run_options.metric_sinks.push_back(metrics.get());
   }
-  run_options.progress = [&](SimTime now) {
-    if (g_stop_signal != 0) throw Interrupted{};
-    if (!show_progress) return;
-    std::cerr << fmt::format("\r{}: {} / {} simulated", config.name,
-                             format_duration(now.time_since_epoch()),
-                             format_duration(config.duration))
-              << std::flush;
-  };
+  if (show_progress) {
+    run_options.progress = [&](SimTime now) {
+      std::cerr << fmt::format("\r{}: {} / {} simulated", config.name,
+                               format_duration(now.time_since_epoch()),
+                               format_duration(config.duration))
+                << std::flush;
+    };
+  }
   RunResult result;
   try {
     result = run(config, run_options);
-  } catch (const Interrupted&) {
+  } catch (const StopRequested& stop) {
     if (show_progress) std::cerr << "\r\033[K";
-    std::cerr << fmt::format("stopped by signal {}; the outputs in {} are unchanged\n",
-                             static_cast<int>(g_stop_signal), options.out_dir.string());
-    return 128 + g_stop_signal;
+    std::cerr << fmt::format("stopped by signal {}; the outputs in {} are unchanged\n", stop.signal,
+                             options.out_dir.string());
+    return 128 + stop.signal;
   }
   if (show_progress) std::cerr << "\r\033[K";
 

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "fleetsim/cli/commands.hpp"
+#include "fleetsim/cli/output_paths.hpp"
 #include "fleetsim/cli/warning_report.hpp"
 #include "fleetsim/core/atomic_file.hpp"
 #include "fleetsim/core/time.hpp"
@@ -98,8 +99,9 @@ int sweep_command(const SweepCommandOptions& options) {
     }
     std::tie(sweep.shard_index, sweep.shard_count) = *shard;
   }
-  make_out_dir(options.out_dir);
   const Study study = load_study(options.study, bundled_catalog_root());
+  check_sweep_outputs(options.study, study, sweep);
+  make_out_dir(options.out_dir);
   print_warnings(study.warnings, options.warnings, std::cerr);
   sweep.note = [](const std::string& note) { std::cerr << "note: " << note << '\n'; };
   const auto started = std::chrono::steady_clock::now();
@@ -129,6 +131,7 @@ int sweep_command(const SweepCommandOptions& options) {
 
 int merge_command(const MergeOptions& options) {
   const std::vector<std::filesystem::path> shards = shard_files(options.inputs);
+  check_merge_outputs(options, shards);
   make_out_dir(options.out_dir);
   const std::filesystem::path results = options.out_dir / "results.csv";
   const MergeOutcome outcome = merge_results(shards, results, options.allow_partial);

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "fleetsim/core/error.hpp"
+#include "fleetsim/core/stop_flag.hpp"
 
 namespace fleetsim {
 
@@ -73,6 +74,8 @@ void Simulation::run_until(SimTime end) {
   running_ = true;
   stop_requested_ = false;
   while (!stop_requested_) {
+    // Per event, not per advance of the clock: events that keep time still can loop for ever.
+    throw_if_stop_requested();
     const std::optional<Event> event = queue_.pop_until(end);
     if (!event) break;
     advance_clock(event->time);

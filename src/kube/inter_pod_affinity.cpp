@@ -93,14 +93,27 @@ void inter_pod_affinity_mask(const Cluster& cluster, const Pod& pod,
     });
     forbid(term, against);
   }
+  // A running pod's hostname term rules out its own node; a zone term, its node's zone. Marked
+  // directly: a pass over every node per running pod made 3,000 pods that must be apart take
+  // minutes (pods × pods × nodes).
+  std::vector<std::string_view> forbidden_zones;
   for_each_running(cluster, [&](const Node& n, const Pod& q) {
     for (const PodAffinityTerm& term : q.spec->pod_anti_affinity.required) {
       if (!modelled(term) || !term_selects(term, q.namespace_name, ns, pod.labels)) continue;
-      Domains against(node_count);
-      against.add(n);
-      forbid(term, against);
+      if (term.topology_key == label::kHostname) {
+        out[n.id] = 0;
+      } else if (!n.zone.empty() && std::find(forbidden_zones.begin(), forbidden_zones.end(),
+                                              n.zone) == forbidden_zones.end()) {
+        forbidden_zones.push_back(n.zone);
+      }
     }
   });
+  if (forbidden_zones.empty()) return;
+  for (NodeId id : cluster.active_nodes()) {
+    const std::string_view zone = cluster.node(id).zone;
+    if (std::find(forbidden_zones.begin(), forbidden_zones.end(), zone) != forbidden_zones.end())
+      out[id] = 0;
+  }
 }
 
 }  // namespace fleetsim

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "fleetsim/core/error.hpp"
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
+#include "fleetsim/scenario/scenario_loader.hpp"
 
 namespace fleetsim {
 
@@ -17,23 +19,77 @@ namespace {
 
 using nlohmann::json;
 
-struct Events {
-  std::vector<json> all;  // in file order, which is time order
+// The most a count in an event can be (pods in a claim, types it kept), and an hourly price or
+// saving: above these the file is not fleetsim's.
+constexpr double kMaxCount = 1e9;
+constexpr double kMaxUsdPerHour = 1e9;
+
+// A number field of an event: absent, or a number in [min, max] (a whole one if `whole`), so
+// that what explain computes from it cannot overflow.
+void check_number(const json& e, const char* key, double min, double max, bool whole,
+                  const std::string& file, int line) {
+  auto it = e.find(key);
+  if (it == e.end()) return;
+  const bool ok = it->is_number() && it->get<double>() >= min && it->get<double>() <= max &&
+                  (!whole || std::floor(it->get<double>()) == it->get<double>());
+  if (!ok) {
+    throw InputError(
+        SourceLocation{.file = file, .line = line}, key,
+        fmt::format("expected a {} from {} to {}, got {}", whole ? "whole number" : "number", min,
+                    max, it->dump().substr(0, 40)));
+  }
+}
+
+// events.jsonl read a line at a time, each event checked as it is read: memory does not grow
+// with the file, which can be gigabytes. Stories need two passes (a pod's nodes are known only
+// after its events), so the stream is read again from the start.
+class EventStream {
+ public:
+  EventStream(std::istream& in, std::string file) : in_(in), file_(std::move(file)) {}
+
+  bool next(json& e) {
+    // A bounded line: a file of one endless line must not take the memory either.
+    in_.getline(line_buffer_.data(), static_cast<std::streamsize>(line_buffer_.size()));
+    if (in_.gcount() == 0 && in_.eof()) return false;
+    ++line_;
+    if (in_.fail() && !in_.eof())
+      throw InputError(SourceLocation{.file = file_, .line = line_}, "events",
+                       "a line longer than 1 MiB: not a fleetsim event");
+    e = json::parse(std::string_view(line_buffer_.data()), nullptr, /*allow_exceptions=*/false);
+    if (!e.is_object() || !e.contains("t") || !e.contains("kind") || !e["kind"].is_string())
+      throw InputError(SourceLocation{.file = file_, .line = line_}, "events",
+                       "not a fleetsim event (one JSON object per line with t and kind)");
+    const double max_t = static_cast<double>(kMaxScenarioDuration / seconds(1));
+    check_number(e, "t", 0, max_t, false, file_, line_);
+    for (const char* key : {"pods", "instance_type_count"})
+      check_number(e, key, 0, kMaxCount, true, file_, line_);
+    check_number(e, "price_usd_per_hour", 0, kMaxUsdPerHour, false, file_, line_);
+    check_number(e, "savings_usd_per_hour", -kMaxUsdPerHour, kMaxUsdPerHour, false, file_, line_);
+    return true;
+  }
+
+  void rewind() {
+    in_.clear();
+    in_.seekg(0);
+    line_ = 0;
+    if (!in_)
+      throw InputError(SourceLocation{.file = file_}, "events",
+                       "cannot be read twice (not a regular file)");
+  }
+
+  const std::string& file() const { return file_; }
+
+ private:
+  std::istream& in_;
+  std::string file_;
+  std::vector<char> line_buffer_ = std::vector<char>(std::size_t{1} << 20);
+  int line_ = 0;
 };
 
-Events read_events(std::istream& in, const std::string& file) {
-  Events out;
-  std::string line;
-  for (int n = 1; std::getline(in, line); ++n) {
-    json e = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (!e.is_object() || !e.contains("t") || !e["t"].is_number() || !e.contains("kind") ||
-        !e["kind"].is_string())
-      throw InputError(SourceLocation{.file = file, .line = n}, "events",
-                       "not a fleetsim event (one JSON object per line with t and kind)");
-    out.all.push_back(std::move(e));
-  }
-  return out;
-}
+// The events a story is told from, in file order (which is time order).
+struct Events {
+  std::vector<json> all;
+};
 
 std::string str(const json& e, const char* key) {
   auto it = e.find(key);
@@ -85,15 +141,33 @@ constexpr std::string_view kWhyThisGroupType =
     "wants, in the zone with the fewest of its instances, the first type in its order "
     "(on-demand) or the cheapest (spot) with capacity";
 
-[[noreturn]] void not_found(const Events& events, const std::string& file, const char* key,
-                            std::string_view name) {
-  std::set<std::string> names;
-  for (const json& e : events.all)
-    if (std::string n = str(e, key); !n.empty()) names.insert(n);
-  std::vector<std::string_view> candidates(names.begin(), names.end());
-  throw InputError(SourceLocation{.file = file}, fmt::format("--{}", key),
+// A second pass for the hint: the closest name, ties to the first in name order, as a sorted
+// list of every name would give, without holding the list.
+[[noreturn]] void not_found(EventStream& events, const char* key, std::string_view name) {
+  events.rewind();
+  std::string best, last;
+  std::vector<std::string_view> candidates;  // best so far and the next name, in name order
+  json e;
+  while (events.next(e)) {
+    std::string n = str(e, key);
+    if (n.empty() || n == last || n == best) continue;
+    last = n;
+    candidates.assign({std::string_view(n)});
+    if (!best.empty()) candidates.insert(n < best ? candidates.end() : candidates.begin(), best);
+    if (auto closest = closest_name(name, candidates)) best = std::string(*closest);
+  }
+  candidates.clear();
+  if (!best.empty()) candidates.push_back(best);
+  throw InputError(SourceLocation{.file = events.file()}, fmt::format("--{}", key),
                    fmt::format("no {} named \"{}\" in the events{}", key, name.substr(0, 80),
                                did_you_mean(name, candidates)));
+}
+
+// The story's name must be given: an empty one would match every event without it.
+void require_name(std::string_view name, const char* key) {
+  if (name.empty())
+    throw InputError(SourceLocation{.file = "command line"}, fmt::format("--{}", key),
+                     fmt::format("the {} name is empty", key));
 }
 
 const json* find_event(const Events& events, std::string_view kind, std::string_view node,
@@ -107,7 +181,32 @@ const json* find_event(const Events& events, std::string_view kind, std::string_
 }  // namespace
 
 std::string explain_pod(std::istream& in, const std::string& file, std::string_view pod) {
-  const Events events = read_events(in, file);
+  require_name(pod, "pod");
+  EventStream stream(in, file);
+  // First pass: the nodes the pod went to and when it was nominated.
+  std::set<std::string> nodes;
+  std::map<double, std::size_t> batch;  // pods nominated at each time the pod was
+  json e;
+  bool found = false;
+  while (stream.next(e)) {
+    if (str(e, "pod") != pod) continue;
+    found = true;
+    if (std::string n = str(e, "node"); !n.empty()) nodes.insert(std::move(n));
+    if (str(e, "kind") == "pod_nominated") batch[num(e, "t")] = 0;
+  }
+  if (!found) not_found(stream, "pod", pod);
+  // Second pass: the pod's events, its nodes' start-up, and the size of its batches.
+  stream.rewind();
+  Events events;
+  while (stream.next(e)) {
+    const std::string kind = str(e, "kind");
+    if (kind == "pod_nominated")
+      if (auto it = batch.find(num(e, "t")); it != batch.end()) ++it->second;
+    const bool startup = kind == "nodeclaim_created" || kind == "node_launched" ||
+                         kind == "node_registered" || kind == "node_ready";
+    if (str(e, "pod") == pod || (startup && nodes.contains(str(e, "node"))))
+      events.all.push_back(std::move(e));
+  }
   std::string out;
   double pending_since = -1;
   bool ended = false;
@@ -124,24 +223,22 @@ std::string explain_pod(std::istream& in, const std::string& file, std::string_v
     } else if (kind == "pod_unschedulable") {
       out += line(t, "no place: " + str(e, "reason"));
     } else if (kind == "pod_nominated") {
-      std::size_t batch = 0;
-      for (const json& other : events.all)
-        batch += str(other, "kind") == "pod_nominated" && num(other, "t") == t ? 1 : 0;
+      const std::size_t batch_size = batch[t];
       const json* claim = find_event(events, "nodeclaim_created", node, t);
       if (claim != nullptr) {
-        out += line(
-            t, fmt::format("nominated to a new NodeClaim {} of NodePool {}, with {} of a "
-                           "batch of {}; the claim kept {}",
-                           node, str(*claim, "nodepool"),
-                           plural(static_cast<std::int64_t>(num(*claim, "pods")), "pod"),
-                           plural(static_cast<std::int64_t>(batch), "pod"), type_list(*claim)));
+        out += line(t, fmt::format("nominated to a new NodeClaim {} of NodePool {}, with {} of a "
+                                   "batch of {}; the claim kept {}",
+                                   node, str(*claim, "nodepool"),
+                                   plural(static_cast<std::int64_t>(num(*claim, "pods")), "pod"),
+                                   plural(static_cast<std::int64_t>(batch_size), "pod"),
+                                   type_list(*claim)));
         if (const json* launched = find_event(events, "node_launched", node))
           out += line(num(*launched, "t"), fmt::format("{} launched as {}: {}", node,
                                                        launched_text(*launched), kWhyThisType));
       } else {
         out += line(t, fmt::format("nominated to {}, a node that exists or is starting, with "
                                    "room for it (a batch of {})",
-                                   node, plural(static_cast<std::int64_t>(batch), "pod")));
+                                   node, plural(static_cast<std::int64_t>(batch_size), "pod")));
       }
     } else if (kind == "pod_scheduled") {
       std::string text = "bound to " + node;
@@ -170,13 +267,26 @@ std::string explain_pod(std::istream& in, const std::string& file, std::string_v
           t, fmt::format("deleted{}: {}", node.empty() ? "" : " from " + node, str(e, "reason")));
     }
   }
-  if (out.empty()) not_found(events, file, "pod", pod);
+  if (out.empty()) not_found(stream, "pod", pod);
   if (!ended) out += "  still running when the run ended\n";
   return out;
 }
 
 std::string explain_node(std::istream& in, const std::string& file, std::string_view node) {
-  const Events events = read_events(in, file);
+  require_name(node, "node");
+  EventStream stream(in, file);
+  // The node's events and the disruption decisions that name it.
+  Events events;
+  json e;
+  while (stream.next(e)) {
+    bool keep = str(e, "node") == node;
+    if (!keep && str(e, "kind") == "disruption_decision") {
+      auto nodes = e.find("nodes");
+      keep = nodes != e.end() && nodes->is_array() &&
+             std::find(nodes->begin(), nodes->end(), json(node)) != nodes->end();
+    }
+    if (keep) events.all.push_back(std::move(e));
+  }
   std::string out;
   double launched_at = -1, price = 0;
   for (std::size_t i = 0; i < events.all.size(); ++i) {
@@ -241,8 +351,7 @@ std::string explain_node(std::istream& in, const std::string& file, std::string_
       out += line(t, text);
     }
   }
-  if (out.empty() || out.find(fmt::format("node {} (", node)) != 0)
-    not_found(events, file, "node", node);
+  if (out.empty() || out.find(fmt::format("node {} (", node)) != 0) not_found(stream, "node", node);
   if (out.find("terminated: ") == std::string::npos) out += "  still running when the run ended\n";
   return out;
 }

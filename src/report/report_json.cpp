@@ -4,6 +4,7 @@
 
 #include "fleetsim/core/calendar.hpp"
 #include "fleetsim/core/error.hpp"
+#include "fleetsim/core/input_file.hpp"
 #include "fleetsim/core/latency_sketch.hpp"
 #include "fleetsim/report/json_writer.hpp"
 #include "fleetsim/report/number_format.hpp"
@@ -186,6 +187,9 @@ std::string report_json_text(const RunResult& result, const ReportProvenance* pr
 }
 
 nlohmann::json read_report_file(const std::filesystem::path& path, std::string_view field) {
+  // Reading a folder throws from the stream buffer (an internal error); a FIFO would block.
+  if (auto why = not_a_regular_file(path))
+    throw InputError(SourceLocation{.file = path.string()}, std::string(field), *why);
   std::ifstream in(path);
   if (!in)
     throw InputError(SourceLocation{.file = path.string()}, std::string(field),

@@ -71,10 +71,10 @@ std::vector<Expander> decode_expanders(const YamlValue& v) {
   return out;
 }
 
-SimDuration delay(const YamlValue& v, SimDuration max) {
+SimDuration delay(const YamlValue& v, SimDuration max, SimDuration min = SimDuration{0}) {
   const SimDuration d = v.as_duration();
-  if (d < SimDuration{0} || d > max)
-    v.fail(fmt::format("must be from 0s to {}", format_duration(max)));
+  if (d < min || d > max)
+    v.fail(fmt::format("must be from {} to {}", format_duration(min), format_duration(max)));
   return d;
 }
 
@@ -138,7 +138,9 @@ ClusterAutoscalerSettings decode_cluster_autoscaler(const YamlValue& value) {
   if (auto v = m.get("expander")) s.expanders = decode_expanders(*v);
   if (auto v = m.get("priorities")) s.priorities = decode_expander_priorities(*v);
   if (auto v = m.get("max_nodes_total")) s.max_nodes_total = v->as_int(0, kMaxNodesTotal);
-  if (auto v = m.get("max_node_provision_time")) s.max_node_provision_time = delay(*v, kMaxDelay);
+  // 0s would time out every scale-up at once and back the group off: no node ever comes.
+  if (auto v = m.get("max_node_provision_time"))
+    s.max_node_provision_time = delay(*v, kMaxDelay, seconds(1));
   if (auto v = m.get("max_node_startup_time")) s.max_node_startup_time = delay(*v, kMaxDelay);
   if (auto v = m.get("balance_similar_node_groups")) s.balance_similar_node_groups = v->as_bool();
   if (auto v = m.get("new_pod_scale_up_delay")) s.new_pod_scale_up_delay = delay(*v, kMaxDelay);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <system_error>
 
 #include "fleetsim/catalog/catalog_loader.hpp"
 
@@ -32,7 +33,9 @@ std::string digest_of(const std::filesystem::path& path) {
 
 std::vector<std::pair<std::string, std::string>> input_digests(const ScenarioConfig& config) {
   auto absolute = [](const std::filesystem::path& p) {
-    return std::filesystem::absolute(p).lexically_normal();
+    std::error_code ec;  // no working directory: names stay as given
+    const std::filesystem::path a = std::filesystem::absolute(p, ec);
+    return (ec ? p : a).lexically_normal();
   };
   const std::filesystem::path base = absolute(config.file).parent_path();
   std::vector<std::pair<std::string, std::string>> out;

@@ -370,7 +370,8 @@ void read_catalog(const YamlMap& top, const SectionContext& sc,
   cfg.catalog_dir = catalog_dir(top, cfg.region, sc, default_root, top.value().where().file);
   Catalog catalog = load_catalog(cfg.catalog_dir);
   if (cfg.provisioner == ProvisionerKind::EksAutoMode) {
-    if (!std::filesystem::exists(cfg.catalog_dir / kAutoModeFeesFile)) {
+    std::error_code ec;
+    if (!std::filesystem::exists(cfg.catalog_dir / kAutoModeFeesFile, ec)) {
       top.get("provisioner")
           ->fail(fmt::format("EKS Auto Mode's fees are not in the catalog ({} has no {})",
                              cfg.catalog_dir.string(), kAutoModeFeesFile));

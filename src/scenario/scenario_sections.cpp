@@ -10,6 +10,7 @@
 #include "fleetsim/autoscaling/metric_names.hpp"
 #include "fleetsim/core/input_file.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
+#include "fleetsim/scenario/workload_decoder.hpp"
 #include "fleetsim/service/exported_metrics.hpp"
 
 namespace fleetsim {
@@ -23,6 +24,7 @@ constexpr std::int64_t kMaxInterruptionsPerEvent = 10'000;
 // share, and an hour for a wave's notices to spread or a rebalance recommendation to lead.
 constexpr double kMaxSpotRateScale = 100;
 constexpr SimDuration kMaxWaveSpread = hours(1);
+constexpr double kMinWaveShare = 0.01;
 constexpr SimDuration kMaxRebalanceLead = hours(1);
 
 std::string describe_contents(const ManifestSet& set) {
@@ -295,7 +297,7 @@ std::vector<DecodedEvent> decode_events(const YamlValue& list, const SectionCont
       YamlValue deployment = s.require("deployment");
       e.action = ScaleRequest{
           .deployment = deployment.as_string(),
-          .replicas = static_cast<std::int32_t>(s.require("replicas").as_int(0, 1'000'000)),
+          .replicas = static_cast<std::int32_t>(s.require("replicas").as_int(0, kMaxReplicas)),
           .deployment_where = deployment.where(),
           .deployment_field = deployment.path()};
       s.reject_unread(std::array<std::string_view, 2>{"deployment", "replicas"});
@@ -469,7 +471,9 @@ SpotMarketSettings decode_spot_market(const YamlValue& value, const SectionConte
     YamlMap w(*waves);
     if (auto share = w.get("share")) {
       out.wave_share = decode_share(*share, 1.0);
-      if (out.wave_share == 0) share->fail("a wave takes a share above 0");
+      // Waves come at the hazard ÷ share: a tiny share floods the run with waves that never end.
+      if (out.wave_share < kMinWaveShare)
+        share->fail(fmt::format("a wave takes a share from {} to 1", kMinWaveShare));
     }
     if (auto spread = w.get("spread")) {
       out.wave_spread = spread->as_duration();

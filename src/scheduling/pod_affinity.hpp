@@ -48,6 +48,10 @@ class PodAffinityGroups {
   std::size_t free_claim_count(std::uint32_t group) const { return groups_[group].free_count; }
   // The claims where the group counts no pod, in creation order.
   const std::vector<std::uint32_t>& free_claims(std::uint32_t group);
+  // Whether the group counts a pod on an existing node (which then refuses the pod).
+  bool counts_on_node(std::uint32_t group, std::uint32_t node) const {
+    return groups_[group].node_counts[node] > 0;
+  }
 
   // Zones a claim must keep some of to take the pod (a necessary condition of claim_zones,
   // the same for every claim): a quick filter for the claim scan. `zones`: those the pod's

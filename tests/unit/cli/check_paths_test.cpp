@@ -76,5 +76,5 @@ TEST_CASE("fleetsim check: a missing baseline says how to make one and a folder 
   Run update = s.fleetsim("check --report " + kGolden + " --baseline " + s.dir.string() +
                           " --update-baseline");
   CHECK(update.exit_code == 2);
-  CHECK(update.err == "error: " + s.dir.string() + ": --baseline: a folder, not a report.json\n");
+  CHECK(update.err == "error: " + s.dir.string() + ": --baseline: is a folder, not a file\n");
 }

@@ -25,3 +25,12 @@ TEST_CASE("fleetsim explain: a run's pod, and the errors", "[cli]") {
   CHECK_THAT(missing.err, Catch::EndsWith("none/events.jsonl: OUT_DIR: cannot read the run's "
                                           "events (run `fleetsim run --out DIR` first)\n"));
 }
+
+// An empty name would match every event that names no pod (issue 25, item 8).
+TEST_CASE("fleetsim explain refuses an empty name", "[cli]") {
+  Scratch s("explain-empty-cli");
+  s.write("out/events.jsonl", "{\"t\":0.0,\"kind\":\"node_launched\",\"node\":\"n\"}\n");
+  Run empty = s.fleetsim("explain " + (s.dir / "out").string() + " --pod ''");
+  CHECK(empty.exit_code == 2);
+  CHECK(empty.err == "error: command line: --pod: the pod name is empty\n");
+}

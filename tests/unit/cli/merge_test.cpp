@@ -82,7 +82,7 @@ TEST_CASE("fleetsim merge refuses a missing or repeated shard and --allow-partia
   const std::string file = s.write("file", "x").string();
   Run onto_file = s.fleetsim("merge " + a + " " + b + " --out " + file);
   CHECK(onto_file.exit_code == 2);
-  CHECK(onto_file.err == "error: " + file + ": --out: not a folder (a file is in the way)\n");
+  CHECK(onto_file.err == "error: " + file + ": --out: is not a folder\n");
   Run absent = s.fleetsim("merge " + (s.dir / "nowhere").string() + " --out " + out);
   CHECK(absent.exit_code == 2);
   CHECK(absent.err ==

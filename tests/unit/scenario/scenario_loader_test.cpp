@@ -800,7 +800,10 @@ TEST_CASE("spot: the interruption model, its defaults and its bad input", "[scen
         "4:48: spot.families.g6: instance family \"g6\" is not in the catalog; did you mean "
         "\"g5\"?");
   CHECK(error("spot: {interruption_rate: band_max, waves: {share: 0}}\n") ==
-        "4:52: spot.waves.share: a wave takes a share above 0");
+        "4:52: spot.waves.share: a wave takes a share from 0.01 to 1");
+  // Issue 25, item 8: waves at the hazard ÷ 1e-300 would never let the run end.
+  CHECK(error("spot: {interruption_rate: band_max, waves: {share: 1e-300}}\n") ==
+        "4:52: spot.waves.share: a wave takes a share from 0.01 to 1");
   CHECK(error("spot: {interruption_rate: band_max, scale: -1}\n") ==
         "4:44: spot.scale: the scale is from 0 to 100");
   CHECK(error("spot: {families: {}}\n") ==

@@ -457,3 +457,28 @@ TEST_CASE("zone affinity finds its group in zones the pod allows but does not pr
   REQUIRE(r.claims.size() == 1);
   CHECK(zones_of(r.claims[0]) == std::vector<std::string>{"us-east-1b"});
 }
+
+// Pods kept apart try only the nodes that hold none of their group, made once per solve (issue
+// 25, item 8: a walk over every node per pod took minutes for 3,000 pods).
+TEST_CASE("pods apart take the nodes free of their group, one each, then new claims",
+          "[scheduling]") {
+  Requirements labels = Requirements::from_labels({{std::string(label::kNodePool), "default"}});
+  std::vector<ExistingNode> nodes;
+  for (const char* name : {"node-a", "node-b", "node-c", "node-d", "node-e"})
+    nodes.push_back(node_in(name, "us-east-1a", labels));
+  nodes[3].available = Resources{};  // free of the group, but full
+  const PodSpec apart = with_anti(small(), label::kHostname, kS2);
+  std::vector<BoundPod> bound{
+      {.labels = &kS2, .spec = &apart, .namespace_name = "default", .node = 1}};
+  Problem problem;
+  problem.add(apart, 5, kS2);
+  SolveResult r = solve({default_pool()}, problem, {.nodes = nodes, .bound_pods = bound});
+  std::vector<std::uint32_t> placed;
+  for (const Placement& p : r.placements) placed.push_back(p.node);
+  std::sort(placed.begin(), placed.end());
+  CHECK(placed == std::vector<std::uint32_t>{0, 2, 4});
+  REQUIRE(r.claims.size() == 2);
+  CHECK(r.claims[0].pods.size() == 1);
+  CHECK(r.claims[1].pods.size() == 1);
+  CHECK(r.failures.empty());
+}

@@ -1,0 +1,25 @@
+// A request to stop the process's runs, set from a SIGINT or SIGTERM handler and checked by the
+// event loop and by inner loops that can run long within one event (placement, the solver), so a
+// signal is honoured within a moment even when simulated time does not advance.
+#pragma once
+
+namespace fleetsim {
+
+// Thrown by throw_if_stop_requested to unwind a run. Not a std::exception, so that handlers of
+// bad input do not take it for one.
+struct StopRequested {
+  int signal = 0;
+};
+
+// Async-signal-safe: records `signal` (non-zero) as the request.
+void request_stop(int signal) noexcept;
+// The signal that asked to stop, or 0.
+int stop_signal() noexcept;
+// Forgets a request (a new run, or a test).
+void clear_stop_request() noexcept;
+
+inline void throw_if_stop_requested() {
+  if (const int signal = stop_signal(); signal != 0) throw StopRequested{signal};
+}
+
+}  // namespace fleetsim

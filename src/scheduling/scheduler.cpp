@@ -11,6 +11,7 @@
 
 #include "fleetsim/core/quantity.hpp"
 #include "fleetsim/scheduling/min_values.hpp"
+#include "fleetsim/scheduling/requirements_objection.hpp"
 #include "pod_affinity.hpp"
 #include "spread_groups.hpp"
 
@@ -607,12 +608,12 @@ struct Scheduler::State {
     for (std::uint32_t p : ctx.pool_order()) {
       const PoolTemplate& tpl = ctx.pools()[p];
       std::string why;
+      // Karpenter's order (nodeclaim.go CanAdd): taints, then requirements against the pool and
+      // its instance types, and only then resources, on the types the requirements leave.
       if (const Taint* t = blocking_taint(spec, tpl.pool->taints, PreferNoSchedule::Ignore)) {
         why = fmt::format("did not tolerate {}={}:{}", t->key, t->value, to_string(t->effect));
-      } else if (auto conflict = v.has_requirements
-                                     ? tpl.requirements.incompatibility(v.requirements)
-                                     : std::nullopt) {
-        why = *conflict;
+      } else if (auto objection = requirements_objection(ctx, p, spec, v.requirements, &v.types)) {
+        why = *objection;
       } else if (pool_nodes_remaining[p] <= 0) {
         why = "nodes limit reached";
       } else {

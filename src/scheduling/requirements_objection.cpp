@@ -106,9 +106,9 @@ std::string describe_pod_requirement(const PodSpec& spec, const std::string& key
 
 std::optional<std::string> requirements_objection(const SchedulingContext& ctx, std::uint32_t pool,
                                                   const PodSpec& spec, const Requirements& term,
-                                                  const TypeSet* term_types,
-                                                  std::string_view noun) {
+                                                  const TypeSet* term_types) {
   const PoolTemplate& tpl = ctx.pools()[pool];
+  const std::string_view noun = pool_noun(*tpl.pool);
   if (auto why = compatibility(spec, term, tpl.requirements, fmt::format("the {}", noun)))
     return why;
   if (tpl.types.none())
@@ -136,6 +136,10 @@ std::optional<std::string> requirements_objection(const SchedulingContext& ctx, 
   if (together.empty())  // cannot happen: a key that excludes no type leaves the others theirs
     return fmt::format("the pod's node requirements exclude every instance type of the {}", noun);
   return fmt::format("{} together exclude every instance type of the {}", joined(together), noun);
+}
+
+std::string_view pool_noun(const NodePool& pool) {
+  return pool.node_group ? "node group" : "NodePool";
 }
 
 std::optional<std::string> node_labels_objection(const PodSpec& spec, const Requirements& term,

@@ -643,7 +643,8 @@ struct Scheduler::State {
                     : "topology spread or batch packing left no room";
         }
       }
-      parts.push_back(fmt::format("nodepool {}: {}", tpl.pool->name, why));
+      parts.push_back(fmt::format("{} {}: {}", tpl.pool->node_group ? "node group" : "nodepool",
+                                  tpl.pool->name, why));
     }
     return fmt::format("{}", fmt::join(parts, "; "));
   }

@@ -22,11 +22,13 @@ std::string describe_pod_requirement(const PodSpec& spec, const std::string& key
 // (nodeclaim.go CanAdd): the pool's requirements and labels first (Compatible), then the labels
 // of the instance types left (filterInstanceTypesByRequirements), so a resource shortfall is never
 // blamed for what a requirement did. `term_types`: the catalog types compatible with `term`, when
-// the caller has them. `noun`: "NodePool" or "node group".
+// the caller has them.
 std::optional<std::string> requirements_objection(const SchedulingContext& ctx, std::uint32_t pool,
                                                   const PodSpec& spec, const Requirements& term,
-                                                  const TypeSet* term_types = nullptr,
-                                                  std::string_view noun = "NodePool");
+                                                  const TypeSet* term_types = nullptr);
+
+// "NodePool", or "node group" for an eksctl node group read as one.
+std::string_view pool_noun(const NodePool& pool);
 
 // Why a node carrying `labels` cannot satisfy `term` (the predicate's term_allows), or nullopt:
 // a custom label the node lacks, or the first key whose values miss. `who` names the node in

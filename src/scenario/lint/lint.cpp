@@ -44,13 +44,8 @@ LintView::LintView(const ScenarioConfig& c)
       NodePoolInputs{.catalog = *c.catalog, .node_classes = classes, .daemonsets = c.daemonsets},
       pools, sizer);
   hosts = pools;
-  host_nouns.assign(pools.size(), pool_noun);
-  if (c.provisioner != ProvisionerKind::ClusterAutoscaler) {
-    for (const NodeGroup& g : c.node_groups) {
-      hosts.push_back(as_nodepool(g));
-      host_nouns.emplace_back("node group");
-    }
-  }
+  if (c.provisioner != ProvisionerKind::ClusterAutoscaler)
+    for (const NodeGroup& g : c.node_groups) hosts.push_back(as_nodepool(g));
   hosts_context = make_scheduling_context(
       NodePoolInputs{.catalog = *c.catalog, .node_classes = classes, .daemonsets = c.daemonsets},
       hosts, sizer);

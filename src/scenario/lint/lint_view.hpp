@@ -24,7 +24,6 @@ struct LintView {
   // Every pool whose nodes host pods: `pools`, then under Karpenter the node groups beside them
   // (read as NodePools, their nodes' labels included), as the checks at load see them.
   std::vector<NodePool> hosts;
-  std::vector<std::string_view> host_nouns;  // per host: "NodePool" or "node group"
   std::unique_ptr<SchedulingContext> hosts_context;
   std::vector<const Workload*> workloads;  // manifests', applies', and job trace templates
   std::vector<bool> from_trace;            // per workload: a trace template (rows set requests)

@@ -50,12 +50,13 @@ void unsatisfiable_selector(const LintView& view, std::vector<LintFinding>& out)
     std::vector<std::string> why;
     bool satisfiable = false;
     for (std::uint32_t p = 0; p < view.hosts.size() && !satisfiable; ++p) {
-      const std::string_view noun = view.host_nouns[p];
-      auto objection = requirements_objection(ctx, p, spec, spec.node_requirements, nullptr, noun);
+      auto objection = requirements_objection(ctx, p, spec, spec.node_requirements);
       satisfiable = !objection;
       for (const Requirements& alt : spec.alternative_node_requirements)
-        satisfiable = satisfiable || !requirements_objection(ctx, p, spec, alt, nullptr, noun);
-      if (objection) why.push_back(fmt::format("{} {}: {}", noun, view.hosts[p].name, *objection));
+        satisfiable = satisfiable || !requirements_objection(ctx, p, spec, alt);
+      if (objection)
+        why.push_back(
+            fmt::format("{} {}: {}", pool_noun(view.hosts[p]), view.hosts[p].name, *objection));
     }
     if (satisfiable) continue;
     out.push_back(finding(

@@ -29,6 +29,7 @@ NodePool as_nodepool(const NodeGroup& g) {
   pool.labels = node_group_labels(g);
   pool.taints = g.taints;
   pool.where = g.where;
+  pool.node_group = true;
   return pool;
 }
 

@@ -200,6 +200,29 @@ std::string Requirement::to_string() const {
   }
 }
 
+std::string Requirement::describe(std::size_t shown) const {
+  std::string bounds;
+  if (gte_) bounds += fmt::format(" >={}", *gte_);
+  if (lte_) bounds += fmt::format(" <={}", *lte_);
+  auto listed = [&](std::string_view op) {
+    std::string out = fmt::format("{} [", op);
+    for (std::size_t i = 0; i < values_.size() && i < shown; ++i)
+      out += fmt::format("{}{}", i == 0 ? "" : ", ", values_[i]);
+    if (values_.size() > shown) out += ", …";
+    return out + "]" + bounds;
+  };
+  switch (effective_operator()) {
+    case Operator::In:
+      return listed("In");
+    case Operator::NotIn:
+      return listed("NotIn");
+    case Operator::Exists:
+      return bounds.empty() ? "Exists" : bounds.substr(1);
+    default:
+      return "DoesNotExist";
+  }
+}
+
 Requirements Requirements::from_labels(const Labels& labels) {
   Requirements r;
   for (const auto& [k, v] : labels) r.by_key_.emplace(k, Requirement::single(v));

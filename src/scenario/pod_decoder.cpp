@@ -398,6 +398,7 @@ DecodedPod decode_pod(const ObjectMeta& meta, const YamlValue& spec_value, Decod
     }
   }
   spec.node_requirements = selector;
+  spec.node_selector = selector;
   if (auto affinity = s.get("affinity")) {
     YamlMap a(*affinity);
     if (auto node_affinity = a.get("nodeAffinity"))

@@ -12,6 +12,7 @@
 #include "fleetsim/core/quantity.hpp"
 #include "fleetsim/core/stop_flag.hpp"
 #include "fleetsim/scheduling/min_values.hpp"
+#include "fleetsim/scheduling/requirements_objection.hpp"
 #include "pod_affinity.hpp"
 #include "spread_groups.hpp"
 
@@ -652,12 +653,12 @@ struct Scheduler::State {
     for (std::uint32_t p : ctx.pool_order()) {
       const PoolTemplate& tpl = ctx.pools()[p];
       std::string why;
+      // Karpenter's order (nodeclaim.go CanAdd): taints, then requirements against the pool and
+      // its instance types, and only then resources, on the types the requirements leave.
       if (const Taint* t = blocking_taint(spec, tpl.pool->taints, PreferNoSchedule::Ignore)) {
         why = fmt::format("did not tolerate {}={}:{}", t->key, t->value, to_string(t->effect));
-      } else if (auto conflict = v.has_requirements
-                                     ? tpl.requirements.incompatibility(v.requirements)
-                                     : std::nullopt) {
-        why = *conflict;
+      } else if (auto objection = requirements_objection(ctx, p, spec, v.requirements, &v.types)) {
+        why = *objection;
       } else if (pool_nodes_remaining[p] <= 0) {
         why = "nodes limit reached";
       } else {
@@ -687,7 +688,8 @@ struct Scheduler::State {
                     : "topology spread or batch packing left no room";
         }
       }
-      parts.push_back(fmt::format("nodepool {}: {}", tpl.pool->name, why));
+      parts.push_back(fmt::format("{} {}: {}", tpl.pool->node_group ? "node group" : "nodepool",
+                                  tpl.pool->name, why));
     }
     return fmt::format("{}", fmt::join(parts, "; "));
   }

@@ -70,6 +70,7 @@ struct NodePool {
   NodePoolDisruption disruption;
   SourceLocation where;
   SourceLocation node_class_where;  // where nodeClassRef.name is written
+  bool node_group = false;          // an eksctl node group read as a pool: messages say so
 };
 
 // Karpenter's NodePool hash (NodePool.Hash): the template's static fields (labels, annotations,

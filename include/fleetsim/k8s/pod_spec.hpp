@@ -63,6 +63,8 @@ struct PodSpec {
   Resources requests;
   // nodeSelector and the first required node-affinity term, intersected.
   Requirements node_requirements;
+  // The nodeSelector alone: a reason names a requirement as the user wrote it.
+  Requirements node_selector;
   // Further required node-affinity terms (ORed); Karpenter tries them after the first.
   std::vector<Requirements> alternative_node_requirements;
   // The heaviest preferred node-affinity term; Karpenter honours it until it relaxes preferences.

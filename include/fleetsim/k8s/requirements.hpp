@@ -43,6 +43,9 @@ class Requirement {
   std::optional<std::string_view> single_value() const;
 
   std::string to_string() const;
+  // For messages: "In [a, b, c, d, e, …]" (at most `shown` values), "NotIn [a]", "Exists",
+  // "DoesNotExist", and bounds as ">=N" / "<=N" (Karpenter's Requirement.String, with "…").
+  std::string describe(std::size_t shown = 5) const;
   friend bool operator==(const Requirement&, const Requirement&) = default;
 
   static constexpr std::size_t kUnbounded = std::numeric_limits<std::size_t>::max();

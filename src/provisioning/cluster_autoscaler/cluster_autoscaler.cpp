@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "fleetsim/engine/event_tag.hpp"
 #include "fleetsim/provisioning/cluster_autoscaler/scale_down_rules.hpp"
@@ -268,14 +269,25 @@ bool ClusterAutoscaler::scale_up(const std::vector<PodId>& pod_ids, SimTime now)
   for (PodId id : pod_ids) pods.push_back(pending_pod(cluster_.pod(id)));
 
   std::vector<ScaleUpOption> options;
+  std::vector<std::string_view> skipped(asgs_.size());  // why a group was passed over
   for (std::uint32_t g = 0; g < asgs_.size(); ++g) {
     const AutoScalingGroup& asg = *asgs_[g];
-    if (backoff_.backed_off(g, now) || asg.desired() >= asg.group().max_size) continue;
+    if (backoff_.backed_off(g, now)) {
+      skipped[g] = "in backoff after failed scale-up";
+      continue;
+    }
+    if (asg.desired() >= asg.group().max_size) {
+      skipped[g] = "max node group size reached";
+      continue;
+    }
     std::int64_t limit =
         std::min<std::int64_t>({asg.group().max_size - asg.desired(), kMaxNodesPerScaleUp,
                                 static_cast<std::int64_t>(pods.size())});
     if (settings_.max_nodes_total > 0) limit = std::min(limit, settings_.max_nodes_total - current);
-    if (limit <= 0) continue;
+    if (limit <= 0) {
+      skipped[g] = "max-nodes-total reached";
+      continue;
+    }
     SolveView view;
     add_templates(view, g, static_cast<int>(limit));
     const SolveResult result = solve(view, pods);
@@ -291,10 +303,15 @@ bool ClusterAutoscaler::scale_up(const std::vector<PodId>& pod_ids, SimTime now)
     if (!o.pods.empty() && o.node_count > 0) options.push_back(std::move(o));
   }
   if (options.empty()) {
-    for (PodId id : pod_ids)
-      cluster_.set_pending_reason(id,
-                                  "cluster-autoscaler: no node group can host it "
-                                  "(NotTriggerScaleUp)");
+    std::vector<std::optional<GroupTemplate>> templates(asgs_.size());
+    std::map<const PodSpec*, std::string> by_spec;  // a Deployment's pods share one reason
+    for (PodId id : pod_ids) {
+      const PodSpec* spec = cluster_.pod(id).spec;
+      auto it = by_spec.find(spec);
+      if (it == by_spec.end())
+        it = by_spec.emplace(spec, no_scale_up_reason(*spec, skipped, templates)).first;
+      cluster_.set_pending_reason(id, it->second);
+    }
     return false;
   }
   const std::optional<std::size_t> best =

@@ -43,6 +43,12 @@ LintView::LintView(const ScenarioConfig& c)
   context = make_scheduling_context(
       NodePoolInputs{.catalog = *c.catalog, .node_classes = classes, .daemonsets = c.daemonsets},
       pools, sizer);
+  hosts = pools;
+  if (c.provisioner != ProvisionerKind::ClusterAutoscaler)
+    for (const NodeGroup& g : c.node_groups) hosts.push_back(as_nodepool(g));
+  hosts_context = make_scheduling_context(
+      NodePoolInputs{.catalog = *c.catalog, .node_classes = classes, .daemonsets = c.daemonsets},
+      hosts, sizer);
   for (const Workload* w : workloads) {
     std::vector<std::uint32_t>& on = lands_on.emplace_back();
     for (std::uint32_t p = 0; p < pools.size(); ++p)

@@ -21,6 +21,10 @@ struct LintView {
   std::string_view pool_noun = "NodePool";  // "node group" under the Cluster Autoscaler
   std::vector<EC2NodeClass> classes;        // likewise
   std::unique_ptr<SchedulingContext> context;
+  // Every pool whose nodes host pods: `pools`, then under Karpenter the node groups beside them
+  // (read as NodePools, their nodes' labels included), as the checks at load see them.
+  std::vector<NodePool> hosts;
+  std::unique_ptr<SchedulingContext> hosts_context;
   std::vector<const Workload*> workloads;  // manifests', applies', and job trace templates
   std::vector<bool> from_trace;            // per workload: a trace template (rows set requests)
   // Per workload: the indices of the pools a pod of it can land on (taints, requirements and

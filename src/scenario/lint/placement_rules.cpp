@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "fleetsim/scheduling/requirements_objection.hpp"
 #include "lint_view.hpp"
 
 namespace fleetsim::lint {
@@ -38,22 +39,24 @@ void untolerated_taint(const LintView& view, std::vector<LintFinding>& out) {
   }
 }
 
-// Requirements alone (not taints or resources): a label no pool's nodes will ever carry.
+// Requirements alone (not taints or resources): a selector that no pool's requirements and
+// labels, nor the labels of any instance type it may launch, satisfy.
 void unsatisfiable_selector(const LintView& view, std::vector<LintFinding>& out) {
-  if (view.pools.empty()) return;
+  if (view.hosts.empty()) return;
+  const SchedulingContext& ctx = *view.hosts_context;
   for (const Workload* w : view.workloads) {
     const PodSpec& spec = w->pod.spec;
+    if (spec.node_requirements.empty() && spec.alternative_node_requirements.empty()) continue;
     std::vector<std::string> why;
     bool satisfiable = false;
-    for (std::uint32_t p = 0; p < view.pools.size() && !satisfiable; ++p) {
-      auto conflict = view.context->pools()[p].requirements.incompatibility(spec.node_requirements);
-      if (!conflict) {
-        satisfiable = true;
-        break;
-      }
+    for (std::uint32_t p = 0; p < view.hosts.size() && !satisfiable; ++p) {
+      auto objection = requirements_objection(ctx, p, spec, spec.node_requirements);
+      satisfiable = !objection;
       for (const Requirements& alt : spec.alternative_node_requirements)
-        satisfiable |= !view.context->pools()[p].requirements.incompatibility(alt);
-      why.push_back(fmt::format("{} {}: {}", view.pool_noun, view.pools[p].name, *conflict));
+        satisfiable = satisfiable || !requirements_objection(ctx, p, spec, alt);
+      if (objection)
+        why.push_back(
+            fmt::format("{} {}: {}", pool_noun(view.hosts[p]), view.hosts[p].name, *objection));
     }
     if (satisfiable) continue;
     out.push_back(finding(

@@ -315,6 +315,18 @@ TEST_CASE("a custom label the NodePool defines must intersect", "[k8s]") {
   CHECK(*why == "team requires In [web] but the node offers In [ml]");
 }
 
+// Karpenter's Requirement.String (requirement.go), with "…" for the values past five: what the
+// unschedulable reasons quote.
+TEST_CASE("a requirement described for a message", "[k8s]") {
+  CHECK(req(Operator::In, {"f", "e", "d", "c", "b", "a"}).describe() == "In [a, b, c, d, e, …]");
+  CHECK(req(Operator::In, {"b", "a"}).describe() == "In [a, b]");
+  CHECK(req(Operator::NotIn, {"a"}).describe() == "NotIn [a]");
+  CHECK(req(Operator::Exists).describe() == "Exists");
+  CHECK(req(Operator::DoesNotExist).describe() == "DoesNotExist");
+  CHECK(req(Operator::Gt, {"16954"}).describe() == ">=16955");
+  CHECK(req(Operator::Gt, {"1"}).intersection(req(Operator::Lt, {"9"})).describe() == ">=2 <=8");
+}
+
 TEST_CASE("single-valued labels are the keys with exactly one allowed value", "[k8s]") {
   Requirements r;
   r.add(std::string(label::kZone), req(Operator::In, {"us-east-1a"}));

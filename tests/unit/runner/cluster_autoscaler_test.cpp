@@ -234,6 +234,37 @@ TEST_CASE("a scale-up stops at the group's max size and at max-nodes-total",
   CHECK(by_total.events.of(EventKind::NodeLaunched).size() == 3);
 }
 
+// Issue 25, item 3: a pod no group's scale-up helps is told each group's reason, as upstream's
+// NotTriggerScaleUp event lists them ("pod didn't trigger scale-up: 1 node(s) didn't match Pod's
+// node affinity/selector, 1 Insufficient nvidia.com/gpu, 1 max node group size reached"); it was
+// "no node group can host it" whatever the cause. The group whose template is too small is
+// core/scaleup/orchestrator TestScaleUpNoHelp's situation.
+TEST_CASE("a pod no scale-up helps names each node group's reason",
+          "[runner][cluster-autoscaler]") {
+  const std::string pinned =
+      "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: llm}\nspec:\n  replicas: 1\n"
+      "  selector: {matchLabels: {app: llm}}\n  template:\n    metadata: {labels: {app: llm}}\n"
+      "    spec:\n      nodeSelector: {node.kubernetes.io/instance-type: g5.2xlarge}\n"
+      "      tolerations: [{key: nvidia.com/gpu, operator: Exists}]\n      containers:\n"
+      "        - name: c\n          resources: {requests: {cpu: 500m, memory: 1Gi, "
+      "nvidia.com/gpu: 2}}\n---\n";
+  const CaRun r(
+      cluster(group("cpu", "m5.xlarge", 0, 2, 0) + group("gpu", "g5.2xlarge", 0, 2, 0, kGpuTaint) +
+              group("full", "g5.2xlarge", 0, 0, 0) +
+              group("batch", "g5.2xlarge", 0, 2, 0,
+                    "    taints: [{key: dedicated, value: batch, effect: NoSchedule}]\n")) +
+          pinned,
+      "", "10m");
+  REQUIRE(r.result.pods.unschedulable.size() == 1);
+  CHECK(r.result.pods.unschedulable[0].reason ==
+        "cluster-autoscaler: pod didn't trigger scale-up (NotTriggerScaleUp): node group cpu: "
+        "nodeSelector node.kubernetes.io/instance-type=g5.2xlarge is outside the node group's "
+        "node.kubernetes.io/instance-type In [m5.xlarge]; node group gpu: Insufficient "
+        "nvidia.com/gpu; node group full: max node group size reached; node group batch: did not "
+        "tolerate dedicated=batch:NoSchedule");
+  CHECK(r.events.of(EventKind::ScaleUp).empty());
+}
+
 TEST_CASE("a group whose launch finds no capacity backs off and another is chosen",
           "[runner][cluster-autoscaler]") {
   // The priority expander prefers gpu-a, but g5.xlarge on-demand has no capacity anywhere.

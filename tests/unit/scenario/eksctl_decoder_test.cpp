@@ -368,6 +368,11 @@ TEST_CASE("pods pinned to a node group by eksctl's or EKS's labels are hosted",
       CaScenario("ca-pinned-wrong", pinned("eks.amazonaws.com/nodegroup: gpux")).file);
   REQUIRE(wrong.warnings.size() == 1);
   CHECK(wrong.warnings[0].field == "Deployment default/web");
+  // The reason calls the group a node group and names the selector and the group's value.
+  CHECK(wrong.warnings[0].message ==
+        "no node group can host its pods, so they stay Pending: node group gpu: nodeSelector "
+        "eks.amazonaws.com/nodegroup=gpux is outside the node group's "
+        "eks.amazonaws.com/nodegroup In [gpu]");
 }
 
 TEST_CASE("a cluster-autoscaler scenario loads its node groups against the catalog",

@@ -229,13 +229,60 @@ TEST_CASE("untolerated-taint, unsatisfiable-selector and unneeded-toleration", "
             .lines() ==
         std::vector<std::string>{
             "unsatisfiable-selector | Deployment default/llm | its nodeSelector or required node "
-            "affinity matches no NodePool (NodePool gpu: label \"node-type\" is not defined by "
-            "the NodePool), so its pods stay Pending | set the label in a NodePool's template "
+            "affinity matches no NodePool (NodePool gpu: nodeSelector node-type=gpu-inference: "
+            "label \"node-type\" is not defined by the NodePool), so its pods stay Pending | set "
+            "the label in a NodePool's template "
             "metadata.labels (or its requirements), or fix the selector"});
   CHECK(Lint(pool("", "", "gpu", "") +
              workload("Deployment", 1, "      nodeSelector: {karpenter.sh/nodepool: gpu}\n"))
             .lines()
             .empty());
+}
+
+// Issue 25, item 3: a selector is checked against the labels of the instance types a pool may
+// launch too, and against node groups beside Karpenter, whose nodes carry eksctl's labels.
+TEST_CASE("unsatisfiable-selector: instance types and node groups", "[scenario][lint]") {
+  const std::string p4d = "      nodeSelector: {node.kubernetes.io/instance-type: p4d.24xlarge}\n";
+  CHECK(Lint(pool() + workload("Deployment", 1, p4d)).lines() ==
+        std::vector<std::string>{
+            "unsatisfiable-selector | Deployment default/llm | its nodeSelector or required node "
+            "affinity matches no NodePool (NodePool gpu: nodeSelector "
+            "node.kubernetes.io/instance-type=p4d.24xlarge is outside the NodePool's instance "
+            "types (node.kubernetes.io/instance-type In [g5.16xlarge, g5.2xlarge, g5.4xlarge, "
+            "g5.8xlarge, g5.xlarge])), so its pods stay Pending | set the label in a NodePool's "
+            "template metadata.labels (or its requirements), or fix the selector"});
+  // A GPU the pool's types do not have, by affinity.
+  const std::string a100 =
+      "      affinity:\n        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuring"
+      "Execution:\n            nodeSelectorTerms:\n              - matchExpressions:\n"
+      "                  - {key: karpenter.k8s.aws/instance-gpu-name, operator: In, values: "
+      "[a100, h100]}\n";
+  CHECK(Lint(pool() + workload("Deployment", 1, a100)).lines() ==
+        std::vector<std::string>{
+            "unsatisfiable-selector | Deployment default/llm | its nodeSelector or required node "
+            "affinity matches no NodePool (NodePool gpu: node affinity "
+            "karpenter.k8s.aws/instance-gpu-name In [a100, h100] is outside the NodePool's "
+            "instance types (karpenter.k8s.aws/instance-gpu-name In [a10g])), so its pods stay "
+            "Pending | set the label in a NodePool's template metadata.labels (or its "
+            "requirements), or fix the selector"});
+  // A node group beside Karpenter hosts pods pinned by the labels its nodes carry.
+  const std::string group =
+      "---\napiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: c, region: "
+      "us-east-1}\nmanagedNodeGroups:\n  - name: ng\n    instanceType: g5.xlarge\n"
+      "    desiredCapacity: 1\n    maxSize: 1\n";
+  CHECK(Lint(pool() + group +
+             workload("Deployment", 1, "      nodeSelector: {eks.amazonaws.com/nodegroup: ng}\n"))
+            .lines()
+            .empty());
+  // Under the Cluster Autoscaler, the groups' instance types.
+  CHECK(Lint(group + workload("Deployment", 1, p4d), "provisioner: cluster-autoscaler\n").lines() ==
+        std::vector<std::string>{
+            "unsatisfiable-selector | Deployment default/llm | its nodeSelector or required node "
+            "affinity matches no node group (node group ng: nodeSelector "
+            "node.kubernetes.io/instance-type=p4d.24xlarge is outside the node group's "
+            "node.kubernetes.io/instance-type In [g5.xlarge]), so its pods stay Pending | set the "
+            "label in a NodePool's template metadata.labels (or its requirements), or fix the "
+            "selector"});
 }
 
 TEST_CASE("best-effort-pods: pods that request nothing, and loading warns of them too",

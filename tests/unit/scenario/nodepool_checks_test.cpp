@@ -148,8 +148,8 @@ TEST_CASE("a workload no NodePool can host is named with each pool's reason (iss
   REQUIRE(cfg.warnings.size() == 1);
   CHECK(cfg.warnings[0].field == "Deployment default/llm");
   CHECK(cfg.warnings[0].message ==
-        "no NodePool can host its pods, so they stay Pending: nodepool gpu: label \"node-type\" "
-        "is not defined by the NodePool");
+        "no NodePool can host its pods, so they stay Pending: nodepool gpu: nodeSelector "
+        "node-type=gpu-inference: label \"node-type\" is not defined by the NodePool");
   // A taint no pod tolerates, and a pool that does not allow GPUs, each give their own reason.
   std::string tainted = kGpuPool;
   tainted.insert(tainted.find("      requirements:"),

@@ -19,6 +19,7 @@ struct TypeSpec {
   int max_pods = 29;
   int gpus = 0;
   std::string gpu_name;
+  std::int64_t gpu_memory_mib = 22888;  // usable, as the catalog gives it (an A10G's)
   double on_demand = 0.1;
   double spot = 0;  // 0 = no spot offering
   std::vector<std::string> zones = {"us-east-1a", "us-east-1b"};
@@ -39,7 +40,7 @@ inline InstanceType make_type(const TypeSpec& s) {
   if (s.gpus > 0) {
     t.gpu_name = s.gpu_name;
     t.gpu_manufacturer = "nvidia";
-    t.gpu_memory_mib = 22888;
+    t.gpu_memory_mib = s.gpu_memory_mib;
   }
   for (const auto& z : s.zones) {
     t.offerings.push_back(Offering{
@@ -93,6 +94,7 @@ inline Catalog small_catalog() {
                  .max_pods = 29,
                  .gpus = 1,
                  .gpu_name = "t4",
+                 .gpu_memory_mib = 16384,
                  .on_demand = 0.526,
                  .spot = 0.22}),
       make_type({.name = "g5.xlarge",

@@ -257,6 +257,106 @@ TEST_CASE("a pending pod's reason names each NodePool's objection", "[scheduling
         "for cpu=1 memory=1Gi gpus=1 plus daemonset overhead");
 }
 
+// The reason names the requirement that excludes a pool, never a resource shortfall that is not
+// the cause (issue 25, item 3). Upstream: scheduling suite_test.go, Context "Custom Labels"
+// "should not schedule pods that have conflicting node selectors", "... with undefined key",
+// "... that have conflicting requirements", and Context "Well Known Labels" "should not schedule
+// if node selector outside of NodePool constraints".
+namespace {
+
+std::string only_reason(const std::vector<NodePool>& pools, const PodSpec& pod) {
+  Catalog catalog = small_catalog();
+  Problem problem;
+  problem.add(pod);
+  SolveResult r = solve(catalog, pools, problem);
+  REQUIRE(r.failures.size() == 1);
+  return r.failures[0].reason;
+}
+
+PodSpec selecting(std::string key, std::string value, PodArgs args = {}) {
+  PodSpec pod = make_pod(args);
+  pod.node_selector.add(key, Requirement::single(value));
+  pod.node_requirements.add(key, Requirement::single(std::move(value)));
+  return pod;
+}
+
+}  // namespace
+
+TEST_CASE("a reason names the pod's requirement the NodePool's requirements and labels exclude",
+          "[scheduling]") {
+  NodePool labelled = on_demand_pool("default", {"m5"});
+  labelled.labels["test-key"] = "test-value";
+  CHECK(only_reason({labelled}, selecting("test-key", "different-value")) ==
+        "nodepool default: nodeSelector test-key=different-value is outside the NodePool's "
+        "test-key In [test-value]");
+  CHECK(only_reason({on_demand_pool("default", {"m5"})}, selecting("test-key", "test-value")) ==
+        "nodepool default: nodeSelector test-key=test-value: label \"test-key\" is not defined by "
+        "the NodePool");
+  PodSpec affinity = make_pod({});
+  affinity.node_requirements.add("test-key", in({"another-value"}));
+  CHECK(only_reason({labelled}, affinity) ==
+        "nodepool default: node affinity test-key In [another-value] is outside the NodePool's "
+        "test-key In [test-value]");
+  NodePool zonal = on_demand_pool("default", {"m5"});
+  zonal.requirements.add(std::string(label::kZone), in({"us-east-1a"}));
+  CHECK(only_reason({zonal}, selecting(std::string(label::kZone), "us-east-1b")) ==
+        "nodepool default: nodeSelector topology.kubernetes.io/zone=us-east-1b is outside the "
+        "NodePool's topology.kubernetes.io/zone In [us-east-1a]");
+  // A long list is cut after five values.
+  NodePool listed = make_pool("gpu");
+  listed.requirements.add(
+      std::string(label::kInstanceType),
+      in({"g5.xlarge", "g5.2xlarge", "g5.12xlarge", "g4dn.xlarge", "m5.large", "m5.xlarge"}));
+  CHECK(only_reason({listed}, selecting(std::string(label::kInstanceType), "p4d.24xlarge")) ==
+        "nodepool gpu: nodeSelector node.kubernetes.io/instance-type=p4d.24xlarge is outside the "
+        "NodePool's node.kubernetes.io/instance-type In [g4dn.xlarge, g5.12xlarge, g5.2xlarge, "
+        "g5.xlarge, m5.large, …]");
+}
+
+TEST_CASE("a reason names the requirement that leaves a NodePool no instance type, not resources",
+          "[scheduling]") {
+  // The pool allows g5 by family; the pod asks for a type by name: the keys differ, so the
+  // requirements are compatible, yet no type of the pool carries that name. It was reported as
+  // "no instance type has room for cpu=100m memory=128Mi gpus=0 plus daemonset overhead".
+  const std::vector<NodePool> g5{on_demand_pool("gpu", {"g5"})};
+  CHECK(only_reason(g5, selecting(std::string(label::kInstanceType), "m5.large")) ==
+        "nodepool gpu: nodeSelector node.kubernetes.io/instance-type=m5.large is outside the "
+        "NodePool's instance types (node.kubernetes.io/instance-type In [g5.12xlarge, g5.2xlarge, "
+        "g5.xlarge])");
+  PodSpec cpus = make_pod({});
+  cpus.node_requirements.add(std::string(label::kInstanceCpu),
+                             Requirement::make(Operator::Gt, {"48"}));
+  CHECK(only_reason(g5, cpus) ==
+        "nodepool gpu: node affinity karpenter.k8s.aws/instance-cpu >=49 is outside the "
+        "NodePool's instance types (karpenter.k8s.aws/instance-cpu In [4, 8, 48])");
+  // Two keys that each leave some type, but no type both.
+  PodSpec both = selecting(std::string(label::kGpuName), "a10g");
+  both.node_selector.add(std::string(label::kInstanceSize), Requirement::single("large"));
+  both.node_requirements.add(std::string(label::kInstanceSize), Requirement::single("large"));
+  CHECK(only_reason({on_demand_pool("mixed", {"m5", "g5"})}, both) ==
+        "nodepool mixed: nodeSelector karpenter.k8s.aws/instance-gpu-name=a10g and nodeSelector "
+        "karpenter.k8s.aws/instance-size=large together exclude every instance type of the "
+        "NodePool");
+  // A resource shortfall is still named when it is the cause.
+  CHECK(only_reason(g5, selecting(std::string(label::kInstanceType), "g5.xlarge", {.gpus = 2})) ==
+        "nodepool gpu: no instance type has room for cpu=100m memory=128Mi gpus=2 plus daemonset "
+        "overhead");
+}
+
+TEST_CASE("a GPU-memory reason gives the usable memory of the pool's largest GPU", "[scheduling]") {
+  // A model that needs 16955 MiB per GPU (nodepool_checks adds this requirement) on a pool of
+  // T4s, whose usable memory the catalog gives as 16384 MiB.
+  PodSpec model = make_pod({.cpu_millis = 1000, .memory_mib = 1024, .gpus = 1});
+  model.node_requirements.add(std::string(label::kGpuMemory),
+                              Requirement::make(Operator::Gt, {"16954"}));
+  CHECK(only_reason({on_demand_pool("t4", {"g4dn"})}, model) ==
+        "nodepool t4: node affinity karpenter.k8s.aws/instance-gpu-memory >=16955 is outside the "
+        "NodePool's instance types: their largest GPU has 16384 MiB usable (t4 on g4dn.xlarge)");
+  CHECK(only_reason({on_demand_pool("cpu", {"m5"})}, model) ==
+        "nodepool cpu: node affinity karpenter.k8s.aws/instance-gpu-memory >=16955 is outside the "
+        "NodePool's instance types: none has a GPU");
+}
+
 TEST_CASE("an EC2NodeClass maxPods override caps pods per node", "[scheduling]") {
   Catalog catalog = small_catalog();
   NodePool pool = make_pool("small");

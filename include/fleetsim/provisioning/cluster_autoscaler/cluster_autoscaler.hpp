@@ -101,6 +101,11 @@ class ClusterAutoscaler final : public Provisioner, private EventHandler {
   // The pods that need a node, after the ones existing and upcoming nodes will take.
   std::vector<PodId> pods_to_help(SimTime now, bool& too_new);
   bool scale_up(const std::vector<PodId>& pods, SimTime now);
+  // NotTriggerScaleUp's message for a pod no group's scale-up would help, each group's reason
+  // named: `skipped[g]` when the scan passed the group over (backoff, max size), else why its
+  // template node refuses the pod. Built only for pods that failed.
+  std::string no_scale_up_reason(const PodSpec& pod, std::span<const std::string_view> skipped,
+                                 std::vector<std::optional<GroupTemplate>>& templates) const;
 
   // ScaleDown (core/scaledown): finds the unneeded nodes, then deletes those unneeded long
   // enough, within the budgets, unless a cool-down holds.

@@ -29,11 +29,43 @@ constexpr std::array<std::string_view, 3> kDisruptionReasons{"Underutilized", "E
 constexpr std::array<std::string_view, 3> kTaintEffects{"NoSchedule", "PreferNoSchedule",
                                                         "NoExecute"};
 
-// A duration or the word Never (expireAfter, consolidateAfter).
-std::optional<SimDuration> duration_or_never(const YamlValue& v) {
-  if (v.is_scalar() && v.node().Scalar() == "Never") return std::nullopt;
-  SimDuration d = v.as_duration();
-  return d;
+// Whether `text` is one or more whole numbers each followed by one of `units` ("1h30m"), as the
+// CRD's pattern ^([0-9]+(s|m|h))+$ has it: no "500ms", no "1.5h".
+bool whole_units(std::string_view text, std::string_view units) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const std::size_t digits = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+    if (i == digits || i == text.size() || units.find(text[i]) == std::string_view::npos)
+      return false;
+    ++i;
+  }
+  return !text.empty();
+}
+
+// A duration as Karpenter's CRD accepts it (core:pkg/apis/v1/nodepool.go): whole seconds,
+// minutes and hours, and the word Never where `never` allows it (expireAfter, consolidateAfter).
+std::optional<SimDuration> karpenter_duration(const YamlValue& v, bool never) {
+  const std::string text = v.as_string();
+  if (never && text == "Never") return std::nullopt;
+  if (!whole_units(text, "smh")) {
+    v.fail(
+        fmt::format("\"{}\" is not a duration Karpenter accepts: whole hours, minutes and "
+                    "seconds (90s, 5m, 1h30m){} (its CRD's pattern {})",
+                    text.substr(0, 40), never ? " or Never" : "",
+                    never ? "^(([0-9]+(s|m|h))+|Never)$" : "^([0-9]+(s|m|h))+$"));
+  }
+  return v.as_duration();
+}
+
+// A budget's duration: hours and minutes, with an optional trailing 0s (Go's "1h30m0s"), as
+// the CRD's pattern ^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$ has it.
+bool budget_duration_text(std::string_view text) {
+  if (text.ends_with("0s")) text.remove_suffix(2);
+  const std::size_t h = text.find('h');
+  if (h != std::string_view::npos && h + 1 < text.size())
+    return whole_units(text.substr(0, h + 1), "h") && whole_units(text.substr(h + 1), "m");
+  return whole_units(text, "hm") && text.find_first_of("hm") == text.size() - 1;
 }
 
 DisruptionBudget decode_budget(const YamlValue& item, DecodeContext& ctx) {
@@ -80,6 +112,13 @@ DisruptionBudget decode_budget(const YamlValue& item, DecodeContext& ctx) {
       schedule->fail(fmt::format("invalid schedule \"{}\": {}", b.schedule.substr(0, 60), why));
   }
   if (duration) {
+    if (!budget_duration_text(duration->as_string())) {
+      duration->fail(
+          fmt::format("\"{}\" is not a budget duration Karpenter accepts: hours and "
+                      "minutes (30m, 2h, 1h30m), as its CRD's pattern "
+                      "^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$ has it",
+                      duration->as_string().substr(0, 40)));
+    }
     b.duration = duration->as_duration();
     if (*b.duration <= SimDuration{0}) duration->fail("the duration must be positive");
   }
@@ -112,7 +151,8 @@ NodePoolDisruption decode_disruption(const YamlValue& value, DecodeContext& ctx)
                                text.substr(0, 40), fmt::join(known, ", "), renamed));
     }
   }
-  if (auto after = m.get("consolidateAfter")) d.consolidate_after = duration_or_never(*after);
+  if (auto after = m.get("consolidateAfter"))
+    d.consolidate_after = karpenter_duration(*after, true);
   if (auto budgets = m.get("budgets")) {
     std::vector<YamlValue> items = budgets->items();
     if (items.size() > kMaxDisruptionBudgets) {
@@ -174,11 +214,11 @@ void decode_template(const YamlValue& value, NodePool& pool, DecodeContext& ctx)
   if (auto taints = spec.get("taints")) pool.taints = decode_taints(*taints, ctx);
   if (auto taints = spec.get("startupTaints")) pool.startup_taints = decode_taints(*taints, ctx);
   if (auto expire = spec.get("expireAfter")) {
-    pool.expire_after = duration_or_never(*expire);
+    pool.expire_after = karpenter_duration(*expire, true);
     pool.expire_after_given = true;
   }
   if (auto grace = spec.get("terminationGracePeriod")) {
-    pool.termination_grace_period = grace->as_duration();
+    pool.termination_grace_period = *karpenter_duration(*grace, false);
   }
   spec.check_unread(ctx.warnings, ctx.kind, api::NodeClaimTemplateSpec);
   t.check_unread(ctx.warnings, ctx.kind, api::NodeClaimTemplate);

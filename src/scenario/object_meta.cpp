@@ -89,13 +89,16 @@ Labels decode_labels(const YamlValue& map_value) {
   return out;
 }
 
-IntOrPercent decode_int_or_percent(const YamlValue& v) {
+IntOrPercent decode_int_or_percent(const YamlValue& v, std::int64_t max_percent) {
   std::string text = v.as_string();
   if (!text.empty() && text.back() == '%') {
     std::int64_t n = -1;
     auto [p, ec] = std::from_chars(text.data(), text.data() + text.size() - 1, n);
-    if (ec != std::errc() || p != text.data() + text.size() - 1 || n < 0 || n > 100)
-      v.fail(fmt::format("\"{}\" is not a percentage from 0% to 100%", text.substr(0, 40)));
+    if (ec != std::errc() || p != text.data() + text.size() - 1 || n < 0 || n > max_percent)
+      v.fail(max_percent == 100
+                 ? fmt::format("\"{}\" is not a percentage from 0% to 100%", text.substr(0, 40))
+                 : fmt::format("\"{}\" is not a whole percentage from 0% to {}%",
+                               text.substr(0, 40), max_percent));
     return {.value = n, .percent = true};
   }
   return {.value = v.as_int(0, std::numeric_limits<std::int32_t>::max())};

@@ -143,6 +143,44 @@ void warn_best_effort_pods(const ScenarioConfig& config, WarningLog& warnings) {
       for (const Workload& w : apply->workloads) check(w);
 }
 
+// The earliest a pod's probes can first let it be Ready, with its server up at once: the startup
+// probe's initial delay, then the readiness probe's, then successThreshold passes a period apart.
+SimDuration earliest_ready(const PodSpec& spec) {
+  SimDuration at = spec.startup_probe ? spec.startup_probe->initial_delay : SimDuration{0};
+  if (!spec.readiness_probe) return at;
+  const ProbeTiming& r = *spec.readiness_probe;
+  at = std::max(at, r.initial_delay);
+  const SimDuration passes = saturating_mul(r.period, r.success_threshold - 1);
+  return passes >= kForever - at ? kForever : at + passes;
+}
+
+// A probe that cannot pass within the run leaves its pods unready throughout, as Kubernetes
+// would: every figure about them is then about pods that never serve.
+void warn_unpassable_probes(const ScenarioConfig& config, WarningLog& warnings) {
+  auto check = [&](const Workload& w) {
+    const PodSpec& spec = w.pod.spec;
+    const SimDuration need = earliest_ready(spec);
+    if (need <= config.duration) return;
+    const bool readiness = spec.readiness_probe.has_value();
+    const std::string probe = readiness ? "readinessProbe" : "startupProbe";
+    const std::string needed =
+        need == kForever ? "more than the longest time fleetsim counts" : format_duration(need);
+    warnings.add(
+        WarningCode::ProbeNeverPasses, w.where,
+        fmt::format("{} {}/{}: containers[].{}", to_string(w.kind), w.namespace_name, w.name,
+                    probe),
+        fmt::format("its pods cannot be Ready within the run ({}): the {} needs at least {} "
+                    "(initialDelaySeconds{}) to pass, so they stay unready throughout, as in "
+                    "Kubernetes",
+                    format_duration(config.duration), probe, needed,
+                    readiness ? " + periodSeconds × (successThreshold - 1)" : ""));
+  };
+  for (const Workload& w : config.workloads) check(w);
+  for (const ScriptedEvent& e : config.events)
+    if (const auto* apply = std::get_if<ApplyManifestsEvent>(&e.action))
+      for (const Workload& w : apply->workloads) check(w);
+}
+
 // A run streams its job traces; reading them through here refuses a bad row before the run.
 void read_job_traces(const std::vector<JobSource>& sources) {
   for (const JobSource& source : sources) {
@@ -163,6 +201,7 @@ void validate_scenario(ScenarioConfig& config) {
   check_provisioner_inputs(config, warnings);
   check_against_nodepools(config, warnings);
   warn_best_effort_pods(config, warnings);
+  warn_unpassable_probes(config, warnings);
   read_job_traces(config.job_sources);
   config.warnings = warnings.take();
   // Reported in file order, so a user reads them alongside the manifests.

@@ -6,7 +6,7 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<std::string_view, 27> kNames{
+constexpr std::array<std::string_view, 28> kNames{
     "unmodelled-field",
     "unmodelled-kind",
     "unknown-field",
@@ -34,8 +34,9 @@ constexpr std::array<std::string_view, 27> kNames{
     "auto-mode-spot-to-spot",
     "node-group-in-apply",
     "priority-expander-empty",
+    "probe-never-passes",
 };
-static_assert(kNames.size() == static_cast<std::size_t>(WarningCode::PriorityExpanderEmpty) + 1);
+static_assert(kNames.size() == static_cast<std::size_t>(WarningCode::ProbeNeverPasses) + 1);
 
 }  // namespace
 

@@ -110,7 +110,9 @@ DeploymentStrategy decode_strategy(const YamlValue& value, DecodeContext& ctx) {
   if (auto rolling = m.get("rollingUpdate")) {
     if (s.recreate) rolling->fail("a Recreate strategy takes no rollingUpdate");
     YamlMap r(*rolling);
-    if (auto v = r.get("maxSurge")) s.max_surge = decode_int_or_percent(*v);
+    // Kubernetes caps maxUnavailable at 100% but not maxSurge (apps validation).
+    if (auto v = r.get("maxSurge"))
+      s.max_surge = decode_int_or_percent(*v, std::numeric_limits<std::int32_t>::max());
     if (auto v = r.get("maxUnavailable")) s.max_unavailable = decode_int_or_percent(*v);
     if (s.max_surge.value == 0 && s.max_unavailable.value == 0)
       rolling->fail("maxSurge and maxUnavailable cannot both be zero");

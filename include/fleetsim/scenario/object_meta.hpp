@@ -41,7 +41,8 @@ std::optional<std::string> label_value_problem(std::string_view value);
 
 // Reads labels, failing at the offending entry when a key or value breaks the syntax rules.
 Labels decode_labels(const YamlValue& map);
-// An intstr: a non-negative integer, or "N%" with N from 0 to 100.
-IntOrPercent decode_int_or_percent(const YamlValue& v);
+// An intstr: a non-negative integer, or "N%" with N from 0 to `max_percent` (100 for what
+// Kubernetes caps at 100%: maxUnavailable, a PDB's figures; not a Deployment's maxSurge).
+IntOrPercent decode_int_or_percent(const YamlValue& v, std::int64_t max_percent = 100);
 
 }  // namespace fleetsim

@@ -36,6 +36,7 @@ enum class WarningCode {
   AutoModeSpotToSpot,
   NodeGroupInApply,
   PriorityExpanderEmpty,
+  ProbeNeverPasses,
 };
 
 // The code's name: "unmodelled-field", "pods-unhostable", …

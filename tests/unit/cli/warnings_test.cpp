@@ -159,3 +159,43 @@ TEST_CASE(
                                           "code \"unmodeled-field\"; did you mean "
                                           "\"unmodelled-field\"?"));
 }
+
+TEST_CASE(
+    "a probe that cannot pass within the run is warned about with the time it needs "
+    "(issue 25, item 8)",
+    "[cli]") {
+  Scratch s("cli-probes");
+  s.write("pool.yaml", kG5Pool);
+  auto deployment = [](const std::string& name, const std::string& probe) {
+    return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: " + name +
+           "}\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: " + name +
+           "}}\n  template:\n    metadata: {labels: {app: " + name +
+           "}}\n    spec:\n      containers:\n        - name: c\n          resources: "
+           "{requests: {cpu: \"1\"}}\n          " +
+           probe + "\n";
+  };
+  s.write("web.yaml",
+          deployment("slow", "readinessProbe: {periodSeconds: 600, successThreshold: 10}") +
+              "---\n" +
+              deployment("never",
+                         "readinessProbe: {periodSeconds: 8589, successThreshold: 2147483647}") +
+              "---\n" + deployment("late", "startupProbe: {initialDelaySeconds: 7200}") + "---\n" +
+              deployment("fine", "readinessProbe: {periodSeconds: 60, successThreshold: 3}"));
+  const auto file =
+      s.write("s.yaml", "name: t\nduration: 1h\nmanifests: [pool.yaml, web.yaml]\n").string();
+  Run r = s.fleetsim("validate --warnings all " + file);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.err, Catch::Contains(
+                        "Deployment default/slow: containers[].readinessProbe: its pods cannot be "
+                        "Ready within the run (1h0m0s): the readinessProbe needs at least 1h30m0s "
+                        "(initialDelaySeconds + periodSeconds × (successThreshold - 1)) to pass, "
+                        "so they stay unready throughout, as in Kubernetes [probe-never-passes]"));
+  CHECK_THAT(r.err, Catch::Contains("Deployment default/never: containers[].readinessProbe: its "
+                                    "pods cannot be Ready within the run (1h0m0s): the "
+                                    "readinessProbe needs at least more than the longest time "
+                                    "fleetsim counts"));
+  CHECK_THAT(r.err, Catch::Contains("Deployment default/late: containers[].startupProbe: its pods "
+                                    "cannot be Ready within the run (1h0m0s): the startupProbe "
+                                    "needs at least 2h0m0s (initialDelaySeconds) to pass"));
+  CHECK(lines_with(r.err, "[probe-never-passes]") == 3);
+}

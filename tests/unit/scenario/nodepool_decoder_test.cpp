@@ -329,3 +329,41 @@ spec:
   CHECK(pool.annotations == Labels{{"karpenter.sh/do-not-disrupt", "true"}});
   CHECK(d->warnings.warnings().empty());
 }
+
+// Karpenter's CRD (core:pkg/apis/v1/nodepool.go kubebuilder patterns) refuses durations that
+// Go's parser reads: fleetsim refuses them too, so a NodePool that loads here applies there.
+TEST_CASE("NodePool durations follow the CRD's patterns, not Go's parser (issue 25, item 8)",
+          "[scenario]") {
+  auto expire = [](std::string_view v) {
+    return decode_error(pool("      expireAfter: " + std::string(v) + "\n"));
+  };
+  CHECK(expire("500ms") ==
+        "test.yaml:8:20: spec.template.spec.expireAfter: \"500ms\" is not a duration Karpenter "
+        "accepts: whole hours, minutes and seconds (90s, 5m, 1h30m) or Never (its CRD's "
+        "pattern ^(([0-9]+(s|m|h))+|Never)$)");
+  CHECK(
+      expire("1.5h").starts_with("test.yaml:8:20: spec.template.spec.expireAfter: \"1.5h\" is "
+                                 "not a duration Karpenter accepts"));
+  CHECK(expire("720h") == "no error");
+  CHECK(expire("1h30m15s") == "no error");
+  CHECK(expire("Never") == "no error");
+  CHECK(decode_error(pool("      terminationGracePeriod: Never\n"))
+            .ends_with("(its CRD's pattern ^([0-9]+(s|m|h))+$)"));
+  CHECK(decode_error(pool("  disruption: {consolidateAfter: 30sec}\n"))
+            .starts_with("test.yaml:8:34: spec.disruption.consolidateAfter: \"30sec\" is not"));
+
+  auto budget = [](std::string_view duration) {
+    return decode_error(
+        pool("  disruption:\n    budgets:\n      - {nodes: \"0\", schedule: \"@daily\", "
+             "duration: " +
+             std::string(duration) + "}\n"));
+  };
+  CHECK(budget("90s") ==
+        "test.yaml:10:52: spec.disruption.budgets[0].duration: \"90s\" is not a budget duration "
+        "Karpenter accepts: hours and minutes (30m, 2h, 1h30m), as its CRD's pattern "
+        "^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$ has it");
+  for (std::string_view bad : {"1h30s", "0s", "5m30m", "1h2h", "1.5h"})
+    CHECK(budget(bad).find("is not a budget duration") != std::string::npos);
+  for (std::string_view good : {"30m", "2h", "1h30m", "1h30m0s", "10m0s"})
+    CHECK(budget(good) == "no error");
+}

@@ -188,3 +188,22 @@ TEST_CASE("the upstream field tables are sorted and hold the fields fleetsim dec
   CHECK(api::KubeletConfiguration.has("maxPods"));
   CHECK(api::TriggerMetadata.has("anything"));
 }
+
+TEST_CASE("maxSurge may exceed 100% as Kubernetes allows; maxUnavailable and PDBs may not",
+          "[scenario][strict]") {
+  auto deployment = [](std::string_view rolling) {
+    return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n"
+           "  selector: {matchLabels: {app: web}}\n  strategy: {rollingUpdate: " +
+           std::string(rolling) +
+           "}\n  template:\n    metadata: {labels: {app: web}}\n"
+           "    spec: {containers: [{name: c, resources: {requests: {cpu: \"1\"}}}]}\n";
+  };
+  auto d = decode(deployment("{maxSurge: \"200%\", maxUnavailable: 0}"));
+  CHECK(d->set.workloads.at(0).workload.strategy.max_surge == IntOrPercent{200, true});
+  CHECK(decode_error(deployment("{maxSurge: 1, maxUnavailable: \"150%\"}")) ==
+        "test.yaml:6:59: spec.strategy.rollingUpdate.maxUnavailable: \"150%\" is not a "
+        "percentage from 0% to 100%");
+  CHECK(decode_error(deployment("{maxSurge: \"-5%\"}")) ==
+        "test.yaml:6:37: spec.strategy.rollingUpdate.maxSurge: \"-5%\" is not a whole percentage "
+        "from 0% to 2147483647%");
+}

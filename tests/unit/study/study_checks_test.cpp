@@ -115,8 +115,9 @@ TEST_CASE("an error in a study's value names the study's line of it", "[study]")
   CHECK(load_error(s,
                    "parameters:\n  after:\n    target: \"NodePool/gpu-shared: "
                    "spec.disruption.consolidateAfter\"\n    values: [30s, soon]\n") ==
-        ":5:19: points[1].after: spec.disruption.consolidateAfter: invalid duration \"soon\"; use "
-        "Go forms such as 90s, 5m or 1h30m");
+        ":5:19: points[1].after: spec.disruption.consolidateAfter: \"soon\" is not a duration "
+        "Karpenter accepts: whole hours, minutes and seconds (90s, 5m, 1h30m) or Never (its CRD's "
+        "pattern ^(([0-9]+(s|m|h))+|Never)$)");
   CHECK(load_error(s,
                    "parameters:\n  at:\n    target: services[0].traffic.at\n"
                    "    range: {from: 1, to: 2, step: 1}\n") ==

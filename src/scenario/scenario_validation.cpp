@@ -26,12 +26,14 @@ void check_metric_name(std::string_view name, const SourceLocation& where, std::
   if (is_simulated_metric(name) || aliases.contains(name)) return;
   std::vector<std::string_view> known(kSimulatedMetrics.begin(), kSimulatedMetrics.end());
   for (const auto& [alias, target] : aliases) known.push_back(alias);
+  const std::optional<std::string_view> meaning = same_meaning_metric(name);
   throw ConfigError(
       where, std::string(field),
       fmt::format("metric \"{}\" is never produced in a simulation, so the autoscaler could not "
                   "act on it; fleetsim produces {}, or name your exporter's metric with "
                   "`metrics: {{aliases: {{{}: {}}}}}`{}",
-                  name.substr(0, 80), fmt::join(known, ", "), name.substr(0, 80), kGpuUtilMetric,
+                  name.substr(0, 80), fmt::join(known, ", "), name.substr(0, 80),
+                  meaning ? *meaning : "<the fleetsim metric it stands for>",
                   did_you_mean(name, known)));
 }
 

@@ -1,12 +1,41 @@
 #include "fleetsim/service/exported_metrics.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <initializer_list>
+#include <string>
 
 namespace fleetsim {
 
 bool is_simulated_metric(std::string_view name) {
   return std::find(kSimulatedMetrics.begin(), kSimulatedMetrics.end(), name) !=
          kSimulatedMetrics.end();
+}
+
+namespace {
+
+bool mentions(std::string_view lowered, std::initializer_list<std::string_view> words) {
+  return std::any_of(words.begin(), words.end(),
+                     [&](std::string_view w) { return lowered.find(w) != std::string_view::npos; });
+}
+
+}  // namespace
+
+std::optional<std::string_view> same_meaning_metric(std::string_view name) {
+  std::string lowered(name.substr(0, 256));
+  std::transform(lowered.begin(), lowered.end(), lowered.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  // Most specific first: "num_requests_waiting" is a queue before it is about requests.
+  if (mentions(lowered, {"queue", "waiting", "pending", "backlog", "lag", "depth"}))
+    return mentions(lowered, {"service", "gateway", "ingress"}) ? kServiceQueueMetric
+                                                                : kRequestsWaitingMetric;
+  if (mentions(lowered, {"gpu", "dcgm", "util", "sm_occupancy", "duty"})) return kGpuUtilMetric;
+  if (mentions(lowered, {"running", "inflight", "in_flight", "concurren", "active", "batch"}))
+    return kRequestsRunningMetric;
+  if (mentions(lowered, {"request", "qps", "rps", "throughput", "success", "_total"}))
+    return mentions(lowered, {"service", "gateway", "ingress"}) ? kServiceRequestsMetric
+                                                                : kRequestSuccessMetric;
+  return std::nullopt;
 }
 
 }  // namespace fleetsim

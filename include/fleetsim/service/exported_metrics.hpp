@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string_view>
 
 namespace fleetsim {
@@ -21,5 +22,10 @@ inline constexpr std::array<std::string_view, 6> kSimulatedMetrics{
     kRequestSuccessMetric, kServiceRequestsMetric, kServiceQueueMetric};
 
 bool is_simulated_metric(std::string_view name);
+
+// The simulated metric that means what an exporter's `name` likely means, judged by the words in
+// it (a queue for "…queue…", "…waiting…" or "…pending…"; GPU utilization for "…gpu…util…"), for
+// the hint to alias one to the other; nullopt when the name says nothing recognisable.
+std::optional<std::string_view> same_meaning_metric(std::string_view name);
 
 }  // namespace fleetsim

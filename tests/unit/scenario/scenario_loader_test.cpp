@@ -478,6 +478,8 @@ TEST_CASE("an autoscaler reads a metric the run produces, or a scenario alias of
              Catch::StartsWith("9:") &&
                  Catch::Contains("metadata.query: metric \"vllm_num_requests_waiting\" is never "
                                  "produced in a simulation") &&
+                 Catch::Contains("`metrics: {aliases: {vllm_num_requests_waiting: "
+                                 "vllm:num_requests_waiting}}`") &&
                  Catch::EndsWith("did you mean \"vllm:num_requests_waiting\"?"));
   const std::string aliases =
       "metrics:\n  aliases:\n    gpu_utilization: DCGM_FI_DEV_GPU_UTIL\n"

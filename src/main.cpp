@@ -191,6 +191,7 @@ void add_compare_sweep_and_merge(CLI::App& app, CommandLine& cl) {
                            "I/N: run every N-th point from point I (auto/N: I from "
                            "$JOB_COMPLETION_INDEX, for a Kubernetes Indexed Job)");
   add_warnings_option(cl.sweep_cmd, cl);
+  add_reading_options(cl.sweep_cmd, cl);
 
   cl.merge_cmd = app.add_subcommand(
       "merge", "Join sweep shards into the results.csv one sweep would write, with its summary");
@@ -318,7 +319,7 @@ std::optional<std::string> finish_options(CommandLine& cl) {
     reading.suppress.push_back(*code);
   }
   cl.run.reading = cl.validate_reading = cl.autoscale.reading = cl.lint.reading = cl.check.reading =
-      cl.compare.reading = reading;
+      cl.compare.reading = cl.sweep.reading = reading;
   cl.lint.fail_on = cl.fail_on == "never"  ? std::nullopt
                     : cl.fail_on == "info" ? std::optional(LintSeverity::Info)
                                            : std::optional(LintSeverity::Warning);

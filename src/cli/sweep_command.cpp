@@ -99,7 +99,7 @@ int sweep_command(const SweepCommandOptions& options) {
     }
     std::tie(sweep.shard_index, sweep.shard_count) = *shard;
   }
-  const Study study = load_study(options.study, bundled_catalog_root());
+  const Study study = load_study(options.study, bundled_catalog_root(), options.reading);
   check_sweep_outputs(options.study, study, sweep);
   make_out_dir(options.out_dir);
   print_warnings(study.warnings, options.warnings, std::cerr);

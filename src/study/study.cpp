@@ -102,7 +102,8 @@ std::uint64_t load_points(Study& study, const std::filesystem::path& catalog_roo
   std::set<std::string> warned, file_sets;
   for (std::size_t p = 0; p < study.points.size(); ++p) {
     try {
-      const ScenarioConfig config = load_scenario(study.scenario, catalog_root, study.overrides(p));
+      const ScenarioConfig config =
+          load_scenario(study.scenario, catalog_root, study.overrides(p), study.reading);
       base_seed = config.seed;
       for (const Warning& w : config.warnings)
         if (warned.insert(fmt::format("{}\n{}\n{}", w.where.to_string(), w.field, w.message))
@@ -136,12 +137,12 @@ std::vector<Override> Study::overrides(std::size_t point) const {
 }
 
 Study load_study(const std::filesystem::path& file,
-                 const std::filesystem::path& default_catalog_root) {
+                 const std::filesystem::path& default_catalog_root, const ReadOptions& reading) {
   const YamlDocuments docs = load_yaml_file(file);
   if (docs.documents.size() != 1)
     throw ConfigError(SourceLocation{.file = *docs.file}, "", "a study file holds one document");
   YamlMap top{YamlValue(docs.documents[0], docs.file)};
-  Study study{.file = file};
+  Study study{.file = file, .reading = reading};
   YamlValue scenario = top.require("scenario");
   study.scenario = std::filesystem::absolute(file.parent_path() / scenario.as_string());
   if (auto params = top.get("parameters")) {

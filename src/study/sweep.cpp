@@ -89,7 +89,8 @@ std::filesystem::path run_sweep(const Study& study, const SweepOptions& options)
       const Task& t = tasks[i];
       try {
         const std::vector<Override> edits = study.overrides(t.point);
-        ScenarioConfig config = load_scenario(study.scenario, options.catalog_root, edits);
+        ScenarioConfig config =
+            load_scenario(study.scenario, options.catalog_root, edits, study.reading);
         config.seed = t.seed;
         const std::string report = report_json_text(run(config));
         write_file_atomically(

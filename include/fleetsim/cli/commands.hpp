@@ -87,6 +87,7 @@ struct SweepCommandOptions {
   std::filesystem::path out_dir;
   unsigned jobs = 1;
   std::optional<std::string> shard;  // "I/N" or "auto/N"
+  ReadOptions reading;               // --lenient, --suppress
   WarningDetail warnings = WarningDetail::Auto;
 };
 

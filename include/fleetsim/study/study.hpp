@@ -9,6 +9,7 @@
 
 #include "fleetsim/scenario/overrides.hpp"
 #include "fleetsim/scenario/scenario_config.hpp"
+#include "fleetsim/scenario/scenario_loader.hpp"
 
 namespace fleetsim {
 
@@ -29,6 +30,8 @@ struct Study {
   // varies fastest) or the listed order.
   std::vector<std::vector<std::size_t>> points;
   std::vector<std::uint64_t> seeds;
+  // How every point's scenario is read (--lenient, --suppress).
+  ReadOptions reading;
   // The warnings of loading its points, each once, in the order they were first met.
   std::vector<Warning> warnings;
   // Identifies what its results depend on, seeds apart: fleetsim's version, the scenario's
@@ -51,6 +54,7 @@ struct Study {
 // another parameter sets (or lies inside), repeated seeds or points, an empty or oversized
 // `points` list, a parameter named as a results column, a value with a newline.
 Study load_study(const std::filesystem::path& file,
-                 const std::filesystem::path& default_catalog_root);
+                 const std::filesystem::path& default_catalog_root,
+                 const ReadOptions& reading = {});
 
 }  // namespace fleetsim

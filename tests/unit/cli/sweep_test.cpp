@@ -69,4 +69,8 @@ spec:
             (s.dir / "pools.yaml").string() +
             ":8:74: NodePool.spec.template.spec.nodeClassRef.name: no EC2NodeClass "
             "named \"default\"; using defaults [missing-node-class]\n");
+  Run quiet = s.fleetsim("sweep " + study + " --out " + (s.dir / "out2").string() +
+                         " --suppress unmodelled-field,missing-node-class");
+  CHECK(quiet.exit_code == 0);
+  CHECK(quiet.err.empty());
 }

@@ -544,19 +544,22 @@ constexpr std::array<std::string_view, 7> kNodeGroupInstancesDistribution{
     "spotInstancePools"};
 constexpr std::array<std::string_view, 5> kAutoModeNodeClass{"apiVersion", "kind", "metadata",
                                                              "spec", "status"};
-constexpr std::array<std::string_view, 13> kAutoModeNodeClassSpec{"advancedNetworking",
-                                                                  "advancedSecurity",
-                                                                  "certificateBundles",
-                                                                  "ephemeralStorage",
-                                                                  "networkPolicy",
-                                                                  "networkPolicyEventLogs",
-                                                                  "podSecurityGroupSelectorTerms",
-                                                                  "podSubnetSelectorTerms",
-                                                                  "role",
-                                                                  "securityGroupSelectorTerms",
-                                                                  "snatPolicy",
-                                                                  "subnetSelectorTerms",
-                                                                  "tags"};
+constexpr std::array<std::string_view, 15> kAutoModeNodeClassSpec{
+    "advancedNetworking",
+    "advancedSecurity",
+    "capacityReservationSelectorTerms",
+    "certificateBundles",
+    "ephemeralStorage",
+    "instanceProfile",
+    "networkPolicy",
+    "networkPolicyEventLogs",
+    "podSecurityGroupSelectorTerms",
+    "podSubnetSelectorTerms",
+    "role",
+    "securityGroupSelectorTerms",
+    "snatPolicy",
+    "subnetSelectorTerms",
+    "tags"};
 constexpr std::array<std::string_view, 4> kAutoModeEphemeralStorage{"iops", "kmsKeyID", "size",
                                                                     "throughput"};
 constexpr std::array<std::string_view, 4> kList{"apiVersion", "items", "kind", "metadata"};

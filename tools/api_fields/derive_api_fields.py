@@ -9,7 +9,8 @@ a typo or a newer API (an error unless --lenient). Run with the upstream reposit
   tools/api_fields/derive_api_fields.py /work/.mirror > src/scenario/api_fields_data.cpp
 
 EKS Auto Mode's NodeClass has no public source: its fields are listed by hand below, from AWS's
-documentation (docs.aws.amazon.com/eks/latest/userguide/create-node-class.html).
+documentation (docs.aws.amazon.com/eks/latest/userguide/create-node-class.html) and the
+AutoModeNodeClassSpec type of awslabs' cdk-eks-blueprints.
 """
 import json
 import re
@@ -116,7 +117,8 @@ TYPES = [
     ("NodeGroupTaint", ("eksctl", "NodeGroupTaint")),
     ("NodeGroupInstancesDistribution", ("eksctl", "NodeGroupInstancesDistribution")),
     ("AutoModeNodeClass", ["apiVersion", "kind", "metadata", "spec", "status"]),
-    ("AutoModeNodeClassSpec", ["role", "subnetSelectorTerms", "podSubnetSelectorTerms",
+    ("AutoModeNodeClassSpec", ["role", "instanceProfile", "capacityReservationSelectorTerms",
+                               "subnetSelectorTerms", "podSubnetSelectorTerms",
                                "securityGroupSelectorTerms", "podSecurityGroupSelectorTerms",
                                "snatPolicy", "networkPolicy", "networkPolicyEventLogs",
                                "ephemeralStorage", "tags", "certificateBundles",

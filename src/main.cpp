@@ -212,6 +212,9 @@ void add_lint_and_explain(CLI::App& app, CommandLine& cl) {
                    "warning | info | never: exit 1 on a finding at or above it")
       ->check(CLI::IsMember({"warning", "info", "never"}))
       ->capture_default_str();
+  cl.lint_cmd->add_option("--sarif", cl.lint.sarif,
+                          "Also write the findings (accepted ones marked suppressed) as SARIF "
+                          "2.1.0, for GitHub code scanning");
   add_warnings_option(cl.lint_cmd, cl);
   add_reading_options(cl.lint_cmd, cl);
   std::string rules = "Rules:\n";

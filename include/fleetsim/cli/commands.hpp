@@ -51,7 +51,8 @@ struct LintOptions {
   // A finding at or above this severity exits 1; nullopt: never.
   std::optional<LintSeverity> fail_on = LintSeverity::Warning;
   WarningDetail warnings = WarningDetail::Auto;
-  ReadOptions reading;  // --lenient, --suppress
+  ReadOptions reading;                         // --lenient, --suppress
+  std::optional<std::filesystem::path> sarif;  // SARIF 2.1.0 for GitHub code scanning
 };
 
 struct ExplainOptions {

@@ -61,7 +61,7 @@ spec:
               "scenario: scenario.yaml\nparameters:\n  length:\n    target: duration\n"
               "    values: [10m, 20m]\n")
           .string();
-  Run sweep = s.fleetsim("sweep " + study + " --out " + (s.dir / "out").string());
+  Run sweep = s.fleetsim("sweep " + study + " --progress none --out " + (s.dir / "out").string());
   CHECK(sweep.exit_code == 0);
   CHECK(sweep.err ==
         "warning: " + (s.dir / "job.yaml").string() +

@@ -65,12 +65,15 @@ TEST_CASE("lint SARIF: the required structure, rules, locations and suppressions
   const std::filesystem::path base = "/work/repo";
   std::vector<LintFinding> findings{
       make_finding("untolerated-taint", LintSeverity::Warning, "/work/repo/ci/pools a.yaml", 6, 9),
-      make_finding("unneeded-toleration", LintSeverity::Info, "/elsewhere/pods.yaml", 16, 18)};
+      make_finding("unneeded-toleration", LintSeverity::Info, "/elsewhere/pods.yaml", 16, 18),
+      make_finding("consolidate-after-before-ready", LintSeverity::Warning,
+                   "/work/repo/ci/./s.yaml", 3, 5)};
   const std::vector<LintAcceptance> accepts{
       {.text = "unneeded-toleration",
        .rule = "unneeded-toleration",
        .where = {.file = "/work/repo/ci/s.yaml", .line = 7, .col = 7}}};
   findings[1].accepted_by = 0;
+  findings[2].accepted_by = 0;  // accepted in the file it is found in
   const std::string text = lint_sarif(findings, accepts, "/work/repo/ci/s.yaml", base);
   CHECK(text == lint_sarif(findings, accepts, "/work/repo/ci/s.yaml", base));  // deterministic
   const json log = json::parse(text);
@@ -90,7 +93,7 @@ TEST_CASE("lint SARIF: the required structure, rules, locations and suppressions
   CHECK(last.at("defaultConfiguration").at("level") == "note");
   CHECK(driver.at("rules").at(0).at("defaultConfiguration").at("level") == "warning");
 
-  REQUIRE(run.at("results").size() == 2);
+  REQUIRE(run.at("results").size() == 3);
   const json& taint = run.at("results").at(0);
   CHECK(taint.at("ruleId") == "untolerated-taint");
   CHECK(taint.at("level") == "warning");
@@ -111,4 +114,5 @@ TEST_CASE("lint SARIF: the required structure, rules, locations and suppressions
                       {"justification",
                        "accepted by the scenario's lint.accept entry \"unneeded-toleration\" "
                        "(/work/repo/ci/s.yaml:7:7)"}}}));
+  CHECK(run.at("results").at(2).at("suppressions").at(0).at("kind") == "inSource");
 }

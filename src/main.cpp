@@ -38,6 +38,7 @@ struct CommandLine {
   RunCommandOptions run;
   std::string seed_text;
   std::string warnings_text;
+  std::string progress_text = "auto";
   std::filesystem::path validate_path;
   CheckOptions check;
   CompareOptions compare;
@@ -79,6 +80,15 @@ std::optional<std::string> command_name_problem(int argc, char** argv) {
                : fmt::format("unknown command \"{}\"", std::string_view(argv[1]).substr(0, 40)));
 }
 
+// --progress, for the commands that run scenarios.
+void add_progress_option(CLI::App* cmd, CommandLine& cl) {
+  cmd->add_option("--progress", cl.progress_text,
+                  "auto | plain | none, on stderr: auto draws a line in place on a terminal and "
+                  "prints a plain line per tenth of the work elsewhere (CI logs)")
+      ->check(CLI::IsMember({"auto", "plain", "none"}))
+      ->capture_default_str();
+}
+
 void add_warnings_option(CLI::App* cmd, CommandLine& cl) {
   cmd->add_option("--warnings", cl.warnings_text,
                   "all | summary | none. summary shows warnings about behaviour in full and names "
@@ -106,6 +116,7 @@ void add_run_and_validate(CLI::App& app, CommandLine& cl) {
       ->capture_default_str();
   cl.run_cmd->add_option("--seed", cl.seed_text, "Override the scenario's seed (0 to 2^64 - 1)");
   cl.run_cmd->add_flag("--quiet,-q", cl.run.quiet, "No progress or summary (see --warnings)");
+  add_progress_option(cl.run_cmd, cl);
   cl.run_cmd->add_option(
       "--metrics-out", cl.run.metrics_out,
       "Write the run as OpenMetrics text (Karpenter, DCGM, kube-state-metrics and "
@@ -141,6 +152,7 @@ void add_check(CLI::App& app, CommandLine& cl) {
                            "Write JUnit XML, a test case per metric and gate");
   cl.check_cmd->add_flag("--update-baseline", check.update_baseline,
                          "Write the new report to --baseline instead of checking");
+  add_progress_option(cl.check_cmd, cl);
   add_warnings_option(cl.check_cmd, cl);
   add_reading_options(cl.check_cmd, cl);
   std::string tolerance_help = "Default tolerances (the direction that is worse):\n";
@@ -190,6 +202,7 @@ void add_compare_sweep_and_merge(CLI::App& app, CommandLine& cl) {
   cl.sweep_cmd->add_option("--shard", cl.sweep.shard,
                            "I/N: run every N-th point from point I (auto/N: I from "
                            "$JOB_COMPLETION_INDEX, for a Kubernetes Indexed Job)");
+  add_progress_option(cl.sweep_cmd, cl);
   add_warnings_option(cl.sweep_cmd, cl);
   add_reading_options(cl.sweep_cmd, cl);
 
@@ -213,6 +226,9 @@ void add_lint_and_explain(CLI::App& app, CommandLine& cl) {
                    "warning | info | never: exit 1 on a finding at or above it")
       ->check(CLI::IsMember({"warning", "info", "never"}))
       ->capture_default_str();
+  cl.lint_cmd->add_option("--sarif", cl.lint.sarif,
+                          "Also write the findings (accepted ones marked suppressed) as SARIF "
+                          "2.1.0, for GitHub code scanning");
   add_warnings_option(cl.lint_cmd, cl);
   add_reading_options(cl.lint_cmd, cl);
   std::string rules = "Rules:\n";
@@ -308,6 +324,8 @@ std::optional<std::string> finish_options(CommandLine& cl) {
       parse_warning_detail(cl.warnings_text).value_or(WarningDetail::Auto);
   cl.run.warnings = cl.validate_warnings = cl.autoscale.warnings = cl.lint.warnings =
       cl.check.warnings = cl.compare.warnings = cl.sweep.warnings = warnings;
+  cl.run.progress = cl.check.progress = cl.sweep.progress =
+      parse_progress_mode(cl.progress_text).value_or(ProgressMode::Auto);
   ReadOptions reading{.validation =
                           cl.lenient ? FieldValidation::Lenient : FieldValidation::Strict};
   for (const std::string& name : cl.suppress_text) {

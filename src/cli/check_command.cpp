@@ -59,7 +59,13 @@ int check_command(const CheckOptions& options) {
     check_check_outputs(options, &config);
     const ReportProvenance provenance{.version = std::string(kFleetsimVersion),
                                       .inputs = input_digests(config)};
-    new_report = report_json_text(run(config), &provenance);
+    RunProgress progress(progress_style(options.progress), config.name, config.duration, std::cerr);
+    RunOptions run_options;
+    if (progress.style() != ProgressStyle::None)
+      run_options.progress = [&](SimTime now) { progress.update(now); };
+    const RunResult result = run(config, run_options);
+    progress.finish();
+    new_report = report_json_text(result, &provenance);
   } else {
     check_check_outputs(options, nullptr);
     require_file(*options.report, "--report", false);

@@ -50,6 +50,12 @@ void check_check_outputs(const CheckOptions& options, const ScenarioConfig* conf
   check_output_paths(outputs, inputs);
 }
 
+void check_lint_outputs(const LintOptions& options, const ScenarioConfig& config) {
+  std::vector<OutputPath> outputs;
+  if (options.sarif) outputs.push_back({"--sarif", *options.sarif});
+  check_output_paths(outputs, scenario_inputs(config));
+}
+
 void check_sweep_outputs(const std::filesystem::path& study_file, const Study& study,
                          const SweepOptions& sweep) {
   // The base scenario's files; a point's edits change values, not which files it reads.

@@ -113,7 +113,8 @@ int run_command(const RunCommandOptions& options) {
   clear_stop_request();
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
-  const bool show_progress = !options.quiet && isatty(STDERR_FILENO) != 0;
+  RunProgress progress(options.quiet ? ProgressStyle::None : progress_style(options.progress),
+                       config.name, config.duration, std::cerr);
   RunOptions run_options{.event_sinks = {&event_writer}, .timeseries_sinks = {&timeseries_writer}};
   std::unique_ptr<OpenMetricsWriter> metrics;
   if (options.metrics_out) {
@@ -123,24 +124,18 @@ int run_command(const RunCommandOptions& options) {
     run_options.event_sinks.push_back(metrics.get());
     run_options.metric_sinks.push_back(metrics.get());
   }
-  if (show_progress) {
-    run_options.progress = [&](SimTime now) {
-      std::cerr << fmt::format("\r{}: {} / {} simulated", config.name,
-                               format_duration(now.time_since_epoch()),
-                               format_duration(config.duration))
-                << std::flush;
-    };
-  }
+  if (progress.style() != ProgressStyle::None)
+    run_options.progress = [&](SimTime now) { progress.update(now); };
   RunResult result;
   try {
     result = run(config, run_options);
   } catch (const StopRequested& stop) {
-    if (show_progress) std::cerr << "\r\033[K";
+    progress.abandon();
     std::cerr << fmt::format("stopped by signal {}; the outputs in {} are unchanged\n", stop.signal,
                              options.out_dir.string());
     return 128 + stop.signal;
   }
-  if (show_progress) std::cerr << "\r\033[K";
+  progress.finish();
 
   const ReportProvenance provenance{.version = std::string(kFleetsimVersion),
                                     .inputs = input_digests(config)};

@@ -1,10 +1,8 @@
 // `fleetsim sweep` and `fleetsim merge`: a study's runs, resumable and shardable, and the summary
 // with the cost / SLO frontier.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <charconv>
-#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -104,22 +102,10 @@ int sweep_command(const SweepCommandOptions& options) {
   make_out_dir(options.out_dir);
   print_warnings(study.warnings, options.warnings, std::cerr);
   sweep.note = [](const std::string& note) { std::cerr << "note: " << note << '\n'; };
-  const auto started = std::chrono::steady_clock::now();
-  std::optional<std::size_t> first_done;
-  if (isatty(STDERR_FILENO) != 0) {
-    sweep.progress = [&](std::size_t done, std::size_t total) {
-      const double secs =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      if (!first_done) first_done = done - 1;  // runs kept from before a resume do not count
-      const double rate = static_cast<double>(done - *first_done) / std::max(secs, 1e-3);
-      const double left = static_cast<double>(total - done) / std::max(rate, 1e-9);
-      std::cerr << fmt::format("\r{}/{} runs done, {:.2f}/s, {} left\033[K", done, total, rate,
-                               format_duration(seconds(static_cast<std::int64_t>(left))))
-                << std::flush;
-    };
-  }
+  SweepProgress progress(progress_style(options.progress), std::cerr);
+  sweep.progress = [&](std::size_t done, std::size_t total) { progress.update(done, total); };
   const std::filesystem::path results = run_sweep(study, sweep);
-  if (sweep.progress) std::cerr << "\r\033[K";
+  progress.finish();
   if (sweep.shard_count > 1) {
     std::cout << fmt::format("shard {} of {}: {}; join the shards with fleetsim merge\n",
                              sweep.shard_index, sweep.shard_count, results.string());

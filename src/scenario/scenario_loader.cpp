@@ -31,7 +31,7 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<std::string_view, 23> kTopLevelKeys{"name",
+constexpr std::array<std::string_view, 24> kTopLevelKeys{"name",
                                                          "seed",
                                                          "start",
                                                          "duration",
@@ -53,7 +53,8 @@ constexpr std::array<std::string_view, 23> kTopLevelKeys{"name",
                                                          "metrics",
                                                          "gates",
                                                          "manifest_validation",
-                                                         "warnings"};
+                                                         "warnings",
+                                                         "lint"};
 
 // A Prometheus scrape interval beyond 10 minutes leaves autoscalers reading stale metrics for
 // longer than any lookback window fleetsim's queries use; it is a unit mistake.
@@ -255,6 +256,11 @@ std::vector<WarningCode> read_suppressed(const YamlMap& top, std::vector<Warning
   }
   m.reject_unread(std::array<std::string_view, 1>{"suppress"});
   return codes;
+}
+
+// `lint: {accept: [...]}`: the findings `fleetsim lint` counts instead of reporting.
+void read_lint_accepts(const YamlMap& top, ScenarioConfig& cfg) {
+  if (auto v = top.get("lint")) cfg.lint_accepts = decode_lint_accepts(*v, cfg.file.parent_path());
 }
 
 // `manifest_validation`: strict (the default) or lenient; the command line's --lenient wins.
@@ -599,6 +605,7 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   read_region_and_provisioner(top, cfg);
   read_intervals(top, cfg);
   read_controller_settings(top, cfg, warnings);
+  read_lint_accepts(top, cfg);
 
   ManifestLoader manifests(cfg.resources, warnings);
   manifests.set_overrides(overrides);

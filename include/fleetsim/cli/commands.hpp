@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "fleetsim/cli/progress.hpp"
 #include "fleetsim/cli/warning_report.hpp"
 #include "fleetsim/scenario/lint/lint.hpp"
 #include "fleetsim/scenario/scenario_loader.hpp"
@@ -24,6 +25,7 @@ struct RunCommandOptions {
   std::filesystem::path out_dir = "out";
   std::optional<std::uint64_t> seed;  // overrides the scenario's
   bool quiet = false;                 // no progress or summary
+  ProgressMode progress = ProgressMode::Auto;
   WarningDetail warnings = WarningDetail::Auto;
   ReadOptions reading;                               // --lenient, --suppress
   std::optional<std::filesystem::path> metrics_out;  // OpenMetrics text of the run
@@ -51,7 +53,8 @@ struct LintOptions {
   // A finding at or above this severity exits 1; nullopt: never.
   std::optional<LintSeverity> fail_on = LintSeverity::Warning;
   WarningDetail warnings = WarningDetail::Auto;
-  ReadOptions reading;  // --lenient, --suppress
+  ReadOptions reading;                         // --lenient, --suppress
+  std::optional<std::filesystem::path> sarif;  // SARIF 2.1.0 for GitHub code scanning
 };
 
 struct ExplainOptions {
@@ -68,6 +71,7 @@ struct CheckOptions {
   std::optional<std::filesystem::path> markdown;
   std::optional<std::filesystem::path> junit;
   bool update_baseline = false;
+  ProgressMode progress = ProgressMode::Auto;  // of the run, when it runs the scenario
   WarningDetail warnings = WarningDetail::Auto;
   ReadOptions reading;  // --lenient, --suppress
 };
@@ -88,6 +92,7 @@ struct SweepCommandOptions {
   unsigned jobs = 1;
   std::optional<std::string> shard;  // "I/N" or "auto/N"
   ReadOptions reading;               // --lenient, --suppress
+  ProgressMode progress = ProgressMode::Auto;
   WarningDetail warnings = WarningDetail::Auto;
 };
 

@@ -18,6 +18,8 @@ void check_run_outputs(const RunCommandOptions& options, const ScenarioConfig& c
 // `check`: --markdown and --junit, or --baseline with --update-baseline. `config`: the scenario
 // it runs, or null when it reads --report.
 void check_check_outputs(const CheckOptions& options, const ScenarioConfig* config);
+// `lint`: --sarif.
+void check_lint_outputs(const LintOptions& options, const ScenarioConfig& config);
 // `sweep`: --out's folder, reports/, the results file and frontier.csv, against the study, its
 // scenario and the files that reads.
 void check_sweep_outputs(const std::filesystem::path& study_file, const Study& study,

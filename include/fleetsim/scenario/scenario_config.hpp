@@ -25,6 +25,7 @@
 #include "fleetsim/k8s/pod_disruption_budget_spec.hpp"
 #include "fleetsim/k8s/workloads.hpp"
 #include "fleetsim/provisioning/cluster_autoscaler/settings.hpp"
+#include "fleetsim/scenario/lint_accept.hpp"
 #include "fleetsim/scenario/warning_codes.hpp"
 #include "fleetsim/service/service_config.hpp"
 #include "fleetsim/serving/serving_settings.hpp"
@@ -169,6 +170,7 @@ struct ScenarioConfig {
   SimDuration scrape_interval = kDefaultScrapeInterval;  // Prometheus scrapes of pod metrics
   MetricAliases metric_aliases;
   std::vector<Gate> gates;
+  std::vector<LintAcceptance> lint_accepts;  // `lint: {accept: [...]}`
   // The files it read besides the catalog (scenario, manifests, traces), and the catalog's
   // folder: for input_digests.
   std::vector<std::filesystem::path> input_files;

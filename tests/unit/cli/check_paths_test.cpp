@@ -51,7 +51,7 @@ TEST_CASE("fleetsim check: a path in neither report or not a number is an error"
       s.write("scenario.yaml",
               "name: g\nduration: 10m\nmanifests: [pools.yaml]\ngates: {sla.miss_rato: {max: 1}}\n")
           .string();
-  Run gate = s.fleetsim("check " + scenario + against + " --warnings none");
+  Run gate = s.fleetsim("check " + scenario + against + " --warnings none --progress none");
   CHECK(gate.exit_code == 2);
   CHECK(gate.err == "error: " + scenario +
                         ":4:9: sla.miss_rato: in neither report, so nothing checks it; did you "

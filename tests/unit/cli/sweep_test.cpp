@@ -61,7 +61,7 @@ spec:
               "scenario: scenario.yaml\nparameters:\n  length:\n    target: duration\n"
               "    values: [10m, 20m]\n")
           .string();
-  Run sweep = s.fleetsim("sweep " + study + " --out " + (s.dir / "out").string());
+  Run sweep = s.fleetsim("sweep " + study + " --progress none --out " + (s.dir / "out").string());
   CHECK(sweep.exit_code == 0);
   CHECK(sweep.err ==
         "warning: " + (s.dir / "job.yaml").string() +
@@ -70,7 +70,7 @@ spec:
             ":8:74: NodePool.spec.template.spec.nodeClassRef.name: no EC2NodeClass "
             "named \"default\"; using defaults [missing-node-class]\n");
   Run quiet = s.fleetsim("sweep " + study + " --out " + (s.dir / "out2").string() +
-                         " --suppress unmodelled-field,missing-node-class");
+                         " --progress none --suppress unmodelled-field,missing-node-class");
   CHECK(quiet.exit_code == 0);
   CHECK(quiet.err.empty());
 }

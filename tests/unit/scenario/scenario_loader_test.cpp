@@ -143,7 +143,7 @@ TEST_CASE("scenario file errors carry file:line:col and the field", "[scenario]"
             "jobs, events, node_latencies, karpenter, cluster_autoscaler, spot, "
             "kube_controller_manager, "
             "metrics, "
-            "gates, manifest_validation, warnings; did "
+            "gates, manifest_validation, warnings, lint; did "
             "you mean "
             "\"manifests\"?");
   CHECK(load_error(scenario("services.yaml")) ==
@@ -413,7 +413,7 @@ TEST_CASE("image pull bandwidth and scrape interval: defaults, values and bounds
       "4:1: scrape_intervall: unknown key; expected one of name, seed, start, duration, region, "
       "catalog, provisioner, report_interval, scrape_interval, warmup, manifests, services, "
       "jobs, events, node_latencies, karpenter, cluster_autoscaler, spot, kube_controller_manager, "
-      "metrics, gates, manifest_validation, warnings; did "
+      "metrics, gates, manifest_validation, warnings, lint; did "
       "you mean "
       "\"scrape_interval\"?");
 }

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <array>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,9 +55,17 @@ struct LintFinding {
   std::string subject;  // "NodePool gpu", "ScaledObject serving/llm"
   std::string what;     // what will happen
   std::string fix;
+  // The index in the scenario's lint_accepts of the entry that accepts it; nullopt: reported.
+  std::optional<std::size_t> accepted_by;
 };
 
 // Every finding of every rule, ordered by file position, then rule.
 std::vector<LintFinding> lint_scenario(const ScenarioConfig& config);
+
+// Marks each finding the first entry of `accepts` that matches it (its rule; its file, compared
+// as files; its line) accepts, and returns the indices of the entries that match no finding:
+// stale acceptances, to be removed.
+std::vector<std::size_t> accept_findings(std::span<const LintAcceptance> accepts,
+                                         std::vector<LintFinding>& findings);
 
 }  // namespace fleetsim

@@ -6,8 +6,11 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <string>
 
+#include "fleetsim/scenario/cluster_autoscaler_flags.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
+#include "fleetsim/scenario/warning_log.hpp"
 
 namespace fleetsim {
 
@@ -78,6 +81,13 @@ SimDuration delay(const YamlValue& v, SimDuration max, SimDuration min = SimDura
   return d;
 }
 
+// The flag as upstream spells it: max_nodes_total is --max-nodes-total.
+std::string dashed(std::string_view key) {
+  std::string out(key);
+  std::replace(out.begin(), out.end(), '_', '-');
+  return out;
+}
+
 double threshold(const YamlValue& v) {
   const double t = v.as_double();
   if (t < 0 || t > 1) v.fail("a utilization threshold is from 0 to 1");
@@ -127,9 +137,21 @@ std::vector<ExpanderPriority> decode_expander_priorities(const YamlValue& value)
   return out;
 }
 
-ClusterAutoscalerSettings decode_cluster_autoscaler(const YamlValue& value) {
+ClusterAutoscalerSettings decode_cluster_autoscaler(const YamlValue& value, WarningLog& warnings) {
   ClusterAutoscalerSettings s;
   YamlMap m(value);
+  // A real flag fleetsim does not model is named, not refused: the user copied it from a
+  // deployment. A typo of a modelled one still fails below, with its "did you mean".
+  for (std::string_view flag : unmodelled_cluster_autoscaler_flags()) {
+    if (auto v = m.get(flag)) {
+      warnings.add(WarningCode::UnmodelledAutoscalerFlag, v->where(), v->path(),
+                   fmt::format("--{} is not modelled; ignored", dashed(flag)));
+    }
+  }
+  if (auto v = m.get("namespace")) {
+    s.config_namespace = v->as_string();
+    if (s.config_namespace.empty()) v->fail("must not be empty");
+  }
   if (auto v = m.get("scan_interval")) {
     s.scan_interval = v->as_duration();
     if (s.scan_interval < seconds(1) || s.scan_interval > kMaxScanInterval)
@@ -168,7 +190,8 @@ ClusterAutoscalerSettings decode_cluster_autoscaler(const YamlValue& value) {
   if (auto v = m.get("max_drain_parallelism"))
     s.max_drain_parallelism = static_cast<int>(v->as_int(1, 10'000));
   if (auto v = m.get("skip_nodes_with_system_pods")) s.skip_nodes_with_system_pods = v->as_bool();
-  m.reject_unread(std::array<std::string_view, 22>{"scan_interval",
+  m.reject_unread(std::array<std::string_view, 23>{"scan_interval",
+                                                   "namespace",
                                                    "expander",
                                                    "priorities",
                                                    "max_nodes_total",

@@ -10,6 +10,7 @@
 #include "fleetsim/autoscaling/metric_names.hpp"
 #include "fleetsim/core/input_file.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
+#include "fleetsim/scenario/trace_tail.hpp"
 #include "fleetsim/scenario/workload_decoder.hpp"
 #include "fleetsim/service/exported_metrics.hpp"
 
@@ -445,14 +446,20 @@ SpotMarketSettings decode_spot_market(const YamlValue& value, const SectionConte
   if (availability) {
     out.availability_trace = resolve_path(*availability, sc);
     out.availability = read_availability_trace(out.availability_trace, catalog);
+    warn_rows_after_end(tail_of<AvailabilityChange>(out.availability, sc.duration),
+                        out.availability_trace, availability->path(), sc.duration, warnings);
   }
   if (prices) {
     out.price_trace = resolve_path(*prices, sc);
     out.prices = read_price_trace(out.price_trace, catalog);
+    warn_rows_after_end(tail_of<PriceChange>(out.prices, sc.duration), out.price_trace,
+                        prices->path(), sc.duration, warnings);
   }
   if (capacity) {
     out.capacity_trace = resolve_path(*capacity, sc);
     out.capacity = read_capacity_trace(out.capacity_trace, catalog);
+    warn_rows_after_end(tail_of<CapacityChange>(out.capacity, sc.duration), out.capacity_trace,
+                        capacity->path(), sc.duration, warnings);
   }
   if (auto families = m.get("families")) {
     YamlMap f(*families);
@@ -497,6 +504,19 @@ SpotMarketSettings decode_spot_market(const YamlValue& value, const SectionConte
   m.reject_unread(std::array<std::string_view, 8>{"interruption_rate", "availability", "prices",
                                                   "capacity", "families", "scale", "waves",
                                                   "rebalance"});
+  // scale, waves and rebalance shape the interruptions a rate draws (spot_market.cpp); with
+  // neither interruption_rate nor families, no wave ever comes and they change nothing.
+  if (!rate && out.by_family.empty()) {
+    for (std::string_view knob : {"scale", "waves", "rebalance"}) {
+      if (auto v = m.get(knob)) {
+        warnings.add(WarningCode::SpotNoInterruptionRate, v->where(), v->path(),
+                     fmt::format("{} shapes the interruptions drawn from interruption_rate or "
+                                 "families, and neither is given: no interruption is drawn, so "
+                                 "{} is ignored",
+                                 knob, knob));
+      }
+    }
+  }
 
   // A band rate needs a band: name the spot types the catalog gives none, which never get one.
   std::vector<std::string> unbanded;

@@ -144,3 +144,24 @@ TEST_CASE("upstream's unmodelled Cluster Autoscaler flags are named, typos refus
       e.starts_with(typo.at(5, 22) + ": cluster_autoscaler.scale_down_unneded_time: unknown key"));
   CHECK(e.ends_with("did you mean \"scale_down_unneeded_time\"?"));
 }
+
+// Issue 25, item 8: errors inside the ConfigMap's priorities text pointed at 1:1.
+TEST_CASE("priority ConfigMap errors point into its priorities text", "[scenario]") {
+  auto error_with = [](std::string_view priorities) {
+    Scratch s("prio-text", ca_body("cluster_autoscaler: {expander: priority}\n", "  - cm.yaml\n"));
+    s.dir.write("cm.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: "
+                "cluster-autoscaler-priority-expander\ndata:\n  priorities: " +
+                    std::string(priorities));
+    const std::string e = test::config_error([&] { load_scenario(s.file); });
+    const std::string prefix = (s.dir.path() / "cm.yaml").string() + ":";
+    return e.starts_with(prefix) ? e.substr(prefix.size()) : e;
+  };
+  CHECK(error_with("|-\n    10:\n      - .*-r5\n    high:\n      - .*\n") ==
+        "9:5: data.priorities: priority \"high\" is not a whole number");
+  CHECK(error_with("|\n    10:\n      - .*-r5\n      - \"[bad\"\n") ==
+        "9:9: data.priorities.10[1]: \"[bad\" is not a regular expression: missing ]: [bad");
+  // A quoted string's lines are not the file's: the error points at the string.
+  CHECK(error_with("\"10: [ok]\\nx: [y]\"\n") ==
+        "6:15: data.priorities: priority \"x\" is not a whole number");
+}

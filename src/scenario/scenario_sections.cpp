@@ -34,7 +34,12 @@ std::string describe_contents(const ManifestSet& set) {
     if (n > 0) parts.push_back(fmt::format("{} {}", n, kind));
   };
   add(set.nodepools.size(), "NodePool");
-  add(set.node_classes.size(), "EC2NodeClass");
+  // EKS Auto Mode's eks.amazonaws.com NodeClasses are named by their own kind.
+  const auto auto_mode =
+      static_cast<std::size_t>(std::count_if(set.node_classes.begin(), set.node_classes.end(),
+                                             [](const EC2NodeClass& c) { return c.auto_mode; }));
+  add(set.node_classes.size() - auto_mode, "EC2NodeClass");
+  add(auto_mode, "NodeClass");
   std::size_t pods = 0, jobs = 0, deployments = 0;
   for (const auto& w : set.workloads) {
     pods += w.workload.kind == WorkloadKind::Pod;

@@ -44,4 +44,16 @@ TEST_CASE("EKS Auto Mode's node class errors say NodeClass", "[scenario][auto-mo
   CHECK(load_error(dir, node_class("fast") + node_class("fast")) ==
         at + ":8:18: metadata.name: a second NodeClass named \"fast\" (the first is at " + at +
             ":3:18)");
+  // A job template that is a NodeClass is counted as one.
+  dir.write("manifests.yaml", node_class("fast"));
+  dir.write("nc.yaml", node_class("other"));
+  const auto file = dir.write("scenario.yaml",
+                              "name: am\nduration: 1h\nprovisioner: eks-auto-mode\n"
+                              "manifests: [manifests.yaml]\njobs:\n  - {trace: t.csv, template: "
+                              "nc.yaml}\n");
+  dir.write("t.csv", "submit_time_s,duration_s,gpus,cpu_millis,memory_mib\n0,60,0,100,100\n");
+  CHECK(test::config_error([&] { load_scenario(file, catalog_root()); }) ==
+        file.string() +
+            ":6:30: jobs[0].template: a job template must be exactly one Job or Pod manifest; "
+            "found 1 NodeClass");
 }

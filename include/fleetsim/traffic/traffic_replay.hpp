@@ -12,7 +12,8 @@
 
 namespace fleetsim {
 
-// The trace layouts, told apart by the header row (column order free; other columns ignored):
+// The trace layouts, told apart by the header row (column order free; another column is an
+// error, but Mooncake's num_prefix_hash_blocks and hash_ids, read past as ignored_columns):
 //   Azure     TIMESTAMP,ContextTokens,GeneratedTokens — the Azure LLM inference trace as
 //             published: "2023-11-16 18:15:46.6805900" (up to 9 fractional digits, a space or
 //             'T' between date and time), trace time measured from the first row.

@@ -1,7 +1,9 @@
 #include "fleetsim/core/csv_reader.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -10,6 +12,8 @@
 #include <sstream>
 #include <system_error>
 #include <utility>
+
+#include "fleetsim/core/name_distance.hpp"
 
 namespace fleetsim {
 
@@ -120,6 +124,26 @@ void CsvReader::fail(std::size_t column, std::string message, int offset) const 
 
 void CsvReader::fail_at(int col, std::string field, std::string message) const {
   raise(line_, col, std::move(field), std::move(message));
+}
+
+std::vector<std::string> CsvReader::check_columns(std::span<const std::string_view> known,
+                                                  std::span<const std::string_view> ignored) const {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < header_.size(); ++i) {
+    const std::string& name = header_[i];
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    if (std::find(ignored.begin(), ignored.end(), name) != ignored.end()) {
+      out.push_back(name);
+      continue;
+    }
+    // A column nothing reads is a silent mistake: a user's capacity_type would bill nothing.
+    const std::optional<std::string_view> hint = closest_name(name, known);
+    raise(header_line_, header_cols_[i], name.substr(0, 60),
+          fmt::format("unknown column, not read; the {} reads {}{}", options_.noun,
+                      fmt::join(known, ","),
+                      hint ? fmt::format("; did you mean \"{}\"?", *hint) : ""));
+  }
+  return out;
 }
 
 void CsvReader::fail_header(std::string field, std::string message) const {

@@ -38,6 +38,12 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 }  // namespace
 
 std::optional<Quantity> parse_quantity(std::string_view text) {
+  QuantityProblem problem{};
+  return parse_quantity(text, problem);
+}
+
+std::optional<Quantity> parse_quantity(std::string_view text, QuantityProblem& problem) {
+  problem = QuantityProblem::Malformed;
   if (text.empty() || text.size() > 64) return std::nullopt;
   std::size_t i = 0;
   if (text[0] == '+') i = 1;
@@ -52,7 +58,8 @@ std::optional<Quantity> parse_quantity(std::string_view text) {
   std::string number(text.substr(number_start, i - number_start));
   long double scale = 1.0L;
   std::string_view rest = text.substr(i);
-  if (!rest.empty() && (rest[0] == 'e' || rest[0] == 'E') && rest.size() > 1) {
+  // "Ei" is the exbi suffix, not an exponent.
+  if (!rest.empty() && (rest[0] == 'e' || rest[0] == 'E') && rest.size() > 1 && rest != "Ei") {
     std::size_t j = 1;
     bool negative = false;
     if (rest[j] == '+' || rest[j] == '-') negative = rest[j++] == '-';
@@ -76,7 +83,8 @@ std::optional<Quantity> parse_quantity(std::string_view text) {
   }
   long double milli = std::stold(number) * scale * 1000.0L;
   if (!std::isfinite(static_cast<double>(milli)) ||
-      milli > static_cast<long double>(std::numeric_limits<std::int64_t>::max() / 4)) {
+      milli > static_cast<long double>(kMaxQuantityUnits) * 1000.0L) {
+    problem = QuantityProblem::TooLarge;
     return std::nullopt;
   }
   // Kubernetes rounds fractional milli-units up.

@@ -5,9 +5,13 @@
 
 #include <algorithm>
 #include <array>
+#include <fstream>
 #include <map>
+#include <string>
 
+#include "fleetsim/scenario/cluster_autoscaler_flags.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
+#include "fleetsim/scenario/warning_log.hpp"
 
 namespace fleetsim {
 
@@ -78,6 +82,13 @@ SimDuration delay(const YamlValue& v, SimDuration max, SimDuration min = SimDura
   return d;
 }
 
+// The flag as upstream spells it: max_nodes_total is --max-nodes-total.
+std::string dashed(std::string_view key) {
+  std::string out(key);
+  std::replace(out.begin(), out.end(), '_', '-');
+  return out;
+}
+
 double threshold(const YamlValue& v) {
   const double t = v.as_double();
   if (t < 0 || t > 1) v.fail("a utilization threshold is from 0 to 1");
@@ -86,20 +97,44 @@ double threshold(const YamlValue& v) {
 
 }  // namespace
 
-std::vector<ExpanderPriority> decode_expander_priorities(const YamlValue& value) {
-  // The ConfigMap holds the map as text: parse it, and report problems at the text.
-  std::optional<YamlDocuments> parsed;
-  YamlValue map = value;
-  if (value.is_scalar()) {
-    try {
-      parsed = parse_yaml(value.as_string(), value.where().to_string() + " (priorities)");
-    } catch (const InputError& e) {
-      value.fail(fmt::format("priorities do not parse as YAML: {}", e.what()));
-    }
-    if (parsed->documents.size() != 1 || !parsed->documents[0].IsMap())
-      value.fail("priorities must be a map from a priority to a list of regular expressions");
-    map = YamlValue(parsed->documents[0], parsed->file, value.path());
+namespace {
+
+// The name the priorities text is parsed under: errors located there are moved into the file.
+constexpr std::string_view kPrioritiesText = "(priorities)";
+
+// A ConfigMap's priorities, YAML inside a string: where the string's text sits in its file.
+// A literal block scalar (|) keeps each line of the text on one of the file's lines, so an
+// error inside maps to its own line; any other string maps to where the string starts.
+struct TextOrigin {
+  SourceLocation scalar;  // where the string starts (its "|" for a block)
+  int indent = -1;        // the block's indentation; -1 for other strings
+
+  SourceLocation map(const SourceLocation& inner) const {
+    if (indent < 0 || inner.line == 0) return scalar;
+    return {.file = scalar.file, .line = scalar.line + inner.line, .col = indent + inner.col};
   }
+};
+
+TextOrigin text_origin(const YamlValue& value) {
+  TextOrigin out{.scalar = value.where()};
+  std::ifstream in(out.scalar.file, std::ios::binary);
+  std::string line;
+  for (int n = 1; n <= out.scalar.line && std::getline(in, line); ++n) {
+  }
+  const auto col = static_cast<std::size_t>(out.scalar.col);
+  if (!in || col == 0 || col > line.size() || line[col - 1] != '|') return out;
+  // The block's indentation is its first non-blank line's (no explicit indicator assumed).
+  while (std::getline(in, line)) {
+    const std::size_t first = line.find_first_not_of(' ');
+    if (first == std::string::npos || line[first] == '\r') continue;
+    out.indent = static_cast<int>(first);
+    break;
+  }
+  return out;
+}
+
+// The map from priority to regular expressions, with errors at its nodes.
+std::vector<ExpanderPriority> decode_priority_map(const YamlValue& map) {
   std::map<int, std::vector<std::string>, std::greater<>> by_priority;
   YamlMap m(map);
   for (const auto& e : m.entries()) {
@@ -109,14 +144,15 @@ std::vector<ExpanderPriority> decode_expander_priorities(const YamlValue& value)
       priority = std::stoi(e.key, &used);
       if (used != e.key.size()) throw std::invalid_argument(e.key);
     } catch (const std::exception&) {
-      value.fail(fmt::format("priority \"{}\" is not a whole number", e.key.substr(0, 40)));
+      throw ConfigError(e.key_where, map.path(),
+                        fmt::format("priority \"{}\" is not a whole number", e.key.substr(0, 40)));
     }
     for (const YamlValue& item : e.value.items()) {
       const std::string pattern = item.as_string();
       const RE2 check(pattern, RE2::Quiet);
       if (!check.ok()) {
-        value.fail(fmt::format("\"{}\" is not a regular expression: {}", pattern.substr(0, 60),
-                               check.error()));
+        item.fail(fmt::format("\"{}\" is not a regular expression: {}", pattern.substr(0, 60),
+                              check.error()));
       }
       by_priority[priority].push_back(pattern);
     }
@@ -127,9 +163,43 @@ std::vector<ExpanderPriority> decode_expander_priorities(const YamlValue& value)
   return out;
 }
 
-ClusterAutoscalerSettings decode_cluster_autoscaler(const YamlValue& value) {
+}  // namespace
+
+std::vector<ExpanderPriority> decode_expander_priorities(const YamlValue& value) {
+  if (!value.is_scalar()) return decode_priority_map(value);
+  // The ConfigMap holds the map as text: parse it, and report problems at their line in it.
+  std::optional<YamlDocuments> parsed;
+  try {
+    parsed = parse_yaml(value.as_string(), std::string(kPrioritiesText));
+  } catch (const InputError& e) {
+    throw ConfigError(text_origin(value).map(e.where()), value.path(),
+                      fmt::format("priorities do not parse as YAML: {}", e.message()));
+  }
+  if (parsed->documents.size() != 1 || !parsed->documents[0].IsMap())
+    value.fail("priorities must be a map from a priority to a list of regular expressions");
+  try {
+    return decode_priority_map(YamlValue(parsed->documents[0], parsed->file, value.path()));
+  } catch (const InputError& e) {
+    if (e.where().file != kPrioritiesText) throw;
+    throw ConfigError(text_origin(value).map(e.where()), e.field(), e.message());
+  }
+}
+
+ClusterAutoscalerSettings decode_cluster_autoscaler(const YamlValue& value, WarningLog& warnings) {
   ClusterAutoscalerSettings s;
   YamlMap m(value);
+  // A real flag fleetsim does not model is named, not refused: the user copied it from a
+  // deployment. A typo of a modelled one still fails below, with its "did you mean".
+  for (std::string_view flag : unmodelled_cluster_autoscaler_flags()) {
+    if (auto v = m.get(flag)) {
+      warnings.add(WarningCode::UnmodelledAutoscalerFlag, v->where(), v->path(),
+                   fmt::format("--{} is not modelled; ignored", dashed(flag)));
+    }
+  }
+  if (auto v = m.get("namespace")) {
+    s.config_namespace = v->as_string();
+    if (s.config_namespace.empty()) v->fail("must not be empty");
+  }
   if (auto v = m.get("scan_interval")) {
     s.scan_interval = v->as_duration();
     if (s.scan_interval < seconds(1) || s.scan_interval > kMaxScanInterval)
@@ -168,7 +238,8 @@ ClusterAutoscalerSettings decode_cluster_autoscaler(const YamlValue& value) {
   if (auto v = m.get("max_drain_parallelism"))
     s.max_drain_parallelism = static_cast<int>(v->as_int(1, 10'000));
   if (auto v = m.get("skip_nodes_with_system_pods")) s.skip_nodes_with_system_pods = v->as_bool();
-  m.reject_unread(std::array<std::string_view, 22>{"scan_interval",
+  m.reject_unread(std::array<std::string_view, 23>{"scan_interval",
+                                                   "namespace",
                                                    "expander",
                                                    "priorities",
                                                    "max_nodes_total",

@@ -49,6 +49,10 @@ void ManifestLoader::load_manifest(const YamlValue& manifest, ManifestSet& out) 
       out.expander_priorities =
           decode_expander_priorities(YamlMap(m.require("data")).require("priorities"));
       out.expander_priorities_where = name->where();
+      if (auto ns = YamlMap(*md).get("namespace")) {
+        out.expander_priorities_namespace = ns->as_string();
+        out.expander_priorities_namespace_where = ns->where();
+      }
       return;
     }
   }
@@ -116,7 +120,18 @@ void check_unique_names(const ManifestSet& set) {
   auto name = [](const auto& o) { return o.name; };
   auto where = [](const auto& o) { return o.where; };
   check("NodePool", set.nodepools, name, where);
-  check("EC2NodeClass", set.node_classes, name, where);
+  // Node classes share one name space; the message names the second's kind, EKS Auto Mode's
+  // NodeClass or Karpenter's EC2NodeClass.
+  std::map<std::string, SourceLocation, std::less<>> classes;
+  for (const EC2NodeClass& c : set.node_classes) {
+    auto [it, inserted] = classes.emplace(c.name, c.where);
+    if (!inserted) {
+      throw ConfigError(
+          c.where, "metadata.name",
+          fmt::format("a second {} named \"{}\" (the first is at {})",
+                      c.auto_mode ? "NodeClass" : "EC2NodeClass", c.name, it->second.to_string()));
+    }
+  }
   check("PriorityClass", set.priority_classes, name, where);
   check(
       "PodDisruptionBudget", set.pdbs,

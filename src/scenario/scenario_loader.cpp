@@ -7,6 +7,7 @@
 #include <limits>
 #include <memory>
 #include <set>
+#include <span>
 #include <system_error>
 #include <type_traits>
 #include <variant>
@@ -15,6 +16,7 @@
 #include "fleetsim/catalog/catalog_loader.hpp"
 #include "fleetsim/core/calendar.hpp"
 #include "fleetsim/core/utf8.hpp"
+#include "fleetsim/provisioning/cluster_autoscaler/expander.hpp"
 #include "fleetsim/scenario/auto_mode_setup.hpp"
 #include "fleetsim/scenario/cluster_autoscaler_decoder.hpp"
 #include "fleetsim/scenario/manifest_loader.hpp"
@@ -150,14 +152,16 @@ void check_node_class_refs(const std::vector<NodePool>& pools,
   for (const auto& c : classes) names.push_back(c.name);
   for (const NodePool& pool : pools) {
     if (std::find(names.begin(), names.end(), pool.node_class) != names.end()) continue;
+    // EKS Auto Mode's pools name an eks.amazonaws.com NodeClass: say that kind to its users.
+    const std::string_view kind = pool.auto_mode_node_class ? "NodeClass" : "EC2NodeClass";
     if (!classes.empty()) {
       throw ConfigError(pool.node_class_where, "spec.template.spec.nodeClassRef.name",
-                        fmt::format("no EC2NodeClass named \"{}\"{}", pool.node_class,
+                        fmt::format("no {} named \"{}\"{}", kind, pool.node_class,
                                     did_you_mean(pool.node_class, names)));
     }
     warnings.add(WarningCode::MissingNodeClass, pool.node_class_where,
                  "NodePool.spec.template.spec.nodeClassRef.name",
-                 fmt::format("no EC2NodeClass named \"{}\"; using defaults", pool.node_class));
+                 fmt::format("no {} named \"{}\"; using defaults", kind, pool.node_class));
   }
 }
 
@@ -540,6 +544,13 @@ class EventResolver {
   std::set<std::string> workload_keys_;
 };
 
+// "least-waste", "priority,least-waste": as the --expander flag is written.
+std::string expander_list(std::span<const Expander> expanders) {
+  std::string out;
+  for (Expander x : expanders) out += (out.empty() ? "" : ",") + std::string(to_string(x));
+  return out;
+}
+
 // `cluster_autoscaler`, and the priority expander's ConfigMap among the manifests.
 void read_cluster_autoscaler(const YamlMap& top, ManifestSet& set, ScenarioConfig& cfg,
                              WarningLog& warnings) {
@@ -547,7 +558,21 @@ void read_cluster_autoscaler(const YamlMap& top, ManifestSet& set, ScenarioConfi
     if (cfg.provisioner != ProvisionerKind::ClusterAutoscaler)
       warnings.add(WarningCode::UnusedSettings, ca->where(), "cluster_autoscaler",
                    "the provisioner is not cluster-autoscaler; these flags are ignored");
-    cfg.cluster_autoscaler = decode_cluster_autoscaler(*ca);
+    cfg.cluster_autoscaler = decode_cluster_autoscaler(*ca, warnings);
+  }
+  // Upstream reads the ConfigMap from its own namespace (--namespace, kube-system by default:
+  // expander/priority/readme.md); one elsewhere is never read. One without a namespace is taken
+  // as applied there.
+  const std::string& ns = cfg.cluster_autoscaler.config_namespace;
+  if (set.expander_priorities_namespace && *set.expander_priorities_namespace != ns) {
+    warnings.add(WarningCode::PriorityConfigMapNamespace, set.expander_priorities_namespace_where,
+                 "ConfigMap",
+                 fmt::format("ConfigMap {}/{}: the Cluster Autoscaler reads its priority "
+                             "expander's ConfigMap from its own namespace, {}; this one is not "
+                             "read",
+                             set.expander_priorities_namespace->substr(0, 63),
+                             kPriorityExpanderConfigMap, ns));
+    set.expander_priorities.clear();
   }
   if (cfg.cluster_autoscaler.priorities.empty()) {
     cfg.cluster_autoscaler.priorities = std::move(set.expander_priorities);
@@ -564,6 +589,19 @@ void read_cluster_autoscaler(const YamlMap& top, ManifestSet& set, ScenarioConfi
                    "cluster_autoscaler.expander",
                    "the priority expander has no priorities (cluster_autoscaler.priorities, or "
                    "the ConfigMap cluster-autoscaler-priority-expander): it keeps every option");
+    // Only the priority expander reads the map (expander/priority): otherwise it is dead input.
+    if (!cfg.cluster_autoscaler.priorities.empty() &&
+        std::find(e.begin(), e.end(), Expander::Priority) == e.end()) {
+      const std::optional<YamlValue> ca = top.get("cluster_autoscaler");
+      const std::optional<YamlValue> own = ca ? YamlMap(*ca).get("priorities") : std::nullopt;
+      warnings.add(WarningCode::PriorityExpanderUnused,
+                   own ? own->where() : set.expander_priorities_where,
+                   own ? "cluster_autoscaler.priorities" : "ConfigMap",
+                   fmt::format("the expander is {}, without priority, and only the priority "
+                               "expander reads these priorities: they are ignored; add priority "
+                               "to cluster_autoscaler.expander (priority,{})",
+                               expander_list(e), expander_list(e)));
+    }
     if (auto k = top.get("karpenter"))
       warnings.add(WarningCode::UnusedSettings, k->where(), "karpenter",
                    "the provisioner is cluster-autoscaler; Karpenter's settings are ignored");
@@ -618,7 +656,8 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   const SectionContext ctx{.base_dir = sc.base_dir,
                            .manifests = manifests,
                            .catalog = *cfg.catalog,
-                           .duration = cfg.duration};
+                           .duration = cfg.duration,
+                           .warnings = &warnings};
   Sections sections = read_sections(top, ctx, cfg, warnings);
 
   // Resolved against one another, now that every manifest is known.

@@ -10,6 +10,7 @@
 #include "fleetsim/autoscaling/metric_names.hpp"
 #include "fleetsim/core/input_file.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
+#include "fleetsim/scenario/trace_tail.hpp"
 #include "fleetsim/scenario/workload_decoder.hpp"
 #include "fleetsim/service/exported_metrics.hpp"
 
@@ -33,7 +34,12 @@ std::string describe_contents(const ManifestSet& set) {
     if (n > 0) parts.push_back(fmt::format("{} {}", n, kind));
   };
   add(set.nodepools.size(), "NodePool");
-  add(set.node_classes.size(), "EC2NodeClass");
+  // EKS Auto Mode's eks.amazonaws.com NodeClasses are named by their own kind.
+  const auto auto_mode =
+      static_cast<std::size_t>(std::count_if(set.node_classes.begin(), set.node_classes.end(),
+                                             [](const EC2NodeClass& c) { return c.auto_mode; }));
+  add(set.node_classes.size() - auto_mode, "EC2NodeClass");
+  add(auto_mode, "NodeClass");
   std::size_t pods = 0, jobs = 0, deployments = 0;
   for (const auto& w : set.workloads) {
     pods += w.workload.kind == WorkloadKind::Pod;
@@ -445,14 +451,20 @@ SpotMarketSettings decode_spot_market(const YamlValue& value, const SectionConte
   if (availability) {
     out.availability_trace = resolve_path(*availability, sc);
     out.availability = read_availability_trace(out.availability_trace, catalog);
+    warn_rows_after_end(tail_of<AvailabilityChange>(out.availability, sc.duration),
+                        out.availability_trace, availability->path(), sc.duration, warnings);
   }
   if (prices) {
     out.price_trace = resolve_path(*prices, sc);
     out.prices = read_price_trace(out.price_trace, catalog);
+    warn_rows_after_end(tail_of<PriceChange>(out.prices, sc.duration), out.price_trace,
+                        prices->path(), sc.duration, warnings);
   }
   if (capacity) {
     out.capacity_trace = resolve_path(*capacity, sc);
     out.capacity = read_capacity_trace(out.capacity_trace, catalog);
+    warn_rows_after_end(tail_of<CapacityChange>(out.capacity, sc.duration), out.capacity_trace,
+                        capacity->path(), sc.duration, warnings);
   }
   if (auto families = m.get("families")) {
     YamlMap f(*families);
@@ -497,6 +509,19 @@ SpotMarketSettings decode_spot_market(const YamlValue& value, const SectionConte
   m.reject_unread(std::array<std::string_view, 8>{"interruption_rate", "availability", "prices",
                                                   "capacity", "families", "scale", "waves",
                                                   "rebalance"});
+  // scale, waves and rebalance shape the interruptions a rate draws (spot_market.cpp); with
+  // neither interruption_rate nor families, no wave ever comes and they change nothing.
+  if (!rate && out.by_family.empty()) {
+    for (std::string_view knob : {"scale", "waves", "rebalance"}) {
+      if (auto v = m.get(knob)) {
+        warnings.add(WarningCode::SpotNoInterruptionRate, v->where(), v->path(),
+                     fmt::format("{} shapes the interruptions drawn from interruption_rate or "
+                                 "families, and neither is given: no interruption is drawn, so "
+                                 "{} is ignored",
+                                 knob, knob));
+      }
+    }
+  }
 
   // A band rate needs a band: name the spot types the catalog gives none, which never get one.
   std::vector<std::string> unbanded;

@@ -11,6 +11,7 @@
 #include "fleetsim/scenario/eksctl_decoder.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scenario/nodepool_checks.hpp"
+#include "fleetsim/scenario/trace_tail.hpp"
 #include "fleetsim/scenario/warning_log.hpp"
 #include "fleetsim/service/exported_metrics.hpp"
 #include "fleetsim/workload/job_trace.hpp"
@@ -183,12 +184,17 @@ void warn_unpassable_probes(const ScenarioConfig& config, WarningLog& warnings) 
       for (const Workload& w : apply->workloads) check(w);
 }
 
-// A run streams its job traces; reading them through here refuses a bad row before the run.
-void read_job_traces(const std::vector<JobSource>& sources) {
-  for (const JobSource& source : sources) {
-    JobTraceReader reader(source.trace);
-    while (reader.next()) {
-    }
+// A run streams its job traces; reading them through here refuses a bad row before the run,
+// and names the rows submitted after it ends.
+void read_job_traces(const std::vector<JobSource>& sources, SimDuration duration,
+                     WarningLog& warnings) {
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    JobTraceReader reader(sources[i].trace);
+    TraceTail tail;
+    while (const std::optional<JobArrival> job = reader.next())
+      count_row(tail, job->submit.time_since_epoch(), job->line, duration);
+    warn_rows_after_end(tail, sources[i].trace, fmt::format("jobs[{}].trace", i), duration,
+                        warnings);
   }
 }
 
@@ -204,7 +210,7 @@ void validate_scenario(ScenarioConfig& config) {
   check_against_nodepools(config, warnings);
   warn_best_effort_pods(config, warnings);
   warn_unpassable_probes(config, warnings);
-  read_job_traces(config.job_sources);
+  read_job_traces(config.job_sources, config.duration, warnings);
   config.warnings = warnings.take();
   // Reported in file order, so a user reads them alongside the manifests.
   std::stable_sort(config.warnings.begin(), config.warnings.end(),

@@ -17,6 +17,7 @@
 
 #include "fleetsim/core/rng.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
+#include "fleetsim/scenario/trace_tail.hpp"
 #include "fleetsim/traffic/traffic_replay.hpp"
 
 namespace fleetsim {
@@ -132,6 +133,22 @@ TokenConfig decode_tokens(const YamlMap& traffic) {
   return out;
 }
 
+// What a replayed trace holds that never takes effect: documented columns read past, and rows
+// that arrive after the run ends.
+void warn_replayed_trace(const RequestTraceSummary& summary, const YamlValue& trace,
+                         const ReplayConfig& c, const SectionContext& sc) {
+  for (const std::string& column : summary.ignored_columns) {
+    sc.warnings->add(WarningCode::IgnoredTraceColumn, trace.where(), trace.path() + "." + column,
+                     fmt::format("column {} of {} is not read: fleetsim models no prefix cache, "
+                                 "so requests sharing a prefix cost what others do",
+                                 column, c.trace.filename().string()));
+  }
+  warn_rows_after_end(TraceTail{.rows = summary.rows,
+                                .after_end = summary.rows_after_end,
+                                .first_line = summary.first_line_after_end},
+                      c.trace, trace.path(), sc.duration, *sc.warnings);
+}
+
 ReplayConfig decode_replay(const YamlMap& m, const SectionContext& sc) {
   ReplayConfig c{.where = m.value().where()};
   YamlValue trace = m.require("trace");
@@ -151,8 +168,10 @@ ReplayConfig decode_replay(const YamlMap& m, const SectionContext& sc) {
   validate_at(c, m.value(), kAliases);
   // The run's own checks on the trace (every row, the replayed span, the loop period, the rate),
   // here, so that validate and run decide alike and the error names the scenario key.
+  c.run_end = sc.duration;
   try {
-    ReplaySource check(c, RngStream(0, "validate"));
+    const ReplaySource check(c, RngStream(0, "validate"));
+    if (sc.warnings != nullptr) warn_replayed_trace(check.summary(), trace, c, sc);
   } catch (const ConfigError& e) {
     relocate(e, m.value(), kAliases);
   }

@@ -6,7 +6,7 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<std::string_view, 28> kNames{
+constexpr std::array<std::string_view, 34> kNames{
     "unmodelled-field",
     "unmodelled-kind",
     "unknown-field",
@@ -35,8 +35,14 @@ constexpr std::array<std::string_view, 28> kNames{
     "node-group-in-apply",
     "priority-expander-empty",
     "probe-never-passes",
+    "spot-no-interruption-rate",
+    "trace-rows-after-end",
+    "ignored-trace-column",
+    "priority-expander-unused",
+    "priority-configmap-namespace",
+    "unmodelled-autoscaler-flag",
 };
-static_assert(kNames.size() == static_cast<std::size_t>(WarningCode::ProbeNeverPasses) + 1);
+static_assert(kNames.size() == static_cast<std::size_t>(WarningCode::UnmodelledAutoscalerFlag) + 1);
 
 }  // namespace
 

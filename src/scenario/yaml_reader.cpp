@@ -144,7 +144,10 @@ Quantity YamlValue::as_quantity() const {
   const std::string& t = node_.Scalar();
   if (!t.empty() && t.front() == '-')
     fail(fmt::format("quantity \"{}\" must not be negative", shown(t)));
-  if (auto q = parse_quantity(t)) return *q;
+  QuantityProblem problem{};
+  if (auto q = parse_quantity(t, problem)) return *q;
+  if (problem == QuantityProblem::TooLarge)
+    fail(fmt::format("quantity \"{}\" is too large: at most {}", shown(t), kMaxQuantityUnits));
   fail(fmt::format("invalid quantity \"{}\"; use Kubernetes forms such as 500m, 2 or 16Gi",
                    shown(t)));
 }

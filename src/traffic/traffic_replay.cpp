@@ -7,9 +7,11 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "fleetsim/core/csv_reader.hpp"
 #include "traffic_checks.hpp"
@@ -18,16 +20,23 @@ namespace fleetsim {
 
 namespace {
 
+// Mooncake's prefix-cache columns: fleetsim models no prefix cache, so they are read past.
+constexpr std::array<std::string_view, 2> kMooncakeIgnored{"num_prefix_hash_blocks", "hash_ids"};
+
 struct LayoutSpec {
   RequestTraceLayout layout;
   std::string_view name;
-  std::array<std::string_view, 3> columns;  // time, input tokens, output tokens
+  std::array<std::string_view, 3> columns;    // time, input tokens, output tokens
+  std::span<const std::string_view> ignored;  // documented, read past with a warning
 };
 
 constexpr std::array<LayoutSpec, 3> kLayouts = {{
-    {RequestTraceLayout::Azure, "Azure", {"TIMESTAMP", "ContextTokens", "GeneratedTokens"}},
-    {RequestTraceLayout::Simple, "simple", {"time_s", "input_tokens", "output_tokens"}},
-    {RequestTraceLayout::Mooncake, "Mooncake", {"timestamp_ms", "input_length", "output_length"}},
+    {RequestTraceLayout::Azure, "Azure", {"TIMESTAMP", "ContextTokens", "GeneratedTokens"}, {}},
+    {RequestTraceLayout::Simple, "simple", {"time_s", "input_tokens", "output_tokens"}, {}},
+    {RequestTraceLayout::Mooncake,
+     "Mooncake",
+     {"timestamp_ms", "input_length", "output_length"},
+     kMooncakeIgnored},
 }};
 
 constexpr CsvOptions kReplayCsv{.noun = "trace",
@@ -68,6 +77,7 @@ class RequestTraceParser {
   }
 
   RequestTraceLayout layout() const { return kLayouts[layout_].layout; }
+  const std::vector<std::string>& ignored_columns() const { return ignored_; }
 
   // Parses the reader's current row.
   Row parse() {
@@ -125,6 +135,8 @@ class RequestTraceParser {
                                        kExpectedHeaders, names));
     }
     layout_ = *found;
+    // Any other column would be silently dropped: an error naming the layout's columns.
+    ignored_ = csv_.check_columns(kLayouts[layout_].columns, kLayouts[layout_].ignored);
     for (std::size_t c = 0; c < 3; ++c) {
       const std::string_view name = kLayouts[layout_].columns[c];
       const std::optional<std::size_t> at = csv_.column(name);
@@ -210,6 +222,7 @@ class RequestTraceParser {
 
   CsvReader& csv_;
   std::size_t layout_ = 0;
+  std::vector<std::string> ignored_;
   std::array<std::size_t, 3> field_{};  // field index of time, input, output
   std::optional<std::int64_t> origin_ns_;
   bool have_last_ = false;
@@ -265,6 +278,7 @@ ReplaySource::ReplaySource(const ReplayConfig& config, RngStream rng)
 
   // The validation pass: every row checked before the simulation starts.
   summary_.layout = parser_->layout();
+  summary_.ignored_columns = parser_->ignored_columns();
   std::int64_t first_replayed = 0;
   std::int64_t last_replayed = 0;
   while (csv_->next_row()) {
@@ -276,6 +290,10 @@ ReplaySource::ReplaySource(const ReplayConfig& config, RngStream rng)
     if (replayed_rows_ == 0) first_replayed = row.time_us;
     last_replayed = row.time_us;
     ++replayed_rows_;
+    if (config.run_end && arrival_us(row.time_us) > config.run_end->count() &&
+        summary_.rows_after_end++ == 0) {
+      summary_.first_line_after_end = csv_->line();
+    }
   }
   if (replayed_rows_ == 0) {
     traffic_checks::fail(config.where, "trace_offset",
@@ -320,6 +338,12 @@ ReplaySource::ReplaySource(const ReplayConfig& config, RngStream rng)
 
   csv_->rewind();
   parser_->restart();
+}
+
+std::int64_t ReplaySource::arrival_us(std::int64_t row_us) const {
+  const std::int64_t trace_us = row_us - offset_us_;
+  return start_us_ +
+         (time_scale_ == 1 ? trace_us : std::llround(static_cast<double>(trace_us) * time_scale_));
 }
 
 ReplaySource::~ReplaySource() = default;

@@ -116,6 +116,11 @@ JobTraceReader::JobTraceReader(JobTraceReader&&) noexcept = default;
 JobTraceReader& JobTraceReader::operator=(JobTraceReader&&) noexcept = default;
 
 void JobTraceReader::read_header() {
+  // A column fleetsim does not read (capacity_type, say) would leave the user believing it
+  // took effect: the header holds only the columns below.
+  std::array<std::string_view, kColumns.size()> names{};
+  for (std::size_t c = 0; c < kColumns.size(); ++c) names[c] = kColumns[c].name;
+  csv_->check_columns(names);
   for (std::size_t c = 0; c < kColumns.size(); ++c) {
     field_of_[c] =
         kColumns[c].required ? csv_->require(kColumns[c].name) : csv_->column(kColumns[c].name);

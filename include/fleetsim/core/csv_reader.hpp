@@ -77,6 +77,11 @@ class CsvReader {
   // As column(), but a missing column is an error at the header naming it and listing the
   // header's columns.
   std::size_t require(std::string_view name) const;
+  // Every column must be one of `known` (the columns read) or `ignored` (documented as read
+  // past): another is an error at its header column listing `known`, with a "did you mean".
+  // Returns the `ignored` columns the header has, in header order, for the caller to warn of.
+  std::vector<std::string> check_columns(std::span<const std::string_view> known,
+                                         std::span<const std::string_view> ignored = {}) const;
 
   // ---- rows ----
   // Reads the next data row; false at the end. Throws on a malformed line, a row whose field

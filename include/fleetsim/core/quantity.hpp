@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,8 +20,18 @@ struct Quantity {
   friend constexpr bool operator==(Quantity, Quantity) = default;
 };
 
-// nullopt on malformed text, a negative value, or a value beyond int64 milli-units.
+// The largest quantity parse_quantity accepts, in whole units (about 2.3P): a quarter of int64
+// milli-units, so that sums of a few stay in range.
+inline constexpr std::int64_t kMaxQuantityUnits =
+    std::numeric_limits<std::int64_t>::max() / 4 / 1000;
+
+// Why parse_quantity refused a text: its form, or its size (the form is right).
+enum class QuantityProblem : std::uint8_t { Malformed, TooLarge };
+
+// nullopt on malformed text, a negative value, or a value beyond kMaxQuantityUnits.
 std::optional<Quantity> parse_quantity(std::string_view text);
+// As above, saying why when it returns nullopt.
+std::optional<Quantity> parse_quantity(std::string_view text, QuantityProblem& problem);
 
 // Formats bytes the way a user reads them ("16Gi", "1536Mi", "100").
 std::string format_bytes(std::int64_t bytes);

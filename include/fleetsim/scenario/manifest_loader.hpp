@@ -38,6 +38,9 @@ struct ManifestSet {
   // The priority expander's ConfigMap (kube-system/cluster-autoscaler-priority-expander).
   std::vector<ExpanderPriority> expander_priorities;
   SourceLocation expander_priorities_where;
+  // Its metadata.namespace, when given: read only if it is the autoscaler's.
+  std::optional<std::string> expander_priorities_namespace;
+  SourceLocation expander_priorities_namespace_where;
 
   std::size_t object_count() const {
     return nodepools.size() + node_classes.size() + workloads.size() + daemonsets.size() +

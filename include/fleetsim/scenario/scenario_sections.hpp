@@ -20,7 +20,8 @@ struct SectionContext {
   std::filesystem::path base_dir;  // the scenario file's directory: paths are relative to it
   ManifestLoader& manifests;
   const Catalog& catalog;
-  SimDuration duration;  // the scenario's length, for bounding event times
+  SimDuration duration;            // the scenario's length, for bounding event times
+  WarningLog* warnings = nullptr;  // for decoders that warn (services' traces)
 };
 
 // A path written in the scenario, resolved against base_dir (absolute paths stay as written).

@@ -37,6 +37,12 @@ enum class WarningCode {
   NodeGroupInApply,
   PriorityExpanderEmpty,
   ProbeNeverPasses,
+  SpotNoInterruptionRate,      // spot knobs that act on interruptions nothing draws
+  TraceRowsAfterEnd,           // trace rows that start after the run's duration
+  IgnoredTraceColumn,          // a trace column documented as read past
+  PriorityExpanderUnused,      // priorities while the expander list has no priority
+  PriorityConfigMapNamespace,  // the priority ConfigMap outside kube-system
+  UnmodelledAutoscalerFlag,    // a Cluster Autoscaler flag fleetsim does not model
 };
 
 // The code's name: "unmodelled-field", "pods-unhostable", …

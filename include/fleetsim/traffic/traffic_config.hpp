@@ -145,6 +145,8 @@ struct ReplayConfig {
   // Trace time from one loop's start to the next. Default: from trace_offset to the last row,
   // plus the mean gap between the replayed rows, so the seam keeps the trace's mean rate.
   std::optional<SimDuration> loop_period;
+  // The run's length: rows arriving after it are counted in the summary, for a warning.
+  std::optional<SimDuration> run_end;
   SourceLocation where;  // the scenario entry this came from, for messages
 };
 

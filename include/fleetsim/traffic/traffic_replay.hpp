@@ -5,12 +5,15 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "fleetsim/traffic/traffic_source.hpp"
 
 namespace fleetsim {
 
-// The trace layouts, told apart by the header row (column order free; other columns ignored):
+// The trace layouts, told apart by the header row (column order free; another column is an
+// error, but Mooncake's num_prefix_hash_blocks and hash_ids, read past as ignored_columns):
 //   Azure     TIMESTAMP,ContextTokens,GeneratedTokens — the Azure LLM inference trace as
 //             published: "2023-11-16 18:15:46.6805900" (up to 9 fractional digits, a space or
 //             'T' between date and time), trace time measured from the first row.
@@ -25,6 +28,11 @@ struct RequestTraceSummary {
   std::int64_t rows = 0;  // data rows
   SimDuration first{};    // trace time of the first row (always 0 for Azure traces)
   SimDuration last{};     // trace time of the last row
+  // Columns the layout documents as read past (Mooncake's hash blocks), in header order.
+  std::vector<std::string> ignored_columns;
+  // With ReplayConfig::run_end: rows whose first arrival comes after it, and the first's line.
+  std::int64_t rows_after_end = 0;
+  int first_line_after_end = 0;
 };
 
 // Reads a trace through once, checking every row; memory stays flat. Throws TraceError with
@@ -61,6 +69,9 @@ class ReplaySource final : public TrafficSource {
   SimDuration loop_period() const { return micros(period_us_); }
 
  private:
+  // The first loop's arrival of a row at trace time `row_us`, in simulated µs.
+  std::int64_t arrival_us(std::int64_t row_us) const;
+
   std::unique_ptr<CsvReader> csv_;
   std::unique_ptr<RequestTraceParser> parser_;
   RequestTraceSummary summary_;

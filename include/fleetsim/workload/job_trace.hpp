@@ -28,7 +28,7 @@ struct JobArrival {
 //
 // Format: a header row naming the columns, in any order. Required: submit_time_s, duration_s
 // (seconds, decimals allowed), gpus, cpu_millis, memory_mib (whole numbers). Optional: name,
-// priority. Unknown columns are ignored. Submit times must not decrease. Fields may be quoted
+// priority. Any other column is an error. Submit times must not decrease. Fields may be quoted
 // ("a,b" with "" for a quote). CRLF endings, a UTF-8 BOM and trailing blank lines are accepted.
 //
 // Every problem throws TraceError naming file:line:col (col = where the field starts) and the

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <string>
+#include <string_view>
 
 #include "fleetsim/core/csv_reader.hpp"
 
@@ -97,12 +99,17 @@ std::vector<AvailabilityChange> read_availability_trace(const std::filesystem::p
                                                         const Catalog& catalog) {
   CsvReader csv(path, {.noun = "availability trace",
                        .example_header = "time_s,instance_type,zone,available"});
+  csv.check_columns(
+      std::array<std::string_view, 4>{"time_s", "instance_type", "zone", "available"});
   OfferingRows rows(csv, catalog, /*capacity_type_column=*/false);
   const std::size_t available_col = csv.require("available");
   std::vector<AvailabilityChange> out;
   while (rows.next(out.size())) {
     const std::int64_t available = csv.integer(available_col, 0, kMaxCapacity);
-    out.push_back({.at = rows.at(), .offering = rows.offering(), .available = available > 0});
+    out.push_back({.at = rows.at(),
+                   .offering = rows.offering(),
+                   .available = available > 0,
+                   .line = csv.line()});
   }
   return out;
 }
@@ -110,6 +117,7 @@ std::vector<AvailabilityChange> read_availability_trace(const std::filesystem::p
 std::vector<PriceChange> read_price_trace(const std::filesystem::path& path,
                                           const Catalog& catalog) {
   CsvReader csv(path, {.noun = "price trace", .example_header = "time_s,instance_type,zone,price"});
+  csv.check_columns(std::array<std::string_view, 4>{"time_s", "instance_type", "zone", "price"});
   OfferingRows rows(csv, catalog, /*capacity_type_column=*/false);
   const std::size_t price_col = csv.require("price");
   std::vector<PriceChange> out;
@@ -119,7 +127,8 @@ std::vector<PriceChange> read_price_trace(const std::filesystem::path& path,
       csv.fail(price_col, fmt::format("a price is above 0 and at most {} dollars an hour, got {}",
                                       kMaxPricePerHour, csv.field(price_col)));
     }
-    out.push_back({.at = rows.at(), .offering = rows.offering(), .price = price});
+    out.push_back(
+        {.at = rows.at(), .offering = rows.offering(), .price = price, .line = csv.line()});
   }
   return out;
 }
@@ -128,13 +137,16 @@ std::vector<CapacityChange> read_capacity_trace(const std::filesystem::path& pat
                                                 const Catalog& catalog) {
   CsvReader csv(path, {.noun = "capacity trace",
                        .example_header = "time_s,instance_type,zone,capacity_type,count"});
+  csv.check_columns(
+      std::array<std::string_view, 5>{"time_s", "instance_type", "zone", "capacity_type", "count"});
   OfferingRows rows(csv, catalog, /*capacity_type_column=*/true);
   const std::size_t count_col = csv.require("count");
   std::vector<CapacityChange> out;
   while (rows.next(out.size())) {
     std::optional<std::int64_t> count;
     if (csv.field(count_col) != "unlimited") count = csv.integer(count_col, 0, kMaxCapacity);
-    out.push_back({.at = rows.at(), .offering = rows.offering(), .count = count});
+    out.push_back(
+        {.at = rows.at(), .offering = rows.offering(), .count = count, .line = csv.line()});
   }
   return out;
 }

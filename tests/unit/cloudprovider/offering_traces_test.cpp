@@ -62,10 +62,10 @@ TEST_CASE("an availability trace reads into changes of spot offerings", "[cloudp
   const std::vector<AvailabilityChange> changes = read_availability_trace(f.path, rig.catalog);
   const std::uint32_t large = rig.global("m5.large", CapacityType::Spot);
   const std::uint32_t xlarge = rig.global("m5.xlarge", CapacityType::Spot);
-  CHECK(changes == std::vector<AvailabilityChange>{{seconds(0), large, true},
-                                                   {seconds(600), large, false},
-                                                   {seconds(600), xlarge, false},
-                                                   {millis(1'200'500), large, true}});
+  CHECK(changes == std::vector<AvailabilityChange>{{seconds(0), large, true, 2},
+                                                   {seconds(600), large, false, 3},
+                                                   {seconds(600), xlarge, false, 4},
+                                                   {millis(1'200'500), large, true, 5}});
 }
 
 TEST_CASE("a malformed availability trace names the line and column", "[cloudprovider][spot]") {
@@ -91,7 +91,7 @@ TEST_CASE("a price trace reads into price changes of spot offerings", "[cloudpro
       "us-east-1a,0.061\n");
   const std::uint32_t large = rig.global("m5.large", CapacityType::Spot);
   CHECK(read_price_trace(f.path, rig.catalog) ==
-        std::vector<PriceChange>{{seconds(0), large, 0.05}, {millis(90'250), large, 0.061}});
+        std::vector<PriceChange>{{seconds(0), large, 0.05, 2}, {millis(90'250), large, 0.061, 3}});
 
   const std::string header = "time_s,instance_type,zone,price\n";
   CHECK(trace_error(header + "0,m5.large,us-east-1a,0\n", rig.catalog, read_price_trace) ==
@@ -112,8 +112,8 @@ TEST_CASE("a capacity trace reads counts of spot and on-demand offerings",
       "60,m5.large,us-east-1a,spot,unlimited\n");
   CHECK(read_capacity_trace(f.path, rig.catalog) ==
         std::vector<CapacityChange>{
-            {seconds(0), rig.global("m5.large"), 3},
-            {seconds(60), rig.global("m5.large", CapacityType::Spot), std::nullopt}});
+            {seconds(0), rig.global("m5.large"), 3, 2},
+            {seconds(60), rig.global("m5.large", CapacityType::Spot), std::nullopt, 3}});
 
   const std::string header = "time_s,instance_type,zone,capacity_type,count\n";
   CHECK(trace_error(header + "0,m5.large,us-east-1a,reserved,1\n", rig.catalog,

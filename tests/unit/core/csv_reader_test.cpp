@@ -1,5 +1,6 @@
 #include "fleetsim/core/csv_reader.hpp"
 
+#include <array>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -285,4 +286,20 @@ TEST_CASE("csv: reading a row reuses the reader's buffers", "[core][csv]") {
     CHECK(csv.field(0).data() == quoted);
     CHECK(csv.field(1).data() == plain);
   }
+}
+
+TEST_CASE("csv: check_columns refuses a column nothing reads, returns the ignored ones",
+          "[core][csv]") {
+  constexpr std::array<std::string_view, 2> kKnown{"time_s", "value"};
+  constexpr std::array<std::string_view, 1> kIgnored{"hash_ids"};
+  CsvReader ok = reader("value,hash_ids,time_s\n1,x,2\n");
+  CHECK(ok.check_columns(kKnown, kIgnored) == std::vector<std::string>{"hash_ids"});
+  CsvReader typo = reader("time_s,valeu\n1,2\n");
+  CHECK_THROWS_WITH(typo.check_columns(kKnown),
+                    "f.csv:1:8: valeu: unknown column, not read; the trace reads time_s,value; "
+                    "did you mean \"value\"?");
+  CsvReader other = reader("time_s,value,capacity_type\n1,2,spot\n");
+  CHECK_THROWS_WITH(other.check_columns(kKnown, kIgnored),
+                    "f.csv:1:14: capacity_type: unknown column, not read; the trace reads "
+                    "time_s,value");
 }

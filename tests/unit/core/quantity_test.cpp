@@ -25,6 +25,13 @@ TEST_CASE("bad quantities are rejected", "[core]") {
   CHECK_FALSE(parse_quantity("16GiB"));
   CHECK_FALSE(parse_quantity("1e999"));
   CHECK_FALSE(parse_quantity("99999999999999999999Ei"));
+  // Why: a well-formed quantity past the bound is too large, not malformed.
+  QuantityProblem problem{};
+  CHECK_FALSE(parse_quantity("16Ei", problem));
+  CHECK(problem == QuantityProblem::TooLarge);
+  CHECK_FALSE(parse_quantity("16GB", problem));
+  CHECK(problem == QuantityProblem::Malformed);
+  CHECK(parse_quantity("2Pi", problem));
 }
 
 TEST_CASE("resource vectors add, subtract and compare component-wise", "[core]") {

@@ -393,6 +393,10 @@ TEST_CASE("image pull bandwidth and scrape interval: defaults, values and bounds
   CHECK(error("node_latencies: {image_pull_bandwidth: 60MB/s}\n") ==
         "4:40: node_latencies.image_pull_bandwidth: invalid quantity \"60MB/s\"; use Kubernetes "
         "forms such as 500m, 2 or 16Gi");
+  // Issue 25, item 8: a well-formed quantity past the bound is too large, not invalid.
+  CHECK(error("node_latencies: {image_pull_bandwidth: 16Ei}\n") ==
+        "4:40: node_latencies.image_pull_bandwidth: quantity \"16Ei\" is too large: at most "
+        "2305843009213693");
   CHECK(error("node_latencies: {image_pull_bandwith: 60M}\n") ==
         "4:18: node_latencies.image_pull_bandwith: unknown key; expected one of cpu, gpu, "
         "families, image_pull_bandwidth; did you mean "

@@ -208,12 +208,24 @@ TEST_CASE("the simple and Mooncake layouts are detected by their headers", "[tra
   CHECK(arrivals_us(b) == std::vector<std::int64_t>{0, 0, 1'500'000});
   CHECK(b[2] == Request{.arrival = at(millis(1500)), .input_tokens = 7236, .output_tokens = 794});
 
-  // Column order is free and other columns are ignored.
+  // Column order is free.
   TempTrace reordered(
-      "GeneratedTokens,note,TIMESTAMP,ContextTokens\n"
-      "44,\"a, b\",2023-11-16 18:15:46.68059,374\n");
+      "GeneratedTokens,TIMESTAMP,ContextTokens\n"
+      "44,2023-11-16 18:15:46.68059,374\n");
   CHECK(replay({.trace = reordered.path()}) ==
         std::vector<Request>{{.arrival = kSimStart, .input_tokens = 374, .output_tokens = 44}});
+  // Another column would be dropped unseen: an error (issue 25, item 8).
+  TempTrace extra(
+      "GeneratedTokens,note,TIMESTAMP,ContextTokens\n"
+      "44,\"a, b\",2023-11-16 18:15:46.68059,374\n");
+  try {
+    replay({.trace = extra.path()});
+    FAIL("an unknown column was accepted");
+  } catch (const TraceError& e) {
+    CHECK(std::string(e.what()) == extra.path().string() +
+                                       ":1:17: note: unknown column, not read; the trace reads "
+                                       "TIMESTAMP,ContextTokens,GeneratedTokens");
+  }
 }
 
 TEST_CASE("a trace with a BOM, CRLF line ends and quoted fields replays", "[traffic]") {

@@ -42,10 +42,10 @@ const std::string kHeader = "submit_time_s,duration_s,gpus,cpu_millis,memory_mib
 
 TEST_CASE("a good trace reads every row in order", "[workload]") {
   test::TempTrace trace(
-      "name,submit_time_s,gpus,duration_s,cpu_millis,memory_mib,priority,team\n"
-      "train-a,0,8,3600,32000,262144,100,research\n"
-      "\"eval, small\",12.5,1,90.25,4000,16384,,research\n"
-      ",12.5,0,60,500,512,-5,infra\n");
+      "name,submit_time_s,gpus,duration_s,cpu_millis,memory_mib,priority\n"
+      "train-a,0,8,3600,32000,262144,100\n"
+      "\"eval, small\",12.5,1,90.25,4000,16384,\n"
+      ",12.5,0,60,500,512,-5\n");
   const std::vector<JobArrival> jobs = read_all(trace);
   REQUIRE(jobs.size() == 3);
 
@@ -67,6 +67,19 @@ TEST_CASE("a good trace reads every row in order", "[workload]") {
   CHECK(jobs[2].submit == jobs[1].submit);  // equal submit times are fine
   CHECK(jobs[2].priority == -5);
   CHECK(jobs[2].line == 4);
+}
+
+// A column nothing reads is an error, so that a capacity_type column is not believed to bill
+// the jobs as spot (issue 25, item 8).
+TEST_CASE("a column the reader does not read is an error", "[workload]") {
+  CHECK(error_of("submit_time_s,duration_s,gpus,cpu_millis,memory_mib,capacity_type\n"
+                 "0,60,1,1000,1024,spot\n") ==
+        "trace.csv:1:53: capacity_type: unknown column, not read; the trace reads "
+        "submit_time_s,duration_s,gpus,cpu_millis,memory_mib,name,priority");
+  CHECK(error_of("submit_time_s,duration_s,gpus,cpu_milis,memory_mib\n0,60,1,1000,1024\n") ==
+        "trace.csv:1:31: cpu_milis: unknown column, not read; the trace reads "
+        "submit_time_s,duration_s,gpus,cpu_millis,memory_mib,name,priority; did you mean "
+        "\"cpu_millis\"?");
 }
 
 TEST_CASE("a trace without a name column gets generated names", "[workload]") {

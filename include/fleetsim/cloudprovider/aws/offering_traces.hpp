@@ -17,6 +17,7 @@ struct AvailabilityChange {
   SimDuration at;
   std::uint32_t offering = 0;
   bool available = true;
+  int line = 0;  // the row's line in the trace, for messages
   friend bool operator==(const AvailabilityChange&, const AvailabilityChange&) = default;
 };
 
@@ -25,6 +26,7 @@ struct PriceChange {
   SimDuration at;
   std::uint32_t offering = 0;
   double price = 0.0;
+  int line = 0;  // the row's line in the trace, for messages
   friend bool operator==(const PriceChange&, const PriceChange&) = default;
 };
 
@@ -34,6 +36,7 @@ struct CapacityChange {
   SimDuration at;
   std::uint32_t offering = 0;
   std::optional<std::int64_t> count;
+  int line = 0;  // the row's line in the trace, for messages
   friend bool operator==(const CapacityChange&, const CapacityChange&) = default;
 };
 

@@ -26,7 +26,9 @@ struct ClusterAutoscalerSettings {
   // Applied in order, each narrowing the options; what remains is chosen among at random.
   std::vector<Expander> expanders{Expander::LeastWaste};
   std::vector<ExpanderPriority> priorities;  // highest first
-  std::int64_t max_nodes_total = 0;          // 0: no limit
+  // --namespace: where the autoscaler runs, and so reads the priority ConfigMap from.
+  std::string config_namespace = "kube-system";
+  std::int64_t max_nodes_total = 0;  // 0: no limit
   SimDuration max_node_provision_time = minutes(15);
   bool balance_similar_node_groups = false;
   SimDuration new_pod_scale_up_delay{0};

@@ -170,7 +170,7 @@ TEST_CASE("arm64 types lose 64 MiB to Graviton's CMA before the VM overhead", "[
   CHECK(alloc_mib(nano) == 74);
 }
 
-TEST_CASE("kubelet maxPods and podsPerCore change pods; AL2023 keeps ENI-based kube-reserved",
+TEST_CASE("kubelet maxPods and podsPerCore change pods, AL2023 keeps ENI-based kube-reserved",
           "[catalog]") {
   TypeSpec m5{.name = "m5.xlarge"};
   SECTION("AL2023 with maxPods 110: more pods, same reserved memory") {

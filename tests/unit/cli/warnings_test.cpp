@@ -78,7 +78,7 @@ TEST_CASE("warnings: behaviour in full, ignored fields summed up above five (iss
 }
 
 TEST_CASE(
-    "a typo in a manifest fails validate; --lenient or manifest_validation reads it as a "
+    "a typo in a manifest fails validate, --lenient or manifest_validation reads it as a "
     "warning (issue 25, item 1)",
     "[cli]") {
   Scratch s("cli-lenient");
@@ -119,7 +119,7 @@ spec:
 }
 
 TEST_CASE(
-    "each warning prints its code; --suppress and warnings.suppress drop chosen codes "
+    "each warning prints its code, --suppress and warnings.suppress drop chosen codes "
     "(issue 25, item 6)",
     "[cli]") {
   Scratch s("cli-suppress");
@@ -129,8 +129,10 @@ TEST_CASE(
   const std::string scenario = s.write("scenario.yaml", body).string();
 
   Run all = s.fleetsim("validate --warnings all " + scenario);
-  CHECK_THAT(all.err, Catch::Contains("has no fleetsim.io/duration annotation: its pods run until "
-                                      "the end of the run and it never completes [endless-job]"));
+  CHECK_THAT(all.err,
+             Catch::Contains("has no fleetsim.io/duration annotation (on the Job or its pod "
+                             "template): its pods run until the end of the run and it "
+                             "never completes [endless-job]"));
   CHECK_THAT(all.err, Catch::Contains("[missing-node-class]"));
   CHECK(lines_with(all.err, "[unmodelled-field]") == 6);
 
@@ -155,7 +157,7 @@ TEST_CASE(
       s.fleetsim("validate " +
                  s.write("bad.yaml", body + "warnings: {suppress: [unmodeled-field]}\n").string());
   CHECK(bad_key.exit_code == 2);
-  CHECK_THAT(bad_key.err, Catch::Contains("bad.yaml:4:22: warnings.suppress[0]: unknown warning "
+  CHECK_THAT(bad_key.err, Catch::Contains("bad.yaml:4:23: warnings.suppress[0]: unknown warning "
                                           "code \"unmodeled-field\"; did you mean "
                                           "\"unmodelled-field\"?"));
 }

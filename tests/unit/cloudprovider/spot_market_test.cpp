@@ -170,7 +170,7 @@ TEST_CASE("a rebalance recommendation comes exactly its lead before the notice i
   CHECK(std::abs(share - 0.3) <= 5 * std::sqrt(0.3 * 0.7 / run.notices.size()) * 3);
 }
 
-TEST_CASE("the same seed draws the same interruptions; another seed, others",
+TEST_CASE("the same seed draws the same interruptions, another seed, others",
           "[cloudprovider][spot]") {
   const MarketRun a("5-10%", settings(kMidpoint), 200, 11);
   const MarketRun b("5-10%", settings(kMidpoint), 200, 11);

@@ -94,7 +94,7 @@ TEST_CASE("csv: trailing blank lines are tolerated, inner ones are not", "[core]
   CHECK(csv.line() == 7);
 }
 
-TEST_CASE("csv: columns are found by name; a missing one is named", "[core][csv]") {
+TEST_CASE("csv: columns are found by name, a missing one is named", "[core][csv]") {
   CsvReader csv = reader("note, b ,a,note\n1,2,3,4\n");
   CHECK(csv.require("a") == 2);
   CHECK(csv.require("b") == 1);

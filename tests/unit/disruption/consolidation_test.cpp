@@ -163,7 +163,7 @@ TEST_CASE("won't replace node if any spot replacement is more expensive",
   CHECK(rig.bus.decisions.empty());
 }
 
-TEST_CASE("WhenEmpty never consolidates an underutilized node; consolidateAfter Never keeps it",
+TEST_CASE("WhenEmpty never consolidates an underutilized node, consolidateAfter Never keeps it",
           "[disruption][consolidation]") {
   NodePool p = pool({"m5", "c5"}, {"on-demand"});
   if (GENERATE(false, true)) {

@@ -117,7 +117,7 @@ TEST_CASE("'N/step' runs from N to the end of the field", "[disruption]") {
 // A step up to INT_MAX is robfig/cron's getRange: it keeps the start only, and never overflows
 // (issue 25, item 8: "1/2147483647 * * * *" must neither drop the budget nor loop); a step past
 // INT_MAX is refused.
-TEST_CASE("a step as large as INT_MAX keeps the start only; a larger one is refused",
+TEST_CASE("a step as large as INT_MAX keeps the start only, a larger one is refused",
           "[disruption]") {
   CHECK(matches("1/2147483647 * * * *", jan2024(0, 0, 1)));
   CHECK(matches("1/2147483647 * * * *", jan2024(3, 17, 1)));

@@ -88,7 +88,7 @@ TEST_CASE("drift respects a zero Drifted budget while emptiness goes on", "[disr
   CHECK(rig.bus.decisions == Lines{"25s emptiness [node-b] -> []"});
 }
 
-TEST_CASE("a changed EC2NodeClass drifts its pool's nodes; the same spec applied again does not",
+TEST_CASE("a changed EC2NodeClass drifts its pool's nodes, the same spec applied again does not",
           "[disruption][drift]") {
   NodePool p = m5_pool();
   p.node_class = "default";

@@ -81,7 +81,7 @@ TEST_CASE("TestIntegerMaxUnavailable and percentages, rounded up", "[k8s][pdb]")
 }
 
 TEST_CASE(
-    "TestNoSelector: a null selector selects nothing, an empty one the whole namespace; "
+    "TestNoSelector: a null selector selects nothing, an empty one the whole namespace, "
     "the namespace must match",
     "[k8s][pdb]") {
   PdbRig rig;
@@ -99,8 +99,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "eviction: Ready pods go while the budget allows; an unready pod follows the "
-    "unhealthyPodEvictionPolicy; two PDBs refuse",
+    "eviction: Ready pods go while the budget allows, an unready pod follows the "
+    "unhealthyPodEvictionPolicy, two PDBs refuse",
     "[k8s][pdb]") {
   PdbRig rig;
   const PodId a = rig.ready_pod();

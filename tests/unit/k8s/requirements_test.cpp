@@ -90,7 +90,7 @@ TEST_CASE("a bound without exactly one integer value allows nothing", "[k8s]") {
   CHECK(req(Operator::Gte, {}).empty());
 }
 
-TEST_CASE("a bare bound reads as Exists; NotIn with values reads as NotIn", "[k8s]") {
+TEST_CASE("a bare bound reads as Exists, NotIn with values reads as NotIn", "[k8s]") {
   // Karpenter derives the operator from the set: a complement with no exclusions is Exists,
   // whatever bounds it carries.
   CHECK(req(Operator::Gt, {"3"}).effective_operator() == Operator::Exists);
@@ -126,7 +126,7 @@ TEST_CASE("NotIn intersected with NotIn excludes the union of both", "[k8s]") {
   CHECK(r.allows("d"));
 }
 
-TEST_CASE("Exists intersected with DoesNotExist is empty; with In it is the In set", "[k8s]") {
+TEST_CASE("Exists intersected with DoesNotExist is empty, with In it is the In set", "[k8s]") {
   Requirement none = req(Operator::Exists).intersection(req(Operator::DoesNotExist));
   CHECK(none.empty());
   CHECK(none.effective_operator() == Operator::DoesNotExist);

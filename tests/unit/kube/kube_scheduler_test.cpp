@@ -290,7 +290,7 @@ TEST_CASE("kube-scheduler keeps a pod out of a running pod's anti-affinity zone"
   CHECK(rig.bound_node(db) == same_zone);  // but not to others: the least allocated node
 }
 
-TEST_CASE("kube-scheduler: the first pod of a self-affine group binds; affinity to nothing waits",
+TEST_CASE("kube-scheduler: the first pod of a self-affine group binds, affinity to nothing waits",
           "[kube]") {
   SchedulerRig rig;
   NodeId a = add_node(rig.cluster, {.name = "node-a"});

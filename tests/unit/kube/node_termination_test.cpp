@@ -173,7 +173,7 @@ TEST_CASE(
   CHECK(rig.bus.seconds_of(EventKind::NodeTerminated) == std::vector<double>{160});
 }
 
-TEST_CASE("a do-not-disrupt pod is left to finish; only terminationGracePeriod removes it",
+TEST_CASE("a do-not-disrupt pod is left to finish, only terminationGracePeriod removes it",
           "[kube]") {
   TerminationRig rig;
   const NodeId node = rig.ready_node("m5.xlarge");

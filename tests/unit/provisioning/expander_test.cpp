@@ -185,7 +185,7 @@ TEST_CASE("priority keeps every option when nothing matches or there is no confi
 // priority.go matches with regexp.FindStringIndex: anywhere in the group's name, unanchored;
 // explicit anchors still anchor. maxPrio starts at -1, so an option matching only a priority
 // below -1 is never kept (and alone it keeps nothing, so all options stay).
-TEST_CASE("priority patterns match anywhere in the name; priorities below -1 never win",
+TEST_CASE("priority patterns match anywhere in the name, priorities below -1 never win",
           "[provisioning][cluster-autoscaler][expander]") {
   CHECK(best(Expander::Priority, {kT3Large, kT2Large}, {{10, {R"(t2\.large)"}}}) == Indices{1});
   CHECK(best(Expander::Priority, {kT3Large, kT2Large}, {{10, {"large$"}}, {5, {"^my-asg"}}}) ==

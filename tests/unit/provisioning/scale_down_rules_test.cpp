@@ -202,7 +202,7 @@ const std::string kNotSafe = "pod has safe-to-evict: \"false\"";
 }  // namespace
 
 // drain_test.go: TestGetPodsToMove.
-TEST_CASE("a bare pod blocks scale-down; a controller's pod moves (TestGetPodsToMove)",
+TEST_CASE("a bare pod blocks scale-down, a controller's pod moves (TestGetPodsToMove)",
           "[provisioning][cluster-autoscaler][scale-down]") {
   Rig rig;
   const NodeId n = rig.node("m5.large", test_node(2000, 2000000));
@@ -258,7 +258,7 @@ TEST_CASE("only a PDB of its own namespace that selects it frees a kube-system p
   CHECK(rig.blocks(p, WorkloadKind::Deployment, other_namespace) == kKubeSystem);
 }
 
-TEST_CASE("a PDB that allows no disruption blocks; one that allows one does not",
+TEST_CASE("a PDB that allows no disruption blocks, one that allows one does not",
           "[provisioning][cluster-autoscaler][scale-down]") {
   Rig rig;
   const NodeId n = rig.node("m5.large", test_node(2000, 2000000));
@@ -281,7 +281,7 @@ TEST_CASE("a PDB that allows no disruption blocks; one that allows one does not"
 // safe-to-evict "true" lets any pod go ("pod with PodSafeToEvict annotation", "kube-system pod
 // with PodSafeToEvict annotation"), even an unreplicated one or one under a blocking PDB; "false"
 // blocks a pod that would otherwise move.
-TEST_CASE("safe-to-evict \"true\" overrides the blocking rules; \"false\" blocks",
+TEST_CASE("safe-to-evict \"true\" overrides the blocking rules, \"false\" blocks",
           "[provisioning][cluster-autoscaler][scale-down]") {
   Rig rig;
   const NodeId n = rig.node("m5.large", test_node(2000, 2000000));

@@ -145,7 +145,7 @@ TEST_CASE("node groups start at their desired capacity, spread over their zones"
   CHECK(r.result.cost.by_nodegroup->count("cpu") == 1);
 }
 
-TEST_CASE("a spot group launches its cheapest type; an on-demand one its first",
+TEST_CASE("a spot group launches its cheapest type, an on-demand one its first",
           "[runner][cluster-autoscaler]") {
   const std::string zones = "    availabilityZones: [us-east-1a]\n";
   const CaRun r(cluster("  - name: spot\n    instanceTypes: [g5.2xlarge, g5.xlarge]\n"
@@ -300,7 +300,7 @@ std::string two_gpu_nodes() {
 
 }  // namespace
 
-TEST_CASE("a GPU node at 3 of 8 GPUs goes after exactly the unneeded time; at 5 of 8 it stays",
+TEST_CASE("a GPU node at 3 of 8 GPUs goes after exactly the unneeded time, at 5 of 8 it stays",
           "[runner][cluster-autoscaler]") {
   const CaRun low(two_gpu_nodes() + gpu_deployment("llm", 3, 1));
   // The pods waited for the nodes' GPUs: they were placed on the starting nodes, not a reason

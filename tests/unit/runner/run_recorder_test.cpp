@@ -33,7 +33,7 @@ TEST_CASE("an empty run gives zeros and the run's own figures", "[runner]") {
   CHECK(!r.spot);
 }
 
-TEST_CASE("a node that lives 30 s is billed the 60-second minimum; EBS has no minimum",
+TEST_CASE("a node that lives 30 s is billed the 60-second minimum, EBS has no minimum",
           "[runner]") {
   RunRecorder rec(run_info(), kPricesOnNodes);
   RecorderWorld w(rec);
@@ -50,7 +50,7 @@ TEST_CASE("a node that lives 30 s is billed the 60-second minimum; EBS has no mi
   CHECK(r.nodes.terminated_by_reason == Counts{{NodeDeletionReason::Empty, 1}});
 }
 
-TEST_CASE("instance cost splits by capacity type; pool, type and capacity type include EBS",
+TEST_CASE("instance cost splits by capacity type, pool, type and capacity type include EBS",
           "[runner]") {
   RunRecorder rec(run_info({"gpu", "spot-gpu"}), kPricesOnNodes);
   RecorderWorld w(rec);
@@ -155,7 +155,7 @@ TEST_CASE("a CPU node's cost splits by the mean of the CPU and memory shares", "
   CHECK(r.gpu.utilization == 0.0);
 }
 
-TEST_CASE("pending seconds are exact nearest-rank percentiles; still-pending pods count",
+TEST_CASE("pending seconds are exact nearest-rank percentiles, still-pending pods count",
           "[runner]") {
   RunRecorder rec(run_info(), kPricesOnNodes);
   RecorderWorld w(rec);

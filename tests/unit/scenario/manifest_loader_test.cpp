@@ -37,7 +37,7 @@ TEST_CASE("unmodelled fields warn once however often they appear", "[scenario]")
 }
 
 TEST_CASE(
-    "EC2NodeClass: block devices and maxPods are read; boot settings that cannot change a "
+    "EC2NodeClass: block devices and maxPods are read, boot settings that cannot change a "
     "number are accepted silently, the others warn (issue 12, finding 8)",
     "[scenario]") {
   ResourceRegistry resources;

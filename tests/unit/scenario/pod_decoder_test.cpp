@@ -348,8 +348,9 @@ spec:
   CHECK(d->warnings.warnings()[0].where.to_string() == "test.yaml:17:7");
 }
 
-TEST_CASE("a readiness probe's explicit timing; unknown probe keys warn", "[scenario]") {
-  auto d = decode(pod(R"(---
+TEST_CASE("a readiness probe's explicit timing, and a probe field Kubernetes lacks is an error",
+          "[scenario]") {
+  const std::string manifests = pod(R"(---
 apiVersion: v1
 kind: Pod
 metadata: {name: q}
@@ -361,8 +362,8 @@ spec:
         initialDelaySeconds: 7
         periodSeconds: 3
         successThreshold: 2
-        probeMode: fast
-)"));
+)");
+  auto d = decode(manifests);
   CHECK(spec_of(*d).images.empty());  // the first pod: no image, no probes
   CHECK_FALSE(spec_of(*d).readiness_probe);
   CHECK_FALSE(spec_of(*d).startup_probe);
@@ -370,10 +371,12 @@ spec:
   CHECK(s.readiness_probe ==
         ProbeTiming{.initial_delay = seconds(7), .period = seconds(3), .success_threshold = 2});
   CHECK_FALSE(s.startup_probe);
-  REQUIRE(d->warnings.warnings().size() == 1);
-  CHECK(d->warnings.warnings()[0].field == "Pod.spec.containers[].readinessProbe.probeMode");
-  CHECK(d->warnings.warnings()[0].message == "not modelled; ignored");
-  CHECK(d->warnings.warnings()[0].where.to_string() == "test.yaml:19:9");
+  CHECK(d->warnings.warnings().empty());
+  // Strict, as kubectl --validate=strict (issue 25, item 1).
+  CHECK(decode_error(manifests + "        probeMode: fast\n") ==
+        "test.yaml:19:9: spec.containers[0].readinessProbe.probeMode: unknown field (Probe has no "
+        "such field) (--lenient, or the scenario's manifest_validation: lenient, reads it as a "
+        "warning)");
 }
 
 TEST_CASE("probe and image errors", "[scenario]") {
@@ -410,7 +413,7 @@ TEST_CASE("probe and image errors", "[scenario]") {
         "34560000]");
 }
 
-TEST_CASE("karpenter.sh/do-not-disrupt is \"true\" or a duration; anything else warns",
+TEST_CASE("karpenter.sh/do-not-disrupt is \"true\" or a duration, anything else warns",
           "[scenario]") {
   auto annotated = [](std::string_view value) {
     return decode(std::string(R"(apiVersion: v1
@@ -489,7 +492,7 @@ TEST_CASE("pod affinity and anti-affinity terms are read, preferred ones heavies
   CHECK(d->warnings.warnings().empty());
 }
 
-TEST_CASE("pod affinity keys other than zone and hostname warn; other labels of a namespace too",
+TEST_CASE("pod affinity keys other than zone and hostname warn, other labels of a namespace too",
           "[scenario]") {
   auto d = decode(pod(R"(  affinity:
     podAntiAffinity:

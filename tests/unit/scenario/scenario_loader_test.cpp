@@ -591,7 +591,7 @@ TEST_CASE("events cannot apply autoscalers", "[scenario]") {
         "11:26: an event cannot apply a HorizontalPodAutoscaler yet; put it in manifests");
 }
 
-TEST_CASE("a scripted apply carries EC2NodeClasses; kinds it cannot change are located errors",
+TEST_CASE("a scripted apply carries EC2NodeClasses, kinds it cannot change are located errors",
           "[scenario]") {
   const std::string pool =
       "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: gpu}\nspec:\n  template:\n"
@@ -643,7 +643,7 @@ TEST_CASE("karpenter feature gates and the Balanced policy are read", "[scenario
                            "one of spot_to_spot_consolidation");
 }
 
-TEST_CASE("scripted scale and Deployment updates are resolved; a re-applied Job is an error",
+TEST_CASE("scripted scale and Deployment updates are resolved, a re-applied Job is an error",
           "[scenario]") {
   const std::string manifests = (test::fixtures() / "manifests").string();
   const std::string deployment =

@@ -73,7 +73,7 @@ spec:
         "as a warning)");
 }
 
-TEST_CASE("fields the API has but fleetsim does not model warn; inert ones are silent",
+TEST_CASE("fields the API has but fleetsim does not model warn, inert ones are silent",
           "[scenario][strict]") {
   auto d = decode(deployment_with_container(
       "          env: [{name: A, value: b}]\n          livenessProbe: {periodSeconds: 5}\n"
@@ -189,7 +189,7 @@ TEST_CASE("the upstream field tables are sorted and hold the fields fleetsim dec
   CHECK(api::TriggerMetadata.has("anything"));
 }
 
-TEST_CASE("maxSurge may exceed 100% as Kubernetes allows; maxUnavailable and PDBs may not",
+TEST_CASE("maxSurge may exceed 100% as Kubernetes allows, maxUnavailable and PDBs may not",
           "[scenario][strict]") {
   auto deployment = [](std::string_view rolling) {
     return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n"
@@ -204,6 +204,6 @@ TEST_CASE("maxSurge may exceed 100% as Kubernetes allows; maxUnavailable and PDB
         "test.yaml:6:59: spec.strategy.rollingUpdate.maxUnavailable: \"150%\" is not a "
         "percentage from 0% to 100%");
   CHECK(decode_error(deployment("{maxSurge: \"-5%\"}")) ==
-        "test.yaml:6:37: spec.strategy.rollingUpdate.maxSurge: \"-5%\" is not a whole percentage "
+        "test.yaml:6:40: spec.strategy.rollingUpdate.maxSurge: \"-5%\" is not a whole percentage "
         "from 0% to 2147483647%");
 }

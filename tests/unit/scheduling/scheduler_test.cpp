@@ -65,7 +65,7 @@ TEST_CASE("max pods caps how many pods share a node", "[scheduling]") {
   CHECK(r.claims[1].pods.size() == 1);
 }
 
-TEST_CASE("NodePools are tried by weight; a nodeSelector can name a lower-weight pool",
+TEST_CASE("NodePools are tried by weight, a nodeSelector can name a lower-weight pool",
           "[scheduling]") {
   Catalog catalog = small_catalog();
   std::vector<NodePool> pools{on_demand_pool("general", {"m5"}, 10),

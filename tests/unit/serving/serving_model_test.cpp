@@ -102,7 +102,7 @@ MmcResult run_mmc(int c, double lambda, double mu, SimDuration horizon, std::uin
 
 }  // namespace
 
-TEST_CASE("M/M/c: mean wait and P(wait) match Erlang C; Little's law holds", "[serving]") {
+TEST_CASE("M/M/c: mean wait and P(wait) match Erlang C, Little's law holds", "[serving]") {
   constexpr int kServers = 4;
   constexpr double kMu = 1.0;
   constexpr double kRho = 0.8;
@@ -286,7 +286,7 @@ TEST_CASE("busy time integrates the time with at least one request in flight", "
   CHECK(model.total_busy_time() == seconds(45));
 }
 
-TEST_CASE("termination drains in-flight work; replicas become ready later", "[serving]") {
+TEST_CASE("termination drains in-flight work, replicas become ready later", "[serving]") {
   Simulation sim(1);
   ServingModel model(sim,
                      {.concurrency = 1, .service_time = FixedServiceTime{.duration = seconds(10)}},

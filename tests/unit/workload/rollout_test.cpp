@@ -130,7 +130,7 @@ TEST_CASE("Recreate deletes every old pod before it creates the new ones", "[wor
                                         EventKind::PodCreated, EventKind::PodCreated});
 }
 
-TEST_CASE("an update without spec.replicas keeps the replicas; with it, sets them",
+TEST_CASE("an update without spec.replicas keeps the replicas, with it, sets them",
           "[workload][rollout]") {
   RolloutRig rig;
   const WorkloadId d = rig.controller.add(web(2), kSimStart);

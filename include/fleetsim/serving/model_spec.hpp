@@ -24,6 +24,8 @@ struct ModelSpec {
   // Elements the KV cache keeps per token and layer: 2 × kv_heads × head_dim for MHA and GQA;
   // for MLA (DeepSeek-V2/V3) the compressed latent, kv_lora_rank + qk_rope_head_dim.
   std::uint32_t kv_elements_per_token_layer = 0;
+  // The output projection is the embedding matrix itself (config.json's tie_word_embeddings).
+  bool tied_embeddings = false;
 
   bool is_moe() const { return experts > 0; }
 };

@@ -1,0 +1,127 @@
+// One replica's serving engine (continuous batching over a paged KV cache), advanced in closed
+// form: between two milestones the batch does not change, so the steps it runs are counted from
+// the elapsed time instead of being simulated one by one. A milestone is a prefill that ends (a
+// first token), a sequence that ends, the KV cache filling up (a preemption) or a refresh that
+// bounds the error of treating a step's growing time as linear. reference_engine.hpp runs the
+// same policy one step at a time; tests hold the two within 2 %.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "fleetsim/serving/step_cost.hpp"
+
+namespace fleetsim {
+
+// Told what the engine did, with the time (seconds) it happened.
+class EngineListener {
+ public:
+  virtual void on_first_token(std::uint32_t slot, double at) = 0;
+  virtual void on_finished(std::uint32_t slot, double at) = 0;
+  // The request can never run here: its prompt and output exceed what the KV cache holds.
+  virtual void on_rejected(std::uint32_t slot, double at) = 0;
+
+ protected:
+  ~EngineListener() = default;
+};
+
+class EngineReplica {
+ public:
+  // `cost` must outlive the replica. Slots run from 0 to limits().max_num_seqs − 1.
+  EngineReplica(const StepCost& cost, EngineListener& listener);
+
+  // A request the router sent at `now`; it waits inside the engine until the KV cache admits it.
+  // The caller keeps at most max_num_seqs requests on a replica.
+  void add(double now, std::uint32_t slot, std::uint32_t prompt, std::uint32_t output);
+  // Runs the engine up to `now`, telling the listener what happened. Call at every milestone,
+  // and before add().
+  void advance(double now);
+  // When the next milestone happens (seconds); +inf when the engine is idle.
+  double next_milestone() const { return milestone_; }
+  // Forgets every request (the replica is gone); returns their slots.
+  std::vector<std::uint32_t> clear();
+
+  std::uint32_t running() const { return running_; }
+  std::uint32_t waiting() const { return static_cast<std::uint32_t>(waiting_.size()); }
+  // Share of the KV cache in use, in [0, 1].
+  double kv_usage() const;
+  std::uint64_t preemptions() const { return preemptions_; }
+
+ private:
+  enum class Phase : std::uint8_t { Idle, Waiting, Prefill, Decode };
+  struct Seq {
+    Phase phase = Phase::Idle;
+    bool first_token_sent = false;
+    std::uint32_t generation = 0;  // bumped when preempted: stale heap entries
+    std::uint64_t admitted = 0;    // admission order, for choosing whom to preempt
+    double prompt = 0;             // tokens to prefill: the prompt, plus what a preemption lost
+    double to_generate = 0;        // output tokens still to produce
+    double reserved = 0;           // KV blocks held beside the decode context (see kv_used_at)
+    double prefill_end = 0;        // Prefill: the prefill counter when its prompt is done
+    double decode_start = 0;       // Decode: the step counter when it began decoding
+    double context0 = 0;           // Decode: cached tokens when it began decoding
+  };
+  struct HeapEntry {
+    double end;  // the step counter when it finishes
+    std::uint32_t slot;
+    std::uint32_t generation;
+  };
+
+  void run_to(double t, double steps);  // `steps` steps of the plan, ending at t
+  void settle(double now);              // what happens at a milestone, then the next plan
+  void admit_waiting();
+  void finish_prefills(double now);
+  void finish_decodes(double now);
+  void finish(std::uint32_t slot, double now);
+  bool preempt_while_full();
+  void preempt(std::uint32_t slot);
+  void plan();  // the rates until the next milestone, and its time
+  double steps_in(double seconds) const;
+  double run_seconds(double steps) const;
+  StepWork step_work(double k) const;
+  double kv_used_at(double steps) const;
+  void count_decoder(const Seq& s, double sign);
+  double blocks(double tokens) const;
+  const HeapEntry* next_decode();  // the first live entry of decoding_, stale ones dropped
+
+  const StepCost& cost_;
+  EngineListener& listener_;
+  double block_ = 16;
+  double capacity_ = 0;  // KV blocks
+  double budget_ = 0;    // tokens per step
+  std::uint32_t max_seqs_ = 0;
+  bool chunked_ = true;
+  bool reserve_output_ = false;
+
+  std::vector<Seq> seqs_;                 // by slot
+  std::deque<std::uint32_t> waiting_;     // FIFO; a preempted request goes back to the front
+  std::deque<std::uint32_t> prefilling_;  // admission order, so prefill_end ascends
+  std::vector<HeapEntry> decoding_;       // min-heap by end
+  std::uint32_t running_ = 0;             // prefilling + decoding
+  std::uint64_t admissions_ = 0;
+  std::uint64_t preemptions_ = 0;
+
+  // The clocks: decode steps and prefill tokens done, as of synced_.
+  double synced_ = 0;
+  double steps_ = 0;
+  double prefilled_ = 0;
+  double prefill_queued_ = 0;  // the prefill counter when every admitted prompt is done
+  double decoders_ = 0;
+  double context_base_ = 0;  // Σ (context0 − decode_start): context = base + decoders × steps
+  double fixed_kv_ = 0;      // Σ reserved
+  double decoder_blocks_base_ = 0;         // Σ over decoders of q (kv_used_at)
+  std::vector<std::int64_t> phase_count_;  // decoders by phase (kv_used_at)
+
+  // The plan from synced_ (a step boundary) to the next milestone: plan_steps_ whole steps, each
+  // with plan_prefill_ prompt tokens and, if plan_decodes_, a token of every decoding sequence;
+  // the k-th takes plan_s0_ + plan_slope_ × k seconds.
+  double plan_prefill_ = 0;
+  bool plan_decodes_ = false;
+  double plan_s0_ = 0;
+  double plan_slope_ = 0;
+  double plan_steps_ = 0;
+  double milestone_ = 0;
+};
+
+}  // namespace fleetsim

@@ -1,0 +1,46 @@
+// The engine of one replica run one step at a time: the definition EngineReplica's closed form
+// is held to (tests and benchmarks only; a run would pay an event per step).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "fleetsim/serving/step_cost.hpp"
+
+namespace fleetsim {
+
+struct EngineRequest {
+  double arrival = 0;  // seconds; requests are given in arrival order
+  std::uint32_t prompt = 0;
+  std::uint32_t output = 0;
+};
+
+struct EngineOutcome {
+  double first_token = 0;  // seconds
+  double finished = 0;
+  bool rejected = false;  // longer than the KV cache holds
+};
+
+struct EngineRunStats {
+  std::uint64_t steps = 0;
+  std::uint64_t preemptions = 0;
+  std::uint32_t peak_running = 0;
+};
+
+// Each step: admit waiting requests first come, first served while max_num_seqs and the KV cache
+// allow; then batch one token of every decoding sequence and, in the token budget left, prompt
+// chunks in admission order (without chunked prefill: steps of prompt tokens only, up to the
+// budget, before any decode); allocate the step's KV blocks, preempting the newest sequence while
+// they do not fit; the step takes StepCost::seconds; at its end a finished prompt yields its first
+// token and a sequence that produced its last token leaves. Blocks are whole: ⌈tokens ÷ 16⌉.
+std::vector<EngineOutcome> run_reference_engine(const StepCost& cost,
+                                                std::span<const EngineRequest> requests,
+                                                EngineRunStats* stats = nullptr);
+
+// The same requests through EngineReplica, driven from its milestones: what tests compare.
+std::vector<EngineOutcome> run_closed_form_engine(const StepCost& cost,
+                                                  std::span<const EngineRequest> requests,
+                                                  EngineRunStats* stats = nullptr);
+
+}  // namespace fleetsim

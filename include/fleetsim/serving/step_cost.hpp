@@ -1,0 +1,81 @@
+// The time of one engine step on one replica, from first principles: a roofline of the bytes the
+// step reads and the operations it does, plus tensor-parallel all-reduces and the engine's own
+// overheads. And what the replica holds: weights per GPU and the KV cache the rest leaves.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "fleetsim/serving/engine_config.hpp"
+#include "fleetsim/serving/gpu_hardware.hpp"
+#include "fleetsim/serving/model_spec.hpp"
+#include "fleetsim/serving/number_format.hpp"
+
+namespace fleetsim {
+
+struct ServedModel {
+  ModelSpec spec;
+  NumberFormat weights = NumberFormat::Bf16;
+  NumberFormat kv_cache = NumberFormat::Bf16;
+};
+
+// The hardware one replica runs on: `gpus` GPUs of one kind and the link between them.
+struct ReplicaHardware {
+  GpuHardware gpu;
+  Interconnect link;
+};
+
+// What one step does: `decodes` sequences each producing one token while reading
+// `decode_context` cached tokens in all, and `prefill_tokens` prompt tokens whose attention
+// spans `prefill_context` token pairs in all (Σ over the chunk's tokens of their position).
+struct StepWork {
+  double decodes = 0;
+  double decode_context = 0;
+  double prefill_tokens = 0;
+  double prefill_context = 0;
+};
+
+class StepCost {
+ public:
+  // Checks nothing: fits() and the scenario's checks say whether the model can run here.
+  StepCost(const ServedModel& model, const ReplicaHardware& hardware, const EngineLimits& limits);
+
+  // Seconds one step of this work takes.
+  double seconds(const StepWork& work) const;
+  // Its parts: the time to read what it reads at the achieved bandwidth, and to compute what it
+  // computes at the achieved peak (a step takes the larger), and the all-reduces of TP > 1.
+  double memory_seconds(const StepWork& work) const;
+  double compute_seconds(const StepWork& work) const;
+  double allreduce_seconds(const StepWork& work) const;
+
+  // Memory per GPU.
+  double weight_bytes_per_gpu() const { return weight_bytes_per_gpu_; }
+  double kv_bytes_per_token_per_gpu() const { return kv_bytes_per_token_; }
+  // Tokens the KV cache holds (whole blocks); ≤ 0 when the weights leave no room.
+  std::int64_t kv_capacity_tokens() const { return kv_capacity_tokens_; }
+  // Why the model cannot run here (empty when it can): weights too large, no KV room.
+  std::string why_not() const;
+
+  const EngineLimits& limits() const { return limits_; }
+  const ServedModel& model() const { return model_; }
+  const ReplicaHardware& hardware() const { return hardware_; }
+  double peak_ops() const { return peak_ops_; }
+
+ private:
+  double weight_read_bytes(double tokens) const;
+
+  ServedModel model_;
+  ReplicaHardware hardware_;
+  EngineLimits limits_;
+  double tp_ = 1;
+  double peak_ops_ = 0;  // the tensor peak the weights' format computes at
+  double weight_bytes_per_gpu_ = 0;
+  double dense_read_bytes_ = 0;  // per GPU, read by every step: all but the routed experts
+  double expert_bytes_ = 0;      // per GPU, one routed expert of one layer, × layers
+  double flops_per_token_ = 0;   // per GPU: 2 × active parameters ÷ TP
+  double attention_flops_ = 0;   // per GPU per (query, key) pair: 4 × heads × head_dim × layers
+  double kv_bytes_per_token_ = 0;  // per GPU
+  std::int64_t kv_capacity_tokens_ = 0;
+};
+
+}  // namespace fleetsim

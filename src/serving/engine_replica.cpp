@@ -1,0 +1,360 @@
+#include "fleetsim/serving/engine_replica.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace fleetsim {
+
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+// A plan never runs more steps than this before it is recomputed: a step's time grows with the
+// context its decodes read, and the plan treats that growth as linear in the step count, which it
+// is only while the roofline's bound does not switch.
+constexpr double kRefreshSteps = 256;
+
+// Counters grow without bound over a long run; a milestone counts as reached within a relative
+// rounding error.
+bool reached(double target, double counter) {
+  return target <= counter + 1e-7 + 1e-9 * std::abs(counter);
+}
+
+bool heap_after(const auto& a, const auto& b) { return a.end > b.end; }
+
+}  // namespace
+
+EngineReplica::EngineReplica(const StepCost& cost, EngineListener& listener)
+    : cost_(cost),
+      listener_(listener),
+      block_(cost.limits().block_tokens),
+      capacity_(std::floor(static_cast<double>(cost.kv_capacity_tokens()) / block_)),
+      budget_(cost.limits().max_num_batched_tokens),
+      max_seqs_(cost.limits().max_num_seqs),
+      chunked_(cost.limits().chunked_prefill),
+      reserve_output_(cost.limits().reserve_output),
+      seqs_(cost.limits().max_num_seqs),
+      phase_count_(cost.limits().block_tokens, 0),
+      milestone_(kInfinity) {}
+
+double EngineReplica::blocks(double tokens) const { return std::ceil(tokens / block_); }
+
+// Blocks in use when the decode clock reads `steps`. Prefilling sequences hold blocks for their
+// prompt and first token; a decoding one ⌈context ÷ block⌉, its context growing a token a step.
+// With context = base + steps and base = q × block + phase, that is q + ⌈(phase + steps) ÷
+// block⌉: a count of decoders per phase gives the exact sum in `block` terms. Under
+// reserve_output every running sequence holds blocks for its whole length from admission.
+double EngineReplica::kv_used_at(double steps) const {
+  if (reserve_output_) return fixed_kv_;
+  double used = fixed_kv_ + decoder_blocks_base_;
+  for (std::size_t phase = 0; phase < phase_count_.size(); ++phase)
+    if (phase_count_[phase] != 0)
+      used += phase_count_[phase] * std::ceil((static_cast<double>(phase) + steps) / block_);
+  return used;
+}
+
+void EngineReplica::count_decoder(const Seq& s, double sign) {
+  const double base = s.context0 - s.decode_start;
+  const double q = std::floor(base / block_);
+  phase_count_[static_cast<std::size_t>(base - q * block_)] += static_cast<std::int64_t>(sign);
+  decoder_blocks_base_ += sign * q;
+  decoders_ += sign;
+  context_base_ += sign * base;
+}
+
+double EngineReplica::kv_usage() const {
+  return capacity_ > 0 ? std::clamp(kv_used_at(steps_) / capacity_, 0.0, 1.0) : 0.0;
+}
+
+// ---- Requests --------------------------------------------------------------------------------
+
+void EngineReplica::add(double now, std::uint32_t slot, std::uint32_t prompt,
+                        std::uint32_t output) {
+  advance(now);
+  Seq& s = seqs_[slot];
+  s = Seq{.phase = Phase::Waiting,
+          .generation = s.generation + 1,
+          .prompt = static_cast<double>(prompt),
+          .to_generate = std::max(1.0, static_cast<double>(output))};
+  // vLLM refuses a request longer than the KV cache can ever hold (max_model_len).
+  if (blocks(s.prompt + s.to_generate) > capacity_) {
+    s.phase = Phase::Idle;
+    listener_.on_rejected(slot, now);
+    return;
+  }
+  waiting_.push_back(slot);
+  // An idle engine starts a step at once, and so does one at a step boundary.
+  if (running_ == 0 || now <= synced_) {
+    synced_ = std::max(synced_, now);
+    admit_waiting();
+    plan();
+    return;
+  }
+  // A busy engine schedules it at the end of the step under way.
+  const double done = std::floor(steps_in(now - synced_));
+  if (done + 1 < plan_steps_) {
+    plan_steps_ = done + 1;
+    milestone_ = synced_ + run_seconds(plan_steps_);
+  }
+}
+
+void EngineReplica::admit_waiting() {
+  while (!waiting_.empty() && running_ < max_seqs_) {
+    const std::uint32_t slot = waiting_.front();
+    Seq& s = seqs_[slot];
+    const double need = reserve_output_ ? blocks(s.prompt + s.to_generate) : blocks(s.prompt + 1);
+    if (kv_used_at(steps_) + need > capacity_) return;  // first come, first served
+    waiting_.pop_front();
+    s.phase = Phase::Prefill;
+    s.admitted = ++admissions_;
+    s.reserved = need;
+    fixed_kv_ += need;
+    prefill_queued_ += s.prompt;
+    s.prefill_end = prefill_queued_;
+    prefilling_.push_back(slot);
+    ++running_;
+  }
+}
+
+// The step that computes a prompt's last token also samples the next output token.
+void EngineReplica::finish_prefills(double now) {
+  while (!prefilling_.empty() && reached(seqs_[prefilling_.front()].prefill_end, prefilled_)) {
+    const std::uint32_t slot = prefilling_.front();
+    prefilling_.pop_front();
+    Seq& s = seqs_[slot];
+    if (!s.first_token_sent) {
+      s.first_token_sent = true;
+      listener_.on_first_token(slot, now);
+    }
+    s.to_generate -= 1;
+    if (s.to_generate < 0.5) {
+      finish(slot, now);
+      continue;
+    }
+    if (!reserve_output_) {
+      fixed_kv_ -= s.reserved;
+      s.reserved = 0;
+    }
+    s.phase = Phase::Decode;
+    s.decode_start = steps_;
+    s.context0 = s.prompt + 1;
+    count_decoder(s, +1);
+    decoding_.push_back({steps_ + s.to_generate, slot, s.generation});
+    std::push_heap(decoding_.begin(), decoding_.end(), heap_after<HeapEntry, HeapEntry>);
+  }
+  // Rebase the prefill counters whenever they agree, so they never grow past double precision.
+  if (prefilling_.empty()) prefilled_ = prefill_queued_ = 0;
+}
+
+const EngineReplica::HeapEntry* EngineReplica::next_decode() {
+  while (!decoding_.empty()) {
+    const HeapEntry& top = decoding_.front();
+    const Seq& s = seqs_[top.slot];
+    if (s.generation == top.generation && s.phase == Phase::Decode) return &top;
+    std::pop_heap(decoding_.begin(), decoding_.end(), heap_after<HeapEntry, HeapEntry>);
+    decoding_.pop_back();
+  }
+  return nullptr;
+}
+
+void EngineReplica::finish_decodes(double now) {
+  while (const HeapEntry* top = next_decode()) {
+    if (!reached(top->end, steps_)) break;
+    const std::uint32_t slot = top->slot;
+    std::pop_heap(decoding_.begin(), decoding_.end(), heap_after<HeapEntry, HeapEntry>);
+    decoding_.pop_back();
+    finish(slot, now);
+  }
+  if (decoders_ < 0.5) {
+    decoding_.clear();
+    steps_ = context_base_ = decoders_ = decoder_blocks_base_ = 0;
+  }
+}
+
+void EngineReplica::finish(std::uint32_t slot, double now) {
+  Seq& s = seqs_[slot];
+  if (s.phase == Phase::Decode) count_decoder(s, -1);
+  fixed_kv_ -= s.reserved;
+  s.reserved = 0;
+  s.phase = Phase::Idle;
+  --running_;
+  listener_.on_finished(slot, now);
+}
+
+// vLLM's recompute preemption: the newest running sequence gives back its blocks and goes to the
+// front of the queue; when it is admitted again it prefills its prompt and the tokens it had
+// produced, and goes on from there.
+// Before a step, every decoding sequence needs room for the token it writes; vLLM preempts the
+// newest running sequence until they all have it.
+bool EngineReplica::preempt_while_full() {
+  if (reserve_output_) return false;
+  bool any = false;
+  while (running_ > 1 && kv_used_at(steps_ + 1) > capacity_) {
+    std::uint32_t newest = 0;
+    std::uint64_t newest_admitted = 0;
+    for (std::uint32_t i = 0; i < seqs_.size(); ++i) {
+      const Seq& s = seqs_[i];
+      if ((s.phase == Phase::Prefill || s.phase == Phase::Decode) && s.admitted > newest_admitted) {
+        newest = i;
+        newest_admitted = s.admitted;
+      }
+    }
+    preempt(newest);
+    any = true;
+  }
+  return any;
+}
+
+void EngineReplica::preempt(std::uint32_t slot) {
+  Seq& s = seqs_[slot];
+  ++preemptions_;
+  --running_;
+  ++s.generation;
+  if (s.phase == Phase::Decode) {
+    const double produced = steps_ - s.decode_start;
+    count_decoder(s, -1);
+    s.prompt = s.context0 + produced;
+    s.to_generate = std::max(1.0, s.to_generate - produced);
+  } else {
+    // The newest prefilling sequence is the last admitted: the back of the FIFO. Its computed
+    // tokens are discarded.
+    prefilling_.pop_back();
+    prefill_queued_ = s.prefill_end - s.prompt;
+    prefilled_ = std::min(prefilled_, prefill_queued_);
+  }
+  fixed_kv_ -= s.reserved;
+  s.reserved = 0;
+  s.phase = Phase::Waiting;
+  waiting_.push_front(slot);
+}
+
+std::vector<std::uint32_t> EngineReplica::clear() {
+  std::vector<std::uint32_t> held;
+  for (std::uint32_t i = 0; i < seqs_.size(); ++i) {
+    Seq& s = seqs_[i];
+    if (s.phase != Phase::Idle) held.push_back(i);
+    s.phase = Phase::Idle;
+    ++s.generation;
+  }
+  waiting_.clear();
+  prefilling_.clear();
+  decoding_.clear();
+  running_ = 0;
+  steps_ = prefilled_ = prefill_queued_ = decoders_ = context_base_ = fixed_kv_ = 0;
+  decoder_blocks_base_ = 0;
+  std::fill(phase_count_.begin(), phase_count_.end(), 0);
+  plan();
+  return held;
+}
+
+// The work of the plan's k-th step.
+StepWork EngineReplica::step_work(double k) const {
+  StepWork work;
+  if (plan_decodes_) {
+    work.decodes = decoders_;
+    work.decode_context = context_base_ + decoders_ * (steps_ + k);
+  }
+  // The chunk: plan_prefill_ tokens, k chunks into the queue of prompts, in admission order.
+  work.prefill_tokens = plan_prefill_;
+  double skip = k * plan_prefill_, take = plan_prefill_;
+  for (std::size_t i = 0; i < prefilling_.size() && take > 0; ++i) {
+    const Seq& s = seqs_[prefilling_[i]];
+    double done = i == 0 ? prefilled_ - (s.prefill_end - s.prompt) : 0;
+    const double skipped = std::min(skip, s.prompt - done);
+    done += skipped;
+    skip -= skipped;
+    const double c = std::min(take, s.prompt - done);
+    work.prefill_context += c * (done + c / 2);
+    take -= c;
+  }
+  return work;
+}
+
+// ---- The clock -------------------------------------------------------------------------------
+
+void EngineReplica::run_to(double t, double steps) {
+  if (plan_decodes_) steps_ += steps;
+  prefilled_ += plan_prefill_ * steps;
+  synced_ = t;
+}
+
+void EngineReplica::settle(double now) {
+  finish_prefills(now);
+  finish_decodes(now);
+  // vLLM admits no waiting request in a step that preempted one; it tries again the next step.
+  const bool preempted = preempt_while_full();
+  if (!preempted) admit_waiting();
+  plan();
+  if (preempted && !waiting_.empty() && plan_steps_ > 1) {
+    plan_steps_ = 1;
+    milestone_ = synced_ + run_seconds(1);
+  }
+}
+
+void EngineReplica::advance(double now) {
+  while (milestone_ <= now) {
+    run_to(milestone_, plan_steps_);
+    settle(synced_);
+  }
+}
+
+// The plan's k-th step takes s0 + slope × k: k steps take k s0 + slope k (k − 1) / 2.
+double EngineReplica::run_seconds(double k) const {
+  return k * plan_s0_ + plan_slope_ * k * (k - 1) / 2;
+}
+
+// The steps done in `seconds` of the plan, a real number: the root of run_seconds(k) = seconds.
+double EngineReplica::steps_in(double seconds) const {
+  const double b = plan_s0_ - plan_slope_ / 2;
+  const double k = plan_slope_ <= 0
+                       ? seconds / plan_s0_
+                       : 2 * seconds / (b + std::sqrt(b * b + 2 * plan_slope_ * seconds));
+  return std::clamp(k, 0.0, plan_steps_);
+}
+
+// Steps run whole: the plan ends at the first step boundary where something changes.
+void EngineReplica::plan() {
+  plan_steps_ = 0;
+  milestone_ = kInfinity;
+  if (running_ == 0) return;
+  const double queued = std::max(0.0, prefill_queued_ - prefilled_);
+  const double d = decoders_;
+  // Decodes first, then prompt chunks in the token budget that is left; without chunked
+  // prefill, a step is either prompts only or decodes only, prompts first.
+  const double room = chunked_ ? std::max(0.0, budget_ - d) : budget_;
+  plan_prefill_ = std::min(queued, room);
+  plan_decodes_ = d > 0 && (chunked_ || plan_prefill_ == 0);
+  if (plan_prefill_ == 0 && !plan_decodes_) return;
+
+  double k = kRefreshSteps;
+  if (plan_decodes_) {
+    if (const HeapEntry* top = next_decode()) k = std::min(k, top->end - steps_);
+    // Until the step whose new tokens would not fit: the first k with kv_used_at(steps_ + k + 1)
+    // over capacity (nondecreasing in k), found by bisection.
+    if (!reserve_output_ && running_ > 1 && kv_used_at(steps_ + k + 1) > capacity_) {
+      double fits = 0, over = k;
+      while (over - fits > 1) {
+        const double mid = std::floor((fits + over) / 2);
+        (kv_used_at(steps_ + mid + 1) > capacity_ ? over : fits) = mid;
+      }
+      k = over;
+    }
+  }
+  if (plan_prefill_ > 0) {
+    // Full chunks until the head's prompt is done, or until what is queued no longer fills one.
+    const Seq& head = seqs_[prefilling_.front()];
+    const double head_steps = std::ceil((head.prefill_end - prefilled_) / plan_prefill_ - 1e-9);
+    k = std::min(
+        k, head_steps * plan_prefill_ <= queued ? head_steps : std::floor(queued / plan_prefill_));
+  }
+  k = std::max(k, 1.0);
+
+  // The step time grows through the plan (the decodes' context, the chunk's position in a long
+  // prompt); it is taken as linear between its first and last step.
+  plan_s0_ = cost_.seconds(step_work(0));
+  plan_slope_ = k > 1 ? std::max(0.0, (cost_.seconds(step_work(k - 1)) - plan_s0_) / (k - 1)) : 0;
+  plan_steps_ = k;
+  milestone_ = synced_ + run_seconds(k);
+}
+
+}  // namespace fleetsim

@@ -1,0 +1,257 @@
+#include "fleetsim/serving/reference_engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+
+#include "fleetsim/serving/engine_replica.hpp"
+
+namespace fleetsim {
+
+namespace {
+
+struct RefSeq {
+  std::size_t request = 0;
+  std::uint64_t admitted = 0;
+  std::uint32_t prompt = 0;       // tokens to prefill (a preempted sequence: all it had)
+  std::uint32_t prefilled = 0;    // of them, computed
+  std::uint32_t context = 0;      // decoding: tokens in the cache
+  std::uint32_t to_generate = 0;  // output tokens still to produce
+  bool decoding = false;
+  bool first_token_sent = false;
+};
+
+class Reference {
+ public:
+  Reference(const StepCost& cost, std::span<const EngineRequest> requests)
+      : cost_(cost),
+        limits_(cost.limits()),
+        requests_(requests),
+        out_(requests.size()),
+        capacity_blocks_(cost.kv_capacity_tokens() / limits_.block_tokens) {}
+
+  std::vector<EngineOutcome> run(EngineRunStats* stats) {
+    double t = 0;
+    std::size_t next = 0;
+    while (next < requests_.size() || !waiting_.empty() || !running_.empty()) {
+      if (waiting_.empty() && running_.empty()) t = std::max(t, requests_[next].arrival);
+      while (next < requests_.size() && requests_[next].arrival <= t) arrive(next++, t);
+      // vLLM's order: room for the running sequences first; waiting ones are admitted only in a
+      // step that preempted none.
+      if (!make_room()) admit();
+      if (running_.empty()) {
+        if (next < requests_.size()) t = std::max(t, requests_[next].arrival);
+        continue;
+      }
+      t += step(t);
+      peak_running_ = std::max<std::uint32_t>(peak_running_, running_.size());
+    }
+    if (stats != nullptr) *stats = {steps_, preemptions_, peak_running_};
+    return out_;
+  }
+
+ private:
+  std::int64_t blocks(std::int64_t tokens) const {
+    return (tokens + limits_.block_tokens - 1) / limits_.block_tokens;
+  }
+  std::int64_t held_blocks(const RefSeq& s) const {
+    if (limits_.reserve_output) return blocks(std::int64_t{s.prompt} + s.to_generate);
+    return s.decoding ? blocks(s.context) : blocks(std::int64_t{s.prompt} + 1);
+  }
+  std::int64_t used_blocks() const {
+    std::int64_t used = 0;
+    for (const RefSeq& s : running_) used += held_blocks(s);
+    return used;
+  }
+
+  void arrive(std::size_t i, double t) {
+    const EngineRequest& r = requests_[i];
+    const std::uint32_t output = std::max<std::uint32_t>(1, r.output);
+    if (blocks(std::int64_t{r.prompt} + output) * limits_.block_tokens >
+        cost_.kv_capacity_tokens()) {
+      out_[i] = {.first_token = t, .finished = t, .rejected = true};
+      return;
+    }
+    waiting_.push_back({.request = i, .prompt = r.prompt, .to_generate = output});
+  }
+
+  void admit() {
+    while (!waiting_.empty() && running_.size() < limits_.max_num_seqs) {
+      RefSeq s = waiting_.front();
+      s.decoding = false;
+      s.prefilled = 0;
+      if (used_blocks() + held_blocks(s) > capacity_blocks_) return;
+      waiting_.pop_front();
+      s.admitted = ++admissions_;
+      running_.push_back(s);
+    }
+  }
+
+  // Decoding sequences need a block for the token this step writes; preempt the newest until
+  // every one has it.
+  bool make_room() {
+    if (limits_.reserve_output) return false;
+    bool any = false;
+    for (;;) {
+      std::int64_t need = 0;
+      for (const RefSeq& s : running_)
+        need += s.decoding ? blocks(std::int64_t{s.context} + 1) : held_blocks(s);
+      if (need <= capacity_blocks_ || running_.size() <= 1) return any;
+      auto newest = std::max_element(
+          running_.begin(), running_.end(),
+          [](const RefSeq& a, const RefSeq& b) { return a.admitted < b.admitted; });
+      RefSeq s = *newest;
+      running_.erase(newest);
+      ++preemptions_;
+      any = true;
+      if (s.decoding) s.prompt = s.context;
+      s.decoding = false;
+      s.prefilled = 0;
+      waiting_.push_front(s);
+    }
+  }
+
+  double step(double t) {
+    ++steps_;
+    bool any_prefill = false;
+    for (const RefSeq& s : running_) any_prefill |= !s.decoding;
+    const bool decode = limits_.chunked_prefill || !any_prefill;
+    StepWork work;
+    std::vector<std::uint32_t> chunk(running_.size(), 0);
+    double budget = limits_.max_num_batched_tokens;
+    if (decode) {
+      for (const RefSeq& s : running_) {
+        if (!s.decoding) continue;
+        work.decodes += 1;
+        work.decode_context += s.context;
+        budget -= 1;
+      }
+    }
+    // Prompt chunks in admission order (running_ is in that order).
+    for (std::size_t i = 0; i < running_.size() && budget > 0; ++i) {
+      const RefSeq& s = running_[i];
+      if (s.decoding) continue;
+      const std::uint32_t left = s.prompt - s.prefilled;
+      chunk[i] = static_cast<std::uint32_t>(std::min<double>(left, budget));
+      work.prefill_tokens += chunk[i];
+      work.prefill_context += chunk[i] * (s.prefilled + chunk[i] / 2.0);
+      budget -= chunk[i];
+    }
+    const double seconds = cost_.seconds(work);
+    const double end = t + seconds;
+    std::vector<RefSeq> still;
+    still.reserve(running_.size());
+    for (std::size_t i = 0; i < running_.size(); ++i) {
+      RefSeq s = running_[i];
+      if (s.decoding && decode) {
+        s.context += 1;
+        s.to_generate -= 1;
+      } else if (!s.decoding && chunk[i] > 0) {
+        s.prefilled += chunk[i];
+        if (s.prefilled == s.prompt) {
+          EngineOutcome& o = out_[s.request];
+          if (!s.first_token_sent) o.first_token = end;
+          s.first_token_sent = true;
+          s.decoding = true;
+          s.context = s.prompt + 1;
+          s.to_generate -= 1;
+        }
+      }
+      if (s.to_generate == 0) {
+        out_[s.request].finished = end;
+        continue;
+      }
+      still.push_back(s);
+    }
+    running_ = std::move(still);
+    return seconds;
+  }
+
+  const StepCost& cost_;
+  const EngineLimits& limits_;
+  std::span<const EngineRequest> requests_;
+  std::vector<EngineOutcome> out_;
+  std::int64_t capacity_blocks_;
+  std::deque<RefSeq> waiting_;
+  std::vector<RefSeq> running_;  // admission order
+  std::uint64_t admissions_ = 0;
+  std::uint64_t steps_ = 0;
+  std::uint64_t preemptions_ = 0;
+  std::uint32_t peak_running_ = 0;
+};
+
+class Recorder final : public EngineListener {
+ public:
+  explicit Recorder(std::vector<EngineOutcome>& out) : out_(out) {}
+  std::vector<std::size_t> request_of;  // by slot
+  std::vector<std::uint32_t> free_slots;
+
+  void on_first_token(std::uint32_t slot, double at) override {
+    out_[request_of[slot]].first_token = at;
+  }
+  void on_finished(std::uint32_t slot, double at) override {
+    out_[request_of[slot]].finished = at;
+    free_slots.push_back(slot);
+  }
+  void on_rejected(std::uint32_t slot, double at) override {
+    out_[request_of[slot]] = {.first_token = at, .finished = at, .rejected = true};
+    free_slots.push_back(slot);
+  }
+
+ private:
+  std::vector<EngineOutcome>& out_;
+};
+
+}  // namespace
+
+std::vector<EngineOutcome> run_reference_engine(const StepCost& cost,
+                                                std::span<const EngineRequest> requests,
+                                                EngineRunStats* stats) {
+  return Reference(cost, requests).run(stats);
+}
+
+// The router in front keeps at most max_num_seqs requests on the replica; the rest wait in its
+// queue, first come, first served.
+std::vector<EngineOutcome> run_closed_form_engine(const StepCost& cost,
+                                                  std::span<const EngineRequest> requests,
+                                                  EngineRunStats* stats) {
+  std::vector<EngineOutcome> out(requests.size());
+  Recorder recorder(out);
+  const std::uint32_t slots = cost.limits().max_num_seqs;
+  recorder.request_of.assign(slots, 0);
+  for (std::uint32_t s = slots; s-- > 0;) recorder.free_slots.push_back(s);
+  EngineReplica engine(cost, recorder);
+  std::deque<std::size_t> queue;
+  std::uint32_t peak = 0;
+  std::size_t next = 0;
+  auto dispatch = [&](double now) {
+    while (!queue.empty() && !recorder.free_slots.empty()) {
+      const std::uint32_t slot = recorder.free_slots.back();
+      recorder.free_slots.pop_back();
+      recorder.request_of[slot] = queue.front();
+      const EngineRequest& r = requests[queue.front()];
+      queue.pop_front();
+      engine.add(now, slot, r.prompt, r.output);
+    }
+    peak = std::max(peak, engine.running());
+  };
+  for (;;) {
+    const double arrival =
+        next < requests.size() ? requests[next].arrival : std::numeric_limits<double>::infinity();
+    const double milestone = engine.next_milestone();
+    if (std::isinf(arrival) && std::isinf(milestone)) break;
+    if (arrival <= milestone) {
+      engine.advance(arrival);
+      queue.push_back(next++);
+      dispatch(arrival);
+    } else {
+      engine.advance(milestone);
+      dispatch(milestone);
+    }
+  }
+  if (stats != nullptr) *stats = {0, engine.preemptions(), peak};
+  return out;
+}
+
+}  // namespace fleetsim

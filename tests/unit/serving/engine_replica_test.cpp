@@ -1,0 +1,127 @@
+// EngineReplica's closed form against the step-by-step reference engine: the same requests must
+// give the same time-to-first-token and per-token-time distributions within 2 % (issue 24's
+// bound), over loads, batch limits, lengths and tensor-parallel degrees.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "fleetsim/serving/reference_engine.hpp"
+#include "unit/serving/engine_fixtures.hpp"
+
+namespace fleetsim {
+namespace {
+
+struct Lengths {
+  std::uint32_t prompt_median;
+  std::uint32_t output_median;
+  double sigma;  // log-normal spread; 0: fixed
+};
+
+std::vector<EngineRequest> poisson(double rps, std::size_t n, Lengths lengths, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::exponential_distribution<double> gap(rps);
+  std::normal_distribution<double> z(0, 1);
+  std::vector<EngineRequest> out(n);
+  double t = 0;
+  for (EngineRequest& r : out) {
+    t += gap(rng);
+    auto draw = [&](std::uint32_t median) {
+      const double x = median * std::exp(lengths.sigma * z(rng));
+      return static_cast<std::uint32_t>(std::clamp(std::round(x), 1.0, 16384.0));
+    };
+    r = {
+        .arrival = t, .prompt = draw(lengths.prompt_median), .output = draw(lengths.output_median)};
+  }
+  return out;
+}
+
+double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1))];
+}
+
+struct Distribution {
+  std::vector<double> ttft, tpot;
+};
+
+Distribution distribution(const std::vector<EngineRequest>& requests,
+                          const std::vector<EngineOutcome>& outcomes) {
+  Distribution d;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    REQUIRE_FALSE(outcomes[i].rejected);
+    d.ttft.push_back(outcomes[i].first_token - requests[i].arrival);
+    if (requests[i].output > 1)
+      d.tpot.push_back((outcomes[i].finished - outcomes[i].first_token) / (requests[i].output - 1));
+  }
+  return d;
+}
+
+void require_close(const std::vector<double>& fast, const std::vector<double>& reference) {
+  for (double q : {0.5, 0.9, 0.99}) {
+    const double a = quantile(fast, q), b = quantile(reference, q);
+    INFO("quantile " << q << ": closed form " << a << " s, reference " << b << " s");
+    CHECK(std::abs(a - b) <= 0.02 * b);
+  }
+}
+
+void compare(const StepCost& cost, const std::vector<EngineRequest>& requests) {
+  EngineRunStats ref_stats, fast_stats;
+  const auto reference = run_reference_engine(cost, requests, &ref_stats);
+  const auto fast = run_closed_form_engine(cost, requests, &fast_stats);
+  const Distribution r = distribution(requests, reference);
+  const Distribution f = distribution(requests, fast);
+  INFO("reference: " << ref_stats.steps << " steps, " << ref_stats.preemptions
+                     << " preemptions, peak " << ref_stats.peak_running << " running");
+  INFO("closed form: " << fast_stats.preemptions << " preemptions, peak " << fast_stats.peak_running
+                       << " running");
+  {
+    INFO("time to first token");
+    require_close(f.ttft, r.ttft);
+  }
+  {
+    INFO("time per output token");
+    require_close(f.tpot, r.tpot);
+  }
+}
+
+TEST_CASE("EngineReplica matches the step-by-step engine over loads and lengths", "[serving]") {
+  const StepCost cost = test::step_cost(test::llama_8b(), test::h100());
+  const double rps = GENERATE(1.0, 8.0, 30.0);
+  const Lengths lengths = GENERATE(Lengths{512, 128, 0}, Lengths{1020, 129, 1.0},
+                                   Lengths{128, 1024, 0.5}, Lengths{4000, 200, 0.3});
+  INFO(rps << " rps, prompt " << lengths.prompt_median << ", output " << lengths.output_median);
+  compare(cost, poisson(rps, 2000, lengths, 7));
+}
+
+TEST_CASE("EngineReplica matches the step-by-step engine with few sequences and tensor parallelism",
+          "[serving]") {
+  const std::uint32_t max_seqs = GENERATE(4u, 32u);
+  const std::uint32_t tp = GENERATE(2u, 4u);
+  EngineOptions options;
+  options.max_num_seqs = max_seqs;
+  const StepCost cost = test::step_cost(test::llama_70b(), test::h100(), tp, options,
+                                        tp == 2 ? NumberFormat::Fp8 : NumberFormat::Bf16);
+  INFO("max_num_seqs " << max_seqs << ", TP " << tp);
+  compare(cost, poisson(2.0, 1500, Lengths{1000, 300, 0.5}, 11));
+}
+
+TEST_CASE("EngineReplica matches the step-by-step engine when the KV cache runs short",
+          "[serving]") {
+  // A10G: 16 GB of bf16 weights leave about 2 GiB, 15,000 tokens, for the KV cache; long
+  // outputs make the running sequences outgrow it and vLLM preempts the newest.
+  const StepCost cost = test::step_cost(test::llama_8b(), test::a10g());
+  REQUIRE(cost.kv_capacity_tokens() > 4000);
+  compare(cost, poisson(0.6, 600, Lengths{600, 700, 0.4}, 5));
+}
+
+TEST_CASE("EngineReplica matches the step-by-step engine without chunked prefill", "[serving]") {
+  EngineOptions options;
+  options.enable_chunked_prefill = false;
+  const StepCost cost = test::step_cost(test::llama_8b(), test::h100(), 1, options);
+  compare(cost, poisson(10, 2000, Lengths{1020, 129, 0.8}, 3));
+}
+
+}  // namespace
+}  // namespace fleetsim

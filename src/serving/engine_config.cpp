@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <string>
 
 namespace fleetsim {
 
@@ -55,28 +56,40 @@ EngineCalibration default_calibration(EngineKind kind) {
   return {};
 }
 
+// Each engine's defaults as its own source sets them (/work/notes → README "Serving engines"):
+// - vLLM ≥ 0.9, vllm/engine/arg_utils.py: on a GPU of 70 GiB or more that is not an A100, 1024
+//   sequences and 8192 batched tokens for the OpenAI server, else 256 and 2048; chunked prefill
+//   always on in V1; 16-token blocks; gpu_memory_utilization 0.9.
+// - TensorRT-LLM (trtllm-serve, llm_args.py): max_batch_size 2048, max_num_tokens 8192, chunked
+//   context off, the GUARANTEED_NO_EVICT scheduler, 32-token blocks; its KV cache takes 0.9 of
+//   the memory left free after the weights (kv_cache_free_gpu_memory_fraction), which
+//   gpu_memory_utilization expresses here as a share of the whole.
+// - SGLang (server_args.py): chunked_prefill_size 2048 under 35 GiB, 4096 under 60 GiB, else
+//   8192; mem_fraction_static about 0.84 on 24–80 GiB GPUs; pages of one token.
 EngineLimits resolve(const EngineOptions& options, const GpuHardware& gpu, std::uint32_t gpus) {
   EngineLimits l{.kind = options.kind};
-  const bool large = static_cast<double>(gpu.memory_bytes) >= 70 * kGiB;
+  const double memory = static_cast<double>(gpu.memory_bytes);
   switch (options.kind) {
-    case EngineKind::Vllm:
-      // vllm/engine/arg_utils.py, the OpenAI server's defaults: larger on 70 GiB+ GPUs.
+    case EngineKind::Vllm: {
+      const bool large = memory >= 70 * kGiB && gpu.name.find("A100") == std::string::npos;
       l.max_num_seqs = large ? 1024 : 256;
       l.max_num_batched_tokens = large ? 8192 : 2048;
       l.gpu_memory_utilization = 0.9;
       l.chunked_prefill = true;
       break;
+    }
     case EngineKind::TensorRtLlm:
       l.max_num_seqs = 2048;
       l.max_num_batched_tokens = 8192;
       l.gpu_memory_utilization = 0.9;
       l.chunked_prefill = false;
       l.reserve_output = true;
+      l.block_tokens = 32;
       break;
     case EngineKind::Sglang:
-      l.max_num_seqs = 1024;
-      l.max_num_batched_tokens = large ? 8192 : 2048;
-      l.gpu_memory_utilization = large ? 0.88 : 0.85;
+      l.max_num_seqs = 2048;
+      l.max_num_batched_tokens = memory < 35 * kGiB ? 2048 : memory < 60 * kGiB ? 4096 : 8192;
+      l.gpu_memory_utilization = 0.84;
       l.chunked_prefill = true;
       l.block_tokens = 1;
       break;

@@ -279,6 +279,7 @@ void EngineReplica::run_to(double t, double steps) {
 }
 
 void EngineReplica::settle(double now) {
+  peak_kv_usage_ = std::max(peak_kv_usage_, kv_usage());  // the plan's last step: its fullest
   finish_prefills(now);
   finish_decodes(now);
   // vLLM admits no waiting request in a step that preempted one; it tries again the next step.
@@ -316,6 +317,7 @@ double EngineReplica::steps_in(double seconds) const {
 void EngineReplica::plan() {
   plan_steps_ = 0;
   milestone_ = kInfinity;
+  peak_running_ = std::max(peak_running_, running_);
   if (running_ == 0) return;
   const double queued = std::max(0.0, prefill_queued_ - prefilled_);
   const double d = decoders_;

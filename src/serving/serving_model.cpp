@@ -1,6 +1,7 @@
 #include "fleetsim/serving/serving_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "fleetsim/core/error.hpp"
@@ -12,7 +13,38 @@ namespace {
 // The queue's first allocation; it doubles from there and never shrinks.
 constexpr std::size_t kInitialQueueCapacity = 64;
 
+// The engine's clock is in seconds (a double); the simulation's in whole microseconds.
+SimTime to_sim_time(double seconds) { return SimTime{from_seconds(seconds)}; }
+double engine_clock(SimTime t) { return to_seconds(t); }
+
 }  // namespace
+
+// A replica's engine hears its own news: first tokens go straight into the slot, finishes and
+// rejections are queued and handled once the engine has returned (they free slots, which the
+// queue then refills: that must not call back into the engine while it runs).
+struct ServingModel::Engine final : EngineListener {
+  Engine(ServingModel& model, std::uint32_t replica, const StepCost& cost)
+      : model(model), first_slot(replica * model.config_.concurrency), engine(cost, *this) {}
+
+  void on_first_token(std::uint32_t slot, double at) override {
+    Slot& s = model.slots_[first_slot + slot];
+    s.first_token = std::max(s.start, to_sim_time(at));
+  }
+  void on_finished(std::uint32_t slot, double at) override {
+    model.engine_news_.push_back({first_slot + slot, at, false});
+  }
+  void on_rejected(std::uint32_t slot, double at) override {
+    model.engine_news_.push_back({first_slot + slot, at, true});
+  }
+
+  ServingModel& model;
+  std::uint32_t first_slot;
+  EngineReplica engine;
+  EventHandle milestone;
+  SimTime milestone_at = kNever;
+};
+
+ServingModel::~ServingModel() = default;
 
 ServingModel::ServingModel(Simulation& sim, const ServingConfig& config, RngStream rng)
     : sim_(sim),
@@ -56,7 +88,7 @@ void ServingModel::arrive_at(SimTime now, std::uint32_t input_tokens, std::uint3
   // The queue is empty whenever a Ready replica has a free slot.
   if (!ready_.empty()) {
     const ReadyReplicas::Choice best = ready_.best();
-    if (best.in_flight < config_.concurrency) {
+    if (has_room(best)) {
       start(best.replica, now, request);
       return;
     }
@@ -91,6 +123,16 @@ void ServingModel::on_event(SimTime now, std::uint64_t tag) {
       }
       return;
     }
+    case TagKind::Milestone: {
+      Replica& r = replicas_[index];
+      if (!Tag::same_generation(r.generation, generation) || !r.engine) return;
+      Engine& e = *r.engine;
+      e.milestone_at = kNever;
+      // The event is the milestone rounded up to the microsecond: run at least to it.
+      e.engine.advance(std::max(engine_clock(now), e.engine.next_milestone()));
+      settle_engine(index, now);
+      return;
+    }
   }
 }
 
@@ -105,46 +147,94 @@ void ServingModel::start(std::uint32_t replica, SimTime now, const Queued& reque
   ++r.in_flight;
   ++in_flight_;
 
-  const ServiceTimes times = sampler_.draw(r.rates, request.input_tokens, request.output_tokens,
-                                           r.in_flight, config_.concurrency);
   slot.arrival = request.arrival;
   slot.start = now;
-  slot.first_token = saturating_add(now, times.to_first_token);
   slot.input_tokens = request.input_tokens;
   slot.output_tokens = request.output_tokens;
   slot.busy = true;
+  if (r.engine) {
+    slot.first_token = kNever;  // until the engine says
+    r.engine->engine.add(engine_clock(now), slot_index - r.engine->first_slot, request.input_tokens,
+                         request.output_tokens);
+    settle_engine(replica, now);
+    return;
+  }
+  const ServiceTimes times = sampler_.draw(r.rates, request.input_tokens, request.output_tokens,
+                                           r.in_flight, config_.concurrency);
+  slot.first_token = saturating_add(now, times.to_first_token);
   slot.completion = sim_.schedule_at(saturating_add(now, times.total), Phase::Workload, *this,
                                      Tag{TagKind::Completion, slot_index, slot.generation}.pack());
 }
 
 void ServingModel::complete(std::uint32_t slot_index, std::uint32_t generation, SimTime now) {
-  Slot& slot = slots_[slot_index];
+  const Slot& slot = slots_[slot_index];
   if (!Tag::same_generation(slot.generation, generation) || !slot.busy) return;  // cancelled
+  release(slot_index, now, DropReason::None);
+  dispatch_queue(now);
+}
+
+void ServingModel::release(std::uint32_t slot_index, SimTime at, DropReason drop) {
+  Slot& slot = slots_[slot_index];
   const std::uint32_t replica = slot_index / config_.concurrency;
   Replica& r = replicas_[replica];
   report({.arrival = slot.arrival,
           .start = slot.start,
-          .first_token = slot.first_token,
-          .completion = now,
+          .first_token = std::min(slot.first_token, at),
+          .completion = at,
           .input_tokens = slot.input_tokens,
           .output_tokens = slot.output_tokens,
-          .replica = r.id});
-  ++served_;
-  ++r.served;
+          .replica = r.id,
+          .dropped = drop != DropReason::None,
+          .drop_reason = drop});
+  if (drop == DropReason::None) {
+    ++served_;
+    ++r.served;
+  } else {
+    ++dropped_;
+  }
   --in_flight_;
   ++slot.generation;
   slot.busy = false;
   slot.next_free = r.free_slot;
   r.free_slot = slot_index;
-  if (--r.in_flight == 0) r.busy += now - r.busy_since;
+  if (--r.in_flight == 0) r.busy += at - r.busy_since;
 
   if (r.state == ReplicaState::Ready) {
     ready_.move(replica, r.in_flight + 1, r.in_flight);
-    dispatch_queue(now);
   } else if (r.state == ReplicaState::Terminating && r.in_flight == 0) {
     const ReplicaId id = r.id;
     retire(replica);
-    if (listener_ != nullptr) listener_->on_replica_drained(id, now);
+    if (listener_ != nullptr) listener_->on_replica_drained(id, at);
+  }
+}
+
+void ServingModel::settle_engine(std::uint32_t replica, SimTime now) {
+  // Handling news may retire the replica; news is about slots, which stay valid.
+  while (!engine_news_.empty()) {
+    const EngineNews news = engine_news_.back();
+    engine_news_.pop_back();
+    const Slot& slot = slots_[news.slot];
+    const SimTime at = std::clamp(to_sim_time(news.at), slot.start, now);
+    release(news.slot, at, news.rejected ? DropReason::TooLong : DropReason::None);
+  }
+  schedule_milestone(replica);
+  dispatch_queue(now);
+}
+
+void ServingModel::schedule_milestone(std::uint32_t replica) {
+  Replica& r = replicas_[replica];
+  if (!r.engine) return;
+  Engine& e = *r.engine;
+  const double next = e.engine.next_milestone();
+  const SimTime at = std::isinf(next)
+                         ? kNever
+                         : SimTime{micros(static_cast<std::int64_t>(std::ceil(next * 1e6 - 1e-3)))};
+  if (at == e.milestone_at) return;
+  if (e.milestone_at != kNever) sim_.cancel(e.milestone);
+  e.milestone_at = at;
+  if (at != kNever) {
+    e.milestone = sim_.schedule_at(std::max(at, sim_.now()), Phase::Workload, *this,
+                                   Tag{TagKind::Milestone, replica, r.generation}.pack());
   }
 }
 
@@ -153,7 +243,7 @@ void ServingModel::complete(std::uint32_t slot_index, std::uint32_t generation, 
 void ServingModel::dispatch_queue(SimTime now) {
   while (queue_size() > 0 && !ready_.empty()) {
     const ReadyReplicas::Choice best = ready_.best();
-    if (best.in_flight >= config_.concurrency) return;
+    if (!has_room(best)) return;
     expire_front(now);
     if (queue_size() == 0) return;
     const Queued request = queue_front();
@@ -247,8 +337,14 @@ void ServingModel::add_replica(const ReplicaSpec& spec, std::optional<SimTime> r
   const std::uint32_t generation = r.generation + 1;
   r = Replica{.id = spec.id,
               .rates = spec.rates ? *spec.rates : default_llm_rates(spec.gpu),
+              .capacity = c,
               .state = ReplicaState::Starting,
               .generation = generation};
+  if (std::holds_alternative<EngineServiceTime>(config_.service_time)) {
+    FLEETSIM_ASSERT(spec.engine != nullptr);
+    r.engine = std::make_unique<Engine>(*this, index, *spec.engine);
+    r.capacity = std::min(c, spec.engine->limits().max_num_seqs);
+  }
   // Thread the replica's slots into its free list, lowest index first.
   for (std::uint32_t k = c; k-- > 0;) {
     Slot& slot = slots_[index * c + k];
@@ -300,7 +396,7 @@ void ServingModel::kill_replica(ReplicaId id) {
   for (std::uint32_t k = 0; k < c; ++k) {
     Slot& slot = slots_[index * c + k];
     if (!slot.busy) continue;
-    sim_.cancel(slot.completion);
+    if (!r.engine) sim_.cancel(slot.completion);
     ++slot.generation;
     slot.busy = false;
     ++dropped_;
@@ -324,6 +420,15 @@ void ServingModel::retire(std::uint32_t replica) {
   Replica& r = replicas_[replica];
   FLEETSIM_ASSERT(r.in_flight == 0);
   retired_busy_ += r.busy;
+  if (r.engine) {
+    const EngineReplica& e = r.engine->engine;
+    retired_engines_.preemptions += e.preemptions();
+    retired_engines_.peak_running = std::max(retired_engines_.peak_running, e.peak_running());
+    retired_engines_.peak_kv_cache_usage =
+        std::max(retired_engines_.peak_kv_cache_usage, e.peak_kv_usage());
+    if (r.engine->milestone_at != kNever) sim_.cancel(r.engine->milestone);
+    r.engine.reset();
+  }
   r.state = ReplicaState::Gone;
   ++r.generation;  // a pending Ready event for this entry is now stale
   r.next_free = free_replica_;
@@ -344,6 +449,25 @@ ServingCounters ServingModel::counters() const {
 std::uint32_t ServingModel::in_flight(ReplicaId id) const {
   const std::uint32_t index = find(id);
   return index == kNone ? 0 : replicas_[index].in_flight;
+}
+
+ReplicaLoad ServingModel::load(ReplicaId id) const {
+  const std::uint32_t index = find(id);
+  if (index == kNone || !replicas_[index].engine) return {};
+  const EngineReplica& e = replicas_[index].engine->engine;
+  return {.running = e.running(), .waiting = e.waiting(), .kv_cache_usage = e.kv_usage()};
+}
+
+EngineTotals ServingModel::engine_totals() const {
+  EngineTotals t = retired_engines_;
+  for (const Replica& r : replicas_) {
+    if (!r.engine) continue;
+    const EngineReplica& e = r.engine->engine;
+    t.preemptions += e.preemptions();
+    t.peak_running = std::max(t.peak_running, e.peak_running());
+    t.peak_kv_cache_usage = std::max(t.peak_kv_cache_usage, e.peak_kv_usage());
+  }
+  return t;
 }
 
 std::uint64_t ServingModel::served_by(ReplicaId id) const {

@@ -117,9 +117,9 @@ ServiceTimes ServiceTimeSampler::draw(const LlmRates& rates, std::uint32_t input
             d = m.duration;
           } else if constexpr (std::is_same_v<M, ExponentialServiceTime>) {
             d = round_us(rng_.exponential(static_cast<double>(m.mean.count())));
-          } else {
+          } else if constexpr (std::is_same_v<M, LogNormalServiceTime>) {
             d = round_us(rng_.lognormal(static_cast<double>(m.median.count()), m.sigma));
-          }
+          }  // EngineServiceTime: the replica's engine times it; never drawn
           return {.to_first_token = d, .total = d};
         }
       },

@@ -47,6 +47,8 @@ class EngineReplica {
   // Share of the KV cache in use, in [0, 1].
   double kv_usage() const;
   std::uint64_t preemptions() const { return preemptions_; }
+  std::uint32_t peak_running() const { return peak_running_; }
+  double peak_kv_usage() const { return peak_kv_usage_; }
 
  private:
   enum class Phase : std::uint8_t { Idle, Waiting, Prefill, Decode };
@@ -101,6 +103,8 @@ class EngineReplica {
   std::uint32_t running_ = 0;             // prefilling + decoding
   std::uint64_t admissions_ = 0;
   std::uint64_t preemptions_ = 0;
+  std::uint32_t peak_running_ = 0;
+  double peak_kv_usage_ = 0;
 
   // The clocks: decode steps and prefill tokens done, as of synced_.
   double synced_ = 0;

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/engine/event_tag.hpp"
 #include "fleetsim/engine/simulation.hpp"
+#include "fleetsim/serving/engine_replica.hpp"
 #include "fleetsim/serving/ready_replicas.hpp"
 #include "fleetsim/serving/serving_settings.hpp"
 #include "fleetsim/serving/serving_time.hpp"
@@ -25,6 +27,7 @@ enum class DropReason : std::uint8_t {
   QueueTimeout,   // waited queue_timeout in the queue
   QueueFull,      // arrived at a queue holding max_queue requests
   ReplicaKilled,  // in flight on a replica removed by kill_replica
+  TooLong,        // longer than the replica's KV cache can ever hold (vLLM's max_model_len)
 };
 
 // What happened to one request. For a request dropped from the queue, start, first_token and
@@ -70,6 +73,22 @@ struct ReplicaSpec {
   ReplicaId id = kNoReplica;
   GpuModel gpu = GpuModel::H100;
   std::optional<LlmRates> rates;  // nullopt: default_llm_rates(gpu)
+  // Under EngineServiceTime: the replica's step costs; must outlive the replica.
+  const StepCost* engine = nullptr;
+};
+
+// What a replica's engine holds, as vLLM's gauges report it.
+struct ReplicaLoad {
+  std::uint32_t running = 0;  // admitted: prefilling or decoding
+  std::uint32_t waiting = 0;  // sent to the replica, waiting for KV cache room
+  double kv_cache_usage = 0;  // share of its KV cache blocks in use
+};
+
+// Over every replica the service had: what its engines did.
+struct EngineTotals {
+  std::uint64_t preemptions = 0;
+  std::uint32_t peak_running = 0;  // on one replica at once
+  double peak_kv_cache_usage = 0;  // of one replica
 };
 
 struct ServingCounters {
@@ -102,6 +121,7 @@ class ServingModel final : public EventHandler {
  public:
   // `sim` must outlive the model; the model must outlive its scheduled events.
   ServingModel(Simulation& sim, const ServingConfig& config, RngStream rng);
+  ~ServingModel();
   ServingModel(const ServingModel&) = delete;
   ServingModel& operator=(const ServingModel&) = delete;
 
@@ -133,6 +153,9 @@ class ServingModel final : public EventHandler {
   std::size_t ready_replica_count() const { return ready_.size(); }
   bool has_replica(ReplicaId id) const { return find(id) != kNone; }
   std::uint32_t in_flight(ReplicaId id) const;
+  // Under the engine model: its engine's gauges (zero otherwise).
+  ReplicaLoad load(ReplicaId id) const;
+  EngineTotals engine_totals() const;
   // Requests the replica has completed (vLLM's request_success_total).
   std::uint64_t served_by(ReplicaId id) const;
   // Calls f(arrival, first_token) for each request queued (first_token nullopt) or in flight
@@ -150,15 +173,20 @@ class ServingModel final : public EventHandler {
 
  private:
   enum class ReplicaState : std::uint8_t { Starting, Ready, Terminating, Gone };
-  enum class TagKind : std::uint8_t { Arrival = 0, Completion = 1, Ready = 2 };
-  // Completions name a slot and its generation; Ready events a replica entry and its generation.
+  enum class TagKind : std::uint8_t { Arrival = 0, Completion = 1, Ready = 2, Milestone = 3 };
+  // Completions name a slot and its generation; Ready and Milestone events a replica entry and
+  // its generation.
   using Tag = EventTag<TagKind>;
 
   static constexpr std::uint32_t kNone = 0xffff'ffff;
 
+  struct Engine;  // a replica's EngineReplica, its listener and its milestone event
+
   struct Replica {
     ReplicaId id = kNoReplica;
     LlmRates rates;
+    std::unique_ptr<Engine> engine;  // under the engine model
+    std::uint32_t capacity = 0;      // the most requests it takes at once
     ReplicaState state = ReplicaState::Gone;
     std::uint32_t in_flight = 0;
     std::uint64_t served = 0;
@@ -192,6 +220,15 @@ class ServingModel final : public EventHandler {
   void schedule_next_arrival();
   void start(std::uint32_t replica, SimTime now, const Queued& request);
   void complete(std::uint32_t slot, std::uint32_t generation, SimTime now);
+  // Reports the slot's request as served (or dropped) at `at` and frees the slot; a draining
+  // replica that empties retires. The caller dispatches the queue.
+  void release(std::uint32_t slot, SimTime at, DropReason drop);
+  // The engine's news since the last call, then the replica's next milestone event.
+  void settle_engine(std::uint32_t replica, SimTime now);
+  void schedule_milestone(std::uint32_t replica);
+  bool has_room(const ReadyReplicas::Choice& c) const {
+    return c.in_flight < replicas_[c.replica].capacity;
+  }
   void make_ready(std::uint32_t replica);
   void retire(std::uint32_t replica);
   void dispatch_queue(SimTime now);
@@ -230,7 +267,14 @@ class ServingModel final : public EventHandler {
   std::uint64_t dropped_ = 0;
   std::uint64_t in_flight_ = 0;
   SimDuration retired_busy_{};
-  double queue_area_ = 0;  // request-µs up to queue_area_at_
+  EngineTotals retired_engines_{};
+  struct EngineNews {
+    std::uint32_t slot;
+    double at;
+    bool rejected;
+  };
+  std::vector<EngineNews> engine_news_;  // finishes and rejections, reported after the engine ran
+  double queue_area_ = 0;                // request-µs up to queue_area_at_
   SimTime queue_area_at_{};
 };
 

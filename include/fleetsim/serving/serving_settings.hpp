@@ -47,11 +47,17 @@ struct LogNormalServiceTime {
   double sigma = 0;
 };
 
-using ServiceTimeModel =
-    std::variant<LlmServiceTime, FixedServiceTime, ExponentialServiceTime, LogNormalServiceTime>;
+// The engine model (engine_replica.hpp): each replica's speed from its model, GPU and engine,
+// given per replica (ReplicaSpec::engine).
+struct EngineServiceTime {};
+
+using ServiceTimeModel = std::variant<LlmServiceTime, FixedServiceTime, ExponentialServiceTime,
+                                      LogNormalServiceTime, EngineServiceTime>;
 
 struct ServingConfig {
-  std::uint32_t concurrency = 1;  // slots per replica (continuous-batching width); > 0
+  // Slots per replica (continuous-batching width); > 0. Under the engine model, the most
+  // requests the router keeps on a replica: each replica's max_num_seqs, at most this.
+  std::uint32_t concurrency = 1;
   ServiceTimeModel service_time = LlmServiceTime{};
   std::optional<SimDuration> queue_timeout;  // nullopt: requests wait as long as it takes
   std::size_t max_queue = 0;                 // 0: unbounded; else arrivals beyond it are dropped

@@ -283,7 +283,15 @@ TrafficConfig decode_traffic(const YamlValue& value, const SectionContext& sc, b
   if (pattern == "batch") {
     only_keys(m, std::array<std::string_view, 4>{"pattern", "requests", "at", "tokens"});
     BatchConfig c{.requests = m.require("requests").as_int(1, kMaxBatchRequests), .where = where};
-    if (auto v = m.get("at")) c.at = v->as_duration();
+    if (auto v = m.get("at")) {
+      c.at = v->as_duration();
+      if (c.at >= sc.duration) {
+        v->fail(
+            fmt::format("{} is not before the run ends (duration {}): no request would be "
+                        "served",
+                        format_duration(c.at), format_duration(sc.duration)));
+      }
+    }
     c.tokens = decode_tokens(m, sc);
     validate_at(c, value);
     return c;

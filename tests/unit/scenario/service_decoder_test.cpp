@@ -555,6 +555,9 @@ TEST_CASE("batch, closed and lengths-file options are errors at the field",
   CHECK(traffic_error("{pattern: batch, requests: 3, at: -1s}") ==
         "7:48: services[0].traffic.at: invalid duration \"-1s\"; use Go forms such as 90s, 5m or "
         "1h30m");
+  CHECK(traffic_error("{pattern: batch, requests: 3, at: 6h}") ==
+        "7:48: services[0].traffic.at: 6h0m0s is not before the run ends (duration 6h0m0s): no "
+        "request would be served");
   CHECK(traffic_error("{pattern: batch, requests: 3, rps: 2}") ==
         "7:44: services[0].traffic.rps: unknown key; expected one of pattern, requests, at, "
         "tokens");

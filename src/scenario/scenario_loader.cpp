@@ -215,6 +215,8 @@ void record_input_files(ScenarioConfig& cfg, const ManifestLoader& manifests) {
     if (const auto* surge = std::get_if<SurgeConfig>(&s.traffic))
       if (const auto* replay = std::get_if<ReplayConfig>(&surge->base))
         cfg.input_files.push_back(replay->trace);
+    if (const TokenConfig* tokens = tokens_of(s.traffic); tokens && !tokens->file.empty())
+      cfg.input_files.push_back(tokens->file);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -18,14 +19,16 @@
 #include "fleetsim/core/rng.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scenario/trace_tail.hpp"
+#include "fleetsim/traffic/token_lengths.hpp"
 #include "fleetsim/traffic/traffic_replay.hpp"
 
 namespace fleetsim {
 
 namespace {
 
-constexpr std::array<std::string_view, 6> kPatterns{"constant", "poisson", "diurnal",
-                                                    "surge",    "bursty",  "replay"};
+constexpr std::array<std::string_view, 8> kPatterns{"constant", "poisson", "diurnal", "surge",
+                                                    "bursty",   "replay",  "batch",   "closed"};
+constexpr std::array<std::string_view, 2> kThinkShapes{"fixed", "exponential"};
 constexpr std::array<std::string_view, 7> kServiceKeys{"deployment", "traffic", "serving", "slo",
                                                        "startup",    "model",   "metrics"};
 constexpr std::array<std::string_view, 4> kServingKeys{"concurrency", "queue_timeout", "max_queue",
@@ -122,15 +125,41 @@ TokenDistribution decode_token_distribution(const YamlValue& v) {
   return TokenDistribution::fixed(as_number(v));
 }
 
-TokenConfig decode_tokens(const YamlMap& traffic) {
+// An existing file named relative to the scenario, made absolute.
+std::filesystem::path existing_file(const YamlValue& v, const SectionContext& sc) {
+  std::filesystem::path path = resolve_path(v, sc);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    v.fail(fmt::format("file not found: {}", path.string()));
+  std::filesystem::path absolute = std::filesystem::absolute(path, ec).lexically_normal();
+  return ec ? path : absolute;
+}
+
+TokenConfig decode_tokens(const YamlMap& traffic, const SectionContext& sc) {
   TokenConfig out;
   if (auto t = traffic.get("tokens")) {
     YamlMap m(*t);
-    only_keys(m, std::array<std::string_view, 2>{"input", "output"});
-    if (auto in = m.get("input")) out.input = decode_token_distribution(*in);
-    if (auto o = m.get("output")) out.output = decode_token_distribution(*o);
+    only_keys(m, std::array<std::string_view, 3>{"input", "output", "file"});
+    auto in = m.get("input");
+    auto o = m.get("output");
+    if (auto f = m.get("file")) {
+      if (in || o) f->fail("give either a lengths file or input and output counts, not both");
+      out.file = existing_file(*f, sc);
+      // Every row is checked here, so validate and run decide alike.
+      scan_token_lengths(out.file);
+    }
+    if (in) out.input = decode_token_distribution(*in);
+    if (o) out.output = decode_token_distribution(*o);
   }
   return out;
+}
+
+ThinkShape decode_think_shape(const YamlValue& v) {
+  std::string s = v.as_string();
+  if (s == "fixed") return ThinkShape::Fixed;
+  if (s == "exponential") return ThinkShape::Exponential;
+  v.fail(fmt::format("unknown think distribution \"{}\"; expected fixed or exponential{}",
+                     s.substr(0, 40), did_you_mean(s, kThinkShapes)));
 }
 
 // What a replayed trace holds that never takes effect: documented columns read past, and rows
@@ -152,12 +181,7 @@ void warn_replayed_trace(const RequestTraceSummary& summary, const YamlValue& tr
 ReplayConfig decode_replay(const YamlMap& m, const SectionContext& sc) {
   ReplayConfig c{.where = m.value().where()};
   YamlValue trace = m.require("trace");
-  std::filesystem::path path = resolve_path(trace, sc);
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    trace.fail(fmt::format("file not found: {}", path.string()));
-  c.trace = std::filesystem::absolute(path, ec).lexically_normal();
-  if (ec) c.trace = path;
+  c.trace = existing_file(trace, sc);
   if (auto v = m.get("time_scale")) c.time_scale = as_number(*v);
   if (auto v = m.get("rate_scale")) c.rate_scale = as_number(*v);
   if (auto v = m.get("offset")) c.trace_offset = v->as_duration();
@@ -191,8 +215,9 @@ BaseTrafficConfig to_base(TrafficConfig t) {
   return std::visit(
       [](auto&& c) -> BaseTrafficConfig {
         using C = std::decay_t<decltype(c)>;
-        if constexpr (std::is_same_v<C, SurgeConfig>) {
-          FLEETSIM_ASSERT(false);  // decode_traffic refuses a nested surge
+        if constexpr (std::is_same_v<C, SurgeConfig> || std::is_same_v<C, BatchConfig> ||
+                      std::is_same_v<C, ClosedConfig>) {
+          FLEETSIM_ASSERT(false);  // decode_traffic refuses these as a surge's base
           return PoissonConfig{};
         } else {
           return std::move(c);
@@ -211,14 +236,14 @@ TrafficConfig decode_traffic(const YamlValue& value, const SectionContext& sc, b
     only_keys(m, std::array<std::string_view, 4>{"pattern", "rps", "first_arrival", "tokens"});
     ConstantConfig c{.rps = positive_rate(m.require("rps")), .where = where};
     if (auto v = m.get("first_arrival")) c.first_arrival = v->as_duration();
-    c.tokens = decode_tokens(m);
+    c.tokens = decode_tokens(m, sc);
     validate_at(c, value);
     return c;
   }
   if (pattern == "poisson") {
     only_keys(m, std::array<std::string_view, 3>{"pattern", "rps", "tokens"});
     PoissonConfig c{.rps = positive_rate(m.require("rps")), .where = where};
-    c.tokens = decode_tokens(m);
+    c.tokens = decode_tokens(m, sc);
     validate_at(c, value);
     return c;
   }
@@ -228,7 +253,7 @@ TrafficConfig decode_traffic(const YamlValue& value, const SectionContext& sc, b
     DiurnalConfig c{.mean_rps = positive_rate(m.require("mean_rps")), .where = where};
     if (auto v = m.get("peak_to_trough")) c.peak_to_trough = as_number(*v);
     if (auto v = m.get("peak_hour")) c.peak_hour = as_number(*v);
-    c.tokens = decode_tokens(m);
+    c.tokens = decode_tokens(m, sc);
     validate_at(c, value);
     return c;
   }
@@ -241,7 +266,7 @@ TrafficConfig decode_traffic(const YamlValue& value, const SectionContext& sc, b
                  .mean_burst = m.require("mean_burst").as_duration(),
                  .where = where};
     if (auto v = m.get("start_state")) c.start = decode_start_state(*v);
-    c.tokens = decode_tokens(m);
+    c.tokens = decode_tokens(m, sc);
     validate_at(c, value);
     return c;
   }
@@ -249,6 +274,39 @@ TrafficConfig decode_traffic(const YamlValue& value, const SectionContext& sc, b
     only_keys(m, std::array<std::string_view, 8>{"pattern", "trace", "time_scale", "rate_scale",
                                                  "offset", "start", "loop", "loop_period"});
     return decode_replay(m, sc);
+  }
+  if (is_base && (pattern == "batch" || pattern == "closed")) {
+    pattern_v.fail(fmt::format(
+        "a surge's base must be an open pattern (its arrivals scaled by the factor), not {}",
+        pattern));
+  }
+  if (pattern == "batch") {
+    only_keys(m, std::array<std::string_view, 4>{"pattern", "requests", "at", "tokens"});
+    BatchConfig c{.requests = m.require("requests").as_int(1, kMaxBatchRequests), .where = where};
+    if (auto v = m.get("at")) {
+      c.at = v->as_duration();
+      if (c.at >= sc.duration) {
+        v->fail(
+            fmt::format("{} is not before the run ends (duration {}): no request would be "
+                        "served",
+                        format_duration(c.at), format_duration(sc.duration)));
+      }
+    }
+    c.tokens = decode_tokens(m, sc);
+    validate_at(c, value);
+    return c;
+  }
+  if (pattern == "closed") {
+    only_keys(m, std::array<std::string_view, 6>{"pattern", "users", "think_time",
+                                                 "think_distribution", "requests", "tokens"});
+    ClosedConfig c{.users = m.require("users").as_int(1, kMaxClosedUsers), .where = where};
+    if (auto v = m.get("think_time")) c.think_time = v->as_duration();
+    if (auto v = m.get("think_distribution")) c.think = decode_think_shape(*v);
+    if (auto v = m.get("requests"))
+      c.requests = v->as_int(1, std::numeric_limits<std::int64_t>::max());
+    c.tokens = decode_tokens(m, sc);
+    validate_at(c, value);
+    return c;
   }
   if (pattern == "surge") {
     if (is_base) pattern_v.fail("a surge's base cannot itself be a surge");
@@ -266,8 +324,8 @@ TrafficConfig decode_traffic(const YamlValue& value, const SectionContext& sc, b
     return c;
   }
   pattern_v.fail(fmt::format(
-      "unknown traffic pattern \"{}\"; expected constant, poisson, diurnal, surge, bursty or "
-      "replay{}",
+      "unknown traffic pattern \"{}\"; expected constant, poisson, diurnal, surge, bursty, "
+      "replay, batch or closed{}",
       pattern.substr(0, 40), did_you_mean(pattern, kPatterns)));
 }
 
@@ -461,6 +519,21 @@ ServiceMetricsSettings decode_metrics(const YamlValue& value) {
   return out;
 }
 
+// Users whose requests a full queue rejects send again a think time later: at zero, at the same
+// instant, for ever.
+void check_closed_loop(const ServiceConfig& s, const YamlValue& traffic) {
+  const auto* closed = std::get_if<ClosedConfig>(&s.traffic);
+  if (closed == nullptr || closed->think_time > SimDuration::zero() || s.serving.max_queue == 0 ||
+      static_cast<std::int64_t>(s.serving.max_queue) >= closed->users) {
+    return;
+  }
+  throw ConfigError(closed->where, traffic.path() + ".think_time",
+                    fmt::format("a closed loop of {} users with no think time needs serving."
+                                "max_queue of at least {} (it is {}): the users a full queue "
+                                "turns away would send again at the same instant, for ever",
+                                closed->users, closed->users, s.serving.max_queue));
+}
+
 }  // namespace
 
 std::vector<ServiceConfig> decode_services(const YamlValue& list, const SectionContext& sc) {
@@ -474,8 +547,10 @@ std::vector<ServiceConfig> decode_services(const YamlValue& list, const SectionC
     s.deployment = deployment.as_string();
     s.deployment_where = deployment.where();
     if (s.deployment.empty()) deployment.fail("the deployment name must not be empty");
-    s.traffic = decode_traffic(m.require("traffic"), sc, false);
+    const YamlValue traffic = m.require("traffic");
+    s.traffic = decode_traffic(traffic, sc, false);
     if (auto v = m.get("serving")) s.serving = decode_serving(*v, s.rates);
+    check_closed_loop(s, traffic);
     if (auto v = m.get("slo")) s.slo = decode_slo(*v);
     if (auto v = m.get("startup")) s.startup = decode_startup(*v);
     if (auto v = m.get("model")) s.model = decode_model(*v);

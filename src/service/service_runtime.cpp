@@ -31,10 +31,20 @@ ServiceRuntime::ServiceRuntime(Inputs in)
 }
 
 void ServiceRuntime::start() {
-  traffic_ =
-      make_traffic_source(config_.traffic, sim_.rng("service/" + config_.deployment + "/traffic"));
-  model_.attach(*traffic_);
+  RngStream rng = sim_.rng("service/" + config_.deployment + "/traffic");
+  if (const auto* closed = std::get_if<ClosedConfig>(&config_.traffic)) {
+    closed_loop_ = std::make_unique<ClosedLoopTraffic>(sim_, model_, *closed, rng);
+    closed_loop_->start();
+  } else {
+    traffic_ = make_traffic_source(config_.traffic, rng);
+    model_.attach(*traffic_);
+  }
   interval_start_ = sim_.now();
+}
+
+void ServiceRuntime::on_request_done(const RequestOutcome& outcome) {
+  stats_.on_request_done(outcome);
+  if (closed_loop_) closed_loop_->on_request_done(outcome.completion);  // its user thinks
 }
 
 // ---- Pod lifecycle ---------------------------------------------------------------------------

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "fleetsim/core/saturate.hpp"
+#include "fleetsim/traffic/token_lengths.hpp"
 #include "traffic_checks.hpp"
 
 namespace fleetsim {
@@ -51,10 +52,22 @@ void validate(const TokenConfig& config, const SourceLocation& where) {
   validate_one(config.output, "output", where);
 }
 
-TokenSampler::TokenSampler(const TokenConfig& config, RngStream rng) : config_(config), rng_(rng) {}
+TokenSampler::TokenSampler(const TokenConfig& config, RngStream rng) : config_(config), rng_(rng) {
+  if (!config.file.empty()) file_ = std::make_unique<TokenLengthsFile>(config.file);
+}
+
+TokenSampler::~TokenSampler() = default;
+TokenSampler::TokenSampler(TokenSampler&&) noexcept = default;
+TokenSampler& TokenSampler::operator=(TokenSampler&&) noexcept = default;
 
 Request TokenSampler::make(SimTime arrival) {
   Request r{.arrival = arrival};
+  if (file_) {
+    const TokenLengths row = file_->next();
+    r.input_tokens = row.input_tokens;
+    r.output_tokens = row.output_tokens;
+    return r;
+  }
   r.input_tokens = draw(config_.input);
   r.output_tokens = draw(config_.output);
   return r;

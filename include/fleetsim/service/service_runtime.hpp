@@ -14,6 +14,7 @@
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/k8s/cluster_bus.hpp"
 #include "fleetsim/kube/kubelet.hpp"
+#include "fleetsim/service/closed_loop_traffic.hpp"
 #include "fleetsim/service/service_config.hpp"
 #include "fleetsim/service/service_interval_row.hpp"
 #include "fleetsim/serving/serving_model.hpp"
@@ -80,7 +81,7 @@ class ServiceRuntime final : public PodWorkListener,
     std::optional<double> busy_fraction;
   };
 
-  void on_request_done(const RequestOutcome& outcome) override { stats_.on_request_done(outcome); }
+  void on_request_done(const RequestOutcome& outcome) override;
   void on_replica_drained(ReplicaId id, SimTime now) override;
   void untrack(PodId pod, SimTime now);
   TrackedPod* tracked(PodId pod);
@@ -98,6 +99,7 @@ class ServiceRuntime final : public PodWorkListener,
   std::int64_t gpus_per_pod_ = 0;
 
   std::unique_ptr<TrafficSource> traffic_;
+  std::unique_ptr<ClosedLoopTraffic> closed_loop_;  // instead of traffic_, for `pattern: closed`
   ServingModel model_;
   ServingStats stats_;
   std::vector<TrackedPod> pods_;  // bound pods with a replica, by bind order

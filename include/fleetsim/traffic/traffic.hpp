@@ -4,6 +4,7 @@
 #include <memory>
 #include <variant>
 
+#include "fleetsim/traffic/traffic_batch.hpp"
 #include "fleetsim/traffic/traffic_config.hpp"
 #include "fleetsim/traffic/traffic_constant.hpp"
 #include "fleetsim/traffic/traffic_diurnal.hpp"
@@ -16,8 +17,10 @@
 namespace fleetsim {
 
 // Validates `config` and builds its source, drawing from `rng` (derive it from the scenario seed
-// and the service's name). Throws ConfigError for bad options and TraceError for a bad trace,
-// both with file:line:col. Allocates once, here; the source then allocates nothing per request.
+// and the service's name). Throws ConfigError for bad options and TraceError for a bad trace or
+// token lengths file, both with file:line:col. Not for a ClosedConfig, which is no source: its
+// arrivals follow the service's completions (the service module's ClosedLoopTraffic). Allocates
+// once, here; the source then allocates nothing per request.
 std::unique_ptr<TrafficSource> make_traffic_source(const TrafficConfig& config, RngStream rng);
 
 }  // namespace fleetsim

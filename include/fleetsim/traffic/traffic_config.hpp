@@ -45,11 +45,14 @@ inline constexpr std::uint32_t kMaxTokens = 1u << 20;
 struct TokenConfig {
   TokenDistribution input = TokenDistribution::fixed(kDefaultInputTokens);
   TokenDistribution output = TokenDistribution::fixed(kDefaultOutputTokens);
+  // Non-empty: each request's counts are the next row of this CSV (token_lengths.hpp), read in
+  // order and from the top again at its end; `input` and `output` are then unused.
+  std::filesystem::path file;
 };
 
 // Throws ConfigError at `where` (fields "tokens.input.median" and so on) if a distribution is
 // malformed: negative, non-finite or above kMaxTokens; a fixed count that is not whole; a
-// log-normal with a median below 1 or a negative sigma.
+// log-normal with a median below 1 or a negative sigma. Does not read `file`.
 void validate(const TokenConfig& config, const SourceLocation& where);
 
 // ---- Constant (traffic_constant.hpp) ------------------------------------------------------------
@@ -181,10 +184,59 @@ struct SurgeConfig {
 // kMaxSurgeFactor; a negative start, ramp or duration; and whatever the base's validate throws.
 void validate(const SurgeConfig& config);
 
+// ---- Batch (traffic_batch.hpp) ------------------------------------------------------------------
+
+// Each request of a batch waits in the serving model's queue; ten million of them is far beyond
+// any offline benchmark (vLLM's runs a thousand or so), so more is a unit mistake.
+inline constexpr std::int64_t kMaxBatchRequests = 10'000'000;
+
+// `requests` requests all arriving at `at`: offline throughput, as vLLM's benchmark_throughput
+// and trtllm-bench measure it.
+struct BatchConfig {
+  std::int64_t requests = 0;  // > 0
+  SimDuration at{};           // from the scenario's start
+  TokenConfig tokens;
+  SourceLocation where;  // the scenario entry this came from, for messages
+};
+
+// Throws ConfigError at config.where: requests outside [1, kMaxBatchRequests], a negative or
+// absurd `at`, or bad tokens.
+void validate(const BatchConfig& config);
+
+// ---- Closed loop (run by the service module's ClosedLoopTraffic) --------------------------------
+
+// Each user holds an event or a request in the system; a million of them is beyond any load
+// generator's concurrency, so more is a unit mistake.
+inline constexpr std::int64_t kMaxClosedUsers = 1'000'000;
+
+// How long a user thinks between the end of one request and the sending of its next.
+enum class ThinkShape : std::uint8_t { Fixed, Exponential };
+
+// `users` clients, each with one request at a time (vLLM's benchmark --max-concurrency,
+// genai-perf's --concurrency). Every user sends its first request at the scenario's start and
+// each next one a think time after its previous one ended, served or dropped. Not a
+// TrafficSource: its arrivals depend on the service's completions.
+struct ClosedConfig {
+  std::int64_t users = 0;    // > 0
+  SimDuration think_time{};  // ≥ 0; the mean when exponential; 0 as the benchmarks run
+  ThinkShape think = ThinkShape::Fixed;
+  std::optional<std::int64_t> requests;  // requests sent in all, then no more; nullopt: no end
+  TokenConfig tokens;
+  SourceLocation where;  // the scenario entry this came from, for messages
+};
+
+// Throws ConfigError at config.where: users outside [1, kMaxClosedUsers], a negative or absurd
+// think_time, requests below 1, or bad tokens.
+void validate(const ClosedConfig& config);
+
 // ---- Every pattern ------------------------------------------------------------------------------
 
 // A service's `traffic`: one of the patterns.
 using TrafficConfig = std::variant<ConstantConfig, PoissonConfig, DiurnalConfig, SurgeConfig,
-                                   MmppConfig, ReplayConfig>;
+                                   MmppConfig, ReplayConfig, BatchConfig, ClosedConfig>;
+
+// The token settings of a pattern (a surge's: its base's), or null for a replay, whose trace
+// holds its tokens.
+const TokenConfig* tokens_of(const TrafficConfig& config);
 
 }  // namespace fleetsim

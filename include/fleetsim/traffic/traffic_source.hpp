@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string_view>
 
@@ -50,13 +51,20 @@ class TrafficSource {
   TrafficSource& operator=(const TrafficSource&) = default;
 };
 
+class TokenLengthsFile;
+
 // Draws token counts from a stream of their own, so a change of token distribution leaves the
 // arrival times of the same seed unchanged. Log-normal draws are rounded to the nearest whole
-// token and clamped to [1, kMaxTokens]. Fixed counts draw nothing.
+// token and clamped to [1, kMaxTokens]. Fixed counts draw nothing. With config.file, the counts
+// are the file's rows in order, cycled, and nothing is drawn.
 class TokenSampler {
  public:
-  // `config` must be valid (see validate).
+  // `config` must be valid (see validate). Opens config.file, if any: throws TraceError with
+  // file:line:col for a missing or malformed one.
   TokenSampler(const TokenConfig& config, RngStream rng);
+  ~TokenSampler();
+  TokenSampler(TokenSampler&&) noexcept;
+  TokenSampler& operator=(TokenSampler&&) noexcept;
 
   // A request at `arrival` with freshly drawn input then output tokens.
   Request make(SimTime arrival);
@@ -66,6 +74,7 @@ class TokenSampler {
 
   TokenConfig config_;
   RngStream rng_;
+  std::unique_ptr<TokenLengthsFile> file_;
 };
 
 // An independent stream for one part of a source (its tokens, a surge copy), derived from the

@@ -1,5 +1,6 @@
 #include "fleetsim/scenario/service_decoder.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "fleetsim/scenario/scenario_loader.hpp"
@@ -358,10 +359,10 @@ TEST_CASE("unknown keys in a service are errors with hints", "[scenario][service
         "you mean \"rps\"?");
   CHECK(traffic_error("{pattern: diurnl, mean_rps: 1}") ==
         "7:24: services[0].traffic.pattern: unknown traffic pattern \"diurnl\"; expected constant, "
-        "poisson, diurnal, surge, bursty or replay; did you mean \"diurnal\"?");
+        "poisson, diurnal, surge, bursty, replay, batch or closed; did you mean \"diurnal\"?");
   CHECK(traffic_error("{pattern: poisson, rps: 1, tokens: {inputs: 5}}") ==
-        "7:50: services[0].traffic.tokens.inputs: unknown key; expected one of input, output; "
-        "did you mean \"input\"?");
+        "7:50: services[0].traffic.tokens.inputs: unknown key; expected one of input, output, "
+        "file; did you mean \"input\"?");
   CHECK(service_error("    serving: {concurency: 2}\n") ==
         "8:15: services[0].serving.concurency: unknown key; expected one of concurrency, "
         "queue_timeout, max_queue, service_time; did you mean \"concurrency\"?");
@@ -500,4 +501,117 @@ services:
   CHECK(std::get<DiurnalConfig>(cfg.services[0].traffic).start_hour == 6.5);
   CHECK(std::get<DiurnalConfig>(std::get<SurgeConfig>(cfg.services[1].traffic).base).start_hour ==
         6.5);
+}
+
+TEST_CASE("batch and closed services decode every field, lengths files relative to the scenario",
+          "[scenario][services]") {
+  ServiceScenario s("svc-benchmark", R"(services:
+  - deployment: model-a
+    traffic: {pattern: batch, requests: 500, at: 2m, tokens: {file: lengths/sharegpt.csv}}
+  - deployment: model-b
+    traffic:
+      pattern: closed
+      users: 16
+      think_time: 2s
+      think_distribution: exponential
+      requests: 1000
+      tokens: {input: 512, output: {median: 128, sigma: 0.5}}
+  - deployment: team-2/shared
+    traffic: {pattern: closed, users: 1}
+)");
+  std::filesystem::create_directories(s.dir.path() / "lengths");
+  s.dir.write("lengths/sharegpt.csv", "input_tokens,output_tokens\n100,20\n");
+  ScenarioConfig cfg = s.load();
+  REQUIRE(cfg.services.size() == 3);
+  const auto& b = std::get<BatchConfig>(cfg.services[0].traffic);
+  CHECK(b.requests == 500);
+  CHECK(b.at == minutes(2));
+  CHECK(b.tokens.file ==
+        std::filesystem::absolute(s.dir.path() / "lengths/sharegpt.csv").lexically_normal());
+  CHECK(std::find(cfg.input_files.begin(), cfg.input_files.end(), b.tokens.file) !=
+        cfg.input_files.end());
+  const auto& c = std::get<ClosedConfig>(cfg.services[1].traffic);
+  CHECK(c.users == 16);
+  CHECK(c.think_time == seconds(2));
+  CHECK(c.think == ThinkShape::Exponential);
+  CHECK(c.requests == 1000);
+  CHECK(c.tokens.input.median == 512);
+  CHECK(c.tokens.output.shape == TokenShape::LogNormal);
+  CHECK(c.where.to_string() == s.at(10, 7));
+  const auto& d = std::get<ClosedConfig>(cfg.services[2].traffic);
+  CHECK(d.users == 1);
+  CHECK(d.think_time == SimDuration::zero());
+  CHECK(d.think == ThinkShape::Fixed);
+  CHECK_FALSE(d.requests);
+  CHECK(d.tokens.file.empty());
+}
+
+TEST_CASE("batch, closed and lengths-file options are errors at the field",
+          "[scenario][services]") {
+  CHECK(traffic_error("{pattern: batch, requests: 0}") ==
+        "7:41: services[0].traffic.requests: 0 is out of range [1, 10000000]");
+  CHECK(traffic_error("{pattern: batch}") ==
+        "7:14: services[0].traffic.requests: required field is missing");
+  CHECK(traffic_error("{pattern: batch, requests: 3, at: -1s}") ==
+        "7:48: services[0].traffic.at: invalid duration \"-1s\"; use Go forms such as 90s, 5m or "
+        "1h30m");
+  CHECK(traffic_error("{pattern: batch, requests: 3, at: 6h}") ==
+        "7:48: services[0].traffic.at: 6h0m0s is not before the run ends (duration 6h0m0s): no "
+        "request would be served");
+  CHECK(traffic_error("{pattern: batch, requests: 3, rps: 2}") ==
+        "7:44: services[0].traffic.rps: unknown key; expected one of pattern, requests, at, "
+        "tokens");
+  CHECK(traffic_error("{pattern: closed, users: 0}") ==
+        "7:39: services[0].traffic.users: 0 is out of range [1, 1000000]");
+  CHECK(traffic_error("{pattern: closed, users: -4}") ==
+        "7:39: services[0].traffic.users: -4 is out of range [1, 1000000]");
+  CHECK(traffic_error("{pattern: closed, users: 2, think_time: -1s}") ==
+        "7:54: services[0].traffic.think_time: invalid duration \"-1s\"; use Go forms such as 90s, "
+        "5m or 1h30m");
+  CHECK(traffic_error("{pattern: closed, users: 2, requests: 0}") ==
+        "7:52: services[0].traffic.requests: 0 is out of range [1, 9223372036854775807]");
+  CHECK(traffic_error("{pattern: closed, users: 2, think_distribution: poisson}") ==
+        "7:62: services[0].traffic.think_distribution: unknown think distribution \"poisson\"; "
+        "expected fixed or exponential");
+  CHECK(traffic_error("{pattern: closed, users: 2, concurrency: 4}") ==
+        "7:42: services[0].traffic.concurrency: unknown key; expected one of pattern, users, "
+        "think_time, think_distribution, requests, tokens");
+  CHECK(traffic_error("{pattern: surge, base: {pattern: closed, users: 2}, factor: 2, at: 1h, "
+                      "duration: 1m}") ==
+        "7:47: services[0].traffic.base.pattern: a surge's base must be an open pattern (its "
+        "arrivals scaled by the factor), not closed");
+  // Rejected users would send again at the same instant, for ever.
+  CHECK(traffic_error("{pattern: closed, users: 8}", "    serving: {max_queue: 4}\n") ==
+        "7:14: services[0].traffic.think_time: a closed loop of 8 users with no think time needs "
+        "serving.max_queue of at least 8 (it is 4): the users a full queue turns away would send "
+        "again at the same instant, for ever");
+  CHECK(traffic_error("{pattern: closed, users: 8, think_time: 1s}",
+                      "    serving: {max_queue: 4}\n") == "no error");
+
+  const std::string missing = traffic_error("{pattern: poisson, rps: 1, tokens: {file: no.csv}}");
+  CHECK(missing.starts_with("7:56: services[0].traffic.tokens.file: file not found: /"));
+  CHECK(missing.ends_with("/no.csv"));
+  test::TempDir dir("lengths");
+  const auto good = dir.write("good.csv", "input_tokens,output_tokens\n1,2\n");
+  CHECK(
+      traffic_error("{pattern: closed, users: 1, tokens: {file: " + good.string() + ", input: 5}}")
+          .starts_with("7:57: services[0].traffic.tokens.file: give either a lengths file or "
+                       "input and output counts, not both"));
+  // The file's own problems are named at its line and column, when the scenario loads.
+  auto file_error = [](const std::filesystem::path& file) {
+    ServiceScenario s("svc-lengths",
+                      "services:\n  - deployment: model-a\n    traffic: {pattern: "
+                      "batch, requests: 1, tokens: {file: " +
+                          file.string() + "}}\n");
+    try {
+      s.load();
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const auto bad = dir.write("bad.csv", "input_tokens,output_tokens\n1,2\n3,many\n");
+  CHECK(file_error(bad) == bad.string() + ":3:3: output_tokens: expected a number, got \"many\"");
+  const auto empty = dir.write("empty.csv", "input_tokens,output_tokens\n");
+  CHECK(file_error(empty) == empty.string() + ":1:1: token table has no rows (only a header)");
 }

@@ -9,10 +9,10 @@ that engine by the mean squared log error of every statistic, so a row off by ×
 the engine's own memory profile (see engine_config.cpp), since the rows constrain it only through
 the KV-bound ones.
 
-Run from the repository root after building:
-  python3 tools/calibration/fit_calibration.py --engine tensorrt-llm --reserve-gib 2
-  python3 tools/calibration/fit_calibration.py --engine vllm --reserve-gib 2.5 \
-      --bandwidth 0.7,0.75,0.8,0.85 --compute 0.5,0.6,0.7
+Run from the repository root after building (the fits behind engine_config.cpp's defaults):
+  python3 tools/calibration/fit_calibration.py --engine tensorrt-llm --reserve-gib 3 --exclude M48
+  python3 tools/calibration/fit_calibration.py --engine vllm --reserve-gib 2.5 --exclude M58 \
+      --bandwidth 0.75,0.8,0.85 --compute 0.5,0.55,0.6,0.65,0.7
 
 Prints the best points with their per-group median errors. Standard library only.
 """

@@ -186,6 +186,7 @@ class Recorder final : public EngineListener {
   explicit Recorder(std::vector<EngineOutcome>& out) : out_(out) {}
   std::vector<std::size_t> request_of;  // by slot
   std::vector<std::uint32_t> free_slots;
+  std::size_t ended = 0;  // requests finished or rejected
 
   void on_first_token(std::uint32_t slot, double at) override {
     out_[request_of[slot]].first_token = at;
@@ -193,10 +194,12 @@ class Recorder final : public EngineListener {
   void on_finished(std::uint32_t slot, double at) override {
     out_[request_of[slot]].finished = at;
     free_slots.push_back(slot);
+    ++ended;
   }
   void on_rejected(std::uint32_t slot, double at) override {
     out_[request_of[slot]] = {.first_token = at, .finished = at, .rejected = true};
     free_slots.push_back(slot);
+    ++ended;
   }
 
  private:
@@ -249,6 +252,52 @@ std::vector<EngineOutcome> run_closed_form_engine(const StepCost& cost,
       engine.advance(milestone);
       dispatch(milestone);
     }
+  }
+  if (stats != nullptr) *stats = {0, engine.preemptions(), peak};
+  return out;
+}
+
+std::vector<EngineOutcome> run_closed_loop_engine(const StepCost& cost, std::uint32_t users,
+                                                  std::span<EngineRequest> requests,
+                                                  EngineRunStats* stats) {
+  std::vector<EngineOutcome> out(requests.size());
+  Recorder recorder(out);
+  const std::uint32_t slots = cost.limits().max_num_seqs;
+  recorder.request_of.assign(slots, 0);
+  for (std::uint32_t s = slots; s-- > 0;) recorder.free_slots.push_back(s);
+  EngineReplica engine(cost, recorder);
+  std::deque<std::size_t> queue;  // sent, waiting for a slot (more users than sequences)
+  std::uint32_t peak = 0;
+  std::size_t next = 0, answered = 0;
+  // Each ended request frees its user, who sends the next one at once.
+  auto send = [&](double now) {
+    while (next < requests.size() && next - answered < users) {
+      requests[next].arrival = now;
+      queue.push_back(next++);
+    }
+    while (!queue.empty() && !recorder.free_slots.empty()) {
+      const std::uint32_t slot = recorder.free_slots.back();
+      recorder.free_slots.pop_back();
+      recorder.request_of[slot] = queue.front();
+      const EngineRequest& r = requests[queue.front()];
+      queue.pop_front();
+      engine.add(now, slot, r.prompt, r.output);
+    }
+    peak = std::max(peak, engine.running());
+  };
+  // A rejection ends a request inside send(), at once: repeat until nothing more ends.
+  auto refill = [&](double now) {
+    do {
+      answered = recorder.ended;
+      send(now);
+    } while (answered < recorder.ended);
+  };
+  refill(0);
+  for (;;) {
+    const double milestone = engine.next_milestone();
+    if (std::isinf(milestone)) break;
+    engine.advance(milestone);
+    refill(milestone);
   }
   if (stats != nullptr) *stats = {0, engine.preemptions(), peak};
   return out;

@@ -43,4 +43,12 @@ std::vector<EngineOutcome> run_closed_form_engine(const StepCost& cost,
                                                   std::span<const EngineRequest> requests,
                                                   EngineRunStats* stats = nullptr);
 
+// A closed loop of `users` users with no think time (vLLM's benchmark --max-concurrency,
+// genai-perf's and AIPerf's concurrency) through EngineReplica: the first `users` requests are
+// sent at 0 and each later one the moment an earlier one ends. Each request's arrival is set to
+// when it was sent.
+std::vector<EngineOutcome> run_closed_loop_engine(const StepCost& cost, std::uint32_t users,
+                                                  std::span<EngineRequest> requests,
+                                                  EngineRunStats* stats = nullptr);
+
 }  // namespace fleetsim

@@ -128,6 +128,7 @@ EngineLimits resolve(const EngineOptions& options, const GpuHardware& gpu, std::
       l.chunked_prefill = false;
       l.reserve_output = true;
       l.block_tokens = 32;
+      l.kv_share_of_free = true;
       break;
     case EngineKind::Sglang:
       l.max_num_seqs = 2048;

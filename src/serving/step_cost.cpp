@@ -72,9 +72,10 @@ StepCost::StepCost(const ServedModel& model, const ReplicaHardware& hardware,
                                        : 2.0 * std::max(1.0, m.kv_heads / tp_) * m.head_dim;
   kv_bytes_per_token_ = m.layers * kv_elements * bytes_per_element(model.kv_cache);
 
-  const double room =
-      static_cast<double>(hardware.gpu.memory_bytes) * limits.gpu_memory_utilization -
-      weight_bytes_per_gpu_ - limits.calibration.activation_reserve_bytes;
+  const double memory = static_cast<double>(hardware.gpu.memory_bytes);
+  const double held = weight_bytes_per_gpu_ + limits.calibration.activation_reserve_bytes;
+  const double room = limits.kv_share_of_free ? (memory - held) * limits.gpu_memory_utilization
+                                              : memory * limits.gpu_memory_utilization - held;
   const double blocks = std::floor(room / (kv_bytes_per_token_ * limits.block_tokens));
   kv_capacity_tokens_ = room > 0 ? static_cast<std::int64_t>(blocks) * limits.block_tokens : 0;
 }
@@ -116,15 +117,14 @@ double StepCost::seconds(const StepWork& w) const {
 }
 
 std::string StepCost::why_not() const {
-  const double usable =
-      static_cast<double>(hardware_.gpu.memory_bytes) * limits_.gpu_memory_utilization;
   if (kv_capacity_tokens_ >= limits_.block_tokens) return {};
   return fmt::format(
-      "{} in {} needs {:.1f} GiB of weights per GPU at TP {}, and {:.1f} GiB for activations; "
-      "{} × {} leaves {:.1f} GiB at gpu_memory_utilization {}, so no room for a KV cache",
+      "{} in {} needs {:.1f} GiB of weights per GPU at tensor parallelism {} and {:.1f} GiB for "
+      "activations and buffers; a {} has {:.1f} GiB, of which gpu_memory_utilization {} leaves "
+      "no room for a KV cache",
       model_.spec.name, to_string(model_.weights), weight_bytes_per_gpu_ / kGiB,
       limits_.tensor_parallel_size, limits_.calibration.activation_reserve_bytes / kGiB,
-      hardware_.gpu.name, static_cast<double>(hardware_.gpu.memory_bytes) / kGiB, usable / kGiB,
+      hardware_.gpu.name, static_cast<double>(hardware_.gpu.memory_bytes) / kGiB,
       limits_.gpu_memory_utilization);
 }
 

@@ -50,6 +50,10 @@ struct EngineLimits {
   // TensorRT-LLM's default GUARANTEED_NO_EVICT scheduler admits a request only when the KV cache
   // holds its prompt and all its output; vLLM and SGLang admit on the prompt and preempt later.
   bool reserve_output = false;
+  // TensorRT-LLM's KV cache takes gpu_memory_utilization of the memory left free after the
+  // weights and buffers (kv_cache_free_gpu_memory_fraction); vLLM's and SGLang's, that share of
+  // the whole GPU less the weights and buffers.
+  bool kv_share_of_free = false;
   std::uint32_t block_tokens = 16;  // KV cache block (page) size
   EngineCalibration calibration;
 };

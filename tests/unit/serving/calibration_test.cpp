@@ -130,14 +130,7 @@ StepCost cost_for(const CalibrationRow& row, const EngineCalibration& override_c
   if (row.reserve_output >= 0) limits.reserve_output = row.reserve_output == 1;
   const ServedModel served{.spec = *model, .weights = row.weights, .kv_cache = row.kv_cache};
   const ReplicaHardware hardware{.gpu = *gpu, .link = test::link_for(*gpu)};
-  if (row.kv_free_fraction > 0) {
-    // KV = f × (memory − weights − reserve) is memory × u − weights − reserve at this u.
-    const double memory = static_cast<double>(gpu->memory_bytes);
-    const double held = StepCost(served, hardware, limits).weight_bytes_per_gpu() +
-                        limits.calibration.activation_reserve_bytes;
-    limits.gpu_memory_utilization =
-        row.kv_free_fraction + (1 - row.kv_free_fraction) * held / memory;
-  }
+  if (row.kv_free_fraction > 0) limits.gpu_memory_utilization = row.kv_free_fraction;
   return StepCost(served, hardware, limits);
 }
 

@@ -60,9 +60,10 @@ PCIE_LATENCY_US = 30           # g5 note: ~20-40 us per small all-reduce
 PCIE_CROSS_SOCKET_LATENCY_US = 40  # 8 GPUs span two root complexes / NUMA nodes: the top of it
 NVSWITCH_LATENCY_US = 10  # NCCL small all-reduce on HGX H100: ~6 us at 2 GPUs, rising with
                           # the count (github.com/NVIDIA/nccl issue 1259)
-NVSWITCH_SOURCE_NOTE = "latency: NCCL small all-reduce on HGX H100 (NVIDIA/nccl issue 1259)"
-PCIE_SOURCE_NOTE = ("effective 20 GB/s per direction fitted on TRT-LLM v0.17 L40S TP4 vs TP8; "
-                    "latency from the g5 note (20-40 us per small all-reduce)")
+NVSWITCH_SOURCE_NOTE = ("bandwidth: half the bidirectional NVLink figure; latency: NCCL small "
+                        "all-reduce on HGX H100 (NVIDIA/nccl issue 1259)")
+PCIE_SOURCE_NOTE = ("effective Gen4 rate 20 GB/s per direction fitted on TRT-LLM v0.17 L40S TP4 vs "
+                    "TP8 (Gen3: half); latency from the g5 note (20-40 us per small all-reduce)")
 
 INTERCONNECT_BY_FAMILY = {
     # family: (kind, per-direction GB/s, which gpu_hardware.csv instance row says so)

@@ -250,7 +250,10 @@ void add_lint_and_explain(CLI::App& app, CommandLine& cl) {
 void add_catalog(CLI::App& app, CommandLine& cl) {
   CatalogOptions& catalog = cl.catalog;
   cl.catalog_cmd = app.add_subcommand("catalog", "List instance types as the simulator sees them");
-  cl.catalog_cmd->add_flag("--gpu", catalog.gpu_only, "Only types with GPUs or accelerators");
+  cl.catalog_cmd->add_flag(
+      "--gpu", catalog.gpu_only,
+      "Only types with GPUs or accelerators, with their GPUs' memory, bandwidth, "
+      "tensor peaks and interconnect");
   cl.catalog_cmd->add_option(
       "--filter", catalog.filter,
       "Conditions, comma-separated: family=g5|g6, gpu-count>=4, gpu-name=a10g, "

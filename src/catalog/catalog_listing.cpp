@@ -13,6 +13,9 @@ namespace {
 
 constexpr std::int64_t kMib = 1LL << 20;
 constexpr double kMibPerGib = 1024.0;
+constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;
+constexpr double kGiga = 1e9;
+constexpr double kTera = 1e12;
 
 std::string price_text(const std::optional<double>& p) {
   return p ? fmt::format("{:.4f}", *p) : "-";
@@ -23,6 +26,40 @@ std::string gpu_text(const CatalogRow& r) {
   // A fractional GPU (g6f) has a GPU model but no whole GPU to count.
   if (r.gpu_count == 0) return r.gpu_name + " slice";
   return fmt::format("{}x {}", r.gpu_count, r.gpu_name);
+}
+
+std::string_view interconnect_name(InterconnectKind kind) {
+  switch (kind) {
+    case InterconnectKind::Pcie:
+      return "pcie";
+    case InterconnectKind::NvSwitch:
+      return "nvswitch";
+    case InterconnectKind::None:
+      break;
+  }
+  return "-";
+}
+
+// The cells as lines, columns two spaces apart, padded to their widest cell.
+template <std::size_t N>
+std::string aligned(const std::vector<std::array<std::string, N>>& cells,
+                    const std::array<bool, N>& right) {
+  std::array<std::size_t, N> width{};
+  for (const auto& row : cells)
+    for (std::size_t i = 0; i < N; ++i) width[i] = std::max(width[i], row[i].size());
+  std::string out;
+  for (const auto& row : cells) {
+    std::string line;
+    for (std::size_t i = 0; i < N; ++i) {
+      if (i > 0) line += "  ";
+      line += right[i] ? fmt::format("{:>{}}", row[i], width[i])
+                       : fmt::format("{:<{}}", row[i], width[i]);
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line;
+    out += '\n';
+  }
+  return out;
 }
 
 // Sorts by an optional price: present prices ascending, absent last, ties by name.
@@ -60,6 +97,8 @@ std::vector<CatalogRow> catalog_rows(const std::vector<const InstanceType*>& typ
       r.spot_zone = spot->zone;
       r.interruption_bucket = spot->interruption_bucket;
     }
+    r.gpu_hardware = t->gpu_hardware;
+    r.gpu_interconnect = t->gpu_interconnect;
     rows.push_back(std::move(r));
   }
   switch (order) {
@@ -115,23 +154,43 @@ std::string format_catalog_table(const std::vector<CatalogRow>& rows) {
         r.interruption_bucket.empty() ? "-" : r.interruption_bucket,
     });
   }
-  std::array<std::size_t, kColumns> width{};
-  for (const auto& row : cells)
-    for (std::size_t i = 0; i < kColumns; ++i) width[i] = std::max(width[i], row[i].size());
+  return aligned(cells, kRight);
+}
 
-  std::string out;
-  for (const auto& row : cells) {
-    std::string line;
-    for (std::size_t i = 0; i < kColumns; ++i) {
-      if (i > 0) line += "  ";
-      line += kRight[i] ? fmt::format("{:>{}}", row[i], width[i])
-                        : fmt::format("{:<{}}", row[i], width[i]);
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line;
-    out += '\n';
+std::string format_gpu_table(const std::vector<CatalogRow>& rows) {
+  constexpr std::size_t kColumns = 10;
+  static constexpr std::array<std::string_view, kColumns> kHeader{
+      "TYPE",    "GPUS",   "GPU GiB",   "BW GB/s", "BF16 TF",
+      "FP16 TF", "FP8 TF", "INT8 TOPS", "LINK",    "LINK GB/s"};
+  static constexpr std::array<bool, kColumns> kRight{false, false, true, true,  true,
+                                                     true,  true,  true, false, true};
+  std::vector<std::array<std::string, kColumns>> cells;
+  cells.reserve(rows.size() + 1);
+  std::array<std::string, kColumns> header;
+  for (std::size_t i = 0; i < kColumns; ++i) header[i] = std::string(kHeader[i]);
+  cells.push_back(header);
+  for (const auto& r : rows) {
+    const std::optional<GpuHardware>& hw = r.gpu_hardware;
+    const auto peak = [&](double GpuHardware::*field, double unit) -> std::string {
+      if (!hw) return "-";
+      const double v = (*hw).*field;
+      return v > 0 ? fmt::format("{:g}", v / unit) : "no";
+    };
+    const Interconnect& link = r.gpu_interconnect;
+    cells.push_back({
+        r.name,
+        gpu_text(r),
+        hw ? fmt::format("{:.1f}", static_cast<double>(hw->memory_bytes) / kBytesPerGib) : "-",
+        peak(&GpuHardware::memory_bandwidth, kGiga),
+        peak(&GpuHardware::bf16_flops, kTera),
+        peak(&GpuHardware::fp16_flops, kTera),
+        peak(&GpuHardware::fp8_flops, kTera),
+        peak(&GpuHardware::int8_ops, kTera),
+        std::string(interconnect_name(link.kind)),
+        link.kind == InterconnectKind::None ? "-" : fmt::format("{:g}", link.bandwidth / kGiga),
+    });
   }
-  return out;
+  return aligned(cells, kRight);
 }
 
 }  // namespace fleetsim

@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "fleetsim/catalog/aws_node_sizing.hpp"
+#include "fleetsim/catalog/gpu_hardware_loader.hpp"
 #include "fleetsim/catalog/instance_labels.hpp"
 #include "fleetsim/core/csv_reader.hpp"
 
@@ -315,6 +316,7 @@ Catalog load_catalog(const std::filesystem::path& dir) {
                                    "kube-reserved for {} pods and the eviction threshold",
                                    it.memory_mib, it.max_pods));
   }
+  load_gpu_hardware(dir, types);
   return Catalog(std::move(types), dir.string());
 }
 

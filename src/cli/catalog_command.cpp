@@ -17,7 +17,9 @@ int catalog_command(const CatalogOptions& options) {
   if (options.sort == "price") order = CatalogOrder::OnDemandPrice;
   if (options.sort == "spot") order = CatalogOrder::SpotPrice;
   std::vector<const InstanceType*> types = select_instance_types(catalog, filter);
-  std::cout << format_catalog_table(catalog_rows(types, order));
+  // --gpu lists what the serving model knows of each type's GPUs instead of the sizing.
+  const std::vector<CatalogRow> rows = catalog_rows(types, order);
+  std::cout << (options.gpu_only ? format_gpu_table(rows) : format_catalog_table(rows));
   std::cout << types.size() << " of " << catalog.types().size() << " instance types ("
             << dir.string() << ")\n";
   return kExitOk;

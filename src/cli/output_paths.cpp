@@ -4,6 +4,7 @@
 
 #include "fleetsim/catalog/auto_mode.hpp"
 #include "fleetsim/catalog/catalog_loader.hpp"
+#include "fleetsim/catalog/gpu_hardware_loader.hpp"
 #include "fleetsim/core/output_path.hpp"
 #include "fleetsim/scenario/scenario_loader.hpp"
 
@@ -16,7 +17,8 @@ std::vector<NamedPath> scenario_inputs(const ScenarioConfig& config) {
   std::vector<NamedPath> out{{"SCENARIO", config.file}};
   for (const std::filesystem::path& p : config.input_files)
     out.push_back({"a file the scenario reads", p});
-  for (std::string_view name : {kInstanceTypesFile, kOfferingsFile, kAutoModeFeesFile})
+  for (std::string_view name : {kInstanceTypesFile, kOfferingsFile, kAutoModeFeesFile,
+                                kGpuHardwareFile, kGpuInterconnectFile})
     out.push_back({"a catalog file", config.catalog_dir / name});
   return out;
 }

@@ -11,6 +11,7 @@
 #include "fleetsim/core/resources.hpp"
 #include "fleetsim/k8s/capacity_type.hpp"
 #include "fleetsim/k8s/requirements.hpp"
+#include "fleetsim/serving/gpu_hardware.hpp"
 
 namespace fleetsim {
 
@@ -37,6 +38,11 @@ struct InstanceType {
   int accelerator_count = 0;
   double network_gbps = 0;
   int max_pods = 0;  // ENI-limited default
+  // From the catalog's gpu-hardware.csv, matched on (gpu_name, gpu_memory_mib); nullopt for a
+  // GPU without figures (or a catalog without the file) and for types without GPUs.
+  std::optional<GpuHardware> gpu_hardware;
+  // From gpu-interconnect.csv; None for single-GPU types and types the file does not list.
+  Interconnect gpu_interconnect;
 
   Resources capacity;     // what the node reports as capacity (limits count this)
   Resources allocatable;  // capacity minus kube-reserved, system-reserved and eviction threshold

@@ -8,7 +8,7 @@
 namespace fleetsim {
 
 struct GpuHardware {
-  std::string name;               // the catalog's GPU name: "H100", "A10G"
+  std::string name;               // the catalog's GPU name: "h100", "a10g"
   std::int64_t memory_bytes = 0;  // usable memory (nvidia-smi's total)
   double memory_bandwidth = 0;    // bytes/s, datasheet peak
   // Dense tensor-core peaks in operations per second; 0 where the GPU has no such unit (T4: no

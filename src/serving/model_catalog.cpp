@@ -86,12 +86,15 @@ double parameters(const CsvReader& t, std::size_t col) {
   return v;
 }
 
-std::string checked_name(const CsvReader& t, std::size_t col, std::string_view text) {
+// `offset`: where `text` starts in the field, so an error points at the alias itself.
+std::string checked_name(const CsvReader& t, std::size_t col, std::string_view text,
+                         int offset = 0) {
   if (text.empty()) t.fail(col, "is empty");
   if (!std::all_of(text.begin(), text.end(), is_name_char))
-    t.fail(col, fmt::format("\"{}\" is not a model name (printable characters, no blanks or "
-                            "commas)",
-                            text));
+    t.fail(
+        col,
+        fmt::format("\"{}\" is not a model name (printable characters, no blanks or commas)", text),
+        offset);
   return std::string(text);
 }
 
@@ -140,26 +143,30 @@ ModelCatalog ModelCatalog::load(const std::filesystem::path& csv) {
   std::map<std::string, int, std::less<>> first_line;  // lower-case key → its line
   while (t.next_row()) {
     ModelSpec m = parse_model(t, c);
-    std::vector<std::string> aliases;
-    const std::string hf_id = std::string(t.field(c.hf_id));
-    if (!hf_id.empty()) aliases.push_back(checked_name(t, c.hf_id, hf_id));
-    std::string_view rest = t.field(c.aliases);
-    while (!rest.empty()) {
-      const std::size_t blank = rest.find(' ');
-      const std::string_view alias = rest.substr(0, blank);
-      if (!alias.empty()) aliases.push_back(checked_name(t, c.aliases, alias));
-      rest = blank == std::string_view::npos ? std::string_view() : rest.substr(blank + 1);
-    }
     const std::size_t index = catalog.models_.size();
-    const auto claim = [&](std::size_t col, const std::string& key) {
+    // Each key (name, HF id, alias) names one model; the same key twice in a row is harmless.
+    const auto claim = [&](std::size_t col, const std::string& key, int offset) {
       auto [it, inserted] = first_line.emplace(lower(key), t.line());
       if (!inserted && catalog.by_key_.at(it->first) != index)
-        t.fail(col, fmt::format("\"{}\" already names a model (line {})", key, it->second));
+        t.fail(col, fmt::format("\"{}\" already names a model (line {})", key, it->second), offset);
       catalog.by_key_.emplace(lower(key), index);
     };
-    claim(c.name, m.name);
-    for (std::size_t i = 0; i < aliases.size(); ++i)
-      claim(i == 0 && !hf_id.empty() ? c.hf_id : c.aliases, aliases[i]);
+    claim(c.name, m.name, 0);
+    std::vector<std::string> aliases;
+    if (const std::string_view hf_id = t.field(c.hf_id); !hf_id.empty()) {
+      aliases.push_back(checked_name(t, c.hf_id, hf_id));
+      claim(c.hf_id, aliases.back(), 0);
+    }
+    const std::string_view field = t.field(c.aliases);
+    for (std::size_t start = 0; start < field.size();) {
+      const std::size_t end = std::min(field.find(' ', start), field.size());
+      const int offset = static_cast<int>(start);  // aliases are ASCII: bytes are characters
+      if (end > start) {
+        aliases.push_back(checked_name(t, c.aliases, field.substr(start, end - start), offset));
+        claim(c.aliases, aliases.back(), offset);
+      }
+      start = end + 1;
+    }
     catalog.models_.push_back(std::move(m));
     catalog.aliases_.push_back(std::move(aliases));
   }

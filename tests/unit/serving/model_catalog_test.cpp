@@ -145,8 +145,9 @@ TEST_CASE("a malformed model row names its file, line and column", "[serving]") 
   SECTION("an alias that already names another model") {
     const CatalogError e = load_error(
         std::string(kHeader) + std::string(kGoodRow) +
-        "other-1b,TINY,,1000000000,1000000000,16,2048,32,8,64,128256,131072,0,0,1024,test\n");
+        "other-1b,other TINY,,1000000000,1000000000,16,2048,32,8,64,128256,131072,0,0,1024,test\n");
     CHECK(e.where().line == 3);
+    CHECK(e.where().col == 16);  // at TINY, not at the field's start
     CHECK(e.field() == "aliases");
     CHECK(e.message() == "\"TINY\" already names a model (line 2)");
   }

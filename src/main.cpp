@@ -20,9 +20,9 @@
 namespace fleetsim {
 namespace {
 
-constexpr std::array<std::string_view, 10> kCommands{"run",     "validate", "check", "compare",
-                                                     "sweep",   "merge",    "lint",  "explain",
-                                                     "catalog", "autoscale"};
+constexpr std::array<std::string_view, 11> kCommands{"run",     "validate", "check",    "compare",
+                                                     "sweep",   "merge",    "lint",     "explain",
+                                                     "catalog", "models",   "autoscale"};
 
 // A seed is a whole number in [0, 2^64): CLI11 would wrap "-1" and clamp what overflows, making
 // two different seeds give the same run.
@@ -48,6 +48,7 @@ struct CommandLine {
   std::string fail_on = "warning";
   ExplainOptions explain;
   CatalogOptions catalog;
+  ModelsOptions models;
   AutoscaleOptions autoscale;
   WarningDetail validate_warnings = WarningDetail::Auto;
   ReadOptions validate_reading;
@@ -63,6 +64,7 @@ struct CommandLine {
   CLI::App* lint_cmd = nullptr;
   CLI::App* explain_cmd = nullptr;
   CLI::App* catalog_cmd = nullptr;
+  CLI::App* models_cmd = nullptr;
   CLI::App* autoscale_cmd = nullptr;
 };
 
@@ -74,7 +76,7 @@ std::optional<std::string> command_name_problem(int argc, char** argv) {
     return std::nullopt;
   return fmt::format(
       "error: {}; the commands are run, validate, check, compare, sweep, merge, lint, explain, "
-      "catalog and autoscale "
+      "catalog, models and autoscale "
       "(fleetsim COMMAND --help)\n",
       argc < 2 ? "no command given"
                : fmt::format("unknown command \"{}\"", std::string_view(argv[1]).substr(0, 40)));
@@ -276,6 +278,17 @@ void add_catalog(CLI::App& app, CommandLine& cl) {
       ->capture_default_str();
 }
 
+void add_models(CLI::App& app, CommandLine& cl) {
+  cl.models_cmd = app.add_subcommand(
+      "models",
+      "List the model catalog: parameters, layers, heads, KV cache per token, weight sizes");
+  cl.models_cmd->add_option("--format", cl.models.format, "table | json")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  cl.models_cmd->add_option("--catalog", cl.models.catalog,
+                            "A models.csv to list instead of the bundled one");
+}
+
 void add_autoscale(CLI::App& app, CommandLine& cl) {
   AutoscaleOptions& autoscale = cl.autoscale;
   cl.autoscale_cmd = app.add_subcommand(
@@ -358,6 +371,7 @@ int run_chosen_command(const CommandLine& cl) {
   if (*cl.lint_cmd) return lint_command(cl.lint);
   if (*cl.explain_cmd) return explain_command(cl.explain);
   if (*cl.catalog_cmd) return catalog_command(cl.catalog);
+  if (*cl.models_cmd) return models_command(cl.models);
   if (*cl.autoscale_cmd) return autoscale_command(cl.autoscale);
   return kExitInternal;
 }
@@ -396,6 +410,7 @@ int main(int argc, char** argv) {
   add_compare_sweep_and_merge(app, cl);
   add_lint_and_explain(app, cl);
   add_catalog(app, cl);
+  add_models(app, cl);
   add_autoscale(app, cl);
   try {
     app.parse(argc, argv);

@@ -3,38 +3,30 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <string>
+#include <utility>
 
 namespace fleetsim {
 
 namespace {
 
-struct Name {
-  std::string_view name;
-  NumberFormat format;
-};
-constexpr std::array<Name, 16> kNames{{{"fp32", NumberFormat::Fp32},
-                                       {"float32", NumberFormat::Fp32},
-                                       {"bf16", NumberFormat::Bf16},
-                                       {"bfloat16", NumberFormat::Bf16},
-                                       {"fp16", NumberFormat::Fp16},
-                                       {"float16", NumberFormat::Fp16},
-                                       {"half", NumberFormat::Fp16},
-                                       {"fp8", NumberFormat::Fp8},
-                                       {"fp8_e4m3", NumberFormat::Fp8},
-                                       {"int8", NumberFormat::Int8},
-                                       {"w8a8", NumberFormat::Int8},
-                                       {"int4", NumberFormat::Int4},
-                                       {"awq", NumberFormat::Int4},
-                                       {"gptq", NumberFormat::Int4},
-                                       {"w4a16", NumberFormat::Int4},
-                                       {"nf4", NumberFormat::Int4}}};
-
-bool iequals(std::string_view a, std::string_view b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
-    return std::tolower(static_cast<unsigned char>(x)) ==
-           std::tolower(static_cast<unsigned char>(y));
-  });
-}
+// Every spelling users and engines write (vLLM's --dtype and --quantization, HF's torch_dtype).
+constexpr std::array<std::pair<std::string_view, NumberFormat>, 14> kNames{{
+    {"fp32", NumberFormat::Fp32},
+    {"float32", NumberFormat::Fp32},
+    {"bf16", NumberFormat::Bf16},
+    {"bfloat16", NumberFormat::Bf16},
+    {"fp16", NumberFormat::Fp16},
+    {"float16", NumberFormat::Fp16},
+    {"half", NumberFormat::Fp16},
+    {"fp8", NumberFormat::Fp8},
+    {"fp8_e4m3", NumberFormat::Fp8},
+    {"int8", NumberFormat::Int8},
+    {"w8a8", NumberFormat::Int8},
+    {"int4", NumberFormat::Int4},
+    {"awq", NumberFormat::Int4},
+    {"gptq", NumberFormat::Int4},
+}};
 
 }  // namespace
 
@@ -57,13 +49,17 @@ std::string_view to_string(NumberFormat format) {
 }
 
 std::optional<NumberFormat> parse_number_format(std::string_view name) {
-  for (const Name& n : kNames)
-    if (iequals(n.name, name)) return n.format;
+  std::string lower(name);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  for (const auto& [spelling, format] : kNames)
+    if (spelling == lower) return format;
   return std::nullopt;
 }
 
 std::string_view number_format_names() {
-  return "fp32, bf16, fp16, fp8, int8, int4 (awq, gptq, w4a16, nf4)";
+  return "bf16, bfloat16, fp16, float16, half, fp8, fp8_e4m3, int8, w8a8, int4, awq, gptq, fp32, "
+         "float32";
 }
 
 double bytes_per_element(NumberFormat format) {
@@ -77,9 +73,11 @@ double bytes_per_element(NumberFormat format) {
     case NumberFormat::Int8:
       return 1;
     case NumberFormat::Int4:
-      return 0.5 + 2.0 / 128;
+      // Half a byte per weight plus one 16-bit scale per group of 128 (AWQ's and GPTQ's
+      // default group size).
+      return 0.5 + 2.0 / 128.0;
   }
-  return 2;
+  return 0;
 }
 
 }  // namespace fleetsim

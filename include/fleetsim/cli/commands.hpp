@@ -39,6 +39,11 @@ struct CatalogOptions {
   std::string sort = "name";  // name | price | spot
 };
 
+struct ModelsOptions {
+  std::optional<std::filesystem::path> catalog;  // default: the bundled models/models.csv
+  std::string format = "table";                  // table | json
+};
+
 struct AutoscaleOptions {
   std::filesystem::path manifest;                // a file with exactly one HPA or ScaledObject
   std::filesystem::path metrics;                 // CSV time_s,value
@@ -106,6 +111,8 @@ int run_command(const RunCommandOptions& options);
 int validate_command(const std::filesystem::path& scenario, WarningDetail warnings,
                      const ReadOptions& reading);
 int catalog_command(const CatalogOptions& options);
+// Lists the model catalog: architecture, KV cache per token and weight sizes.
+int models_command(const ModelsOptions& options);
 // Prints the lint findings; exit 1 when one is at or above --fail-on.
 int lint_command(const LintOptions& options);
 // A report against a baseline and the scenario's gates: exit 0 within tolerance, 1 on a
@@ -125,5 +132,8 @@ int autoscale_command(const AutoscaleOptions& options);
 // The directory holding the bundled catalogs as aws/<region>/: $FLEETSIM_CATALOG_ROOT, else an
 // instance-catalog/ folder beside or above the executable, else the source tree's.
 std::filesystem::path bundled_catalog_root();
+// The bundled model catalog: $FLEETSIM_MODELS_CSV, else models/models.csv beside or above the
+// executable, else the source tree's.
+std::filesystem::path bundled_models_csv();
 
 }  // namespace fleetsim

@@ -181,8 +181,8 @@ TEST_CASE("the command line: seeds, regions and commands are checked (issue 13, 
   CHECK(unknown.exit_code == 2);
   CHECK_THAT(unknown.err,
              Catch::Contains("unknown command \"frobnicate\"; the commands are run, "
-                             "validate, check, compare, sweep, merge, lint, explain, catalog and "
-                             "autoscale"));
+                             "validate, check, compare, sweep, merge, lint, explain, catalog, "
+                             "models and autoscale"));
   CHECK(s.fleetsim("").exit_code == 2);
 }
 

@@ -71,7 +71,9 @@ ScenarioConfig load(int days) {
                 "peak_hour: " +
                 std::to_string(12 + 2 * i) +
                 ", tokens: {input: {median: 512, sigma: 0.8}, output: {median: 128, sigma: 0.6}}}\n"
-                "    serving: {concurrency: 16, queue_timeout: 60s}\n";
+                "    serving: {queue_timeout: 60s}\n"
+                "    model: {name: llama-3.1-8b}\n"
+                "    engine: {max_num_seqs: 16}\n";
   }
   std::ofstream(dir / "manifests.yaml") << manifests;
   std::ofstream(dir / "scenario.yaml") << scenario;

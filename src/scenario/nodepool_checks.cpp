@@ -12,13 +12,11 @@
 #include "fleetsim/provisioning/karpenter/nodepool_set.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scheduling/scheduler.hpp"
-#include "fleetsim/serving/serving_time.hpp"
+#include "fleetsim/service/replica_engine.hpp"
 
 namespace fleetsim {
 
 namespace {
-
-constexpr double kMiB = 1024.0 * 1024.0;
 
 // The NodePools (and EC2NodeClasses) in force at some time of the run.
 struct PoolSet {
@@ -81,102 +79,123 @@ Workload* deployment_of(std::vector<Workload>& workloads, const ServiceConfig& s
   return nullptr;
 }
 
-// vLLM loads the weights across the pod's GPUs (tensor parallel) into the share of each GPU's
-// memory it may use; a GPU with less than that share of the weights cannot serve the model.
-void keep_to_gpus_that_hold_the_model(ScenarioConfig& config, const std::vector<PoolSet>& sets,
-                                      WarningLog& warnings) {
+// Adds `requirement` to the Deployment's pods and to the updates scripted applies make to it.
+void narrow_pods(ScenarioConfig& config, Workload& deployment, const std::string& key,
+                 const Requirement& requirement) {
+  auto narrow = [&](PodSpec& spec) {
+    Requirements r;
+    r.add(key, requirement);
+    spec.node_requirements.add(r);
+    for (Requirements& term : spec.alternative_node_requirements) term.add(r);
+  };
+  narrow(deployment.pod.spec);
+  for (ScriptedEvent& e : config.events)
+    if (auto* apply = std::get_if<ApplyManifestsEvent>(&e.action))
+      for (Workload& update : apply->updates)
+        if (update.name == deployment.name && update.namespace_name == deployment.namespace_name)
+          narrow(update.pod.spec);
+}
+
+// "reason: type, type; reason: type" for the types grouped by reason.
+std::string by_reason(const std::map<std::string, std::set<std::string>>& groups) {
+  std::vector<std::string> parts;
+  for (const auto& [reason, names] : groups)
+    parts.push_back(fmt::format("{} ({})", first_few(names), reason));
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+// Tensor parallelism as vLLM checks it when it starts, whatever the GPU.
+void check_tensor_parallelism(const ServiceConfig& service, std::size_t i, std::int64_t gpus,
+                              WarningLog& warnings) {
+  const std::uint32_t tp =
+      service.engine.tensor_parallel_size.value_or(static_cast<std::uint32_t>(gpus));
+  const bool given = service.engine.tensor_parallel_size.has_value();
+  const SourceLocation& where = given ? service.engine_where : service.model->where;
+  const std::string field = given ? fmt::format("services[{}].engine.tensor_parallel_size", i)
+                                  : fmt::format("services[{}].model", i);
+  if (tp > gpus)
+    throw ConfigError(where, field,
+                      fmt::format("tensor_parallel_size {} needs {} GPUs per replica; {}'s pods "
+                                  "request {}",
+                                  tp, tp, service.deployment, gpus));
+  if (service.model->spec.attention_heads % tp != 0)
+    throw ConfigError(where, field,
+                      fmt::format("Total number of attention heads ({}) must be divisible by "
+                                  "tensor parallel size ({}), as vLLM requires{}",
+                                  service.model->spec.attention_heads, tp,
+                                  given ? "" : " (tensor_parallel_size is the pods' GPU count)"));
+  if (tp < gpus)
+    warnings.add(WarningCode::GpusUnused, service.engine_where,
+                 fmt::format("services[{}].engine.tensor_parallel_size", i),
+                 fmt::format("{} of the {} GPUs each pod requests do no work: the engine shards "
+                             "the model over {}",
+                             gpus - tp, gpus, tp));
+}
+
+// An LLM service's replicas run its model on the GPUs of whatever type they land on. Where vLLM
+// would not start (the weights and a max_model_len sequence do not fit, a number format the GPU
+// lacks, no hardware figures) its pods keep off the type, as a nodeAffinity
+// node.kubernetes.io/instance-type NotIn would, with a warning; with none left it is an error.
+void keep_to_types_that_serve_the_model(ScenarioConfig& config, const std::vector<PoolSet>& sets,
+                                        WarningLog& warnings) {
   const auto& types = config.catalog->types();
   for (std::size_t i = 0; i < config.services.size(); ++i) {
     const ServiceConfig& service = config.services[i];
     if (!service.model) continue;
-    const ModelMemory& model = *service.model;
     const std::string field = fmt::format("services[{}].model", i);
     Workload* deployment = deployment_of(config.workloads, service);
     if (deployment == nullptr) continue;  // the loader reports it
-    const std::int64_t gpus = deployment->pod.spec.requests[resource::kNvidiaGpu];
+    const std::int64_t gpus = deployment->pod.spec.requests.gpus();
     if (gpus <= 0)
-      throw ConfigError(model.where, field,
-                        fmt::format("Deployment {} requests no nvidia.com/gpu; a model's memory "
-                                    "is checked against NVIDIA GPUs only",
+      throw ConfigError(service.model->where, field,
+                        fmt::format("Deployment {} requests no GPU; the model runs on its pods' "
+                                    "GPUs",
                                     service.deployment));
-    const auto need_mib = static_cast<std::int64_t>(
-        std::ceil(static_cast<double>(model.weight_bytes) /
-                  (model.gpu_memory_utilization * static_cast<double>(gpus) * kMiB)));
-    const std::set<std::size_t> before = launchable_types(deployment->pod.spec, sets);
-    const Requirement enough = Requirement::make(Operator::Gt, {std::to_string(need_mib - 1)});
-    auto narrow = [&](PodSpec& spec) {
-      Requirements gpu_memory;
-      gpu_memory.add(std::string(label::kGpuMemory), enough);
-      spec.node_requirements.add(gpu_memory);
-      for (Requirements& term : spec.alternative_node_requirements) term.add(gpu_memory);
-    };
-    narrow(deployment->pod.spec);
-    for (ScriptedEvent& e : config.events)
-      if (auto* apply = std::get_if<ApplyManifestsEvent>(&e.action))
-        for (Workload& update : apply->updates)
-          if (update.name == deployment->name &&
-              update.namespace_name == deployment->namespace_name)
-            narrow(update.pod.spec);
-    const std::set<std::size_t> after = launchable_types(deployment->pod.spec, sets);
-    const std::string needs = fmt::format(
-        "the model ({}) needs {} MiB per GPU with {} GPU{} per pod at "
-        "gpu_memory_utilization {}",
-        model.described, need_mib, gpus, gpus == 1 ? "" : "s", model.gpu_memory_utilization);
-    if (after.empty()) {
-      const InstanceType* largest = nullptr;
-      for (std::size_t t : before)
-        if (largest == nullptr || types[t].gpu_memory_mib > largest->gpu_memory_mib)
-          largest = &types[t];
-      throw ConfigError(
-          model.where, field,
-          fmt::format("{}; no instance type its NodePools allow has that{}: ask for more GPUs "
-                      "per pod (tensor parallelism) or allow larger ones",
-                      needs,
-                      largest == nullptr
-                          ? ""
-                          : fmt::format(" (the largest: {} MiB, {} on {})", largest->gpu_memory_mib,
-                                        largest->gpu_name, largest->name)));
-    }
-    std::map<std::string, std::set<std::string>> excluded;  // "t4 (16384 MiB)" -> types
-    for (std::size_t t : before)
-      if (!after.contains(t))
-        excluded[fmt::format("{} ({} MiB)", types[t].gpu_name, types[t].gpu_memory_mib)].insert(
-            types[t].name);
-    if (excluded.empty()) continue;
-    std::vector<std::string> groups;
-    for (const auto& [gpu, names] : excluded)
-      groups.push_back(fmt::format("{}: {}", gpu, first_few(names)));
-    warnings.add(WarningCode::ModelNeedsGpuMemory, model.where, field,
-                 fmt::format("{}, so its pods keep off {}, as a nodeAffinity {} Gt {} would", needs,
-                             fmt::join(groups, "; "), label::kGpuMemory, need_mib - 1));
-  }
-}
-
-// An LLM service without `rates` takes each replica's speed from its node's accelerator, so every
-// instance type its Deployment's pods could be launched on must be in the default rate table;
-// the run must not stop hours in when a replica first lands on another.
-void check_llm_rates_cover(ScenarioConfig& config, const std::vector<PoolSet>& sets) {
-  const auto& types = config.catalog->types();
-  for (const ServiceConfig& service : config.services) {
-    if (service.rates || !std::holds_alternative<LlmServiceTime>(service.serving.service_time))
-      continue;
-    const Workload* deployment = deployment_of(config.workloads, service);
-    if (deployment == nullptr) continue;
-    std::set<std::string> uncovered;  // "type (accelerator)", sorted
+    check_tensor_parallelism(service, i, gpus, warnings);
+    std::map<std::string, std::set<std::string>> excluded, notes, nominal;
+    std::set<std::string> kept;
     for (std::size_t t : launchable_types(deployment->pod.spec, sets)) {
       const InstanceType& type = types[t];
-      const std::string& accelerator = type.gpu_count > 0 ? type.gpu_name : type.accelerator_name;
-      if (!type.has_gpu() || !parse_gpu_model(accelerator))
-        uncovered.insert(
-            fmt::format("{} ({})", type.name, type.has_gpu() ? accelerator : "no accelerator"));
+      const ReplicaEngine engine = replica_engine(service, type, static_cast<std::uint32_t>(gpus));
+      if (!engine.cost) {
+        excluded[engine.why_not].insert(type.name);
+        continue;
+      }
+      kept.insert(type.name);
+      if (!engine.note.empty()) notes[engine.note].insert(type.name);
+      if (!type.gpu_hardware) nominal[type.accelerator_name].insert(type.name);
     }
-    if (uncovered.empty()) continue;
-    throw ConfigError(
-        service.where, "serving.service_time.rates",
-        fmt::format("replicas of {} can be launched on {}, which the default LLM rate table "
-                    "(T4, A10G, L4, L40S, A100, H100, H200, Inferentia2) does not cover; give "
-                    "the rates, or keep the Deployment off those types",
-                    service.deployment, first_few(uncovered)));
+    const std::string model = fmt::format(
+        "{}{}", service.model->spec.name,
+        service.model->weights ? fmt::format(" in {}", to_string(*service.model->weights)) : "");
+    if (kept.empty() && !excluded.empty())
+      throw ConfigError(service.model->where, field,
+                        fmt::format("{} cannot be served on any instance type {}'s pods can be "
+                                    "launched on: {}",
+                                    model, service.deployment, by_reason(excluded)));
+    if (!excluded.empty()) {
+      std::vector<std::string> names;
+      for (const auto& [reason, group] : excluded)
+        names.insert(names.end(), group.begin(), group.end());
+      std::sort(names.begin(), names.end());
+      narrow_pods(config, *deployment, std::string(label::kInstanceType),
+                  Requirement::make(Operator::NotIn, names));
+      warnings.add(
+          WarningCode::ModelKeepsOffTypes, service.model->where, field,
+          fmt::format("{} cannot be served on {}, so {}'s pods keep off them, as a "
+                      "nodeAffinity {} NotIn would",
+                      model, by_reason(excluded), service.deployment, label::kInstanceType));
+    }
+    for (const auto& [note, group] : notes)
+      warnings.add(WarningCode::EngineNote, service.model->where, field + ".dtype",
+                   fmt::format("on {}: {}", first_few(group), note));
+    for (const auto& [accelerator, group] : nominal)
+      warnings.add(WarningCode::NominalAccelerator, service.engine_where,
+                   fmt::format("services[{}].engine", i),
+                   fmt::format("on {}: no engine for {} is modelled; its replicas run the GPU "
+                               "engine model on the chip's nominal figures (32 GiB at 820 GB/s, "
+                               "190 TFLOPS bf16)",
+                               first_few(group), accelerator));
   }
 }
 
@@ -225,8 +244,7 @@ void warn_unhostable_workloads(const ScenarioConfig& config, const std::vector<P
 
 void check_against_nodepools(ScenarioConfig& config, WarningLog& warnings) {
   const std::vector<PoolSet> sets = pool_sets(config);
-  keep_to_gpus_that_hold_the_model(config, sets, warnings);
-  check_llm_rates_cover(config, sets);
+  keep_to_types_that_serve_the_model(config, sets, warnings);
   warn_unhostable_workloads(config, sets, warnings);
 }
 

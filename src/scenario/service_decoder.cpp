@@ -19,6 +19,7 @@
 #include "fleetsim/core/rng.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scenario/trace_tail.hpp"
+#include "fleetsim/serving/model_catalog.hpp"
 #include "fleetsim/traffic/token_lengths.hpp"
 #include "fleetsim/traffic/traffic_replay.hpp"
 
@@ -29,8 +30,8 @@ namespace {
 constexpr std::array<std::string_view, 8> kPatterns{"constant", "poisson", "diurnal", "surge",
                                                     "bursty",   "replay",  "batch",   "closed"};
 constexpr std::array<std::string_view, 2> kThinkShapes{"fixed", "exponential"};
-constexpr std::array<std::string_view, 7> kServiceKeys{"deployment", "traffic", "serving", "slo",
-                                                       "startup",    "model",   "metrics"};
+constexpr std::array<std::string_view, 8> kServiceKeys{
+    "deployment", "traffic", "serving", "slo", "startup", "model", "engine", "metrics"};
 constexpr std::array<std::string_view, 4> kServingKeys{"concurrency", "queue_timeout", "max_queue",
                                                        "service_time"};
 constexpr std::array<std::string_view, 4> kServiceTimeModels{"llm", "fixed", "exponential",
@@ -355,6 +356,14 @@ ServiceTimeModel decode_service_time(const YamlValue& value, std::optional<LlmRa
             fmt::format("must be between 0 and {}, got {}", kMaxSlowdownAlpha, t.slowdown_alpha));
     }
     if (auto v = m.get("rates")) rates = decode_rates(*v);
+    // Without measured rates the engine model times each step: batching is in its physics.
+    if (!rates) {
+      if (auto v = m.get("slowdown"))
+        v->fail(
+            "applies to measured rates only; without `rates` the engine model's batching "
+            "sets how a replica slows as its batch grows");
+      return EngineServiceTime{};
+    }
     return t;
   }
   if (model == "fixed") {
@@ -419,20 +428,6 @@ ServiceStartup decode_startup(const YamlValue& value) {
   return out;
 }
 
-// Bytes per parameter of each weight type a serving engine loads.
-struct Dtype {
-  std::string_view name;
-  double bytes;
-};
-constexpr std::array<Dtype, 8> kDtypes{{{"fp32", 4},
-                                        {"fp16", 2},
-                                        {"bf16", 2},
-                                        {"fp8", 1},
-                                        {"int8", 1},
-                                        {"fp4", 0.5},
-                                        {"int4", 0.5},
-                                        {"nf4", 0.5}}};
-
 // "8B", "1.5B", "350M", "1T" or a plain count.
 double parse_parameter_count(const YamlValue& v) {
   std::string text = v.as_string();
@@ -466,40 +461,168 @@ double parse_parameter_count(const YamlValue& v) {
   return n;
 }
 
-ModelMemory decode_model(const YamlValue& value) {
+NumberFormat decode_format(const YamlValue& v) {
+  const std::string text = v.as_string();
+  if (auto f = parse_number_format(text)) return *f;
+  v.fail(fmt::format("unknown number format \"{}\"; expected one of {}", text.substr(0, 40),
+                     number_format_names()));
+}
+
+constexpr std::array<std::string_view, 14> kArchitectureKeys{"parameters",
+                                                             "active_parameters",
+                                                             "layers",
+                                                             "hidden_size",
+                                                             "attention_heads",
+                                                             "kv_heads",
+                                                             "head_dim",
+                                                             "vocabulary",
+                                                             "max_context",
+                                                             "experts",
+                                                             "experts_per_token",
+                                                             "kv_elements_per_token_layer",
+                                                             "tied_embeddings",
+                                                             "name"};
+
+// `model: {name, dtype, kv_dtype}` names a catalog model; or the architecture itself, as its
+// config.json gives it.
+ServiceModel decode_model(const YamlValue& value) {
   YamlMap m(value);
-  only_keys(m, std::array<std::string_view, 4>{"parameters", "dtype", "memory",
-                                               "gpu_memory_utilization"});
-  ModelMemory out{.where = value.where()};
-  auto parameters = m.get("parameters");
-  auto memory = m.get("memory");
-  if (memory && parameters) memory->fail("give either memory or parameters and dtype, not both");
-  if (memory) {
-    out.weight_bytes = memory->as_quantity().value_ceil();
-    if (out.weight_bytes <= 0) memory->fail("the model's memory must be positive");
-    out.described = memory->as_string();
-  } else if (parameters) {
-    const double count = parse_parameter_count(*parameters);
-    YamlValue dtype_v = m.require("dtype");
-    const std::string dtype = dtype_v.as_string();
-    const auto* d = std::find_if(kDtypes.begin(), kDtypes.end(),
-                                 [&](const Dtype& x) { return x.name == dtype; });
-    if (d == kDtypes.end()) {
-      std::array<std::string_view, kDtypes.size()> names;
-      std::transform(kDtypes.begin(), kDtypes.end(), names.begin(),
-                     [](const Dtype& x) { return x.name; });
-      dtype_v.fail(fmt::format("unknown dtype \"{}\"; expected one of {}{}", dtype.substr(0, 40),
-                               fmt::join(names, ", "), did_you_mean(dtype, names)));
-    }
-    out.weight_bytes = static_cast<std::int64_t>(std::ceil(count * d->bytes));
-    out.described = fmt::format("{} {}", parameters->as_string(), dtype);
-  } else {
-    value.fail("a model needs parameters and dtype (8B, fp16), or its memory (16Gi)");
+  if (auto v = m.get("memory"))
+    v->fail(
+        "fleetsim derives a model's memory and speed from its architecture: name a catalog "
+        "model (`fleetsim models` lists them) or give its config.json figures");
+  if (auto v = m.get("gpu_memory_utilization"))
+    v->fail("is an engine option: write it under the service's `engine:`");
+  std::array<std::string_view, kArchitectureKeys.size() + 2> keys{};
+  std::copy(kArchitectureKeys.begin(), kArchitectureKeys.end(), keys.begin());
+  keys[kArchitectureKeys.size()] = "dtype";
+  keys[kArchitectureKeys.size() + 1] = "kv_dtype";
+  only_keys(m, keys);
+  ServiceModel out{.where = value.where()};
+  if (auto v = m.get("dtype")) out.weights = decode_format(*v);
+  if (auto v = m.get("kv_dtype")) {
+    out.kv_cache = decode_format(*v);
+    if (*out.kv_cache == NumberFormat::Int4 || *out.kv_cache == NumberFormat::Int8)
+      v->fail("a KV cache is kept in bf16, fp16 or fp8");
   }
-  if (auto u = m.get("gpu_memory_utilization")) {
-    out.gpu_memory_utilization = as_number(*u);
-    if (!(out.gpu_memory_utilization > 0 && out.gpu_memory_utilization <= 1))
-      u->fail(fmt::format("must be above 0 and at most 1, got {}", out.gpu_memory_utilization));
+  if (auto name = m.get("name")) {
+    for (std::string_view key : kArchitectureKeys)
+      if (key != "name" && m.get(key))
+        m.get(key)->fail("give a catalog model's name or its architecture, not both");
+    const ModelCatalog& catalog = bundled_model_catalog();
+    const std::string text = name->as_string();
+    const ModelSpec* spec = catalog.find(text);
+    if (spec == nullptr) {
+      const std::vector<std::string> names = catalog.names();
+      const std::vector<std::string_view> views(names.begin(), names.end());
+      name->fail(fmt::format("no model \"{}\" in the catalog (`fleetsim models` lists it){}",
+                             text.substr(0, 60), did_you_mean(text, views)));
+    }
+    out.spec = *spec;
+    return out;
+  }
+  std::vector<std::string_view> missing;
+  for (std::string_view key : {"parameters", "layers", "hidden_size", "attention_heads"})
+    if (!m.get(key)) missing.push_back(key);
+  if (!missing.empty())
+    value.fail(
+        fmt::format("{} missing: fleetsim derives speed and memory from the architecture; "
+                    "name a catalog model (`name: llama-3.1-8b`; `fleetsim models` lists "
+                    "them) or give its config.json figures",
+                    fmt::join(missing, ", ")));
+  ModelSpec& spec = out.spec;
+  auto count = [&](std::string_view key, std::int64_t min, std::int64_t max) {
+    return static_cast<std::uint32_t>(m.get(key)->as_int(min, max));
+  };
+  spec.name = "the model given";
+  spec.total_parameters = parse_parameter_count(*m.get("parameters"));
+  spec.active_parameters = m.get("active_parameters")
+                               ? parse_parameter_count(*m.get("active_parameters"))
+                               : spec.total_parameters;
+  if (spec.active_parameters > spec.total_parameters)
+    m.get("active_parameters")->fail("must not exceed parameters");
+  spec.layers = count("layers", 1, 1000);
+  spec.hidden_size = count("hidden_size", 1, 1 << 20);
+  spec.attention_heads = count("attention_heads", 1, 4096);
+  spec.kv_heads =
+      m.get("kv_heads") ? count("kv_heads", 1, spec.attention_heads) : spec.attention_heads;
+  if (spec.attention_heads % spec.kv_heads != 0)
+    m.get("kv_heads")->fail(fmt::format("must divide attention_heads ({})", spec.attention_heads));
+  spec.head_dim =
+      m.get("head_dim") ? count("head_dim", 1, 4096) : spec.hidden_size / spec.attention_heads;
+  if (spec.head_dim == 0) m.get("hidden_size")->fail("is smaller than attention_heads");
+  if (m.get("vocabulary")) spec.vocabulary = count("vocabulary", 1, 1 << 24);
+  if (m.get("max_context")) spec.max_context = count("max_context", 1, kMaxTokens);
+  if (m.get("experts")) {
+    spec.experts = count("experts", 2, 4096);
+    spec.experts_per_token = count("experts_per_token", 1, spec.experts - 1);
+  } else if (auto v = m.get("experts_per_token")) {
+    v->fail("applies to a mixture of experts: give experts too");
+  }
+  spec.kv_elements_per_token_layer = m.get("kv_elements_per_token_layer")
+                                         ? count("kv_elements_per_token_layer", 1, 1 << 20)
+                                         : 2 * spec.kv_heads * spec.head_dim;
+  if (auto v = m.get("tied_embeddings")) spec.tied_embeddings = v->as_bool();
+  return out;
+}
+
+EngineOptions decode_engine(const YamlValue& value) {
+  YamlMap m(value);
+  only_keys(
+      m, std::array<std::string_view, 8>{"name", "max_num_seqs", "max_num_batched_tokens",
+                                         "gpu_memory_utilization", "tensor_parallel_size",
+                                         "enable_chunked_prefill", "max_model_len", "calibration"});
+  EngineOptions out;
+  if (auto v = m.get("name")) {
+    const std::string text = v->as_string();
+    const auto kind = parse_engine_kind(text);
+    constexpr std::array<std::string_view, 3> kEngines{"vllm", "tensorrt-llm", "sglang"};
+    if (!kind)
+      v->fail(fmt::format("unknown engine \"{}\"; expected vllm, tensorrt-llm or sglang{}",
+                          text.substr(0, 40), did_you_mean(text, kEngines)));
+    out.kind = *kind;
+  }
+  auto count = [&](std::string_view key, std::int64_t max) -> std::optional<std::uint32_t> {
+    if (auto v = m.get(key)) return static_cast<std::uint32_t>(v->as_int(1, max));
+    return std::nullopt;
+  };
+  out.max_num_seqs = count("max_num_seqs", 1 << 16);
+  out.max_num_batched_tokens = count("max_num_batched_tokens", 1 << 22);
+  out.tensor_parallel_size = count("tensor_parallel_size", 64);
+  out.max_model_len = count("max_model_len", kMaxTokens);
+  if (out.max_num_seqs && out.max_num_batched_tokens &&
+      *out.max_num_batched_tokens < *out.max_num_seqs)
+    m.get("max_num_batched_tokens")
+        ->fail(fmt::format("max_num_batched_tokens ({}) must be greater than or equal to "
+                           "max_num_seqs ({}), as vLLM requires",
+                           *out.max_num_batched_tokens, *out.max_num_seqs));
+  if (auto v = m.get("gpu_memory_utilization")) {
+    const double u = as_number(*v);
+    if (!(u > 0 && u <= 1)) v->fail(fmt::format("must be above 0 and at most 1, got {}", u));
+    out.gpu_memory_utilization = u;
+  }
+  if (auto v = m.get("enable_chunked_prefill")) out.enable_chunked_prefill = v->as_bool();
+  if (auto v = m.get("calibration")) {
+    YamlMap c(*v);
+    only_keys(c, std::array<std::string_view, 5>{"bandwidth_efficiency", "compute_efficiency",
+                                                 "step_overhead", "per_sequence_overhead",
+                                                 "activation_reserve"});
+    EngineCalibration& o = out.calibration_override;
+    auto fraction = [&](std::string_view key) {
+      if (auto x = c.get(key)) {
+        const double f = as_number(*x);
+        if (!(f > 0 && f <= 1)) x->fail(fmt::format("must be above 0 and at most 1, got {}", f));
+        return f;
+      }
+      return 0.0;
+    };
+    o.bandwidth_efficiency = fraction("bandwidth_efficiency");
+    o.compute_efficiency = fraction("compute_efficiency");
+    if (auto x = c.get("step_overhead")) o.step_overhead_s = to_seconds(positive_duration(*x));
+    if (auto x = c.get("per_sequence_overhead"))
+      o.per_sequence_overhead_s = to_seconds(positive_duration(*x));
+    if (auto x = c.get("activation_reserve"))
+      o.activation_reserve_bytes = static_cast<double>(x->as_quantity().value_ceil());
   }
   return out;
 }
@@ -534,6 +657,47 @@ void check_closed_loop(const ServiceConfig& s, const YamlValue& traffic) {
                                 closed->users, closed->users, s.serving.max_queue));
 }
 
+// Which model times the service's requests: measured rates, a fixed-time model, or (the default
+// for an LLM service) the engine model on its model, which is the default one when not named.
+void settle_speed_model(ServiceConfig& s, const YamlMap& m, const SectionContext& sc) {
+  if (std::holds_alternative<LlmServiceTime>(s.serving.service_time) && !s.rates)
+    s.serving.service_time = EngineServiceTime{};
+  const bool engine = std::holds_alternative<EngineServiceTime>(s.serving.service_time);
+  const bool llm = engine || std::holds_alternative<LlmServiceTime>(s.serving.service_time);
+  if (!llm) {
+    for (std::string_view key : {"model", "engine"})
+      if (auto v = m.get(key))
+        v->fail(
+            "sets an LLM's speed; this service's serving.service_time times its requests "
+            "itself");
+    return;
+  }
+  if (!engine) {
+    if (auto v = m.get("engine"))
+      v->fail(
+          "sets the engine model's speed; measured rates (serving.service_time.rates) "
+          "replace it");
+    return;
+  }
+  if (auto v = m.get("serving"); v && YamlMap(*v).get("concurrency"))
+    YamlMap(*v)
+        .get("concurrency")
+        ->fail(
+            "under the engine model a replica batches up to engine.max_num_seqs requests; set "
+            "that");
+  s.serving.concurrency = 0;  // the runtime sets it from the engines' max_num_seqs
+  if (!s.model) {
+    const ModelSpec* spec = bundled_model_catalog().find(kDefaultModel);
+    FLEETSIM_ASSERT(spec != nullptr);
+    s.model = ServiceModel{.spec = *spec, .assumed = true, .where = s.where};
+    if (sc.warnings != nullptr)
+      sc.warnings->add(WarningCode::ModelAssumed, s.where, "model",
+                       fmt::format("names no model: its speed is that of {} in bf16 on vLLM; "
+                                   "name the model it serves (`fleetsim models` lists them)",
+                                   kDefaultModel));
+  }
+}
+
 }  // namespace
 
 std::vector<ServiceConfig> decode_services(const YamlValue& list, const SectionContext& sc) {
@@ -554,6 +718,12 @@ std::vector<ServiceConfig> decode_services(const YamlValue& list, const SectionC
     if (auto v = m.get("slo")) s.slo = decode_slo(*v);
     if (auto v = m.get("startup")) s.startup = decode_startup(*v);
     if (auto v = m.get("model")) s.model = decode_model(*v);
+    s.engine_where = item.where();
+    if (auto v = m.get("engine")) {
+      s.engine = decode_engine(*v);
+      s.engine_where = v->where();
+    }
+    settle_speed_model(s, m, sc);
     if (auto v = m.get("metrics")) s.metrics = decode_metrics(*v);
     out.push_back(std::move(s));
   }

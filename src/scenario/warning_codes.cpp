@@ -6,7 +6,7 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<std::string_view, 34> kNames{
+constexpr std::array<std::string_view, 38> kNames{
     "unmodelled-field",
     "unmodelled-kind",
     "unknown-field",
@@ -18,7 +18,7 @@ constexpr std::array<std::string_view, 34> kNames{
     "missing-node-class",
     "no-nodepool",
     "pods-unhostable",
-    "model-needs-gpu-memory",
+    "model-keeps-off-types",
     "best-effort-pods",
     "endless-job",
     "checkpoint-ignored",
@@ -41,8 +41,12 @@ constexpr std::array<std::string_view, 34> kNames{
     "priority-expander-unused",
     "priority-configmap-namespace",
     "unmodelled-autoscaler-flag",
+    "model-assumed",
+    "engine-note",
+    "nominal-accelerator",
+    "gpus-unused",
 };
-static_assert(kNames.size() == static_cast<std::size_t>(WarningCode::UnmodelledAutoscalerFlag) + 1);
+static_assert(kNames.size() == static_cast<std::size_t>(WarningCode::GpusUnused) + 1);
 
 }  // namespace
 

@@ -3,9 +3,29 @@
 #include <algorithm>
 
 #include "fleetsim/service/exported_metrics.hpp"
+#include "fleetsim/service/replica_engine.hpp"
 #include "fleetsim/traffic/traffic.hpp"
 
 namespace fleetsim {
+
+namespace {
+
+// Under the engine model, a replica takes up to its engine's max_num_seqs requests at once: the
+// model keeps that many slots on each, the most any type the catalog holds would allow.
+ServingConfig serving_config(const ServiceRuntime::Inputs& in) {
+  ServingConfig c = in.config.serving;
+  if (!std::holds_alternative<EngineServiceTime>(c.service_time)) return c;
+  const auto gpus =
+      static_cast<std::uint32_t>(in.workloads.definition(in.deployment).pod.spec.requests.gpus());
+  c.concurrency = 1;
+  for (const InstanceType& type : in.catalog.types()) {
+    const ReplicaEngine engine = replica_engine(in.config, type, gpus);
+    if (engine.cost) c.concurrency = std::max(c.concurrency, engine.cost->limits().max_num_seqs);
+  }
+  return c;
+}
+
+}  // namespace
 
 ServiceRuntime::ServiceRuntime(Inputs in)
     : sim_(in.sim),
@@ -18,7 +38,9 @@ ServiceRuntime::ServiceRuntime(Inputs in)
       deployment_(in.deployment),
       name_(in.config.deployment),
       gpus_per_pod_(in.workloads.definition(in.deployment).pod.spec.requests.gpus()),
-      model_(in.sim, in.config.serving, in.sim.rng("service/" + in.config.deployment + "/serving")),
+      engines_(in.catalog.types().size()),
+      model_(in.sim, serving_config(in),
+             in.sim.rng("service/" + in.config.deployment + "/serving")),
       stats_(SloThresholds{.ttft = in.config.slo ? in.config.slo->ttft : std::nullopt,
                            .e2e = in.config.slo ? in.config.slo->e2e : std::nullopt},
              in.warmup_end) {
@@ -50,21 +72,30 @@ void ServiceRuntime::on_request_done(const RequestOutcome& outcome) {
 // ---- Pod lifecycle ---------------------------------------------------------------------------
 
 // The world checked before the run that every type a replica can land on is in the table.
-LlmRates ServiceRuntime::rates_for(const Node& node) const {
-  if (config_.rates) return *config_.rates;
-  // Fixed, exponential and log-normal services do not read the rates.
-  if (!std::holds_alternative<LlmServiceTime>(config_.serving.service_time)) return LlmRates{1, 0};
-  const InstanceType& type = catalog_.types()[node.type];
-  const std::optional<GpuModel> gpu =
-      parse_gpu_model(type.gpu_count > 0 ? type.gpu_name : type.accelerator_name);
-  FLEETSIM_ASSERT(gpu.has_value());
-  return default_llm_rates(*gpu);
+// Measured rates (`rates:`), or none: fixed, exponential and log-normal services read none.
+LlmRates ServiceRuntime::rates_for(const Node&) const {
+  return config_.rates.value_or(LlmRates{1, 0});
+}
+
+// The scenario kept the service's pods off every type its model cannot run on.
+const StepCost& ServiceRuntime::engine_for(const Node& node) {
+  std::unique_ptr<StepCost>& cost = engines_[node.type];
+  if (!cost) {
+    ReplicaEngine engine = replica_engine(config_, catalog_.types()[node.type],
+                                          static_cast<std::uint32_t>(gpus_per_pod_));
+    FLEETSIM_ASSERT(engine.cost.has_value());
+    cost = std::make_unique<StepCost>(std::move(*engine.cost));
+  }
+  return *cost;
 }
 
 void ServiceRuntime::on_pod_bound(PodId id) {
-  model_.add_replica(
-      ReplicaSpec{.id = id, .rates = rates_for(cluster_.node(cluster_.pod(id).node))},
-      std::nullopt);
+  const Node& node = cluster_.node(cluster_.pod(id).node);
+  if (std::holds_alternative<EngineServiceTime>(config_.serving.service_time)) {
+    model_.add_replica(ReplicaSpec{.id = id, .engine = &engine_for(node)}, std::nullopt);
+  } else {
+    model_.add_replica(ReplicaSpec{.id = id, .rates = rates_for(node)}, std::nullopt);
+  }
   pods_.push_back(TrackedPod{.pod = id});
   cluster_.hold(id);  // scraped and drained until untracked, even once it has ended
 }

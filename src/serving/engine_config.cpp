@@ -114,7 +114,10 @@ EngineLimits resolve(const EngineOptions& options, const GpuHardware& gpu, std::
   const double memory = static_cast<double>(gpu.memory_bytes);
   switch (options.kind) {
     case EngineKind::Vllm: {
-      const bool large = memory >= 70 * kGiB && gpu.name.find("A100") == std::string::npos;
+      std::string name = gpu.name;
+      std::transform(name.begin(), name.end(), name.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      const bool large = memory >= 70 * kGiB && name.find("a100") == std::string::npos;
       l.max_num_seqs = large ? 1024 : 256;
       l.max_num_batched_tokens = large ? 8192 : 2048;
       l.gpu_memory_utilization = 0.9;
@@ -139,10 +142,13 @@ EngineLimits resolve(const EngineOptions& options, const GpuHardware& gpu, std::
       break;
   }
   l.tensor_parallel_size = options.tensor_parallel_size.value_or(std::max<std::uint32_t>(1, gpus));
-  if (options.max_num_seqs) l.max_num_seqs = *options.max_num_seqs;
   if (options.max_num_batched_tokens) l.max_num_batched_tokens = *options.max_num_batched_tokens;
+  // vLLM lowers its default sequence limit to the token budget; one the user set is checked.
+  l.max_num_seqs =
+      options.max_num_seqs.value_or(std::min(l.max_num_seqs, l.max_num_batched_tokens));
   if (options.gpu_memory_utilization) l.gpu_memory_utilization = *options.gpu_memory_utilization;
   if (options.enable_chunked_prefill) l.chunked_prefill = *options.enable_chunked_prefill;
+  if (options.max_model_len) l.max_model_len = *options.max_model_len;
   l.calibration = default_calibration(options.kind);
   const EngineCalibration& o = options.calibration_override;
   EngineCalibration& c = l.calibration;

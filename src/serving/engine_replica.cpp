@@ -28,35 +28,54 @@ EngineReplica::EngineReplica(const StepCost& cost, EngineListener& listener)
     : cost_(cost),
       listener_(listener),
       block_(cost.limits().block_tokens),
+      inv_block_(1.0 / cost.limits().block_tokens),
       capacity_(std::floor(static_cast<double>(cost.kv_capacity_tokens()) / block_)),
       budget_(cost.limits().max_num_batched_tokens),
       max_seqs_(cost.limits().max_num_seqs),
       chunked_(cost.limits().chunked_prefill),
       reserve_output_(cost.limits().reserve_output),
+      max_len_(cost.limits().max_model_len),
       seqs_(cost.limits().max_num_seqs),
       phase_count_(cost.limits().block_tokens, 0),
+      phases_from_(cost.limits().block_tokens + 1, 0),
       milestone_(kInfinity) {}
 
-double EngineReplica::blocks(double tokens) const { return std::ceil(tokens / block_); }
+double EngineReplica::blocks(double tokens) const { return std::ceil(tokens * inv_block_); }
 
 // Blocks in use when the decode clock reads `steps`. Prefilling sequences hold blocks for their
-// prompt and first token; a decoding one ⌈context ÷ block⌉, its context growing a token a step.
-// With context = base + steps and base = q × block + phase, that is q + ⌈(phase + steps) ÷
-// block⌉: a count of decoders per phase gives the exact sum in `block` terms. Under
-// reserve_output every running sequence holds blocks for its whole length from admission.
+// prompt and first token; a decoding one ⌈context ÷ B⌉, its context growing a token a step. With
+// context = base + steps, base = q B + phase and steps = Q B + r, that is q + Q + ⌈(phase + r) ÷
+// B⌉, and the last term is 0 (phase + r = 0), 2 (phase + r > B) or 1: kept as decoders per phase
+// and their suffix sums, the total is O(1). Under reserve_output every running sequence holds
+// blocks for its whole length from admission.
 double EngineReplica::kv_used_at(double steps) const {
   if (reserve_output_) return fixed_kv_;
-  double used = fixed_kv_ + decoder_blocks_base_;
-  for (std::size_t phase = 0; phase < phase_count_.size(); ++phase)
-    if (phase_count_[phase] != 0)
-      used += phase_count_[phase] * std::ceil((static_cast<double>(phase) + steps) / block_);
-  return used;
+  if (decoders_ < 0.5) return fixed_kv_;
+  const double whole = std::floor(steps * inv_block_);
+  const auto r = static_cast<std::size_t>(steps - whole * block_);
+  const auto b = static_cast<std::size_t>(block_);
+  const double zero = r == 0 ? static_cast<double>(phase_count_[0]) : 0.0;
+  const double over = r == 0 ? 0.0 : static_cast<double>(phases_from_[b - r + 1]);
+  return fixed_kv_ + decoder_blocks_base_ + decoders_ * (whole + 1) - zero + over;
+}
+
+// At most kv_used_at(steps), in a multiply-add: each decoder wastes less than a block.
+double EngineReplica::kv_bound_at(double steps) const {
+  if (reserve_output_) return fixed_kv_;
+  return fixed_kv_ + (context_base_ + decoders_ * steps) * inv_block_ + decoders_;
+}
+
+bool EngineReplica::over_capacity_at(double steps) const {
+  return kv_bound_at(steps) > capacity_ && kv_used_at(steps) > capacity_;
 }
 
 void EngineReplica::count_decoder(const Seq& s, double sign) {
   const double base = s.context0 - s.decode_start;
   const double q = std::floor(base / block_);
-  phase_count_[static_cast<std::size_t>(base - q * block_)] += static_cast<std::int64_t>(sign);
+  const auto phase = static_cast<std::size_t>(base - q * block_);
+  const auto delta = static_cast<std::int64_t>(sign);
+  phase_count_[phase] += delta;
+  for (std::size_t k = 0; k <= phase; ++k) phases_from_[k] += delta;
   decoder_blocks_base_ += sign * q;
   decoders_ += sign;
   context_base_ += sign * base;
@@ -76,8 +95,9 @@ void EngineReplica::add(double now, std::uint32_t slot, std::uint32_t prompt,
           .generation = s.generation + 1,
           .prompt = static_cast<double>(prompt),
           .to_generate = std::max(1.0, static_cast<double>(output))};
-  // vLLM refuses a request longer than the KV cache can ever hold (max_model_len).
-  if (blocks(s.prompt + s.to_generate) > capacity_) {
+  // vLLM refuses a request longer than max_model_len, which it keeps within the KV cache.
+  if (blocks(s.prompt + s.to_generate) > capacity_ ||
+      (max_len_ > 0 && s.prompt + s.to_generate > max_len_)) {
     s.phase = Phase::Idle;
     listener_.on_rejected(slot, now);
     return;
@@ -90,11 +110,15 @@ void EngineReplica::add(double now, std::uint32_t slot, std::uint32_t prompt,
     plan();
     return;
   }
-  // A busy engine schedules it at the end of the step under way.
+  // A busy engine admits it at the end of the step under way. When that step ends a plan, its
+  // milestone does; otherwise nothing else happens then, so the engine runs ahead to it now and
+  // plans from there, and the arrival costs no event of its own.
   const double done = std::floor(steps_in(now - synced_));
   if (done + 1 < plan_steps_) {
-    plan_steps_ = done + 1;
-    milestone_ = synced_ + run_seconds(plan_steps_);
+    const double step_end = synced_ + run_seconds(done + 1);
+    run_to(step_end, done + 1);
+    admit_waiting();
+    plan();
   }
 }
 
@@ -103,7 +127,8 @@ void EngineReplica::admit_waiting() {
     const std::uint32_t slot = waiting_.front();
     Seq& s = seqs_[slot];
     const double need = reserve_output_ ? blocks(s.prompt + s.to_generate) : blocks(s.prompt + 1);
-    if (kv_used_at(steps_) + need > capacity_) return;  // first come, first served
+    if (kv_bound_at(steps_) + need > capacity_ && kv_used_at(steps_) + need > capacity_)
+      return;  // first come, first served: the rest wait too
     waiting_.pop_front();
     s.phase = Phase::Prefill;
     s.admitted = ++admissions_;
@@ -189,7 +214,7 @@ void EngineReplica::finish(std::uint32_t slot, double now) {
 bool EngineReplica::preempt_while_full() {
   if (reserve_output_) return false;
   bool any = false;
-  while (running_ > 1 && kv_used_at(steps_ + 1) > capacity_) {
+  while (running_ > 1 && over_capacity_at(steps_ + 1)) {
     std::uint32_t newest = 0;
     std::uint64_t newest_admitted = 0;
     for (std::uint32_t i = 0; i < seqs_.size(); ++i) {
@@ -243,6 +268,7 @@ std::vector<std::uint32_t> EngineReplica::clear() {
   steps_ = prefilled_ = prefill_queued_ = decoders_ = context_base_ = fixed_kv_ = 0;
   decoder_blocks_base_ = 0;
   std::fill(phase_count_.begin(), phase_count_.end(), 0);
+  std::fill(phases_from_.begin(), phases_from_.end(), 0);
   plan();
   return held;
 }
@@ -279,7 +305,9 @@ void EngineReplica::run_to(double t, double steps) {
 }
 
 void EngineReplica::settle(double now) {
-  peak_kv_usage_ = std::max(peak_kv_usage_, kv_usage());  // the plan's last step: its fullest
+  // The plan's last step is its fullest.
+  if (kv_bound_at(steps_) > peak_kv_blocks_)
+    peak_kv_blocks_ = std::max(peak_kv_blocks_, kv_used_at(steps_));
   finish_prefills(now);
   finish_decodes(now);
   // vLLM admits no waiting request in a step that preempted one; it tries again the next step.
@@ -333,7 +361,7 @@ void EngineReplica::plan() {
     if (const HeapEntry* top = next_decode()) k = std::min(k, top->end - steps_);
     // Until the step whose new tokens would not fit: the first k with kv_used_at(steps_ + k + 1)
     // over capacity (nondecreasing in k), found by bisection.
-    if (!reserve_output_ && running_ > 1 && kv_used_at(steps_ + k + 1) > capacity_) {
+    if (!reserve_output_ && running_ > 1 && over_capacity_at(steps_ + k + 1)) {
       double fits = 0, over = k;
       while (over - fits > 1) {
         const double mid = std::floor((fits + over) / 2);

@@ -16,8 +16,8 @@ namespace {
 constexpr std::string_view kHeader =
     "name,aliases,hf_id,total_parameters,active_parameters,layers,hidden_size,attention_heads,"
     "kv_heads,head_dim,vocabulary,max_context,experts,experts_per_token,"
-    "kv_elements_per_token_layer,source";
-constexpr std::array<std::string_view, 16> kColumns{"name",
+    "kv_elements_per_token_layer,tied_embeddings,source";
+constexpr std::array<std::string_view, 17> kColumns{"name",
                                                     "aliases",
                                                     "hf_id",
                                                     "total_parameters",
@@ -32,6 +32,7 @@ constexpr std::array<std::string_view, 16> kColumns{"name",
                                                     "experts",
                                                     "experts_per_token",
                                                     "kv_elements_per_token_layer",
+                                                    "tied_embeddings",
                                                     "source"};
 
 // Far above any model (the largest open ones have ~1e12 weights, 2^18 vocabulary, 10^7
@@ -53,7 +54,7 @@ bool is_name_char(char c) { return c > ' ' && c < 127 && c != ',' && c != '"'; }
 
 struct Columns {
   std::size_t name, aliases, hf_id, total, active, layers, hidden, heads, kv_heads, head_dim,
-      vocabulary, max_context, experts, experts_per_token, kv_elements, source;
+      vocabulary, max_context, experts, experts_per_token, kv_elements, tied, source;
 
   explicit Columns(const CsvReader& t)
       : name(t.require("name")),
@@ -71,6 +72,7 @@ struct Columns {
         experts(t.require("experts")),
         experts_per_token(t.require("experts_per_token")),
         kv_elements(t.require("kv_elements_per_token_layer")),
+        tied(t.require("tied_embeddings")),
         source(t.require("source")) {}
 };
 
@@ -126,17 +128,40 @@ ModelSpec parse_model(const CsvReader& t, const Columns& c) {
   if (m.experts == 0 && m.active_parameters != m.total_parameters)
     t.fail(c.active, "must equal total_parameters for a dense model (experts is 0)");
   m.kv_elements_per_token_layer = dimension(t, c.kv_elements);
+  m.tied_embeddings = t.integer(c.tied, 0, 1) == 1;
   return m;
 }
 
 }  // namespace
 
+namespace {
+
+CsvOptions catalog_options() {
+  return CsvOptions{.noun = "model catalog",
+                    .example_header = kHeader,
+                    .input = CsvInput::Catalog,
+                    .skip_blank_lines = true,
+                    .max_file_bytes = kMaxFileBytes};
+}
+
+}  // namespace
+
 ModelCatalog ModelCatalog::load(const std::filesystem::path& csv) {
-  CsvReader t(csv, CsvOptions{.noun = "model catalog",
-                              .example_header = kHeader,
-                              .input = CsvInput::Catalog,
-                              .skip_blank_lines = true,
-                              .max_file_bytes = kMaxFileBytes});
+  CsvReader t(csv, catalog_options());
+  return read(t);
+}
+
+// The CSV the build embedded (bundled_models_csv.cpp.in): the catalog needs no file at run time.
+const ModelCatalog& bundled_model_catalog() {
+  static const ModelCatalog catalog = [] {
+    CsvReader t = CsvReader::from_text(std::string(bundled_models_csv_text()), "models/models.csv",
+                                       catalog_options());
+    return ModelCatalog::read(t);
+  }();
+  return catalog;
+}
+
+ModelCatalog ModelCatalog::read(CsvReader& t) {
   t.check_columns(kColumns);
   const Columns c(t);
   ModelCatalog catalog;

@@ -69,7 +69,8 @@ class Reference {
     const EngineRequest& r = requests_[i];
     const std::uint32_t output = std::max<std::uint32_t>(1, r.output);
     if (blocks(std::int64_t{r.prompt} + output) * limits_.block_tokens >
-        cost_.kv_capacity_tokens()) {
+            cost_.kv_capacity_tokens() ||
+        (limits_.max_model_len > 0 && r.prompt + output > limits_.max_model_len)) {
       out_[i] = {.first_token = t, .finished = t, .rejected = true};
       return;
     }

@@ -71,6 +71,15 @@ StepCost::StepCost(const ServedModel& model, const ReplicaHardware& hardware,
   const double kv_elements = is_mla(m) ? m.kv_elements_per_token_layer
                                        : 2.0 * std::max(1.0, m.kv_heads / tp_) * m.head_dim;
   kv_bytes_per_token_ = m.layers * kv_elements * bytes_per_element(model.kv_cache);
+  seconds_per_byte_ = 1 / (hardware.gpu.memory_bandwidth * limits.calibration.bandwidth_efficiency);
+  seconds_per_op_ = 1 / (peak_ops_ * limits.calibration.compute_efficiency);
+  // Megatron-style TP: two all-reduces of the 16-bit activations per layer, as a ring: each GPU
+  // sends and receives 2 (tp − 1) ÷ tp of the buffer.
+  const Interconnect& link = hardware.link;
+  allreduce_fixed_s_ = 2.0 * m.layers * link.latency_s;
+  allreduce_per_token_s_ = link.bandwidth > 0 ? 2.0 * m.layers * 2 * (tp_ - 1) / tp_ *
+                                                    m.hidden_size * 2.0 / link.bandwidth
+                                              : 0;
 
   const double memory = static_cast<double>(hardware.gpu.memory_bytes);
   const double held = weight_bytes_per_gpu_ + limits.calibration.activation_reserve_bytes;
@@ -91,29 +100,24 @@ double StepCost::weight_read_bytes(double tokens) const {
 double StepCost::memory_seconds(const StepWork& w) const {
   const double bytes =
       weight_read_bytes(w.decodes + w.prefill_tokens) + kv_bytes_per_token_ * w.decode_context;
-  return bytes / (hardware_.gpu.memory_bandwidth * limits_.calibration.bandwidth_efficiency);
+  return bytes * seconds_per_byte_;
 }
 
 double StepCost::compute_seconds(const StepWork& w) const {
   const double ops = flops_per_token_ * (w.decodes + w.prefill_tokens) +
                      attention_flops_ * (w.decode_context + w.prefill_context);
-  return ops / (peak_ops_ * limits_.calibration.compute_efficiency);
+  return ops * seconds_per_op_;
 }
 
-// Megatron-style TP: two all-reduces of the activations (16-bit) per layer, as a ring: each GPU
-// sends and receives 2 (tp − 1) ÷ tp of the buffer.
 double StepCost::allreduce_seconds(const StepWork& w) const {
-  if (tp_ <= 1) return 0;
-  const double bytes = (w.decodes + w.prefill_tokens) * model_.spec.hidden_size * 2.0;
-  const Interconnect& link = hardware_.link;
-  const double transfer = link.bandwidth > 0 ? 2 * (tp_ - 1) / tp_ * bytes / link.bandwidth : 0;
-  return 2.0 * model_.spec.layers * (link.latency_s + transfer);
+  return tp_ <= 1 ? 0
+                  : allreduce_fixed_s_ + allreduce_per_token_s_ * (w.decodes + w.prefill_tokens);
 }
 
 double StepCost::seconds(const StepWork& w) const {
-  const EngineCalibration& c = limits_.calibration;
   return std::max(memory_seconds(w), compute_seconds(w)) + allreduce_seconds(w) +
-         c.step_overhead_s + c.per_sequence_overhead_s * w.decodes;
+         limits_.calibration.step_overhead_s +
+         limits_.calibration.per_sequence_overhead_s * w.decodes;
 }
 
 std::string StepCost::why_not() const {

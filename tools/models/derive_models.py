@@ -35,7 +35,7 @@ ORDER = [
 COLUMNS = [
     "name", "aliases", "hf_id", "total_parameters", "active_parameters", "layers", "hidden_size",
     "attention_heads", "kv_heads", "head_dim", "vocabulary", "max_context", "experts",
-    "experts_per_token", "kv_elements_per_token_layer", "source",
+    "experts_per_token", "kv_elements_per_token_layer", "tied_embeddings", "source",
 ]
 
 TOLERANCE = 0.02
@@ -144,6 +144,7 @@ def row(entry):
         "experts": experts,
         "experts_per_token": c.get("num_experts_per_tok", 0) if experts else 0,
         "kv_elements_per_token_layer": kv_elements(c),
+        "tied_embeddings": int(bool(c.get("tie_word_embeddings", c["model_type"] == "gemma2"))),
         "source": source_text(entry["source"]),
     }
 

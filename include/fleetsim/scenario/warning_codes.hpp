@@ -20,7 +20,7 @@ enum class WarningCode {
   MissingNodeClass,
   NoNodePool,
   PodsUnhostable,
-  ModelNeedsGpuMemory,
+  ModelKeepsOffTypes,  // types a service's model cannot run on, kept off as a nodeAffinity would
   BestEffortPods,
   EndlessJob,
   CheckpointIgnored,
@@ -43,6 +43,10 @@ enum class WarningCode {
   PriorityExpanderUnused,      // priorities while the expander list has no priority
   PriorityConfigMapNamespace,  // the priority ConfigMap outside kube-system
   UnmodelledAutoscalerFlag,    // a Cluster Autoscaler flag fleetsim does not model
+  ModelAssumed,                // an LLM service that names no model: kDefaultModel
+  EngineNote,                  // the engine runs the model differently on some type (fp8 W8A16)
+  NominalAccelerator,          // Inferentia or Trainium: the engine model on nominal figures
+  GpusUnused,                  // tensor parallelism below the pod's GPU request
 };
 
 // The code's name: "unmodelled-field", "pods-unhostable", …

@@ -5,9 +5,13 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "fleetsim/core/error.hpp"
 #include "fleetsim/core/time.hpp"
+#include "fleetsim/serving/engine_config.hpp"
+#include "fleetsim/serving/model_spec.hpp"
+#include "fleetsim/serving/number_format.hpp"
 #include "fleetsim/serving/serving_settings.hpp"
 #include "fleetsim/traffic/traffic_config.hpp"
 
@@ -26,15 +30,20 @@ struct ServiceStartup {
   SimDuration model_load{0};
 };
 
-// A service's `model`: what each replica must hold in GPU memory.
-struct ModelMemory {
-  std::int64_t weight_bytes = 0;
-  std::string described;  // "8B fp16" or "16Gi", for messages
-  // The share of each GPU's memory the server may use (vLLM's --gpu-memory-utilization); the
-  // weights must fit in it, with room left for the KV cache.
-  double gpu_memory_utilization = 0.9;
+// A service's `model`: what each replica serves, in which number formats.
+struct ServiceModel {
+  ModelSpec spec;
+  // nullopt: vLLM's "auto": bf16 (fp16 on a GPU without bf16, the T4); the KV cache in the
+  // 16-bit type the weights compute in.
+  std::optional<NumberFormat> weights;
+  std::optional<NumberFormat> kv_cache;
+  // No `model:` given: fleetsim assumed kDefaultModel, and said so.
+  bool assumed = false;
   SourceLocation where;
 };
+
+// The model an LLM service without `model:` serves: the 8B model the old rate table was for.
+inline constexpr std::string_view kDefaultModel = "llama-3.1-8b";
 
 // How the metrics a service's pods export are emulated where fleetsim models no cause for them
 // (`services[].metrics`).
@@ -59,13 +68,17 @@ struct ServiceConfig {
   std::string deployment_name;
   TrafficConfig traffic;
   ServingConfig serving;
-  std::optional<LlmRates> rates;  // nullopt: the default table for each replica's GPU
+  // Under `serving.service_time.rates`, a measured speed for every replica; otherwise an LLM
+  // service's speed comes from its model, engine and each replica's GPUs (EngineServiceTime).
+  std::optional<LlmRates> rates;
   std::optional<LatencySlo> slo;
   ServiceStartup startup;
-  std::optional<ModelMemory> model;  // nullopt: GPU memory is not checked
-  ServiceMetricsSettings metrics;    // how its pods' metrics are emulated
-  SourceLocation where;              // the list entry
-  SourceLocation deployment_where;   // its `deployment` field
+  std::optional<ServiceModel> model;  // LLM services; nullopt for fixed-time ones
+  EngineOptions engine;
+  SourceLocation engine_where;      // its `engine` key, or the entry when not given
+  ServiceMetricsSettings metrics;   // how its pods' metrics are emulated
+  SourceLocation where;             // the list entry
+  SourceLocation deployment_where;  // its `deployment` field
 };
 
 }  // namespace fleetsim

@@ -86,6 +86,8 @@ class ServiceRuntime final : public PodWorkListener,
   void untrack(PodId pod, SimTime now);
   TrackedPod* tracked(PodId pod);
   LlmRates rates_for(const Node& node) const;
+  // The step costs of a replica on the node's type (the engine model), made at the first use.
+  const StepCost& engine_for(const Node& node);
 
   Simulation& sim_;
   Cluster& cluster_;
@@ -98,6 +100,7 @@ class ServiceRuntime final : public PodWorkListener,
   std::string name_;  // the Deployment as the scenario names it (report keys)
   std::int64_t gpus_per_pod_ = 0;
 
+  std::vector<std::unique_ptr<StepCost>> engines_;  // by catalog type, under the engine model
   std::unique_ptr<TrafficSource> traffic_;
   std::unique_ptr<ClosedLoopTraffic> closed_loop_;  // instead of traffic_, for `pattern: closed`
   ServingModel model_;

@@ -36,7 +36,8 @@ struct EngineOptions {
   std::optional<double> gpu_memory_utilization;
   std::optional<std::uint32_t> tensor_parallel_size;  // nullopt: the pod's GPU request
   std::optional<bool> enable_chunked_prefill;
-  EngineCalibration calibration_override{};  // fields > 0 replace the engine's defaults
+  std::optional<std::uint32_t> max_model_len;  // nullopt: the model's context length
+  EngineCalibration calibration_override{};    // fields > 0 replace the engine's defaults
 };
 
 // The options with every default filled in for one replica's hardware.
@@ -47,6 +48,8 @@ struct EngineLimits {
   double gpu_memory_utilization = 0;
   std::uint32_t tensor_parallel_size = 1;
   bool chunked_prefill = true;
+  // The longest sequence (prompt and output) it accepts; 0: no limit but the KV cache.
+  std::uint32_t max_model_len = 0;
   // TensorRT-LLM's default GUARANTEED_NO_EVICT scheduler admits a request only when the KV cache
   // holds its prompt and all its output; vLLM and SGLang admit on the prompt and preempt later.
   bool reserve_output = false;

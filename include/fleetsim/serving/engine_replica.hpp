@@ -19,7 +19,8 @@ class EngineListener {
  public:
   virtual void on_first_token(std::uint32_t slot, double at) = 0;
   virtual void on_finished(std::uint32_t slot, double at) = 0;
-  // The request can never run here: its prompt and output exceed what the KV cache holds.
+  // The request can never run here: its prompt and output exceed max_model_len or what the KV
+  // cache holds.
   virtual void on_rejected(std::uint32_t slot, double at) = 0;
 
  protected:
@@ -34,8 +35,9 @@ class EngineReplica {
   // A request the router sent at `now`; it waits inside the engine until the KV cache admits it.
   // The caller keeps at most max_num_seqs requests on a replica.
   void add(double now, std::uint32_t slot, std::uint32_t prompt, std::uint32_t output);
-  // Runs the engine up to `now`, telling the listener what happened. Call at every milestone,
-  // and before add().
+  // Runs the engine up to `now`, telling the listener what happened. Call at every milestone.
+  // The engine may have run ahead of `now` to the end of the step under way (add()); it reports
+  // nothing before its time.
   void advance(double now);
   // When the next milestone happens (seconds); +inf when the engine is idle.
   double next_milestone() const { return milestone_; }
@@ -48,7 +50,7 @@ class EngineReplica {
   double kv_usage() const;
   std::uint64_t preemptions() const { return preemptions_; }
   std::uint32_t peak_running() const { return peak_running_; }
-  double peak_kv_usage() const { return peak_kv_usage_; }
+  double peak_kv_usage() const { return capacity_ > 0 ? peak_kv_blocks_ / capacity_ : 0.0; }
 
  private:
   enum class Phase : std::uint8_t { Idle, Waiting, Prefill, Decode };
@@ -83,6 +85,8 @@ class EngineReplica {
   double run_seconds(double steps) const;
   StepWork step_work(double k) const;
   double kv_used_at(double steps) const;
+  double kv_bound_at(double steps) const;
+  bool over_capacity_at(double steps) const;
   void count_decoder(const Seq& s, double sign);
   double blocks(double tokens) const;
   const HeapEntry* next_decode();  // the first live entry of decoding_, stale ones dropped
@@ -90,11 +94,13 @@ class EngineReplica {
   const StepCost& cost_;
   EngineListener& listener_;
   double block_ = 16;
+  double inv_block_ = 1.0 / 16;
   double capacity_ = 0;  // KV blocks
   double budget_ = 0;    // tokens per step
   std::uint32_t max_seqs_ = 0;
   bool chunked_ = true;
   bool reserve_output_ = false;
+  double max_len_ = 0;  // 0: no limit
 
   std::vector<Seq> seqs_;                 // by slot
   std::deque<std::uint32_t> waiting_;     // FIFO; a preempted request goes back to the front
@@ -104,7 +110,7 @@ class EngineReplica {
   std::uint64_t admissions_ = 0;
   std::uint64_t preemptions_ = 0;
   std::uint32_t peak_running_ = 0;
-  double peak_kv_usage_ = 0;
+  double peak_kv_blocks_ = 0;
 
   // The clocks: decode steps and prefill tokens done, as of synced_.
   double synced_ = 0;
@@ -116,6 +122,7 @@ class EngineReplica {
   double fixed_kv_ = 0;      // Σ reserved
   double decoder_blocks_base_ = 0;         // Σ over decoders of q (kv_used_at)
   std::vector<std::int64_t> phase_count_;  // decoders by phase (kv_used_at)
+  std::vector<std::int64_t> phases_from_;  // [k]: decoders of phase k or above
 
   // The plan from synced_ (a step boundary) to the next milestone: plan_steps_ whole steps, each
   // with plan_prefill_ prompt tokens and, if plan_decodes_, a token of every decoding sequence;

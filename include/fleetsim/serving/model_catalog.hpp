@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fleetsim/core/csv_reader.hpp"
 #include "fleetsim/serving/model_spec.hpp"
 
 namespace fleetsim {
@@ -16,6 +17,7 @@ class ModelCatalog {
  public:
   // Reads the CSV; a malformed row throws CatalogError naming file:line:col and the column.
   static ModelCatalog load(const std::filesystem::path& csv);
+  static ModelCatalog read(CsvReader& csv);
 
   // The model named `name_or_alias` (its name, an alias or its Hugging Face id; case does not
   // matter), or nullptr.
@@ -31,5 +33,10 @@ class ModelCatalog {
   std::vector<std::vector<std::string>> aliases_;
   std::map<std::string, std::size_t, std::less<>> by_key_;  // lower-case name or alias → index
 };
+
+// The bundled catalog (models/models.csv as the build embedded it), read once.
+const ModelCatalog& bundled_model_catalog();
+// That CSV's text.
+std::string_view bundled_models_csv_text();
 
 }  // namespace fleetsim

@@ -76,6 +76,10 @@ class StepCost {
   double attention_flops_ = 0;   // per GPU per (query, key) pair: 4 × heads × head_dim × layers
   double kv_bytes_per_token_ = 0;  // per GPU
   std::int64_t kv_capacity_tokens_ = 0;
+  double seconds_per_byte_ = 0;       // at the achieved bandwidth
+  double seconds_per_op_ = 0;         // at the achieved peak
+  double allreduce_fixed_s_ = 0;      // per step, the links' latency
+  double allreduce_per_token_s_ = 0;  // per token in the step
 };
 
 }  // namespace fleetsim

@@ -37,8 +37,8 @@ TEST_CASE("models refuses a malformed catalog with its line and an unknown forma
       "models.csv",
       "name,aliases,hf_id,total_parameters,active_parameters,layers,hidden_size,attention_heads,"
       "kv_heads,head_dim,vocabulary,max_context,experts,experts_per_token,"
-      "kv_elements_per_token_layer,source\n"
-      "x,,,1e9,1e9,-1,2048,32,8,64,128256,131072,0,0,1024,test\n");
+      "kv_elements_per_token_layer,tied_embeddings,source\n"
+      "x,,,1e9,1e9,-1,2048,32,8,64,128256,131072,0,0,1024,0,test\n");
   Run bad = s.fleetsim("models --catalog " + csv.string());
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.err, Catch::Contains("models.csv:2:"));

@@ -73,7 +73,8 @@ spec:
                              "name: too-big\nduration: 1h\nmanifests: [manifests.yaml]\n"
                              "services:\n  - deployment: llm\n"
                              "    traffic: {pattern: poisson, rps: 1}\n"
-                             "    model: {parameters: 70B, dtype: fp16}\n");
+                             "    model: {name: llama-3.1-70b}\n");
   check_refused_alike(s, verdicts(s, f),
-                      "scenario.yaml:7:12: services[0].model: the model (70B fp16) needs");
+                      "scenario.yaml:7:12: services[0].model: llama-3.1-70b cannot be served on "
+                      "any instance type llm's pods can be launched on");
 }

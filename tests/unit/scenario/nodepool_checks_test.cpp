@@ -2,6 +2,7 @@
 // what the run would hit.
 #include "fleetsim/scenario/nodepool_checks.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "fleetsim/scenario/scenario_loader.hpp"
@@ -61,89 +62,100 @@ struct Scenario {
 
 }  // namespace
 
-TEST_CASE("a model keeps its Deployment off GPUs too small to hold it (issue 12, finding 3)",
+TEST_CASE("a model keeps its Deployment off the types vLLM would not start on (issue 12 finding 3)",
           "[scenario]") {
-  // 8B parameters of fp16 are 16e9 bytes; at vLLM's default gpu_memory_utilization of 0.9 one
-  // GPU needs 16e9 / (0.9 × 2^20) = 16954.1 → 16955 MiB: the T4's 16384 MiB cannot, the A10G's
-  // 22888 can.
-  Scenario s(kGpuPool + deployment(1), "    model: {parameters: 8B, dtype: fp16}\n");
+  // Llama 3.1 8B in fp16 (the T4 has no bf16) is 16 GB: nothing is left of a T4's 15 GiB at
+  // gpu_memory_utilization 0.9. On an A10G it leaves a KV cache for max_model_len 8192.
+  Scenario s(kGpuPool + deployment(1),
+             "    model: {name: llama-3.1-8b}\n    engine: {max_model_len: 8192}\n");
   ScenarioConfig cfg = s.load();
   REQUIRE(cfg.warnings.size() == 1);
+  CHECK(cfg.warnings[0].code == WarningCode::ModelKeepsOffTypes);
   CHECK(cfg.warnings[0].where.to_string() == s.file.string() + ":7:12");
   CHECK(cfg.warnings[0].field == "services[0].model");
   CHECK(cfg.warnings[0].message ==
-        "the model (8B fp16) needs 16955 MiB per GPU with 1 GPU per pod at "
-        "gpu_memory_utilization 0.9, so its pods keep off t4 (16384 MiB): g4dn.12xlarge, "
-        "g4dn.16xlarge, g4dn.2xlarge, g4dn.4xlarge, g4dn.8xlarge and 2 more, as a nodeAffinity "
-        "karpenter.k8s.aws/instance-gpu-memory Gt 16954 would");
+        "llama-3.1-8b cannot be served on g4dn.12xlarge, g4dn.16xlarge, g4dn.2xlarge, "
+        "g4dn.4xlarge, g4dn.8xlarge and 2 more (llama-3.1-8b in fp16 needs 15.0 GiB of weights "
+        "per GPU at tensor parallelism 1 and 2.5 GiB for activations and buffers; a t4 has 15.0 "
+        "GiB, of which gpu_memory_utilization 0.9 leaves no room for a KV cache), so llm's pods "
+        "keep off them, as a nodeAffinity node.kubernetes.io/instance-type NotIn would");
   // The run's solver sees it as the pods' own node requirement.
-  const Requirement* gpu_memory =
-      cfg.workloads.at(0).pod.spec.node_requirements.get(label::kGpuMemory);
-  REQUIRE(gpu_memory != nullptr);
-  CHECK(gpu_memory->allows("16955"));
-  CHECK_FALSE(gpu_memory->allows("16384"));
+  const Requirement* types =
+      cfg.workloads.at(0).pod.spec.node_requirements.get(label::kInstanceType);
+  REQUIRE(types != nullptr);
+  CHECK_FALSE(types->allows("g4dn.xlarge"));
+  CHECK(types->allows("g5.xlarge"));
 }
 
-TEST_CASE("a model's memory is shared by the pod's GPUs, and a model no GPU holds is refused",
+TEST_CASE("a model no type its pools allow can serve is refused with each type's reason",
           "[scenario]") {
-  // 30Gi over 2 GPUs at 0.9: 30720 / 1.8 = 17066.7 → 17067 MiB per GPU.
-  Scenario two(kGpuPool + deployment(2), "    model: {memory: 30Gi}\n");
-  ScenarioConfig cfg = two.load();
-  REQUIRE(cfg.warnings.size() == 1);
-  CHECK_THAT(cfg.warnings[0].message,
-             Catch::StartsWith("the model (30Gi) needs 17067 MiB per GPU with 2 GPUs per pod at "
-                               "gpu_memory_utilization 0.9, so its pods keep off t4 (16384 MiB): "
-                               "g4dn.12xlarge, g4dn.metal, "));
-  // A user's own utilization: at 0.5, 8B fp16 needs 30518 MiB, more than any A10G.
-  CHECK(Scenario(kGpuPool + deployment(1),
-                 "    model: {parameters: 8B, dtype: fp16, gpu_memory_utilization: 0.5}\n")
-            .error()
-            .ends_with(
-                "7:12: services[0].model: the model (8B fp16) needs 30518 MiB per GPU with 1 GPU "
-                "per pod "
-                "at gpu_memory_utilization 0.5; no instance type its NodePools allow has that (the "
-                "largest: 22888 MiB, a10g on g5.12xlarge): ask for more GPUs per pod (tensor "
-                "parallelism) or allow larger ones"));
-  // Pods without a GPU: an llm service time is refused at the service; another service time
-  // still may not name a model's memory.
-  CHECK_THAT(Scenario(kGpuPool + deployment(0), "    model: {memory: 16Gi}\n").error(),
-             Catch::EndsWith("5:5: services[0].serving.service_time: the llm service time runs "
-                             "on a GPU, but the pods of Deployment \"llm\" request none; give its "
-                             "container resources.limits nvidia.com/gpu (or another accelerator), "
-                             "or a fixed, exponential or lognormal service time"));
-  CHECK_THAT(Scenario(kGpuPool + deployment(0),
-                      "    model: {memory: 16Gi}\n"
-                      "    serving: {service_time: {model: fixed, duration: 1s}}\n")
-                 .error(),
-             Catch::EndsWith("7:12: services[0].model: Deployment llm requests no nvidia.com/gpu; "
-                             "a model's memory is checked against NVIDIA GPUs only"));
+  // At the model's own context length (131072 tokens) the A10G's KV cache is too small, as vLLM
+  // says when it refuses to start.
+  CHECK_THAT(Scenario(kGpuPool + deployment(1), "    model: {name: llama-3.1-8b}\n").error(),
+             Catch::EndsWith(
+                 "7:12: services[0].model: llama-3.1-8b cannot be served on any instance type "
+                 "llm's pods can be launched on: g5.12xlarge, g5.16xlarge, g5.24xlarge, "
+                 "g5.2xlarge, g5.48xlarge and 3 more (its KV cache holds 22784 tokens, less than "
+                 "max_model_len 131072 (16.00 GiB of KV cache would be needed, 2.78 GiB is "
+                 "available); vLLM refuses to start: lower engine.max_model_len or raise "
+                 "engine.gpu_memory_utilization); g4dn.12xlarge, g4dn.16xlarge, g4dn.2xlarge, "
+                 "g4dn.4xlarge, g4dn.8xlarge and 2 more (llama-3.1-8b in fp16 needs 15.0 GiB of "
+                 "weights per GPU at tensor parallelism 1 and 2.5 GiB for activations and "
+                 "buffers; a t4 has 15.0 GiB, of which gpu_memory_utilization 0.9 leaves no room "
+                 "for a KV cache)"));
 }
 
-TEST_CASE("a service's model is given by parameters and dtype, or by its memory", "[scenario]") {
-  auto error = [](const std::string& model) {
-    const std::string e = Scenario(kGpuPool + deployment(1), "    model: " + model + "\n").error();
+TEST_CASE("tensor parallelism is checked as vLLM checks it", "[scenario]") {
+  auto error = [](int gpus, const std::string& lines) {
+    const std::string e = Scenario(kGpuPool + deployment(gpus), lines).error();
     return e.substr(e.find("scenario.yaml:") + 14);
   };
-  CHECK(error("{parameters: 8B, dtype: fp61}") ==
-        "7:36: services[0].model.dtype: unknown dtype \"fp61\"; expected one of fp32, fp16, bf16, "
-        "fp8, int8, fp4, int4, nf4; did you mean \"fp16\"?");
-  CHECK(error("{parameters: 8GB, dtype: fp16}") ==
-        "7:25: services[0].model.parameters: expected a parameter count such as 8B, 1.5B or "
-        "350M, got \"8GB\"");
-  CHECK(error("{parameters: 8B}") == "7:12: services[0].model.dtype: required field is missing");
-  CHECK(error("{memory: 16Gi, parameters: 8B, dtype: fp16}") ==
-        "7:21: services[0].model.memory: give either memory or parameters and dtype, not both");
-  CHECK(error("{memory: 16Gi, gpu_memory_utilization: 1.5}") ==
-        "7:51: services[0].model.gpu_memory_utilization: must be above 0 and at most 1, got 1.5");
-  CHECK(error("{}") ==
-        "7:12: services[0].model: a model needs parameters and dtype (8B, fp16), or its memory "
-        "(16Gi)");
+  CHECK(error(3, "    model: {name: llama-3.1-8b}\n") ==
+        "7:12: services[0].model: Total number of attention heads (32) must be divisible by "
+        "tensor parallel size (3), as vLLM requires (tensor_parallel_size is the pods' GPU "
+        "count)");
+  CHECK(error(2, "    model: {name: llama-3.1-8b}\n    engine: {tensor_parallel_size: 4}\n") ==
+        "8:13: services[0].engine.tensor_parallel_size: tensor_parallel_size 4 needs 4 GPUs per "
+        "replica; llm's pods request 2");
+  CHECK(error(0, "    model: {name: llama-3.1-8b}\n") ==
+        "7:12: services[0].model: Deployment llm requests no GPU; the model runs on its pods' "
+        "GPUs");
+  Scenario idle(kGpuPool + deployment(2),
+                "    model: {name: llama-3.1-8b}\n    engine: {tensor_parallel_size: 1, "
+                "max_model_len: 8192}\n");
+  const ScenarioConfig cfg = idle.load();
+  const auto unused = std::find_if(cfg.warnings.begin(), cfg.warnings.end(), [](const Warning& w) {
+    return w.code == WarningCode::GpusUnused;
+  });
+  REQUIRE(unused != cfg.warnings.end());
+  CHECK(unused->message ==
+        "1 of the 2 GPUs each pod requests do no work: the engine shards the model over 1");
+}
+
+TEST_CASE("fp8 weights are refused on a T4 and run weight-only on an A10G as in vLLM",
+          "[scenario]") {
+  Scenario s(kGpuPool + deployment(1),
+             "    model: {name: llama-3.1-8b, dtype: fp8}\n    engine: {max_model_len: 8192}\n");
+  const ScenarioConfig cfg = s.load();
+  std::vector<std::string> messages;
+  for (const Warning& w : cfg.warnings)
+    messages.push_back(std::string(to_string(w.code)) + ": " + w.message);
+  CHECK(messages ==
+        std::vector<std::string>{
+            "model-keeps-off-types: llama-3.1-8b in fp8 cannot be served on g4dn.12xlarge, "
+            "g4dn.16xlarge, g4dn.2xlarge, g4dn.4xlarge, g4dn.8xlarge and 2 more (vLLM refuses fp8 "
+            "on t4: \"Minimum capability: 80. Current capability: 75\"), so llm's pods keep off "
+            "them, as a nodeAffinity node.kubernetes.io/instance-type NotIn would",
+            "engine-note: on g5.12xlarge, g5.16xlarge, g5.24xlarge, g5.2xlarge, g5.48xlarge and 3 "
+            "more: a10g has no fp8 units: vLLM runs fp8 weights weight-only (W8A16, the "
+            "FP8-Marlin kernel), at its 16-bit compute rate"});
 }
 
 TEST_CASE("a workload no NodePool can host is named with each pool's reason (issue 12, finding 2)",
           "[scenario]") {
   // The finding: a nodeSelector no NodePool sets passed validate, and the run missed every SLO.
-  Scenario s(kGpuPool + deployment(1, "      nodeSelector: {node-type: gpu-inference}\n"), "");
+  Scenario s(kGpuPool + deployment(1, "      nodeSelector: {node-type: gpu-inference}\n"),
+             "    model: {name: llama-3.1-8b}\n");
   ScenarioConfig cfg = s.load();
   REQUIRE(cfg.warnings.size() == 1);
   CHECK(cfg.warnings[0].field == "Deployment default/llm");

@@ -105,13 +105,25 @@ TEST_CASE("a poisson service takes the serving defaults", "[scenario][services]"
   CHECK(p.rps == 12);
   CHECK(p.tokens.input.median == kDefaultInputTokens);
   CHECK(p.tokens.output.median == kDefaultOutputTokens);
-  CHECK(svc.serving.concurrency == 1);
   CHECK_FALSE(svc.serving.queue_timeout);
   CHECK(svc.serving.max_queue == 0);
-  CHECK(std::get<LlmServiceTime>(svc.serving.service_time).slowdown_alpha == 0);
+  // An LLM service without measured rates runs the engine model: vLLM, on the default model,
+  // with a warning that names it.
+  CHECK(std::holds_alternative<EngineServiceTime>(svc.serving.service_time));
   CHECK_FALSE(svc.rates);
+  REQUIRE(svc.model);
+  CHECK(svc.model->spec.name == "llama-3.1-8b");
+  CHECK(svc.model->assumed);
+  CHECK_FALSE(svc.model->weights);
+  CHECK(svc.engine.kind == EngineKind::Vllm);
+  CHECK_FALSE(svc.engine.max_num_seqs);
   CHECK_FALSE(svc.slo);
   CHECK(cfg.warmup == SimDuration{0});
+  REQUIRE(cfg.warnings.size() == 2);  // and the fixture's lack of a NodePool
+  CHECK(cfg.warnings[0].code == WarningCode::ModelAssumed);
+  CHECK(cfg.warnings[0].message ==
+        "names no model: its speed is that of llama-3.1-8b in bf16 on vLLM; name the model it "
+        "serves (`fleetsim models` lists them)");
 }
 
 TEST_CASE("diurnal, bursty, surge and replay services decode exactly", "[scenario][services]") {
@@ -208,8 +220,10 @@ TEST_CASE("services load without warnings", "[scenario][services]") {
   ServiceScenario s("svc-warn", R"(services:
   - deployment: model-a
     traffic: {pattern: poisson, rps: 1}
+    model: {name: llama-3.1-8b}
   - deployment: model-b
     traffic: {pattern: poisson, rps: 1}
+    model: {name: mistral-7b, dtype: fp8}
 )");
   ScenarioConfig cfg = s.load();
   CHECK(cfg.services.size() == 2);
@@ -264,7 +278,7 @@ TEST_CASE("startup errors are reported at the field", "[scenario][services]") {
         "8:14: services[0].startup: expected a mapping, got a scalar (\"15Gi\")");
   CHECK(service_error("    statup: {model_load: 1m}\n") ==
         "8:5: services[0].statup: unknown key; expected one of deployment, traffic, serving, "
-        "slo, startup, model, metrics; did you mean \"startup\"?");
+        "slo, startup, model, engine, metrics; did you mean \"startup\"?");
 }
 
 TEST_CASE("a service's metrics: the CPU share of an idle pod and the memory share",
@@ -353,7 +367,7 @@ TEST_CASE("warmup is a duration shorter than the scenario", "[scenario][services
 TEST_CASE("unknown keys in a service are errors with hints", "[scenario][services]") {
   CHECK(traffic_error("{pattern: poisson, rps: 1}", "    slos: {e2e: 1s}\n") ==
         "8:5: services[0].slos: unknown key; expected one of deployment, traffic, serving, slo, "
-        "startup, model, metrics; did you mean \"slo\"?");
+        "startup, model, engine, metrics; did you mean \"slo\"?");
   CHECK(traffic_error("{pattern: poisson, rps: 1, rsp: 2}") ==
         "7:41: services[0].traffic.rsp: unknown key; expected one of pattern, rps, tokens; did "
         "you mean \"rps\"?");

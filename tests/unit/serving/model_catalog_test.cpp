@@ -19,9 +19,9 @@ const std::filesystem::path kBundled =
 constexpr std::string_view kHeader =
     "name,aliases,hf_id,total_parameters,active_parameters,layers,hidden_size,attention_heads,"
     "kv_heads,head_dim,vocabulary,max_context,experts,experts_per_token,"
-    "kv_elements_per_token_layer,source\n";
+    "kv_elements_per_token_layer,tied_embeddings,source\n";
 constexpr std::string_view kGoodRow =
-    "tiny-1b,tiny,org/Tiny-1B,1000000000,1000000000,16,2048,32,8,64,128256,131072,0,0,1024,"
+    "tiny-1b,tiny,org/Tiny-1B,1000000000,1000000000,16,2048,32,8,64,128256,131072,0,0,1024,0,"
     "test\n";
 
 // A models.csv in a scratch file, removed afterwards.
@@ -128,7 +128,7 @@ TEST_CASE("a malformed model row names its file, line and column", "[serving]") 
   SECTION("a word where a number belongs") {
     const std::string text = std::string(kHeader) + std::string(kGoodRow) +
                              "bad-7b,,,7000000000,7000000000,thirty,4096,32,8,128,32000,4096,0,0,"
-                             "2048,test\n";
+                             "2048,0,test\n";
     const CatalogError e = load_error(text);
     CHECK(e.where().line == 3);
     CHECK(e.where().col == 32);
@@ -137,15 +137,16 @@ TEST_CASE("a malformed model row names its file, line and column", "[serving]") 
   SECTION("more experts per token than experts") {
     const CatalogError e =
         load_error(std::string(kHeader) +
-                   "moe,,,1000000000,500000000,16,2048,32,8,64,128256,131072,4,5,1024,test\n");
+                   "moe,,,1000000000,500000000,16,2048,32,8,64,128256,131072,4,5,1024,0,test\n");
     CHECK(e.where().line == 2);
     CHECK(e.field() == "experts_per_token");
     CHECK(e.message() == "5 must be from 1 to experts (4)");
   }
   SECTION("an alias that already names another model") {
-    const CatalogError e = load_error(
-        std::string(kHeader) + std::string(kGoodRow) +
-        "other-1b,other TINY,,1000000000,1000000000,16,2048,32,8,64,128256,131072,0,0,1024,test\n");
+    const CatalogError e =
+        load_error(std::string(kHeader) + std::string(kGoodRow) +
+                   "other-1b,other "
+                   "TINY,,1000000000,1000000000,16,2048,32,8,64,128256,131072,0,0,1024,0,test\n");
     CHECK(e.where().line == 3);
     CHECK(e.where().col == 16);  // at TINY, not at the field's start
     CHECK(e.field() == "aliases");
@@ -154,7 +155,7 @@ TEST_CASE("a malformed model row names its file, line and column", "[serving]") 
   SECTION("a dense model whose active count differs from its total") {
     const CatalogError e =
         load_error(std::string(kHeader) +
-                   "dense,,,1000000000,900000000,16,2048,32,8,64,128256,131072,0,0,1024,test\n");
+                   "dense,,,1000000000,900000000,16,2048,32,8,64,128256,131072,0,0,1024,0,test\n");
     CHECK(e.field() == "active_parameters");
   }
   SECTION("a column the catalog does not read") {
@@ -170,4 +171,17 @@ TEST_CASE("a malformed model row names its file, line and column", "[serving]") 
     CHECK(e.field() == "hf_id");
     CHECK(e.message() == "missing column (the header has: name, aliases)");
   }
+}
+
+TEST_CASE("the catalog compiled in is the bundled models.csv, tied embeddings included",
+          "[serving]") {
+  const ModelCatalog file = ModelCatalog::load(kBundled);
+  const ModelCatalog& built_in = bundled_model_catalog();
+  REQUIRE(built_in.models().size() == file.models().size());
+  for (std::size_t i = 0; i < file.models().size(); ++i)
+    CHECK(built_in.models()[i].name == file.models()[i].name);
+  // Gemma 2 and Llama 3.2's small models tie the output head to the embeddings; Llama 3.1 not.
+  CHECK(built_in.find("gemma-2-9b")->tied_embeddings);
+  CHECK(built_in.find("llama-3.2-1b")->tied_embeddings);
+  CHECK_FALSE(built_in.find("llama-3.1-8b")->tied_embeddings);
 }

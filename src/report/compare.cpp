@@ -48,6 +48,7 @@ const std::vector<CompareRow>& compare_rows() {
       {"sla.latency_ms.p50", Quantile},
       {"sla.latency_ms.p99", Quantile},
       {"sla.ttft_ms.p99", Quantile},
+      {"sla.tpot_ms.p99", Quantile},
       {"pods.pending_seconds.p99", Quantile},
       {"pods.evicted", Count},
       {"nodes.launched", Count},

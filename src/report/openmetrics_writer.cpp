@@ -27,7 +27,7 @@ std::string_view nodepool_label(const Node& n) {
 
 // Families in the order they are written. Counters carry _total in their name as the Prometheus
 // text format does, which promtool's linter and its OpenMetrics importer both accept.
-constexpr std::array<OpenMetricsWriter::Family, 14> kFamilies{{
+constexpr std::array<OpenMetricsWriter::Family, 16> kFamilies{{
     {"karpenter_nodes_allocatable", "gauge",
      "Node allocatable are the resources allocatable by nodes."},
     {"karpenter_nodepools_usage", "gauge",
@@ -50,6 +50,8 @@ constexpr std::array<OpenMetricsWriter::Family, 14> kFamilies{{
     {"DCGM_FI_DEV_GPU_UTIL", "gauge", "GPU utilization (in %)."},
     {"vllm:num_requests_running", "gauge", "Number of requests currently running on GPU."},
     {"vllm:num_requests_waiting", "gauge", "Number of requests waiting to be processed."},
+    {"vllm:gpu_cache_usage_perc", "gauge", "GPU KV-cache usage. 1 means 100 percent usage."},
+    {"vllm:kv_cache_usage_perc", "gauge", "KV-cache usage. 1 means 100 percent usage."},
     {"fleetsim_cost_usd_per_hour", "gauge",
      "The fleet's cost rate (instances, EBS and EKS Auto Mode's fee), USD per hour."},
 }};
@@ -68,6 +70,8 @@ enum FamilyIndex : std::size_t {
   kDcgmUtil,
   kVllmRunning,
   kVllmWaiting,
+  kVllmGpuCacheUsage,
+  kVllmKvCacheUsage,
   kCostRate
 };
 

@@ -50,6 +50,14 @@ void add_misses(Json& j, const SlaResult::Totals& t) {
   j["drop_ratio"] = share(t.dropped, t.requests);
 }
 
+// The serving figures beside latency_ms and ttft_ms: null where nothing defines them.
+void add_serving_figures(Json& j, const SlaResult::Totals& t) {
+  j["tpot_ms"] = latency_json(t.tpot_ms.value_or(SlaResult::Latency{}), t.tpot_ms.has_value());
+  j["queue_ms"] = latency_json(t.queue_ms, t.served > 0);
+  j["output_tokens_per_s"] =
+      stat(t.output_tokens_per_s.value_or(0.0), t.output_tokens_per_s.has_value());
+}
+
 Json sla_json(const SlaResult& sla) {
   Json by_service = Json::object();
   for (const SlaResult::Service& s : sla.by_service) {
@@ -62,8 +70,15 @@ Json sla_json(const SlaResult& sla) {
     add_misses(j, t);
     j["latency_ms"] = latency_json(t.latency_ms, t.served > 0);
     j["ttft_ms"] = latency_json(t.ttft_ms, t.served > 0);
+    add_serving_figures(j, t);
     j["peak_replicas"] = s.peak_replicas;
     j["busy_gpu_hours"] = round_report(s.busy_gpu_hours);
+    // The engine model's figures; null for services without it.
+    const bool engine = s.engine.has_value();
+    const SlaResult::Service::Engine e = s.engine.value_or(SlaResult::Service::Engine{});
+    j["preemptions"] = engine ? Json(e.preemptions) : Json(nullptr);
+    j["peak_running"] = engine ? Json(e.peak_running) : Json(nullptr);
+    j["kv_cache_peak_share"] = stat(e.kv_cache_peak_share, engine);
   }
   const SlaResult::Totals& t = sla.totals;
   Json j = Json::object();
@@ -74,6 +89,7 @@ Json sla_json(const SlaResult& sla) {
   add_misses(j, t);
   j["latency_ms"] = latency_json(t.latency_ms, t.served > 0);
   j["ttft_ms"] = latency_json(t.ttft_ms, t.served > 0);
+  add_serving_figures(j, t);
   j["by_service"] = std::move(by_service);
   return j;
 }

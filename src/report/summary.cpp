@@ -35,11 +35,31 @@ std::string quantile(double x) { return format_significant(x, 3); }
 // What the sketch's quantiles are worth, said once per row that shows them.
 const std::string kEstimate = fmt::format("±{:g}%", 100 * kSketchRelativeAccuracy);
 
+// "80.0 ms / 140 ms (±1%)", or n/a without a sample.
+std::string quantiles(const SlaResult::Latency& l, bool sampled) {
+  if (!sampled) return "n/a";
+  return fmt::format("{} ms / {} ms ({})", quantile(l.p50), quantile(l.p99), kEstimate);
+}
+
 // "131 ms / 4530 ms (±1%)", or n/a when nothing was served.
-std::string p50_p99(const SlaResult::Totals& t) {
-  if (t.served == 0) return "n/a";
-  return fmt::format("{} ms / {} ms ({})", quantile(t.latency_ms.p50), quantile(t.latency_ms.p99),
-                     kEstimate);
+std::string p50_p99(const SlaResult::Totals& t) { return quantiles(t.latency_ms, t.served > 0); }
+
+// "TTFT p99 410 ms, TPOT p99 20.0 ms, queue p99 0 ms, 512.0 tokens/s": a service's line, when
+// it served requests.
+std::string serving_p99s(const SlaResult::Totals& t) {
+  std::string out = fmt::format("TTFT p99 {} ms", quantile(t.ttft_ms.p99));
+  if (t.tpot_ms)
+    fmt::format_to(std::back_inserter(out), ", TPOT p99 {} ms", quantile(t.tpot_ms->p99));
+  fmt::format_to(std::back_inserter(out), ", queue p99 {} ms", quantile(t.queue_ms.p99));
+  if (t.output_tokens_per_s)
+    fmt::format_to(std::back_inserter(out), ", {:.1f} tokens/s", shown(*t.output_tokens_per_s));
+  return out;
+}
+
+// "2 preemptions, peak 48 running, KV cache peak 91.2%" under the engine model.
+std::string engine_figures(const SlaResult::Service::Engine& e) {
+  return fmt::format("{} preemptions, peak {} running, KV cache peak {:.1f}%", e.preemptions,
+                     e.peak_running, 100 * shown(e.kv_cache_peak_share));
 }
 
 // "10 / 3  (30.00%: 1 TTFT, 1 end-to-end, 1 dropped)": the misses and what they are made of.
@@ -103,12 +123,23 @@ std::string format_summary(const RunResult& result) {
   if (!sla.by_service.empty()) {
     row(out, "requests / SLO misses", requests_and_misses(sla.totals));
     row(out, "latency p50 / p99", p50_p99(sla.totals));
+    const SlaResult::Totals& t = sla.totals;
+    row(out, "TTFT p50 / p99", quantiles(t.ttft_ms, t.served > 0));
+    row(out, "TPOT p50 / p99",
+        quantiles(t.tpot_ms.value_or(SlaResult::Latency{}), t.tpot_ms.has_value()));
+    row(out, "queue p50 / p99", quantiles(t.queue_ms, t.served > 0));
+    row(out, "output tokens/s",
+        t.output_tokens_per_s ? fmt::format("{:.1f}", shown(*t.output_tokens_per_s)) : "n/a");
     // Each service on its own: one blended latency hides a slow model behind a fast one.
     if (sla.by_service.size() > 1) {
       for (const SlaResult::Service& s : sla.by_service) {
         row(out, fmt::format("  {}", s.name), requests_and_misses(s.totals));
         row(out, "", fmt::format("{}, peak {} replicas", p50_p99(s.totals), s.peak_replicas));
+        if (s.totals.served > 0) row(out, "", serving_p99s(s.totals));
+        if (s.engine) row(out, "", engine_figures(*s.engine));
       }
+    } else if (sla.by_service.front().engine) {
+      row(out, "engine", engine_figures(*sla.by_service.front().engine));
     }
   }
 

@@ -37,8 +37,8 @@ void TimeseriesWriter::on_columns(std::span<const std::string> nodepools,
   for (const std::string& pool : nodepools) line_ += ",cost_rate_pool_" + pool + "_usd_per_hour";
   // Deployment references are DNS names, with at most a '/' before the name: no quoting needed.
   for (const std::string& service : services) {
-    for (std::string_view column :
-         {"rps", "replicas", "ready", "queue", "p99_ms", "requests", "misses", "dropped"})
+    for (std::string_view column : {"rps", "replicas", "ready", "queue", "p99_ms", "requests",
+                                    "misses", "dropped", "kv_cache_usage"})
       fmt::format_to(std::back_inserter(line_), ",svc_{}_{}", column_name(service), column);
   }
   line_ += '\n';
@@ -71,7 +71,9 @@ void TimeseriesWriter::on_row(const TimeseriesRow& row) {
     fmt::format_to(it, ",{},{},{},", s.replicas, s.ready, s.queue);
     // An empty cell, not 0, when nothing completed in the interval.
     if (s.p99_ms) append_decimal(line_, *s.p99_ms, /*keep_point=*/false);
-    fmt::format_to(it, ",{},{},{}", s.requests, s.misses, s.dropped);
+    fmt::format_to(it, ",{},{},{},", s.requests, s.misses, s.dropped);
+    // Empty without the engine model or a Ready replica.
+    if (s.kv_cache_usage) append_decimal(line_, *s.kv_cache_usage, /*keep_point=*/false);
   }
   line_.push_back('\n');
   out_.write(line_.data(), static_cast<std::streamsize>(line_.size()));

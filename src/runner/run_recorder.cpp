@@ -307,8 +307,18 @@ void RunRecorder::on_end(SimTime end, const Cluster& cluster) {
                        .e2e_misses = t.e2e_misses,
                        .e2e_s = t.e2e_s,
                        .ttft_s = t.ttft_s,
+                       .tpot_s = t.tpot_s,
+                       .queue_s = t.queue_s,
+                       .output_tokens = t.output_tokens,
+                       .first_arrival = t.first_arrival,
+                       .last_completion = t.last_completion,
                        .peak_replicas = service->peak_replicas(),
                        .busy_gpu_seconds = service->busy_gpu_seconds()};
+      if (const std::optional<EngineTotals> e = service->engine_totals()) {
+        s.engine = SlaResult::Service::Engine{.preemptions = e->preemptions,
+                                              .peak_running = e->peak_running,
+                                              .kv_cache_peak_share = e->peak_kv_cache_usage};
+      }
       ledger_.add_busy_gpu_seconds(s.busy_gpu_seconds);
       services_.push_back(std::move(s));
     }
@@ -385,6 +395,12 @@ SlaResult::Latency latency_ms(const LatencySketch& sketch) {
           .mean = sketch.mean() * 1000};
 }
 
+// Output tokens per second of the measured window; nullopt without tokens or window.
+std::optional<double> tokens_per_s(std::uint64_t tokens, SimTime first, SimTime last) {
+  if (tokens == 0 || first >= last) return std::nullopt;
+  return static_cast<double>(tokens) / to_seconds(last - first);
+}
+
 double miss_ratio(std::uint64_t misses, std::uint64_t requests) {
   return safe_ratio(static_cast<double>(misses), static_cast<double>(requests));
 }
@@ -396,15 +412,19 @@ double miss_ratio(std::uint64_t misses, std::uint64_t requests) {
 // unfinished ones already past one. Percentiles come from a sketch with 1% relative error.
 SlaResult RunRecorder::sla_result() const {
   auto totals = [](const ServiceSummary& s) -> SlaResult::Totals {
-    return {.requests = s.requests,
-            .served = s.served,
-            .dropped = s.dropped,
-            .misses = s.misses,
-            .miss_ratio = miss_ratio(s.misses, s.requests),
-            .ttft_misses = s.ttft_misses,
-            .e2e_misses = s.e2e_misses,
-            .latency_ms = latency_ms(s.e2e_s),
-            .ttft_ms = latency_ms(s.ttft_s)};
+    return {
+        .requests = s.requests,
+        .served = s.served,
+        .dropped = s.dropped,
+        .misses = s.misses,
+        .miss_ratio = miss_ratio(s.misses, s.requests),
+        .ttft_misses = s.ttft_misses,
+        .e2e_misses = s.e2e_misses,
+        .latency_ms = latency_ms(s.e2e_s),
+        .ttft_ms = latency_ms(s.ttft_s),
+        .tpot_ms = s.tpot_s.count() > 0 ? std::optional(latency_ms(s.tpot_s)) : std::nullopt,
+        .queue_ms = latency_ms(s.queue_s),
+        .output_tokens_per_s = tokens_per_s(s.output_tokens, s.first_arrival, s.last_completion)};
   };
   ServiceSummary all;
   SlaResult sla;
@@ -418,10 +438,16 @@ SlaResult RunRecorder::sla_result() const {
     all.e2e_misses += s.e2e_misses;
     all.e2e_s.merge(s.e2e_s);
     all.ttft_s.merge(s.ttft_s);
+    all.tpot_s.merge(s.tpot_s);
+    all.queue_s.merge(s.queue_s);
+    all.output_tokens += s.output_tokens;
+    all.first_arrival = std::min(all.first_arrival, s.first_arrival);
+    all.last_completion = std::max(all.last_completion, s.last_completion);
     sla.by_service.push_back({.name = s.name,
                               .totals = totals(s),
                               .peak_replicas = s.peak_replicas,
-                              .busy_gpu_hours = s.busy_gpu_seconds / kSecondsPerHour});
+                              .busy_gpu_hours = s.busy_gpu_seconds / kSecondsPerHour,
+                              .engine = s.engine});
   }
   sla.totals = totals(all);
   sla.dropped_in_flight = all.dropped_in_flight;

@@ -29,6 +29,9 @@ std::optional<std::string_view> same_meaning_metric(std::string_view name) {
   if (mentions(lowered, {"queue", "waiting", "pending", "backlog", "lag", "depth"}))
     return mentions(lowered, {"service", "gateway", "ingress"}) ? kServiceQueueMetric
                                                                 : kRequestsWaitingMetric;
+  // Before "gpu": "gpu_cache_usage" is about the KV cache, not the GPU's busy time.
+  if (mentions(lowered, {"kv_cache", "kvcache", "cache_usage", "cache_util", "kv_usage"}))
+    return kGpuCacheUsageMetric;
   if (mentions(lowered, {"gpu", "dcgm", "util", "sm_occupancy", "duty"})) return kGpuUtilMetric;
   if (mentions(lowered, {"running", "inflight", "in_flight", "concurren", "active", "batch"}))
     return kRequestsRunningMetric;

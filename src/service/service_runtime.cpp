@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "fleetsim/service/exported_metrics.hpp"
+#include "fleetsim/service/pod_gauges.hpp"
 #include "fleetsim/service/replica_engine.hpp"
 #include "fleetsim/traffic/traffic.hpp"
 
@@ -43,7 +44,9 @@ ServiceRuntime::ServiceRuntime(Inputs in)
              in.sim.rng("service/" + in.config.deployment + "/serving")),
       stats_(SloThresholds{.ttft = in.config.slo ? in.config.slo->ttft : std::nullopt,
                            .e2e = in.config.slo ? in.config.slo->e2e : std::nullopt},
-             in.warmup_end) {
+             in.warmup_end,
+             std::holds_alternative<LlmServiceTime>(in.config.serving.service_time) ||
+                 std::holds_alternative<EngineServiceTime>(in.config.serving.service_time)) {
   model_.set_observer(this);
   model_.set_replica_listener(this);
   const Workload& d = in.workloads.definition(in.deployment);
@@ -135,6 +138,10 @@ void ServiceRuntime::untrack(PodId id, SimTime now) {
     // The target is gone: its series end at once rather than after the lookback delta.
     for (SeriesId s : {t->gpu_util, t->running, t->waiting, t->success})
       metrics_.mark_stale(s, now);
+    if (has_engine()) {
+      metrics_.mark_stale(t->kv_cache, now);
+      metrics_.mark_stale(t->kv_cache_v1, now);
+    }
   }
   pods_.erase(pods_.begin() + (t - pods_.data()));
   cluster_.release(id);
@@ -152,6 +159,7 @@ void ServiceRuntime::scrape(SimTime now) {
   std::uint64_t ready = 0;
   for (const TrackedPod& t : pods_) ready += cluster_.pod(t.pod).ready ? 1 : 0;
   std::uint64_t remainder = ready > 0 ? queued % ready : 0;
+  const bool engine = has_engine();
   for (TrackedPod& t : pods_) {
     const Pod& pod = cluster_.pod(t.pod);
     if (!pod.started) continue;  // no exporter sees a container that has not started
@@ -162,6 +170,10 @@ void ServiceRuntime::scrape(SimTime now) {
       t.running = store.series(kRequestsRunningMetric, labels);
       t.waiting = store.series(kRequestsWaitingMetric, labels);
       t.success = store.series(kRequestSuccessMetric, labels);
+      if (engine) {
+        t.kv_cache = store.series(kGpuCacheUsageMetric, labels);
+        t.kv_cache_v1 = store.series(kKvCacheUsageMetric, labels);
+      }
       t.series = true;
       t.busy_at_last_scrape = model_.busy_time(t.pod);
     }
@@ -179,8 +191,13 @@ void ServiceRuntime::scrape(SimTime now) {
       ++share;
       --remainder;
     }
-    store.record(t.running, now, static_cast<double>(model_.in_flight(t.pod)));
-    store.record(t.waiting, now, static_cast<double>(share));
+    const PodGauges gauges = pod_gauges(model_, t.pod, engine, share);
+    store.record(t.running, now, gauges.running);
+    store.record(t.waiting, now, gauges.waiting);
+    if (gauges.kv_cache_usage) {
+      store.record(t.kv_cache, now, *gauges.kv_cache_usage);
+      store.record(t.kv_cache_v1, now, *gauges.kv_cache_usage);
+    }
     store.record(t.success, now, static_cast<double>(model_.served_by(t.pod)));
   }
   last_scrape_ = now;
@@ -196,6 +213,28 @@ std::optional<double> ServiceRuntime::busy_fraction(PodId pod) const {
 
 double ServiceRuntime::busy_gpu_seconds() const {
   return to_seconds(model_.total_busy_time()) * static_cast<double>(gpus_per_pod_);
+}
+
+bool ServiceRuntime::has_engine() const {
+  return std::holds_alternative<EngineServiceTime>(config_.serving.service_time);
+}
+
+std::optional<EngineTotals> ServiceRuntime::engine_totals() const {
+  if (!has_engine()) return std::nullopt;
+  return model_.engine_totals();
+}
+
+std::optional<double> ServiceRuntime::mean_kv_cache_usage() const {
+  if (!has_engine()) return std::nullopt;
+  double sum = 0;
+  int ready = 0;
+  for (const TrackedPod& t : pods_) {
+    if (!cluster_.pod(t.pod).ready) continue;
+    sum += model_.load(t.pod).kv_cache_usage;
+    ++ready;
+  }
+  if (ready == 0) return std::nullopt;
+  return sum / static_cast<double>(ready);
 }
 
 ServiceIntervalRow ServiceRuntime::close_interval(SimTime now) {
@@ -218,6 +257,7 @@ ServiceIntervalRow ServiceRuntime::close_interval(SimTime now) {
   row.queue = static_cast<std::int64_t>(model_.counters().queued);
   if (stats_.interval_e2e_s().count() > 0)
     row.p99_ms = stats_.interval_e2e_s().quantile(0.99) * 1000.0;
+  row.kv_cache_usage = mean_kv_cache_usage();
   peak_replicas_ = std::max(peak_replicas_, row.replicas);
 
   stats_.close_interval();

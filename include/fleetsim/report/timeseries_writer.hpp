@@ -16,8 +16,9 @@ class TimeseriesWriter final : public TimeseriesSink {
   explicit TimeseriesWriter(std::ostream& out) : out_(out) {}
 
   // Writes the header, so a run without intervals still yields a valid file. Per NodePool
-  // `nodes_pool_<name>`; per service `name`: svc_<name>_{rps,replicas,ready,queue,p99_ms} (p99 of
-  // the requests completed in the interval).
+  // `nodes_pool_<name>`; per service `name`: svc_<name>_{rps,replicas,ready,queue,p99_ms,
+  // requests,misses,dropped,kv_cache_usage} (p99 of the requests completed in the interval; the
+  // Ready replicas' mean KV-cache use, empty without the engine model).
   void on_columns(std::span<const std::string> nodepools,
                   std::span<const std::string> services) override;
   void on_row(const TimeseriesRow& row) override;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -81,8 +82,14 @@ class RunRecorder final : public EventSink {
     std::uint64_t e2e_misses = 0;
     LatencySketch e2e_s;
     LatencySketch ttft_s;
+    LatencySketch tpot_s;
+    LatencySketch queue_s;
+    std::uint64_t output_tokens = 0;
+    SimTime first_arrival = SimTime::max();
+    SimTime last_completion = SimTime::min();
     std::int64_t peak_replicas = 0;
     double busy_gpu_seconds = 0;
+    std::optional<SlaResult::Service::Engine> engine;
   };
 
   void on_node_event(const SimEvent& e, const Cluster& cluster);

@@ -64,6 +64,15 @@ struct SlaResult {
     std::uint64_t e2e_misses = 0;   // not dropped, within the TTFT threshold, over the e2e one
     Latency latency_ms;
     Latency ttft_ms;
+    // Per output token after the first; nullopt when no served request had more than one, or
+    // the service does not time tokens (fixed, exponential and log-normal service times).
+    std::optional<Latency> tpot_ms;
+    // In the router's queue, before a replica took the request (engine-internal waits for KV
+    // room are in the TTFT, not here).
+    Latency queue_ms;
+    // Output tokens served ÷ (last completion − first arrival after warmup), as trtllm-bench and
+    // vLLM's benchmark count it; nullopt when no output token was served (or timed).
+    std::optional<double> output_tokens_per_s;
 
     std::uint64_t unfinished() const { return requests - served - dropped; }
   };
@@ -72,6 +81,13 @@ struct SlaResult {
     Totals totals;
     std::int64_t peak_replicas = 0;
     double busy_gpu_hours = 0.0;
+    // Under the engine model: what its replicas' engines did over the run; else nullopt.
+    struct Engine {
+      std::uint64_t preemptions = 0;
+      std::uint32_t peak_running = 0;    // on one replica at once
+      double kv_cache_peak_share = 0.0;  // of one replica's KV cache blocks, 0-1
+    };
+    std::optional<Engine> engine;
   };
 
   Totals totals;

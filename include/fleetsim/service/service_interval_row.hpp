@@ -17,6 +17,10 @@ struct ServiceIntervalRow {
   std::int64_t queue = 0;        // requests waiting for a slot
   std::optional<double> p99_ms;  // of the requests completed in the interval; none: nullopt
   double busy_gpus = 0;          // GPUs with work, averaged over the interval
+  // Under the engine model: the mean KV-cache use (0-1) of the Ready replicas at the interval's
+  // end, as an HPA averaging vllm:gpu_cache_usage_perc over the pods sees it; nullopt without
+  // the engine model or a Ready replica.
+  std::optional<double> kv_cache_usage;
 };
 
 }  // namespace fleetsim

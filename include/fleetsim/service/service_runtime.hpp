@@ -68,6 +68,8 @@ class ServiceRuntime final : public PodWorkListener,
   WorkloadId deployment() const { return deployment_; }
   const ServingStats& stats() const { return stats_; }
   const ServingModel& model() const { return model_; }
+  // Under the engine model: its engines' totals so far; else nullopt.
+  std::optional<EngineTotals> engine_totals() const;
   double busy_gpu_seconds() const;
   // The most active pods seen at a report instant.
   std::int64_t peak_replicas() const { return peak_replicas_; }
@@ -76,7 +78,8 @@ class ServiceRuntime final : public PodWorkListener,
   struct TrackedPod {
     PodId pod;
     SeriesId gpu_util, running, waiting, success;
-    bool series = false;  // created at the pod's first scrape
+    SeriesId kv_cache, kv_cache_v1;  // under the engine model only
+    bool series = false;             // created at the pod's first scrape
     SimDuration busy_at_last_scrape{};
     std::optional<double> busy_fraction;
   };
@@ -84,6 +87,9 @@ class ServiceRuntime final : public PodWorkListener,
   void on_request_done(const RequestOutcome& outcome) override;
   void on_replica_drained(ReplicaId id, SimTime now) override;
   void untrack(PodId pod, SimTime now);
+  bool has_engine() const;
+  // The mean KV-cache use of the Ready replicas now; nullopt without any or without the engine.
+  std::optional<double> mean_kv_cache_usage() const;
   TrackedPod* tracked(PodId pod);
   LlmRates rates_for(const Node& node) const;
   // The step costs of a replica on the node's type (the engine model), made at the first use.

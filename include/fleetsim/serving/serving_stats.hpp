@@ -31,11 +31,26 @@ struct SloTotals {
   std::uint64_t e2e_misses = 0;   // within the TTFT threshold (or none) but over the e2e one
   LatencySketch e2e_s;            // served requests: arrival to completion, in seconds
   LatencySketch ttft_s;           // served requests: arrival to first token, in seconds
+  // Served requests with more than one output token: (completion - first token) / (output
+  // tokens - 1), in seconds (vLLM's and trtllm-bench's TPOT).
+  LatencySketch tpot_s;
+  // Served requests: arrival to leaving the router's queue for a replica, in seconds. Under the
+  // engine model the time a request then waits inside its replica's engine for KV-cache room is
+  // not in it: it shows in the TTFT (as in vLLM, whose queue time is its own scheduler's).
+  LatencySketch queue_s;
+  std::uint64_t output_tokens = 0;  // of the served requests
+  // The measured window as benchmarks count throughput: the first arrival of a request counted
+  // here (served, dropped or unfinished) to the last completion of a served one. Empty when the
+  // first is not before the last. These three stay empty for services that do not time tokens.
+  SimTime first_arrival = SimTime::max();
+  SimTime last_completion = SimTime::min();
 };
 
 class ServingStats final : public ServingObserver {
  public:
-  ServingStats(SloThresholds slo, SimTime warmup_end);
+  // `tokens`: the service times tokens (the LLM and engine models), so TPOT, output tokens and
+  // the throughput window are recorded; other service times leave them empty.
+  ServingStats(SloThresholds slo, SimTime warmup_end, bool tokens = true);
 
   void on_request_done(const RequestOutcome& outcome) override;
 
@@ -59,6 +74,7 @@ class ServingStats final : public ServingObserver {
 
   SloThresholds slo_;
   SimTime warmup_end_;
+  bool tokens_;
   SloTotals totals_;
   std::uint64_t interval_finished_ = 0;
   LatencySketch interval_e2e_;

@@ -46,6 +46,7 @@ TEST_CASE("compare: two golden reports side by side", "[report]") {
         "sla.latency_ms.p50                           8080            8580        +6%\n"
         "sla.latency_ms.p99                          48000           74300       +55%\n"
         "sla.ttft_ms.p99                             33000           59800       +81%\n"
+        "sla.tpot_ms.p99                              97.5            99.5        +2%\n"
         "pods.pending_seconds.p99                     71.0            71.0        +0%\n"
         "pods.evicted                                    0              63        +63\n"
         "nodes.launched                                 26              68   +161.54%\n"

@@ -45,13 +45,21 @@ RunResult full_result() {
       .ttft_misses = 1,
       .e2e_misses = 1,
       .latency_ms = {.p50 = 120.25, .p95 = 300.0, .p99 = 410.5, .mean = 150.0000001},
-      .ttft_ms = {.p50 = 20.0, .p95 = 40.0, .p99 = 50.0, .mean = 25.0}};
+      .ttft_ms = {.p50 = 20.0, .p95 = 40.0, .p99 = 50.0, .mean = 25.0},
+      .tpot_ms = SlaResult::Latency{.p50 = 10.0, .p95 = 12.0, .p99 = 15.0, .mean = 10.5},
+      .queue_ms = {.p50 = 0.0, .p95 = 5.0, .p99 = 8.0, .mean = 1.25},
+      .output_tokens_per_s = 512.0000004};
   SlaResult::Totals llm = totals;
   llm.latency_ms.mean = 150.0;
   r.sla = {
       .totals = totals,
       .dropped_in_flight = 1,
-      .by_service = {{.name = "llm", .totals = llm, .peak_replicas = 4, .busy_gpu_hours = 0.25}}};
+      .by_service = {{.name = "llm",
+                      .totals = llm,
+                      .peak_replicas = 4,
+                      .busy_gpu_hours = 0.25,
+                      .engine = SlaResult::Service::Engine{
+                          .preemptions = 2, .peak_running = 48, .kv_cache_peak_share = 0.912}}}};
   r.pods = {.created = 6,
             .evicted = 1,
             .pending_at_end = 1,
@@ -79,8 +87,8 @@ TEST_CASE("report.json has the contract's top-level keys in order", "[report]") 
   CHECK(keys_of(r["sla"]) ==
         std::vector<std::string>{"requests", "served", "dropped", "dropped_in_flight", "misses",
                                  "miss_ratio", "ttft_misses", "e2e_misses", "ttft_miss_ratio",
-                                 "e2e_miss_ratio", "drop_ratio", "latency_ms", "ttft_ms",
-                                 "by_service"});
+                                 "e2e_miss_ratio", "drop_ratio", "latency_ms", "ttft_ms", "tpot_ms",
+                                 "queue_ms", "output_tokens_per_s", "by_service"});
   CHECK(r["cost"]["by_workload"] == Json::object());
   CHECK(r["pods"]["unschedulable"] == Json::array());
 }
@@ -101,12 +109,17 @@ TEST_CASE("report.json lays out every field of the result, rounded to six decima
       R"j("ttft_miss_ratio":0.1,"e2e_miss_ratio":0.1,"drop_ratio":0.1,)j"
       R"j("latency_ms":{"p50":120.25,"p95":300.0,"p99":410.5,"mean":150.0},)j"
       R"j("ttft_ms":{"p50":20.0,"p95":40.0,"p99":50.0,"mean":25.0},)j"
+      R"j("tpot_ms":{"p50":10.0,"p95":12.0,"p99":15.0,"mean":10.5},)j"
+      R"j("queue_ms":{"p50":0.0,"p95":5.0,"p99":8.0,"mean":1.25},"output_tokens_per_s":512.0,)j"
       R"j("by_service":{"llm":{"requests":10,"served":8,"dropped":1,"unfinished":1,"misses":3,)j"
       R"j("miss_ratio":0.3,"ttft_misses":1,"e2e_misses":1,)j"
       R"j("ttft_miss_ratio":0.1,"e2e_miss_ratio":0.1,"drop_ratio":0.1,)j"
       R"j("latency_ms":{"p50":120.25,"p95":300.0,"p99":410.5,"mean":150.0},)j"
-      R"j("ttft_ms":{"p50":20.0,"p95":40.0,"p99":50.0,"mean":25.0},"peak_replicas":4,)j"
-      R"j("busy_gpu_hours":0.25}}},)j"
+      R"j("ttft_ms":{"p50":20.0,"p95":40.0,"p99":50.0,"mean":25.0},)j"
+      R"j("tpot_ms":{"p50":10.0,"p95":12.0,"p99":15.0,"mean":10.5},)j"
+      R"j("queue_ms":{"p50":0.0,"p95":5.0,"p99":8.0,"mean":1.25},"output_tokens_per_s":512.0,)j"
+      R"j("peak_replicas":4,"busy_gpu_hours":0.25,)j"
+      R"j("preemptions":2,"peak_running":48,"kv_cache_peak_share":0.912}}},)j"
       R"j("pods":{"created":6,"evicted":1,"pending_at_end":1,)j"
       R"j("pending_seconds":{"p50":3.0,"p99":200.0,"max":200.0},)j"
       R"j("unschedulable":[{"pod":"batch-stuck","workload":"batch","reason":"no \"fit\""}],)j"
@@ -205,6 +218,12 @@ TEST_CASE(
         std::string::npos);
   CHECK(s.find("    vision                  4 / 4  (100.00%: 0 TTFT, 0 end-to-end, 4 dropped)\n"
                "                            n/a, peak 0 replicas\n") != std::string::npos);
+  CHECK(
+      s.find("                            120 ms / 410 ms (±1%), peak 4 replicas\n"
+             "                            TTFT p99 50.0 ms, TPOT p99 15.0 ms, queue p99 8.00 ms, "
+             "512.0 tokens/s\n"
+             "                            2 preemptions, peak 48 running, KV cache peak 91.2%\n") !=
+      std::string::npos);
   CHECK(s.find("  pending p50 / p99 / max   n/a\n") != std::string::npos);
 }
 
@@ -215,6 +234,9 @@ TEST_CASE("a statistic without a sample is null, not 0 (issue 10, item 6)", "[re
   CHECK(j["sla"]["miss_ratio"].is_null());
   CHECK(j["sla"]["latency_ms"]["p99"].is_null());
   CHECK(j["sla"]["ttft_ms"]["p50"].is_null());
+  CHECK(j["sla"]["tpot_ms"]["p99"].is_null());
+  CHECK(j["sla"]["queue_ms"]["p99"].is_null());
+  CHECK(j["sla"]["output_tokens_per_s"].is_null());
   CHECK(j["gpu"]["utilization"].is_null());
   CHECK(j["gpu"]["allocation_ratio"].is_null());
   CHECK(j["pods"]["pending_seconds"]["max"].is_null());
@@ -236,4 +258,36 @@ TEST_CASE("report.json records the fleetsim version and each input's digest when
   CHECK(j["fleetsim"] == "0.1.0");
   CHECK(j["inputs"]["files"]["scenario.yaml"] == "fnv1a64:00000000000000cd");
   CHECK_FALSE(Json::parse(report_json_text(full_result())).contains("inputs"));
+}
+
+TEST_CASE(
+    "a service without the engine model has null engine figures, and null TPOT and throughput "
+    "when it does not time tokens",
+    "[report]") {
+  RunResult r = full_result();
+  SlaResult::Service& s = r.sla.by_service.at(0);
+  s.engine.reset();
+  s.totals.tpot_ms.reset();
+  s.totals.output_tokens_per_s.reset();
+  const Json j = report_json(r)["sla"]["by_service"]["llm"];
+  CHECK(j["preemptions"].is_null());
+  CHECK(j["peak_running"].is_null());
+  CHECK(j["kv_cache_peak_share"].is_null());
+  CHECK(j["tpot_ms"]["p50"].is_null());
+  CHECK(j["tpot_ms"]["mean"].is_null());
+  CHECK(j["output_tokens_per_s"].is_null());
+  CHECK(j["queue_ms"]["p99"] == 8.0);  // every service queues
+}
+
+TEST_CASE("the summary shows TTFT, TPOT, queue time, throughput and the engine's figures",
+          "[report]") {
+  const std::string s = format_summary(full_result());
+  INFO(s);
+  CHECK(s.find("  TTFT p50 / p99            20.0 ms / 50.0 ms (±1%)\n") != std::string::npos);
+  CHECK(s.find("  TPOT p50 / p99            10.0 ms / 15.0 ms (±1%)\n") != std::string::npos);
+  CHECK(s.find("  queue p50 / p99           0 ms / 8.00 ms (±1%)\n") != std::string::npos);
+  CHECK(s.find("  output tokens/s           512.0\n") != std::string::npos);
+  CHECK(
+      s.find("  engine                    2 preemptions, peak 48 running, KV cache peak 91.2%\n") !=
+      std::string::npos);
 }

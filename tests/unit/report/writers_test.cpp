@@ -220,6 +220,7 @@ TEST_CASE(
                  .cost_rate_by_pool = rates,
                  .services = rows});
   rows[0].p99_ms = 812.5;
+  rows[0].kv_cache_usage = 0.375;  // an engine service's mean KV-cache use; empty above
   writer.on_row({.t = at(seconds(120)),
                  .nodes_by_pool = nodes,
                  .cost_rate_by_pool = rates,
@@ -230,9 +231,9 @@ TEST_CASE(
                          ",nodes_pool_gpu,cost_rate_pool_gpu_usd_per_hour,svc_serving.llm_rps,"
                          "svc_serving.llm_replicas,svc_serving.llm_ready,svc_serving.llm_queue,"
                          "svc_serving.llm_p99_ms,svc_serving.llm_requests,svc_serving.llm_misses,"
-                         "svc_serving.llm_dropped"));
-  CHECK(got[1] == "60,0,0,0,0,0,0,1.212,0.0202,0,0,1,1.212,0.5,2,1,4,,30,2,1");
-  CHECK(got[2] == "120,0,0,0,0,0,0,0,0,0,0,1,1.212,0.5,2,1,4,812.5,30,2,1");
+                         "svc_serving.llm_dropped,svc_serving.llm_kv_cache_usage"));
+  CHECK(got[1] == "60,0,0,0,0,0,0,1.212,0.0202,0,0,1,1.212,0.5,2,1,4,,30,2,1,");
+  CHECK(got[2] == "120,0,0,0,0,0,0,0,0,0,0,1,1.212,0.5,2,1,4,812.5,30,2,1,0.375");
 }
 
 TEST_CASE("events.jsonl: a capacity change names its offering, null for unlimited", "[report]") {
@@ -295,4 +296,32 @@ TEST_CASE("the OpenMetrics cost rate counts EKS Auto Mode's fee", "[report]") {
     writer.finish(out);
   }
   CHECK(out.str().find("\nfleetsim_cost_usd_per_hour{} 1.75 60\n") != std::string::npos);
+}
+
+// The engine model's KV-cache gauge under both of vLLM's names, as scraped.
+TEST_CASE("OpenMetrics carries a pod's KV-cache use and its engine's waiting requests",
+          "[report]") {
+  const Catalog catalog;
+  const std::filesystem::path spool =
+      std::filesystem::temp_directory_path() / ("fleetsim-om-kv-" + std::to_string(::getpid()));
+  std::ostringstream out;
+  {
+    OpenMetricsWriter writer(spool, 0, {}, catalog);
+    const LabelSet labels{{"namespace", "ml"}, {"pod", "llm-0"}, {"model_name", "llm"}};
+    writer.on_sample("vllm:gpu_cache_usage_perc", labels, at(seconds(15)), 0.625);
+    writer.on_sample("vllm:kv_cache_usage_perc", labels, at(seconds(15)), 0.625);
+    writer.on_sample("vllm:num_requests_waiting", labels, at(seconds(15)), 7);
+    test::RecorderWorld w(writer);
+    writer.on_interval(at(seconds(60)), w.cluster);
+    writer.finish(out);
+  }
+  const std::string s = out.str();
+  INFO(s);
+  CHECK(s.find("# TYPE vllm:gpu_cache_usage_perc gauge\n"
+               "vllm:gpu_cache_usage_perc{namespace=\"ml\",pod=\"llm-0\",model_name=\"llm\"} "
+               "0.625 60\n") != std::string::npos);
+  CHECK(s.find("\nvllm:kv_cache_usage_perc{namespace=\"ml\",pod=\"llm-0\",model_name=\"llm\"} "
+               "0.625 60\n") != std::string::npos);
+  CHECK(s.find("\nvllm:num_requests_waiting{namespace=\"ml\",pod=\"llm-0\",model_name=\"llm\"} "
+               "7 60\n") != std::string::npos);
 }

@@ -476,6 +476,7 @@ TEST_CASE("an autoscaler reads a metric the run produces, or a scenario alias of
         "9:124: metric.name: metric \"gpu_utilization\" is never produced in a simulation, so the "
         "autoscaler could not act on it; fleetsim produces DCGM_FI_DEV_GPU_UTIL, "
         "vllm:num_requests_running, vllm:num_requests_waiting, vllm:request_success_total, "
+        "vllm:gpu_cache_usage_perc, vllm:kv_cache_usage_perc, "
         "fleetsim_service_requests_total, fleetsim_service_queue_length, or name your "
         "exporter's metric with `metrics: {aliases: {gpu_utilization: DCGM_FI_DEV_GPU_UTIL}}`");
   CHECK_THAT(AutoscalerScenario(so).short_error(),
@@ -485,6 +486,13 @@ TEST_CASE("an autoscaler reads a metric the run produces, or a scenario alias of
                  Catch::Contains("`metrics: {aliases: {vllm_num_requests_waiting: "
                                  "vllm:num_requests_waiting}}`") &&
                  Catch::EndsWith("did you mean \"vllm:num_requests_waiting\"?"));
+  // vLLM's KV-cache gauge, under either of its names, is one the run produces.
+  for (std::string_view kv : {"vllm:gpu_cache_usage_perc", "vllm:kv_cache_usage_perc"}) {
+    std::string hpa = pods_hpa;
+    hpa.replace(hpa.find("gpu_utilization"), std::string_view("gpu_utilization").size(),
+                "\"" + std::string(kv) + "\"");
+    CHECK(AutoscalerScenario(hpa).error() == "no error");
+  }
   const std::string aliases =
       "metrics:\n  aliases:\n    gpu_utilization: DCGM_FI_DEV_GPU_UTIL\n"
       "    vllm_num_requests_waiting: \"vllm:num_requests_waiting\"\n";
@@ -497,7 +505,8 @@ TEST_CASE("an autoscaler reads a metric the run produces, or a scenario alias of
             .short_error() ==
         "6:38: metrics.aliases.gpu_utilization: \"DCGM_FI_DEV_GPU_UTILS\" is not a metric fleetsim "
         "produces; expected one of DCGM_FI_DEV_GPU_UTIL, vllm:num_requests_running, "
-        "vllm:num_requests_waiting, vllm:request_success_total, fleetsim_service_requests_total, "
+        "vllm:num_requests_waiting, vllm:request_success_total, vllm:gpu_cache_usage_perc, "
+        "vllm:kv_cache_usage_perc, fleetsim_service_requests_total, "
         "fleetsim_service_queue_length; did you mean \"DCGM_FI_DEV_GPU_UTIL\"?");
   CHECK(AutoscalerScenario("metrics: {aliases: {DCGM_FI_DEV_GPU_UTIL: DCGM_FI_DEV_GPU_UTIL}}\n")
             .short_error() ==

@@ -16,5 +16,8 @@ TEST_CASE("an exporter's metric is matched to the simulated metric of the same m
   CHECK(same_meaning_metric("model_concurrency") == kRequestsRunningMetric);
   CHECK(same_meaning_metric("http_requests_total") == kRequestSuccessMetric);
   CHECK(same_meaning_metric("ingress_requests_per_second") == kServiceRequestsMetric);
+  // KV-cache use before GPU: "gpu_cache_usage" is about the cache, not the GPU's busy time.
+  CHECK(same_meaning_metric("sglang:token_usage_kv_cache") == kGpuCacheUsageMetric);
+  CHECK(same_meaning_metric("tgi_gpu_cache_usage") == kGpuCacheUsageMetric);
   CHECK_FALSE(same_meaning_metric("temperature_celsius"));
 }

@@ -100,3 +100,62 @@ TEST_CASE("misses split into drops, TTFT misses and end-to-end misses that add u
   CHECK(t.dropped == 1);
   CHECK(t.misses == 6);
 }
+
+TEST_CASE("TPOT, queue time and the throughput window of served requests", "[serving]") {
+  ServingStats stats({}, at(seconds(10)));
+  // Arrives at 20 s, leaves the queue at 21 s, first token at 21.5 s, done at 23.5 s: 2 s for
+  // the 4 tokens after the first.
+  stats.on_request_done({.arrival = at(seconds(20)),
+                         .start = at(seconds(21)),
+                         .first_token = at(millis(21'500)),
+                         .completion = at(millis(23'500)),
+                         .output_tokens = 5});
+  // One output token: no TPOT, but its token counts and its arrival opens the window.
+  stats.on_request_done({.arrival = at(seconds(12)),
+                         .start = at(seconds(12)),
+                         .first_token = at(seconds(13)),
+                         .completion = at(seconds(13)),
+                         .output_tokens = 1});
+  // Dropped: opens the window no earlier, adds no token.
+  stats.on_request_done({.arrival = at(seconds(15)),
+                         .start = at(seconds(16)),
+                         .first_token = at(seconds(16)),
+                         .completion = at(seconds(16)),
+                         .output_tokens = 9,
+                         .dropped = true,
+                         .drop_reason = DropReason::QueueTimeout});
+  // During warmup: not counted.
+  stats.on_request_done({.arrival = at(seconds(5)),
+                         .start = at(seconds(5)),
+                         .first_token = at(seconds(6)),
+                         .completion = at(seconds(40)),
+                         .output_tokens = 100});
+  const SloTotals& t = stats.totals();
+  CHECK(t.tpot_s.count() == 1);
+  CHECK(t.tpot_s.min() == 0.5);
+  CHECK(t.queue_s.count() == 2);
+  CHECK(t.queue_s.min() == 0.0);
+  CHECK(t.queue_s.max() == 1.0);
+  CHECK(t.output_tokens == 6);
+  CHECK(t.first_arrival == at(seconds(12)));
+  CHECK(t.last_completion == at(millis(23'500)));
+  // An unfinished request that arrived first widens the window.
+  stats.judge_unfinished(at(seconds(11)), std::nullopt, at(seconds(60)));
+  CHECK(stats.totals().first_arrival == at(seconds(11)));
+}
+
+TEST_CASE("a service that does not time tokens records no TPOT and no token window", "[serving]") {
+  ServingStats stats({}, kSimStart, /*tokens=*/false);
+  stats.on_request_done({.arrival = at(seconds(1)),
+                         .start = at(seconds(2)),
+                         .first_token = at(seconds(3)),
+                         .completion = at(seconds(3)),
+                         .output_tokens = 50});
+  const SloTotals& t = stats.totals();
+  CHECK(t.served == 1);
+  CHECK(t.queue_s.max() == 1.0);
+  CHECK(t.tpot_s.count() == 0);
+  CHECK(t.output_tokens == 0);
+  CHECK(t.first_arrival == SimTime::max());
+  CHECK(t.last_completion == SimTime::min());
+}

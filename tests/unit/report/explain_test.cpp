@@ -40,7 +40,7 @@ TEST_CASE("explain tells a golden run's pod and node from launch to termination"
         "         18m26s  bound to gpu-inference-fqnct after 1m11s pending, as soon as its new "
         "node was ready (launch 5s, registration 40s, initialization 25s)\n"
         "         22m26s  ready\n"
-        "  27m19.929037s  deleted from gpu-inference-fqnct: scale_down\n");
+        "  27m19.811287s  deleted from gpu-inference-fqnct: scale_down\n");
   std::ifstream node_events(golden_events());
   CHECK(explain_node(node_events, "events.jsonl", "gpu-inference-fqnct") ==
         "node gpu-inference-fqnct (NodePool gpu-inference)\n"
@@ -53,7 +53,7 @@ TEST_CASE("explain tells a golden run's pod and node from launch to termination"
         "          18m1s  registered\n"
         "         18m26s  ready: initialized, GPUs advertised\n"
         "         18m26s  pod bound: llm-ksvdbndrnd-f8f5f\n"
-        "  27m19.929037s  pod llm-ksvdbndrnd-f8f5f deleted: scale_down\n"
+        "  27m19.811287s  pod llm-ksvdbndrnd-f8f5f deleted: scale_down\n"
         "         32m35s  disruption: emptiness (Empty) of 1 node, saving $1.212/h, no "
         "replacement\n"
         "         32m35s  cordoned and draining: empty\n"

@@ -85,6 +85,13 @@ double EngineReplica::kv_usage() const {
   return capacity_ > 0 ? std::clamp(kv_used_at(steps_) / capacity_, 0.0, 1.0) : 0.0;
 }
 
+double EngineReplica::kv_usage_at(double now) const {
+  if (capacity_ <= 0) return 0.0;
+  const double steps =
+      plan_decodes_ && now > synced_ ? steps_ + std::floor(steps_in(now - synced_)) : steps_;
+  return std::clamp(kv_used_at(steps) / capacity_, 0.0, 1.0);
+}
+
 // ---- Requests --------------------------------------------------------------------------------
 
 void EngineReplica::add(double now, std::uint32_t slot, std::uint32_t prompt,

@@ -455,7 +455,9 @@ ReplicaLoad ServingModel::load(ReplicaId id) const {
   const std::uint32_t index = find(id);
   if (index == kNone || !replicas_[index].engine) return {};
   const EngineReplica& e = replicas_[index].engine->engine;
-  return {.running = e.running(), .waiting = e.waiting(), .kv_cache_usage = e.kv_usage()};
+  return {.running = e.running(),
+          .waiting = e.waiting(),
+          .kv_cache_usage = e.kv_usage_at(engine_clock(sim_.now()))};
 }
 
 EngineTotals ServingModel::engine_totals() const {

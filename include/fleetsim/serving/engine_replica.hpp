@@ -46,8 +46,10 @@ class EngineReplica {
 
   std::uint32_t running() const { return running_; }
   std::uint32_t waiting() const { return static_cast<std::uint32_t>(waiting_.size()); }
-  // Share of the KV cache in use, in [0, 1].
+  // Share of the KV cache in use, in [0, 1], at the last milestone and at `now` (its decodes'
+  // context grown by the whole steps run since).
   double kv_usage() const;
+  double kv_usage_at(double now) const;
   std::uint64_t preemptions() const { return preemptions_; }
   std::uint32_t peak_running() const { return peak_running_; }
   double peak_kv_usage() const { return capacity_ > 0 ? peak_kv_blocks_ / capacity_ : 0.0; }

@@ -121,6 +121,15 @@ TEST_CASE("serving-table prints a row per type and TP degree", "[cli]") {
   CHECK(doc["tpot_slo_s"] == Approx(0.04));
   REQUIRE(doc["rows"].size() == 1);
   CHECK(doc["rows"][0]["replicas_per_instance"] == 1);
+  // max_num_seqs caps the KV batch; fp8 KV on an L40S.
+  Run capped = s.fleetsim(
+      "serving-table --model llama-3.1-8b --filter type=g6e.xlarge --format json "
+      "--max-num-seqs 8 --kv-dtype fp8");
+  CHECK(capped.exit_code == 0);
+  const nlohmann::json row = nlohmann::json::parse(capped.out)["rows"][0];
+  CHECK(row["kv_batch"] == 8);
+  CHECK(row["slo_batch"]["batch"] == 8);
+  CHECK(row["kv_dtype"] == "fp8");
 }
 
 TEST_CASE("serving-table refuses a model that fits nowhere and bad options", "[cli]") {

@@ -20,9 +20,9 @@
 namespace fleetsim {
 namespace {
 
-constexpr std::array<std::string_view, 11> kCommands{"run",     "validate", "check",    "compare",
-                                                     "sweep",   "merge",    "lint",     "explain",
-                                                     "catalog", "models",   "autoscale"};
+constexpr std::array<std::string_view, 12> kCommands{
+    "run",  "validate", "check",   "compare", "sweep",         "merge",
+    "lint", "explain",  "catalog", "models",  "serving-table", "autoscale"};
 
 // A seed is a whole number in [0, 2^64): CLI11 would wrap "-1" and clamp what overflows, making
 // two different seeds give the same run.
@@ -49,6 +49,7 @@ struct CommandLine {
   ExplainOptions explain;
   CatalogOptions catalog;
   ModelsOptions models;
+  ServingTableOptions serving_table;
   AutoscaleOptions autoscale;
   WarningDetail validate_warnings = WarningDetail::Auto;
   ReadOptions validate_reading;
@@ -65,6 +66,7 @@ struct CommandLine {
   CLI::App* explain_cmd = nullptr;
   CLI::App* catalog_cmd = nullptr;
   CLI::App* models_cmd = nullptr;
+  CLI::App* serving_table_cmd = nullptr;
   CLI::App* autoscale_cmd = nullptr;
 };
 
@@ -76,7 +78,7 @@ std::optional<std::string> command_name_problem(int argc, char** argv) {
     return std::nullopt;
   return fmt::format(
       "error: {}; the commands are run, validate, check, compare, sweep, merge, lint, explain, "
-      "catalog, models and autoscale "
+      "catalog, models, serving-table and autoscale "
       "(fleetsim COMMAND --help)\n",
       argc < 2 ? "no command given"
                : fmt::format("unknown command \"{}\"", std::string_view(argv[1]).substr(0, 40)));
@@ -289,6 +291,41 @@ void add_models(CLI::App& app, CommandLine& cl) {
                             "A models.csv to list instead of the bundled one");
 }
 
+void add_serving_table(CLI::App& app, CommandLine& cl) {
+  ServingTableOptions& o = cl.serving_table;
+  CLI::App* cmd = cl.serving_table_cmd = app.add_subcommand(
+      "serving-table",
+      "For one model, every GPU instance type and tensor-parallel degree that holds it: batch-1 "
+      "TTFT and TPOT, the batch the KV cache holds, the throughput at the largest batch meeting "
+      "the SLOs and the cost per million output tokens, on demand and on spot");
+  cmd->add_option("--model", o.model, "A catalog model (`fleetsim models` lists them)")->required();
+  cmd->add_option("--dtype", o.dtype,
+                  "Weights: bf16, fp16, fp8, int8, int4/awq/gptq (default: "
+                  "bf16, fp16 on a GPU without bf16)");
+  cmd->add_option("--kv-dtype", o.kv_dtype, "KV cache format (default: as the weights compute)");
+  cmd->add_option("--engine", o.engine, "vllm | tensorrt-llm | sglang")->capture_default_str();
+  cmd->add_option("--input", o.input, "Prompt tokens of every request")
+      ->check(CLI::Range(1, 10'000'000))
+      ->capture_default_str();
+  cmd->add_option("--output", o.output, "Output tokens of every request (at least 2)")
+      ->check(CLI::Range(2, 10'000'000))
+      ->capture_default_str();
+  cmd->add_option("--max-model-len", o.max_model_len,
+                  "The engine's max_model_len (default: input + output)")
+      ->check(CLI::Range(1, 100'000'000));
+  cmd->add_option("--max-num-seqs", o.max_num_seqs, "The engine's max_num_seqs (default: its own)")
+      ->check(CLI::Range(1, 100'000));
+  cmd->add_option("--ttft-slo", o.ttft_slo, "Mean time to first token at most this (500ms, 2s)");
+  cmd->add_option("--tpot-slo", o.tpot_slo, "Mean time per output token at most this (50ms)");
+  cmd->add_option("--filter", o.filter,
+                  "Instance types, as catalog --filter: family=g5|g6e, gpu-count>=4");
+  cmd->add_option("--catalog", o.catalog_dir,
+                  "Catalog directory (instance-types.csv, offerings.csv, gpu-hardware.csv)");
+  cmd->add_option("--format", o.format, "table | json")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+}
+
 void add_autoscale(CLI::App& app, CommandLine& cl) {
   AutoscaleOptions& autoscale = cl.autoscale;
   cl.autoscale_cmd = app.add_subcommand(
@@ -372,6 +409,7 @@ int run_chosen_command(const CommandLine& cl) {
   if (*cl.explain_cmd) return explain_command(cl.explain);
   if (*cl.catalog_cmd) return catalog_command(cl.catalog);
   if (*cl.models_cmd) return models_command(cl.models);
+  if (*cl.serving_table_cmd) return serving_table_command(cl.serving_table);
   if (*cl.autoscale_cmd) return autoscale_command(cl.autoscale);
   return kExitInternal;
 }
@@ -411,6 +449,7 @@ int main(int argc, char** argv) {
   add_lint_and_explain(app, cl);
   add_catalog(app, cl);
   add_models(app, cl);
+  add_serving_table(app, cl);
   add_autoscale(app, cl);
   try {
     app.parse(argc, argv);

@@ -44,6 +44,23 @@ struct ModelsOptions {
   std::string format = "table";                  // table | json
 };
 
+// `fleetsim serving-table`: the model and the load every row is measured at.
+struct ServingTableOptions {
+  std::string model;                           // a catalog name, alias or Hugging Face id
+  std::optional<std::string> dtype;            // nullopt: bf16 (fp16 without bf16), as vLLM's auto
+  std::optional<std::string> kv_dtype;         // nullopt: as the weights compute
+  std::string engine = "vllm";                 // vllm | tensorrt-llm | sglang
+  std::uint32_t input = 1020;                  // the Azure conversation trace's median prompt
+  std::uint32_t output = 129;                  // and median output
+  std::optional<std::uint32_t> max_model_len;  // default: input + output
+  std::optional<std::uint32_t> max_num_seqs;   // default: the engine's
+  std::optional<std::string> ttft_slo;         // durations ("500ms"): on the mean TTFT
+  std::optional<std::string> tpot_slo;         // on the mean TPOT
+  std::optional<std::string> filter;           // as `catalog --filter`
+  std::optional<std::filesystem::path> catalog_dir;  // default: the bundled us-east-1
+  std::string format = "table";                      // table | json
+};
+
 struct AutoscaleOptions {
   std::filesystem::path manifest;                // a file with exactly one HPA or ScaledObject
   std::filesystem::path metrics;                 // CSV time_s,value
@@ -126,6 +143,8 @@ int sweep_command(const SweepCommandOptions& options);
 int merge_command(const MergeOptions& options);
 // A pod's or a node's story from a run's events.jsonl.
 int explain_command(const ExplainOptions& options);
+// Per GPU type and TP degree that holds a model: its speed, batch and cost per output token.
+int serving_table_command(const ServingTableOptions& options);
 // Replays a metric series through one HPA or ScaledObject; CSV time_s,replicas on stdout.
 int autoscale_command(const AutoscaleOptions& options);
 

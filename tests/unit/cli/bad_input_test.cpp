@@ -182,7 +182,7 @@ TEST_CASE("the command line: seeds, regions and commands are checked (issue 13, 
   CHECK_THAT(unknown.err,
              Catch::Contains("unknown command \"frobnicate\"; the commands are run, "
                              "validate, check, compare, sweep, merge, lint, explain, catalog, "
-                             "models and autoscale"));
+                             "models, serving-table and autoscale"));
   CHECK(s.fleetsim("").exit_code == 2);
 }
 

@@ -21,19 +21,4 @@ std::filesystem::path bundled_catalog_root() {
   return std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog";
 }
 
-std::filesystem::path bundled_models_csv() {
-  if (const char* env = std::getenv("FLEETSIM_MODELS_CSV"); env != nullptr && *env != '\0')
-    return env;
-  std::error_code ec;
-  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    for (std::filesystem::path dir = exe.parent_path(); !dir.empty() && dir != dir.root_path();
-         dir = dir.parent_path()) {
-      if (std::filesystem::is_regular_file(dir / "models" / "models.csv", ec))
-        return dir / "models" / "models.csv";
-    }
-  }
-  return std::filesystem::path(FLEETSIM_SOURCE_DIR) / "models" / "models.csv";
-}
-
 }  // namespace fleetsim

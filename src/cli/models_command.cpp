@@ -108,14 +108,17 @@ std::string models_json(const ModelCatalog& catalog) {
 }  // namespace
 
 int models_command(const ModelsOptions& options) {
-  const std::filesystem::path csv = options.catalog ? *options.catalog : bundled_models_csv();
-  const ModelCatalog catalog = ModelCatalog::load(csv);
+  // Without --catalog, the catalog compiled in: the one scenarios name models from.
+  const ModelCatalog catalog =
+      options.catalog ? ModelCatalog::load(*options.catalog) : bundled_model_catalog();
+  const std::string source =
+      options.catalog ? options.catalog->string() : "models/models.csv, built in";
   if (options.format == "json") {
     std::cout << models_json(catalog);
     return kExitOk;
   }
   std::cout << models_table(catalog);
-  std::cout << catalog.models().size() << " models (" << csv.string()
+  std::cout << catalog.models().size() << " models (" << source
             << "); a model is found by its name, any alias or its Hugging Face id "
                "(--format json lists them)\n";
   return kExitOk;

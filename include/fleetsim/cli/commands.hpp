@@ -151,8 +151,5 @@ int autoscale_command(const AutoscaleOptions& options);
 // The directory holding the bundled catalogs as aws/<region>/: $FLEETSIM_CATALOG_ROOT, else an
 // instance-catalog/ folder beside or above the executable, else the source tree's.
 std::filesystem::path bundled_catalog_root();
-// The bundled model catalog: $FLEETSIM_MODELS_CSV, else models/models.csv beside or above the
-// executable, else the source tree's.
-std::filesystem::path bundled_models_csv();
 
 }  // namespace fleetsim

@@ -74,8 +74,6 @@ constexpr auto kInert = std::to_array<InertField>({
     {"Deployment.spec.progressDeadlineSeconds", "a condition on the Deployment's status"},
     {"Job.spec.ttlSecondsAfterFinished", "when a finished Job's object is deleted"},
     // What a container runs and sees, not what it requests or how long it starts.
-    {"pod:containers[].args", "the container's arguments"},
-    {"pod:containers[].command", "the container's command"},
     {"pod:containers[].env", "environment variables"},
     {"pod:containers[].envFrom", "environment variables"},
     {"pod:containers[].ports", "ports the container declares"},

@@ -31,6 +31,7 @@ struct ContainerRequest {
   std::string image;                           // app containers only; empty when unset
   std::optional<ProbeTiming> readiness_probe;  // app containers only
   std::optional<ProbeTiming> startup_probe;    // app containers only
+  std::vector<std::string> argv;               // app containers only: command, then args
 };
 
 // A readinessProbe or startupProbe: its timing, with Kubernetes' defaults.
@@ -94,6 +95,9 @@ ContainerRequest decode_container(const YamlValue& item, bool init, DecodeContex
     out.requests = decode_container_resources(*resources, ctx);
   if (!init) {
     if (auto image = c.get("image")) out.image = image->as_string();
+    for (std::string_view key : {"command", "args"})
+      if (auto list = c.get(key))
+        for (const YamlValue& word : list->items()) out.argv.push_back(word.as_string());
     if (auto probe = c.get("readinessProbe"))
       out.readiness_probe = decode_probe(*probe, false, ctx);
     if (auto probe = c.get("startupProbe")) out.startup_probe = decode_probe(*probe, true, ctx);
@@ -378,6 +382,8 @@ DecodedPod decode_pod(const ObjectMeta& meta, const YamlValue& spec_value, Decod
   for (const YamlValue& c : containers.items()) app.push_back(decode_container(c, false, ctx));
   if (app.empty()) containers.fail("a pod needs at least one container");
   for (ContainerRequest& c : app) {
+    if (!c.argv.empty())
+      spec.command_lines.push_back({.image = c.image, .argv = std::move(c.argv)});
     if (!c.image.empty()) spec.images.push_back(std::move(c.image));
     if (!spec.readiness_probe) spec.readiness_probe = c.readiness_probe;
     if (!spec.startup_probe) spec.startup_probe = c.startup_probe;

@@ -433,6 +433,7 @@ std::set<std::string> admit_workloads(ManifestSet& set, std::vector<DecodedJobSo
     cfg.workloads.push_back(std::move(d.workload));
   }
   resolve_service_deployments(cfg.services, cfg.workloads);
+  apply_server_args(cfg.services, cfg.workloads, warnings);
   for (auto& d : set.daemonsets) {
     priorities.resolve(d.workload.pod.spec, d.priority);
     cfg.daemonsets.push_back(std::move(d.workload));

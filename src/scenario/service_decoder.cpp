@@ -659,7 +659,7 @@ void check_closed_loop(const ServiceConfig& s, const YamlValue& traffic) {
 
 // Which model times the service's requests: measured rates, a fixed-time model, or (the default
 // for an LLM service) the engine model on its model, which is the default one when not named.
-void settle_speed_model(ServiceConfig& s, const YamlMap& m, const SectionContext& sc) {
+void settle_speed_model(ServiceConfig& s, const YamlMap& m) {
   if (std::holds_alternative<LlmServiceTime>(s.serving.service_time) && !s.rates)
     s.serving.service_time = EngineServiceTime{};
   const bool engine = std::holds_alternative<EngineServiceTime>(s.serving.service_time);
@@ -686,16 +686,6 @@ void settle_speed_model(ServiceConfig& s, const YamlMap& m, const SectionContext
             "under the engine model a replica batches up to engine.max_num_seqs requests; set "
             "that");
   s.serving.concurrency = 0;  // the runtime sets it from the engines' max_num_seqs
-  if (!s.model) {
-    const ModelSpec* spec = bundled_model_catalog().find(kDefaultModel);
-    FLEETSIM_ASSERT(spec != nullptr);
-    s.model = ServiceModel{.spec = *spec, .assumed = true, .where = s.where};
-    if (sc.warnings != nullptr)
-      sc.warnings->add(WarningCode::ModelAssumed, s.where, "model",
-                       fmt::format("names no model: its speed is that of {} in bf16 on vLLM; "
-                                   "name the model it serves (`fleetsim models` lists them)",
-                                   kDefaultModel));
-  }
 }
 
 }  // namespace
@@ -722,8 +712,9 @@ std::vector<ServiceConfig> decode_services(const YamlValue& list, const SectionC
     if (auto v = m.get("engine")) {
       s.engine = decode_engine(*v);
       s.engine_where = v->where();
+      s.engine_named = YamlMap(*v).get("name").has_value();
     }
-    settle_speed_model(s, m, sc);
+    settle_speed_model(s, m);
     if (auto v = m.get("metrics")) s.metrics = decode_metrics(*v);
     out.push_back(std::move(s));
   }

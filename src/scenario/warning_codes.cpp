@@ -6,7 +6,7 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<std::string_view, 38> kNames{
+constexpr std::array<std::string_view, 39> kNames{
     "unmodelled-field",
     "unmodelled-kind",
     "unknown-field",
@@ -45,8 +45,9 @@ constexpr std::array<std::string_view, 38> kNames{
     "engine-note",
     "nominal-accelerator",
     "gpus-unused",
+    "server-flag-not-read",
 };
-static_assert(kNames.size() == static_cast<std::size_t>(WarningCode::GpusUnused) + 1);
+static_assert(kNames.size() == static_cast<std::size_t>(WarningCode::ServerFlagNotRead) + 1);
 
 }  // namespace
 

@@ -82,6 +82,15 @@ struct PodSpec {
   // cluster-autoscaler.kubernetes.io/safe-to-evict as written ("true" and "false" matter).
   std::string safe_to_evict;
   std::vector<std::string> images;  // app containers' images, in order
+  // App containers' command lines (command, then args), as written, with their image: where an
+  // inference server's own flags are read (service/server_args.hpp). Containers without any are
+  // left out.
+  struct CommandLine {
+    std::string image;
+    std::vector<std::string> argv;
+    friend bool operator==(const CommandLine&, const CommandLine&) = default;
+  };
+  std::vector<CommandLine> command_lines;
   // Of the first app container that has one; nullopt: Ready once the server is up.
   std::optional<ProbeTiming> readiness_probe;
   std::optional<ProbeTiming> startup_probe;

@@ -6,6 +6,7 @@
 
 #include "fleetsim/scenario/scenario_config.hpp"
 #include "fleetsim/scenario/scenario_sections.hpp"
+#include "fleetsim/scenario/warning_log.hpp"
 #include "fleetsim/scenario/yaml_reader.hpp"
 
 namespace fleetsim {
@@ -52,5 +53,13 @@ std::vector<ServiceConfig> decode_services(const YamlValue& list, const SectionC
 // ConfigError at the `deployment` field.
 void resolve_service_deployments(std::vector<ServiceConfig>& services,
                                  const std::vector<Workload>& workloads);
+
+// Under the engine model, the flags the Deployment's inference server runs with (vLLM, SGLang,
+// TensorRT-LLM: service/server_args.hpp) fill what the service's `model` and `engine` leave
+// unset; a flag that says otherwise than the service is an error naming both. A service that
+// names no model, and whose server names none the catalog knows, serves kDefaultModel, with a
+// warning. After resolve_service_deployments.
+void apply_server_args(std::vector<ServiceConfig>& services, const std::vector<Workload>& workloads,
+                       WarningLog& warnings);
 
 }  // namespace fleetsim

@@ -47,6 +47,7 @@ enum class WarningCode {
   EngineNote,                  // the engine runs the model differently on some type (fp8 W8A16)
   NominalAccelerator,          // Inferentia or Trainium: the engine model on nominal figures
   GpusUnused,                  // tensor parallelism below the pod's GPU request
+  ServerFlagNotRead,           // an inference server's flag whose value fleetsim cannot use
 };
 
 // The code's name: "unmodelled-field", "pods-unhostable", …

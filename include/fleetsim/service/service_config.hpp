@@ -75,6 +75,7 @@ struct ServiceConfig {
   ServiceStartup startup;
   std::optional<ServiceModel> model;  // LLM services; nullopt for fixed-time ones
   EngineOptions engine;
+  bool engine_named = false;        // `engine.name` given (else the engine its server's flags say)
   SourceLocation engine_where;      // its `engine` key, or the entry when not given
   ServiceMetricsSettings metrics;   // how its pods' metrics are emulated
   SourceLocation where;             // the list entry

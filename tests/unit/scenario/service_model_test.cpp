@@ -125,3 +125,83 @@ TEST_CASE("a service's model and engine refuse what vLLM and the catalog would",
 
 }  // namespace
 }  // namespace fleetsim
+
+namespace fleetsim {
+namespace {
+
+// A Deployment `srv` whose container runs `args` (a YAML flow sequence) on one GPU, with a
+// service on it whose extra lines are `lines`.
+struct ArgsScenario {
+  test::TempDir dir{"svc-server-args"};
+  std::filesystem::path file;
+  ArgsScenario(const std::string& args, const std::string& lines) {
+    dir.write("manifests.yaml",
+              "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: srv}\nspec:\n"
+              "  replicas: 1\n  selector: {matchLabels: {app: srv}}\n  template:\n"
+              "    metadata: {labels: {app: srv}}\n    spec:\n      containers:\n"
+              "        - name: vllm\n          image: vllm/vllm-openai:v0.10.1\n"
+              "          args: " +
+                  args +
+                  "\n          resources: {requests: {cpu: \"4\", memory: 32Gi, nvidia.com/gpu: "
+                  "4}}\n");
+    file = dir.write(
+        "scenario.yaml",
+        "name: s\nduration: 1h\ncatalog: " + (test::fixtures() / "catalog/aws/us-east-1").string() +
+            "\nmanifests: [manifests.yaml]\nservices:\n  - deployment: srv\n"
+            "    traffic: {pattern: poisson, rps: 1}\n" +
+            lines);
+  }
+};
+
+TEST_CASE("a Deployment's vLLM flags give the service its model and engine",
+          "[scenario][services]") {
+  ArgsScenario s(
+      R"(["--model", "meta-llama/Llama-3.3-70B-Instruct", "--tensor-parallel-size", "4", "--max-model-len", "8192", "--max-num-seqs", "64"])",
+      "");
+  const ScenarioConfig cfg = load_scenario(s.file);
+  const ServiceConfig& svc = cfg.services.at(0);
+  REQUIRE(svc.model);
+  CHECK(svc.model->spec.name == "llama-3.1-70b");
+  CHECK_FALSE(svc.model->assumed);
+  CHECK(svc.engine.tensor_parallel_size == 4u);
+  CHECK(svc.engine.max_model_len == 8192u);
+  CHECK(svc.engine.max_num_seqs == 64u);
+  for (const Warning& w : cfg.warnings) CHECK(w.code != WarningCode::ModelAssumed);
+}
+
+TEST_CASE("a service that says otherwise than its server's flags is refused naming both",
+          "[scenario][services]") {
+  ArgsScenario conflict(R"(["--model", "meta-llama/Llama-3.1-8B-Instruct", "--max-num-seqs", "8"])",
+                        "    engine: {max_num_seqs: 16}\n");
+  const std::string e = test::config_error([&] { load_scenario(conflict.file); });
+  CHECK_THAT(e, Catch::EndsWith("8:13: services[0].engine.max_num_seqs: is 16, but Deployment "
+                                "default/srv's server runs with 8: give one value (the server's "
+                                "flags are read as it would run)"));
+  ArgsScenario model(R"(["--model", "meta-llama/Llama-3.1-8B-Instruct"])",
+                     "    model: {name: mistral-7b}\n");
+  CHECK_THAT(test::config_error([&] { load_scenario(model.file); }),
+             Catch::EndsWith("8:12: services[0].model: is mistral-7b, but Deployment "
+                             "default/srv's server serves meta-llama/Llama-3.1-8B-Instruct "
+                             "(llama-3.1-8b)"));
+}
+
+TEST_CASE("a server serving a model the catalog does not know gets the default with a warning",
+          "[scenario][services]") {
+  ArgsScenario s(R"(["--model", "acme/chat-13b", "--max-num-seqs", "lots"])", "");
+  const ScenarioConfig cfg = load_scenario(s.file);
+  REQUIRE(cfg.services.at(0).model);
+  CHECK(cfg.services.at(0).model->assumed);
+  std::vector<std::string> messages;
+  for (const Warning& w : cfg.warnings)
+    if (w.code == WarningCode::ModelAssumed || w.code == WarningCode::ServerFlagNotRead)
+      messages.push_back(w.message);
+  CHECK(messages == std::vector<std::string>{
+                        "its server serves acme/chat-13b, which the catalog does not know (give "
+                        "`model:` its architecture): its speed is that of llama-3.1-8b in bf16 "
+                        "on vLLM; name the model it serves (`fleetsim models` lists them)",
+                        "Deployment default/srv's server flag --max-num-seqs lots: expected a "
+                        "positive whole number; fleetsim runs the engine's default instead"});
+}
+
+}  // namespace
+}  // namespace fleetsim

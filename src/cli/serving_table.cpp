@@ -108,7 +108,7 @@ LoadPoint measure_closed_loop(const StepCost& cost, std::uint32_t users, std::ui
   // the same lengths from one start they would move in lockstep, every prompt at once.
   for (std::uint32_t i = 0; i < users; ++i)
     requests[i].output = std::max<std::uint32_t>(
-        1, static_cast<std::uint32_t>(std::llround(double{output} * (i + 1) / users)));
+        1, static_cast<std::uint32_t>(std::llround(static_cast<double>(output) * (i + 1) / users)));
   const std::vector<EngineOutcome> out = run_closed_loop_engine(cost, users, requests);
   // The window in which every user has a measured request in flight: from the end of the last
   // warm-up request to the sending of the last request (after it the loop drains).

@@ -62,6 +62,7 @@ void ServiceRuntime::start() {
     closed_loop_->start();
   } else {
     traffic_ = make_traffic_source(config_.traffic, rng);
+    model_.report_lazily();  // its statistics wait for the next scrape or report row
     model_.attach(*traffic_);
   }
   interval_start_ = sim_.now();
@@ -149,7 +150,7 @@ void ServiceRuntime::untrack(PodId id, SimTime now) {
 
 void ServiceRuntime::scrape(SimTime now) {
   MetricsStore& store = metrics_;
-  model_.expire_queue();
+  model_.catch_up();
   store.record(requests_series_, now, static_cast<double>(model_.counters().arrived));
   store.record(queue_series_, now, static_cast<double>(model_.counters().queued));
   const SimDuration window = now - last_scrape_;
@@ -238,7 +239,7 @@ std::optional<double> ServiceRuntime::mean_kv_cache_usage() const {
 }
 
 ServiceIntervalRow ServiceRuntime::close_interval(SimTime now) {
-  model_.expire_queue();
+  model_.catch_up();
   ServiceIntervalRow row;
   const double length = to_seconds(now - interval_start_);
   const std::uint64_t arrived = model_.counters().arrived;
@@ -270,7 +271,7 @@ ServiceIntervalRow ServiceRuntime::close_interval(SimTime now) {
 }
 
 void ServiceRuntime::finish(SimTime end) {
-  model_.expire_queue();
+  model_.catch_up();
   model_.visit_unfinished([&](SimTime arrival, std::optional<SimTime> first_token) {
     stats_.judge_unfinished(arrival, first_token, end);
   });

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include "fleetsim/core/error.hpp"
@@ -12,6 +13,7 @@ namespace {
 
 // The queue's first allocation; it doubles from there and never shrinks.
 constexpr std::size_t kInitialQueueCapacity = 64;
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 // The engine's clock is in seconds (a double); the simulation's in whole microseconds.
 SimTime to_sim_time(double seconds) { return SimTime{from_seconds(seconds)}; }
@@ -87,6 +89,7 @@ void ServingModel::arrive_at(SimTime now, std::uint32_t input_tokens, std::uint3
       .arrival = now, .input_tokens = input_tokens, .output_tokens = output_tokens};
   // The queue is empty whenever a Ready replica has a free slot.
   if (!ready_.empty()) {
+    catch_up_engines(now);
     const ReadyReplicas::Choice best = ready_.best();
     if (has_room(best)) {
       start(best.replica, now, request);
@@ -100,6 +103,10 @@ void ServingModel::arrive_at(SimTime now, std::uint32_t input_tokens, std::uint3
   }
   note_queue_change(now);
   queue_push(request);
+  // A queue waits for the first slot to free: from now on every engine reports on time.
+  if (lazy_ && queue_count_ == 1) {
+    for (std::uint32_t i = 0; i < replicas_.size(); ++i) schedule_milestone(i);
+  }
 }
 
 // ---- Events ----------------------------------------------------------------------------------
@@ -209,14 +216,14 @@ void ServingModel::release(std::uint32_t slot_index, SimTime at, DropReason drop
 }
 
 void ServingModel::settle_engine(std::uint32_t replica, SimTime now) {
-  // Handling news may retire the replica; news is about slots, which stay valid.
-  while (!engine_news_.empty()) {
-    const EngineNews news = engine_news_.back();
-    engine_news_.pop_back();
+  // In the order it happened (the replica's busy time ends at its last finish). Handling news
+  // may retire the replica; news is about slots, which stay valid.
+  for (const EngineNews& news : engine_news_) {
     const Slot& slot = slots_[news.slot];
     const SimTime at = std::clamp(to_sim_time(news.at), slot.start, now);
     release(news.slot, at, news.rejected ? DropReason::TooLong : DropReason::None);
   }
+  engine_news_.clear();
   schedule_milestone(replica);
   dispatch_queue(now);
 }
@@ -226,7 +233,8 @@ void ServingModel::schedule_milestone(std::uint32_t replica) {
   if (!r.engine) return;
   Engine& e = *r.engine;
   const double next = e.engine.next_milestone();
-  const SimTime at = std::isinf(next)
+  next_milestone_[replica] = next;
+  const SimTime at = std::isinf(next) || !milestones_on_time(r)
                          ? kNever
                          : SimTime{micros(static_cast<std::int64_t>(std::ceil(next * 1e6 - 1e-3)))};
   if (at == e.milestone_at) return;
@@ -253,7 +261,20 @@ void ServingModel::dispatch_queue(SimTime now) {
   }
 }
 
-void ServingModel::expire_queue() { expire_front(sim_.now()); }
+void ServingModel::catch_up() {
+  catch_up_engines(sim_.now());
+  expire_front(sim_.now());
+}
+
+void ServingModel::catch_up_engines(SimTime now) {
+  if (!lazy_) return;
+  const double clock = engine_clock(now);
+  for (std::uint32_t i = 0; i < next_milestone_.size(); ++i) {
+    if (next_milestone_[i] > clock) continue;
+    replicas_[i].engine->engine.advance(clock);
+    settle_engine(i, now);
+  }
+}
 
 void ServingModel::expire_front(SimTime now) {
   if (!config_.queue_timeout) return;
@@ -331,6 +352,7 @@ void ServingModel::add_replica(const ReplicaSpec& spec, std::optional<SimTime> r
     // Growth happens on scale-up, not per request.
     index = static_cast<std::uint32_t>(replicas_.size());
     replicas_.emplace_back();
+    next_milestone_.push_back(kInfinity);
     slots_.resize(slots_.size() + c);
   }
   Replica& r = replicas_[index];
@@ -374,6 +396,7 @@ void ServingModel::make_ready(std::uint32_t replica) {
 }
 
 void ServingModel::begin_termination(ReplicaId id) {
+  catch_up_engines(sim_.now());
   const std::uint32_t index = find(id);
   if (index == kNone) return;
   Replica& r = replicas_[index];
@@ -383,13 +406,16 @@ void ServingModel::begin_termination(ReplicaId id) {
   if (r.in_flight == 0) {
     retire(index);
     if (listener_ != nullptr) listener_->on_replica_drained(id, sim_.now());
+  } else {
+    schedule_milestone(index);  // a draining replica's last finish is news at once
   }
 }
 
 void ServingModel::kill_replica(ReplicaId id) {
+  const SimTime now = sim_.now();
+  catch_up_engines(now);  // what finished before now was served
   const std::uint32_t index = find(id);
   if (index == kNone) return;
-  const SimTime now = sim_.now();
   Replica& r = replicas_[index];
   if (r.state == ReplicaState::Ready) ready_.remove(index, r.in_flight);
   const std::uint32_t c = config_.concurrency;
@@ -428,6 +454,7 @@ void ServingModel::retire(std::uint32_t replica) {
         std::max(retired_engines_.peak_kv_cache_usage, e.peak_kv_usage());
     if (r.engine->milestone_at != kNever) sim_.cancel(r.engine->milestone);
     r.engine.reset();
+    next_milestone_[replica] = kInfinity;
   }
   r.state = ReplicaState::Gone;
   ++r.generation;  // a pending Ready event for this entry is now stale

@@ -126,6 +126,12 @@ class ServingModel final : public EventHandler {
   ServingModel& operator=(const ServingModel&) = delete;
 
   void set_observer(ServingObserver* observer) { observer_ = observer; }
+  // Under the engine model, lets the engines' news wait while nothing can see it: a replica's
+  // requests that finish are reported at the next arrival or catch_up(), with their own times,
+  // and cost no event of their own. Only for an observer that does not act on the news at once
+  // (not a closed loop, whose users send the next request). While requests queue, or a replica
+  // drains, the engines report on time as before.
+  void report_lazily() { lazy_ = true; }
   void set_replica_listener(ReplicaListener* listener) { listener_ = listener; }
 
   // Pulls requests from `source` one at a time, scheduling one arrival event ahead. Arrivals
@@ -145,8 +151,10 @@ class ServingModel final : public EventHandler {
   // The replica goes now; its in-flight requests are dropped (ReplicaKilled): a pod killed at
   // the end of its grace period, or a node lost. No listener call.
   void kill_replica(ReplicaId id);
-  // Drops every queued request that has waited queue_timeout by now.
-  void expire_queue();
+  // Brings what is kept lazily up to now: drops every queued request that has waited
+  // queue_timeout, and reports what the engines did (report_lazily). Call before reading
+  // counters, gauges or busy times.
+  void catch_up();
 
   ServingCounters counters() const;
   std::size_t replica_count() const { return live_replicas_; }
@@ -226,6 +234,12 @@ class ServingModel final : public EventHandler {
   // The engine's news since the last call, then the replica's next milestone event.
   void settle_engine(std::uint32_t replica, SimTime now);
   void schedule_milestone(std::uint32_t replica);
+  // Whether a replica's milestones need events of their own (see report_lazily).
+  bool milestones_on_time(const Replica& r) const {
+    return !lazy_ || r.state != ReplicaState::Ready || queue_count_ > 0;
+  }
+  // Runs every lazily kept engine whose milestone has come, and reports what it did.
+  void catch_up_engines(SimTime now);
   bool has_room(const ReadyReplicas::Choice& c) const {
     return c.in_flight < replicas_[c.replica].capacity;
   }
@@ -253,7 +267,9 @@ class ServingModel final : public EventHandler {
   Request pending_{};  // the arrival already scheduled
 
   std::vector<Replica> replicas_;
-  std::vector<Slot> slots_;  // replica r owns [r × concurrency, (r + 1) × concurrency)
+  bool lazy_ = false;
+  std::vector<double> next_milestone_;  // by replica entry, its engine's (seconds); +inf: none
+  std::vector<Slot> slots_;             // replica r owns [r × concurrency, (r + 1) × concurrency)
   ReadyReplicas ready_;
   std::uint32_t free_replica_ = kNone;
   std::size_t live_replicas_ = 0;

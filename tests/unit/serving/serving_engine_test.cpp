@@ -1,8 +1,10 @@
 // ServingModel under the engine model: the router in front of each replica's EngineReplica, on
 // the simulation's clock.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include "fleetsim/engine/simulation.hpp"
@@ -121,6 +123,79 @@ TEST_CASE("an engine replica killed drops what it held, one that drains finishes
   CHECK(killed == 3);
   CHECK(served == 3);
   CHECK(model.replica_count() == 0);
+}
+
+// Three replicas of four slots under bursts that queue, one drained and one killed mid-run: every
+// request ends exactly as when each milestone is an event, and a scrape reads the same gauges.
+TEST_CASE("engines that report lazily serve every request exactly as on time and save events",
+          "[serving]") {
+  EngineOptions options;
+  options.max_num_seqs = 4;
+  const StepCost cost = test::step_cost(test::llama_8b(), test::h100(), 1, options);
+  std::vector<Request> requests;
+  for (int i = 0; i < 400; ++i) {
+    // A burst of 20 every 3 s, then a request every 150 ms: queueing, then a light load whose
+    // requests finish between arrivals.
+    const SimTime t = i < 200 ? at(millis(3000 * (i / 20) + 7 * (i % 20) + 1))
+                              : at(millis(30'000 + 150 * (i - 200) + 1));
+    requests.push_back({.arrival = t,
+                        .input_tokens = static_cast<std::uint32_t>(100 + (i * 97) % 900),
+                        .output_tokens = static_cast<std::uint32_t>(10 + (i * 31) % 120)});
+  }
+  struct Run {
+    std::vector<RequestOutcome> outcomes;
+    std::uint64_t events = 0;
+    std::uint64_t served_at_scrape = 0;
+    ReplicaLoad load_at_scrape;
+  };
+  auto run = [&](bool lazy) {
+    Simulation sim(1);
+    ServingModel model(sim, engine_config(4), sim.rng("serving"));
+    Recorder recorder;
+    model.set_observer(&recorder);
+    if (lazy) model.report_lazily();
+    for (ReplicaId id = 1; id <= 3; ++id) model.add_replica({.id = id, .engine = &cost}, kSimStart);
+    Arrivals source(requests);
+    model.attach(source);
+    Run r;
+    sim.run_until(at(millis(31'234)));
+    model.catch_up();
+    r.served_at_scrape = model.counters().served;
+    r.load_at_scrape = model.load(2);
+    sim.run_until(at(seconds(35)));
+    model.begin_termination(1);
+    sim.run_until(at(millis(38'390)));
+    model.kill_replica(2);
+    sim.run_until(at(seconds(120)));
+    model.catch_up();
+    r.outcomes = recorder.outcomes;
+    std::sort(r.outcomes.begin(), r.outcomes.end(), [](const auto& a, const auto& b) {
+      return std::tie(a.arrival, a.input_tokens) < std::tie(b.arrival, b.input_tokens);
+    });
+    r.events = sim.events_processed();
+    return r;
+  };
+  const Run on_time = run(false);
+  const Run lazy = run(true);
+  REQUIRE(on_time.outcomes.size() == requests.size());
+  REQUIRE(lazy.outcomes.size() == requests.size());
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    INFO("request " << i);
+    const RequestOutcome& a = on_time.outcomes[i];
+    const RequestOutcome& b = lazy.outcomes[i];
+    CHECK(a.start == b.start);
+    CHECK(a.first_token == b.first_token);
+    CHECK(a.completion == b.completion);
+    CHECK(a.replica == b.replica);
+    CHECK(a.drop_reason == b.drop_reason);
+  }
+  CHECK(lazy.served_at_scrape == on_time.served_at_scrape);
+  CHECK(lazy.load_at_scrape.running == on_time.load_at_scrape.running);
+  CHECK(lazy.load_at_scrape.kv_cache_usage == on_time.load_at_scrape.kv_cache_usage);
+  CHECK(std::count_if(lazy.outcomes.begin(), lazy.outcomes.end(), [](const auto& o) {
+          return o.drop_reason == DropReason::ReplicaKilled;
+        }) > 0);
+  CHECK(lazy.events < on_time.events * 3 / 4);
 }
 
 TEST_CASE("a request longer than the KV cache holds is dropped as vLLM refuses it", "[serving]") {

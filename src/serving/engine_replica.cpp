@@ -20,9 +20,31 @@ bool reached(double target, double counter) {
   return target <= counter + 1e-7 + 1e-9 * std::abs(counter);
 }
 
-bool heap_after(const auto& a, const auto& b) { return a.end > b.end; }
+// The heap's order, as a type the standard algorithms inline.
+struct EndsLater {
+  bool operator()(const auto& a, const auto& b) const { return a.end > b.end; }
+};
+
+// floor and ceil without a library call (|x| < 2^63; the step and token counts are far below).
+double floor_of(double x) {
+  const auto t = static_cast<double>(static_cast<std::int64_t>(x));
+  return t > x ? t - 1 : t;
+}
+double ceil_of(double x) {
+  const auto t = static_cast<double>(static_cast<std::int64_t>(x));
+  return t < x ? t + 1 : t;
+}
 
 }  // namespace
+
+EngineReplica::SlotQueue::SlotQueue(std::uint32_t capacity)
+    : ring_(std::max(capacity, 1U)), capacity_(std::max(capacity, 1U)) {}
+
+void EngineReplica::SlotQueue::push_front(std::uint32_t slot) {
+  head_ = head_ == 0 ? capacity_ - 1 : head_ - 1;
+  ring_[head_] = slot;
+  ++size_;
+}
 
 EngineReplica::EngineReplica(const StepCost& cost, EngineListener& listener)
     : cost_(cost),
@@ -36,11 +58,13 @@ EngineReplica::EngineReplica(const StepCost& cost, EngineListener& listener)
       reserve_output_(cost.limits().reserve_output),
       max_len_(cost.limits().max_model_len),
       seqs_(cost.limits().max_num_seqs),
+      waiting_(cost.limits().max_num_seqs),
+      prefilling_(cost.limits().max_num_seqs),
       phase_count_(cost.limits().block_tokens, 0),
       phases_from_(cost.limits().block_tokens + 1, 0),
       milestone_(kInfinity) {}
 
-double EngineReplica::blocks(double tokens) const { return std::ceil(tokens * inv_block_); }
+double EngineReplica::blocks(double tokens) const { return ceil_of(tokens * inv_block_); }
 
 // Blocks in use when the decode clock reads `steps`. Prefilling sequences hold blocks for their
 // prompt and first token; a decoding one ⌈context ÷ B⌉, its context growing a token a step. With
@@ -51,7 +75,7 @@ double EngineReplica::blocks(double tokens) const { return std::ceil(tokens * in
 double EngineReplica::kv_used_at(double steps) const {
   if (reserve_output_) return fixed_kv_;
   if (decoders_ < 0.5) return fixed_kv_;
-  const double whole = std::floor(steps * inv_block_);
+  const double whole = floor_of(steps * inv_block_);
   const auto r = static_cast<std::size_t>(steps - whole * block_);
   const auto b = static_cast<std::size_t>(block_);
   const double zero = r == 0 ? static_cast<double>(phase_count_[0]) : 0.0;
@@ -71,7 +95,7 @@ bool EngineReplica::over_capacity_at(double steps) const {
 
 void EngineReplica::count_decoder(const Seq& s, double sign) {
   const double base = s.context0 - s.decode_start;
-  const double q = std::floor(base / block_);
+  const double q = floor_of(base / block_);
   const auto phase = static_cast<std::size_t>(base - q * block_);
   const auto delta = static_cast<std::int64_t>(sign);
   phase_count_[phase] += delta;
@@ -88,7 +112,7 @@ double EngineReplica::kv_usage() const {
 double EngineReplica::kv_usage_at(double now) const {
   if (capacity_ <= 0) return 0.0;
   const double steps =
-      plan_decodes_ && now > synced_ ? steps_ + std::floor(steps_in(now - synced_)) : steps_;
+      plan_decodes_ && now > synced_ ? steps_ + floor_of(steps_in(now - synced_)) : steps_;
   return std::clamp(kv_used_at(steps) / capacity_, 0.0, 1.0);
 }
 
@@ -120,7 +144,7 @@ void EngineReplica::add(double now, std::uint32_t slot, std::uint32_t prompt,
   // A busy engine admits it at the end of the step under way. When that step ends a plan, its
   // milestone does; otherwise nothing else happens then, so the engine runs ahead to it now and
   // plans from there, and the arrival costs no event of its own.
-  const double done = std::floor(steps_in(now - synced_));
+  const double done = floor_of(steps_in(now - synced_));
   if (done + 1 < plan_steps_) {
     const double step_end = synced_ + run_seconds(done + 1);
     run_to(step_end, done + 1);
@@ -172,7 +196,7 @@ void EngineReplica::finish_prefills(double now) {
     s.context0 = s.prompt + 1;
     count_decoder(s, +1);
     decoding_.push_back({steps_ + s.to_generate, slot, s.generation});
-    std::push_heap(decoding_.begin(), decoding_.end(), heap_after<HeapEntry, HeapEntry>);
+    std::push_heap(decoding_.begin(), decoding_.end(), EndsLater{});
   }
   // Rebase the prefill counters whenever they agree, so they never grow past double precision.
   if (prefilling_.empty()) prefilled_ = prefill_queued_ = 0;
@@ -183,7 +207,7 @@ const EngineReplica::HeapEntry* EngineReplica::next_decode() {
     const HeapEntry& top = decoding_.front();
     const Seq& s = seqs_[top.slot];
     if (s.generation == top.generation && s.phase == Phase::Decode) return &top;
-    std::pop_heap(decoding_.begin(), decoding_.end(), heap_after<HeapEntry, HeapEntry>);
+    std::pop_heap(decoding_.begin(), decoding_.end(), EndsLater{});
     decoding_.pop_back();
   }
   return nullptr;
@@ -193,7 +217,7 @@ void EngineReplica::finish_decodes(double now) {
   while (const HeapEntry* top = next_decode()) {
     if (!reached(top->end, steps_)) break;
     const std::uint32_t slot = top->slot;
-    std::pop_heap(decoding_.begin(), decoding_.end(), heap_after<HeapEntry, HeapEntry>);
+    std::pop_heap(decoding_.begin(), decoding_.end(), EndsLater{});
     decoding_.pop_back();
     finish(slot, now);
   }
@@ -290,7 +314,7 @@ StepWork EngineReplica::step_work(double k) const {
   // The chunk: plan_prefill_ tokens, k chunks into the queue of prompts, in admission order.
   work.prefill_tokens = plan_prefill_;
   double skip = k * plan_prefill_, take = plan_prefill_;
-  for (std::size_t i = 0; i < prefilling_.size() && take > 0; ++i) {
+  for (std::uint32_t i = 0; i < prefilling_.size() && take > 0; ++i) {
     const Seq& s = seqs_[prefilling_[i]];
     double done = i == 0 ? prefilled_ - (s.prefill_end - s.prompt) : 0;
     const double skipped = std::min(skip, s.prompt - done);
@@ -371,7 +395,7 @@ void EngineReplica::plan() {
     if (!reserve_output_ && running_ > 1 && over_capacity_at(steps_ + k + 1)) {
       double fits = 0, over = k;
       while (over - fits > 1) {
-        const double mid = std::floor((fits + over) / 2);
+        const double mid = floor_of((fits + over) / 2);
         (kv_used_at(steps_ + mid + 1) > capacity_ ? over : fits) = mid;
       }
       k = over;
@@ -380,9 +404,9 @@ void EngineReplica::plan() {
   if (plan_prefill_ > 0) {
     // Full chunks until the head's prompt is done, or until what is queued no longer fills one.
     const Seq& head = seqs_[prefilling_.front()];
-    const double head_steps = std::ceil((head.prefill_end - prefilled_) / plan_prefill_ - 1e-9);
+    const double head_steps = ceil_of((head.prefill_end - prefilled_) / plan_prefill_ - 1e-9);
     k = std::min(
-        k, head_steps * plan_prefill_ <= queued ? head_steps : std::floor(queued / plan_prefill_));
+        k, head_steps * plan_prefill_ <= queued ? head_steps : floor_of(queued / plan_prefill_));
   }
   k = std::max(k, 1.0);
 

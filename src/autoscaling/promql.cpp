@@ -5,13 +5,13 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <system_error>
 
+#include "fleetsim/core/ascii_case.hpp"
 #include "fleetsim/core/error.hpp"
 
 namespace fleetsim {
@@ -56,13 +56,6 @@ int index_of(const std::array<std::string_view, N>& list, std::string_view word)
     if (list[i] == word) return static_cast<int>(i);
   }
   return -1;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
 }
 
 std::string_view op_text(BinaryOp op) {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fleetsim/cli/commands.hpp"
+#include "fleetsim/cli/text_table.hpp"
 #include "fleetsim/serving/model_catalog.hpp"
 #include "fleetsim/serving/number_format.hpp"
 
@@ -39,17 +40,13 @@ std::string short_aliases(const std::vector<std::string>& aliases) {
 }
 
 std::string models_table(const ModelCatalog& catalog) {
-  constexpr std::size_t kColumns = 15;
-  static constexpr std::array<std::string_view, kColumns> kHeader{
-      "MODEL",    "ALIASES", "PARAMS B", "ACTIVE B",   "LAYERS",  "HIDDEN", "HEADS",  "KV HEADS",
-      "HEAD DIM", "VOCAB",   "MAX CTX",  "KV KiB/TOK", "BF16 GB", "FP8 GB", "INT4 GB"};
-  std::vector<std::array<std::string, kColumns>> cells;
-  std::array<std::string, kColumns> header;
-  for (std::size_t i = 0; i < kColumns; ++i) header[i] = std::string(kHeader[i]);
-  cells.push_back(header);
+  TextTable<15> table{.header = {"MODEL", "ALIASES", "PARAMS B", "ACTIVE B", "LAYERS", "HIDDEN",
+                                 "HEADS", "KV HEADS", "HEAD DIM", "VOCAB", "MAX CTX", "KV KiB/TOK",
+                                 "BF16 GB", "FP8 GB", "INT4 GB"},
+                      .left = {true, true}};
   for (std::size_t i = 0; i < catalog.models().size(); ++i) {
     const ModelSpec& m = catalog.models()[i];
-    cells.push_back(
+    table.rows.push_back(
         {m.name, short_aliases(catalog.aliases(i)), fmt::format("{:.2f}", m.total_parameters / 1e9),
          fmt::format("{:.2f}", m.active_parameters / 1e9), std::to_string(m.layers),
          std::to_string(m.hidden_size), std::to_string(m.attention_heads),
@@ -59,22 +56,7 @@ std::string models_table(const ModelCatalog& catalog) {
          fmt::format("{:.1f}", weight_gb(m, NumberFormat::Fp8)),
          fmt::format("{:.1f}", weight_gb(m, NumberFormat::Int4))});
   }
-  std::array<std::size_t, kColumns> width{};
-  for (const auto& row : cells)
-    for (std::size_t i = 0; i < kColumns; ++i) width[i] = std::max(width[i], row[i].size());
-  std::string out;
-  for (const auto& row : cells) {
-    std::string line;
-    for (std::size_t i = 0; i < kColumns; ++i) {
-      if (i > 0) line += "  ";
-      // Names left-aligned, numbers right-aligned.
-      line +=
-          i < 2 ? fmt::format("{:<{}}", row[i], width[i]) : fmt::format("{:>{}}", row[i], width[i]);
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + '\n';
-  }
-  return out;
+  return table.text();
 }
 
 std::string models_json(const ModelCatalog& catalog) {

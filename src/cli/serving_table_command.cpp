@@ -12,6 +12,7 @@
 #include "fleetsim/catalog/catalog_loader.hpp"
 #include "fleetsim/cli/commands.hpp"
 #include "fleetsim/cli/serving_table.hpp"
+#include "fleetsim/cli/text_table.hpp"
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/service/replica_engine.hpp"
@@ -101,44 +102,26 @@ std::string formats(const ServingTableRow& r, const ServiceModel& m) {
 }
 
 std::string table_text(const ServingTable& t, const ServingTableQuery& q) {
-  constexpr std::size_t kColumns = 17;
-  static constexpr std::array<std::string_view, kColumns> kHeader{
-      "INSTANCE",   "GPUS",     "TP",       "REPL",      "DTYPE/KV",   "TTFT1 ms",
-      "TPOT1 ms",   "KV BATCH", "BATCH",    "TTFT ms",   "TPOT ms",    "TOK/S REPL",
-      "TOK/S INST", "OD $/H",   "SPOT $/H", "OD $/MTOK", "SPOT $/MTOK"};
-  std::vector<std::array<std::string, kColumns>> cells;
-  std::array<std::string, kColumns> header;
-  for (std::size_t i = 0; i < kColumns; ++i) header[i] = std::string(kHeader[i]);
-  cells.push_back(header);
+  TextTable<17> table{
+      .header = {"INSTANCE", "GPUS", "TP", "REPL", "DTYPE/KV", "TTFT1 ms", "TPOT1 ms", "KV BATCH",
+                 "BATCH", "TTFT ms", "TPOT ms", "TOK/S REPL", "TOK/S INST", "OD $/H", "SPOT $/H",
+                 "OD $/MTOK", "SPOT $/MTOK"},
+      .left = {true, true, false, false, true}};
   for (const ServingTableRow& r : t.rows) {
     const std::optional<LoadPoint>& b = r.best;
-    cells.push_back({r.type->name, fmt::format("{}x{}", r.type->gpu_count, r.type->gpu_name),
-                     std::to_string(r.tp), std::to_string(r.replicas), formats(r, q.model),
-                     fmt::format("{:.1f}", r.ttft1_s * 1e3), fmt::format("{:.2f}", r.tpot1_s * 1e3),
-                     std::to_string(r.kv_batch), b ? std::to_string(b->users) : "-",
-                     b ? fmt::format("{:.1f}", b->ttft_s * 1e3) : "-",
-                     b ? fmt::format("{:.2f}", b->tpot_s * 1e3) : "-",
-                     b ? fmt::format("{:.0f}", b->tokens_per_s) : "-",
-                     b ? fmt::format("{:.0f}", b->tokens_per_s * r.replicas) : "-",
-                     opt(r.on_demand_price, "{:.3f}"), opt(r.spot_price, "{:.3f}"),
-                     opt(r.on_demand_per_mtok, "{:.3f}"), opt(r.spot_per_mtok, "{:.3f}")});
+    table.rows.push_back({r.type->name, fmt::format("{}x{}", r.type->gpu_count, r.type->gpu_name),
+                          std::to_string(r.tp), std::to_string(r.replicas), formats(r, q.model),
+                          fmt::format("{:.1f}", r.ttft1_s * 1e3),
+                          fmt::format("{:.2f}", r.tpot1_s * 1e3), std::to_string(r.kv_batch),
+                          b ? std::to_string(b->users) : "-",
+                          b ? fmt::format("{:.1f}", b->ttft_s * 1e3) : "-",
+                          b ? fmt::format("{:.2f}", b->tpot_s * 1e3) : "-",
+                          b ? fmt::format("{:.0f}", b->tokens_per_s) : "-",
+                          b ? fmt::format("{:.0f}", b->tokens_per_s * r.replicas) : "-",
+                          opt(r.on_demand_price, "{:.3f}"), opt(r.spot_price, "{:.3f}"),
+                          opt(r.on_demand_per_mtok, "{:.3f}"), opt(r.spot_per_mtok, "{:.3f}")});
   }
-  std::array<std::size_t, kColumns> width{};
-  for (const auto& row : cells)
-    for (std::size_t i = 0; i < kColumns; ++i) width[i] = std::max(width[i], row[i].size());
-  std::string out;
-  for (const auto& row : cells) {
-    std::string line;
-    for (std::size_t i = 0; i < kColumns; ++i) {
-      if (i > 0) line += "  ";
-      const bool left = i < 2 || i == 4;
-      line +=
-          left ? fmt::format("{:<{}}", row[i], width[i]) : fmt::format("{:>{}}", row[i], width[i]);
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + '\n';
-  }
-  return out;
+  return table.text();
 }
 
 std::string slo_text(const ServingTableQuery& q) {

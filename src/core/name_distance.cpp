@@ -1,14 +1,13 @@
 #include "fleetsim/core/name_distance.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <vector>
+
+#include "fleetsim/core/ascii_case.hpp"
 
 namespace fleetsim {
 
 namespace {
-
-char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
 
 // Longer names tolerate more typos; a third of the length, at least 1 and at most 3 edits.
 std::size_t max_distance(std::string_view typed) {
@@ -25,10 +24,10 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   for (std::size_t i = 1; i <= a.size(); ++i) {
     cur[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t subst = prev[j - 1] + (lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1);
+      std::size_t subst = prev[j - 1] + (ascii_lower(a[i - 1]) == ascii_lower(b[j - 1]) ? 0 : 1);
       cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, subst});
-      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) &&
-          lower(a[i - 2]) == lower(b[j - 1])) {
+      if (i > 1 && j > 1 && ascii_lower(a[i - 1]) == ascii_lower(b[j - 2]) &&
+          ascii_lower(a[i - 2]) == ascii_lower(b[j - 1])) {
         cur[j] = std::min(cur[j], before[j - 2] + 1);
       }
     }

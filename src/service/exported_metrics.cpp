@@ -1,9 +1,10 @@
 #include "fleetsim/service/exported_metrics.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <initializer_list>
 #include <string>
+
+#include "fleetsim/core/ascii_case.hpp"
 
 namespace fleetsim {
 
@@ -22,9 +23,7 @@ bool mentions(std::string_view lowered, std::initializer_list<std::string_view> 
 }  // namespace
 
 std::optional<std::string_view> same_meaning_metric(std::string_view name) {
-  std::string lowered(name.substr(0, 256));
-  std::transform(lowered.begin(), lowered.end(), lowered.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string lowered = ascii_lower(name.substr(0, 256));
   // Most specific first: "num_requests_waiting" is a queue before it is about requests.
   if (mentions(lowered, {"queue", "waiting", "pending", "backlog", "lag", "depth"}))
     return mentions(lowered, {"service", "gateway", "ingress"}) ? kServiceQueueMetric

@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <string>
+
+#include "fleetsim/core/ascii_case.hpp"
 
 namespace fleetsim {
 
@@ -12,13 +13,6 @@ namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 constexpr std::array<std::string_view, 3> kEngineNames{"vllm", "tensorrt-llm", "sglang"};
-
-bool iequals(std::string_view a, std::string_view b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
-    return std::tolower(static_cast<unsigned char>(x)) ==
-           std::tolower(static_cast<unsigned char>(y));
-  });
-}
 
 }  // namespace
 
@@ -114,9 +108,7 @@ EngineLimits resolve(const EngineOptions& options, const GpuHardware& gpu, std::
   const double memory = static_cast<double>(gpu.memory_bytes);
   switch (options.kind) {
     case EngineKind::Vllm: {
-      std::string name = gpu.name;
-      std::transform(name.begin(), name.end(), name.begin(),
-                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      const std::string name = ascii_lower(gpu.name);
       const bool large = memory >= 70 * kGiB && name.find("a100") == std::string::npos;
       l.max_num_seqs = large ? 1024 : 256;
       l.max_num_batched_tokens = large ? 8192 : 2048;

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <cmath>
 
+#include "fleetsim/core/ascii_case.hpp"
 #include "fleetsim/core/csv_reader.hpp"
 
 namespace fleetsim {
@@ -41,13 +41,6 @@ constexpr double kMaxParameters = 1e14;
 constexpr std::int64_t kMaxDimension = 1 << 24;
 constexpr std::int64_t kMaxContext = 1LL << 30;
 constexpr std::uintmax_t kMaxFileBytes = 16ULL << 20;
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 // Names and aliases are typed in scenarios: no blanks, no commas, printable ASCII.
 bool is_name_char(char c) { return c > ' ' && c < 127 && c != ',' && c != '"'; }
@@ -171,10 +164,10 @@ ModelCatalog ModelCatalog::read(CsvReader& t) {
     const std::size_t index = catalog.models_.size();
     // Each key (name, HF id, alias) names one model; the same key twice in a row is harmless.
     const auto claim = [&](std::size_t col, const std::string& key, int offset) {
-      auto [it, inserted] = first_line.emplace(lower(key), t.line());
+      auto [it, inserted] = first_line.emplace(ascii_lower(key), t.line());
       if (!inserted && catalog.by_key_.at(it->first) != index)
         t.fail(col, fmt::format("\"{}\" already names a model (line {})", key, it->second), offset);
-      catalog.by_key_.emplace(lower(key), index);
+      catalog.by_key_.emplace(ascii_lower(key), index);
     };
     claim(c.name, m.name, 0);
     std::vector<std::string> aliases;
@@ -199,7 +192,7 @@ ModelCatalog ModelCatalog::read(CsvReader& t) {
 }
 
 const ModelSpec* ModelCatalog::find(std::string_view name_or_alias) const {
-  auto it = by_key_.find(lower(name_or_alias));
+  auto it = by_key_.find(ascii_lower(name_or_alias));
   return it == by_key_.end() ? nullptr : &models_[it->second];
 }
 

@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <string>
 #include <utility>
+
+#include "fleetsim/core/ascii_case.hpp"
 
 namespace fleetsim {
 
@@ -49,9 +50,7 @@ std::string_view to_string(NumberFormat format) {
 }
 
 std::optional<NumberFormat> parse_number_format(std::string_view name) {
-  std::string lower(name);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string lower = ascii_lower(name);
   for (const auto& [spelling, format] : kNames)
     if (spelling == lower) return format;
   return std::nullopt;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "fleetsim/core/ascii_case.hpp"
 #include "fleetsim/core/error.hpp"
 #include "fleetsim/core/saturate.hpp"
 
@@ -53,16 +54,6 @@ constexpr bool table_in_enum_order() {
   return true;
 }
 static_assert(table_in_enum_order());
-
-char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (lower(a[i]) != lower(b[i])) return false;
-  }
-  return true;
-}
 
 SimDuration round_us(double us) { return SimDuration{round_to_int64(us)}; }
 

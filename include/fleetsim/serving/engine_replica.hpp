@@ -125,11 +125,11 @@ class EngineReplica {
   bool reserve_output_ = false;
   double max_len_ = 0;  // 0: no limit
 
-  std::vector<Seq> seqs_;                 // by slot
-  SlotQueue waiting_;     // FIFO; a preempted request goes back to the front
-  SlotQueue prefilling_;  // admission order, so prefill_end ascends
-  std::vector<HeapEntry> decoding_;       // min-heap by end
-  std::uint32_t running_ = 0;             // prefilling + decoding
+  std::vector<Seq> seqs_;            // by slot
+  SlotQueue waiting_;                // FIFO; a preempted request goes back to the front
+  SlotQueue prefilling_;             // admission order, so prefill_end ascends
+  std::vector<HeapEntry> decoding_;  // min-heap by end
+  std::uint32_t running_ = 0;        // prefilling + decoding
   std::uint64_t admissions_ = 0;
   std::uint64_t preemptions_ = 0;
   std::uint32_t peak_running_ = 0;

@@ -358,10 +358,12 @@ void ServingModel::add_replica(const ReplicaSpec& spec, std::optional<SimTime> r
   Replica& r = replicas_[index];
   const std::uint32_t generation = r.generation + 1;
   r = Replica{.id = spec.id,
-              .rates = spec.rates ? *spec.rates : default_llm_rates(spec.gpu),
+              .rates = spec.rates,
               .capacity = c,
               .state = ReplicaState::Starting,
               .generation = generation};
+  FLEETSIM_ASSERT(!std::holds_alternative<LlmServiceTime>(config_.service_time) ||
+                  spec.rates.prefill_tokens_per_s > 0);
   if (std::holds_alternative<EngineServiceTime>(config_.service_time)) {
     FLEETSIM_ASSERT(spec.engine != nullptr);
     r.engine = std::make_unique<Engine>(*this, index, *spec.engine);

@@ -12,8 +12,6 @@ namespace fleetsim {
 //  - a service's `model` keeps its Deployment's pods off GPUs too small to hold it, as a
 //    nodeAffinity on karpenter.k8s.aws/instance-gpu-memory would (a warning names the types
 //    left out; a ConfigError when none is left);
-//  - an LLM service without `rates` may land only on accelerators of the default rate table
-//    (a ConfigError naming the others);
 //  - a workload whose pods no NodePool can ever host gets a warning with each pool's reason,
 //    from the provisioner's own solver.
 void check_against_nodepools(ScenarioConfig& config, WarningLog& warnings);

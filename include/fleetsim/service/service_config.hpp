@@ -42,7 +42,7 @@ struct ServiceModel {
   SourceLocation where;
 };
 
-// The model an LLM service without `model:` serves: the 8B model the old rate table was for.
+// The model an LLM service without `model:` serves, with a warning (model-assumed).
 inline constexpr std::string_view kDefaultModel = "llama-3.1-8b";
 
 // How the metrics a service's pods export are emulated where fleetsim models no cause for them

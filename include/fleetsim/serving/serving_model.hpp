@@ -71,8 +71,7 @@ class ReplicaListener {
 
 struct ReplicaSpec {
   ReplicaId id = kNoReplica;
-  GpuModel gpu = GpuModel::H100;
-  std::optional<LlmRates> rates;  // nullopt: default_llm_rates(gpu)
+  LlmRates rates;  // under LlmServiceTime: the replica's measured rates
   // Under EngineServiceTime: the replica's step costs; must outlive the replica.
   const StepCost* engine = nullptr;
 };

@@ -12,15 +12,6 @@
 
 namespace fleetsim {
 
-// The accelerators the default LLM rate table knows. Names follow the instance catalog's
-// GPU names (GpuName / accelerator name), so a replica's model comes from its node.
-enum class GpuModel : std::uint8_t { T4, A10G, L4, L40S, A100, H100, H200, Inferentia2 };
-inline constexpr std::size_t kGpuModelCount = static_cast<std::size_t>(GpuModel::Inferentia2) + 1;
-
-std::string_view to_string(GpuModel model);
-// Case-insensitive match on the names of to_string; nullopt for anything else.
-std::optional<GpuModel> parse_gpu_model(std::string_view name);
-
 // How fast one replica runs an LLM: prompt tokens per second in prefill, and the time between
 // output tokens in decode for a request running alone.
 struct LlmRates {

@@ -1,5 +1,5 @@
-// Service times for the serving model: the per-GPU LLM rate table, the batching slowdown, and
-// the sampler of each service-time model.
+// Service times for the serving model: the LLM service time from measured rates, the batching
+// slowdown, and the sampler of each service-time model.
 #pragma once
 
 #include <cstdint>
@@ -9,11 +9,6 @@
 #include "fleetsim/serving/serving_settings.hpp"
 
 namespace fleetsim {
-
-// The default table (see serving_time.cpp for how each figure is derived). These are rough
-// figures for one replica serving an 8B-parameter model in fp16 on one accelerator; a scenario
-// overrides them per replica (ReplicaSpec::rates) for its own model and engine.
-LlmRates default_llm_rates(GpuModel model);
 
 // When a started request produces its first token and when it completes, relative to its start.
 // Non-LLM services produce their whole answer at once: to_first_token == total.

@@ -220,13 +220,16 @@ TEST_CASE("a bounded queue drops arrivals beyond max_queue", "[serving]") {
   CHECK(recorder.outcomes[0].arrival == at(seconds(3)));
 }
 
-TEST_CASE("LLM requests take the table's ttft and decode time, slowed by occupancy", "[serving]") {
+TEST_CASE("LLM requests take their replica's ttft and decode time, slowed by occupancy",
+          "[serving]") {
   Simulation sim(1);
   ServingModel model(sim, {.concurrency = 4, .service_time = LlmServiceTime{.slowdown_alpha = 0.5}},
                      sim.rng("serving"));
   Recorder recorder;
   model.set_observer(&recorder);
-  model.add_replica({.id = 7, .gpu = GpuModel::H100}, kSimStart);
+  model.add_replica(
+      {.id = 7, .rates = LlmRates{.prefill_tokens_per_s = 30000, .time_per_output_token_s = 0.006}},
+      kSimStart);
   // Three at once: in flight 1, 2, 3 at their starts → slowdown 1, 1.125, 1.25.
   VectorSource source({request_at(seconds(1), 1200, 100), request_at(seconds(1), 1200, 100),
                        request_at(seconds(1), 1200, 100)});
@@ -242,7 +245,7 @@ TEST_CASE("LLM requests take the table's ttft and decode time, slowed by occupan
     CHECK(o.replica == 7);
   }
 
-  // An override replaces the table for that replica.
+  // Each replica has its own rates.
   model.add_replica(
       {.id = 8, .rates = LlmRates{.prefill_tokens_per_s = 1000, .time_per_output_token_s = 0.1}},
       sim.now());

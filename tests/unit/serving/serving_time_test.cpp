@@ -7,31 +7,20 @@
 
 using namespace fleetsim;
 
-TEST_CASE("every GPU model has positive default rates and round-trips its name", "[serving]") {
-  for (std::size_t i = 0; i < kGpuModelCount; ++i) {
-    const auto model = static_cast<GpuModel>(i);
-    const LlmRates rates = default_llm_rates(model);
-    CHECK(rates.prefill_tokens_per_s > 0);
-    CHECK(rates.time_per_output_token_s > 0);
-    CHECK(parse_gpu_model(to_string(model)) == model);
-  }
-  CHECK(parse_gpu_model("h100") == GpuModel::H100);
-  CHECK(parse_gpu_model("inferentia2") == GpuModel::Inferentia2);
-  CHECK_FALSE(parse_gpu_model("V100").has_value());
-}
-
 TEST_CASE("LLM service time is input over prefill rate, then output times tpot", "[serving]") {
-  // H100 row: 30,000 prefill tokens/s, 6 ms per output token.
-  const ServiceTimes t = llm_service_time(default_llm_rates(GpuModel::H100), 1200, 100, 0, 1, 8);
+  // 30,000 prefill tokens/s, 6 ms per output token.
+  const LlmRates fast{.prefill_tokens_per_s = 30000, .time_per_output_token_s = 0.006};
+  const ServiceTimes t = llm_service_time(fast, 1200, 100, 0, 1, 8);
   CHECK(t.to_first_token == millis(40));
   CHECK(t.total == millis(40) + millis(600));
 
-  // A100 row: 9,750 tokens/s, 10 ms per token. 975 / 9,750 s = 100 ms.
-  const ServiceTimes a = llm_service_time(default_llm_rates(GpuModel::A100), 975, 7, 0, 1, 1);
+  // 9,750 tokens/s, 10 ms per token. 975 / 9,750 s = 100 ms.
+  const LlmRates slow{.prefill_tokens_per_s = 9750, .time_per_output_token_s = 0.010};
+  const ServiceTimes a = llm_service_time(slow, 975, 7, 0, 1, 1);
   CHECK(a.to_first_token == millis(100));
   CHECK(a.total == millis(170));
 
-  // Overridden rates are used as given; sub-microsecond parts round to the nearest µs.
+  // Sub-microsecond parts round to the nearest µs.
   const ServiceTimes o = llm_service_time(
       {.prefill_tokens_per_s = 3e6, .time_per_output_token_s = 0.0000004}, 1, 1, 0, 1, 1);
   CHECK(o.to_first_token == micros(0));
@@ -44,7 +33,8 @@ TEST_CASE("the batch slowdown is 1 + alpha × (in_flight − 1) ÷ concurrency",
   CHECK(slowdown_factor(1.0, 8, 8) == 1.0 + 7.0 / 8.0);
   CHECK(slowdown_factor(0.0, 8, 8) == 1.0);
   // Only decode slows: ttft is unchanged, 100 tokens × 6 ms × 1.25 = 750 ms.
-  const ServiceTimes t = llm_service_time(default_llm_rates(GpuModel::H100), 1200, 100, 0.5, 3, 4);
+  const ServiceTimes t = llm_service_time(
+      {.prefill_tokens_per_s = 30000, .time_per_output_token_s = 0.006}, 1200, 100, 0.5, 3, 4);
   CHECK(t.to_first_token == millis(40));
   CHECK(t.total == millis(40) + millis(750));
 }

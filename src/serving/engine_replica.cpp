@@ -61,7 +61,6 @@ EngineReplica::EngineReplica(const StepCost& cost, EngineListener& listener)
       waiting_(cost.limits().max_num_seqs),
       prefilling_(cost.limits().max_num_seqs),
       phase_count_(cost.limits().block_tokens, 0),
-      phases_from_(cost.limits().block_tokens + 1, 0),
       milestone_(kInfinity) {}
 
 double EngineReplica::blocks(double tokens) const { return ceil_of(tokens * inv_block_); }
@@ -69,18 +68,19 @@ double EngineReplica::blocks(double tokens) const { return ceil_of(tokens * inv_
 // Blocks in use when the decode clock reads `steps`. Prefilling sequences hold blocks for their
 // prompt and first token; a decoding one ⌈context ÷ B⌉, its context growing a token a step. With
 // context = base + steps, base = q B + phase and steps = Q B + r, that is q + Q + ⌈(phase + r) ÷
-// B⌉, and the last term is 0 (phase + r = 0), 2 (phase + r > B) or 1: kept as decoders per phase
-// and their suffix sums, the total is O(1). Under reserve_output every running sequence holds
-// blocks for its whole length from admission.
+// B⌉, and the last term is 0 (phase + r = 0), 2 (phase + r > B) or 1: kept as decoders per
+// phase, the total takes at most B additions, and a decoder that starts or ends one. Under
+// reserve_output every running sequence holds blocks for its whole length from admission.
 double EngineReplica::kv_used_at(double steps) const {
   if (reserve_output_) return fixed_kv_;
   if (decoders_ < 0.5) return fixed_kv_;
   const double whole = floor_of(steps * inv_block_);
   const auto r = static_cast<std::size_t>(steps - whole * block_);
   const auto b = static_cast<std::size_t>(block_);
-  const double zero = r == 0 ? static_cast<double>(phase_count_[0]) : 0.0;
-  const double over = r == 0 ? 0.0 : static_cast<double>(phases_from_[b - r + 1]);
-  return fixed_kv_ + decoder_blocks_base_ + decoders_ * (whole + 1) - zero + over;
+  std::int64_t correction = r == 0 ? -phase_count_[0] : 0;
+  for (std::size_t k = b + 1 - r; k < b; ++k) correction += phase_count_[k];
+  return fixed_kv_ + decoder_blocks_base_ + decoders_ * (whole + 1) +
+         static_cast<double>(correction);
 }
 
 // At most kv_used_at(steps), in a multiply-add: each decoder wastes less than a block.
@@ -95,11 +95,11 @@ bool EngineReplica::over_capacity_at(double steps) const {
 
 void EngineReplica::count_decoder(const Seq& s, double sign) {
   const double base = s.context0 - s.decode_start;
-  const double q = floor_of(base / block_);
+  double q = floor_of(base * inv_block_);  // exact but for a rounding at a block's edge
+  if (base - q * block_ >= block_) q += 1;
+  if (base - q * block_ < 0) q -= 1;
   const auto phase = static_cast<std::size_t>(base - q * block_);
-  const auto delta = static_cast<std::int64_t>(sign);
-  phase_count_[phase] += delta;
-  for (std::size_t k = 0; k <= phase; ++k) phases_from_[k] += delta;
+  phase_count_[phase] += static_cast<std::int64_t>(sign);
   decoder_blocks_base_ += sign * q;
   decoders_ += sign;
   context_base_ += sign * base;
@@ -299,7 +299,6 @@ std::vector<std::uint32_t> EngineReplica::clear() {
   steps_ = prefilled_ = prefill_queued_ = decoders_ = context_base_ = fixed_kv_ = 0;
   decoder_blocks_base_ = 0;
   std::fill(phase_count_.begin(), phase_count_.end(), 0);
-  std::fill(phases_from_.begin(), phases_from_.end(), 0);
   plan();
   return held;
 }

@@ -145,7 +145,6 @@ class EngineReplica {
   double fixed_kv_ = 0;      // Σ reserved
   double decoder_blocks_base_ = 0;         // Σ over decoders of q (kv_used_at)
   std::vector<std::int64_t> phase_count_;  // decoders by phase (kv_used_at)
-  std::vector<std::int64_t> phases_from_;  // [k]: decoders of phase k or above
 
   // The plan from synced_ (a step boundary) to the next milestone: plan_steps_ whole steps, each
   // with plan_prefill_ prompt tokens and, if plan_decodes_, a token of every decoding sequence;

@@ -207,6 +207,38 @@ class Recorder final : public EngineListener {
   std::vector<EngineOutcome>& out_;
 };
 
+// One EngineReplica behind a router that keeps at most max_num_seqs requests on it; the rest
+// wait in its queue, first come, first served.
+struct RoutedEngine {
+  RoutedEngine(const StepCost& cost, std::vector<EngineOutcome>& out)
+      : recorder(out), engine(cost, recorder) {
+    const std::uint32_t slots = cost.limits().max_num_seqs;
+    recorder.request_of.assign(slots, 0);
+    for (std::uint32_t s = slots; s-- > 0;) recorder.free_slots.push_back(s);
+  }
+
+  void dispatch(double now, std::span<const EngineRequest> requests) {
+    while (!queue.empty() && !recorder.free_slots.empty()) {
+      const std::uint32_t slot = recorder.free_slots.back();
+      recorder.free_slots.pop_back();
+      recorder.request_of[slot] = queue.front();
+      const EngineRequest& r = requests[queue.front()];
+      queue.pop_front();
+      engine.add(now, slot, r.prompt, r.output);
+    }
+    peak = std::max(peak, engine.running());
+  }
+
+  void report(EngineRunStats* stats) const {
+    if (stats != nullptr) *stats = {0, engine.preemptions(), peak};
+  }
+
+  Recorder recorder;
+  EngineReplica engine;
+  std::deque<std::size_t> queue;  // arrived, waiting for a slot
+  std::uint32_t peak = 0;
+};
+
 }  // namespace
 
 std::vector<EngineOutcome> run_reference_engine(const StepCost& cost,
@@ -215,46 +247,23 @@ std::vector<EngineOutcome> run_reference_engine(const StepCost& cost,
   return Reference(cost, requests).run(stats);
 }
 
-// The router in front keeps at most max_num_seqs requests on the replica; the rest wait in its
-// queue, first come, first served.
 std::vector<EngineOutcome> run_closed_form_engine(const StepCost& cost,
                                                   std::span<const EngineRequest> requests,
                                                   EngineRunStats* stats) {
   std::vector<EngineOutcome> out(requests.size());
-  Recorder recorder(out);
-  const std::uint32_t slots = cost.limits().max_num_seqs;
-  recorder.request_of.assign(slots, 0);
-  for (std::uint32_t s = slots; s-- > 0;) recorder.free_slots.push_back(s);
-  EngineReplica engine(cost, recorder);
-  std::deque<std::size_t> queue;
-  std::uint32_t peak = 0;
+  RoutedEngine routed(cost, out);
   std::size_t next = 0;
-  auto dispatch = [&](double now) {
-    while (!queue.empty() && !recorder.free_slots.empty()) {
-      const std::uint32_t slot = recorder.free_slots.back();
-      recorder.free_slots.pop_back();
-      recorder.request_of[slot] = queue.front();
-      const EngineRequest& r = requests[queue.front()];
-      queue.pop_front();
-      engine.add(now, slot, r.prompt, r.output);
-    }
-    peak = std::max(peak, engine.running());
-  };
   for (;;) {
     const double arrival =
         next < requests.size() ? requests[next].arrival : std::numeric_limits<double>::infinity();
-    const double milestone = engine.next_milestone();
+    const double milestone = routed.engine.next_milestone();
     if (std::isinf(arrival) && std::isinf(milestone)) break;
-    if (arrival <= milestone) {
-      engine.advance(arrival);
-      queue.push_back(next++);
-      dispatch(arrival);
-    } else {
-      engine.advance(milestone);
-      dispatch(milestone);
-    }
+    const double now = std::min(arrival, milestone);
+    routed.engine.advance(now);
+    if (arrival <= milestone) routed.queue.push_back(next++);
+    routed.dispatch(now, requests);
   }
-  if (stats != nullptr) *stats = {0, engine.preemptions(), peak};
+  routed.report(stats);
   return out;
 }
 
@@ -262,45 +271,28 @@ std::vector<EngineOutcome> run_closed_loop_engine(const StepCost& cost, std::uin
                                                   std::span<EngineRequest> requests,
                                                   EngineRunStats* stats) {
   std::vector<EngineOutcome> out(requests.size());
-  Recorder recorder(out);
-  const std::uint32_t slots = cost.limits().max_num_seqs;
-  recorder.request_of.assign(slots, 0);
-  for (std::uint32_t s = slots; s-- > 0;) recorder.free_slots.push_back(s);
-  EngineReplica engine(cost, recorder);
-  std::deque<std::size_t> queue;  // sent, waiting for a slot (more users than sequences)
-  std::uint32_t peak = 0;
+  RoutedEngine routed(cost, out);
   std::size_t next = 0, answered = 0;
-  // Each ended request frees its user, who sends the next one at once.
-  auto send = [&](double now) {
-    while (next < requests.size() && next - answered < users) {
-      requests[next].arrival = now;
-      queue.push_back(next++);
-    }
-    while (!queue.empty() && !recorder.free_slots.empty()) {
-      const std::uint32_t slot = recorder.free_slots.back();
-      recorder.free_slots.pop_back();
-      recorder.request_of[slot] = queue.front();
-      const EngineRequest& r = requests[queue.front()];
-      queue.pop_front();
-      engine.add(now, slot, r.prompt, r.output);
-    }
-    peak = std::max(peak, engine.running());
-  };
-  // A rejection ends a request inside send(), at once: repeat until nothing more ends.
+  // Each ended request frees its user, who sends the next one at once. A rejection ends a
+  // request inside dispatch(), at once: repeat until nothing more ends.
   auto refill = [&](double now) {
     do {
-      answered = recorder.ended;
-      send(now);
-    } while (answered < recorder.ended);
+      answered = routed.recorder.ended;
+      while (next < requests.size() && next - answered < users) {
+        requests[next].arrival = now;
+        routed.queue.push_back(next++);
+      }
+      routed.dispatch(now, requests);
+    } while (answered < routed.recorder.ended);
   };
   refill(0);
   for (;;) {
-    const double milestone = engine.next_milestone();
+    const double milestone = routed.engine.next_milestone();
     if (std::isinf(milestone)) break;
-    engine.advance(milestone);
+    routed.engine.advance(milestone);
     refill(milestone);
   }
-  if (stats != nullptr) *stats = {0, engine.preemptions(), peak};
+  routed.report(stats);
   return out;
 }
 

@@ -11,28 +11,13 @@
 #include "fleetsim/serving/reference_engine.hpp"
 #include "fleetsim/serving/serving_model.hpp"
 #include "unit/serving/engine_fixtures.hpp"
+#include "unit/serving/serving_fixtures.hpp"
 
 namespace fleetsim {
 namespace {
 
-class Recorder final : public ServingObserver {
- public:
-  void on_request_done(const RequestOutcome& outcome) override { outcomes.push_back(outcome); }
-  std::vector<RequestOutcome> outcomes;
-};
-
-class Arrivals final : public TrafficSource {
- public:
-  explicit Arrivals(std::vector<Request> requests) : requests_(std::move(requests)) {}
-  std::optional<Request> next() override {
-    if (next_ == requests_.size()) return std::nullopt;
-    return requests_[next_++];
-  }
-
- private:
-  std::vector<Request> requests_;
-  std::size_t next_ = 0;
-};
+using test::Recorder;
+using test::VectorSource;
 
 ServingConfig engine_config(std::uint32_t slots) {
   return {.concurrency = slots, .service_time = EngineServiceTime{}};
@@ -57,7 +42,7 @@ TEST_CASE("one engine replica serves as the closed-form engine does, to the micr
   Recorder recorder;
   model.set_observer(&recorder);
   model.add_replica({.id = 1, .engine = &cost}, kSimStart);
-  Arrivals source(requests);
+  VectorSource source(requests);
   model.attach(source);
   sim.run_until(at(seconds(600)));
 
@@ -155,7 +140,7 @@ TEST_CASE("engines that report lazily serve every request exactly as on time and
     model.set_observer(&recorder);
     if (lazy) model.report_lazily();
     for (ReplicaId id = 1; id <= 3; ++id) model.add_replica({.id = id, .engine = &cost}, kSimStart);
-    Arrivals source(requests);
+    VectorSource source(requests);
     model.attach(source);
     Run r;
     sim.run_until(at(millis(31'234)));

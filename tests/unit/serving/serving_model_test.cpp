@@ -9,35 +9,17 @@
 
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/traffic/traffic.hpp"
+#include "unit/serving/serving_fixtures.hpp"
 
 using namespace fleetsim;
+using test::Recorder;
+using test::VectorSource;
 
 namespace {
-
-// Requests at given times, for exact scenarios.
-class VectorSource final : public TrafficSource {
- public:
-  explicit VectorSource(std::vector<Request> requests) : requests_(std::move(requests)) {}
-  std::optional<Request> next() override {
-    if (next_ == requests_.size()) return std::nullopt;
-    return requests_[next_++];
-  }
-
- private:
-  std::vector<Request> requests_;
-  std::size_t next_ = 0;
-};
 
 Request request_at(SimDuration t, std::uint32_t in = 0, std::uint32_t out = 0) {
   return {.arrival = at(t), .input_tokens = in, .output_tokens = out};
 }
-
-// Keeps every outcome (tests only; the model itself allocates nothing per request).
-class Recorder final : public ServingObserver {
- public:
-  void on_request_done(const RequestOutcome& outcome) override { outcomes.push_back(outcome); }
-  std::vector<RequestOutcome> outcomes;
-};
 
 // Running sums over a long run.
 class WaitStats final : public ServingObserver {

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <tuple>
 
+#include "fleetsim/core/text_table.hpp"
+
 namespace fleetsim {
 
 namespace {
@@ -38,28 +40,6 @@ std::string_view interconnect_name(InterconnectKind kind) {
       break;
   }
   return "-";
-}
-
-// The cells as lines, columns two spaces apart, padded to their widest cell.
-template <std::size_t N>
-std::string aligned(const std::vector<std::array<std::string, N>>& cells,
-                    const std::array<bool, N>& right) {
-  std::array<std::size_t, N> width{};
-  for (const auto& row : cells)
-    for (std::size_t i = 0; i < N; ++i) width[i] = std::max(width[i], row[i].size());
-  std::string out;
-  for (const auto& row : cells) {
-    std::string line;
-    for (std::size_t i = 0; i < N; ++i) {
-      if (i > 0) line += "  ";
-      line += right[i] ? fmt::format("{:>{}}", row[i], width[i])
-                       : fmt::format("{:<{}}", row[i], width[i]);
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line;
-    out += '\n';
-  }
-  return out;
 }
 
 // Sorts by an optional price: present prices ascending, absent last, ties by name.
@@ -127,20 +107,14 @@ std::vector<CatalogRow> catalog_rows(const std::vector<const InstanceType*>& typ
 }
 
 std::string format_catalog_table(const std::vector<CatalogRow>& rows) {
-  constexpr std::size_t kColumns = 11;
-  static constexpr std::array<std::string_view, kColumns> kHeader{
-      "TYPE", "VCPU",   "MEM GiB",  "ALLOC CPU", "ALLOC GiB", "PODS",
-      "GPUS", "OD $/h", "SPOT $/h", "SPOT ZONE", "INTERRUPT"};
   // Numbers read best right-aligned; names and zones left-aligned.
-  static constexpr std::array<bool, kColumns> kRight{false, true, true, true,  true, true,
-                                                     false, true, true, false, false};
-  std::vector<std::array<std::string, kColumns>> cells;
-  cells.reserve(rows.size() + 1);
-  std::array<std::string, kColumns> header;
-  for (std::size_t i = 0; i < kColumns; ++i) header[i] = std::string(kHeader[i]);
-  cells.push_back(header);
+  TextTable<11> table{
+      .header = {"TYPE", "VCPU", "MEM GiB", "ALLOC CPU", "ALLOC GiB", "PODS", "GPUS", "OD $/h",
+                 "SPOT $/h", "SPOT ZONE", "INTERRUPT"},
+      .left = {true, false, false, false, false, false, true, false, false, true, true}};
+  table.rows.reserve(rows.size());
   for (const auto& r : rows) {
-    cells.push_back({
+    table.rows.push_back({
         r.name,
         std::to_string(r.vcpu),
         fmt::format("{:g}", static_cast<double>(r.memory_mib) / kMibPerGib),
@@ -154,21 +128,14 @@ std::string format_catalog_table(const std::vector<CatalogRow>& rows) {
         r.interruption_bucket.empty() ? "-" : r.interruption_bucket,
     });
   }
-  return aligned(cells, kRight);
+  return table.text();
 }
 
 std::string format_gpu_table(const std::vector<CatalogRow>& rows) {
-  constexpr std::size_t kColumns = 10;
-  static constexpr std::array<std::string_view, kColumns> kHeader{
-      "TYPE",    "GPUS",   "GPU GiB",   "BW GB/s", "BF16 TF",
-      "FP16 TF", "FP8 TF", "INT8 TOPS", "LINK",    "LINK GB/s"};
-  static constexpr std::array<bool, kColumns> kRight{false, false, true, true,  true,
-                                                     true,  true,  true, false, true};
-  std::vector<std::array<std::string, kColumns>> cells;
-  cells.reserve(rows.size() + 1);
-  std::array<std::string, kColumns> header;
-  for (std::size_t i = 0; i < kColumns; ++i) header[i] = std::string(kHeader[i]);
-  cells.push_back(header);
+  TextTable<10> table{.header = {"TYPE", "GPUS", "GPU GiB", "BW GB/s", "BF16 TF", "FP16 TF",
+                                 "FP8 TF", "INT8 TOPS", "LINK", "LINK GB/s"},
+                      .left = {true, true, false, false, false, false, false, false, true, false}};
+  table.rows.reserve(rows.size());
   for (const auto& r : rows) {
     const std::optional<GpuHardware>& hw = r.gpu_hardware;
     const auto peak = [&](double GpuHardware::*field, double unit) -> std::string {
@@ -177,7 +144,7 @@ std::string format_gpu_table(const std::vector<CatalogRow>& rows) {
       return v > 0 ? fmt::format("{:g}", v / unit) : "no";
     };
     const Interconnect& link = r.gpu_interconnect;
-    cells.push_back({
+    table.rows.push_back({
         r.name,
         gpu_text(r),
         hw ? fmt::format("{:.1f}", static_cast<double>(hw->memory_bytes) / kBytesPerGib) : "-",
@@ -190,7 +157,7 @@ std::string format_gpu_table(const std::vector<CatalogRow>& rows) {
         link.kind == InterconnectKind::None ? "-" : fmt::format("{:g}", link.bandwidth / kGiga),
     });
   }
-  return aligned(cells, kRight);
+  return table.text();
 }
 
 }  // namespace fleetsim

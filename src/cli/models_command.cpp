@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fleetsim/cli/commands.hpp"
-#include "fleetsim/cli/text_table.hpp"
+#include "fleetsim/core/text_table.hpp"
 #include "fleetsim/serving/model_catalog.hpp"
 #include "fleetsim/serving/number_format.hpp"
 

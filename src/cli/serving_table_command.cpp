@@ -12,7 +12,7 @@
 #include "fleetsim/catalog/catalog_loader.hpp"
 #include "fleetsim/cli/commands.hpp"
 #include "fleetsim/cli/serving_table.hpp"
-#include "fleetsim/cli/text_table.hpp"
+#include "fleetsim/core/text_table.hpp"
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/service/replica_engine.hpp"

@@ -1,5 +1,6 @@
-// A table for the terminal, as `fleetsim models` and `serving-table` print it: a header row,
-// columns two spaces apart, each as wide as its widest cell; names left-aligned, numbers right.
+// A table for the terminal, as `fleetsim models`, `catalog` and `serving-table` print it: a header
+// row, columns two spaces apart, each as wide as its widest cell; names left-aligned, numbers
+// right.
 #pragma once
 
 #include <fmt/format.h>

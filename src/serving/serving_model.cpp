@@ -217,13 +217,16 @@ void ServingModel::release(std::uint32_t slot_index, SimTime at, DropReason drop
 
 void ServingModel::settle_engine(std::uint32_t replica, SimTime now) {
   // In the order it happened (the replica's busy time ends at its last finish). Handling news
-  // may retire the replica; news is about slots, which stay valid.
-  for (const EngineNews& news : engine_news_) {
+  // may retire the replica, whose listener may call back in: each piece is taken before it is
+  // handled. News is about slots, which stay valid.
+  while (news_read_ < engine_news_.size()) {
+    const EngineNews news = engine_news_[news_read_++];
     const Slot& slot = slots_[news.slot];
     const SimTime at = std::clamp(to_sim_time(news.at), slot.start, now);
     release(news.slot, at, news.rejected ? DropReason::TooLong : DropReason::None);
   }
   engine_news_.clear();
+  news_read_ = 0;
   schedule_milestone(replica);
   dispatch_queue(now);
 }

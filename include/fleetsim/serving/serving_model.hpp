@@ -289,6 +289,7 @@ class ServingModel final : public EventHandler {
     bool rejected;
   };
   std::vector<EngineNews> engine_news_;  // finishes and rejections, reported after the engine ran
+  std::size_t news_read_ = 0;            // engine_news_ handled so far
   double queue_area_ = 0;                // request-µs up to queue_area_at_
   SimTime queue_area_at_{};
 };

@@ -68,8 +68,8 @@ double EngineReplica::blocks(double tokens) const { return ceil_of(tokens * inv_
 // Blocks in use when the decode clock reads `steps`. Prefilling sequences hold blocks for their
 // prompt and first token; a decoding one ⌈context ÷ B⌉, its context growing a token a step. With
 // context = base + steps, base = q B + phase and steps = Q B + r, that is q + Q + ⌈(phase + r) ÷
-// B⌉, and the last term is 0 (phase + r = 0), 2 (phase + r > B) or 1: kept as decoders per
-// phase, the total takes at most B additions, and a decoder that starts or ends one. Under
+// B⌉, and the last term is 0 (phase + r = 0), 2 (phase + r > B) or 1. Decoders are counted per
+// phase: a decoder that starts or ends costs one addition, the total at most B. Under
 // reserve_output every running sequence holds blocks for its whole length from admission.
 double EngineReplica::kv_used_at(double steps) const {
   if (reserve_output_) return fixed_kv_;

@@ -78,7 +78,10 @@ class EngineReplica {
     std::uint32_t operator[](std::uint32_t i) const { return ring_[wrap(head_ + i)]; }
     void push_back(std::uint32_t slot) { ring_[wrap(head_ + size_++)] = slot; }
     void push_front(std::uint32_t slot);
-    void pop_front() { head_ = wrap(head_ + 1), --size_; }
+    void pop_front() {
+      head_ = wrap(head_ + 1);
+      --size_;
+    }
     void pop_back() { --size_; }
     void clear() { head_ = size_ = 0; }
 

@@ -153,8 +153,11 @@ void EngineReplica::add(double now, std::uint32_t slot, std::uint32_t prompt,
   }
 }
 
+// vLLM V1 schedules the running sequences first and admits a waiting one only while the step
+// has tokens left for it (with chunked prefill; without, V0's prompt steps are modelled).
 void EngineReplica::admit_waiting() {
-  while (!waiting_.empty() && running_ < max_seqs_) {
+  double budget = budget_ - decoders_ - (prefill_queued_ - prefilled_);
+  while (!waiting_.empty() && running_ < max_seqs_ && (!chunked_ || budget > 0)) {
     const std::uint32_t slot = waiting_.front();
     Seq& s = seqs_[slot];
     const double need = reserve_output_ ? blocks(s.prompt + s.to_generate) : blocks(s.prompt + 1);
@@ -166,6 +169,7 @@ void EngineReplica::admit_waiting() {
     s.reserved = need;
     fixed_kv_ += need;
     prefill_queued_ += s.prompt;
+    budget -= s.prompt;
     s.prefill_end = prefill_queued_;
     prefilling_.push_back(slot);
     ++running_;

@@ -77,14 +77,20 @@ class Reference {
     waiting_.push_back({.request = i, .prompt = r.prompt, .to_generate = output});
   }
 
+  // vLLM V1 schedules the running sequences first and admits a waiting one only while the step
+  // has tokens left for it (with chunked prefill; without, V0's prompt steps are modelled).
   void admit() {
-    while (!waiting_.empty() && running_.size() < limits_.max_num_seqs) {
+    double budget = limits_.max_num_batched_tokens;
+    for (const RefSeq& s : running_) budget -= s.decoding ? 1 : s.prompt - s.prefilled;
+    while (!waiting_.empty() && running_.size() < limits_.max_num_seqs &&
+           (!limits_.chunked_prefill || budget > 0)) {
       RefSeq s = waiting_.front();
       s.decoding = false;
       s.prefilled = 0;
       if (used_blocks() + held_blocks(s) > capacity_blocks_) return;
       waiting_.pop_front();
       s.admitted = ++admissions_;
+      budget -= s.prompt;
       running_.push_back(s);
     }
   }

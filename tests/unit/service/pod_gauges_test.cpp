@@ -14,6 +14,7 @@ TEST_CASE(
     "[service]") {
   EngineOptions options;
   options.max_num_seqs = 4;
+  options.max_num_batched_tokens = 16384;  // a step holds two of the prompts below
   const StepCost cost = test::step_cost(test::llama_8b(), test::a10g(), 1, options);
   Simulation sim(1);
   ServingModel model(sim, {.concurrency = 4, .service_time = EngineServiceTime{}},

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "fleetsim/serving/engine_replica.hpp"
 #include "fleetsim/serving/reference_engine.hpp"
 #include "unit/serving/engine_fixtures.hpp"
 
@@ -61,6 +62,21 @@ TEST_CASE(
                                      .prefill_tokens = 353,
                                      .prefill_context = chunk_pairs(447, 353)});
   require_first_tokens(cost, requests, {step1, step1 + step2, step1 + step2 + step3});
+
+  // As upstream's scheduler output says: the first step takes two of them; the third waits,
+  // holding no KV blocks, until a step has tokens left for it.
+  struct Quiet final : EngineListener {
+    void on_first_token(std::uint32_t, double) override {}
+    void on_finished(std::uint32_t, double) override {}
+    void on_rejected(std::uint32_t, double) override {}
+  } quiet;
+  EngineReplica engine(cost, quiet);
+  for (std::uint32_t slot = 0; slot < 3; ++slot) engine.add(0, slot, 800, 16);
+  CHECK(engine.running() == 2);
+  CHECK(engine.waiting() == 1);
+  engine.advance(step1);
+  CHECK(engine.running() == 3);
+  CHECK(engine.waiting() == 0);
 }
 
 }  // namespace

@@ -102,7 +102,9 @@ EngineCalibration default_calibration(EngineKind kind) {
 //   the memory left free after the weights (kv_cache_free_gpu_memory_fraction), which
 //   gpu_memory_utilization expresses here as a share of the whole.
 // - SGLang (server_args.py): chunked_prefill_size 2048 under 35 GiB, 4096 under 60 GiB, else
-//   8192; mem_fraction_static about 0.84 on 24–80 GiB GPUs; pages of one token.
+//   8192; mem_fraction_static about 0.84 on 24–80 GiB GPUs; pages of one token; a step is a
+//   prefill batch or a decode batch, prefill first (enable_mixed_chunk off; scheduler.py
+//   get_next_batch_to_run).
 EngineLimits resolve(const EngineOptions& options, const GpuHardware& gpu, std::uint32_t gpus) {
   EngineLimits l{.kind = options.kind};
   const double memory = static_cast<double>(gpu.memory_bytes);
@@ -140,6 +142,7 @@ EngineLimits resolve(const EngineOptions& options, const GpuHardware& gpu, std::
       options.max_num_seqs.value_or(std::min(l.max_num_seqs, l.max_num_batched_tokens));
   if (options.gpu_memory_utilization) l.gpu_memory_utilization = *options.gpu_memory_utilization;
   if (options.enable_chunked_prefill) l.chunked_prefill = *options.enable_chunked_prefill;
+  l.mixed_steps = l.kind != EngineKind::Sglang && l.chunked_prefill;
   if (options.max_model_len) l.max_model_len = *options.max_model_len;
   l.calibration = default_calibration(options.kind);
   const EngineCalibration& o = options.calibration_override;

@@ -55,6 +55,7 @@ EngineReplica::EngineReplica(const StepCost& cost, EngineListener& listener)
       budget_(cost.limits().max_num_batched_tokens),
       max_seqs_(cost.limits().max_num_seqs),
       chunked_(cost.limits().chunked_prefill),
+      mixed_(cost.limits().mixed_steps),
       reserve_output_(cost.limits().reserve_output),
       max_len_(cost.limits().max_model_len),
       seqs_(cost.limits().max_num_seqs),
@@ -155,8 +156,9 @@ void EngineReplica::add(double now, std::uint32_t slot, std::uint32_t prompt,
 
 // vLLM V1 schedules the running sequences first and admits a waiting one only while the step
 // has tokens left for it (with chunked prefill; without, V0's prompt steps are modelled).
+// Decodes take a share of the step only where they share it with prompts.
 void EngineReplica::admit_waiting() {
-  double budget = budget_ - decoders_ - (prefill_queued_ - prefilled_);
+  double budget = budget_ - (mixed_ ? decoders_ : 0) - (prefill_queued_ - prefilled_);
   while (!waiting_.empty() && running_ < max_seqs_ && (!chunked_ || budget > 0)) {
     const std::uint32_t slot = waiting_.front();
     Seq& s = seqs_[slot];
@@ -383,11 +385,11 @@ void EngineReplica::plan() {
   if (running_ == 0) return;
   const double queued = std::max(0.0, prefill_queued_ - prefilled_);
   const double d = decoders_;
-  // Decodes first, then prompt chunks in the token budget that is left; without chunked
-  // prefill, a step is either prompts only or decodes only, prompts first.
-  const double room = chunked_ ? std::max(0.0, budget_ - d) : budget_;
+  // Decodes first, then prompt chunks in the token budget that is left; in steps that are not
+  // mixed, a step is either prompts only or decodes only, prompts first.
+  const double room = mixed_ ? std::max(0.0, budget_ - d) : budget_;
   plan_prefill_ = std::min(queued, room);
-  plan_decodes_ = d > 0 && (chunked_ || plan_prefill_ == 0);
+  plan_decodes_ = d > 0 && (mixed_ || plan_prefill_ == 0);
   if (plan_prefill_ == 0 && !plan_decodes_) return;
 
   double k = kRefreshSteps;

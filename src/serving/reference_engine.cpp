@@ -81,7 +81,10 @@ class Reference {
   // has tokens left for it (with chunked prefill; without, V0's prompt steps are modelled).
   void admit() {
     double budget = limits_.max_num_batched_tokens;
-    for (const RefSeq& s : running_) budget -= s.decoding ? 1 : s.prompt - s.prefilled;
+    for (const RefSeq& s : running_) {
+      if (!s.decoding) budget -= s.prompt - s.prefilled;
+      if (s.decoding && limits_.mixed_steps) budget -= 1;
+    }
     while (!waiting_.empty() && running_.size() < limits_.max_num_seqs &&
            (!limits_.chunked_prefill || budget > 0)) {
       RefSeq s = waiting_.front();
@@ -123,7 +126,7 @@ class Reference {
     ++steps_;
     bool any_prefill = false;
     for (const RefSeq& s : running_) any_prefill |= !s.decoding;
-    const bool decode = limits_.chunked_prefill || !any_prefill;
+    const bool decode = limits_.mixed_steps || !any_prefill;
     StepWork work;
     std::vector<std::uint32_t> chunk(running_.size(), 0);
     double budget = limits_.max_num_batched_tokens;

@@ -48,6 +48,10 @@ struct EngineLimits {
   double gpu_memory_utilization = 0;
   std::uint32_t tensor_parallel_size = 1;
   bool chunked_prefill = true;
+  // A step carries decodes and prompt chunks together (vLLM V1). Otherwise prompt steps go first
+  // and decodes run in steps of their own: SGLang's default (enable_mixed_chunk off) and, as
+  // fleetsim models them, vLLM V0 and TensorRT-LLM without chunked prefill.
+  bool mixed_steps = true;
   // The longest sequence (prompt and output) it accepts; 0: no limit but the KV cache.
   std::uint32_t max_model_len = 0;
   // TensorRT-LLM's default GUARANTEED_NO_EVICT scheduler admits a request only when the KV cache

@@ -125,6 +125,7 @@ class EngineReplica {
   double budget_ = 0;    // tokens per step
   std::uint32_t max_seqs_ = 0;
   bool chunked_ = true;
+  bool mixed_ = true;  // EngineLimits::mixed_steps
   bool reserve_output_ = false;
   double max_len_ = 0;  // 0: no limit
 

@@ -31,10 +31,11 @@ struct EngineRunStats {
 // Each step: admit waiting requests first come, first served while max_num_seqs and the KV cache
 // allow and, with chunked prefill, while the step has tokens left (vLLM V1); then batch one token
 // of every decoding sequence and, in the token budget left, prompt chunks in admission order
-// (without chunked prefill: steps of prompt tokens only, up to the budget, before any decode);
+// (in steps that are not mixed, EngineLimits::mixed_steps: steps of prompt tokens only, up to
+// the budget, before any decode);
 // allocate the step's KV blocks, preempting the newest sequence while they do not fit; the step
 // takes StepCost::seconds; at its end a finished prompt yields its first token and a sequence that
-// produced its last token leaves. Blocks are whole: ⌈tokens ÷ 16⌉.
+// produced its last token leaves. Blocks are whole: ⌈tokens ÷ block⌉.
 std::vector<EngineOutcome> run_reference_engine(const StepCost& cost,
                                                 std::span<const EngineRequest> requests,
                                                 EngineRunStats* stats = nullptr);

@@ -1,6 +1,7 @@
-// Situations from vLLM's V1 scheduler tests (tests/v1/core/test_scheduler.py), run through both
-// of fleetsim's engines. Upstream asserts the tokens each step schedules; here each step's tokens
-// fix its StepWork, so the first-token times are sums of StepCost::seconds and exact.
+// Situations from the engines' schedulers, run through both of fleetsim's engines: vLLM's V1
+// scheduler tests (tests/v1/core/test_scheduler.py) and SGLang's step choice. Upstream asserts the
+// tokens each step schedules; here each step's tokens fix its StepWork, so the first-token times
+// are sums of StepCost::seconds and exact.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <vector>
@@ -77,6 +78,26 @@ TEST_CASE(
   engine.advance(step1);
   CHECK(engine.running() == 3);
   CHECK(engine.waiting() == 0);
+}
+
+// SGLang's scheduler (managers/scheduler.py, get_next_batch_to_run) runs a prefill batch when it
+// can, else a decode batch, never both (enable_mixed_chunk is off by default): a prompt that
+// arrives while another request decodes gets a step of its own, and the decodes wait for it.
+TEST_CASE("SGLang runs a new prompt in a step of its own and the decodes wait for it",
+          "[serving][upstream]") {
+  EngineOptions options;
+  options.kind = EngineKind::Sglang;
+  const StepCost cost = test::step_cost(test::llama_8b(), test::h100(), 1, options);
+  REQUIRE_FALSE(cost.limits().mixed_steps);
+  const double prompt_step =
+      cost.seconds({.prefill_tokens = 100, .prefill_context = chunk_pairs(0, 100)});
+  const double first_decode = cost.seconds({.decodes = 1, .decode_context = 101});
+  // The second request arrives during the first's first decode step and is prefilled after it,
+  // alone.
+  const std::vector<EngineRequest> requests{
+      {.arrival = 0, .prompt = 100, .output = 50},
+      {.arrival = prompt_step + first_decode / 2, .prompt = 100, .output = 50}};
+  require_first_tokens(cost, requests, {prompt_step, prompt_step + first_decode + prompt_step});
 }
 
 }  // namespace

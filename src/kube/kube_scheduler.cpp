@@ -62,10 +62,10 @@ void KubeScheduler::on_event(SimTime now, std::uint64_t) {
     auto fits = [&](const Node& n) {
       return feasible(pod, n) && (!check_affinity || affinity_mask[n.id] != 0);
     };
+    // Karpenter's nomination is its own plan, not status.nominatedNodeName: the pod goes where
+    // the scores send it, as the real kube-scheduler does.
     NodeId chosen = kNoNode;
-    if (pod.nominated != kNoNode && fits(cluster_.node(pod.nominated))) {
-      chosen = pod.nominated;
-    } else if (!alike(no_node_for, pod)) {
+    if (!alike(no_node_for, pod)) {
       double best = 2.0;
       for (NodeId id : cluster_.active_nodes()) {
         const Node& n = cluster_.node(id);

@@ -8,9 +8,10 @@
 
 namespace fleetsim {
 
-// One pass per instant at most, after whatever changed in it. Each pod goes to the node Karpenter
-// nominated if it is initialized and fits, else to the feasible initialized node with the lowest
-// requested share of CPU and memory (kube-scheduler's default LeastAllocated score; ties by name).
+// One pass per instant at most, after whatever changed in it. Each pod goes to the feasible
+// initialized node with the lowest requested share of CPU and memory (kube-scheduler's default
+// LeastAllocated score; ties by name). Karpenter's nomination is internal to Karpenter (v1 never
+// sets status.nominatedNodeName), so it does not steer binding.
 // Topology spread is enforced when Karpenter plans; this step honours resources, taints, node
 // requirements and required pod affinity and anti-affinity (preferred terms only score in
 // kube-scheduler, which fleetsim does not model). Pods that fit nowhere are reported

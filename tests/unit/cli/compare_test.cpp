@@ -62,12 +62,12 @@ TEST_CASE("fleetsim compare --format csv, json and markdown", "[cli]") {
   CHECK_THAT(csv.out,
              Catch::StartsWith("metric,side,seeds,mean,half_width,change\n"
                                "cost.total_usd,consolidation-when-empty,1,150.84,,\n"
-                               "cost.total_usd,consolidation-balanced,1,133.22,,-11.68%\n"));
+                               "cost.total_usd,consolidation-balanced,1,134.43,,-10.88%\n"));
   const Run json = s.fleetsim("compare --format json " + reports);
   CHECK(json.exit_code == 0);
   const nlohmann::json j = nlohmann::json::parse(json.out);
-  CHECK(j["metrics"][0]["values"][1]["mean"] == 133.22);
+  CHECK(j["metrics"][0]["values"][1]["mean"] == 134.43);
   const Run md = s.fleetsim("compare --format markdown " + reports);
-  CHECK_THAT(md.out, Catch::Contains("| cost.total_usd | 150.84 | 133.22 | -11.68% |\n"));
+  CHECK_THAT(md.out, Catch::Contains("| cost.total_usd | 150.84 | 134.43 | -10.88% |\n"));
   CHECK(s.fleetsim("compare --format yaml " + reports).exit_code == 2);
 }

@@ -33,29 +33,29 @@ TEST_CASE("compare: two golden reports side by side", "[report]") {
                      {.name = "balanced", .reports = {golden("consolidation/balanced")}}});
   CHECK(table ==
         "metric                           when-empty (n=1)  balanced (n=1)     change\n"
-        "cost.total_usd                             150.84          133.22    -11.68%\n"
+        "cost.total_usd                             150.84          134.43    -10.88%\n"
         "cost.on_demand_usd                           0.00            0.00      +0.00\n"
-        "cost.spot_usd                              148.09          131.04    -11.51%\n"
-        "gpu.utilization                          0.620352        0.727245    +17.23%\n"
-        "gpu.provisioned_gpu_hours                  329.95          288.29    -12.62%\n"
+        "cost.spot_usd                              148.09          132.27    -10.69%\n"
+        "gpu.utilization                          0.618815        0.729858    +17.94%\n"
+        "gpu.provisioned_gpu_hours                  329.96          289.77    -12.18%\n"
         "sla.requests                               193080          193080     +0.00%\n"
-        "sla.miss_ratio                           0.066408        0.115714    +74.25%\n"
-        "sla.ttft_miss_ratio                      0.060022        0.104092    +73.42%\n"
-        "sla.e2e_miss_ratio                       0.005889        0.005526     -6.16%\n"
-        "sla.drop_ratio                           0.000497        0.006096  +1126.56%\n"
+        "sla.miss_ratio                           0.066397        0.118277    +78.14%\n"
+        "sla.ttft_miss_ratio                      0.060017        0.106795    +77.94%\n"
+        "sla.e2e_miss_ratio                       0.005884        0.005537     -5.90%\n"
+        "sla.drop_ratio                           0.000497        0.005946  +1096.38%\n"
         "sla.latency_ms.p50                           7180            7470        +4%\n"
-        "sla.latency_ms.p99                          44300           67300       +52%\n"
+        "sla.latency_ms.p99                          44300           66000       +49%\n"
         "sla.ttft_ms.p99                             33000           58600       +78%\n"
         "sla.tpot_ms.p99                              80.0            81.6        +2%\n"
         "pods.pending_seconds.p99                     71.0            71.0        +0%\n"
-        "pods.evicted                                    0              45        +45\n"
-        "nodes.launched                                 37              63    +70.27%\n"
+        "pods.evicted                                    0              40        +40\n"
+        "nodes.launched                                 37              61    +64.86%\n"
         "nodes.peak                                      9               8    -11.11%\n"
         "nodes.spot_interruption_notices                 0               0         +0\n"
         "nodes.spot_interruptions                        0               0         +0\n"
-        "disruption.commands                            29              58   +100.00%\n"
+        "disruption.commands                            29              56    +93.10%\n"
         "jobs.completed                                 27              26     -3.70%\n"
-        "jobs.lost_gpu_hours                          0.00           14.32     +14.32\n");
+        "jobs.lost_gpu_hours                          0.00           17.13     +17.13\n");
 }
 
 TEST_CASE("compare: a side of several seeds shows its mean and 95% interval", "[report]") {

@@ -117,6 +117,7 @@ void Cluster::bind(PodId pod_id, NodeId node_id, SimTime now) {
   pending_.erase(std::lower_bound(pending_.begin(), pending_.end(), pod_id));
   p.pending_reason.clear();
   n.requested += p.spec->requests;
+  n.scoring_requested += p.spec->scoring_requests();
   n.pods.push_back(pod_id);
   n.last_pod_event = now;
 }
@@ -126,6 +127,7 @@ void Cluster::unbind(PodId pod_id, SimTime now) {
   if (p.node == kNoNode) return;
   Node& n = nodes_[p.node];
   n.requested -= p.spec->requests;
+  n.scoring_requested -= p.spec->scoring_requests();
   n.pods.erase(std::find(n.pods.begin(), n.pods.end(), pod_id));
   n.last_pod_event = now;
   p.node = kNoNode;

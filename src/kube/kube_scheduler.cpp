@@ -6,16 +6,86 @@
 #include "fleetsim/core/stop_flag.hpp"
 #include "fleetsim/k8s/pod_fits.hpp"
 #include "fleetsim/kube/inter_pod_affinity.hpp"
+#include "fleetsim/kube/preference_scores.hpp"
+#include "fleetsim/kube/resource_scores.hpp"
 
 namespace fleetsim {
 
+namespace {
+
+// The default profile's score weights (apis/config/v1/default_plugins.go). InterPodAffinity's
+// preferred terms and ImageLocality are not scored.
+constexpr std::int64_t kTaintTolerationWeight = 3;
+constexpr std::int64_t kNodeAffinityWeight = 2;
+constexpr std::int64_t kPodTopologySpreadWeight = 2;
+constexpr std::int64_t kFitWeight = 1;
+constexpr std::int64_t kBalancedAllocationWeight = 1;
+
+}  // namespace
+
 KubeScheduler::KubeScheduler(Simulation& sim, Cluster& cluster, ClusterBus& bus,
                              std::function<void(PodId)> on_unschedulable)
-    : sim_(sim), cluster_(cluster), bus_(bus), on_unschedulable_(std::move(on_unschedulable)) {}
+    : sim_(sim),
+      cluster_(cluster),
+      bus_(bus),
+      on_unschedulable_(std::move(on_unschedulable)),
+      rng_(sim.rng("kube-scheduler")) {}
 
 void KubeScheduler::request_pass() {
   if (sim_.is_pending(pass_)) return;
   pass_ = sim_.schedule_at(sim_.now(), Phase::PodLifecycle, *this);
+}
+
+NodeId KubeScheduler::select_host(const Pod& pod, const SpreadConstraints& spread) {
+  if (feasible_.empty()) return kNoNode;
+  if (feasible_.size() == 1) return feasible_.front();  // schedule_one.go: no scoring for one
+  const std::size_t count = feasible_.size();
+  totals_.assign(count, 0);
+  scores_.resize(count);
+  auto add = [&](std::int64_t weight) {
+    for (std::size_t i = 0; i < count; ++i) totals_[i] += weight * scores_[i];
+  };
+  const PodSpec& spec = *pod.spec;
+  for (std::size_t i = 0; i < count; ++i) {
+    const Node& n = cluster_.node(feasible_[i]);
+    scores_[i] = least_allocated_score(
+        n.scoring_requested + n.daemon_overhead + spec.scoring_requests(), n.allocatable);
+  }
+  add(kFitWeight);
+  // Skipped for a pod that requests no cpu or memory (Kubernetes 1.33, #130260).
+  if (spec.requests.cpu_millis() != 0 || spec.requests.memory_bytes() != 0) {
+    for (std::size_t i = 0; i < count; ++i) {
+      const Node& n = cluster_.node(feasible_[i]);
+      scores_[i] =
+          balanced_allocation_score(n.requested + n.daemon_overhead + spec.requests, n.allocatable);
+    }
+    add(kBalancedAllocationWeight);
+  }
+  for (std::size_t i = 0; i < count; ++i)
+    scores_[i] = intolerable_preferences(spec, cluster_.node(feasible_[i]).taints);
+  default_normalize(scores_, true);
+  add(kTaintTolerationWeight);
+  if (!spec.preferred_node_terms.empty()) {
+    for (std::size_t i = 0; i < count; ++i)
+      scores_[i] = preferred_affinity_weight(spec, cluster_.node(feasible_[i]).labels);
+    default_normalize(scores_, false);
+    add(kNodeAffinityWeight);
+  }
+  if (!spread.soft.empty()) {
+    topology_spread_score(cluster_, pod, spread, feasible_, scores_);
+    add(kPodTopologySpreadWeight);
+  }
+  // selectHost: uniformly at random among the highest totals (reservoir sampling).
+  std::size_t best = 0, tied = 1;
+  for (std::size_t i = 1; i < count; ++i) {
+    if (totals_[i] > totals_[best]) {
+      best = i;
+      tied = 1;
+    } else if (totals_[i] == totals_[best] && rng_.below(++tied) == 0) {
+      best = i;
+    }
+  }
+  return feasible_[best];
 }
 
 bool KubeScheduler::feasible(const Pod& pod, const Node& node) const {
@@ -59,29 +129,21 @@ void KubeScheduler::on_event(SimTime now, std::uint64_t) {
       inter_pod_affinity_mask(cluster_, pod, affinity_mask);
       mask_of = id;
     }
-    auto fits = [&](const Node& n) {
-      return feasible(pod, n) && (!check_affinity || affinity_mask[n.id] != 0);
-    };
+    const SpreadConstraints spread = spread_constraints(cluster_, pod);
     // Karpenter's nomination is its own plan, not status.nominatedNodeName: the pod goes where
     // the scores send it, as the real kube-scheduler does.
     NodeId chosen = kNoNode;
     if (!alike(no_node_for, pod)) {
-      double best = 2.0;
-      for (NodeId id : cluster_.active_nodes()) {
-        const Node& n = cluster_.node(id);
-        if (!fits(n)) continue;
-        Resources after = n.allocatable - n.available() + pod.spec->requests;
-        double cpu = static_cast<double>(after.cpu_millis()) /
-                     static_cast<double>(std::max<std::int64_t>(1, n.allocatable.cpu_millis()));
-        double mem = static_cast<double>(after.memory_bytes()) /
-                     static_cast<double>(std::max<std::int64_t>(1, n.allocatable.memory_bytes()));
-        double score = (cpu + mem) / 2;
-        if (score < best ||
-            (score == best && chosen != kNoNode && n.name < cluster_.node(chosen).name)) {
-          best = score;
-          chosen = n.id;
-        }
+      if (!spread.hard.empty()) {
+        spread_mask_.assign(cluster_.nodes().size(), 1);
+        topology_spread_filter(cluster_, pod, spread.hard, spread_mask_);
       }
+      feasible_.clear();
+      for (NodeId n : cluster_.active_nodes())
+        if (feasible(pod, cluster_.node(n)) && (!check_affinity || affinity_mask[n] != 0) &&
+            (spread.hard.empty() || spread_mask_[n] != 0))
+          feasible_.push_back(n);
+      chosen = select_host(pod, spread);
     }
     if (chosen == kNoNode) {
       no_node_for = id;

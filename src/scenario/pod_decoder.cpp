@@ -27,6 +27,9 @@ constexpr std::int64_t kMaxPreferenceWeight = 100;
 
 struct ContainerRequest {
   Resources requests;
+  // As kube-scheduler's scoring counts them: 100m of cpu and 200Mi of memory where the container
+  // sets neither a request nor a limit (pkg/scheduler/util/pod_resources.go).
+  Resources scoring_requests;
   bool sidecar = false;                        // an init container with restartPolicy: Always
   std::string image;                           // app containers only; empty when unset
   std::optional<ProbeTiming> readiness_probe;  // app containers only
@@ -56,8 +59,8 @@ ProbeTiming decode_probe(const YamlValue& value, bool startup, DecodeContext& ct
 }
 
 // Requests of one container. A resource with a limit but no request is requested at its limit,
-// as the API server defaults it.
-Resources decode_container_resources(const YamlValue& value, DecodeContext& ctx) {
+// as the API server defaults it. `unset` gets 1 for each resource given neither.
+Resources decode_container_resources(const YamlValue& value, DecodeContext& ctx, Resources& unset) {
   YamlMap r(value);
   std::optional<YamlValue> requests_value = r.get("requests");
   std::optional<YamlValue> limits_value = r.get("limits");
@@ -83,6 +86,10 @@ Resources decode_container_resources(const YamlValue& value, DecodeContext& ctx)
       at.fail(fmt::format("the request for {} exceeds its limit", name));
     }
   }
+  for (std::size_t i = 0; i < ctx.resources.size(); ++i) {
+    auto slot = static_cast<ResourceIndex>(i);
+    unset[slot] = requests.set_mask[slot] == 0 && limits.set_mask[slot] == 0 ? 1 : 0;
+  }
   r.check_unread(ctx.warnings, ctx.kind, api::ResourceRequirements);
   return out;
 }
@@ -91,8 +98,14 @@ ContainerRequest decode_container(const YamlValue& item, bool init, DecodeContex
   YamlMap c(item);
   c.ignore({"name"});
   ContainerRequest out;
+  Resources unset;
+  unset[resource::kCpu] = unset[resource::kMemory] = 1;
   if (auto resources = c.get("resources"))
-    out.requests = decode_container_resources(*resources, ctx);
+    out.requests = decode_container_resources(*resources, ctx, unset);
+  out.scoring_requests = out.requests;
+  if (unset[resource::kCpu] != 0) out.scoring_requests[resource::kCpu] = kDefaultScoringCpuMillis;
+  if (unset[resource::kMemory] != 0)
+    out.scoring_requests[resource::kMemory] = kDefaultScoringMemoryBytes;
   if (!init) {
     if (auto image = c.get("image")) out.image = image->as_string();
     for (std::string_view key : {"command", "args"})
@@ -117,16 +130,17 @@ ContainerRequest decode_container(const YamlValue& item, bool init, DecodeContex
 // containers and sidecars run together; each ordinary init container runs alone beside the
 // sidecars started before it; the pod needs the larger of the two, plus its overhead.
 Resources effective_requests(const std::vector<ContainerRequest>& app,
-                             const std::vector<ContainerRequest>& init, const Resources& overhead) {
+                             const std::vector<ContainerRequest>& init, const Resources& overhead,
+                             Resources ContainerRequest::*requests = &ContainerRequest::requests) {
   Resources app_sum;
-  for (const auto& c : app) app_sum += c.requests;
+  for (const auto& c : app) app_sum += c.*requests;
   Resources sidecars, init_peak;
   for (const auto& c : init) {
     if (c.sidecar) {
-      sidecars += c.requests;
+      sidecars += c.*requests;
       init_peak = Resources::max(init_peak, sidecars);
     } else {
-      init_peak = Resources::max(init_peak, c.requests + sidecars);
+      init_peak = Resources::max(init_peak, c.*requests + sidecars);
     }
   }
   Resources total = Resources::max(app_sum + sidecars, init_peak) + overhead;
@@ -177,8 +191,10 @@ void decode_node_affinity(const YamlValue& value, const Requirements& selector, 
       // Karpenter tries the heaviest preference first; the first of equal weights wins.
       if (weight > best_weight) {
         best_weight = weight;
-        spec.preferred_node_requirements = std::move(term);
+        spec.preferred_node_requirements = term;
       }
+      spec.preferred_node_terms.push_back(
+          {.weight = static_cast<std::int32_t>(weight), .term = std::move(term)});
       p.check_unread(ctx.warnings, ctx.kind, api::PreferredSchedulingTerm);
     }
   }
@@ -395,6 +411,8 @@ DecodedPod decode_pod(const ObjectMeta& meta, const YamlValue& spec_value, Decod
   if (auto o = s.get("overhead"))
     overhead = decode_resource_list(*o, ctx, ResourceListUse::PodRequests).amounts;
   spec.requests = effective_requests(app, init, overhead);
+  spec.scoring_extra =
+      effective_requests(app, init, overhead, &ContainerRequest::scoring_requests) - spec.requests;
   check_pod_request_bounds(spec.requests, ctx.resources, containers);
 
   Requirements selector;

@@ -308,13 +308,19 @@ struct Scheduler::State {
       pr.honor_schedule_anyway = false;
       return true;
     }
-    if (!pr.tolerate_prefer_no_schedule) {
-      for (const PoolTemplate& tpl : ctx.pools()) {
-        if (tpl.has_prefer_no_schedule) {
-          pr.tolerate_prefer_no_schedule = true;
-          return true;
-        }
-      }
+    // Upstream always adds the toleration; it changes nothing where no node or pool has such
+    // a taint, so the pod is spared a useless round there.
+    auto prefer_taint = [](std::span<const Taint> taints) {
+      return std::any_of(taints.begin(), taints.end(),
+                         [](const Taint& t) { return t.effect == TaintEffect::PreferNoSchedule; });
+    };
+    if (!pr.tolerate_prefer_no_schedule &&
+        (std::any_of(ctx.pools().begin(), ctx.pools().end(),
+                     [](const PoolTemplate& tpl) { return tpl.has_prefer_no_schedule; }) ||
+         std::any_of(in().nodes.begin(), in().nodes.end(),
+                     [&](const ExistingNode& n) { return prefer_taint(n.taints); }))) {
+      pr.tolerate_prefer_no_schedule = true;
+      return true;
     }
     return false;
   }

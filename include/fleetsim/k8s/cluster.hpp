@@ -72,9 +72,10 @@ struct Node {
   Requirements labels;        // single-valued: the node's labels
   std::vector<Taint> taints;  // NodePool taints (startup taints are gone once initialized)
   Resources allocatable;
-  Resources daemon_overhead;  // DaemonSet pods, present from registration
-  Resources requested;        // bound pods (not DaemonSets)
-  std::vector<PodId> pods;    // bound, in bind order
+  Resources daemon_overhead;    // DaemonSet pods, present from registration
+  Resources requested;          // bound pods (not DaemonSets)
+  Resources scoring_requested;  // bound pods as kube-scheduler's scoring counts them
+  std::vector<PodId> pods;      // bound, in bind order
   std::int64_t ebs_bytes = 0;
   double ebs_price_per_hour = 0.0;
 

@@ -58,9 +58,17 @@ struct ProbeTiming {
   friend bool operator==(const ProbeTiming&, const ProbeTiming&) = default;
 };
 
+// kube-scheduler's scoring counts a container that sets no cpu or memory (neither request nor
+// limit) as asking for 100m and 200Mi (pkg/scheduler/util/pod_resources.go); filtering does not.
+inline constexpr std::int64_t kDefaultScoringCpuMillis = 100;
+inline constexpr std::int64_t kDefaultScoringMemoryBytes = 200LL * 1024 * 1024;
+
 struct PodSpec {
   // Effective requests (max of init containers, sum of app containers and sidecars), pods = 1.
   Resources requests;
+  // What kube-scheduler's resource scoring adds to `requests`: the defaults of containers that
+  // set no cpu or memory, through the same sum and max.
+  Resources scoring_extra;
   // nodeSelector and the first required node-affinity term, intersected.
   Requirements node_requirements;
   // The nodeSelector alone: a reason names a requirement as the user wrote it.
@@ -69,6 +77,13 @@ struct PodSpec {
   std::vector<Requirements> alternative_node_requirements;
   // The heaviest preferred node-affinity term; Karpenter honours it until it relaxes preferences.
   std::optional<Requirements> preferred_node_requirements;
+  // Every preferred node-affinity term with its weight, as written: kube-scheduler scores them all.
+  struct WeightedNodeTerm {
+    std::int32_t weight = 1;
+    Requirements term;
+    friend bool operator==(const WeightedNodeTerm&, const WeightedNodeTerm&) = default;
+  };
+  std::vector<WeightedNodeTerm> preferred_node_terms;
   std::vector<Toleration> tolerations;
   std::vector<TopologySpread> topology_spread;
   PodAffinityRules pod_affinity;
@@ -95,6 +110,8 @@ struct PodSpec {
   std::optional<ProbeTiming> readiness_probe;
   std::optional<ProbeTiming> startup_probe;
   friend bool operator==(const PodSpec&, const PodSpec&) = default;
+
+  Resources scoring_requests() const { return requests + scoring_extra; }
 
   // No container requests anything (Kubernetes' BestEffort class, as scheduling sees it): any
   // number of such pods fit on a node, so none ever makes a provisioner buy one.

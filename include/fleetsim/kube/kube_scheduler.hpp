@@ -3,19 +3,23 @@
 
 #include <functional>
 
+#include "fleetsim/core/rng.hpp"
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/k8s/cluster_bus.hpp"
+#include "fleetsim/kube/topology_spread.hpp"
 
 namespace fleetsim {
 
-// One pass per instant at most, after whatever changed in it. Each pod goes to the feasible
-// initialized node with the lowest requested share of CPU and memory (kube-scheduler's default
-// LeastAllocated score; ties by name). Karpenter's nomination is internal to Karpenter (v1 never
-// sets status.nominatedNodeName), so it does not steer binding.
-// Topology spread is enforced when Karpenter plans; this step honours resources, taints, node
-// requirements and required pod affinity and anti-affinity (preferred terms only score in
-// kube-scheduler, which fleetsim does not model). Pods that fit nowhere are reported
-// unschedulable, which triggers Karpenter.
+// One pass per instant at most, after whatever changed in it, over the pending pods by priority,
+// then age. Each pod is filtered as the default profile does (resources, taints, node selection,
+// required pod (anti-)affinity, PodTopologySpread's DoNotSchedule constraints) and, when more
+// than one node is feasible, scored with its weights: NodeResourcesFit (LeastAllocated) 1,
+// BalancedAllocation 1, TaintToleration 3, NodeAffinity 2, PodTopologySpread 2 (the pod's
+// ScheduleAnyway constraints, or the system defaults for a Deployment's pods); ties go to a node
+// drawn from a seeded stream. Not scored: preferred pod (anti-)affinity and ImageLocality.
+// Karpenter's nomination is internal to Karpenter (v1 never sets status.nominatedNodeName), so
+// it does not steer binding. Pods that fit nowhere are reported unschedulable, which triggers
+// Karpenter.
 class KubeScheduler : private EventHandler {
  public:
   KubeScheduler(Simulation& sim, Cluster& cluster, ClusterBus& bus,
@@ -27,12 +31,19 @@ class KubeScheduler : private EventHandler {
  private:
   void on_event(SimTime now, std::uint64_t tag) override;
   bool feasible(const Pod& pod, const Node& node) const;
+  // Scores feasible_ and picks the best; kNoNode when there is none.
+  NodeId select_host(const Pod& pod, const SpreadConstraints& spread);
 
   Simulation& sim_;
   Cluster& cluster_;
   ClusterBus& bus_;
   std::function<void(PodId)> on_unschedulable_;
   EventHandle pass_;
+  RngStream rng_;  // ties among the best nodes
+  // Scratch for one pod, kept between pods.
+  std::vector<NodeId> feasible_;
+  std::vector<std::uint8_t> spread_mask_;
+  std::vector<std::int64_t> scores_, totals_;
 };
 
 }  // namespace fleetsim

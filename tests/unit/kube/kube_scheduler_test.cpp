@@ -1,7 +1,10 @@
 #include "fleetsim/kube/kube_scheduler.hpp"
 
+#include <algorithm>
+#include <array>
 #include <catch2/catch.hpp>
 #include <csignal>
+#include <cstdlib>
 #include <vector>
 
 #include "fleetsim/core/stop_flag.hpp"
@@ -90,14 +93,27 @@ TEST_CASE("kube-scheduler picks the least allocated feasible node", "[kube]") {
   CHECK(rig.unschedulable.empty());
 }
 
-TEST_CASE("kube-scheduler breaks equal scores by node name", "[kube]") {
-  SchedulerRig rig;
-  add_node(rig.cluster, {.name = "node-b"});
-  NodeId a = add_node(rig.cluster, {.name = "node-a"});
-  add_node(rig.cluster, {.name = "node-c"});
-  PodId pod = rig.pending(pod_requests(500, 512));
-  rig.pass();
-  CHECK(rig.bound_node(pod) == a);
+// schedule_one.go selectHost: a uniform choice among the nodes with the highest total, drawn
+// from the scheduler's own seeded stream (upstream draws from math/rand).
+TEST_CASE("kube-scheduler breaks equal scores at random and the same way for a seed", "[kube]") {
+  std::array<int, 3> wins{};
+  for (std::uint64_t seed = 1; seed <= 300; ++seed) {
+    Simulation sim(seed);
+    Cluster cluster;
+    RecordingBus bus;
+    SpecStore specs;
+    KubeScheduler scheduler(sim, cluster, bus, [](PodId) {});
+    const NodeId first = add_node(cluster, {.name = "node-b"});
+    add_node(cluster, {.name = "node-a"});
+    add_node(cluster, {.name = "node-c"});
+    const PodId pod = add_pending_pod(cluster, specs.add(pod_requests(500, 512)), kSimStart);
+    scheduler.request_pass();
+    sim.run_until(sim.now());
+    ++wins[cluster.pod(pod).node - first];
+  }
+  // 300 draws of three equal nodes: each within ±4.5 standard deviations of 100.
+  for (int w : wins) CHECK(std::abs(w - 100) <= 37);
+  CHECK(wins[0] + wins[1] + wins[2] == 300);
 }
 
 TEST_CASE("kube-scheduler only uses initialized nodes", "[kube]") {
@@ -291,7 +307,7 @@ TEST_CASE("kube-scheduler keeps a pod out of a running pod's anti-affinity zone"
   CHECK(rig.bound_node(db) == same_zone);  // but not to others: the least allocated node
 }
 
-TEST_CASE("kube-scheduler: the first pod of a self-affine group binds, affinity to nothing waits",
+TEST_CASE("kube-scheduler: the first pod of a self-affine group binds - affinity to nothing waits",
           "[kube]") {
   SchedulerRig rig;
   NodeId a = add_node(rig.cluster, {.name = "node-a"});
@@ -350,6 +366,7 @@ TEST_CASE("kube-scheduler spreads a workload's pods apart one per node within on
   rig.pass();
   std::vector<NodeId> bound;
   for (std::size_t i = 0; i < 3; ++i) bound.push_back(rig.bound_node(pending[i]));
+  std::sort(bound.begin(), bound.end());
   CHECK(bound == free);
   CHECK(rig.bound_node(pending[3]) == kNoNode);
   CHECK(rig.unschedulable == std::vector<PodId>{pending[3]});

@@ -290,12 +290,15 @@ TEST_CASE("a group whose launch finds no capacity backs off and another is chose
 
 namespace {
 
-// Two GPU groups: `big` holds the pods (a g5.48xlarge, 8 GPUs and 192 CPUs, so kube-scheduler
-// puts every pod there first), `spare` a g4dn.12xlarge (4 GPUs) kept by its min size, where
-// the pods can move.
+// Two GPU groups: `big` holds the pods (a g5.48xlarge, 8 GPUs and 192 CPUs), `spare` a
+// g4dn.12xlarge (4 GPUs) kept by its min size, where the pods can move. kube-scheduler puts
+// every pod on `big` first: `spare` carries a PreferNoSchedule taint the pods do not tolerate,
+// which outweighs spreading a Deployment's pods (TaintToleration's weight is 3, spreading's 2).
 std::string two_gpu_nodes() {
   return cluster(group("big", "g5.48xlarge", 0, 1, 1, kGpuTaint) +
-                 group("spare", "g4dn.12xlarge", 1, 1, 1, kGpuTaint));
+                 group("spare", "g4dn.12xlarge", 1, 1, 1,
+                       "    taints: [{key: nvidia.com/gpu, value: \"true\", effect: NoSchedule}, "
+                       "{key: spare, effect: PreferNoSchedule}]\n"));
 }
 
 }  // namespace

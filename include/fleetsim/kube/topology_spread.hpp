@@ -1,0 +1,42 @@
+// kube-scheduler's PodTopologySpread plugin (pkg/scheduler/framework/plugins/podtopologyspread):
+// its filter for DoNotSchedule constraints and its score for ScheduleAnyway ones or the cluster's
+// default constraints. Zone and hostname keys, as the rest of fleetsim.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "fleetsim/k8s/cluster.hpp"
+
+namespace fleetsim {
+
+// The constraints kube-scheduler applies to a pod: its own, or, when it has none and a ReplicaSet
+// owns it (a Deployment's pod), the system defaults (plugin.go systemDefaultConstraints:
+// hostname maxSkew 3 and zone maxSkew 5, ScheduleAnyway) over its ReplicaSet's pods.
+struct SpreadConstraints {
+  std::vector<TopologySpread> hard;  // DoNotSchedule
+  std::vector<TopologySpread> soft;  // ScheduleAnyway
+  bool system_default = false;       // `soft` are the defaults: the pod's workload is the selector
+};
+SpreadConstraints spread_constraints(const Cluster& cluster, const Pod& pod);
+
+// filtering.go: per node (indexed by NodeId), 0 where binding the pod would make some hard
+// constraint's skew exceed its maxSkew: the matching pods in the node's domain, plus one if the
+// pod matches itself, less the fewest in any domain. Domains are those of every registered node
+// that carries the key and satisfies the pod's required node selection (nodeAffinityPolicy
+// Honor, nodeTaintsPolicy Ignore: the defaults); a node without the key is refused. Pods count
+// when they are in the pod's namespace, match the selector and are not terminating.
+void topology_spread_filter(const Cluster& cluster, const Pod& pod,
+                            const std::vector<TopologySpread>& hard,
+                            std::vector<std::uint8_t>& allowed);
+
+// scoring.go: 0–100 per feasible node, fewer matching pods in its domains scoring higher:
+// per constraint count × ln(domains + 2) + maxSkew − 1, rounded, then
+// 100 × (highest + lowest − score) ÷ highest; a node lacking a key gets 0 (with the system
+// defaults only the hostname is required).
+void topology_spread_score(const Cluster& cluster, const Pod& pod,
+                           const SpreadConstraints& constraints, std::span<const NodeId> feasible,
+                           std::span<std::int64_t> scores);
+
+}  // namespace fleetsim

@@ -108,9 +108,10 @@ class PodMaker {
     for (int i = 0; i < count; ++i) {
       const Labels* own = random_labels("my-label");
       PodSpec s = random_requests();
-      s.topology_spread.push_back(TopologySpread{.topology_key = std::string(key),
-                                                 .max_skew = 1,
-                                                 .match_labels = *random_labels("my-label")});
+      s.topology_spread.push_back(
+          TopologySpread{.topology_key = std::string(key),
+                         .max_skew = 1,
+                         .selector = LabelSelector{.match_labels = *random_labels("my-label")}});
       add(std::move(s), own);
     }
   }

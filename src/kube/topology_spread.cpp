@@ -31,13 +31,12 @@ bool registered(const Node& n) {
   return n.phase >= NodePhase::Registered && n.phase != NodePhase::Terminated;
 }
 
-bool matches(const Labels& selector, const Labels* labels) {
-  for (const auto& [k, v] : selector) {
-    if (labels == nullptr) return false;
-    auto it = labels->find(k);
-    if (it == labels->end() || it->second != v) return false;
-  }
-  return true;
+// matchNodeInclusionPolicies: whether the node's pods and domain count for the constraint.
+bool includes(const TopologySpread& c, const PodSpec& pod, const Node& n) {
+  if (c.node_affinity_policy == InclusionPolicy::Honor && !node_selection_allows(pod, n.labels))
+    return false;
+  return c.node_taints_policy == InclusionPolicy::Ignore ||
+         blocking_taint(pod, n.taints, PreferNoSchedule::Ignore) == nullptr;
 }
 
 // countPodsMatchSelector: the node's pods the constraint counts.
@@ -48,7 +47,7 @@ struct Counter {
 
   bool selects(const TopologySpread& c, const Pod& q) const {
     if (system_default) return q.workload == pod.workload;
-    return q.namespace_name == pod.namespace_name && matches(c.match_labels, q.labels);
+    return q.namespace_name == pod.namespace_name && c.selects(q.labels);
   }
   std::int64_t on(const TopologySpread& c, const Node& n) const {
     return std::count_if(n.pods.begin(), n.pods.end(), [&](PodId id) {
@@ -99,9 +98,10 @@ void topology_spread_filter(const Cluster& cluster, const Pod& pod,
     ZoneCounts zones;
     host_counts.assign(cluster.nodes().size(), 0);
     std::int64_t fewest = std::numeric_limits<std::int64_t>::max();
+    std::size_t domains = 0;
     for (NodeId id : cluster.active_nodes()) {
       const Node& n = cluster.node(id);
-      if (!registered(n) || !has_key(c, n) || !node_selection_allows(*pod.spec, n.labels)) continue;
+      if (!registered(n) || !has_key(c, n) || !includes(c, *pod.spec, n)) continue;
       const std::int64_t count = counter.on(c, n);
       if (zonal(c)) {
         zones.add_zone(n.zone);
@@ -109,12 +109,15 @@ void topology_spread_filter(const Cluster& cluster, const Pod& pod,
       } else {
         host_counts[id] = count;
         fewest = std::min(fewest, count);
+        ++domains;
       }
     }
-    if (zonal(c))
+    if (zonal(c)) {
       for (std::int64_t count : zones.counts) fewest = std::min(fewest, count);
-    // minDomains 1: with no domain at all the fewest is 0.
-    if (fewest == std::numeric_limits<std::int64_t>::max()) fewest = 0;
+      domains = zones.zones.size();
+    }
+    // Fewer domains than minDomains (at least 1): the fewest counts as 0.
+    if (domains < static_cast<std::size_t>(c.min_domains)) fewest = 0;
     const std::int64_t self = counter.selects(c, pod) ? 1 : 0;
     for (NodeId id : cluster.active_nodes()) {
       if (allowed[id] == 0) continue;
@@ -161,7 +164,7 @@ void topology_spread_score(const Cluster& cluster, const Pod& pod,
     const Node& n = cluster.node(id);
     if (!registered(n) || (require_all && !carries_all(n))) continue;
     for (std::size_t k = 0; k < soft.size(); ++k) {
-      if (!zonal(soft[k]) || !node_selection_allows(*pod.spec, n.labels)) continue;
+      if (!zonal(soft[k]) || !includes(soft[k], *pod.spec, n)) continue;
       if (std::int64_t* count = zones[k].find(n.zone)) *count += counter.on(soft[k], n);
     }
   }

@@ -20,6 +20,7 @@ constexpr std::array<std::string_view, 3> kTaintEffects{"NoSchedule", "PreferNoS
                                                         "NoExecute"};
 constexpr std::array<std::string_view, 2> kTolerationOperators{"Equal", "Exists"};
 constexpr std::array<std::string_view, 2> kWhenUnsatisfiable{"DoNotSchedule", "ScheduleAnyway"};
+constexpr std::array<std::string_view, 2> kInclusionPolicies{"Honor", "Ignore"};
 constexpr std::array<std::string_view, 3> kRestartPolicies{"Always", "OnFailure", "Never"};
 // Kubernetes' bounds on preferred node-affinity and pod-affinity weights.
 constexpr std::int64_t kMinPreferenceWeight = 1;
@@ -331,7 +332,16 @@ Toleration decode_toleration(const YamlValue& item, DecodeContext& ctx) {
   return tol;
 }
 
-TopologySpread decode_spread(const YamlValue& item, DecodeContext& ctx) {
+InclusionPolicy decode_inclusion_policy(const YamlValue& v) {
+  const std::string text = v.as_string();
+  if (text == "Honor") return InclusionPolicy::Honor;
+  if (text == "Ignore") return InclusionPolicy::Ignore;
+  v.fail(fmt::format("unknown node inclusion policy \"{}\"; expected Honor or Ignore{}",
+                     text.substr(0, 40), did_you_mean(text, kInclusionPolicies)));
+}
+
+// The API server's validation (validateTopologySpreadConstraints) refuses what is refused here.
+TopologySpread decode_spread(const YamlValue& item, const Labels& pod_labels, DecodeContext& ctx) {
   YamlMap c(item);
   TopologySpread ts;
   ts.max_skew =
@@ -355,14 +365,31 @@ TopologySpread decode_spread(const YamlValue& item, DecodeContext& ctx) {
         fmt::format("unknown whenUnsatisfiable \"{}\"; expected DoNotSchedule or ScheduleAnyway{}",
                     text.substr(0, 40), did_you_mean(text, kWhenUnsatisfiable)));
   }
-  if (auto selector = c.get("labelSelector")) {
-    YamlMap s(*selector);
-    if (auto labels = s.get("matchLabels")) ts.match_labels = decode_labels(*labels);
-    s.check_unread(ctx.warnings, ctx.kind, api::LabelSelector);  // matchExpressions
+  if (auto selector = c.get("labelSelector")) ts.selector = decode_label_selector(*selector, ctx);
+  if (auto min = c.get("minDomains")) {
+    ts.min_domains = static_cast<int>(min->as_int(1, std::numeric_limits<std::int32_t>::max()));
+    if (ts.when_unsatisfiable != WhenUnsatisfiable::DoNotSchedule)
+      min->fail("minDomains can only be set with whenUnsatisfiable: DoNotSchedule");
   }
-  c.check_unread(
-      ctx.warnings, ctx.kind,
-      api::TopologySpreadConstraint);  // minDomains, nodeAffinityPolicy, matchLabelKeys, …
+  if (auto p = c.get("nodeAffinityPolicy")) ts.node_affinity_policy = decode_inclusion_policy(*p);
+  if (auto p = c.get("nodeTaintsPolicy")) ts.node_taints_policy = decode_inclusion_policy(*p);
+  if (auto keys = c.get("matchLabelKeys")) {
+    // Each key's value in the pod's labels joins the selector (a key the pod lacks is ignored).
+    for (const YamlValue& k : keys->items()) {
+      const std::string name = k.as_string();
+      if (auto p = label_key_problem(name)) k.fail(*p);
+      if (!ts.selector) k.fail("matchLabelKeys needs a labelSelector");
+      const LabelSelector& s = *ts.selector;
+      if (s.match_labels.count(name) != 0 ||
+          std::any_of(s.match_expressions.begin(), s.match_expressions.end(),
+                      [&](const SelectorExpression& e) { return e.key == name; }))
+        k.fail(fmt::format("\"{}\" is both in matchLabelKeys and in the labelSelector", name));
+      if (auto it = pod_labels.find(name); it != pod_labels.end())
+        ts.selector->match_expressions.push_back(
+            {.key = name, .op = Operator::In, .values = {it->second}});
+    }
+  }
+  c.check_unread(ctx.warnings, ctx.kind, api::TopologySpreadConstraint);
   return ts;
 }
 
@@ -439,7 +466,7 @@ DecodedPod decode_pod(const ObjectMeta& meta, const YamlValue& spec_value, Decod
   }
   if (auto spreads = s.get("topologySpreadConstraints")) {
     for (const YamlValue& t : spreads->items())
-      spec.topology_spread.push_back(decode_spread(t, ctx));
+      spec.topology_spread.push_back(decode_spread(t, meta.labels, ctx));
   }
 
   out.priority.where = spec_value.where();

@@ -4,17 +4,29 @@
 #include <bit>
 #include <climits>
 
+#include "fleetsim/k8s/pod_fits.hpp"
+
 namespace fleetsim {
 
 namespace {
 
-bool matches(const Labels& selector, const Labels* labels) {
-  for (const auto& [k, v] : selector) {
-    if (labels == nullptr) return false;
-    auto it = labels->find(k);
-    if (it == labels->end() || it->second != v) return false;
-  }
-  return true;
+// Whether two pods' constraints count the same nodes (Karpenter's TopologyNodeFilter).
+bool same_node_filter(const TopologySpread& ts, const PodSpec& a, const PodSpec& b) {
+  if (&a == &b) return true;
+  if (ts.node_affinity_policy == InclusionPolicy::Honor &&
+      (a.node_requirements != b.node_requirements ||
+       a.alternative_node_requirements != b.alternative_node_requirements))
+    return false;
+  return ts.node_taints_policy == InclusionPolicy::Ignore || a.tolerations == b.tolerations;
+}
+
+// TopologyNodeFilter.Matches: whether a node's pods count for the constraint.
+bool counts_on(const TopologySpread& ts, const PodSpec& pod, const ExistingNode& n) {
+  if (ts.node_affinity_policy == InclusionPolicy::Honor && n.labels != nullptr &&
+      !node_selection_allows(pod, *n.labels))
+    return false;
+  return ts.node_taints_policy == InclusionPolicy::Ignore ||
+         blocking_taint(pod, n.taints, PreferNoSchedule::Ignore) == nullptr;
 }
 
 }  // namespace
@@ -35,15 +47,22 @@ void SpreadGroups::build(const SchedulingContext& ctx, const SolveInput& in, std
       bool zonal = ts.topology_key == label::kZone;
       if (!zonal && ts.topology_key != label::kHostname) continue;  // other keys are not modelled
       bool hard = ts.when_unsatisfiable == WhenUnsatisfiable::DoNotSchedule;
+      const PodSpec& spec = *in.pods[p].spec;
       auto it = std::find_if(groups_.begin(), groups_.end(), [&](const Group& g) {
+        const TopologySpread& c = *g.constraint;
         return g.zonal == zonal && g.namespace_name == in.pods[p].namespace_name &&
-               *g.selector == ts.match_labels && g.max_skew == ts.max_skew && g.hard == hard;
+               c.selector == ts.selector && c.max_skew == ts.max_skew && g.hard == hard &&
+               c.min_domains == ts.min_domains &&
+               c.node_affinity_policy == ts.node_affinity_policy &&
+               c.node_taints_policy == ts.node_taints_policy &&
+               same_node_filter(ts, *g.filter, spec);
       });
       if (it == groups_.end()) {
         Group g;
         g.zonal = zonal;
         g.namespace_name = in.pods[p].namespace_name;
-        g.selector = &ts.match_labels;
+        g.constraint = &ts;
+        g.filter = &spec;
         g.max_skew = ts.max_skew;
         g.hard = hard;
         g.zone_counts.assign(ctx.zones().size(), 0);
@@ -61,7 +80,9 @@ void SpreadGroups::build(const SchedulingContext& ctx, const SolveInput& in, std
   for (const BoundPod& b : in.bound_pods) {
     if (in.removed(b.node)) continue;
     for (Group& g : groups_) {
-      if (b.namespace_name != g.namespace_name || !matches(*g.selector, b.labels)) continue;
+      if (b.namespace_name != g.namespace_name || !g.constraint->selects(b.labels) ||
+          !counts_on(*g.constraint, *g.filter, in.nodes[b.node]))
+        continue;
       ++g.node_counts[b.node];
       if (auto z = ctx.zone_index(in.nodes[b.node].zone)) ++g.zone_counts[*z];
     }
@@ -70,7 +91,7 @@ void SpreadGroups::build(const SchedulingContext& ctx, const SolveInput& in, std
 
 bool SpreadGroups::selects(const Group& g, std::uint32_t pod) const {
   const PendingPod& p = in_->pods[pod];
-  return p.namespace_name == g.namespace_name && matches(*g.selector, p.labels);
+  return p.namespace_name == g.namespace_name && g.constraint->selects(p.labels);
 }
 
 bool SpreadGroups::has_soft(std::uint32_t pod) const {
@@ -93,11 +114,16 @@ std::uint64_t SpreadGroups::allowed_zones(std::uint32_t pod, bool honor_soft,
   for (std::uint32_t gi : constrained_by_[pod]) {
     const Group& g = groups_[gi];
     if (!g.zonal || !applies(g, honor_soft)) continue;
-    // The minimum is taken over the zones the pod could land in at all (nodeAffinityPolicy Honor).
-    int min = INT_MAX;
-    for (std::size_t z = 0; z < g.zone_counts.size(); ++z)
-      if (pod_zones >> z & 1ULL) min = std::min(min, g.zone_counts[z]);
+    // The minimum is taken over the zones the pod could land in at all (domainMinCount), and is
+    // 0 while they are fewer than minDomains.
+    int min = INT_MAX, domains = 0;
+    for (std::size_t z = 0; z < g.zone_counts.size(); ++z) {
+      if ((pod_zones >> z & 1ULL) == 0) continue;
+      min = std::min(min, g.zone_counts[z]);
+      ++domains;
+    }
     if (min == INT_MAX) return 0;
+    if (domains < g.constraint->min_domains) min = 0;
     int self = selects(g, pod) ? 1 : 0;
     std::uint64_t mask = 0;
     for (std::size_t z = 0; z < g.zone_counts.size(); ++z)

@@ -33,7 +33,8 @@ class SpreadGroups {
   struct Group {
     bool zonal = true;
     std::string_view namespace_name;
-    const Labels* selector = nullptr;
+    const TopologySpread* constraint = nullptr;  // the first pod's: selector, minDomains, policies
+    const PodSpec* filter = nullptr;             // whose node selection and tolerations count
     int max_skew = 1;
     bool hard = true;
     std::vector<int> zone_counts;

@@ -18,12 +18,27 @@ namespace fleetsim {
 
 enum class WhenUnsatisfiable { DoNotSchedule, ScheduleAnyway };
 
+// Which nodes a spread constraint counts pods on and takes domains from.
+enum class InclusionPolicy : std::uint8_t { Honor, Ignore };
+
 // A topologySpreadConstraint. fleetsim models zone and hostname keys.
 struct TopologySpread {
   std::string topology_key;
   int max_skew = 1;
   WhenUnsatisfiable when_unsatisfiable = WhenUnsatisfiable::DoNotSchedule;
-  Labels match_labels;  // labelSelector.matchLabels
+  // labelSelector, with matchLabelKeys merged in as the pod's own values of those keys;
+  // nullopt: no labelSelector, which selects no pod.
+  std::optional<LabelSelector> selector;
+  int min_domains = 1;  // fewer eligible domains than this count as a global minimum of 0
+  // Honor: only nodes that satisfy the pod's node selection (affinity) or whose taints it
+  // tolerates (taints) count. Kubernetes' defaults.
+  InclusionPolicy node_affinity_policy = InclusionPolicy::Honor;
+  InclusionPolicy node_taints_policy = InclusionPolicy::Ignore;
+
+  bool selects(const Labels* labels) const {
+    static const Labels kNone;
+    return selector && selector->matches(labels == nullptr ? kNone : *labels);
+  }
   friend bool operator==(const TopologySpread&, const TopologySpread&) = default;
 };
 

@@ -23,10 +23,11 @@ SpreadConstraints spread_constraints(const Cluster& cluster, const Pod& pod);
 
 // filtering.go: per node (indexed by NodeId), 0 where binding the pod would make some hard
 // constraint's skew exceed its maxSkew: the matching pods in the node's domain, plus one if the
-// pod matches itself, less the fewest in any domain. Domains are those of every registered node
-// that carries the key and satisfies the pod's required node selection (nodeAffinityPolicy
-// Honor, nodeTaintsPolicy Ignore: the defaults); a node without the key is refused. Pods count
-// when they are in the pod's namespace, match the selector and are not terminating.
+// pod matches itself, less the fewest in any domain (0 with fewer domains than minDomains).
+// Domains are those of every registered node that carries the key and that the constraint's
+// inclusion policies admit (the pod's node selection, its tolerations); a node without the key is
+// refused. Pods count when they are in the pod's namespace, match the selector and are not
+// terminating.
 void topology_spread_filter(const Cluster& cluster, const Pod& pod,
                             const std::vector<TopologySpread>& hard,
                             std::vector<std::uint8_t>& allowed);

@@ -23,7 +23,7 @@ TopologySpread spread(std::string_view key, int max_skew, WhenUnsatisfiable when
   return TopologySpread{.topology_key = std::string(key),
                         .max_skew = max_skew,
                         .when_unsatisfiable = when,
-                        .match_labels = selector};
+                        .selector = LabelSelector{.match_labels = selector}};
 }
 
 struct SpreadRig {
@@ -148,6 +148,77 @@ TEST_CASE("PodTopologySpread filter: a node the pod's node selection excludes ho
   CHECK(allowed == std::vector<NodeId>{x, y});
   (void)a;
   (void)b;
+}
+
+// filtering_test.go TestSingleConstraint, minDomains cases (hostname: one domain per node).
+TEST_CASE("PodTopologySpread filter: fewer domains than minDomains make the fewest 0", "[kube]") {
+  SpreadRig rig;
+  const NodeId a = rig.node("node-a", "zone1"), b = rig.node("node-b", "zone1");
+  const NodeId c = rig.node("node-c", "zone1");
+  rig.place(a, kFoo, 2);
+  rig.place(b, kFoo, 2);
+  rig.place(c, kFoo, 1);
+  auto host = [](int min_domains) {
+    TopologySpread t = spread(label::kHostname, 2, WhenUnsatisfiable::DoNotSchedule);
+    t.min_domains = min_domains;
+    return constrained({t});
+  };
+  // "... maxSkew is 2 and the number of domains < minDomains then the third node fits".
+  CHECK(rig.allowed(rig.incoming(kFoo, host(4))) == std::vector<NodeId>{c});
+  // "... the number of domains > minDomains then the all nodes fit".
+  CHECK(rig.allowed(rig.incoming(kFoo, host(2))) == std::vector<NodeId>{a, b, c});
+
+  // "pods spread across zone as 2/1 - maxSkew is 2 and the number of domains < minDomains then
+  // the third and fourth nodes fit".
+  SpreadRig zones;
+  const NodeId za = zones.node("node-a", "zone1"), zb = zones.node("node-b", "zone1");
+  const NodeId zx = zones.node("node-x", "zone2"), zy = zones.node("node-y", "zone2");
+  zones.place(za, kFoo);
+  zones.place(zb, kFoo);
+  zones.place(zy, kFoo);
+  TopologySpread t = spread(label::kZone, 2, WhenUnsatisfiable::DoNotSchedule);
+  t.min_domains = 3;
+  CHECK(zones.allowed(zones.incoming(kFoo, constrained({t}))) == std::vector<NodeId>{zx, zy});
+}
+
+TEST_CASE("PodTopologySpread filter: the inclusion policies choose the nodes that count",
+          "[kube]") {
+  const Labels foo_node{{"foo", ""}};
+  const Taint unschedulable{.key = "node.kubernetes.io/unschedulable",
+                            .effect = TaintEffect::NoSchedule};
+  auto rig_with = [&](SpreadRig& rig, bool taint_y) {
+    for (const char* n : {"node-a", "node-b", "node-x"})
+      add_node(rig.cluster, {.name = n, .zone = "zone1", .extra_labels = foo_node});
+    const NodeId y = add_node(
+        rig.cluster, {.name = "node-y",
+                      .zone = "zone2",
+                      .taints = taint_y ? std::vector<Taint>{unschedulable} : std::vector<Taint>{},
+                      .extra_labels = taint_y ? foo_node : Labels{}});
+    rig.place(0, kFoo);
+    rig.place(1, kFoo);
+    rig.place(y, kFoo);
+  };
+  // "NodeAffinityPolicy ignored with labelSelectors": node-y's pod counts, so node-y is one
+  // ahead of node-x.
+  SpreadRig ignored;
+  rig_with(ignored, false);
+  TopologySpread t = spread(label::kHostname, 1, WhenUnsatisfiable::DoNotSchedule);
+  t.node_affinity_policy = InclusionPolicy::Ignore;
+  PodSpec s = constrained({t});
+  s.node_requirements = Requirements::from_labels(foo_node);
+  CHECK(ignored.allowed(ignored.incoming(kFoo, s)) == std::vector<NodeId>{2});
+  // "NodeTaintsPolicy honored": node-y's taint keeps its pod out of the count.
+  SpreadRig honored;
+  rig_with(honored, true);
+  TopologySpread h = spread(label::kHostname, 1, WhenUnsatisfiable::DoNotSchedule);
+  h.node_taints_policy = InclusionPolicy::Honor;
+  CHECK(honored.allowed(honored.incoming(kFoo, constrained({h}))) == std::vector<NodeId>{2, 3});
+  // "NodeTaintsPolicy ignored" (the default): it counts.
+  SpreadRig taints_ignored;
+  rig_with(taints_ignored, true);
+  CHECK(taints_ignored.allowed(taints_ignored.incoming(
+            kFoo, constrained({spread(label::kHostname, 1, WhenUnsatisfiable::DoNotSchedule)}))) ==
+        std::vector<NodeId>{2});
 }
 
 // filtering_test.go TestMultipleConstraints.

@@ -169,13 +169,13 @@ spec:
       Toleration{.key = "", .op = TolerationOperator::Exists, .value = "", .effect = std::nullopt});
   REQUIRE(s.topology_spread.size() == 1);
   CHECK(s.topology_spread[0] ==
-        TopologySpread{.topology_key = "topology.kubernetes.io/zone",
-                       .max_skew = 2,
-                       .when_unsatisfiable = WhenUnsatisfiable::ScheduleAnyway,
-                       .match_labels = {{"app", "p"}}});
-  REQUIRE(d->warnings.warnings().size() == 1);
-  CHECK(d->warnings.warnings()[0].field ==
-        "Pod.spec.topologySpreadConstraints[].labelSelector.matchExpressions");
+        TopologySpread{
+            .topology_key = "topology.kubernetes.io/zone",
+            .max_skew = 2,
+            .when_unsatisfiable = WhenUnsatisfiable::ScheduleAnyway,
+            .selector = LabelSelector{.match_labels = {{"app", "p"}},
+                                      .match_expressions = {{.key = "tier", .values = {"a"}}}}});
+  CHECK(d->warnings.warnings().empty());
   CHECK(s.requests.cpu_millis() == 0);
   CHECK(s.requests.pods() == 1);
 }
@@ -295,6 +295,52 @@ TEST_CASE("pod spec shape and value errors", "[scenario]") {
       "test.yaml:5:39: metadata.annotations.fleetsim.io/duration: invalid duration \"soon\"; use "
       "Go forms "
       "such as 90s, 5m or 1h30m");
+}
+
+// The API server's validation of topologySpreadConstraints (validateTopologySpreadConstraints)
+// and the fields the scheduler and Karpenter honour.
+TEST_CASE("topology spread minDomains and policies and matchLabelKeys", "[scenario]") {
+  const std::string head =
+      "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  labels: {app: web, rev: r7}\nspec:\n"
+      "  containers: [{name: c}]\n  topologySpreadConstraints:\n";
+  auto d = decode(head +
+                  "    - maxSkew: 1\n      topologyKey: topology.kubernetes.io/zone\n"
+                  "      whenUnsatisfiable: DoNotSchedule\n      minDomains: 3\n"
+                  "      nodeAffinityPolicy: Ignore\n      nodeTaintsPolicy: Honor\n"
+                  "      labelSelector: {matchLabels: {app: web}}\n"
+                  "      matchLabelKeys: [rev, absent]\n");
+  const TopologySpread& t = spec_of(*d).topology_spread.at(0);
+  CHECK(t.min_domains == 3);
+  CHECK(t.node_affinity_policy == InclusionPolicy::Ignore);
+  CHECK(t.node_taints_policy == InclusionPolicy::Honor);
+  // The pod's value of rev joins the selector; a key the pod lacks is ignored.
+  CHECK(t.selector == LabelSelector{.match_labels = {{"app", "web"}},
+                                    .match_expressions = {{.key = "rev", .values = {"r7"}}}});
+  const Labels other_revision{{"app", "web"}, {"rev", "r6"}};
+  CHECK_FALSE(t.selects(&other_revision));
+  CHECK(d->warnings.warnings().empty());
+
+  auto constraint = [&](std::string_view rest) {
+    return decode_error(head + "    - maxSkew: 1\n      topologyKey: kubernetes.io/hostname\n" +
+                        std::string(rest));
+  };
+  CHECK(constraint("      whenUnsatisfiable: ScheduleAnyway\n      minDomains: 2\n") ==
+        "test.yaml:12:19: spec.topologySpreadConstraints[0].minDomains: minDomains can only be "
+        "set with whenUnsatisfiable: DoNotSchedule");
+  CHECK(constraint("      whenUnsatisfiable: DoNotSchedule\n      minDomains: 0\n") ==
+        "test.yaml:12:19: spec.topologySpreadConstraints[0].minDomains: 0 is out of range [1, "
+        "2147483647]");
+  CHECK(constraint("      whenUnsatisfiable: DoNotSchedule\n      nodeTaintsPolicy: Honour\n") ==
+        "test.yaml:12:25: spec.topologySpreadConstraints[0].nodeTaintsPolicy: unknown node "
+        "inclusion policy \"Honour\"; expected Honor or Ignore; did you mean \"Honor\"?");
+  CHECK(constraint("      whenUnsatisfiable: DoNotSchedule\n      matchLabelKeys: [rev]\n") ==
+        "test.yaml:12:24: spec.topologySpreadConstraints[0].matchLabelKeys[0]: matchLabelKeys "
+        "needs a labelSelector");
+  CHECK(constraint("      whenUnsatisfiable: DoNotSchedule\n"
+                   "      labelSelector: {matchLabels: {app: web}}\n"
+                   "      matchLabelKeys: [app]\n") ==
+        "test.yaml:13:24: spec.topologySpreadConstraints[0].matchLabelKeys[0]: \"app\" is both "
+        "in matchLabelKeys and in the labelSelector");
 }
 
 TEST_CASE("app containers' images and the first readiness and startup probes are read",

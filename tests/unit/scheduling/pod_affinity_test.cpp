@@ -45,8 +45,9 @@ PodSpec two_cpu() { return make_pod({.cpu_millis = 2000, .memory_mib = 128}); }
 
 PodSpec hostname_spread(const Labels& match) {
   PodSpec s = small();
-  s.topology_spread.push_back(TopologySpread{
-      .topology_key = std::string(label::kHostname), .max_skew = 1, .match_labels = match});
+  s.topology_spread.push_back(TopologySpread{.topology_key = std::string(label::kHostname),
+                                             .max_skew = 1,
+                                             .selector = LabelSelector{.match_labels = match}});
   return s;
 }
 
@@ -218,8 +219,10 @@ TEST_CASE("a preferred pod affinity is given up when no pod matches", "[scheduli
 TEST_CASE("a preferred pod anti-affinity is given up when every zone is taken", "[scheduling]") {
   Problem problem;
   PodSpec spread = small();
-  spread.topology_spread.push_back(TopologySpread{
-      .topology_key = std::string(label::kZone), .max_skew = 1, .match_labels = kTest});
+  spread.topology_spread.push_back(
+      TopologySpread{.topology_key = std::string(label::kZone),
+                     .max_skew = 1,
+                     .selector = LabelSelector{.match_labels = kTest}});
   problem.add(spread, 3, kTest);
   PodSpec pref = small();
   pref.pod_anti_affinity.preferred.push_back(term(label::kZone, kTest));

@@ -210,8 +210,10 @@ TEST_CASE("zone spread pins claims to the least-used zone", "[scheduling]") {
   Catalog catalog = small_catalog();
   std::vector<NodePool> pools{on_demand_pool("default", {"m5"})};
   PodSpec web = make_pod({.cpu_millis = 500, .memory_mib = 512});
-  web.topology_spread.push_back(TopologySpread{
-      .topology_key = std::string(label::kZone), .max_skew = 1, .match_labels = {{"app", "web"}}});
+  web.topology_spread.push_back(
+      TopologySpread{.topology_key = std::string(label::kZone),
+                     .max_skew = 1,
+                     .selector = LabelSelector{.match_labels = {{"app", "web"}}}});
   Labels web_labels{{"app", "web"}};
   Problem problem;
   problem.add(web, 4);
@@ -224,6 +226,52 @@ TEST_CASE("zone spread pins claims to the least-used zone", "[scheduling]") {
         std::vector<std::string>{"us-east-1a"});
   CHECK(r.claims[1].requirements.get(label::kZone)->values() ==
         std::vector<std::string>{"us-east-1b"});
+}
+
+// karpenter topology_test.go "should respect minDomains constraints": with fewer zones than
+// minDomains the global minimum is 0, so each zone takes at most maxSkew pods.
+TEST_CASE("zone spread with more minDomains than zones leaves pods pending", "[scheduling]") {
+  Catalog catalog = small_catalog();
+  std::vector<NodePool> pools{on_demand_pool("default", {"m5"})};
+  PodSpec web = make_pod({.cpu_millis = 500, .memory_mib = 512});
+  web.topology_spread.push_back(
+      TopologySpread{.topology_key = std::string(label::kZone),
+                     .max_skew = 1,
+                     .selector = LabelSelector{.match_labels = {{"app", "web"}}},
+                     .min_domains = 3});
+  Labels web_labels{{"app", "web"}};
+  Problem problem;
+  problem.add(web, 3);
+  for (auto& p : problem.pods) p.labels = &web_labels;
+  SolveResult r = solve(catalog, pools, problem);
+  REQUIRE(r.claims.size() == 2);
+  CHECK(r.claims[0].pods.size() == 1);
+  CHECK(r.claims[1].pods.size() == 1);
+  CHECK(r.failures.size() == 1);
+
+  // minDomains 2 is met by the two zones: all three pods are placed, 2 and 1.
+  web.topology_spread[0].min_domains = 2;
+  Problem met;
+  met.add(web, 3);
+  for (auto& p : met.pods) p.labels = &web_labels;
+  SolveResult all = solve(catalog, pools, met);
+  CHECK(all.failures.empty());
+}
+
+// A constraint without a labelSelector selects no pod (LabelSelectorAsSelector(nil) is Nothing):
+// it never holds a pod back.
+TEST_CASE("zone spread without a labelSelector counts no pod", "[scheduling]") {
+  Catalog catalog = small_catalog();
+  std::vector<NodePool> pools{on_demand_pool("default", {"m5"})};
+  PodSpec web = make_pod({.cpu_millis = 500, .memory_mib = 512});
+  web.topology_spread.push_back(
+      TopologySpread{.topology_key = std::string(label::kZone), .max_skew = 1, .min_domains = 3});
+  Labels web_labels{{"app", "web"}};
+  Problem problem;
+  problem.add(web, 3);
+  for (auto& p : problem.pods) p.labels = &web_labels;
+  SolveResult r = solve(catalog, pools, problem);
+  CHECK(r.failures.empty());
 }
 
 TEST_CASE("pods are packed largest CPU request first", "[scheduling]") {

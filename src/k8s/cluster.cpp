@@ -24,25 +24,26 @@ PodId Cluster::add_pod(Pod p) {
   FLEETSIM_ASSERT(p.phase == PodPhase::Pending);
   pending_.push_back(p.id);
   const PodId id = p.id;
-  pods_.emplace_hint(pods_.end(), id, std::move(p));
+  Pod& stored = pods_.emplace_hint(pods_.end(), id, std::move(p))->second;
+  index_.emplace(id, &stored);
   return id;
 }
 
 Pod& Cluster::at(PodId id) {
-  auto it = pods_.find(id);
-  FLEETSIM_ASSERT(it != pods_.end());
-  return it->second;
+  auto it = index_.find(id);
+  FLEETSIM_ASSERT(it != index_.end());
+  return *it->second;
 }
 
 const Pod& Cluster::at(PodId id) const {
-  auto it = pods_.find(id);
-  FLEETSIM_ASSERT(it != pods_.end());
-  return it->second;
+  auto it = index_.find(id);
+  FLEETSIM_ASSERT(it != index_.end());
+  return *it->second;
 }
 
 const Pod* Cluster::find_pod(PodId id) const {
-  auto it = pods_.find(id);
-  return it == pods_.end() ? nullptr : &it->second;
+  auto it = index_.find(id);
+  return it == index_.end() ? nullptr : it->second;
 }
 
 void Cluster::ended(PodId pod) { ended_.push_back(pod); }
@@ -60,6 +61,7 @@ std::vector<WorkloadId> Cluster::collect() {
     auto it = pods_.find(id);
     if (it == pods_.end() || it->second.holds > 0) continue;  // gone already, or held
     workloads.push_back(it->second.workload);
+    index_.erase(id);
     pods_.erase(it);
   }
   ended_.clear();
@@ -118,6 +120,7 @@ void Cluster::bind(PodId pod_id, NodeId node_id, SimTime now) {
   p.pending_reason.clear();
   n.requested += p.spec->requests;
   n.scoring_requested += p.spec->scoring_requests();
+  if (!p.spec->pod_anti_affinity.required.empty()) ++bound_with_anti_affinity_;
   n.pods.push_back(pod_id);
   n.last_pod_event = now;
 }
@@ -128,6 +131,7 @@ void Cluster::unbind(PodId pod_id, SimTime now) {
   Node& n = nodes_[p.node];
   n.requested -= p.spec->requests;
   n.scoring_requested -= p.spec->scoring_requests();
+  if (!p.spec->pod_anti_affinity.required.empty()) --bound_with_anti_affinity_;
   n.pods.erase(std::find(n.pods.begin(), n.pods.end(), pod_id));
   n.last_pod_event = now;
   p.node = kNoNode;

@@ -44,14 +44,6 @@ class Domains {
 
 }  // namespace
 
-bool any_running_anti_affinity(const Cluster& cluster) {
-  bool any = false;
-  for_each_running(cluster, [&](const Node&, const Pod& q) {
-    any = any || !q.spec->pod_anti_affinity.required.empty();
-  });
-  return any;
-}
-
 void inter_pod_affinity_mask(const Cluster& cluster, const Pod& pod,
                              std::vector<std::uint8_t>& out) {
   const std::size_t node_count = cluster.nodes().size();

@@ -96,44 +96,42 @@ bool KubeScheduler::feasible(const Pod& pod, const Node& node) const {
 }
 
 void KubeScheduler::on_event(SimTime now, std::uint64_t) {
-  // The scheduling queue: higher priority first, then older pods.
-  std::vector<PodId> queue = cluster_.pending_pods();
-  std::stable_sort(queue.begin(), queue.end(), [&](PodId a, PodId b) {
-    const Pod& pa = cluster_.pod(a);
-    const Pod& pb = cluster_.pod(b);
-    if (pa.spec->priority != pb.spec->priority) return pa.spec->priority > pb.spec->priority;
-    return pa.created < pb.created;
+  // The scheduling queue: higher priority first, then older pods (PrioritySort).
+  queue_.clear();
+  for (PodId id : cluster_.pending_pods()) queue_.push_back(&cluster_.pod(id));
+  std::stable_sort(queue_.begin(), queue_.end(), [](const Pod* a, const Pod* b) {
+    if (a->spec->priority != b->spec->priority) return a->spec->priority > b->spec->priority;
+    return a->created < b->created;
   });
 
-  bool running_anti = !queue.empty() && any_running_anti_affinity(cluster_);
+  bool running_anti = cluster_.bound_with_anti_affinity() > 0;
   std::vector<std::uint8_t> affinity_mask;
   // Pods alike (one spec, namespace and labels: a workload's) get the same answers until a bind
   // changes what runs, so the affinity mask and a scan that found no node are worked out once
   // for them, not per pod: per pod, 3,000 pods that must be apart took minutes.
-  std::optional<PodId> mask_of;      // the pod affinity_mask was worked out for
-  std::optional<PodId> no_node_for;  // a pod no node could take since the last bind
-  auto alike = [&](std::optional<PodId> id, const Pod& b) {
-    if (!id) return false;
-    const Pod& a = cluster_.pod(*id);
-    return a.spec == b.spec && a.namespace_name == b.namespace_name &&
-           (a.labels == b.labels ||
-            (a.labels != nullptr && b.labels != nullptr && *a.labels == *b.labels));
+  const Pod* mask_of = nullptr;      // the pod affinity_mask was worked out for
+  const Pod* no_node_for = nullptr;  // a pod no node could take since the last bind
+  auto alike = [](const Pod* a, const Pod& b) {
+    return a != nullptr && a->spec == b.spec && a->namespace_name == b.namespace_name &&
+           (a->labels == b.labels ||
+            (a->labels != nullptr && b.labels != nullptr && *a->labels == *b.labels));
   };
-  for (PodId id : queue) {
+  for (const Pod* queued : queue_) {
     throw_if_stop_requested();  // a pass over thousands of pods and nodes takes a while
-    const Pod& pod = cluster_.pod(id);
+    const Pod& pod = *queued;
+    const PodId id = pod.id;
     // Inter-pod affinity is worked out only where some pod asks for it.
     const bool check_affinity = running_anti || !pod.spec->pod_affinity.required.empty() ||
                                 !pod.spec->pod_anti_affinity.required.empty();
     if (check_affinity && !alike(mask_of, pod)) {
       inter_pod_affinity_mask(cluster_, pod, affinity_mask);
-      mask_of = id;
+      mask_of = &pod;
     }
-    const SpreadConstraints spread = spread_constraints(cluster_, pod);
     // Karpenter's nomination is its own plan, not status.nominatedNodeName: the pod goes where
     // the scores send it, as the real kube-scheduler does.
     NodeId chosen = kNoNode;
     if (!alike(no_node_for, pod)) {
+      const SpreadConstraints spread = spread_constraints(cluster_, pod);
       if (!spread.hard.empty()) {
         spread_mask_.assign(cluster_.nodes().size(), 1);
         topology_spread_filter(cluster_, pod, spread.hard, spread_mask_);
@@ -146,7 +144,7 @@ void KubeScheduler::on_event(SimTime now, std::uint64_t) {
       chosen = select_host(pod, spread);
     }
     if (chosen == kNoNode) {
-      no_node_for = id;
+      no_node_for = &pod;
       // A pod waiting for its nominated node to start stays quiet; once that node is up and
       // has no room for it, Karpenter must plan again.
       const bool awaiting_node =
@@ -155,7 +153,7 @@ void KubeScheduler::on_event(SimTime now, std::uint64_t) {
       continue;
     }
     cluster_.bind(id, chosen, now);
-    mask_of = no_node_for = std::nullopt;
+    mask_of = no_node_for = nullptr;
     running_anti = running_anti || !pod.spec->pod_anti_affinity.required.empty();
     bus_.emit(SimEvent{.time = now,
                        .kind = EventKind::PodScheduled,

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -165,6 +166,12 @@ class PodRange {
 // methods, so every transition keeps the pending and active indexes and the node totals right.
 class Cluster {
  public:
+  Cluster() = default;
+  // index_ points into pods_'s nodes, which a move keeps and a copy would not.
+  Cluster(const Cluster&) = delete;
+  Cluster& operator=(const Cluster&) = delete;
+  Cluster(Cluster&&) = default;
+  Cluster& operator=(Cluster&&) = default;
   // The workloads not yet forgotten (a finished Job is, once its pods are released), by id.
   const std::map<WorkloadId, WorkloadRecord>& workloads() const { return workloads_; }
   const std::vector<Node>& nodes() const { return nodes_; }
@@ -181,6 +188,9 @@ class Cluster {
   // incrementally so per-pass work scales with what is live, not with the run's history.
   const std::vector<PodId>& pending_pods() const { return pending_; }
   const std::vector<NodeId>& active_nodes() const { return active_; }
+  // Bound pods that hold a required pod anti-affinity term (kube-scheduler checks every pod
+  // against them only while there are some).
+  std::size_t bound_with_anti_affinity() const { return bound_with_anti_affinity_; }
   // Changes whenever nodes or pods do (Karpenter's consolidation state): a consolidation pass
   // that found nothing need not run again until it changes.
   std::uint64_t revision() const { return revision_; }
@@ -253,6 +263,9 @@ class Cluster {
   WorkloadId next_workload_id_ = 0;
   std::vector<Node> nodes_;
   std::map<PodId, Pod> pods_;  // node-based: a Pod's address is stable while it exists
+  // Lookups only, never iterated: pods_ in id order is what callers walk.
+  std::unordered_map<PodId, Pod*> index_;
+  std::size_t bound_with_anti_affinity_ = 0;
   PodId next_pod_id_ = 0;
   std::vector<PodId> ended_;  // ended since the last collect, held or not
   std::uint64_t revision_ = 0;

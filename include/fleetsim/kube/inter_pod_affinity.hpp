@@ -8,9 +8,6 @@
 
 namespace fleetsim {
 
-// Whether any pod running on a node of the cluster holds a required anti-affinity term.
-bool any_running_anti_affinity(const Cluster& cluster);
-
 // Per node (indexed by NodeId), 1 where the pod may bind as far as inter-pod affinity goes: each
 // of its required affinity terms has a pod it selects in the node's domain (or no pod anywhere
 // matches any of them and the pod matches them all itself, Kubernetes' first-pod case), no pod

@@ -40,7 +40,8 @@ class KubeScheduler : private EventHandler {
   std::function<void(PodId)> on_unschedulable_;
   EventHandle pass_;
   RngStream rng_;  // ties among the best nodes
-  // Scratch for one pod, kept between pods.
+  // Scratch for one pass and one pod, kept between them.
+  std::vector<const Pod*> queue_;
   std::vector<NodeId> feasible_;
   std::vector<std::uint8_t> spread_mask_;
   std::vector<std::int64_t> scores_, totals_;

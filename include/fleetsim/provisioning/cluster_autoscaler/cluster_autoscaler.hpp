@@ -69,9 +69,9 @@ class ClusterAutoscaler final : public Provisioner, private EventHandler {
   void on_event(SimTime now, std::uint64_t tag) override;
   void run_once(SimTime now);
 
-  // A node of a group as the autoscaler imagines it: a Ready instance of the group if it has
-  // one, else AWS's scale-from-zero template (the first instance type's raw capacity, 110 pods,
-  // the first zone), less the DaemonSets that land there.
+  // A node of a group as the autoscaler imagines it: the one learned from the group's nodes if
+  // it has one, else AWS's scale-from-zero template (the first instance type's raw capacity,
+  // 110 pods, the first zone), less the DaemonSets that land there.
   struct GroupTemplate {
     std::uint32_t type = 0;
     Resources room;      // what pods may request
@@ -81,6 +81,10 @@ class ClusterAutoscaler final : public Provisioner, private EventHandler {
     CapacityType capacity_type = CapacityType::OnDemand;
   };
   GroupTemplate group_template(std::uint32_t group) const;
+  // MixedTemplateNodeInfoProvider.Process, at the start of each loop: a group with a good node
+  // (Ready, not cordoned) learns its template from it; a group without one keeps
+  // what it learned until node-info-cache-expire-time after it last saw one.
+  void learn_templates(SimTime now);
 
   // The nodes one solve may place pods on.
   struct SolveView {
@@ -143,6 +147,12 @@ class ClusterAutoscaler final : public Provisioner, private EventHandler {
   NodeGroupBackoff backoff_;
   // Per group, a scale-up in flight (clusterstate's ScaleUpRequest): when its nodes are due.
   std::vector<std::optional<SimTime>> expected_add_time_;
+  // Per group, the template learned from its nodes (nodeInfoCache) and when it was last seen.
+  struct LearnedTemplate {
+    GroupTemplate node;
+    SimTime seen;
+  };
+  std::vector<std::optional<LearnedTemplate>> learned_;
   std::map<NodeId, SimTime> unneeded_since_;
   // Requests of the pending pods this loop found a place for on existing nodes: they stay
   // there in the autoscaler's snapshot, so scale-down counts them.

@@ -193,8 +193,11 @@ void ClusterAutoscaler::learn_templates(SimTime now) {
   for (std::uint32_t g = 0; g < asgs_.size(); ++g) {
     std::optional<LearnedTemplate>& learned = learned_[g];
     const auto good =
-        std::find_if(asgs_[g]->instances().begin(), asgs_[g]->instances().end(),
-                     [&](NodeId id) { return cluster_.node(id).phase == NodePhase::Initialized; });
+        std::find_if(asgs_[g]->instances().begin(), asgs_[g]->instances().end(), [&](NodeId id) {
+          const Node& n = cluster_.node(id);
+          return n.phase == NodePhase::Initialized &&
+                 n.initialized_at + kTemplateStabilizationDelay < now;
+        });
     if (good == asgs_[g]->instances().end()) {
       if (learned && now - learned->seen > settings_.node_info_cache_expire_time) learned.reset();
       continue;

@@ -427,19 +427,24 @@ TEST_CASE("a group scaled to zero keeps the template learned from its node",
   CHECK(kept.events.of(EventKind::NodeLaunched, "small").size() == 1);
 
   // Expired 30 minutes after the group's node was last seen: the scale-from-zero template is
-  // back, and least-waste buys a g5.xlarge the pod cannot use; when that node turns Ready it
-  // teaches the group again.
+  // back, and least-waste buys a g5.xlarge the pod cannot use. When that node turns Ready it is
+  // not a template for a minute (isNodeGoodTemplateCandidate's stabilizationDelay, the "recently
+  // became ready" ng5 of TestGetNodeInfosForGroups): a second useless g5.xlarge; when that one
+  // turns Ready, the first has taught the group.
   const CaRun expired(
       scaled_to_zero(),
       kScaledToZeroEvents + "cluster_autoscaler: {node_info_cache_expire_time: 30m}\n", "2h");
   const auto again = expired.events.of(EventKind::ScaleUp);
   const auto ready = expired.events.of(EventKind::NodeReady, "small");
-  REQUIRE(again.size() == 3);
-  REQUIRE(ready.size() == 2);
+  REQUIRE(again.size() == 4);
+  REQUIRE(ready.size() == 3);
   CHECK(again[1].time == kSimStart + hours(1) + seconds(30));
   CHECK(again[1].options == Groups{{"small", 1}, {"large", 1}});
   CHECK(again[1].grown == Groups{{"small", 1}});
   CHECK(again[2].time == ready[1].time);
-  CHECK(again[2].options == Groups{{"large", 1}});
-  CHECK(again[2].grown == Groups{{"large", 1}});
+  CHECK(again[2].grown == Groups{{"small", 1}});
+  CHECK(again[3].time == ready[2].time);
+  CHECK(ready[2].time - ready[1].time > minutes(1));
+  CHECK(again[3].options == Groups{{"large", 1}});
+  CHECK(again[3].grown == Groups{{"large", 1}});
 }

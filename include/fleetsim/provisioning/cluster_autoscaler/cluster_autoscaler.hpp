@@ -32,6 +32,9 @@ inline constexpr SimDuration kUnschedulableGpuPodTimeBuffer = seconds(30);
 inline constexpr std::int32_t kExpendablePodsPriorityCutoff = -10;
 // A scale-up adds at most this many nodes (--max-nodes-per-scaleup).
 inline constexpr std::int64_t kMaxNodesPerScaleUp = 1000;
+// A Ready node is a template only once Ready this long (mixed_nodeinfos_processor.go
+// stabilizationDelay, isNodeGoodTemplateCandidate).
+inline constexpr SimDuration kTemplateStabilizationDelay = minutes(1);
 // Pods on a node being drained: evictions are retried for this long (--max-pod-eviction-time),
 // then the node goes whatever is left, after the pods' grace (at most max-graceful-termination).
 inline constexpr SimDuration kMaxPodEvictionTime = minutes(2);
@@ -82,7 +85,7 @@ class ClusterAutoscaler final : public Provisioner, private EventHandler {
   };
   GroupTemplate group_template(std::uint32_t group) const;
   // MixedTemplateNodeInfoProvider.Process, at the start of each loop: a group with a good node
-  // (Ready, not cordoned) learns its template from it; a group without one keeps
+  // (Ready for a minute, not cordoned) learns its template from it; a group without one keeps
   // what it learned until node-info-cache-expire-time after it last saw one.
   void learn_templates(SimTime now);
 

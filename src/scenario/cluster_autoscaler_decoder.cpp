@@ -21,6 +21,8 @@ namespace {
 constexpr SimDuration kMaxScanInterval = minutes(10);
 constexpr SimDuration kMaxDelay = hours(7 * 24);
 constexpr std::int64_t kMaxNodesTotal = 1'000'000;
+// --node-info-cache-expire-time's default, ten years, is "for ever": nothing above it differs.
+constexpr SimDuration kMaxNodeInfoCacheExpireTime = hours(87600);
 
 constexpr std::array<std::string_view, 7> kExpanderNames{
     "random", "most-pods", "least-waste", "least-nodes", "price", "priority", "grpc"};
@@ -218,6 +220,8 @@ ClusterAutoscalerSettings decode_cluster_autoscaler(const YamlValue& value, Warn
     s.initial_node_group_backoff = delay(*v, kMaxDelay);
   if (auto v = m.get("max_node_group_backoff_duration"))
     s.max_node_group_backoff = delay(*v, kMaxDelay);
+  if (auto v = m.get("node_info_cache_expire_time"))
+    s.node_info_cache_expire_time = delay(*v, kMaxNodeInfoCacheExpireTime);
   if (auto v = m.get("scale_down_enabled")) s.scale_down_enabled = v->as_bool();
   if (auto v = m.get("scale_down_utilization_threshold"))
     s.scale_down_utilization_threshold = threshold(*v);
@@ -238,7 +242,7 @@ ClusterAutoscalerSettings decode_cluster_autoscaler(const YamlValue& value, Warn
   if (auto v = m.get("max_drain_parallelism"))
     s.max_drain_parallelism = static_cast<int>(v->as_int(1, 10'000));
   if (auto v = m.get("skip_nodes_with_system_pods")) s.skip_nodes_with_system_pods = v->as_bool();
-  m.reject_unread(std::array<std::string_view, 23>{"scan_interval",
+  m.reject_unread(std::array<std::string_view, 24>{"scan_interval",
                                                    "namespace",
                                                    "expander",
                                                    "priorities",
@@ -249,6 +253,7 @@ ClusterAutoscalerSettings decode_cluster_autoscaler(const YamlValue& value, Warn
                                                    "new_pod_scale_up_delay",
                                                    "initial_node_group_backoff_duration",
                                                    "max_node_group_backoff_duration",
+                                                   "node_info_cache_expire_time",
                                                    "scale_down_enabled",
                                                    "scale_down_utilization_threshold",
                                                    "scale_down_gpu_utilization_threshold",

@@ -8,7 +8,7 @@ namespace {
 
 // From cluster-autoscaler/config/flags/flags.go; the AWS-irrelevant provider flags (gce_*,
 // clusterapi_*) are left out and stay unknown keys.
-constexpr std::array<std::string_view, 80> kUnmodelled{
+constexpr std::array<std::string_view, 79> kUnmodelled{
     "address",
     "aws_use_static_instance_list",
     "balancing_ignore_label",
@@ -65,7 +65,6 @@ constexpr std::array<std::string_view, 80> kUnmodelled{
     "node_deletion_delay_timeout",
     "node_group_auto_discovery",
     "node_group_backoff_reset_timeout",
-    "node_info_cache_expire_time",
     "nodes",
     "ok_total_unready_count",
     "parallel_scale_up",

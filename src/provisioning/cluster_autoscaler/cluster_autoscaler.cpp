@@ -42,6 +42,7 @@ ClusterAutoscaler::ClusterAutoscaler(Inputs in)
       backoff_(in.groups.size(), settings_.initial_node_group_backoff,
                settings_.max_node_group_backoff),
       expected_add_time_(in.groups.size()),
+      learned_(in.groups.size()),
       last_scale_up_(in.sim.now() - hours(1)),
       last_scale_down_delete_(in.sim.now() - hours(1)),
       last_scale_down_fail_(in.sim.now() - hours(1)) {
@@ -80,6 +81,7 @@ std::int64_t ClusterAutoscaler::node_count() const {
 void ClusterAutoscaler::run_once(SimTime now) {
   std::erase_if(deleting_,
                 [&](NodeId id) { return cluster_.node(id).phase == NodePhase::Terminated; });
+  learn_templates(now);
   check_scale_up_requests(now);
   bool too_new = false;
   const std::vector<PodId> pods = pods_to_help(now, too_new);
@@ -181,21 +183,41 @@ std::vector<PodId> ClusterAutoscaler::pods_to_help(SimTime now, bool& too_new) {
   return out;
 }
 
+// A template learned from a real node keeps what the node shows, not the launch template's guess:
+// its allocatable (after kubelet's reservations) less its DaemonSet pods, its labels and zone
+// (TemplateNodeInfoFromExampleNodeInfo). It outlives the node: without the cache, a group scaled
+// to zero went back to the scale-from-zero template and could again be bought for pods that its
+// real nodes cannot hold.
+void ClusterAutoscaler::learn_templates(SimTime now) {
+  const Catalog& catalog = cloud_.catalog();
+  for (std::uint32_t g = 0; g < asgs_.size(); ++g) {
+    std::optional<LearnedTemplate>& learned = learned_[g];
+    const auto good =
+        std::find_if(asgs_[g]->instances().begin(), asgs_[g]->instances().end(), [&](NodeId id) {
+          const Node& n = cluster_.node(id);
+          return n.phase == NodePhase::Initialized &&
+                 n.initialized_at + kTemplateStabilizationDelay < now;
+        });
+    if (good == asgs_[g]->instances().end()) {
+      if (learned && now - learned->seen > settings_.node_info_cache_expire_time) learned.reset();
+      continue;
+    }
+    const Node& n = cluster_.node(*good);
+    learned = LearnedTemplate{.node = {.type = n.type,
+                                       .room = n.allocatable - n.daemon_overhead,
+                                       .capacity = catalog.types()[n.type].capacity,
+                                       .labels = n.labels,
+                                       .zone = n.zone,
+                                       .capacity_type = n.capacity_type},
+                              .seen = now};
+  }
+}
+
 ClusterAutoscaler::GroupTemplate ClusterAutoscaler::group_template(std::uint32_t g) const {
+  if (learned_[g]) return learned_[g]->node;
   const Catalog& catalog = cloud_.catalog();
   const AutoScalingGroup& asg = *asgs_[g];
   GroupTemplate t;
-  for (NodeId id : asg.instances()) {
-    const Node& n = cluster_.node(id);
-    if (n.phase != NodePhase::Initialized) continue;
-    t.type = n.type;
-    t.room = n.allocatable - n.daemon_overhead;
-    t.capacity = catalog.types()[n.type].capacity;
-    t.labels = n.labels;
-    t.zone = n.zone;
-    t.capacity_type = n.capacity_type;
-    return t;
-  }
   const AutoScalingGroup::Spec& spec = asg.spec();
   t.type = spec.types.front().type;
   t.capacity = catalog.types()[t.type].capacity;

@@ -49,6 +49,12 @@ TEST_CASE("the Cluster Autoscaler's max_node_provision_time is at least 1s", "[c
         "4:47: cluster_autoscaler.max_node_provision_time: must be from 1s to 168h0m0s\n");
 }
 
+TEST_CASE("the Cluster Autoscaler's node_info_cache_expire_time is at most its default of 87600h",
+          "[cli]") {
+  CHECK(validate_error("cluster_autoscaler: {node_info_cache_expire_time: 87601h}\n") ==
+        "4:51: cluster_autoscaler.node_info_cache_expire_time: must be from 0s to 87600h0m0s\n");
+}
+
 TEST_CASE("a spot wave takes at least 1% of an offering's instances", "[cli]") {
   CHECK(validate_error("spot: {interruption_rate: band_max, waves: {share: 1e-300}}\n") ==
         "4:52: spot.waves.share: a wave takes a share from 0.01 to 1\n");

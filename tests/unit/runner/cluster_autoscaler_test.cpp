@@ -24,7 +24,8 @@ struct Recorded {
   std::string zone;
   EventReason reason;
   std::string message;
-  std::vector<std::pair<std::string, std::int64_t>> grown;  // scale_up
+  std::vector<std::pair<std::string, std::int64_t>> grown;    // scale_up
+  std::vector<std::pair<std::string, std::int64_t>> options;  // scale_up: group, nodes
 };
 
 struct Recorder final : EventSink {
@@ -33,6 +34,7 @@ struct Recorder final : EventSink {
         .time = e.time, .kind = e.kind, .reason = e.reason, .message = std::string(e.message)};
     if (e.kind == EventKind::ScaleUp) {
       for (const auto& o : e.scale_up->grown) r.grown.emplace_back(o.node_group, o.nodes);
+      for (const auto& o : e.scale_up->options) r.options.emplace_back(o.node_group, o.nodes);
       r.node_group = r.grown.front().first;
     } else if (e.kind == EventKind::ScaleUpFailed) {
       r.node_group = e.node_group;
@@ -376,4 +378,73 @@ TEST_CASE("a group whose nodes do not register in time backs off", "[runner][clu
   const auto gone = r.events.of(EventKind::NodeDeleting, "gpu-a");
   REQUIRE(gone.size() == 1);
   CHECK(gone[0].reason == EventReason{NodeDeletionReason::ScaleUpTimedOut});
+}
+
+namespace {
+
+using Groups = std::vector<std::pair<std::string, std::int64_t>>;
+
+// A g5.xlarge group and a g5.2xlarge group, both empty. `warm` (1 GPU, 1 GiB) runs 10 minutes on
+// a g5.xlarge (least-waste's pick), which then goes; at 1 h `big` asks for 1 GPU, 3 CPUs and
+// 14 GiB, as the provisioner-comparison example's pods do: AWS's scale-from-zero template (the
+// raw 16 GiB) takes it, a real g5.xlarge (about 13.8 GiB allocatable) does not.
+std::string scaled_to_zero() {
+  const std::string big =
+      "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: big}\nspec:\n  replicas: 0\n"
+      "  selector: {matchLabels: {app: big}}\n  template:\n    metadata: {labels: {app: big}}\n"
+      "    spec:\n      tolerations: [{key: nvidia.com/gpu, operator: Exists}]\n"
+      "      containers:\n        - name: c\n          resources: {requests: {cpu: \"3\", "
+      "memory: 14Gi, nvidia.com/gpu: 1}}\n---\n";
+  return cluster(group("small", "g5.xlarge", 0, 2, 0, kGpuTaint) +
+                 group("large", "g5.2xlarge", 0, 2, 0, kGpuTaint)) +
+         gpu_deployment("warm", 1, 1) + big;
+}
+
+const std::string kScaledToZeroEvents =
+    "events:\n  - {at: 10m, scale: {deployment: warm, replicas: 0}}\n"
+    "  - {at: 1h, scale: {deployment: big, replicas: 1}}\n";
+
+}  // namespace
+
+// processors/nodeinfosprovider/mixed_nodeinfos_processor_test.go TestGetNodeInfosForGroupsCache
+// (ng4: a group without nodes answers with the template cached from its last node) and
+// TestGetNodeInfosCacheExpired, in a run: the g5.xlarge group scaled to zero keeps the template
+// its node taught it, so the 14 GiB pod grows the g5.2xlarge group only.
+TEST_CASE("a group scaled to zero keeps the template learned from its node",
+          "[runner][cluster-autoscaler]") {
+  const CaRun kept(scaled_to_zero(), kScaledToZeroEvents, "2h");
+  const auto ups = kept.events.of(EventKind::ScaleUp);
+  REQUIRE(ups.size() == 2);
+  CHECK(ups[0].grown == Groups{{"small", 1}});
+  CHECK(ups[0].options == Groups{{"small", 1}, {"large", 1}});
+  const auto gone = kept.events.of(EventKind::NodeDeleting, "small");
+  REQUIRE(gone.size() == 1);
+  CHECK(gone[0].time < kSimStart + hours(1));
+  // The 30 s GPU-pod buffer, then the next scan.
+  CHECK(ups[1].time == kSimStart + hours(1) + seconds(30));
+  CHECK(ups[1].options == Groups{{"large", 1}});
+  CHECK(ups[1].grown == Groups{{"large", 1}});
+  CHECK(kept.events.of(EventKind::NodeLaunched, "small").size() == 1);
+
+  // Expired 30 minutes after the group's node was last seen: the scale-from-zero template is
+  // back, and least-waste buys a g5.xlarge the pod cannot use. When that node turns Ready it is
+  // not a template for a minute (isNodeGoodTemplateCandidate's stabilizationDelay, the "recently
+  // became ready" ng5 of TestGetNodeInfosForGroups): a second useless g5.xlarge; when that one
+  // turns Ready, the first has taught the group.
+  const CaRun expired(
+      scaled_to_zero(),
+      kScaledToZeroEvents + "cluster_autoscaler: {node_info_cache_expire_time: 30m}\n", "2h");
+  const auto again = expired.events.of(EventKind::ScaleUp);
+  const auto ready = expired.events.of(EventKind::NodeReady, "small");
+  REQUIRE(again.size() == 4);
+  REQUIRE(ready.size() == 3);
+  CHECK(again[1].time == kSimStart + hours(1) + seconds(30));
+  CHECK(again[1].options == Groups{{"small", 1}, {"large", 1}});
+  CHECK(again[1].grown == Groups{{"small", 1}});
+  CHECK(again[2].time == ready[1].time);
+  CHECK(again[2].grown == Groups{{"small", 1}});
+  CHECK(again[3].time == ready[2].time);
+  CHECK(ready[2].time - ready[1].time > minutes(1));
+  CHECK(again[3].options == Groups{{"large", 1}});
+  CHECK(again[3].grown == Groups{{"large", 1}});
 }

@@ -32,6 +32,9 @@ inline constexpr SimDuration kUnschedulableGpuPodTimeBuffer = seconds(30);
 inline constexpr std::int32_t kExpendablePodsPriorityCutoff = -10;
 // A scale-up adds at most this many nodes (--max-nodes-per-scaleup).
 inline constexpr std::int64_t kMaxNodesPerScaleUp = 1000;
+// A Ready node is a template only once Ready this long (mixed_nodeinfos_processor.go
+// stabilizationDelay, isNodeGoodTemplateCandidate).
+inline constexpr SimDuration kTemplateStabilizationDelay = minutes(1);
 // Pods on a node being drained: evictions are retried for this long (--max-pod-eviction-time),
 // then the node goes whatever is left, after the pods' grace (at most max-graceful-termination).
 inline constexpr SimDuration kMaxPodEvictionTime = minutes(2);
@@ -69,9 +72,9 @@ class ClusterAutoscaler final : public Provisioner, private EventHandler {
   void on_event(SimTime now, std::uint64_t tag) override;
   void run_once(SimTime now);
 
-  // A node of a group as the autoscaler imagines it: a Ready instance of the group if it has
-  // one, else AWS's scale-from-zero template (the first instance type's raw capacity, 110 pods,
-  // the first zone), less the DaemonSets that land there.
+  // A node of a group as the autoscaler imagines it: the one learned from the group's nodes if
+  // it has one, else AWS's scale-from-zero template (the first instance type's raw capacity,
+  // 110 pods, the first zone), less the DaemonSets that land there.
   struct GroupTemplate {
     std::uint32_t type = 0;
     Resources room;      // what pods may request
@@ -81,6 +84,10 @@ class ClusterAutoscaler final : public Provisioner, private EventHandler {
     CapacityType capacity_type = CapacityType::OnDemand;
   };
   GroupTemplate group_template(std::uint32_t group) const;
+  // MixedTemplateNodeInfoProvider.Process, at the start of each loop: a group with a good node
+  // (Ready for a minute, not cordoned) learns its template from it; a group without one keeps
+  // what it learned until node-info-cache-expire-time after it last saw one.
+  void learn_templates(SimTime now);
 
   // The nodes one solve may place pods on.
   struct SolveView {
@@ -143,6 +150,12 @@ class ClusterAutoscaler final : public Provisioner, private EventHandler {
   NodeGroupBackoff backoff_;
   // Per group, a scale-up in flight (clusterstate's ScaleUpRequest): when its nodes are due.
   std::vector<std::optional<SimTime>> expected_add_time_;
+  // Per group, the template learned from its nodes (nodeInfoCache) and when it was last seen.
+  struct LearnedTemplate {
+    GroupTemplate node;
+    SimTime seen;
+  };
+  std::vector<std::optional<LearnedTemplate>> learned_;
   std::map<NodeId, SimTime> unneeded_since_;
   // Requests of the pending pods this loop found a place for on existing nodes: they stay
   // there in the autoscaler's snapshot, so scale-down counts them.

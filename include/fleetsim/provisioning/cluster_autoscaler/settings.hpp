@@ -35,6 +35,9 @@ struct ClusterAutoscalerSettings {
   SimDuration max_node_startup_time = minutes(15);  // a registered node not Ready is NotStarted
   SimDuration initial_node_group_backoff = minutes(5);
   SimDuration max_node_group_backoff = minutes(30);
+  // --node-info-cache-expire-time: how long a template learned from a group's node outlives
+  // the group's last good node (10 years: for ever).
+  SimDuration node_info_cache_expire_time = hours(87600);
 
   bool scale_down_enabled = true;
   double scale_down_utilization_threshold = 0.5;

@@ -69,18 +69,29 @@ void require_family(const YamlMap::Entry& e, const Catalog& catalog) {
                                 e.key.substr(0, 60), did_you_mean(e.key, names)));
 }
 
+// The largest spread a scenario may set: a p90 seven times the median, beyond any published range.
+constexpr double kMaxStartupSigma = 1.5;
+
 NodeLatency decode_latency(const YamlValue& value, NodeLatency base) {
   YamlMap m(value);
-  auto phase = [&](std::string_view key, SimDuration& into) {
+  // A phase the scenario sets is fixed: every node takes it as given.
+  auto phase = [&](std::string_view key, SimDuration& into, bool& fixed) {
     if (auto v = m.get(key)) {
       into = v->as_duration();
       if (into < SimDuration{0}) v->fail("a latency must not be negative");
+      fixed = true;
     }
   };
-  phase("launch", base.launch);
-  phase("registration", base.registration);
-  phase("initialization", base.initialization);
-  m.reject_unread(std::array<std::string_view, 3>{"launch", "registration", "initialization"});
+  phase("launch", base.launch, base.launch_fixed);
+  phase("registration", base.registration, base.registration_fixed);
+  phase("initialization", base.initialization, base.initialization_fixed);
+  if (auto v = m.get("sigma")) {
+    base.sigma = v->as_double();
+    if (!(base.sigma >= 0 && base.sigma <= kMaxStartupSigma))
+      v->fail(fmt::format("sigma must be in [0, {}]", kMaxStartupSigma));
+  }
+  m.reject_unread(
+      std::array<std::string_view, 4>{"launch", "registration", "initialization", "sigma"});
   return base;
 }
 

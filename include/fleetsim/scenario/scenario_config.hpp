@@ -16,6 +16,7 @@
 #include "fleetsim/catalog/catalog.hpp"
 #include "fleetsim/cloudprovider/aws/spot_market_settings.hpp"
 #include "fleetsim/cloudprovider/node_latency.hpp"
+#include "fleetsim/cloudprovider/node_latency_fit.hpp"
 #include "fleetsim/core/calendar.hpp"
 #include "fleetsim/core/error.hpp"
 #include "fleetsim/core/resources.hpp"
@@ -51,16 +52,23 @@ struct Warning {
   }
 };
 
-// Default start-up latencies of a CPU node. EKS Linux nodes go from launch to Ready in about
-// 30–65 s (kube.fm, 2026; storytemplates.tech, 2024): the EC2 API returns within seconds, the
-// kubelet registers after boot, and the CNI makes the node Ready shortly after.
-inline constexpr NodeLatency kDefaultCpuNodeLatency{
-    .launch = seconds(5), .registration = seconds(30), .initialization = seconds(5)};
+// Default start-up latencies of a CPU node, medians. EKS Linux nodes go from launch to Ready in
+// about 30–65 s (kube.fm, 2026; storytemplates.tech, 2024): the EC2 API returns within seconds,
+// the kubelet registers after boot, and the CNI makes the node Ready shortly after. Each node's
+// are these times one log-normal factor whose sigma reads 30–65 s as the p10–p90
+// (node_latency_fit.hpp, from tools/startup/derive_startup_latency.py).
+inline constexpr NodeLatency kDefaultCpuNodeLatency{.launch = seconds(5),
+                                                    .registration = seconds(30),
+                                                    .initialization = seconds(5),
+                                                    .sigma = kFittedCpuStartupSigma};
 // Default start-up latencies of a GPU or accelerator node: larger AMIs boot slower, and the
 // NVIDIA device plugin must start before `nvidia.com/gpu` is advertised; provisioning a new GPU
-// node takes 45–90 s in all (devfloor9 EKS GPU playbook, 2026).
-inline constexpr NodeLatency kDefaultGpuNodeLatency{
-    .launch = seconds(5), .registration = seconds(40), .initialization = seconds(25)};
+// node takes 45–90 s in all (devfloor9 EKS GPU playbook, 2026), read as the p10–p90 of the
+// log-normal factor (node_latency_fit.hpp).
+inline constexpr NodeLatency kDefaultGpuNodeLatency{.launch = seconds(5),
+                                                    .registration = seconds(40),
+                                                    .initialization = seconds(25),
+                                                    .sigma = kFittedGpuStartupSigma};
 
 // How fast a node pulls and unpacks a container image: a 15–20 GB deep-learning image takes
 // 4–6 minutes (AWS ML blog on SOCI for DLAMI/DLC, 2026), about 60 MB/s. The kubelet pulls one

@@ -56,9 +56,10 @@ struct DecodedEvent {
 // EC2NodeClasses and Pod/Deployment/Job workloads may be applied.
 std::vector<DecodedEvent> decode_events(const YamlValue& list, const SectionContext& sc);
 
-// `node_latencies:` {cpu: {launch, registration, initialization}, gpu: {…}, families: {g5: {…}},
-// image_pull_bandwidth: bytes per second as a quantity (60M, 100Mi; > 0)}.
-// Unset phases keep their defaults; a family starts from the cpu or gpu values by its types.
+// `node_latencies:` {cpu: {launch, registration, initialization, sigma}, gpu: {…},
+// families: {g5: {…}}, image_pull_bandwidth: bytes per second as a quantity (60M, 100Mi; > 0)}.
+// Unset phases keep their defaults (medians, spread by sigma); a phase set is fixed; sigma in
+// [0, 1.5]. A family starts from the cpu or gpu values by its types.
 NodeLatencies decode_node_latencies(const YamlValue& value, const Catalog& catalog);
 
 // `spot:` {interruption_rate, availability: trace path, families: {FAMILY: rate}, scale,

@@ -31,6 +31,7 @@ Ec2Cloud::Ec2Cloud(Simulation& sim, Cluster& cluster, ClusterBus& bus, const Cat
       bus_(bus),
       catalog_(catalog),
       latency_by_type_(std::move(latency_by_type)),
+      startup_rng_(sim.rng("node-startup")),
       prices_(catalog, std::move(fee_by_type)),
       sizing_(catalog),
       unavailable_until_(catalog.offering_count(), kSimStart),
@@ -87,7 +88,9 @@ NodeId Ec2Cloud::start(Node node, std::uint32_t g, const Resources& allocatable,
                      {.type = type, .allocatable = allocatable, .daemon_overhead = daemon_overhead},
                      sim_.now());
   const NodeId id = cluster_.add_node(std::move(node));
-  sim_.schedule_after(latency_by_type_[type].launch, Phase::CloudAndNodes, *this,
+  if (latency_by_node_.size() <= id) latency_by_node_.resize(id + 1);
+  latency_by_node_[id] = draw_node_latency(latency_by_type_[type], startup_rng_.normal());
+  sim_.schedule_after(latency_by_node_[id].launch, Phase::CloudAndNodes, *this,
                       Tag{Step::Launched, id}.pack());
   return id;
 }
@@ -147,7 +150,7 @@ void Ec2Cloud::on_event(SimTime now, std::uint64_t t) {
     return;
   }
   if (!n.is_live()) return;  // deleted while starting up
-  const NodeLatency& latency = latency_by_type_[n.type];
+  const NodeLatency& latency = latency_by_node_[id];
   switch (step) {
     case Step::Launched:
       cluster_.node_launched(id, now);

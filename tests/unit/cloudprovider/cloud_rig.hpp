@@ -68,10 +68,11 @@ inline Catalog cloud_catalog(const Capacities& caps) {
 
 // Everything an Ec2Cloud needs, never moved (the cloud points into the catalog).
 struct CloudRig {
-  explicit CloudRig(const Capacities& caps = {}, std::uint64_t seed = 7)
+  explicit CloudRig(const Capacities& caps = {}, std::uint64_t seed = 7,
+                    NodeLatency latency = kLatency)
       : catalog(cloud_catalog(caps)),
         sim(seed),
-        cloud(sim, cluster, bus, catalog, {kLatency, kLatency}) {}
+        cloud(sim, cluster, bus, catalog, {latency, latency}) {}
   CloudRig(const CloudRig&) = delete;
   CloudRig& operator=(const CloudRig&) = delete;
 

@@ -172,3 +172,29 @@ TEST_CASE("a spot interruption notice for an on-demand node is ignored", "[cloud
   CHECK(rig.usable("m5.large", CapacityType::OnDemand));
   CHECK(listener.notices.empty());
 }
+
+TEST_CASE("each launch draws its node's start-up from the node-startup stream in launch order",
+          "[cloudprovider]") {
+  const NodeLatency median{.launch = seconds(5),
+                           .registration = seconds(40),
+                           .initialization = seconds(25),
+                           .sigma = 0.3,
+                           .launch_fixed = true};
+  CloudRig rig({}, 21, median);
+  std::optional<NodeId> first = rig.launch({"m5.large"});
+  std::optional<NodeId> second = rig.launch({"m5.large"});
+  REQUIRE(first.has_value());
+  REQUIRE(second.has_value());
+  RngStream expected(21, "node-startup");
+  const NodeLatency a = draw_node_latency(median, expected.normal());
+  const NodeLatency b = draw_node_latency(median, expected.normal());
+  CHECK(rig.cloud.node_latency(*first) == a);
+  CHECK(rig.cloud.node_latency(*second) == b);
+  CHECK(a.launch == seconds(5));
+  CHECK(a.registration != b.registration);
+  rig.sim.run_until(at(minutes(10)));
+  CHECK(rig.cluster.node(*first).initialized_at ==
+        at(a.launch + a.registration + a.initialization));
+  CHECK(rig.cluster.node(*second).initialized_at ==
+        at(b.launch + b.registration + b.initialization));
+}

@@ -433,7 +433,10 @@ TEST_CASE("a group scaled to zero keeps the template learned from its node",
   // turns Ready, the first has taught the group.
   const CaRun expired(
       scaled_to_zero(),
-      kScaledToZeroEvents + "cluster_autoscaler: {node_info_cache_expire_time: 30m}\n", "2h");
+      kScaledToZeroEvents + "cluster_autoscaler: {node_info_cache_expire_time: 30m}\n" +
+          // Nodes start in the median time, so a scale-up meets a node turning Ready.
+          "node_latencies: {gpu: {sigma: 0}}\n",
+      "2h");
   const auto again = expired.events.of(EventKind::ScaleUp);
   const auto ready = expired.events.of(EventKind::NodeReady, "small");
   REQUIRE(again.size() == 4);

@@ -85,16 +85,24 @@ TEST_CASE("a complete scenario loads with its manifests, jobs and events", "[sce
   CHECK(cfg.events[1].where.to_string() == scenario("basic.yaml").string() + ":21:5");
 
   CHECK(cfg.node_latencies.cpu == kDefaultCpuNodeLatency);
+  // A phase the scenario sets is fixed; the others keep the class's median and spread.
   CHECK(cfg.node_latencies.gpu == NodeLatency{.launch = seconds(5),
                                               .registration = seconds(50),
-                                              .initialization = seconds(25)});
+                                              .initialization = seconds(25),
+                                              .sigma = kFittedGpuStartupSigma,
+                                              .registration_fixed = true});
   REQUIRE(cfg.node_latencies.by_family.size() == 2);
   CHECK(cfg.node_latencies.by_family.at("p5") == NodeLatency{.launch = seconds(5),
                                                              .registration = seconds(50),
-                                                             .initialization = seconds(60)});
+                                                             .initialization = seconds(60),
+                                                             .sigma = kFittedGpuStartupSigma,
+                                                             .registration_fixed = true,
+                                                             .initialization_fixed = true});
   CHECK(cfg.node_latencies.by_family.at("m5") == NodeLatency{.launch = seconds(3),
                                                              .registration = seconds(30),
-                                                             .initialization = seconds(5)});
+                                                             .initialization = seconds(5),
+                                                             .sigma = kFittedCpuStartupSigma,
+                                                             .launch_fixed = true});
 
   std::vector<std::string> fields;
   for (const auto& w : cfg.warnings) fields.push_back(w.field);
@@ -119,10 +127,12 @@ TEST_CASE("defaults: seed, region, report interval, latencies and the bundled ca
   CHECK(cfg.catalog->types().size() == 6);
   CHECK(cfg.node_latencies.cpu == NodeLatency{.launch = seconds(5),
                                               .registration = seconds(30),
-                                              .initialization = seconds(5)});
+                                              .initialization = seconds(5),
+                                              .sigma = 0.3017});
   CHECK(cfg.node_latencies.gpu == NodeLatency{.launch = seconds(5),
                                               .registration = seconds(40),
-                                              .initialization = seconds(25)});
+                                              .initialization = seconds(25),
+                                              .sigma = 0.2704});
   CHECK(cfg.karpenter.batch_idle == seconds(1));
   CHECK(cfg.karpenter.batch_max == seconds(10));
   CHECK(cfg.warnings.empty());
@@ -353,6 +363,57 @@ TEST_CASE("manifest directories, inline job templates and server bookkeeping fie
   CHECK(cfg.job_sources[0].template_workload.pod.spec.requests[resource::kNvidiaGpu] == 1);
   // uid, resourceVersion, creationTimestamp, generation, managedFields and status are silent.
   CHECK(cfg.warnings.empty());
+}
+
+TEST_CASE("node start-up spread: sigma per class and family and its bounds", "[scenario]") {
+  {
+    ScratchScenario s("sigma",
+                      "node_latencies:\n  cpu: {sigma: 0}\n  gpu: {sigma: 0.5, launch: 7s}\n"
+                      "  families: {g5: {sigma: 0.1}, p5: {registration: 1m}}\n");
+    ScenarioConfig cfg = load_scenario(s.file);
+    CHECK(cfg.node_latencies.cpu == NodeLatency{.launch = seconds(5),
+                                                .registration = seconds(30),
+                                                .initialization = seconds(5),
+                                                .sigma = 0});
+    CHECK(cfg.node_latencies.gpu == NodeLatency{.launch = seconds(7),
+                                                .registration = seconds(40),
+                                                .initialization = seconds(25),
+                                                .sigma = 0.5,
+                                                .launch_fixed = true});
+    // A family starts from its class: g5 keeps the fixed 7 s launch, p5 the sigma 0.5.
+    CHECK(cfg.node_latencies.by_family.at("g5") == NodeLatency{.launch = seconds(7),
+                                                               .registration = seconds(40),
+                                                               .initialization = seconds(25),
+                                                               .sigma = 0.1,
+                                                               .launch_fixed = true});
+    CHECK(cfg.node_latencies.by_family.at("p5") == NodeLatency{.launch = seconds(7),
+                                                               .registration = seconds(60),
+                                                               .initialization = seconds(25),
+                                                               .sigma = 0.5,
+                                                               .launch_fixed = true,
+                                                               .registration_fixed = true});
+  }
+  auto error = [](std::string_view body) {
+    ScratchScenario s("sigma-err", body);
+    std::string e = s.error();
+    std::string prefix = s.file.string() + ":";
+    return e.starts_with(prefix) ? e.substr(prefix.size()) : e;
+  };
+  CHECK(error("node_latencies: {gpu: {sigma: -0.1}}\n") ==
+        "4:31: node_latencies.gpu.sigma: sigma must be in [0, 1.5]");
+  CHECK(error("node_latencies: {cpu: {sigma: 2}}\n") ==
+        "4:31: node_latencies.cpu.sigma: sigma must be in [0, 1.5]");
+  CHECK(error("node_latencies: {cpu: {sigma: wide}}\n") ==
+        "4:31: node_latencies.cpu.sigma: expected a finite number, got a scalar (\"wide\")");
+  CHECK(error("node_latencies: {families: {g5: {sigma: .nan}}}\n") ==
+        "4:41: node_latencies.families.g5.sigma: expected a finite number, got a scalar "
+        "(\".nan\")");
+  CHECK(error("node_latencies: {gpu: {launch: -5s}}\n") ==
+        "4:32: node_latencies.gpu.launch: invalid duration \"-5s\"; use Go forms such as 90s, "
+        "5m or 1h30m");
+  CHECK(error("node_latencies: {gpu: {spread: 0.2}}\n") ==
+        "4:24: node_latencies.gpu.spread: unknown key; expected one of launch, registration, "
+        "initialization, sigma");
 }
 
 TEST_CASE("image pull bandwidth and scrape interval: defaults, values and bounds", "[scenario]") {

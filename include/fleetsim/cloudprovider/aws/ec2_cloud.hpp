@@ -11,6 +11,7 @@
 #include "fleetsim/cloudprovider/aws/aws_instance_types.hpp"
 #include "fleetsim/cloudprovider/aws/price_source.hpp"
 #include "fleetsim/cloudprovider/cloud_provider.hpp"
+#include "fleetsim/core/rng.hpp"
 #include "fleetsim/engine/event_tag.hpp"
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/k8s/cluster_bus.hpp"
@@ -24,8 +25,9 @@ inline constexpr SimDuration kSpotInterruptionWarning = minutes(2);
 
 class Ec2Cloud final : public CloudProvider, private EventHandler {
  public:
-  // `latency_by_type` gives each catalog type's start-up latencies; `fee_by_type` EKS Auto
-  // Mode's management fee per catalog type (empty: none).
+  // `latency_by_type` gives each catalog type's start-up latencies (medians: each launch draws
+  // its node's from the "node-startup" stream, one normal per launch, in launch order);
+  // `fee_by_type` EKS Auto Mode's management fee per catalog type (empty: none).
   Ec2Cloud(Simulation& sim, Cluster& cluster, ClusterBus& bus, const Catalog& catalog,
            std::vector<NodeLatency> latency_by_type, std::vector<double> fee_by_type = {});
 
@@ -83,6 +85,9 @@ class Ec2Cloud final : public CloudProvider, private EventHandler {
   // instances of it running are billed at it from now on (spot instances pay the current price).
   void set_price(std::uint32_t global_offering, double price);
 
+  // The start-up phases drawn for a node this cloud launched.
+  const NodeLatency& node_latency(NodeId node) const { return latency_by_node_[node]; }
+
  private:
   enum class Step : std::uint8_t { Launched, Registered, Initialized, Terminate };
   void on_event(SimTime now, std::uint64_t tag) override;
@@ -96,6 +101,8 @@ class Ec2Cloud final : public CloudProvider, private EventHandler {
   ClusterBus& bus_;
   const Catalog& catalog_;
   std::vector<NodeLatency> latency_by_type_;
+  RngStream startup_rng_;
+  std::vector<NodeLatency> latency_by_node_;  // by NodeId: the phases drawn at launch
   PriceSource prices_;
   AwsInstanceTypes sizing_;
   std::vector<SimTime> unavailable_until_;

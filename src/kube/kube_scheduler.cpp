@@ -21,6 +21,8 @@ constexpr std::int64_t kPodTopologySpreadWeight = 2;
 constexpr std::int64_t kFitWeight = 1;
 constexpr std::int64_t kBalancedAllocationWeight = 1;
 
+constexpr std::uint64_t kWakeTag = 1;  // a backoff ends or the 30 s flush is due
+
 }  // namespace
 
 KubeScheduler::KubeScheduler(Simulation& sim, Cluster& cluster, ClusterBus& bus,
@@ -34,6 +36,45 @@ KubeScheduler::KubeScheduler(Simulation& sim, Cluster& cluster, ClusterBus& bus,
 void KubeScheduler::request_pass() {
   if (sim_.is_pending(pass_)) return;
   pass_ = sim_.schedule_at(sim_.now(), Phase::PodLifecycle, *this);
+}
+
+void KubeScheduler::cluster_changed() {
+  queue_.move(cluster_);
+  request_pass();
+}
+
+void KubeScheduler::order_nodes() {
+  // The snapshot's node list: every node the API server knows, its zones taken in turn
+  // (nodeTree.list), each zone's nodes in the order they joined.
+  zones_.clear();
+  for (NodeId id : cluster_.active_nodes()) {
+    const Node& n = cluster_.node(id);
+    if (n.phase < NodePhase::Registered) continue;
+    auto zone = std::find_if(zones_.begin(), zones_.end(),
+                             [&](const auto& z) { return z.first == n.zone; });
+    if (zone == zones_.end()) zone = zones_.insert(zones_.end(), {n.zone, {}});
+    zone->second.push_back(id);
+  }
+  order_.clear();
+  for (std::size_t i = 0; order_.size() < cluster_.active_nodes().size(); ++i) {
+    bool any = false;
+    for (const auto& [zone, ids] : zones_) {
+      if (i >= ids.size()) continue;
+      order_.push_back(ids[i]);
+      any = true;
+    }
+    if (!any) break;
+  }
+}
+
+std::size_t KubeScheduler::nodes_to_find(std::size_t all) {
+  // schedule_one.go numFeasibleNodesToFind with percentageOfNodesToScore unset (adaptive).
+  constexpr std::size_t kMinFeasibleNodes = 100;
+  constexpr std::size_t kMinPercentage = 5;
+  if (all < kMinFeasibleNodes) return all;
+  const std::size_t percentage =
+      std::max<std::size_t>(kMinPercentage, all / 125 >= 50 ? 0 : 50 - all / 125);
+  return std::max(kMinFeasibleNodes, all * percentage / 100);
 }
 
 NodeId KubeScheduler::select_host(const Pod& pod, const SpreadConstraints& spread) {
@@ -95,14 +136,11 @@ bool KubeScheduler::feasible(const Pod& pod, const Node& node) const {
                   PreferNoSchedule::Ignore);
 }
 
-void KubeScheduler::on_event(SimTime now, std::uint64_t) {
-  // The scheduling queue: higher priority first, then older pods (PrioritySort).
-  queue_.clear();
-  for (PodId id : cluster_.pending_pods()) queue_.push_back(&cluster_.pod(id));
-  std::stable_sort(queue_.begin(), queue_.end(), [](const Pod* a, const Pod* b) {
-    if (a->spec->priority != b->spec->priority) return a->spec->priority > b->spec->priority;
-    return a->created < b->created;
-  });
+void KubeScheduler::on_event(SimTime now, std::uint64_t tag) {
+  if (tag == kWakeTag) queue_.flush_leftover(now);
+  queue_.active(cluster_, now, pods_);
+  order_nodes();
+  bool any_bound = false;
 
   bool running_anti = cluster_.bound_with_anti_affinity() > 0;
   std::vector<std::uint8_t> affinity_mask;
@@ -116,7 +154,7 @@ void KubeScheduler::on_event(SimTime now, std::uint64_t) {
            (a->labels == b.labels ||
             (a->labels != nullptr && b.labels != nullptr && *a->labels == *b.labels));
   };
-  for (const Pod* queued : queue_) {
+  for (const Pod* queued : pods_) {
     throw_if_stop_requested();  // a pass over thousands of pods and nodes takes a while
     const Pod& pod = *queued;
     const PodId id = pod.id;
@@ -136,15 +174,22 @@ void KubeScheduler::on_event(SimTime now, std::uint64_t) {
         spread_mask_.assign(cluster_.nodes().size(), 1);
         topology_spread_filter(cluster_, pod, spread.hard, spread_mask_);
       }
+      // Nodes are checked from where the last pod's search stopped, until enough fit.
       feasible_.clear();
-      for (NodeId n : cluster_.active_nodes())
+      const std::size_t all = order_.size(), wanted = nodes_to_find(all);
+      std::size_t checked = 0;
+      for (; checked < all && feasible_.size() < wanted; ++checked) {
+        const NodeId n = order_[(next_start_ + checked) % all];
         if (feasible(pod, cluster_.node(n)) && (!check_affinity || affinity_mask[n] != 0) &&
             (spread.hard.empty() || spread_mask_[n] != 0))
           feasible_.push_back(n);
+      }
+      if (all != 0) next_start_ = (next_start_ + checked) % all;
       chosen = select_host(pod, spread);
     }
     if (chosen == kNoNode) {
       no_node_for = &pod;
+      queue_.failed(pod, now);
       // A pod waiting for its nominated node to start stays quiet; once that node is up and
       // has no room for it, Karpenter must plan again.
       const bool awaiting_node =
@@ -153,6 +198,7 @@ void KubeScheduler::on_event(SimTime now, std::uint64_t) {
       continue;
     }
     cluster_.bind(id, chosen, now);
+    any_bound = true;
     mask_of = no_node_for = nullptr;
     running_anti = running_anti || !pod.spec->pod_anti_affinity.required.empty();
     bus_.emit(SimEvent{.time = now,
@@ -161,6 +207,23 @@ void KubeScheduler::on_event(SimTime now, std::uint64_t) {
                        .pod = id,
                        .workload = pod.workload});
     bus_.pod_bound(id);
+  }
+  // A bound pod may be what a pod with required affinity or a hard spread constraint waits for
+  // (InterPodAffinity's and PodTopologySpread's AssignedPodAdd events).
+  if (any_bound)
+    queue_.move(cluster_, [](const Pod& p) {
+      return !p.spec->pod_affinity.required.empty() ||
+             std::any_of(p.spec->topology_spread.begin(), p.spec->topology_spread.end(),
+                         [](const TopologySpread& t) {
+                           return t.when_unsatisfiable == WhenUnsatisfiable::DoNotSchedule;
+                         });
+    });
+  if (const std::optional<SimTime> wake = queue_.next_wake(now)) {
+    if (!sim_.is_pending(wake_) || wake_at_ != *wake) {
+      sim_.cancel(wake_);
+      wake_ = sim_.schedule_at(*wake, Phase::PodLifecycle, *this, kWakeTag);
+      wake_at_ = *wake;
+    }
   }
 }
 

@@ -254,7 +254,7 @@ void World::apply(const ApplyManifestsEvent& e) {
     FLEETSIM_ASSERT(id.has_value());  // the loader matched it to a Deployment
     workloads_->update(*id, w);
   }
-  kube_scheduler_->request_pass();
+  kube_scheduler_->cluster_changed();
 }
 
 void World::emit(const SimEvent& e) {
@@ -276,6 +276,6 @@ void World::pod_evicted(PodId pod, NodeId node) {
 }
 
 void World::pod_terminating(PodId pod) { kubelet_->on_terminating(pod); }
-void World::capacity_changed() { kube_scheduler_->request_pass(); }
+void World::capacity_changed() { kube_scheduler_->cluster_changed(); }
 
 }  // namespace fleetsim

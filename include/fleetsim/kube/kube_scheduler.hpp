@@ -6,31 +6,38 @@
 #include "fleetsim/core/rng.hpp"
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/k8s/cluster_bus.hpp"
+#include "fleetsim/kube/scheduling_queue.hpp"
 #include "fleetsim/kube/topology_spread.hpp"
 
 namespace fleetsim {
 
-// One pass per instant at most, after whatever changed in it, over the pending pods by priority,
-// then age. Each pod is filtered as the default profile does (resources, taints, node selection,
-// required pod (anti-)affinity, PodTopologySpread's DoNotSchedule constraints) and, when more
-// than one node is feasible, scored with its weights: NodeResourcesFit (LeastAllocated) 1,
-// BalancedAllocation 1, TaintToleration 3, NodeAffinity 2, PodTopologySpread 2 (the pod's
-// ScheduleAnyway constraints, or the system defaults for a Deployment's pods); ties go to a node
-// drawn from a seeded stream. Not scored: preferred pod (anti-)affinity and ImageLocality.
-// Karpenter's nomination is internal to Karpenter (v1 never sets status.nominatedNodeName), so
-// it does not steer binding. Pods that fit nowhere are reported unschedulable, which triggers
-// Karpenter.
+// One pass per instant at most, over the pods its scheduling queue (scheduling_queue.hpp) holds
+// active. Each pod is filtered as the default profile does (resources, taints, node selection,
+// required pod (anti-)affinity, PodTopologySpread's DoNotSchedule constraints), its search
+// starting where the last one stopped (nextStartNodeIndex) and stopping at the adaptive share of
+// feasible nodes (numFeasibleNodesToFind). With more than one feasible node they are scored with
+// the default weights: NodeResourcesFit (LeastAllocated) 1, BalancedAllocation 1,
+// TaintToleration 3, NodeAffinity 2, PodTopologySpread 2 (the pod's ScheduleAnyway constraints,
+// or the system defaults for a Deployment's pods); ties go to a node drawn from a seeded stream.
+// Not scored: preferred pod (anti-)affinity and ImageLocality. Karpenter's nomination is internal
+// to Karpenter (v1 never sets status.nominatedNodeName), so it does not steer binding. Pods that
+// fit nowhere are reported unschedulable, which triggers Karpenter.
 class KubeScheduler : private EventHandler {
  public:
   KubeScheduler(Simulation& sim, Cluster& cluster, ClusterBus& bus,
                 std::function<void(PodId)> on_unschedulable);
 
-  // Asks for a pass at the current instant (coalesced).
+  // Asks for a pass at the current instant (coalesced): new pods are tried.
   void request_pass();
+  // Something that may help pods that fit nowhere happened (a node came up or changed, a pod
+  // left): they are tried again, now or when their backoff ends.
+  void cluster_changed();
 
  private:
   void on_event(SimTime now, std::uint64_t tag) override;
   bool feasible(const Pod& pod, const Node& node) const;
+  void order_nodes();
+  static std::size_t nodes_to_find(std::size_t all);
   // Scores feasible_ and picks the best; kNoNode when there is none.
   NodeId select_host(const Pod& pod, const SpreadConstraints& spread);
 
@@ -40,8 +47,14 @@ class KubeScheduler : private EventHandler {
   std::function<void(PodId)> on_unschedulable_;
   EventHandle pass_;
   RngStream rng_;  // ties among the best nodes
+  SchedulingQueue queue_;
+  EventHandle wake_;
+  SimTime wake_at_{};
+  std::size_t next_start_ = 0;  // nextStartNodeIndex: where the next search starts in order_
   // Scratch for one pass and one pod, kept between them.
-  std::vector<const Pod*> queue_;
+  std::vector<const Pod*> pods_;
+  std::vector<std::pair<std::string_view, std::vector<NodeId>>> zones_;
+  std::vector<NodeId> order_;
   std::vector<NodeId> feasible_;
   std::vector<std::uint8_t> spread_mask_;
   std::vector<std::int64_t> scores_, totals_;

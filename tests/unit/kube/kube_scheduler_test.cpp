@@ -219,9 +219,78 @@ TEST_CASE("kube-scheduler waits quietly for a pod's nominated node that is still
   CHECK(rig.unschedulable.empty());
   CHECK(rig.bound_node(pod) == kNoNode);
 
+  // The node comes up at once: the pod, which failed a moment ago, waits out its 1 s backoff.
   rig.cluster.node_initialized(starting, rig.sim.now());
-  rig.pass();
+  rig.scheduler.cluster_changed();
+  rig.sim.run_until(rig.sim.now());
+  CHECK(rig.bound_node(pod) == kNoNode);
+  rig.sim.run_until(at(seconds(1)));
   CHECK(rig.bound_node(pod) == starting);
+  CHECK(rig.cluster.pod(pod).bound_at == at(seconds(1)));
+}
+
+// scheduling_queue.go: a pod that fit nowhere is tried again only after an event that may help
+// it, and not before its backoff ends; new pods do not bring it back.
+TEST_CASE("kube-scheduler retries an unschedulable pod after a helpful event and its backoff",
+          "[kube]") {
+  SchedulerRig rig;
+  NodeId node = add_node(rig.cluster, {.name = "a"});
+  PodId load = rig.pending(pod_requests(3000, 512));
+  rig.cluster.bind(load, node, rig.sim.now());
+  PodId big = rig.pending(pod_requests(2000, 512));
+  rig.pass();
+  CHECK(rig.bound_node(big) == kNoNode);
+
+  // Room appears without an event: a new pod's pass does not try the unschedulable one.
+  rig.sim.run_until(at(seconds(5)));
+  rig.cluster.finish(load, PodPhase::Deleted, rig.sim.now());
+  PodId small = rig.pending(pod_requests(100, 128), rig.sim.now());
+  rig.scheduler.request_pass();
+  rig.sim.run_until(rig.sim.now());
+  CHECK(rig.bound_node(small) == node);
+  CHECK(rig.bound_node(big) == kNoNode);
+
+  // The node changed: its backoff (1 s after one failure) is long over, so it binds at once.
+  rig.scheduler.cluster_changed();
+  rig.sim.run_until(rig.sim.now());
+  CHECK(rig.bound_node(big) == node);
+  CHECK(rig.cluster.pod(big).bound_at == at(seconds(5)));
+}
+
+// flushUnschedulablePodsLeftover: every 30 s, pods unschedulable for over 5 minutes go back.
+TEST_CASE("kube-scheduler retries a pod unschedulable for five minutes at the next 30 s flush",
+          "[kube]") {
+  SchedulerRig rig;
+  NodeId node = add_node(rig.cluster, {.name = "a"});
+  PodId load = rig.pending(pod_requests(3000, 512));
+  rig.cluster.bind(load, node, rig.sim.now());
+  rig.sim.run_until(at(seconds(10)));
+  PodId big = rig.pending(pod_requests(2000, 512), rig.sim.now());
+  rig.pass();
+  rig.cluster.finish(load, PodPhase::Deleted, rig.sim.now());  // no event
+  rig.sim.run_until(at(minutes(5) + seconds(29)));
+  CHECK(rig.bound_node(big) == kNoNode);
+  // Failed at 10 s: over 5 minutes unschedulable at 5 min 10 s; the flushes run at 5 min and
+  // 5 min 30 s.
+  rig.sim.run_until(at(minutes(5) + seconds(30)));
+  CHECK(rig.bound_node(big) == node);
+  CHECK(rig.cluster.pod(big).bound_at == at(minutes(5) + seconds(30)));
+}
+
+// schedule_one.go numFeasibleNodesToFind and nextStartNodeIndex: of 200 nodes (≥ 100), a search
+// stops at 100 feasible nodes (50% − 200/125 = 49% is below the floor of 100), and the next pod's
+// search starts where it stopped.
+TEST_CASE("kube-scheduler searches a sample of a large cluster from a rotating start", "[kube]") {
+  SchedulerRig rig;
+  std::vector<NodeId> nodes;
+  for (int i = 0; i < 200; ++i)
+    nodes.push_back(add_node(rig.cluster, {.name = "n" + std::to_string(1000 + i)}));
+  PodId first = rig.pending(pod_requests(100, 128));
+  PodId second = rig.pending(pod_requests(100, 128), at(seconds(1)));
+  rig.sim.run_until(at(seconds(1)));
+  rig.pass();
+  CHECK(rig.bound_node(first) < nodes[100]);
+  CHECK(rig.bound_node(second) >= nodes[100]);
 }
 
 TEST_CASE("kube-scheduler reports a pod whose nominated Ready node has no room left", "[kube]") {

@@ -121,6 +121,8 @@ void Cluster::bind(PodId pod_id, NodeId node_id, SimTime now) {
   n.requested += p.spec->requests;
   n.scoring_requested += p.spec->scoring_requests();
   if (!p.spec->pod_anti_affinity.required.empty()) ++bound_with_anti_affinity_;
+  if (!p.spec->pod_affinity.empty() || !p.spec->pod_anti_affinity.empty())
+    ++bound_with_affinity_terms_;
   n.pods.push_back(pod_id);
   n.last_pod_event = now;
 }
@@ -132,6 +134,8 @@ void Cluster::unbind(PodId pod_id, SimTime now) {
   n.requested -= p.spec->requests;
   n.scoring_requested -= p.spec->scoring_requests();
   if (!p.spec->pod_anti_affinity.required.empty()) --bound_with_anti_affinity_;
+  if (!p.spec->pod_affinity.empty() || !p.spec->pod_anti_affinity.empty())
+    --bound_with_affinity_terms_;
   n.pods.erase(std::find(n.pods.begin(), n.pods.end(), pod_id));
   n.last_pod_event = now;
   p.node = kNoNode;

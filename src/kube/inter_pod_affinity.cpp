@@ -1,9 +1,11 @@
 #include "fleetsim/kube/inter_pod_affinity.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <string_view>
 
 #include "fleetsim/k8s/pod_affinity.hpp"
+#include "fleetsim/kube/resource_scores.hpp"
 
 namespace fleetsim {
 
@@ -106,6 +108,67 @@ void inter_pod_affinity_mask(const Cluster& cluster, const Pod& pod,
     if (std::find(forbidden_zones.begin(), forbidden_zones.end(), zone) != forbidden_zones.end())
       out[id] = 0;
   }
+}
+
+bool inter_pod_affinity_score(const Cluster& cluster, const Pod& pod,
+                              std::span<const NodeId> feasible, std::span<std::int64_t> scores) {
+  const PodSpec& spec = *pod.spec;
+  const bool own =
+      !spec.pod_affinity.preferred.empty() || !spec.pod_anti_affinity.preferred.empty();
+  if (!own && cluster.bound_with_affinity_terms() == 0) return false;
+
+  // Totals per hostname domain (by NodeId) and per zone.
+  std::vector<std::int64_t> host(cluster.nodes().size(), 0);
+  std::vector<std::pair<std::string_view, std::int64_t>> zones;
+  auto add = [&](const PodAffinityTerm& term, const Node& n, std::int64_t weight) {
+    if (!modelled(term)) return;
+    if (term.topology_key == label::kHostname) {
+      host[n.id] += weight;
+    } else if (!n.zone.empty()) {
+      auto z = std::find_if(zones.begin(), zones.end(),
+                            [&](const auto& e) { return e.first == n.zone; });
+      if (z == zones.end()) z = zones.insert(zones.end(), {n.zone, 0});
+      z->second += weight;
+    }
+  };
+  const std::string_view ns = pod.namespace_name;
+  for_each_running(cluster, [&](const Node& n, const Pod& q) {
+    const PodSpec& other = *q.spec;
+    for (std::size_t i = 0; i < spec.pod_affinity.preferred.size(); ++i)
+      if (term_selects(spec.pod_affinity.preferred[i], ns, q.namespace_name, q.labels))
+        add(spec.pod_affinity.preferred[i], n, spec.pod_affinity.preferred_weights[i]);
+    for (std::size_t i = 0; i < spec.pod_anti_affinity.preferred.size(); ++i)
+      if (term_selects(spec.pod_anti_affinity.preferred[i], ns, q.namespace_name, q.labels))
+        add(spec.pod_anti_affinity.preferred[i], n, -spec.pod_anti_affinity.preferred_weights[i]);
+    for (const PodAffinityTerm& term : other.pod_affinity.required)
+      if (term_selects(term, q.namespace_name, ns, pod.labels)) add(term, n, 1);
+    for (std::size_t i = 0; i < other.pod_affinity.preferred.size(); ++i)
+      if (term_selects(other.pod_affinity.preferred[i], q.namespace_name, ns, pod.labels))
+        add(other.pod_affinity.preferred[i], n, other.pod_affinity.preferred_weights[i]);
+    for (std::size_t i = 0; i < other.pod_anti_affinity.preferred.size(); ++i)
+      if (term_selects(other.pod_anti_affinity.preferred[i], q.namespace_name, ns, pod.labels))
+        add(other.pod_anti_affinity.preferred[i], n, -other.pod_anti_affinity.preferred_weights[i]);
+  });
+
+  std::int64_t lowest = std::numeric_limits<std::int64_t>::max();
+  std::int64_t highest = std::numeric_limits<std::int64_t>::min();
+  for (std::size_t i = 0; i < feasible.size(); ++i) {
+    const Node& n = cluster.node(feasible[i]);
+    std::int64_t total = host[n.id];
+    for (const auto& [zone, weight] : zones)
+      if (zone == n.zone) total += weight;
+    scores[i] = total;
+    lowest = std::min(lowest, total);
+    highest = std::max(highest, total);
+  }
+  for (std::int64_t& s : scores.first(feasible.size())) {
+    double scaled = 0;
+    if (highest > lowest)
+      scaled = static_cast<double>(kMaxNodeScore) *
+               (static_cast<double>(s - lowest) / static_cast<double>(highest - lowest));
+    s = static_cast<std::int64_t>(scaled);
+  }
+  return true;
 }
 
 }  // namespace fleetsim

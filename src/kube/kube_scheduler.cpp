@@ -13,11 +13,12 @@ namespace fleetsim {
 
 namespace {
 
-// The default profile's score weights (apis/config/v1/default_plugins.go). InterPodAffinity's
-// preferred terms and ImageLocality are not scored.
+// The default profile's score weights (apis/config/v1/default_plugins.go). ImageLocality is not
+// scored: fleetsim does not model which images a node holds before a pod pulls them.
 constexpr std::int64_t kTaintTolerationWeight = 3;
 constexpr std::int64_t kNodeAffinityWeight = 2;
 constexpr std::int64_t kPodTopologySpreadWeight = 2;
+constexpr std::int64_t kInterPodAffinityWeight = 2;
 constexpr std::int64_t kFitWeight = 1;
 constexpr std::int64_t kBalancedAllocationWeight = 1;
 
@@ -116,6 +117,7 @@ NodeId KubeScheduler::select_host(const Pod& pod, const SpreadConstraints& sprea
     topology_spread_score(cluster_, pod, spread, feasible_, scores_);
     add(kPodTopologySpreadWeight);
   }
+  if (inter_pod_affinity_score(cluster_, pod, feasible_, scores_)) add(kInterPodAffinityWeight);
   // selectHost: uniformly at random among the highest totals (reservoir sampling).
   std::size_t best = 0, tied = 1;
   for (std::size_t i = 1; i < count; ++i) {

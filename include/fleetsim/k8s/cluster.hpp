@@ -191,6 +191,8 @@ class Cluster {
   // Bound pods that hold a required pod anti-affinity term (kube-scheduler checks every pod
   // against them only while there are some).
   std::size_t bound_with_anti_affinity() const { return bound_with_anti_affinity_; }
+  // Bound pods with any pod affinity or anti-affinity term, required or preferred.
+  std::size_t bound_with_affinity_terms() const { return bound_with_affinity_terms_; }
   // Changes whenever nodes or pods do (Karpenter's consolidation state): a consolidation pass
   // that found nothing need not run again until it changes.
   std::uint64_t revision() const { return revision_; }
@@ -266,6 +268,7 @@ class Cluster {
   // Lookups only, never iterated: pods_ in id order is what callers walk.
   std::unordered_map<PodId, Pod*> index_;
   std::size_t bound_with_anti_affinity_ = 0;
+  std::size_t bound_with_affinity_terms_ = 0;
   PodId next_pod_id_ = 0;
   std::vector<PodId> ended_;  // ended since the last collect, held or not
   std::uint64_t revision_ = 0;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "fleetsim/k8s/cluster.hpp"
@@ -15,5 +16,15 @@ namespace fleetsim {
 // anti-affinity selects it is. Zone and hostname keys, as in the solver; `out` is reused.
 void inter_pod_affinity_mask(const Cluster& cluster, const Pod& pod,
                              std::vector<std::uint8_t>& out);
+
+// InterPodAffinity's score (interpodaffinity/scoring.go): each running pod adds, to every node
+// of its domain, the weights of the pod's preferred affinity terms that select it (less those of
+// its preferred anti-affinity terms), and the pod those of its own preferred terms that select
+// the pod (anti-affinity subtracting), and 1 for each of its required affinity terms that does
+// (hardPodAffinityWeight); a node sums its domains' totals; min–max normalized to 0–100,
+// truncated, all 0 when equal. False (no score) when neither the pod nor any running pod has
+// such terms. Zone and hostname keys.
+bool inter_pod_affinity_score(const Cluster& cluster, const Pod& pod,
+                              std::span<const NodeId> feasible, std::span<std::int64_t> scores);
 
 }  // namespace fleetsim

@@ -18,8 +18,8 @@ namespace fleetsim {
 // feasible nodes (numFeasibleNodesToFind). With more than one feasible node they are scored with
 // the default weights: NodeResourcesFit (LeastAllocated) 1, BalancedAllocation 1,
 // TaintToleration 3, NodeAffinity 2, PodTopologySpread 2 (the pod's ScheduleAnyway constraints,
-// or the system defaults for a Deployment's pods); ties go to a node drawn from a seeded stream.
-// Not scored: preferred pod (anti-)affinity and ImageLocality. Karpenter's nomination is internal
+// or the system defaults for a Deployment's pods), InterPodAffinity 2; ties go to a node drawn
+// from a seeded stream. ImageLocality is not scored. Karpenter's nomination is internal
 // to Karpenter (v1 never sets status.nominatedNodeName), so it does not steer binding. Pods that
 // fit nowhere are reported unschedulable, which triggers Karpenter.
 class KubeScheduler : private EventHandler {

@@ -152,24 +152,11 @@ bool Consolidation::can_pass_threshold(const Candidate& c) const {
 }
 
 bool Consolidation::is_consolidated(SimTime now) const {
-  return consolidated_revision_ == cluster_.revision() &&
-         now - consolidated_at_ < kConsolidationStateTtl && now < next_consolidatable_;
+  return consolidated_state_ == cluster_.consolidation_state(now);
 }
 
 void Consolidation::mark_consolidated(SimTime now) {
-  consolidated_revision_ = cluster_.revision();
-  consolidated_at_ = now;
-  next_consolidatable_ = kNever;
-  const std::vector<NodePool>& pools = provisioner_.nodepools();
-  for (NodeId id : cluster_.active_nodes()) {
-    const Node& n = cluster_.node(id);
-    const NodePoolOwner* owner = n.nodepool();
-    if (owner == nullptr) continue;
-    const auto& after = pools[owner->pool].disruption.consolidate_after;
-    if (n.phase != NodePhase::Initialized || !after) continue;
-    const SimTime ready = saturating_add(n.last_pod_event, *after);
-    if (ready > now) next_consolidatable_ = std::min(next_consolidatable_, ready);
-  }
+  consolidated_state_ = cluster_.consolidation_state(now);
 }
 
 DisruptionCommand Consolidation::validate(DisruptionCommand command, SimTime now,

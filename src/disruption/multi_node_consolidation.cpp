@@ -22,8 +22,10 @@ std::optional<DisruptionCommand> MultiNodeConsolidation::try_prefix(
 }
 
 DisruptionCommand MultiNodeConsolidation::compute(SimTime now, BudgetTracker& budgets) {
-  if (is_consolidated(now)) return {};
+  // Upstream computes only with candidates, and a method consolidated since the cluster's
+  // last change (or 5 minutes) finds nothing.
   std::vector<Candidate> all = candidates(now);
+  if (all.empty() || is_consolidated(now)) return {};
   std::vector<Candidate> within_budget;
   bool constrained = false;
   for (Candidate& c : all) {

@@ -5,8 +5,10 @@
 namespace fleetsim {
 
 DisruptionCommand SingleNodeConsolidation::compute(SimTime now, BudgetTracker& budgets) {
-  if (is_consolidated(now)) return {};
+  // Upstream computes only with candidates, and a method consolidated since the cluster's
+  // last change (or 5 minutes) finds nothing.
   std::vector<Candidate> all = candidates(now);
+  if (all.empty() || is_consolidated(now)) return {};
   // Round-robin across pools, each pool's candidates in savings-ratio order.
   std::map<std::uint32_t, std::vector<const Candidate*>> by_pool;
   std::size_t longest = 0;

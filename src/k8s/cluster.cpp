@@ -12,6 +12,7 @@ WorkloadId Cluster::add_workload(WorkloadRecord record) {
 
 NodeId Cluster::add_node(Node n) {
   ++revision_;
+  mark_unconsolidated(n.created);
   n.id = static_cast<NodeId>(nodes_.size());
   active_.push_back(n.id);
   nodes_.push_back(std::move(n));
@@ -48,6 +49,15 @@ const Pod* Cluster::find_pod(PodId id) const {
 
 void Cluster::ended(PodId pod) { ended_.push_back(pod); }
 
+SimTime Cluster::consolidation_state(SimTime now) const {
+  if (now - consolidation_state_ >= kConsolidationStateTtl) consolidation_state_ = now;
+  return consolidation_state_;
+}
+
+void Cluster::mark_unconsolidated(SimTime now) {
+  consolidation_state_ = std::max(consolidation_state_, now);
+}
+
 void Cluster::release(PodId pod) {
   Pod& p = at(pod);
   FLEETSIM_ASSERT(p.holds > 0);
@@ -82,6 +92,7 @@ void Cluster::node_registered(NodeId node) {
 
 void Cluster::node_initialized(NodeId node, SimTime now) {
   ++revision_;
+  mark_unconsolidated(now);
   Node& n = nodes_[node];
   n.phase = NodePhase::Initialized;
   n.initialized = true;
@@ -92,6 +103,7 @@ void Cluster::node_initialized(NodeId node, SimTime now) {
 void Cluster::begin_node_deletion(NodeId node, SimTime now, SimTime terminates_at,
                                   NodeDeletionReason reason) {
   ++revision_;
+  mark_unconsolidated(now);
   Node& n = nodes_[node];
   FLEETSIM_ASSERT(n.is_live());
   n.phase = NodePhase::Deleting;
@@ -102,6 +114,7 @@ void Cluster::begin_node_deletion(NodeId node, SimTime now, SimTime terminates_a
 
 void Cluster::node_terminated(NodeId node, SimTime now) {
   ++revision_;
+  mark_unconsolidated(now);
   nodes_[node].phase = NodePhase::Terminated;
   nodes_[node].terminated_at = now;
   active_.erase(std::lower_bound(active_.begin(), active_.end(), node));
@@ -109,6 +122,7 @@ void Cluster::node_terminated(NodeId node, SimTime now) {
 
 void Cluster::bind(PodId pod_id, NodeId node_id, SimTime now) {
   ++revision_;
+  mark_unconsolidated(now);
   Pod& p = at(pod_id);
   Node& n = nodes_[node_id];
   FLEETSIM_ASSERT(p.node == kNoNode && p.phase == PodPhase::Pending);
@@ -145,6 +159,7 @@ void Cluster::unbind(PodId pod_id, SimTime now) {
 
 void Cluster::finish(PodId pod, PodPhase phase, SimTime now) {
   ++revision_;
+  if (phase == PodPhase::Deleted) mark_unconsolidated(now);  // a Succeeded pod stays an object
   FLEETSIM_ASSERT(phase == PodPhase::Succeeded || phase == PodPhase::Deleted);
   unbind(pod, now);
   at(pod).phase = phase;

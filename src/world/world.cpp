@@ -248,6 +248,7 @@ void World::run_scripted(const ScriptedEvent& e) {
 void World::apply(const ApplyManifestsEvent& e) {
   provisioner_->apply_node_classes(e.node_classes);
   provisioner_->apply_nodepools(e.nodepools);
+  cluster_.mark_unconsolidated(sim_.now());  // a NodePool reconcile (state/informer/nodepool.go)
   for (const Workload& w : e.workloads) workloads_->add(w, sim_.now());
   for (const Workload& w : e.updates) {
     const std::optional<WorkloadId> id = workloads_->find_deployment(w.namespace_name, w.name);

@@ -18,10 +18,6 @@ namespace fleetsim {
 // MinInstanceTypesForSpotToSpotConsolidation: single-node spot-to-spot needs this many cheaper
 // types, and launches with the cheapest this many.
 inline constexpr std::size_t kSpotToSpotMinTypes = 15;
-// A consolidation method that found nothing runs again when the cluster changes, and at least
-// this often (state/cluster.go ConsolidationState).
-inline constexpr SimDuration kConsolidationStateTtl = minutes(5);
-
 struct ConsolidationSettings {
   bool spot_to_spot = false;  // the SpotToSpotConsolidation feature gate
 };
@@ -79,11 +75,10 @@ class Consolidation : public DisruptionMethod {
 
   SchedulingSimulation simulation_;
   std::vector<PoolTotals> totals_;
-  // IsConsolidated: the revision and time of the last pass that found nothing, and when the
-  // next node becomes Consolidatable.
-  std::uint64_t consolidated_revision_ = UINT64_MAX;
-  SimTime consolidated_at_{};
-  SimTime next_consolidatable_{};
+  // IsConsolidated: the cluster's consolidation state when a pass last found nothing. A node that
+  // turns Consolidatable later does not reopen consolidation (upstream waits for a change or
+  // the state's 5-minute reset).
+  std::optional<SimTime> consolidated_state_;
 };
 
 }  // namespace fleetsim

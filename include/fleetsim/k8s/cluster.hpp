@@ -164,6 +164,9 @@ class PodRange {
 
 // The one owner of cluster state: controllers read it freely and change it only through these
 // methods, so every transition keeps the pending and active indexes and the node totals right.
+// How long Karpenter's consolidation state holds without a change (state/cluster.go).
+inline constexpr SimDuration kConsolidationStateTtl = minutes(5);
+
 class Cluster {
  public:
   Cluster() = default;
@@ -191,6 +194,12 @@ class Cluster {
   // Bound pods that hold a required pod anti-affinity term (kube-scheduler checks every pod
   // against them only while there are some).
   std::size_t bound_with_anti_affinity() const { return bound_with_anti_affinity_; }
+  // Karpenter's consolidation state (state/cluster.go ConsolidationState): the time of the last
+  // change that may let consolidation find something new (a node added, initialized, being
+  // deleted or gone, a pod bound or deleted, a NodePool changed: MarkUnconsolidated's callers),
+  // or of the reset a read does once 5 minutes pass without one.
+  SimTime consolidation_state(SimTime now) const;
+  void mark_unconsolidated(SimTime now);
   // Bound pods with any pod affinity or anti-affinity term, required or preferred.
   std::size_t bound_with_affinity_terms() const { return bound_with_affinity_terms_; }
   // Changes whenever nodes or pods do (Karpenter's consolidation state): a consolidation pass
@@ -269,6 +278,7 @@ class Cluster {
   std::unordered_map<PodId, Pod*> index_;
   std::size_t bound_with_anti_affinity_ = 0;
   std::size_t bound_with_affinity_terms_ = 0;
+  mutable SimTime consolidation_state_{};  // a read past its 5 minutes resets it, as upstream
   PodId next_pod_id_ = 0;
   std::vector<PodId> ended_;  // ended since the last collect, held or not
   std::uint64_t revision_ = 0;

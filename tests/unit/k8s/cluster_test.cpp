@@ -94,3 +94,31 @@ TEST_CASE("collect forgets ended pods nobody holds and keeps the held ones until
   CHECK(cluster.pods().size() == 1);
   CHECK(cluster.next_pod_id() == 3);  // ids are never reused
 }
+
+// karpenter state/suite_test.go "should update the consolidated value when state timeout (5m)
+// has passed and state hasn't changed", and MarkUnconsolidated's callers (state/cluster.go).
+TEST_CASE("the consolidation state moves on binds and node changes and resets after 5 minutes",
+          "[k8s]") {
+  Cluster cluster;
+  SpecStore specs;
+  const NodeId node = add_node(cluster, {.name = "a"});
+  const SimTime start = cluster.consolidation_state(at(seconds(10)));
+  CHECK(cluster.consolidation_state(at(minutes(1))) == start);
+  CHECK(cluster.consolidation_state(at(minutes(3))) == start);
+  // Five minutes without a change: reading it resets it.
+  CHECK(cluster.consolidation_state(at(minutes(5))) == at(minutes(5)));
+  CHECK(cluster.consolidation_state(at(minutes(6))) == at(minutes(5)));
+
+  // A pending pod and a terminating pod change nothing upstream counts; a bind does.
+  const PodId pod = add_pending_pod(cluster, specs.add(pod_requests(100, 128)), at(minutes(6)));
+  CHECK(cluster.consolidation_state(at(minutes(6))) == at(minutes(5)));
+  cluster.bind(pod, node, at(minutes(7)));
+  CHECK(cluster.consolidation_state(at(minutes(7))) == at(minutes(7)));
+  cluster.pod_terminating(pod, at(minutes(8)));
+  CHECK(cluster.consolidation_state(at(minutes(8))) == at(minutes(7)));
+  // The pod object deleted, and a node's deletion starting, do.
+  cluster.finish(pod, PodPhase::Deleted, at(minutes(9)));
+  CHECK(cluster.consolidation_state(at(minutes(9))) == at(minutes(9)));
+  cluster.begin_node_deletion(node, at(minutes(10)), at(minutes(11)), NodeDeletionReason::None);
+  CHECK(cluster.consolidation_state(at(minutes(10))) == at(minutes(10)));
+}

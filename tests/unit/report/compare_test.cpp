@@ -33,29 +33,29 @@ TEST_CASE("compare: two golden reports side by side", "[report]") {
                      {.name = "balanced", .reports = {golden("consolidation/balanced")}}});
   CHECK(table ==
         "metric                           when-empty (n=1)  balanced (n=1)     change\n"
-        "cost.total_usd                             166.50          131.05    -21.29%\n"
+        "cost.total_usd                             166.50          133.39    -19.89%\n"
         "cost.on_demand_usd                           0.00            0.00      +0.00\n"
-        "cost.spot_usd                              164.02          128.84    -21.45%\n"
-        "gpu.utilization                          0.574945        0.734956    +27.83%\n"
-        "gpu.provisioned_gpu_hours                  358.73          284.03    -20.82%\n"
+        "cost.spot_usd                              164.02          131.15    -20.04%\n"
+        "gpu.utilization                          0.574945        0.726085    +26.29%\n"
+        "gpu.provisioned_gpu_hours                  358.73          289.09    -19.41%\n"
         "sla.requests                               193080          193080     +0.00%\n"
-        "sla.miss_ratio                           0.045411        0.113217   +149.32%\n"
-        "sla.ttft_miss_ratio                      0.039077        0.101999   +161.02%\n"
-        "sla.e2e_miss_ratio                       0.006003        0.005635     -6.13%\n"
-        "sla.drop_ratio                           0.000331        0.005583  +1586.71%\n"
+        "sla.miss_ratio                           0.045411        0.112093   +146.84%\n"
+        "sla.ttft_miss_ratio                      0.039077        0.100922   +158.26%\n"
+        "sla.e2e_miss_ratio                       0.006003        0.005583     -7.00%\n"
+        "sla.drop_ratio                           0.000331        0.005588  +1588.22%\n"
         "sla.latency_ms.p50                           7040            7470        +6%\n"
         "sla.latency_ms.p99                          35700           66000       +85%\n"
         "sla.ttft_ms.p99                             22200           58600      +164%\n"
         "sla.tpot_ms.p99                              80.0            81.6        +2%\n"
         "pods.pending_seconds.p99                     93.8             143       +52%\n"
-        "pods.evicted                                    0              56        +56\n"
-        "nodes.launched                                 26              70   +169.23%\n"
+        "pods.evicted                                    0              47        +47\n"
+        "nodes.launched                                 26              64   +146.15%\n"
         "nodes.peak                                      7               8    +14.29%\n"
         "nodes.spot_interruption_notices                 0               0         +0\n"
         "nodes.spot_interruptions                        0               0         +0\n"
-        "disruption.commands                            20              65   +225.00%\n"
+        "disruption.commands                            20              59   +195.00%\n"
         "jobs.completed                                 27              26     -3.70%\n"
-        "jobs.lost_gpu_hours                          0.00           13.75     +13.75\n");
+        "jobs.lost_gpu_hours                          0.00           14.40     +14.40\n");
 }
 
 TEST_CASE("compare: a side of several seeds shows its mean and 95% interval", "[report]") {

@@ -46,11 +46,11 @@ spec:
 RunResult run_with(const std::string& rest) {
   test::TempDir dir("controller-pace");
   dir.write("manifests.yaml", kManifests);
-  const auto file = dir.write(
-      "scenario.yaml",
-      "name: controller-pace\nduration: 10m\nseed: 1\nmanifests: [manifests.yaml]\n"
-      "node_latencies: {cpu: {launch: 5s, registration: 40s, initialization: 25s}}\n" +
-          rest);
+  const auto file =
+      dir.write("scenario.yaml",
+                "name: controller-pace\nduration: 10m\nseed: 1\nmanifests: [manifests.yaml]\n"
+                "node_latencies: {cpu: {launch: 5s, registration: 40s, initialization: 25s}}\n" +
+                    rest);
   const ScenarioConfig config =
       load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
   return run(config, {});

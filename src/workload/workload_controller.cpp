@@ -10,6 +10,15 @@ namespace fleetsim {
 
 namespace {
 
+// replica_set.go BurstReplicas and job_controller.go MaxPodCreateDeletePerSync: the most pods one
+// sync creates or deletes.
+constexpr std::int32_t kBurstReplicas = 500;
+// controller_utils.go SlowStartInitialBatchSize: the first batch of a sync's creations.
+constexpr std::int32_t kSlowStartInitialBatchSize = 1;
+// --concurrent-replicaset-syncs and --concurrent-job-syncs: kube-controller-manager's default
+// workers per controller.
+constexpr std::int32_t kConcurrentSyncs = 5;
+
 // The accelerator resource a template asks for, so a trace's `gpus` column lands on it.
 ResourceIndex accelerator_of(const PodSpec& spec) {
   for (ResourceIndex r :
@@ -22,7 +31,13 @@ ResourceIndex accelerator_of(const PodSpec& spec) {
 
 WorkloadController::WorkloadController(Simulation& sim, Cluster& cluster, ClusterBus& bus,
                                        ApiLimits api)
-    : sim_(sim), cluster_(cluster), bus_(bus), names_(sim.rng("pod-names")), api_(api) {}
+    : sim_(sim),
+      cluster_(cluster),
+      bus_(bus),
+      names_(sim.rng("pod-names")),
+      uids_(sim.rng("pod-uids")),
+      replica_sets_(api),
+      jobs_(api) {}
 
 WorkloadId WorkloadController::add(const Workload& workload, SimTime at, std::string_view group) {
   State s;
@@ -96,6 +111,12 @@ void WorkloadController::on_event(SimTime, std::uint64_t t) {
       reconcile(it->second);  // the want may have changed while it waited
       break;
     }
+    case Action::ReplicaSetBatchDone:
+      batch_done(replica_sets_, index);
+      break;
+    case Action::JobBatchDone:
+      batch_done(jobs_, index);
+      break;
   }
 }
 
@@ -158,16 +179,106 @@ bool WorkloadController::current(const State& s, PodId pod) const {
   return cluster_.pod(pod).spec == &s.templates.back().spec;
 }
 
+WorkloadController::SyncPool* WorkloadController::pool_of(const State& s) {
+  switch (s.def.kind) {
+    case WorkloadKind::Deployment:
+      return &replica_sets_;
+    case WorkloadKind::Job:
+      return &jobs_;
+    default:
+      return nullptr;
+  }
+}
+
 void WorkloadController::request_pods(State& s, std::int64_t count) {
-  for (std::int64_t i = 0; i < count; ++i) {
-    const SimTime at = api_.reserve(sim_.now());
-    if (at == sim_.now()) {
-      create_pod(s);
-    } else {
-      ++s.creating;
-      sim_.schedule_at(at, Phase::Workload, *this, tag(Action::CreatePod, s.id));
+  if (count <= 0) return;
+  SyncPool* pool = pool_of(s);
+  if (pool == nullptr) {
+    for (std::int64_t i = 0; i < count; ++i) create_pod(s);
+    return;
+  }
+  s.creating += static_cast<std::int32_t>(count);
+  s.backlog += static_cast<std::int32_t>(count);
+  // A running sync leaves the rest to the next one (the key is requeued when it ends, as the
+  // workqueue requeues a key added while it was processed).
+  if (s.syncing || s.queued) return;
+  s.queued = true;
+  pool->queue.push_back(s.id);
+  dispatch(*pool);
+}
+
+void WorkloadController::dispatch(SyncPool& pool) {
+  if (pool.dispatching) return;  // the loop below, further up the stack, takes the rest
+  pool.dispatching = true;
+  while (pool.busy < kConcurrentSyncs && !pool.queue.empty()) {
+    const WorkloadId id = pool.queue.front();
+    pool.queue.pop_front();
+    auto it = states_.find(id);
+    if (it == states_.end()) continue;
+    start_sync(pool, it->second);
+  }
+  pool.dispatching = false;
+}
+
+void WorkloadController::start_sync(SyncPool& pool, State& s) {
+  s.queued = false;
+  s.syncing = true;
+  ++pool.busy;
+  if (!s.reconciling) {
+    // The sync reads the state as it is now: what it wants may have changed since it was queued.
+    s.creating -= s.backlog;
+    s.backlog = 0;
+    reconcile(s);
+  }
+  s.sync_left = std::min(s.backlog, kBurstReplicas);
+  s.backlog -= s.sync_left;
+  s.batch = kSlowStartInitialBatchSize;
+  run_batches(pool, s);
+}
+
+void WorkloadController::run_batches(SyncPool& pool, State& s) {
+  const SimTime now = sim_.now();
+  while (s.sync_left > 0) {
+    // slowStartBatch: batchSize = min(remaining, initial), then min(2 * batchSize, remaining).
+    const std::int32_t size = std::min(s.batch, s.sync_left);
+    s.sync_left -= size;
+    s.batch *= 2;
+    SimTime last = now;
+    for (std::int32_t i = 0; i < size; ++i) {
+      const SimTime at = pool.api.reserve(now);
+      if (at == now) {
+        --s.creating;
+        create_pod(s);
+      } else {
+        sim_.schedule_at(at, Phase::Workload, *this, tag(Action::CreatePod, s.id));
+        last = at;
+      }
+    }
+    if (last > now) {
+      // wg.Wait(): the next batch starts when this one's last creation has completed.
+      const Action done =
+          &pool == &replica_sets_ ? Action::ReplicaSetBatchDone : Action::JobBatchDone;
+      sim_.schedule_at(last, Phase::Workload, *this, tag(done, s.id));
+      return;
     }
   }
+  s.syncing = false;
+  --pool.busy;
+  if (s.backlog > 0) {
+    s.queued = true;
+    pool.queue.push_back(s.id);
+  }
+  dispatch(pool);
+}
+
+void WorkloadController::batch_done(SyncPool& pool, WorkloadId id) {
+  auto it = states_.find(id);
+  if (it == states_.end()) {
+    --pool.busy;
+    dispatch(pool);
+    return;
+  }
+  run_batches(pool, it->second);
 }
 
 // One step of a rollout from the old pod templates to the current one.
@@ -293,7 +404,9 @@ void WorkloadController::scale_down(State& s, std::size_t count, bool old_only, 
   for (std::size_t i = 0; i < count; ++i) {
     const PodId id = candidates[i].id;
     forget(s, id);
-    api_.reserve(sim_.now());  // the DELETE call takes a token; fleetsim does not delay it
+    // The DELETE call takes a token of the ReplicaSet controller's bucket; fleetsim does not
+    // delay it.
+    replica_sets_.api.reserve(sim_.now());
     if (cluster_.pod(id).node == kNoNode) {
       cluster_.delete_pending(id);
       bus_.emit(SimEvent{.time = sim_.now(),
@@ -340,7 +453,7 @@ void WorkloadController::create_pod(State& s) {
   p.spec = &tpl.spec;
   p.labels = &tpl.labels;
   p.namespace_name = s.def.namespace_name;
-  p.uid = fmt::format("{:08d}", cluster_.next_pod_id());
+  p.uid = random_uuid(uids_);
   p.created = sim_.now();
   p.run_time = s.def.run_time;
   std::optional<PodCheckpoint> checkpoint;

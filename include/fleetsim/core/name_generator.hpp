@@ -26,4 +26,9 @@ class NameGenerator {
   std::vector<std::string> used_;  // sorted
 };
 
+// A random (version 4) UUID in its canonical form, "xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx" with y
+// one of 8, 9, a, b: what the API server gives an object's metadata.uid
+// (apimachinery/pkg/util/uuid.NewUUID, google/uuid's New), drawn from a seeded stream.
+std::string random_uuid(RngStream& stream);
+
 }  // namespace fleetsim

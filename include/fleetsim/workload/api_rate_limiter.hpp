@@ -1,5 +1,6 @@
-// The kube-controller-manager's client-side rate limit: a token bucket (client-go's
-// flowcontrol.NewTokenBucketRateLimiter, --kube-api-qps and --kube-api-burst).
+// A kube-controller-manager controller's client-side rate limit: a token bucket (client-go's
+// flowcontrol.NewTokenBucketRateLimiter, --kube-api-qps and --kube-api-burst), one per controller's
+// client (kubernetes.NewForConfig makes one for each clientset), shared by its workers.
 #pragma once
 
 #include "fleetsim/core/time.hpp"

@@ -2,6 +2,7 @@
 // run once, and job traces stream in new Jobs.
 #pragma once
 
+#include <deque>
 #include <list>
 #include <map>
 #include <memory>
@@ -26,10 +27,18 @@ struct JobStream {
   Workload template_workload;
 };
 
-// Pods are created and deleted through the controller-manager's API client: each takes a token
-// of its rate limit, and a creation waits for its token. (The ReplicaSet and Job controllers'
-// slow-start batches of 1, 2, 4, … up to 500 per sync change nothing while no creation fails,
-// which fleetsim does not model: the tokens alone set the pace.)
+// Pods are created and deleted as kube-controller-manager's controllers do it. Each controller
+// has its own API client (ClientOrDie("replicaset-controller"), ClientOrDie("job-controller")),
+// hence its own token bucket (--kube-api-qps, --kube-api-burst), which all its workers share.
+// A Deployment's pods come from the ReplicaSet controller, a Job's from the Job controller; bare
+// Pods are the user's own calls and wait for no token. Each controller syncs at most 5 objects
+// at once (--concurrent-replicaset-syncs, --concurrent-job-syncs), taking them from a FIFO queue
+// in the order they asked; a sync creates at most 500 pods (replica_set.go burstReplicas,
+// job_controller.go MaxPodCreateDeletePerSync) in slow-start batches of 1, 2, 4, … (replica_set.go
+// slowStartBatch): every creation of a batch reserves its token when the batch starts, a pod is
+// created when its token comes (the API call's completion; no other latency), and the next batch
+// starts when the batch's last pod is created. A sync that had more to create goes to the back of
+// the queue and creates the rest in another sync, from the state as it is then.
 class WorkloadController : private EventHandler {
  public:
   WorkloadController(Simulation& sim, Cluster& cluster, ClusterBus& bus, ApiLimits api = {});
@@ -78,8 +87,15 @@ class WorkloadController : private EventHandler {
     // theirs (a list: addresses stay put).
     std::list<PodTemplate> templates;
     WorkloadId id = 0;
-    std::vector<PodId> pods;       // active, by creation
-    std::int32_t creating = 0;     // creations waiting for an API token
+    std::vector<PodId> pods;  // active, by creation
+    // Creations asked for and not yet made: the backlog waiting for a sync, the running sync's
+    // creations not yet begun, and those waiting for their tokens.
+    std::int32_t creating = 0;
+    std::int32_t backlog = 0;      // waiting for a sync (part of creating)
+    std::int32_t sync_left = 0;    // the running sync's creations in batches not yet begun
+    std::int32_t batch = 0;        // the running sync's next batch size
+    bool queued = false;           // in its controller's queue
+    bool syncing = false;          // a worker of its controller runs its sync
     std::int32_t exiting_old = 0;  // Recreate: old pods still in their grace period
     // A pod's exit can call back into reconcile while it runs: the inner call only asks for
     // another round.
@@ -98,7 +114,23 @@ class WorkloadController : private EventHandler {
     std::optional<JobArrival> next;
     ResourceIndex gpu_resource = resource::kNvidiaGpu;
   };
-  enum class Action : std::uint8_t { Create = 1, Complete = 2, Arrive = 3, CreatePod = 4 };
+  // One controller of kube-controller-manager that creates pods: its API client's token bucket,
+  // its workers and the queue of objects waiting for one.
+  struct SyncPool {
+    explicit SyncPool(ApiLimits api) : api(api) {}
+    ApiRateLimiter api;
+    std::int32_t busy = 0;         // workers running a sync
+    std::deque<WorkloadId> queue;  // waiting for a worker, in the order they were queued
+    bool dispatching = false;
+  };
+  enum class Action : std::uint8_t {
+    Create = 1,
+    Complete = 2,
+    Arrive = 3,
+    CreatePod = 4,
+    ReplicaSetBatchDone = 5,
+    JobBatchDone = 6
+  };
   static std::uint64_t tag(Action a, std::uint32_t index) {
     return EventTag<Action>{a, index}.pack();
   }
@@ -108,8 +140,16 @@ class WorkloadController : private EventHandler {
   const State& state(WorkloadId id) const;
   void create(std::uint32_t state);
   void create_pod(State& s);
-  // Creates `count` pods as their API tokens come.
+  // Asks the workload's controller for `count` more pods: a sync creates them as its batches
+  // and their API tokens come (a bare Pod's at once).
   void request_pods(State& s, std::int64_t count);
+  SyncPool* pool_of(const State& s);
+  // Hands queued objects to the pool's free workers.
+  void dispatch(SyncPool& pool);
+  void start_sync(SyncPool& pool, State& s);
+  // Starts the running sync's batches until one must wait for its tokens, or ends the sync.
+  void run_batches(SyncPool& pool, State& s);
+  void batch_done(SyncPool& pool, WorkloadId id);
   void reconcile(State& s);
   void reconcile_once(State& s);
   bool rolling_out(const State& s) const;
@@ -125,7 +165,9 @@ class WorkloadController : private EventHandler {
   Cluster& cluster_;
   ClusterBus& bus_;
   NameGenerator names_;
-  ApiRateLimiter api_;
+  RngStream uids_;  // pods' metadata.uid
+  SyncPool replica_sets_;
+  SyncPool jobs_;
   JobCheckpoints checkpoints_;
   std::map<WorkloadId, State> states_;  // node-based: pods point at their workload's PodSpec
   std::vector<Stream> streams_;

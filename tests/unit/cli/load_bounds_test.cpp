@@ -59,3 +59,10 @@ TEST_CASE("a spot wave takes at least 1% of an offering's instances", "[cli]") {
   CHECK(validate_error("spot: {interruption_rate: band_max, waves: {share: 1e-300}}\n") ==
         "4:52: spot.waves.share: a wave takes a share from 0.01 to 1\n");
 }
+
+TEST_CASE("the controller-manager's API limits are positive", "[cli]") {
+  CHECK(validate_error("kube_controller_manager: {kube_api_qps: 0}\n") ==
+        "4:41: kube_controller_manager.kube_api_qps: must be in (0, 1000000]\n");
+  CHECK(validate_error("kube_controller_manager: {kube_api_qps: 20, kube_api_burst: 0}\n") ==
+        "4:61: kube_controller_manager.kube_api_burst: 0 is out of range [1, 1000000]\n");
+}

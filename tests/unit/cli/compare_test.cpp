@@ -61,13 +61,13 @@ TEST_CASE("fleetsim compare --format csv, json and markdown", "[cli]") {
   CHECK(csv.exit_code == 0);
   CHECK_THAT(csv.out,
              Catch::StartsWith("metric,side,seeds,mean,half_width,change\n"
-                               "cost.total_usd,consolidation-when-empty,1,166.50,,\n"
-                               "cost.total_usd,consolidation-balanced,1,131.05,,-21.29%\n"));
+                               "cost.total_usd,consolidation-when-empty,1,161.37,,\n"
+                               "cost.total_usd,consolidation-balanced,1,130.94,,-18.86%\n"));
   const Run json = s.fleetsim("compare --format json " + reports);
   CHECK(json.exit_code == 0);
   const nlohmann::json j = nlohmann::json::parse(json.out);
-  CHECK(j["metrics"][0]["values"][1]["mean"] == 131.05);
+  CHECK(j["metrics"][0]["values"][1]["mean"] == 130.94);
   const Run md = s.fleetsim("compare --format markdown " + reports);
-  CHECK_THAT(md.out, Catch::Contains("| cost.total_usd | 166.50 | 131.05 | -21.29% |\n"));
+  CHECK_THAT(md.out, Catch::Contains("| cost.total_usd | 161.37 | 130.94 | -18.86% |\n"));
   CHECK(s.fleetsim("compare --format yaml " + reports).exit_code == 2);
 }

@@ -30,8 +30,9 @@ DisruptionController::DisruptionController(Inputs in)
 }
 
 void DisruptionController::start() {
-  in_.sim.every(kDisruptionPollPeriod, in_.sim.now() + kDisruptionPollPeriod, Phase::Disruption,
-                *this);
+  in_.sim.every(kDisruptionPollPeriod,
+                first_firing_after_start(in_.sim.now(), kDisruptionPollPeriod, in_.poll_offset),
+                Phase::Disruption, *this);
 }
 
 void DisruptionController::on_event(SimTime now, std::uint64_t) {

@@ -46,9 +46,10 @@ NodeGroupFleet make_node_group_fleet(std::vector<NodeGroup> groups,
   return fleet;
 }
 
-void StaticNodeGroups::start() {
+void StaticNodeGroups::start(SimDuration offset) {
   for (auto& asg : fleet_.asgs) asg->set_desired(asg->group().desired_capacity);
-  sim_.every(kAutoScalingReconcileInterval, sim_.now() + kAutoScalingReconcileInterval,
+  sim_.every(kAutoScalingReconcileInterval,
+             first_firing_after_start(sim_.now(), kAutoScalingReconcileInterval, offset),
              Phase::CloudAndNodes, *this, 0);
 }
 

@@ -14,8 +14,10 @@
 
 #include "fleetsim/catalog/auto_mode.hpp"
 #include "fleetsim/catalog/catalog_loader.hpp"
+#include "fleetsim/cloudprovider/aws/auto_scaling_group.hpp"
 #include "fleetsim/core/calendar.hpp"
 #include "fleetsim/core/utf8.hpp"
+#include "fleetsim/disruption/disruption_controller.hpp"
 #include "fleetsim/provisioning/cluster_autoscaler/expander.hpp"
 #include "fleetsim/scenario/auto_mode_setup.hpp"
 #include "fleetsim/scenario/cluster_autoscaler_decoder.hpp"
@@ -33,7 +35,7 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<std::string_view, 24> kTopLevelKeys{"name",
+constexpr std::array<std::string_view, 25> kTopLevelKeys{"name",
                                                          "seed",
                                                          "start",
                                                          "duration",
@@ -42,6 +44,7 @@ constexpr std::array<std::string_view, 24> kTopLevelKeys{"name",
                                                          "provisioner",
                                                          "report_interval",
                                                          "scrape_interval",
+                                                         "phase_offsets",
                                                          "warmup",
                                                          "manifests",
                                                          "services",
@@ -611,6 +614,66 @@ void read_cluster_autoscaler(const YamlMap& top, ManifestSet& set, ScenarioConfi
   }
 }
 
+// `phase_offsets`: seeded (the default), zero, or a map of fixed offsets by controller, each
+// from 0 to below the controller's period (a ScaledObject's the shortest polling interval).
+void read_phase_offsets(const YamlMap& top, ScenarioConfig& cfg) {
+  const std::optional<YamlValue> v = top.get("phase_offsets");
+  if (!v) return;
+  constexpr std::array<PeriodicController, kPeriodicControllers> kinds{
+      PeriodicController::Hpa,
+      PeriodicController::Keda,
+      PeriodicController::Scrape,
+      PeriodicController::ClusterAutoscaler,
+      PeriodicController::KarpenterDisruption,
+      PeriodicController::AutoScalingGroups};
+  std::array<std::string_view, kPeriodicControllers> keys{};
+  for (std::size_t i = 0; i < kinds.size(); ++i) keys[i] = phase_key(kinds[i]);
+  if (!v->is_map()) {
+    const std::string text = v->as_string();
+    if (text == "seeded") return;
+    if (text == "zero") {
+      cfg.phase_offsets.seeded = false;
+      return;
+    }
+    v->fail(fmt::format(
+        "unknown value \"{}\"; expected seeded, zero or a map of offsets by controller ({})",
+        text.substr(0, 40), fmt::join(keys, ", ")));
+  }
+  const YamlMap m(*v);
+  for (PeriodicController c : kinds) {
+    const std::optional<YamlValue> offset = m.get(phase_key(c));
+    if (!offset) continue;
+    const SimDuration d = offset->as_duration();  // never negative
+    std::optional<SimDuration> period;
+    switch (c) {
+      case PeriodicController::Hpa:
+        period = kHpaSyncPeriod;
+        break;
+      case PeriodicController::Keda:
+        for (const ScaledObjectSpec& so : cfg.scaled_objects)
+          if (!period || so.polling_interval < *period) period = so.polling_interval;
+        break;
+      case PeriodicController::Scrape:
+        period = cfg.scrape_interval;
+        break;
+      case PeriodicController::ClusterAutoscaler:
+        period = cfg.cluster_autoscaler.scan_interval;
+        break;
+      case PeriodicController::KarpenterDisruption:
+        period = kDisruptionPollPeriod;
+        break;
+      case PeriodicController::AutoScalingGroups:
+        period = kAutoScalingReconcileInterval;
+        break;
+    }
+    if (period && d >= *period)
+      offset->fail(fmt::format("the offset ({}) must be shorter than the period ({})",
+                               format_duration(d), format_duration(*period)));
+    cfg.phase_offsets.fixed[static_cast<std::size_t>(c)] = d;
+  }
+  m.reject_unread(keys);
+}
+
 // The manifests' cluster objects, into `cfg`.
 void adopt_manifests(ManifestSet& set, ScenarioConfig& cfg) {
   cfg.nodepools = std::move(set.nodepools);
@@ -675,6 +738,7 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
                    .resolve(std::move(sections.events));
   read_cluster_autoscaler(top, set, cfg, warnings);
   adopt_manifests(set, cfg);
+  read_phase_offsets(top, cfg);
   check_overrides_used(overrides, manifests);
   record_input_files(cfg, manifests);
   cfg.warnings = warnings.take();

@@ -6,7 +6,9 @@ HpaRunner::HpaRunner(Simulation& sim, WorkloadController& workloads, const Autos
                      const HorizontalPodAutoscalerSpec& spec, WorkloadId target)
     : sim_(sim), workloads_(workloads), view_(view), hpa_(spec), target_(target) {}
 
-void HpaRunner::start() { sim_.every(kHpaSyncPeriod, sim_.now(), Phase::Autoscalers, *this); }
+void HpaRunner::start(SimDuration offset) {
+  sim_.every(kHpaSyncPeriod, first_firing_at_start(sim_.now(), offset), Phase::Autoscalers, *this);
+}
 
 void HpaRunner::on_event(SimTime now, std::uint64_t) {
   const std::int32_t current = workloads_.replicas(target_);

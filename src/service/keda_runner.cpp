@@ -30,11 +30,11 @@ SimDuration KedaRunner::longest_range() const {
   return out;
 }
 
-void KedaRunner::start() {
-  sim_.every(keda_.spec().polling_interval, sim_.now(), Phase::ScalerPolls, *this,
-             static_cast<std::uint64_t>(Tick::Poll));
-  sim_.every(kHpaSyncPeriod, sim_.now(), Phase::Autoscalers, *this,
-             static_cast<std::uint64_t>(Tick::HpaSync));
+void KedaRunner::start(SimDuration poll_offset, SimDuration hpa_offset) {
+  sim_.every(keda_.spec().polling_interval, first_firing_at_start(sim_.now(), poll_offset),
+             Phase::ScalerPolls, *this, static_cast<std::uint64_t>(Tick::Poll));
+  sim_.every(kHpaSyncPeriod, first_firing_at_start(sim_.now(), hpa_offset), Phase::Autoscalers,
+             *this, static_cast<std::uint64_t>(Tick::HpaSync));
 }
 
 KedaInputs KedaRunner::inputs(SimTime now) const {

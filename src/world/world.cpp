@@ -34,8 +34,27 @@ NodePoolInputs nodepool_inputs(const ScenarioConfig& config) {
 
 }  // namespace
 
+RunPhases draw_run_phases(const ScenarioConfig& config) {
+  PhaseOffsets draws(config.phase_offsets, config.seed);
+  RunPhases out;
+  out.hpa = draws.next(PeriodicController::Hpa, kHpaSyncPeriod);
+  for (const ScaledObjectSpec& so : config.scaled_objects)
+    out.keda.push_back(draws.next(PeriodicController::Keda, so.polling_interval));
+  out.scrape = draws.next(PeriodicController::Scrape, config.scrape_interval);
+  out.cluster_autoscaler =
+      draws.next(PeriodicController::ClusterAutoscaler, config.cluster_autoscaler.scan_interval);
+  out.karpenter_disruption =
+      draws.next(PeriodicController::KarpenterDisruption, kDisruptionPollPeriod);
+  out.auto_scaling_groups =
+      draws.next(PeriodicController::AutoScalingGroups, kAutoScalingReconcileInterval);
+  return out;
+}
+
 World::World(const ScenarioConfig& config)
-    : config_(config), sim_(config.seed), pdbs_(cluster_, config.pdbs) {
+    : config_(config),
+      sim_(config.seed),
+      phases_(draw_run_phases(config)),
+      pdbs_(cluster_, config.pdbs) {
   cloud_ = std::make_unique<Ec2Cloud>(sim_, cluster_, bus(), *config.catalog,
                                       latency_by_type(config), config.management_fee_by_type);
   termination_ = std::make_unique<NodeTermination>(sim_, cluster_, bus(), *cloud_, pdbs_);
@@ -86,7 +105,8 @@ void World::build_provisioner() {
           .provisioner = *karpenter,
           .pdbs = pdbs_,
           .start_unix_s = config_.start_unix_s,
-          .consolidation = {.spot_to_spot = config_.karpenter.spot_to_spot_consolidation}});
+          .consolidation = {.spot_to_spot = config_.karpenter.spot_to_spot_consolidation},
+          .poll_offset = phases_.karpenter_disruption});
       provisioner_ = std::move(karpenter);
       break;
     }
@@ -100,7 +120,9 @@ void World::build_provisioner() {
                                     .pdbs = pdbs_,
                                     .groups = config_.node_groups,
                                     .daemonsets = config_.daemonsets,
-                                    .settings = config_.cluster_autoscaler});
+                                    .settings = config_.cluster_autoscaler,
+                                    .scan_offset = phases_.cluster_autoscaler,
+                                    .reconcile_offset = phases_.auto_scaling_groups});
       // EKS managed node groups and the AWS Node Termination Handler drain a spot node at its
       // interruption notice, as Karpenter does.
       interruption_ = std::make_unique<InterruptionHandler>(cluster_, *cloud_, *termination_);
@@ -159,11 +181,14 @@ RunStats World::run() {
   for (const Workload& w : config_.workloads) workloads_->add(w, w.created_at);
   build_services_and_autoscalers();
   for (auto& service : services_) service->start();
-  for (auto& hpa : hpas_) hpa->start();
-  for (auto& so : scaled_objects_) so->start();
+  // Each loop at its own phase (RunPhases): a sync reads the scrape before it, as stale as the
+  // gap between the two phases makes it.
+  for (auto& hpa : hpas_) hpa->start(phases_.hpa);
+  for (std::size_t i = 0; i < scaled_objects_.size(); ++i)
+    scaled_objects_[i]->start(phases_.keda[i], phases_.hpa);
   if (!services_.empty() || !scaled_objects_.empty() || !hpas_.empty())
-    sim_.every(config_.scrape_interval, sim_.now(), Phase::MetricsScrape, *this,
-               Tag{Timer::Scrape}.pack());
+    sim_.every(config_.scrape_interval, first_firing_at_start(sim_.now(), phases_.scrape),
+               Phase::MetricsScrape, *this, Tag{Timer::Scrape}.pack());
   for (const JobSource& source : config_.job_sources)
     workloads_->add_stream(
         JobStream{.trace = source.trace, .template_workload = source.template_workload});
@@ -171,7 +196,7 @@ RunStats World::run() {
     sim_.schedule_at(at(config_.events[i].at), Phase::CloudAndNodes, *this,
                      Tag{Timer::Scripted, static_cast<std::uint32_t>(i)}.pack());
   provisioner_->start();
-  if (static_node_groups_) static_node_groups_->start();
+  if (static_node_groups_) static_node_groups_->start(phases_.auto_scaling_groups);
   if (disruption_) disruption_->start();
   if (spot_market_) spot_market_->start();
   sim_.every(config_.report_interval, at(config_.report_interval), Phase::Reporting, *this,

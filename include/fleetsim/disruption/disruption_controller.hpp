@@ -10,6 +10,7 @@
 #include "fleetsim/disruption/consolidation.hpp"
 #include "fleetsim/disruption/disruption_method.hpp"
 #include "fleetsim/disruption/orchestration_queue.hpp"
+#include "fleetsim/engine/phase_offsets.hpp"
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/kube/node_termination.hpp"
 #include "fleetsim/provisioning/karpenter/karpenter_provisioner.hpp"
@@ -34,6 +35,8 @@ class DisruptionController : private EventHandler {
     const PodDisruptionBudgets& pdbs;
     std::int64_t start_unix_s = kDefaultStartUnixSeconds;
     ConsolidationSettings consolidation;
+    // The poll's phase: the first pass at poll_offset (at kDisruptionPollPeriod when 0).
+    SimDuration poll_offset{0};
   };
   explicit DisruptionController(Inputs in);
   void start();

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fleetsim/cloudprovider/aws/auto_scaling_group.hpp"
+#include "fleetsim/engine/phase_offsets.hpp"
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/k8s/node_group.hpp"
 #include "fleetsim/k8s/workloads.hpp"
@@ -34,7 +35,9 @@ NodeGroupFleet make_node_group_fleet(std::vector<NodeGroup> groups,
 class StaticNodeGroups final : private EventHandler {
  public:
   StaticNodeGroups(Simulation& sim, NodeGroupFleet fleet) : sim_(sim), fleet_(std::move(fleet)) {}
-  void start();
+  // Lost instances are replaced every kAutoScalingReconcileInterval from `offset` (from the
+  // interval when 0).
+  void start(SimDuration offset = SimDuration{0});
 
  private:
   void on_event(SimTime now, std::uint64_t tag) override;

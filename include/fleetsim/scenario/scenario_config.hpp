@@ -21,6 +21,7 @@
 #include "fleetsim/core/error.hpp"
 #include "fleetsim/core/resources.hpp"
 #include "fleetsim/core/time.hpp"
+#include "fleetsim/engine/phase_offsets.hpp"
 #include "fleetsim/k8s/node_group.hpp"
 #include "fleetsim/k8s/nodepool.hpp"
 #include "fleetsim/k8s/pod_disruption_budget_spec.hpp"
@@ -176,6 +177,8 @@ struct ScenarioConfig {
   std::vector<ServiceConfig> services;  // traffic and serving, each bound to a Deployment
   SimDuration warmup{0};                // excluded from SLO statistics
   SimDuration scrape_interval = kDefaultScrapeInterval;  // Prometheus scrapes of pod metrics
+  // `phase_offsets`: where each periodic controller's loop starts within its period.
+  PhaseOffsetSettings phase_offsets;
   MetricAliases metric_aliases;
   std::vector<Gate> gates;
   std::vector<LintAcceptance> lint_accepts;  // `lint: {accept: [...]}`

@@ -5,19 +5,20 @@
 #include <cstdint>
 
 #include "fleetsim/autoscaling/hpa.hpp"
+#include "fleetsim/engine/phase_offsets.hpp"
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/service/autoscaler_view.hpp"
 #include "fleetsim/workload/workload_controller.hpp"
 
 namespace fleetsim {
 
-// Syncs every 15 s from t = 0 (kube-controller-manager's
-// --horizontal-pod-autoscaler-sync-period).
+// Syncs every 15 s (kube-controller-manager's --horizontal-pod-autoscaler-sync-period) from
+// t = offset, the phase of the controller-manager's HPA loop (0: in lockstep with the scrape).
 class HpaRunner final : private EventHandler {
  public:
   HpaRunner(Simulation& sim, WorkloadController& workloads, const AutoscalerView& view,
             const HorizontalPodAutoscalerSpec& spec, WorkloadId target);
-  void start();
+  void start(SimDuration offset = SimDuration{0});
 
  private:
   void on_event(SimTime now, std::uint64_t tag) override;

@@ -9,19 +9,21 @@
 #include "fleetsim/autoscaling/keda.hpp"
 #include "fleetsim/autoscaling/metrics_store.hpp"
 #include "fleetsim/autoscaling/promql.hpp"
+#include "fleetsim/engine/phase_offsets.hpp"
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/service/autoscaler_view.hpp"
 #include "fleetsim/workload/workload_controller.hpp"
 
 namespace fleetsim {
 
-// KEDA polls every pollingInterval (Phase::ScalerPolls) and the HPA it owns syncs every 15 s
-// (Phase::Autoscalers), both from t = 0.
+// KEDA polls every pollingInterval (Phase::ScalerPolls) from t = poll_offset, its own loop's
+// phase, and the HPA it owns syncs every 15 s (Phase::Autoscalers) from t = hpa_offset, the
+// controller-manager's HPA loop's phase; both 0 in lockstep.
 class KedaRunner final : private EventHandler {
  public:
   KedaRunner(Simulation& sim, WorkloadController& workloads, const AutoscalerView& view,
              const MetricsStore& store, const ScaledObjectSpec& spec, WorkloadId target);
-  void start();
+  void start(SimDuration poll_offset = SimDuration{0}, SimDuration hpa_offset = SimDuration{0});
   // The longest PromQL range window of its triggers (for the store's retention).
   SimDuration longest_range() const;
 

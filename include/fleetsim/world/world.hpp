@@ -32,6 +32,19 @@ struct RunStats {
   std::uint64_t engine_events = 0;
 };
 
+// The phase of each periodic series in a run (`phase_offsets`): its first firing's offset from
+// t = 0 within its period. Drawn whether or not the run has the controller (each kind has its
+// own stream, so one kind's draws never move another's).
+struct RunPhases {
+  SimDuration hpa{0};                 // the controller-manager's one HPA loop, KEDA's HPAs too
+  std::vector<SimDuration> keda;      // each ScaledObject's polling loop, in scenario order
+  SimDuration scrape{0};              // Prometheus' scrapes
+  SimDuration cluster_autoscaler{0};  // its scan loop
+  SimDuration karpenter_disruption{0};
+  SimDuration auto_scaling_groups{0};  // lost instances replaced
+};
+RunPhases draw_run_phases(const ScenarioConfig& config);
+
 class World : private ClusterBus, private EventHandler {
  public:
   explicit World(const ScenarioConfig& config);
@@ -46,6 +59,7 @@ class World : private ClusterBus, private EventHandler {
 
   RunStats run();
   const Cluster& cluster() const { return cluster_; }
+  const RunPhases& phases() const { return phases_; }
   const JobCheckpoints& job_checkpoints() const { return workloads_->checkpoints(); }
   // What each node costs an hour, as the cloud prices it.
   const NodePricing& pricing() const { return cloud_->node_pricing(); }
@@ -72,6 +86,7 @@ class World : private ClusterBus, private EventHandler {
 
   const ScenarioConfig& config_;
   Simulation sim_;
+  const RunPhases phases_;
   Cluster cluster_;
   PodDisruptionBudgets pdbs_;
   std::unique_ptr<Ec2Cloud> cloud_;

@@ -38,6 +38,8 @@ ClusterAutoscaler::ClusterAutoscaler(Inputs in)
       termination_(in.termination),
       pdbs_(in.pdbs),
       settings_(std::move(in.settings)),
+      scan_offset_(in.scan_offset),
+      reconcile_offset_(in.reconcile_offset),
       expander_rng_(in.sim.rng("cluster-autoscaler/expander")),
       backoff_(in.groups.size(), settings_.initial_node_group_backoff,
                settings_.max_node_group_backoff),
@@ -58,9 +60,11 @@ ClusterAutoscaler::~ClusterAutoscaler() = default;
 
 void ClusterAutoscaler::start() {
   for (auto& asg : asgs_) asg->set_desired(asg->group().desired_capacity);
-  sim_.every(settings_.scan_interval, sim_.now() + settings_.scan_interval, Phase::Provisioning,
-             *this, Tag{static_cast<std::uint8_t>(Timer::Scan)}.pack());
-  sim_.every(kAutoScalingReconcileInterval, sim_.now() + kAutoScalingReconcileInterval,
+  sim_.every(settings_.scan_interval,
+             first_firing_after_start(sim_.now(), settings_.scan_interval, scan_offset_),
+             Phase::Provisioning, *this, Tag{static_cast<std::uint8_t>(Timer::Scan)}.pack());
+  sim_.every(kAutoScalingReconcileInterval,
+             first_firing_after_start(sim_.now(), kAutoScalingReconcileInterval, reconcile_offset_),
              Phase::CloudAndNodes, *this, Tag{static_cast<std::uint8_t>(Timer::Reconcile)}.pack());
 }
 

@@ -66,6 +66,8 @@ Run run_with_events(const ScenarioConfig& config) {
 TEST_CASE("a one-GPU job gets a g5.xlarge that is removed once empty", "[cli]") {
   ScenarioConfig config = base_config();
   config.workloads = {gpu_job("train", hours(1))};
+  // Lockstep phases: the disruption controller polls on whole 10 s from the start.
+  config.phase_offsets.seeded = false;
   const RunResult r = run(config);
   // Batch closes at 1 s; the instance runs at 6 s, registers at 46 s and is initialized at
   // 71 s (GPU defaults); the pod binds at 71 s and completes at 3671 s. Emptiness sees the
@@ -88,6 +90,7 @@ TEST_CASE("a node shorter than a minute is billed for sixty seconds", "[cli]") {
   ScenarioConfig config = base_config();
   config.workloads = {gpu_job("blip", seconds(1))};
   config.nodepools[0].disruption.consolidate_after = seconds(0);
+  config.phase_offsets.seeded = false;  // lockstep: the poll at 80 s
   const RunResult r = run(config);
   // Launched at 6 s; bound 71 s, done 72 s; deleted at the 80 s poll + 15 s = 95 s: 89 s billed.
   CHECK(r.cost.on_demand_usd == Approx(1.006 * 89.0 / 3600.0).margin(1e-6));

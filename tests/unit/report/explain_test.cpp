@@ -30,34 +30,34 @@ TEST_CASE("explain tells a golden run's pod and node from launch to termination"
   std::ifstream pod_events(golden_events());
   CHECK(explain_pod(pod_events, "events.jsonl", "llm-ksvdbndrnd-f8f5f") ==
         "pod llm-ksvdbndrnd-f8f5f (workload llm)\n"
-        "         17m15s  created\n"
-        "         17m16s  nominated to a new NodeClaim gpu-inference-fqnct of NodePool "
+        "     17m26.546s  created\n"
+        "     17m27.546s  nominated to a new NodeClaim gpu-inference-fqnct of NodePool "
         "gpu-inference, with 1 pod of a batch of 1 pod; the claim kept 4 instance types, cheapest "
         "first: g5.2xlarge, g5.4xlarge, g5.8xlarge, g5.16xlarge\n"
-        "   17m19.26914s  gpu-inference-fqnct launched as g5.2xlarge on-demand in us-east-1a at "
+        "   17m30.81514s  gpu-inference-fqnct launched as g5.2xlarge on-demand in us-east-1a at "
         "$1.212/h: the cheapest offering with capacity, in the first capacity type the claim "
         "allows (reserved, then spot, then on-demand)\n"
-        "   18m1.767959s  bound to gpu-inference-fqnct after 46.767959s pending, as soon as its "
+        "  18m13.313959s  bound to gpu-inference-fqnct after 46.767959s pending, as soon as its "
         "new node was ready (launch 3.26914s, registration 26.153119s, initialization 16.3457s)\n"
-        "   22m1.767959s  ready\n"
-        "  26m46.360564s  deleted from gpu-inference-fqnct: scale_down\n");
+        "  22m13.313959s  ready\n"
+        "   27m3.575605s  deleted from gpu-inference-fqnct: scale_down\n");
   std::ifstream node_events(golden_events());
   CHECK(explain_node(node_events, "events.jsonl", "gpu-inference-fqnct") ==
         "node gpu-inference-fqnct (NodePool gpu-inference)\n"
-        "         17m16s  NodeClaim created for 1 pod pending in a batch (llm-ksvdbndrnd-f8f5f); "
+        "     17m27.546s  NodeClaim created for 1 pod pending in a batch (llm-ksvdbndrnd-f8f5f); "
         "it kept 4 instance types, cheapest first: g5.2xlarge, g5.4xlarge, g5.8xlarge, "
         "g5.16xlarge\n"
-        "   17m19.26914s  launched as g5.2xlarge on-demand in us-east-1a at $1.212/h: the "
+        "   17m30.81514s  launched as g5.2xlarge on-demand in us-east-1a at $1.212/h: the "
         "cheapest offering with capacity, in the first capacity type the claim allows (reserved, "
         "then spot, then on-demand)\n"
-        "  17m45.422259s  registered\n"
-        "   18m1.767959s  ready: initialized, GPUs advertised\n"
-        "   18m1.767959s  pod bound: llm-ksvdbndrnd-f8f5f\n"
-        "  26m46.360564s  pod llm-ksvdbndrnd-f8f5f deleted: scale_down\n"
-        "          32m5s  disruption: emptiness (Empty) of 1 node, saving $1.212/h, no "
+        "  17m56.968259s  registered\n"
+        "  18m13.313959s  ready: initialized, GPUs advertised\n"
+        "  18m13.313959s  pod bound: llm-ksvdbndrnd-f8f5f\n"
+        "   27m3.575605s  pod llm-ksvdbndrnd-f8f5f deleted: scale_down\n"
+        "     32m21.904s  disruption: emptiness (Empty) of 1 node, saving $1.212/h, no "
         "replacement\n"
-        "          32m5s  cordoned and draining: empty\n"
-        "          32m5s  terminated: empty (ran 14m45.73086s at $1.212/h)\n");
+        "     32m21.904s  cordoned and draining: empty\n"
+        "     32m21.904s  terminated: empty (ran 14m51.08886s at $1.212/h)\n");
 }
 
 TEST_CASE("explain says why a pod found no place, and when it joined a node already there",

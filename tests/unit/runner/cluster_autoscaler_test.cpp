@@ -174,7 +174,8 @@ TEST_CASE("least-waste grows the group with the least idle CPU and memory",
   const CaRun r(cluster(group("m5", "m5.xlarge", 0, 3, 0) + group("c5", "c5.xlarge", 0, 3, 0) +
                         group("r5", "r5.xlarge", 0, 3, 0)) +
                     job("work", 1, "2", "4Gi"),
-                "", "30m");
+                // Lockstep phases: the first scan at exactly one scan interval.
+                "phase_offsets: zero\n", "30m");
   const auto ups = r.events.of(EventKind::ScaleUp);
   REQUIRE(ups.size() == 1);
   CHECK(ups[0].grown == std::vector<std::pair<std::string, std::int64_t>>{{"c5", 1}});
@@ -412,7 +413,9 @@ const std::string kScaledToZeroEvents =
 // its node taught it, so the 14 GiB pod grows the g5.2xlarge group only.
 TEST_CASE("a group scaled to zero keeps the template learned from its node",
           "[runner][cluster-autoscaler]") {
-  const CaRun kept(scaled_to_zero(), kScaledToZeroEvents, "2h");
+  // Lockstep phases (`phase_offsets: zero`): the scans fall on whole 10 s from the start, so
+  // the scale-up after the 30 s buffer comes at exactly 1h0m30s.
+  const CaRun kept(scaled_to_zero(), kScaledToZeroEvents + "phase_offsets: zero\n", "2h");
   const auto ups = kept.events.of(EventKind::ScaleUp);
   REQUIRE(ups.size() == 2);
   CHECK(ups[0].grown == Groups{{"small", 1}});
@@ -433,7 +436,8 @@ TEST_CASE("a group scaled to zero keeps the template learned from its node",
   // turns Ready, the first has taught the group.
   const CaRun expired(
       scaled_to_zero(),
-      kScaledToZeroEvents + "cluster_autoscaler: {node_info_cache_expire_time: 30m}\n" +
+      kScaledToZeroEvents + "phase_offsets: zero\n" +
+          "cluster_autoscaler: {node_info_cache_expire_time: 30m}\n" +
           // Nodes start in the median time, so a scale-up meets a node turning Ready.
           "node_latencies: {gpu: {sigma: 0}}\n",
       "2h");

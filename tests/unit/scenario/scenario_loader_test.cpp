@@ -149,7 +149,8 @@ TEST_CASE("scenario file errors carry file:line:col and the field", "[scenario]"
   CHECK(load_error(scenario("unknown-key.yaml")) ==
         scenario("unknown-key.yaml").string() +
             ":3:1: manifest: unknown key; expected one of name, seed, start, duration, region, "
-            "catalog, provisioner, report_interval, scrape_interval, warmup, manifests, services, "
+            "catalog, provisioner, report_interval, scrape_interval, phase_offsets, warmup, "
+            "manifests, services, "
             "jobs, events, node_latencies, karpenter, cluster_autoscaler, spot, "
             "kube_controller_manager, "
             "metrics, "
@@ -476,7 +477,8 @@ TEST_CASE("image pull bandwidth and scrape interval: defaults, values and bounds
   CHECK(
       error("scrape_intervall: 15s\n") ==
       "4:1: scrape_intervall: unknown key; expected one of name, seed, start, duration, region, "
-      "catalog, provisioner, report_interval, scrape_interval, warmup, manifests, services, "
+      "catalog, provisioner, report_interval, scrape_interval, phase_offsets, warmup, manifests, "
+      "services, "
       "jobs, events, node_latencies, karpenter, cluster_autoscaler, spot, kube_controller_manager, "
       "metrics, gates, manifest_validation, warnings, lint; did "
       "you mean "
@@ -884,4 +886,71 @@ TEST_CASE("spot: the interruption model, its defaults and its bad input", "[scen
         "4:44: spot.scale: the scale is from 0 to 100");
   CHECK(error("spot: {families: {}}\n") ==
         "4:7: spot: give at least one of interruption_rate, availability, prices or capacity");
+}
+
+TEST_CASE("phase offsets: seeded by default and zero or fixed per controller", "[scenario]") {
+  {
+    ScratchScenario s("phase-default", "");
+    const ScenarioConfig cfg = load_scenario(s.file);
+    CHECK(cfg.phase_offsets.seeded);
+    for (const auto& fixed : cfg.phase_offsets.fixed) CHECK(!fixed.has_value());
+  }
+  {
+    ScratchScenario s("phase-zero", "phase_offsets: zero\n");
+    CHECK(!load_scenario(s.file).phase_offsets.seeded);
+  }
+  {
+    ScratchScenario s("phase-seeded", "phase_offsets: seeded\n");
+    CHECK(load_scenario(s.file).phase_offsets.seeded);
+  }
+  {
+    ScratchScenario s("phase-fixed",
+                      "phase_offsets: {hpa: 2s, scrape: 7s, karpenter_disruption: 0s, "
+                      "cluster_autoscaler: 9999ms, auto_scaling_groups: 5s}\n");
+    const PhaseOffsetSettings p = load_scenario(s.file).phase_offsets;
+    CHECK(p.seeded);  // the controllers not named still draw theirs
+    CHECK(p.fixed_for(PeriodicController::Hpa) == seconds(2));
+    CHECK(p.fixed_for(PeriodicController::Scrape) == seconds(7));
+    CHECK(p.fixed_for(PeriodicController::KarpenterDisruption) == seconds(0));
+    CHECK(p.fixed_for(PeriodicController::ClusterAutoscaler) == millis(9999));
+    CHECK(p.fixed_for(PeriodicController::AutoScalingGroups) == seconds(5));
+    CHECK(!p.fixed_for(PeriodicController::Keda).has_value());
+  }
+  {
+    // A ScaledObject polls every 30 s unless it says otherwise.
+    AutoscalerScenario s(scaled_object("so", "{name: model-a}") + "phase_offsets: {keda: 29s}\n");
+    CHECK(load_scenario(s.file).phase_offsets.fixed_for(PeriodicController::Keda) == seconds(29));
+  }
+  auto error = [](std::string_view body) {
+    ScratchScenario s("phase-err", body);
+    std::string e = s.error();
+    std::string prefix = s.file.string() + ":";
+    return e.starts_with(prefix) ? e.substr(prefix.size()) : e;
+  };
+  CHECK(error("phase_offsets: lockstep\n") ==
+        "4:16: phase_offsets: unknown value \"lockstep\"; expected seeded, zero or a map of "
+        "offsets by controller (hpa, keda, scrape, cluster_autoscaler, karpenter_disruption, "
+        "auto_scaling_groups)");
+  CHECK(error("phase_offsets: {hpa: 15s}\n") ==
+        "4:22: phase_offsets.hpa: the offset (15s) must be shorter than the period (15s)");
+  CHECK(error("scrape_interval: 20s\nphase_offsets: {scrape: 25s}\n") ==
+        "5:25: phase_offsets.scrape: the offset (25s) must be shorter than the period (20s)");
+  CHECK(error("cluster_autoscaler: {scan_interval: 30s}\nphase_offsets: {cluster_autoscaler: "
+              "30s}\n") ==
+        "5:37: phase_offsets.cluster_autoscaler: the offset (30s) must be shorter than the "
+        "period (30s)");
+  CHECK(error("phase_offsets: {karpenter_disruption: -1s}\n") ==
+        "4:39: phase_offsets.karpenter_disruption: invalid duration \"-1s\"; use Go forms such "
+        "as 90s, 5m or 1h30m");
+  CHECK(error("phase_offsets: {hap: 1s}\n") ==
+        "4:17: phase_offsets.hap: unknown key; expected one of hpa, keda, scrape, "
+        "cluster_autoscaler, karpenter_disruption, auto_scaling_groups; did you mean \"hpa\"?");
+  CHECK(error("phase_offsets: {scrape: 7}\n") ==
+        "4:25: phase_offsets.scrape: invalid duration \"7\"; use Go forms such as 90s, 5m or "
+        "1h30m");
+  {
+    AutoscalerScenario s(scaled_object("so", "{name: model-a}") + "phase_offsets: {keda: 30s}\n");
+    CHECK(s.short_error() ==
+          "10:23: phase_offsets.keda: the offset (30s) must be shorter than the period (30s)");
+  }
 }

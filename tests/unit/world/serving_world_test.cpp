@@ -369,3 +369,77 @@ TEST_CASE("a pool with a PreferNoSchedule taint is checked against the model", "
   CHECK_THAT(keeps_off(cfg), Catch::StartsWith("llama-3.1-8b cannot be served on p3.2xlarge"));
   CHECK(test::config_error([&] { World world(cfg); }) == "no error");
 }
+
+namespace {
+
+// An HPA on the gateway's arrivals: one replica per request that has arrived, up to 5.
+const std::string kHpaOnArrivals = R"(---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: api}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: api}
+  minReplicas: 1
+  maxReplicas: 5
+  metrics:
+    - type: External
+      external:
+        metric: {name: fleetsim_service_requests_total, selector: {matchLabels: {service: api}}}
+        target: {type: AverageValue, averageValue: "1"}
+)";
+
+// Three requests at 10 s; the HPA wants three replicas once a scrape has counted them.
+const std::string kBatchAt10s = R"(  - deployment: api
+    traffic: {pattern: batch, requests: 3, at: 10s}
+    serving: {concurrency: 1, service_time: {model: fixed, duration: 1s}}
+)";
+
+// When the HPA scaled 1 -> 3 (the run's only change).
+double scaled_at(const Run& run) {
+  const auto changes = run.events.of(EventKind::ReplicasChanged);
+  REQUIRE(changes.size() == 1);
+  CHECK(changes[0].from == 1);
+  CHECK(changes[0].to == 3);
+  return changes[0].t;
+}
+
+}  // namespace
+
+TEST_CASE("an HPA sync reads the last scrape before it as stale as the phases make it", "[world]") {
+  // Scrapes at 7 s, 22 s, …; syncs at 2 s, 17 s, 32 s, …: the sync at 17 s reads the scrape of
+  // 7 s (no arrival yet), the one at 32 s the scrape of 22 s, 10 s old, that counted the batch.
+  CHECK(scaled_at(Run(kPool + deployment(1) + kHpaOnArrivals, kBatchAt10s,
+                      "phase_offsets: {hpa: 2s, scrape: 7s}\n")) == 32.0);
+  // Syncs at 8 s, 23 s: the scrape of 22 s is 1 s old.
+  CHECK(scaled_at(Run(kPool + deployment(1) + kHpaOnArrivals, kBatchAt10s,
+                      "phase_offsets: {hpa: 8s, scrape: 7s}\n")) == 23.0);
+  // In lockstep the sync at 15 s reads the scrape of that very instant.
+  CHECK(scaled_at(Run(kPool + deployment(1) + kHpaOnArrivals, kBatchAt10s,
+                      "phase_offsets: zero\n")) == 15.0);
+}
+
+TEST_CASE("seeded phases set the HPA and the scrape apart and follow the seed", "[world]") {
+  Run run(kPool + deployment(1) + kHpaOnArrivals, kBatchAt10s);
+  const RunPhases& p = run.world->phases();
+  // Seed 1's draws from the streams phase/hpa and phase/scrape.
+  CHECK(p.hpa == millis(5728));
+  CHECK(p.scrape == millis(8052));
+  CHECK(p.karpenter_disruption == millis(3155));
+  // The first scrape at or after the batch, then the first sync at or after it (a scrape goes
+  // before a sync at the same instant).
+  const double period = 15;
+  const double scrape = to_seconds(p.scrape);
+  const double hpa = to_seconds(p.hpa);
+  const double seen = scrape + period * std::ceil((10 - scrape) / period);
+  const double acted = hpa + period * std::ceil((seen - hpa) / period);
+  CHECK(scaled_at(run) == Approx(acted).margin(1e-9));
+  // That is the sync at 35.728 s on the scrape of 23.052 s, 12.676 s old.
+  CHECK(acted == Approx(35.728).margin(1e-9));
+
+  ScenarioConfig other = run.config;
+  CHECK(draw_run_phases(other).hpa == p.hpa);
+  other.seed = 2;
+  const RunPhases two = draw_run_phases(other);
+  CHECK(two.hpa != p.hpa);
+  CHECK(two.scrape != p.scrape);
+}

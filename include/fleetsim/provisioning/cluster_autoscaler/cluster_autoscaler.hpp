@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fleetsim/cloudprovider/aws/auto_scaling_group.hpp"
+#include "fleetsim/engine/phase_offsets.hpp"
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/k8s/cluster_bus.hpp"
 #include "fleetsim/k8s/node_group.hpp"
@@ -51,6 +52,10 @@ class ClusterAutoscaler final : public Provisioner, private EventHandler {
     std::vector<NodeGroup> groups;
     std::span<const Workload> daemonsets;
     ClusterAutoscalerSettings settings;
+    // The phases of its scan loop and of EC2 Auto Scaling's replacement of lost instances: the
+    // first scan comes at scan_offset (a scan interval at 0), and so on.
+    SimDuration scan_offset{0};
+    SimDuration reconcile_offset{0};
   };
   explicit ClusterAutoscaler(Inputs in);
   ~ClusterAutoscaler();
@@ -143,6 +148,8 @@ class ClusterAutoscaler final : public Provisioner, private EventHandler {
   NodeTermination& termination_;
   const PodDisruptionBudgets& pdbs_;
   ClusterAutoscalerSettings settings_;
+  SimDuration scan_offset_;
+  SimDuration reconcile_offset_;
   std::vector<std::unique_ptr<AutoScalingGroup>> asgs_;
   std::unique_ptr<SchedulingContext> existing_context_;  // no pools: places on given nodes only
   std::unique_ptr<Scheduler> scheduler_;

@@ -33,55 +33,29 @@ TEST_CASE("compare: two golden reports side by side", "[report]") {
                      {.name = "balanced", .reports = {golden("consolidation/balanced")}}});
   CHECK(table ==
         "metric                           when-empty (n=1)  balanced (n=1)     change\n"
-<<<<<<< HEAD
-        "cost.total_usd                             166.50          133.39    -19.89%\n"
+        "cost.total_usd                             162.91          132.50    -18.67%\n"
         "cost.on_demand_usd                           0.00            0.00      +0.00\n"
-        "cost.spot_usd                              164.02          131.15    -20.04%\n"
-        "gpu.utilization                          0.574945        0.726085    +26.29%\n"
-        "gpu.provisioned_gpu_hours                  358.73          289.09    -19.41%\n"
+        "cost.spot_usd                              160.52          130.36    -18.79%\n"
+        "gpu.utilization                           0.58774        0.719893    +22.48%\n"
+        "gpu.provisioned_gpu_hours                  350.00          286.96    -18.01%\n"
         "sla.requests                               193080          193080     +0.00%\n"
-        "sla.miss_ratio                           0.045411        0.112093   +146.84%\n"
-        "sla.ttft_miss_ratio                      0.039077        0.100922   +158.26%\n"
-        "sla.e2e_miss_ratio                       0.006003        0.005583     -7.00%\n"
-        "sla.drop_ratio                           0.000331        0.005588  +1588.22%\n"
-        "sla.latency_ms.p50                           7040            7470        +6%\n"
-=======
-        "cost.total_usd                             160.14          133.06    -16.91%\n"
-        "cost.on_demand_usd                           0.00            0.00      +0.00\n"
-        "cost.spot_usd                              157.78          130.86    -17.06%\n"
-        "gpu.utilization                          0.596182        0.725362    +21.67%\n"
-        "gpu.provisioned_gpu_hours                  344.77          288.66    -16.28%\n"
-        "sla.requests                               193080          193080     +0.00%\n"
-        "sla.miss_ratio                           0.047385        0.112068   +136.51%\n"
-        "sla.ttft_miss_ratio                      0.040973        0.100751   +145.90%\n"
-        "sla.e2e_miss_ratio                       0.006075        0.005562     -8.44%\n"
-        "sla.drop_ratio                           0.000337        0.005754  +1607.42%\n"
+        "sla.miss_ratio                           0.057199        0.117941   +106.19%\n"
+        "sla.ttft_miss_ratio                      0.050777        0.105599   +107.97%\n"
+        "sla.e2e_miss_ratio                       0.005909        0.005552     -6.04%\n"
+        "sla.drop_ratio                           0.000513         0.00679  +1223.59%\n"
         "sla.latency_ms.p50                           7180            7470        +4%\n"
->>>>>>> h-pace
-        "sla.latency_ms.p99                          35700           66000       +85%\n"
-        "sla.ttft_ms.p99                             23100           58600      +154%\n"
+        "sla.latency_ms.p99                          44300           67300       +52%\n"
+        "sla.ttft_ms.p99                             32300           59800       +85%\n"
         "sla.tpot_ms.p99                              80.0            81.6        +2%\n"
-<<<<<<< HEAD
-        "pods.pending_seconds.p99                     93.8             143       +52%\n"
-        "pods.evicted                                    0              47        +47\n"
-        "nodes.launched                                 26              64   +146.15%\n"
+        "pods.pending_seconds.p99                     92.3            94.1        +2%\n"
+        "pods.evicted                                    0              46        +46\n"
+        "nodes.launched                                 25              58   +132.00%\n"
         "nodes.peak                                      7               8    +14.29%\n"
         "nodes.spot_interruption_notices                 0               0         +0\n"
         "nodes.spot_interruptions                        0               0         +0\n"
-        "disruption.commands                            20              59   +195.00%\n"
-        "jobs.completed                                 27              26     -3.70%\n"
-        "jobs.lost_gpu_hours                          0.00           14.40     +14.40\n");
-=======
-        "pods.pending_seconds.p99                     93.8             106       +13%\n"
-        "pods.evicted                                    0              56        +56\n"
-        "nodes.launched                                 29              64   +120.69%\n"
-        "nodes.peak                                      6               8    +33.33%\n"
-        "nodes.spot_interruption_notices                 0               0         +0\n"
-        "nodes.spot_interruptions                        0               0         +0\n"
-        "disruption.commands                            24              59   +145.83%\n"
-        "jobs.completed                                 27              26     -3.70%\n"
-        "jobs.lost_gpu_hours                          0.00           13.74     +13.74\n");
->>>>>>> h-pace
+        "disruption.commands                            19              54   +184.21%\n"
+        "jobs.completed                                 27              27     +0.00%\n"
+        "jobs.lost_gpu_hours                          0.00            7.88      +7.88\n");
 }
 
 TEST_CASE("compare: a side of several seeds shows its mean and 95% interval", "[report]") {

@@ -10,22 +10,13 @@
 #include "fleetsim/cloudprovider/aws/ec2_cloud.hpp"
 #include "fleetsim/disruption/multi_node_consolidation.hpp"
 #include "fleetsim/disruption/single_node_consolidation.hpp"
+#include "silent_bus.hpp"
 
 namespace fleetsim {
 namespace {
 
 constexpr int kNodes = 2000;
 constexpr int kPodsPerNode = 10;
-
-class SilentBus : public ClusterBus {
- public:
-  void emit(const SimEvent&) override {}
-  void pod_pending(PodId) override {}
-  void pod_bound(PodId) override {}
-  void pod_evicted(PodId, NodeId) override {}
-  void pod_terminating(PodId) override {}
-  void capacity_changed() override {}
-};
 
 InstanceType m5(std::string_view size, int vcpu, double price) {
   InstanceType t;

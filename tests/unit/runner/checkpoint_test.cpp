@@ -7,29 +7,14 @@
 
 #include "fleetsim/runner/run.hpp"
 #include "fleetsim/scenario/scenario_loader.hpp"
+#include "unit/runner/one_type_pool.hpp"
 #include "unit/scenario/scenario_test_util.hpp"
 
 using namespace fleetsim;
 
 namespace {
 
-const std::string kPool = R"(apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: gpu}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-        - {key: node.kubernetes.io/instance-type, operator: In, values: ["g5.xlarge"]}
-        - {key: karpenter.sh/capacity-type, operator: In, values: ["spot"]}
----
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata: {name: default}
-spec: {role: test}
----
-)";
+const std::string kPool = test::one_type_pool("gpu", "g5.xlarge", "spot");
 
 // A one-GPU Job that runs 3 hours, with the given annotations.
 std::string job(const std::string& annotations) {

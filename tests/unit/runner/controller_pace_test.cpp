@@ -6,6 +6,7 @@
 
 #include "fleetsim/runner/run.hpp"
 #include "fleetsim/scenario/scenario_loader.hpp"
+#include "unit/runner/one_type_pool.hpp"
 #include "unit/scenario/scenario_test_util.hpp"
 
 using namespace fleetsim;
@@ -13,23 +14,8 @@ using namespace fleetsim;
 namespace {
 
 // 100 pods of 1 CPU at t = 0, on new m5.2xlarge nodes.
-const std::string kManifests = R"(apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: cpu}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-        - {key: node.kubernetes.io/instance-type, operator: In, values: ["m5.2xlarge"]}
-        - {key: karpenter.sh/capacity-type, operator: In, values: ["on-demand"]}
----
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata: {name: default}
-spec: {role: test}
----
-apiVersion: apps/v1
+const std::string kManifests =
+    test::one_type_pool("cpu", "m5.2xlarge", "on-demand") + R"(apiVersion: apps/v1
 kind: Deployment
 metadata: {name: web}
 spec:

@@ -6,6 +6,7 @@
 
 #include "fleetsim/runner/run.hpp"
 #include "fleetsim/scenario/scenario_loader.hpp"
+#include "unit/runner/one_type_pool.hpp"
 #include "unit/scenario/scenario_test_util.hpp"
 
 using namespace fleetsim;
@@ -13,23 +14,8 @@ using namespace fleetsim;
 namespace {
 
 // Twelve one-GPU pods at t = 0, each on a g5.xlarge of its own.
-const std::string kManifests = R"(apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: gpu}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-        - {key: node.kubernetes.io/instance-type, operator: In, values: ["g5.xlarge"]}
-        - {key: karpenter.sh/capacity-type, operator: In, values: ["on-demand"]}
----
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata: {name: default}
-spec: {role: test}
----
-apiVersion: apps/v1
+const std::string kManifests =
+    test::one_type_pool("gpu", "g5.xlarge", "on-demand") + R"(apiVersion: apps/v1
 kind: Deployment
 metadata: {name: trainer}
 spec:

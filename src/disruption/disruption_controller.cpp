@@ -30,22 +30,56 @@ DisruptionController::DisruptionController(Inputs in)
 }
 
 void DisruptionController::start() {
-  in_.sim.every(kDisruptionPollPeriod,
-                first_firing_after_start(in_.sim.now(), kDisruptionPollPeriod, in_.poll_offset),
-                Phase::Disruption, *this);
+  schedule(first_firing_after_start(in_.sim.now(), kDisruptionPollPeriod, in_.poll_offset) -
+               in_.sim.now(),
+           0);
 }
 
-void DisruptionController::on_event(SimTime now, std::uint64_t) {
-  const std::vector<NodePool>& pools = in_.provisioner.nodepools();
-  expire_nodes(in_.cluster, pools, in_.termination, now);
-  if (queue_.validating()) return;
-  for (const auto& method : methods_) {
-    BudgetTracker budgets(pools, in_.cluster, method->budget_reason(), now, in_.start_unix_s);
-    DisruptionCommand command = method->compute(now, budgets);
-    if (command.nodes.empty()) continue;
-    queue_.submit(*method, std::move(command));
+void DisruptionController::schedule(SimDuration after, std::uint64_t tag) {
+  in_.sim.schedule_after(after, Phase::Disruption, *this, tag);
+}
+
+void DisruptionController::on_event(SimTime now, std::uint64_t tag) {
+  if (tag == 0) {
+    run(now, 0);
     return;
   }
+  // The validation wait of the method at index tag − 1 is over.
+  const std::size_t waited = tag - 1;
+  if (queue_.validate_and_start(*methods_[waited], std::move(pending_), now)) {
+    rerun(now);
+  } else {
+    run(now, waited + 1);  // a command that fails validation hands over to the next method
+  }
+}
+
+void DisruptionController::rerun(SimTime now) {
+  // After a command starts the loop runs again at once (singleton.RequeueImmediately); a bound
+  // keeps a method that starts commands without end from holding the clock.
+  reruns_ = now == last_rerun_ ? reruns_ + 1 : 0;
+  last_rerun_ = now;
+  schedule(reruns_ < kMaxRerunsPerInstant ? SimDuration{0} : kDisruptionPollPeriod, 0);
+}
+
+void DisruptionController::run(SimTime now, std::size_t first) {
+  const std::vector<NodePool>& pools = in_.provisioner.nodepools();
+  expire_nodes(in_.cluster, pools, in_.termination, now);
+  for (std::size_t i = first; i < methods_.size(); ++i) {
+    DisruptionMethod& method = *methods_[i];
+    BudgetTracker budgets(pools, in_.cluster, method.budget_reason(), now, in_.start_unix_s);
+    DisruptionCommand command = method.compute(now, budgets);
+    if (command.nodes.empty()) continue;
+    if (!method.validated()) {
+      queue_.start(method, std::move(command), now);
+      rerun(now);
+      return;
+    }
+    // The method waits out its validation period inside the loop (validation.go).
+    pending_ = std::move(command);
+    schedule(kCommandValidationDelay, i + 1);
+    return;
+  }
+  schedule(kDisruptionPollPeriod, 0);  // nothing to do: poll again
 }
 
 }  // namespace fleetsim

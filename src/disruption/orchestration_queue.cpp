@@ -3,46 +3,22 @@
 #include <algorithm>
 
 #include "fleetsim/disruption/disruption_decision.hpp"
-#include "fleetsim/engine/event_tag.hpp"
 
 namespace fleetsim {
 
-namespace {
-
-enum class Timer : std::uint8_t { Validate, Replacement };
-using Tag = EventTag<Timer>;
-
-}  // namespace
-
 OrchestrationQueue::OrchestrationQueue(Inputs in) : in_(in) {}
 
-void OrchestrationQueue::submit(DisruptionMethod& method, DisruptionCommand command) {
-  FLEETSIM_ASSERT(!validating() && !command.nodes.empty());
-  if (!method.validated()) {
-    start(method, std::move(command), in_.sim.now());
-    return;
-  }
-  validating_ = &method;
-  pending_ = std::move(command);
-  in_.sim.schedule_after(kCommandValidationDelay, Phase::Disruption, *this,
-                         Tag{Timer::Validate}.pack());
-}
-
 void OrchestrationQueue::on_event(SimTime now, std::uint64_t tag) {
-  const Tag t = Tag::unpack(tag);
-  if (t.kind == Timer::Validate) {
-    validate(now);
-  } else {
-    check_replacement(t.subject, now);
-  }
+  check_replacement(static_cast<std::uint32_t>(tag), now);
 }
 
-void OrchestrationQueue::validate(SimTime now) {
-  DisruptionMethod& method = *validating_;
-  validating_ = nullptr;
+bool OrchestrationQueue::validate_and_start(DisruptionMethod& method, DisruptionCommand command,
+                                            SimTime now) {
   BudgetTracker budgets(in_.pools, in_.cluster, method.budget_reason(), now, in_.start_unix_s);
-  DisruptionCommand command = method.validate(std::move(pending_), now, budgets);
-  if (!command.nodes.empty()) start(method, std::move(command), now);
+  DisruptionCommand valid = method.validate(std::move(command), now, budgets);
+  if (valid.nodes.empty()) return false;
+  start(method, std::move(valid), now);
+  return true;
 }
 
 void OrchestrationQueue::start(DisruptionMethod& method, DisruptionCommand command, SimTime now) {
@@ -79,7 +55,7 @@ void OrchestrationQueue::start(DisruptionMethod& method, DisruptionCommand comma
     r.replacements.push_back(*replacement);
   }
   const std::uint32_t id = next_id_++;
-  in_.sim.schedule_after(r.backoff, Phase::Disruption, *this, Tag{Timer::Replacement, id}.pack());
+  in_.sim.schedule_after(r.backoff, Phase::Disruption, *this, id);
   running_.emplace(id, std::move(r));
 }
 
@@ -102,7 +78,7 @@ void OrchestrationQueue::check_replacement(std::uint32_t id, SimTime now) {
     running_.erase(it);
   } else {
     r.backoff = std::min(r.backoff * 2, kQueueMaxDelay);
-    in_.sim.schedule_after(r.backoff, Phase::Disruption, *this, Tag{Timer::Replacement, id}.pack());
+    in_.sim.schedule_after(r.backoff, Phase::Disruption, *this, id);
   }
 }
 

@@ -20,9 +20,11 @@ namespace fleetsim {
 // Disruption poll period when no method acted (core:pkg/controllers/disruption/controller.go).
 inline constexpr SimDuration kDisruptionPollPeriod = seconds(10);
 
-// Every 10 s: expired NodeClaims are deleted; then, unless a command is being validated, the
-// methods are asked in Karpenter's order (emptiness, drift, multi-node consolidation,
-// single-node consolidation) and the first with a command hands it to the queue.
+// Karpenter's singleton loop (controller.go): a pass deletes expired NodeClaims, then asks the
+// methods in order (emptiness, drift, multi-node consolidation, single-node consolidation). A
+// method with a command waits its 15 s validation inside the pass; if the command still holds it
+// starts and the loop runs again at once, else the next method is asked. Drift's commands start
+// without a wait. A pass in which no method acted polls again 10 s later.
 class DisruptionController : private EventHandler {
  public:
   struct Inputs {
@@ -35,16 +37,25 @@ class DisruptionController : private EventHandler {
     const PodDisruptionBudgets& pdbs;
     std::int64_t start_unix_s = kDefaultStartUnixSeconds;
     ConsolidationSettings consolidation;
-    // The poll's phase: the first pass at poll_offset (at kDisruptionPollPeriod when 0).
+    // The loop's phase: the first pass at poll_offset (at kDisruptionPollPeriod when 0).
     SimDuration poll_offset{0};
   };
   explicit DisruptionController(Inputs in);
   void start();
 
  private:
+  // tag 0: a pass; i + 1: the validation wait of method i is over.
   void on_event(SimTime now, std::uint64_t tag) override;
+  void run(SimTime now, std::size_t first_method);
+  void rerun(SimTime now);
+  void schedule(SimDuration after, std::uint64_t tag);
+
+  static constexpr int kMaxRerunsPerInstant = 10'000;
 
   Inputs in_;
+  DisruptionCommand pending_;  // waiting out its validation
+  SimTime last_rerun_{};
+  int reruns_ = 0;
   std::vector<std::unique_ptr<DisruptionMethod>> methods_;
   OrchestrationQueue queue_;
 };

@@ -23,8 +23,8 @@ inline constexpr SimDuration kReplacementTimeout = minutes(10);
 inline constexpr SimDuration kQueueBaseDelay = seconds(1);
 inline constexpr SimDuration kQueueMaxDelay = seconds(10);
 
-// One command is validated at a time (the controller waits for it; drift's commands are not
-// validated). A started command emits disruption_decision; a delete deletes its nodes at once; a
+// The controller hands it commands to start, or, after their validation wait, to validate and
+// start. A started command emits disruption_decision; a delete deletes its nodes at once; a
 // replace taints its nodes karpenter.sh/disrupted:NoSchedule, launches the replacements and
 // deletes the nodes once all are initialized. A replacement that fails to launch, goes away or
 // is not initialized within 10 minutes gives the nodes back. Several replaces may wait at once.
@@ -41,8 +41,9 @@ class OrchestrationQueue : private EventHandler {
   };
   explicit OrchestrationQueue(Inputs in);
 
-  bool validating() const { return validating_ != nullptr; }
-  void submit(DisruptionMethod& method, DisruptionCommand command);
+  void start(DisruptionMethod& method, DisruptionCommand command, SimTime now);
+  // validation.go: the command re-checked against the cluster now; started if it holds.
+  bool validate_and_start(DisruptionMethod& method, DisruptionCommand command, SimTime now);
 
  private:
   struct Running {
@@ -53,16 +54,12 @@ class OrchestrationQueue : private EventHandler {
     SimDuration backoff = kQueueBaseDelay;
   };
 
-  void on_event(SimTime now, std::uint64_t tag) override;
-  void validate(SimTime now);
-  void start(DisruptionMethod& method, DisruptionCommand command, SimTime now);
+  void on_event(SimTime now, std::uint64_t tag) override;  // tag: a running replace's id
   void check_replacement(std::uint32_t id, SimTime now);
   void delete_nodes(const Running& r);
   void give_back(const Running& r);
 
   Inputs in_;
-  DisruptionMethod* validating_ = nullptr;  // of the command waiting for validation
-  DisruptionCommand pending_;
   std::map<std::uint32_t, Running> running_;  // replaces waiting for their replacement, by id
   std::uint32_t next_id_ = 0;
 };

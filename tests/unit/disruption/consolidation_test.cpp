@@ -386,3 +386,23 @@ TEST_CASE(
   rig.sim.run_until(at(minutes(10)));
   CHECK(rig.bus.decisions.empty());
 }
+
+// consolidation_test.go DescribeTable "should continue to single nodeclaim consolidation when
+// multi-nodeclaim consolidation fails validation after the node ttl": three nodes with a pod
+// each; during multi-node consolidation's 15 s wait two more pods bind to the first two nodes,
+// so its command fails validation and hands over to single-node consolidation in the same pass,
+// which waits its own 15 s and deletes the third node.
+TEST_CASE("a command that fails validation hands over to the next method",
+          "[disruption][consolidation]") {
+  test::DisruptionRig rig(test::small_catalog(), {pool({"m5"}, {"on-demand"})});
+  const NodeId a = rig.launch("node-a", "m5.large");
+  const NodeId b = rig.launch("node-b", "m5.large");
+  const NodeId c = rig.launch("node-c", "m5.large");
+  for (NodeId n : {a, b, c}) rig.bind(n, cpu_pod(500));
+  rig.controller.start();
+  rig.sim.run_until(at(seconds(10)));  // the first pass computes multi-node's command
+  rig.bind(a, cpu_pod(700));           // node-c's room no longer holds a's and b's pods
+  rig.bind(b, cpu_pod(700));
+  rig.sim.run_until(at(seconds(60)));
+  CHECK(rig.bus.decisions == Lines{"40s single_node_consolidation [node-c] -> []"});
+}

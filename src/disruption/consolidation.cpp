@@ -122,7 +122,7 @@ std::optional<DisruptionCommand> Consolidation::compute_consolidation(
     std::span<const Candidate> candidates, SimTime now) {
   std::optional<std::vector<NewNodeClaim>> claims = simulation_.run(candidates, true, now);
   if (!claims || claims->size() > 1) return std::nullopt;
-  DisruptionCommand command;
+  DisruptionCommand command{.destinations = simulation_.destinations()};
   for (const Candidate& c : candidates) {
     command.nodes.push_back(c.node);
     command.savings_per_hour += c.price;

@@ -49,8 +49,10 @@ DisruptionCommand Drift::compute(SimTime now, BudgetTracker& budgets) {
         simulation_.run(std::span(&c, 1), /*consolidation=*/false, now);
     if (!claims) continue;
     budgets.take(c.pool);
-    DisruptionCommand command{
-        .nodes = {c.node}, .savings_per_hour = c.price, .pods = c.pods.size()};
+    DisruptionCommand command{.nodes = {c.node},
+                              .savings_per_hour = c.price,
+                              .pods = c.pods.size(),
+                              .destinations = simulation_.destinations()};
     for (NewNodeClaim& claim : *claims) {
       claim.pods.clear();
       command.savings_per_hour -= cheapest_offering_price(simulation_.context(), cloud_,

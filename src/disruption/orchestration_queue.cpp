@@ -38,6 +38,11 @@ void OrchestrationQueue::start(DisruptionMethod& method, DisruptionCommand comma
                         .reason = method.budget_reason(),
                         .decision = &decision});
 
+  // Results.Record: the nodes the command's pods were planned onto are nominated, so no other
+  // command takes them as candidates meanwhile (queue.go StartCommand).
+  for (NodeId id : command.destinations)
+    if (in_.cluster.node(id).is_live())
+      in_.launcher.claims().hold_nominated(id, now + kNominationWindow);
   Running r{.method = &method, .command = std::move(command), .started = now};
   if (r.command.replacements.empty()) {
     delete_nodes(r);

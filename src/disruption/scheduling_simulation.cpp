@@ -94,6 +94,11 @@ std::optional<std::vector<NewNodeClaim>> SchedulingSimulation::run(
   // ... and a candidate's pod may not wait for a node that is not initialized yet.
   for (const Placement& pl : result.placements)
     if (pl.pod >= base_pod_count_ && !snapshot_.nodes[pl.node].initialized) return std::nullopt;
+  destinations_.clear();
+  for (const Placement& pl : result.placements)
+    destinations_.push_back(snapshot_.node_ids[pl.node]);
+  std::sort(destinations_.begin(), destinations_.end());
+  destinations_.erase(std::unique(destinations_.begin(), destinations_.end()), destinations_.end());
   return std::move(result.claims);
 }
 

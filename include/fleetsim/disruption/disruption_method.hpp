@@ -22,6 +22,8 @@ struct DisruptionCommand {
   std::vector<NewNodeClaim> replacements;
   double savings_per_hour = 0.0;  // the candidates' prices − the replacements' cheapest offerings
   std::size_t pods = 0;           // reschedulable pods that move
+  // Existing nodes the computing simulation placed pods on: nominated when the command starts.
+  std::vector<NodeId> destinations;
 };
 
 // Per pass, how many more nodes each pool may lose for one reason; each pool's allowance is

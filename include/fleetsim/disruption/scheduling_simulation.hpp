@@ -35,6 +35,8 @@ class SchedulingSimulation {
                                                bool consolidation, SimTime now);
   // The solver's view the last run used.
   const SchedulingContext& context() const { return *context_; }
+  // The existing nodes the last run that succeeded placed pods on, by id.
+  const std::vector<NodeId>& destinations() const { return destinations_; }
 
  private:
   void take_snapshot_at(SimTime now);
@@ -52,6 +54,7 @@ class SchedulingSimulation {
   std::vector<std::uint8_t> removed_;
   std::vector<std::uint32_t> node_order_;  // the solver's order of the snapshot's nodes
   std::vector<std::uint8_t> under_consolidate_after_;
+  std::vector<NodeId> destinations_;
   std::uint64_t revision_ = UINT64_MAX;
   SimTime time_{};
 };

@@ -406,3 +406,21 @@ TEST_CASE("a command that fails validation hands over to the next method",
   rig.sim.run_until(at(seconds(60)));
   CHECK(rig.bus.decisions == Lines{"40s single_node_consolidation [node-c] -> []"});
 }
+
+// queue.go StartCommand records the command's results: the nodes its simulation placed pods on
+// are nominated (state/statenode.go Nominate, 20 s) and are no candidates meanwhile
+// (disruption/suite_test.go "should not consider candidates that are nominated").
+TEST_CASE("the nodes a command moves pods onto are no candidates for 20 s",
+          "[disruption][consolidation]") {
+  test::DisruptionRig rig(test::small_catalog(), {pool({"m5"}, {"on-demand"})});
+  const NodeId a = rig.launch("node-a", "m5.large");
+  const NodeId b = rig.launch("node-b", "m5.large");
+  const NodeId c = rig.launch("node-c", "m5.large");
+  for (NodeId n : {a, b, c}) rig.bind(n, cpu_pod(500));
+  rig.controller.start();
+  rig.sim.run_until(at(seconds(30)));
+  // Multi-node consolidation moves both pods onto node-c: it is nominated from the start, 25 s,
+  // for 20 s.
+  CHECK(rig.bus.decisions == Lines{"25s multi_node_consolidation [node-a node-b] -> []"});
+  CHECK(rig.provisioner.launcher().claims().at(c).nominated_until == at(seconds(45)));
+}

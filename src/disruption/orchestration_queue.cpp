@@ -60,7 +60,7 @@ void OrchestrationQueue::start(DisruptionMethod& method, DisruptionCommand comma
     r.replacements.push_back(*replacement);
   }
   const std::uint32_t id = next_id_++;
-  in_.sim.schedule_after(r.backoff, Phase::Disruption, *this, id);
+  in_.sim.schedule_after(kQueueBaseDelay, Phase::Disruption, *this, id);
   running_.emplace(id, std::move(r));
 }
 
@@ -78,12 +78,11 @@ void OrchestrationQueue::check_replacement(std::uint32_t id, SimTime now) {
       in_.launcher.claims().hold_nominated(id, now + kNominationWindow);
     delete_nodes(r);
     running_.erase(it);
-  } else if (lost || now - r.started >= kReplacementTimeout) {
+  } else if (lost || now - r.started > kReplacementTimeout) {
     give_back(r);
     running_.erase(it);
   } else {
-    r.backoff = std::min(r.backoff * 2, kQueueMaxDelay);
-    in_.sim.schedule_after(r.backoff, Phase::Disruption, *this, id);
+    in_.sim.schedule_after(kQueueBaseDelay, Phase::Disruption, *this, id);
   }
 }
 

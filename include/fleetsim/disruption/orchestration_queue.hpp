@@ -18,10 +18,10 @@ namespace fleetsim {
 // commandValidationDelay: a command is re-checked this long after it was computed.
 inline constexpr SimDuration kCommandValidationDelay = seconds(15);
 // How long a command waits for its replacement to initialize before it is abandoned
-// (minRetryDuration), and the queue's retry back-off (queueBaseDelay doubling to queueMaxDelay).
+// (minRetryDuration), and how often it looks (queueBaseDelay: a fixed 1 s since Karpenter v1.6,
+// which replaced the 1 s doubling to 10 s back-off).
 inline constexpr SimDuration kReplacementTimeout = minutes(10);
 inline constexpr SimDuration kQueueBaseDelay = seconds(1);
-inline constexpr SimDuration kQueueMaxDelay = seconds(10);
 
 // The controller hands it commands to start, or, after their validation wait, to validate and
 // start. A started command emits disruption_decision; a delete deletes its nodes at once; a
@@ -51,7 +51,6 @@ class OrchestrationQueue : private EventHandler {
     DisruptionCommand command;
     std::vector<NodeId> replacements;
     SimTime started{};
-    SimDuration backoff = kQueueBaseDelay;
   };
 
   void on_event(SimTime now, std::uint64_t tag) override;  // tag: a running replace's id

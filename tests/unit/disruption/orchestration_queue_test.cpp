@@ -75,12 +75,12 @@ TEST_CASE("should return an error and clean up when a command times out", "[disr
   latencies[*catalog.index_of("c5.large")].initialization = minutes(11);
   test::DisruptionRig rig(catalog, {consolidating_pool()}, {}, {}, latencies);
   const NodeId a = replaced_node(rig);
-  // The queue looks 1, 2, 4, 8 and then every 10 s after the start at 25 s; the look at 630 s is
-  // the first 10 minutes after it.
-  rig.sim.run_until(at(seconds(629)));
+  // The queue looks every second after the start at 25 s (v1.6+); the look at 626 s is the first
+  // more than 10 minutes after it (queue.go: clock.Since(CreationTimestamp) > retryDuration).
+  rig.sim.run_until(at(seconds(625)));
   REQUIRE(rig.bus.decisions == kReplace);
   CHECK(rig.cluster.node(a).marked_for_disruption());
-  rig.sim.run_until(at(seconds(630)));
+  rig.sim.run_until(at(seconds(626)));
   CHECK_FALSE(rig.cluster.node(a).marked_for_disruption());
   CHECK(rig.cluster.node(a).phase == NodePhase::Initialized);
   CHECK(rig.bus.lines.empty());

@@ -77,11 +77,11 @@ struct ZoneCounts {
 SpreadConstraints spread_constraints(const Cluster& cluster, const Pod& pod) {
   SpreadConstraints out;
   for (const TopologySpread& c : pod.spec->topology_spread)
-    (c.when_unsatisfiable == WhenUnsatisfiable::DoNotSchedule ? out.hard : out.soft).push_back(c);
+    (c.when_unsatisfiable == WhenUnsatisfiable::DoNotSchedule ? out.hard : out.soft).push_back(&c);
   if (pod.spec->topology_spread.empty()) {
     auto w = cluster.workloads().find(pod.workload);
     if (w != cluster.workloads().end() && w->second.kind == WorkloadKind::Deployment) {
-      out.soft = kSystemDefaults;
+      for (const TopologySpread& c : kSystemDefaults) out.soft.push_back(&c);
       out.system_default = true;
     }
   }
@@ -89,11 +89,12 @@ SpreadConstraints spread_constraints(const Cluster& cluster, const Pod& pod) {
 }
 
 void topology_spread_filter(const Cluster& cluster, const Pod& pod,
-                            const std::vector<TopologySpread>& hard,
+                            const std::vector<const TopologySpread*>& hard,
                             std::vector<std::uint8_t>& allowed) {
   const Counter counter{cluster, pod, false};
   std::vector<std::int64_t> host_counts;
-  for (const TopologySpread& c : hard) {
+  for (const TopologySpread* constraint : hard) {
+    const TopologySpread& c = *constraint;
     // Domains and their matching pods, over every registered node the policies include.
     ZoneCounts zones;
     host_counts.assign(cluster.nodes().size(), 0);
@@ -139,13 +140,13 @@ void topology_spread_filter(const Cluster& cluster, const Pod& pod,
 void topology_spread_score(const Cluster& cluster, const Pod& pod,
                            const SpreadConstraints& constraints, std::span<const NodeId> feasible,
                            std::span<std::int64_t> scores) {
-  const std::vector<TopologySpread>& soft = constraints.soft;
+  const std::vector<const TopologySpread*>& soft = constraints.soft;
   const Counter counter{cluster, pod, constraints.system_default};
   // With the pod's own constraints a node must carry every key; the defaults need only the host.
   const bool require_all = !constraints.system_default;
   auto carries_all = [&](const Node& n) {
     return std::all_of(soft.begin(), soft.end(),
-                       [&](const TopologySpread& c) { return has_key(c, n); });
+                       [&](const TopologySpread* c) { return has_key(*c, n); });
   };
   std::vector<std::uint8_t> ignored(feasible.size(), 0);
   std::size_t hosts = 0;
@@ -158,19 +159,19 @@ void topology_spread_score(const Cluster& cluster, const Pod& pod,
     }
     ++hosts;
     for (std::size_t k = 0; k < soft.size(); ++k)
-      if (zonal(soft[k])) zones[k].add_zone(n.zone);  // a node without one is the "" zone
+      if (zonal(*soft[k])) zones[k].add_zone(n.zone);  // a node without one is the "" zone
   }
   for (NodeId id : cluster.active_nodes()) {
     const Node& n = cluster.node(id);
     if (!registered(n) || (require_all && !carries_all(n))) continue;
     for (std::size_t k = 0; k < soft.size(); ++k) {
-      if (!zonal(soft[k]) || !includes(soft[k], *pod.spec, n)) continue;
-      if (std::int64_t* count = zones[k].find(n.zone)) *count += counter.on(soft[k], n);
+      if (!zonal(*soft[k]) || !includes(*soft[k], *pod.spec, n)) continue;
+      if (std::int64_t* count = zones[k].find(n.zone)) *count += counter.on(*soft[k], n);
     }
   }
   std::vector<double> weight(soft.size());
   for (std::size_t k = 0; k < soft.size(); ++k) {
-    const std::size_t domains = zonal(soft[k]) ? zones[k].zones.size() : hosts;
+    const std::size_t domains = zonal(*soft[k]) ? zones[k].zones.size() : hosts;
     weight[k] = std::log(static_cast<double>(domains) + 2);
   }
 
@@ -180,9 +181,9 @@ void topology_spread_score(const Cluster& cluster, const Pod& pod,
     const Node& n = cluster.node(feasible[i]);
     double raw = 0;
     for (std::size_t k = 0; k < soft.size(); ++k) {
-      if (!has_key(soft[k], n)) continue;
-      const std::int64_t count = zonal(soft[k]) ? *zones[k].find(n.zone) : counter.on(soft[k], n);
-      raw += static_cast<double>(count) * weight[k] + (soft[k].max_skew - 1);
+      if (!has_key(*soft[k], n)) continue;
+      const std::int64_t count = zonal(*soft[k]) ? *zones[k].find(n.zone) : counter.on(*soft[k], n);
+      raw += static_cast<double>(count) * weight[k] + (soft[k]->max_skew - 1);
     }
     scores[i] = std::llround(raw);
     highest = std::max(highest, scores[i]);

@@ -15,9 +15,10 @@ namespace fleetsim {
 // owns it (a Deployment's pod), the system defaults (plugin.go systemDefaultConstraints:
 // hostname maxSkew 3 and zone maxSkew 5, ScheduleAnyway) over its ReplicaSet's pods.
 struct SpreadConstraints {
-  std::vector<TopologySpread> hard;  // DoNotSchedule
-  std::vector<TopologySpread> soft;  // ScheduleAnyway
-  bool system_default = false;       // `soft` are the defaults: the pod's workload is the selector
+  // The pod spec's own, or the static defaults: no copies on the scheduler's path.
+  std::vector<const TopologySpread*> hard;  // DoNotSchedule
+  std::vector<const TopologySpread*> soft;  // ScheduleAnyway
+  bool system_default = false;  // `soft` are the defaults: the pod's workload is the selector
 };
 SpreadConstraints spread_constraints(const Cluster& cluster, const Pod& pod);
 
@@ -29,7 +30,7 @@ SpreadConstraints spread_constraints(const Cluster& cluster, const Pod& pod);
 // refused. Pods count when they are in the pod's namespace, match the selector and are not
 // terminating.
 void topology_spread_filter(const Cluster& cluster, const Pod& pod,
-                            const std::vector<TopologySpread>& hard,
+                            const std::vector<const TopologySpread*>& hard,
                             std::vector<std::uint8_t>& allowed);
 
 // scoring.go: 0–100 per feasible node, fewer matching pods in its domains scoring higher:

@@ -17,19 +17,37 @@ bool consolidatable(const Node& node, const NodePool& pool, SimTime now) {
   return after.has_value() && now - node.last_pod_event >= *after;
 }
 
-void sort_by_savings_ratio(std::vector<Candidate>& candidates, const Cluster& cluster) {
+void sort_candidates(std::vector<Candidate>& candidates, const Cluster& cluster,
+                     KarpenterVersion version) {
+  const bool by_ratio = version.savings_ratio_order();
   std::sort(candidates.begin(), candidates.end(), [&](const Candidate& a, const Candidate& b) {
-    const double ra = a.savings_ratio(), rb = b.savings_ratio();
-    if (ra != rb) return ra > rb;
+    if (by_ratio) {
+      const double ra = a.savings_ratio(), rb = b.savings_ratio();
+      if (ra != rb) return ra > rb;
+    } else if (a.disruption_cost != b.disruption_cost) {
+      return a.disruption_cost < b.disruption_cost;
+    }
     return cluster.node(a.node).name < cluster.node(b.node).name;
   });
 }
+
+namespace {
+
+// LifetimeRemaining (utils/disruption): the share of the NodeClaim's expireAfter still ahead.
+double lifetime_remaining(const Node& node, const NodePool& pool, SimTime now) {
+  if (!pool.expire_after) return 1.0;
+  const double total = to_seconds(*pool.expire_after);
+  return std::clamp((total - to_seconds(now - node.created)) / total, 0.0, 1.0);
+}
+
+}  // namespace
 
 std::vector<Candidate> disruption_candidates(const Cluster& cluster, const NodeClaims& claims,
                                              const CloudProvider& cloud,
                                              const PodDisruptionBudgets& pdbs,
                                              const std::vector<NodePool>& pools,
-                                             DisruptionClass disruption_class, SimTime now) {
+                                             DisruptionClass disruption_class, SimTime now,
+                                             KarpenterVersion version) {
   std::vector<Candidate> out;
   for (NodeId id : cluster.active_nodes()) {
     const Node& n = cluster.node(id);
@@ -44,14 +62,19 @@ std::vector<Candidate> disruption_candidates(const Cluster& cluster, const NodeC
     bool blocked = false;
     for (PodId p : n.pods) {
       const Pod& pod = cluster.pod(p);
+      c.disruption_cost += eviction_cost(pod);  // every pod counts, terminating ones too
       if (pod.terminating) continue;
       blocked |= pods_may_block && (do_not_disrupt_active(pod, now) || pdbs.blocking(pod));
       c.pods.push_back(p);
       c.reschedule_cost += std::max(0.0, eviction_cost(pod));
     }
-    if (!blocked) out.push_back(std::move(c));
+    if (blocked) continue;
+    c.disruption_cost *= lifetime_remaining(n, pools[owner->pool], now);
+    c.empty = version.savings_ratio_order() ? c.reschedule_cost <= kPerNodeDisruptionCost
+                                            : c.pods.empty();
+    out.push_back(std::move(c));
   }
-  sort_by_savings_ratio(out, cluster);
+  sort_candidates(out, cluster, version);
   return out;
 }
 

@@ -35,11 +35,12 @@ std::vector<Candidate> Consolidation::candidates(SimTime now) {
   const std::vector<NodePool>& pools = provisioner_.nodepools();
   std::vector<Candidate> all =
       disruption_candidates(cluster_, provisioner_.launcher().claims(), cloud_, pdbs_, pools,
-                            DisruptionClass::Graceful, now);
+                            DisruptionClass::Graceful, now, settings_.version);
   totals_ = pool_totals(cluster_, cloud_, pools.size());
+  const bool drop_empty = settings_.version.savings_ratio_order();
   std::erase_if(all, [&](const Candidate& c) {
     const NodePool& pool = pools[c.pool];
-    return c.empty() || pool.disruption.policy == ConsolidationPolicy::WhenEmpty ||
+    return (drop_empty && c.empty) || pool.disruption.policy == ConsolidationPolicy::WhenEmpty ||
            !consolidatable(cluster_.node(c.node), pool, now);
   });
   return all;
@@ -120,7 +121,8 @@ std::optional<NewNodeClaim> Consolidation::price_replacement(std::span<const Can
 
 std::optional<DisruptionCommand> Consolidation::compute_consolidation(
     std::span<const Candidate> candidates, SimTime now) {
-  std::optional<std::vector<NewNodeClaim>> claims = simulation_.run(candidates, true, now);
+  std::optional<std::vector<NewNodeClaim>> claims =
+      simulation_.run(candidates, keeps_off_fresh_nodes(), now);
   if (!claims || claims->size() > 1) return std::nullopt;
   DisruptionCommand command{.destinations = simulation_.destinations()};
   for (const Candidate& c : candidates) {
@@ -169,7 +171,8 @@ DisruptionCommand Consolidation::validate(DisruptionCommand command, SimTime now
     if (it == current.end() || !budgets.take(it->pool)) return {};  // churn or budget
     held.push_back(*it);
   }
-  std::optional<std::vector<NewNodeClaim>> claims = simulation_.run(held, true, now);
+  std::optional<std::vector<NewNodeClaim>> claims =
+      simulation_.run(held, keeps_off_fresh_nodes(), now);
   if (!claims || claims->size() > 1) return {};
   if (claims->size() != command.replacements.size()) return {};
   if (!claims->empty()) {

@@ -2,7 +2,6 @@
 
 #include "fleetsim/disruption/drift.hpp"
 #include "fleetsim/disruption/emptiness.hpp"
-#include "fleetsim/disruption/expiration.hpp"
 #include "fleetsim/disruption/multi_node_consolidation.hpp"
 #include "fleetsim/disruption/single_node_consolidation.hpp"
 
@@ -16,15 +15,26 @@ DisruptionController::DisruptionController(Inputs in)
               .termination = in.termination,
               .launcher = in.provisioner.launcher(),
               .pools = in.provisioner.nodepools(),
-              .start_unix_s = in.start_unix_s}) {
+              .start_unix_s = in.start_unix_s,
+              .version = in.consolidation.version}) {
   const Consolidation::Inputs consolidation{.cluster = in.cluster,
                                             .provisioner = in.provisioner,
                                             .cloud = in.cloud,
                                             .pdbs = in.pdbs,
                                             .settings = in.consolidation};
-  methods_.push_back(std::make_unique<Emptiness>(in.cluster, in.provisioner.launcher().claims(),
-                                                 in.provisioner.nodepools(), in.cloud, in.pdbs));
-  methods_.push_back(std::make_unique<Drift>(in.cluster, in.provisioner, in.cloud, in.pdbs));
+  const KarpenterVersion version = in.consolidation.version;
+  auto emptiness =
+      std::make_unique<Emptiness>(in.cluster, in.provisioner.launcher().claims(),
+                                  in.provisioner.nodepools(), in.cloud, in.pdbs, version);
+  auto drift = std::make_unique<Drift>(in.cluster, in.provisioner, in.cloud, in.pdbs, version);
+  // controller.go NewMethods: emptiness before drift from v1.5 (#2180), drift first before it.
+  if (version.emptiness_first()) {
+    methods_.push_back(std::move(emptiness));
+    methods_.push_back(std::move(drift));
+  } else {
+    methods_.push_back(std::move(drift));
+    methods_.push_back(std::move(emptiness));
+  }
   methods_.push_back(std::make_unique<MultiNodeConsolidation>(consolidation));
   methods_.push_back(std::make_unique<SingleNodeConsolidation>(consolidation));
 }
@@ -63,7 +73,6 @@ void DisruptionController::rerun(SimTime now) {
 
 void DisruptionController::run(SimTime now, std::size_t first) {
   const std::vector<NodePool>& pools = in_.provisioner.nodepools();
-  expire_nodes(in_.cluster, pools, in_.termination, now);
   for (std::size_t i = first; i < methods_.size(); ++i) {
     DisruptionMethod& method = *methods_[i];
     BudgetTracker budgets(pools, in_.cluster, method.budget_reason(), now, in_.start_unix_s);

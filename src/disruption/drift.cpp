@@ -35,7 +35,7 @@ DisruptionCommand Drift::compute(SimTime now, BudgetTracker& budgets) {
   if (drifted_since_.empty()) return {};
   std::vector<Candidate> candidates =
       disruption_candidates(cluster_, provisioner_.launcher().claims(), cloud_, pdbs_,
-                            provisioner_.nodepools(), DisruptionClass::Eventual, now);
+                            provisioner_.nodepools(), DisruptionClass::Eventual, now, version_);
   std::erase_if(candidates, [&](const Candidate& c) { return !drifted_since_.contains(c.node); });
   std::sort(candidates.begin(), candidates.end(), [&](const Candidate& a, const Candidate& b) {
     if (a.pods.empty() != b.pods.empty()) return a.pods.empty();
@@ -43,6 +43,16 @@ DisruptionCommand Drift::compute(SimTime now, BudgetTracker& budgets) {
     if (ta != tb) return ta < tb;
     return cluster_.node(a.node).name < cluster_.node(b.node).name;
   });
+  if (!version_.emptiness_first()) {
+    // Before v1.5 every empty drifted node within budget goes in one command, without simulation.
+    DisruptionCommand empties;
+    for (const Candidate& c : candidates) {
+      if (!c.pods.empty() || !budgets.take(c.pool)) continue;
+      empties.nodes.push_back(c.node);
+      empties.savings_per_hour += c.price;
+    }
+    if (!empties.nodes.empty()) return empties;
+  }
   for (const Candidate& c : candidates) {
     if (!budgets.has_room(c.pool)) continue;
     std::optional<std::vector<NewNodeClaim>> claims =

@@ -6,9 +6,9 @@ namespace fleetsim {
 
 std::vector<Candidate> Emptiness::candidates(SimTime now) const {
   std::vector<Candidate> out = disruption_candidates(cluster_, claims_, cloud_, pdbs_, pools_,
-                                                     DisruptionClass::Graceful, now);
+                                                     DisruptionClass::Graceful, now, version_);
   std::erase_if(out, [&](const Candidate& c) {
-    return !c.empty() || !consolidatable(cluster_.node(c.node), pools_[c.pool], now);
+    return !c.empty || !consolidatable(cluster_.node(c.node), pools_[c.pool], now);
   });
   return out;
 }
@@ -23,7 +23,8 @@ DisruptionCommand Emptiness::compute(SimTime now, BudgetTracker& budgets) {
   return command;
 }
 
-// EmptinessValidator: the nodes still empty candidates within budget go; the others stay.
+// EmptinessValidator: the nodes still empty candidates within budget go; the others stay. Before
+// v1.5 (#2206) a single change drops the whole command.
 DisruptionCommand Emptiness::validate(DisruptionCommand command, SimTime now,
                                       BudgetTracker& budgets) {
   const std::vector<Candidate> now_empty = candidates(now);
@@ -31,7 +32,10 @@ DisruptionCommand Emptiness::validate(DisruptionCommand command, SimTime now,
   for (NodeId id : command.nodes) {
     auto it = std::find_if(now_empty.begin(), now_empty.end(),
                            [&](const Candidate& c) { return c.node == id; });
-    if (it == now_empty.end() || !budgets.take(it->pool)) continue;
+    if (it == now_empty.end() || !budgets.take(it->pool)) {
+      if (!version_.emptiness_first()) return {};
+      continue;
+    }
     valid.nodes.push_back(id);
     valid.savings_per_hour += it->price;
   }

@@ -2,17 +2,21 @@
 
 namespace fleetsim {
 
-void expire_nodes(const Cluster& cluster, const std::vector<NodePool>& pools,
-                  NodeTermination& termination, SimTime now) {
-  for (NodeId id : std::vector<NodeId>(cluster.active_nodes())) {
-    const Node& n = cluster.node(id);
-    const NodePoolOwner* owner = n.nodepool();
-    if (owner == nullptr) continue;  // a node group's: Karpenter does not expire it
-    const NodePool& pool = pools[owner->pool];
-    if (!n.is_live() || !pool.expire_after || now - n.created < *pool.expire_after) continue;
-    termination.delete_node(n.id, NodeDeletionReason::Expired,
-                            {.termination_grace_period = pool.termination_grace_period});
-  }
+void Expiration::claim_created(NodeId id) {
+  const Node& n = cluster_.node(id);
+  const NodePool& pool = pools_[n.nodepool()->pool];
+  if (!pool.expire_after) return;
+  grace_.emplace(id, pool.termination_grace_period);
+  sim_.schedule_at(saturating_add(n.created, *pool.expire_after), Phase::Disruption, *this, id);
+}
+
+void Expiration::on_event(SimTime, std::uint64_t tag) {
+  const auto id = static_cast<NodeId>(tag);
+  const auto it = grace_.find(id);
+  const std::optional<SimDuration> grace = it->second;
+  grace_.erase(it);
+  if (!cluster_.node(id).is_live()) return;
+  termination_.delete_node(id, NodeDeletionReason::Expired, {.termination_grace_period = grace});
 }
 
 }  // namespace fleetsim

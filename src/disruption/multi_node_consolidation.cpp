@@ -29,10 +29,12 @@ DisruptionCommand MultiNodeConsolidation::compute(SimTime now, BudgetTracker& bu
   std::vector<Candidate> within_budget;
   bool constrained = false;
   for (Candidate& c : all) {
-    if (!budgets.take(c.pool)) {
+    if (!budgets.has_room(c.pool)) {
       constrained = true;
       continue;
     }
+    if (passes_over(c)) continue;
+    budgets.take(c.pool);
     within_budget.push_back(std::move(c));
   }
   if (within_budget.size() > kMaxMultiNodeCandidates) within_budget.resize(kMaxMultiNodeCandidates);

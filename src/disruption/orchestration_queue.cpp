@@ -41,8 +41,7 @@ void OrchestrationQueue::start(DisruptionMethod& method, DisruptionCommand comma
   // Results.Record: the nodes the command's pods were planned onto are nominated, so no other
   // command takes them as candidates meanwhile (queue.go StartCommand).
   for (NodeId id : command.destinations)
-    if (in_.cluster.node(id).is_live())
-      in_.launcher.claims().hold_nominated(id, now + kNominationWindow);
+    if (in_.cluster.node(id).is_live()) in_.launcher.nominate_node(id);
   Running r{.method = &method, .command = std::move(command), .started = now};
   if (r.command.replacements.empty()) {
     delete_nodes(r);
@@ -55,13 +54,15 @@ void OrchestrationQueue::start(DisruptionMethod& method, DisruptionCommand comma
       give_back(r);
       return;
     }
-    // The moving pods are nominated to it (the claim carried them): no disruption candidate.
-    in_.launcher.claims().hold_nominated(*replacement, now + kNominationWindow);
     r.replacements.push_back(*replacement);
   }
   const std::uint32_t id = next_id_++;
-  in_.sim.schedule_after(kQueueBaseDelay, Phase::Disruption, *this, id);
-  running_.emplace(id, std::move(r));
+  poll_later(id, running_.emplace(id, std::move(r)).first->second);
+}
+
+void OrchestrationQueue::poll_later(std::uint32_t id, Running& r) {
+  in_.sim.schedule_after(r.poll, Phase::Disruption, *this, id);
+  if (!in_.version.fixed_queue_poll()) r.poll = std::min(r.poll * 2, kQueueMaxDelay);
 }
 
 void OrchestrationQueue::check_replacement(std::uint32_t id, SimTime now) {
@@ -74,15 +75,13 @@ void OrchestrationQueue::check_replacement(std::uint32_t id, SimTime now) {
   const bool lost = std::any_of(r.replacements.begin(), r.replacements.end(),
                                 [&](NodeId id) { return !node(id).is_live(); });
   if (ready) {
-    for (NodeId id : r.replacements)
-      in_.launcher.claims().hold_nominated(id, now + kNominationWindow);
     delete_nodes(r);
     running_.erase(it);
   } else if (lost || now - r.started > kReplacementTimeout) {
     give_back(r);
     running_.erase(it);
   } else {
-    in_.sim.schedule_after(kQueueBaseDelay, Phase::Disruption, *this, id);
+    poll_later(id, r);
   }
 }
 

@@ -9,11 +9,12 @@ DisruptionCommand SingleNodeConsolidation::compute(SimTime now, BudgetTracker& b
   // last change (or 5 minutes) finds nothing.
   std::vector<Candidate> all = candidates(now);
   if (all.empty() || is_consolidated(now)) return {};
-  // Round-robin across pools, each pool's candidates in savings-ratio order.
+  // Round-robin across pools (v1.4+), each pool's candidates in order; before v1.4 one list.
+  const bool interleave = settings_.version.interleaves_pools();
   std::map<std::uint32_t, std::vector<const Candidate*>> by_pool;
   std::size_t longest = 0;
   for (const Candidate& c : all) {
-    auto& list = by_pool[c.pool];
+    auto& list = by_pool[interleave ? c.pool : 0];
     list.push_back(&c);
     longest = std::max(longest, list.size());
   }
@@ -26,7 +27,7 @@ DisruptionCommand SingleNodeConsolidation::compute(SimTime now, BudgetTracker& b
         constrained = true;
         continue;
       }
-      if (!can_pass_threshold(c)) continue;
+      if (passes_over(c) || !can_pass_threshold(c)) continue;
       std::optional<DisruptionCommand> command = compute_consolidation(std::span(&c, 1), now);
       if (!command || !approves(std::span(&c, 1), *command)) continue;
       budgets.take(c.pool);

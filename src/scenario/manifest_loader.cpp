@@ -64,7 +64,8 @@ void ManifestLoader::load_manifest(const YamlValue& manifest, ManifestSet& out) 
     return;
   }
   if (api != decoded->api_version) api_value.fail(api_version_problem(*decoded, api));
-  DecodeContext ctx{.resources = resources_, .warnings = warnings_, .kind = kind};
+  DecodeContext ctx{
+      .resources = resources_, .warnings = warnings_, .kind = kind, .karpenter = karpenter_};
 
   if (kind == "List") {
     // `kubectl get -o yaml` wraps several objects in a v1 List.

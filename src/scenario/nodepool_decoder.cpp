@@ -139,6 +139,12 @@ NodePoolDisruption decode_disruption(const YamlValue& value, DecodeContext& ctx)
     } else if (text == "WhenEmptyOrUnderutilized") {
       d.policy = ConsolidationPolicy::WhenEmptyOrUnderutilized;
     } else if (text == "Balanced") {
+      // Karpenter's CRD has no Balanced before v1.14: the API server refuses it.
+      if (!ctx.karpenter.has_balanced())
+        policy->fail(
+            fmt::format("consolidationPolicy Balanced needs Karpenter v1.14 or later "
+                        "(karpenter.version is {})",
+                        ctx.karpenter.to_string()));
       d.policy = ConsolidationPolicy::Balanced;
     } else {
       constexpr std::array<std::string_view, 3> known{"WhenEmpty", "WhenEmptyOrUnderutilized",

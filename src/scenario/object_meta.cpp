@@ -135,6 +135,14 @@ ObjectMeta decode_object_meta(const YamlMap& owner, DecodeContext& ctx, NameRule
       std::string value = e.value.is_null() ? std::string() : e.value.as_string();
       if (e.key == kDoNotDisruptAnnotation) {
         meta.do_not_disrupt = parse_do_not_disrupt(value);
+        if (meta.do_not_disrupt && *meta.do_not_disrupt != kForever &&
+            !ctx.karpenter.do_not_disrupt_durations()) {
+          ctx.warn(WarningCode::DoNotDisruptIgnored, e.value,
+                   fmt::format("Karpenter {} honours only \"true\" (a duration needs v1.12); "
+                               "\"{}\" is ignored",
+                               ctx.karpenter.to_string(), value.substr(0, 40)));
+          meta.do_not_disrupt.reset();
+        }
         // Karpenter ignores an invalid value (with an event): so does fleetsim, with a warning.
         if (!meta.do_not_disrupt)
           ctx.warn(WarningCode::DoNotDisruptIgnored, e.value,

@@ -713,6 +713,7 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
 
   ManifestLoader manifests(cfg.resources, warnings);
   manifests.set_overrides(overrides);
+  manifests.set_karpenter_version(cfg.karpenter.version);
   Catalog empty_catalog;
   const SectionContext sc{.base_dir = file.parent_path(),
                           .manifests = manifests,

@@ -575,7 +575,15 @@ KarpenterSettings decode_karpenter_settings(const YamlValue& value) {
       out.spot_to_spot_consolidation = s2s->as_bool();
     g.reject_unread(std::array<std::string_view, 1>{"spot_to_spot_consolidation"});
   }
-  m.reject_unread(std::array<std::string_view, 3>{"batch_idle", "batch_max", "feature_gates"});
+  if (auto v = m.get("version")) {
+    std::optional<KarpenterVersion> version = parse_karpenter_version(v->as_string());
+    if (!version)
+      v->fail(fmt::format("\"{}\" is not a modelled Karpenter release: give v1.{} to v1.{}",
+                          v->as_string(), kOldestKarpenterMinor, kLatestKarpenterMinor));
+    out.version = *version;
+  }
+  m.reject_unread(
+      std::array<std::string_view, 4>{"batch_idle", "batch_max", "feature_gates", "version"});
   return out;
 }
 

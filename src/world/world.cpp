@@ -105,8 +105,11 @@ void World::build_provisioner() {
           .provisioner = *karpenter,
           .pdbs = pdbs_,
           .start_unix_s = config_.start_unix_s,
-          .consolidation = {.spot_to_spot = config_.karpenter.spot_to_spot_consolidation},
+          .consolidation = {.spot_to_spot = config_.karpenter.spot_to_spot_consolidation,
+                            .version = config_.karpenter.version},
           .poll_offset = phases_.karpenter_disruption});
+      expiration_ =
+          std::make_unique<Expiration>(sim_, cluster_, karpenter->nodepools(), *termination_);
       provisioner_ = std::move(karpenter);
       break;
     }
@@ -287,6 +290,7 @@ void World::emit(const SimEvent& e) {
   for (EventSink* sink : sinks_) sink->on_event(e, cluster_);
   // A rollout steps on as new pods turn Ready and old ones go.
   if (e.kind == EventKind::PodReady) workloads_->on_ready(e.pod);
+  if (e.kind == EventKind::NodeClaimCreated) expiration_->claim_created(e.node);
   if (e.kind == EventKind::PodDeleted && e.node != kNoNode) workloads_->on_exit(e.pod);
 }
 

@@ -6,6 +6,7 @@
 
 #include "fleetsim/cloudprovider/cloud_provider.hpp"
 #include "fleetsim/k8s/cluster.hpp"
+#include "fleetsim/k8s/karpenter_version.hpp"
 #include "fleetsim/k8s/nodepool.hpp"
 #include "fleetsim/k8s/pod_disruption_budget.hpp"
 #include "fleetsim/provisioning/karpenter/nodeclaims.hpp"
@@ -27,11 +28,14 @@ struct Candidate {
   // 1 + Σ positive eviction costs of its reschedulable pods (RescheduleDisruptionCost).
   double reschedule_cost = kPerNodeDisruptionCost;
   std::vector<PodId> pods;  // reschedulable: bound, not terminating
+  // Before v1.14: Σ eviction costs of all its pods × the share of its expireAfter left
+  // (DisruptionCost); the lowest is disrupted first.
+  double disruption_cost = 0.0;
+  // From v1.14 no pod that costs anything to move (IsEmpty); before, no reschedulable pod.
+  bool empty = true;
 
   // Price per unit of disruption: v1.14 disrupts the highest first.
   double savings_ratio() const { return price / reschedule_cost; }
-  // No pod that costs anything to move (IsEmpty).
-  bool empty() const { return reschedule_cost <= kPerNodeDisruptionCost; }
 };
 
 // Karpenter's Consolidatable condition: consolidateAfter (not Never) has passed since the node's
@@ -45,14 +49,17 @@ enum class DisruptionClass { Graceful, Eventual };
 // Every node a method may disrupt now (NewCandidate): managed, initialized, not deleting, not
 // held by a command, not nominated, not annotated karpenter.sh/do-not-disrupt; and no pod with an
 // active do-not-disrupt (a duration counts from the pod's start) or whose PodDisruptionBudget
-// allows no eviction. Highest savings ratio first, ties by name.
+// allows no eviction. In the release's candidate order (sort_candidates).
 std::vector<Candidate> disruption_candidates(const Cluster& cluster, const NodeClaims& claims,
                                              const CloudProvider& cloud,
                                              const PodDisruptionBudgets& pdbs,
                                              const std::vector<NodePool>& pools,
-                                             DisruptionClass disruption_class, SimTime now);
+                                             DisruptionClass disruption_class, SimTime now,
+                                             KarpenterVersion version);
 
-// Candidate order for every method: savings ratio descending, then name.
-void sort_by_savings_ratio(std::vector<Candidate>& candidates, const Cluster& cluster);
+// Candidate order for every method but drift: from v1.14 savings ratio descending, before it
+// disruption cost ascending; ties by name (upstream's sort is unstable: any order is upstream's).
+void sort_candidates(std::vector<Candidate>& candidates, const Cluster& cluster,
+                     KarpenterVersion version);
 
 }  // namespace fleetsim

@@ -20,6 +20,7 @@ namespace fleetsim {
 inline constexpr std::size_t kSpotToSpotMinTypes = 15;
 struct ConsolidationSettings {
   bool spot_to_spot = false;  // the SpotToSpotConsolidation feature gate
+  KarpenterVersion version;
 };
 
 class Consolidation : public DisruptionMethod {
@@ -44,9 +45,15 @@ class Consolidation : public DisruptionMethod {
                              BudgetTracker& budgets) override;
 
  protected:
-  // Consolidation candidates now (ShouldDisrupt: consolidateAfter not Never, not empty, policy
-  // not WhenEmpty, Consolidatable), highest savings ratio first; sets the Balanced pool totals.
+  // Consolidation candidates now (ShouldDisrupt: consolidateAfter not Never, policy not
+  // WhenEmpty, Consolidatable, and from v1.14 not empty), in the release's order; sets the
+  // Balanced pool totals.
   std::vector<Candidate> candidates(SimTime now);
+  // Before v1.14 empty nodes are candidates too, passed over after the budget check: emptiness
+  // is left to delete them (multi- and single-node consolidation skip them).
+  bool passes_over(const Candidate& c) const {
+    return c.empty && !settings_.version.savings_ratio_order();
+  }
   // computeConsolidation on the pass's snapshot: a delete, a replace, or nullopt.
   std::optional<DisruptionCommand> compute_consolidation(std::span<const Candidate> candidates,
                                                          SimTime now);
@@ -72,6 +79,10 @@ class Consolidation : public DisruptionMethod {
                                                 NewNodeClaim claim) const;
   double worst_launch_price(std::uint32_t type, const Requirements& r) const;
   double cheapest_price(std::uint32_t type, const Requirements& r) const;
+  // v1.14 (#3006): the simulation keeps pods off nodes still inside their consolidateAfter.
+  bool keeps_off_fresh_nodes() const {
+    return settings_.version.consolidate_after_on_destinations();
+  }
 
   SchedulingSimulation simulation_;
   std::vector<PoolTotals> totals_;

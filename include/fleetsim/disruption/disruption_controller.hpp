@@ -1,5 +1,5 @@
-// Karpenter's disruption controller: expiration, then an ordered list of disruption methods
-// feeding one orchestration queue.
+// Karpenter's disruption controller: an ordered list of disruption methods feeding one
+// orchestration queue.
 #pragma once
 
 #include <cstdint>
@@ -20,8 +20,8 @@ namespace fleetsim {
 // Disruption poll period when no method acted (core:pkg/controllers/disruption/controller.go).
 inline constexpr SimDuration kDisruptionPollPeriod = seconds(10);
 
-// Karpenter's singleton loop (controller.go): a pass deletes expired NodeClaims, then asks the
-// methods in order (emptiness, drift, multi-node consolidation, single-node consolidation). A
+// Karpenter's singleton loop (controller.go): a pass asks the methods in order (emptiness, drift,
+// multi-node consolidation, single-node consolidation; drift first before v1.5). A
 // method with a command waits its 15 s validation inside the pass; if the command still holds it
 // starts and the loop runs again at once, else the next method is asked. Drift's commands start
 // without a wait. A pass in which no method acted polls again 10 s later.

@@ -12,16 +12,18 @@ namespace fleetsim {
 // A node is Drifted when its pool's template hash or its EC2NodeClass's spec changed since its
 // launch, or its labels no longer satisfy the pool's requirements; changing requirements in a way
 // the node still satisfies is not drift. Candidates go oldest-drifted first, empty ones before the
-// others, one per command within the Drifted budget; the command launches whatever NodeClaims the
-// simulation needs (any number) and is not validated.
+// others, one per command within the Drifted budget (before v1.5 every empty drifted node within
+// budget in one command); the command launches whatever NodeClaims the simulation needs (any
+// number) and is not validated.
 class Drift final : public DisruptionMethod {
  public:
   Drift(const Cluster& cluster, const KarpenterProvisioner& provisioner, CloudProvider& cloud,
-        const PodDisruptionBudgets& pdbs)
+        const PodDisruptionBudgets& pdbs, KarpenterVersion version)
       : cluster_(cluster),
         provisioner_(provisioner),
         cloud_(cloud),
         pdbs_(pdbs),
+        version_(version),
         simulation_(cluster, provisioner, cloud) {}
 
   std::string_view name() const override { return "drift"; }
@@ -44,6 +46,7 @@ class Drift final : public DisruptionMethod {
   const KarpenterProvisioner& provisioner_;
   CloudProvider& cloud_;
   const PodDisruptionBudgets& pdbs_;
+  KarpenterVersion version_;
   SchedulingSimulation simulation_;
   std::map<NodeId, SimTime> drifted_since_;  // the Drifted condition's transition time
 };

@@ -9,13 +9,19 @@ namespace fleetsim {
 
 // Every candidate without a pod that costs anything to move whose consolidateAfter has passed
 // since its last pod event, highest savings ratio first (its price, for an empty node), up to each
-// pool's budget, in one command; after validation the nodes still empty are deleted
-// (core:pkg/controllers/disruption/emptiness.go). Applies under every consolidation policy.
+// pool's budget, in one command; after validation the nodes still empty are deleted (from v1.5;
+// before, the command is dropped unless all still are) (core:pkg/controllers/disruption/
+// emptiness.go). Applies under every consolidation policy.
 class Emptiness final : public DisruptionMethod {
  public:
   Emptiness(const Cluster& cluster, const NodeClaims& claims, const std::vector<NodePool>& pools,
-            const CloudProvider& cloud, const PodDisruptionBudgets& pdbs)
-      : cluster_(cluster), claims_(claims), pools_(pools), cloud_(cloud), pdbs_(pdbs) {}
+            const CloudProvider& cloud, const PodDisruptionBudgets& pdbs, KarpenterVersion version)
+      : cluster_(cluster),
+        claims_(claims),
+        pools_(pools),
+        cloud_(cloud),
+        pdbs_(pdbs),
+        version_(version) {}
 
   std::string_view name() const override { return "emptiness"; }
   DisruptionReason budget_reason() const override { return DisruptionReason::Empty; }
@@ -32,6 +38,7 @@ class Emptiness final : public DisruptionMethod {
   const std::vector<NodePool>& pools_;
   const CloudProvider& cloud_;
   const PodDisruptionBudgets& pdbs_;
+  KarpenterVersion version_;
 };
 
 }  // namespace fleetsim

@@ -10,6 +10,7 @@
 #include "fleetsim/disruption/disruption_method.hpp"
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/k8s/cluster_bus.hpp"
+#include "fleetsim/k8s/karpenter_version.hpp"
 #include "fleetsim/kube/node_termination.hpp"
 #include "fleetsim/provisioning/karpenter/nodeclaim_launcher.hpp"
 
@@ -18,10 +19,11 @@ namespace fleetsim {
 // commandValidationDelay: a command is re-checked this long after it was computed.
 inline constexpr SimDuration kCommandValidationDelay = seconds(15);
 // How long a command waits for its replacement to initialize before it is abandoned
-// (minRetryDuration), and how often it looks (queueBaseDelay: a fixed 1 s since Karpenter v1.6,
-// which replaced the 1 s doubling to 10 s back-off).
+// (minRetryDuration), and how often it looks (queueBaseDelay: a fixed 1 s since Karpenter v1.6;
+// before, 1 s doubling to queueMaxDelay).
 inline constexpr SimDuration kReplacementTimeout = minutes(10);
 inline constexpr SimDuration kQueueBaseDelay = seconds(1);
+inline constexpr SimDuration kQueueMaxDelay = seconds(10);
 
 // The controller hands it commands to start, or, after their validation wait, to validate and
 // start. A started command emits disruption_decision; a delete deletes its nodes at once; a
@@ -38,6 +40,7 @@ class OrchestrationQueue : private EventHandler {
     NodeClaimLauncher& launcher;
     const std::vector<NodePool>& pools;
     std::int64_t start_unix_s;
+    KarpenterVersion version;
   };
   explicit OrchestrationQueue(Inputs in);
 
@@ -51,10 +54,12 @@ class OrchestrationQueue : private EventHandler {
     DisruptionCommand command;
     std::vector<NodeId> replacements;
     SimTime started{};
+    SimDuration poll = kQueueBaseDelay;  // until the next look at the replacements
   };
 
   void on_event(SimTime now, std::uint64_t tag) override;  // tag: a running replace's id
   void check_replacement(std::uint32_t id, SimTime now);
+  void poll_later(std::uint32_t id, Running& r);
   void delete_nodes(const Running& r);
   void give_back(const Running& r);
 

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "fleetsim/core/resources.hpp"
+#include "fleetsim/k8s/karpenter_version.hpp"
 #include "fleetsim/scenario/warning_log.hpp"
 #include "fleetsim/scenario/yaml_reader.hpp"
 
@@ -14,7 +15,8 @@ namespace fleetsim {
 struct DecodeContext {
   ResourceRegistry& resources;
   WarningLog& warnings;
-  std::string kind;  // "Deployment", "NodePool", …
+  std::string kind;            // "Deployment", "NodePool", …
+  KarpenterVersion karpenter;  // the scenario's `karpenter.version`: what its API accepts
 
   // One "not modelled; ignored" warning for the field at `v`, keyed "<kind>.<path>".
   void warn_unmodelled(const YamlValue& v) const {

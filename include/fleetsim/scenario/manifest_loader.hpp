@@ -9,6 +9,7 @@
 #include "fleetsim/autoscaling/hpa_spec.hpp"
 #include "fleetsim/autoscaling/keda_spec.hpp"
 #include "fleetsim/core/resources.hpp"
+#include "fleetsim/k8s/karpenter_version.hpp"
 #include "fleetsim/k8s/node_group.hpp"
 #include "fleetsim/k8s/nodepool.hpp"
 #include "fleetsim/k8s/pod_disruption_budget_spec.hpp"
@@ -70,6 +71,8 @@ class ManifestLoader {
     hits_.assign(overrides.size(), 0);
   }
   const std::vector<int>& override_hits() const { return hits_; }
+  // The Karpenter release the manifests are read for (its CRDs' enums, its annotations).
+  void set_karpenter_version(KarpenterVersion version) { karpenter_ = version; }
 
   // The manifest files read so far, in order.
   const std::vector<std::filesystem::path>& files() const { return files_; }
@@ -80,6 +83,7 @@ class ManifestLoader {
   std::vector<std::filesystem::path> files_;
   std::span<const Override> overrides_;
   std::vector<int> hits_;
+  KarpenterVersion karpenter_;
 };
 
 // Fails on a second object of the same kind and name (and namespace, for namespaced kinds).

@@ -22,6 +22,7 @@
 #include "fleetsim/core/resources.hpp"
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/engine/phase_offsets.hpp"
+#include "fleetsim/k8s/karpenter_version.hpp"
 #include "fleetsim/k8s/node_group.hpp"
 #include "fleetsim/k8s/nodepool.hpp"
 #include "fleetsim/k8s/pod_disruption_budget_spec.hpp"
@@ -90,6 +91,7 @@ struct KarpenterSettings {
   // FEATURE_GATES SpotToSpotConsolidation (off by default): consolidation may replace spot
   // nodes with cheaper spot nodes.
   bool spot_to_spot_consolidation = false;
+  KarpenterVersion version;  // the release whose behaviour is modelled
 };
 
 // `jobs:` entry: a job arrival trace plus the manifest that supplies everything else.

@@ -9,6 +9,7 @@
 #include "fleetsim/cloudprovider/aws/ec2_cloud.hpp"
 #include "fleetsim/cloudprovider/aws/spot_market.hpp"
 #include "fleetsim/disruption/disruption_controller.hpp"
+#include "fleetsim/disruption/expiration.hpp"
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/k8s/cluster.hpp"
 #include "fleetsim/k8s/cluster_bus.hpp"
@@ -97,6 +98,7 @@ class World : private ClusterBus, private EventHandler {
   // Karpenter's controllers besides the provisioner, when it is the scenario's.
   std::unique_ptr<InterruptionHandler> interruption_;
   std::unique_ptr<DisruptionController> disruption_;
+  std::unique_ptr<Expiration> expiration_;
   std::unique_ptr<KubeScheduler> kube_scheduler_;
   std::unique_ptr<WorkloadController> workloads_;
   std::unique_ptr<Kubelet> kubelet_;

@@ -18,7 +18,7 @@ KarpenterProvisioner::KarpenterProvisioner(Inputs in)
       settings_(in.settings),
       pools_(std::move(in.nodepools)),
       batcher_(in.sim, in.settings.batch_idle, in.settings.batch_max, [this] { provision(); }),
-      launcher_(in.sim, in.cluster, in.bus, in.cloud) {
+      launcher_(in.sim, in.cluster, in.bus, in.cloud, nomination_window(in.settings.batch_max)) {
   rebuild();
 }
 

@@ -9,8 +9,13 @@
 namespace fleetsim {
 
 NodeClaimLauncher::NodeClaimLauncher(Simulation& sim, Cluster& cluster, ClusterBus& bus,
-                                     CloudProvider& cloud)
-    : sim_(sim), cluster_(cluster), bus_(bus), cloud_(cloud), names_(sim.rng("nodeclaim-names")) {}
+                                     CloudProvider& cloud, SimDuration nomination_window)
+    : sim_(sim),
+      cluster_(cluster),
+      bus_(bus),
+      cloud_(cloud),
+      names_(sim.rng("nodeclaim-names")),
+      nomination_window_(nomination_window) {}
 
 void NodeClaimLauncher::set_pools(const SchedulingContext& context,
                                   std::vector<PoolLaunchInfo> pools) {
@@ -18,12 +23,16 @@ void NodeClaimLauncher::set_pools(const SchedulingContext& context,
   pools_ = std::move(pools);
 }
 
+void NodeClaimLauncher::nominate_node(NodeId node) {
+  claims_.hold_nominated(node, sim_.now() + nomination_window_);
+}
+
 void NodeClaimLauncher::nominate(PodId pod, NodeId node) {
+  nominate_node(node);
   const Pod& p = cluster_.pod(pod);
   if (p.nominated == node) return;
   cluster_.nominate(pod, node);
   cluster_.set_pending_reason(pod, {});
-  claims_.hold_nominated(node, sim_.now() + kNominationWindow);
   bus_.emit(SimEvent{.time = sim_.now(),
                      .kind = EventKind::PodNominated,
                      .node = node,

@@ -13,6 +13,7 @@
 #include "fleetsim/cloudprovider/aws/ec2_cloud.hpp"
 #include "fleetsim/disruption/disruption_controller.hpp"
 #include "fleetsim/disruption/disruption_decision.hpp"
+#include "fleetsim/disruption/expiration.hpp"
 
 namespace fleetsim::test {
 
@@ -94,7 +95,8 @@ struct DisruptionRig {
                     .termination = termination,
                     .provisioner = provisioner,
                     .pdbs = pdbs,
-                    .consolidation = settings}) {
+                    .consolidation = settings}),
+        expiration(sim, cluster, provisioner.nodepools(), termination) {
     bus.cluster = &cluster;
   }
 
@@ -119,7 +121,8 @@ struct DisruptionRig {
     provisioner.launcher().claims().add(
         *id, {.template_hash = template_hash(provisioner.nodepools()[pool]),
               .node_class_hash = provisioner.launcher().pool_info(pool).node_class_hash});
-    sim.run_until(sim.now());  // launch → registered → initialized, all now
+    expiration.claim_created(*id);  // as Karpenter's launcher's NodeClaimCreated does
+    sim.run_until(sim.now());       // launch → registered → initialized, all now
     REQUIRE(cluster.node(*id).phase == NodePhase::Initialized);
     return *id;
   }
@@ -148,6 +151,7 @@ struct DisruptionRig {
   NodeTermination termination;
   KarpenterProvisioner provisioner;
   DisruptionController controller;
+  Expiration expiration;
   std::deque<PodSpec> specs;
   Labels no_labels;
 };

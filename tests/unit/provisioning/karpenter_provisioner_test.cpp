@@ -167,7 +167,7 @@ TEST_CASE(
   CHECK(n.ebs_price_per_hour == kRootVolume.ebs_price_per_hour);
   CHECK(n.phase == NodePhase::Launching);
   CHECK(rig.provisioner.launcher().claims().at(n.id).nominated_until ==
-        at(seconds(1)) + kNominationWindow);
+        at(seconds(1)) + seconds(20));  // max(2 × BATCH_MAX_DURATION 10 s, 10 s)
 
   REQUIRE(rig.bus.count(EventKind::PodNominated) == 1);
   const RecordedEvent e = rig.bus.of_kind(EventKind::PodNominated).front();

@@ -715,6 +715,52 @@ TEST_CASE("karpenter feature gates and the Balanced policy are read", "[scenario
                            "one of spot_to_spot_consolidation");
 }
 
+TEST_CASE("karpenter.version: v1.0 to v1.14, and what the release's API accepts", "[scenario]") {
+  {
+    ScratchScenario s("version-default", "");
+    CHECK(load_scenario(s.file).karpenter.version.minor == 14);
+  }
+  for (const char* text : {"1.10", "v1.10", "v1.10.2"}) {
+    ScratchScenario s("version", std::string("karpenter: {version: \"") + text + "\"}\n");
+    CHECK(load_scenario(s.file).karpenter.version.minor == 10);
+  }
+  for (const char* text : {"1.15", "0.37", "v2.0", "1.x", "1.-1"}) {
+    ScratchScenario bad("version-bad", std::string("karpenter: {version: \"") + text + "\"}\n");
+    CHECK(bad.error() == bad.at(4, 22) + ": karpenter.version: \"" + text +
+                             "\" is not a modelled Karpenter release: give v1.0 to v1.14");
+  }
+  // Karpenter's CRD has no Balanced before v1.14: the API server refuses the NodePool.
+  const std::string pool =
+      "manifests:\n  - apiVersion: karpenter.sh/v1\n    kind: NodePool\n    metadata: {name: p}\n"
+      "    spec:\n      template: {spec: {nodeClassRef: {group: karpenter.k8s.aws, kind: "
+      "EC2NodeClass, name: default}, requirements: []}}\n"
+      "      disruption: {consolidationPolicy: Balanced}\n";
+  ScratchScenario old("version-balanced", "karpenter: {version: \"1.13\"}\n" + pool);
+  CHECK(old.error() == old.at(11, 41) +
+                           ": manifests[0].spec.disruption.consolidationPolicy: "
+                           "consolidationPolicy Balanced needs Karpenter v1.14 or later "
+                           "(karpenter.version is v1.13)");
+  // Before v1.12 karpenter.sh/do-not-disrupt honours only "true": a duration is ignored, warned.
+  const std::string pod =
+      "manifests:\n  - apiVersion: v1\n    kind: Pod\n    metadata:\n      name: p\n"
+      "      annotations: {karpenter.sh/do-not-disrupt: 10m}\n"
+      "    spec: {containers: [{name: c, image: i}]}\n";
+  for (const char* version : {"1.11", "1.12"}) {
+    ScratchScenario s("version-dnd",
+                      "karpenter: {version: \"" + std::string(version) + "\"}\n" + pod);
+    const ScenarioConfig cfg = load_scenario(s.file);
+    REQUIRE(cfg.workloads.size() == 1);
+    const bool ignored = std::string(version) == "1.11";
+    CHECK(cfg.workloads[0].pod.spec.do_not_disrupt.has_value() == !ignored);
+    const bool warned = std::any_of(cfg.warnings.begin(), cfg.warnings.end(), [](const Warning& w) {
+      return w.message ==
+             "Karpenter v1.11 honours only \"true\" (a duration needs v1.12); \"10m\" is "
+             "ignored";
+    });
+    CHECK(warned == ignored);
+  }
+}
+
 TEST_CASE("scripted scale and Deployment updates are resolved, a re-applied Job is an error",
           "[scenario]") {
   const std::string manifests = (test::fixtures() / "manifests").string();

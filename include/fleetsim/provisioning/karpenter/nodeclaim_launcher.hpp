@@ -1,6 +1,7 @@
 // Turns the solver's NodeClaims into instances: naming, launch choice, nomination.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,13 +17,16 @@
 
 namespace fleetsim {
 
-// A node that got pods in a simulation is nominated for max(2 × batch max, 10 s) = 20 s
-// (core:pkg/controllers/state/statenode.go nominationWindow) and is no disruption candidate.
-inline constexpr SimDuration kNominationWindow = seconds(20);
+// A node that got pods in a simulation is nominated for max(2 × batch max, 10 s), 20 s by default
+// (core:pkg/controllers/state/statenode.go nominationWindow), and is no disruption candidate.
+inline constexpr SimDuration nomination_window(SimDuration batch_max) {
+  return std::max(2 * batch_max, seconds(10));
+}
 
 class NodeClaimLauncher {
  public:
-  NodeClaimLauncher(Simulation& sim, Cluster& cluster, ClusterBus& bus, CloudProvider& cloud);
+  NodeClaimLauncher(Simulation& sim, Cluster& cluster, ClusterBus& bus, CloudProvider& cloud,
+                    SimDuration nomination_window);
 
   const Catalog& catalog() const { return cloud_.catalog(); }
   const PoolLaunchInfo& pool_info(std::uint32_t pool) const { return pools_[pool]; }
@@ -34,9 +38,11 @@ class NodeClaimLauncher {
   // capacity, the pods keep the reason and lose any older nomination; nullopt.
   std::optional<NodeId> launch(const NewNodeClaim& claim, const std::vector<PodId>& pending);
 
-  // Karpenter planned the pod onto the node: kube-scheduler will prefer it, and the node is no
-  // disruption candidate for the nomination window.
+  // Karpenter planned the pod onto the node: the node is no disruption candidate for the
+  // nomination window, which each pass that plans a pod onto it extends (NominateNodeForPod).
   void nominate(PodId pod, NodeId node);
+  // Holds the node out of disruption for the nomination window from now.
+  void nominate_node(NodeId node);
 
   // What Karpenter keeps about the claims it launched (drift's hashes, nominations).
   const NodeClaims& claims() const { return claims_; }
@@ -51,6 +57,7 @@ class NodeClaimLauncher {
   std::vector<PoolLaunchInfo> pools_;
   NodeClaims claims_;
   NameGenerator names_;  // "<nodepool>-x7k2p"
+  SimDuration nomination_window_;
 };
 
 }  // namespace fleetsim

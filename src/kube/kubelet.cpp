@@ -54,7 +54,12 @@ void Kubelet::on_event(SimTime, std::uint64_t tag) {
   const Pod& pod = *found;
   switch (event.kind) {
     case Step::Started:
-      if (pod.phase == PodPhase::Running) cluster_.pod_started(id);
+      if (pod.phase != PodPhase::Running) break;
+      cluster_.pod_started(id);
+      // Its image is pulled: the node reports it from now on (node.status.images).
+      if (const Managed* m = managed(pod.workload);
+          m != nullptr && m->profile.image_bytes > 0 && !pod.spec->images.empty())
+        node_images_.pulled(pod.node, pod.spec->images.front(), m->profile.image_bytes);
       break;
     case Step::Ready:
       if (pod.phase == PodPhase::Running && !pod.terminating) become_ready(id);

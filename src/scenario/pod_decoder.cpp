@@ -434,6 +434,8 @@ DecodedPod decode_pod(const ObjectMeta& meta, const YamlValue& spec_value, Decod
   if (auto inits = s.get("initContainers")) {
     for (const YamlValue& c : inits->items()) init.push_back(decode_container(c, true, ctx));
   }
+  for (const ContainerRequest& c : init)
+    if (!c.image.empty()) spec.init_images.push_back(c.image);
   Resources overhead;
   if (auto o = s.get("overhead"))
     overhead = decode_resource_list(*o, ctx, ResourceListUse::PodRequests).amounts;

@@ -111,7 +111,8 @@ struct PodSpec {
   std::optional<SimDuration> do_not_disrupt;
   // cluster-autoscaler.kubernetes.io/safe-to-evict as written ("true" and "false" matter).
   std::string safe_to_evict;
-  std::vector<std::string> images;  // app containers' images, in order
+  std::vector<std::string> images;       // app containers' images, in order
+  std::vector<std::string> init_images;  // init containers' images, in order
   // App containers' command lines (command, then args), as written, with their image: where an
   // inference server's own flags are read (service/server_args.hpp). Containers without any are
   // left out.

@@ -9,6 +9,7 @@
 #include "fleetsim/engine/event_tag.hpp"
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/k8s/cluster_bus.hpp"
+#include "fleetsim/kube/image_locality.hpp"
 #include "fleetsim/kube/pod_startup.hpp"
 
 namespace fleetsim {
@@ -54,6 +55,8 @@ class Kubelet : private EventHandler {
   void on_evicted(PodId pod, NodeId node);
   // The listener has no work left in the pod.
   void work_done(PodId pod);
+  // The images each node reports as pulled (for kube-scheduler's ImageLocality).
+  const NodeImages& node_images() const { return node_images_; }
 
  private:
   enum class Step : std::uint8_t { Started, Ready, GraceEnd };
@@ -76,6 +79,7 @@ class Kubelet : private EventHandler {
   std::int64_t bytes_per_second_;
   std::vector<std::optional<Managed>> managed_;        // by WorkloadId
   std::vector<std::optional<NodeImageStore>> images_;  // by NodeId
+  NodeImages node_images_;
 };
 
 }  // namespace fleetsim

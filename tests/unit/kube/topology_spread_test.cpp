@@ -51,7 +51,7 @@ struct SpreadRig {
   // The nodes the filter allows, of those given.
   std::vector<NodeId> allowed(const Pod& pod) {
     std::vector<std::uint8_t> mask(cluster.nodes().size(), 1);
-    topology_spread_filter(cluster, pod, spread_constraints(cluster, pod).hard, mask);
+    topology_spread_filter(cluster, pod, spread_constraints(cluster, pod, {}), mask);
     std::vector<NodeId> out;
     for (NodeId id : cluster.active_nodes())
       if (mask[id] != 0) out.push_back(id);
@@ -59,7 +59,7 @@ struct SpreadRig {
   }
   std::vector<std::int64_t> scores(const Pod& pod, const std::vector<NodeId>& feasible) {
     std::vector<std::int64_t> out(feasible.size());
-    topology_spread_score(cluster, pod, spread_constraints(cluster, pod), feasible, out);
+    topology_spread_score(cluster, pod, spread_constraints(cluster, pod, {}), feasible, out);
     return out;
   }
 
@@ -330,11 +330,11 @@ TEST_CASE(
   PodSpec plain;
   plain.requests = pod_requests(100, 128);
   const Pod& pod = rig.incoming(kFoo, plain);
-  CHECK(spread_constraints(rig.cluster, pod).system_default);
+  CHECK(spread_constraints(rig.cluster, pod, {}).system_default);
   CHECK(rig.scores(pod, {a, b, c, d}) == std::vector<std::int64_t>{44, 66, 77, 100});
 
   // A bare pod gets no default spreading.
   SpreadRig bare;
   bare.node("node-a", "zone1");
-  CHECK(spread_constraints(bare.cluster, bare.incoming(kFoo, plain)).soft.empty());
+  CHECK(spread_constraints(bare.cluster, bare.incoming(kFoo, plain), {}).soft.empty());
 }

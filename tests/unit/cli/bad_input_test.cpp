@@ -231,6 +231,6 @@ TEST_CASE("a bad KubeSchedulerConfiguration exits 2 naming file, line and field"
   Run o = s.fleetsim("validate " + f.string());
   CHECK(o.exit_code == 2);
   CHECK_THAT(o.err, Catch::Contains((s.dir / "pools.yaml").string() +
-                                    ":22:61: profiles[0].pluginConfig[0].args.scoringStrategy."
+                                    ":22:56: profiles[0].pluginConfig[0].args.scoringStrategy."
                                     "resources[0].weight: expected an integer"));
 }

@@ -3,6 +3,8 @@
 // located errors.
 #include "fleetsim/scenario/scheduler_config_decoder.hpp"
 
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
 
 #include "scenario_test_util.hpp"
@@ -154,16 +156,16 @@ TEST_CASE("scheduler plugins fleetsim does not model are warned about, not refus
   for (const Warning& w : d->warnings.warnings())
     seen.push_back(fmt::format("{} [{}] {}", w.where.to_string(), to_string(w.code), w.message));
   CHECK(seen == std::vector<std::string>{
-                    "test.yaml:9:21: [scheduler-plugin-not-modelled] fleetsim does not model the "
+                    "test.yaml:9:27 [scheduler-plugin-not-modelled] fleetsim does not model the "
                     "NodePorts filter; disabling it changes nothing",
-                    "test.yaml:6:7: [scheduler-plugin-not-modelled] the ImageLocality score is "
+                    "test.yaml:7:26 [scheduler-plugin-not-modelled] the ImageLocality score is "
                     "not modelled (fleetsim does not track images on nodes or volumes); it "
                     "scores no node",
-                    "test.yaml:10:7: [unmodelled-field] extension point not modelled; fleetsim "
+                    "test.yaml:10:7 [unmodelled-field] extension point not modelled; fleetsim "
                     "runs the default plugins there",
-                    "test.yaml:14:15: [scheduler-plugin-not-modelled] the args of "
+                    "test.yaml:14:15 [scheduler-plugin-not-modelled] the args of "
                     "DefaultPreemption are not modelled; ignored",
-                    "test.yaml:17:26: [scheduler-plugin-not-modelled] NodeAffinity's "
+                    "test.yaml:17:26 [scheduler-plugin-not-modelled] NodeAffinity's "
                     "addedAffinity is not modelled: pods are placed by their own node affinity "
                     "only"});
 }
@@ -177,11 +179,11 @@ TEST_CASE("values upstream's validation refuses fail with their location", "[sce
   // "[ScoringStrategy] resources weight is out of range".
   CHECK(fit("            type: MostAllocated\n"
             "            resources: [{name: memory, weight: 101}]\n") ==
-        "test.yaml:10:46: profiles[0].pluginConfig[0].args.scoringStrategy.resources[0].weight: "
+        "test.yaml:10:48: profiles[0].pluginConfig[0].args.scoringStrategy.resources[0].weight: "
         "resource weight of memory not in valid range (0, 100]");
   CHECK(fit("            type: LeastAllocated\n"
             "            resources: [{name: cpu, weight: -1}]\n")
-            .starts_with("test.yaml:10:43: "));
+            .starts_with("test.yaml:10:45: "));
   // "[ScoringStrategy] invalid type".
   CHECK(fit("            type: Invalid\n") ==
         "test.yaml:9:19: profiles[0].pluginConfig[0].args.scoringStrategy.type: unsupported "
@@ -233,7 +235,7 @@ TEST_CASE("values upstream's validation refuses fail with their location", "[sce
   };
   CHECK(list("            - {maxSkew: 0, topologyKey: kubernetes.io/hostname, "
              "whenUnsatisfiable: ScheduleAnyway}\n")
-            .starts_with("test.yaml:10:24: profiles[0].pluginConfig[0].args.defaultConstraints[0]"
+            .starts_with("test.yaml:10:25: profiles[0].pluginConfig[0].args.defaultConstraints[0]"
                          ".maxSkew: 0 is out of range [1, "));
   CHECK(list("            - {maxSkew: 1, topologyKey: kubernetes.io/hostname, "
              "whenUnsatisfiable: Unknown}\n")
@@ -250,7 +252,7 @@ TEST_CASE("values upstream's validation refuses fail with their location", "[sce
             .ends_with("duplicate default constraint {kubernetes.io/hostname, DoNotSchedule}"));
   // ValidateInterPodAffinityArgs: "invalid hardPodAffinityWeight".
   CHECK(decode_error(with_args("InterPodAffinity", "          hardPodAffinityWeight: 101\n")) ==
-        "test.yaml:9:34: profiles[0].pluginConfig[0].args.hardPodAffinityWeight: 101 is out of "
+        "test.yaml:8:34: profiles[0].pluginConfig[0].args.hardPodAffinityWeight: 101 is out of "
         "range [0, 100]");
   // validation.go: percentageOfNodesToScore, duplicate profiles and plugin configs, removed
   // plugins.
@@ -272,17 +274,20 @@ TEST_CASE("unknown plugins and fields, and disabling a modelled filter, are refu
           "[scenario]") {
   CHECK(decode_error(config("    plugins:\n      score:\n"
                             "        enabled: [{name: NodeResourceFit, weight: 2}]\n")) ==
-        "test.yaml:7:25: profiles[0].plugins.score.enabled[0].name: unknown plugin "
+        "test.yaml:7:26: profiles[0].plugins.score.enabled[0].name: unknown plugin "
         "\"NodeResourceFit\"; fleetsim reads kube-scheduler's in-tree plugins; did you mean "
         "\"NodeResourcesFit\"?");
   CHECK(decode_error(config("    plugins:\n      score:\n"
                             "        enabled: [{name: NodePorts}]\n"))
             .ends_with("plugin NodePorts does not extend the score extension point"));
-  CHECK(decode_error(with_args("NodeResourcesFit", "          scoringStrategy: {typ: x}\n"))
-            .find("did you mean \"type\"") != std::string::npos);
+  CHECK(decode_error(with_args("NodeResourcesFit", "          scoringStrategy: {typ: x}\n")) ==
+        "test.yaml:8:28: profiles[0].pluginConfig[0].args.scoringStrategy.type: required field "
+        "is missing (is \"typ\" at 8:29 a typo of it?)");
+  CHECK(decode_error(with_args("NodeResourcesFit", "          scoringStrategie: {}\n"))
+            .find("did you mean \"scoringStrategy\"?") != std::string::npos);
   CHECK(decode_error(config("    plugins:\n      filter:\n"
                             "        disabled: [{name: TaintToleration}]\n"))
-            .starts_with("test.yaml:7:26: profiles[0].plugins.filter.disabled[0].name: "
+            .starts_with("test.yaml:7:27: profiles[0].plugins.filter.disabled[0].name: "
                          "disabling the TaintToleration filter is not modelled"));
   CHECK(decode_error(config("    plugins:\n      multiPoint:\n"
                             "        disabled: [{name: NodeResourcesFit}]\n"))

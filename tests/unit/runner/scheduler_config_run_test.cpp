@@ -2,9 +2,12 @@
 // g5.12xlarge (4 GPUs each), one per zone, the one in us-east-1a running a two-GPU pod; a one-GPU
 // pod applied at 10 minutes lands on the empty node under the default profile (LeastAllocated
 // over cpu and memory) and on the busy one under MostAllocated with nvidia.com/gpu weighted.
-// A Deployment whose schedulerName no profile has stays Pending, and nothing is launched for it.
+// A Deployment whose schedulerName no profile has stays Pending, and Karpenter, whose m5 NodePool
+// could host it, launches nothing for it: no scheduler marks its pods unschedulable (without
+// the schedulerName, Karpenter launches two m5.large for them).
 #include <catch2/catch.hpp>
 #include <string>
+#include <vector>
 
 #include "fleetsim/runner/run.hpp"
 #include "fleetsim/scenario/scenario_loader.hpp"
@@ -27,6 +30,7 @@ struct Placements final : EventSink {
   std::string probe_node, filler_node;
   int orphans_bound = 0;
   int launched = 0;
+  std::vector<std::string> warnings;  // no-scheduler-profile
 };
 
 constexpr std::string_view kCluster = R"(apiVersion: eksctl.io/v1alpha5
@@ -37,6 +41,25 @@ managedNodeGroups:
     instanceType: g5.12xlarge
     desiredCapacity: 2
     availabilityZones: [us-east-1a, us-east-1b]
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: general}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [m5]}
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: default}
+spec:
+  amiSelectorTerms: [{alias: al2023@latest}]
+  role: KarpenterNodeRole
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: fleetsim}}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: fleetsim}}]
 ---
 apiVersion: v1
 kind: Pod
@@ -57,6 +80,7 @@ spec:
     metadata: {labels: {app: orphan}}
     spec:
       schedulerName: gpu-scheduler
+      nodeSelector: {node.kubernetes.io/instance-type: m5.large}
       containers:
         - name: c
           resources: {requests: {cpu: "1", memory: 1Gi}}
@@ -98,6 +122,8 @@ Placements run_with(std::string_view scheduler_config) {
   const ScenarioConfig config =
       load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
   Placements placements;
+  for (const Warning& w : config.warnings)
+    if (w.code == WarningCode::NoSchedulerProfile) placements.warnings.push_back(w.message);
   run(config, {.event_sinks = {&placements}});
   return placements;
 }
@@ -118,4 +144,8 @@ TEST_CASE("a MostAllocated KubeSchedulerConfiguration packs the GPU pod onto the
   CHECK(packed.launched == 2);
   CHECK(spread.orphans_bound == 0);
   CHECK(packed.orphans_bound == 0);
+  CHECK(packed.warnings ==
+        std::vector<std::string>{"\"gpu-scheduler\" names no kube-scheduler profile "
+                                 "(default-scheduler); its pods stay Pending: no scheduler binds "
+                                 "them and no provisioner acts for them"});
 }

@@ -170,7 +170,8 @@ std::int64_t effective(std::int64_t weight) { return weight == 0 ? 1 : weight; }
 ScoreWeights read_plugins_section(const YamlValue& v, DecodeContext& ctx) {
   YamlMap m(v);
   std::array<std::optional<std::int64_t>, kPluginCount> score{};
-  std::array<std::optional<YamlValue>, kPluginCount> filter_off{};
+  // Plugins multiPoint (or their own point) disables, where it does.
+  std::array<std::optional<YamlValue>, kPluginCount> off{};
   std::array<std::optional<YamlValue>, kPluginCount> asked{};  // explicitly enabled to score
   for (std::size_t i = 0; i < kPluginCount; ++i)
     if (kPlugins[i].default_weight != 0) score[i] = kPlugins[i].default_weight;
@@ -181,11 +182,11 @@ ScoreWeights read_plugins_section(const YamlValue& v, DecodeContext& ctx) {
       for (std::size_t i = 0; i < kPluginCount; ++i) {
         if (d.name != "*" && i != d.index) continue;
         score[i].reset();
-        if ((kPlugins[i].roles & kFilter) != 0) filter_off[i] = d.where;
+        off[i] = d.where;
       }
     }
     for (const PluginRef& e : set.enabled) {
-      filter_off[e.index].reset();
+      off[e.index].reset();
       if ((kPlugins[e.index].roles & kScore) != 0) {
         score[e.index] = effective(e.weight);
         asked[e.index] = e.where;
@@ -222,12 +223,38 @@ ScoreWeights read_plugins_section(const YamlValue& v, DecodeContext& ctx) {
     for (const PluginRef& e : set.enabled) {
       if ((kPlugins[e.index].roles & kFilter) == 0)
         e.where.fail(fmt::format("plugin {} does not extend the filter extension point", e.name));
-      filter_off[e.index].reset();
+      off[e.index].reset();
     }
   }
+  // A profile needs a queue sort and a bind plugin: kube-scheduler refuses one without
+  // (framework.go: "no queue sort plugin is enabled", "at least one bind plugin is needed").
+  struct Required {
+    std::string_view point, plugin;
+  };
+  for (const Required r :
+       {Required{"queueSort", "PrioritySort"}, Required{"bind", "DefaultBinder"}}) {
+    const auto i = static_cast<std::size_t>(
+        std::find(kPluginNames.begin(), kPluginNames.end(), r.plugin) - kPluginNames.begin());
+    if (auto point = m.get(r.point)) {
+      const PluginSetRead set = read_plugin_set(*point, ctx);
+      for (const PluginRef& d : set.disabled)
+        if (d.name == "*" || d.index == i) off[i] = d.where;
+      for (const PluginRef& e : set.enabled) {
+        if (e.index != i)
+          e.where.fail(
+              fmt::format("plugin {} does not extend the {} extension point", e.name, r.point));
+        off[i].reset();
+      }
+    }
+    if (off[i])
+      off[i]->fail(
+          fmt::format("this leaves the profile without {} ({} plugin), which "
+                      "kube-scheduler refuses",
+                      r.plugin, r.point));
+  }
   for (std::size_t i = 0; i < kPluginCount; ++i) {
-    if (filter_off[i] && kPlugins[i].filter_modelled) {
-      filter_off[i]->fail(fmt::format(
+    if (off[i] && (kPlugins[i].roles & kFilter) != 0 && kPlugins[i].filter_modelled) {
+      off[i]->fail(fmt::format(
           "disabling {} in multiPoint also disables its filter, which fleetsim always applies; "
           "disable it under plugins.score instead",
           kPlugins[i].name));

@@ -24,11 +24,12 @@ struct DecodedSchedulerConfig {
 
 // percentageOfNodesToScore (0–100, a profile's overriding the top level's); profiles[] with
 // schedulerName (default default-scheduler, unique), plugins (score and multiPoint enabled with
-// weights and disabled, "*" included; disabling a filter fleetsim applies is refused) and
-// pluginConfig for NodeResourcesFit (scoringStrategy), NodeResourcesBalancedAllocation
-// (resources), PodTopologySpread (defaultConstraints, defaultingType) and InterPodAffinity
-// (hardPodAffinityWeight). Upstream plugins and fields fleetsim does not model get a warning;
-// unknown plugin names and fields, and values upstream's validation refuses, fail.
+// weights and disabled, "*" included; disabling a filter fleetsim applies, or the queue sort or
+// bind plugin, is refused) and pluginConfig for NodeResourcesFit (scoringStrategy),
+// NodeResourcesBalancedAllocation (resources), PodTopologySpread (defaultConstraints,
+// defaultingType) and InterPodAffinity (hardPodAffinityWeight). Upstream plugins and fields
+// fleetsim does not model get a warning; unknown plugin names and fields, and values upstream's
+// validation refuses, fail.
 DecodedSchedulerConfig decode_scheduler_config(const YamlMap& manifest, DecodeContext& ctx);
 
 }  // namespace fleetsim

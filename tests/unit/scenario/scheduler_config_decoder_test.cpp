@@ -144,8 +144,8 @@ TEST_CASE("scheduler plugins fleetsim does not model are warned about, not refus
                     "        enabled: [{name: ImageLocality, weight: 5}]\n"
                     "      filter:\n"
                     "        disabled: [{name: NodePorts}]\n"
-                    "      bind:\n"
-                    "        enabled: [{name: DefaultBinder}]\n"
+                    "      preScore:\n"
+                    "        disabled: [{name: \"*\"}]\n"
                     "    pluginConfig:\n"
                     "      - name: DefaultPreemption\n"
                     "        args: {minCandidateNodesPercentage: 20}\n"
@@ -293,6 +293,16 @@ TEST_CASE("unknown plugins and fields, and disabling a modelled filter, are refu
                             "        disabled: [{name: NodeResourcesFit}]\n"))
             .ends_with("disabling NodeResourcesFit in multiPoint also disables its filter, "
                        "which fleetsim always applies; disable it under plugins.score instead"));
+  // framework.go: a profile without a bind or queue sort plugin is refused.
+  CHECK(decode_error(config("    plugins:\n      multiPoint:\n"
+                            "        disabled: [{name: \"*\"}]\n"
+                            "        enabled: [{name: TaintToleration}]\n")) ==
+        "test.yaml:7:27: profiles[0].plugins.multiPoint.disabled[0].name: this leaves the profile "
+        "without PrioritySort (queueSort plugin), which kube-scheduler refuses");
+  CHECK(decode_error(config("    plugins:\n      bind:\n"
+                            "        disabled: [{name: DefaultBinder}]\n"))
+            .ends_with("this leaves the profile without DefaultBinder (bind plugin), which "
+                       "kube-scheduler refuses"));
   // At most one configuration: kube-scheduler reads one file.
   CHECK(decode_error(config("") + "---\n" + config("")) ==
         "test.yaml:7:7: kind: a second KubeSchedulerConfiguration (the first is at "

@@ -111,7 +111,8 @@ void inter_pod_affinity_mask(const Cluster& cluster, const Pod& pod,
 }
 
 bool inter_pod_affinity_score(const Cluster& cluster, const Pod& pod,
-                              std::span<const NodeId> feasible, std::span<std::int64_t> scores) {
+                              std::span<const NodeId> feasible, std::span<std::int64_t> scores,
+                              std::int64_t hard_pod_affinity_weight) {
   const PodSpec& spec = *pod.spec;
   const bool own =
       !spec.pod_affinity.preferred.empty() || !spec.pod_anti_affinity.preferred.empty();
@@ -140,8 +141,10 @@ bool inter_pod_affinity_score(const Cluster& cluster, const Pod& pod,
     for (std::size_t i = 0; i < spec.pod_anti_affinity.preferred.size(); ++i)
       if (term_selects(spec.pod_anti_affinity.preferred[i], ns, q.namespace_name, q.labels))
         add(spec.pod_anti_affinity.preferred[i], n, -spec.pod_anti_affinity.preferred_weights[i]);
-    for (const PodAffinityTerm& term : other.pod_affinity.required)
-      if (term_selects(term, q.namespace_name, ns, pod.labels)) add(term, n, 1);
+    if (hard_pod_affinity_weight > 0)
+      for (const PodAffinityTerm& term : other.pod_affinity.required)
+        if (term_selects(term, q.namespace_name, ns, pod.labels))
+          add(term, n, hard_pod_affinity_weight);
     for (std::size_t i = 0; i < other.pod_affinity.preferred.size(); ++i)
       if (term_selects(other.pod_affinity.preferred[i], q.namespace_name, ns, pod.labels))
         add(other.pod_affinity.preferred[i], n, other.pod_affinity.preferred_weights[i]);

@@ -13,25 +13,18 @@ namespace fleetsim {
 
 namespace {
 
-// The default profile's score weights (apis/config/v1/default_plugins.go). ImageLocality is not
-// scored: fleetsim does not model which images a node holds before a pod pulls them.
-constexpr std::int64_t kTaintTolerationWeight = 3;
-constexpr std::int64_t kNodeAffinityWeight = 2;
-constexpr std::int64_t kPodTopologySpreadWeight = 2;
-constexpr std::int64_t kInterPodAffinityWeight = 2;
-constexpr std::int64_t kFitWeight = 1;
-constexpr std::int64_t kBalancedAllocationWeight = 1;
-
 constexpr std::uint64_t kWakeTag = 1;  // a backoff ends or the 30 s flush is due
 
 }  // namespace
 
 KubeScheduler::KubeScheduler(Simulation& sim, Cluster& cluster, ClusterBus& bus,
-                             std::function<void(PodId)> on_unschedulable)
+                             std::function<void(PodId)> on_unschedulable,
+                             std::vector<SchedulerProfile> profiles)
     : sim_(sim),
       cluster_(cluster),
       bus_(bus),
       on_unschedulable_(std::move(on_unschedulable)),
+      profiles_(std::move(profiles)),
       rng_(sim.rng("kube-scheduler")) {}
 
 void KubeScheduler::request_pass() {
@@ -68,17 +61,19 @@ void KubeScheduler::order_nodes() {
   }
 }
 
-std::size_t KubeScheduler::nodes_to_find(std::size_t all) {
-  // schedule_one.go numFeasibleNodesToFind with percentageOfNodesToScore unset (adaptive).
+std::size_t KubeScheduler::nodes_to_find(std::size_t all, std::int32_t configured) {
+  // schedule_one.go numFeasibleNodesToFind; percentageOfNodesToScore 0 is adaptive.
   constexpr std::size_t kMinFeasibleNodes = 100;
   constexpr std::size_t kMinPercentage = 5;
   if (all < kMinFeasibleNodes) return all;
-  const std::size_t percentage =
-      std::max<std::size_t>(kMinPercentage, all / 125 >= 50 ? 0 : 50 - all / 125);
+  std::size_t percentage = static_cast<std::size_t>(configured);
+  if (percentage == 0)
+    percentage = std::max<std::size_t>(kMinPercentage, all / 125 >= 50 ? 0 : 50 - all / 125);
   return std::max(kMinFeasibleNodes, all * percentage / 100);
 }
 
-NodeId KubeScheduler::select_host(const Pod& pod, const SpreadConstraints& spread) {
+NodeId KubeScheduler::select_host(const Pod& pod, const SchedulerProfile& profile,
+                                  const SpreadConstraints& spread) {
   if (feasible_.empty()) return kNoNode;
   if (feasible_.size() == 1) return feasible_.front();  // schedule_one.go: no scoring for one
   const std::size_t count = feasible_.size();
@@ -87,37 +82,49 @@ NodeId KubeScheduler::select_host(const Pod& pod, const SpreadConstraints& sprea
   auto add = [&](std::int64_t weight) {
     for (std::size_t i = 0; i < count; ++i) totals_[i] += weight * scores_[i];
   };
+  const ScoreWeights& w = profile.weights;
   const PodSpec& spec = *pod.spec;
-  for (std::size_t i = 0; i < count; ++i) {
-    const Node& n = cluster_.node(feasible_[i]);
-    scores_[i] = least_allocated_score(
-        n.scoring_requested + n.daemon_overhead + spec.scoring_requests(), n.allocatable);
-  }
-  add(kFitWeight);
-  // Skipped for a pod that requests no cpu or memory (Kubernetes 1.33, #130260).
-  if (spec.requests.cpu_millis() != 0 || spec.requests.memory_bytes() != 0) {
+  if (w.node_resources_fit != 0) {
     for (std::size_t i = 0; i < count; ++i) {
       const Node& n = cluster_.node(feasible_[i]);
       scores_[i] =
-          balanced_allocation_score(n.requested + n.daemon_overhead + spec.requests, n.allocatable);
+          fit_score(profile.fit, n.scoring_requested + n.daemon_overhead + spec.scoring_requests(),
+                    n.allocatable, spec.requests);
     }
-    add(kBalancedAllocationWeight);
+    add(w.node_resources_fit);
   }
-  for (std::size_t i = 0; i < count; ++i)
-    scores_[i] = intolerable_preferences(spec, cluster_.node(feasible_[i]).taints);
-  default_normalize(scores_, true);
-  add(kTaintTolerationWeight);
-  if (!spec.preferred_node_terms.empty()) {
+  // Skipped for a pod that requests none of the resources (Kubernetes 1.33, #130260).
+  const bool requests_some =
+      std::any_of(profile.balanced_resources.begin(), profile.balanced_resources.end(),
+                  [&](ResourceIndex r) { return r != resource::kPods && spec.requests[r] != 0; });
+  if (w.balanced_allocation != 0 && requests_some) {
+    for (std::size_t i = 0; i < count; ++i) {
+      const Node& n = cluster_.node(feasible_[i]);
+      scores_[i] = balanced_allocation_score(profile.balanced_resources,
+                                             n.requested + n.daemon_overhead + spec.requests,
+                                             n.allocatable, spec.requests);
+    }
+    add(w.balanced_allocation);
+  }
+  if (w.taint_toleration != 0) {
+    for (std::size_t i = 0; i < count; ++i)
+      scores_[i] = intolerable_preferences(spec, cluster_.node(feasible_[i]).taints);
+    default_normalize(scores_, true);
+    add(w.taint_toleration);
+  }
+  if (w.node_affinity != 0 && !spec.preferred_node_terms.empty()) {
     for (std::size_t i = 0; i < count; ++i)
       scores_[i] = preferred_affinity_weight(spec, cluster_.node(feasible_[i]).labels);
     default_normalize(scores_, false);
-    add(kNodeAffinityWeight);
+    add(w.node_affinity);
   }
-  if (!spread.soft.empty()) {
+  if (w.pod_topology_spread != 0 && !spread.soft.empty()) {
     topology_spread_score(cluster_, pod, spread, feasible_, scores_);
-    add(kPodTopologySpreadWeight);
+    add(w.pod_topology_spread);
   }
-  if (inter_pod_affinity_score(cluster_, pod, feasible_, scores_)) add(kInterPodAffinityWeight);
+  if (w.inter_pod_affinity != 0 &&
+      inter_pod_affinity_score(cluster_, pod, feasible_, scores_, profile.hard_pod_affinity_weight))
+    add(w.inter_pod_affinity);
   // selectHost: uniformly at random among the highest totals (reservoir sampling).
   std::size_t best = 0, tied = 1;
   for (std::size_t i = 1; i < count; ++i) {
@@ -160,6 +167,10 @@ void KubeScheduler::on_event(SimTime now, std::uint64_t tag) {
     throw_if_stop_requested();  // a pass over thousands of pods and nodes takes a while
     const Pod& pod = *queued;
     const PodId id = pod.id;
+    // A pod whose spec.schedulerName names no profile is no scheduler's: it stays Pending.
+    const std::int32_t profile_index = pod.spec->scheduler_profile;
+    if (profile_index < 0 || static_cast<std::size_t>(profile_index) >= profiles_.size()) continue;
+    const SchedulerProfile& profile = profiles_[static_cast<std::size_t>(profile_index)];
     // Inter-pod affinity is worked out only where some pod asks for it.
     const bool check_affinity = running_anti || !pod.spec->pod_affinity.required.empty() ||
                                 !pod.spec->pod_anti_affinity.required.empty();
@@ -171,14 +182,15 @@ void KubeScheduler::on_event(SimTime now, std::uint64_t tag) {
     // the scores send it, as the real kube-scheduler does.
     NodeId chosen = kNoNode;
     if (!alike(no_node_for, pod)) {
-      const SpreadConstraints spread = spread_constraints(cluster_, pod);
+      const SpreadConstraints spread = spread_constraints(cluster_, pod, profile.spread_defaults);
       if (!spread.hard.empty()) {
         spread_mask_.assign(cluster_.nodes().size(), 1);
-        topology_spread_filter(cluster_, pod, spread.hard, spread_mask_);
+        topology_spread_filter(cluster_, pod, spread, spread_mask_);
       }
       // Nodes are checked from where the last pod's search stopped, until enough fit.
       feasible_.clear();
-      const std::size_t all = order_.size(), wanted = nodes_to_find(all);
+      const std::size_t all = order_.size(),
+                        wanted = nodes_to_find(all, profile.percentage_of_nodes_to_score);
       std::size_t checked = 0;
       for (; checked < all && feasible_.size() < wanted; ++checked) {
         const NodeId n = order_[(next_start_ + checked) % all];
@@ -187,7 +199,7 @@ void KubeScheduler::on_event(SimTime now, std::uint64_t tag) {
           feasible_.push_back(n);
       }
       if (all != 0) next_start_ = (next_start_ + checked) % all;
-      chosen = select_host(pod, spread);
+      chosen = select_host(pod, profile, spread);
     }
     if (chosen == kNoNode) {
       no_node_for = &pod;
@@ -213,12 +225,18 @@ void KubeScheduler::on_event(SimTime now, std::uint64_t tag) {
   // A bound pod may be what a pod with required affinity or a hard spread constraint waits for
   // (InterPodAffinity's and PodTopologySpread's AssignedPodAdd events).
   if (any_bound)
-    queue_.move(cluster_, [](const Pod& p) {
-      return !p.spec->pod_affinity.required.empty() ||
-             std::any_of(p.spec->topology_spread.begin(), p.spec->topology_spread.end(),
-                         [](const TopologySpread& t) {
-                           return t.when_unsatisfiable == WhenUnsatisfiable::DoNotSchedule;
-                         });
+    queue_.move(cluster_, [this](const Pod& p) {
+      auto hard = [](const TopologySpread& t) {
+        return t.when_unsatisfiable == WhenUnsatisfiable::DoNotSchedule;
+      };
+      const auto& own = p.spec->topology_spread;
+      if (!p.spec->pod_affinity.required.empty() || std::any_of(own.begin(), own.end(), hard))
+        return true;
+      // A profile's List of default constraints may hold DoNotSchedule ones.
+      const std::int32_t i = p.spec->scheduler_profile;
+      if (!own.empty() || i < 0 || static_cast<std::size_t>(i) >= profiles_.size()) return false;
+      const SpreadDefaults& d = profiles_[static_cast<std::size_t>(i)].spread_defaults;
+      return !d.system && std::any_of(d.list.begin(), d.list.end(), hard);
     });
   if (const std::optional<SimTime> wake = queue_.next_wake(now)) {
     if (!sim_.is_pending(wake_) || wake_at_ != *wake) {

@@ -43,10 +43,10 @@ bool includes(const TopologySpread& c, const PodSpec& pod, const Node& n) {
 struct Counter {
   const Cluster& cluster;
   const Pod& pod;
-  bool system_default;
+  bool defaulted;
 
   bool selects(const TopologySpread& c, const Pod& q) const {
-    if (system_default) return q.workload == pod.workload;
+    if (defaulted) return q.workload == pod.workload;
     return q.namespace_name == pod.namespace_name && c.selects(q.labels);
   }
   std::int64_t on(const TopologySpread& c, const Node& n) const {
@@ -74,24 +74,29 @@ struct ZoneCounts {
 
 }  // namespace
 
-SpreadConstraints spread_constraints(const Cluster& cluster, const Pod& pod) {
+SpreadConstraints spread_constraints(const Cluster& cluster, const Pod& pod,
+                                     const SpreadDefaults& defaults) {
   SpreadConstraints out;
-  for (const TopologySpread& c : pod.spec->topology_spread)
+  auto add = [&](const TopologySpread& c) {
     (c.when_unsatisfiable == WhenUnsatisfiable::DoNotSchedule ? out.hard : out.soft).push_back(&c);
+  };
+  for (const TopologySpread& c : pod.spec->topology_spread) add(c);
   if (pod.spec->topology_spread.empty()) {
     auto w = cluster.workloads().find(pod.workload);
     if (w != cluster.workloads().end() && w->second.kind == WorkloadKind::Deployment) {
-      for (const TopologySpread& c : kSystemDefaults) out.soft.push_back(&c);
-      out.system_default = true;
+      for (const TopologySpread& c : defaults.system ? kSystemDefaults : defaults.list) add(c);
+      out.defaulted = !out.hard.empty() || !out.soft.empty();
+      out.system_default = defaults.system;
     }
   }
   return out;
 }
 
 void topology_spread_filter(const Cluster& cluster, const Pod& pod,
-                            const std::vector<const TopologySpread*>& hard,
+                            const SpreadConstraints& constraints,
                             std::vector<std::uint8_t>& allowed) {
-  const Counter counter{cluster, pod, false};
+  const std::vector<const TopologySpread*>& hard = constraints.hard;
+  const Counter counter{cluster, pod, constraints.defaulted};
   std::vector<std::int64_t> host_counts;
   for (const TopologySpread* constraint : hard) {
     const TopologySpread& c = *constraint;
@@ -141,8 +146,9 @@ void topology_spread_score(const Cluster& cluster, const Pod& pod,
                            const SpreadConstraints& constraints, std::span<const NodeId> feasible,
                            std::span<std::int64_t> scores) {
   const std::vector<const TopologySpread*>& soft = constraints.soft;
-  const Counter counter{cluster, pod, constraints.system_default};
-  // With the pod's own constraints a node must carry every key; the defaults need only the host.
+  const Counter counter{cluster, pod, constraints.defaulted};
+  // With the pod's own constraints or a List of defaults a node must carry every key; the
+  // system defaults need only the host.
   const bool require_all = !constraints.system_default;
   auto carries_all = [&](const Node& n) {
     return std::all_of(soft.begin(), soft.end(),

@@ -69,6 +69,13 @@ constexpr auto kInert = std::to_array<InertField>({
     {"ClusterConfig.nodeGroups[].privateNetworking", "the network"},
     {"ClusterConfig.nodeGroups[].propagateASGTags", "tags"},
     {"ClusterConfig.nodeGroups[].volumeEncrypted", "encryption costs nothing extra"},
+    // How kube-scheduler runs, not where it places pods.
+    {"KubeSchedulerConfiguration.leaderElection", "which scheduler replica leads"},
+    {"KubeSchedulerConfiguration.clientConnection", "the API client's connection"},
+    {"KubeSchedulerConfiguration.parallelism", "how many nodes are checked at once"},
+    {"KubeSchedulerConfiguration.enableProfiling", "a profiling endpoint"},
+    {"KubeSchedulerConfiguration.enableContentionProfiling", "a profiling endpoint"},
+    {"KubeSchedulerConfiguration.delayCacheUntilActive", "when the caches fill"},
     // Bookkeeping of the workload controllers.
     {"Deployment.spec.revisionHistoryLimit", "old ReplicaSets kept"},
     {"Deployment.spec.progressDeadlineSeconds", "a condition on the Deployment's status"},

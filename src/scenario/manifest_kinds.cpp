@@ -6,12 +6,13 @@
 #include <array>
 
 #include "fleetsim/scenario/name_hint.hpp"
+#include "fleetsim/scenario/scheduler_config_decoder.hpp"
 
 namespace fleetsim {
 
 namespace {
 
-constexpr std::array<DecodedKind, 13> kDecodedKinds{{
+constexpr std::array<DecodedKind, 14> kDecodedKinds{{
     {"NodePool", "karpenter.sh/v1", &api::NodePool},
     {"EC2NodeClass", "karpenter.k8s.aws/v1", &api::EC2NodeClass},
     {"Pod", "v1", &api::Pod},
@@ -25,6 +26,8 @@ constexpr std::array<DecodedKind, 13> kDecodedKinds{{
     {"ClusterConfig", "eksctl.io/v1alpha5", &api::ClusterConfig},
     {"NodeClass", "eks.amazonaws.com/v1", &api::AutoModeNodeClass},
     {"List", "v1", &api::List},
+    {"KubeSchedulerConfiguration", "kubescheduler.config.k8s.io/v1",
+     &api::KubeSchedulerConfiguration},
 }};
 
 // Retired versions of decoded kinds, with what changed on the way to the one fleetsim reads.
@@ -68,6 +71,10 @@ constexpr auto kMigrations = std::to_array<Migration>({
      "Kubernetes 1.22 removed it; scheduling.k8s.io/v1 has the same fields"},
     {"PriorityClass", "scheduling.k8s.io/v1alpha1",
      "Kubernetes 1.22 removed it; scheduling.k8s.io/v1 has the same fields"},
+    {"KubeSchedulerConfiguration", "kubescheduler.config.k8s.io/v1beta3",
+     "Kubernetes 1.29 removed v1beta3; v1 has the same fields"},
+    {"KubeSchedulerConfiguration", "kubescheduler.config.k8s.io/v1beta2",
+     "Kubernetes 1.28 removed v1beta2; v1 has the same fields (with v1's default weights)"},
     {"ScaledObject", "keda.k8s.io/v1alpha1",
      "KEDA 2 moved ScaledObject to keda.sh/v1alpha1 and renamed "
      "spec.scaleTargetRef.deploymentName to name"},

@@ -16,6 +16,7 @@
 #include "fleetsim/scenario/nodepool_decoder.hpp"
 #include "fleetsim/scenario/pdb_decoder.hpp"
 #include "fleetsim/scenario/scaled_object_decoder.hpp"
+#include "fleetsim/scenario/scheduler_config_decoder.hpp"
 
 namespace fleetsim {
 
@@ -95,6 +96,13 @@ void ManifestLoader::load_manifest(const YamlValue& manifest, ManifestSet& out) 
     out.pdbs.push_back(decode_pdb(m, ctx));
   } else if (kind == "NodeClass") {
     out.node_classes.push_back(decode_auto_mode_node_class(m, ctx));
+  } else if (kind == "KubeSchedulerConfiguration") {
+    if (out.scheduler_config)
+      kind_value.fail(
+          fmt::format("a second KubeSchedulerConfiguration (the first is at {}); "
+                      "kube-scheduler reads one configuration file",
+                      out.scheduler_config->where.to_string()));
+    out.scheduler_config = decode_scheduler_config(m, ctx);
   } else if (kind == "ClusterConfig") {
     ClusterConfigSpec spec = decode_cluster_config(m, ctx);
     for (NodeGroup& g : spec.groups) out.node_groups.push_back(std::move(g));

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "fleetsim/k8s/pod_affinity.hpp"
+#include "fleetsim/kube/scheduler_profile.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scenario/requirement_decoder.hpp"
 #include "fleetsim/scenario/resource_decoder.hpp"
@@ -483,6 +484,10 @@ DecodedPod decode_pod(const ObjectMeta& meta, const YamlValue& spec_value, Decod
     out.priority.value = static_cast<std::int32_t>(priority->as_int(
         std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()));
     spec.priority = *out.priority.value;
+  }
+  if (auto name = s.get("schedulerName")) {
+    spec.scheduler_name = name->as_string();
+    if (spec.scheduler_name.empty()) spec.scheduler_name = kDefaultSchedulerName;  // defaulted
   }
   if (auto grace = s.get("terminationGracePeriodSeconds")) {
     spec.termination_grace = seconds(grace->as_int(0, kMaxTerminationGraceSeconds));

@@ -26,6 +26,7 @@
 #include "fleetsim/scenario/priority_resolver.hpp"
 #include "fleetsim/scenario/scenario_sections.hpp"
 #include "fleetsim/scenario/scenario_validation.hpp"
+#include "fleetsim/scenario/scheduler_profiles.hpp"
 #include "fleetsim/scenario/service_decoder.hpp"
 #include "fleetsim/scenario/warning_log.hpp"
 #include "fleetsim/scenario/yaml_reader.hpp"
@@ -738,6 +739,7 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   cfg.events = EventResolver(cfg, set.node_classes, std::move(workload_keys), priorities, warnings)
                    .resolve(std::move(sections.events));
   read_cluster_autoscaler(top, set, cfg, warnings);
+  adopt_scheduler_profiles(std::move(set.scheduler_config), cfg, warnings);
   adopt_manifests(set, cfg);
   read_phase_offsets(top, cfg);
   check_overrides_used(overrides, manifests);

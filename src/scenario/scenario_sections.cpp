@@ -113,6 +113,7 @@ ManifestSet decode_apply(const YamlValue& apply, const SectionContext& sc) {
   if (!set.hpas.empty()) refuse("HorizontalPodAutoscaler", set.hpas.front().where);
   if (!set.scaled_objects.empty()) refuse("ScaledObject", set.scaled_objects.front().where);
   if (!set.pdbs.empty()) refuse("PodDisruptionBudget", set.pdbs.front().where);
+  if (set.scheduler_config) refuse("KubeSchedulerConfiguration", set.scheduler_config->where);
   return set;
 }
 

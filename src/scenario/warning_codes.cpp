@@ -6,7 +6,7 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<std::string_view, 39> kNames{
+constexpr std::array<std::string_view, 41> kNames{
     "unmodelled-field",
     "unmodelled-kind",
     "unknown-field",
@@ -46,8 +46,10 @@ constexpr std::array<std::string_view, 39> kNames{
     "nominal-accelerator",
     "gpus-unused",
     "server-flag-not-read",
+    "scheduler-plugin-not-modelled",
+    "no-scheduler-profile",
 };
-static_assert(kNames.size() == static_cast<std::size_t>(WarningCode::ServerFlagNotRead) + 1);
+static_assert(kNames.size() == static_cast<std::size_t>(WarningCode::NoSchedulerProfile) + 1);
 
 }  // namespace
 

@@ -71,7 +71,8 @@ World::World(const ScenarioConfig& config)
         make_node_group_fleet(config.node_groups, config.daemonsets, *cloud_, cluster_, sim_));
   }
   kube_scheduler_ = std::make_unique<KubeScheduler>(
-      sim_, cluster_, bus(), [this](PodId pod) { provisioner_->pod_unschedulable(pod); });
+      sim_, cluster_, bus(), [this](PodId pod) { provisioner_->pod_unschedulable(pod); },
+      config.scheduler_profiles);
   workloads_ =
       std::make_unique<WorkloadController>(sim_, cluster_, bus(), config.controller_manager_api);
   kubelet_ = std::make_unique<Kubelet>(sim_, cluster_, bus(),

@@ -105,6 +105,11 @@ struct PodSpec {
   PodAffinityRules pod_anti_affinity;
   std::int32_t priority = 0;
   std::string priority_class_name;
+  // spec.schedulerName, and the index of the kube-scheduler profile of that name among the
+  // scenario's, resolved at load; -1: no profile has it, so no scheduler takes the pod and no
+  // provisioner sees it fail: it stays Pending.
+  std::string scheduler_name{"default-scheduler"};
+  std::int32_t scheduler_profile = 0;
   SimDuration termination_grace = seconds(30);  // Kubernetes default
   // karpenter.sh/do-not-disrupt: kForever for "true", else how long after the pod starts it
   // protects the pod; nullopt without (or with an invalid) annotation.

@@ -20,11 +20,12 @@ void inter_pod_affinity_mask(const Cluster& cluster, const Pod& pod,
 // InterPodAffinity's score (interpodaffinity/scoring.go): each running pod adds, to every node
 // of its domain, the weights of the pod's preferred affinity terms that select it (less those of
 // its preferred anti-affinity terms), and the pod those of its own preferred terms that select
-// the pod (anti-affinity subtracting), and 1 for each of its required affinity terms that does
-// (hardPodAffinityWeight); a node sums its domains' totals; min–max normalized to 0–100,
+// the pod (anti-affinity subtracting), and hardPodAffinityWeight (1 by default) for each of its
+// required affinity terms that does; a node sums its domains' totals; min–max normalized to 0–100,
 // truncated, all 0 when equal. False (no score) when neither the pod nor any running pod has
 // such terms. Zone and hostname keys.
 bool inter_pod_affinity_score(const Cluster& cluster, const Pod& pod,
-                              std::span<const NodeId> feasible, std::span<std::int64_t> scores);
+                              std::span<const NodeId> feasible, std::span<std::int64_t> scores,
+                              std::int64_t hard_pod_affinity_weight = 1);
 
 }  // namespace fleetsim

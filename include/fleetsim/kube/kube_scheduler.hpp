@@ -6,6 +6,7 @@
 #include "fleetsim/core/rng.hpp"
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/k8s/cluster_bus.hpp"
+#include "fleetsim/kube/scheduler_profile.hpp"
 #include "fleetsim/kube/scheduling_queue.hpp"
 #include "fleetsim/kube/topology_spread.hpp"
 
@@ -15,17 +16,19 @@ namespace fleetsim {
 // active. Each pod is filtered as the default profile does (resources, taints, node selection,
 // required pod (anti-)affinity, PodTopologySpread's DoNotSchedule constraints), its search
 // starting where the last one stopped (nextStartNodeIndex) and stopping at the adaptive share of
-// feasible nodes (numFeasibleNodesToFind). With more than one feasible node they are scored with
-// the default weights: NodeResourcesFit (LeastAllocated) 1, BalancedAllocation 1,
-// TaintToleration 3, NodeAffinity 2, PodTopologySpread 2 (the pod's ScheduleAnyway constraints,
-// or the system defaults for a Deployment's pods), InterPodAffinity 2; ties go to a node drawn
-// from a seeded stream. ImageLocality is not scored. Karpenter's nomination is internal
-// to Karpenter (v1 never sets status.nominatedNodeName), so it does not steer binding. Pods that
-// fit nowhere are reported unschedulable, which triggers Karpenter.
+// feasible nodes (numFeasibleNodesToFind, or the profile's percentageOfNodesToScore). With more
+// than one feasible node they are scored with the pod's profile (spec.schedulerName; pods no
+// profile names are left Pending), by default: NodeResourcesFit (LeastAllocated) 1,
+// BalancedAllocation 1, TaintToleration 3, NodeAffinity 2, PodTopologySpread 2 (the pod's
+// ScheduleAnyway constraints, or the system defaults for a Deployment's pods), InterPodAffinity
+// 2; ties go to a node drawn from a seeded stream. ImageLocality is not scored. Karpenter's
+// nomination is internal to Karpenter (v1 never sets status.nominatedNodeName), so it does not
+// steer binding. Pods that fit nowhere are reported unschedulable, which triggers Karpenter.
 class KubeScheduler : private EventHandler {
  public:
   KubeScheduler(Simulation& sim, Cluster& cluster, ClusterBus& bus,
-                std::function<void(PodId)> on_unschedulable);
+                std::function<void(PodId)> on_unschedulable,
+                std::vector<SchedulerProfile> profiles = {SchedulerProfile{}});
 
   // Asks for a pass at the current instant (coalesced): new pods are tried.
   void request_pass();
@@ -37,14 +40,16 @@ class KubeScheduler : private EventHandler {
   void on_event(SimTime now, std::uint64_t tag) override;
   bool feasible(const Pod& pod, const Node& node) const;
   void order_nodes();
-  static std::size_t nodes_to_find(std::size_t all);
+  static std::size_t nodes_to_find(std::size_t all, std::int32_t percentage);
   // Scores feasible_ and picks the best; kNoNode when there is none.
-  NodeId select_host(const Pod& pod, const SpreadConstraints& spread);
+  NodeId select_host(const Pod& pod, const SchedulerProfile& profile,
+                     const SpreadConstraints& spread);
 
   Simulation& sim_;
   Cluster& cluster_;
   ClusterBus& bus_;
   std::function<void(PodId)> on_unschedulable_;
+  std::vector<SchedulerProfile> profiles_;
   EventHandle pass_;
   RngStream rng_;  // ties among the best nodes
   SchedulingQueue queue_;

@@ -8,19 +8,23 @@
 #include <vector>
 
 #include "fleetsim/k8s/cluster.hpp"
+#include "fleetsim/kube/scheduler_profile.hpp"
 
 namespace fleetsim {
 
 // The constraints kube-scheduler applies to a pod: its own, or, when it has none and a ReplicaSet
-// owns it (a Deployment's pod), the system defaults (plugin.go systemDefaultConstraints:
-// hostname maxSkew 3 and zone maxSkew 5, ScheduleAnyway) over its ReplicaSet's pods.
+// owns it (a Deployment's pod), the profile's defaults over its ReplicaSet's pods: the system
+// defaults (plugin.go systemDefaultConstraints: hostname maxSkew 3 and zone maxSkew 5,
+// ScheduleAnyway) or the List the profile's PodTopologySpreadArgs give.
 struct SpreadConstraints {
-  // The pod spec's own, or the static defaults: no copies on the scheduler's path.
+  // The pod spec's own, or the defaults: no copies on the scheduler's path.
   std::vector<const TopologySpread*> hard;  // DoNotSchedule
   std::vector<const TopologySpread*> soft;  // ScheduleAnyway
-  bool system_default = false;  // `soft` are the defaults: the pod's workload is the selector
+  bool defaulted = false;       // the defaults apply: the pod's workload is the selector
+  bool system_default = false;  // they are the system defaults: only the hostname is required
 };
-SpreadConstraints spread_constraints(const Cluster& cluster, const Pod& pod);
+SpreadConstraints spread_constraints(const Cluster& cluster, const Pod& pod,
+                                     const SpreadDefaults& defaults);
 
 // filtering.go: per node (indexed by NodeId), 0 where binding the pod would make some hard
 // constraint's skew exceed its maxSkew: the matching pods in the node's domain, plus one if the
@@ -30,7 +34,7 @@ SpreadConstraints spread_constraints(const Cluster& cluster, const Pod& pod);
 // refused. Pods count when they are in the pod's namespace, match the selector and are not
 // terminating.
 void topology_spread_filter(const Cluster& cluster, const Pod& pod,
-                            const std::vector<const TopologySpread*>& hard,
+                            const SpreadConstraints& constraints,
                             std::vector<std::uint8_t>& allowed);
 
 // scoring.go: 0–100 per feasible node, fewer matching pods in its domains scoring higher:

@@ -16,6 +16,7 @@
 #include "fleetsim/k8s/workloads.hpp"
 #include "fleetsim/provisioning/cluster_autoscaler/settings.hpp"
 #include "fleetsim/scenario/overrides.hpp"
+#include "fleetsim/scenario/scheduler_config_decoder.hpp"
 #include "fleetsim/scenario/warning_log.hpp"
 #include "fleetsim/scenario/workload_decoder.hpp"
 #include "fleetsim/scenario/yaml_reader.hpp"
@@ -42,6 +43,8 @@ struct ManifestSet {
   // Its metadata.namespace, when given: read only if it is the autoscaler's.
   std::optional<std::string> expander_priorities_namespace;
   SourceLocation expander_priorities_namespace_where;
+  // The kube-scheduler's configuration, when a KubeSchedulerConfiguration is among them.
+  std::optional<DecodedSchedulerConfig> scheduler_config;
 
   std::size_t object_count() const {
     return nodepools.size() + node_classes.size() + workloads.size() + daemonsets.size() +

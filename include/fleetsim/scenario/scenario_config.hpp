@@ -27,6 +27,7 @@
 #include "fleetsim/k8s/nodepool.hpp"
 #include "fleetsim/k8s/pod_disruption_budget_spec.hpp"
 #include "fleetsim/k8s/workloads.hpp"
+#include "fleetsim/kube/scheduler_profile.hpp"
 #include "fleetsim/provisioning/cluster_autoscaler/settings.hpp"
 #include "fleetsim/scenario/lint_accept.hpp"
 #include "fleetsim/scenario/warning_codes.hpp"
@@ -172,6 +173,9 @@ struct ScenarioConfig {
   std::vector<Workload> daemonsets;  // per-node overhead
   std::vector<PriorityClass> priority_classes;
   std::vector<PodDisruptionBudgetSpec> pdbs;
+  // The kube-scheduler's profiles (a KubeSchedulerConfiguration among the manifests, or the
+  // default profile); each pod's spec.scheduler_profile indexes them.
+  std::vector<SchedulerProfile> scheduler_profiles{SchedulerProfile{}};
   std::vector<HorizontalPodAutoscalerSpec> hpas;  // each scales one Deployment of workloads
   std::vector<ScaledObjectSpec> scaled_objects;   // each scales one Deployment of workloads
   std::vector<JobSource> job_sources;

@@ -48,6 +48,8 @@ enum class WarningCode {
   NominalAccelerator,          // Inferentia or Trainium: the engine model on nominal figures
   GpusUnused,                  // tensor parallelism below the pod's GPU request
   ServerFlagNotRead,           // an inference server's flag whose value fleetsim cannot use
+  SchedulerPluginNotModelled,  // a kube-scheduler plugin or its args fleetsim does not model
+  NoSchedulerProfile,          // pods whose schedulerName no profile has: they stay Pending
 };
 
 // The code's name: "unmodelled-field", "pods-unhostable", …

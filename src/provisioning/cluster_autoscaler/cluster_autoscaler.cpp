@@ -139,6 +139,7 @@ std::vector<PodId> ClusterAutoscaler::pods_to_help(SimTime now, bool& too_new) {
   for (PodId id : cluster_.pending_pods()) {
     const Pod& p = cluster_.pod(id);
     if (p.terminating || p.spec->priority < kExpendablePodsPriorityCutoff) continue;
+    if (p.spec->scheduler_profile < 0) continue;  // no scheduler marks it unschedulable
     if (now - p.created <= settings_.new_pod_scale_up_delay &&
         settings_.new_pod_scale_up_delay > SimDuration{0})
       continue;

@@ -8,6 +8,8 @@ ClusterSnapshot take_snapshot(const Cluster& cluster, const SchedulingContext& c
   ClusterSnapshot s;
   for (PodId id : cluster.pending_pods()) {
     const Pod& p = cluster.pod(id);
+    // No kube-scheduler profile takes it, so it never fails to schedule: Karpenter ignores it.
+    if (p.spec->scheduler_profile < 0) continue;
     s.pending.push_back(p.id);
     s.pods.push_back(pending_pod(p));
   }

@@ -217,3 +217,20 @@ TEST_CASE(
   for ([[maybe_unused]] const auto& entry : fs::directory_iterator(out)) ++files;
   CHECK(files == 3);  // no temporary left behind
 }
+
+TEST_CASE("a bad KubeSchedulerConfiguration exits 2 naming file, line and field", "[cli]") {
+  Scratch s;
+  s.write("pools.yaml", kG5Pool +
+                            "---\napiVersion: kubescheduler.config.k8s.io/v1\n"
+                            "kind: KubeSchedulerConfiguration\nprofiles:\n"
+                            "  - pluginConfig:\n      - name: NodeResourcesFit\n"
+                            "        args:\n          scoringStrategy:\n"
+                            "            type: MostAllocated\n"
+                            "            resources: [{name: nvidia.com/gpu, weight: 0.5}]\n");
+  fs::path f = s.write("scenario.yaml", scenario_with(""));
+  Run o = s.fleetsim("validate " + f.string());
+  CHECK(o.exit_code == 2);
+  CHECK_THAT(o.err, Catch::Contains((s.dir / "pools.yaml").string() +
+                                    ":22:56: profiles[0].pluginConfig[0].args.scoringStrategy."
+                                    "resources[0].weight: expected an integer"));
+}

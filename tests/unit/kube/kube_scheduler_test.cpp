@@ -17,7 +17,10 @@ namespace {
 
 // A KubeScheduler over a hand-built cluster; pods it cannot place are collected.
 struct SchedulerRig {
-  SchedulerRig() : scheduler(sim, cluster, bus, [this](PodId p) { unschedulable.push_back(p); }) {}
+  explicit SchedulerRig(std::vector<SchedulerProfile> profiles = {SchedulerProfile{}})
+      : scheduler(
+            sim, cluster, bus, [this](PodId p) { unschedulable.push_back(p); },
+            std::move(profiles)) {}
   SchedulerRig(const SchedulerRig&) = delete;
   SchedulerRig& operator=(const SchedulerRig&) = delete;
 
@@ -439,4 +442,76 @@ TEST_CASE("kube-scheduler spreads a workload's pods apart one per node within on
   CHECK(bound == free);
   CHECK(rig.bound_node(pending[3]) == kNoNode);
   CHECK(rig.unschedulable == std::vector<PodId>{pending[3]});
+}
+
+// A KubeSchedulerConfiguration's NodeResourcesFit MostAllocated (with nvidia.com/gpu weighted, as
+// the GPU guides recommend) packs a one-GPU pod onto the node whose GPUs are already busy;
+// the default LeastAllocated sends it to the empty node.
+TEST_CASE("a MostAllocated profile packs a GPU pod where the default spreads it", "[kube]") {
+  auto place = [](std::vector<SchedulerProfile> profiles) {
+    SchedulerRig rig(std::move(profiles));
+    Resources four_gpus = node_allocatable(47000, 180);
+    four_gpus[resource::kNvidiaGpu] = 4;
+    NodeId empty = add_node(rig.cluster, {.name = "a-empty", .allocatable = four_gpus});
+    NodeId busy = add_node(rig.cluster, {.name = "b-busy", .allocatable = four_gpus});
+    rig.load(busy, pod_requests(4000, 16384, 2));
+    PodId pod = rig.pending(pod_requests(4000, 16384, 1));
+    rig.pass();
+    const NodeId node = rig.bound_node(pod);
+    return node == empty ? "a-empty" : node == busy ? "b-busy" : "none";
+  };
+  CHECK(std::string(place({SchedulerProfile{}})) == "a-empty");
+  SchedulerProfile packing;
+  packing.fit = {
+      .type = ScoringStrategyType::MostAllocated,
+      .resources = {{resource::kCpu, 1}, {resource::kMemory, 1}, {resource::kNvidiaGpu, 3}}};
+  CHECK(std::string(place({packing})) == "b-busy");
+}
+
+// percentageOfNodesToScore 100 scores every node, where the adaptive default stops at 100
+// feasible ones of 200: a pod that only the 150th node would win goes there.
+TEST_CASE("percentageOfNodesToScore 100 scores every node", "[kube]") {
+  auto place = [](std::int32_t percentage) {
+    SchedulerProfile profile;
+    profile.percentage_of_nodes_to_score = percentage;
+    SchedulerRig rig({profile});
+    std::vector<NodeId> nodes;
+    for (int i = 0; i < 200; ++i)
+      nodes.push_back(add_node(rig.cluster, {.name = "n" + std::to_string(i)}));
+    for (int i = 0; i < 200; ++i)
+      if (i != 150) rig.load(nodes[i], pod_requests(1000, 1024));
+    PodId pod = rig.pending(pod_requests(100, 128));
+    rig.pass();
+    return rig.bound_node(pod) == nodes[150];
+  };
+  CHECK(place(100));
+  CHECK_FALSE(place(0));  // adaptive: 49% of 200 is 98, so the first 100 feasible nodes
+}
+
+// Several profiles: each pod is scored by its own (spec.schedulerName); a pod no profile names
+// is left Pending and not reported unschedulable, so no provisioner acts for it.
+TEST_CASE("each pod is scored by its profile and a pod of no profile stays Pending", "[kube]") {
+  SchedulerProfile spread;
+  SchedulerProfile pack;
+  pack.scheduler_name = "bin-packer";
+  pack.fit.type = ScoringStrategyType::MostAllocated;
+  SchedulerRig rig({spread, pack});
+  NodeId empty = add_node(rig.cluster, {.name = "a-empty"});
+  NodeId busy = add_node(rig.cluster, {.name = "b-busy"});
+  rig.load(busy, pod_requests(2000, 4096));
+  PodSpec packed = spec_with(pod_requests(500, 512));
+  packed.scheduler_name = "bin-packer";
+  packed.scheduler_profile = 1;
+  PodSpec orphan = spec_with(pod_requests(500, 512));
+  orphan.scheduler_name = "gpu-scheduler";
+  orphan.scheduler_profile = -1;
+  PodId spread_pod = rig.pending(pod_requests(500, 512));
+  PodId packed_pod = rig.pending(packed);
+  PodId orphan_pod = rig.pending(orphan);
+  rig.pass();
+  CHECK(rig.bound_node(spread_pod) == empty);
+  CHECK(rig.bound_node(packed_pod) == busy);
+  CHECK(rig.bound_node(orphan_pod) == kNoNode);
+  CHECK(rig.cluster.pod(orphan_pod).phase == PodPhase::Pending);
+  CHECK(rig.unschedulable.empty());
 }

@@ -49,9 +49,9 @@ struct SpreadRig {
     return cluster.pod(cluster.add_pod(make(labels, "default", std::move(spec))));
   }
   // The nodes the filter allows, of those given.
-  std::vector<NodeId> allowed(const Pod& pod) {
+  std::vector<NodeId> allowed(const Pod& pod, const SpreadDefaults& defaults = {}) {
     std::vector<std::uint8_t> mask(cluster.nodes().size(), 1);
-    topology_spread_filter(cluster, pod, spread_constraints(cluster, pod).hard, mask);
+    topology_spread_filter(cluster, pod, spread_constraints(cluster, pod, defaults), mask);
     std::vector<NodeId> out;
     for (NodeId id : cluster.active_nodes())
       if (mask[id] != 0) out.push_back(id);
@@ -59,7 +59,7 @@ struct SpreadRig {
   }
   std::vector<std::int64_t> scores(const Pod& pod, const std::vector<NodeId>& feasible) {
     std::vector<std::int64_t> out(feasible.size());
-    topology_spread_score(cluster, pod, spread_constraints(cluster, pod), feasible, out);
+    topology_spread_score(cluster, pod, spread_constraints(cluster, pod, {}), feasible, out);
     return out;
   }
 
@@ -330,11 +330,37 @@ TEST_CASE(
   PodSpec plain;
   plain.requests = pod_requests(100, 128);
   const Pod& pod = rig.incoming(kFoo, plain);
-  CHECK(spread_constraints(rig.cluster, pod).system_default);
+  CHECK(spread_constraints(rig.cluster, pod, {}).system_default);
   CHECK(rig.scores(pod, {a, b, c, d}) == std::vector<std::int64_t>{44, 66, 77, 100});
 
   // A bare pod gets no default spreading.
   SpreadRig bare;
   bare.node("node-a", "zone1");
-  CHECK(spread_constraints(bare.cluster, bare.incoming(kFoo, plain)).soft.empty());
+  CHECK(spread_constraints(bare.cluster, bare.incoming(kFoo, plain), {}).soft.empty());
+}
+
+// PodTopologySpreadArgs with defaultingType List: a Deployment's pod without constraints gets the
+// profile's, over its ReplicaSet's pods, DoNotSchedule ones filtering; an empty List gives none.
+TEST_CASE("PodTopologySpread: a profile's List of default constraints filters a Deployment's pod",
+          "[kube]") {
+  SpreadRig rig;
+  rig.workload = rig.cluster.add_workload(
+      {.name = "web", .kind = WorkloadKind::Deployment, .namespace_name = "default"});
+  const NodeId a = rig.node("node-a", "zone1"), b = rig.node("node-b", "zone2");
+  rig.place(a, kBar, 2);  // the workload's pods, whatever their labels
+  PodSpec plain;
+  plain.requests = pod_requests(100, 128);
+  const Pod& pod = rig.incoming(kFoo, plain);
+  SpreadDefaults zone_list{.system = false,
+                           .list = {{.topology_key = std::string(label::kZone),
+                                     .max_skew = 1,
+                                     .when_unsatisfiable = WhenUnsatisfiable::DoNotSchedule}}};
+  const SpreadConstraints listed = spread_constraints(rig.cluster, pod, zone_list);
+  CHECK(listed.hard.size() == 1);
+  CHECK(listed.defaulted);
+  CHECK_FALSE(listed.system_default);
+  CHECK(rig.allowed(pod, zone_list) == std::vector<NodeId>{b});
+  CHECK(rig.allowed(pod) == std::vector<NodeId>{a, b});  // the system defaults never filter
+  CHECK(rig.allowed(pod, SpreadDefaults{.system = false}) == std::vector<NodeId>{a, b});
+  CHECK(spread_constraints(rig.cluster, pod, SpreadDefaults{.system = false}).soft.empty());
 }

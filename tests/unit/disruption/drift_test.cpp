@@ -76,6 +76,26 @@ TEST_CASE(
   }
 }
 
+// drift_test.go "should delete drifted nodes when they are empty and consolidation is disabled",
+// with three such nodes and a Drifted budget of 100%: no validation wait and a rerun at once after
+// each command, so the three start in one instant.
+TEST_CASE("empty drifted nodes within budget all start in one instant", "[disruption][drift]") {
+  NodePool p = m5_pool();
+  p.disruption.budgets = {
+      DisruptionBudget{.percent = true, .nodes = 100, .reasons = {DisruptionReason::Drifted}}};
+  test::DisruptionRig rig(test::small_catalog(), {p});
+  rig.launch("node-a", "m5.large");
+  rig.launch("node-b", "m5.large");
+  rig.launch("node-c", "m5.large");
+  rig.controller.start();
+  rig.sim.run_until(at(seconds(15)));
+  NodePool changed = p;
+  changed.labels["team"] = "ml";
+  rig.provisioner.apply_nodepools({changed});
+  rig.sim.run_until(at(seconds(40)));
+  CHECK(rig.bus.lines == Lines{"20s node-a drifted", "20s node-b drifted", "20s node-c drifted"});
+}
+
 TEST_CASE("drift respects a zero Drifted budget while emptiness goes on", "[disruption][drift]") {
   NodePool p = m5_pool();
   p.disruption.consolidate_after = seconds(0);

@@ -26,7 +26,11 @@ std::int64_t allowed_disruptions(const NodePool& pool, std::uint32_t pool_index,
   for (NodeId id : cluster.active_nodes()) {
     const Node& n = cluster.node(id);
     const NodePoolOwner* owner = n.nodepool();
-    if (owner == nullptr || owner->pool != pool_index || !n.initialized) continue;
+    // helpers.go BuildDisruptionBudgetMapping: initialized nodes whose instance is not yet
+    // terminating; disrupting are those being deleted (or NotReady, which fleetsim's Ready
+    // nodes never turn) or held by a command.
+    if (owner == nullptr || owner->pool != pool_index || !n.initialized || n.instance_terminating)
+      continue;
     ++total;
     if (n.phase != NodePhase::Initialized || n.marked_for_disruption()) ++disrupting;
   }

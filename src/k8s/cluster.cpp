@@ -112,6 +112,19 @@ void Cluster::begin_node_deletion(NodeId node, SimTime now, SimTime terminates_a
   n.termination_reason = reason;
 }
 
+void Cluster::instance_terminating(NodeId node) {
+  ++revision_;
+  nodes_[node].instance_terminating = true;
+}
+
+void Cluster::pod_event(Node& n, const Pod& pod, SimTime now) {
+  auto w = workloads_.find(pod.workload);
+  if (w != workloads_.end() && w->second.kind == WorkloadKind::DaemonSet) return;
+  if (n.pod_event_recorded && now - n.last_pod_event < kPodEventDedupe) return;
+  n.last_pod_event = now;
+  n.pod_event_recorded = true;
+}
+
 void Cluster::node_terminated(NodeId node, SimTime now) {
   ++revision_;
   mark_unconsolidated(now);
@@ -138,7 +151,7 @@ void Cluster::bind(PodId pod_id, NodeId node_id, SimTime now) {
   if (!p.spec->pod_affinity.empty() || !p.spec->pod_anti_affinity.empty())
     ++bound_with_affinity_terms_;
   n.pods.push_back(pod_id);
-  n.last_pod_event = now;
+  pod_event(n, p, now);
 }
 
 void Cluster::unbind(PodId pod_id, SimTime now) {
@@ -151,7 +164,7 @@ void Cluster::unbind(PodId pod_id, SimTime now) {
   if (!p.spec->pod_affinity.empty() || !p.spec->pod_anti_affinity.empty())
     --bound_with_affinity_terms_;
   n.pods.erase(std::find(n.pods.begin(), n.pods.end(), pod_id));
-  n.last_pod_event = now;
+  pod_event(n, p, now);
   p.node = kNoNode;
   p.started = false;
   p.ready = false;
@@ -204,7 +217,7 @@ void Cluster::pod_terminating(PodId pod, SimTime now) {
   ++revision_;
   Pod& p = at(pod);
   p.terminating = true;
-  if (p.node != kNoNode) nodes_[p.node].last_pod_event = now;
+  if (p.node != kNoNode) pod_event(nodes_[p.node], p, now);
 }
 
 void Cluster::pod_ready(PodId pod, SimTime now) {

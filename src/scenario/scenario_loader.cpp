@@ -19,6 +19,7 @@
 #include "fleetsim/core/utf8.hpp"
 #include "fleetsim/disruption/disruption_controller.hpp"
 #include "fleetsim/provisioning/cluster_autoscaler/expander.hpp"
+#include "fleetsim/scenario/api_latency_decoder.hpp"
 #include "fleetsim/scenario/auto_mode_setup.hpp"
 #include "fleetsim/scenario/cluster_autoscaler_decoder.hpp"
 #include "fleetsim/scenario/manifest_loader.hpp"
@@ -36,7 +37,7 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<std::string_view, 25> kTopLevelKeys{"name",
+constexpr std::array<std::string_view, 26> kTopLevelKeys{"name",
                                                          "seed",
                                                          "start",
                                                          "duration",
@@ -46,6 +47,7 @@ constexpr std::array<std::string_view, 25> kTopLevelKeys{"name",
                                                          "report_interval",
                                                          "scrape_interval",
                                                          "phase_offsets",
+                                                         "api_latency",
                                                          "warmup",
                                                          "manifests",
                                                          "services",
@@ -742,6 +744,9 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   adopt_scheduler_profiles(std::move(set.scheduler_config), cfg, warnings);
   adopt_manifests(set, cfg);
   read_phase_offsets(top, cfg);
+  if (const std::optional<YamlValue> v = top.get("api_latency"))
+    cfg.termination.api_latency = decode_api_latency(*v);
+  cfg.termination.min_drain_time = cfg.karpenter.version.min_drain_time();
   check_overrides_used(overrides, manifests);
   record_input_files(cfg, manifests);
   cfg.warnings = warnings.take();

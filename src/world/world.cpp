@@ -57,7 +57,8 @@ World::World(const ScenarioConfig& config)
       pdbs_(cluster_, config.pdbs) {
   cloud_ = std::make_unique<Ec2Cloud>(sim_, cluster_, bus(), *config.catalog,
                                       latency_by_type(config), config.management_fee_by_type);
-  termination_ = std::make_unique<NodeTermination>(sim_, cluster_, bus(), *cloud_, pdbs_);
+  termination_ =
+      std::make_unique<NodeTermination>(sim_, cluster_, bus(), *cloud_, pdbs_, config.termination);
   if (config.spot_market) {
     spot_market_ =
         std::make_unique<SpotMarket>(sim_, cluster_, bus(), *cloud_, *config.spot_market,

@@ -66,7 +66,13 @@ struct Node {
   SimTime deleting_at{};
   SimTime terminates_at{};  // once deleting: when the instance goes (the end of the drain)
   SimTime terminated_at{};
-  SimTime last_pod_event{};  // last bind or pod termination (Karpenter's consolidateAfter clock)
+  // Karpenter's consolidateAfter clock: the NodeClaim's LastPodEventTime (a non-DaemonSet pod
+  // bound, terminating or terminal, at most one update per 10 s), else the Initialized time.
+  SimTime last_pod_event{};
+  bool pod_event_recorded = false;  // LastPodEventTime is set
+  // Karpenter called cloudProvider.Delete (the NodeClaim's InstanceTerminating): the node no
+  // longer counts in its NodePool's disruption budgets.
+  bool instance_terminating = false;
   // karpenter.sh/do-not-disrupt: "true" from its NodePool's template annotations.
   bool do_not_disrupt = false;
   NodeDeletionReason termination_reason = NodeDeletionReason::None;
@@ -167,6 +173,10 @@ class PodRange {
 // How long Karpenter's consolidation state holds without a change (state/cluster.go).
 inline constexpr SimDuration kConsolidationStateTtl = minutes(5);
 
+// Karpenter's podevents controller writes LastPodEventTime at most once per 10 s
+// (nodeclaim/podevents/controller.go dedupeTimeout).
+inline constexpr SimDuration kPodEventDedupe = seconds(10);
+
 class Cluster {
  public:
   Cluster() = default;
@@ -222,6 +232,8 @@ class Cluster {
   // Cordoned and draining until `terminates_at`.
   void begin_node_deletion(NodeId node, SimTime now, SimTime terminates_at,
                            NodeDeletionReason reason);
+  // Karpenter asked the cloud provider to terminate the instance (InstanceTerminating).
+  void instance_terminating(NodeId node);
   // The instance is gone: the node leaves active_nodes().
   void node_terminated(NodeId node, SimTime now);
   // The instance's hourly price changed (a spot price trace).
@@ -264,6 +276,8 @@ class Cluster {
 
  private:
   void unbind(PodId pod, SimTime now);
+  // A pod of `node` was bound, went terminating or terminal (podevents' predicate).
+  void pod_event(Node& node, const Pod& pod, SimTime now);
   Pod& at(PodId id);
   const Pod& at(PodId id) const;
   void ended(PodId pod);

@@ -28,6 +28,7 @@
 #include "fleetsim/k8s/pod_disruption_budget_spec.hpp"
 #include "fleetsim/k8s/workloads.hpp"
 #include "fleetsim/kube/scheduler_profile.hpp"
+#include "fleetsim/kube/termination_settings.hpp"
 #include "fleetsim/provisioning/cluster_autoscaler/settings.hpp"
 #include "fleetsim/scenario/lint_accept.hpp"
 #include "fleetsim/scenario/warning_codes.hpp"
@@ -195,6 +196,8 @@ struct ScenarioConfig {
 
   NodeLatencies node_latencies;
   KarpenterSettings karpenter;
+  // Node termination: MinDrainTime, and `api_latency:` (the documented default unless zero).
+  TerminationSettings termination{.api_latency = kDefaultApiLatency};
   // `spot:`: interruptions drawn from the Spot Advisor bands; without it, only scripted ones.
   std::optional<SpotMarketSettings> spot_market;
   // The kube-controller-manager's API client: every pod the ReplicaSet and Job controllers

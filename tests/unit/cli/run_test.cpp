@@ -46,6 +46,7 @@ ScenarioConfig base_config() {
   c.nodepools = {g5_on_demand()};
   // Every GPU node starts in the medians' 5 + 40 + 25 s, so the times below are exact.
   c.node_latencies.gpu.sigma = 0;
+  c.termination.api_latency = {};  // API calls instant, for the same reason
   return c;
 }
 
@@ -71,13 +72,14 @@ TEST_CASE("a one-GPU job gets a g5.xlarge that is removed once empty", "[cli]") 
   const RunResult r = run(config);
   // Batch closes at 1 s; the instance runs at 6 s, registers at 46 s and is initialized at
   // 71 s (GPU defaults); the pod binds at 71 s and completes at 3671 s. Emptiness sees the
-  // empty node at the 3680 s poll, validates for 15 s and deletes it at 3695 s.
+  // empty node at the 3680 s poll, validates for 15 s and deletes it at 3695 s; Drained after
+  // MinDrainTime (3700 s), the instance is gone at the next 5 s poll, 3705 s.
   CHECK(r.cost.by_instance_type.contains("g5.xlarge"));
   CHECK(r.nodes.launched == 1);
   CHECK(r.nodes.terminated_by_reason.at(NodeDeletionReason::Empty) == 1);
   CHECK(r.pods.pending_seconds.max == 71.0);
   CHECK(r.jobs.completed == 1);
-  const double billed_hours = (3695.0 - 6.0) / 3600.0;
+  const double billed_hours = (3705.0 - 6.0) / 3600.0;
   const double instance = 1.006 * billed_hours;           // g5.xlarge on-demand, us-east-1
   const double ebs = 20.0 * 0.08 / 730.0 * billed_hours;  // default 20 GiB gp3 root volume
   CHECK(r.cost.on_demand_usd == Approx(instance).margin(1e-6));
@@ -92,8 +94,9 @@ TEST_CASE("a node shorter than a minute is billed for sixty seconds", "[cli]") {
   config.nodepools[0].disruption.consolidate_after = seconds(0);
   config.phase_offsets.seeded = false;  // lockstep: the poll at 80 s
   const RunResult r = run(config);
-  // Launched at 6 s; bound 71 s, done 72 s; deleted at the 80 s poll + 15 s = 95 s: 89 s billed.
-  CHECK(r.cost.on_demand_usd == Approx(1.006 * 89.0 / 3600.0).margin(1e-6));
+  // Launched at 6 s; bound 71 s, done 72 s; deleted at the 80 s poll + 15 s = 95 s, Drained at
+  // 100 s, gone at 105 s: 99 s billed.
+  CHECK(r.cost.on_demand_usd == Approx(1.006 * 99.0 / 3600.0).margin(1e-6));
 }
 
 TEST_CASE("two runs of the same scenario are byte-identical", "[cli]") {

@@ -102,7 +102,7 @@ struct CloudRig {
                      Requirement::single(std::string(to_string(ct))));
     Node tpl;
     tpl.name = "default-" + std::to_string(cluster.nodes().size());
-    tpl.owner = NodePoolOwner{.pool = 0, .name = "default"};
+    tpl.owner = owner;
     return cloud.launch(
         LaunchRequest{.node = std::move(tpl), .requirements = requirements, .types = options});
   }
@@ -122,6 +122,7 @@ struct CloudRig {
     return id;
   }
 
+  NodeOwner owner = NodePoolOwner{.pool = 0, .name = "default"};  // of the nodes launched
   Catalog catalog;
   Simulation sim;
   Cluster cluster;

@@ -134,6 +134,24 @@ TEST_CASE("nodes being deleted count in the total and use up the allowance", "[d
   CHECK(allowed(pool_with({count(2)}), c) == 0);
 }
 
+// disruption/suite_test.go "should not consider nodes that have the terminating status
+// condition as part of disruption count" (helpers.go BuildDisruptionBudgetMapping, v1.1.0+):
+// once Karpenter has asked for the instance's termination, the node counts neither in the total
+// nor as disrupting.
+TEST_CASE("a node whose instance is terminating leaves the total and the disrupting count",
+          "[disruption]") {
+  Cluster c = cluster_of(10);
+  add_nodes(c, 1, NodePhase::Deleting);
+  c.instance_terminating(10);
+  // 10% of 10 is 1 and nothing is disrupting: 1 (counted, it would give 2 − 1 = 1 too; a count
+  // budget tells them apart).
+  CHECK(allowed(pool_with({percent(10)}), c) == 1);
+  CHECK(allowed(pool_with({count(3)}), c) == 3);
+  // While it drains, before InstanceTerminating, it uses up one of the three.
+  add_nodes(c, 1, NodePhase::Deleting);
+  CHECK(allowed(pool_with({count(3)}), c) == 2);
+}
+
 TEST_CASE("a scheduled budget applies for its duration after each cron hit", "[disruption]") {
   // No disruption for 8 hours from 09:00 on weekdays; simulated t = 0 is Monday 00:00 UTC.
   DisruptionBudget business_hours = count(0);

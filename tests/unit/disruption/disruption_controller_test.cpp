@@ -107,10 +107,12 @@ TEST_CASE("each emptiness pass deletes at most the budget, most expensive first"
   rig.sim.run_until(at(seconds(120)));
   // The default budget is 10% of the pool's nodes rounded up: 1 per pass. The pass at 30 s finds
   // a command and waits its validation inside the loop; the command starts at 45 s and the loop
-  // runs again at once (a deleted empty node stops counting at once here), so the next commands
-  // start at 60 and 75 s; the dearest node goes first, then ties by name.
+  // runs again at once, but node-b is disrupting until its instance is terminating: Drained
+  // after MinDrainTime (5 s), at 50 s. So the pass at 55 s finds a budget of 1 again (10% of 2)
+  // and its command starts after validation at 70 s; likewise the third at 95 s (notes §1.11 C).
+  // The dearest node goes first, then ties by name.
   CHECK(rig.deletions() ==
-        std::vector<std::string>{"45s node-b empty", "60s node-a empty", "75s node-c empty"});
+        std::vector<std::string>{"45s node-b empty", "70s node-a empty", "95s node-c empty"});
 }
 
 // karpenter nodeclaim/expiration suite_test.go "should return the requeue interval for the time

@@ -37,15 +37,17 @@ TEST_CASE("should disrupt all empty drifted nodes / should replace drifted nodes
 
   // A template label changes the NodePool's hash: both nodes drift. The empty one goes first, with
   // no replacement; the other is replaced by the cheapest m5 that holds its pod. Drift has no
-  // validation wait and the loop runs again at once after a command starts, so both start in the
-  // same instant.
+  // validation wait and the loop runs again at once after a command starts, but the default
+  // budget (10% of 2: 1) is used up by node-b until its instance is terminating (Drained after
+  // MinDrainTime, at 25 s); the pass at 30 s starts node-a's replace, deleted once its
+  // replacement is up a second later.
   NodePool changed = m5_pool();
   changed.labels["team"] = "ml";
   rig.provisioner.apply_nodepools({changed});
   rig.sim.run_until(at(seconds(40)));
   CHECK(rig.bus.decisions ==
-        Lines{"20s drift [node-b] -> []", "20s drift [node-a] -> [m5.large m5.xlarge m5.2xlarge]"});
-  CHECK(rig.bus.lines == Lines{"20s node-b drifted", "21s node-a drifted"});
+        Lines{"20s drift [node-b] -> []", "30s drift [node-a] -> [m5.large m5.xlarge m5.2xlarge]"});
+  CHECK(rig.bus.lines == Lines{"20s node-b drifted", "31s node-a drifted"});
   const Node& replacement = rig.cluster.nodes().back();
   CHECK(replacement.instance_type == "m5.large");
   CHECK_FALSE(Drift::drifted(replacement, rig.provisioner.launcher().claims().at(replacement.id),
@@ -72,6 +74,26 @@ TEST_CASE(
   } else {
     CHECK(rig.bus.decisions == Lines{"10s drift [node-a] -> [c5.large]"});
   }
+}
+
+// drift_test.go "should delete drifted nodes when they are empty and consolidation is disabled",
+// with three such nodes and a Drifted budget of 100%: no validation wait and a rerun at once after
+// each command, so the three start in one instant.
+TEST_CASE("empty drifted nodes within budget all start in one instant", "[disruption][drift]") {
+  NodePool p = m5_pool();
+  p.disruption.budgets = {
+      DisruptionBudget{.percent = true, .nodes = 100, .reasons = {DisruptionReason::Drifted}}};
+  test::DisruptionRig rig(test::small_catalog(), {p});
+  rig.launch("node-a", "m5.large");
+  rig.launch("node-b", "m5.large");
+  rig.launch("node-c", "m5.large");
+  rig.controller.start();
+  rig.sim.run_until(at(seconds(15)));
+  NodePool changed = p;
+  changed.labels["team"] = "ml";
+  rig.provisioner.apply_nodepools({changed});
+  rig.sim.run_until(at(seconds(40)));
+  CHECK(rig.bus.lines == Lines{"20s node-a drifted", "20s node-b drifted", "20s node-c drifted"});
 }
 
 TEST_CASE("drift respects a zero Drifted budget while emptiness goes on", "[disruption][drift]") {

@@ -45,7 +45,8 @@ TEST_CASE("binding a pod charges its requests to the node and records the pod ev
   Resources left = node_allocatable(4000, 16) - pod_requests(2000, 3072, 1);
   left[resource::kPods] = 108;
   CHECK(cluster.node(node).available() == left);
-  CHECK(cluster.node(node).last_pod_event == at(seconds(8)));
+  // Within 10 s of the last recorded pod event: Karpenter's podevents controller skips it.
+  CHECK(cluster.node(node).last_pod_event == at(seconds(7)));
 }
 
 TEST_CASE("finishing a bound pod frees its requests and records the pod event", "[k8s]") {
@@ -57,17 +58,60 @@ TEST_CASE("finishing a bound pod frees its requests and records the pod event", 
   cluster.bind(a, node, at(seconds(1)));
   cluster.bind(b, node, at(seconds(2)));
 
-  cluster.finish(a, PodPhase::Succeeded, at(seconds(9)));
+  cluster.finish(a, PodPhase::Succeeded, at(seconds(11)));
   CHECK(cluster.pod(a).node == kNoNode);
   CHECK(cluster.pod(a).phase == PodPhase::Succeeded);
   CHECK(cluster.node(node).pods == std::vector<PodId>{b});
   CHECK(cluster.node(node).requested == pod_requests(500, 1024));
-  CHECK(cluster.node(node).last_pod_event == at(seconds(9)));
+  CHECK(cluster.node(node).last_pod_event == at(seconds(11)));
 
   // A pod that is not bound anywhere changes no node.
-  cluster.finish(a, PodPhase::Deleted, at(seconds(20)));
-  CHECK(cluster.node(node).last_pod_event == at(seconds(9)));
+  cluster.finish(a, PodPhase::Deleted, at(seconds(30)));
+  CHECK(cluster.node(node).last_pod_event == at(seconds(11)));
   CHECK(cluster.node(node).requested == pod_requests(500, 1024));
+}
+
+// nodeclaim/podevents/suite_test.go "should only set the nodeclaim lastPodEvent once within
+// the dedupe timeframe": a pod event within 10 s of the last recorded one changes nothing.
+TEST_CASE("pod events within 10 s of the last recorded one are not recorded", "[k8s]") {
+  Cluster cluster;
+  SpecStore specs;
+  NodeId node = add_node(cluster, {});
+  cluster.node_initialized(node, at(seconds(3)));
+  const PodSpec* spec = specs.add(pod_requests(100, 128));
+  PodId a = add_pending_pod(cluster, spec, kSimStart);
+  PodId b = add_pending_pod(cluster, spec, kSimStart);
+  PodId c = add_pending_pod(cluster, spec, kSimStart);
+  // The first event is recorded though Initialized was 2 s before: LastPodEventTime was unset.
+  cluster.bind(a, node, at(seconds(5)));
+  CHECK(cluster.node(node).last_pod_event == at(seconds(5)));
+  cluster.bind(b, node, at(seconds(10)));  // 5 s later: deduplicated
+  CHECK(cluster.node(node).last_pod_event == at(seconds(5)));
+  cluster.pod_terminating(a, at(seconds(15)));  // 10 s later: recorded
+  CHECK(cluster.node(node).last_pod_event == at(seconds(15)));
+  cluster.finish(a, PodPhase::Deleted, at(seconds(24)));
+  CHECK(cluster.node(node).last_pod_event == at(seconds(15)));
+  cluster.bind(c, node, at(seconds(25)));
+  CHECK(cluster.node(node).last_pod_event == at(seconds(25)));
+}
+
+// nodeclaim/podevents/controller.go: DaemonSet pods are no pod events.
+TEST_CASE("a DaemonSet's pod does not move the node's last pod event", "[k8s]") {
+  Cluster cluster;
+  SpecStore specs;
+  NodeId node = add_node(cluster, {});
+  cluster.node_initialized(node, at(seconds(3)));
+  const WorkloadId ds = cluster.add_workload(
+      WorkloadRecord{.name = "agent", .kind = WorkloadKind::DaemonSet, .namespace_name = "kube"});
+  Pod p;
+  p.name = "agent-1";
+  p.spec = specs.add(pod_requests(100, 128));
+  p.labels = &no_labels();
+  p.workload = ds;
+  const PodId id = cluster.add_pod(std::move(p));
+  cluster.bind(id, node, at(seconds(30)));
+  CHECK(cluster.node(node).last_pod_event == at(seconds(3)));
+  CHECK_FALSE(cluster.node(node).pod_event_recorded);
 }
 
 TEST_CASE("collect forgets ended pods nobody holds and keeps the held ones until released",

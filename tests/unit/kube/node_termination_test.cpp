@@ -8,6 +8,8 @@
 using namespace fleetsim;
 using namespace fleetsim::test;
 
+// node/termination/suite_test.go "should evict pods in order and wait until pods are fully
+// deleted" and "should delete nodes", for a NodePool's node with the API's time at zero.
 TEST_CASE(
     "deleting a node evicts its pods, clears nominations to it and terminates after the drain",
     "[kube]") {
@@ -25,6 +27,7 @@ TEST_CASE(
   const SimTime delete_at = at(seconds(100));
   rig.sim.run_until(delete_at);
   rig.termination.delete_node(node, NodeDeletionReason::Underutilized);
+  rig.sim.run_until(delete_at);  // the termination controller's first look, at once
 
   std::vector<RecordedEvent> after(
       rig.bus.events.begin() + static_cast<std::ptrdiff_t>(events_before), rig.bus.events.end());
@@ -48,7 +51,7 @@ TEST_CASE(
   CHECK(n.termination_reason == NodeDeletionReason::Underutilized);
   CHECK(n.pods.empty());
   CHECK(n.requested.is_zero());
-  CHECK(n.last_pod_event == delete_at);
+  CHECK(n.last_pod_event == delete_at);  // the first eviction; the second is within 10 s of it
   for (PodId p : {first, second}) {
     CHECK(rig.cluster.pod(p).phase == PodPhase::Deleted);
     CHECK(rig.cluster.pod(p).node == kNoNode);
@@ -57,19 +60,91 @@ TEST_CASE(
   CHECK(rig.cluster.pod(nominated).phase == PodPhase::Pending);
   CHECK(rig.bus.capacity_changes == capacity_changes_before + 1);
 
-  // The instance stays (and is billed) until the pods' 30 s grace periods end.
-  rig.sim.run_until(delete_at + seconds(30) - micros(1));
+  // The pods' objects are deleted when their 30 s grace periods end (130 s); the poll then finds
+  // the node drained, cloudProvider.Delete marks the instance terminating, and the next poll,
+  // 5 s later, finds it gone. The instance is billed until then.
+  rig.sim.run_until(at(seconds(130)) - micros(1));
+  CHECK_FALSE(n.instance_terminating);
+  rig.sim.run_until(at(seconds(130)));
+  CHECK(n.instance_terminating);
+  rig.sim.run_until(at(seconds(135)) - micros(1));
   CHECK(rig.bus.count(EventKind::NodeTerminated) == 0);
   CHECK(rig.cloud.running(rig.global("m5.xlarge")) == 1);
-  rig.sim.run_until(delete_at + seconds(30));
+  rig.sim.run_until(at(seconds(135)));
   REQUIRE(rig.bus.count(EventKind::NodeTerminated) == 1);
   const RecordedEvent terminated = rig.bus.of_kind(EventKind::NodeTerminated).front();
-  CHECK(terminated.time == at(seconds(130)));
+  CHECK(terminated.time == at(seconds(135)));
   CHECK(terminated.node == node);
   CHECK(terminated.reason == EventReason{NodeDeletionReason::Underutilized});
   CHECK(n.phase == NodePhase::Terminated);
-  CHECK(n.terminated_at == at(seconds(130)));
+  CHECK(n.terminated_at == at(seconds(135)));
   CHECK(rig.cloud.running(rig.global("m5.xlarge")) == 0);
+}
+
+// node/termination/suite_test.go "should not finish draining until minDrainTime has passed":
+// an empty node is Drained 5 s after its drain began, not before.
+TEST_CASE("an empty node is drained only once MinDrainTime has passed", "[kube]") {
+  TerminationRig rig;
+  const NodeId node = rig.ready_node("m5.large");
+  rig.sim.run_until(at(seconds(100)));
+  rig.termination.delete_node(node, NodeDeletionReason::Empty);
+  rig.sim.run_until(at(seconds(105)) - micros(1));
+  CHECK_FALSE(rig.cluster.node(node).instance_terminating);
+  rig.sim.run_until(at(seconds(105)));
+  CHECK(rig.cluster.node(node).instance_terminating);
+  rig.sim.run_until(at(minutes(5)));
+  CHECK(rig.bus.seconds_of(EventKind::NodeTerminated) == std::vector<double>{110});
+}
+
+TEST_CASE("MinDrainTime 0 (Karpenter before v1.10) drains an empty node at once", "[kube]") {
+  TerminationRig rig;
+  PodDisruptionBudgets none{rig.cluster, {}};
+  NodeTermination old{rig.sim, rig.cluster,
+                      rig.bus, rig.cloud,
+                      none,    TerminationSettings{.min_drain_time = SimDuration{0}}};
+  const NodeId node = rig.ready_node("m5.large");
+  rig.sim.run_until(at(seconds(100)));
+  old.delete_node(node, NodeDeletionReason::Empty);
+  rig.sim.run_until(at(seconds(100)));
+  CHECK(rig.cluster.node(node).instance_terminating);
+  rig.sim.run_until(at(minutes(5)));
+  CHECK(rig.bus.seconds_of(EventKind::NodeTerminated) == std::vector<double>{105});
+}
+
+TEST_CASE("a node group's node has no MinDrainTime nor polls: it goes when its pods have",
+          "[kube]") {
+  TerminationRig rig;
+  rig.owner = NodeGroupOwner{.name = "ng"};
+  const NodeId node = *rig.launch({"m5.xlarge"});
+  const NodeId empty = *rig.launch({"m5.large"});
+  rig.sim.run_until(at(seconds(100)));  // both Ready at 70 s
+  rig.bound_pod(node);
+  rig.termination.delete_node(node, NodeDeletionReason::ScaleDown);
+  rig.termination.delete_node(empty, NodeDeletionReason::ScaleDownEmpty);
+  rig.sim.run_until(at(minutes(5)));
+  CHECK(rig.bus.seconds_of(EventKind::PodEvicted) == std::vector<double>{100});
+  CHECK(rig.bus.seconds_of(EventKind::NodeTerminated) == std::vector<double>{100, 130});
+  CHECK_FALSE(rig.cluster.node(node).instance_terminating);
+}
+
+TEST_CASE("the API's time delays each step of the termination", "[kube]") {
+  TerminationRig rig;
+  PodDisruptionBudgets none{rig.cluster, {}};
+  // Every call takes exactly 300 ms (p99 = median: no spread).
+  NodeTermination slow{
+      rig.sim, rig.cluster,
+      rig.bus, rig.cloud,
+      none,    TerminationSettings{.api_latency = {.median = millis(300), .p99 = millis(300)}}};
+  const NodeId node = rig.ready_node("m5.xlarge");
+  rig.sim.run_until(at(seconds(100)));
+  rig.bound_pod(node, seconds(10));
+  slow.delete_node(node, NodeDeletionReason::Drifted);
+  rig.sim.run_until(at(minutes(5)));
+  // NodeClaim and Node deletions (0.6 s), the Eviction (0.3 s): evicted at 100.9 s. Its object
+  // goes at 100.9 + 10 + 0.3 = 111.2 s; the drain began at 100.6 s and is polled each second
+  // from there: Drained at 111.6 s, the instance gone 5 s later.
+  CHECK(rig.bus.seconds_of(EventKind::PodEvicted) == std::vector<double>{100.9});
+  CHECK(rig.bus.seconds_of(EventKind::NodeTerminated) == std::vector<double>{116.6});
 }
 
 TEST_CASE("deleting a node twice is harmless", "[kube]") {
@@ -82,7 +157,8 @@ TEST_CASE("deleting a node twice is harmless", "[kube]") {
   REQUIRE(rig.bus.count(EventKind::NodeTerminated) == 1);
   CHECK(rig.bus.of_kind(EventKind::NodeTerminated).front().reason ==
         EventReason{NodeDeletionReason::Expired});
-  CHECK(rig.bus.seconds_of(EventKind::NodeTerminated) == std::vector<double>{70});  // no pods
+  // No pods: Drained after MinDrainTime (75 s), gone at the next poll.
+  CHECK(rig.bus.seconds_of(EventKind::NodeTerminated) == std::vector<double>{80});
   CHECK(rig.cloud.running(rig.global("m5.large")) == 0);
 }
 
@@ -147,15 +223,17 @@ TEST_CASE(
   rig.ready_pod(node);
   rig.ready_pod(node);
   rig.drain.delete_node(node, NodeDeletionReason::Underutilized);
-  // The first goes at once; the second would leave no pod Ready. Retries follow at 100, 200,
-  // 400 ms… after each refusal (100.1, 100.3, 100.7, 101.5, 103.1, 106.3 s).
+  // The first goes at once; the second would leave no pod Ready (the API server checks each
+  // Eviction as it arrives). Retries follow at 100, 200, 400 ms… after each refusal (100.1,
+  // 100.3, 100.7, 101.5, 103.1, 106.3 s); the drain's one-second polls do not hurry them.
   rig.sim.run_until(at(seconds(105)));
   CHECK(rig.evictions() == std::vector<double>{100});
   rig.ready_pod(other);  // the controller's replacement is Ready at 105 s
   rig.sim.run_until(at(minutes(5)));
   CHECK(rig.evictions() == std::vector<double>{100, 106.3});
-  // The instance goes when the last evicted pod's 30 s grace period ends.
-  CHECK(rig.bus.seconds_of(EventKind::NodeTerminated) == std::vector<double>{136.3});
+  // The last pod object goes when its 30 s grace period ends (136.3 s); the poll at 137 s finds
+  // the node drained, and the instance is gone at the next, 5 s later.
+  CHECK(rig.bus.seconds_of(EventKind::NodeTerminated) == std::vector<double>{142});
 }
 
 TEST_CASE(
@@ -225,6 +303,9 @@ TEST_CASE("system-critical pods are drained after the others", "[kube]") {
   REQUIRE(evicted.size() == 2);
   CHECK(evicted[0].pod == app);
   CHECK(evicted[0].time == at(seconds(100)));
+  // node/termination/suite_test.go "should evict non-critical pods first": the critical pod
+  // waits until the other pod's object is gone, at the end of its 30 s grace period.
   CHECK(evicted[1].pod == agent);
-  CHECK(evicted[1].time == at(millis(100'100)));
+  CHECK(evicted[1].time == at(seconds(130)));
+  CHECK(rig.bus.seconds_of(EventKind::NodeTerminated) == std::vector<double>{165});
 }

@@ -31,6 +31,7 @@ TEST_CASE(
   const SimTime notice_at = at(seconds(100));
   rig.sim.run_until(notice_at);
   rig.cloud.interrupt_spot(node);
+  rig.sim.run_until(notice_at);  // the termination controller's first look, at once
 
   std::vector<RecordedEvent> after(
       rig.bus.events.begin() + static_cast<std::ptrdiff_t>(events_before), rig.bus.events.end());
@@ -50,11 +51,16 @@ TEST_CASE(
   CHECK_FALSE(rig.usable("m5.large", CapacityType::Spot));
   CHECK(rig.usable("m5.large", CapacityType::OnDemand));  // only the spot pool was interrupted
 
-  // max(45 s, 90 s) = 90 s of drain, below the two-minute warning.
+  // max(45 s, 90 s) = 90 s of drain, below the two-minute warning; the instance is terminating
+  // then and gone at the next poll, 5 s later.
   rig.sim.run_until(notice_at + seconds(90) - micros(1));
-  CHECK(rig.bus.count(EventKind::NodeTerminated) == 0);
+  CHECK_FALSE(rig.cluster.node(node).instance_terminating);
   rig.sim.run_until(notice_at + seconds(90));
-  CHECK(rig.bus.seconds_of(EventKind::NodeTerminated) == std::vector<double>{190});
+  CHECK(rig.cluster.node(node).instance_terminating);
+  rig.sim.run_until(notice_at + seconds(95) - micros(1));
+  CHECK(rig.bus.count(EventKind::NodeTerminated) == 0);
+  rig.sim.run_until(notice_at + seconds(95));
+  CHECK(rig.bus.seconds_of(EventKind::NodeTerminated) == std::vector<double>{195});
   CHECK(rig.cluster.node(node).termination_reason == NodeDeletionReason::SpotInterruption);
 
   rig.sim.run_until(notice_at + minutes(2) + seconds(59));
@@ -75,11 +81,12 @@ TEST_CASE("EC2 stops an interrupted spot node at the two-minute mark whatever th
   CHECK(rig.bus.seconds_of(EventKind::NodeTerminated) == std::vector<double>{220});
 }
 
-TEST_CASE("an interrupted spot node without pods terminates at the notice", "[provisioning]") {
+TEST_CASE("an interrupted spot node without pods is gone MinDrainTime and a poll after the notice",
+          "[provisioning]") {
   InterruptionRig rig;
   NodeId node = rig.ready_node("m5.large", CapacityType::Spot);
   rig.sim.run_until(at(seconds(100)));
   rig.cloud.interrupt_spot(node);
-  rig.sim.run_until(at(seconds(100)));
-  CHECK(rig.bus.seconds_of(EventKind::NodeTerminated) == std::vector<double>{100});
+  rig.sim.run_until(at(seconds(120)));
+  CHECK(rig.bus.seconds_of(EventKind::NodeTerminated) == std::vector<double>{110});
 }

@@ -33,29 +33,29 @@ TEST_CASE("compare: two golden reports side by side", "[report]") {
                      {.name = "balanced", .reports = {golden("consolidation/balanced")}}});
   CHECK(table ==
         "metric                           when-empty (n=1)  balanced (n=1)     change\n"
-        "cost.total_usd                             162.91          131.59    -19.23%\n"
+        "cost.total_usd                             162.98          132.55    -18.67%\n"
         "cost.on_demand_usd                           0.00            0.00      +0.00\n"
-        "cost.spot_usd                              160.52          129.51    -19.32%\n"
-        "gpu.utilization                          0.587733        0.723883    +23.17%\n"
-        "gpu.provisioned_gpu_hours                  350.01          284.63    -18.68%\n"
+        "cost.spot_usd                              160.59          130.40    -18.80%\n"
+        "gpu.utilization                          0.587488        0.725183    +23.44%\n"
+        "gpu.provisioned_gpu_hours                  350.15          287.06    -18.02%\n"
         "sla.requests                               193080          193080     +0.00%\n"
-        "sla.miss_ratio                           0.057199        0.121478   +112.38%\n"
-        "sla.ttft_miss_ratio                      0.050777        0.108235   +113.16%\n"
-        "sla.e2e_miss_ratio                       0.005909        0.005557     -5.96%\n"
-        "sla.drop_ratio                           0.000513        0.007686  +1398.25%\n"
-        "sla.latency_ms.p50                           7180            7470        +4%\n"
+        "sla.miss_ratio                           0.057199        0.128232   +124.19%\n"
+        "sla.ttft_miss_ratio                      0.050777        0.115077   +126.63%\n"
+        "sla.e2e_miss_ratio                       0.005909        0.005474     -7.36%\n"
+        "sla.drop_ratio                           0.000513        0.007681  +1397.27%\n"
+        "sla.latency_ms.p50                           7180            7620        +6%\n"
         "sla.latency_ms.p99                          44300           68600       +55%\n"
         "sla.ttft_ms.p99                             32300           59800       +85%\n"
         "sla.tpot_ms.p99                              80.0            81.6        +2%\n"
         "pods.pending_seconds.p99                     92.3            96.0        +4%\n"
-        "pods.evicted                                    0              49        +49\n"
-        "nodes.launched                                 25              57   +128.00%\n"
+        "pods.evicted                                    0              47        +47\n"
+        "nodes.launched                                 25              59   +136.00%\n"
         "nodes.peak                                      7               8    +14.29%\n"
         "nodes.spot_interruption_notices                 0               0         +0\n"
         "nodes.spot_interruptions                        0               0         +0\n"
-        "disruption.commands                            19              53   +178.95%\n"
-        "jobs.completed                                 27              27     +0.00%\n"
-        "jobs.lost_gpu_hours                          0.00            7.41      +7.41\n");
+        "disruption.commands                            19              55   +189.47%\n"
+        "jobs.completed                                 27              26     -3.70%\n"
+        "jobs.lost_gpu_hours                          0.00           13.86     +13.86\n");
 }
 
 TEST_CASE("compare: a side of several seeds shows its mean and 95% interval", "[report]") {

@@ -54,10 +54,10 @@ TEST_CASE("explain tells a golden run's pod and node from launch to termination"
         "  18m13.313959s  ready: initialized, GPUs advertised\n"
         "  18m13.313959s  pod bound: llm-ksvdbndrnd-f8f5f\n"
         "   27m3.575605s  pod llm-ksvdbndrnd-f8f5f deleted: scale_down\n"
-        "     32m21.904s  disruption: emptiness (Empty) of 1 node, saving $1.212/h, no "
+        "     32m11.904s  disruption: emptiness (Empty) of 1 node, saving $1.212/h, no "
         "replacement\n"
-        "     32m21.904s  cordoned and draining: empty\n"
-        "     32m21.904s  terminated: empty (ran 14m51.08886s at $1.212/h)\n");
+        "     32m11.904s  cordoned and draining: empty\n"
+        "  32m21.926323s  terminated: empty (ran 14m51.111183s at $1.212/h)\n");
 }
 
 TEST_CASE("explain says why a pod found no place, and when it joined a node already there",

@@ -56,7 +56,10 @@ struct JobRun {
   JobRun(const std::string& annotations, const std::string& events) : dir("checkpoint") {
     dir.write("manifests.yaml", kPool + job(annotations));
     const auto file = dir.write(
-        "scenario.yaml", "name: checkpoint\nduration: 8h\nmanifests: [manifests.yaml]\n" + events);
+        "scenario.yaml",
+        // API calls instant: the eviction comes at the notice itself, so the lost work is exact.
+        "name: checkpoint\nduration: 8h\napi_latency: zero\nmanifests: [manifests.yaml]\n" +
+            events);
     const ScenarioConfig config =
         load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
     result = run(config, {.event_sinks = {&times}});

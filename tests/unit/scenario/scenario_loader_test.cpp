@@ -149,8 +149,8 @@ TEST_CASE("scenario file errors carry file:line:col and the field", "[scenario]"
   CHECK(load_error(scenario("unknown-key.yaml")) ==
         scenario("unknown-key.yaml").string() +
             ":3:1: manifest: unknown key; expected one of name, seed, start, duration, region, "
-            "catalog, provisioner, report_interval, scrape_interval, phase_offsets, warmup, "
-            "manifests, services, "
+            "catalog, provisioner, report_interval, scrape_interval, phase_offsets, api_latency, "
+            "warmup, manifests, services, "
             "jobs, events, node_latencies, karpenter, cluster_autoscaler, spot, "
             "kube_controller_manager, "
             "metrics, "
@@ -477,8 +477,8 @@ TEST_CASE("image pull bandwidth and scrape interval: defaults, values and bounds
   CHECK(
       error("scrape_intervall: 15s\n") ==
       "4:1: scrape_intervall: unknown key; expected one of name, seed, start, duration, region, "
-      "catalog, provisioner, report_interval, scrape_interval, phase_offsets, warmup, manifests, "
-      "services, "
+      "catalog, provisioner, report_interval, scrape_interval, phase_offsets, api_latency, "
+      "warmup, manifests, services, "
       "jobs, events, node_latencies, karpenter, cluster_autoscaler, spot, kube_controller_manager, "
       "metrics, gates, manifest_validation, warnings, lint; did "
       "you mean "
@@ -999,4 +999,46 @@ TEST_CASE("phase offsets: seeded by default and zero or fixed per controller", "
     CHECK(s.short_error() ==
           "10:23: phase_offsets.keda: the offset (30s) must be shorter than the period (30s)");
   }
+}
+
+TEST_CASE("api_latency sets the API's time: the default, zero or a median and p99", "[scenario]") {
+  {
+    ScratchScenario s("api-default", "");
+    const ApiLatency l = load_scenario(s.file).termination.api_latency;
+    CHECK(l.median == millis(20));
+    CHECK(l.p99 == millis(200));
+  }
+  {
+    ScratchScenario s("api-zero", "api_latency: zero\n");
+    CHECK(load_scenario(s.file).termination.api_latency.zero());
+  }
+  {
+    ScratchScenario s("api-default-word", "api_latency: default\n");
+    CHECK(load_scenario(s.file).termination.api_latency.p99 == millis(200));
+  }
+  {
+    ScratchScenario s("api-map", "api_latency: {median: 50ms, p99: 1s}\n");
+    const ApiLatency l = load_scenario(s.file).termination.api_latency;
+    CHECK(l.median == millis(50));
+    CHECK(l.p99 == seconds(1));
+  }
+  auto error = [](std::string_view body) {
+    ScratchScenario s("api-err", body);
+    std::string e = s.error();
+    std::string prefix = s.file.string() + ":";
+    return e.starts_with(prefix) ? e.substr(prefix.size()) : e;
+  };
+  CHECK(error("api_latency: fast\n") ==
+        "4:14: api_latency: unknown value \"fast\"; expected zero, default or {median: 20ms, "
+        "p99: 200ms}");
+  CHECK(error("api_latency: {median: 0s, p99: 1s}\n") ==
+        "4:23: api_latency.median: must be positive (use `api_latency: zero`)");
+  CHECK(error("api_latency: {median: 50ms, p99: 20ms}\n") ==
+        "4:34: api_latency.p99: must be at least the median (50ms)");
+  CHECK(error("api_latency: {median: 50ms, p99: 2m}\n") ==
+        "4:34: api_latency.p99: must be at most 1m0s");
+  CHECK(error("api_latency: {median: 50ms}\n") ==
+        "4:14: api_latency.p99: required field is missing");
+  CHECK(error("api_latency: {median: 50ms, p99: 1s, p50: 1s}\n") ==
+        "4:38: api_latency.p50: unknown key; expected one of median, p99");
 }

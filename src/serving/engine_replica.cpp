@@ -1,8 +1,11 @@
 #include "fleetsim/serving/engine_replica.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
+
+#include "fleetsim/core/error.hpp"
 
 namespace fleetsim {
 
@@ -51,6 +54,7 @@ EngineReplica::EngineReplica(const StepCost& cost, EngineListener& listener)
       listener_(listener),
       block_(cost.limits().block_tokens),
       inv_block_(1.0 / cost.limits().block_tokens),
+      block_shift_(std::countr_zero(cost.limits().block_tokens)),
       capacity_(std::floor(static_cast<double>(cost.kv_capacity_tokens()) / block_)),
       budget_(cost.limits().max_num_batched_tokens),
       max_seqs_(cost.limits().max_num_seqs),
@@ -62,7 +66,9 @@ EngineReplica::EngineReplica(const StepCost& cost, EngineListener& listener)
       waiting_(cost.limits().max_num_seqs),
       prefilling_(cost.limits().max_num_seqs),
       phase_count_(cost.limits().block_tokens, 0),
-      milestone_(kInfinity) {}
+      milestone_(kInfinity) {
+  FLEETSIM_ASSERT(std::has_single_bit(cost.limits().block_tokens));  // engines' own block sizes
+}
 
 double EngineReplica::blocks(double tokens) const { return ceil_of(tokens * inv_block_); }
 
@@ -94,14 +100,16 @@ bool EngineReplica::over_capacity_at(double steps) const {
   return kv_bound_at(steps) > capacity_ && kv_used_at(steps) > capacity_;
 }
 
+// The counts are whole numbers held in doubles, so the floor division by B is done on integers,
+// with a shift (B is a power of two): the rounding fix-ups it replaces were a chain of
+// conversions and branches on every decode's start and end.
 void EngineReplica::count_decoder(const Seq& s, double sign) {
   const double base = s.context0 - s.decode_start;
-  double q = floor_of(base * inv_block_);  // exact but for a rounding at a block's edge
-  if (base - q * block_ >= block_) q += 1;
-  if (base - q * block_ < 0) q -= 1;
-  const auto phase = static_cast<std::size_t>(base - q * block_);
+  const auto whole = static_cast<std::int64_t>(base);
+  const std::int64_t q = whole >> block_shift_;  // floors a negative base too
+  const auto phase = static_cast<std::size_t>(whole & (static_cast<std::int64_t>(block_) - 1));
   phase_count_[phase] += static_cast<std::int64_t>(sign);
-  decoder_blocks_base_ += sign * q;
+  decoder_blocks_base_ += sign * static_cast<double>(q);
   decoders_ += sign;
   context_base_ += sign * base;
 }

@@ -121,6 +121,7 @@ class EngineReplica {
   EngineListener& listener_;
   double block_ = 16;
   double inv_block_ = 1.0 / 16;
+  int block_shift_ = 4;  // log2 of block_
   double capacity_ = 0;  // KV blocks
   double budget_ = 0;    // tokens per step
   std::uint32_t max_seqs_ = 0;

@@ -219,10 +219,12 @@ void EngineReplica::finish_prefills(double now) {
 const EngineReplica::HeapEntry* EngineReplica::next_decode() {
   while (!decoding_.empty()) {
     const HeapEntry& top = decoding_.front();
+    if (stale_decodes_ == 0) return &top;  // no preemption left one: spare the look-up
     const Seq& s = seqs_[top.slot];
     if (s.generation == top.generation && s.phase == Phase::Decode) return &top;
     std::pop_heap(decoding_.begin(), decoding_.end(), EndsLater{});
     decoding_.pop_back();
+    --stale_decodes_;
   }
   return nullptr;
 }
@@ -237,6 +239,7 @@ void EngineReplica::finish_decodes(double now) {
   }
   if (decoders_ < 0.5) {
     decoding_.clear();
+    stale_decodes_ = 0;
     steps_ = context_base_ = decoders_ = decoder_blocks_base_ = 0;
   }
 }
@@ -283,6 +286,7 @@ void EngineReplica::preempt(std::uint32_t slot) {
   if (s.phase == Phase::Decode) {
     const double produced = steps_ - s.decode_start;
     count_decoder(s, -1);
+    ++stale_decodes_;  // its entry stays in decoding_ until it comes to the top
     s.prompt = s.context0 + produced;
     s.to_generate = std::max(1.0, s.to_generate - produced);
   } else {
@@ -309,6 +313,7 @@ std::vector<std::uint32_t> EngineReplica::clear() {
   waiting_.clear();
   prefilling_.clear();
   decoding_.clear();
+  stale_decodes_ = 0;
   running_ = 0;
   steps_ = prefilled_ = prefill_queued_ = decoders_ = context_base_ = fixed_kv_ = 0;
   decoder_blocks_base_ = 0;

@@ -134,6 +134,7 @@ class EngineReplica {
   SlotQueue waiting_;                // FIFO; a preempted request goes back to the front
   SlotQueue prefilling_;             // admission order, so prefill_end ascends
   std::vector<HeapEntry> decoding_;  // min-heap by end
+  std::uint32_t stale_decodes_ = 0;  // entries of decoding_ whose sequence was preempted
   std::uint32_t running_ = 0;        // prefilling + decoding
   std::uint64_t admissions_ = 0;
   std::uint64_t preemptions_ = 0;

@@ -65,9 +65,10 @@ EngineReplica::EngineReplica(const StepCost& cost, EngineListener& listener)
       seqs_(cost.limits().max_num_seqs),
       waiting_(cost.limits().max_num_seqs),
       prefilling_(cost.limits().max_num_seqs),
-      phase_count_(cost.limits().block_tokens, 0),
       milestone_(kInfinity) {
-  FLEETSIM_ASSERT(std::has_single_bit(cost.limits().block_tokens));  // engines' own block sizes
+  // The engines' own block sizes (1, 16, 32): powers of two that phase_count_ holds.
+  FLEETSIM_ASSERT(std::has_single_bit(cost.limits().block_tokens) &&
+                  cost.limits().block_tokens <= kMaxBlockTokens);
 }
 
 double EngineReplica::blocks(double tokens) const { return ceil_of(tokens * inv_block_); }

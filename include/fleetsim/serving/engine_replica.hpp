@@ -6,6 +6,7 @@
 // same policy one step at a time; tests hold the two within 2 %.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -149,8 +150,11 @@ class EngineReplica {
   double decoders_ = 0;
   double context_base_ = 0;  // Σ (context0 − decode_start): context = base + decoders × steps
   double fixed_kv_ = 0;      // Σ reserved
-  double decoder_blocks_base_ = 0;         // Σ over decoders of q (kv_used_at)
-  std::vector<std::int64_t> phase_count_;  // decoders by phase (kv_used_at)
+  double decoder_blocks_base_ = 0;  // Σ over decoders of q (kv_used_at)
+  // Decoders by phase (kv_used_at), held inside the replica: touched at every decode's start
+  // and end, a separate allocation cost a cache miss there.
+  static constexpr std::uint32_t kMaxBlockTokens = 32;
+  std::array<std::int64_t, kMaxBlockTokens> phase_count_{};
 
   // The plan from synced_ (a step boundary) to the next milestone: plan_steps_ whole steps, each
   // with plan_prefill_ prompt tokens and, if plan_decodes_, a token of every decoding sequence;

@@ -1,8 +1,11 @@
 #include "fleetsim/serving/engine_replica.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
+
+#include "fleetsim/core/error.hpp"
 
 namespace fleetsim {
 
@@ -51,6 +54,7 @@ EngineReplica::EngineReplica(const StepCost& cost, EngineListener& listener)
       listener_(listener),
       block_(cost.limits().block_tokens),
       inv_block_(1.0 / cost.limits().block_tokens),
+      block_shift_(std::countr_zero(cost.limits().block_tokens)),
       capacity_(std::floor(static_cast<double>(cost.kv_capacity_tokens()) / block_)),
       budget_(cost.limits().max_num_batched_tokens),
       max_seqs_(cost.limits().max_num_seqs),
@@ -61,8 +65,11 @@ EngineReplica::EngineReplica(const StepCost& cost, EngineListener& listener)
       seqs_(cost.limits().max_num_seqs),
       waiting_(cost.limits().max_num_seqs),
       prefilling_(cost.limits().max_num_seqs),
-      phase_count_(cost.limits().block_tokens, 0),
-      milestone_(kInfinity) {}
+      milestone_(kInfinity) {
+  // The engines' own block sizes (1, 16, 32): powers of two that phase_count_ holds.
+  FLEETSIM_ASSERT(std::has_single_bit(cost.limits().block_tokens) &&
+                  cost.limits().block_tokens <= kMaxBlockTokens);
+}
 
 double EngineReplica::blocks(double tokens) const { return ceil_of(tokens * inv_block_); }
 
@@ -94,14 +101,16 @@ bool EngineReplica::over_capacity_at(double steps) const {
   return kv_bound_at(steps) > capacity_ && kv_used_at(steps) > capacity_;
 }
 
+// The counts are whole numbers held in doubles, so the floor division by B is done on integers,
+// with a shift (B is a power of two): the rounding fix-ups it replaces were a chain of
+// conversions and branches on every decode's start and end.
 void EngineReplica::count_decoder(const Seq& s, double sign) {
   const double base = s.context0 - s.decode_start;
-  double q = floor_of(base * inv_block_);  // exact but for a rounding at a block's edge
-  if (base - q * block_ >= block_) q += 1;
-  if (base - q * block_ < 0) q -= 1;
-  const auto phase = static_cast<std::size_t>(base - q * block_);
+  const auto whole = static_cast<std::int64_t>(base);
+  const std::int64_t q = whole >> block_shift_;  // floors a negative base too
+  const auto phase = static_cast<std::size_t>(whole & (static_cast<std::int64_t>(block_) - 1));
   phase_count_[phase] += static_cast<std::int64_t>(sign);
-  decoder_blocks_base_ += sign * q;
+  decoder_blocks_base_ += sign * static_cast<double>(q);
   decoders_ += sign;
   context_base_ += sign * base;
 }
@@ -211,10 +220,12 @@ void EngineReplica::finish_prefills(double now) {
 const EngineReplica::HeapEntry* EngineReplica::next_decode() {
   while (!decoding_.empty()) {
     const HeapEntry& top = decoding_.front();
+    if (stale_decodes_ == 0) return &top;  // no preemption left one: spare the look-up
     const Seq& s = seqs_[top.slot];
     if (s.generation == top.generation && s.phase == Phase::Decode) return &top;
     std::pop_heap(decoding_.begin(), decoding_.end(), EndsLater{});
     decoding_.pop_back();
+    --stale_decodes_;
   }
   return nullptr;
 }
@@ -229,6 +240,7 @@ void EngineReplica::finish_decodes(double now) {
   }
   if (decoders_ < 0.5) {
     decoding_.clear();
+    stale_decodes_ = 0;
     steps_ = context_base_ = decoders_ = decoder_blocks_base_ = 0;
   }
 }
@@ -275,6 +287,7 @@ void EngineReplica::preempt(std::uint32_t slot) {
   if (s.phase == Phase::Decode) {
     const double produced = steps_ - s.decode_start;
     count_decoder(s, -1);
+    ++stale_decodes_;  // its entry stays in decoding_ until it comes to the top
     s.prompt = s.context0 + produced;
     s.to_generate = std::max(1.0, s.to_generate - produced);
   } else {
@@ -301,6 +314,7 @@ std::vector<std::uint32_t> EngineReplica::clear() {
   waiting_.clear();
   prefilling_.clear();
   decoding_.clear();
+  stale_decodes_ = 0;
   running_ = 0;
   steps_ = prefilled_ = prefill_queued_ = decoders_ = context_base_ = fixed_kv_ = 0;
   decoder_blocks_base_ = 0;

@@ -6,6 +6,7 @@
 // same policy one step at a time; tests hold the two within 2 %.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -121,6 +122,7 @@ class EngineReplica {
   EngineListener& listener_;
   double block_ = 16;
   double inv_block_ = 1.0 / 16;
+  int block_shift_ = 4;  // log2 of block_
   double capacity_ = 0;  // KV blocks
   double budget_ = 0;    // tokens per step
   std::uint32_t max_seqs_ = 0;
@@ -133,6 +135,7 @@ class EngineReplica {
   SlotQueue waiting_;                // FIFO; a preempted request goes back to the front
   SlotQueue prefilling_;             // admission order, so prefill_end ascends
   std::vector<HeapEntry> decoding_;  // min-heap by end
+  std::uint32_t stale_decodes_ = 0;  // entries of decoding_ whose sequence was preempted
   std::uint32_t running_ = 0;        // prefilling + decoding
   std::uint64_t admissions_ = 0;
   std::uint64_t preemptions_ = 0;
@@ -147,8 +150,11 @@ class EngineReplica {
   double decoders_ = 0;
   double context_base_ = 0;  // Σ (context0 − decode_start): context = base + decoders × steps
   double fixed_kv_ = 0;      // Σ reserved
-  double decoder_blocks_base_ = 0;         // Σ over decoders of q (kv_used_at)
-  std::vector<std::int64_t> phase_count_;  // decoders by phase (kv_used_at)
+  double decoder_blocks_base_ = 0;  // Σ over decoders of q (kv_used_at)
+  // Decoders by phase (kv_used_at), held inside the replica: touched at every decode's start
+  // and end, a separate allocation cost a cache miss there.
+  static constexpr std::uint32_t kMaxBlockTokens = 32;
+  std::array<std::int64_t, kMaxBlockTokens> phase_count_{};
 
   // The plan from synced_ (a step boundary) to the next milestone: plan_steps_ whole steps, each
   // with plan_prefill_ prompt tokens and, if plan_decodes_, a token of every decoding sequence;

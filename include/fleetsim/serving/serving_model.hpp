@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -268,7 +269,9 @@ class ServingModel final : public EventHandler {
   std::vector<Replica> replicas_;
   bool lazy_ = false;
   std::vector<double> next_milestone_;  // by replica entry, its engine's (seconds); +inf: none
-  std::vector<Slot> slots_;             // replica r owns [r × concurrency, (r + 1) × concurrency)
+  // At most the earliest of next_milestone_ (catch_up_engines).
+  double earliest_milestone_ = std::numeric_limits<double>::infinity();
+  std::vector<Slot> slots_;  // replica r owns [r × concurrency, (r + 1) × concurrency)
   ReadyReplicas ready_;
   std::uint32_t free_replica_ = kNone;
   std::size_t live_replicas_ = 0;

@@ -125,6 +125,9 @@ NodeId KubeScheduler::select_host(const Pod& pod, const SchedulerProfile& profil
   if (w.inter_pod_affinity != 0 &&
       inter_pod_affinity_score(cluster_, pod, feasible_, scores_, profile.hard_pod_affinity_weight))
     add(w.inter_pod_affinity);
+  if (w.image_locality != 0 && node_images_ != nullptr &&
+      node_images_->score(cluster_, *pod.spec, feasible_, scores_))
+    add(w.image_locality);
   // selectHost: uniformly at random among the highest totals (reservoir sampling).
   std::size_t best = 0, tied = 1;
   for (std::size_t i = 1; i < count; ++i) {

@@ -260,15 +260,14 @@ ScoreWeights read_plugins_section(const YamlValue& v, DecodeContext& ctx) {
           kPlugins[i].name));
     }
   }
-  for (std::string_view name :
-       {std::string_view("ImageLocality"), std::string_view("VolumeBinding")}) {
+  {
+    const std::string_view name = "VolumeBinding";
     const auto i = static_cast<std::size_t>(
         std::find(kPluginNames.begin(), kPluginNames.end(), name) - kPluginNames.begin());
     if (asked[i] && score[i]) {
       warn_plugin(ctx, *asked[i], name,
-                  fmt::format("the {} score is not modelled (fleetsim does not track images on "
-                              "nodes or volumes); it scores no node",
-                              name));
+                  "the VolumeBinding score is not modelled (fleetsim has no volumes); it scores "
+                  "no node");
     }
   }
   // The other extension points hold no plugin fleetsim's binding step would run differently.
@@ -284,7 +283,8 @@ ScoreWeights read_plugins_section(const YamlValue& v, DecodeContext& ctx) {
                       .node_resources_fit = weight("NodeResourcesFit"),
                       .pod_topology_spread = weight("PodTopologySpread"),
                       .inter_pod_affinity = weight("InterPodAffinity"),
-                      .balanced_allocation = weight("NodeResourcesBalancedAllocation")};
+                      .balanced_allocation = weight("NodeResourcesBalancedAllocation"),
+                      .image_locality = weight("ImageLocality")};
 }
 
 ResourceIndex resource_slot(const std::string& name, const YamlValue& where, DecodeContext& ctx) {

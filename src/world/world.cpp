@@ -78,6 +78,7 @@ World::World(const ScenarioConfig& config)
       std::make_unique<WorkloadController>(sim_, cluster_, bus(), config.controller_manager_api);
   kubelet_ = std::make_unique<Kubelet>(sim_, cluster_, bus(),
                                        config.node_latencies.image_pull_bytes_per_s);
+  kube_scheduler_->set_node_images(&kubelet_->node_images());
 }
 
 World::~World() = default;

@@ -6,6 +6,7 @@
 #include "fleetsim/core/rng.hpp"
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/k8s/cluster_bus.hpp"
+#include "fleetsim/kube/image_locality.hpp"
 #include "fleetsim/kube/scheduler_profile.hpp"
 #include "fleetsim/kube/scheduling_queue.hpp"
 #include "fleetsim/kube/topology_spread.hpp"
@@ -21,7 +22,8 @@ namespace fleetsim {
 // profile names are left Pending), by default: NodeResourcesFit (LeastAllocated) 1,
 // BalancedAllocation 1, TaintToleration 3, NodeAffinity 2, PodTopologySpread 2 (the pod's
 // ScheduleAnyway constraints, or the system defaults for a Deployment's pods), InterPodAffinity
-// 2; ties go to a node drawn from a seeded stream. ImageLocality is not scored. Karpenter's
+// 2, ImageLocality 1 (the images the kubelet pulled); ties go to a node drawn from a seeded
+// stream. Karpenter's
 // nomination is internal to Karpenter (v1 never sets status.nominatedNodeName), so it does not
 // steer binding. Pods that fit nowhere are reported unschedulable, which triggers Karpenter.
 class KubeScheduler : private EventHandler {
@@ -35,6 +37,8 @@ class KubeScheduler : private EventHandler {
   // Something that may help pods that fit nowhere happened (a node came up or changed, a pod
   // left): they are tried again, now or when their backoff ends.
   void cluster_changed();
+  // Where ImageLocality reads the images each node holds (none: it scores no node).
+  void set_node_images(const NodeImages* images) { node_images_ = images; }
 
  private:
   void on_event(SimTime now, std::uint64_t tag) override;
@@ -50,6 +54,7 @@ class KubeScheduler : private EventHandler {
   ClusterBus& bus_;
   std::function<void(PodId)> on_unschedulable_;
   std::vector<SchedulerProfile> profiles_;
+  const NodeImages* node_images_ = nullptr;
   EventHandle pass_;
   RngStream rng_;  // ties among the best nodes
   SchedulingQueue queue_;

@@ -48,6 +48,7 @@ struct ScoreWeights {
   std::int64_t pod_topology_spread = 2;
   std::int64_t inter_pod_affinity = 2;
   std::int64_t balanced_allocation = 1;
+  std::int64_t image_locality = 1;
   friend bool operator==(const ScoreWeights&, const ScoreWeights&) = default;
 };
 

@@ -515,3 +515,35 @@ TEST_CASE("each pod is scored by its profile and a pod of no profile stays Pendi
   CHECK(rig.cluster.pod(orphan_pod).phase == PodPhase::Pending);
   CHECK(rig.unschedulable.empty());
 }
+
+// ImageLocality (weight 1) tips a tie to the node that already holds the pod's image: with two
+// of three nodes holding a 2 GiB image, each scores 100 × (2 GiB × 2/3 − 23 MiB) / (1000 MiB −
+// 23 MiB) → the cap, 100. Without the image data (or weight 0) the three tie and the seeded draw
+// picks one; weight 0 must not read the images.
+TEST_CASE("ImageLocality steers a pod to the nodes that hold its image", "[kube]") {
+  for (std::int64_t weight : {1, 0}) {
+    SchedulerProfile profile;
+    profile.weights.image_locality = weight;
+    SchedulerRig rig({profile});
+    NodeImages images;
+    rig.scheduler.set_node_images(&images);
+    const NodeId a = add_node(rig.cluster, {.name = "a"});
+    const NodeId b = add_node(rig.cluster, {.name = "b"});
+    const NodeId c = add_node(rig.cluster, {.name = "c"});
+    images.pulled(b, "vllm/vllm-openai:v0.9.2", 2LL << 30);
+    images.pulled(c, "vllm/vllm-openai:v0.9.2", 2LL << 30);
+    std::vector<NodeId> chosen;
+    for (int i = 0; i < 6; ++i) {
+      PodSpec spec = spec_with(pod_requests(100, 128));
+      spec.images = {"vllm/vllm-openai:v0.9.2"};
+      const PodId pod = rig.pending(std::move(spec));
+      rig.pass();
+      chosen.push_back(rig.bound_node(pod));
+    }
+    if (weight == 1) {
+      CHECK(std::count(chosen.begin(), chosen.end(), a) == 0);
+    } else {
+      CHECK(std::count(chosen.begin(), chosen.end(), a) > 0);
+    }
+  }
+}

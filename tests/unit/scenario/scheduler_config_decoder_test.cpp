@@ -98,7 +98,8 @@ TEST_CASE("score weights merge over the default plugins as upstream's do", "[sce
                                                    .node_resources_fit = 5,
                                                    .pod_topology_spread = 0,
                                                    .inter_pod_affinity = 0,
-                                                   .balanced_allocation = 0});
+                                                   .balanced_allocation = 0,
+                                                   .image_locality = 0});
   auto multi =
       decode(config("    plugins:\n"
                     "      multiPoint:\n"
@@ -138,6 +139,7 @@ TEST_CASE("PodTopologySpread List defaults, hardPodAffinityWeight and percentage
 }
 
 TEST_CASE("scheduler plugins fleetsim does not model are warned about, not refused", "[scenario]") {
+  // ImageLocality is modelled (the images the kubelet pulled): its weight takes effect, unwarned.
   auto d =
       decode(config("    plugins:\n"
                     "      score:\n"
@@ -152,15 +154,13 @@ TEST_CASE("scheduler plugins fleetsim does not model are warned about, not refus
                     "      - name: NodeAffinity\n"
                     "        args:\n"
                     "          addedAffinity: {}\n"));
+  CHECK(only_profile(*d).weights.image_locality == 5);
   std::vector<std::string> seen;
   for (const Warning& w : d->warnings.warnings())
     seen.push_back(fmt::format("{} [{}] {}", w.where.to_string(), to_string(w.code), w.message));
   CHECK(seen == std::vector<std::string>{
                     "test.yaml:9:27 [scheduler-plugin-not-modelled] fleetsim does not model the "
                     "NodePorts filter; disabling it changes nothing",
-                    "test.yaml:7:26 [scheduler-plugin-not-modelled] the ImageLocality score is "
-                    "not modelled (fleetsim does not track images on nodes or volumes); it "
-                    "scores no node",
                     "test.yaml:10:7 [unmodelled-field] extension point not modelled; fleetsim "
                     "runs the default plugins there",
                     "test.yaml:14:15 [scheduler-plugin-not-modelled] the args of "

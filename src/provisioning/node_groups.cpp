@@ -34,6 +34,9 @@ NodeGroupFleet make_node_group_fleet(std::vector<NodeGroup> groups,
     Node& node = spec.node_template;
     node.owner = NodeGroupOwner{.name = g.name};
     for (const auto& [k, v] : node_group_labels(g)) node.labels.add(k, Requirement::single(v));
+    // No NodePool made it: a pod that selects karpenter.sh/nodepool (well known to Karpenter,
+    // which its templates always set) must not land here.
+    node.labels.add(std::string(label::kNodePool), Requirement::does_not_exist());
     node.taints = g.taints;
     const std::array<BlockDevice, 1> volumes{g.root_volume};
     node.ebs_bytes = ebs_bytes(volumes);

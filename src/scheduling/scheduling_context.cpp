@@ -33,7 +33,9 @@ SchedulingContext::SchedulingContext(const Catalog& catalog, std::span<const Nod
     tpl.pool = &pool;
     tpl.requirements = pool.requirements;
     for (const auto& [k, v] : pool.labels) tpl.requirements.add(k, Requirement::single(v));
-    tpl.requirements.add(std::string(label::kNodePool), Requirement::single(pool.name));
+    tpl.requirements.add(std::string(label::kNodePool), pool.node_group
+                                                            ? Requirement::does_not_exist()
+                                                            : Requirement::single(pool.name));
     tpl.zone_mask = zone_mask(tpl.requirements);
     tpl.capacity_mask = capacity_mask(tpl.requirements);
     tpl.types = compatible_types(tpl.requirements);

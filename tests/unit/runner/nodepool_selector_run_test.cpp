@@ -1,0 +1,76 @@
+// A pod that selects karpenter.sh/nodepool lands only on that NodePool's nodes: a node of an
+// eksctl node group has no such label, so kube-scheduler leaves the pod to Karpenter even when
+// the node group's node has room (the label is well known to Karpenter's templates, not to
+// nodes that lack it).
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "fleetsim/runner/run.hpp"
+#include "fleetsim/scenario/scenario_loader.hpp"
+#include "unit/scenario/scenario_test_util.hpp"
+
+using namespace fleetsim;
+
+namespace {
+
+struct Binding final : EventSink {
+  void on_event(const SimEvent& e, const Cluster& cluster) override {
+    if (e.kind == EventKind::PodScheduled && cluster.pod(e.pod).name.starts_with("picky"))
+      node_owner = cluster.node(e.node).owner_name();
+  }
+  std::string node_owner;
+};
+
+constexpr std::string_view kManifests = R"(apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata: {name: c}
+managedNodeGroups:
+  - name: system
+    instanceType: m5.2xlarge
+    desiredCapacity: 1
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: general}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [m5]}
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: default}
+spec:
+  amiSelectorTerms: [{alias: al2023@latest}]
+  role: KarpenterNodeRole
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: fleetsim}}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: fleetsim}}]
+)";
+
+constexpr std::string_view kPicky = R"(apiVersion: v1
+kind: Pod
+metadata: {name: picky}
+spec:
+  nodeSelector: {karpenter.sh/nodepool: general}
+  containers:
+    - name: c
+      resources: {requests: {cpu: "1", memory: 1Gi}}
+)";
+
+}  // namespace
+
+TEST_CASE("a karpenter.sh/nodepool selector keeps a pod off a node group's node", "[runner]") {
+  test::TempDir dir("nodepool-selector");
+  dir.write("manifests.yaml", std::string(kManifests));
+  dir.write("picky.yaml", std::string(kPicky));
+  const auto file = dir.write("scenario.yaml",
+                              "name: picky\nduration: 20m\nmanifests: [manifests.yaml]\n"
+                              "events:\n  - {at: 10m, apply: picky.yaml}\n");
+  const ScenarioConfig config =
+      load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+  Binding binding;
+  run(config, {.event_sinks = {&binding}});
+  CHECK(binding.node_owner == "general");
+}

@@ -112,9 +112,10 @@ void Cluster::begin_node_deletion(NodeId node, SimTime now, SimTime terminates_a
   n.termination_reason = reason;
 }
 
-void Cluster::instance_terminating(NodeId node) {
+void Cluster::instance_terminating(NodeId node, SimTime now) {
   ++revision_;
   nodes_[node].instance_terminating = true;
+  nodes_[node].billing_stopped_at = now;
 }
 
 void Cluster::pod_event(Node& n, const Pod& pod, SimTime now) {

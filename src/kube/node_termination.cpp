@@ -173,7 +173,7 @@ void NodeTermination::on_event(SimTime now, std::uint64_t t) {
   if (now >= d.deadline) {
     // The limit: what is left goes with the instance.
     for (PodId p : std::vector<PodId>(cluster_.node(id).pods)) evict(p, id, d, now, true);
-    if (d.karpenter) cluster_.instance_terminating(id);
+    if (d.karpenter) cluster_.instance_terminating(id, now);
     terminate(id, now);
     return;
   }
@@ -193,7 +193,7 @@ void NodeTermination::on_event(SimTime now, std::uint64_t t) {
                      Tag{Step::Poll, id}.pack());
     return;
   }
-  cluster_.instance_terminating(id);
+  cluster_.instance_terminating(id, now);
   terminate(id, std::min(now + kInstancePollInterval, d.deadline));
 }
 

@@ -58,6 +58,10 @@ double CostLedger::accrued_usd(SimTime now) const {
   return usd;
 }
 
+SimTime CostLedger::billed_until(const Node& node, const NodeAccount& a, SimTime now) {
+  return std::max(a.since, std::min(now, node.billing_stopped_at));
+}
+
 void CostLedger::credit(NodeAccount& a, SimTime now) {
   FLEETSIM_ASSERT(now >= a.since);
   const SimDuration dt = now - a.since;
@@ -143,13 +147,14 @@ void CostLedger::take_shares(NodeAccount& a, const Node& node, const Cluster& cl
 void CostLedger::rebalance(const Node& node, const Cluster& cluster, SimTime now) {
   NodeAccount* a = account(node.id);
   if (a == nullptr) return;
-  credit(*a, now);
+  credit(*a, billed_until(node, *a, now));
   take_shares(*a, node, cluster);
 }
 
-bool CostLedger::close(const Node& node, SimTime now) {
+bool CostLedger::close(const Node& node, SimTime at) {
   NodeAccount* a = account(node.id);
   if (a == nullptr) return false;
+  const SimTime now = billed_until(node, *a, at);
   credit(*a, now);
 
   const SimDuration lived = now - node.billed_from;

@@ -73,6 +73,8 @@ struct Node {
   // Karpenter called cloudProvider.Delete (the NodeClaim's InstanceTerminating): the node no
   // longer counts in its NodePool's disruption budgets.
   bool instance_terminating = false;
+  // When EC2 stopped billing it: the instance's shutting-down (TerminateInstances) or its end.
+  SimTime billing_stopped_at = kNever;
   // karpenter.sh/do-not-disrupt: "true" from its NodePool's template annotations.
   bool do_not_disrupt = false;
   NodeDeletionReason termination_reason = NodeDeletionReason::None;
@@ -232,8 +234,10 @@ class Cluster {
   // Cordoned and draining until `terminates_at`.
   void begin_node_deletion(NodeId node, SimTime now, SimTime terminates_at,
                            NodeDeletionReason reason);
-  // Karpenter asked the cloud provider to terminate the instance (InstanceTerminating).
-  void instance_terminating(NodeId node);
+  // Karpenter asked the cloud provider to terminate the instance (InstanceTerminating): it is
+  // shutting down, and EC2 bills no more ("you stop incurring charges for an instance as soon as
+  // its state changes to shutting-down or terminated").
+  void instance_terminating(NodeId node, SimTime now);
   // The instance is gone: the node leaves active_nodes().
   void node_terminated(NodeId node, SimTime now);
   // The instance's hourly price changed (a spot price trace).

@@ -108,6 +108,8 @@ class CostLedger {
   };
 
   NodeAccount* account(NodeId id);
+  // `now`, or when EC2 stopped billing the node if earlier (never before what is credited).
+  static SimTime billed_until(const Node& node, const NodeAccount& a, SimTime now);
   void credit(NodeAccount& a, SimTime now);
   void take_shares(NodeAccount& a, const Node& node, const Cluster& cluster);
 

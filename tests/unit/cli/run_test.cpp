@@ -73,13 +73,14 @@ TEST_CASE("a one-GPU job gets a g5.xlarge that is removed once empty", "[cli]") 
   // Batch closes at 1 s; the instance runs at 6 s, registers at 46 s and is initialized at
   // 71 s (GPU defaults); the pod binds at 71 s and completes at 3671 s. Emptiness sees the
   // empty node at the 3680 s poll, validates for 15 s and deletes it at 3695 s; Drained after
-  // MinDrainTime (3700 s), the instance is gone at the next 5 s poll, 3705 s.
+  // MinDrainTime, at 3700 s, when Karpenter terminates the instance: EC2 bills no more from then
+  // (the instance is gone at the next 5 s poll, 3705 s).
   CHECK(r.cost.by_instance_type.contains("g5.xlarge"));
   CHECK(r.nodes.launched == 1);
   CHECK(r.nodes.terminated_by_reason.at(NodeDeletionReason::Empty) == 1);
   CHECK(r.pods.pending_seconds.max == 71.0);
   CHECK(r.jobs.completed == 1);
-  const double billed_hours = (3705.0 - 6.0) / 3600.0;
+  const double billed_hours = (3700.0 - 6.0) / 3600.0;
   const double instance = 1.006 * billed_hours;           // g5.xlarge on-demand, us-east-1
   const double ebs = 20.0 * 0.08 / 730.0 * billed_hours;  // default 20 GiB gp3 root volume
   CHECK(r.cost.on_demand_usd == Approx(instance).margin(1e-6));
@@ -92,11 +93,14 @@ TEST_CASE("a node shorter than a minute is billed for sixty seconds", "[cli]") {
   ScenarioConfig config = base_config();
   config.workloads = {gpu_job("blip", seconds(1))};
   config.nodepools[0].disruption.consolidate_after = seconds(0);
-  config.phase_offsets.seeded = false;  // lockstep: the poll at 80 s
+  config.phase_offsets.seeded = false;  // lockstep: the polls on whole 10 s
+  // A node that starts in 3 s (1 s per phase, no spread).
+  config.node_latencies.gpu = {
+      .launch = seconds(1), .registration = seconds(1), .initialization = seconds(1)};
   const RunResult r = run(config);
-  // Launched at 6 s; bound 71 s, done 72 s; deleted at the 80 s poll + 15 s = 95 s, Drained at
-  // 100 s, gone at 105 s: 99 s billed.
-  CHECK(r.cost.on_demand_usd == Approx(1.006 * 99.0 / 3600.0).margin(1e-6));
+  // The batch closes at 1 s: launched and billed from 2 s, bound at 4 s, done at 5 s; deleted at
+  // the 10 s poll + 15 s = 25 s, Drained and terminated at 30 s: 28 s run, 60 s billed.
+  CHECK(r.cost.on_demand_usd == Approx(1.006 * 60.0 / 3600.0).margin(1e-6));
 }
 
 TEST_CASE("two runs of the same scenario are byte-identical", "[cli]") {

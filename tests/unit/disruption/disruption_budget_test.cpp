@@ -142,7 +142,7 @@ TEST_CASE("a node whose instance is terminating leaves the total and the disrupt
           "[disruption]") {
   Cluster c = cluster_of(10);
   add_nodes(c, 1, NodePhase::Deleting);
-  c.instance_terminating(10);
+  c.instance_terminating(10, kSimStart);
   // 10% of 10 is 1 and nothing is disrupting: 1 (counted, it would give 2 − 1 = 1 too; a count
   // budget tells them apart).
   CHECK(allowed(pool_with({percent(10)}), c) == 1);

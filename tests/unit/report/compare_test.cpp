@@ -33,11 +33,11 @@ TEST_CASE("compare: two golden reports side by side", "[report]") {
                      {.name = "balanced", .reports = {golden("consolidation/balanced")}}});
   CHECK(table ==
         "metric                           when-empty (n=1)  balanced (n=1)     change\n"
-        "cost.total_usd                             162.98          132.55    -18.67%\n"
+        "cost.total_usd                             162.94          132.45    -18.72%\n"
         "cost.on_demand_usd                           0.00            0.00      +0.00\n"
-        "cost.spot_usd                              160.59          130.40    -18.80%\n"
-        "gpu.utilization                          0.587488        0.725183    +23.44%\n"
-        "gpu.provisioned_gpu_hours                  350.15          287.06    -18.02%\n"
+        "cost.spot_usd                              160.55          130.30    -18.84%\n"
+        "gpu.utilization                          0.587631        0.725724    +23.50%\n"
+        "gpu.provisioned_gpu_hours                  350.07          286.85    -18.06%\n"
         "sla.requests                               193080          193080     +0.00%\n"
         "sla.miss_ratio                           0.057199        0.128232   +124.19%\n"
         "sla.ttft_miss_ratio                      0.050777        0.115077   +126.63%\n"

@@ -58,12 +58,16 @@ const std::string kNoSpot =
 struct Launches final : EventSink {
   void on_event(const SimEvent& e, const Cluster& cluster) override {
     if (e.kind == EventKind::NodeLaunched) launched.push_back(cluster.node(e.node));
-    if (e.kind == EventKind::NodeTerminated) terminated.push_back(e.time);
+    if (e.kind == EventKind::NodeTerminated) {
+      terminated.push_back(e.time);
+      billing_stopped.push_back(std::min(e.time, cluster.node(e.node).billing_stopped_at));
+    }
     if (e.kind == EventKind::LaunchFailed) ++failed;
     if (e.kind == EventKind::SpotPriceChanged) prices.push_back(e.price);
   }
   std::vector<Node> launched;
   std::vector<SimTime> terminated;
+  std::vector<SimTime> billing_stopped;  // the instance shutting down, or gone
   int failed = 0;
   std::vector<double> prices;
 };
@@ -165,8 +169,8 @@ TEST_CASE("billing across a spot price change is exact to the microsecond", "[ru
   REQUIRE(node.zone == "us-east-1b");
   CHECK(node.price_per_hour == 0.397);
   const SimTime change = kSimStart + micros(1'800'000'001);
-  const SimTime end =
-      r.launches.terminated.empty() ? kSimStart + hours(2) : r.launches.terminated.front();
+  const SimTime end = r.launches.billing_stopped.empty() ? kSimStart + hours(2)
+                                                         : r.launches.billing_stopped.front();
   REQUIRE(node.billed_from < change);
   REQUIRE(end > change);
   const double expected =

@@ -7,6 +7,7 @@
 
 #include "fleetsim/runner/run.hpp"
 #include "fleetsim/scenario/scenario_loader.hpp"
+#include "one_type_pool.hpp"
 #include "unit/scenario/scenario_test_util.hpp"
 
 using namespace fleetsim;
@@ -21,7 +22,8 @@ struct Binding final : EventSink {
   std::string node_owner;
 };
 
-constexpr std::string_view kManifests = R"(apiVersion: eksctl.io/v1alpha5
+// The node group's m5.2xlarge has room for the pod; the NodePool launches m5.large.
+constexpr std::string_view kNodeGroup = R"(apiVersion: eksctl.io/v1alpha5
 kind: ClusterConfig
 metadata: {name: c}
 managedNodeGroups:
@@ -29,24 +31,6 @@ managedNodeGroups:
     instanceType: m5.2xlarge
     desiredCapacity: 1
 ---
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: general}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [m5]}
----
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata: {name: default}
-spec:
-  amiSelectorTerms: [{alias: al2023@latest}]
-  role: KarpenterNodeRole
-  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: fleetsim}}]
-  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: fleetsim}}]
 )";
 
 constexpr std::string_view kPicky = R"(apiVersion: v1
@@ -63,7 +47,8 @@ spec:
 
 TEST_CASE("a karpenter.sh/nodepool selector keeps a pod off a node group's node", "[runner]") {
   test::TempDir dir("nodepool-selector");
-  dir.write("manifests.yaml", std::string(kManifests));
+  dir.write("manifests.yaml",
+            std::string(kNodeGroup) + test::one_type_pool("general", "m5.large", "on-demand"));
   dir.write("picky.yaml", std::string(kPicky));
   const auto file = dir.write("scenario.yaml",
                               "name: picky\nduration: 20m\nmanifests: [manifests.yaml]\n"

@@ -171,9 +171,10 @@ void Cluster::unbind(PodId pod_id, SimTime now) {
   p.ready = false;
 }
 
-void Cluster::finish(PodId pod, PodPhase phase, SimTime now) {
+void Cluster::finish(PodId pod, PodPhase phase, SimTime now, bool object_lingers) {
   ++revision_;
-  if (phase == PodPhase::Deleted) mark_unconsolidated(now);  // a Succeeded pod stays an object
+  // A Succeeded pod stays an object.
+  if (phase == PodPhase::Deleted && !object_lingers) mark_unconsolidated(now);
   FLEETSIM_ASSERT(phase == PodPhase::Succeeded || phase == PodPhase::Deleted);
   unbind(pod, now);
   at(pod).phase = phase;

@@ -70,7 +70,10 @@ void NodeTermination::evict(PodId p, NodeId node, Drain& d, SimTime now, bool go
   }
   d.pods_gone = std::max(d.pods_gone, gone);
   if (!critical(pod)) d.non_critical_gone = std::max(d.non_critical_gone, gone);
-  cluster_.finish(p, PodPhase::Deleted, now);
+  // Karpenter's state sees the pod deleted (and re-opens consolidation) when its object goes.
+  cluster_.finish(p, PodPhase::Deleted, now, gone > now);
+  if (gone > now)
+    sim_.schedule_at(gone, Phase::CloudAndNodes, *this, Tag{Step::ObjectGone, p}.pack());
   bus_.emit(SimEvent{.time = now,
                      .kind = EventKind::PodEvicted,
                      .node = node,
@@ -163,6 +166,10 @@ void NodeTermination::on_event(SimTime now, std::uint64_t t) {
   const Tag tag = Tag::unpack(t);
   if (tag.kind == Step::Evicted) {
     evicted(tag.subject, now);
+    return;
+  }
+  if (tag.kind == Step::ObjectGone) {
+    cluster_.mark_unconsolidated(now);
     return;
   }
   const NodeId id = tag.subject;

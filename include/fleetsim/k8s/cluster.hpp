@@ -251,7 +251,10 @@ class Cluster {
   // Binds a pending pod to a node; the caller checked that it fits.
   void bind(PodId pod, NodeId node, SimTime now);
   // Removes a pod from its node and ends it (completion, eviction, deletion).
-  void finish(PodId pod, PodPhase phase, SimTime now);
+  // A Deleted pod's object is gone now (Karpenter's state marks the cluster unconsolidated), or,
+  // with `object_lingers`, later: an evicted pod that is Terminating until its grace ends, whose
+  // deletion the caller reports with mark_unconsolidated then.
+  void finish(PodId pod, PodPhase phase, SimTime now, bool object_lingers = false);
   // Takes a pending pod out of the queue and ends it (its controller deleted it).
   void delete_pending(PodId pod);
   void nominate(PodId pod, NodeId node) { at(pod).nominated = node; }

@@ -57,7 +57,8 @@ class NodeTermination : private EventHandler {
   void delete_node(NodeId node, NodeDeletionReason reason, DrainLimits limits = {});
 
  private:
-  enum class Step : std::uint8_t { Poll, Retry, Evicted };
+  // Evicted: an eviction call arrived; ObjectGone: an evicted pod's object was deleted.
+  enum class Step : std::uint8_t { Poll, Retry, Evicted, ObjectGone };
   using Tag = EventTag<Step>;
   struct Drain {
     NodeDeletionReason reason = NodeDeletionReason::None;

@@ -309,3 +309,22 @@ TEST_CASE("system-critical pods are drained after the others", "[kube]") {
   CHECK(evicted[1].time == at(seconds(130)));
   CHECK(rig.bus.seconds_of(EventKind::NodeTerminated) == std::vector<double>{165});
 }
+
+// karpenter state/cluster.go: an evicted pod is Terminating until its grace period ends; only
+// its object's deletion (DeletePod) marks the cluster unconsolidated, not the eviction.
+TEST_CASE("an evicted pod re-opens consolidation when its object goes, not at its eviction",
+          "[kube]") {
+  TerminationRig rig;
+  const NodeId node = rig.ready_node("m5.xlarge");
+  rig.sim.run_until(at(seconds(100)));
+  rig.bound_pod(node);  // the default 30 s grace period
+  rig.sim.run_until(at(seconds(200)));
+  const SimTime before = rig.cluster.consolidation_state(rig.sim.now());
+  rig.termination.delete_node(node, NodeDeletionReason::Underutilized);
+  rig.sim.run_until(at(seconds(230)) - micros(1));
+  // The node's deletion marks it (its deletionTimestamp), the eviction does not.
+  CHECK(rig.cluster.consolidation_state(rig.sim.now()) == at(seconds(200)));
+  CHECK(before < at(seconds(200)));
+  rig.sim.run_until(at(seconds(230)));
+  CHECK(rig.cluster.consolidation_state(rig.sim.now()) == at(seconds(230)));
+}

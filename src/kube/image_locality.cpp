@@ -19,12 +19,19 @@ bool listed(const Node& n) {
 
 }  // namespace
 
-std::string normalized_image_name(std::string_view image) {
+namespace {
+
+// A tag or digest after the last path segment's start (normalizedImageName's test).
+bool tagged(std::string_view image) {
   const std::size_t colon = image.rfind(':');
   const std::size_t slash = image.rfind('/');
-  const bool tagged =
-      colon != std::string_view::npos && (slash == std::string_view::npos || colon > slash);
-  return tagged ? std::string(image) : std::string(image) + ":latest";
+  return colon != std::string_view::npos && (slash == std::string_view::npos || colon > slash);
+}
+
+}  // namespace
+
+std::string normalized_image_name(std::string_view image) {
+  return tagged(image) ? std::string(image) : std::string(image) + ":latest";
 }
 
 void NodeImages::pulled(NodeId node, std::string_view image, std::int64_t bytes) {
@@ -38,8 +45,8 @@ void NodeImages::pulled(NodeId node, std::string_view image, std::int64_t bytes)
 
 bool NodeImages::score(const Cluster& cluster, const PodSpec& spec,
                        std::span<const NodeId> feasible, std::vector<std::int64_t>& scores) const {
-  std::size_t total_nodes = 0;
-  for (NodeId id : cluster.active_nodes()) total_nodes += listed(cluster.node(id)) ? 1 : 0;
+  if (images_.empty()) return false;
+  std::size_t total_nodes = 0;  // counted at the first image some node holds
   struct Held {
     const Image* image;
     std::int64_t scaled;
@@ -47,8 +54,11 @@ bool NodeImages::score(const Cluster& cluster, const PodSpec& spec,
   // Each container's image a node may hold, with its scaled size (scaledImageScore).
   std::vector<Held> held;
   auto consider = [&](const std::string& image) {
-    const auto it = images_.find(normalized_image_name(image));
-    if (it == images_.end() || total_nodes == 0) return;
+    const auto it = tagged(image) ? images_.find(image) : images_.find(image + ":latest");
+    if (it == images_.end()) return;
+    if (total_nodes == 0)
+      for (NodeId id : cluster.active_nodes()) total_nodes += listed(cluster.node(id)) ? 1 : 0;
+    if (total_nodes == 0) return;
     const auto holders =
         static_cast<std::size_t>(std::count_if(it->second.nodes.begin(), it->second.nodes.end(),
                                                [&](NodeId n) { return listed(cluster.node(n)); }));

@@ -99,7 +99,10 @@ void NodeTermination::evict_pass(NodeId id, Drain& d, SimTime now, bool retry) {
     const bool forced = now >= forced_at;
     if (!forced) {
       next_forced = std::min(next_forced, forced_at);
-      if ((critical(pod) && non_critical_left) || do_not_disrupt_active(pod, now)) {
+      // A pod its controller already deletes is waited for, not evicted again (terminator.go
+      // evicts only pods that are not terminating).
+      if (pod.terminating || (critical(pod) && non_critical_left) ||
+          do_not_disrupt_active(pod, now)) {
         waiting = true;
         continue;
       }

@@ -328,3 +328,21 @@ TEST_CASE("an evicted pod re-opens consolidation when its object goes, not at it
   rig.sim.run_until(at(seconds(230)));
   CHECK(rig.cluster.consolidation_state(rig.sim.now()) == at(seconds(230)));
 }
+
+// karpenter node/termination/terminator: a pod its controller is already deleting (Terminating)
+// is not evicted again; the drain waits for it to go, then MinDrainTime has long passed.
+TEST_CASE("a draining node waits for a terminating pod instead of evicting it", "[kube]") {
+  TerminationRig rig;
+  const NodeId node = rig.ready_node("m5.xlarge");
+  rig.sim.run_until(at(seconds(100)));
+  const PodId pod = rig.bound_pod(node);
+  rig.cluster.pod_terminating(pod, rig.sim.now());  // its ReplicaSet scaled it away
+  rig.termination.delete_node(node, NodeDeletionReason::Underutilized);
+  rig.sim.run_until(at(seconds(120)));
+  CHECK(rig.bus.evicted.empty());
+  CHECK_FALSE(rig.cluster.node(node).instance_terminating);
+  rig.cluster.finish(pod, PodPhase::Deleted, rig.sim.now());  // its grace ends: the kubelet
+  rig.sim.run_until(at(seconds(121)));  // the next 1 s look finds the node Drained
+  CHECK(rig.cluster.node(node).instance_terminating);
+  CHECK(rig.bus.evicted.empty());
+}

@@ -6,16 +6,18 @@
 #include <cstdlib>
 #include <limits>
 
+#include "fleetsim/core/saturate.hpp"
+
 namespace fleetsim {
 
 SimDuration from_seconds(double s) {
   const double us = s * 1e6;
   if (std::isnan(us)) return SimDuration::zero();
-  // 2^63 is the first double past the int64 range; llround is undefined beyond it.
+  // 2^63 is the first double past the int64 range.
   constexpr double kLimit = 9223372036854775808.0;
   if (us >= kLimit) return kForever;
   if (us <= -kLimit) return -kForever;
-  return SimDuration{static_cast<std::int64_t>(std::llround(us))};
+  return SimDuration{round_to_int64(us)};  // llround's rounding, inline: the serving path's times
 }
 
 namespace {

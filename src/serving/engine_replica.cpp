@@ -330,6 +330,7 @@ StepWork EngineReplica::step_work(double k) const {
     work.decodes = decoders_;
     work.decode_context = context_base_ + decoders_ * (steps_ + k);
   }
+  if (plan_prefill_ == 0) return work;
   // The chunk: plan_prefill_ tokens, k chunks into the queue of prompts, in admission order.
   work.prefill_tokens = plan_prefill_;
   double skip = k * plan_prefill_, take = plan_prefill_;

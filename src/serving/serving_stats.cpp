@@ -21,8 +21,10 @@ void ServingStats::count_miss(bool ttft_over, bool e2e_over) {
 void ServingStats::on_request_done(const RequestOutcome& outcome) {
   ++interval_finished_;
   const double latency_s = to_seconds(outcome.latency());  // a division, done once
-  if (!outcome.dropped) interval_e2e_.add(latency_s);
-  if (outcome.arrival < warmup_end_) return;
+  if (outcome.arrival < warmup_end_) {
+    if (!outcome.dropped) interval_e2e_.add(latency_s);
+    return;
+  }
   if (tokens_) totals_.first_arrival = std::min(totals_.first_arrival, outcome.arrival);
   if (outcome.dropped) {
     ++totals_.misses;
@@ -33,7 +35,7 @@ void ServingStats::on_request_done(const RequestOutcome& outcome) {
   count_miss(slo_.ttft && outcome.time_to_first_token() > *slo_.ttft,
              slo_.e2e && outcome.latency() > *slo_.e2e);
   ++totals_.served;
-  totals_.e2e_s.add(latency_s);
+  LatencySketch::add(latency_s, totals_.e2e_s, interval_e2e_);
   totals_.ttft_s.add(to_seconds(outcome.time_to_first_token()));
   totals_.queue_s.add(to_seconds(outcome.wait()));
   if (!tokens_) return;

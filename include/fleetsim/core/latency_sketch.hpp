@@ -24,24 +24,18 @@ class LatencySketch {
  public:
   explicit LatencySketch(double relative_accuracy = kSketchRelativeAccuracy);
 
-  // Inline: every served request adds to three sketches.
+  // Inline: every served request adds to several sketches.
   void add(double value) {
     FLEETSIM_ASSERT(value >= 0.0 && std::isfinite(value));
-    min_ = std::min(min_, value);
-    max_ = std::max(max_, value);
-    ++count_;
-    sum_ += value;
-    if (value < kSmallestPositive) {
-      ++zeros_;
-      return;
-    }
-    const int bucket = bucket_of(value);
-    const auto i = static_cast<std::size_t>(bucket - offset_);  // wraps above size() below offset_
-    if (i < buckets_.size()) {
-      ++buckets_[i];
-    } else {
-      ++slot(bucket);
-    }
+    add_to_bucket(value, value < kSmallestPositive ? 0 : bucket_of(value));
+  }
+  // The same value into two sketches of one accuracy (a run's and an interval's), its bucket
+  // computed once.
+  static void add(double value, LatencySketch& a, LatencySketch& b) {
+    FLEETSIM_ASSERT(value >= 0.0 && std::isfinite(value) && a.multiplier_ == b.multiplier_);
+    const int bucket = value < kSmallestPositive ? 0 : a.bucket_of(value);
+    a.add_to_bucket(value, bucket);
+    b.add_to_bucket(value, bucket);
   }
   // Empties the sketch, keeping its buckets' memory (for per-interval sketches).
   void clear();
@@ -78,6 +72,24 @@ class LatencySketch {
     return e + cubic(s);
   }
   static double approx_exp2(double l);
+
+  // `bucket` is bucket_of(value), unused for a value counted as zero.
+  void add_to_bucket(double value, int bucket) {
+    min_ = std::min(min_, value);
+    max_ = std::max(max_, value);
+    ++count_;
+    sum_ += value;
+    if (value < kSmallestPositive) {
+      ++zeros_;
+      return;
+    }
+    const auto i = static_cast<std::size_t>(bucket - offset_);  // wraps above size() below offset_
+    if (i < buckets_.size()) {
+      ++buckets_[i];
+    } else {
+      ++slot(bucket);
+    }
+  }
 
   // Bucket i holds the values with L(v) × multiplier in (i-1, i]. The ceiling is taken by hand:
   // truncation already rounds a negative index up, and std::ceil is a libm call without SSE4.1.

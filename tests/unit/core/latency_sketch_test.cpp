@@ -62,6 +62,26 @@ TEST_CASE("merged sketches answer as one sketch of all values", "[core]") {
   CHECK(a.sum() == Approx(all.sum()));
 }
 
+TEST_CASE("adding a value to two sketches at once is adding it to each", "[core]") {
+  // The run's and the interval's sketches share a bucket computation (ServingStats).
+  LatencySketch pair_a, pair_b, one_a, one_b;
+  one_b.add(7.0);  // the two sketches' dense ranges start apart
+  pair_b.add(7.0);
+  RngStream rng(5, "pairs");
+  for (int i = 0; i < 10'000; ++i) {
+    const double v = i % 100 == 0 ? 0.0 : rng.lognormal(0.02, 2.0);
+    LatencySketch::add(v, pair_a, pair_b);
+    one_a.add(v);
+    one_b.add(v);
+  }
+  for (double q : {0.0, 0.01, 0.5, 0.9, 0.999, 1.0}) {
+    CHECK(pair_a.quantile(q) == one_a.quantile(q));
+    CHECK(pair_b.quantile(q) == one_b.quantile(q));
+  }
+  CHECK(pair_a.sum() == one_a.sum());
+  CHECK(pair_b.count() == 10'001);
+}
+
 TEST_CASE("an empty sketch reads as zero", "[core]") {
   LatencySketch sketch;
   CHECK(sketch.quantile(0.99) == 0.0);

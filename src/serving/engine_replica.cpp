@@ -121,8 +121,10 @@ double EngineReplica::kv_usage() const {
 
 double EngineReplica::kv_usage_at(double now) const {
   if (capacity_ <= 0) return 0.0;
-  const double steps =
-      plan_decodes_ && now > synced_ ? steps_ + floor_of(steps_in(now - synced_)) : steps_;
+  // Within a lead step (sync() has crossed a lead that ended), the cache is as at its start.
+  const double steps = plan_decodes_ && !lead_ && now > synced_
+                           ? steps_ + floor_of(steps_in(now - synced_))
+                           : steps_;
   return std::clamp(kv_used_at(steps) / capacity_, 0.0, 1.0);
 }
 
@@ -154,10 +156,14 @@ void EngineReplica::add(double now, std::uint32_t slot, std::uint32_t prompt,
   // A busy engine admits it at the end of the step under way. When that step ends a plan, its
   // milestone does; otherwise nothing else happens then, so the engine runs ahead to it now and
   // plans from there, and the arrival costs no event of its own.
-  const double done = floor_of(steps_in(now - synced_));
+  // One that arrives during a lead step waits for its end, which is a milestone again.
+  if (lead_ && now < lead_end_) {
+    unfold_lead();
+    return;
+  }
+  const double done = floor_of(steps_by(now));
   if (done + 1 < plan_steps_) {
-    const double step_end = synced_ + run_seconds(done + 1);
-    run_to(step_end, done + 1);
+    run_to(time_after(done + 1), done + 1);
     admit_waiting();
     plan();
   }
@@ -350,15 +356,46 @@ StepWork EngineReplica::step_work(double k) const {
 // ---- The clock -------------------------------------------------------------------------------
 
 void EngineReplica::run_to(double t, double steps) {
+  if (lead_) {
+    cross_lead();
+    steps -= 1;
+  }
   if (plan_decodes_) steps_ += steps;
   prefilled_ += plan_prefill_ * steps;
   synced_ = t;
 }
 
-void EngineReplica::settle(double now) {
-  // The plan's last step is its fullest.
+// The plan of the lead step alone, as plan() made it before plan_lead.
+void EngineReplica::unfold_lead() {
+  lead_ = false;
+  plan_prefill_ = lead_prefill_;
+  plan_decodes_ = lead_decodes_;
+  plan_s0_ = lead_seconds_;
+  plan_slope_ = 0;
+  plan_steps_ = 1;
+  milestone_ = lead_end_;
+}
+
+// What settle does at the end of a lead step, which plan_lead has found changes nothing else: no
+// sequence ends, none is preempted, none waits. The plan goes on with its decode steps.
+void EngineReplica::cross_lead() {
+  lead_ = false;
+  if (lead_decodes_) steps_ += 1;
+  prefilled_ += lead_prefill_;
+  synced_ = lead_end_;
+  plan_steps_ -= 1;
+  note_peak_kv();
+  finish_prefills(lead_end_);
+}
+
+// A plan's last step is its fullest.
+void EngineReplica::note_peak_kv() {
   if (kv_bound_at(steps_) > peak_kv_blocks_)
     peak_kv_blocks_ = std::max(peak_kv_blocks_, kv_used_at(steps_));
+}
+
+void EngineReplica::settle(double now) {
+  note_peak_kv();
   finish_prefills(now);
   finish_decodes(now);
   // vLLM admits no waiting request in a step that preempted one; it tries again the next step.
@@ -378,6 +415,10 @@ void EngineReplica::advance(double now) {
   }
 }
 
+void EngineReplica::sync(double now) {
+  if (lead_ && lead_end_ <= now) cross_lead();
+}
+
 // The plan's k-th step takes s0 + slope × k: k steps take k s0 + slope k (k − 1) / 2.
 double EngineReplica::run_seconds(double k) const {
   return k * plan_s0_ + plan_slope_ * k * (k - 1) / 2;
@@ -389,11 +430,22 @@ double EngineReplica::steps_in(double seconds) const {
   const double k = plan_slope_ <= 0
                        ? seconds / plan_s0_
                        : 2 * seconds / (b + std::sqrt(b * b + 2 * plan_slope_ * seconds));
-  return std::clamp(k, 0.0, plan_steps_);
+  return std::clamp(k, 0.0, plan_steps_ - (lead_ ? 1 : 0));
+}
+
+double EngineReplica::steps_by(double t) const {
+  if (!lead_) return steps_in(t - synced_);
+  return t < lead_end_ ? 0 : 1 + steps_in(t - lead_end_);
+}
+
+double EngineReplica::time_after(double k) const {
+  if (!lead_) return synced_ + run_seconds(k);
+  return k < 1 ? synced_ : lead_end_ + run_seconds(k - 1);
 }
 
 // Steps run whole: the plan ends at the first step boundary where something changes.
 void EngineReplica::plan() {
+  lead_ = false;
   plan_steps_ = 0;
   milestone_ = kInfinity;
   peak_running_ = std::max(peak_running_, running_);
@@ -436,6 +488,52 @@ void EngineReplica::plan() {
   plan_slope_ = k > 1 ? std::max(0.0, (cost_.seconds(step_work(k - 1)) - plan_s0_) / (k - 1)) : 0;
   plan_steps_ = k;
   milestone_ = synced_ + run_seconds(k);
+  if (k == 1 && plan_prefill_ > 0) plan_lead();
+}
+
+// A step that finishes every admitted prompt is followed by decode steps of the batch it leaves;
+// when nothing else happens at its end, those are planned with it, so that a request's first
+// token costs no milestone of its own. The decode plan is the one settle would make at the
+// step's end, computed here from the sequences the prompts become, in the same order and
+// arithmetic (finish_prefills, count_decoder, plan). Where a sequence ends there, a request
+// waits, or the KV cache's bound does not rule a preemption out, the step stays a milestone.
+void EngineReplica::plan_lead() {
+  if (!waiting_.empty() || plan_prefill_ != prefill_queued_ - prefilled_) return;
+  const double steps = steps_ + (plan_decodes_ ? 1 : 0);
+  double first_end = kInfinity;
+  if (const HeapEntry* top = next_decode()) {
+    if (plan_decodes_ && reached(top->end, steps)) return;
+    first_end = top->end;
+  }
+  double decoders = decoders_, context_base = context_base_, fixed_kv = fixed_kv_;
+  for (std::uint32_t i = 0; i < prefilling_.size(); ++i) {
+    const Seq& s = seqs_[prefilling_[i]];
+    const double to_generate = s.to_generate - 1;
+    if (to_generate < 0.5) return;
+    if (!reserve_output_) fixed_kv -= s.reserved;
+    decoders += 1;
+    context_base += (s.prompt + 1) - steps;
+    first_end = std::min(first_end, steps + to_generate);
+  }
+  const double k = std::max(1.0, std::min(kRefreshSteps, first_end - steps));
+  if (!reserve_output_ && running_ > 1 &&
+      fixed_kv + (context_base + decoders * (steps + k + 1)) * inv_block_ + decoders > capacity_)
+    return;
+  const auto seconds_at = [&](double j) {
+    return cost_.seconds(
+        {.decodes = decoders, .decode_context = context_base + decoders * (steps + j)});
+  };
+  lead_ = true;
+  lead_decodes_ = plan_decodes_;
+  lead_prefill_ = plan_prefill_;
+  lead_seconds_ = plan_s0_;
+  lead_end_ = milestone_;
+  plan_prefill_ = 0;
+  plan_decodes_ = true;
+  plan_s0_ = seconds_at(0);
+  plan_slope_ = k > 1 ? std::max(0.0, (seconds_at(k - 1) - plan_s0_) / (k - 1)) : 0;
+  plan_steps_ = 1 + k;
+  milestone_ = lead_end_ + run_seconds(k);
 }
 
 }  // namespace fleetsim

@@ -267,6 +267,10 @@ void ServingModel::dispatch_queue(SimTime now) {
 
 void ServingModel::catch_up() {
   catch_up_engines(sim_.now());
+  const double clock = engine_clock(sim_.now());
+  for (Replica& r : replicas_) {
+    if (r.engine) r.engine->engine.sync(clock);
+  }
   expire_front(sim_.now());
 }
 
@@ -433,6 +437,7 @@ void ServingModel::kill_replica(ReplicaId id) {
   const std::uint32_t index = find(id);
   if (index == kNone) return;
   Replica& r = replicas_[index];
+  if (r.engine) r.engine->engine.sync(engine_clock(now));  // first tokens before now count
   if (r.state == ReplicaState::Ready) ready_.remove(index, r.in_flight);
   const std::uint32_t c = config_.concurrency;
   for (std::uint32_t k = 0; k < c; ++k) {

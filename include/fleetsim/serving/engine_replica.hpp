@@ -1,8 +1,9 @@
 // One replica's serving engine (continuous batching over a paged KV cache), advanced in closed
 // form: between two milestones the batch does not change, so the steps it runs are counted from
 // the elapsed time instead of being simulated one by one. A milestone is a prefill that ends (a
-// first token), a sequence that ends, the KV cache filling up (a preemption) or a refresh that
-// bounds the error of treating a step's growing time as linear. reference_engine.hpp runs the
+// first token, unless that step changes nothing else: then it leads the plan of the decodes after
+// it), a sequence that ends, the KV cache filling up (a preemption) or a refresh that bounds the
+// error of treating a step's growing time as linear. reference_engine.hpp runs the
 // same policy one step at a time; tests hold the two within 2 %.
 #pragma once
 
@@ -39,6 +40,9 @@ class EngineReplica {
   // The engine may have run ahead of `now` to the end of the step under way (add()); it reports
   // nothing before its time.
   void advance(double now);
+  // Reports the first tokens of a lead step that has ended by `now` (plan_lead), which are no
+  // milestone: call after advance, before reading the gauges or dropping the requests.
+  void sync(double now);
   // When the next milestone happens (seconds); +inf when the engine is idle.
   double next_milestone() const { return milestone_; }
   // Forgets every request (the replica is gone); returns their slots.
@@ -100,6 +104,8 @@ class EngineReplica {
   };
 
   void run_to(double t, double steps);  // `steps` steps of the plan, ending at t
+  void cross_lead();                    // the lead step's end (plan_lead)
+  void unfold_lead();                   // back to the plan of the lead step alone
   void settle(double now);              // what happens at a milestone, then the next plan
   void admit_waiting();
   void finish_prefills(double now);
@@ -108,8 +114,12 @@ class EngineReplica {
   bool preempt_while_full();
   void preempt(std::uint32_t slot);
   void plan();  // the rates until the next milestone, and its time
-  double steps_in(double seconds) const;
+  void plan_lead();
+  void note_peak_kv();
+  double steps_in(double seconds) const;  // of the plan after its lead step, if any
   double run_seconds(double steps) const;
+  double steps_by(double t) const;    // whole and part steps of the plan run by time t
+  double time_after(double k) const;  // when the plan's k-th step ends
   StepWork step_work(double k) const;
   double kv_used_at(double steps) const;
   double kv_bound_at(double steps) const;
@@ -165,6 +175,14 @@ class EngineReplica {
   double plan_slope_ = 0;
   double plan_steps_ = 0;
   double milestone_ = 0;
+  // A lead step (plan_lead): the plan's first step finishes every admitted prompt; it takes
+  // lead_prefill_ prompt tokens (and a token of every decoding sequence, if lead_decodes_) and
+  // ends at lead_end_. The plan_* fields above then describe the decode steps after it.
+  bool lead_ = false;
+  bool lead_decodes_ = false;
+  double lead_prefill_ = 0;
+  double lead_seconds_ = 0;
+  double lead_end_ = 0;
 };
 
 }  // namespace fleetsim

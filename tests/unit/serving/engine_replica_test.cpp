@@ -1,6 +1,8 @@
 // EngineReplica's closed form against the step-by-step reference engine: the same requests must
 // give the same time-to-first-token and per-token-time distributions within 2 % (issue 24's
 // bound), over loads, batch limits, lengths and tensor-parallel degrees.
+#include "fleetsim/serving/engine_replica.hpp"
+
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -121,6 +123,51 @@ TEST_CASE("EngineReplica matches the step-by-step engine without chunked prefill
   options.enable_chunked_prefill = false;
   const StepCost cost = test::step_cost(test::llama_8b(), test::h100(), 1, options);
   compare(cost, poisson(10, 2000, Lengths{1020, 129, 0.8}, 3));
+}
+
+struct FirstTokens final : EngineListener {
+  void on_first_token(std::uint32_t, double at) override { times.push_back(at); }
+  void on_finished(std::uint32_t, double) override {}
+  void on_rejected(std::uint32_t, double) override {}
+  std::vector<double> times;
+};
+
+// The step that finishes a prompt is planned with the decode steps after it: the first token is
+// no milestone of its own, and the engine reports it when it is brought past it.
+TEST_CASE("a first token is planned with the decode steps after it", "[serving]") {
+  const StepCost cost = test::step_cost(test::llama_8b(), test::h100());
+  const double prompt = cost.seconds({.prefill_tokens = 100, .prefill_context = 100 * 50.0});
+  const double decode1 = cost.seconds({.decodes = 1, .decode_context = 101});
+  const double decode2 = cost.seconds({.decodes = 1, .decode_context = 102});
+  FirstTokens tokens;
+  EngineReplica engine(cost, tokens);
+  engine.add(0, 0, 100, 3);
+  // Its two decode steps end the request: that is the next milestone.
+  CHECK(engine.next_milestone() == Approx(prompt + decode1 + decode2).epsilon(1e-12));
+  engine.sync(prompt / 2);
+  CHECK(tokens.times.empty());
+  engine.sync(prompt);
+  REQUIRE(tokens.times.size() == 1);
+  CHECK(tokens.times[0] == prompt);
+  CHECK(engine.running() == 1);
+}
+
+// A request that arrives during that step waits for its end, which is then a milestone again
+// (vLLM admits it to the next step).
+TEST_CASE("a request that arrives during a prompt's step is admitted at its end", "[serving]") {
+  const StepCost cost = test::step_cost(test::llama_8b(), test::h100());
+  const double prompt = cost.seconds({.prefill_tokens = 100, .prefill_context = 100 * 50.0});
+  FirstTokens tokens;
+  EngineReplica engine(cost, tokens);
+  engine.add(0, 0, 100, 3);
+  engine.add(prompt / 2, 1, 100, 3);
+  CHECK(engine.next_milestone() == prompt);
+  CHECK(engine.running() == 1);
+  CHECK(engine.waiting() == 1);
+  engine.advance(prompt);
+  CHECK(tokens.times == std::vector<double>{prompt});
+  CHECK(engine.running() == 2);
+  CHECK(engine.waiting() == 0);
 }
 
 }  // namespace

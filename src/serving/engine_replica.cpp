@@ -50,22 +50,22 @@ void EngineReplica::SlotQueue::push_front(std::uint32_t slot) {
 }
 
 EngineReplica::EngineReplica(const StepCost& cost, EngineListener& listener)
-    : cost_(cost),
-      listener_(listener),
-      block_(cost.limits().block_tokens),
-      inv_block_(1.0 / cost.limits().block_tokens),
-      block_shift_(std::countr_zero(cost.limits().block_tokens)),
-      capacity_(std::floor(static_cast<double>(cost.kv_capacity_tokens()) / block_)),
-      budget_(cost.limits().max_num_batched_tokens),
-      max_seqs_(cost.limits().max_num_seqs),
+    : milestone_(kInfinity),
       chunked_(cost.limits().chunked_prefill),
       mixed_(cost.limits().mixed_steps),
       reserve_output_(cost.limits().reserve_output),
+      max_seqs_(cost.limits().max_num_seqs),
+      block_(cost.limits().block_tokens),
+      inv_block_(1.0 / cost.limits().block_tokens),
+      capacity_(std::floor(static_cast<double>(cost.kv_capacity_tokens()) / block_)),
+      budget_(cost.limits().max_num_batched_tokens),
       max_len_(cost.limits().max_model_len),
+      block_shift_(std::countr_zero(cost.limits().block_tokens)),
       seqs_(cost.limits().max_num_seqs),
       waiting_(cost.limits().max_num_seqs),
       prefilling_(cost.limits().max_num_seqs),
-      milestone_(kInfinity) {
+      cost_(cost),
+      listener_(listener) {
   // The engines' own block sizes (1, 16, 32): powers of two that phase_count_ holds.
   FLEETSIM_ASSERT(std::has_single_bit(cost.limits().block_tokens) &&
                   cost.limits().block_tokens <= kMaxBlockTokens);
@@ -109,7 +109,7 @@ void EngineReplica::count_decoder(const Seq& s, double sign) {
   const auto whole = static_cast<std::int64_t>(base);
   const std::int64_t q = whole >> block_shift_;  // floors a negative base too
   const auto phase = static_cast<std::size_t>(whole & (static_cast<std::int64_t>(block_) - 1));
-  phase_count_[phase] += static_cast<std::int64_t>(sign);
+  phase_count_[phase] += static_cast<std::int32_t>(sign);
   decoder_blocks_base_ += sign * static_cast<double>(q);
   decoders_ += sign;
   context_base_ += sign * base;

@@ -39,11 +39,12 @@ struct ServingModel::Engine final : EngineListener {
     model.engine_news_.push_back({first_slot + slot, at, true});
   }
 
+  // The event's fields share the first cache line with the listener's.
   ServingModel& model;
-  std::uint32_t first_slot;
-  EngineReplica engine;
   EventHandle milestone;
   SimTime milestone_at = kNever;
+  std::uint32_t first_slot;
+  EngineReplica engine;
 };
 
 ServingModel::~ServingModel() = default;
@@ -375,11 +376,11 @@ void ServingModel::add_replica(const ReplicaSpec& spec, std::optional<SimTime> r
   }
   Replica& r = replicas_[index];
   const std::uint32_t generation = r.generation + 1;
-  r = Replica{.id = spec.id,
-              .rates = spec.rates,
-              .capacity = c,
+  r = Replica{.capacity = c,
               .state = ReplicaState::Starting,
-              .generation = generation};
+              .id = spec.id,
+              .generation = generation,
+              .rates = spec.rates};
   FLEETSIM_ASSERT(!std::holds_alternative<LlmServiceTime>(config_.service_time) ||
                   spec.rates.prefill_tokens_per_s > 0);
   if (std::holds_alternative<EngineServiceTime>(config_.service_time)) {

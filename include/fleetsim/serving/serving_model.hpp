@@ -190,22 +190,23 @@ class ServingModel final : public EventHandler {
 
   struct Engine;  // a replica's EngineReplica, its listener and its milestone event
 
+  // What a request's start and end read comes first: one cache line.
   struct Replica {
-    ReplicaId id = kNoReplica;
-    LlmRates rates;
     std::unique_ptr<Engine> engine;  // under the engine model
     std::uint32_t capacity = 0;      // the most requests it takes at once
-    ReplicaState state = ReplicaState::Gone;
     std::uint32_t in_flight = 0;
-    std::uint64_t served = 0;
     std::uint32_t free_slot = kNone;  // head of this replica's free-slot list
+    ReplicaState state = ReplicaState::Gone;
+    std::uint64_t served = 0;
+    SimDuration busy{};    // closed busy periods
+    SimTime busy_since{};  // start of the open busy period, if in_flight > 0
+    ReplicaId id = kNoReplica;
     std::uint32_t generation = 0;     // bumped when the entry is reused; stale Ready events
     std::uint32_t next_free = kNone;  // free-entry list of replicas_
-    SimDuration busy{};               // closed busy periods
-    SimTime busy_since{};             // start of the open busy period, if in_flight > 0
+    LlmRates rates;
   };
 
-  struct Slot {
+  struct alignas(64) Slot {  // a cache line each
     SimTime arrival{};
     SimTime start{};
     SimTime first_token{};

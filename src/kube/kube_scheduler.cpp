@@ -25,7 +25,8 @@ KubeScheduler::KubeScheduler(Simulation& sim, Cluster& cluster, ClusterBus& bus,
       bus_(bus),
       on_unschedulable_(std::move(on_unschedulable)),
       profiles_(std::move(profiles)),
-      rng_(sim.rng("kube-scheduler")) {}
+      rng_(sim.rng("kube-scheduler")),
+      preemption_rng_(sim.rng("kube-scheduler-preemption")) {}
 
 void KubeScheduler::request_pass() {
   if (sim_.is_pending(pass_)) return;
@@ -144,7 +145,9 @@ NodeId KubeScheduler::select_host(const Pod& pod, const SchedulerProfile& profil
 bool KubeScheduler::feasible(const Pod& pod, const Node& node) const {
   return node.phase == NodePhase::Initialized &&
          pod_fits(*pod.spec,
-                  {.labels = node.labels, .taints = node.taints, .available = node.available()},
+                  {.labels = node.labels,
+                   .taints = node.taints,
+                   .available = nominated_.empty() ? node.available() : room_for(pod, node)},
                   PreferNoSchedule::Ignore);
 }
 
@@ -152,6 +155,11 @@ void KubeScheduler::on_event(SimTime now, std::uint64_t tag) {
   if (tag == kWakeTag) queue_.flush_leftover(now);
   queue_.active(cluster_, now, pods_);
   order_nodes();
+  // Nominations end when the pod binds or goes, or preemption gives its node up.
+  std::erase_if(nominated_, [this](PodId id) {
+    const Pod* p = cluster_.find_pod(id);
+    return p == nullptr || p->phase != PodPhase::Pending || p->nominated_node_name == kNoNode;
+  });
   bool any_bound = false;
 
   bool running_anti = cluster_.bound_with_anti_affinity() > 0;
@@ -190,9 +198,15 @@ void KubeScheduler::on_event(SimTime now, std::uint64_t tag) {
         spread_mask_.assign(cluster_.nodes().size(), 1);
         topology_spread_filter(cluster_, pod, spread, spread_mask_);
       }
-      // Nodes are checked from where the last pod's search stopped, until enough fit.
+      // A pod nominated by preemption tries its node first (evaluateNominatedNode).
+      const NodeId nominated = pod.nominated_node_name;
       feasible_.clear();
-      const std::size_t all = order_.size(),
+      if (nominated != kNoNode && feasible(pod, cluster_.node(nominated)) &&
+          (!check_affinity || affinity_mask[nominated] != 0) &&
+          (spread.hard.empty() || spread_mask_[nominated] != 0))
+        feasible_.push_back(nominated);
+      // Nodes are checked from where the last pod's search stopped, until enough fit.
+      const std::size_t all = feasible_.empty() ? order_.size() : 0,
                         wanted = nodes_to_find(all, profile.percentage_of_nodes_to_score);
       std::size_t checked = 0;
       for (; checked < all && feasible_.size() < wanted; ++checked) {
@@ -206,7 +220,27 @@ void KubeScheduler::on_event(SimTime now, std::uint64_t tag) {
     }
     if (chosen == kNoNode) {
       no_node_for = &pod;
+      // Before preemption: its victims' going moves the pod on to the backoff queue.
       queue_.failed(pod, now);
+      if (profile.preemption && may_preempt(pod)) {
+        const SpreadConstraints spread = spread_constraints(cluster_, pod, profile.spread_defaults);
+        if (!spread.hard.empty()) {
+          spread_mask_.assign(cluster_.nodes().size(), 1);
+          topology_spread_filter(cluster_, pod, spread, spread_mask_);
+        }
+        // Preemption weighs resources only: a node the pod's other filters refuse is not a
+        // candidate, as upstream treats UnschedulableAndUnresolvable ones (affinity and spread
+        // are taken with the victims still there).
+        auto passes = [&](NodeId n) {
+          const Node& node = cluster_.node(n);
+          return node.phase == NodePhase::Initialized &&
+                 blocking_taint(*pod.spec, node.taints, PreferNoSchedule::Ignore) == nullptr &&
+                 node_selection_allows(*pod.spec, node.labels) &&
+                 (!check_affinity || affinity_mask[n] != 0) &&
+                 (spread.hard.empty() || spread_mask_[n] != 0);
+        };
+        if (preempt(pod, profile, now, passes)) continue;
+      }
       // A pod waiting for its nominated node to start stays quiet; once that node is up and
       // has no room for it, Karpenter must plan again.
       const bool awaiting_node =

@@ -2,6 +2,7 @@
 // eligibility, the dry run over candidate nodes, the node choice, and the victims' deletion.
 #include <algorithm>
 
+#include "fleetsim/k8s/pod_fits.hpp"
 #include "fleetsim/kube/kube_scheduler.hpp"
 #include "fleetsim/kube/preemption_victims.hpp"
 
@@ -19,6 +20,18 @@ Resources KubeScheduler::room_for(const Pod& pod, const Node& node) const {
   return room;
 }
 
+bool KubeScheduler::fits_beside_nominated(const Pod& pod, const Node& node) const {
+  return pod.spec->requests.fits_in(room_for(pod, node));
+}
+
+bool KubeScheduler::nominated_node_fits(const Pod& pod) const {
+  const Node& node = cluster_.node(pod.nominated_node_name);
+  return node.phase == NodePhase::Initialized &&
+         pod_fits(*pod.spec,
+                  {.labels = node.labels, .taints = node.taints, .available = room_for(pod, node)},
+                  PreferNoSchedule::Ignore);
+}
+
 void KubeScheduler::delete_victim(PodId victim, const Pod& preemptor, SimTime now) {
   const Pod& v = cluster_.pod(victim);
   bus_.emit(SimEvent{.time = now,
@@ -31,6 +44,27 @@ void KubeScheduler::delete_victim(PodId victim, const Pod& preemptor, SimTime no
   // A DELETE with the pod's own grace period: it runs that out on its node, then goes.
   cluster_.pod_preempted(victim, now);
   bus_.pod_terminating(victim);
+}
+
+bool KubeScheduler::post_filter(const Pod& pod, const SchedulerProfile& profile,
+                                const std::vector<std::uint8_t>* affinity_mask, SimTime now) {
+  const SpreadConstraints spread = spread_constraints(cluster_, pod, profile.spread_defaults);
+  if (!spread.hard.empty()) {
+    spread_mask_.assign(cluster_.nodes().size(), 1);
+    topology_spread_filter(cluster_, pod, spread, spread_mask_);
+  }
+  // Preemption weighs resources only: a node the pod's other filters refuse is not a candidate,
+  // as upstream treats UnschedulableAndUnresolvable ones (affinity and spread are taken with the
+  // victims still there).
+  auto passes = [&](NodeId n) {
+    const Node& node = cluster_.node(n);
+    return node.phase == NodePhase::Initialized &&
+           blocking_taint(*pod.spec, node.taints, PreferNoSchedule::Ignore) == nullptr &&
+           node_selection_allows(*pod.spec, node.labels) &&
+           (affinity_mask == nullptr || (*affinity_mask)[n] != 0) &&
+           (spread.hard.empty() || spread_mask_[n] != 0);
+  };
+  return preempt(pod, profile, now, passes);
 }
 
 bool KubeScheduler::preempt(const Pod& pod, const SchedulerProfile& profile, SimTime now,

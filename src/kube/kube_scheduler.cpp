@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <type_traits>
 
 #include "fleetsim/core/stop_flag.hpp"
 #include "fleetsim/k8s/pod_fits.hpp"
@@ -145,9 +146,7 @@ NodeId KubeScheduler::select_host(const Pod& pod, const SchedulerProfile& profil
 bool KubeScheduler::feasible(const Pod& pod, const Node& node) const {
   return node.phase == NodePhase::Initialized &&
          pod_fits(*pod.spec,
-                  {.labels = node.labels,
-                   .taints = node.taints,
-                   .available = nominated_.empty() ? node.available() : room_for(pod, node)},
+                  {.labels = node.labels, .taints = node.taints, .available = node.available()},
                   PreferNoSchedule::Ignore);
 }
 
@@ -201,7 +200,7 @@ void KubeScheduler::on_event(SimTime now, std::uint64_t tag) {
       // A pod nominated by preemption tries its node first (evaluateNominatedNode).
       const NodeId nominated = pod.nominated_node_name;
       feasible_.clear();
-      if (nominated != kNoNode && feasible(pod, cluster_.node(nominated)) &&
+      if (nominated != kNoNode && nominated_node_fits(pod) &&
           (!check_affinity || affinity_mask[nominated] != 0) &&
           (spread.hard.empty() || spread_mask_[nominated] != 0))
         feasible_.push_back(nominated);
@@ -209,11 +208,22 @@ void KubeScheduler::on_event(SimTime now, std::uint64_t tag) {
       const std::size_t all = feasible_.empty() ? order_.size() : 0,
                         wanted = nodes_to_find(all, profile.percentage_of_nodes_to_score);
       std::size_t checked = 0;
-      for (; checked < all && feasible_.size() < wanted; ++checked) {
-        const NodeId n = order_[(next_start_ + checked) % all];
-        if (feasible(pod, cluster_.node(n)) && (!check_affinity || affinity_mask[n] != 0) &&
-            (spread.hard.empty() || spread_mask_[n] != 0))
-          feasible_.push_back(n);
+      // The room kept for pods nominated by preemption is looked at only while there are some:
+      // the loop without them is the one the binding path runs, with no check added.
+      auto search = [&](auto nominations) {
+        for (; checked < all && feasible_.size() < wanted; ++checked) {
+          const NodeId n = order_[(next_start_ + checked) % all];
+          if (feasible(pod, cluster_.node(n)) &&
+              (!nominations || fits_beside_nominated(pod, cluster_.node(n))) &&
+              (!check_affinity || affinity_mask[n] != 0) &&
+              (spread.hard.empty() || spread_mask_[n] != 0))
+            feasible_.push_back(n);
+        }
+      };
+      if (nominated_.empty()) {
+        search(std::false_type{});
+      } else {
+        search(std::true_type{});
       }
       if (all != 0) next_start_ = (next_start_ + checked) % all;
       chosen = select_host(pod, profile, spread);
@@ -222,25 +232,9 @@ void KubeScheduler::on_event(SimTime now, std::uint64_t tag) {
       no_node_for = &pod;
       // Before preemption: its victims' going moves the pod on to the backoff queue.
       queue_.failed(pod, now);
-      if (profile.preemption && may_preempt(pod)) {
-        const SpreadConstraints spread = spread_constraints(cluster_, pod, profile.spread_defaults);
-        if (!spread.hard.empty()) {
-          spread_mask_.assign(cluster_.nodes().size(), 1);
-          topology_spread_filter(cluster_, pod, spread, spread_mask_);
-        }
-        // Preemption weighs resources only: a node the pod's other filters refuse is not a
-        // candidate, as upstream treats UnschedulableAndUnresolvable ones (affinity and spread
-        // are taken with the victims still there).
-        auto passes = [&](NodeId n) {
-          const Node& node = cluster_.node(n);
-          return node.phase == NodePhase::Initialized &&
-                 blocking_taint(*pod.spec, node.taints, PreferNoSchedule::Ignore) == nullptr &&
-                 node_selection_allows(*pod.spec, node.labels) &&
-                 (!check_affinity || affinity_mask[n] != 0) &&
-                 (spread.hard.empty() || spread_mask_[n] != 0);
-        };
-        if (preempt(pod, profile, now, passes)) continue;
-      }
+      if (profile.preemption && may_preempt(pod) &&
+          post_filter(pod, profile, check_affinity ? &affinity_mask : nullptr, now))
+        continue;
       // A pod waiting for its nominated node to start stays quiet; once that node is up and
       // has no room for it, Karpenter must plan again.
       const bool awaiting_node =

@@ -52,15 +52,23 @@ class KubeScheduler : private EventHandler {
   // there (status.nominatedNodeName) with its priority or higher
   // (RunFilterPluginsWithNominatedPods).
   Resources room_for(const Pod& pod, const Node& node) const;
+  // The pod's requests fit the node's room_for it; and feasible() on its nominated node with
+  // that room (both out of line: feasible() stays inlined into the binding loop).
+  bool fits_beside_nominated(const Pod& pod, const Node& node) const;
+  bool nominated_node_fits(const Pod& pod) const;
   // Whether the pod may preempt at all: a pod of lower priority may be bound, and its policy
   // allows it. False in a cluster of one priority, which keeps preemption off the binding path.
   bool may_preempt(const Pod& pod) const {
     return pod.spec->priority > cluster_.lowest_bound_priority() &&
            pod.spec->preemption_policy != PreemptionPolicy::Never;
   }
-  // The default preemption plugin (PostFilter) for a pod that fits nowhere; `passes` says whether
-  // a node's other filters than resources admit it. True when the pod is nominated (it waits for
-  // victims to go, and provisioners leave it alone); false when preemption cannot help.
+  // The default preemption plugin (PostFilter) for a pod that fits nowhere, with the pass's
+  // inter-pod affinity mask for it (null when not checked). True when the pod is nominated (it
+  // waits for victims to go, and provisioners leave it alone); false when preemption cannot
+  // help. Out of the binding loop, which it would make too big to inline its filters.
+  bool post_filter(const Pod& pod, const SchedulerProfile& profile,
+                   const std::vector<std::uint8_t>* affinity_mask, SimTime now);
+  // Preempt: `passes` says whether a node's filters other than resources admit the pod.
   bool preempt(const Pod& pod, const SchedulerProfile& profile, SimTime now,
                const std::function<bool(NodeId)>& passes);
   void delete_victim(PodId victim, const Pod& preemptor, SimTime now);

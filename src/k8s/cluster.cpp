@@ -142,12 +142,14 @@ void Cluster::bind(PodId pod_id, NodeId node_id, SimTime now) {
   FLEETSIM_ASSERT(p.node == kNoNode && p.phase == PodPhase::Pending);
   p.node = node_id;
   p.nominated = kNoNode;
+  p.nominated_node_name = kNoNode;
   p.phase = PodPhase::Running;
   p.bound_at = now;
   pending_.erase(std::lower_bound(pending_.begin(), pending_.end(), pod_id));
   p.pending_reason.clear();
   n.requested += p.spec->requests;
   n.scoring_requested += p.spec->scoring_requests();
+  lowest_bound_priority_ = std::min(lowest_bound_priority_, p.spec->priority);
   if (!p.spec->pod_anti_affinity.required.empty()) ++bound_with_anti_affinity_;
   if (!p.spec->pod_affinity.empty() || !p.spec->pod_anti_affinity.empty())
     ++bound_with_affinity_terms_;
@@ -187,6 +189,7 @@ void Cluster::delete_pending(PodId pod_id) {
   if (it != pending_.end() && *it == pod_id) pending_.erase(it);
   Pod& p = at(pod_id);
   p.nominated = kNoNode;
+  p.nominated_node_name = kNoNode;
   p.phase = PodPhase::Deleted;
   ended(pod_id);
 }
@@ -220,6 +223,11 @@ void Cluster::pod_terminating(PodId pod, SimTime now) {
   Pod& p = at(pod);
   p.terminating = true;
   if (p.node != kNoNode) pod_event(nodes_[p.node], p, now);
+}
+
+void Cluster::pod_preempted(PodId pod, SimTime now) {
+  at(pod).preempted = true;
+  pod_terminating(pod, now);
 }
 
 void Cluster::pod_ready(PodId pod, SimTime now) {

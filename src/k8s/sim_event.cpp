@@ -34,6 +34,8 @@ std::string_view to_string(EventKind k) {
       return "pod_deleted";
     case EventKind::PodUnschedulable:
       return "pod_unschedulable";
+    case EventKind::PodPreempted:
+      return "pod_preempted";
     case EventKind::SpotInterruptionNotice:
       return "spot_interruption_notice";
     case EventKind::SpotRebalanceRecommendation:
@@ -87,6 +89,7 @@ EventSubject subject_of(EventKind k) {
     case EventKind::PodEvicted:
     case EventKind::PodDeleted:
     case EventKind::PodUnschedulable:
+    case EventKind::PodPreempted:
       return EventSubject::Pod;
     case EventKind::WorkloadCreated:
     case EventKind::WorkloadCompleted:

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <type_traits>
 
 #include "fleetsim/core/stop_flag.hpp"
 #include "fleetsim/k8s/pod_fits.hpp"
@@ -25,7 +26,8 @@ KubeScheduler::KubeScheduler(Simulation& sim, Cluster& cluster, ClusterBus& bus,
       bus_(bus),
       on_unschedulable_(std::move(on_unschedulable)),
       profiles_(std::move(profiles)),
-      rng_(sim.rng("kube-scheduler")) {}
+      rng_(sim.rng("kube-scheduler")),
+      preemption_rng_(sim.rng("kube-scheduler-preemption")) {}
 
 void KubeScheduler::request_pass() {
   if (sim_.is_pending(pass_)) return;
@@ -152,6 +154,11 @@ void KubeScheduler::on_event(SimTime now, std::uint64_t tag) {
   if (tag == kWakeTag) queue_.flush_leftover(now);
   queue_.active(cluster_, now, pods_);
   order_nodes();
+  // Nominations end when the pod binds or goes, or preemption gives its node up.
+  std::erase_if(nominated_, [this](PodId id) {
+    const Pod* p = cluster_.find_pod(id);
+    return p == nullptr || p->phase != PodPhase::Pending || p->nominated_node_name == kNoNode;
+  });
   bool any_bound = false;
 
   bool running_anti = cluster_.bound_with_anti_affinity() > 0;
@@ -190,23 +197,44 @@ void KubeScheduler::on_event(SimTime now, std::uint64_t tag) {
         spread_mask_.assign(cluster_.nodes().size(), 1);
         topology_spread_filter(cluster_, pod, spread, spread_mask_);
       }
-      // Nodes are checked from where the last pod's search stopped, until enough fit.
+      // A pod nominated by preemption tries its node first (evaluateNominatedNode).
+      const NodeId nominated = pod.nominated_node_name;
       feasible_.clear();
-      const std::size_t all = order_.size(),
+      if (nominated != kNoNode && nominated_node_fits(pod) &&
+          (!check_affinity || affinity_mask[nominated] != 0) &&
+          (spread.hard.empty() || spread_mask_[nominated] != 0))
+        feasible_.push_back(nominated);
+      // Nodes are checked from where the last pod's search stopped, until enough fit.
+      const std::size_t all = feasible_.empty() ? order_.size() : 0,
                         wanted = nodes_to_find(all, profile.percentage_of_nodes_to_score);
       std::size_t checked = 0;
-      for (; checked < all && feasible_.size() < wanted; ++checked) {
-        const NodeId n = order_[(next_start_ + checked) % all];
-        if (feasible(pod, cluster_.node(n)) && (!check_affinity || affinity_mask[n] != 0) &&
-            (spread.hard.empty() || spread_mask_[n] != 0))
-          feasible_.push_back(n);
+      // The room kept for pods nominated by preemption is looked at only while there are some:
+      // the loop without them is the one the binding path runs, with no check added.
+      auto search = [&](auto nominations) {
+        for (; checked < all && feasible_.size() < wanted; ++checked) {
+          const NodeId n = order_[(next_start_ + checked) % all];
+          if (feasible(pod, cluster_.node(n)) &&
+              (!nominations || fits_beside_nominated(pod, cluster_.node(n))) &&
+              (!check_affinity || affinity_mask[n] != 0) &&
+              (spread.hard.empty() || spread_mask_[n] != 0))
+            feasible_.push_back(n);
+        }
+      };
+      if (nominated_.empty()) {
+        search(std::false_type{});
+      } else {
+        search(std::true_type{});
       }
       if (all != 0) next_start_ = (next_start_ + checked) % all;
       chosen = select_host(pod, profile, spread);
     }
     if (chosen == kNoNode) {
       no_node_for = &pod;
+      // Before preemption: its victims' going moves the pod on to the backoff queue.
       queue_.failed(pod, now);
+      if (profile.preemption && may_preempt(pod) &&
+          post_filter(pod, profile, check_affinity ? &affinity_mask : nullptr, now))
+        continue;
       // A pod waiting for its nominated node to start stays quiet; once that node is up and
       // has no room for it, Karpenter must plan again.
       const bool awaiting_node =

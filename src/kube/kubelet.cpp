@@ -114,12 +114,13 @@ void Kubelet::exit(PodId id) {
   if (!p.terminating || p.phase != PodPhase::Running) return;
   const NodeId node = p.node;
   cluster_.finish(id, PodPhase::Deleted, sim_.now());
-  bus_.emit(SimEvent{.time = sim_.now(),
-                     .kind = EventKind::PodDeleted,
-                     .node = node,
-                     .pod = id,
-                     .workload = p.workload,
-                     .reason = PodDeletionReason::ScaleDown});
+  bus_.emit(SimEvent{
+      .time = sim_.now(),
+      .kind = EventKind::PodDeleted,
+      .node = node,
+      .pod = id,
+      .workload = p.workload,
+      .reason = p.preempted ? PodDeletionReason::Preempted : PodDeletionReason::ScaleDown});
   bus_.capacity_changed();
 }
 

@@ -262,6 +262,9 @@ std::string explain_pod(std::istream& in, const std::string& file, std::string_v
       out += line(t, "completed on " + node);
     } else if (kind == "pod_evicted") {
       out += line(t, fmt::format("evicted from {}: {}", node, str(e, "reason")));
+    } else if (kind == "pod_preempted") {
+      out += line(
+          t, fmt::format("preempted on {} for the higher-priority pod {}", node, str(e, "reason")));
     } else if (kind == "pod_deleted") {
       out += line(
           t, fmt::format("deleted{}: {}", node.empty() ? "" : " from " + node, str(e, "reason")));
@@ -337,6 +340,8 @@ std::string explain_node(std::istream& in, const std::string& file, std::string_
                               : kind == "pod_evicted" ? "evicted: " + str(e, "reason")
                                                       : "deleted: " + str(e, "reason");
       out += line(t, fmt::format("pod {} {}", str(e, "pod"), how));
+    } else if (kind == "pod_preempted") {
+      out += line(t, fmt::format("pod {} preempted for {}", str(e, "pod"), str(e, "reason")));
     } else if (kind == "spot_interruption_notice") {
       out += line(t, "spot interruption notice: the instance goes in two minutes");
     } else if (kind == "spot_rebalance_recommendation") {

@@ -32,6 +32,8 @@ std::string_view reason_name(PodDeletionReason reason) {
   switch (reason) {
     case PodDeletionReason::ScaleDown:
       return "scale_down";
+    case PodDeletionReason::Preempted:
+      return "preempted";
   }
   return "?";
 }

@@ -209,6 +209,16 @@ void RunRecorder::on_pod_event(const SimEvent& e, const Cluster& cluster) {
         sample_pending(t, e.time - pod.created);
       }
       break;
+    case EventKind::PodPreempted:
+      // A preempted Job pod loses what it ran since it was bound, less its checkpoints, as an
+      // evicted one does.
+      if (workload_of(pod, cluster).kind == WorkloadKind::Job) {
+        const SimDuration kept =
+            checkpoints().saved_work(pod, e.time) - checkpoints().resumed_from(pod.id);
+        add_lost_work(pod, cluster.node(e.node), e.time - pod.bound_at - kept,
+                      NodeDeletionReason::None);
+      }
+      break;
     case EventKind::PodDeleted:
       if (e.node != kNoNode) {
         ledger_.rebalance(cluster.node(e.node), cluster, e.time);

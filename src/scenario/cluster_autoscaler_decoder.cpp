@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -216,6 +217,10 @@ ClusterAutoscalerSettings decode_cluster_autoscaler(const YamlValue& value, Warn
   if (auto v = m.get("max_node_startup_time")) s.max_node_startup_time = delay(*v, kMaxDelay);
   if (auto v = m.get("balance_similar_node_groups")) s.balance_similar_node_groups = v->as_bool();
   if (auto v = m.get("new_pod_scale_up_delay")) s.new_pod_scale_up_delay = delay(*v, kMaxDelay);
+  if (auto v = m.get("expendable_pods_priority_cutoff")) {
+    s.expendable_pods_priority_cutoff = static_cast<std::int32_t>(v->as_int(
+        std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()));
+  }
   if (auto v = m.get("initial_node_group_backoff_duration"))
     s.initial_node_group_backoff = delay(*v, kMaxDelay);
   if (auto v = m.get("max_node_group_backoff_duration"))
@@ -242,7 +247,7 @@ ClusterAutoscalerSettings decode_cluster_autoscaler(const YamlValue& value, Warn
   if (auto v = m.get("max_drain_parallelism"))
     s.max_drain_parallelism = static_cast<int>(v->as_int(1, 10'000));
   if (auto v = m.get("skip_nodes_with_system_pods")) s.skip_nodes_with_system_pods = v->as_bool();
-  m.reject_unread(std::array<std::string_view, 24>{"scan_interval",
+  m.reject_unread(std::array<std::string_view, 25>{"scan_interval",
                                                    "namespace",
                                                    "expander",
                                                    "priorities",
@@ -251,6 +256,7 @@ ClusterAutoscalerSettings decode_cluster_autoscaler(const YamlValue& value, Warn
                                                    "max_node_startup_time",
                                                    "balance_similar_node_groups",
                                                    "new_pod_scale_up_delay",
+                                                   "expendable_pods_priority_cutoff",
                                                    "initial_node_group_backoff_duration",
                                                    "max_node_group_backoff_duration",
                                                    "node_info_cache_expire_time",

@@ -8,7 +8,7 @@ namespace {
 
 // From cluster-autoscaler/config/flags/flags.go; the AWS-irrelevant provider flags (gce_*,
 // clusterapi_*) are left out and stay unknown keys.
-constexpr std::array<std::string_view, 79> kUnmodelled{
+constexpr std::array<std::string_view, 78> kUnmodelled{
     "address",
     "aws_use_static_instance_list",
     "balancing_ignore_label",
@@ -30,7 +30,6 @@ constexpr std::array<std::string_view, 79> kUnmodelled{
     "enable_provisioning_requests",
     "enforce_node_group_min_size",
     "estimator",
-    "expendable_pods_priority_cutoff",
     "force_delete_failed_nodes",
     "force_delete_unregistered_nodes",
     "force_ds",

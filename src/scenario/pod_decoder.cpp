@@ -405,6 +405,15 @@ RestartPolicy decode_restart_policy(const YamlValue& v) {
 
 }  // namespace
 
+PreemptionPolicy decode_preemption_policy(const YamlValue& v) {
+  static constexpr std::array<std::string_view, 2> kPolicies{"PreemptLowerPriority", "Never"};
+  std::string text = v.as_string();
+  if (text == kPolicies[0]) return PreemptionPolicy::PreemptLowerPriority;
+  if (text == kPolicies[1]) return PreemptionPolicy::Never;
+  v.fail(fmt::format("unknown preemptionPolicy \"{}\"; expected PreemptLowerPriority or Never{}",
+                     text.substr(0, 40), did_you_mean(text, kPolicies)));
+}
+
 DecodedPod decode_pod(const ObjectMeta& meta, const YamlValue& spec_value, DecodeContext& ctx) {
   DecodedPod out;
   PodTemplate& pod = out.pod;
@@ -484,6 +493,11 @@ DecodedPod decode_pod(const ObjectMeta& meta, const YamlValue& spec_value, Decod
     out.priority.value = static_cast<std::int32_t>(priority->as_int(
         std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()));
     spec.priority = *out.priority.value;
+  }
+  if (auto policy = s.get("preemptionPolicy")) {
+    out.priority.preemption_policy = decode_preemption_policy(*policy);
+    out.priority.preemption_policy_where = policy->where();
+    out.priority.preemption_policy_field = policy->path();
   }
   if (auto name = s.get("schedulerName")) {
     spec.scheduler_name = name->as_string();

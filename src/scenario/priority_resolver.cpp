@@ -38,15 +38,39 @@ PriorityTable::PriorityTable(const std::vector<PriorityClass>& classes) {
   }
 }
 
+namespace {
+
+std::string_view policy_name(PreemptionPolicy p) {
+  return p == PreemptionPolicy::Never ? "Never" : "PreemptLowerPriority";
+}
+
+// The admission plugin computes the policy from the class (PreemptLowerPriority without one) and
+// refuses a pod spec that states another.
+void set_policy(PodSpec& spec, const PriorityRef& ref, PreemptionPolicy computed) {
+  if (ref.preemption_policy && *ref.preemption_policy != computed) {
+    throw ConfigError(
+        ref.preemption_policy_where, ref.preemption_policy_field,
+        fmt::format("preemptionPolicy {} contradicts the {} that the pod's PriorityClass gives; "
+                    "leave spec.preemptionPolicy unset",
+                    policy_name(*ref.preemption_policy), policy_name(computed)));
+  }
+  spec.preemption_policy = computed;
+}
+
+}  // namespace
+
 void PriorityTable::resolve(PodSpec& spec, const PriorityRef& ref) const {
   if (ref.class_name.empty()) {
     if (ref.value) {
       spec.priority = *ref.value;
+      set_policy(spec, ref, ref.preemption_policy.value_or(PreemptionPolicy::PreemptLowerPriority));
     } else if (global_default_) {
       spec.priority = classes_[*global_default_].value;
       spec.priority_class_name = classes_[*global_default_].name;
+      set_policy(spec, ref, classes_[*global_default_].preemption_policy);
     } else {
       spec.priority = 0;
+      set_policy(spec, ref, PreemptionPolicy::PreemptLowerPriority);
     }
     return;
   }
@@ -60,6 +84,7 @@ void PriorityTable::resolve(PodSpec& spec, const PriorityRef& ref) const {
     }
     spec.priority = pc.value;
     spec.priority_class_name = pc.name;
+    set_policy(spec, ref, pc.preemption_policy);
     return;
   }
   std::vector<std::string_view> names;

@@ -47,6 +47,8 @@ constexpr auto kAffinityArgsFields = std::to_array<std::string_view>(
     {"apiVersion", "hardPodAffinityWeight", "ignorePreferredTermsOfExistingPods", "kind"});
 constexpr auto kNodeAffinityArgsFields =
     std::to_array<std::string_view>({"addedAffinity", "apiVersion", "kind"});
+constexpr auto kPreemptionArgsFields = std::to_array<std::string_view>(
+    {"apiVersion", "kind", "minCandidateNodesAbsolute", "minCandidateNodesPercentage"});
 
 const ApiType kProfileType{"KubeSchedulerProfile", kProfileFields};
 const ApiType kPluginsType{"Plugins", kPluginsFields};
@@ -62,6 +64,7 @@ const ApiType kBalancedArgsType{"NodeResourcesBalancedAllocationArgs", kBalanced
 const ApiType kSpreadArgsType{"PodTopologySpreadArgs", kSpreadArgsFields};
 const ApiType kAffinityArgsType{"InterPodAffinityArgs", kAffinityArgsFields};
 const ApiType kNodeAffinityArgsType{"NodeAffinityArgs", kNodeAffinityArgsFields};
+const ApiType kPreemptionArgsType{"DefaultPreemptionArgs", kPreemptionArgsFields};
 
 constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
 constexpr std::int64_t kInt32Min = std::numeric_limits<std::int32_t>::min();
@@ -167,8 +170,11 @@ std::int64_t effective(std::int64_t weight) { return weight == 0 ? 1 : weight; }
 // Merges the profile's plugins over the default ones (default_plugins.go mergePlugins, then the
 // framework's MultiPoint expansion): a specific extension point's settings win over MultiPoint's,
 // and enabled wins over disabled.
-ScoreWeights read_plugins_section(const YamlValue& v, DecodeContext& ctx) {
+ScoreWeights read_plugins_section(const YamlValue& v, bool& preemption, DecodeContext& ctx) {
   YamlMap m(v);
+  const auto preemption_index = static_cast<std::size_t>(
+      std::find(kPluginNames.begin(), kPluginNames.end(), "DefaultPreemption") -
+      kPluginNames.begin());
   std::array<std::optional<std::int64_t>, kPluginCount> score{};
   // Plugins multiPoint (or their own point) disables, where it does.
   std::array<std::optional<YamlValue>, kPluginCount> off{};
@@ -179,6 +185,7 @@ ScoreWeights read_plugins_section(const YamlValue& v, DecodeContext& ctx) {
   if (auto mp = m.get("multiPoint")) {
     const PluginSetRead set = read_plugin_set(*mp, ctx);
     for (const PluginRef& d : set.disabled) {
+      if (d.name == "*" || d.index == preemption_index) preemption = false;
       for (std::size_t i = 0; i < kPluginCount; ++i) {
         if (d.name != "*" && i != d.index) continue;
         score[i].reset();
@@ -186,6 +193,7 @@ ScoreWeights read_plugins_section(const YamlValue& v, DecodeContext& ctx) {
       }
     }
     for (const PluginRef& e : set.enabled) {
+      if (e.index == preemption_index) preemption = true;
       off[e.index].reset();
       if ((kPlugins[e.index].roles & kScore) != 0) {
         score[e.index] = effective(e.weight);
@@ -224,6 +232,18 @@ ScoreWeights read_plugins_section(const YamlValue& v, DecodeContext& ctx) {
       if ((kPlugins[e.index].roles & kFilter) == 0)
         e.where.fail(fmt::format("plugin {} does not extend the filter extension point", e.name));
       off[e.index].reset();
+    }
+  }
+  // DefaultPreemption is the only in-tree PostFilter plugin.
+  if (auto pf = m.get("postFilter")) {
+    const PluginSetRead set = read_plugin_set(*pf, ctx);
+    for (const PluginRef& d : set.disabled)
+      if (d.name == "*" || d.index == preemption_index) preemption = false;
+    for (const PluginRef& e : set.enabled) {
+      if (e.index != preemption_index)
+        e.where.fail(
+            fmt::format("plugin {} does not extend the postFilter extension point", e.name));
+      preemption = true;
     }
   }
   // A profile needs a queue sort and a bind plugin: kube-scheduler refuses one without
@@ -486,9 +506,18 @@ void read_plugin_config(const YamlValue& list, SchedulerProfile& profile, Decode
                     "NodeAffinity's addedAffinity is not modelled: pods are placed by their own "
                     "node affinity only");
       args.check_unread(ctx.warnings, ctx.kind, kNodeAffinityArgsType);
+    } else if (plugin == "DefaultPreemption") {
+      // validation_pluginargs.go ValidateDefaultPreemptionArgs.
+      if (auto v = args.get("minCandidateNodesPercentage"))
+        profile.min_candidate_nodes_percentage = static_cast<std::int32_t>(v->as_int(0, 100));
+      if (auto v = args.get("minCandidateNodesAbsolute"))
+        profile.min_candidate_nodes_absolute = static_cast<std::int32_t>(v->as_int(0, kInt32Max));
+      if (profile.min_candidate_nodes_percentage == 0 && profile.min_candidate_nodes_absolute == 0)
+        args_value->fail(
+            "minCandidateNodesPercentage and minCandidateNodesAbsolute cannot both be zero");
+      args.check_unread(ctx.warnings, ctx.kind, kPreemptionArgsType);
     } else {
-      // DefaultPreemption, VolumeBinding, DynamicResources: nothing fleetsim models; the
-      // others take no args.
+      // VolumeBinding, DynamicResources: nothing fleetsim models; the others take no args.
       warn_plugin(ctx, *args_value, plugin,
                   fmt::format("the args of {} are not modelled; ignored", plugin));
       for (const YamlMap::Entry& e : args.entries()) e.read = true;  // told once, above
@@ -527,7 +556,8 @@ DecodedSchedulerConfig decode_scheduler_config(const YamlMap& manifest, DecodeCo
       }
       if (auto p = m.get("percentageOfNodesToScore"))
         profile.percentage_of_nodes_to_score = read_percentage(*p);
-      if (auto plugins = m.get("plugins")) profile.weights = read_plugins_section(*plugins, ctx);
+      if (auto plugins = m.get("plugins"))
+        profile.weights = read_plugins_section(*plugins, profile.preemption, ctx);
       if (auto config = m.get("pluginConfig")) read_plugin_config(*config, profile, ctx);
       m.check_unread(ctx.warnings, ctx.kind, kProfileType);
       out.profiles.push_back(std::move(profile));

@@ -207,6 +207,8 @@ PriorityClass decode_priority_class(const YamlMap& manifest, DecodeContext& ctx)
                            kHighestUserDefinablePriority));
   }
   if (auto global = manifest.get("globalDefault")) pc.global_default = global->as_bool();
+  if (auto policy = manifest.get("preemptionPolicy"))
+    pc.preemption_policy = decode_preemption_policy(*policy);
   manifest.ignore({"description"});
   return pc;
 }

@@ -485,7 +485,8 @@ void WorkloadController::on_bound(PodId pod) {
 
 void WorkloadController::complete(PodId id) {
   const Pod* found = cluster_.find_pod(id);
-  if (found == nullptr || found->phase != PodPhase::Running) return;  // evicted before it finished
+  // Evicted before it finished, or preempted and running out its grace period (replaced already).
+  if (found == nullptr || found->phase != PodPhase::Running || found->preempted) return;
   const Pod& p = *found;
   const NodeId node = p.node;
   cluster_.finish(id, PodPhase::Succeeded, sim_.now());

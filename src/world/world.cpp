@@ -79,6 +79,7 @@ World::World(const ScenarioConfig& config)
   kubelet_ = std::make_unique<Kubelet>(sim_, cluster_, bus(),
                                        config.node_latencies.image_pull_bytes_per_s);
   kube_scheduler_->set_node_images(&kubelet_->node_images());
+  kube_scheduler_->set_pdbs(&pdbs_);
 }
 
 World::~World() = default;
@@ -309,6 +310,9 @@ void World::pod_evicted(PodId pod, NodeId node) {
 }
 
 void World::pod_terminating(PodId pod) { kubelet_->on_terminating(pod); }
+// The ReplicaSet or Job controller replaces a preempted pod at once: a pod being deleted no longer
+// counts as active.
+void World::pod_preempted(PodId pod) { workloads_->on_evicted(pod); }
 void World::capacity_changed() { kube_scheduler_->cluster_changed(); }
 
 }  // namespace fleetsim

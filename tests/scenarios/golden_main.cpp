@@ -36,7 +36,11 @@ const std::vector<std::string> kScenarios = {"gpu-training",
                                              "spot-inference/on-demand",
                                              "provisioner-comparison/karpenter",
                                              "provisioner-comparison/cluster-autoscaler",
-                                             "provisioner-comparison/eks-auto-mode"};
+                                             "provisioner-comparison/eks-auto-mode",
+                                             "headroom/karpenter-no-headroom",
+                                             "headroom/karpenter-balloon",
+                                             "headroom/cluster-autoscaler-no-headroom",
+                                             "headroom/cluster-autoscaler-balloon"};
 
 fs::path scenario_file(const fs::path& root, const std::string& name) {
   if (name.find('/') != std::string::npos) return root / "scenarios" / (name + ".yaml");

@@ -122,6 +122,9 @@ struct Pod {
   PodPhase phase = PodPhase::Pending;
   NodeId node = kNoNode;       // bound node
   NodeId nominated = kNoNode;  // the node Karpenter planned it for
+  // status.nominatedNodeName: the node where kube-scheduler preempted pods for it, while it
+  // waits for them to go. Provisioners leave such a pod alone.
+  NodeId nominated_node_name = kNoNode;
   SimTime bound_at{};
   // Containers started (the image was pulled): Kubernetes' phase Running. Pods without a
   // modelled start-up start and turn Ready when bound.
@@ -129,6 +132,7 @@ struct Pod {
   bool ready = false;
   SimTime ready_at{};                   // the Ready condition's last transition to True
   bool terminating = false;             // deleted by its controller, finishing its grace period
+  bool preempted = false;               // deleted by kube-scheduler's preemption (terminating)
   std::optional<SimDuration> run_time;  // nullopt: runs until deleted
   std::string pending_reason;           // from the last solve that could not place it
   std::uint32_t holds = 0;              // readers that need it after it ends (Cluster::hold)
@@ -212,6 +216,9 @@ class Cluster {
   // or of the reset a read does once 5 minutes pass without one.
   SimTime consolidation_state(SimTime now) const;
   void mark_unconsolidated(SimTime now);
+  // The lowest priority of any pod bound so far (never raised as pods go): kube-scheduler tries
+  // preemption only for a pod above it, so a cluster of one priority never does.
+  std::int32_t lowest_bound_priority() const { return lowest_bound_priority_; }
   // Bound pods with any pod affinity or anti-affinity term, required or preferred.
   std::size_t bound_with_affinity_terms() const { return bound_with_affinity_terms_; }
   // Changes whenever nodes or pods do (Karpenter's consolidation state): a consolidation pass
@@ -258,6 +265,8 @@ class Cluster {
   // Takes a pending pod out of the queue and ends it (its controller deleted it).
   void delete_pending(PodId pod);
   void nominate(PodId pod, NodeId node) { at(pod).nominated = node; }
+  // kube-scheduler's nomination (status.nominatedNodeName); kNoNode clears it.
+  void set_nominated_node_name(PodId pod, NodeId node) { at(pod).nominated_node_name = node; }
   void set_pending_reason(PodId pod, std::string reason) {
     at(pod).pending_reason = std::move(reason);
   }
@@ -270,6 +279,8 @@ class Cluster {
   // Its controller deleted it: it finishes its grace period before it leaves the node. A pod
   // event for Karpenter's consolidateAfter clock.
   void pod_terminating(PodId pod, SimTime now);
+  // kube-scheduler deleted it to make room for a higher-priority pod: terminating as above.
+  void pod_preempted(PodId pod, SimTime now);
 
   // ---- Memory: a run's state stays flat in the number of pods it has seen ----
   // A component that keeps reading a pod after it ends (a replica draining on a gone node) holds
@@ -299,6 +310,7 @@ class Cluster {
   std::unordered_map<PodId, Pod*> index_;
   std::size_t bound_with_anti_affinity_ = 0;
   std::size_t bound_with_affinity_terms_ = 0;
+  std::int32_t lowest_bound_priority_ = INT32_MAX;
   mutable SimTime consolidation_state_{};  // a read past its 5 minutes resets it, as upstream
   PodId next_pod_id_ = 0;
   std::vector<PodId> ended_;  // ended since the last collect, held or not

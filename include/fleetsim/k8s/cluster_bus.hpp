@@ -20,6 +20,10 @@ class ClusterBus {
   // Its controller deleted a bound pod: it stops taking work and, once it has exited (at once,
   // or when a serving replica has drained or its grace period ends), leaves its node.
   virtual void pod_terminating(PodId pod) = 0;
+  // kube-scheduler is about to delete a bound pod to make room for a higher-priority one: its
+  // controller replaces it (pod_terminating follows, as the pod runs out its grace period on
+  // its node).
+  virtual void pod_preempted(PodId pod) = 0;
   // Capacity appeared or was freed (a node initialized, a pod left): pending pods may bind.
   virtual void capacity_changed() = 0;
 };

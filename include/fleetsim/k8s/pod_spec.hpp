@@ -78,6 +78,10 @@ struct ProbeTiming {
 inline constexpr std::int64_t kDefaultScoringCpuMillis = 100;
 inline constexpr std::int64_t kDefaultScoringMemoryBytes = 200LL * 1024 * 1024;
 
+// spec.preemptionPolicy, which the Priority admission plugin sets from the pod's PriorityClass:
+// whether kube-scheduler may evict lower-priority pods to make room for it.
+enum class PreemptionPolicy : std::uint8_t { PreemptLowerPriority, Never };
+
 struct PodSpec {
   // Effective requests (max of init containers, sum of app containers and sidecars), pods = 1.
   Resources requests;
@@ -105,6 +109,7 @@ struct PodSpec {
   PodAffinityRules pod_anti_affinity;
   std::int32_t priority = 0;
   std::string priority_class_name;
+  PreemptionPolicy preemption_policy = PreemptionPolicy::PreemptLowerPriority;
   // spec.schedulerName, and the index of the kube-scheduler profile of that name among the
   // scenario's, resolved at load; -1: no profile has it, so no scheduler takes the pod and no
   // provisioner sees it fail: it stays Pending.

@@ -22,9 +22,9 @@ enum class NodeDeletionReason : std::uint8_t {
   ScaleUpTimedOut,
 };
 
-// Why a pod's controller deleted it: a ReplicaSet scaled down (a Deployment's replicas fell, or
-// a rollout retired an old ReplicaSet's pods).
-enum class PodDeletionReason : std::uint8_t { ScaleDown };
+// Why a bound pod was deleted: its ReplicaSet scaled down (a Deployment's replicas fell, or a
+// rollout retired an old ReplicaSet's pods), or kube-scheduler preempted it.
+enum class PodDeletionReason : std::uint8_t { ScaleDown, Preempted };
 
 // Who set a Deployment's replicas.
 enum class ReplicasSource : std::uint8_t {

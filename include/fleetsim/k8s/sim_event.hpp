@@ -30,9 +30,10 @@ enum class EventKind : std::uint8_t {
   PodScheduled,  // bound to a node
   PodReady,      // a serving pod's readiness probe passed
   PodCompleted,
-  PodEvicted,                   // reason
-  PodDeleted,                   // its controller removed it (reason), after any grace
-  PodUnschedulable,             // a solve found no place (message), emitted when it changes
+  PodEvicted,        // reason
+  PodDeleted,        // its controller removed it (reason), after any grace
+  PodUnschedulable,  // a solve found no place (message), emitted when it changes
+  PodPreempted,  // kube-scheduler deleted it for a higher-priority pod (message: that pod's name)
   SpotInterruptionNotice,       // two minutes before termination
   SpotRebalanceRecommendation,  // EC2's early warning of elevated risk (reason: the action taken)
   WorkloadCreated,              // a Deployment, Job or Pod manifest, or a job from a trace

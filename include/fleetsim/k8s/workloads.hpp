@@ -69,6 +69,7 @@ struct PriorityClass {
   std::string name;
   std::int32_t value = 0;
   bool global_default = false;
+  PreemptionPolicy preemption_policy = PreemptionPolicy::PreemptLowerPriority;  // API default
   SourceLocation where;
 };
 

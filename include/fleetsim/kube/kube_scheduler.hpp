@@ -6,6 +6,7 @@
 #include "fleetsim/core/rng.hpp"
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/k8s/cluster_bus.hpp"
+#include "fleetsim/k8s/pod_disruption_budget.hpp"
 #include "fleetsim/kube/image_locality.hpp"
 #include "fleetsim/kube/scheduler_profile.hpp"
 #include "fleetsim/kube/scheduling_queue.hpp"
@@ -25,7 +26,9 @@ namespace fleetsim {
 // 2, ImageLocality 1 (the images the kubelet pulled); ties go to a node drawn from a seeded
 // stream. Karpenter's
 // nomination is internal to Karpenter (v1 never sets status.nominatedNodeName), so it does not
-// steer binding. Pods that fit nowhere are reported unschedulable, which triggers Karpenter.
+// steer binding. A pod that fits nowhere may preempt lower-priority pods (default_preemption.cpp):
+// it is then nominated to the node and waits there for them to go; the others are reported
+// unschedulable, which triggers the provisioner.
 class KubeScheduler : private EventHandler {
  public:
   KubeScheduler(Simulation& sim, Cluster& cluster, ClusterBus& bus,
@@ -39,10 +42,36 @@ class KubeScheduler : private EventHandler {
   void cluster_changed();
   // Where ImageLocality reads the images each node holds (none: it scores no node).
   void set_node_images(const NodeImages* images) { node_images_ = images; }
+  // The PDBs preemption tries not to violate (none: it sees no PDB).
+  void set_pdbs(const PodDisruptionBudgets* pdbs) { pdbs_ = pdbs; }
 
  private:
   void on_event(SimTime now, std::uint64_t tag) override;
   bool feasible(const Pod& pod, const Node& node) const;
+  // The node's room for the pod: what is free less the requests of the other pods nominated
+  // there (status.nominatedNodeName) with its priority or higher
+  // (RunFilterPluginsWithNominatedPods).
+  Resources room_for(const Pod& pod, const Node& node) const;
+  // The pod's requests fit the node's room_for it; and feasible() on its nominated node with
+  // that room (both out of line: feasible() stays inlined into the binding loop).
+  bool fits_beside_nominated(const Pod& pod, const Node& node) const;
+  bool nominated_node_fits(const Pod& pod) const;
+  // Whether the pod may preempt at all: a pod of lower priority may be bound, and its policy
+  // allows it. False in a cluster of one priority, which keeps preemption off the binding path.
+  bool may_preempt(const Pod& pod) const {
+    return pod.spec->priority > cluster_.lowest_bound_priority() &&
+           pod.spec->preemption_policy != PreemptionPolicy::Never;
+  }
+  // The default preemption plugin (PostFilter) for a pod that fits nowhere, with the pass's
+  // inter-pod affinity mask for it (null when not checked). True when the pod is nominated (it
+  // waits for victims to go, and provisioners leave it alone); false when preemption cannot
+  // help. Out of the binding loop, which it would make too big to inline its filters.
+  bool post_filter(const Pod& pod, const SchedulerProfile& profile,
+                   const std::vector<std::uint8_t>* affinity_mask, SimTime now);
+  // Preempt: `passes` says whether a node's filters other than resources admit the pod.
+  bool preempt(const Pod& pod, const SchedulerProfile& profile, SimTime now,
+               const std::function<bool(NodeId)>& passes);
+  void delete_victim(PodId victim, const Pod& preemptor, SimTime now);
   void order_nodes();
   static std::size_t nodes_to_find(std::size_t all, std::int32_t percentage);
   // Scores feasible_ and picks the best; kNoNode when there is none.
@@ -55,6 +84,9 @@ class KubeScheduler : private EventHandler {
   std::function<void(PodId)> on_unschedulable_;
   std::vector<SchedulerProfile> profiles_;
   const NodeImages* node_images_ = nullptr;
+  const PodDisruptionBudgets* pdbs_ = nullptr;
+  std::vector<PodId> nominated_;  // pods nominated by preemption, while pending
+  RngStream preemption_rng_;      // the offset of the candidate search (GetOffsetAndNumCandidates)
   EventHandle pass_;
   RngStream rng_;  // ties among the best nodes
   SchedulingQueue queue_;

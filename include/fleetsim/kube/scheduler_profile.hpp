@@ -68,6 +68,11 @@ struct SchedulerProfile {
   SpreadDefaults spread_defaults;
   std::int64_t hard_pod_affinity_weight = 1;
   std::int32_t percentage_of_nodes_to_score = 0;  // 0: adaptive (50 − nodes/125, at least 5)
+  // DefaultPreemption: on unless the profile disables it (postFilter or multiPoint), with its
+  // DefaultPreemptionArgs.
+  bool preemption = true;
+  std::int32_t min_candidate_nodes_percentage = 10;
+  std::int32_t min_candidate_nodes_absolute = 100;
   friend bool operator==(const SchedulerProfile&, const SchedulerProfile&) = default;
 };
 

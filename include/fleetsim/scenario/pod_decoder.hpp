@@ -24,10 +24,13 @@ inline constexpr std::int64_t kMaxProbeSeconds = 400LL * 24 * 3600;
 // What a pod spec said about its priority. PriorityClass manifests may come later in the
 // scenario, so the class is resolved after every manifest has loaded (priority_resolver.hpp).
 struct PriorityRef {
-  std::string class_name;             // spec.priorityClassName; empty when unset
-  std::optional<std::int32_t> value;  // spec.priority when set
-  SourceLocation where;               // of priorityClassName, else of the pod spec
-  std::string field;                  // its path, for messages
+  std::string class_name;                             // spec.priorityClassName; empty when unset
+  std::optional<std::int32_t> value;                  // spec.priority when set
+  SourceLocation where;                               // of priorityClassName, else of the pod spec
+  std::string field;                                  // its path, for messages
+  std::optional<PreemptionPolicy> preemption_policy;  // spec.preemptionPolicy when set
+  SourceLocation preemption_policy_where;
+  std::string preemption_policy_field;
 };
 
 enum class RestartPolicy { Always, OnFailure, Never };
@@ -42,6 +45,9 @@ struct DecodedPod {
   std::optional<SimDuration> checkpoint_interval;        // fleetsim.io/checkpoint-interval
   std::optional<SimDuration> restart_overhead;           // fleetsim.io/restart-overhead
 };
+
+// PreemptLowerPriority or Never (a pod's or a PriorityClass's preemptionPolicy).
+PreemptionPolicy decode_preemption_policy(const YamlValue& v);
 
 // A pod template ({metadata, spec}) of a Deployment, Job or DaemonSet.
 DecodedPod decode_pod_template(const YamlValue& tmpl, DecodeContext& ctx);

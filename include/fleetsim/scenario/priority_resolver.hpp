@@ -19,7 +19,9 @@ class PriorityTable {
 
   // Sets spec.priority (and spec.priority_class_name for the global default): the named class's
   // value; with no name, the explicit spec.priority, else the global default, else 0. Fails at
-  // ref.where on an unknown class or a spec.priority that contradicts the class.
+  // ref.where on an unknown class or a spec.priority that contradicts the class. Sets
+  // spec.preemption_policy from the class (PreemptLowerPriority without one); a stated
+  // spec.preemptionPolicy that differs is refused, as the admission plugin refuses it.
   void resolve(PodSpec& spec, const PriorityRef& ref) const;
 
  private:

@@ -77,6 +77,7 @@ class World : private ClusterBus, private EventHandler {
   void pod_bound(PodId pod) override;
   void pod_evicted(PodId pod, NodeId node) override;
   void pod_terminating(PodId pod) override;
+  void pod_preempted(PodId pod) override;
   void capacity_changed() override;
   // Scripted events and the report interval.
   void on_event(SimTime now, std::uint64_t tag) override;

@@ -87,6 +87,7 @@ void ClusterAutoscaler::run_once(SimTime now) {
                 [&](NodeId id) { return cluster_.node(id).phase == NodePhase::Terminated; });
   learn_templates(now);
   check_scale_up_requests(now);
+  refresh_snapshot_delta();
   bool too_new = false;
   const std::vector<PodId> pods = pods_to_help(now, too_new);
   if (!pods.empty() && !too_new) scale_up(pods, now);
@@ -134,12 +135,43 @@ void ClusterAutoscaler::check_scale_up_requests(SimTime now) {
   }
 }
 
+bool ClusterAutoscaler::expendable(const Pod& pod) const {
+  return pod.spec->priority < settings_.expendable_pods_priority_cutoff &&
+         pod.spec->preemption_policy != PreemptionPolicy::Never;
+}
+
+// static_autoscaler.go: the snapshot holds the non-expendable scheduled pods, and
+// FilterOutExpendableAndSplit puts the pods waiting for lower-priority pods' preemption on their
+// nominated nodes (while those exist).
+void ClusterAutoscaler::refresh_snapshot_delta() {
+  snapshot_delta_.clear();
+  awaited_.clear();
+  for (PodId id : cluster_.pending_pods()) {
+    const Pod& p = cluster_.pod(id);
+    if (p.nominated_node_name == kNoNode || expendable(p) ||
+        cluster_.node(p.nominated_node_name).phase == NodePhase::Terminated)
+      continue;
+    snapshot_delta_[p.nominated_node_name] += p.spec->requests;
+    awaited_.push_back(p.nominated_node_name);
+  }
+  // Only a cluster that ever bound a pod below the cutoff has expendable pods to look for.
+  if (cluster_.lowest_bound_priority() >= settings_.expendable_pods_priority_cutoff) return;
+  for (NodeId id : cluster_.active_nodes())
+    for (PodId p : cluster_.node(id).pods)
+      if (const Pod& pod = cluster_.pod(p); expendable(pod))
+        snapshot_delta_[id] -= pod.spec->requests;
+}
+
 std::vector<PodId> ClusterAutoscaler::pods_to_help(SimTime now, bool& too_new) {
   std::vector<PodId> pending;
   for (PodId id : cluster_.pending_pods()) {
     const Pod& p = cluster_.pod(id);
-    if (p.terminating || p.spec->priority < kExpendablePodsPriorityCutoff) continue;
+    if (p.terminating || expendable(p)) continue;
     if (p.spec->scheduler_profile < 0) continue;  // no scheduler marks it unschedulable
+    // A pod waiting for the lower-priority pods it preempted binds there: no scale-up.
+    if (p.nominated_node_name != kNoNode &&
+        cluster_.node(p.nominated_node_name).phase != NodePhase::Terminated)
+      continue;
     if (now - p.created <= settings_.new_pod_scale_up_delay &&
         settings_.new_pod_scale_up_delay > SimDuration{0})
       continue;
@@ -250,10 +282,18 @@ ClusterAutoscaler::SolveView ClusterAutoscaler::existing_view(
     Resources available = n.available();
     if (auto extra = placed_extra_.find(id); extra != placed_extra_.end())
       available -= extra->second;
+    if (auto delta = snapshot_delta_.find(id); delta != snapshot_delta_.end())
+      available -= delta->second;
     view.node_ids.push_back(id);
     view.nodes.push_back(existing_node(n, available));
   }
   add_bound_pods(cluster_, view.node_ids, view.bound);
+  if (cluster_.lowest_bound_priority() < settings_.expendable_pods_priority_cutoff) {
+    std::erase_if(view.bound, [&](const BoundPod& b) {
+      return b.spec->priority < settings_.expendable_pods_priority_cutoff &&
+             b.spec->preemption_policy != PreemptionPolicy::Never;
+    });
+  }
   return view;
 }
 
@@ -431,9 +471,11 @@ std::vector<ClusterAutoscaler::ScaleDownCandidate> ClusterAutoscaler::scale_down
     for (NodeId id : asg.instances()) {
       const Node& n = cluster_.node(id);
       if (n.phase != NodePhase::Initialized) continue;
-      const bool empty = std::all_of(n.pods.begin(), n.pods.end(),
-                                     [&](PodId p) { return cluster_.pod(p).terminating; });
-      candidates.push_back({id, g, empty && !placed_extra_.contains(id)});
+      const bool empty = std::all_of(n.pods.begin(), n.pods.end(), [&](PodId p) {
+        return cluster_.pod(p).terminating || expendable(cluster_.pod(p));
+      });
+      const bool awaited = std::find(awaited_.begin(), awaited_.end(), id) != awaited_.end();
+      candidates.push_back({id, g, empty && !awaited && !placed_extra_.contains(id)});
     }
   }
   std::stable_sort(candidates.begin(), candidates.end(),
@@ -474,6 +516,7 @@ std::vector<ClusterAutoscaler::ScaleDownCandidate> ClusterAutoscaler::unneeded_n
     const Node& n = cluster_.node(c.node);
     Resources extra;
     if (auto it = placed_extra_.find(c.node); it != placed_extra_.end()) extra = it->second;
+    if (auto it = snapshot_delta_.find(c.node); it != snapshot_delta_.end()) extra += it->second;
     const NodeUtilization u = node_utilization(n, catalog, extra);
     const double threshold = u.gpu ? settings_.scale_down_gpu_utilization_threshold
                                    : settings_.scale_down_utilization_threshold;
@@ -482,7 +525,7 @@ std::vector<ClusterAutoscaler::ScaleDownCandidate> ClusterAutoscaler::unneeded_n
     for (PodId p : n.pods) {
       if (!ok) break;
       const Pod& pod = cluster_.pod(p);
-      if (pod.terminating) continue;
+      if (pod.terminating || expendable(pod)) continue;  // not in the snapshot: nothing to move
       if (blocks_scale_down(pod, cluster_.workloads().at(pod.workload).kind, pdbs_, settings_, now))
         ok = false;
       to_move.push_back(pending_pod(pod));

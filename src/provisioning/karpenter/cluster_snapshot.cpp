@@ -10,6 +10,9 @@ ClusterSnapshot take_snapshot(const Cluster& cluster, const SchedulingContext& c
     const Pod& p = cluster.pod(id);
     // No kube-scheduler profile takes it, so it never fails to schedule: Karpenter ignores it.
     if (p.spec->scheduler_profile < 0) continue;
+    // IsProvisionable: not a pod preempting others, which kube-scheduler will bind where its
+    // victims were (its victims' replacements are provisioned for instead).
+    if (p.nominated_node_name != kNoNode) continue;
     s.pending.push_back(p.id);
     s.pods.push_back(pending_pod(p));
   }

@@ -60,6 +60,7 @@ class RecordingBus : public ClusterBus {
   void pod_bound(PodId) override {}
   void pod_evicted(PodId, NodeId) override {}
   void pod_terminating(PodId) override {}
+  void pod_preempted(PodId) override {}
   void capacity_changed() override {}
 
   const Cluster* cluster = nullptr;

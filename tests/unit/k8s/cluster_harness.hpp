@@ -64,6 +64,10 @@ class RecordingBus : public ClusterBus {
     terminating.push_back(pod);
     if (forward_terminating) forward_terminating(pod);
   }
+  void pod_preempted(PodId pod) override {
+    preempted.push_back(pod);
+    if (forward_preempted) forward_preempted(pod);
+  }
   void capacity_changed() override {
     ++capacity_changes;
     if (forward_capacity_changed) forward_capacity_changed();
@@ -94,12 +98,14 @@ class RecordingBus : public ClusterBus {
   std::vector<PodId> bound;
   std::vector<PodId> evicted;
   std::vector<PodId> terminating;
+  std::vector<PodId> preempted;
   int capacity_changes = 0;
 
   std::function<void(PodId)> forward_pending;
   std::function<void(PodId)> forward_bound;
   std::function<void(PodId)> forward_evicted;
   std::function<void(PodId)> forward_terminating;
+  std::function<void(PodId)> forward_preempted;
   std::function<void()> forward_capacity_changed;
 };
 

@@ -41,3 +41,24 @@ TEST_CASE(
   CHECK(s.pool_usage[0] == catalog.types()[0].capacity + catalog.types()[0].capacity);
   CHECK(s.input({}).nodes.size() == 1);
 }
+
+// karpenter pkg/utils/pod/scheduling.go IsProvisionable: a pod that kube-scheduler nominated
+// after preempting others (status.nominatedNodeName) is not provisioned for; low-priority pods
+// are, like any other.
+TEST_CASE("a snapshot leaves out pods nominated by kube-scheduler's preemption", "[provisioning]") {
+  const Catalog catalog = small_catalog();
+  const std::vector<NodePool> pools{make_pool("default")};
+  const SchedulingContext context(catalog, pools, {});
+  Cluster cluster;
+  SpecStore specs;
+  const NodeId node = add_node(cluster, {.name = "node"});
+  PodSpec low;
+  low.requests = pod_requests(500, 512);
+  low.priority = -100;
+  const PodId preempting = add_pending_pod(cluster, specs.add(pod_requests(500, 512)), kSimStart);
+  const PodId balloon = add_pending_pod(cluster, specs.add(std::move(low)), kSimStart);
+  cluster.set_nominated_node_name(preempting, node);
+
+  const ClusterSnapshot s = take_snapshot(cluster, context);
+  CHECK(s.pending == std::vector<PodId>{balloon});
+}

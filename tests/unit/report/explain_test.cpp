@@ -111,3 +111,19 @@ TEST_CASE("explain names what it cannot find", "[report]") {
   CHECK(error_of([&] { explain_node(not_events, "out.csv", "n"); }) ==
         "out.csv:1: events: not a fleetsim event (one JSON object per line with t and kind)");
 }
+
+TEST_CASE("explain tells a balloon pod preempted for a replica", "[report]") {
+  const std::string events =
+      std::string(FLEETSIM_SOURCE_DIR) + "/tests/scenarios/headroom/karpenter-balloon/events.jsonl";
+  std::ifstream pod_events(events);
+  const std::string pod = explain_pod(pod_events, "events.jsonl", "headroom-btcc6lssnz-4znrh");
+  CHECK(pod.ends_with(
+      "       5m5.728s  preempted on gpu-x7w2k for the higher-priority pod llm-xmhjgqh672-lq2tn\n"
+      "       5m5.728s  deleted from gpu-x7w2k: preempted\n"));
+  std::ifstream node_events(events);
+  const std::string node = explain_node(node_events, "events.jsonl", "gpu-x7w2k");
+  CHECK(node.find("       5m5.728s  pod headroom-btcc6lssnz-4znrh preempted for "
+                  "llm-xmhjgqh672-lq2tn\n"
+                  "       5m5.728s  pod headroom-btcc6lssnz-4znrh deleted: preempted\n"
+                  "       5m6.728s  pod bound: llm-xmhjgqh672-lq2tn\n") != std::string::npos);
+}

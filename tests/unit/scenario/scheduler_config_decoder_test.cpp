@@ -155,6 +155,7 @@ TEST_CASE("scheduler plugins fleetsim does not model are warned about, not refus
                     "        args:\n"
                     "          addedAffinity: {}\n"));
   CHECK(only_profile(*d).weights.image_locality == 5);
+  CHECK(only_profile(*d).min_candidate_nodes_percentage == 20);  // DefaultPreemption is modelled
   std::vector<std::string> seen;
   for (const Warning& w : d->warnings.warnings())
     seen.push_back(fmt::format("{} [{}] {}", w.where.to_string(), to_string(w.code), w.message));
@@ -163,8 +164,6 @@ TEST_CASE("scheduler plugins fleetsim does not model are warned about, not refus
                     "NodePorts filter; disabling it changes nothing",
                     "test.yaml:10:7 [unmodelled-field] extension point not modelled; fleetsim "
                     "runs the default plugins there",
-                    "test.yaml:14:15 [scheduler-plugin-not-modelled] the args of "
-                    "DefaultPreemption are not modelled; ignored",
                     "test.yaml:17:26 [scheduler-plugin-not-modelled] NodeAffinity's "
                     "addedAffinity is not modelled: pods are placed by their own node affinity "
                     "only"});
@@ -307,4 +306,30 @@ TEST_CASE("unknown plugins and fields, and disabling a modelled filter, are refu
   CHECK(decode_error(config("") + "---\n" + config("")) ==
         "test.yaml:7:7: kind: a second KubeSchedulerConfiguration (the first is at "
         "test.yaml:2:7); kube-scheduler reads one configuration file");
+}
+
+// default_plugins.go registers DefaultPreemption at postFilter (through multiPoint); disabling it
+// there, or every multiPoint plugin, turns preemption off. validation_pluginargs_test.go
+// TestValidateDefaultPreemptionArgs: both minimums zero is refused.
+TEST_CASE("DefaultPreemption can be disabled and its args are read", "[scenario]") {
+  CHECK(only_profile(*decode(config(""))).preemption);
+  auto off =
+      decode(config("    plugins:\n      postFilter:\n        disabled: [{name: "
+                    "DefaultPreemption}]\n"));
+  CHECK_FALSE(only_profile(*off).preemption);
+  CHECK(off->warnings.warnings().empty());
+  auto args = decode(with_args("DefaultPreemption",
+                               "          minCandidateNodesPercentage: 5\n"
+                               "          minCandidateNodesAbsolute: 10\n"));
+  CHECK(only_profile(*args).min_candidate_nodes_percentage == 5);
+  CHECK(only_profile(*args).min_candidate_nodes_absolute == 10);
+  CHECK(decode_error(with_args("DefaultPreemption",
+                               "          minCandidateNodesPercentage: 0\n"
+                               "          minCandidateNodesAbsolute: 0\n")) ==
+        "test.yaml:8:11: profiles[0].pluginConfig[0].args: minCandidateNodesPercentage and "
+        "minCandidateNodesAbsolute cannot both be zero");
+  CHECK(decode_error(config("    plugins:\n      postFilter:\n        enabled: [{name: "
+                            "NodeAffinity}]\n")) ==
+        "test.yaml:7:26: profiles[0].plugins.postFilter.enabled[0].name: plugin NodeAffinity "
+        "does not extend the postFilter extension point");
 }

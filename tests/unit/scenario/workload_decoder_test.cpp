@@ -229,8 +229,47 @@ preemptionPolicy: Never
   CHECK(ws[1].workload.pod.spec.priority_class_name == "standard");
   CHECK(ws[2].workload.pod.spec.priority == 2'000'001'000);
   CHECK(ws[3].workload.pod.spec.priority == 7);
-  REQUIRE(d->warnings.warnings().size() == 1);
-  CHECK(d->warnings.warnings()[0].field == "PriorityClass.preemptionPolicy");
+  // preemptionPolicy comes from the class: Never from the global default, the API's default
+  // PreemptLowerPriority from the others.
+  CHECK(ws[0].workload.pod.spec.preemption_policy == PreemptionPolicy::PreemptLowerPriority);
+  CHECK(ws[1].workload.pod.spec.preemption_policy == PreemptionPolicy::Never);
+  CHECK(ws[2].workload.pod.spec.preemption_policy == PreemptionPolicy::PreemptLowerPriority);
+  CHECK(d->warnings.warnings().empty());
+}
+
+// plugin/pkg/admission/priority/admission_test.go: a pod whose preemptionPolicy differs from its
+// class's is refused; stating the same one is allowed.
+TEST_CASE("preemptionPolicy is the PriorityClass's and a contradicting pod is refused",
+          "[scenario]") {
+  auto d = decode(R"(apiVersion: v1
+kind: Pod
+metadata: {name: same}
+spec: {priorityClassName: polite, preemptionPolicy: Never, containers: [{name: c}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: other}
+spec: {priorityClassName: polite, preemptionPolicy: PreemptLowerPriority, containers: [{name: c}]}
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: polite}
+value: 100
+preemptionPolicy: Never
+)");
+  PriorityTable table(d->set.priority_classes);
+  auto& same = d->set.workloads.at(0);
+  table.resolve(same.workload.pod.spec, same.priority);
+  CHECK(same.workload.pod.spec.preemption_policy == PreemptionPolicy::Never);
+  auto& other = d->set.workloads.at(1);
+  CHECK(test::config_error([&] { table.resolve(other.workload.pod.spec, other.priority); }) ==
+        "test.yaml:9:53: spec.preemptionPolicy: preemptionPolicy PreemptLowerPriority "
+        "contradicts the Never that the pod's PriorityClass gives; leave spec.preemptionPolicy "
+        "unset");
+  CHECK(decode_error("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: "
+                     "p}\nvalue: 5\npreemptionPolicy: never\n") ==
+        "test.yaml:5:19: preemptionPolicy: unknown preemptionPolicy \"never\"; expected "
+        "PreemptLowerPriority or Never; did you mean \"Never\"?");
 }
 
 TEST_CASE("priority class errors", "[scenario]") {

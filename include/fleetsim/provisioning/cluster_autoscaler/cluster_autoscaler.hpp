@@ -29,8 +29,6 @@ namespace fleetsim {
 // unschedulablePodWithGpuTimeBuffer).
 inline constexpr SimDuration kUnschedulablePodTimeBuffer = seconds(2);
 inline constexpr SimDuration kUnschedulableGpuPodTimeBuffer = seconds(30);
-// Pods below this priority are expendable: never a reason to scale up.
-inline constexpr std::int32_t kExpendablePodsPriorityCutoff = -10;
 // A scale-up adds at most this many nodes (--max-nodes-per-scaleup).
 inline constexpr std::int64_t kMaxNodesPerScaleUp = 1000;
 // A Ready node is a template only once Ready this long (mixed_nodeinfos_processor.go
@@ -106,6 +104,11 @@ class ClusterAutoscaler final : public Provisioner, private EventHandler {
   // turned Ready (a GPU node whose GPUs are not advertised yet) is not among them: its group's
   // template stands in for it while the scale-up that asked for it is in flight.
   SolveView existing_view(std::span<const NodeId> exclude) const;
+  // IsExpendablePod: below --expendable-pods-priority-cutoff and allowed to preempt. The
+  // autoscaler's snapshot leaves expendable pods out (they never ask for a scale-up, take no
+  // room and keep no node) and puts a pod waiting for the pods it preempted on its nominated node.
+  bool expendable(const Pod& pod) const;
+  void refresh_snapshot_delta();
   void add_templates(SolveView& view, std::uint32_t group, int count) const;
   SolveResult solve(const SolveView& view, std::span<const PendingPod> pods);
 
@@ -167,6 +170,10 @@ class ClusterAutoscaler final : public Provisioner, private EventHandler {
   // Requests of the pending pods this loop found a place for on existing nodes: they stay
   // there in the autoscaler's snapshot, so scale-down counts them.
   std::map<NodeId, Resources> placed_extra_;
+  // Per node, what its snapshot adds to the cluster's requests (refresh_snapshot_delta): the
+  // pods waiting on it for preemption less its expendable pods; and the nodes where some wait.
+  std::map<NodeId, Resources> snapshot_delta_;
+  std::vector<NodeId> awaited_;
   std::vector<NodeId> deleting_;  // nodes this autoscaler is removing, until they are gone
   SimTime last_scale_up_;
   SimTime last_scale_down_delete_;

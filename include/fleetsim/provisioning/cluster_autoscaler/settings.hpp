@@ -32,6 +32,8 @@ struct ClusterAutoscalerSettings {
   SimDuration max_node_provision_time = minutes(15);
   bool balance_similar_node_groups = false;
   SimDuration new_pod_scale_up_delay{0};
+  // --expendable-pods-priority-cutoff: pods below it are expendable (cluster_autoscaler.hpp).
+  std::int32_t expendable_pods_priority_cutoff = -10;
   SimDuration max_node_startup_time = minutes(15);  // a registered node not Ready is NotStarted
   SimDuration initial_node_group_backoff = minutes(5);
   SimDuration max_node_group_backoff = minutes(30);

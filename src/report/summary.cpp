@@ -92,6 +92,16 @@ std::string format_summary(const RunResult& result) {
   row(out, "  on-demand / spot / EBS",
       usd(cost.on_demand_usd) + " / " + usd(cost.spot_usd) + " / " + usd(cost.ebs_usd));
   if (cost.management_fee_usd) row(out, "  EKS Auto Mode fee", usd(*cost.management_fee_usd));
+  const EfficiencyResult& eff = result.efficiency;
+  row(out, "  instance lower bound",
+      fmt::format("{} (gap {}, {:.1f}% of {})", usd(eff.lower_bound_usd), usd(eff.gap_usd),
+                  100 * eff.gap_share, usd(eff.actual_usd)));
+  const EfficiencyResult::Parts& gp = eff.parts;
+  row(out, "  gap idle/frag/start-up",
+      usd(gp.idle_usd) + " / " + usd(gp.fragmentation_usd) + " / " + usd(gp.startup_usd));
+  row(out, "  gap min/on-demand/type",
+      usd(gp.billing_minimum_usd) + " / " + usd(gp.capacity_type_usd) + " / " +
+          usd(gp.type_choice_usd));
 
   std::vector<std::pair<std::string_view, double>> pools;
   for (const auto& [name, value] : cost.by_nodegroup ? *cost.by_nodegroup : cost.by_nodepool)

@@ -36,6 +36,8 @@ TEST_CASE("compare: two golden reports side by side", "[report]") {
         "cost.total_usd                             162.94          132.45    -18.72%\n"
         "cost.on_demand_usd                           0.00            0.00      +0.00\n"
         "cost.spot_usd                              160.55          130.30    -18.84%\n"
+        "efficiency.lower_bound_usd                  87.74           90.85     +3.54%\n"
+        "efficiency.gap_share                     0.453482         0.30277    -33.23%\n"
         "gpu.utilization                          0.587631        0.725724    +23.50%\n"
         "gpu.provisioned_gpu_hours                  350.07          286.85    -18.06%\n"
         "sla.requests                               193080          193080     +0.00%\n"

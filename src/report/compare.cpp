@@ -28,7 +28,9 @@ const std::vector<std::string_view>& compared_metrics() {
                                                      "nodes.launched",
                                                      "nodes.peak",
                                                      "jobs.completed",
-                                                     "jobs.lost_gpu_hours"};
+                                                     "jobs.lost_gpu_hours",
+                                                     "efficiency.lower_bound_usd",
+                                                     "efficiency.gap_share"};
   return metrics;
 }
 

@@ -137,3 +137,33 @@ TEST_CASE("two types where one is cheaper per GPU: the bound prices every GPU-ho
   CHECK(e.lower_bound_usd <= e.actual_usd);
   check_parts_add_up(e);
 }
+
+TEST_CASE("a demand spike shorter than start-up: the bound is the pod's own time",
+          "[runner][efficiency]") {
+  // One Job pod of 20 s of work: its node takes longer to start than the pod runs.
+  const std::string job = R"(apiVersion: batch/v1
+kind: Job
+metadata:
+  name: spike
+  annotations: {fleetsim.io/duration: 20s}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: c
+          resources: {requests: {cpu: "1", memory: 4Gi, nvidia.com/gpu: 1}}
+---
+)";
+  const Ran ran =
+      run_manifests(test::one_type_pool("gpu", "g5.xlarge", "on-demand") + job, "spike");
+  const EfficiencyResult& e = ran.result.efficiency;
+  const double price = on_demand_price(ran.config, "g5.xlarge");
+  REQUIRE(ran.pod_hours > 0.0);
+  CHECK(e.fluid_usd == Approx(ran.pod_hours * price).epsilon(1e-9));
+  CHECK(e.packing_usd == Approx(ran.pod_hours * price).epsilon(1e-9));
+  // What the node cost beyond the pod's time is start-up and what came after the pod.
+  CHECK(e.parts.startup_usd > e.lower_bound_usd);
+  CHECK(e.actual_usd >= price * 60.0 / kSecondsPerHour);
+  check_parts_add_up(e);
+}

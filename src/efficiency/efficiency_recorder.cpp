@@ -173,32 +173,40 @@ double EfficiencyRecorder::solve_cell() {
   }
   if (auto hit = lp_cache_.find(key); hit != lp_cache_.end()) return hit->second;
 
-  std::vector<PackingClass> lp_classes;
-  std::vector<std::uint32_t> lp_kind_of;                      // LP index → kind
-  std::unordered_map<std::uint32_t, std::uint32_t> lp_index;  // lookups only
-  for (const DemandClass& c : classes_) {
-    if (c.least <= 0) continue;
-    PackingClass pc{.count = static_cast<double>(c.least)};
-    for (std::size_t r = 0; r < resource::kMaxResources; ++r)
-      pc.request[r] = static_cast<double>(c.request[static_cast<ResourceIndex>(r)]);
-    for (std::uint32_t j : c.kinds) {
-      // A kind with no price this cell had no billed node: no pod of the cell was on one.
-      if (!std::isfinite(kind_least_[j])) continue;
-      auto [at, added] = lp_index.emplace(j, static_cast<std::uint32_t>(lp_kind_of.size()));
-      if (added) lp_kind_of.push_back(j);
-      pc.kinds.push_back(at->second);
+  // The LP over every class so far, rebuilt when a price, a room or a class's kinds changed
+  // or a class came; between those only the counts change and CLP starts from its last basis.
+  if (!lp_ || lp_epoch_ != terms_epoch_ || lp_classes_ != classes_.size()) {
+    std::vector<PackingClass> lp_classes;
+    std::vector<std::uint32_t> lp_kind_of;                      // LP index → kind
+    std::unordered_map<std::uint32_t, std::uint32_t> lp_index;  // lookups only
+    for (const DemandClass& c : classes_) {
+      PackingClass pc;
+      for (std::size_t r = 0; r < resource::kMaxResources; ++r)
+        pc.request[r] = static_cast<double>(c.request[static_cast<ResourceIndex>(r)]);
+      for (std::uint32_t j : c.kinds) {
+        // A kind with no price this cell had no billed node: no pod of the cell was on one.
+        if (!std::isfinite(kind_least_[j])) continue;
+        auto [at, added] = lp_index.emplace(j, static_cast<std::uint32_t>(lp_kind_of.size()));
+        if (added) lp_kind_of.push_back(j);
+        pc.kinds.push_back(at->second);
+      }
+      lp_classes.push_back(std::move(pc));
     }
-    lp_classes.push_back(std::move(pc));
+    std::vector<PackingNodeKind> lp_kinds;
+    for (std::uint32_t j : lp_kind_of) {
+      PackingNodeKind nk{.usd_per_hour = kind_least_[j]};
+      const Resources& room = kinds_.room(kind_type(j));
+      for (std::size_t r = 0; r < resource::kMaxResources; ++r)
+        nk.room[r] = static_cast<double>(room[static_cast<ResourceIndex>(r)]);
+      lp_kinds.push_back(nk);
+    }
+    lp_ = std::make_unique<PackingLp>(lp_kinds, lp_classes);
+    lp_epoch_ = terms_epoch_;
+    lp_classes_ = classes_.size();
   }
-  std::vector<PackingNodeKind> lp_kinds;
-  for (std::uint32_t j : lp_kind_of) {
-    PackingNodeKind nk{.usd_per_hour = kind_least_[j]};
-    const Resources& room = kinds_.room(kind_type(j));
-    for (std::size_t r = 0; r < resource::kMaxResources; ++r)
-      nk.room[r] = static_cast<double>(room[static_cast<ResourceIndex>(r)]);
-    lp_kinds.push_back(nk);
-  }
-  const double value = packing_usd_per_hour(lp_kinds, lp_classes);
+  std::vector<double> counts;
+  for (const DemandClass& c : classes_) counts.push_back(static_cast<double>(c.least));
+  const double value = lp_->solve(counts);
   if (lp_cache_.size() >= kLpCacheSize) lp_cache_.clear();
   lp_cache_.emplace(std::move(key), value);
   return value;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -134,6 +135,9 @@ class EfficiencyRecorder final : public EventSink {
   // ratios and the LP cache depend on besides the demand.
   std::uint64_t terms_epoch_ = 0;
   std::map<std::vector<double>, double> lp_cache_;
+  std::unique_ptr<PackingLp> lp_;
+  std::uint64_t lp_epoch_ = 0;  // terms_epoch_ when lp_ was built
+  std::size_t lp_classes_ = 0;  // the classes it has
 
   double fluid_usd_ = 0.0;
   double packing_usd_ = 0.0;

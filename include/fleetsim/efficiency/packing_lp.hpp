@@ -4,10 +4,13 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
 #include "fleetsim/core/resources.hpp"
+
+class ClpSimplex;
 
 namespace fleetsim {
 
@@ -39,7 +42,29 @@ struct PackingClass {
 // tolerances did. Kinds another kind dominates (no dearer, no less room, the same classes) are
 // left out of the LP; the dual point extends to them with their dominator's σ, which meets
 // their constraints too (less room, a price no lower), so it is a dual point of the whole LP.
+// Classes that share no kind are solved apart (the LP separates); a class alone in closed form.
 double packing_usd_per_hour(std::span<const PackingNodeKind> kinds,
                             std::span<const PackingClass> classes);
+
+// The same LP kept between solves whose kinds and classes are the same and only the counts
+// change: CLP starts each solve from the last one's basis (a run's cells differ by a few pods).
+class PackingLp {
+ public:
+  // The classes' counts are not read here.
+  PackingLp(std::span<const PackingNodeKind> kinds, std::span<const PackingClass> classes);
+  ~PackingLp();
+  PackingLp(const PackingLp&) = delete;
+  PackingLp& operator=(const PackingLp&) = delete;
+
+  // packing_usd_per_hour for these counts, one per class in the constructor's order.
+  double solve(std::span<const double> counts);
+
+ private:
+  std::vector<PackingNodeKind> kinds_;  // the kept ones, in LP order
+  std::vector<PackingClass> classes_;   // kinds renumbered to LP order
+  std::vector<std::size_t> used_;       // resources some class requests
+  std::array<double, resource::kMaxResources> scale_{};
+  std::unique_ptr<ClpSimplex> model_;
+};
 
 }  // namespace fleetsim

@@ -69,3 +69,18 @@ TEST_CASE("no demand costs nothing", "[efficiency]") {
   const std::vector classes{pods(0, 1000, 4 * kGib, 1, {0})};
   CHECK(packing_usd_per_hour(kinds, classes) == 0.0);
 }
+
+TEST_CASE("two classes of the same pods cost what one class of them all costs", "[efficiency]") {
+  // Sharing kinds, the two classes go to CLP; one class alone has a closed form.
+  const std::vector kinds{node(8.0, 48000, 180 * kGib, 4), node(1.5, 4000, 16 * kGib, 1)};
+  const std::vector split{pods(2, 1000, 4 * kGib, 1, {0, 1}), pods(1, 1000, 4 * kGib, 1, {0, 1})};
+  const std::vector whole{pods(3, 1000, 4 * kGib, 1, {0, 1})};
+  CHECK(packing_usd_per_hour(kinds, split) == Approx(4.5).epsilon(1e-9));
+  CHECK(packing_usd_per_hour(kinds, whole) == Approx(4.5).epsilon(1e-9));
+}
+
+TEST_CASE("classes that share no kind are bounded apart and added", "[efficiency]") {
+  const std::vector kinds{node(8.0, 48000, 180 * kGib, 4), node(1.5, 4000, 16 * kGib, 1)};
+  const std::vector classes{pods(4, 1000, 4 * kGib, 1, {0}), pods(3, 1000, 4 * kGib, 1, {1})};
+  CHECK(packing_usd_per_hour(kinds, classes) == Approx(8.0 + 4.5).epsilon(1e-9));
+}

@@ -39,6 +39,8 @@ EfficiencyRecorder::EfficiencyRecorder(const ScenarioConfig& config, const Cloud
       offering_price_(cloud.offering_prices().begin(), cloud.offering_prices().end()),
       offering_open_(offering_price_.size(), 1),
       kind_least_(kinds_.kind_count(), std::numeric_limits<double>::infinity()) {
+  // Offering indices are the catalog's: the cloud's prices must be of the scenario's catalog.
+  FLEETSIM_ASSERT(&cloud.catalog() == &kinds_.catalog());
   for (std::uint32_t g = 0; g < offering_open_.size(); ++g)
     offering_open_[g] = kinds_.catalog().offering(g).capacity != 0;
   kind_now_.resize(kind_least_.size());

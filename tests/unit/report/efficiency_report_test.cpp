@@ -4,6 +4,7 @@
 
 #include "fleetsim/report/check.hpp"
 #include "fleetsim/report/report_json.hpp"
+#include "fleetsim/report/summary.hpp"
 
 using namespace fleetsim;
 
@@ -55,4 +56,12 @@ TEST_CASE("check gates on efficiency.gap_share", "[report]") {
   const std::vector<Gate> loose{{.metric = "efficiency.gap_share", .max = 0.4}};
   CHECK(check_report(j, j, {}, tight).metrics.at(0).verdict == Verdict::Regression);
   CHECK(check_report(j, j, {}, loose).metrics.at(0).verdict == Verdict::Ok);
+}
+
+TEST_CASE("the summary shows the lower bound and the gap in parts", "[report]") {
+  const std::string s = format_summary(worked_example());
+  CHECK(s.find("    instances' lower bound  $4.02 (gap $2.22, 35.5% of $6.24)\n") !=
+        std::string::npos);
+  CHECK(s.find("    gap idle/frag/start-up  $0.47 / $0.00 / $0.09\n") != std::string::npos);
+  CHECK(s.find("    gap min/on-demand/type  $0.00 / $0.00 / $1.65\n") != std::string::npos);
 }

@@ -243,6 +243,8 @@ void EfficiencyRecorder::on_pod(const SimEvent& e, const Cluster& cluster) {
   if (e.kind == EventKind::PodScheduled) {
     if (running_.contains(pod.id) || pod.spec == nullptr) return;
     if (cluster.workloads().at(pod.workload).kind == WorkloadKind::DaemonSet) return;
+    // Step 2 needs the pod's node billed: a pod on a node nobody pays for is no demand here.
+    if (!nodes_.contains(e.node)) return;
     const Node& node = cluster.node(e.node);
     const std::uint32_t k = class_of(pod);
     // Step 2's widening: the kind and room of the node the pod is on are always allowed.

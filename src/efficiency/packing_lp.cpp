@@ -83,34 +83,34 @@ PackingLp::PackingLp(std::span<const PackingNodeKind> kinds,
   }
 
   // Drop each kind another one dominates: no dearer, at least its room of every requested
-  // resource, and allowed to the same classes. Moving a solution's nodes of the dominated kind
-  // to the other keeps it feasible at no higher cost, so the optimum stays; the LP shrinks
-  // from hundreds of types to the few on the price/room frontier.
-  std::vector<std::vector<std::uint32_t>> members(kinds.size());
+  // resource, and allowed to every class the first is. Moving a solution's nodes of the
+  // dominated kind to the other keeps it feasible at no higher cost, so the optimum stays; the
+  // LP shrinks from hundreds of types to the few on the price/room frontier. Kinds are taken
+  // cheapest first, so a dominator is always kept before what it dominates.
+  std::vector<std::vector<std::uint32_t>> members(kinds.size());  // sorted class indices
   for (std::uint32_t c = 0; c < classes.size(); ++c)
     for (std::uint32_t j : classes[c].kinds) members[j].push_back(c);
-  std::map<std::vector<std::uint32_t>, std::vector<std::uint32_t>> by_members;
+  std::vector<std::uint32_t> order;
   for (std::uint32_t j = 0; j < kinds.size(); ++j)
-    if (!members[j].empty()) by_members[members[j]].push_back(j);
+    if (!members[j].empty()) order.push_back(j);
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    if (kinds[a].usd_per_hour != kinds[b].usd_per_hour)
+      return kinds[a].usd_per_hour < kinds[b].usd_per_hour;
+    return a < b;
+  });
+  std::vector<std::uint32_t> kept;  // original indices, LP order
   std::vector<std::int32_t> lp_index(kinds.size(), -1);
-  for (auto& [who, group] : by_members) {
-    std::sort(group.begin(), group.end(), [&](std::uint32_t a, std::uint32_t b) {
-      if (kinds[a].usd_per_hour != kinds[b].usd_per_hour)
-        return kinds[a].usd_per_hour < kinds[b].usd_per_hour;
-      return a < b;
+  for (std::uint32_t j : order) {
+    const bool dominated = std::any_of(kept.begin(), kept.end(), [&](std::uint32_t d) {
+      for (std::size_t r : used_)
+        if (kinds[d].room[r] < kinds[j].room[r]) return false;
+      return std::includes(members[d].begin(), members[d].end(), members[j].begin(),
+                           members[j].end());
     });
-    const std::size_t first = kinds_.size();
-    for (std::uint32_t j : group) {
-      const bool dominated = std::any_of(kinds_.begin() + static_cast<std::ptrdiff_t>(first),
-                                         kinds_.end(), [&](const PackingNodeKind& d) {
-                                           for (std::size_t r : used_)
-                                             if (d.room[r] < kinds[j].room[r]) return false;
-                                           return true;
-                                         });
-      if (dominated) continue;
-      lp_index[j] = static_cast<std::int32_t>(kinds_.size());
-      kinds_.push_back(kinds[j]);
-    }
+    if (dominated) continue;
+    lp_index[j] = static_cast<std::int32_t>(kinds_.size());
+    kept.push_back(j);
+    kinds_.push_back(kinds[j]);
   }
   for (const PackingClass& c : classes) {
     PackingClass kept{.request = c.request};

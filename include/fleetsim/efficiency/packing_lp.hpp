@@ -39,9 +39,10 @@ struct PackingClass {
 // The value returned is not CLP's objective but Σ_k count_k π_k for a dual point repaired to be
 // exactly feasible (π ≥ 0, σ ≥ 0, Σ_r room_jr σ_jr ≤ price_j, π_k ≤ Σ_r request_kr σ_jr):
 // by weak duality any such point bounds the LP's optimum from below, whatever CLP's
-// tolerances did. Kinds another kind dominates (no dearer, no less room, the same classes) are
+// tolerances did. Kinds another kind dominates (no dearer, no less room, every class allowed) are
 // left out of the LP; the dual point extends to them with their dominator's σ, which meets
-// their constraints too (less room, a price no lower), so it is a dual point of the whole LP.
+// their constraints too (less room, a price no lower, and each of their classes' π_k at most
+// the dominator's price at σ), so it is a dual point of the whole LP.
 // Classes that share no kind are solved apart (the LP separates); a class alone in closed form.
 double packing_usd_per_hour(std::span<const PackingNodeKind> kinds,
                             std::span<const PackingClass> classes);

@@ -39,7 +39,7 @@ LEVELS = [
     ("provisioning",),
     ("disruption",),
     ("scenario",),
-    ("world",),
+    ("world", "efficiency"),
     ("runner",),
     ("report",),
     ("study",),

@@ -28,7 +28,9 @@ const std::vector<std::string_view>& compared_metrics() {
                                                      "nodes.launched",
                                                      "nodes.peak",
                                                      "jobs.completed",
-                                                     "jobs.lost_gpu_hours"};
+                                                     "jobs.lost_gpu_hours",
+                                                     "efficiency.lower_bound_usd",
+                                                     "efficiency.gap_share"};
   return metrics;
 }
 
@@ -38,6 +40,8 @@ const std::vector<CompareRow>& compare_rows() {
       {"cost.total_usd", Usd},
       {"cost.on_demand_usd", Usd},
       {"cost.spot_usd", Usd},
+      {"efficiency.lower_bound_usd", Usd},
+      {"efficiency.gap_share", Ratio},
       {"gpu.utilization", Ratio},
       {"gpu.provisioned_gpu_hours", Hours},
       {"sla.requests", Count},

@@ -94,6 +94,25 @@ Json sla_json(const SlaResult& sla) {
   return j;
 }
 
+// README "How good is my fleet?": instance dollars only.
+Json efficiency_json(const EfficiencyResult& e) {
+  Json j = Json::object();
+  j["actual_usd"] = round_report(e.actual_usd);
+  j["bounds"] =
+      Json{{"fluid_usd", round_report(e.fluid_usd)}, {"packing_usd", round_report(e.packing_usd)}};
+  j["lower_bound_usd"] = round_report(e.lower_bound_usd);
+  j["gap_usd"] = round_report(e.gap_usd);
+  j["gap_share"] = round_report(e.gap_share);
+  const EfficiencyResult::Parts& p = e.parts;
+  j["gap_parts"] = Json{{"idle_usd", round_report(p.idle_usd)},
+                        {"fragmentation_usd", round_report(p.fragmentation_usd)},
+                        {"startup_usd", round_report(p.startup_usd)},
+                        {"billing_minimum_usd", round_report(p.billing_minimum_usd)},
+                        {"capacity_type_usd", round_report(p.capacity_type_usd)},
+                        {"type_choice_usd", round_report(p.type_choice_usd)}};
+  return j;
+}
+
 Json counts(const CountByName& by_name) {
   Json out = Json::object();
   for (const auto& [name, count] : by_name) out[name] = count;
@@ -124,6 +143,8 @@ Json report_json(const RunResult& result) {
   cost["by_instance_type"] = usd_object(c.by_instance_type);
   cost["by_capacity_type"] = usd_object(c.by_capacity_type);
   cost["by_workload"] = usd_object(c.by_workload);
+
+  r["efficiency"] = efficiency_json(result.efficiency);
 
   const GpuResult& g = result.gpu;
   Json& gpu = r["gpu"];

@@ -92,7 +92,6 @@ std::string format_summary(const RunResult& result) {
   row(out, "  on-demand / spot / EBS",
       usd(cost.on_demand_usd) + " / " + usd(cost.spot_usd) + " / " + usd(cost.ebs_usd));
   if (cost.management_fee_usd) row(out, "  EKS Auto Mode fee", usd(*cost.management_fee_usd));
-
   std::vector<std::pair<std::string_view, double>> pools;
   for (const auto& [name, value] : cost.by_nodegroup ? *cost.by_nodegroup : cost.by_nodepool)
     pools.emplace_back(name, shown(value));
@@ -109,6 +108,17 @@ std::string format_summary(const RunResult& result) {
     row(out, i == 0 ? (cost.by_nodegroup ? "  by node group" : "  by nodepool") : "",
         fmt::format("{:<{}}  {}", pools[i].first, name_width, usd(pools[i].second)));
   }
+  // How far the instances' cost is from what any policy must have paid (efficiency).
+  const EfficiencyResult& eff = result.efficiency;
+  row(out, "  instances' lower bound",
+      fmt::format("{} (gap {}, {:.1f}% of {})", usd(eff.lower_bound_usd), usd(eff.gap_usd),
+                  100 * eff.gap_share, usd(eff.actual_usd)));
+  const EfficiencyResult::Parts& gp = eff.parts;
+  row(out, "  gap idle/frag/start-up",
+      usd(gp.idle_usd) + " / " + usd(gp.fragmentation_usd) + " / " + usd(gp.startup_usd));
+  row(out, "  gap min/on-demand/type",
+      usd(gp.billing_minimum_usd) + " / " + usd(gp.capacity_type_usd) + " / " +
+          usd(gp.type_choice_usd));
 
   row(out, "GPU-hours provisioned", fmt::format("{:.2f}", shown(gpu.provisioned_gpu_hours)));
   row(out, "GPU-hours allocated",

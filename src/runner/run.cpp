@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "fleetsim/efficiency/efficiency_recorder.hpp"
 #include "fleetsim/runner/run_recorder.hpp"
 #include "fleetsim/world/world.hpp"
 
@@ -44,6 +45,8 @@ RunResult run(const ScenarioConfig& config, const RunOptions& options) {
   RunRecorder recorder(run_info(config), world.pricing(), options.timeseries_sinks);
   recorder.watch(world);
   world.add_sink(recorder);
+  EfficiencyRecorder efficiency(config, world.cloud());
+  world.add_sink(efficiency);
   for (EventSink* sink : options.event_sinks) world.add_sink(*sink);
   for (MetricSampleSink* sink : options.metric_sinks) world.add_metric_sink(*sink);
   if (options.progress) {
@@ -53,7 +56,11 @@ RunResult run(const ScenarioConfig& config, const RunOptions& options) {
     world.set_progress(options.progress, period);
   }
   const RunStats stats = world.run();
-  return recorder.result(stats.engine_events);
+  RunResult result = recorder.result(stats.engine_events);
+  const double instance_usd =
+      result.cost.total_usd - result.cost.ebs_usd - result.cost.management_fee_usd.value_or(0.0);
+  result.efficiency = efficiency.result(instance_usd);
+  return result;
 }
 
 }  // namespace fleetsim

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fleetsim/core/time.hpp"
+#include "fleetsim/efficiency/efficiency_result.hpp"
 #include "fleetsim/k8s/reasons.hpp"
 
 namespace fleetsim {
@@ -175,7 +176,8 @@ struct SpotResult {
   std::int64_t price_changes = 0;
 };
 
-// report.json's top-level keys, in order: scenario, seed, start, duration_s, cost, gpu, sla, pods,
+// report.json's top-level keys, in order: scenario, seed, start, duration_s, cost, efficiency,
+// gpu, sla, pods,
 // jobs, nodes, then disruption and spot when present, then engine.
 struct RunResult {
   std::string scenario;
@@ -183,6 +185,7 @@ struct RunResult {
   std::int64_t start_unix_s = 0;  // the calendar time of t = 0
   SimDuration duration{};
   CostResult cost;
+  EfficiencyResult efficiency;
   GpuResult gpu;
   SlaResult sla;
   PodsResult pods;

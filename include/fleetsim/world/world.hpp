@@ -64,6 +64,8 @@ class World : private ClusterBus, private EventHandler {
   const JobCheckpoints& job_checkpoints() const { return workloads_->checkpoints(); }
   // What each node costs an hour, as the cloud prices it.
   const NodePricing& pricing() const { return cloud_->node_pricing(); }
+  // The cloud: its catalog and the offerings' prices (the efficiency bounds read them).
+  const CloudProvider& cloud() const { return *cloud_; }
   // The scenario's services, in scenario order, and their rows of the report interval that has
   // just closed (valid during EventSink::on_interval).
   std::span<const std::unique_ptr<ServiceRuntime>> services() const { return services_; }

@@ -12,7 +12,8 @@ namespace {
 constexpr std::string_view kMetrics =
     "cost.total_usd,cost.on_demand_usd,cost.spot_usd,gpu.utilization,gpu.provisioned_gpu_hours,"
     "sla.requests,sla.miss_ratio,sla.latency_ms.p50,sla.latency_ms.p99,sla.ttft_ms.p99,"
-    "pods.pending_seconds.p99,nodes.launched,nodes.peak,jobs.completed,jobs.lost_gpu_hours";
+    "pods.pending_seconds.p99,nodes.launched,nodes.peak,jobs.completed,jobs.lost_gpu_hours,"
+    "efficiency.lower_bound_usd,efficiency.gap_share";
 
 // Shard `index` of 2 of a study of three points and seed 5, in folder `dir`: its results rows
 // (point p costs 10 + p, misses 0.1 / (p + 1)) and its study record.
@@ -20,7 +21,7 @@ void shard(const Scratch& s, const std::string& dir, int index) {
   std::string text = "point,seed,surge," + std::string(kMetrics) + "\n";
   for (int p = index; p < 3; p += 2)
     text += std::to_string(p) + ",5," + std::to_string(2 * p) + "," + std::to_string(10 + p) +
-            ",0,0,0,0,100," + std::to_string(0.1 / (p + 1)) + ",,,,,,,,\n";
+            ",0,0,0,0,100," + std::to_string(0.1 / (p + 1)) + ",,,,,,,,,,\n";
   s.write(dir + "/results-shard-" + std::to_string(index) + "-of-2.csv", text);
   s.write(dir + "/results-shard-" + std::to_string(index) + "-of-2.study.json",
           "{\"study\": \"fnv1a64:00000000000000aa\", \"points\": 3, \"seeds\": [5], "

@@ -36,6 +36,8 @@ TEST_CASE("compare: two golden reports side by side", "[report]") {
         "cost.total_usd                             160.05          131.06     -18.12%\n"
         "cost.on_demand_usd                           0.00            0.00       +0.00\n"
         "cost.spot_usd                              157.69          128.89     -18.26%\n"
+        "efficiency.lower_bound_usd                  87.59           90.46      +3.28%\n"
+        "efficiency.gap_share                     0.444532        0.298157     -32.93%\n"
         "gpu.utilization                           0.59666        0.727231     +21.88%\n"
         "gpu.provisioned_gpu_hours                  344.59          284.44     -17.46%\n"
         "sla.requests                               193080          193080      +0.00%\n"

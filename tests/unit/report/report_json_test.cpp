@@ -23,6 +23,18 @@ RunResult full_result() {
   r.seed = 7;
   r.start_unix_s = 1'740'983'400;  // 2025-03-03T06:30:00Z
   r.duration = hours(1);
+  r.efficiency = {.actual_usd = 1.5,
+                  .fluid_usd = 0.9,
+                  .packing_usd = 1.0,
+                  .lower_bound_usd = 1.0,
+                  .gap_usd = 0.5,
+                  .gap_share = 1.0 / 3.0,
+                  .parts = {.idle_usd = 0.1,
+                            .fragmentation_usd = 0.15,
+                            .startup_usd = 0.05,
+                            .billing_minimum_usd = 0.02,
+                            .capacity_type_usd = 0.08,
+                            .type_choice_usd = 0.1}};
   r.cost = {.total_usd = 1.6000000004,
             .on_demand_usd = 1.2,
             .spot_usd = 0.3,
@@ -82,8 +94,8 @@ RunResult full_result() {
 TEST_CASE("report.json has the contract's top-level keys in order", "[report]") {
   const Json r = report_json(RunResult{});
   CHECK(keys_of(r) == std::vector<std::string>{"scenario", "seed", "start", "duration_s",
-                                               "quantiles", "cost", "gpu", "sla", "pods", "jobs",
-                                               "nodes", "engine"});
+                                               "quantiles", "cost", "efficiency", "gpu", "sla",
+                                               "pods", "jobs", "nodes", "engine"});
   CHECK(keys_of(r["sla"]) ==
         std::vector<std::string>{"requests", "served", "dropped", "dropped_in_flight", "misses",
                                  "miss_ratio", "ttft_misses", "e2e_misses", "ttft_miss_ratio",
@@ -102,6 +114,10 @@ TEST_CASE("report.json lays out every field of the result, rounded to six decima
       R"j("by_instance_type":{"g5.2xlarge":0.3,"g5.xlarge":1.3},)j"
       R"j("by_capacity_type":{"on-demand":1.3,"spot":0.3},)j"
       R"j("by_workload":{"(unallocated)":1.05,"train":0.55}},)j"
+      R"j("efficiency":{"actual_usd":1.5,"bounds":{"fluid_usd":0.9,"packing_usd":1.0},)j"
+      R"j("lower_bound_usd":1.0,"gap_usd":0.5,"gap_share":0.333333,)j"
+      R"j("gap_parts":{"idle_usd":0.1,"fragmentation_usd":0.15,"startup_usd":0.05,)j"
+      R"j("billing_minimum_usd":0.02,"capacity_type_usd":0.08,"type_choice_usd":0.1}},)j"
       R"j("gpu":{"provisioned_gpu_hours":4.0,"allocated_gpu_hours":2.5,)j"
       R"j("busy_gpu_hours":0.333333,"allocation_ratio":0.625,"utilization":0.083333},)j"
       R"j("sla":{"requests":10,"served":8,"dropped":1,"dropped_in_flight":1,"misses":3,)j"
@@ -151,8 +167,9 @@ TEST_CASE("the disruption and spot sections appear only when present", "[report]
                  .price_changes = 5};
   const Json j = report_json(r);
   CHECK(keys_of(j) == std::vector<std::string>{"scenario", "seed", "start", "duration_s",
-                                               "quantiles", "cost", "gpu", "sla", "pods", "jobs",
-                                               "nodes", "disruption", "spot", "engine"});
+                                               "quantiles", "cost", "efficiency", "gpu", "sla",
+                                               "pods", "jobs", "nodes", "disruption", "spot",
+                                               "engine"});
   CHECK(dump_json(j["disruption"], -1) ==
         R"({"commands_by_method":{"emptiness":2,"single_node_consolidation":1},)"
         R"("replacements":1,"nodes_by_reason":{"empty":2,"underutilized":1},)"

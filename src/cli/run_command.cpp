@@ -136,6 +136,10 @@ int run_command(const RunCommandOptions& options) {
     return 128 + stop.signal;
   }
   progress.finish();
+  if (progress.style() != ProgressStyle::None) {
+    std::cerr << fmt::format("efficiency bounds: fluid {:.3f} s, packing {:.3f} s\n",
+                             result.efficiency.fluid_seconds, result.efficiency.packing_seconds);
+  }
 
   const ReportProvenance provenance{.version = std::string(kFleetsimVersion),
                                     .inputs = input_digests(config)};

@@ -25,6 +25,21 @@ constexpr std::size_t kSpecCacheSize = 4096;
 // Cells' LPs remembered at once: a demand that moves between a few levels solves each once.
 constexpr std::size_t kLpCacheSize = 256;
 
+// Adds the time of its scope to a total.
+class Stopwatch {
+ public:
+  explicit Stopwatch(double& total) : total_(total), start_(std::chrono::steady_clock::now()) {}
+  ~Stopwatch() {
+    total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+  Stopwatch(const Stopwatch&) = delete;
+  Stopwatch& operator=(const Stopwatch&) = delete;
+
+ private:
+  double& total_;
+  std::chrono::steady_clock::time_point start_;
+};
+
 bool is_exit(EventKind k) {
   return k == EventKind::PodCompleted || k == EventKind::PodEvicted || k == EventKind::PodDeleted;
 }
@@ -143,7 +158,10 @@ void EfficiencyRecorder::close_cell(SimTime end, const Cluster& cluster) {
   // Packing (step 4). When even that feasible point costs no more than the fluid figure the
   // LP cannot raise the cell's bound: no solve. Otherwise the LP, remembered by its input.
   double lp_usd_per_hour = 0.0;
-  if (demand && packing_at_most * hours > fluid_cell) lp_usd_per_hour = solve_cell();
+  if (demand && packing_at_most * hours > fluid_cell) {
+    const Stopwatch lp(packing_seconds_);
+    lp_usd_per_hour = solve_cell();
+  }
   for (DemandClass& c : classes_) {
     c.least = c.count;
     c.pod_seconds = 0.0;
@@ -384,25 +402,6 @@ void EfficiencyRecorder::on_offering(const SimEvent& e, const Cluster& cluster) 
   }
 }
 
-namespace {
-
-// Adds the time of its scope to a total.
-class Stopwatch {
- public:
-  explicit Stopwatch(double& total) : total_(total), start_(std::chrono::steady_clock::now()) {}
-  ~Stopwatch() {
-    total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  }
-  Stopwatch(const Stopwatch&) = delete;
-  Stopwatch& operator=(const Stopwatch&) = delete;
-
- private:
-  double& total_;
-  std::chrono::steady_clock::time_point start_;
-};
-
-}  // namespace
-
 void EfficiencyRecorder::on_event(const SimEvent& e, const Cluster& cluster) {
   const Stopwatch watch(compute_seconds_);
   advance(e.time, cluster);
@@ -446,7 +445,8 @@ EfficiencyResult EfficiencyRecorder::result(double actual_usd) const {
                      .parts = parts_,
                      .accounted_usd = accounted_usd_,
                      .kinds_added = kinds_added_,
-                     .compute_seconds = compute_seconds_};
+                     .fluid_seconds = compute_seconds_ - packing_seconds_,
+                     .packing_seconds = packing_seconds_};
   r.lower_bound_usd = std::max(fluid_usd_, packing_usd_);
   r.gap_usd = actual_usd - r.lower_bound_usd;
   r.gap_share = actual_usd > 0 ? r.gap_usd / actual_usd : 0.0;

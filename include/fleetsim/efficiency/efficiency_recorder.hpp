@@ -146,6 +146,7 @@ class EfficiencyRecorder final : public EventSink {
   double accounted_usd_ = 0.0;
   long long kinds_added_ = 0;
   double compute_seconds_ = 0.0;
+  double packing_seconds_ = 0.0;  // of compute_seconds_, in the LP
 };
 
 }  // namespace fleetsim

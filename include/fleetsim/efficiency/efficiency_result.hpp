@@ -28,9 +28,11 @@ struct EfficiencyResult {
   double accounted_usd = 0.0;
   // Pods that ran on a node kind their pools do not describe (the bound then allows it).
   long long kinds_added = 0;
-  // CPU time the recorder took (wall clock, this thread): not in report.json, which must not
+  // The time each bound took (wall clock, this thread; the fluid bound's also records the
+  // demand and splits the gap): shown on stderr by `run`, not in report.json, which must not
   // change from run to run.
-  double compute_seconds = 0.0;
+  double fluid_seconds = 0.0;
+  double packing_seconds = 0.0;  // the LP solves
 };
 
 }  // namespace fleetsim

@@ -12,9 +12,11 @@ using fleetsim::test::Scratch;
 
 namespace {
 
-// The elapsed seconds, the one part that differs between runs, as "X".
+// The elapsed seconds and the bounds' times, the parts that differ between runs, as "X".
 std::string without_elapsed(const std::string& err) {
-  return std::regex_replace(err, std::regex(", [0-9]+\\.[0-9] s elapsed\\)"), ", X s elapsed)");
+  const std::string out =
+      std::regex_replace(err, std::regex(", [0-9]+\\.[0-9] s elapsed\\)"), ", X s elapsed)");
+  return std::regex_replace(out, std::regex("[0-9]+\\.[0-9]{3} s"), "X s");
 }
 
 const std::string kTenLines =
@@ -29,6 +31,9 @@ const std::string kTenLines =
     "progress: 90% (54m of 1h simulated, X s elapsed)\n"
     "progress: 100% (1h of 1h simulated, X s elapsed)\n";
 
+// After a run, what each efficiency bound took (issue 28).
+const std::string kBoundTimes = "efficiency bounds: fluid X s, packing X s\n";
+
 }  // namespace
 
 TEST_CASE("progress: ten plain lines on stderr for a run and a check, none when asked",
@@ -40,9 +45,9 @@ TEST_CASE("progress: ten plain lines on stderr for a run and a check, none when 
   const std::string run = "run " + scenario + " --warnings none --out " + (s.dir / "out").string();
   const Run plain = s.fleetsim(run);
   CHECK(plain.exit_code == 0);
-  CHECK(without_elapsed(plain.err) == kTenLines);
+  CHECK(without_elapsed(plain.err) == kTenLines + kBoundTimes);
   CHECK(plain.out.find("progress:") == std::string::npos);
-  CHECK(without_elapsed(s.fleetsim(run + " --progress plain").err) == kTenLines);
+  CHECK(without_elapsed(s.fleetsim(run + " --progress plain").err) == kTenLines + kBoundTimes);
   CHECK(s.fleetsim(run + " --progress none").err.empty());
   CHECK(s.fleetsim(run + " --quiet --progress plain").err.empty());
   CHECK(s.fleetsim(run + " --progress sometimes").exit_code == 2);

@@ -55,6 +55,7 @@ const std::vector<CompareRow>& compare_rows() {
       {"sla.tpot_ms.p99", Quantile},
       {"pods.pending_seconds.p99", Quantile},
       {"pods.evicted", Count},
+      {"pods.preempted", Count},
       {"nodes.launched", Count},
       {"nodes.peak", Count},
       {"nodes.spot_interruption_notices", Count},

@@ -160,6 +160,7 @@ Json report_json(const RunResult& result) {
   Json& pods = r["pods"];
   pods["created"] = p.created;
   pods["evicted"] = p.evicted;
+  pods["preempted"] = p.preempted;
   pods["pending_at_end"] = p.pending_at_end;
   pods["pending_seconds"] = Json{
       {"p50", stat(p.pending_seconds.p50, p.created > 0)},

@@ -159,6 +159,8 @@ std::string format_summary(const RunResult& result) {
           ? std::string("n/a")
           : fmt::format("{} s / {} s / {:.1f} s (p50, p99 {}; max exact)", quantile(pending.p50),
                         quantile(pending.p99), shown(pending.max), kEstimate));
+  // kube-scheduler's victims: pods deleted to make room for pods of higher priority.
+  row(out, "pods preempted", fmt::format("{}", pods.preempted));
   row(out, "nodes launched / peak",
       fmt::format("{} / {}", result.nodes.launched, result.nodes.peak));
   if (result.disruption) {

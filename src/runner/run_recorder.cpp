@@ -210,6 +210,7 @@ void RunRecorder::on_pod_event(const SimEvent& e, const Cluster& cluster) {
       }
       break;
     case EventKind::PodPreempted:
+      ++pods_preempted_;
       // A preempted Job pod loses what it ran since it was bound, less its checkpoints, as an
       // evicted one does.
       if (workload_of(pod, cluster).kind == WorkloadKind::Job) {
@@ -368,6 +369,7 @@ RunResult RunRecorder::result(std::uint64_t engine_events) const {
 
   r.pods.created = pods_created_;
   r.pods.evicted = pods_evicted_;
+  r.pods.preempted = pods_preempted_;
   r.pods.pending_at_end = pods_pending_at_end_;
   r.pods.pending_seconds = {
       .p50 = pending_s_.quantile(0.50), .p99 = pending_s_.quantile(0.99), .max = pending_s_.max()};

@@ -119,6 +119,7 @@ class RunRecorder final : public EventSink {
 
   std::int64_t pods_created_ = 0;
   std::int64_t pods_evicted_ = 0;
+  std::int64_t pods_preempted_ = 0;
   // Every pod's pending time, in flat memory: percentiles within 1%, the maximum exact.
   LatencySketch pending_s_;
   std::int64_t jobs_completed_ = 0;      // Jobs whose completions are all done

@@ -115,6 +115,8 @@ struct PodsResult {
 
   std::int64_t created = 0;
   std::int64_t evicted = 0;
+  // Deleted by kube-scheduler's preemption to make room for a pod of higher priority.
+  std::int64_t preempted = 0;
   std::int64_t pending_at_end = 0;
   PendingSeconds pending_seconds;
   // Pods pending at the end with a reason, by pod name, at most kMaxUnschedulableListed.
@@ -177,8 +179,7 @@ struct SpotResult {
 };
 
 // report.json's top-level keys, in order: scenario, seed, start, duration_s, cost, efficiency,
-// gpu, sla, pods,
-// jobs, nodes, then disruption and spot when present, then engine.
+// gpu, sla, pods, jobs, nodes, then disruption and spot when present, then engine.
 struct RunResult {
   std::string scenario;
   std::uint64_t seed = 0;

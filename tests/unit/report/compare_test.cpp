@@ -51,6 +51,7 @@ TEST_CASE("compare: two golden reports side by side", "[report]") {
         "sla.tpot_ms.p99                              80.0            81.6         +2%\n"
         "pods.pending_seconds.p99                     92.3            96.0         +4%\n"
         "pods.evicted                                    0              51         +51\n"
+        "pods.preempted                                  1               4    +300.00%\n"
         "nodes.launched                                 25              62    +148.00%\n"
         "nodes.peak                                      7               8     +14.29%\n"
         "nodes.spot_interruption_notices                 0               0          +0\n"
@@ -58,6 +59,15 @@ TEST_CASE("compare: two golden reports side by side", "[report]") {
         "disruption.commands                            19              58    +205.26%\n"
         "jobs.completed                                 27              26      -3.70%\n"
         "jobs.lost_gpu_hours                          0.04           13.31  +30620.10%\n");
+}
+
+TEST_CASE("compare: the balloons preempted (issue 27)", "[report]") {
+  const std::string table =
+      compare_table({{.name = "none", .reports = {golden("headroom/karpenter-no-headroom")}},
+                     {.name = "balloons", .reports = {golden("headroom/karpenter-balloon")}}});
+  INFO(table);
+  CHECK(line_of(table, "pods.preempted") ==
+        "pods.preempted                            0              52      +52");
 }
 
 TEST_CASE("compare: a side of several seeds shows its mean and 95% interval", "[report]") {

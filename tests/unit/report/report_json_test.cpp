@@ -74,6 +74,7 @@ RunResult full_result() {
                           .preemptions = 2, .peak_running = 48, .kv_cache_peak_share = 0.912}}}};
   r.pods = {.created = 6,
             .evicted = 1,
+            .preempted = 2,
             .pending_at_end = 1,
             .pending_seconds = {.p50 = 3.0, .p99 = 200.0, .max = 200.0},
             .unschedulable = {{.pod = "batch-stuck", .workload = "batch", .reason = "no \"fit\""}},
@@ -136,7 +137,7 @@ TEST_CASE("report.json lays out every field of the result, rounded to six decima
       R"j("queue_ms":{"p50":0.0,"p95":5.0,"p99":8.0,"mean":1.25},"output_tokens_per_s":512.0,)j"
       R"j("peak_replicas":4,"busy_gpu_hours":0.25,)j"
       R"j("preemptions":2,"peak_running":48,"kv_cache_peak_share":0.912}}},)j"
-      R"j("pods":{"created":6,"evicted":1,"pending_at_end":1,)j"
+      R"j("pods":{"created":6,"evicted":1,"preempted":2,"pending_at_end":1,)j"
       R"j("pending_seconds":{"p50":3.0,"p99":200.0,"max":200.0},)j"
       R"j("unschedulable":[{"pod":"batch-stuck","workload":"batch","reason":"no \"fit\""}],)j"
       R"j("unschedulable_total":1},)j"
@@ -197,6 +198,7 @@ TEST_CASE("the summary shows the figures as report.json rounds them", "[report]"
       std::string::npos);
   CHECK(s.find("    on-demand / spot / EBS  $1.20 / $0.30 / $0.10\n") != std::string::npos);
   CHECK(s.find("  jobs completed            2  (5 pods)\n") != std::string::npos);
+  CHECK(s.find("  pods preempted            2\n") != std::string::npos);
   CHECK(s.find("  unschedulable pods        1  (first: no \"fit\")\n") != std::string::npos);
 }
 

@@ -42,6 +42,7 @@ struct Seen final : EventSink {
   std::vector<Bound> bound;
   int scale_ups = 0;
   int deleting = 0;
+  RunResult result;  // the run's report
 };
 
 std::string priority_classes() {
@@ -101,7 +102,7 @@ Seen run_scenario(const std::string& manifests, const std::string& job_class,
   const ScenarioConfig config =
       load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
   Seen seen;
-  run(config, {.event_sinks = {&seen}});
+  seen.result = run(config, {.event_sinks = {&seen}});
   return seen;
 }
 
@@ -113,6 +114,7 @@ TEST_CASE("under Karpenter a critical Job preempts the balloon and Karpenter buy
   const Seen seen = run_scenario(pool + balloon("balloon"), "critical", false);
   CHECK(seen.preempted == std::vector<std::string>{"balloon"});
   CHECK(seen.preemptors == std::vector<std::string>{"urgent"});
+  CHECK(seen.result.pods.preempted == 1);
   const Seen::Bound* first_balloon = seen.first("balloo");
   const Seen::Bound* job = seen.first("urgent");
   REQUIRE(first_balloon != nullptr);
@@ -132,6 +134,7 @@ TEST_CASE("a Job whose preemptionPolicy is Never waits for a node of its own",
   const std::string pool = test::one_type_pool("general", "m5.xlarge", "on-demand");
   const Seen seen = run_scenario(pool + balloon("balloon"), "polite", false);
   CHECK(seen.preempted.empty());
+  CHECK(seen.result.pods.preempted == 0);
   const Seen::Bound* job = seen.first("urgent");
   REQUIRE(job != nullptr);
   REQUIRE(seen.nodes.size() == 2);

@@ -37,6 +37,7 @@ struct PodRequest {
   std::int64_t cpu_millis = 100;
   std::int64_t memory = kGiB;
   double created = 0;  // seconds
+  std::int32_t priority = 0;
 };
 
 class RecorderWorld {
@@ -73,6 +74,7 @@ class RecorderWorld {
     spec.requests[resource::kMemory] = r.memory;
     spec.requests[resource::kPods] = 1;
     spec.requests[resource::kNvidiaGpu] = r.gpus;
+    spec.priority = r.priority;
     Pod p;
     p.name = r.name;
     p.workload = r.workload;
@@ -123,6 +125,33 @@ class RecorderWorld {
           .kind = EventKind::PodEvicted,
           .node = node,
           .pod = id,
+          .reason = reason});
+  }
+
+  // kube-scheduler preempts a bound pod for `preemptor`: it stays on its node, terminating,
+  // until leave().
+  void preempt(double t, PodId id, std::string_view preemptor) {
+    const Pod& p = cluster.pod(id);
+    emit({.time = at_s(t),
+          .kind = EventKind::PodPreempted,
+          .node = p.node,
+          .pod = id,
+          .workload = p.workload,
+          .message = preemptor});
+    cluster.pod_preempted(id, at_s(t));
+  }
+  // A terminating pod's grace period ended: it leaves its node (the kubelet's PodDeleted).
+  void leave(double t, PodId id) {
+    const Pod& p = cluster.pod(id);
+    const NodeId node = p.node;
+    const PodDeletionReason reason =
+        p.preempted ? PodDeletionReason::Preempted : PodDeletionReason::ScaleDown;
+    cluster.finish(id, PodPhase::Deleted, at_s(t));
+    emit({.time = at_s(t),
+          .kind = EventKind::PodDeleted,
+          .node = node,
+          .pod = id,
+          .workload = p.workload,
           .reason = reason});
   }
 

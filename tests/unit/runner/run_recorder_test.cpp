@@ -236,6 +236,34 @@ TEST_CASE("an evicted Job pod loses its GPU-hours since binding", "[runner]") {
   CHECK(rounded(r.gpu.allocated_gpu_hours) == 1.5);  // 3 GPUs × 30 minutes
 }
 
+TEST_CASE("pods kube-scheduler preempts count as preempted and not as evicted", "[runner]") {
+  RunRecorder rec(run_info(), kPricesOnNodes);
+  RecorderWorld w(rec);
+  WorkloadId balloon = w.workload("balloon", WorkloadKind::Deployment);
+  WorkloadId job = w.workload("urgent", WorkloadKind::Job);
+  NodeId n = w.node({});
+  PodId b1 = w.pod({.name = "balloon-a", .workload = balloon, .cpu_millis = 1500, .priority = -1});
+  PodId b2 = w.pod({.name = "balloon-b", .workload = balloon, .cpu_millis = 1500, .priority = -1});
+  PodId u = w.pod({.name = "urgent-0", .workload = job, .cpu_millis = 3000, .created = 600});
+  w.launch(0, n);
+  w.ready(0, n);
+  w.create(0, b1);
+  w.create(0, b2);
+  w.bind(0, b1, n);
+  w.bind(0, b2, n);
+  w.create(600, u);
+  w.preempt(600, b1, "urgent-0");
+  w.preempt(600, b2, "urgent-0");
+  w.leave(630, b1);
+  w.leave(630, b2);
+  w.bind(631, u, n);
+  w.end(at(hours(1)));
+  const RunResult r = rec.result(0);
+  CHECK(r.pods.preempted == 2);
+  CHECK(r.pods.evicted == 0);
+  CHECK(r.pods.created == 3);
+}
+
 TEST_CASE("peak counts nodes billed at once, draining ones included", "[runner]") {
   RunRecorder rec(run_info(), kPricesOnNodes);
   RecorderWorld w(rec);

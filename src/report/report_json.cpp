@@ -188,6 +188,9 @@ Json report_json(const RunResult& result) {
   nodes["spot_interruption_notices"] = n.spot_interruption_notices;
   nodes["terminated_by_reason"] = counts(by_name(n.terminated_by_reason));
 
+  r["headroom"] = Json{{"node_hours", round_report(result.headroom.node_hours)},
+                       {"usd", round_report(result.headroom.usd)}};
+
   if (result.disruption) {
     const DisruptionResult& d = *result.disruption;
     Json& disruption = r["disruption"];

@@ -86,6 +86,10 @@ void CostLedger::credit(NodeAccount& a, SimTime now) {
   unallocated_usd_ += piece - attributed;
 
   const double secs = to_seconds(dt);
+  if (a.headroom) {
+    headroom_seconds_ += secs;
+    headroom_usd_ += piece;
+  }
   allocated_gpu_seconds_ += static_cast<double>(a.gpus_allocated) * secs;
   busy_gpu_seconds_ += static_cast<double>(a.gpus_busy) * secs;
 }
@@ -112,6 +116,8 @@ void CostLedger::take_shares(NodeAccount& a, const Node& node, const Cluster& cl
   a.shares.clear();
   a.gpus_allocated = 0;
   a.gpus_busy = 0;
+  bool balloons = false;
+  bool others = false;
   const std::int64_t node_gpus = node.allocatable.gpus();
   double sum = 0.0;
   for (PodId id : node.pods) {
@@ -120,7 +126,9 @@ void CostLedger::take_shares(NodeAccount& a, const Node& node, const Cluster& cl
     const Resources& req = pod.spec->requests;
     const std::int64_t gpus = req.gpus();
     a.gpus_allocated += gpus;
-    if (busy_while_bound(cluster.workloads().at(pod.workload).kind)) a.gpus_busy += gpus;
+    const WorkloadKind kind = cluster.workloads().at(pod.workload).kind;
+    if (busy_while_bound(kind)) a.gpus_busy += gpus;
+    if (kind != WorkloadKind::DaemonSet) (is_balloon(*pod.spec) ? balloons : others) = true;
 
     const double fraction =
         node_gpus > 0 ? ratio(gpus, node_gpus)
@@ -137,6 +145,7 @@ void CostLedger::take_shares(NodeAccount& a, const Node& node, const Cluster& cl
           {pod.workload, name_index(cluster.workloads().at(pod.workload).name), fraction});
     }
   }
+  a.headroom = balloons && !others;
   // Requests never exceed allocatable when the scheduler is right; if they ever do, the node's
   // cost is still split once, not more than once.
   if (sum > 1.0) {

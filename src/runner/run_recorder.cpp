@@ -387,6 +387,9 @@ RunResult RunRecorder::result(std::uint64_t engine_events) const {
              .spot_interruption_notices = spot_interruption_notices_,
              .terminated_by_reason = terminated_by_reason_};
 
+  r.headroom = {.node_hours = ledger_.headroom_seconds() / kSecondsPerHour,
+                .usd = ledger_.headroom_usd()};
+
   r.disruption = disruption_;
   if (info_.spot_market || spot_interruption_notices_ > 0 || spot_.rebalance_recommendations > 0 ||
       spot_.launches_fell_back_to_on_demand > 0 || spot_.capacity_changes > 0 ||

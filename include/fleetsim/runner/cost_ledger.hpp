@@ -26,6 +26,10 @@ inline constexpr std::string_view kUnallocatedKey = "(unallocated)";
 // the serving model measures (summed by RunRecorder from the world's services).
 bool busy_while_bound(WorkloadKind kind);
 
+// A balloon pod: one at negative priority, the overprovisioning convention for pause pods that
+// hold room for others to take by preemption.
+inline bool is_balloon(const PodSpec& spec) { return spec.priority < 0; }
+
 // Accounting rules (DESIGN.md §4.6). A node's cost rate (instance price + EBS + management fee,
 // as the cloud's pricing answers them) and the shares of
 // it that each workload requested are constant between changes of its bound pods, so the ledger
@@ -86,6 +90,11 @@ class CostLedger {
   double allocated_gpu_seconds() const { return allocated_gpu_seconds_; }
   double busy_gpu_seconds() const { return busy_gpu_seconds_; }
 
+  // Headroom: billed seconds (no minimum) of nodes whose only pods, DaemonSets aside, are
+  // balloon pods (is_balloon), and what those seconds cost at the node's rate.
+  double headroom_seconds() const { return headroom_seconds_; }
+  double headroom_usd() const { return headroom_usd_; }
+
  private:
   struct Share {
     WorkloadId workload;
@@ -101,6 +110,7 @@ class CostLedger {
     double fee_per_hour = 0.0;
     std::int64_t gpus_allocated = 0;
     std::int64_t gpus_busy = 0;
+    bool headroom = false;      // it holds balloon pods and no other pod
     std::vector<Share> shares;  // by workload, in first-bound order
     double instance_usd = 0.0;
     double ebs_usd = 0.0;
@@ -133,6 +143,8 @@ class CostLedger {
   double provisioned_gpu_seconds_ = 0.0;
   double allocated_gpu_seconds_ = 0.0;
   double busy_gpu_seconds_ = 0.0;
+  double headroom_seconds_ = 0.0;
+  double headroom_usd_ = 0.0;
 };
 
 }  // namespace fleetsim

@@ -145,6 +145,14 @@ struct NodesResult {
   CountByReason terminated_by_reason;
 };
 
+// What headroom cost: the time billed nodes held only balloon pods (pods of negative priority, the
+// overprovisioning convention; DaemonSets aside), and that time at each node's rate (instance,
+// EBS and management fee, as cost counts them).
+struct HeadroomResult {
+  double node_hours = 0.0;
+  double usd = 0.0;
+};
+
 struct EngineResult {
   std::uint64_t events = 0;
 };
@@ -179,7 +187,7 @@ struct SpotResult {
 };
 
 // report.json's top-level keys, in order: scenario, seed, start, duration_s, cost, efficiency,
-// gpu, sla, pods, jobs, nodes, then disruption and spot when present, then engine.
+// gpu, sla, pods, jobs, nodes, headroom, then disruption and spot when present, then engine.
 struct RunResult {
   std::string scenario;
   std::uint64_t seed = 0;
@@ -192,6 +200,7 @@ struct RunResult {
   PodsResult pods;
   JobsResult jobs;
   NodesResult nodes;
+  HeadroomResult headroom;
   std::optional<DisruptionResult> disruption;
   std::optional<SpotResult> spot;
   EngineResult engine;

@@ -36,6 +36,7 @@ TEST_CASE("compare: two golden reports side by side", "[report]") {
         "cost.total_usd                             160.05          131.06     -18.12%\n"
         "cost.on_demand_usd                           0.00            0.00       +0.00\n"
         "cost.spot_usd                              157.69          128.89     -18.26%\n"
+        "headroom.usd                                 0.00            0.00       +0.00\n"
         "efficiency.lower_bound_usd                  87.59           90.46      +3.28%\n"
         "efficiency.gap_share                     0.444532        0.298157     -32.93%\n"
         "gpu.utilization                           0.59666        0.727231     +21.88%\n"
@@ -61,11 +62,13 @@ TEST_CASE("compare: two golden reports side by side", "[report]") {
         "jobs.lost_gpu_hours                          0.04           13.31  +30620.10%\n");
 }
 
-TEST_CASE("compare: the balloons preempted (issue 27)", "[report]") {
+TEST_CASE("compare: the headroom's cost and the balloons preempted (issue 27)", "[report]") {
   const std::string table =
       compare_table({{.name = "none", .reports = {golden("headroom/karpenter-no-headroom")}},
                      {.name = "balloons", .reports = {golden("headroom/karpenter-balloon")}}});
   INFO(table);
+  CHECK(line_of(table, "headroom.usd") ==
+        "headroom.usd                           0.00           57.40   +57.40");
   CHECK(line_of(table, "pods.preempted") ==
         "pods.preempted                            0              52      +52");
 }

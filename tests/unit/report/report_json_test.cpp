@@ -86,6 +86,7 @@ RunResult full_result() {
              .spot_interruption_notices = 1,
              .terminated_by_reason = {{NodeDeletionReason::SpotInterruption, 1},
                                       {NodeDeletionReason::Empty, 1}}};
+  r.headroom = {.node_hours = 0.5, .usd = 1.1000004};
   r.engine.events = 1234;
   return r;
 }
@@ -96,7 +97,7 @@ TEST_CASE("report.json has the contract's top-level keys in order", "[report]") 
   const Json r = report_json(RunResult{});
   CHECK(keys_of(r) == std::vector<std::string>{"scenario", "seed", "start", "duration_s",
                                                "quantiles", "cost", "efficiency", "gpu", "sla",
-                                               "pods", "jobs", "nodes", "engine"});
+                                               "pods", "jobs", "nodes", "headroom", "engine"});
   CHECK(keys_of(r["sla"]) ==
         std::vector<std::string>{"requests", "served", "dropped", "dropped_in_flight", "misses",
                                  "miss_ratio", "ttft_misses", "e2e_misses", "ttft_miss_ratio",
@@ -144,6 +145,7 @@ TEST_CASE("report.json lays out every field of the result, rounded to six decima
       R"j("jobs":{"completed":2,"pods_completed":5,"lost_gpu_hours":1.0,"rework_usd":1.012346},)j"
       R"j("nodes":{"launched":3,"peak":2,"launch_failures":1,"spot_interruption_notices":1,)j"
       R"j("terminated_by_reason":{"empty":1,"spot_interruption":1}},)j"
+      R"j("headroom":{"node_hours":0.5,"usd":1.1},)j"
       R"j("engine":{"events":1234}})j";
   CHECK(dump_json(report_json(full_result()), -1) == expected);
   CHECK(report_json_text(full_result()) == dump_json(report_json(full_result())) + "\n");
@@ -169,8 +171,8 @@ TEST_CASE("the disruption and spot sections appear only when present", "[report]
   const Json j = report_json(r);
   CHECK(keys_of(j) == std::vector<std::string>{"scenario", "seed", "start", "duration_s",
                                                "quantiles", "cost", "efficiency", "gpu", "sla",
-                                               "pods", "jobs", "nodes", "disruption", "spot",
-                                               "engine"});
+                                               "pods", "jobs", "nodes", "headroom", "disruption",
+                                               "spot", "engine"});
   CHECK(dump_json(j["disruption"], -1) ==
         R"({"commands_by_method":{"emptiness":2,"single_node_consolidation":1},)"
         R"("replacements":1,"nodes_by_reason":{"empty":2,"underutilized":1},)"
@@ -199,6 +201,11 @@ TEST_CASE("the summary shows the figures as report.json rounds them", "[report]"
   CHECK(s.find("    on-demand / spot / EBS  $1.20 / $0.30 / $0.10\n") != std::string::npos);
   CHECK(s.find("  jobs completed            2  (5 pods)\n") != std::string::npos);
   CHECK(s.find("  pods preempted            2\n") != std::string::npos);
+  CHECK(
+      s.find("    headroom                $1.10  (0.50 node-hours holding only balloon pods)\n") !=
+      std::string::npos);
+  r.headroom = {};
+  CHECK(format_summary(r).find("headroom") == std::string::npos);
   CHECK(s.find("  unschedulable pods        1  (first: no \"fit\")\n") != std::string::npos);
 }
 

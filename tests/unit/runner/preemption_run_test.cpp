@@ -24,7 +24,13 @@ struct Seen final : EventSink {
     }
     if (e.kind == EventKind::PodScheduled)
       bound.push_back({cluster.pod(e.pod).name.substr(0, 6), cluster.node(e.node).name, e.time});
-    if (e.kind == EventKind::NodeLaunched) nodes.push_back(cluster.node(e.node).name);
+    if (e.kind == EventKind::PodDeleted && e.node != kNoNode)
+      left.push_back({cluster.pod(e.pod).name.substr(0, 6), cluster.node(e.node).name, e.time});
+    if (e.kind == EventKind::NodeLaunched) {
+      const Node& node = cluster.node(e.node);
+      nodes.push_back(node.name);
+      rate[node.name] = node.price_per_hour + node.ebs_price_per_hour;
+    }
     if (e.kind == EventKind::ScaleUp) ++scale_ups;
     if (e.kind == EventKind::NodeDeleting) ++deleting;
   }
@@ -39,7 +45,8 @@ struct Seen final : EventSink {
     return nullptr;
   }
   std::vector<std::string> preempted, preemptors, nodes;
-  std::vector<Bound> bound;
+  std::vector<Bound> bound, left;      // left: pods that left their node once deleted
+  std::map<std::string, double> rate;  // each node's hourly price with its EBS volumes
   int scale_ups = 0;
   int deleting = 0;
   RunResult result;  // the run's report
@@ -127,6 +134,17 @@ TEST_CASE("under Karpenter a critical Job preempts the balloon and Karpenter buy
   REQUIRE(seen.nodes.size() == 2);
   CHECK(seen.bound.back().pod == "balloo");
   CHECK(seen.bound.back().node == seen.nodes[1]);
+  // Headroom: the first node until the preempted balloon left it, the second from its
+  // replacement's binding to the end, each at its own rate.
+  REQUIRE(seen.left.size() == 1);
+  CHECK(seen.left[0].node == seen.nodes[0]);
+  const double first_s = to_seconds(seen.left[0].time - first_balloon->time);
+  const double second_s = to_seconds(at(hours(1)) - seen.bound.back().time);
+  CHECK(seen.result.headroom.node_hours == Approx((first_s + second_s) / 3600).epsilon(1e-12));
+  CHECK(seen.result.headroom.usd ==
+        Approx((first_s * seen.rate.at(seen.nodes[0]) + second_s * seen.rate.at(seen.nodes[1])) /
+               3600)
+            .epsilon(1e-9));
 }
 
 TEST_CASE("a Job whose preemptionPolicy is Never waits for a node of its own",
@@ -140,6 +158,11 @@ TEST_CASE("a Job whose preemptionPolicy is Never waits for a node of its own",
   REQUIRE(seen.nodes.size() == 2);
   CHECK(job->node == seen.nodes[1]);
   CHECK(job->time > at(minutes(10) + seconds(20)));  // a node's launch and start-up
+  // The balloon holds the first node alone to the end: headroom the Job never used.
+  const double held_s = to_seconds(at(hours(1)) - seen.first("balloo")->time);
+  CHECK(seen.result.headroom.node_hours == Approx(held_s / 3600).epsilon(1e-12));
+  CHECK(seen.result.headroom.usd ==
+        Approx(held_s * seen.rate.at(seen.nodes[0]) / 3600).epsilon(1e-9));
 }
 
 TEST_CASE("under the Cluster Autoscaler the balloon's replacement scales the group up",

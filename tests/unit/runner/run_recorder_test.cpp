@@ -264,6 +264,64 @@ TEST_CASE("pods kube-scheduler preempts count as preempted and not as evicted", 
   CHECK(r.pods.created == 3);
 }
 
+TEST_CASE("headroom is the billed time of nodes whose only pods are balloons", "[runner]") {
+  RunRecorder rec(run_info(), kPricesOnNodes);
+  RecorderWorld w(rec);
+  WorkloadId balloon = w.workload("balloon", WorkloadKind::Deployment);
+  WorkloadId web = w.workload("web", WorkloadKind::Deployment);
+  WorkloadId job = w.workload("urgent", WorkloadKind::Job);
+  NodeId a = w.node({.name = "a", .price = 2.0, .ebs_price = 0.2});
+  NodeId b = w.node({.name = "b", .price = 1.0});
+  NodeId c = w.node({.name = "c", .price = 5.0});  // empty all along: idle, not headroom
+  PodId b1 = w.pod({.name = "balloon-a", .workload = balloon, .cpu_millis = 3000, .priority = -1});
+  PodId b2 = w.pod({.name = "balloon-b",
+                    .workload = balloon,
+                    .cpu_millis = 3000,
+                    .created = 1800,
+                    .priority = -1});
+  PodId u = w.pod({.name = "urgent-0", .workload = job, .cpu_millis = 3000, .created = 1800});
+  PodId s = w.pod({.name = "web-0", .workload = web, .created = 1900});
+  for (NodeId n : {a, b, c}) {
+    w.launch(0, n);
+    w.ready(0, n);
+  }
+  w.create(0, b1);
+  w.bind(0, b1, a);
+  // a holds only the balloon until it leaves: 1830 s at $2.20/h.
+  w.create(1800, u);
+  w.create(1800, b2);
+  w.preempt(1800, b1, "urgent-0");
+  w.leave(1830, b1);
+  w.bind(1831, u, a);
+  // b holds the replacement beside a priority-0 pod, then the balloon alone: 900 s at $1/h.
+  w.create(1900, s);
+  w.bind(1900, b2, b);
+  w.bind(1900, s, b);
+  w.leave(2700, s);
+  w.end(at(hours(1)));
+  const RunResult r = rec.result(0);
+  CHECK(rounded(r.headroom.node_hours) == rounded(2730.0 / 3600));
+  CHECK(rounded(r.headroom.usd) == rounded(2.2 * 1830 / 3600 + 1.0 * 900 / 3600));
+  CHECK(r.pods.preempted == 1);
+}
+
+TEST_CASE("a run without balloon pods has no headroom", "[runner]") {
+  RunRecorder rec(run_info(), kPricesOnNodes);
+  RecorderWorld w(rec);
+  WorkloadId web = w.workload("web", WorkloadKind::Deployment);
+  NodeId n = w.node({});
+  PodId s = w.pod({.name = "web-0", .workload = web});
+  w.launch(0, n);
+  w.ready(0, n);
+  w.create(0, s);
+  w.bind(0, s, n);
+  w.end(at(hours(1)));
+  const RunResult r = rec.result(0);
+  CHECK(r.headroom.node_hours == 0.0);
+  CHECK(r.headroom.usd == 0.0);
+  CHECK(rounded(r.cost.total_usd) == 1.0);
+}
+
 TEST_CASE("peak counts nodes billed at once, draining ones included", "[runner]") {
   RunRecorder rec(run_info(), kPricesOnNodes);
   RecorderWorld w(rec);

@@ -223,7 +223,9 @@ double PackingLp::solve(std::span<const double> counts) {
   }
   for (std::size_t k = 0; k < nc; ++k)
     model_->setRowLower(static_cast<int>(k), std::max(0.0, counts[k]));
-  model_->dual();  // from the last solve's basis
+  // From the last solve's basis; 1 + 2 keep CLP's work areas and factorization between solves
+  // (only the class rows' lower bounds change, which setRowLower writes through to them).
+  model_->dual(0, 3);
   // Not optimal (a class no kind can hold: infeasible): no certificate, so no claim above 0.
   if (model_->status() != 0) {
     model_.reset();  // the next solve starts afresh

@@ -128,7 +128,9 @@ PackingLp::PackingLp(std::span<const PackingNodeKind> kinds,
   // each row left out is implied by one kept). The rows left out change neither the LP's
   // optimum (its feasible points are the same) nor the certificate: the dual point of the LP
   // without them, with σ = 0 on them, meets the whole LP's dual constraints, which are the
-  // same sums. A resource no class on the kind requests has no entry in its row: σ = 0 there.
+  // same sums. Leaving rows out only relaxes the LP, so the bound holds even where the shares'
+  // rounding lets a row go that binds by an ulp. A resource no class on the kind requests has
+  // no entry in its row: σ = 0 there.
   // A GPU kind keeps about one row instead of one per resource some class requests, and CLP's
   // solves shrink with it.
   std::vector<std::vector<std::uint32_t>> on(kinds_.size());  // classes allowed, by kind

@@ -126,7 +126,10 @@ void EfficiencyRecorder::refresh(DemandClass& c) {
       c.least_ratio[r] = std::min(c.least_ratio[r], kind_least_[j] / have);
       share = std::max(share, static_cast<double>(q) / have);
     }
-    c.pod_usd_per_hour = std::min(c.pod_usd_per_hour, kind_least_[j] * share);
+    if (kind_least_[j] * share < c.pod_usd_per_hour) {
+      c.pod_usd_per_hour = kind_least_[j] * share;
+      c.cheapest = j;
+    }
   }
 }
 
@@ -135,9 +138,12 @@ void EfficiencyRecorder::close_cell(SimTime end, const Cluster& cluster) {
   // Fluid (step 3): per resource, each class's pod-hours × request at its cheapest kind's
   // price per unit of room.
   std::array<double, resource::kMaxResources> fluid{};
-  // A feasible point of the packing LP, each class on fractional nodes of its own cheapest
-  // kind: the LP's optimum is at most its cost.
-  double packing_at_most = 0.0;
+  // A feasible point of the packing LP, each class's pods on its own cheapest kind, the pods
+  // of the classes on one kind sharing its (fractional) nodes: per kind, as many nodes as its
+  // most filled resource needs (y_j = max_r Σ_k least_k request_kr / room_jr holds every
+  // resource's sum). The LP's optimum is at most its cost, which is at most the classes' apart.
+  std::vector<std::pair<std::uint32_t, std::array<double, resource::kMaxResources>>> on_kind;
+  bool placed = true;  // every class with demand has a kind that holds its pods
   bool demand = false;
   for (DemandClass& c : classes_) {
     count(c, end, 0);
@@ -150,10 +156,28 @@ void EfficiencyRecorder::close_cell(SimTime end, const Cluster& cluster) {
     }
     if (c.least > 0) {
       demand = true;
-      packing_at_most += static_cast<double>(c.least) * c.pod_usd_per_hour;
+      if (!std::isfinite(c.pod_usd_per_hour)) {
+        placed = false;
+        continue;
+      }
+      auto at = std::find_if(on_kind.begin(), on_kind.end(),
+                             [&](const auto& k) { return k.first == c.cheapest; });
+      if (at == on_kind.end()) at = on_kind.insert(on_kind.end(), {c.cheapest, {}});
+      for (std::size_t r = 0; r < resource::kMaxResources; ++r)
+        at->second[r] += static_cast<double>(c.least) *
+                         static_cast<double>(c.request[static_cast<ResourceIndex>(r)]);
     }
   }
   const double fluid_cell = *std::max_element(fluid.begin(), fluid.end());
+  double packing_at_most = placed ? 0.0 : std::numeric_limits<double>::infinity();
+  for (const auto& [j, sum] : on_kind) {
+    const Resources& room = kinds_.room(kind_type(j));
+    double nodes = 0.0;
+    for (std::size_t r = 0; r < resource::kMaxResources; ++r)
+      if (sum[r] > 0)  // the kind holds a pod of each class on it: its room here is positive
+        nodes = std::max(nodes, sum[r] / static_cast<double>(room[static_cast<ResourceIndex>(r)]));
+    packing_at_most += kind_least_[j] * nodes;
+  }
 
   // Packing (step 4). When even that feasible point costs no more than the fluid figure the
   // LP cannot raise the cell's bound: no solve. Otherwise the LP, remembered by its input.

@@ -120,18 +120,59 @@ PackingLp::PackingLp(std::span<const PackingNodeKind> kinds,
     }
     classes_.push_back(std::move(kept));
   }
+
+  // Each kept kind's capacity rows, but for a resource r whose row another resource s's row
+  // implies: both rooms positive and, for every class allowed on the kind, request_r / room_r
+  // ≤ request_s / room_s (then Σ_k request_kr f_kj ≤ room_r / room_s Σ_k request_ks f_kj ≤
+  // room_r y_j), strictly for one class or else s first (so that of equal rows one stays, and
+  // each row left out is implied by one kept). The rows left out change neither the LP's
+  // optimum (its feasible points are the same) nor the certificate: the dual point of the LP
+  // without them, with σ = 0 on them, meets the whole LP's dual constraints, which are the
+  // same sums. Leaving rows out only relaxes the LP, so the bound holds even where the shares'
+  // rounding lets a row go that binds by an ulp. A resource no class on the kind requests has
+  // no entry in its row: σ = 0 there.
+  // A GPU kind keeps about one row instead of one per resource some class requests, and CLP's
+  // solves shrink with it.
+  std::vector<std::vector<std::uint32_t>> on(kinds_.size());  // classes allowed, by kind
+  for (std::uint32_t k = 0; k < classes_.size(); ++k)
+    for (std::uint32_t j : classes_[k].kinds) on[j].push_back(k);
+  const auto share = [&](std::uint32_t k, std::size_t j, std::size_t r) {
+    return classes_[k].request[r] / kinds_[j].room[r];
+  };
+  for (std::size_t j = 0; j < kinds_.size(); ++j) {
+    row_begin_.push_back(static_cast<std::uint32_t>(rows_.size()));
+    for (std::size_t r : used_) {
+      bool requested = false;
+      for (std::uint32_t k : on[j]) requested |= classes_[k].request[r] > 0;
+      if (!requested) continue;
+      const bool implied =
+          kinds_[j].room[r] > 0 && std::any_of(used_.begin(), used_.end(), [&](std::size_t s) {
+            if (s == r || kinds_[j].room[s] <= 0) return false;
+            bool strictly = false;
+            for (std::uint32_t k : on[j]) {
+              if (share(k, j, r) > share(k, j, s)) return false;
+              strictly |= share(k, j, r) < share(k, j, s);
+            }
+            return strictly || s < r;
+          });
+      if (!implied) rows_.push_back(r);
+    }
+  }
+  row_begin_.push_back(static_cast<std::uint32_t>(rows_.size()));
 }
 
 PackingLp::~PackingLp() = default;
 
 double PackingLp::solve(std::span<const double> counts) {
   FLEETSIM_ASSERT(counts.size() == classes_.size());
-  const auto nr = used_.size();
   const auto nk = kinds_.size();
   const auto nc = classes_.size();
-  // Rows: one per class, then one per (kind, used resource). Columns: y_j, then f_kj.
-  const auto capacity_row = [&](std::size_t j, std::size_t ri) {
-    return static_cast<int>(nc + j * nr + ri);
+  // Rows: one per class, then the kinds' capacity rows (rows_). Columns: y_j, then f_kj.
+  const auto room = [&](std::size_t j, std::size_t row) {
+    return kinds_[j].room[rows_[row]] / scale_[rows_[row]];
+  };
+  const auto request = [&](std::size_t k, std::size_t row) {
+    return classes_[k].request[rows_[row]] / scale_[rows_[row]];
   };
   const std::vector<std::vector<std::uint32_t>> parts = groups(nk, classes_, counts);
   if (parts.empty()) return 0.0;
@@ -148,9 +189,9 @@ double PackingLp::solve(std::span<const double> counts) {
     std::vector<int> index;
     std::vector<double> value, lower, upper, cost;
     for (std::size_t j = 0; j < nk; ++j) {
-      for (std::size_t ri = 0; ri < nr; ++ri) {
-        index.push_back(capacity_row(j, ri));
-        value.push_back(kinds_[j].room[used_[ri]] / scale_[used_[ri]]);
+      for (std::size_t row = row_begin_[j]; row < row_begin_[j + 1]; ++row) {
+        index.push_back(static_cast<int>(nc + row));
+        value.push_back(room(j, row));
       }
       start.push_back(static_cast<CoinBigIndex>(index.size()));
       lower.push_back(0.0);
@@ -161,11 +202,11 @@ double PackingLp::solve(std::span<const double> counts) {
       for (std::uint32_t j : classes_[k].kinds) {
         index.push_back(static_cast<int>(k));
         value.push_back(1.0);
-        for (std::size_t ri = 0; ri < nr; ++ri) {
-          const double q = classes_[k].request[used_[ri]];
+        for (std::size_t row = row_begin_[j]; row < row_begin_[j + 1]; ++row) {
+          const double q = request(k, row);
           if (q <= 0) continue;
-          index.push_back(capacity_row(j, ri));
-          value.push_back(-q / scale_[used_[ri]]);
+          index.push_back(static_cast<int>(nc + row));
+          value.push_back(-q);
         }
         start.push_back(static_cast<CoinBigIndex>(index.size()));
         lower.push_back(0.0);
@@ -173,7 +214,7 @@ double PackingLp::solve(std::span<const double> counts) {
         cost.push_back(0.0);
       }
     }
-    const int rows = static_cast<int>(nc + nk * nr);
+    const int rows = static_cast<int>(nc + rows_.size());
     std::vector<double> row_lower(static_cast<std::size_t>(rows), 0.0);
     std::vector<double> row_upper(static_cast<std::size_t>(rows), COIN_DBL_MAX);
     model_ = std::make_unique<ClpSimplex>();
@@ -184,7 +225,9 @@ double PackingLp::solve(std::span<const double> counts) {
   }
   for (std::size_t k = 0; k < nc; ++k)
     model_->setRowLower(static_cast<int>(k), std::max(0.0, counts[k]));
-  model_->dual();  // from the last solve's basis
+  // From the last solve's basis; 1 + 2 keep CLP's work areas and factorization between solves
+  // (only the class rows' lower bounds change, which setRowLower writes through to them).
+  model_->dual(0, 3);
   // Not optimal (a class no kind can hold: infeasible): no certificate, so no claim above 0.
   if (model_->status() != 0) {
     model_.reset();  // the next solve starts afresh
@@ -194,18 +237,17 @@ double PackingLp::solve(std::span<const double> counts) {
 
   // σ_jr ≥ 0 from the capacity rows' duals (in the scaled units), shrunk per kind until
   // Σ_r room_jr σ_jr ≤ price_j holds exactly: the y_j columns' dual constraints.
-  std::vector<double> sigma(nk * nr, 0.0);
+  std::vector<double> sigma(rows_.size(), 0.0);
   for (std::size_t j = 0; j < nk; ++j) {
     double charge = 0.0;
-    for (std::size_t ri = 0; ri < nr; ++ri) {
-      const double s = std::max(0.0, dual[capacity_row(j, ri)]);
-      sigma[j * nr + ri] = s;
-      charge += kinds_[j].room[used_[ri]] / scale_[used_[ri]] * s;
+    for (std::size_t row = row_begin_[j]; row < row_begin_[j + 1]; ++row) {
+      sigma[row] = std::max(0.0, dual[nc + row]);
+      charge += room(j, row) * sigma[row];
     }
     const double price = kinds_[j].usd_per_hour;
     if (charge > price) {
       const double shrink = charge > 0 ? price / charge : 0.0;
-      for (std::size_t ri = 0; ri < nr; ++ri) sigma[j * nr + ri] *= shrink;
+      for (std::size_t row = row_begin_[j]; row < row_begin_[j + 1]; ++row) sigma[row] *= shrink;
     }
   }
   // π_k as large as the f_kj columns allow: the cheapest of k's kinds at prices σ.
@@ -215,8 +257,8 @@ double PackingLp::solve(std::span<const double> counts) {
     double pi = std::numeric_limits<double>::infinity();
     for (std::uint32_t j : classes_[k].kinds) {
       double price = 0.0;
-      for (std::size_t ri = 0; ri < nr; ++ri)
-        price += classes_[k].request[used_[ri]] / scale_[used_[ri]] * sigma[j * nr + ri];
+      for (std::size_t row = row_begin_[j]; row < row_begin_[j + 1]; ++row)
+        price += request(k, row) * sigma[row];
       pi = std::min(pi, price);
     }
     if (classes_[k].kinds.empty()) pi = 0.0;

@@ -66,6 +66,7 @@ class EfficiencyRecorder final : public EventSink {
     std::uint64_t epoch = UINT64_MAX;
     std::array<double, resource::kMaxResources> least_ratio{};
     double pod_usd_per_hour = 0.0;
+    std::uint32_t cheapest = 0;  // a kind with that fraction (when it is finite)
   };
   struct NodeAccount {
     SimTime since{};  // start of the current piece

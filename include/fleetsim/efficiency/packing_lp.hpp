@@ -43,6 +43,9 @@ struct PackingClass {
 // left out of the LP; the dual point extends to them with their dominator's σ, which meets
 // their constraints too (less room, a price no lower, and each of their classes' π_k at most
 // the dominator's price at σ), so it is a dual point of the whole LP.
+// A kind's capacity row for a resource is left out when another resource's row implies it for
+// every class allowed on the kind (its share of the node is never larger): the feasible points
+// stay, and the dual point with σ = 0 on the rows left out is still one of the whole LP.
 // Classes that share no kind are solved apart (the LP separates); a class alone in closed form.
 double packing_usd_per_hour(std::span<const PackingNodeKind> kinds,
                             std::span<const PackingClass> classes);
@@ -65,6 +68,8 @@ class PackingLp {
   std::vector<PackingClass> classes_;   // kinds renumbered to LP order
   std::vector<std::size_t> used_;       // resources some class requests
   std::array<double, resource::kMaxResources> scale_{};
+  std::vector<std::size_t> rows_;         // the capacity rows' resources, kind after kind
+  std::vector<std::uint32_t> row_begin_;  // per kind its first capacity row, then the end
   std::unique_ptr<ClpSimplex> model_;
 };
 

@@ -84,3 +84,23 @@ TEST_CASE("classes that share no kind are bounded apart and added", "[efficiency
   const std::vector classes{pods(4, 1000, 4 * kGib, 1, {0}), pods(3, 1000, 4 * kGib, 1, {1})};
   CHECK(packing_usd_per_hour(kinds, classes) == Approx(8.0 + 4.5).epsilon(1e-9));
 }
+
+TEST_CASE("a resource row one class fills stays in the LP where another class fills GPUs",
+          "[efficiency]") {
+  // On a 4-GPU 128 GiB node at $4, memory binds the 100 GiB pods and GPUs the 4 GiB ones: the
+  // memory row stays (GPUs would charge one node for the four pods), CPU's row goes. Memory
+  // needs (200 + 8) / 128 nodes.
+  const std::vector kinds{node(4.0, 48000, 128 * kGib, 4)};
+  const std::vector classes{pods(2, 1000, 100 * kGib, 1, {0}), pods(2, 1000, 4 * kGib, 1, {0})};
+  CHECK(packing_usd_per_hour(kinds, classes) == Approx(4.0 * 208.0 / 128.0).epsilon(1e-9));
+}
+
+TEST_CASE("rows implied for every class leave the shared LP's optimum alone", "[efficiency]") {
+  // GPUs bind both classes on both types: only the GPU rows are kept. Class 1's pods on the
+  // $1.50 type, class 0's on the $2-per-GPU one.
+  const std::vector kinds{node(8.0, 48000, 180 * kGib, 4), node(1.5, 4000, 16 * kGib, 1)};
+  const std::vector classes{pods(3, 2000, 8 * kGib, 1, {0}), pods(2, 1000, 4 * kGib, 1, {0, 1})};
+  PackingLp lp(kinds, classes);
+  CHECK(lp.solve(std::vector{3.0, 2.0}) == Approx(3 * 2.0 + 2 * 1.5).epsilon(1e-9));
+  CHECK(lp.solve(std::vector{1.0, 4.0}) == Approx(1 * 2.0 + 4 * 1.5).epsilon(1e-9));
+}

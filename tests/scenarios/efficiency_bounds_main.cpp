@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "example_scenarios.hpp"
 #include "fleetsim/runner/run.hpp"
 #include "fleetsim/scenario/scenario_loader.hpp"
 
@@ -17,27 +18,8 @@ using namespace fleetsim;
 
 namespace {
 
-const std::vector<std::string> kScenarios = {"gpu-training",
-                                             "tiered-spot",
-                                             "llm-inference",
-                                             "model-pair",
-                                             "azure-conv-replay",
-                                             "consolidation/when-empty",
-                                             "consolidation/when-empty-or-underutilized",
-                                             "consolidation/balanced",
-                                             "spot-inference/spot-first",
-                                             "spot-inference/spot-first-stressed",
-                                             "spot-inference/on-demand",
-                                             "provisioner-comparison/karpenter",
-                                             "provisioner-comparison/cluster-autoscaler",
-                                             "provisioner-comparison/eks-auto-mode"};
 constexpr std::uint64_t kSeeds = 5;
 constexpr double kCent = 0.01;
-
-fs::path scenario_file(const fs::path& root, const std::string& name) {
-  if (name.find('/') != std::string::npos) return root / "scenarios" / (name + ".yaml");
-  return root / "scenarios" / name / "scenario.yaml";
-}
 
 }  // namespace
 
@@ -48,8 +30,9 @@ int main() {
     ++failures;
     fmt::print("FAILED: {}\n", what);
   };
-  for (const std::string& name : kScenarios) {
-    ScenarioConfig config = load_scenario(scenario_file(root, name), root / "instance-catalog");
+  for (const std::string& name : test::kExampleScenarios) {
+    ScenarioConfig config =
+        load_scenario(test::example_scenario_file(root, name), root / "instance-catalog");
     for (std::uint64_t seed = 1; seed <= kSeeds; ++seed) {
       config.seed = seed;
       const auto start = std::chrono::steady_clock::now();

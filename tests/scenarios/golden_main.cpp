@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "example_scenarios.hpp"
 #include "fleetsim/report/event_writer.hpp"
 #include "fleetsim/report/report_json.hpp"
 #include "fleetsim/report/timeseries_writer.hpp"
@@ -20,32 +21,6 @@ namespace fs = std::filesystem;
 using namespace fleetsim;
 
 namespace {
-
-// Example scenarios: scenarios/<name>/scenario.yaml, or scenarios/<name>.yaml when the name has
-// a directory; each with its golden outputs in tests/scenarios/<name>/.
-const std::vector<std::string> kScenarios = {"gpu-training",
-                                             "tiered-spot",
-                                             "llm-inference",
-                                             "model-pair",
-                                             "azure-conv-replay",
-                                             "consolidation/when-empty",
-                                             "consolidation/when-empty-or-underutilized",
-                                             "consolidation/balanced",
-                                             "spot-inference/spot-first",
-                                             "spot-inference/spot-first-stressed",
-                                             "spot-inference/on-demand",
-                                             "provisioner-comparison/karpenter",
-                                             "provisioner-comparison/cluster-autoscaler",
-                                             "provisioner-comparison/eks-auto-mode",
-                                             "headroom/karpenter-no-headroom",
-                                             "headroom/karpenter-balloon",
-                                             "headroom/cluster-autoscaler-no-headroom",
-                                             "headroom/cluster-autoscaler-balloon"};
-
-fs::path scenario_file(const fs::path& root, const std::string& name) {
-  if (name.find('/') != std::string::npos) return root / "scenarios" / (name + ".yaml");
-  return root / "scenarios" / name / "scenario.yaml";
-}
 
 struct Outputs {
   std::string report, events, timeseries;
@@ -88,8 +63,9 @@ int main(int argc, char** argv) {
   const bool update = argc > 1 && std::string(argv[1]) == "--update-golden";
   const fs::path root = FLEETSIM_SOURCE_DIR;
   int failures = 0;
-  for (const std::string& name : kScenarios) {
-    ScenarioConfig config = load_scenario(scenario_file(root, name), root / "instance-catalog");
+  for (const std::string& name : test::kExampleScenarios) {
+    ScenarioConfig config =
+        load_scenario(test::example_scenario_file(root, name), root / "instance-catalog");
     Outputs first = run_once(config);
     Outputs second = run_once(config);
     if (first.report != second.report || first.events != second.events ||

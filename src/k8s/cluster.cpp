@@ -21,6 +21,7 @@ NodeId Cluster::add_node(Node n) {
 
 PodId Cluster::add_pod(Pod p) {
   ++revision_;
+  ++pod_status_revision_;
   p.id = next_pod_id_++;
   FLEETSIM_ASSERT(p.phase == PodPhase::Pending);
   pending_.push_back(p.id);
@@ -175,6 +176,7 @@ void Cluster::unbind(PodId pod_id, SimTime now) {
 
 void Cluster::finish(PodId pod, PodPhase phase, SimTime now, bool object_lingers) {
   ++revision_;
+  ++pod_status_revision_;
   // A Succeeded pod stays an object.
   if (phase == PodPhase::Deleted && !object_lingers) mark_unconsolidated(now);
   FLEETSIM_ASSERT(phase == PodPhase::Succeeded || phase == PodPhase::Deleted);
@@ -185,6 +187,7 @@ void Cluster::finish(PodId pod, PodPhase phase, SimTime now, bool object_lingers
 
 void Cluster::delete_pending(PodId pod_id) {
   ++revision_;
+  ++pod_status_revision_;
   auto it = std::lower_bound(pending_.begin(), pending_.end(), pod_id);
   if (it != pending_.end() && *it == pod_id) pending_.erase(it);
   Pod& p = at(pod_id);
@@ -220,6 +223,7 @@ void Cluster::clear_nominations_to(NodeId node) {
 
 void Cluster::pod_terminating(PodId pod, SimTime now) {
   ++revision_;
+  ++pod_status_revision_;
   Pod& p = at(pod);
   p.terminating = true;
   if (p.node != kNoNode) pod_event(nodes_[p.node], p, now);
@@ -231,6 +235,7 @@ void Cluster::pod_preempted(PodId pod, SimTime now) {
 }
 
 void Cluster::pod_ready(PodId pod, SimTime now) {
+  ++pod_status_revision_;
   Pod& p = at(pod);
   p.ready = true;
   p.ready_at = now;

@@ -26,8 +26,8 @@ KubeScheduler::KubeScheduler(Simulation& sim, Cluster& cluster, ClusterBus& bus,
       bus_(bus),
       on_unschedulable_(std::move(on_unschedulable)),
       profiles_(std::move(profiles)),
-      rng_(sim.rng("kube-scheduler")),
-      preemption_rng_(sim.rng("kube-scheduler-preemption")) {}
+      preemption_rng_(sim.rng("kube-scheduler-preemption")),
+      rng_(sim.rng("kube-scheduler")) {}
 
 void KubeScheduler::request_pass() {
   if (sim_.is_pending(pass_)) return;

@@ -100,6 +100,7 @@ void ServiceRuntime::on_pod_bound(PodId id) {
   } else {
     model_.add_replica(ReplicaSpec{.id = id, .rates = rates_for(node)}, std::nullopt);
   }
+  position_.emplace(id, pods_.size());
   pods_.push_back(TrackedPod{.pod = id});
   cluster_.hold(id);  // scraped and drained until untracked, even once it has ended
 }
@@ -126,14 +127,13 @@ void ServiceRuntime::on_replica_drained(ReplicaId replica, SimTime now) {
 
 // ---- Metrics ---------------------------------------------------------------------------------
 
-ServiceRuntime::TrackedPod* ServiceRuntime::tracked(PodId pod) {
-  auto it =
-      std::find_if(pods_.begin(), pods_.end(), [&](const TrackedPod& t) { return t.pod == pod; });
-  return it == pods_.end() ? nullptr : &*it;
+const ServiceRuntime::TrackedPod* ServiceRuntime::tracked(PodId pod) const {
+  auto it = position_.find(pod);
+  return it == position_.end() ? nullptr : &pods_[it->second];
 }
 
 void ServiceRuntime::untrack(PodId id, SimTime now) {
-  TrackedPod* t = tracked(id);
+  const TrackedPod* t = tracked(id);
   if (t == nullptr) return;
   if (t->series) {
     // The target is gone: its series end at once rather than after the lookback delta.
@@ -144,7 +144,10 @@ void ServiceRuntime::untrack(PodId id, SimTime now) {
       metrics_.mark_stale(t->kv_cache_v1, now);
     }
   }
-  pods_.erase(pods_.begin() + (t - pods_.data()));
+  const auto at = static_cast<std::size_t>(t - pods_.data());
+  pods_.erase(pods_.begin() + static_cast<std::ptrdiff_t>(at));
+  position_.erase(id);
+  for (std::size_t i = at; i < pods_.size(); ++i) position_[pods_[i].pod] = i;
   cluster_.release(id);
 }
 
@@ -205,9 +208,8 @@ void ServiceRuntime::scrape(SimTime now) {
 }
 
 std::optional<double> ServiceRuntime::busy_fraction(PodId pod) const {
-  for (const TrackedPod& t : pods_)
-    if (t.pod == pod) return t.busy_fraction;
-  return std::nullopt;
+  const TrackedPod* t = tracked(pod);
+  return t != nullptr ? t->busy_fraction : std::nullopt;
 }
 
 // ---- Reporting -------------------------------------------------------------------------------

@@ -383,12 +383,18 @@ void WorkloadController::scale(WorkloadId deployment, std::int32_t replicas,
 void WorkloadController::scale_down(State& s, std::size_t count, bool old_only, bool unready_only) {
   std::vector<ScaleDownCandidate> candidates;
   candidates.reserve(s.pods.size());
+  // The nodes of the workload's pods, sorted: a pod's colocated count is its node's run.
+  std::vector<NodeId> nodes;
+  nodes.reserve(s.pods.size());
+  for (PodId id : s.pods) nodes.push_back(cluster_.pod(id).node);
+  std::sort(nodes.begin(), nodes.end());
   for (PodId id : s.pods) {
     const Pod& p = cluster_.pod(id);
     if ((old_only && current(s, id)) || (unready_only && p.ready)) continue;
     std::int32_t colocated = 0;
     if (p.node != kNoNode) {
-      for (PodId other : s.pods) colocated += cluster_.pod(other).node == p.node ? 1 : 0;
+      const auto [first, last] = std::equal_range(nodes.begin(), nodes.end(), p.node);
+      colocated = static_cast<std::int32_t>(last - first);
     }
     candidates.push_back({.id = id,
                           .assigned = p.node != kNoNode,

@@ -224,6 +224,9 @@ class Cluster {
   // Changes whenever nodes or pods do (Karpenter's consolidation state): a consolidation pass
   // that found nothing need not run again until it changes.
   std::uint64_t revision() const { return revision_; }
+  // Changes whenever a pod is created, ends, turns Ready or unready, or starts terminating: what
+  // a PodDisruptionBudget's status counts.
+  std::uint64_t pod_status_revision() const { return pod_status_revision_; }
 
   // ---- Workloads, nodes and pods come into being ----
   WorkloadId add_workload(WorkloadRecord record);
@@ -275,7 +278,10 @@ class Cluster {
   void pod_started(PodId pod) { at(pod).started = true; }
   void pod_ready(PodId pod, SimTime now);
   // It leaves the endpoints (draining, or about to exit).
-  void pod_unready(PodId pod) { at(pod).ready = false; }
+  void pod_unready(PodId pod) {
+    ++pod_status_revision_;
+    at(pod).ready = false;
+  }
   // Its controller deleted it: it finishes its grace period before it leaves the node. A pod
   // event for Karpenter's consolidateAfter clock.
   void pod_terminating(PodId pod, SimTime now);
@@ -315,6 +321,7 @@ class Cluster {
   PodId next_pod_id_ = 0;
   std::vector<PodId> ended_;  // ended since the last collect, held or not
   std::uint64_t revision_ = 0;
+  std::uint64_t pod_status_revision_ = 0;
 };
 
 }  // namespace fleetsim

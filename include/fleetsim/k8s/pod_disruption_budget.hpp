@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,7 +24,10 @@ struct PdbStatus {
 };
 
 // The run's PDBs, evaluated against the cluster on demand: evicted pods leave at once, so every
-// eviction is counted by the next evaluation (no DisruptedPods bookkeeping is needed).
+// eviction is counted by the next evaluation (no DisruptedPods bookkeeping is needed). Statuses
+// are computed for every PDB in one walk over the pods, again only once a pod's status changed,
+// as the disruption controller keeps them current and Karpenter reads them once per pass
+// (pdb.NewLimits): a pass over every candidate's pods costs a walk, not a walk per pod.
 class PodDisruptionBudgets {
  public:
   PodDisruptionBudgets(const Cluster& cluster, std::vector<PodDisruptionBudgetSpec> specs);
@@ -35,7 +39,7 @@ class PodDisruptionBudgets {
   // at once), a stand-in for the controllers' scale; healthy ones are Ready and not terminating.
   // Percentages round up (GetScaledValueFromIntOrPercent); allowed = max(0, healthy − desired).
   PdbStatus status(std::size_t pdb) const;
-  // Indices of the PDBs that select the pod.
+  // Indices of the PDBs that select the pod, ascending.
   std::vector<std::size_t> covering(const Pod& pod) const;
 
   // The eviction API's answer now: a pod that is not running yet, or is terminating, goes
@@ -49,10 +53,26 @@ class PodDisruptionBudgets {
   std::optional<std::string> blocking(const Pod& pod) const;
 
  private:
+  // A namespace's PDBs by one pair of their matchLabels (a pod lacking it cannot match), and
+  // those whose selector has none.
+  struct NamespaceIndex {
+    std::map<std::string, std::map<std::string, std::vector<std::size_t>, std::less<>>, std::less<>>
+        by_label;
+    std::vector<std::size_t> unkeyed;
+  };
+
   bool selects(const PodDisruptionBudgetSpec& pdb, const Pod& pod) const;
+  // covering() into `out` (cleared first), without allocating once `out` has grown.
+  void covering(const Pod& pod, std::vector<std::size_t>& out) const;
+  void refresh_statuses() const;
 
   const Cluster& cluster_;
   std::vector<PodDisruptionBudgetSpec> specs_;
+  std::map<std::string, NamespaceIndex, std::less<>> index_;
+  mutable std::vector<PdbStatus> statuses_;
+  mutable std::uint64_t statuses_revision_ = 0;
+  mutable bool statuses_valid_ = false;
+  mutable std::vector<std::size_t> covering_;  // blocking()'s and eviction_allowed()'s scratch
 };
 
 }  // namespace fleetsim

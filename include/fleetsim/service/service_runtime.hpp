@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "fleetsim/autoscaling/metrics_store.hpp"
@@ -90,7 +91,7 @@ class ServiceRuntime final : public PodWorkListener,
   bool has_engine() const;
   // The mean KV-cache use of the Ready replicas now; nullopt without any or without the engine.
   std::optional<double> mean_kv_cache_usage() const;
-  TrackedPod* tracked(PodId pod);
+  const TrackedPod* tracked(PodId pod) const;
   LlmRates rates_for(const Node& node) const;
   // The step costs of a replica on the node's type (the engine model), made at the first use.
   const StepCost& engine_for(const Node& node);
@@ -112,6 +113,8 @@ class ServiceRuntime final : public PodWorkListener,
   ServingModel model_;
   ServingStats stats_;
   std::vector<TrackedPod> pods_;  // bound pods with a replica, by bind order
+  // Each tracked pod's index in pods_: lookups only, never iterated.
+  std::unordered_map<PodId, std::size_t> position_;
   SeriesId requests_series_ = 0;  // the gateway's view of the service
   SeriesId queue_series_ = 0;
   SimTime last_scrape_{};

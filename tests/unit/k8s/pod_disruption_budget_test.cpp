@@ -132,3 +132,39 @@ TEST_CASE(
   CHECK_FALSE(two.eviction_allowed(rig.cluster.pod(c)));
   CHECK(two.blocking(rig.cluster.pod(c)) == "default/web");
 }
+
+TEST_CASE(
+    "a pod is covered only by selectors it matches in full and a status follows each change "
+    "of the pods it counts",
+    "[k8s][pdb]") {
+  PdbRig rig;
+  const Labels front{{"app", "web"}, {"tier", "front"}};
+  const PodId plain = rig.ready_pod();  // app=web only
+  Pod p{.name = "front",
+        .spec = rig.specs.add(pod_requests(100, 128)),
+        .labels = &front,
+        .namespace_name = "default"};
+  const PodId f = rig.cluster.add_pod(std::move(p));
+  rig.cluster.bind(f, rig.node, kSimStart);
+  PodDisruptionBudgetSpec both = web_pdb(IntOrPercent{.value = 1});
+  both.name = "front";
+  both.selector->match_labels.emplace("tier", "front");
+  PodDisruptionBudgetSpec expression = web_pdb(IntOrPercent{.value = 1});
+  expression.name = "any-app";
+  expression.selector = LabelSelector{
+      .match_expressions = {{.key = "app", .op = Operator::In, .values = {"db", "web"}}}};
+  PodDisruptionBudgets pdbs(rig.cluster, {both, expression});
+  CHECK(pdbs.covering(rig.cluster.pod(plain)) == std::vector<std::size_t>{1});
+  CHECK(pdbs.covering(rig.cluster.pod(f)) == std::vector<std::size_t>{0, 1});
+  CHECK(pdbs.status(1).expected == 2);
+  CHECK(pdbs.status(1).healthy == 1);  // f is not Ready yet
+  CHECK(pdbs.status(0).allowed == 0);  // minAvailable 1 of 1, and f is not Ready
+  rig.cluster.pod_ready(f, kSimStart);
+  CHECK(pdbs.status(1).healthy == 2);
+  CHECK(pdbs.status(0).allowed == 0);
+  rig.cluster.pod_terminating(plain, kSimStart);
+  CHECK(pdbs.status(1).healthy == 1);
+  CHECK(pdbs.status(1).expected == 2);
+  rig.ready_pod(rig.other);  // app=db
+  CHECK(pdbs.status(1).expected == 3);
+}

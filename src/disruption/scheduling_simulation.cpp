@@ -65,7 +65,11 @@ void SchedulingSimulation::take_snapshot_at(SimTime now) {
     }
   }
   base_pod_count_ = snapshot_.pods.size();
+  base_reads_bound_ =
+      std::any_of(snapshot_.pods.begin(), snapshot_.pods.end(), reads_bound_pods) ||
+      std::any_of(snapshot_.bound.begin(), snapshot_.bound.end(), repels_pending_pods);
   node_order_ = solver_node_order(snapshot_.nodes);
+  node_zones_ = solver_node_zones(*context_, snapshot_.nodes);
 }
 
 std::optional<std::vector<NewNodeClaim>> SchedulingSimulation::run(
@@ -83,8 +87,13 @@ std::optional<std::vector<NewNodeClaim>> SchedulingSimulation::run(
     }
   }
   SolveInput input = snapshot_.input(cloud_.usable_offerings(), cloud_.offering_prices());
+  const bool reads_bound =
+      base_reads_bound_ ||
+      std::any_of(snapshot_.pods.begin() + base_pod_count_, snapshot_.pods.end(), reads_bound_pods);
+  if (!reads_bound) input.bound_pods = {};
   input.node_removed = removed_;
   input.node_order = node_order_;
+  input.node_zones = node_zones_;
   SolveResult result = scheduler_->solve(input);
   for (const Candidate& c : candidates) removed_[slot_of_node_[c.node]] = 0;
 

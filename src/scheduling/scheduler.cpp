@@ -170,10 +170,15 @@ struct Scheduler::State {
       node_order = solver_node_order(in().nodes);
     }
     node_available.resize(in().nodes.size());
+    const bool zones_known = in().node_zones.size() == in().nodes.size();
     for (std::size_t i = 0; i < in().nodes.size(); ++i) {
       node_available[i] = in().nodes[i].available;
       if (in().removed(static_cast<std::uint32_t>(i))) continue;
-      if (auto z = ctx.zone_index(in().nodes[i].zone)) zone_universe |= 1ULL << *z;
+      if (zones_known) {
+        if (in().node_zones[i] >= 0) zone_universe |= 1ULL << in().node_zones[i];
+      } else if (auto z = ctx.zone_index(in().nodes[i].zone)) {
+        zone_universe |= 1ULL << *z;
+      }
     }
   }
 
@@ -774,6 +779,14 @@ std::vector<std::uint32_t> solver_node_order(std::span<const ExistingNode> nodes
     return na.name < nb.name;
   });
   return order;
+}
+
+std::vector<std::int8_t> solver_node_zones(const SchedulingContext& context,
+                                           std::span<const ExistingNode> nodes) {
+  std::vector<std::int8_t> zones(nodes.size(), -1);
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    if (auto z = context.zone_index(nodes[i].zone)) zones[i] = static_cast<std::int8_t>(*z);
+  return zones;
 }
 
 Scheduler::Scheduler(const SchedulingContext& context, SchedulerOptions options)

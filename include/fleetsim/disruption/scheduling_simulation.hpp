@@ -50,9 +50,11 @@ class SchedulingSimulation {
   ClusterSnapshot snapshot_;
   std::size_t pending_count_ = 0;
   std::size_t base_pod_count_ = 0;
+  bool base_reads_bound_ = false;  // the snapshot's pods or bound pods make solves read bound ones
   std::vector<std::uint32_t> slot_of_node_;  // NodeId → snapshot node index
   std::vector<std::uint8_t> removed_;
   std::vector<std::uint32_t> node_order_;  // the solver's order of the snapshot's nodes
+  std::vector<std::int8_t> node_zones_;    // and their zones
   std::vector<std::uint8_t> under_consolidate_after_;
   std::vector<NodeId> destinations_;
   std::uint64_t revision_ = UINT64_MAX;

@@ -20,6 +20,10 @@ struct SchedulerOptions {
 // Existing nodes in the order the solver tries them: initialized first, then by name. A caller
 // that solves the same nodes many times computes it once (SolveInput::node_order).
 std::vector<std::uint32_t> solver_node_order(std::span<const ExistingNode> nodes);
+// Each node's zone as the context indexes it (-1: a zone it does not know), for a caller that
+// solves the same nodes many times (SolveInput::node_zones).
+std::vector<std::int8_t> solver_node_zones(const SchedulingContext& context,
+                                           std::span<const ExistingNode> nodes);
 
 // One Scheduler per simulation; solve() reuses its scratch buffers, so it is not reentrant.
 // No I/O, no clock, no logging: consolidation can call it on a copy of the cluster view.

@@ -53,6 +53,17 @@ struct BoundPod {
   std::uint32_t node = 0;  // index into SolveInput::nodes
 };
 
+// Bound pods matter to a solve only through topology spread and pod affinity: a pending pod's
+// own rules, or a bound pod's required anti-affinity. Without any, a caller may pass none and
+// spare the solve its walk over them.
+inline bool reads_bound_pods(const PendingPod& p) {
+  return !p.spec->topology_spread.empty() || !p.spec->pod_affinity.empty() ||
+         !p.spec->pod_anti_affinity.empty();
+}
+inline bool repels_pending_pods(const BoundPod& b) {
+  return b.spec != nullptr && !b.spec->pod_anti_affinity.required.empty();
+}
+
 struct SolveInput {
   bool removed(std::uint32_t node) const {
     return !node_removed.empty() && node_removed[node] != 0;
@@ -66,6 +77,8 @@ struct SolveInput {
   std::span<const std::int64_t> pool_node_count;
   // solver_node_order(nodes), when the caller has it; empty: the solver computes it.
   std::span<const std::uint32_t> node_order;
+  // solver_node_zones(context, nodes), when the caller has it; empty: the solver looks them up.
+  std::span<const std::int8_t> node_zones;
   // Per node: 1 when a consolidation simulation removes it: it takes no pod and its bound pods
   // do not count. Empty = none removed.
   std::span<const std::uint8_t> node_removed;

@@ -498,18 +498,12 @@ std::vector<ClusterAutoscaler::ScaleDownCandidate> ClusterAutoscaler::unneeded_n
   std::vector<std::uint32_t> slot(cluster_.nodes().size(), UINT32_MAX);
   for (std::uint32_t i = 0; i < view.node_ids.size(); ++i) slot[view.node_ids[i]] = i;
   const std::vector<std::uint32_t> order = solver_node_order(view.nodes);
+  const std::vector<std::int8_t> zones = solver_node_zones(*existing_context_, view.nodes);
   std::vector<std::uint8_t> removed(view.nodes.size(), 0);
-  // Bound pods matter to a fit only through topology spread and pod affinity: the moved pods'
-  // own, or a bound pod's required anti-affinity. Without any, each solve skips them.
   const bool bound_anti_affinity =
-      std::any_of(view.bound.begin(), view.bound.end(), [](const BoundPod& b) {
-        return b.spec != nullptr && !b.spec->pod_anti_affinity.required.empty();
-      });
+      std::any_of(view.bound.begin(), view.bound.end(), repels_pending_pods);
   auto needs_bound = [&](std::span<const PendingPod> pods) {
-    return bound_anti_affinity || std::any_of(pods.begin(), pods.end(), [](const PendingPod& p) {
-             return !p.spec->topology_spread.empty() || !p.spec->pod_affinity.empty() ||
-                    !p.spec->pod_anti_affinity.empty();
-           });
+    return bound_anti_affinity || std::any_of(pods.begin(), pods.end(), reads_bound_pods);
   };
   std::vector<ScaleDownCandidate> unneeded;
   for (const ScaleDownCandidate& c : candidates) {
@@ -538,6 +532,7 @@ std::vector<ClusterAutoscaler::ScaleDownCandidate> ClusterAutoscaler::unneeded_n
             .pods = to_move,
             .bound_pods = needs_bound(to_move) ? view.bound : std::span<const BoundPod>{},
             .node_order = order,
+            .node_zones = zones,
             .node_removed = removed});
         ok = result.placements.size() == to_move.size();
         if (ok) {

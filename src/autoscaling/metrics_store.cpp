@@ -53,28 +53,40 @@ SeriesId MetricsStore::series(std::string_view metric, LabelSet labels) {
     }
   }
   std::erase_if(unique, [](const Label& l) { return l.value.empty(); });
-  const std::size_t before = series_.size();
-  const SeriesId id = find_or_add(metric, unique);
-  if (series_.size() == before) return id;
+  const auto [id, made] = find_or_add(metric, unique);
+  if (!made) {
+    // A new owner keeps a retired series.
+    series_[id].retired = false;
+    for (SeriesId mirror : series_[id].mirrors) series_[mirror].retired = false;
+    return id;
+  }
   if (auto a = aliases_.find(metric); a != aliases_.end()) {
     for (const std::string& alias : a->second) {
-      const SeriesId mirror = find_or_add(alias, unique);
+      const SeriesId mirror = find_or_add(alias, unique).first;
       series_[id].mirrors.push_back(mirror);
     }
   }
   return id;
 }
 
-SeriesId MetricsStore::find_or_add(std::string_view metric, LabelSet unique) {
+std::pair<SeriesId, bool> MetricsStore::find_or_add(std::string_view metric, LabelSet unique) {
   std::string key = series_key(metric, unique);
-  if (auto it = by_key_.find(key); it != by_key_.end()) return it->second;
-  auto id = static_cast<SeriesId>(series_.size());
-  series_.push_back(Series{.metric = std::string(metric), .labels = std::move(unique)});
+  if (auto it = by_key_.find(key); it != by_key_.end()) return {it->second, false};
+  Series made{.metric = std::string(metric), .labels = std::move(unique), .created = created_++};
+  SeriesId id = 0;
+  if (freed_.empty()) {
+    id = static_cast<SeriesId>(series_.size());
+    series_.push_back(std::move(made));
+  } else {
+    id = freed_.back();
+    freed_.pop_back();
+    series_[id] = std::move(made);
+  }
   by_key_.emplace(std::move(key), id);
   auto named = by_metric_.find(metric);
   if (named == by_metric_.end()) named = by_metric_.emplace(std::string(metric), 0).first;
   named->second.push_back(id);
-  return id;
+  return {id, true};
 }
 
 void MetricsStore::add_alias(std::string alias, std::string_view metric) {
@@ -94,6 +106,7 @@ void MetricsStore::scrape(SimTime t) {
     if (s.samples.empty()) {
       s.held = false;
       unlist(holding_[i]);
+      if (s.retired) free(holding_[i]);
       holding_[i] = holding_.back();
       holding_.pop_back();
     } else {
@@ -140,17 +153,34 @@ void MetricsStore::record(SeriesId id, SimTime t, double value) {
   }
 }
 
-// series_named lists a metric's series that hold samples, in creation (id) order: a series
-// without samples matches no query, and the autoscalers read every listed series each sync.
+void MetricsStore::retire(SeriesId id, SimTime t) {
+  mark_stale(id, t);
+  series_[id].retired = true;
+  for (SeriesId mirror : series_[id].mirrors) series_[mirror].retired = true;
+}
+
+void MetricsStore::free(SeriesId id) {
+  Series& s = series_[id];
+  by_key_.erase(series_key(s.metric, s.labels));
+  s = Series{};
+  freed_.push_back(id);
+}
+
+// series_named lists a metric's series that hold samples, in creation order: a series without
+// samples matches no query, and the autoscalers read every listed series each sync.
 void MetricsStore::list(SeriesId id) {
   std::vector<SeriesId>& named = by_metric_.find(series_[id].metric)->second;
-  const auto at = std::lower_bound(named.begin(), named.end(), id);
+  const auto at =
+      std::lower_bound(named.begin(), named.end(), series_[id].created,
+                       [&](SeriesId a, std::uint64_t c) { return series_[a].created < c; });
   if (at == named.end() || *at != id) named.insert(at, id);
 }
 
 void MetricsStore::unlist(SeriesId id) {
   std::vector<SeriesId>& named = by_metric_.find(series_[id].metric)->second;
-  const auto at = std::lower_bound(named.begin(), named.end(), id);
+  const auto at =
+      std::lower_bound(named.begin(), named.end(), series_[id].created,
+                       [&](SeriesId a, std::uint64_t c) { return series_[a].created < c; });
   if (at != named.end() && *at == id) named.erase(at);
 }
 
@@ -167,6 +197,14 @@ std::span<const SeriesId> MetricsStore::series_named(std::string_view metric) co
   auto it = by_metric_.find(metric);
   if (it == by_metric_.end()) return {};
   return it->second;
+}
+
+std::vector<SeriesId> MetricsStore::all_series() const {
+  std::vector<SeriesId> out;
+  for (const auto& [metric, named] : by_metric_) out.insert(out.end(), named.begin(), named.end());
+  std::sort(out.begin(), out.end(),
+            [&](SeriesId a, SeriesId b) { return series_[a].created < series_[b].created; });
+  return out;
 }
 
 std::span<const StoredSample> MetricsStore::live(const Series& s) const {

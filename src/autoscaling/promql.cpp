@@ -699,7 +699,7 @@ void for_each_match(const MetricsStore& store, const std::vector<LabelMatcher>& 
       return;
     }
   }
-  for (SeriesId id = 0; id < store.series_count(); ++id) {
+  for (SeriesId id : store.all_series()) {
     if (series_matches(store, id, matchers)) f(id);
   }
 }

@@ -137,11 +137,10 @@ void ServiceRuntime::untrack(PodId id, SimTime now) {
   if (t == nullptr) return;
   if (t->series) {
     // The target is gone: its series end at once rather than after the lookback delta.
-    for (SeriesId s : {t->gpu_util, t->running, t->waiting, t->success})
-      metrics_.mark_stale(s, now);
+    for (SeriesId s : {t->gpu_util, t->running, t->waiting, t->success}) metrics_.retire(s, now);
     if (has_engine()) {
-      metrics_.mark_stale(t->kv_cache, now);
-      metrics_.mark_stale(t->kv_cache_v1, now);
+      metrics_.retire(t->kv_cache, now);
+      metrics_.retire(t->kv_cache_v1, now);
     }
   }
   const auto at = static_cast<std::size_t>(t - pods_.data());

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "fleetsim/core/time.hpp"
@@ -80,7 +81,11 @@ class MetricsStore {
   void record(SeriesId id, SimTime t, double value);
   // Writes a staleness marker: the series has no value from t on (a pod went away).
   void mark_stale(SeriesId id, SimTime t) { record(id, t, stale_marker()); }
+  // mark_stale, from its only owner, which forgets the id: once its samples leave retention the
+  // series is freed and its id reused, so a month of pods that come and go keeps memory flat.
+  void retire(SeriesId id, SimTime t);
 
+  // Ids in use are below it; a freed id names a series with no samples until reused.
   std::size_t series_count() const { return series_.size(); }
   const std::string& metric(SeriesId id) const { return series_[id].metric; }
   const LabelSet& labels(SeriesId id) const { return series_[id].labels; }
@@ -88,6 +93,8 @@ class MetricsStore {
   std::string_view label_value(SeriesId id, std::string_view name) const;
   // The series of one metric that hold samples, in creation order; empty when none.
   std::span<const SeriesId> series_named(std::string_view metric) const;
+  // Every series that holds samples, in creation order.
+  std::vector<SeriesId> all_series() const;
 
   // Instant selection: the last sample at or before t, if it is within the lookback delta
   // ([t − 5m, t], closed as in Prometheus 2.x) and is not a staleness marker.
@@ -106,16 +113,22 @@ class MetricsStore {
     std::vector<StoredSample> samples;  // [head, end) are live; the prefix awaits compaction
     std::size_t head = 0;
     std::vector<SeriesId> mirrors;  // the same series under each alias of its metric
+    std::uint64_t created = 0;      // creation order, which a reused id does not keep
     bool held = false;              // listed in holding_
+    bool retired = false;           // freed once it holds no sample
   };
-  SeriesId find_or_add(std::string_view metric, LabelSet unique);
+  // The series and whether it was made now.
+  std::pair<SeriesId, bool> find_or_add(std::string_view metric, LabelSet unique);
   std::span<const StoredSample> live(const Series& s) const;
   void trim(Series& s, SimTime cutoff);
   void list(SeriesId id);
   void unlist(SeriesId id);
+  void free(SeriesId id);
 
   SimDuration retention_;
   std::vector<Series> series_;
+  std::vector<SeriesId> freed_;  // ids to reuse, last freed first
+  std::uint64_t created_ = 0;
   std::vector<SeriesId> holding_;  // the series with samples, in no particular order
   std::map<std::string, SeriesId, std::less<>> by_key_;  // metric + labels, serialized
   std::map<std::string, std::vector<SeriesId>, std::less<>> by_metric_;

@@ -117,3 +117,39 @@ TEST_CASE("an alias mirrors every series of its metric, sample for sample", "[au
   CHECK_FALSE(store.instant(mirror_b, t(15)));  // the staleness marker is mirrored too
   CHECK(store.series_named("other").empty());
 }
+
+TEST_CASE(
+    "a retired series is freed once its samples leave retention and its id serves the next "
+    "new series in creation order",
+    "[autoscaling]") {
+  MetricsStore store;  // retention: the 5-minute lookback delta
+  store.add_alias("vllm:alias", "m");
+  const SeriesId a = store.series("m", {{"pod", "a"}});
+  const SeriesId b = store.series("m", {{"pod", "b"}});
+  store.record(a, t(0), 1);
+  store.record(b, t(0), 2);
+  const std::size_t slots = store.series_count();  // a, b and their mirrors
+  CHECK(slots == 4);
+  store.retire(a, t(15));
+  store.scrape(t(15 + 300));  // the marker is still within retention
+  CHECK_FALSE(store.instant(a, t(15)));
+  store.record(b, t(400), 3);
+  store.scrape(t(15 + 301));
+  // a and its mirror are gone: the name and labels are free again, no slot was added.
+  const SeriesId c = store.series("m", {{"pod", "c"}});
+  CHECK(store.series_count() == slots);
+  CHECK((c == a || store.series("m", {{"pod", "d"}}) == a));
+  store.record(c, t(400), 4);
+  // Listed after b although its id may be smaller: creation order, as before the reuse.
+  const std::span<const SeriesId> named = store.series_named("m");
+  REQUIRE(named.size() >= 2);
+  CHECK(named[0] == b);
+  CHECK(named[1] == c);
+  CHECK(store.label_value(c, "pod") == "c");
+  // A retired series that a new owner asks for again is kept.
+  store.retire(b, t(401));
+  CHECK(store.series("m", {{"pod", "b"}}) == b);
+  store.scrape(t(1000));
+  CHECK(store.series("m", {{"pod", "b"}}) == b);
+  CHECK(store.label_value(b, "pod") == "b");
+}

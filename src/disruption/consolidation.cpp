@@ -113,6 +113,18 @@ std::optional<NewNodeClaim> Consolidation::price_replacement(std::span<const Can
   }
 
   if (!keep_cheaper(claim, candidate_price)) return std::nullopt;
+  // A replacement that can launch into a reservation is held to it, as Karpenter's scheduler
+  // injects the reserved capacity type on a NodeClaim that reserved offerings (nodeclaim.go
+  // FinalizeScheduling): it does not fall back to a dearer node.
+  if (capacity & capacity_bit(CapacityType::Reserved)) {
+    Requirements reserved = claim.requirements;
+    pin_capacity_type(reserved, CapacityType::Reserved);
+    if (std::any_of(claim.types.begin(), claim.types.end(),
+                    [&](std::uint32_t t) { return cheapest_price(t, reserved) != kNoPrice; })) {
+      claim.requirements = std::move(reserved);
+      return claim;
+    }
+  }
   // Filtered on the assumption that spot launches: never fall back to a dearer on-demand node.
   if ((capacity & spot) && (capacity & on_demand))
     pin_capacity_type(claim.requirements, CapacityType::Spot);

@@ -284,3 +284,14 @@ TEST_CASE("an ODCR's instances are billed on demand after its end", "[runner]") 
   CHECK(cr.used_instance_hours ==
         Approx(1.0 - to_hours(r.nodes.launched[0].billed_from - kSimStart)));
 }
+
+// Consolidation prices a replacement with the offerings its pool may launch: a reservation its
+// EC2NodeClass does not select is no cheaper replacement (no churn onto on-demand again).
+TEST_CASE("consolidation does not count on a reservation the pool cannot use", "[runner]") {
+  const ReservationRun r(manifests("\"reserved\", \"on-demand\"", "", 1, "90m", false),
+                         reservation("count: 1, start: 0s, end: 10h, tags: {team: a}"));
+  REQUIRE(r.nodes.launched.size() == 1);
+  CHECK(r.nodes.launched[0].capacity_type == CapacityType::OnDemand);
+  REQUIRE(r.result.disruption);
+  CHECK(r.result.disruption->replacements == 0);
+}

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "fleetsim/catalog/instance_labels.hpp"
 #include "fleetsim/core/error.hpp"
 
 namespace fleetsim {
@@ -35,6 +36,47 @@ Catalog::Catalog(std::vector<InstanceType> types, std::string source)
   offering_begin_.push_back(next);
 }
 
+Catalog Catalog::with_reservations(std::vector<Reservation> reservations) const {
+  std::vector<InstanceType> types = types_;
+  for (std::size_t r = 0; r < reservations.size(); ++r) {
+    const Reservation& res = reservations[r];
+    const std::optional<std::size_t> t = index_of(res.instance_type);
+    FLEETSIM_ASSERT(t.has_value());
+    const std::optional<std::uint32_t> od =
+        find_offering(static_cast<std::uint32_t>(*t), res.zone, CapacityType::OnDemand);
+    FLEETSIM_ASSERT(od.has_value());
+    types[*t].offerings.push_back(
+        Offering{.zone = res.zone,
+                 .capacity_type = CapacityType::Reserved,
+                 .price_per_hour = offering(*od).price_per_hour / kReservedPriceDivisor,
+                 .capacity = res.count,
+                 .reservation = static_cast<std::int32_t>(r)});
+  }
+  // Reserved offerings sort after on-demand and spot; a type's reservations keep their order. A
+  // type's capacity-type label now offers `reserved` too.
+  for (InstanceType& t : types) {
+    std::stable_sort(t.offerings.begin(), t.offerings.end(),
+                     [](const Offering& a, const Offering& b) {
+                       if (a.capacity_type != b.capacity_type)
+                         return a.capacity_type < b.capacity_type;
+                       return a.zone < b.zone;
+                     });
+    if (!t.offerings.empty() && t.offerings.back().reservation >= 0)
+      t.requirements = compute_requirements(t);
+  }
+  Catalog out(std::move(types), source_);
+  out.reservation_offering_.assign(reservations.size(), 0);
+  for (std::uint32_t type = 0; type < out.types_.size(); ++type) {
+    const auto& offerings = out.types_[type].offerings;
+    for (std::size_t i = 0; i < offerings.size(); ++i)
+      if (offerings[i].reservation >= 0)
+        out.reservation_offering_[static_cast<std::size_t>(offerings[i].reservation)] =
+            out.offering_index(type, i);
+  }
+  out.reservations_ = std::move(reservations);
+  return out;
+}
+
 std::optional<std::size_t> Catalog::index_of(std::string_view name) const {
   auto it = std::lower_bound(types_.begin(), types_.end(), name,
                              [](const InstanceType& t, std::string_view n) { return t.name < n; });
@@ -60,7 +102,8 @@ std::optional<std::uint32_t> Catalog::find_offering(std::uint32_t type, std::str
                                                     CapacityType capacity_type) const {
   const auto& offerings = types_[type].offerings;
   for (std::size_t i = 0; i < offerings.size(); ++i) {
-    if (offerings[i].zone == zone && offerings[i].capacity_type == capacity_type) {
+    if (offerings[i].zone == zone && offerings[i].capacity_type == capacity_type &&
+        offerings[i].reservation < 0) {
       return offering_index(type, i);
     }
   }

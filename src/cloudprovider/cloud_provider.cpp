@@ -10,6 +10,7 @@ std::vector<Resources> allocatable_by_type(const InstanceTypeSizer& sizer,
 }
 
 std::uint32_t offering_of(const Catalog& catalog, const Node& node) {
+  if (node.reservation >= 0) return catalog.reservation_offering(node.reservation);
   const std::optional<std::uint32_t> g =
       catalog.find_offering(node.type, node.zone, node.capacity_type);
   FLEETSIM_ASSERT(g.has_value());  // a node is launched from one of its type's offerings
@@ -24,6 +25,7 @@ void launch_on_offering(Node& node, const Catalog& catalog, std::uint32_t g, dou
   node.instance_type = catalog.types()[type].name;
   node.zone = o.zone;
   node.capacity_type = o.capacity_type;
+  node.reservation = o.reservation;
   node.price_per_hour = price;
   node.allocatable = option.allocatable;
   node.daemon_overhead = option.daemon_overhead;
@@ -34,6 +36,15 @@ void launch_on_offering(Node& node, const Catalog& catalog, std::uint32_t g, dou
   node.labels.add(std::string(label::kCapacityType),
                   Requirement::single(std::string(to_string(node.capacity_type))));
   node.labels.add(catalog.types()[type].requirements);
+  if (o.reservation >= 0) {
+    // Karpenter AWS's labels of a node in a reservation (apis/v1/labels.go).
+    const Reservation& r = catalog.reservations()[static_cast<std::size_t>(o.reservation)];
+    node.labels.add(std::string(label::kCapacityReservationId), Requirement::single(r.id));
+    node.labels.add(std::string(label::kCapacityReservationType),
+                    Requirement::single(std::string(to_string(r.type))));
+    node.labels.add(std::string(label::kCapacityReservationInterruptible),
+                    Requirement::single(r.interruptible ? "true" : "false"));
+  }
 }
 
 }  // namespace fleetsim

@@ -8,14 +8,15 @@
 namespace fleetsim {
 
 double cheapest_offering_price(const SchedulingContext& context, CloudProvider& cloud,
-                               std::uint32_t type, const Requirements& r) {
+                               std::uint32_t pool, std::uint32_t type, const Requirements& r) {
   const std::uint64_t zones = context.zone_mask(r);
   const std::uint8_t capacity = SchedulingContext::capacity_mask(r);
   const std::span<const std::uint8_t> usable = cloud.usable_offerings();
   double best = std::numeric_limits<double>::infinity();
   for (const OfferingRef& o : context.offerings(type)) {
     if (!(o.capacity & capacity) || !(zones >> o.zone & 1ULL)) continue;
-    if (!usable.empty() && usable[o.global] == 0) continue;
+    if ((!usable.empty() && usable[o.global] == 0) || !pool_offers(context, pool, o.global))
+      continue;
     best = std::min(best, cloud.price(o.global));
   }
   return best;

@@ -398,8 +398,13 @@ void EfficiencyRecorder::on_offering(const SimEvent& e, const Cluster& cluster) 
   if (!type) return;
   const auto g =
       kinds_.catalog().find_offering(static_cast<std::uint32_t>(*type), e.zone, e.capacity_type);
-  if (!g) return;
-  if (e.kind == EventKind::CapacityChanged) {
+  // A reservation's price event is its end (Ec2Cloud): its nodes are billed anew below.
+  const bool reservation_ended =
+      !g && e.capacity_type == CapacityType::Reserved && e.kind == EventKind::SpotPriceChanged;
+  if (!g && !reservation_ended) return;
+  if (reservation_ended) {
+    // Nothing to reprice: reserved kinds keep Karpenter's near-zero price.
+  } else if (e.kind == EventKind::CapacityChanged) {
     offering_open_[*g] = e.capacity != 0;
   } else if (e.kind == EventKind::SpotPriceChanged) {
     offering_price_[*g] = e.price;

@@ -41,6 +41,7 @@ const std::vector<CompareRow>& compare_rows() {
       {"cost.on_demand_usd", Usd},
       {"cost.spot_usd", Usd},
       {"headroom.usd", Usd},
+      {"reservations.unused_usd", Usd},
       {"efficiency.lower_bound_usd", Usd},
       {"efficiency.gap_share", Ratio},
       {"gpu.utilization", Ratio},

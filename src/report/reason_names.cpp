@@ -18,6 +18,8 @@ std::string_view reason_name(NodeDeletionReason reason) {
       return "underutilized";
     case NodeDeletionReason::SpotInterruption:
       return "spot_interruption";
+    case NodeDeletionReason::CapacityReservationInterruption:
+      return "capacity_reservation_interruption";
     case NodeDeletionReason::ScaleDown:
       return "scale_down";
     case NodeDeletionReason::ScaleDownEmpty:

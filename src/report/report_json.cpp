@@ -119,6 +119,29 @@ Json counts(const CountByName& by_name) {
   return out;
 }
 
+Json reservations_json(const ReservationsResult& res) {
+  Json by_id = Json::object();
+  for (const ReservationResult& r : res.by_id) {
+    by_id[r.id] = Json{{"type", r.type},
+                       {"instance_type", r.instance_type},
+                       {"zone", r.zone},
+                       {"count", r.count},
+                       {"usd_per_instance_hour", round_report(r.usd_per_instance_hour)},
+                       {"window_hours", round_report(r.window_hours)},
+                       {"reserved_instance_hours", round_report(r.reserved_instance_hours)},
+                       {"used_instance_hours", round_report(r.used_instance_hours)},
+                       {"utilization", round_report(r.utilization)},
+                       {"usd", round_report(r.usd)},
+                       {"unused_usd", round_report(r.unused_usd)}};
+  }
+  return Json{{"by_id", std::move(by_id)},
+              {"reserved_instance_hours", round_report(res.reserved_instance_hours)},
+              {"used_instance_hours", round_report(res.used_instance_hours)},
+              {"utilization", round_report(res.utilization)},
+              {"usd", round_report(res.usd)},
+              {"unused_usd", round_report(res.unused_usd)}};
+}
+
 }  // namespace
 
 Json report_json(const RunResult& result) {
@@ -138,6 +161,7 @@ Json report_json(const RunResult& result) {
   cost["spot_usd"] = round_report(c.spot_usd);
   cost["ebs_usd"] = round_report(c.ebs_usd);
   if (c.management_fee_usd) cost["management_fee_usd"] = round_report(*c.management_fee_usd);
+  if (c.reservations_usd) cost["reservations_usd"] = round_report(*c.reservations_usd);
   cost["by_nodepool"] = usd_object(c.by_nodepool);
   if (c.by_nodegroup) cost["by_nodegroup"] = usd_object(*c.by_nodegroup);
   cost["by_instance_type"] = usd_object(c.by_instance_type);
@@ -190,6 +214,8 @@ Json report_json(const RunResult& result) {
 
   r["headroom"] = Json{{"node_hours", round_report(result.headroom.node_hours)},
                        {"usd", round_report(result.headroom.usd)}};
+
+  if (result.reservations) r["reservations"] = reservations_json(*result.reservations);
 
   if (result.disruption) {
     const DisruptionResult& d = *result.disruption;

@@ -92,6 +92,14 @@ std::string format_summary(const RunResult& result) {
   row(out, "  on-demand / spot / EBS",
       usd(cost.on_demand_usd) + " / " + usd(cost.spot_usd) + " / " + usd(cost.ebs_usd));
   if (cost.management_fee_usd) row(out, "  EKS Auto Mode fee", usd(*cost.management_fee_usd));
+  // Reservations are billed whole, used or not: their bill, and the part of it no node used.
+  if (result.reservations) {
+    const ReservationsResult& res = *result.reservations;
+    row(out, "  reservations",
+        fmt::format("{}  ({} unused; {:.1f}% of {:.2f} instance-hours used)", usd(res.usd),
+                    usd(res.unused_usd), 100 * res.utilization,
+                    shown(res.reserved_instance_hours)));
+  }
   std::vector<std::pair<std::string_view, double>> pools;
   for (const auto& [name, value] : cost.by_nodegroup ? *cost.by_nodegroup : cost.by_nodepool)
     pools.emplace_back(name, shown(value));

@@ -166,6 +166,14 @@ bool CostLedger::close(const Node& node, SimTime at) {
   const SimTime now = billed_until(node, *a, at);
   credit(*a, now);
 
+  if (node.reservation >= 0 &&
+      static_cast<std::size_t>(node.reservation) < reservation_windows_.size()) {
+    const Window& w = reservation_windows_[static_cast<std::size_t>(node.reservation)];
+    const SimTime from = std::max(node.billed_from, w.start);
+    const SimTime to = std::min(now, w.end);
+    if (to > from)
+      reservation_seconds_[static_cast<std::size_t>(node.reservation)] += to_seconds(to - from);
+  }
   const SimDuration lived = now - node.billed_from;
   if (lived < kMinimumBilledDuration) {
     // The minimum is billed but nobody used it: it goes to (unallocated). Auto Mode's fee has
@@ -193,6 +201,12 @@ bool CostLedger::close(const Node& node, SimTime at) {
   a->shares = {};  // release the memory: closed nodes stay in accounts_ only as a flag
   billed_.erase(std::find(billed_.begin(), billed_.end(), node.id));
   return true;
+}
+
+void CostLedger::track_reservations(std::span<const Reservation> reservations) {
+  reservation_windows_.clear();
+  for (const Reservation& r : reservations) reservation_windows_.push_back({r.start, r.end});
+  reservation_seconds_.assign(reservations.size(), 0.0);
 }
 
 void CostLedger::close_all(const Cluster& cluster, SimTime end) {

@@ -35,6 +35,19 @@ RunInfo run_info(const ScenarioConfig& config) {
       for (const NodePool& p : apply->nodepools) add_pool(p);
 
   for (const ServiceConfig& s : config.services) info.services.push_back(s.deployment);
+
+  const Catalog& catalog = *config.catalog;
+  info.reservations = catalog.reservations();
+  for (const Reservation& r : info.reservations) {
+    double rate = r.price_per_hour.value_or(0.0);
+    if (r.type == ReservationType::Default) {
+      const auto type = catalog.index_of(r.instance_type);
+      const auto od =
+          catalog.find_offering(static_cast<std::uint32_t>(*type), r.zone, CapacityType::OnDemand);
+      rate = catalog.offering(*od).price_per_hour;
+    }
+    info.reservation_rates.push_back(rate);
+  }
   return info;
 }
 
@@ -57,8 +70,11 @@ RunResult run(const ScenarioConfig& config, const RunOptions& options) {
   }
   const RunStats stats = world.run();
   RunResult result = recorder.result(stats.engine_events);
-  const double instance_usd =
-      result.cost.total_usd - result.cost.ebs_usd - result.cost.management_fee_usd.value_or(0.0);
+  // The reservations' bills are paid whatever the fleet does: like EBS, outside the actual
+  // cost and the bounds, which price reserved offerings as Karpenter does (nearly free).
+  const double instance_usd = result.cost.total_usd - result.cost.ebs_usd -
+                              result.cost.management_fee_usd.value_or(0.0) -
+                              result.cost.reservations_usd.value_or(0.0);
   result.efficiency = efficiency.result(instance_usd);
   return result;
 }

@@ -27,6 +27,7 @@ RunRecorder::RunRecorder(RunInfo info, const NodePricing& pricing,
       pool_counts_(info_.nodepools.size(), 0),
       pool_cost_rates_(info_.nodepools.size(), 0.0),
       ledger_(pricing) {
+  ledger_.track_reservations(info_.reservations);
   for (TimeseriesSink* sink : timeseries_) sink->on_columns(info_.nodepools, info_.services);
 }
 
@@ -390,6 +391,14 @@ RunResult RunRecorder::result(std::uint64_t engine_events) const {
   r.headroom = {.node_hours = ledger_.headroom_seconds() / kSecondsPerHour,
                 .usd = ledger_.headroom_usd()};
 
+  if (!info_.reservations.empty()) {
+    r.reservations = reservations_result();
+    r.cost.reservations_usd = r.reservations->usd;
+    r.cost.total_usd += r.reservations->usd;
+    if (r.reservations->usd != 0.0)
+      r.cost.by_workload[std::string(kReservationsKey)] += r.reservations->usd;
+  }
+
   r.disruption = disruption_;
   if (info_.spot_market || spot_interruption_notices_ > 0 || spot_.rebalance_recommendations > 0 ||
       spot_.launches_fell_back_to_on_demand > 0 || spot_.capacity_changes > 0 ||
@@ -399,6 +408,37 @@ RunResult RunRecorder::result(std::uint64_t engine_events) const {
   }
   r.engine.events = engine_events;
   return r;
+}
+
+ReservationsResult RunRecorder::reservations_result() const {
+  ReservationsResult out;
+  const SimTime run_end = kSimStart + info_.duration;
+  for (std::size_t i = 0; i < info_.reservations.size(); ++i) {
+    const Reservation& res = info_.reservations[i];
+    ReservationResult r{.id = res.id,
+                        .type = std::string(to_string(res.type)),
+                        .instance_type = res.instance_type,
+                        .zone = res.zone,
+                        .count = res.count,
+                        .usd_per_instance_hour = info_.reservation_rates[i]};
+    // The part of the window inside the run.
+    const SimTime from = std::max(res.start, kSimStart);
+    const SimTime to = std::min(res.end, run_end);
+    r.window_hours = to > from ? to_hours(to - from) : 0.0;
+    r.reserved_instance_hours = static_cast<double>(res.count) * r.window_hours;
+    r.used_instance_hours = ledger_.reservation_seconds()[i] / kSecondsPerHour;
+    r.utilization = safe_ratio(r.used_instance_hours, r.reserved_instance_hours);
+    r.usd = r.usd_per_instance_hour * r.reserved_instance_hours;
+    r.unused_usd =
+        r.usd_per_instance_hour * std::max(0.0, r.reserved_instance_hours - r.used_instance_hours);
+    out.reserved_instance_hours += r.reserved_instance_hours;
+    out.used_instance_hours += r.used_instance_hours;
+    out.usd += r.usd;
+    out.unused_usd += r.unused_usd;
+    out.by_id.push_back(std::move(r));
+  }
+  out.utilization = safe_ratio(out.used_instance_hours, out.reserved_instance_hours);
+  return out;
 }
 
 namespace {

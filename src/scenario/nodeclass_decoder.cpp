@@ -9,6 +9,7 @@
 
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scenario/object_meta.hpp"
+#include "fleetsim/scenario/reservation_decoder.hpp"
 
 namespace fleetsim {
 
@@ -130,6 +131,9 @@ EC2NodeClass decode_node_class(const YamlMap& manifest, DecodeContext& ctx) {
     }
     kubelet.check_unread(ctx.warnings, ctx.kind, api::KubeletConfiguration);
   }
+  // Resolved against the scenario's `reservations:` once every manifest is read.
+  if (auto terms = spec.get("capacityReservationSelectorTerms"))
+    nc.capacity_reservation_terms = decode_capacity_reservation_terms(*terms);
   if (auto subnets = spec.get("subnetSelectorTerms")) {
     ctx.warn(WarningCode::SubnetsNotResolved, *subnets,
              "subnets are not resolved to zones: nodes launch in every zone the NodePool allows "

@@ -25,6 +25,7 @@
 #include "fleetsim/scenario/manifest_loader.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scenario/priority_resolver.hpp"
+#include "fleetsim/scenario/reservation_decoder.hpp"
 #include "fleetsim/scenario/scenario_sections.hpp"
 #include "fleetsim/scenario/scenario_validation.hpp"
 #include "fleetsim/scenario/scheduler_profiles.hpp"
@@ -37,7 +38,7 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<std::string_view, 26> kTopLevelKeys{"name",
+constexpr std::array<std::string_view, 27> kTopLevelKeys{"name",
                                                          "seed",
                                                          "start",
                                                          "duration",
@@ -57,6 +58,7 @@ constexpr std::array<std::string_view, 26> kTopLevelKeys{"name",
                                                          "karpenter",
                                                          "cluster_autoscaler",
                                                          "spot",
+                                                         "reservations",
                                                          "kube_controller_manager",
                                                          "metrics",
                                                          "gates",
@@ -398,7 +400,28 @@ void read_catalog(const YamlMap& top, const SectionContext& sc,
     catalog = std::move(auto_mode.catalog);
     cfg.management_fee_by_type = std::move(auto_mode.fee_by_type);
   }
+  if (auto reservations = top.get("reservations")) {
+    std::vector<Reservation> list = decode_reservations(*reservations, catalog);
+    if (!list.empty() && cfg.provisioner != ProvisionerKind::Karpenter)
+      reservations->fail(
+          "reservations are modelled for provisioner: karpenter only (its "
+          "capacityReservationSelectorTerms)");
+    catalog = catalog.with_reservations(std::move(list));
+  }
   cfg.catalog = std::make_shared<const Catalog>(std::move(catalog));
+}
+
+// Each EC2NodeClass (those of scripted applies too) gets the reservations its
+// capacityReservationSelectorTerms select.
+void resolve_reservations(ScenarioConfig& cfg) {
+  const auto& reservations = cfg.catalog->reservations();
+  auto resolve = [&](std::vector<EC2NodeClass>& classes) {
+    for (EC2NodeClass& nc : classes)
+      nc.reservations = select_reservations(nc.capacity_reservation_terms, reservations);
+  };
+  resolve(cfg.node_classes);
+  for (ScriptedEvent& e : cfg.events)
+    if (auto* apply = std::get_if<ApplyManifestsEvent>(&e.action)) resolve(apply->node_classes);
 }
 
 // What the scenario's sections decode to before they are resolved against one another.
@@ -743,6 +766,7 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   read_cluster_autoscaler(top, set, cfg, warnings);
   adopt_scheduler_profiles(std::move(set.scheduler_config), cfg, warnings);
   adopt_manifests(set, cfg);
+  resolve_reservations(cfg);
   read_phase_offsets(top, cfg);
   if (const std::optional<YamlValue> v = top.get("api_latency"))
     cfg.termination.api_latency = decode_api_latency(*v);

@@ -151,13 +151,18 @@ struct Scheduler::State {
     result = SolveResult{};
   }
 
-  bool offering_usable(const OfferingRef& o) const {
-    return in().offering_usable.empty() || in().offering_usable[o.global] != 0;
+  // Usable now, and by the pool: a reservation's offering only where its NodeClass selects it.
+  bool offering_usable(std::uint32_t pool, const OfferingRef& o) const {
+    const std::vector<std::uint8_t>& allowed = ctx.pools()[pool].offering_allowed;
+    return (in().offering_usable.empty() || in().offering_usable[o.global] != 0) &&
+           (allowed.empty() || allowed[o.global] != 0);
   }
 
-  bool has_offering(std::uint32_t type, std::uint64_t zones, std::uint8_t capacity) const {
+  bool has_offering(std::uint32_t pool, std::uint32_t type, std::uint64_t zones,
+                    std::uint8_t capacity) const {
     for (const OfferingRef& o : ctx.offerings(type))
-      if ((zones >> o.zone & 1ULL) && (o.capacity & capacity) && offering_usable(o)) return true;
+      if ((zones >> o.zone & 1ULL) && (o.capacity & capacity) && offering_usable(pool, o))
+        return true;
     return false;
   }
 
@@ -220,7 +225,7 @@ struct Scheduler::State {
         // A type whose DaemonSets alone overflow it hosts no pod; leaving it out lets narrow()
         // compare only the resources a claim's pods request.
         if (within_limits(pool, types[t].capacity) && Resources{}.fits_in(tpl.room[t]) &&
-            has_offering(type, tpl.zone_mask, tpl.capacity_mask))
+            has_offering(pool, type, tpl.zone_mask, tpl.capacity_mask))
           out.push_back(type);
       });
       pool_types_stale[pool] = false;
@@ -239,7 +244,7 @@ struct Scheduler::State {
     OfferedTypes& o = offered.emplace_back(
         OfferedTypes{.pool = pool, .zones = zones, .capacity = capacity, .types = {}});
     for (std::uint32_t t : launchable)
-      if (has_offering(t, zones, capacity)) o.types.push_back(t);
+      if (has_offering(pool, t, zones, capacity)) o.types.push_back(t);
     return o.types;
   }
 
@@ -378,7 +383,7 @@ struct Scheduler::State {
       const Resources& room = tpl.room[t];
       bool keep = v == nullptr || v->types.test(t);
       for (std::size_t i = 0; i < asked_count && keep; ++i) keep = need[asked[i]] <= room[asked[i]];
-      if (keep && check_offerings) keep = has_offering(t, zones, capacity);
+      if (keep && check_offerings) keep = has_offering(pool, t, zones, capacity);
       if (keep) {
         scratch.push_back(t);
       } else if (!recompute) {
@@ -681,7 +686,7 @@ struct Scheduler::State {
           fits_any = true;
           if (!within_limits(p, types[t].capacity)) return;
           fits_limits = true;
-          offered |= has_offering(static_cast<std::uint32_t>(t), tpl.zone_mask & v.zone_mask,
+          offered |= has_offering(p, static_cast<std::uint32_t>(t), tpl.zone_mask & v.zone_mask,
                                   tpl.capacity_mask & v.capacity_mask);
         });
         if (!fits_any) {
@@ -706,10 +711,12 @@ struct Scheduler::State {
   }
 
   // The cheapest usable offering of `t` within the masks, or -1.
-  double cheapest_offering(std::uint32_t t, std::uint64_t zones, std::uint8_t capacity) const {
+  double cheapest_offering(std::uint32_t pool, std::uint32_t t, std::uint64_t zones,
+                           std::uint8_t capacity) const {
     double best = -1;
     for (const OfferingRef& o : ctx.offerings(t)) {
-      if (!(zones >> o.zone & 1ULL) || !(o.capacity & capacity) || !offering_usable(o)) continue;
+      if (!(zones >> o.zone & 1ULL) || !(o.capacity & capacity) || !offering_usable(pool, o))
+        continue;
       const double price = in().offering_prices.empty() ? o.price : in().offering_prices[o.global];
       if (best < 0 || price < best) best = price;
     }
@@ -724,7 +731,7 @@ struct Scheduler::State {
     std::vector<std::pair<double, std::uint32_t>> priced;
     ctx.pools()[pool].types.for_each([&](std::size_t t) {
       auto type = static_cast<std::uint32_t>(t);
-      priced.emplace_back(cheapest_offering(type, zones, capacity), type);
+      priced.emplace_back(cheapest_offering(pool, type, zones, capacity), type);
     });
     std::sort(priced.begin(), priced.end(), [&](const auto& a, const auto& b) {
       if (a.first != b.first) return a.first < b.first;

@@ -6,7 +6,8 @@ namespace fleetsim {
 
 SchedulingContext::SchedulingContext(const Catalog& catalog, std::span<const NodePool> pools,
                                      std::span<const DaemonSet> daemonsets,
-                                     std::span<const std::vector<Resources>> allocatable)
+                                     std::span<const std::vector<Resources>> allocatable,
+                                     std::span<const std::vector<std::uint8_t>> offering_allowed)
     : catalog_(&catalog) {
   zones_ = catalog.zones();
   FLEETSIM_ASSERT(zones_.size() <= kMaxZones);  // the catalog loader refuses more
@@ -31,6 +32,7 @@ SchedulingContext::SchedulingContext(const Catalog& catalog, std::span<const Nod
       for (const InstanceType& t : types) tpl.allocatable.push_back(t.allocatable);
     }
     tpl.pool = &pool;
+    if (p < offering_allowed.size()) tpl.offering_allowed = offering_allowed[p];
     tpl.requirements = pool.requirements;
     for (const auto& [k, v] : pool.labels) tpl.requirements.add(k, Requirement::single(v));
     tpl.requirements.add(std::string(label::kNodePool), pool.node_group

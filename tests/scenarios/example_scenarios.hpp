@@ -27,7 +27,10 @@ inline const std::vector<std::string> kExampleScenarios = {
     "headroom/karpenter-no-headroom",
     "headroom/karpenter-balloon",
     "headroom/cluster-autoscaler-no-headroom",
-    "headroom/cluster-autoscaler-balloon"};
+    "headroom/cluster-autoscaler-balloon",
+    "reservations/on-demand",
+    "reservations/capacity-block",
+    "reservations/odcr"};
 
 inline std::filesystem::path example_scenario_file(const std::filesystem::path& root,
                                                    const std::string& name) {

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fleetsim/catalog/reservations.hpp"
 #include "fleetsim/core/resources.hpp"
 #include "fleetsim/k8s/capacity_type.hpp"
 #include "fleetsim/k8s/requirements.hpp"
@@ -22,6 +23,8 @@ struct Offering {
   double price_per_hour = 0.0;             // USD
   std::string interruption_bucket{};       // Spot Advisor band ("<5%", …); empty for on-demand
   std::optional<std::int64_t> capacity{};  // most instances at once; nullopt = unlimited
+  // The scenario's reservation this reserved offering sells (Catalog::reservations()), or -1.
+  std::int32_t reservation = -1;
 };
 
 struct InstanceType {
@@ -62,6 +65,14 @@ class Catalog {
   Catalog() = default;
   explicit Catalog(std::vector<InstanceType> types, std::string source = {});
 
+  // This catalog with one reserved offering per reservation (its type, zone and count, priced
+  // as Karpenter AWS prices it: the type's on-demand price there ÷ 10,000,000). The caller has
+  // checked that each reservation's type exists and is sold on demand in its zone.
+  Catalog with_reservations(std::vector<Reservation> reservations) const;
+  const std::vector<Reservation>& reservations() const { return reservations_; }
+  // The global offering of reservation `r`.
+  std::uint32_t reservation_offering(std::size_t r) const { return reservation_offering_[r]; }
+
   // Types sorted by name; the index of a type is stable for the catalog's life.
   const std::vector<InstanceType>& types() const { return types_; }
   const InstanceType* find(std::string_view name) const;
@@ -76,7 +87,8 @@ class Catalog {
   std::uint32_t offering_index(std::uint32_t type, std::size_t i) const {
     return offering_begin_[type] + static_cast<std::uint32_t>(i);
   }
-  // The global index of a type's offering in a zone and capacity type, if it is sold there.
+  // The global index of a type's offering in a zone and capacity type, if it is sold there (a
+  // reservation's offering is found only through reservation_offering).
   std::optional<std::uint32_t> find_offering(std::uint32_t type, std::string_view zone,
                                              CapacityType capacity_type) const;
   // The type of a global offering index, and the offering.
@@ -90,6 +102,8 @@ class Catalog {
   std::vector<InstanceType> types_;
   std::vector<std::uint32_t> offering_begin_{0};  // per type, plus one end marker
   std::string source_;
+  std::vector<Reservation> reservations_;
+  std::vector<std::uint32_t> reservation_offering_;
 };
 
 }  // namespace fleetsim

@@ -58,11 +58,17 @@ struct LaunchRequest {
   Node node;
   Requirements requirements;
   std::span<const InstanceTypeOption> types;
+  // Per global offering: 1 where the NodeClass may launch it (its capacityReservationSelectorTerms
+  // select the reservation); empty = every offering.
+  std::span<const std::uint8_t> offering_allowed{};
 };
 
 // What the provider tells the cluster's controllers about an instance before it acts.
 enum class CloudNoticeKind : std::uint8_t {
   SpotInterruption,  // the instance stops at `terminates_at`
+  // Its reservation takes it back at `terminates_at`: a Capacity Block expiring, or an
+  // interruptible reservation reclaimed.
+  CapacityReservationInterruption,
 };
 
 struct CloudNotice {

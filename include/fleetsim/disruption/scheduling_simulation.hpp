@@ -15,9 +15,15 @@
 namespace fleetsim {
 
 // The cheapest offering price now of a type within a claim's requirements (zones, capacity
-// types), among offerings the provider can launch; +∞ when none.
+// types), among offerings the provider can launch for `pool` (a reservation only where its
+// EC2NodeClass selects it); +∞ when none.
 double cheapest_offering_price(const SchedulingContext& context, CloudProvider& cloud,
-                               std::uint32_t type, const Requirements& r);
+                               std::uint32_t pool, std::uint32_t type, const Requirements& r);
+// Whether `pool` may launch global offering `g` (PoolTemplate::offering_allowed).
+inline bool pool_offers(const SchedulingContext& context, std::uint32_t pool, std::uint32_t g) {
+  const std::vector<std::uint8_t>& allowed = context.pools()[pool].offering_allowed;
+  return allowed.empty() || allowed[g] != 0;
+}
 
 // The cluster's snapshot is taken once per instant and cluster revision and reused by every
 // simulation of a pass; a simulation only changes which nodes are removed and which pods move.

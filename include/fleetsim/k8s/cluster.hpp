@@ -57,6 +57,9 @@ struct Node {
   // capacity or cached unavailable.
   bool spot_fallback = false;
   std::string zone;
+  // The scenario's reservation it runs in (Catalog::reservations()), or -1: its instance is
+  // billed by the reservation, not by the hour.
+  std::int32_t reservation = -1;
   double price_per_hour = 0.0;
   NodePhase phase = NodePhase::Launching;
   bool initialized = false;  // reached Initialized (stays true while deleting)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -89,11 +90,27 @@ struct BlockDevice {
   std::int64_t throughput_mibps = 0;  // gp3 only; 0 = baseline 125
 };
 
+// spec.capacityReservationSelectorTerms[]: a term selects by `id`, or by `tags` and
+// `instanceMatchCriteria` (each optional, at least one given) within `ownerID` when given
+// (Karpenter AWS capacityreservation QueriesFromSelectorTerms).
+struct CapacityReservationSelectorTerm {
+  std::string id;
+  std::map<std::string, std::string, std::less<>> tags;  // "*" matches any value of the key
+  std::string owner_id;
+  std::string instance_match_criteria;  // "open", "targeted" or empty
+  friend bool operator==(const CapacityReservationSelectorTerm&,
+                         const CapacityReservationSelectorTerm&) = default;
+};
+
 struct EC2NodeClass {
   std::string name;
   bool auto_mode = false;  // an EKS Auto Mode NodeClass (eks.amazonaws.com/v1), not an EC2NodeClass
   std::vector<BlockDevice> block_devices;  // empty = the AMI default (a 20 GiB gp3 root)
   std::optional<std::int64_t> max_pods;    // kubelet.maxPods
+  std::vector<CapacityReservationSelectorTerm> capacity_reservation_terms;
+  // The scenario's reservations the terms select (indices into Catalog::reservations()),
+  // resolved by the scenario loader.
+  std::vector<std::int32_t> reservations;
   // The whole spec, hashed with map keys in order: a NodeClaim whose EC2NodeClass changed since
   // its launch is drifted (Karpenter AWS compares its static-field hash and resolved AMIs,
   // subnets and security groups; any spec change stands for them here).

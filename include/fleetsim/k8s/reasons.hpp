@@ -15,6 +15,9 @@ enum class NodeDeletionReason : std::uint8_t {
   Empty,
   Underutilized,
   SpotInterruption,
+  // A reservation takes its instances back: a Capacity Block expiring (Karpenter AWS's
+  // expiration controller) or an interruptible reservation reclaimed (its 2-minute notice).
+  CapacityReservationInterruption,
   // The Cluster Autoscaler: an unneeded node with pods, an empty one, and an instance that did
   // not register within max-node-provision-time.
   ScaleDown,

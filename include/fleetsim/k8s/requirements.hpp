@@ -128,6 +128,12 @@ inline constexpr std::string_view kAcceleratorManufacturer =
     "karpenter.k8s.aws/instance-accelerator-manufacturer";
 inline constexpr std::string_view kAcceleratorCount =
     "karpenter.k8s.aws/instance-accelerator-count";
+inline constexpr std::string_view kCapacityReservationId =
+    "karpenter.k8s.aws/capacity-reservation-id";
+inline constexpr std::string_view kCapacityReservationType =
+    "karpenter.k8s.aws/capacity-reservation-type";
+inline constexpr std::string_view kCapacityReservationInterruptible =
+    "karpenter.k8s.aws/capacity-reservation-interruptible";
 inline constexpr std::string_view kCapacityTypeSpot = "spot";
 inline constexpr std::string_view kCapacityTypeOnDemand = "on-demand";
 }  // namespace label

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,8 @@ inline constexpr SimDuration kMinimumBilledDuration = seconds(60);
 
 // The key of by_workload that takes what no workload requested, and the minimum-billing top-up.
 inline constexpr std::string_view kUnallocatedKey = "(unallocated)";
+// The key of by_workload that takes the reservations' bills.
+inline constexpr std::string_view kReservationsKey = "(reservations)";
 
 // Whether a pod's GPUs count as busy for as long as it is bound. A Job or bare Pod is batch
 // work that keeps its GPUs busy; a Deployment's GPUs are busy only while serving requests, which
@@ -54,6 +57,11 @@ class CostLedger {
   bool close(const Node& node, SimTime now);
   // The run ended: every node still billed is billed until `end`.
   void close_all(const Cluster& cluster, SimTime end);
+
+  // The run's reservations: closing a node launched into one adds its billed time inside the
+  // window to reservation_seconds().
+  void track_reservations(std::span<const Reservation> reservations);
+  const std::vector<double>& reservation_seconds() const { return reservation_seconds_; }
 
   // GPU-seconds of work measured outside the ledger (the serving model's busy time).
   void add_busy_gpu_seconds(double gpu_seconds) { busy_gpu_seconds_ += gpu_seconds; }
@@ -96,6 +104,12 @@ class CostLedger {
   double headroom_usd() const { return headroom_usd_; }
 
  private:
+  struct Window {
+    SimTime start, end;
+  };
+  std::vector<Window> reservation_windows_;
+  std::vector<double> reservation_seconds_;
+
   struct Share {
     WorkloadId workload;
     std::uint32_t name;  // index into workload_names_

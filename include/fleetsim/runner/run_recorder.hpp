@@ -35,6 +35,10 @@ struct RunInfo {
   // The scenario draws spot interruptions (`spot:`): report.json gets its spot section even
   // when none came.
   bool spot_market = false;
+  // The scenario's reservations, and each one's price per instance-hour as AWS bills it (the
+  // on-demand rate of an ODCR's type in its zone; a Capacity Block's fee).
+  std::vector<Reservation> reservations;
+  std::vector<double> reservation_rates;
 };
 
 // RunResult lists at most this many unschedulable pods (the total is given beside): enough to
@@ -94,6 +98,7 @@ class RunRecorder final : public EventSink {
 
   void on_node_event(const SimEvent& e, const Cluster& cluster);
   SlaResult sla_result() const;
+  ReservationsResult reservations_result() const;
   void on_pod_event(const SimEvent& e, const Cluster& cluster);
   void add_lost_work(const Pod& pod, const Node& node, SimDuration lost, NodeDeletionReason reason);
   PodTrack& track(PodId id);

@@ -28,6 +28,9 @@ struct CostResult {
   std::optional<UsdByName> by_nodegroup;  // Cluster Autoscaler runs: by eksctl node group
   // EKS Auto Mode runs: its management fee, part of total_usd (and of the breakdowns by node).
   std::optional<double> management_fee_usd;
+  // Runs with reservations: their bills (RunResult::reservations), part of total_usd and of
+  // by_workload (as kReservationsKey); the nodes in them cost nothing more while covered.
+  std::optional<double> reservations_usd;
   UsdByName by_instance_type;
   UsdByName by_capacity_type;
   // By workload name, with what no workload requested under kUnallocatedKey: sums to total_usd.
@@ -153,6 +156,33 @@ struct HeadroomResult {
   double usd = 0.0;
 };
 
+// Reservations billed as AWS bills them, over the part of each window inside the run: an ODCR
+// the on-demand rate for every reserved instance, used or not; a Capacity Block its fee per
+// instance-hour. Used instance-hours are the billed time of the nodes launched into it.
+struct ReservationResult {
+  std::string id;
+  std::string type;  // default | capacity-block
+  std::string instance_type;
+  std::string zone;
+  std::int64_t count = 0;
+  double usd_per_instance_hour = 0.0;
+  double window_hours = 0.0;
+  double reserved_instance_hours = 0.0;  // count × window_hours
+  double used_instance_hours = 0.0;
+  double utilization = 0.0;  // used ÷ reserved; 0 for an empty window
+  double usd = 0.0;          // the bill
+  double unused_usd = 0.0;   // the bill's unused instance-hours
+};
+
+struct ReservationsResult {
+  std::vector<ReservationResult> by_id;  // in the scenario's order
+  double reserved_instance_hours = 0.0;
+  double used_instance_hours = 0.0;
+  double utilization = 0.0;
+  double usd = 0.0;
+  double unused_usd = 0.0;
+};
+
 struct EngineResult {
   std::uint64_t events = 0;
 };
@@ -187,7 +217,8 @@ struct SpotResult {
 };
 
 // report.json's top-level keys, in order: scenario, seed, start, duration_s, cost, efficiency,
-// gpu, sla, pods, jobs, nodes, headroom, then disruption and spot when present, then engine.
+// gpu, sla, pods, jobs, nodes, headroom, then reservations, disruption and spot when present,
+// then engine.
 struct RunResult {
   std::string scenario;
   std::uint64_t seed = 0;
@@ -201,6 +232,7 @@ struct RunResult {
   JobsResult jobs;
   NodesResult nodes;
   HeadroomResult headroom;
+  std::optional<ReservationsResult> reservations;  // runs with reservations
   std::optional<DisruptionResult> disruption;
   std::optional<SpotResult> spot;
   EngineResult engine;

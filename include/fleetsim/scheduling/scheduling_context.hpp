@@ -39,6 +39,9 @@ struct PoolTemplate {
   std::uint64_t zone_mask = 0;
   std::uint8_t capacity_mask = 0;
   bool has_prefer_no_schedule = false;
+  // Per global offering: 0 for a reservation the pool's EC2NodeClass does not select
+  // (capacityReservationSelectorTerms); empty = every offering.
+  std::vector<std::uint8_t> offering_allowed;
 };
 
 class SchedulingContext {
@@ -49,9 +52,11 @@ class SchedulingContext {
 
   // `allocatable` holds, per pool, each catalog type's allocatable as the cloud provider sizes
   // the pool's NodeClass (maxPods changes it); empty means the catalog's for every pool.
+  // `offering_allowed`, per pool, PoolTemplate::offering_allowed (empty: every offering).
   SchedulingContext(const Catalog& catalog, std::span<const NodePool> pools,
                     std::span<const DaemonSet> daemonsets,
-                    std::span<const std::vector<Resources>> allocatable = {});
+                    std::span<const std::vector<Resources>> allocatable = {},
+                    std::span<const std::vector<std::uint8_t>> offering_allowed = {});
 
   const Catalog& catalog() const { return *catalog_; }
   const std::vector<PoolTemplate>& pools() const { return pools_; }

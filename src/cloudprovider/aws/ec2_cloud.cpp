@@ -41,11 +41,71 @@ Ec2Cloud::Ec2Cloud(Simulation& sim, Cluster& cluster, ClusterBus& bus, const Cat
   capacity_.reserve(catalog.offering_count());
   for (const InstanceType& t : catalog.types())
     for (const Offering& o : t.offerings) capacity_.push_back(o.capacity);
+  schedule_reservation_ends();
+}
+
+SimTime Ec2Cloud::reclaim_time(const Reservation& r) {
+  if (r.type == ReservationType::CapacityBlock) return r.end - kCapacityBlockReclaimBefore;
+  return r.interruptible ? r.end : kNever;
+}
+
+void Ec2Cloud::schedule_reservation_ends() {
+  const auto& reservations = catalog_.reservations();
+  for (std::size_t r = 0; r < reservations.size(); ++r) {
+    const Reservation& res = reservations[r];
+    const auto subject = static_cast<std::uint32_t>(r);
+    // A Capacity Block's instances are deleted when it starts expiring, 10 minutes before EC2
+    // reclaims them (Karpenter AWS capacityreservation/expiration); an interruptible
+    // reservation's get the 2-minute notice of the spot path before it takes them back at its
+    // end; an ODCR's run on as on-demand instances after its end.
+    if (res.type == ReservationType::CapacityBlock) {
+      sim_.schedule_at(std::max(kSimStart, res.end - kCapacityBlockExpiringBefore),
+                       Phase::CloudAndNodes, *this, Tag{Step::ReservationNotice, subject}.pack());
+    } else if (res.interruptible) {
+      sim_.schedule_at(std::max(kSimStart, res.end - kSpotInterruptionWarning),
+                       Phase::CloudAndNodes, *this, Tag{Step::ReservationNotice, subject}.pack());
+    } else {
+      sim_.schedule_at(res.end, Phase::CloudAndNodes, *this,
+                       Tag{Step::ReservationEnded, subject}.pack());
+    }
+  }
+}
+
+void Ec2Cloud::on_reservation_step(Step step, std::size_t r) {
+  const Reservation& res = catalog_.reservations()[r];
+  const auto index = static_cast<std::int32_t>(r);
+  if (step == Step::ReservationNotice) {
+    // Copy: the listener deletes nodes.
+    const std::vector<NodeId> active = cluster_.active_nodes();
+    for (NodeId id : active) {
+      const Node& n = cluster_.node(id);
+      if (!n.is_live() || n.reservation != index) continue;
+      notify(CloudNotice{.kind = CloudNoticeKind::CapacityReservationInterruption,
+                         .node = id,
+                         .terminates_at = std::max(sim_.now(), reclaim_time(res))});
+    }
+    return;
+  }
+  // ReservationEnded: its instances are billed as on-demand ones from now on.
+  prices_.end_reservation_cover(r);
+  const std::uint32_t g = catalog_.reservation_offering(r);
+  bus_.emit(SimEvent{.time = sim_.now(),
+                     .kind = EventKind::SpotPriceChanged,
+                     .instance_type = res.instance_type,
+                     .zone = res.zone,
+                     .capacity_type = CapacityType::Reserved,
+                     .price = prices_.offering_price(g)});
 }
 
 std::span<const std::uint8_t> Ec2Cloud::usable_offerings() {
   const SimTime now = sim_.now();
   for (std::size_t g = 0; g < usable_.size(); ++g) usable_[g] = unavailable_until_[g] <= now;
+  const auto& reservations = catalog_.reservations();
+  for (std::size_t r = 0; r < reservations.size(); ++r) {
+    const std::uint32_t g = catalog_.reservation_offering(r);
+    if (!reservation_open(reservations[r], now) || running_[g] >= reservations[r].count)
+      usable_[g] = 0;
+  }
   return usable_;
 }
 
@@ -54,12 +114,19 @@ void Ec2Cloud::mark_unavailable(std::uint32_t global_offering) {
 }
 
 std::optional<NodeId> Ec2Cloud::launch(LaunchRequest request) {
-  const LaunchPlan plan =
-      plan_launch(prices_, request.requirements, request.types, usable_offerings());
+  std::span<const std::uint8_t> usable = usable_offerings();
+  // Only the reservations the NodeClass selects (LaunchRequest::offering_allowed).
+  std::vector<std::uint8_t> allowed;
+  if (!request.offering_allowed.empty()) {
+    allowed.assign(usable.begin(), usable.end());
+    for (std::size_t g = 0; g < allowed.size(); ++g) allowed[g] &= request.offering_allowed[g];
+    usable = allowed;
+  }
+  const LaunchPlan plan = plan_launch(prices_, request.requirements, request.types, usable);
   for (const LaunchCandidate& c : plan.candidates) {
     const std::uint32_t g = catalog_.offering_index(c.type, c.offering);
     const Offering& o = catalog_.offering(g);
-    if (unavailable_until_[g] > sim_.now()) continue;
+    if (usable[g] == 0) continue;
     if (capacity_[g] && running_[g] >= *capacity_[g]) {
       mark_unavailable(g);  // InsufficientInstanceCapacity
       continue;
@@ -138,6 +205,10 @@ void Ec2Cloud::interrupt_spot(NodeId id) {
 void Ec2Cloud::on_event(SimTime now, std::uint64_t t) {
   const Tag tag = Tag::unpack(t);
   const Step step = tag.kind;
+  if (step == Step::ReservationNotice || step == Step::ReservationEnded) {
+    on_reservation_step(step, tag.subject);
+    return;
+  }
   const NodeId id = tag.subject;
   const Node& n = cluster_.node(id);
   if (step == Step::Terminate) {
@@ -170,6 +241,8 @@ void Ec2Cloud::on_event(SimTime now, std::uint64_t t) {
       bus_.capacity_changed();
       break;
     case Step::Terminate:
+    case Step::ReservationNotice:
+    case Step::ReservationEnded:
       break;
   }
 }

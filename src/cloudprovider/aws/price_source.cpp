@@ -32,7 +32,9 @@ double per_gib_month(EbsVolumeType t) {
 }  // namespace
 
 PriceSource::PriceSource(const Catalog& catalog, std::vector<double> fee_by_type)
-    : catalog_(catalog), fee_by_type_(std::move(fee_by_type)) {
+    : catalog_(catalog),
+      fee_by_type_(std::move(fee_by_type)),
+      reservation_ended_(catalog.reservations().size(), 0) {
   FLEETSIM_ASSERT(fee_by_type_.empty() || fee_by_type_.size() == catalog.types().size());
   prices_.reserve(catalog.offering_count());
   for (const InstanceType& t : catalog.types())
@@ -40,6 +42,12 @@ PriceSource::PriceSource(const Catalog& catalog, std::vector<double> fee_by_type
 }
 
 double PriceSource::instance_per_hour(const Node& node) const {
+  if (node.reservation >= 0) {
+    if (!reservation_ended_[static_cast<std::size_t>(node.reservation)]) return 0.0;
+    const std::optional<std::uint32_t> od =
+        catalog_.find_offering(node.type, node.zone, CapacityType::OnDemand);
+    return od ? prices_[*od] : 0.0;
+  }
   return prices_[offering_of(catalog_, node)];
 }
 

@@ -13,7 +13,8 @@ namespace {
 struct NodeClassSettings {
   std::span<const BlockDevice> volumes;
   KubeletSizing kubelet;
-  std::uint64_t hash = 0;  // EC2NodeClass::spec_hash; 0 without one
+  std::uint64_t hash = 0;                      // EC2NodeClass::spec_hash; 0 without one
+  std::span<const std::int32_t> reservations;  // the reservations it selects
 };
 
 NodeClassSettings node_class_settings(std::span<const EC2NodeClass> node_classes,
@@ -23,6 +24,7 @@ NodeClassSettings node_class_settings(std::span<const EC2NodeClass> node_classes
     if (nc.name != pool.node_class) continue;
     out.volumes = nc.block_devices;
     out.hash = nc.spec_hash;
+    out.reservations = nc.reservations;
     if (nc.max_pods) out.kubelet.max_pods = static_cast<int>(*nc.max_pods);
     // The root volume sizes the node's ephemeral storage, as in Karpenter.
     if (!nc.block_devices.empty())
@@ -61,10 +63,21 @@ std::unique_ptr<SchedulingContext> make_scheduling_context(const NodePoolInputs&
   std::vector<SchedulingContext::DaemonSet> daemonsets;
   for (const Workload& ds : in.daemonsets) daemonsets.push_back({.spec = &ds.pod.spec});
   std::vector<std::vector<Resources>> allocatable;
-  for (const NodePool& pool : pools)
-    allocatable.push_back(
-        allocatable_by_type(sizer, node_class_settings(in.node_classes, pool).kubelet));
-  return std::make_unique<SchedulingContext>(in.catalog, pools, daemonsets, allocatable);
+  std::vector<std::vector<std::uint8_t>> offering_allowed;
+  for (const NodePool& pool : pools) {
+    const NodeClassSettings settings = node_class_settings(in.node_classes, pool);
+    allocatable.push_back(allocatable_by_type(sizer, settings.kubelet));
+    // A reservation's offering is the pool's only when its EC2NodeClass selects it.
+    std::vector<std::uint8_t>& allowed = offering_allowed.emplace_back();
+    if (in.catalog.reservations().empty()) continue;
+    allowed.assign(in.catalog.offering_count(), 1);
+    for (std::size_t r = 0; r < in.catalog.reservations().size(); ++r)
+      allowed[in.catalog.reservation_offering(r)] = 0;
+    for (std::int32_t r : settings.reservations)
+      allowed[in.catalog.reservation_offering(static_cast<std::size_t>(r))] = 1;
+  }
+  return std::make_unique<SchedulingContext>(in.catalog, pools, daemonsets, allocatable,
+                                             offering_allowed);
 }
 
 std::vector<PoolLaunchInfo> pool_launch_info(const NodePoolInputs& in,

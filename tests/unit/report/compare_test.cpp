@@ -37,6 +37,7 @@ TEST_CASE("compare: two golden reports side by side", "[report]") {
         "cost.on_demand_usd                           0.00            0.00       +0.00\n"
         "cost.spot_usd                              157.69          128.89     -18.26%\n"
         "headroom.usd                                 0.00            0.00       +0.00\n"
+        "reservations.unused_usd                       n/a             n/a         n/a\n"
         "efficiency.lower_bound_usd                  87.59           90.46      +3.28%\n"
         "efficiency.gap_share                     0.444532        0.298157     -32.93%\n"
         "gpu.utilization                           0.59666        0.727231     +21.88%\n"
@@ -71,6 +72,17 @@ TEST_CASE("compare: the headroom's cost and the balloons preempted (issue 27)", 
         "headroom.usd                           0.00           57.40   +57.40");
   CHECK(line_of(table, "pods.preempted") ==
         "pods.preempted                            0              52      +52");
+}
+
+TEST_CASE("compare: the reservations' unused bill (issue 27)", "[report]") {
+  const std::string table =
+      compare_table({{.name = "block", .reports = {golden("reservations/capacity-block")}},
+                     {.name = "odcr", .reports = {golden("reservations/odcr")}}});
+  INFO(table);
+  // A Capacity Block of 8 for 56 h at $31.464 and an ODCR of 8 for 72 h at $55.04, each used
+  // for the Job's 385.7 instance-hours: (448 − 385.7) × 31.464 and (576 − 385.7) × 55.04.
+  CHECK(line_of(table, "reservations.unused_usd") ==
+        "reservations.unused_usd              1960.50    10476.50  +434.38%");
 }
 
 TEST_CASE("compare: a side of several seeds shows its mean and 95% interval", "[report]") {

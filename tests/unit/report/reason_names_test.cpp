@@ -13,6 +13,8 @@ TEST_CASE("node deletion reasons keep their report names", "[report]") {
   CHECK(reason_name(NodeDeletionReason::Empty) == "empty");
   CHECK(reason_name(NodeDeletionReason::Underutilized) == "underutilized");
   CHECK(reason_name(NodeDeletionReason::SpotInterruption) == "spot_interruption");
+  CHECK(reason_name(NodeDeletionReason::CapacityReservationInterruption) ==
+        "capacity_reservation_interruption");
   CHECK(reason_name(NodeDeletionReason::ScaleDown) == "scale_down");
   CHECK(reason_name(NodeDeletionReason::ScaleDownEmpty) == "scale_down_empty");
   CHECK(reason_name(NodeDeletionReason::ScaleUpTimedOut) == "scale_up_timed_out");

@@ -209,6 +209,43 @@ TEST_CASE("the summary shows the figures as report.json rounds them", "[report]"
   CHECK(s.find("  unschedulable pods        1  (first: no \"fit\")\n") != std::string::npos);
 }
 
+TEST_CASE("reservations: report.json's block and the summary's line only when there are some",
+          "[report]") {
+  RunResult r = full_result();
+  CHECK_FALSE(report_json(r).contains("reservations"));
+  CHECK(format_summary(r).find("reservations") == std::string::npos);
+  r.reservations = ReservationsResult{.by_id = {ReservationResult{.id = "cr-0a1",
+                                                                  .type = "capacity-block",
+                                                                  .instance_type = "p5.48xlarge",
+                                                                  .zone = "us-east-1a",
+                                                                  .count = 2,
+                                                                  .usd_per_instance_hour = 31.464,
+                                                                  .window_hours = 10,
+                                                                  .reserved_instance_hours = 20,
+                                                                  .used_instance_hours = 15,
+                                                                  .utilization = 0.75,
+                                                                  .usd = 629.28,
+                                                                  .unused_usd = 157.32}},
+                                      .reserved_instance_hours = 20,
+                                      .used_instance_hours = 15,
+                                      .utilization = 0.75,
+                                      .usd = 629.28,
+                                      .unused_usd = 157.32};
+  r.cost.reservations_usd = 629.28;
+  const auto j = report_json(r);
+  CHECK(dump_json(j["cost"]["reservations_usd"], -1) == "629.28");
+  CHECK(dump_json(j["reservations"], -1) ==
+        R"({"by_id":{"cr-0a1":{"type":"capacity-block","instance_type":"p5.48xlarge",)"
+        R"("zone":"us-east-1a","count":2,"usd_per_instance_hour":31.464,"window_hours":10.0,)"
+        R"("reserved_instance_hours":20.0,"used_instance_hours":15.0,"utilization":0.75,)"
+        R"("usd":629.28,"unused_usd":157.32}},"reserved_instance_hours":20.0,)"
+        R"("used_instance_hours":15.0,"utilization":0.75,"usd":629.28,"unused_usd":157.32})");
+  const std::string s = format_summary(r);
+  INFO(s);
+  CHECK(s.find("    reservations            $629.28  ($157.32 unused; 75.0% of 20.00 "
+               "instance-hours used)\n") != std::string::npos);
+}
+
 TEST_CASE("the summary names the disruption commands' hourly rate for what it is", "[report]") {
   RunResult r = full_result();
   r.disruption = DisruptionResult{.commands_by_method = {{"emptiness", 2}},

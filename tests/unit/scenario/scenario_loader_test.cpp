@@ -152,7 +152,7 @@ TEST_CASE("scenario file errors carry file:line:col and the field", "[scenario]"
             "catalog, provisioner, report_interval, scrape_interval, phase_offsets, api_latency, "
             "warmup, manifests, services, "
             "jobs, events, node_latencies, karpenter, cluster_autoscaler, spot, "
-            "kube_controller_manager, "
+            "reservations, kube_controller_manager, "
             "metrics, "
             "gates, manifest_validation, warnings, lint; did "
             "you mean "
@@ -474,15 +474,15 @@ TEST_CASE("image pull bandwidth and scrape interval: defaults, values and bounds
         "4:18: scrape_interval: the scrape interval must be at most 10m0s");
   CHECK(error("scrape_interval: 15\n") ==
         "4:18: scrape_interval: invalid duration \"15\"; use Go forms such as 90s, 5m or 1h30m");
-  CHECK(
-      error("scrape_intervall: 15s\n") ==
-      "4:1: scrape_intervall: unknown key; expected one of name, seed, start, duration, region, "
-      "catalog, provisioner, report_interval, scrape_interval, phase_offsets, api_latency, "
-      "warmup, manifests, services, "
-      "jobs, events, node_latencies, karpenter, cluster_autoscaler, spot, kube_controller_manager, "
-      "metrics, gates, manifest_validation, warnings, lint; did "
-      "you mean "
-      "\"scrape_interval\"?");
+  CHECK(error("scrape_intervall: 15s\n") ==
+        "4:1: scrape_intervall: unknown key; expected one of name, seed, start, duration, region, "
+        "catalog, provisioner, report_interval, scrape_interval, phase_offsets, api_latency, "
+        "warmup, manifests, services, "
+        "jobs, events, node_latencies, karpenter, cluster_autoscaler, spot, reservations, "
+        "kube_controller_manager, "
+        "metrics, gates, manifest_validation, warnings, lint; did "
+        "you mean "
+        "\"scrape_interval\"?");
 }
 
 namespace {

@@ -47,7 +47,9 @@ class Ec2Cloud final : public CloudProvider, private EventHandler {
   const NodePricing& node_pricing() const override { return prices_; }
   const PriceSource& prices() const { return prices_; }
   // Like Karpenter, the solver does not know EC2's spare capacity: it learns of a shortage when
-  // a launch fails.
+  // a launch fails. A reservation's offering is usable only inside its window (a Capacity Block
+  // not yet expiring) with an instance of its count free, as Karpenter AWS's reserved offerings
+  // are available (reserved_capacity_resolver.go).
   std::span<const std::uint8_t> usable_offerings() override;
   void mark_unavailable(std::uint32_t global_offering) override;
   // Karpenter's AWS launch filters choose the capacity type and order the offerings
@@ -89,8 +91,21 @@ class Ec2Cloud final : public CloudProvider, private EventHandler {
   const NodeLatency& node_latency(NodeId node) const { return latency_by_node_[node]; }
 
  private:
-  enum class Step : std::uint8_t { Launched, Registered, Initialized, Terminate };
+  // The Reservation* steps' subject is a reservation index, the others' a node.
+  enum class Step : std::uint8_t {
+    Launched,
+    Registered,
+    Initialized,
+    Terminate,
+    ReservationNotice,  // its instances are told they go at the reclaim time (the handler drains)
+    ReservationEnded,   // an ODCR's window closed: its instances run on as on-demand
+  };
   void on_event(SimTime now, std::uint64_t tag) override;
+  // Each reservation's end as EC2 and Karpenter AWS handle it, scheduled at construction.
+  void schedule_reservation_ends();
+  void on_reservation_step(Step step, std::size_t r);
+  // When EC2 takes back a reservation's instances; kNever when it lets them run on.
+  static SimTime reclaim_time(const Reservation& r);
   using Tag = EventTag<Step>;
   // Starts the instance of global offering `g`: the node is added, launching.
   NodeId start(Node node, std::uint32_t g, const Resources& allocatable,

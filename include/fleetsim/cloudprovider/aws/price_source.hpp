@@ -43,7 +43,12 @@ class PriceSource final : public NodePricing {
 
   // NodePricing. A node's volumes are priced once, at its launch, from its NodeClass (EBS prices
   // do not move during a run): the node carries that figure.
+  // A node in a reservation costs nothing by the hour while the reservation covers it (the
+  // reservation is billed whole, RunResult's reservations); after an ODCR ends, its instances
+  // run on as on-demand ones, at that price.
   double instance_per_hour(const Node& node) const override;
+  // Reservation `r` no longer covers its running instances.
+  void end_reservation_cover(std::size_t r) { reservation_ended_[r] = 1; }
   double volumes_per_hour(const Node& node) const override { return node.ebs_price_per_hour; }
   double fee_per_hour(const Node& node) const override { return fee_per_type_hour(node.type); }
   bool charges_fee() const override { return !fee_by_type_.empty(); }
@@ -52,6 +57,7 @@ class PriceSource final : public NodePricing {
   const Catalog& catalog_;
   std::vector<double> prices_;  // by global offering
   std::vector<double> fee_by_type_;
+  std::vector<std::uint8_t> reservation_ended_;  // by reservation
 };
 
 }  // namespace fleetsim

@@ -15,10 +15,19 @@ bool Drift::drifted(const Node& node, const NodeClaimState& claim, const NodePoo
 void Drift::note_drift(SimTime now) {
   const std::vector<NodePool>& pools = provisioner_.nodepools();
   const NodeClaimLauncher& launcher = provisioner_.launcher();
+  if (verdicts_generation_ != provisioner_.generation()) {
+    verdicts_.clear();
+    verdicts_generation_ = provisioner_.generation();
+  }
+  verdicts_.resize(cluster_.nodes().size(), -1);
   auto is_drifted = [&](const Node& n) {
-    const NodePoolOwner* owner = n.nodepool();
-    return owner != nullptr && drifted(n, launcher.claims().at(n.id), pools[owner->pool],
-                                       launcher.pool_info(owner->pool).node_class_hash);
+    std::int8_t& verdict = verdicts_[n.id];
+    if (verdict < 0) {
+      const NodePoolOwner* owner = n.nodepool();
+      verdict = owner != nullptr && drifted(n, launcher.claims().at(n.id), pools[owner->pool],
+                                            launcher.pool_info(owner->pool).node_class_hash);
+    }
+    return verdict == 1;
   };
   std::erase_if(drifted_since_, [&](const auto& entry) {
     const Node& n = cluster_.node(entry.first);

@@ -2,7 +2,9 @@
 // (core:pkg/controllers/disruption/drift.go, nodeclaim/disruption/drift.go).
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <vector>
 
 #include "fleetsim/disruption/disruption_method.hpp"
 #include "fleetsim/disruption/scheduling_simulation.hpp"
@@ -49,6 +51,10 @@ class Drift final : public DisruptionMethod {
   KarpenterVersion version_;
   SchedulingSimulation simulation_;
   std::map<NodeId, SimTime> drifted_since_;  // the Drifted condition's transition time
+  // Per initialized node: whether it drifted (-1: not judged yet). Its labels and launch hashes
+  // do not change, so a verdict holds until NodePools or EC2NodeClasses are applied again.
+  std::vector<std::int8_t> verdicts_;
+  std::uint64_t verdicts_generation_ = 0;
 };
 
 }  // namespace fleetsim

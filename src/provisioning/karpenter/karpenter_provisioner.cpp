@@ -24,6 +24,7 @@ KarpenterProvisioner::KarpenterProvisioner(Inputs in)
 
 // The new view is built before the old one is released: the launcher switches to it first.
 void KarpenterProvisioner::rebuild() {
+  ++generation_;
   std::unique_ptr<SchedulingContext> context =
       make_scheduling_context(nodepool_inputs_, pools_, cloud_);
   launcher_.set_pools(*context, pool_launch_info(nodepool_inputs_, pools_, cloud_));

@@ -45,6 +45,8 @@ class KarpenterProvisioner final : public Provisioner, private EventHandler {
   // The run's NodePools (indexed as Node::pool) and the solver's view of them.
   const std::vector<NodePool>& nodepools() const { return pools_; }
   const SchedulingContext& context() const { return *context_; }
+  // Changes whenever NodePools or EC2NodeClasses are applied: what drift compares nodes with.
+  std::uint64_t generation() const { return generation_; }
   std::uint64_t solves() const { return solves_; }
   // Disruption launches its replacements through the same launcher (one naming stream).
   NodeClaimLauncher& launcher() { return launcher_; }
@@ -64,6 +66,7 @@ class KarpenterProvisioner final : public Provisioner, private EventHandler {
   ProvisionerSettings settings_;
   std::vector<NodePool> pools_;  // the context points into it
   std::unique_ptr<SchedulingContext> context_;
+  std::uint64_t generation_ = 0;
   std::unique_ptr<Scheduler> scheduler_;
   Batcher batcher_;
   NodeClaimLauncher launcher_;

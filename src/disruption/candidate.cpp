@@ -56,7 +56,7 @@ std::vector<Candidate> disruption_candidates(const Cluster& cluster, const NodeC
         claims.at(id).nominated_until > now || n.do_not_disrupt)
       continue;
     Candidate c{
-        .node = id, .pool = owner->pool, .price = cloud.price(offering_of(cloud.catalog(), n))};
+        .node = id, .pool = owner->pool, .price = cloud.node_pricing().instance_per_hour(n)};
     const bool pods_may_block = disruption_class == DisruptionClass::Graceful ||
                                 !pools[owner->pool].termination_grace_period.has_value();
     bool blocked = false;

@@ -46,7 +46,8 @@ std::vector<Candidate> Consolidation::candidates(SimTime now) {
   return all;
 }
 
-double Consolidation::worst_launch_price(std::uint32_t type, const Requirements& r) const {
+double Consolidation::worst_launch_price(std::uint32_t pool, std::uint32_t type,
+                                         const Requirements& r) const {
   const std::uint64_t zones = simulation_.context().zone_mask(r);
   const std::uint8_t capacity = SchedulingContext::capacity_mask(r);
   const std::span<const std::uint8_t> usable = cloud_.usable_offerings();
@@ -56,20 +57,22 @@ double Consolidation::worst_launch_price(std::uint32_t type, const Requirements&
     for (const OfferingRef& o : simulation_.context().offerings(type)) {
       if (o.capacity != capacity_bit(ct) || !(zones >> o.zone & 1ULL)) continue;
       if (!usable.empty() && usable[o.global] == 0) continue;
-      worst = std::max(worst, cloud_.price(o.global));
+      worst =
+          std::max(worst, simulation_.context().pool_price(pool, o.global, cloud_.price(o.global)));
     }
     if (worst >= 0) return worst;
   }
   return kNoPrice;
 }
 
-double Consolidation::cheapest_price(std::uint32_t type, const Requirements& r) const {
-  return cheapest_offering_price(simulation_.context(), cloud_, type, r);
+double Consolidation::cheapest_price(std::uint32_t pool, std::uint32_t type,
+                                     const Requirements& r) const {
+  return cheapest_offering_price(simulation_.context(), cloud_, pool, type, r);
 }
 
 bool Consolidation::keep_cheaper(NewNodeClaim& claim, double max_price) const {
   std::erase_if(claim.types, [&](std::uint32_t t) {
-    return !(worst_launch_price(t, claim.requirements) < max_price);
+    return !(worst_launch_price(claim.pool, t, claim.requirements) < max_price);
   });
   return !claim.types.empty() &&
          min_values_hold(claim.requirements, claim.types, simulation_.context().catalog());
@@ -92,7 +95,7 @@ std::optional<NewNodeClaim> Consolidation::price_replacement(std::span<const Can
     if (!settings_.spot_to_spot) return std::nullopt;
     pin_capacity_type(claim.requirements, CapacityType::Spot);
     std::erase_if(claim.types, [&](std::uint32_t t) {
-      return cheapest_price(t, claim.requirements) == kNoPrice;
+      return cheapest_price(claim.pool, t, claim.requirements) == kNoPrice;
     });
     if (!keep_cheaper(claim, candidate_price)) return std::nullopt;
     if (candidates.size() > 1) return claim;
@@ -135,7 +138,8 @@ std::optional<DisruptionCommand> Consolidation::compute_consolidation(
       price_replacement(candidates, std::move(claims->front()));
   if (!replacement) return std::nullopt;
   replacement->pods.clear();
-  command.savings_per_hour -= cheapest_price(replacement->types.front(), replacement->requirements);
+  command.savings_per_hour -=
+      cheapest_price(replacement->pool, replacement->types.front(), replacement->requirements);
   command.replacements.push_back(std::move(*replacement));
   return command;
 }

@@ -65,7 +65,7 @@ DisruptionCommand Drift::compute(SimTime now, BudgetTracker& budgets) {
                               .destinations = simulation_.destinations()};
     for (NewNodeClaim& claim : *claims) {
       claim.pods.clear();
-      command.savings_per_hour -= cheapest_offering_price(simulation_.context(), cloud_,
+      command.savings_per_hour -= cheapest_offering_price(simulation_.context(), cloud_, claim.pool,
                                                           claim.types.front(), claim.requirements);
       command.replacements.push_back(std::move(claim));
     }

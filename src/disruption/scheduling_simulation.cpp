@@ -8,7 +8,7 @@
 namespace fleetsim {
 
 double cheapest_offering_price(const SchedulingContext& context, CloudProvider& cloud,
-                               std::uint32_t type, const Requirements& r) {
+                               std::uint32_t pool, std::uint32_t type, const Requirements& r) {
   const std::uint64_t zones = context.zone_mask(r);
   const std::uint8_t capacity = SchedulingContext::capacity_mask(r);
   const std::span<const std::uint8_t> usable = cloud.usable_offerings();
@@ -16,7 +16,7 @@ double cheapest_offering_price(const SchedulingContext& context, CloudProvider& 
   for (const OfferingRef& o : context.offerings(type)) {
     if (!(o.capacity & capacity) || !(zones >> o.zone & 1ULL)) continue;
     if (!usable.empty() && usable[o.global] == 0) continue;
-    best = std::min(best, cloud.price(o.global));
+    best = std::min(best, context.pool_price(pool, o.global, cloud.price(o.global)));
   }
   return best;
 }

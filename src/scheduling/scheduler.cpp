@@ -700,12 +700,15 @@ struct Scheduler::State {
     return fmt::format("{}", fmt::join(parts, "; "));
   }
 
-  // The cheapest usable offering of `t` within the masks, or -1.
-  double cheapest_offering(std::uint32_t t, std::uint64_t zones, std::uint8_t capacity) const {
+  // The cheapest usable offering of `t` within the masks, as the pool's NodeOverlays price it,
+  // or -1.
+  double cheapest_offering(std::uint32_t pool, std::uint32_t t, std::uint64_t zones,
+                           std::uint8_t capacity) const {
     double best = -1;
     for (const OfferingRef& o : ctx.offerings(t)) {
       if (!(zones >> o.zone & 1ULL) || !(o.capacity & capacity) || !offering_usable(o)) continue;
-      const double price = in().offering_prices.empty() ? o.price : in().offering_prices[o.global];
+      const double price = ctx.pool_price(
+          pool, o.global, in().offering_prices.empty() ? o.price : in().offering_prices[o.global]);
       if (best < 0 || price < best) best = price;
     }
     return best;
@@ -719,7 +722,7 @@ struct Scheduler::State {
     std::vector<std::pair<double, std::uint32_t>> priced;
     ctx.pools()[pool].types.for_each([&](std::size_t t) {
       auto type = static_cast<std::uint32_t>(t);
-      priced.emplace_back(cheapest_offering(type, zones, capacity), type);
+      priced.emplace_back(cheapest_offering(pool, type, zones, capacity), type);
     });
     std::sort(priced.begin(), priced.end(), [&](const auto& a, const auto& b) {
       if (a.first != b.first) return a.first < b.first;

@@ -58,6 +58,8 @@ struct LaunchRequest {
   Node node;
   Requirements requirements;
   std::span<const InstanceTypeOption> types;
+  // By global offering: the NodePool's NodeOverlay price changes; empty: none.
+  std::span<const OverlayPrice> price_by_offering;
 };
 
 // What the provider tells the cluster's controllers about an instance before it acts.

@@ -77,8 +77,9 @@ class Consolidation : public DisruptionMethod {
  private:
   std::optional<NewNodeClaim> price_replacement(std::span<const Candidate> candidates,
                                                 NewNodeClaim claim) const;
-  double worst_launch_price(std::uint32_t type, const Requirements& r) const;
-  double cheapest_price(std::uint32_t type, const Requirements& r) const;
+  // Prices as `pool`'s NodeOverlays change them.
+  double worst_launch_price(std::uint32_t pool, std::uint32_t type, const Requirements& r) const;
+  double cheapest_price(std::uint32_t pool, std::uint32_t type, const Requirements& r) const;
   // v1.14 (#3006): the simulation keeps pods off nodes still inside their consolidateAfter.
   bool keeps_off_fresh_nodes() const {
     return settings_.version.consolidate_after_on_destinations();

@@ -15,9 +15,10 @@
 namespace fleetsim {
 
 // The cheapest offering price now of a type within a claim's requirements (zones, capacity
-// types), among offerings the provider can launch; +∞ when none.
+// types), among offerings the provider can launch, as `pool`'s NodeOverlays price them; +∞ when
+// none.
 double cheapest_offering_price(const SchedulingContext& context, CloudProvider& cloud,
-                               std::uint32_t type, const Requirements& r);
+                               std::uint32_t pool, std::uint32_t type, const Requirements& r);
 
 // The cluster's snapshot is taken once per instant and cluster revision and reused by every
 // simulation of a pass; a simulation only changes which nodes are removed and which pods move.

@@ -11,6 +11,7 @@
 #include "fleetsim/k8s/nodepool.hpp"
 #include "fleetsim/k8s/pod_fits.hpp"
 #include "fleetsim/k8s/pod_spec.hpp"
+#include "fleetsim/scheduling/node_overlay_store.hpp"
 #include "fleetsim/scheduling/type_set.hpp"
 
 namespace fleetsim {
@@ -39,6 +40,8 @@ struct PoolTemplate {
   std::uint64_t zone_mask = 0;
   std::uint8_t capacity_mask = 0;
   bool has_prefer_no_schedule = false;
+  // By global offering: a NodeOverlay's price change for this pool; empty: none.
+  std::vector<OverlayPrice> price_by_offering;
 };
 
 class SchedulingContext {
@@ -49,9 +52,11 @@ class SchedulingContext {
 
   // `allocatable` holds, per pool, each catalog type's allocatable as the cloud provider sizes
   // the pool's NodeClass (maxPods changes it); empty means the catalog's for every pool.
+  // `overlays` (per pool; empty: none) sets extended resources' capacity and prices.
   SchedulingContext(const Catalog& catalog, std::span<const NodePool> pools,
                     std::span<const DaemonSet> daemonsets,
-                    std::span<const std::vector<Resources>> allocatable = {});
+                    std::span<const std::vector<Resources>> allocatable = {},
+                    std::span<const PoolOverlay> overlays = {});
 
   const Catalog& catalog() const { return *catalog_; }
   const std::vector<PoolTemplate>& pools() const { return pools_; }
@@ -68,6 +73,12 @@ class SchedulingContext {
     return catalog_->offering_index(type, i);
   }
   std::optional<std::uint8_t> zone_index(std::string_view zone) const;
+  // What a pool's NodeClaim on global offering `g` costs an hour when the offering costs `base`:
+  // `base` with the pool's NodeOverlay price change.
+  double pool_price(std::uint32_t pool, std::uint32_t g, double base) const {
+    const std::vector<OverlayPrice>& changes = pools_[pool].price_by_offering;
+    return changes.empty() ? base : adjusted_price(base, changes[g]);
+  }
 
   // Zones (as a bit mask) and capacity types that a requirement set allows.
   std::uint64_t zone_mask(const Requirements& r) const;

@@ -40,7 +40,7 @@ PriceSource::PriceSource(const Catalog& catalog, std::vector<double> fee_by_type
 }
 
 double PriceSource::instance_per_hour(const Node& node) const {
-  return prices_[offering_of(catalog_, node)];
+  return adjusted_price(prices_[offering_of(catalog_, node)], node.price_overlay);
 }
 
 double PriceSource::volumes_price_per_hour(std::span<const BlockDevice> volumes) const {

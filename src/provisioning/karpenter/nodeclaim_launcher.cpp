@@ -58,8 +58,11 @@ std::optional<NodeId> NodeClaimLauncher::launch(const NewNodeClaim& claim,
   node.do_not_disrupt = annotation != tpl.pool->annotations.end() && annotation->second == "true";
   node.ebs_bytes = pools_[claim.pool].ebs_bytes;
   node.ebs_price_per_hour = pools_[claim.pool].ebs_price_per_hour;
-  const std::optional<NodeId> id = cloud_.launch(
-      LaunchRequest{.node = std::move(node), .requirements = claim.requirements, .types = options});
+  const std::optional<NodeId> id =
+      cloud_.launch(LaunchRequest{.node = std::move(node),
+                                  .requirements = claim.requirements,
+                                  .types = options,
+                                  .price_by_offering = tpl.price_by_offering});
   if (!id) {
     std::string reason =
         fmt::format("nodepool {}: launch failed, no offering with capacity", tpl.pool->name);

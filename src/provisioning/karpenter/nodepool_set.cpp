@@ -64,7 +64,9 @@ std::unique_ptr<SchedulingContext> make_scheduling_context(const NodePoolInputs&
   for (const NodePool& pool : pools)
     allocatable.push_back(
         allocatable_by_type(sizer, node_class_settings(in.node_classes, pool).kubelet));
-  return std::make_unique<SchedulingContext>(in.catalog, pools, daemonsets, allocatable);
+  const OverlayResolution overlays = resolve_node_overlays(in.catalog, pools, in.overlays);
+  return std::make_unique<SchedulingContext>(in.catalog, pools, daemonsets, allocatable,
+                                             overlays.pools);
 }
 
 std::vector<PoolLaunchInfo> pool_launch_info(const NodePoolInputs& in,

@@ -41,7 +41,8 @@ class PriceSource final : public NodePricing {
     return fee_by_type_.empty() ? 0.0 : fee_by_type_[type];
   }
 
-  // NodePricing. A node's volumes are priced once, at its launch, from its NodeClass (EBS prices
+  // NodePricing. A node's instance costs its offering's price with its NodeOverlay's change.
+  // A node's volumes are priced once, at its launch, from its NodeClass (EBS prices
   // do not move during a run): the node carries that figure.
   double instance_per_hour(const Node& node) const override;
   double volumes_per_hour(const Node& node) const override { return node.ebs_price_per_hour; }

@@ -22,6 +22,7 @@
 #include "fleetsim/scenario/api_latency_decoder.hpp"
 #include "fleetsim/scenario/auto_mode_setup.hpp"
 #include "fleetsim/scenario/cluster_autoscaler_decoder.hpp"
+#include "fleetsim/scenario/gpu_layout_checks.hpp"
 #include "fleetsim/scenario/manifest_loader.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scenario/node_overlay_setup.hpp"
@@ -750,6 +751,7 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   adopt_scheduler_profiles(std::move(set.scheduler_config), cfg, warnings);
   adopt_manifests(set, cfg);
   adopt_node_overlays(std::move(set.node_overlays), cfg, warnings);
+  check_gpu_layouts(cfg, warnings);
   read_phase_offsets(top, cfg);
   if (const std::optional<YamlValue> v = top.get("api_latency"))
     cfg.termination.api_latency = decode_api_latency(*v);

@@ -6,7 +6,7 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<std::string_view, 44> kNames{
+constexpr std::array<std::string_view, 45> kNames{
     "unmodelled-field",
     "unmodelled-kind",
     "unknown-field",
@@ -51,8 +51,9 @@ constexpr std::array<std::string_view, 44> kNames{
     "node-overlay-gate-off",
     "node-overlay-conflict",
     "node-overlay-unused",
+    "gpu-layout-not-modelled",
 };
-static_assert(kNames.size() == static_cast<std::size_t>(WarningCode::NodeOverlayUnused) + 1);
+static_assert(kNames.size() == static_cast<std::size_t>(WarningCode::GpuLayoutNotModelled) + 1);
 
 }  // namespace
 

@@ -53,6 +53,7 @@ enum class WarningCode {
   NodeOverlayGateOff,          // NodeOverlays while karpenter.feature_gates.node_overlay is off
   NodeOverlayConflict,         // an overlay Karpenter refuses: equal weight, same offering/resource
   NodeOverlayUnused,           // an overlay that selects no instance type, or not Karpenter's
+  GpuLayoutNotModelled,        // a valid nvidia.com/mig.config layout: nodes still offer whole GPUs
 };
 
 // The code's name: "unmodelled-field", "pods-unhostable", …

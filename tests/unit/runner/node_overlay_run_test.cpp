@@ -112,6 +112,10 @@ TEST_CASE("a NodeOverlay discount moves the launch choice and the bill", "[runne
   const double hours = on.result.cost.by_instance_type.at("g5.xlarge") / 0.7042;
   CHECK(hours > 0.4);
   CHECK(hours < 0.51);  // at the undiscounted 0.8048 it would read 0.57
+  // The efficiency bound prices the kind as the discounted pool could buy it, so it stays a
+  // lower bound (at g6.xlarge's 0.8048 it would exceed what the run paid).
+  CHECK(on.result.efficiency.lower_bound_usd > 0);
+  CHECK(on.result.efficiency.lower_bound_usd <= on.result.efficiency.actual_usd);
 }
 
 TEST_CASE("a NodeOverlay with the gate off is ignored with a warning", "[runner]") {

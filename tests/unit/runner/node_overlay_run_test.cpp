@@ -1,6 +1,7 @@
 // NodeOverlays over a run (issue 26): behind Karpenter's feature gate, an overlay's price moves
 // the launch choice and the bill, and its capacity lets the provisioner launch for pods asking
 // for a resource EC2's instance types do not list (a MIG profile).
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
@@ -139,4 +140,52 @@ TEST_CASE("a MIG pod stays pending until a NodeOverlay gives the type its slices
   REQUIRE(with.launches.launched.size() == 1);
   CHECK(with.launches.launched[0].instance_type == "p4d.24xlarge");
   CHECK(with.result.pods.pending_at_end == 0);
+}
+
+TEST_CASE("equal-weight overlays on one offering warn and the earlier name applies nowhere",
+          "[runner]") {
+  const std::string rival = R"(---
+apiVersion: karpenter.sh/v1alpha1
+kind: NodeOverlay
+metadata: {name: a-list-price}
+spec:
+  requirements:
+    - {key: node.kubernetes.io/instance-type, operator: In, values: [g5.xlarge]}
+  price: "5"
+)";
+  const OverlayRun r(pool("g5.xlarge, g6.xlarge") + pod("nvidia.com/gpu") + kG5Discount + rival,
+                     kGateOn);
+  REQUIRE(r.warning_codes() == std::vector<std::string>{"node-overlay-conflict"});
+  CHECK(r.config.warnings[0].message ==
+        "NodeOverlay a-list-price conflicts with NodeOverlay g5-savings-plan (both weight 0) on "
+        "instance type g5.xlarge of NodePool gpu: Karpenter marks a-list-price "
+        "ValidationSucceeded=False (Conflict) and applies none of it, keeping g5-savings-plan "
+        "(the later name at equal weight); give them different weights or disjoint requirements");
+  // The discount still applies: g5.xlarge at 0.7042 is launched.
+  REQUIRE(r.launches.launched.size() == 1);
+  CHECK(r.launches.launched[0].instance_type == "g5.xlarge");
+}
+
+TEST_CASE("NodeOverlays under the Cluster Autoscaler are not applied and say so", "[runner]") {
+  test::TempDir dir("overlay-ca");
+  dir.write("manifests.yaml",
+            kG5Discount +
+                "---\napiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: c, "
+                "region: us-east-1}\nmanagedNodeGroups:\n  - {name: gpu, instanceType: "
+                "g5.xlarge, minSize: 0, maxSize: 2, desiredCapacity: 0}\n");
+  const auto file =
+      dir.write("scenario.yaml",
+                "name: overlay\nduration: 10m\nprovisioner: cluster-autoscaler\nmanifests: "
+                "[manifests.yaml]\n" +
+                    kGateOn);
+  const ScenarioConfig config =
+      load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+  const auto unused = std::find_if(config.warnings.begin(), config.warnings.end(), [](auto& w) {
+    return w.code == WarningCode::NodeOverlayUnused;
+  });
+  REQUIRE(unused != config.warnings.end());
+  CHECK(unused->message ==
+        "NodeOverlay g5-savings-plan is not applied: NodeOverlays are Karpenter's, and fleetsim "
+        "applies them under provisioner: karpenter only");
+  CHECK(config.node_overlays.empty());
 }

@@ -214,7 +214,7 @@ struct Scheduler::State {
         auto type = static_cast<std::uint32_t>(t);
         // A type whose DaemonSets alone overflow it hosts no pod; leaving it out lets narrow()
         // compare only the resources a claim's pods request.
-        if (within_limits(pool, types[t].capacity) && Resources{}.fits_in(tpl.room[t]) &&
+        if (within_limits(pool, tpl.capacity[t]) && Resources{}.fits_in(tpl.room[t]) &&
             has_offering(type, tpl.zone_mask, tpl.capacity_mask))
           out.push_back(type);
       });
@@ -522,7 +522,8 @@ struct Scheduler::State {
     const NodePoolLimits& limits = ctx.pools()[pool].pool->limits;
     if (limits.resources) {
       Resources worst;
-      for (std::uint32_t t : claim_types) worst = Resources::max(worst, types[t].capacity);
+      for (std::uint32_t t : claim_types)
+        worst = Resources::max(worst, ctx.pools()[pool].capacity[t]);
       pool_remaining[pool] -= worst;
     }
     if (limits.any()) pool_types_stale[pool] = true;
@@ -674,7 +675,7 @@ struct Scheduler::State {
               !(spec.requests + tpl.daemon_overhead[t]).fits_in(tpl.allocatable[t]))
             return;
           fits_any = true;
-          if (!within_limits(p, types[t].capacity)) return;
+          if (!within_limits(p, tpl.capacity[t])) return;
           fits_limits = true;
           offered |= has_offering(static_cast<std::uint32_t>(t), tpl.zone_mask & v.zone_mask,
                                   tpl.capacity_mask & v.capacity_mask);

@@ -31,11 +31,14 @@ SchedulingContext::SchedulingContext(const Catalog& catalog, std::span<const Nod
       tpl.allocatable.reserve(types.size());
       for (const InstanceType& t : types) tpl.allocatable.push_back(t.allocatable);
     }
+    tpl.capacity.reserve(types.size());
+    for (const InstanceType& t : types) tpl.capacity.push_back(t.capacity);
     if (p < overlays.size()) {
       // An overlaid extended resource has no overhead: its capacity is its allocatable.
       const PoolOverlay& overlay = overlays[p];
       for (std::size_t t = 0; t < overlay.capacity_by_type.size(); ++t)
-        for (const auto& [r, q] : overlay.capacity_by_type[t]) tpl.allocatable[t][r] = q;
+        for (const auto& [r, q] : overlay.capacity_by_type[t])
+          tpl.allocatable[t][r] = tpl.capacity[t][r] = q;
       tpl.price_by_offering = overlay.price_by_offering;
     }
     tpl.pool = &pool;

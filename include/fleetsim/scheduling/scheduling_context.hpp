@@ -34,6 +34,8 @@ struct PoolTemplate {
   std::vector<Resources>
       daemon_overhead;                 // per catalog type: requests of DaemonSets that land there
   std::vector<Resources> allocatable;  // per catalog type, with the pool's kubelet settings
+  // Per catalog type: capacity as limits count it, EC2's with the NodeOverlays' resources.
+  std::vector<Resources> capacity;
   // Per catalog type: allocatable − DaemonSet overhead, what the pods of one node may request.
   std::vector<Resources> room;
   bool uniform_overhead = true;  // every type carries the same DaemonSet overhead

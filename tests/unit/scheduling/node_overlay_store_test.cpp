@@ -357,3 +357,30 @@ TEST_CASE("overlay prices parse as the CRD's patterns allow", "[scheduling]") {
   CHECK(adjusted_price(2.0, *parse_price_adjustment("+0.5")) == 2.5);
   CHECK(adjusted_price(2.0, *parse_overlay_price("0.75")) == 0.75);
 }
+
+// Limits count the overlaid capacity, as Karpenter's limits read the instance type's capacity
+// after the overlay decorator: a 1-GPU type overlaid to 4 shared GPUs takes 4 of a limit of 4.
+TEST_CASE("NodePool limits count an overlay's capacity", "[scheduling]") {
+  const Catalog catalog = small_catalog();
+  NodePool gpu = make_pool("gpu");
+  gpu.requirements.add(std::string(label::kInstanceType), in({"g5.xlarge"}));
+  gpu.limits.resources = Resources{};
+  gpu.limits.resources->operator[](resource::kNvidiaGpu) = 4;
+  gpu.limits.set_mask[resource::kNvidiaGpu] = 1;
+  const std::vector<NodePool> pools{gpu};
+  const std::vector<NodeOverlay> overlays{
+      overlay({.name = "shared", .capacity = {{resource::kNvidiaGpu, 4}}})};
+  const OverlayResolution r = resolve_node_overlays(catalog, pools, overlays);
+  const SchedulingContext ctx(catalog, pools, {}, {}, r.pools);
+  const std::uint32_t g5 = type_index(catalog, "g5.xlarge");
+  CHECK(ctx.pools()[0].capacity[g5][resource::kNvidiaGpu] == 4);
+  CHECK(ctx.pools()[0].allocatable[g5][resource::kNvidiaGpu] == 4);
+  // Eight 1-GPU pods: one node of 4 shared GPUs fits the limit; a second would pass it.
+  Problem problem;
+  problem.add(make_pod({.cpu_millis = 100, .memory_mib = 128, .gpus = 1}), 8);
+  Scheduler scheduler(ctx);
+  const SolveResult result = scheduler.solve(problem.input());
+  REQUIRE(result.claims.size() == 1);
+  CHECK(result.claims[0].pods.size() == 4);
+  CHECK(result.failures.size() == 4);
+}

@@ -15,7 +15,7 @@ std::vector<PoolTotals> pool_totals(const Cluster& cluster, const CloudProvider&
         n.phase == NodePhase::Launching)
       continue;
     PoolTotals& t = out[owner->pool];
-    t.cost += cloud.price(offering_of(cloud.catalog(), n));
+    t.cost += cloud.node_pricing().instance_per_hour(n);
     if (!n.initialized) continue;
     t.disruption += kPerNodeDisruptionCost;
     for (PodId p : n.pods) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "fleetsim/k8s/node_overlay.hpp"
 #include "fleetsim/k8s/pod_disruption.hpp"
 
 namespace fleetsim {
@@ -56,7 +57,11 @@ std::vector<Candidate> disruption_candidates(const Cluster& cluster, const NodeC
         claims.at(id).nominated_until > now || n.do_not_disrupt)
       continue;
     Candidate c{
-        .node = id, .pool = owner->pool, .price = cloud.price(offering_of(cloud.catalog(), n))};
+        .node = id,
+        .pool = owner->pool,
+        // Its offering's price as Karpenter lists it (a reservation's near-zero one), after the
+        // NodePool's overlay: what a replacement is compared with, not what the node is billed.
+        .price = adjusted_price(cloud.price(offering_of(cloud.catalog(), n)), n.price_overlay)};
     const bool pods_may_block = disruption_class == DisruptionClass::Graceful ||
                                 !pools[owner->pool].termination_grace_period.has_value();
     bool blocked = false;

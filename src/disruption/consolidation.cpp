@@ -58,7 +58,8 @@ double Consolidation::worst_launch_price(std::uint32_t pool, std::uint32_t type,
       if (o.capacity != capacity_bit(ct) || !(zones >> o.zone & 1ULL)) continue;
       if (!usable.empty() && usable[o.global] == 0) continue;
       if (!pool_offers(simulation_.context(), pool, o.global)) continue;
-      worst = std::max(worst, cloud_.price(o.global));
+      worst =
+          std::max(worst, simulation_.context().pool_price(pool, o.global, cloud_.price(o.global)));
     }
     if (worst >= 0) return worst;
   }

@@ -17,7 +17,7 @@ double cheapest_offering_price(const SchedulingContext& context, CloudProvider& 
     if (!(o.capacity & capacity) || !(zones >> o.zone & 1ULL)) continue;
     if ((!usable.empty() && usable[o.global] == 0) || !pool_offers(context, pool, o.global))
       continue;
-    best = std::min(best, cloud.price(o.global));
+    best = std::min(best, context.pool_price(pool, o.global, cloud.price(o.global)));
   }
   return best;
 }

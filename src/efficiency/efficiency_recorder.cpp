@@ -71,8 +71,10 @@ double EfficiencyRecorder::kind_price_now(std::uint32_t kind) const {
   double least = std::numeric_limits<double>::infinity();
   const auto& offerings = catalog.types()[type].offerings;
   for (std::size_t i = 0; i < offerings.size(); ++i)
-    if (offerings[i].capacity_type == kind_capacity(kind))
-      least = std::min(least, offering_price_[catalog.offering_index(type, i)]);
+    if (offerings[i].capacity_type == kind_capacity(kind)) {
+      const std::uint32_t g = catalog.offering_index(type, i);
+      least = std::min(least, kinds_.least_price(g, offering_price_[g]));
+    }
   return least;
 }
 

@@ -26,6 +26,15 @@ NodeKinds::NodeKinds(const ScenarioConfig& config)
       tpl.types.for_each([&](std::size_t t) { room_[t] = Resources::max(room_[t], tpl.room[t]); });
 }
 
+double NodeKinds::least_price(std::uint32_t g, double base) const {
+  double least = base;
+  for (const PoolSet& set : sets_)
+    for (std::uint32_t p = 0; p < set.context->pools().size(); ++p)
+      if (!set.context->pools()[p].price_by_offering.empty())
+        least = std::min(least, set.context->pool_price(p, g, base));
+  return least;
+}
+
 bool NodeKinds::widen_room(std::uint32_t type, const Resources& room) {
   const Resources wider = Resources::max(room_[type], room);
   if (wider == room_[type]) return false;

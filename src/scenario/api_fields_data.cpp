@@ -184,6 +184,11 @@ constexpr std::array<std::string_view, 17> kJobSpec{"activeDeadlineSeconds",
                                                     "ttlSecondsAfterFinished"};
 constexpr std::array<std::string_view, 7> kPriorityClass{
     "apiVersion", "description", "globalDefault", "kind", "metadata", "preemptionPolicy", "value"};
+// karpenter.sh/v1alpha1 NodeOverlay (pkg/apis/v1alpha1/nodeoverlay.go).
+constexpr std::array<std::string_view, 5> kNodeOverlay{"apiVersion", "kind", "metadata", "spec",
+                                                       "status"};
+constexpr std::array<std::string_view, 5> kNodeOverlaySpec{"capacity", "price", "priceAdjustment",
+                                                           "requirements", "weight"};
 constexpr std::array<std::string_view, 5> kPodDisruptionBudget{"apiVersion", "kind", "metadata",
                                                                "spec", "status"};
 constexpr std::array<std::string_view, 4> kPodDisruptionBudgetSpec{
@@ -599,6 +604,8 @@ const ApiType DaemonSetSpec{"DaemonSetSpec", kDaemonSetSpec};
 const ApiType Job{"Job", kJob};
 const ApiType JobSpec{"JobSpec", kJobSpec};
 const ApiType PriorityClass{"PriorityClass", kPriorityClass};
+const ApiType NodeOverlay{"NodeOverlay", kNodeOverlay};
+const ApiType NodeOverlaySpec{"NodeOverlaySpec", kNodeOverlaySpec};
 const ApiType PodDisruptionBudget{"PodDisruptionBudget", kPodDisruptionBudget};
 const ApiType PodDisruptionBudgetSpec{"PodDisruptionBudgetSpec", kPodDisruptionBudgetSpec};
 const ApiType HorizontalPodAutoscaler{"HorizontalPodAutoscaler", kHorizontalPodAutoscaler};

@@ -12,9 +12,10 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<DecodedKind, 14> kDecodedKinds{{
+constexpr std::array<DecodedKind, 15> kDecodedKinds{{
     {"NodePool", "karpenter.sh/v1", &api::NodePool},
     {"EC2NodeClass", "karpenter.k8s.aws/v1", &api::EC2NodeClass},
+    {"NodeOverlay", "karpenter.sh/v1alpha1", &api::NodeOverlay},
     {"Pod", "v1", &api::Pod},
     {"Deployment", "apps/v1", &api::Deployment},
     {"Job", "batch/v1", &api::Job},

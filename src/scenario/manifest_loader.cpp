@@ -12,6 +12,7 @@
 #include "fleetsim/scenario/hpa_decoder.hpp"
 #include "fleetsim/scenario/manifest_kinds.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
+#include "fleetsim/scenario/node_overlay_decoder.hpp"
 #include "fleetsim/scenario/nodeclass_decoder.hpp"
 #include "fleetsim/scenario/nodepool_decoder.hpp"
 #include "fleetsim/scenario/pdb_decoder.hpp"
@@ -76,6 +77,8 @@ void ManifestLoader::load_manifest(const YamlValue& manifest, ManifestSet& out) 
     m.ignore({"metadata"});
   } else if (kind == "NodePool") {
     out.nodepools.push_back(decode_nodepool(m, ctx));
+  } else if (kind == "NodeOverlay") {
+    out.node_overlays.push_back(decode_node_overlay(m, ctx));
   } else if (kind == "EC2NodeClass") {
     out.node_classes.push_back(decode_node_class(m, ctx));
   } else if (kind == "Pod") {
@@ -142,6 +145,7 @@ void check_unique_names(const ManifestSet& set) {
     }
   }
   check("PriorityClass", set.priority_classes, name, where);
+  check("NodeOverlay", set.node_overlays, name, where);
   check(
       "PodDisruptionBudget", set.pdbs,
       [](const PodDisruptionBudgetSpec& p) { return p.namespace_name + "/" + p.name; }, where);

@@ -31,7 +31,8 @@ std::vector<PoolSet> pool_sets(const ScenarioConfig& config) {
   for (PoolSet& set : sets) {
     set.context = make_scheduling_context(NodePoolInputs{.catalog = *config.catalog,
                                                          .node_classes = set.classes,
-                                                         .daemonsets = config.daemonsets},
+                                                         .daemonsets = config.daemonsets,
+                                                         .overlays = config.node_overlays},
                                           set.pools, sizer);
   }
   return sets;

@@ -44,6 +44,10 @@ void decode_one(const YamlValue& item, RequirementSource source, DecodeContext& 
   if (source == RequirementSource::NodePool) {
     if (auto p = nodepool_label_restriction(key)) key_value.fail(*p);
   }
+  if (source == RequirementSource::NodeOverlay) {
+    if (auto p = overlay_label_restriction(key)) key_value.fail(*p);
+  }
+  const bool karpenter_rules = source != RequirementSource::Pod;
 
   YamlValue op_value = m.require("operator");
   std::string op_text = op_value.as_string();
@@ -67,7 +71,7 @@ void decode_one(const YamlValue& item, RequirementSource source, DecodeContext& 
       std::string text = v.as_string();
       // Karpenter checks In/NotIn values as label values; numeric operators get their own check.
       bool label_values = *op == Operator::In || *op == Operator::NotIn;
-      if (source == RequirementSource::NodePool && label_values) {
+      if (karpenter_rules && label_values) {
         if (auto p = label_value_problem(text)) v.fail(*p);
       }
       values.push_back(std::move(text));
@@ -77,8 +81,8 @@ void decode_one(const YamlValue& item, RequirementSource source, DecodeContext& 
   switch (*op) {
     case Operator::In:
     case Operator::NotIn:
-      // Kubernetes requires values for both; Karpenter's CRD only for In.
-      if (values.empty() && (*op == Operator::In || source == RequirementSource::Pod)) {
+      // Kubernetes requires values for both; Karpenter's NodePool CRD only for In.
+      if (values.empty() && (*op == Operator::In || source != RequirementSource::NodePool)) {
         values_where.fail(fmt::format("operator {} needs at least one value", op_text));
       }
       break;
@@ -98,7 +102,7 @@ void decode_one(const YamlValue& item, RequirementSource source, DecodeContext& 
       break;
     }
   }
-  if (source == RequirementSource::NodePool && key == label::kCapacityType &&
+  if (karpenter_rules && key == label::kCapacityType &&
       (*op == Operator::In || *op == Operator::NotIn)) {
     for (std::size_t i = 0; i < values.size(); ++i) {
       if (std::find(kCapacityTypes.begin(), kCapacityTypes.end(), values[i]) ==
@@ -147,6 +151,16 @@ std::string normalize_label_key(std::string_view key) {
   return std::string(key);
 }
 
+std::optional<std::string> overlay_label_restriction(std::string_view key) {
+  // IsRestrictedLabel: well-known labels pass, then the karpenter.sh domain and hostname fail.
+  if (key == label::kNodePool || key == label::kCapacityType) return std::nullopt;
+  const std::string_view domain = label_domain(key);
+  if (domain == "karpenter.sh" || domain_ends_with(domain, ".karpenter.sh"))
+    return std::string("label domain \"karpenter.sh\" is restricted");
+  if (key == label::kHostname) return fmt::format("label \"{}\" is restricted", key);
+  return std::nullopt;
+}
+
 std::optional<std::string> nodepool_label_restriction(std::string_view key) {
   if (key == label::kNodePool || key == label::kHostname) {
     return fmt::format("label \"{}\" is restricted", key);
@@ -184,7 +198,7 @@ std::optional<std::string> nodepool_label_restriction(std::string_view key) {
 void decode_requirements(const YamlValue& list, RequirementSource source, DecodeContext& ctx,
                          Requirements& into) {
   std::vector<YamlValue> items = list.items();
-  if (source == RequirementSource::NodePool && items.size() > kMaxNodePoolRequirements) {
+  if (source != RequirementSource::Pod && items.size() > kMaxNodePoolRequirements) {
     list.fail(fmt::format("at most {} requirements are allowed, found {}", kMaxNodePoolRequirements,
                           items.size()));
   }

@@ -22,8 +22,10 @@
 #include "fleetsim/scenario/api_latency_decoder.hpp"
 #include "fleetsim/scenario/auto_mode_setup.hpp"
 #include "fleetsim/scenario/cluster_autoscaler_decoder.hpp"
+#include "fleetsim/scenario/gpu_layout_checks.hpp"
 #include "fleetsim/scenario/manifest_loader.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
+#include "fleetsim/scenario/node_overlay_setup.hpp"
 #include "fleetsim/scenario/priority_resolver.hpp"
 #include "fleetsim/scenario/reservation_decoder.hpp"
 #include "fleetsim/scenario/scenario_sections.hpp"
@@ -540,6 +542,11 @@ class EventResolver {
       known_classes_.push_back(c);
     }
     check_node_class_refs(applied.nodepools, known_classes_, warnings_);
+    for (const NodeOverlay& o : applied.node_overlays)
+      warnings_.add(WarningCode::NodeOverlayUnused, o.where, "NodeOverlay",
+                    fmt::format("NodeOverlay {} is not applied: a scripted apply does not add "
+                                "NodeOverlays; give it among the scenario's manifests",
+                                o.name));
     ApplyManifestsEvent out;
     out.nodepools = std::move(applied.nodepools);
     out.node_classes = std::move(applied.node_classes);
@@ -767,6 +774,8 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   adopt_scheduler_profiles(std::move(set.scheduler_config), cfg, warnings);
   adopt_manifests(set, cfg);
   resolve_reservations(cfg);
+  adopt_node_overlays(std::move(set.node_overlays), cfg, warnings);
+  check_gpu_layouts(cfg, warnings);
   read_phase_offsets(top, cfg);
   if (const std::optional<YamlValue> v = top.get("api_latency"))
     cfg.termination.api_latency = decode_api_latency(*v);

@@ -574,7 +574,11 @@ KarpenterSettings decode_karpenter_settings(const YamlValue& value) {
     YamlMap g(*gates);
     if (auto s2s = g.get("spot_to_spot_consolidation"))
       out.spot_to_spot_consolidation = s2s->as_bool();
-    g.reject_unread(std::array<std::string_view, 1>{"spot_to_spot_consolidation"});
+    if (auto overlay = g.get("node_overlay")) {
+      out.node_overlay = overlay->as_bool();
+      out.node_overlay_where = overlay->where();
+    }
+    g.reject_unread(std::array<std::string_view, 2>{"node_overlay", "spot_to_spot_consolidation"});
   }
   if (auto v = m.get("version")) {
     std::optional<KarpenterVersion> version = parse_karpenter_version(v->as_string());

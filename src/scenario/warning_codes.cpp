@@ -6,7 +6,7 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<std::string_view, 41> kNames{
+constexpr std::array<std::string_view, 45> kNames{
     "unmodelled-field",
     "unmodelled-kind",
     "unknown-field",
@@ -48,8 +48,12 @@ constexpr std::array<std::string_view, 41> kNames{
     "server-flag-not-read",
     "scheduler-plugin-not-modelled",
     "no-scheduler-profile",
+    "node-overlay-gate-off",
+    "node-overlay-conflict",
+    "node-overlay-unused",
+    "gpu-layout-not-modelled",
 };
-static_assert(kNames.size() == static_cast<std::size_t>(WarningCode::NoSchedulerProfile) + 1);
+static_assert(kNames.size() == static_cast<std::size_t>(WarningCode::GpuLayoutNotModelled) + 1);
 
 }  // namespace
 

@@ -224,7 +224,7 @@ struct Scheduler::State {
         auto type = static_cast<std::uint32_t>(t);
         // A type whose DaemonSets alone overflow it hosts no pod; leaving it out lets narrow()
         // compare only the resources a claim's pods request.
-        if (within_limits(pool, types[t].capacity) && Resources{}.fits_in(tpl.room[t]) &&
+        if (within_limits(pool, tpl.capacity[t]) && Resources{}.fits_in(tpl.room[t]) &&
             has_offering(pool, type, tpl.zone_mask, tpl.capacity_mask))
           out.push_back(type);
       });
@@ -532,7 +532,8 @@ struct Scheduler::State {
     const NodePoolLimits& limits = ctx.pools()[pool].pool->limits;
     if (limits.resources) {
       Resources worst;
-      for (std::uint32_t t : claim_types) worst = Resources::max(worst, types[t].capacity);
+      for (std::uint32_t t : claim_types)
+        worst = Resources::max(worst, ctx.pools()[pool].capacity[t]);
       pool_remaining[pool] -= worst;
     }
     if (limits.any()) pool_types_stale[pool] = true;
@@ -684,7 +685,7 @@ struct Scheduler::State {
               !(spec.requests + tpl.daemon_overhead[t]).fits_in(tpl.allocatable[t]))
             return;
           fits_any = true;
-          if (!within_limits(p, types[t].capacity)) return;
+          if (!within_limits(p, tpl.capacity[t])) return;
           fits_limits = true;
           offered |= has_offering(p, static_cast<std::uint32_t>(t), tpl.zone_mask & v.zone_mask,
                                   tpl.capacity_mask & v.capacity_mask);
@@ -710,14 +711,16 @@ struct Scheduler::State {
     return fmt::format("{}", fmt::join(parts, "; "));
   }
 
-  // The cheapest usable offering of `t` within the masks, or -1.
+  // The cheapest usable offering of `t` within the masks, as the pool's NodeOverlays price it,
+  // or -1.
   double cheapest_offering(std::uint32_t pool, std::uint32_t t, std::uint64_t zones,
                            std::uint8_t capacity) const {
     double best = -1;
     for (const OfferingRef& o : ctx.offerings(t)) {
       if (!(zones >> o.zone & 1ULL) || !(o.capacity & capacity) || !offering_usable(pool, o))
         continue;
-      const double price = in().offering_prices.empty() ? o.price : in().offering_prices[o.global];
+      const double price = ctx.pool_price(
+          pool, o.global, in().offering_prices.empty() ? o.price : in().offering_prices[o.global]);
       if (best < 0 || price < best) best = price;
     }
     return best;

@@ -7,7 +7,8 @@ namespace fleetsim {
 SchedulingContext::SchedulingContext(const Catalog& catalog, std::span<const NodePool> pools,
                                      std::span<const DaemonSet> daemonsets,
                                      std::span<const std::vector<Resources>> allocatable,
-                                     std::span<const std::vector<std::uint8_t>> offering_allowed)
+                                     std::span<const std::vector<std::uint8_t>> offering_allowed,
+                                     std::span<const PoolOverlay> overlays)
     : catalog_(&catalog) {
   zones_ = catalog.zones();
   FLEETSIM_ASSERT(zones_.size() <= kMaxZones);  // the catalog loader refuses more
@@ -30,6 +31,16 @@ SchedulingContext::SchedulingContext(const Catalog& catalog, std::span<const Nod
     } else {
       tpl.allocatable.reserve(types.size());
       for (const InstanceType& t : types) tpl.allocatable.push_back(t.allocatable);
+    }
+    tpl.capacity.reserve(types.size());
+    for (const InstanceType& t : types) tpl.capacity.push_back(t.capacity);
+    if (p < overlays.size()) {
+      // An overlaid extended resource has no overhead: its capacity is its allocatable.
+      const PoolOverlay& overlay = overlays[p];
+      for (std::size_t t = 0; t < overlay.capacity_by_type.size(); ++t)
+        for (const auto& [r, q] : overlay.capacity_by_type[t])
+          tpl.allocatable[t][r] = tpl.capacity[t][r] = q;
+      tpl.price_by_offering = overlay.price_by_offering;
     }
     tpl.pool = &pool;
     if (p < offering_allowed.size()) tpl.offering_allowed = offering_allowed[p];

@@ -29,7 +29,8 @@ std::vector<NodeLatency> latency_by_type(const ScenarioConfig& config) {
 NodePoolInputs nodepool_inputs(const ScenarioConfig& config) {
   return NodePoolInputs{.catalog = *config.catalog,
                         .node_classes = config.node_classes,
-                        .daemonsets = config.daemonsets};
+                        .daemonsets = config.daemonsets,
+                        .overlays = config.node_overlays};
 }
 
 }  // namespace

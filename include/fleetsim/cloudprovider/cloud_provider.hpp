@@ -61,6 +61,8 @@ struct LaunchRequest {
   // Per global offering: 1 where the NodeClass may launch it (its capacityReservationSelectorTerms
   // select the reservation); empty = every offering.
   std::span<const std::uint8_t> offering_allowed{};
+  // By global offering: the NodePool's NodeOverlay price changes; empty: none.
+  std::span<const OverlayPrice> price_by_offering;
 };
 
 // What the provider tells the cluster's controllers about an instance before it acts.

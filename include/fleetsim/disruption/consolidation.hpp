@@ -77,7 +77,8 @@ class Consolidation : public DisruptionMethod {
  private:
   std::optional<NewNodeClaim> price_replacement(std::span<const Candidate> candidates,
                                                 NewNodeClaim claim) const;
-  // Prices of the offerings `pool` may launch (its EC2NodeClass's reservations only).
+  // Prices of the offerings `pool` may launch (its EC2NodeClass's reservations only), as its
+  // NodeOverlays change them.
   double worst_launch_price(std::uint32_t pool, std::uint32_t type, const Requirements& r) const;
   double cheapest_price(std::uint32_t pool, std::uint32_t type, const Requirements& r) const;
   // v1.14 (#3006): the simulation keeps pods off nodes still inside their consolidateAfter.

@@ -16,7 +16,7 @@ namespace fleetsim {
 
 // The cheapest offering price now of a type within a claim's requirements (zones, capacity
 // types), among offerings the provider can launch for `pool` (a reservation only where its
-// EC2NodeClass selects it); +∞ when none.
+// EC2NodeClass selects it), as the pool's NodeOverlays price them; +∞ when none.
 double cheapest_offering_price(const SchedulingContext& context, CloudProvider& cloud,
                                std::uint32_t pool, std::uint32_t type, const Requirements& r);
 // Whether `pool` may launch global offering `g` (PoolTemplate::offering_allowed).

@@ -46,6 +46,10 @@ class NodeKinds {
   // that changed the room.
   bool widen_room(std::uint32_t type, const Resources& room);
 
+  // The least a node of global offering `g` can cost when the offering costs `base`: `base`, or
+  // less where a pool's NodeOverlay discounts it (a bound must hold for every pool).
+  double least_price(std::uint32_t g, double base) const;
+
   const Catalog& catalog() const { return catalog_; }
   std::size_t kind_count() const { return catalog_.types().size() * kCapacityTypeCount; }
 

@@ -12,6 +12,7 @@
 #include "fleetsim/core/resources.hpp"
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/k8s/capacity_type.hpp"
+#include "fleetsim/k8s/node_overlay.hpp"
 #include "fleetsim/k8s/pod_spec.hpp"
 #include "fleetsim/k8s/reasons.hpp"
 #include "fleetsim/k8s/requirements.hpp"
@@ -61,6 +62,9 @@ struct Node {
   // billed by the reservation, not by the hour.
   std::int32_t reservation = -1;
   double price_per_hour = 0.0;
+  // Its NodePool's NodeOverlay price for its offering: the price Karpenter chose it at, and the
+  // one the cost report bills (a Savings Plan or EDP discount); None: the cloud's price.
+  OverlayPrice price_overlay;
   NodePhase phase = NodePhase::Launching;
   bool initialized = false;  // reached Initialized (stays true while deleting)
   SimTime created{};         // the NodeClaim was created

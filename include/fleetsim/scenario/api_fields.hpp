@@ -43,7 +43,7 @@ extern const ApiType ObjectMeta, LabelSelector, LabelSelectorRequirement, PodTem
     ScaledObject, ScaledObjectSpec, ScaleTarget, AdvancedConfig, HorizontalPodAutoscalerConfig,
     Fallback, ScaleTriggers, ClusterConfig, ClusterMeta, AutoModeConfig, EksctlNodeGroup,
     EksctlManagedNodeGroup, NodeGroupTaint, NodeGroupInstancesDistribution, AutoModeNodeClass,
-    AutoModeNodeClassSpec, AutoModeEphemeralStorage, List;
+    AutoModeNodeClassSpec, AutoModeEphemeralStorage, List, NodeOverlay, NodeOverlaySpec;
 // clang-format on
 extern const ApiType TriggerMetadata;
 }  // namespace api

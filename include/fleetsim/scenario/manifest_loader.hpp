@@ -11,6 +11,7 @@
 #include "fleetsim/core/resources.hpp"
 #include "fleetsim/k8s/karpenter_version.hpp"
 #include "fleetsim/k8s/node_group.hpp"
+#include "fleetsim/k8s/node_overlay.hpp"
 #include "fleetsim/k8s/nodepool.hpp"
 #include "fleetsim/k8s/pod_disruption_budget_spec.hpp"
 #include "fleetsim/k8s/workloads.hpp"
@@ -34,6 +35,7 @@ struct ManifestSet {
   std::vector<ScaledObjectSpec> scaled_objects;
   std::vector<PodDisruptionBudgetSpec> pdbs;
   std::vector<NodeGroup> node_groups;  // from eksctl ClusterConfigs
+  std::vector<NodeOverlay> node_overlays;
   // A ClusterConfig's autoModeConfig.nodePools, when it enables EKS Auto Mode.
   std::optional<std::vector<std::string>> auto_mode_node_pools;
   SourceLocation auto_mode_where;
@@ -49,7 +51,7 @@ struct ManifestSet {
   std::size_t object_count() const {
     return nodepools.size() + node_classes.size() + workloads.size() + daemonsets.size() +
            priority_classes.size() + hpas.size() + scaled_objects.size() + pdbs.size() +
-           node_groups.size();
+           node_groups.size() + node_overlays.size();
   }
 };
 

@@ -13,8 +13,10 @@
 namespace fleetsim {
 
 // NodePools accept Karpenter's Gte/Lte operators and minValues, and restrict label domains; pods
-// accept the six operators of Kubernetes' node affinity.
-enum class RequirementSource { NodePool, Pod };
+// accept the six operators of Kubernetes' node affinity; NodeOverlays take Karpenter's eight
+// operators without minValues, and of the karpenter.sh domain only its well-known labels
+// (karpenter.sh/nodepool, karpenter.sh/capacity-type), as its v1.ValidateRequirement does.
+enum class RequirementSource { NodePool, Pod, NodeOverlay };
 
 // Karpenter's NodePool validation (CRD `maxItems` on spec.template.spec.requirements).
 inline constexpr std::size_t kMaxNodePoolRequirements = 100;
@@ -34,5 +36,7 @@ std::string normalize_label_key(std::string_view key);
 // Why a NodePool may not set or require this label (restricted domains, kubernetes.io/hostname,
 // karpenter.sh/nodepool), or nullopt when it may. Mirrors Karpenter's v1 NodePool CRD rules.
 std::optional<std::string> nodepool_label_restriction(std::string_view key);
+// The same for a NodeOverlay's requirements (Karpenter's IsRestrictedLabel).
+std::optional<std::string> overlay_label_restriction(std::string_view key);
 
 }  // namespace fleetsim

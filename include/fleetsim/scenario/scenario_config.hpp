@@ -24,6 +24,7 @@
 #include "fleetsim/engine/phase_offsets.hpp"
 #include "fleetsim/k8s/karpenter_version.hpp"
 #include "fleetsim/k8s/node_group.hpp"
+#include "fleetsim/k8s/node_overlay.hpp"
 #include "fleetsim/k8s/nodepool.hpp"
 #include "fleetsim/k8s/pod_disruption_budget_spec.hpp"
 #include "fleetsim/k8s/workloads.hpp"
@@ -93,7 +94,11 @@ struct KarpenterSettings {
   // FEATURE_GATES SpotToSpotConsolidation (off by default): consolidation may replace spot
   // nodes with cheaper spot nodes.
   bool spot_to_spot_consolidation = false;
-  KarpenterVersion version;  // the release whose behaviour is modelled
+  // FEATURE_GATES NodeOverlay (alpha, off by default): NodeOverlays change instance types'
+  // prices and extended resources as Karpenter sees them.
+  bool node_overlay = false;
+  SourceLocation node_overlay_where;  // the gate's key, when given
+  KarpenterVersion version;           // the release whose behaviour is modelled
 };
 
 // `jobs:` entry: a job arrival trace plus the manifest that supplies everything else.
@@ -167,6 +172,8 @@ struct ScenarioConfig {
   std::vector<NodePool> nodepools;
   std::vector<EC2NodeClass> node_classes;
   std::vector<NodeGroup> node_groups;  // eksctl ClusterConfig node groups (cluster-autoscaler)
+  // NodeOverlays in force: Karpenter's, with karpenter.feature_gates.node_overlay on.
+  std::vector<NodeOverlay> node_overlays;
   ClusterAutoscalerSettings cluster_autoscaler;
   // EKS Auto Mode's management fee per catalog type ($ per instance-hour); empty otherwise.
   std::vector<double> management_fee_by_type;

@@ -50,6 +50,10 @@ enum class WarningCode {
   ServerFlagNotRead,           // an inference server's flag whose value fleetsim cannot use
   SchedulerPluginNotModelled,  // a kube-scheduler plugin or its args fleetsim does not model
   NoSchedulerProfile,          // pods whose schedulerName no profile has: they stay Pending
+  NodeOverlayGateOff,          // NodeOverlays while karpenter.feature_gates.node_overlay is off
+  NodeOverlayConflict,         // an overlay Karpenter refuses: equal weight, same offering/resource
+  NodeOverlayUnused,           // an overlay that selects no instance type, or not Karpenter's
+  GpuLayoutNotModelled,        // a valid nvidia.com/mig.config layout: nodes still offer whole GPUs
 };
 
 // The code's name: "unmodelled-field", "pods-unhostable", …

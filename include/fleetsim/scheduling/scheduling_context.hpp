@@ -11,6 +11,7 @@
 #include "fleetsim/k8s/nodepool.hpp"
 #include "fleetsim/k8s/pod_fits.hpp"
 #include "fleetsim/k8s/pod_spec.hpp"
+#include "fleetsim/scheduling/node_overlay_store.hpp"
 #include "fleetsim/scheduling/type_set.hpp"
 
 namespace fleetsim {
@@ -33,6 +34,8 @@ struct PoolTemplate {
   std::vector<Resources>
       daemon_overhead;                 // per catalog type: requests of DaemonSets that land there
   std::vector<Resources> allocatable;  // per catalog type, with the pool's kubelet settings
+  // Per catalog type: capacity as limits count it, EC2's with the NodeOverlays' resources.
+  std::vector<Resources> capacity;
   // Per catalog type: allocatable − DaemonSet overhead, what the pods of one node may request.
   std::vector<Resources> room;
   bool uniform_overhead = true;  // every type carries the same DaemonSet overhead
@@ -42,6 +45,8 @@ struct PoolTemplate {
   // Per global offering: 0 for a reservation the pool's EC2NodeClass does not select
   // (capacityReservationSelectorTerms); empty = every offering.
   std::vector<std::uint8_t> offering_allowed;
+  // By global offering: a NodeOverlay's price change for this pool; empty: none.
+  std::vector<OverlayPrice> price_by_offering;
 };
 
 class SchedulingContext {
@@ -53,10 +58,12 @@ class SchedulingContext {
   // `allocatable` holds, per pool, each catalog type's allocatable as the cloud provider sizes
   // the pool's NodeClass (maxPods changes it); empty means the catalog's for every pool.
   // `offering_allowed`, per pool, PoolTemplate::offering_allowed (empty: every offering).
+  // `overlays` (per pool; empty: none) sets extended resources' capacity and prices.
   SchedulingContext(const Catalog& catalog, std::span<const NodePool> pools,
                     std::span<const DaemonSet> daemonsets,
                     std::span<const std::vector<Resources>> allocatable = {},
-                    std::span<const std::vector<std::uint8_t>> offering_allowed = {});
+                    std::span<const std::vector<std::uint8_t>> offering_allowed = {},
+                    std::span<const PoolOverlay> overlays = {});
 
   const Catalog& catalog() const { return *catalog_; }
   const std::vector<PoolTemplate>& pools() const { return pools_; }
@@ -73,6 +80,12 @@ class SchedulingContext {
     return catalog_->offering_index(type, i);
   }
   std::optional<std::uint8_t> zone_index(std::string_view zone) const;
+  // What a pool's NodeClaim on global offering `g` costs an hour when the offering costs `base`:
+  // `base` with the pool's NodeOverlay price change.
+  double pool_price(std::uint32_t pool, std::uint32_t g, double base) const {
+    const std::vector<OverlayPrice>& changes = pools_[pool].price_by_offering;
+    return changes.empty() ? base : adjusted_price(base, changes[g]);
+  }
 
   // Zones (as a bit mask) and capacity types that a requirement set allows.
   std::uint64_t zone_mask(const Requirements& r) const;

@@ -122,7 +122,8 @@ std::optional<NodeId> Ec2Cloud::launch(LaunchRequest request) {
     for (std::size_t g = 0; g < allowed.size(); ++g) allowed[g] &= request.offering_allowed[g];
     usable = allowed;
   }
-  const LaunchPlan plan = plan_launch(prices_, request.requirements, request.types, usable);
+  const LaunchPlan plan =
+      plan_launch(prices_, request.requirements, request.types, usable, request.price_by_offering);
   for (const LaunchCandidate& c : plan.candidates) {
     const std::uint32_t g = catalog_.offering_index(c.type, c.offering);
     const Offering& o = catalog_.offering(g);
@@ -133,6 +134,8 @@ std::optional<NodeId> Ec2Cloud::launch(LaunchRequest request) {
     }
     request.node.spot_fallback = o.capacity_type == CapacityType::OnDemand &&
                                  offers_spot(request.requirements, request.types, catalog_);
+    if (!request.price_by_offering.empty())
+      request.node.price_overlay = request.price_by_offering[g];
     return start(std::move(request.node), g, request.types[c.option].allocatable,
                  request.types[c.option].daemon_overhead);
   }
@@ -151,9 +154,9 @@ NodeId Ec2Cloud::start(Node node, std::uint32_t g, const Resources& allocatable,
                        const Resources& daemon_overhead) {
   ++running_[g];
   const std::uint32_t type = catalog_.type_of_offering(g);
-  launch_on_offering(node, catalog_, g, prices_.offering_price(g),
-                     {.type = type, .allocatable = allocatable, .daemon_overhead = daemon_overhead},
-                     sim_.now());
+  launch_on_offering(
+      node, catalog_, g, adjusted_price(prices_.offering_price(g), node.price_overlay),
+      {.type = type, .allocatable = allocatable, .daemon_overhead = daemon_overhead}, sim_.now());
   const NodeId id = cluster_.add_node(std::move(node));
   if (latency_by_node_.size() <= id) latency_by_node_.resize(id + 1);
   latency_by_node_[id] = draw_node_latency(latency_by_type_[type], startup_rng_.normal());
@@ -176,7 +179,8 @@ void Ec2Cloud::set_capacity(std::uint32_t g, std::optional<std::int64_t> capacit
 void Ec2Cloud::set_price(std::uint32_t g, double price) {
   prices_.set_offering_price(g, price);
   for (NodeId id : cluster_.active_nodes())
-    if (offering_of(catalog_, cluster_.node(id)) == g) cluster_.set_node_price(id, price);
+    if (offering_of(catalog_, cluster_.node(id)) == g)
+      cluster_.set_node_price(id, adjusted_price(price, cluster_.node(id).price_overlay));
   const Offering& o = catalog_.offering(g);
   bus_.emit(SimEvent{.time = sim_.now(),
                      .kind = EventKind::SpotPriceChanged,

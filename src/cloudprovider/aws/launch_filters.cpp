@@ -15,11 +15,15 @@ bool is_exotic(const InstanceType& t) {
 
 LaunchPlan plan_launch(const PriceSource& prices, const Requirements& requirements,
                        std::span<const InstanceTypeOption> options,
-                       std::span<const std::uint8_t> offering_usable) {
+                       std::span<const std::uint8_t> offering_usable,
+                       std::span<const OverlayPrice> price_by_offering) {
   const Catalog& catalog = prices.catalog();
   const auto& types = catalog.types();
   auto price = [&](std::uint32_t t, std::size_t i) {
-    return prices.offering_price(catalog.offering_index(t, i));
+    const std::uint32_t g = catalog.offering_index(t, i);
+    return price_by_offering.empty()
+               ? prices.offering_price(g)
+               : adjusted_price(prices.offering_price(g), price_by_offering[g]);
   };
   const Requirement* zone_req = requirements.get(label::kZone);
   const Requirement* capacity_req = requirements.get(label::kCapacityType);

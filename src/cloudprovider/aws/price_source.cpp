@@ -42,13 +42,15 @@ PriceSource::PriceSource(const Catalog& catalog, std::vector<double> fee_by_type
 }
 
 double PriceSource::instance_per_hour(const Node& node) const {
+  // A reserved node is paid by its reservation's bill; once an ODCR ends it runs on at the
+  // on-demand rate (its overlay priced the reserved offering, not this one).
   if (node.reservation >= 0) {
     if (!reservation_ended_[static_cast<std::size_t>(node.reservation)]) return 0.0;
     const std::optional<std::uint32_t> od =
         catalog_.find_offering(node.type, node.zone, CapacityType::OnDemand);
     return od ? prices_[*od] : 0.0;
   }
-  return prices_[offering_of(catalog_, node)];
+  return adjusted_price(prices_[offering_of(catalog_, node)], node.price_overlay);
 }
 
 double PriceSource::volumes_price_per_hour(std::span<const BlockDevice> volumes) const {

@@ -19,12 +19,11 @@ ClusterSnapshot take_snapshot(const Cluster& cluster, const SchedulingContext& c
   const std::size_t pool_count = context.pools().size();
   s.pool_usage.resize(pool_count);
   s.pool_nodes.resize(pool_count, 0);
-  const auto& types = context.catalog().types();
   for (NodeId id : cluster.active_nodes()) {
     const Node& n = cluster.node(id);
     const NodePoolOwner* owner = n.nodepool();
     if (owner != nullptr) {
-      s.pool_usage[owner->pool] += types[n.type].capacity;
+      s.pool_usage[owner->pool] += context.pools()[owner->pool].capacity[n.type];
       ++s.pool_nodes[owner->pool];
     }
     if (!n.is_live()) continue;

@@ -62,7 +62,8 @@ std::optional<NodeId> NodeClaimLauncher::launch(const NewNodeClaim& claim,
       cloud_.launch(LaunchRequest{.node = std::move(node),
                                   .requirements = claim.requirements,
                                   .types = options,
-                                  .offering_allowed = tpl.offering_allowed});
+                                  .offering_allowed = tpl.offering_allowed,
+                                  .price_by_offering = tpl.price_by_offering});
   if (!id) {
     std::string reason =
         fmt::format("nodepool {}: launch failed, no offering with capacity", tpl.pool->name);

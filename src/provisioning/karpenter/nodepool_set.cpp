@@ -76,8 +76,9 @@ std::unique_ptr<SchedulingContext> make_scheduling_context(const NodePoolInputs&
     for (std::int32_t r : settings.reservations)
       allowed[in.catalog.reservation_offering(static_cast<std::size_t>(r))] = 1;
   }
+  const OverlayResolution overlays = resolve_node_overlays(in.catalog, pools, in.overlays);
   return std::make_unique<SchedulingContext>(in.catalog, pools, daemonsets, allocatable,
-                                             offering_allowed);
+                                             offering_allowed, overlays.pools);
 }
 
 std::vector<PoolLaunchInfo> pool_launch_info(const NodePoolInputs& in,

@@ -40,15 +40,19 @@ LintView::LintView(const ScenarioConfig& c)
     from_trace.push_back(true);
   }
   const AwsInstanceTypes sizer(*c.catalog);  // the nodes EC2 would launch
-  context = make_scheduling_context(
-      NodePoolInputs{.catalog = *c.catalog, .node_classes = classes, .daemonsets = c.daemonsets},
-      pools, sizer);
+  context = make_scheduling_context(NodePoolInputs{.catalog = *c.catalog,
+                                                   .node_classes = classes,
+                                                   .daemonsets = c.daemonsets,
+                                                   .overlays = c.node_overlays},
+                                    pools, sizer);
   hosts = pools;
   if (c.provisioner != ProvisionerKind::ClusterAutoscaler)
     for (const NodeGroup& g : c.node_groups) hosts.push_back(as_nodepool(g));
-  hosts_context = make_scheduling_context(
-      NodePoolInputs{.catalog = *c.catalog, .node_classes = classes, .daemonsets = c.daemonsets},
-      hosts, sizer);
+  hosts_context = make_scheduling_context(NodePoolInputs{.catalog = *c.catalog,
+                                                         .node_classes = classes,
+                                                         .daemonsets = c.daemonsets,
+                                                         .overlays = c.node_overlays},
+                                          hosts, sizer);
   for (const Workload* w : workloads) {
     std::vector<std::uint32_t>& on = lands_on.emplace_back();
     for (std::uint32_t p = 0; p < pools.size(); ++p)
@@ -93,7 +97,7 @@ std::vector<LintFinding> lint_scenario(const ScenarioConfig& config) {
     lint::placement_rules(view, out);
   } else {
     for (lint::Rule rule : {lint::autoscaling_rules, lint::nodepool_rules, lint::disruption_rules,
-                            lint::placement_rules})
+                            lint::placement_rules, lint::gpu_sharing_rules})
       rule(view, out);
   }
   std::stable_sort(out.begin(), out.end(), [](const LintFinding& a, const LintFinding& b) {

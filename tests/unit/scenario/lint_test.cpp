@@ -358,3 +358,61 @@ TEST_CASE("README documents every lint rule", "[scenario][lint]") {
                                        std::string(to_string(rule.severity)) + " |"));
   }
 }
+
+namespace {
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  text.replace(text.find(from), from.size(), to);
+  return text;
+}
+
+std::vector<std::string> rules(const Lint& l) {
+  std::vector<std::string> out;
+  for (const LintFinding& f : l.findings) out.emplace_back(f.rule);
+  return out;
+}
+
+const std::string kGateOn = "karpenter: {feature_gates: {node_overlay: true}}\n";
+
+}  // namespace
+
+TEST_CASE("gpu-slices-invisible: MIG pods no type offers until a NodeOverlay does",
+          "[scenario][lint]") {
+  const std::string mig = replaced(workload(), "nvidia.com/gpu: 1", "nvidia.com/mig-3g.20gb: 1");
+  const Lint plain(pool() + mig);
+  REQUIRE(rules(plain) == std::vector<std::string>{"gpu-slices-invisible"});
+  CHECK(plain.lines()[0] ==
+        "gpu-slices-invisible | Deployment default/llm | its pods ask for "
+        "nvidia.com/mig-3g.20gb, which no instance type lists: Karpenter sees EC2's physical GPU "
+        "count only (slices appear once the GPU Operator or the device plugin has configured a "
+        "running node), so it never launches a node for them and they stay pending | tell "
+        "Karpenter what a node will offer with a NodeOverlay (karpenter.sh/v1alpha1, with "
+        "karpenter.feature_gates.node_overlay: true): requirements selecting the pool's GPU "
+        "types and capacity {nvidia.com/mig-3g.20gb: N}, N the slices per node of the layout "
+        "its nodes get");
+  const std::string overlay =
+      "---\napiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata: {name: mig}\n"
+      "spec:\n  requirements:\n    - {key: karpenter.sh/nodepool, operator: In, values: [gpu]}\n"
+      "  capacity: {nvidia.com/mig-3g.20gb: 2}\n";
+  CHECK(rules(Lint(pool() + mig + overlay, kGateOn)).empty());
+  // With the gate off the overlay does nothing, and the finding stays.
+  CHECK(rules(Lint(pool() + mig + overlay)) == std::vector<std::string>{"gpu-slices-invisible"});
+}
+
+TEST_CASE("time-sliced-pool-overprovisions: a device-plugin config label without an overlay",
+          "[scenario][lint]") {
+  const std::string sliced =
+      replaced(pool(), "  template:\n    spec:\n",
+               "  template:\n    metadata:\n      labels: {nvidia.com/device-plugin.config: "
+               "ts-4}\n    spec:\n");
+  const Lint plain(sliced + workload());
+  REQUIRE(rules(plain) == std::vector<std::string>{"time-sliced-pool-overprovisions"});
+  CHECK(plain.findings[0].subject == "NodePool gpu");
+  CHECK(plain.findings[0].what.starts_with(
+      "its nodes share GPUs by the device plugin's configuration \"ts-4\""));
+  const std::string overlay =
+      "---\napiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata: {name: shared}\n"
+      "spec:\n  requirements:\n    - {key: karpenter.sh/nodepool, operator: In, values: [gpu]}\n"
+      "  capacity: {nvidia.com/gpu: 4}\n";
+  CHECK(rules(Lint(sliced + workload() + overlay, kGateOn)).empty());
+}

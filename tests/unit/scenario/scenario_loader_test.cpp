@@ -709,10 +709,13 @@ TEST_CASE("an EC2NodeClass's spec hash ignores key order and sees every field", 
 TEST_CASE("karpenter feature gates and the Balanced policy are read", "[scenario]") {
   ScratchScenario s("gates", "karpenter: {feature_gates: {spot_to_spot_consolidation: true}}\n");
   CHECK(load_scenario(s.file).karpenter.spot_to_spot_consolidation);
+  CHECK_FALSE(load_scenario(s.file).karpenter.node_overlay);  // off by default, as upstream
+  ScratchScenario overlay("gates-overlay", "karpenter: {feature_gates: {node_overlay: true}}\n");
+  CHECK(load_scenario(overlay.file).karpenter.node_overlay);
   ScratchScenario bad("gates-bad", "karpenter: {feature_gates: {spot_to_spot: true}}\n");
   CHECK(bad.error() == bad.at(4, 29) +
                            ": karpenter.feature_gates.spot_to_spot: unknown key; expected "
-                           "one of spot_to_spot_consolidation");
+                           "one of node_overlay, spot_to_spot_consolidation");
 }
 
 TEST_CASE("karpenter.version: v1.0 to v1.14, and what the release's API accepts", "[scenario]") {

@@ -32,9 +32,11 @@ struct LaunchPlan {
 // the spot filter (no spot offering dearer than the cheapest on-demand one) and truncation to
 // 60 types. The fleet API's price-capacity-optimized spot strategy is modelled as cheapest
 // offering with capacity: the EC2 model walks the candidates in order. Prices are the price
-// source's now; `offering_usable` is per global offering (empty: all usable).
+// source's now, changed by the pool's NodeOverlays (`price_by_offering`, empty: none);
+// `offering_usable` is per global offering (empty: all usable).
 LaunchPlan plan_launch(const PriceSource& prices, const Requirements& requirements,
                        std::span<const InstanceTypeOption> types,
-                       std::span<const std::uint8_t> offering_usable);
+                       std::span<const std::uint8_t> offering_usable,
+                       std::span<const OverlayPrice> price_by_offering = {});
 
 }  // namespace fleetsim

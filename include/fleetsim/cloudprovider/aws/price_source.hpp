@@ -41,7 +41,8 @@ class PriceSource final : public NodePricing {
     return fee_by_type_.empty() ? 0.0 : fee_by_type_[type];
   }
 
-  // NodePricing. A node's volumes are priced once, at its launch, from its NodeClass (EBS prices
+  // NodePricing. A node's instance costs its offering's price with its NodeOverlay's change.
+  // A node's volumes are priced once, at its launch, from its NodeClass (EBS prices
   // do not move during a run): the node carries that figure.
   // A node in a reservation costs nothing by the hour while the reservation covers it (the
   // reservation is billed whole, RunResult's reservations); after an ODCR ends, its instances

@@ -29,10 +29,14 @@ struct NodePoolInputs {
   const Catalog& catalog;
   std::span<const EC2NodeClass> node_classes;
   std::span<const Workload> daemonsets;
+  // NodeOverlays in force (none unless karpenter.feature_gates.node_overlay is on).
+  std::span<const NodeOverlay> overlays;
 };
 
 // The solver's view of `pools` (which must outlive it): allocatable as `sizer` (the cloud
-// provider) sizes each pool's EC2NodeClass, and DaemonSet overhead, per instance type.
+// provider) sizes each pool's EC2NodeClass, and DaemonSet overhead, per instance type; the
+// NodeOverlays' capacity and prices, as Karpenter's overlay decorator of the cloud provider
+// hands them to the pools.
 std::unique_ptr<SchedulingContext> make_scheduling_context(const NodePoolInputs& in,
                                                            const std::vector<NodePool>& pools,
                                                            const InstanceTypeSizer& sizer);

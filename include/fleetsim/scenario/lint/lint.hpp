@@ -22,7 +22,7 @@ struct LintRule {
   std::string_view summary;  // one line, for --help and README
 };
 
-inline constexpr std::array<LintRule, 12> kLintRules{{
+inline constexpr std::array<LintRule, 14> kLintRules{{
     {"keda-average-query", LintSeverity::Warning,
      "a prometheus trigger averages (avg) under an AverageValue target, which caps replicas"},
     {"replicas-beyond-pool-limits", LintSeverity::Warning,
@@ -37,6 +37,10 @@ inline constexpr std::array<LintRule, 12> kLintRules{{
      "consolidateAfter shorter than a replica's image pull and model load"},
     {"consolidation-blocked", LintSeverity::Warning,
      "do-not-disrupt or a PDB that allows no eviction on a consolidating pool's long-running pods"},
+    {"gpu-slices-invisible", LintSeverity::Warning,
+     "pods asking for MIG slices or shared GPUs that Karpenter cannot see before launch"},
+    {"time-sliced-pool-overprovisions", LintSeverity::Warning,
+     "a time-sliced GPU pool whose shared GPUs Karpenter counts as whole ones"},
     {"spot-only-jobs", LintSeverity::Warning,
      "Jobs that can run only on spot, where an interruption loses their work"},
     {"untolerated-taint", LintSeverity::Warning,

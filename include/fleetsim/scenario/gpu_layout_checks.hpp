@@ -1,0 +1,18 @@
+// The GPU Operator's MIG layout label (nvidia.com/mig.config) on NodePool templates and node
+// groups, checked against the GPUs each can launch.
+#pragma once
+
+#include "fleetsim/scenario/scenario_config.hpp"
+#include "fleetsim/scenario/warning_log.hpp"
+
+namespace fleetsim {
+
+// The GPU Operator's label that names a node's MIG layout (a mig-parted config).
+inline constexpr std::string_view kMigConfigLabel = "nvidia.com/mig.config";
+
+// Refuses a layout a GPU the pool or group may launch does not have (a GPU without MIG, or a
+// name mig-parted's default config does not give that GPU), naming the type; a layout that every
+// GPU has gets a gpu-layout-not-modelled warning, since nodes still offer whole GPUs.
+void check_gpu_layouts(const ScenarioConfig& cfg, WarningLog& warnings);
+
+}  // namespace fleetsim

@@ -1,0 +1,87 @@
+// Lint rules on GPU sharing under Karpenter: it sizes NodeClaims from EC2's instance types, which
+// list whole GPUs only; MIG slices and time-sliced replicas exist once the GPU Operator or the
+// device plugin has configured a running node. Only a NodeOverlay tells Karpenter beforehand.
+#include <fmt/format.h>
+
+#include "lint_view.hpp"
+
+namespace fleetsim::lint {
+
+namespace {
+
+// The NVIDIA device plugin's node label that selects its sharing configuration.
+constexpr std::string_view kDevicePluginConfigLabel = "nvidia.com/device-plugin.config";
+constexpr std::string_view kMigPrefix = "nvidia.com/mig-";
+constexpr std::string_view kSharedGpu = "nvidia.com/gpu.shared";
+
+// The first MIG or shared-GPU resource the pod asks for, or empty.
+std::string sliced_request(const PodSpec& spec, const ResourceRegistry& registry) {
+  for (std::size_t i = 0; i < registry.size(); ++i) {
+    const auto slot = static_cast<ResourceIndex>(i);
+    const std::string& name = registry.name(slot);
+    if (spec.requests[slot] > 0 && (name.starts_with(kMigPrefix) || name == kSharedGpu))
+      return name;
+  }
+  return {};
+}
+
+// Pods asking for slices that no NodePool's instance types offer stay pending: Karpenter never
+// launches for them.
+void gpu_slices_invisible(const LintView& view, std::vector<LintFinding>& out) {
+  for (std::size_t w = 0; w < view.workloads.size(); ++w) {
+    if (!view.lands_on[w].empty()) continue;
+    const Workload& wl = *view.workloads[w];
+    const std::string resource = sliced_request(wl.pod.spec, view.config.resources);
+    if (resource.empty()) continue;
+    out.push_back(finding(
+        "gpu-slices-invisible", wl.where, workload_subject(wl),
+        fmt::format("its pods ask for {}, which no instance type lists: Karpenter sees EC2's "
+                    "physical GPU count only (slices appear once the GPU Operator or the device "
+                    "plugin has configured a running node), so it never launches a node for "
+                    "them and they stay pending",
+                    resource),
+        fmt::format("tell Karpenter what a node will offer with a NodeOverlay "
+                    "(karpenter.sh/v1alpha1, with karpenter.feature_gates.node_overlay: true): "
+                    "requirements selecting the pool's GPU types and capacity {{{}: N}}, N the "
+                    "slices per node of the layout its nodes get",
+                    resource)));
+  }
+}
+
+// A time-sliced pool's nodes offer replicas × GPUs, but Karpenter plans with the physical count:
+// N one-GPU pods get N nodes, which consolidation packs later (karpenter-provider-aws#3376).
+void time_sliced_pool(const LintView& view, std::vector<LintFinding>& out) {
+  const auto& types = view.config.catalog->types();
+  for (std::size_t p = 0; p < view.pools.size() && p < view.context->pools().size(); ++p) {
+    const NodePool& pool = view.pools[p];
+    const auto label = pool.labels.find(std::string(kDevicePluginConfigLabel));
+    if (label == pool.labels.end()) continue;
+    const PoolTemplate& tpl = view.context->pools()[p];
+    bool gpus = false, overlaid = false;
+    tpl.types.for_each([&](std::size_t t) {
+      if (types[t].gpu_count == 0) return;
+      gpus = true;
+      overlaid |= tpl.allocatable[t][resource::kNvidiaGpu] != types[t].gpu_count;
+    });
+    if (!gpus || overlaid) continue;
+    out.push_back(finding(
+        "time-sliced-pool-overprovisions", pool.where, fmt::format("NodePool {}", pool.name),
+        fmt::format("its nodes share GPUs by the device plugin's configuration \"{}\" ({}), but "
+                    "Karpenter counts each GPU once: for N one-GPU pods it launches N nodes where "
+                    "fewer would do, and consolidation packs them later "
+                    "(karpenter-provider-aws#3376)",
+                    label->second, kDevicePluginConfigLabel),
+        "give Karpenter the shared count with a NodeOverlay (karpenter.sh/v1alpha1, with "
+        "karpenter.feature_gates.node_overlay: true): requirements on karpenter.sh/nodepool and "
+        "capacity {nvidia.com/gpu: replicas × GPUs per node}"));
+  }
+}
+
+}  // namespace
+
+void gpu_sharing_rules(const LintView& view, std::vector<LintFinding>& out) {
+  gpu_slices_invisible(view, out);
+  time_sliced_pool(view, out);
+}
+
+}  // namespace fleetsim::lint

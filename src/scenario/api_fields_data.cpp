@@ -184,6 +184,10 @@ constexpr std::array<std::string_view, 17> kJobSpec{"activeDeadlineSeconds",
                                                     "ttlSecondsAfterFinished"};
 constexpr std::array<std::string_view, 7> kPriorityClass{
     "apiVersion", "description", "globalDefault", "kind", "metadata", "preemptionPolicy", "value"};
+constexpr std::array<std::string_view, 5> kCapacityBuffer{"apiVersion", "kind", "metadata", "spec",
+                                                          "status"};
+constexpr std::array<std::string_view, 6> kCapacityBufferSpec{
+    "limits", "percentage", "podTemplateRef", "provisioningStrategy", "replicas", "scalableRef"};
 constexpr std::array<std::string_view, 5> kPodDisruptionBudget{"apiVersion", "kind", "metadata",
                                                                "spec", "status"};
 constexpr std::array<std::string_view, 4> kPodDisruptionBudgetSpec{
@@ -600,6 +604,8 @@ const ApiType Job{"Job", kJob};
 const ApiType JobSpec{"JobSpec", kJobSpec};
 const ApiType PriorityClass{"PriorityClass", kPriorityClass};
 const ApiType PodDisruptionBudget{"PodDisruptionBudget", kPodDisruptionBudget};
+const ApiType CapacityBuffer{"CapacityBuffer", kCapacityBuffer};
+const ApiType CapacityBufferSpec{"CapacityBufferSpec", kCapacityBufferSpec};
 const ApiType PodDisruptionBudgetSpec{"PodDisruptionBudgetSpec", kPodDisruptionBudgetSpec};
 const ApiType HorizontalPodAutoscaler{"HorizontalPodAutoscaler", kHorizontalPodAutoscaler};
 const ApiType HorizontalPodAutoscalerSpec{"HorizontalPodAutoscalerSpec",

@@ -574,7 +574,9 @@ KarpenterSettings decode_karpenter_settings(const YamlValue& value) {
     YamlMap g(*gates);
     if (auto s2s = g.get("spot_to_spot_consolidation"))
       out.spot_to_spot_consolidation = s2s->as_bool();
-    g.reject_unread(std::array<std::string_view, 1>{"spot_to_spot_consolidation"});
+    if (auto cb = g.get("capacity_buffer")) out.capacity_buffer = cb->as_bool();
+    g.reject_unread(
+        std::array<std::string_view, 2>{"spot_to_spot_consolidation", "capacity_buffer"});
   }
   if (auto v = m.get("version")) {
     std::optional<KarpenterVersion> version = parse_karpenter_version(v->as_string());

@@ -6,7 +6,7 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<std::string_view, 41> kNames{
+constexpr std::array<std::string_view, 42> kNames{
     "unmodelled-field",
     "unmodelled-kind",
     "unknown-field",
@@ -48,8 +48,9 @@ constexpr std::array<std::string_view, 41> kNames{
     "server-flag-not-read",
     "scheduler-plugin-not-modelled",
     "no-scheduler-profile",
+    "capacity-buffer-ignored",
 };
-static_assert(kNames.size() == static_cast<std::size_t>(WarningCode::NoSchedulerProfile) + 1);
+static_assert(kNames.size() == static_cast<std::size_t>(WarningCode::CapacityBufferIgnored) + 1);
 
 }  // namespace
 

@@ -22,6 +22,7 @@
 #include "fleetsim/core/resources.hpp"
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/engine/phase_offsets.hpp"
+#include "fleetsim/k8s/capacity_buffer.hpp"
 #include "fleetsim/k8s/karpenter_version.hpp"
 #include "fleetsim/k8s/node_group.hpp"
 #include "fleetsim/k8s/nodepool.hpp"
@@ -93,6 +94,8 @@ struct KarpenterSettings {
   // FEATURE_GATES SpotToSpotConsolidation (off by default): consolidation may replace spot
   // nodes with cheaper spot nodes.
   bool spot_to_spot_consolidation = false;
+  // FEATURE_GATES CapacityBuffer (off by default): Karpenter reads CapacityBuffers.
+  bool capacity_buffer = false;
   KarpenterVersion version;  // the release whose behaviour is modelled
 };
 
@@ -174,6 +177,7 @@ struct ScenarioConfig {
   std::vector<Workload> daemonsets;  // per-node overhead
   std::vector<PriorityClass> priority_classes;
   std::vector<PodDisruptionBudgetSpec> pdbs;
+  std::vector<CapacityBuffer> capacity_buffers;
   // The kube-scheduler's profiles (a KubeSchedulerConfiguration among the manifests, or the
   // default profile); each pod's spec.scheduler_profile indexes them.
   std::vector<SchedulerProfile> scheduler_profiles{SchedulerProfile{}};

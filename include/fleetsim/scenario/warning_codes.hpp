@@ -50,6 +50,7 @@ enum class WarningCode {
   ServerFlagNotRead,           // an inference server's flag whose value fleetsim cannot use
   SchedulerPluginNotModelled,  // a kube-scheduler plugin or its args fleetsim does not model
   NoSchedulerProfile,          // pods whose schedulerName no profile has: they stay Pending
+  CapacityBufferIgnored,       // a CapacityBuffer behind a feature gate that is off, or not run
 };
 
 // The code's name: "unmodelled-field", "pods-unhostable", …

@@ -189,6 +189,10 @@ constexpr std::array<std::string_view, 5> kNodeOverlay{"apiVersion", "kind", "me
                                                        "status"};
 constexpr std::array<std::string_view, 5> kNodeOverlaySpec{"capacity", "price", "priceAdjustment",
                                                            "requirements", "weight"};
+constexpr std::array<std::string_view, 5> kCapacityBuffer{"apiVersion", "kind", "metadata", "spec",
+                                                          "status"};
+constexpr std::array<std::string_view, 6> kCapacityBufferSpec{
+    "limits", "percentage", "podTemplateRef", "provisioningStrategy", "replicas", "scalableRef"};
 constexpr std::array<std::string_view, 5> kPodDisruptionBudget{"apiVersion", "kind", "metadata",
                                                                "spec", "status"};
 constexpr std::array<std::string_view, 4> kPodDisruptionBudgetSpec{
@@ -607,6 +611,8 @@ const ApiType PriorityClass{"PriorityClass", kPriorityClass};
 const ApiType NodeOverlay{"NodeOverlay", kNodeOverlay};
 const ApiType NodeOverlaySpec{"NodeOverlaySpec", kNodeOverlaySpec};
 const ApiType PodDisruptionBudget{"PodDisruptionBudget", kPodDisruptionBudget};
+const ApiType CapacityBuffer{"CapacityBuffer", kCapacityBuffer};
+const ApiType CapacityBufferSpec{"CapacityBufferSpec", kCapacityBufferSpec};
 const ApiType PodDisruptionBudgetSpec{"PodDisruptionBudgetSpec", kPodDisruptionBudgetSpec};
 const ApiType HorizontalPodAutoscaler{"HorizontalPodAutoscaler", kHorizontalPodAutoscaler};
 const ApiType HorizontalPodAutoscalerSpec{"HorizontalPodAutoscalerSpec",

@@ -12,7 +12,7 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<DecodedKind, 15> kDecodedKinds{{
+constexpr std::array<DecodedKind, 16> kDecodedKinds{{
     {"NodePool", "karpenter.sh/v1", &api::NodePool},
     {"EC2NodeClass", "karpenter.k8s.aws/v1", &api::EC2NodeClass},
     {"NodeOverlay", "karpenter.sh/v1alpha1", &api::NodeOverlay},
@@ -24,6 +24,7 @@ constexpr std::array<DecodedKind, 15> kDecodedKinds{{
     {"HorizontalPodAutoscaler", "autoscaling/v2", &api::HorizontalPodAutoscaler},
     {"ScaledObject", "keda.sh/v1alpha1", &api::ScaledObject},
     {"PodDisruptionBudget", "policy/v1", &api::PodDisruptionBudget},
+    {"CapacityBuffer", "autoscaling.x-k8s.io/v1beta1", &api::CapacityBuffer},
     {"ClusterConfig", "eksctl.io/v1alpha5", &api::ClusterConfig},
     {"NodeClass", "eks.amazonaws.com/v1", &api::AutoModeNodeClass},
     {"List", "v1", &api::List},

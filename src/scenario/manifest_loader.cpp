@@ -6,6 +6,7 @@
 #include <array>
 #include <map>
 
+#include "fleetsim/scenario/capacity_buffer_decoder.hpp"
 #include "fleetsim/scenario/cluster_autoscaler_decoder.hpp"
 #include "fleetsim/scenario/decode_context.hpp"
 #include "fleetsim/scenario/eksctl_decoder.hpp"
@@ -97,6 +98,8 @@ void ManifestLoader::load_manifest(const YamlValue& manifest, ManifestSet& out) 
     out.scaled_objects.push_back(decode_scaled_object(m, ctx));
   } else if (kind == "PodDisruptionBudget") {
     out.pdbs.push_back(decode_pdb(m, ctx));
+  } else if (kind == "CapacityBuffer") {
+    out.capacity_buffers.push_back(decode_capacity_buffer(m, ctx));
   } else if (kind == "NodeClass") {
     out.node_classes.push_back(decode_auto_mode_node_class(m, ctx));
   } else if (kind == "KubeSchedulerConfiguration") {
@@ -149,6 +152,9 @@ void check_unique_names(const ManifestSet& set) {
   check(
       "PodDisruptionBudget", set.pdbs,
       [](const PodDisruptionBudgetSpec& p) { return p.namespace_name + "/" + p.name; }, where);
+  check(
+      "CapacityBuffer", set.capacity_buffers,
+      [](const CapacityBuffer& b) { return b.namespace_name + "/" + b.name; }, where);
   // Namespaced kinds: the name is unique per kind within a namespace.
   for (WorkloadKind kind : {WorkloadKind::Pod, WorkloadKind::Deployment, WorkloadKind::Job}) {
     std::vector<const Workload*> of_kind;

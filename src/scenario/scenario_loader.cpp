@@ -707,6 +707,46 @@ void read_phase_offsets(const YamlMap& top, ScenarioConfig& cfg) {
   m.reject_unread(keys);
 }
 
+// A buffer's scalableRef names a Deployment of its namespace; a podTemplateRef a PodTemplate,
+// which fleetsim does not read yet. Behind Karpenter's CapacityBuffer gate (off by default), a
+// buffer is never dropped in silence.
+void check_capacity_buffers(const ManifestSet& set, const ScenarioConfig& cfg,
+                            WarningLog& warnings) {
+  for (const CapacityBuffer& b : set.capacity_buffers) {
+    if (b.scalable_ref) {
+      const bool found =
+          std::any_of(set.workloads.begin(), set.workloads.end(), [&](const auto& d) {
+            return d.workload.kind == WorkloadKind::Deployment &&
+                   d.workload.name == b.scalable_ref->name &&
+                   d.workload.namespace_name == b.namespace_name;
+          });
+      if (!found)
+        throw ConfigError(
+            b.where, "spec.scalableRef.name",
+            fmt::format("CapacityBuffer \"{}\": no Deployment named \"{}\" in namespace \"{}\"",
+                        b.name, b.scalable_ref->name, b.namespace_name));
+    }
+    if (b.pod_template_ref)
+      throw ConfigError(b.where, "spec.podTemplateRef.name",
+                        fmt::format("CapacityBuffer \"{}\": no PodTemplate named \"{}\" (fleetsim "
+                                    "reads no PodTemplate manifests yet: use a scalableRef)",
+                                    b.name, *b.pod_template_ref));
+    const std::string field = fmt::format("CapacityBuffer/{}", b.name);
+    if (cfg.provisioner != ProvisionerKind::Karpenter) {
+      warnings.add(WarningCode::CapacityBufferIgnored, b.where, field,
+                   "only Karpenter's CapacityBuffer support is modelled; the buffer is ignored");
+    } else if (!cfg.karpenter.capacity_buffer) {
+      warnings.add(WarningCode::CapacityBufferIgnored, b.where, field,
+                   "Karpenter's CapacityBuffer feature gate is off (its default): the buffer is "
+                   "ignored; karpenter.feature_gates.capacity_buffer: true turns it on");
+    } else {
+      warnings.add(WarningCode::CapacityBufferIgnored, b.where, field,
+                   "fleetsim does not inject a CapacityBuffer's virtual pods yet; the buffer is "
+                   "ignored");
+    }
+  }
+}
+
 // The manifests' cluster objects, into `cfg`.
 void adopt_manifests(ManifestSet& set, ScenarioConfig& cfg) {
   cfg.nodepools = std::move(set.nodepools);
@@ -714,6 +754,7 @@ void adopt_manifests(ManifestSet& set, ScenarioConfig& cfg) {
   cfg.node_groups = std::move(set.node_groups);
   cfg.priority_classes = std::move(set.priority_classes);
   cfg.pdbs = std::move(set.pdbs);
+  cfg.capacity_buffers = std::move(set.capacity_buffers);
   cfg.hpas = std::move(set.hpas);
   cfg.scaled_objects = std::move(set.scaled_objects);
 }
@@ -765,6 +806,7 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   check_unique_names(set);
   apply_provisioner_rules(cfg.provisioner, set, warnings);
   check_node_class_refs(set.nodepools, set.node_classes, warnings);
+  check_capacity_buffers(set, cfg, warnings);
   const PriorityTable priorities(set.priority_classes);
   std::set<std::string> workload_keys =
       admit_workloads(set, sections.jobs, priorities, cfg, warnings);

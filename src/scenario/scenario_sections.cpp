@@ -578,7 +578,9 @@ KarpenterSettings decode_karpenter_settings(const YamlValue& value) {
       out.node_overlay = overlay->as_bool();
       out.node_overlay_where = overlay->where();
     }
-    g.reject_unread(std::array<std::string_view, 2>{"node_overlay", "spot_to_spot_consolidation"});
+    if (auto cb = g.get("capacity_buffer")) out.capacity_buffer = cb->as_bool();
+    g.reject_unread(std::array<std::string_view, 3>{"capacity_buffer", "node_overlay",
+                                                    "spot_to_spot_consolidation"});
   }
   if (auto v = m.get("version")) {
     std::optional<KarpenterVersion> version = parse_karpenter_version(v->as_string());

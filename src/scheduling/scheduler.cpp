@@ -13,6 +13,7 @@
 #include "fleetsim/core/stop_flag.hpp"
 #include "fleetsim/scheduling/min_values.hpp"
 #include "fleetsim/scheduling/requirements_objection.hpp"
+#include "fleetsim/scheduling/reservation_manager.hpp"
 #include "pod_affinity.hpp"
 #include "spread_groups.hpp"
 
@@ -67,6 +68,17 @@ struct Claim {
   Resources headroom;  // component-wise max over types of allocatable − DaemonSet overhead
   std::vector<std::uint32_t> pods;
 };
+
+// Karpenter's offeringsToReserve outcome in strict mode (nodeclaim.go).
+enum class ReserveCheck : std::uint8_t { Ok, NoneReservable, WouldLoseReserved };
+// What a new claim from one pool made of a pod.
+enum class NewClaim : std::uint8_t { Placed, Refused, ReservedOfferingError };
+
+// Upstream's ReservedOfferingError for a NodeClaim that could launch into a reservation the
+// solve's other claims have all taken.
+constexpr std::string_view kReservedOfferingError =
+    "one or more instance types with compatible reserved offerings are available, but could not "
+    "be reserved";
 
 // A pool's types by their cheapest offering within (zones, capacity types), then by name:
 // claims with the same masks share one order (a solve's claims have a handful of masks).
@@ -125,6 +137,13 @@ struct Scheduler::State {
   std::vector<std::uint64_t> zone_scratch;  // zone choices for the pod being placed
   SolveResult result;
 
+  // Reservations, only when the input tracks them: the hot path without any skips all of it.
+  bool reserving = false;
+  ReservationManager reservations;
+  std::vector<std::uint32_t> to_reserve;       // offeringsToReserve of the claim being tried
+  std::vector<std::uint32_t> to_release;       // held ones the claim gives up
+  std::vector<std::int32_t> reserved_failure;  // per pod: the pool of its last such error, or -1
+
   // A ring buffer over the pods to place, and each pod's no-progress mark (see solve()).
   std::vector<std::uint32_t> queue;
   std::vector<std::int64_t> last_len;
@@ -149,6 +168,11 @@ struct Scheduler::State {
     offered.clear();
     for (std::vector<std::uint32_t>& free : apart_free) free.assign(1, kUnlisted);
     result = SolveResult{};
+    reserving = !i.reservation_remaining.empty() && !ctx.catalog().reservations().empty();
+    if (reserving) {
+      reservations.reset(i.reservation_remaining);
+      reserved_failure.assign(i.pods.size(), -1);
+    }
   }
 
   // Usable now, and by the pool: a reservation's offering only where its NodeClass selects it.
@@ -164,6 +188,54 @@ struct Scheduler::State {
       if ((zones >> o.zone & 1ULL) && (o.capacity & capacity) && offering_usable(pool, o))
         return true;
     return false;
+  }
+
+  // Karpenter's offeringsToReserve over the types in `scratch`: fills `to_reserve` with every
+  // compatible reservation that `claim` holds or may take. `held`: what the claim holds now.
+  ReserveCheck offerings_to_reserve(std::uint32_t claim, std::span<const std::uint32_t> held,
+                                    std::uint32_t pool, std::uint64_t zones,
+                                    std::uint8_t capacity) {
+    to_reserve.clear();
+    const std::uint8_t reserved = capacity_bit(CapacityType::Reserved);
+    bool compatible = false;
+    if (capacity & reserved) {
+      for (std::uint32_t t : scratch)
+        for (const OfferingRef& o : ctx.offerings(t)) {
+          if (o.capacity != reserved || !(zones >> o.zone & 1ULL) || !offering_usable(pool, o))
+            continue;
+          compatible = true;
+          auto r = static_cast<std::uint32_t>(ctx.catalog().offering(o.global).reservation);
+          if (reservations.can_reserve(claim, r)) to_reserve.push_back(r);
+        }
+    }
+    if (!options.strict_reserved_offerings || !to_reserve.empty()) return ReserveCheck::Ok;
+    if (compatible) return ReserveCheck::NoneReservable;
+    return held.empty() ? ReserveCheck::Ok : ReserveCheck::WouldLoseReserved;
+  }
+
+  // Out of line, so that the placement loops stay small when no reservation is tracked.
+  [[gnu::noinline]] bool reserve_for_claim(std::uint32_t ci, std::uint64_t zones,
+                                           std::uint8_t capacity) {
+    const Claim& c = claims[ci];
+    if (offerings_to_reserve(ci, reservations.held(ci), c.pool, zones, capacity) !=
+        ReserveCheck::Ok)
+      return false;
+    commit_reservations(ci);
+    return true;
+  }
+  [[gnu::noinline]] bool reservable_for_new_claim(std::uint32_t ci, std::uint32_t pool,
+                                                  std::uint64_t zones, std::uint8_t capacity) {
+    return offerings_to_reserve(ci, {}, pool, zones, capacity) == ReserveCheck::Ok;
+  }
+
+  // NodeClaim.Add's bookkeeping: take the new reservations, give back the ones dropped.
+  [[gnu::noinline]] void commit_reservations(std::uint32_t ci) {
+    reservations.reserve(ci, to_reserve);
+    to_release.clear();
+    for (std::uint32_t r : reservations.held(ci))
+      if (std::find(to_reserve.begin(), to_reserve.end(), r) == to_reserve.end())
+        to_release.push_back(r);
+    reservations.release(ci, to_release);
   }
 
   // ---- setup ----
@@ -449,6 +521,7 @@ struct Scheduler::State {
       } else if (c.requirements.has_min_values() && !min_values_hold(c.requirements)) {
         continue;
       }
+      if (reserving && !reserve_for_claim(ci, zones, capacity)) continue;
       if (!merged) {
         c.requirements = std::move(combined);
         c.merged_variants.push_back(vi);
@@ -474,21 +547,23 @@ struct Scheduler::State {
     r.add(std::string(label::kZone), Requirement::make(Operator::In, std::move(names)));
   }
 
-  bool try_new_claim(std::uint32_t pod, std::uint32_t pool, std::int32_t vi) {
+  NewClaim try_new_claim(std::uint32_t pod, std::uint32_t pool, std::int32_t vi) {
     const PoolTemplate& tpl = ctx.pools()[pool];
     const PodSpec& spec = *in().pods[pod].spec;
-    if (pool_nodes_remaining[pool] <= 0) return false;
-    if (blocking_taint(spec, tpl.pool->taints, prefer_no_schedule(pod))) return false;
+    if (pool_nodes_remaining[pool] <= 0) return NewClaim::Refused;
+    if (blocking_taint(spec, tpl.pool->taints, prefer_no_schedule(pod))) return NewClaim::Refused;
     const Variant& v = variants[vi];
-    if (v.has_requirements && tpl.requirements.incompatibility(v.requirements)) return false;
+    if (v.has_requirements && tpl.requirements.incompatibility(v.requirements))
+      return NewClaim::Refused;
     std::uint8_t capacity = tpl.capacity_mask & v.capacity_mask;
-    if (capacity == 0) return false;
+    if (capacity == 0) return NewClaim::Refused;
     const auto& candidates = launchable_types(pool);
-    if (candidates.empty()) return false;
+    if (candidates.empty()) return NewClaim::Refused;
     const std::uint64_t allowed =
         affinity.claim_zones(pod, PodAffinityGroups::kNewClaim, tpl.zone_mask & v.zone_mask,
                              v.strict_zone_mask, progress[pod].affinity);
-    if (allowed == 0) return false;
+    if (allowed == 0) return NewClaim::Refused;
+    bool reserved_error = false;
     Requirements combined = tpl.requirements;
     if (v.has_requirements) combined.add(v.requirements);
     zone_choices(pod, allowed, zone_scratch);
@@ -497,6 +572,11 @@ struct Scheduler::State {
       Resources headroom = narrow(pool, offered_types(pool, zones, capacity), spec.requests,
                                   v.has_requirements ? &v : nullptr, zones, capacity, false);
       if (scratch.empty() || !min_values_hold(combined)) continue;
+      const auto next = static_cast<std::uint32_t>(claims.size());
+      if (reserving && !reservable_for_new_claim(next, pool, zones, capacity)) {
+        reserved_error = true;
+        continue;
+      }
       Claim c;
       c.pool = pool;
       c.serial = static_cast<std::uint32_t>(claims.size());
@@ -521,9 +601,10 @@ struct Scheduler::State {
       spreads.record_claim(pod, ci, zones);
       affinity.add_claim();
       affinity.record_claim(pod, ci, zones);
-      return true;
+      if (reserving) commit_reservations(ci);
+      return NewClaim::Placed;
     }
-    return false;
+    return reserved_error ? NewClaim::ReservedOfferingError : NewClaim::Refused;
   }
 
   // Limits are charged pessimistically: the largest capacity the claim might launch.
@@ -561,6 +642,7 @@ struct Scheduler::State {
   }
 
   bool add(std::uint32_t pod) {
+    if (reserving) reserved_failure[pod] = -1;
     std::int32_t vi = variant_for(pod);
     const PodSpec& spec = *in().pods[pod].spec;
     // Nodes only fill up, so a node that refused a pod refuses the next of its spec; not so with
@@ -614,12 +696,24 @@ struct Scheduler::State {
   }
 
   bool add_to_claim(std::uint32_t pod, std::int32_t vi) {
-    if (!try_claims(pod, vi)) {
-      for (std::uint32_t pool : ctx.pool_order())
-        if (try_new_claim(pod, pool, vi)) return true;
-      return false;
+    if (try_claims(pod, vi)) return true;
+    for (std::uint32_t pool : ctx.pool_order()) {
+      const NewClaim outcome = try_new_claim(pod, pool, vi);
+      if (outcome == NewClaim::Placed) return true;
+      // Upstream does not fall back to a lower-weight NodePool past a reservation it could
+      // have used (scheduler.go addToNewNodeClaim).
+      if (outcome == NewClaim::ReservedOfferingError) {
+        reserved_failure[pod] = static_cast<std::int32_t>(pool);
+        return false;
+      }
     }
-    return true;
+    return false;
+  }
+
+  // The pod's last attempt failed on a reservation taken by this solve's other claims: it is
+  // not relaxed, and waits for a later solve (or a release within this one).
+  bool reserved_offering_failure(std::uint32_t pod) const {
+    return reserving && reserved_failure[pod] >= 0;
   }
 
   // The claims of this solve in claim_order (emptiest first), first fit.
@@ -666,6 +760,10 @@ struct Scheduler::State {
     const PodSpec& spec = *in().pods[pod].spec;
     const Variant& v = variants[variant_for(pod)];
     if (ctx.pools().empty()) return "no NodePool";
+    if (reserved_offering_failure(pod))
+      return fmt::format("nodepool {}: {}",
+                         ctx.pools()[static_cast<std::size_t>(reserved_failure[pod])].pool->name,
+                         kReservedOfferingError);
     std::vector<std::string> parts;
     for (std::uint32_t p : ctx.pool_order()) {
       const PoolTemplate& tpl = ctx.pools()[p];
@@ -747,7 +845,32 @@ struct Scheduler::State {
     return o.types;
   }
 
-  NewNodeClaim finish_claim(Claim& c) {
+  // FinalizeScheduling: a claim holding reservations launches into one of them only, so one batch
+  // never launches more instances than a reservation has left.
+  void hold_to_reservations(Claim& c, std::span<const std::uint32_t> held) {
+    const std::uint8_t reserved = capacity_bit(CapacityType::Reserved);
+    std::erase_if(c.types, [&](std::uint32_t t) {
+      for (const OfferingRef& o : ctx.offerings(t))
+        if (o.capacity == reserved &&
+            std::find(held.begin(), held.end(),
+                      static_cast<std::uint32_t>(ctx.catalog().offering(o.global).reservation)) !=
+                held.end())
+          return false;
+      return true;
+    });
+    c.capacity_mask = reserved;
+    c.requirements.add(
+        std::string(label::kCapacityType),
+        Requirement::make(Operator::In, {std::string(to_string(CapacityType::Reserved))}));
+    std::vector<std::string> ids;
+    for (std::uint32_t r : held) ids.push_back(ctx.catalog().reservations()[r].id);
+    std::sort(ids.begin(), ids.end());
+    c.requirements.add(std::string(label::kCapacityReservationId),
+                       Requirement::make(Operator::In, std::move(ids)));
+  }
+
+  NewNodeClaim finish_claim(Claim& c, std::uint32_t ci) {
+    if (reserving && !reservations.held(ci).empty()) hold_to_reservations(c, reservations.held(ci));
     NewNodeClaim out;
     out.pool = c.pool;
     out.pods = std::move(c.pods);
@@ -843,7 +966,8 @@ SolveResult Scheduler::solve(const SolveInput& input) {
     if (s.last_epoch[pod] == epoch && s.last_len[pod] == length) break;
     ++head;
     if (s.add(pod)) continue;
-    bool relaxed = s.relax(pod);
+    // A reserved offering error is not relaxed (scheduler.go trySchedule).
+    bool relaxed = !s.reserved_offering_failure(pod) && s.relax(pod);
     queue.push_back(pod);
     if (relaxed) {
       ++epoch;
@@ -854,7 +978,8 @@ SolveResult Scheduler::solve(const SolveInput& input) {
   }
 
   SolveResult& result = s.result;
-  for (Claim& c : s.claims) result.claims.push_back(s.finish_claim(c));
+  for (std::uint32_t ci = 0; ci < s.claims.size(); ++ci)
+    result.claims.push_back(s.finish_claim(s.claims[ci], ci));
   for (std::size_t k = head; k < queue.size(); ++k) {
     std::uint32_t pod = queue[k];
     result.failures.push_back(PodFailure{.pod = pod, .reason = s.explain(pod)});

@@ -108,6 +108,9 @@ class CloudProvider : public InstanceTypeSizer {
   virtual const NodePricing& node_pricing() const = 0;
   // Per global offering: 1 unless the provider reported it out of capacity recently.
   virtual std::span<const std::uint8_t> usable_offerings() = 0;
+  // Per reservation (Catalog::reservations()): the instances it can still launch now, which a
+  // solve's claims share (SolveInput::reservation_remaining). Empty: none tracked.
+  virtual std::span<const std::int64_t> reservation_remaining() { return {}; }
   // Marks an offering unavailable for a while (Karpenter's cache of insufficient capacity).
   virtual void mark_unavailable(std::uint32_t global_offering) = 0;
 

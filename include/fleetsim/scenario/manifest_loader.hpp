@@ -9,6 +9,7 @@
 #include "fleetsim/autoscaling/hpa_spec.hpp"
 #include "fleetsim/autoscaling/keda_spec.hpp"
 #include "fleetsim/core/resources.hpp"
+#include "fleetsim/k8s/capacity_buffer.hpp"
 #include "fleetsim/k8s/karpenter_version.hpp"
 #include "fleetsim/k8s/node_group.hpp"
 #include "fleetsim/k8s/node_overlay.hpp"
@@ -34,6 +35,7 @@ struct ManifestSet {
   std::vector<HorizontalPodAutoscalerSpec> hpas;
   std::vector<ScaledObjectSpec> scaled_objects;
   std::vector<PodDisruptionBudgetSpec> pdbs;
+  std::vector<CapacityBuffer> capacity_buffers;
   std::vector<NodeGroup> node_groups;  // from eksctl ClusterConfigs
   std::vector<NodeOverlay> node_overlays;
   // A ClusterConfig's autoModeConfig.nodePools, when it enables EKS Auto Mode.
@@ -51,7 +53,7 @@ struct ManifestSet {
   std::size_t object_count() const {
     return nodepools.size() + node_classes.size() + workloads.size() + daemonsets.size() +
            priority_classes.size() + hpas.size() + scaled_objects.size() + pdbs.size() +
-           node_groups.size() + node_overlays.size();
+           capacity_buffers.size() + node_groups.size() + node_overlays.size();
   }
 };
 

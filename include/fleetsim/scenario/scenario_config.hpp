@@ -22,6 +22,7 @@
 #include "fleetsim/core/resources.hpp"
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/engine/phase_offsets.hpp"
+#include "fleetsim/k8s/capacity_buffer.hpp"
 #include "fleetsim/k8s/karpenter_version.hpp"
 #include "fleetsim/k8s/node_group.hpp"
 #include "fleetsim/k8s/node_overlay.hpp"
@@ -98,7 +99,9 @@ struct KarpenterSettings {
   // prices and extended resources as Karpenter sees them.
   bool node_overlay = false;
   SourceLocation node_overlay_where;  // the gate's key, when given
-  KarpenterVersion version;           // the release whose behaviour is modelled
+  // FEATURE_GATES CapacityBuffer (off by default): Karpenter reads CapacityBuffers.
+  bool capacity_buffer = false;
+  KarpenterVersion version;  // the release whose behaviour is modelled
 };
 
 // `jobs:` entry: a job arrival trace plus the manifest that supplies everything else.
@@ -181,6 +184,7 @@ struct ScenarioConfig {
   std::vector<Workload> daemonsets;  // per-node overhead
   std::vector<PriorityClass> priority_classes;
   std::vector<PodDisruptionBudgetSpec> pdbs;
+  std::vector<CapacityBuffer> capacity_buffers;
   // The kube-scheduler's profiles (a KubeSchedulerConfiguration among the manifests, or the
   // default profile); each pod's spec.scheduler_profile indexes them.
   std::vector<SchedulerProfile> scheduler_profiles{SchedulerProfile{}};

@@ -54,6 +54,7 @@ enum class WarningCode {
   NodeOverlayConflict,         // an overlay Karpenter refuses: equal weight, same offering/resource
   NodeOverlayUnused,           // an overlay that selects no instance type, or not Karpenter's
   GpuLayoutNotModelled,        // a valid nvidia.com/mig.config layout: nodes still offer whole GPUs
+  CapacityBufferIgnored,       // a CapacityBuffer behind a feature gate that is off, or not run
 };
 
 // The code's name: "unmodelled-field", "pods-unhostable", …

@@ -15,6 +15,11 @@ struct SchedulerOptions {
   std::size_t max_instance_types = 600;
   // MIN_VALUES_POLICY: Strict rejects a pod that would break minValues; BestEffort relaxes it.
   bool min_values_best_effort = false;
+  // Karpenter's DisableReservedCapacityFallback (ReservedOfferingModeStrict), which provisioning
+  // sets: a pod that could use a reservation the solve's claims have all taken waits for the next
+  // solve instead of falling back to on-demand, spot or a lower-weight NodePool. Consolidation's
+  // simulations keep the fallback.
+  bool strict_reserved_offerings = false;
 };
 
 // Existing nodes in the order the solver tries them: initialized first, then by name. A caller

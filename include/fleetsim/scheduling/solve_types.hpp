@@ -88,6 +88,9 @@ struct SolveInput {
   // Per catalog offering: its hourly price now (a spot price trace moves it). Empty = the
   // catalog's prices.
   std::span<const double> offering_prices;
+  // Per reservation (Catalog::reservations()): the instances it can still launch. The claims of
+  // a solve hold them as Karpenter's ReservationManager does. Empty = not tracked.
+  std::span<const std::int64_t> reservation_remaining;
 };
 
 struct Placement {

@@ -109,6 +109,19 @@ std::span<const std::uint8_t> Ec2Cloud::usable_offerings() {
   return usable_;
 }
 
+std::span<const std::int64_t> Ec2Cloud::reservation_remaining() {
+  const SimTime now = sim_.now();
+  const auto& reservations = catalog_.reservations();
+  reservation_remaining_.resize(reservations.size());
+  for (std::size_t r = 0; r < reservations.size(); ++r) {
+    const std::int64_t running = running_[catalog_.reservation_offering(r)];
+    reservation_remaining_[r] = reservation_open(reservations[r], now)
+                                    ? std::max<std::int64_t>(reservations[r].count - running, 0)
+                                    : 0;
+  }
+  return reservation_remaining_;
+}
+
 void Ec2Cloud::mark_unavailable(std::uint32_t global_offering) {
   unavailable_until_[global_offering] = sim_.now() + kUnavailableOfferingTtl;
 }

@@ -27,6 +27,8 @@ LaunchPlan plan_launch(const PriceSource& prices, const Requirements& requiremen
   };
   const Requirement* zone_req = requirements.get(label::kZone);
   const Requirement* capacity_req = requirements.get(label::kCapacityType);
+  // A claim that held reservations in its solve launches into one of them only.
+  const Requirement* reservation_req = requirements.get(label::kCapacityReservationId);
   std::uint8_t allowed = 0;
   for (CapacityType ct : {CapacityType::OnDemand, CapacityType::Spot, CapacityType::Reserved})
     if (capacity_req == nullptr || capacity_req->allows(to_string(ct))) allowed |= capacity_bit(ct);
@@ -38,6 +40,9 @@ LaunchPlan plan_launch(const PriceSource& prices, const Requirements& requiremen
     const Offering& o = types[t].offerings[i];
     return (zone_req == nullptr || zone_req->allows(o.zone)) &&
            (capacity_bit(o.capacity_type) & capacity) &&
+           (reservation_req == nullptr || o.reservation < 0 ||
+            reservation_req->allows(
+                catalog.reservations()[static_cast<std::size_t>(o.reservation)].id)) &&
            (offering_usable.empty() || offering_usable[catalog.offering_index(t, i)] != 0);
   };
   auto offers = [&](std::uint32_t t, std::uint8_t capacity) {

@@ -29,7 +29,9 @@ void KarpenterProvisioner::rebuild() {
   std::unique_ptr<SchedulingContext> context =
       make_scheduling_context(nodepool_inputs_, pools_, cloud_);
   launcher_.set_pools(*context, pool_launch_info(nodepool_inputs_, pools_, cloud_));
-  scheduler_ = std::make_unique<Scheduler>(*context);
+  // Provisioning holds pods to the reservations they could use (DisableReservedCapacityFallback).
+  scheduler_ =
+      std::make_unique<Scheduler>(*context, SchedulerOptions{.strict_reserved_offerings = true});
   context_ = std::move(context);
 }
 
@@ -55,8 +57,8 @@ void KarpenterProvisioner::provision() {
   ++solves_;
   if (cluster_.pending_pods().empty()) return;
   const ClusterSnapshot snapshot = take_snapshot(cluster_, *context_);
-  const SolveResult result =
-      scheduler_->solve(snapshot.input(cloud_.usable_offerings(), cloud_.offering_prices()));
+  const SolveResult result = scheduler_->solve(snapshot.input(
+      cloud_.usable_offerings(), cloud_.offering_prices(), cloud_.reservation_remaining()));
 
   for (const Placement& pl : result.placements)
     launcher_.nominate(snapshot.pending[pl.pod], snapshot.node_ids[pl.node]);

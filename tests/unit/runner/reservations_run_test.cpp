@@ -65,6 +65,8 @@ std::string reservation(const std::string& fields) {
 
 struct Nodes final : EventSink {
   void on_event(const SimEvent& e, const Cluster& cluster) override {
+    if (e.kind == EventKind::LaunchFailed) ++launch_failures;
+    if (e.kind == EventKind::PodUnschedulable) unschedulable.emplace_back(e.message);
     if (e.kind == EventKind::NodeLaunched) launched.push_back(cluster.node(e.node));
     if (e.kind == EventKind::NodeDeleting) deleting.push_back(e.time);
     if (e.kind == EventKind::NodeTerminated) {
@@ -76,6 +78,8 @@ struct Nodes final : EventSink {
   std::vector<SimTime> deleting;
   std::vector<SimTime> terminated;
   std::vector<NodeDeletionReason> reasons;
+  int launch_failures = 0;
+  std::vector<std::string> unschedulable;
 };
 
 struct ReservationRun {
@@ -140,6 +144,21 @@ TEST_CASE("a reservation holds no more than its count", "[runner]") {
   int reserved = 0;
   for (const Node& n : r.nodes.launched) reserved += n.capacity_type == CapacityType::Reserved;
   CHECK(reserved == 1);
+}
+
+// scheduling suite_test.go "should correctly track reservations shared across nodepools" over a
+// run: one batch of four pods and a reservation of two. The solve's claims hold the two
+// instances (ReservationManager); the other pods wait in that solve with upstream's reason
+// instead of over-asking the reservation and failing at launch.
+TEST_CASE("one batch never launches more than a reservation has left", "[runner]") {
+  const ReservationRun r(manifests("\"reserved\"", kSelectTeamA, 4, "3h"),
+                         reservation("count: 2, start: 0s, end: 10h, tags: {team: a}"), "1h");
+  CHECK(r.nodes.launched.size() == 2);
+  CHECK(r.nodes.launch_failures == 0);
+  REQUIRE_FALSE(r.nodes.unschedulable.empty());
+  CHECK(r.nodes.unschedulable.front() ==
+        "nodepool gpu: one or more instance types with compatible reserved offerings are "
+        "available, but could not be reserved");
 }
 
 // Outside its window a reservation offers nothing (EC2 lists only active reservations); once it

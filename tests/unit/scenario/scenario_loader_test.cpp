@@ -715,7 +715,9 @@ TEST_CASE("karpenter feature gates and the Balanced policy are read", "[scenario
   ScratchScenario bad("gates-bad", "karpenter: {feature_gates: {spot_to_spot: true}}\n");
   CHECK(bad.error() == bad.at(4, 29) +
                            ": karpenter.feature_gates.spot_to_spot: unknown key; expected "
-                           "one of node_overlay, spot_to_spot_consolidation");
+                           "one of capacity_buffer, node_overlay, spot_to_spot_consolidation");
+  // Karpenter's CapacityBuffer gate is off by default (FEATURE_GATES CapacityBuffer=false).
+  CHECK_FALSE(load_scenario(s.file).karpenter.capacity_buffer);
 }
 
 TEST_CASE("karpenter.version: v1.0 to v1.14, and what the release's API accepts", "[scenario]") {

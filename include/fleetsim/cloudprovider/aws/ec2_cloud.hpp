@@ -51,6 +51,9 @@ class Ec2Cloud final : public CloudProvider, private EventHandler {
   // not yet expiring) with an instance of its count free, as Karpenter AWS's reserved offerings
   // are available (reserved_capacity_resolver.go).
   std::span<const std::uint8_t> usable_offerings() override;
+  // A reservation's count less its running instances; 0 outside its window (Karpenter AWS's
+  // ReservationCapacity, the available count EC2 reports).
+  std::span<const std::int64_t> reservation_remaining() override;
   void mark_unavailable(std::uint32_t global_offering) override;
   // Karpenter's AWS launch filters choose the capacity type and order the offerings
   // (launch_filters.hpp); an offering with no spare capacity fails with
@@ -124,6 +127,7 @@ class Ec2Cloud final : public CloudProvider, private EventHandler {
   std::vector<std::int64_t> running_;
   std::vector<std::optional<std::int64_t>> capacity_;
   std::vector<std::uint8_t> usable_;
+  std::vector<std::int64_t> reservation_remaining_;
 };
 
 }  // namespace fleetsim

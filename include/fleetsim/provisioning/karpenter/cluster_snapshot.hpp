@@ -25,14 +25,16 @@ struct ClusterSnapshot {
   std::vector<std::int64_t> pool_nodes;
 
   SolveInput input(std::span<const std::uint8_t> offering_usable,
-                   std::span<const double> offering_prices = {}) const {
+                   std::span<const double> offering_prices = {},
+                   std::span<const std::int64_t> reservation_remaining = {}) const {
     return SolveInput{.nodes = nodes,
                       .pods = pods,
                       .bound_pods = bound,
                       .pool_usage = pool_usage,
                       .pool_node_count = pool_nodes,
                       .offering_usable = offering_usable,
-                      .offering_prices = offering_prices};
+                      .offering_prices = offering_prices,
+                      .reservation_remaining = reservation_remaining};
   }
 };
 

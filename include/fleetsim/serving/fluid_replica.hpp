@@ -1,0 +1,111 @@
+// One replica's engine in steady state, for the fluid serving mode: where continuous batching
+// settles under a steady stream of requests, from the same step costs the request-level engine
+// (EngineReplica) runs on, without simulating a request.
+//
+// The method is the pointwise-stationary approximation (Green, Kolesar & Svoronos, "Some effects
+// of nonstationarity on multiserver Markovian queueing systems", Operations Research 39(3), 1991):
+// at each instant the replica is taken to be at the steady state of its current arrival rate. The
+// steady state of continuous batching follows from Little's law counted in engine steps: with n
+// requests arriving per step, a request decoding for o − 1 steps after its prefill step keeps
+// n × (E[o] − 1) sequences decoding, every step reads what they hold, and the steps' mean length
+// s(n) then gives the rate n ÷ s(n) they serve (Kwon et al., "Efficient Memory Management for
+// Large Language Model Serving with PagedAttention", SOSP 2023, for the engine; Agrawal et al.,
+// "Taming Throughput-Latency Tradeoff in LLM Inference with Sarathi-Serve", OSDI 2024, for the
+// chunked, mixed steps).
+//
+// Not yet used by runs: the service-level integration (rates, the router's fluid queue, metrics
+// and statistics) comes next. Its accuracy against the request-level engine today
+// (fluid_replica_test.cpp): saturation 15-21 % high where the KV cache binds (vLLM's preemptions
+// recompute work the steady state does not count), TTFT within 15 % at 30 % load and 30 % at 60 %
+// (the wait inside the engine for KV room is not modelled yet), per-token and end-to-end times
+// within 15 %.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "fleetsim/serving/step_cost.hpp"
+
+namespace fleetsim {
+
+// A service's request lengths as representative samples (its token distributions drawn once), and
+// the moments the steady state reads.
+class RequestMix {
+ public:
+  struct Lengths {
+    std::uint32_t prompt = 0;
+    std::uint32_t output = 1;
+  };
+  // At least one sample; outputs below 1 count as 1 (the engine always yields a token).
+  explicit RequestMix(std::vector<Lengths> samples);
+
+  std::span<const Lengths> samples() const { return samples_; }
+  double prompt() const { return prompt_; }              // E[i]
+  double decode_steps() const { return decode_steps_; }  // E[o − 1]
+  // E[Σ over a request's decode steps of the context it reads] = E[(o − 1) i + o (o − 1) ÷ 2].
+  double decode_context() const { return decode_context_; }
+  // E[Σ over a prompt's tokens of their position] ≈ E[i²] ÷ 2 (one chunk).
+  double prefill_context() const { return prefill_context_; }
+  // E[Σ over the steps a request runs of the KV blocks it holds], in tokens: its prompt and the
+  // tokens it has written, each step, rounded up to whole blocks on average.
+  double held_token_steps(double block_tokens, bool reserve_output) const;
+
+ private:
+  std::vector<Lengths> samples_;
+  double prompt_ = 0;
+  double decode_steps_ = 0;
+  double decode_context_ = 0;
+  double prefill_context_ = 0;
+};
+
+// The replica's steady state at one arrival rate.
+struct OperatingPoint {
+  double arrivals_per_step = 0;  // n
+  double rate = 0;               // requests per second served: n ÷ step_seconds
+  double step_seconds = 0;       // between two tokens of a decoding sequence: s(n)
+  double running = 0;            // admitted sequences, prefilling or decoding (vLLM's gauge)
+  double kv_usage = 0;           // share of the KV cache's blocks in use
+  // Share of the steps that carry a prompt (in steps of their own, when steps are not mixed).
+  double prefill_share = 0;
+  double decode_step_seconds = 0;  // a step without a prompt
+  double prompt_step_seconds = 0;  // a step with one (its prompts alone, if not mixed)
+};
+
+class FluidReplica {
+ public:
+  // `cost` and `mix` must outlive it.
+  FluidReplica(const StepCost& cost, const RequestMix& mix);
+
+  // The most the replica serves: the arrival rate at which max_num_seqs, the KV cache or the
+  // step's token budget binds (the served rate grows with the batch up to there).
+  const OperatingPoint& saturation() const { return saturation_; }
+  // The steady state at `rate` requests per second, at most saturation().rate.
+  OperatingPoint at_rate(double rate) const;
+  OperatingPoint at_arrivals_per_step(double n) const;
+
+  // The time to first token of a request with this prompt at the operating point: the rest of the
+  // step under way when it arrives (if the engine is busy), then the steps its prompt takes.
+  double time_to_first_token(std::uint32_t prompt, const OperatingPoint& at) const;
+  // The share of time the engine has a request in flight (DCGM's GPU utilization), taking the
+  // requests in flight as Poisson-distributed (an infinite-server queue: M/G/∞).
+  double busy_share(const OperatingPoint& at) const;
+  // Mean seconds a request spends in the engine at the operating point.
+  double mean_latency(const OperatingPoint& at) const;
+
+  const StepCost& cost() const { return cost_; }
+
+ private:
+  StepWork decode_work(double n) const;
+  double residual_step(const OperatingPoint& at) const;
+  bool feasible(double n) const;
+
+  const StepCost& cost_;
+  const RequestMix& mix_;
+  double budget_ = 0;            // tokens per step
+  double capacity_ = 0;          // KV cache tokens (whole blocks)
+  double held_per_arrival_ = 0;  // token-steps of KV a request holds (RequestMix)
+  OperatingPoint saturation_;
+};
+
+}  // namespace fleetsim

@@ -1,0 +1,154 @@
+// The fluid replica's steady state against the request-level engine (EngineReplica, behind a
+// router) under Poisson arrivals: the saturation rate, and the TTFT, per-token time and
+// end-to-end quantiles at 30 % and 60 % of it. The tolerances are what the steady state achieves
+// today; issue 29 asks 15 % of the whole fluid mode.
+#include "fleetsim/serving/fluid_replica.hpp"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <random>
+#include <utility>
+#include <vector>
+
+#include "fleetsim/serving/reference_engine.hpp"
+#include "unit/serving/engine_fixtures.hpp"
+
+namespace fleetsim {
+namespace {
+
+struct Lengths {
+  double prompt_median;
+  double output_median;
+  double sigma;  // log-normal spread
+};
+
+std::uint32_t draw(std::mt19937_64& rng, double median, double sigma) {
+  std::normal_distribution<double> z(0, 1);
+  return static_cast<std::uint32_t>(
+      std::clamp(std::round(median * std::exp(sigma * z(rng))), 1.0, 8192.0));
+}
+
+std::vector<RequestMix::Lengths> mix_samples(Lengths l, std::size_t n, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<RequestMix::Lengths> out(n);
+  for (auto& s : out) {
+    s.prompt = draw(rng, l.prompt_median, l.sigma);
+    s.output = draw(rng, l.output_median, l.sigma);
+  }
+  return out;
+}
+
+std::vector<EngineRequest> poisson(double rps, double seconds, Lengths l, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::exponential_distribution<double> gap(rps);
+  std::vector<EngineRequest> out;
+  for (double t = gap(rng); t < seconds; t += gap(rng)) {
+    const std::uint32_t prompt = draw(rng, l.prompt_median, l.sigma);
+    out.push_back({.arrival = t, .prompt = prompt, .output = draw(rng, l.output_median, l.sigma)});
+  }
+  return out;
+}
+
+double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1))];
+}
+
+double mean(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x;
+  return sum / static_cast<double>(v.size());
+}
+
+void require_within(double fluid, double request_level, double tolerance, const char* what) {
+  INFO(what << ": fluid " << fluid << ", request level " << request_level);
+  CHECK(std::abs(fluid - request_level) <= tolerance * request_level);
+}
+
+// The request-level run's latencies after a warm-up, against the fluid replica's at that rate.
+void compare_at(const StepCost& cost, Lengths lengths, double load, double ttft_tolerance) {
+  const RequestMix mix(mix_samples(lengths, 512, 7));
+  const FluidReplica fluid(cost, mix);
+  const double rate = load * fluid.saturation().rate;
+  const double horizon = 4000 / rate;  // some 4,000 requests
+  const std::vector<EngineRequest> requests = poisson(rate, horizon, lengths, 11);
+  const std::vector<EngineOutcome> out = run_closed_form_engine(cost, requests);
+  std::vector<double> ttft, tpot, e2e;
+  for (std::size_t i = requests.size() / 10; i < requests.size(); ++i) {
+    ttft.push_back(out[i].first_token - requests[i].arrival);
+    e2e.push_back(out[i].finished - requests[i].arrival);
+    if (requests[i].output > 1)
+      tpot.push_back((out[i].finished - out[i].first_token) / (requests[i].output - 1));
+  }
+  const OperatingPoint at = fluid.at_rate(rate);
+  std::vector<double> fluid_ttft, fluid_e2e;
+  for (const RequestMix::Lengths& s : mix.samples()) {
+    fluid_ttft.push_back(fluid.time_to_first_token(s.prompt, at));
+    fluid_e2e.push_back(fluid_ttft.back() + (s.output - 1) * at.step_seconds);
+  }
+  INFO("load " << load << ", saturation " << fluid.saturation().rate << " req/s");
+  require_within(mean(fluid_ttft), mean(ttft), ttft_tolerance, "mean TTFT");
+  require_within(at.step_seconds, mean(tpot), 0.15, "mean TPOT");
+  require_within(quantile(fluid_e2e, 0.5), quantile(e2e, 0.5), 0.15, "e2e p50");
+  require_within(quantile(fluid_e2e, 0.99), quantile(e2e, 0.99), 0.15, "e2e p99");
+  require_within(fluid.mean_latency(at) * rate, mean(e2e) * rate, 0.15, "requests in flight");
+}
+
+// Overloaded, the router keeps the engine full: what it serves is its saturation rate.
+void compare_saturation(const StepCost& cost, Lengths lengths) {
+  const RequestMix mix(mix_samples(lengths, 512, 7));
+  const FluidReplica fluid(cost, mix);
+  const double rate = 1.5 * fluid.saturation().rate;
+  const std::vector<EngineRequest> requests = poisson(rate, 6000 / rate, lengths, 13);
+  const std::vector<EngineOutcome> out = run_closed_form_engine(cost, requests);
+  // Served per second between the 1,000th and the 3,000th completion, well inside the overload.
+  std::vector<double> done;
+  for (const EngineOutcome& o : out) done.push_back(o.finished);
+  std::sort(done.begin(), done.end());
+  const double served = 2000 / (done[3000] - done[1000]);
+  require_within(fluid.saturation().rate, served, 0.22, "saturation rate");
+}
+
+TEST_CASE("A fluid replica's saturation rate is the request-level engine's under overload") {
+  SECTION("Llama-3.1-8B on an H100: chat lengths") {
+    compare_saturation(test::step_cost(test::llama_8b(), test::h100()), {512, 256, 0.6});
+  }
+  SECTION("Llama-3.1-8B on an A10G: the KV cache binds") {
+    compare_saturation(test::step_cost(test::llama_8b(), test::a10g()), {1024, 256, 0.6});
+  }
+  SECTION("Llama-3.1-70B on four H100s") {
+    compare_saturation(test::step_cost(test::llama_70b(), test::h100(), 4), {512, 256, 0.6});
+  }
+  SECTION("Llama-3.1-8B on an H100 with max_num_seqs 64") {
+    compare_saturation(test::step_cost(test::llama_8b(), test::h100(), 1, {.max_num_seqs = 64}),
+                       {512, 256, 0.6});
+  }
+  SECTION("Llama-3.1-8B on an H100 under SGLang: prompt steps apart") {
+    compare_saturation(
+        test::step_cost(test::llama_8b(), test::h100(), 1, {.kind = EngineKind::Sglang}),
+        {512, 256, 0.6});
+  }
+}
+
+TEST_CASE("A fluid replica's latencies match the request-level engine's below saturation") {
+  // Nearer saturation the TTFT also holds the time a request waits inside the engine for KV-cache
+  // room, which the steady state does not model yet.
+  for (auto [load, ttft_tolerance] : {std::pair{0.3, 0.15}, std::pair{0.6, 0.30}}) {
+    SECTION("Llama-3.1-8B on an H100 at load " + std::to_string(load)) {
+      compare_at(test::step_cost(test::llama_8b(), test::h100()), {512, 256, 0.6}, load,
+                 ttft_tolerance);
+    }
+    SECTION("Llama-3.1-8B on an A10G at load " + std::to_string(load)) {
+      compare_at(test::step_cost(test::llama_8b(), test::a10g()), {1024, 256, 0.6}, load,
+                 ttft_tolerance);
+    }
+    SECTION("Llama-3.1-70B on four H100s at load " + std::to_string(load)) {
+      compare_at(test::step_cost(test::llama_70b(), test::h100(), 4), {512, 256, 0.6}, load,
+                 ttft_tolerance);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace fleetsim

@@ -40,7 +40,7 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<std::string_view, 27> kTopLevelKeys{"name",
+constexpr std::array<std::string_view, 28> kTopLevelKeys{"name",
                                                          "seed",
                                                          "start",
                                                          "duration",
@@ -54,6 +54,7 @@ constexpr std::array<std::string_view, 27> kTopLevelKeys{"name",
                                                          "warmup",
                                                          "manifests",
                                                          "services",
+                                                         "serving_mode",
                                                          "jobs",
                                                          "events",
                                                          "node_latencies",
@@ -444,6 +445,7 @@ Sections read_sections(const YamlMap& top, const SectionContext& ctx, ScenarioCo
     for (const YamlValue& ref : list->items()) load_manifest_ref(ref, ctx, out.set);
   }
   if (auto list = top.get("services")) cfg.services = decode_services(*list, ctx);
+  if (auto mode = top.get("serving_mode")) apply_serving_mode(cfg.services, *mode, warnings);
   for (ServiceConfig& service : cfg.services) set_start_hour(service.traffic, cfg.start_unix_s);
   if (auto list = top.get("jobs")) out.jobs = decode_job_sources(*list, ctx);
   if (auto list = top.get("events")) out.events = decode_events(*list, ctx);

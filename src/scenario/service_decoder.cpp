@@ -30,8 +30,10 @@ namespace {
 constexpr std::array<std::string_view, 8> kPatterns{"constant", "poisson", "diurnal", "surge",
                                                     "bursty",   "replay",  "batch",   "closed"};
 constexpr std::array<std::string_view, 2> kThinkShapes{"fixed", "exponential"};
-constexpr std::array<std::string_view, 8> kServiceKeys{
-    "deployment", "traffic", "serving", "slo", "startup", "model", "engine", "metrics"};
+constexpr std::array<std::string_view, 9> kServiceKeys{"deployment", "traffic", "serving",
+                                                       "slo",        "startup", "model",
+                                                       "engine",     "metrics", "simulation"};
+constexpr std::array<std::string_view, 2> kServingModes{"requests", "fluid"};
 constexpr std::array<std::string_view, 4> kServingKeys{"concurrency", "queue_timeout", "max_queue",
                                                        "service_time"};
 constexpr std::array<std::string_view, 4> kServiceTimeModels{"llm", "fixed", "exponential",
@@ -688,7 +690,50 @@ void settle_speed_model(ServiceConfig& s, const YamlMap& m) {
   s.serving.concurrency = 0;  // the runtime sets it from the engines' max_num_seqs
 }
 
+// The fluid mode runs on the engine model's steady state, and counts arrivals it does not wait
+// for: a closed loop's users, who send again only once answered, need each request simulated.
+void check_fluid(const ServiceConfig& s, const YamlValue& where) {
+  if (s.simulation != ServingMode::Fluid) return;
+  if (std::holds_alternative<ClosedConfig>(s.traffic))
+    where.fail(
+        "a closed loop's users send again only once answered: the fluid mode cannot run them; "
+        "use simulation: requests");
+  if (!std::holds_alternative<EngineServiceTime>(s.serving.service_time))
+    where.fail(
+        "the fluid mode runs on the engine model (a service with `model:`); this service's "
+        "serving.service_time times its requests itself: use simulation: requests");
+}
+
 }  // namespace
+
+ServingMode decode_serving_mode(const YamlValue& v) {
+  const std::string mode = v.as_string();
+  if (mode == "fluid") return ServingMode::Fluid;
+  if (mode != "requests")
+    v.fail(fmt::format("must be requests or fluid, got \"{}\"{}", mode.substr(0, 40),
+                       did_you_mean(mode, kServingModes)));
+  return ServingMode::Requests;
+}
+
+void apply_serving_mode(std::vector<ServiceConfig>& services, const YamlValue& v,
+                        WarningLog& warnings) {
+  const ServingMode mode = decode_serving_mode(v);
+  for (std::size_t i = 0; i < services.size(); ++i) {
+    ServiceConfig& s = services[i];
+    if (s.simulation_named || mode == ServingMode::Requests) continue;
+    // Services that cannot run as rates stay request by request, and say so.
+    const bool closed = std::holds_alternative<ClosedConfig>(s.traffic);
+    if (closed || !std::holds_alternative<EngineServiceTime>(s.serving.service_time)) {
+      warnings.add(WarningCode::FluidModeNotApplied, s.where, fmt::format("services[{}]", i),
+                   closed ? "a closed loop's users send again only once answered: this service "
+                            "runs request by request"
+                          : "its serving.service_time times its requests itself, not the engine "
+                            "model: this service runs request by request");
+      continue;
+    }
+    s.simulation = mode;
+  }
+}
 
 std::vector<ServiceConfig> decode_services(const YamlValue& list, const SectionContext& sc) {
   std::vector<ServiceConfig> out;
@@ -716,6 +761,11 @@ std::vector<ServiceConfig> decode_services(const YamlValue& list, const SectionC
     }
     settle_speed_model(s, m);
     if (auto v = m.get("metrics")) s.metrics = decode_metrics(*v);
+    if (auto v = m.get("simulation")) {
+      s.simulation = decode_serving_mode(*v);
+      s.simulation_named = true;
+      check_fluid(s, *v);
+    }
     out.push_back(std::move(s));
   }
   return out;

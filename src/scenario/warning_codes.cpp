@@ -6,7 +6,7 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<std::string_view, 46> kNames{
+constexpr std::array<std::string_view, 47> kNames{
     "unmodelled-field",
     "unmodelled-kind",
     "unknown-field",
@@ -53,8 +53,9 @@ constexpr std::array<std::string_view, 46> kNames{
     "node-overlay-unused",
     "gpu-layout-not-modelled",
     "capacity-buffer-ignored",
+    "fluid-mode-not-applied",
 };
-static_assert(kNames.size() == static_cast<std::size_t>(WarningCode::CapacityBufferIgnored) + 1);
+static_assert(kNames.size() == static_cast<std::size_t>(WarningCode::FluidModeNotApplied) + 1);
 
 }  // namespace
 

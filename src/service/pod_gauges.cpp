@@ -2,7 +2,7 @@
 
 namespace fleetsim {
 
-PodGauges pod_gauges(const ServingModel& model, ReplicaId replica, bool engine,
+PodGauges pod_gauges(const ServingBackend& model, ReplicaId replica, bool engine,
                      std::uint64_t queue_share) {
   if (!engine) {
     return {.running = static_cast<double>(model.in_flight(replica)),

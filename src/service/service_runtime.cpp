@@ -26,6 +26,30 @@ ServingConfig serving_config(const ServiceRuntime::Inputs& in) {
   return c;
 }
 
+// The fluid mode's request lengths: the first requests of a copy of the service's traffic, on a
+// stream of their own (the run's arrivals are left as they are).
+constexpr std::size_t kMixSamples = 512;
+
+RequestMix request_mix(const ServiceRuntime::Inputs& in) {
+  const std::unique_ptr<TrafficSource> copy = make_traffic_source(
+      in.config.traffic, in.sim.rng("service/" + in.config.deployment + "/fluid-mix"));
+  std::vector<RequestMix::Lengths> samples;
+  while (samples.size() < kMixSamples) {
+    const std::optional<Request> r = copy->next();
+    if (!r) break;
+    samples.push_back({.prompt = r->input_tokens, .output = r->output_tokens});
+  }
+  if (samples.empty()) samples.push_back({.prompt = 1, .output = 1});  // no traffic: unused
+  return RequestMix(std::move(samples));
+}
+
+std::unique_ptr<ServingBackend> serving_backend(const ServiceRuntime::Inputs& in) {
+  if (in.config.simulation == ServingMode::Fluid)
+    return std::make_unique<FluidServing>(in.sim, serving_config(in), request_mix(in));
+  return std::make_unique<ServingModel>(in.sim, serving_config(in),
+                                        in.sim.rng("service/" + in.config.deployment + "/serving"));
+}
+
 }  // namespace
 
 ServiceRuntime::ServiceRuntime(Inputs in)
@@ -40,15 +64,16 @@ ServiceRuntime::ServiceRuntime(Inputs in)
       name_(in.config.deployment),
       gpus_per_pod_(in.workloads.definition(in.deployment).pod.spec.requests.gpus()),
       engines_(in.catalog.types().size()),
-      model_(in.sim, serving_config(in),
-             in.sim.rng("service/" + in.config.deployment + "/serving")),
+      serving_(serving_backend(in)),
+      requests_(dynamic_cast<ServingModel*>(serving_.get())),
+      fluid_(dynamic_cast<FluidServing*>(serving_.get())),
       stats_(SloThresholds{.ttft = in.config.slo ? in.config.slo->ttft : std::nullopt,
                            .e2e = in.config.slo ? in.config.slo->e2e : std::nullopt},
              in.warmup_end,
              std::holds_alternative<LlmServiceTime>(in.config.serving.service_time) ||
                  std::holds_alternative<EngineServiceTime>(in.config.serving.service_time)) {
-  model_.set_observer(this);
-  model_.set_replica_listener(this);
+  serving_->set_observer(this);
+  serving_->set_replica_listener(this);
   const Workload& d = in.workloads.definition(in.deployment);
   const LabelSet labels{{"namespace", d.namespace_name}, {"service", d.name}};
   requests_series_ = metrics_.series(kServiceRequestsMetric, labels);
@@ -58,12 +83,16 @@ ServiceRuntime::ServiceRuntime(Inputs in)
 void ServiceRuntime::start() {
   RngStream rng = sim_.rng("service/" + config_.deployment + "/traffic");
   if (const auto* closed = std::get_if<ClosedConfig>(&config_.traffic)) {
-    closed_loop_ = std::make_unique<ClosedLoopTraffic>(sim_, model_, *closed, rng);
+    FLEETSIM_ASSERT(requests_ != nullptr);  // the loader keeps closed loops request by request
+    closed_loop_ = std::make_unique<ClosedLoopTraffic>(sim_, *requests_, *closed, rng);
     closed_loop_->start();
+  } else if (fluid_ != nullptr) {
+    traffic_ = make_traffic_source(config_.traffic, rng);
+    fluid_->attach(*traffic_);
   } else {
     traffic_ = make_traffic_source(config_.traffic, rng);
-    model_.report_lazily();  // its statistics wait for the next scrape or report row
-    model_.attach(*traffic_);
+    requests_->report_lazily();  // its statistics wait for the next scrape or report row
+    requests_->attach(*traffic_);
   }
   interval_start_ = sim_.now();
 }
@@ -71,6 +100,10 @@ void ServiceRuntime::start() {
 void ServiceRuntime::on_request_done(const RequestOutcome& outcome) {
   stats_.on_request_done(outcome);
   if (closed_loop_) closed_loop_->on_request_done(outcome.completion);  // its user thinks
+}
+
+void ServiceRuntime::on_requests_done(const RequestOutcome& outcome, std::uint64_t count) {
+  stats_.on_requests_done(outcome, count);
 }
 
 // ---- Pod lifecycle ---------------------------------------------------------------------------
@@ -96,26 +129,26 @@ const StepCost& ServiceRuntime::engine_for(const Node& node) {
 void ServiceRuntime::on_pod_bound(PodId id) {
   const Node& node = cluster_.node(cluster_.pod(id).node);
   if (std::holds_alternative<EngineServiceTime>(config_.serving.service_time)) {
-    model_.add_replica(ReplicaSpec{.id = id, .engine = &engine_for(node)}, std::nullopt);
+    serving_->add_replica(ReplicaSpec{.id = id, .engine = &engine_for(node)}, std::nullopt);
   } else {
-    model_.add_replica(ReplicaSpec{.id = id, .rates = rates_for(node)}, std::nullopt);
+    serving_->add_replica(ReplicaSpec{.id = id, .rates = rates_for(node)}, std::nullopt);
   }
   position_.emplace(id, pods_.size());
   pods_.push_back(TrackedPod{.pod = id});
   cluster_.hold(id);  // scraped and drained until untracked, even once it has ended
 }
 
-void ServiceRuntime::on_pod_ready(PodId id) { model_.set_ready(id); }
+void ServiceRuntime::on_pod_ready(PodId id) { serving_->set_ready(id); }
 
 // The pod left the endpoints; its requests in flight may finish until the kubelet kills it.
 void ServiceRuntime::on_pod_draining(PodId id) {
-  if (!model_.has_replica(id)) return;
-  model_.begin_termination(id);  // may call on_replica_drained at once
+  if (!serving_->has_replica(id)) return;
+  serving_->begin_termination(id);  // may call on_replica_drained at once
 }
 
 void ServiceRuntime::on_pod_killed(PodId id) {
-  if (!model_.has_replica(id)) return;
-  model_.kill_replica(id);
+  if (!serving_->has_replica(id)) return;
+  serving_->kill_replica(id);
   untrack(id, sim_.now());
 }
 
@@ -152,13 +185,13 @@ void ServiceRuntime::untrack(PodId id, SimTime now) {
 
 void ServiceRuntime::scrape(SimTime now) {
   MetricsStore& store = metrics_;
-  model_.catch_up();
-  store.record(requests_series_, now, static_cast<double>(model_.counters().arrived));
-  store.record(queue_series_, now, static_cast<double>(model_.counters().queued));
+  serving_->catch_up();
+  store.record(requests_series_, now, static_cast<double>(serving_->counters().arrived));
+  store.record(queue_series_, now, static_cast<double>(serving_->counters().queued));
   const SimDuration window = now - last_scrape_;
   // vLLM keeps its queue per replica; fleetsim's is the router's, so each Ready pod reports an
   // equal share (the remainder to the first), and the shares sum to the queue.
-  const std::uint64_t queued = model_.counters().queued;
+  const std::uint64_t queued = serving_->counters().queued;
   std::uint64_t ready = 0;
   for (const TrackedPod& t : pods_) ready += cluster_.pod(t.pod).ready ? 1 : 0;
   std::uint64_t remainder = ready > 0 ? queued % ready : 0;
@@ -178,9 +211,9 @@ void ServiceRuntime::scrape(SimTime now) {
         t.kv_cache_v1 = store.series(kKvCacheUsageMetric, labels);
       }
       t.series = true;
-      t.busy_at_last_scrape = model_.busy_time(t.pod);
+      t.busy_at_last_scrape = serving_->busy_time(t.pod);
     }
-    const SimDuration busy = model_.busy_time(t.pod);
+    const SimDuration busy = serving_->busy_time(t.pod);
     if (window > SimDuration{0}) {
       t.busy_fraction =
           std::clamp(to_seconds(busy - t.busy_at_last_scrape) / to_seconds(window), 0.0, 1.0);
@@ -194,14 +227,14 @@ void ServiceRuntime::scrape(SimTime now) {
       ++share;
       --remainder;
     }
-    const PodGauges gauges = pod_gauges(model_, t.pod, engine, share);
+    const PodGauges gauges = pod_gauges(*serving_, t.pod, engine, share);
     store.record(t.running, now, gauges.running);
     store.record(t.waiting, now, gauges.waiting);
     if (gauges.kv_cache_usage) {
       store.record(t.kv_cache, now, *gauges.kv_cache_usage);
       store.record(t.kv_cache_v1, now, *gauges.kv_cache_usage);
     }
-    store.record(t.success, now, static_cast<double>(model_.served_by(t.pod)));
+    store.record(t.success, now, static_cast<double>(serving_->served_by(t.pod)));
   }
   last_scrape_ = now;
 }
@@ -214,7 +247,7 @@ std::optional<double> ServiceRuntime::busy_fraction(PodId pod) const {
 // ---- Reporting -------------------------------------------------------------------------------
 
 double ServiceRuntime::busy_gpu_seconds() const {
-  return to_seconds(model_.total_busy_time()) * static_cast<double>(gpus_per_pod_);
+  return to_seconds(serving_->total_busy_time()) * static_cast<double>(gpus_per_pod_);
 }
 
 bool ServiceRuntime::has_engine() const {
@@ -223,7 +256,7 @@ bool ServiceRuntime::has_engine() const {
 
 std::optional<EngineTotals> ServiceRuntime::engine_totals() const {
   if (!has_engine()) return std::nullopt;
-  return model_.engine_totals();
+  return serving_->engine_totals();
 }
 
 std::optional<double> ServiceRuntime::mean_kv_cache_usage() const {
@@ -232,7 +265,7 @@ std::optional<double> ServiceRuntime::mean_kv_cache_usage() const {
   int ready = 0;
   for (const TrackedPod& t : pods_) {
     if (!cluster_.pod(t.pod).ready) continue;
-    sum += model_.load(t.pod).kv_cache_usage;
+    sum += serving_->load(t.pod).kv_cache_usage;
     ++ready;
   }
   if (ready == 0) return std::nullopt;
@@ -240,11 +273,11 @@ std::optional<double> ServiceRuntime::mean_kv_cache_usage() const {
 }
 
 ServiceIntervalRow ServiceRuntime::close_interval(SimTime now) {
-  model_.catch_up();
+  serving_->catch_up();
   ServiceIntervalRow row;
   const double length = to_seconds(now - interval_start_);
-  const std::uint64_t arrived = model_.counters().arrived;
-  const SimDuration busy = model_.total_busy_time();
+  const std::uint64_t arrived = serving_->counters().arrived;
+  const SimDuration busy = serving_->total_busy_time();
   row.requests = arrived - arrived_at_interval_;
   row.misses = stats_.totals().misses - misses_at_interval_;
   row.dropped = stats_.totals().dropped - dropped_at_interval_;
@@ -256,7 +289,7 @@ ServiceIntervalRow ServiceRuntime::close_interval(SimTime now) {
   const std::vector<PodId>& active = workloads_.active_pods(deployment_);
   row.replicas = static_cast<std::int64_t>(active.size());
   for (PodId id : active) row.ready += cluster_.pod(id).ready ? 1 : 0;
-  row.queue = static_cast<std::int64_t>(model_.counters().queued);
+  row.queue = static_cast<std::int64_t>(serving_->counters().queued);
   if (stats_.interval_e2e_s().count() > 0)
     row.p99_ms = stats_.interval_e2e_s().quantile(0.99) * 1000.0;
   row.kv_cache_usage = mean_kv_cache_usage();
@@ -272,10 +305,11 @@ ServiceIntervalRow ServiceRuntime::close_interval(SimTime now) {
 }
 
 void ServiceRuntime::finish(SimTime end) {
-  model_.catch_up();
-  model_.visit_unfinished([&](SimTime arrival, std::optional<SimTime> first_token) {
-    stats_.judge_unfinished(arrival, first_token, end);
-  });
+  serving_->catch_up();
+  serving_->for_each_unfinished(
+      [&](SimTime arrival, std::optional<SimTime> first_token, std::uint64_t count) {
+        stats_.judge_unfinished(arrival, first_token, end, count);
+      });
 }
 
 }  // namespace fleetsim

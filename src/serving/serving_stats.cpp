@@ -7,53 +7,60 @@ namespace fleetsim {
 ServingStats::ServingStats(SloThresholds slo, SimTime warmup_end, bool tokens)
     : slo_(slo), warmup_end_(warmup_end), tokens_(tokens) {}
 
-void ServingStats::count_miss(bool ttft_over, bool e2e_over) {
+void ServingStats::count_miss(bool ttft_over, bool e2e_over, std::uint64_t count) {
   if (ttft_over) {
-    ++totals_.ttft_misses;
+    totals_.ttft_misses += count;
   } else if (e2e_over) {
-    ++totals_.e2e_misses;
+    totals_.e2e_misses += count;
   } else {
     return;
   }
-  ++totals_.misses;
+  totals_.misses += count;
 }
 
-void ServingStats::on_request_done(const RequestOutcome& outcome) {
-  ++interval_finished_;
+void ServingStats::on_requests_done(const RequestOutcome& outcome, std::uint64_t count) {
+  interval_finished_ += count;
   const double latency_s = to_seconds(outcome.latency());  // a division, done once
   if (outcome.arrival < warmup_end_) {
-    if (!outcome.dropped) interval_e2e_.add(latency_s);
+    if (!outcome.dropped) interval_e2e_.add(latency_s, count);
     return;
   }
   if (tokens_) totals_.first_arrival = std::min(totals_.first_arrival, outcome.arrival);
   if (outcome.dropped) {
-    ++totals_.misses;
-    ++totals_.dropped;
-    totals_.dropped_in_flight += outcome.drop_reason == DropReason::ReplicaKilled;
+    totals_.misses += count;
+    totals_.dropped += count;
+    if (outcome.drop_reason == DropReason::ReplicaKilled) totals_.dropped_in_flight += count;
     return;
   }
   count_miss(slo_.ttft && outcome.time_to_first_token() > *slo_.ttft,
-             slo_.e2e && outcome.latency() > *slo_.e2e);
-  ++totals_.served;
-  LatencySketch::add(latency_s, totals_.e2e_s, interval_e2e_);
-  totals_.ttft_s.add(to_seconds(outcome.time_to_first_token()));
-  totals_.queue_s.add(to_seconds(outcome.wait()));
+             slo_.e2e && outcome.latency() > *slo_.e2e, count);
+  totals_.served += count;
+  if (count == 1) {  // the request-level path: the sketches' one-value adds
+    LatencySketch::add(latency_s, totals_.e2e_s, interval_e2e_);
+    totals_.ttft_s.add(to_seconds(outcome.time_to_first_token()));
+    totals_.queue_s.add(to_seconds(outcome.wait()));
+  } else {
+    LatencySketch::add(latency_s, count, totals_.e2e_s, interval_e2e_);
+    totals_.ttft_s.add(to_seconds(outcome.time_to_first_token()), count);
+    totals_.queue_s.add(to_seconds(outcome.wait()), count);
+  }
   if (!tokens_) return;
   if (outcome.output_tokens > 1) {
     totals_.tpot_s.add(to_seconds(outcome.completion - outcome.first_token) /
-                       static_cast<double>(outcome.output_tokens - 1));
+                           static_cast<double>(outcome.output_tokens - 1),
+                       count);
   }
-  totals_.output_tokens += outcome.output_tokens;
+  totals_.output_tokens += std::uint64_t{outcome.output_tokens} * count;
   totals_.last_completion = std::max(totals_.last_completion, outcome.completion);
 }
 
 void ServingStats::judge_unfinished(SimTime arrival, std::optional<SimTime> first_token,
-                                    SimTime end) {
+                                    SimTime end, std::uint64_t count) {
   if (arrival < warmup_end_) return;
-  ++totals_.unfinished;
+  totals_.unfinished += count;
   if (tokens_) totals_.first_arrival = std::min(totals_.first_arrival, arrival);
   count_miss(slo_.ttft && (first_token ? *first_token - arrival : end - arrival) > *slo_.ttft,
-             slo_.e2e && end - arrival > *slo_.e2e);
+             slo_.e2e && end - arrival > *slo_.e2e, count);
 }
 
 void ServingStats::close_interval() {

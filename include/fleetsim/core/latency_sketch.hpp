@@ -37,6 +37,17 @@ class LatencySketch {
     a.add_to_bucket(value, bucket);
     b.add_to_bucket(value, bucket);
   }
+  // `count` requests of the same value (the fluid serving mode's representative requests).
+  void add(double value, std::uint64_t count) {
+    FLEETSIM_ASSERT(value >= 0.0 && std::isfinite(value));
+    add_to_bucket(value, value < kSmallestPositive ? 0 : bucket_of(value), count);
+  }
+  static void add(double value, std::uint64_t count, LatencySketch& a, LatencySketch& b) {
+    FLEETSIM_ASSERT(value >= 0.0 && std::isfinite(value) && a.multiplier_ == b.multiplier_);
+    const int bucket = value < kSmallestPositive ? 0 : a.bucket_of(value);
+    a.add_to_bucket(value, bucket, count);
+    b.add_to_bucket(value, bucket, count);
+  }
   // Empties the sketch, keeping its buckets' memory (for per-interval sketches).
   void clear();
   // Adds another sketch of the same accuracy (per-service sketches into a total).
@@ -74,20 +85,21 @@ class LatencySketch {
   static double approx_exp2(double l);
 
   // `bucket` is bucket_of(value), unused for a value counted as zero.
-  void add_to_bucket(double value, int bucket) {
+  void add_to_bucket(double value, int bucket, std::uint64_t count = 1) {
+    if (count == 0) return;
     min_ = std::min(min_, value);
     max_ = std::max(max_, value);
-    ++count_;
-    sum_ += value;
+    count_ += count;
+    sum_ += value * static_cast<double>(count);
     if (value < kSmallestPositive) {
-      ++zeros_;
+      zeros_ += count;
       return;
     }
     const auto i = static_cast<std::size_t>(bucket - offset_);  // wraps above size() below offset_
     if (i < buckets_.size()) {
-      ++buckets_[i];
+      buckets_[i] += count;
     } else {
-      ++slot(bucket);
+      slot(bucket) += count;
     }
   }
 

@@ -44,9 +44,18 @@ inline constexpr std::int64_t kMaxImageBytes = 1LL << 40;
 //   startup: {image_size: QUANTITY (bytes, e.g. 15Gi; 0), model_load: DURATION (0s)}
 //                                             pulled once per node at node_latencies'
 //                                             image_pull_bandwidth, then the model loads
+//   simulation: requests | fluid              (the scenario's serving_mode; requests)
 // Every config is validated here; errors carry the offending field's file:line:col. Trace files
 // must exist but are read only when the service runs.
 std::vector<ServiceConfig> decode_services(const YamlValue& list, const SectionContext& sc);
+
+// `simulation:` of a service, or the scenario's `serving_mode:`: requests | fluid.
+ServingMode decode_serving_mode(const YamlValue& v);
+// The scenario's `serving_mode:` for every service that does not name its own; services that
+// cannot run as rates (closed loops, services not on the engine model) stay request by request
+// with a fluid-mode-not-applied warning.
+void apply_serving_mode(std::vector<ServiceConfig>& services, const YamlValue& v,
+                        WarningLog& warnings);
 
 // Each service's `deployment` must name exactly one Deployment of `workloads` (manifests), and
 // no two services may share one; sets its deployment_namespace and deployment_name. Throws

@@ -55,6 +55,7 @@ enum class WarningCode {
   NodeOverlayUnused,           // an overlay that selects no instance type, or not Karpenter's
   GpuLayoutNotModelled,        // a valid nvidia.com/mig.config layout: nodes still offer whole GPUs
   CapacityBufferIgnored,       // a CapacityBuffer behind a feature gate that is off, or not run
+  FluidModeNotApplied,         // serving_mode: fluid over a service that runs request by request
 };
 
 // The code's name: "unmodelled-field", "pods-unhostable", …

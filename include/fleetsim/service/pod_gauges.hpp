@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "fleetsim/serving/serving_model.hpp"
+#include "fleetsim/serving/serving_backend.hpp"
 
 namespace fleetsim {
 
@@ -18,7 +18,7 @@ struct PodGauges {
 // queues in front of them). Under the engine model the engine's own gauges: the requests it
 // admitted run, and those it holds until KV-cache room frees wait beside the queue's share;
 // otherwise every request on the replica runs.
-PodGauges pod_gauges(const ServingModel& model, ReplicaId replica, bool engine,
+PodGauges pod_gauges(const ServingBackend& model, ReplicaId replica, bool engine,
                      std::uint64_t queue_share);
 
 }  // namespace fleetsim

@@ -61,6 +61,14 @@ struct ServiceMetricsSettings {
   double memory_share = 1.0;
 };
 
+// How a service's requests are simulated: one by one through the engine model, or as rates
+// (FluidServing: a month of traffic in seconds, within the errors README states).
+enum class ServingMode : std::uint8_t { Requests, Fluid };
+
+inline std::string_view to_string(ServingMode mode) {
+  return mode == ServingMode::Fluid ? "fluid" : "requests";
+}
+
 // `services:` entry: traffic bound to a Deployment of the scenario's manifests.
 struct ServiceConfig {
   std::string deployment;            // as written: "name" or "namespace/name"
@@ -75,9 +83,11 @@ struct ServiceConfig {
   ServiceStartup startup;
   std::optional<ServiceModel> model;  // LLM services; nullopt for fixed-time ones
   EngineOptions engine;
-  bool engine_named = false;        // `engine.name` given (else the engine its server's flags say)
-  SourceLocation engine_where;      // its `engine` key, or the entry when not given
-  ServiceMetricsSettings metrics;   // how its pods' metrics are emulated
+  bool engine_named = false;       // `engine.name` given (else the engine its server's flags say)
+  SourceLocation engine_where;     // its `engine` key, or the entry when not given
+  ServiceMetricsSettings metrics;  // how its pods' metrics are emulated
+  ServingMode simulation = ServingMode::Requests;
+  bool simulation_named = false;    // `simulation` given (else the scenario's serving_mode)
   SourceLocation where;             // the list entry
   SourceLocation deployment_where;  // its `deployment` field
 };

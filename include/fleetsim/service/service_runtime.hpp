@@ -18,6 +18,7 @@
 #include "fleetsim/service/closed_loop_traffic.hpp"
 #include "fleetsim/service/service_config.hpp"
 #include "fleetsim/service/service_interval_row.hpp"
+#include "fleetsim/serving/fluid_serving.hpp"
 #include "fleetsim/serving/serving_model.hpp"
 #include "fleetsim/serving/serving_stats.hpp"
 #include "fleetsim/traffic/traffic_source.hpp"
@@ -68,7 +69,7 @@ class ServiceRuntime final : public PodWorkListener,
   const ServiceConfig& config() const { return config_; }
   WorkloadId deployment() const { return deployment_; }
   const ServingStats& stats() const { return stats_; }
-  const ServingModel& model() const { return model_; }
+  const ServingBackend& model() const { return *serving_; }
   // Under the engine model: its engines' totals so far; else nullopt.
   std::optional<EngineTotals> engine_totals() const;
   double busy_gpu_seconds() const;
@@ -86,6 +87,7 @@ class ServiceRuntime final : public PodWorkListener,
   };
 
   void on_request_done(const RequestOutcome& outcome) override;
+  void on_requests_done(const RequestOutcome& outcome, std::uint64_t count) override;
   void on_replica_drained(ReplicaId id, SimTime now) override;
   void untrack(PodId pod, SimTime now);
   bool has_engine() const;
@@ -110,7 +112,10 @@ class ServiceRuntime final : public PodWorkListener,
   std::vector<std::unique_ptr<StepCost>> engines_;  // by catalog type, under the engine model
   std::unique_ptr<TrafficSource> traffic_;
   std::unique_ptr<ClosedLoopTraffic> closed_loop_;  // instead of traffic_, for `pattern: closed`
-  ServingModel model_;
+  // The service's serving model, request by request (requests_) or as rates (fluid_).
+  std::unique_ptr<ServingBackend> serving_;
+  ServingModel* requests_ = nullptr;
+  FluidServing* fluid_ = nullptr;
   ServingStats stats_;
   std::vector<TrackedPod> pods_;  // bound pods with a replica, by bind order
   // Each tracked pod's index in pods_: lookups only, never iterated.

@@ -14,90 +14,12 @@
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/serving/engine_replica.hpp"
 #include "fleetsim/serving/ready_replicas.hpp"
+#include "fleetsim/serving/serving_backend.hpp"
 #include "fleetsim/serving/serving_settings.hpp"
 #include "fleetsim/serving/serving_time.hpp"
 #include "fleetsim/traffic/traffic_source.hpp"
 
 namespace fleetsim {
-
-// A replica's name within its service (the caller's pod id, for example): ReplicaId.
-inline constexpr ReplicaId kNoReplica = ~ReplicaId{0};
-
-enum class DropReason : std::uint8_t {
-  None,
-  QueueTimeout,   // waited queue_timeout in the queue
-  QueueFull,      // arrived at a queue holding max_queue requests
-  ReplicaKilled,  // in flight on a replica removed by kill_replica
-  TooLong,        // longer than the replica's KV cache can ever hold (vLLM's max_model_len)
-};
-
-// What happened to one request. For a request dropped from the queue, start, first_token and
-// completion are all the drop time and replica is kNoReplica. A timed-out request's drop time is
-// exactly arrival + queue_timeout, however late the (lazy) check noticed it.
-struct RequestOutcome {
-  SimTime arrival;
-  SimTime start;        // when it took a slot
-  SimTime first_token;  // == completion for non-LLM services
-  SimTime completion;   // when it left the service, served or dropped
-  std::uint32_t input_tokens = 0;
-  std::uint32_t output_tokens = 0;
-  ReplicaId replica = kNoReplica;
-  bool dropped = false;
-  DropReason drop_reason = DropReason::None;
-
-  SimDuration wait() const { return start - arrival; }
-  SimDuration time_to_first_token() const { return first_token - arrival; }
-  SimDuration latency() const { return completion - arrival; }
-};
-
-// Receives every request once, when it is served or dropped. Called from inside the event, so
-// it must not call back into the model.
-class ServingObserver {
- public:
-  virtual void on_request_done(const RequestOutcome& outcome) = 0;
-
- protected:
-  ~ServingObserver() = default;
-};
-
-// Told when a terminating replica has finished its last in-flight request (or at once, if it had
-// none): the pod may now go away.
-class ReplicaListener {
- public:
-  virtual void on_replica_drained(ReplicaId id, SimTime now) = 0;
-
- protected:
-  ~ReplicaListener() = default;
-};
-
-struct ReplicaSpec {
-  ReplicaId id = kNoReplica;
-  LlmRates rates;  // under LlmServiceTime: the replica's measured rates
-  // Under EngineServiceTime: the replica's step costs; must outlive the replica.
-  const StepCost* engine = nullptr;
-};
-
-// What a replica's engine holds, as vLLM's gauges report it.
-struct ReplicaLoad {
-  std::uint32_t running = 0;  // admitted: prefilling or decoding
-  std::uint32_t waiting = 0;  // sent to the replica, waiting for KV cache room
-  double kv_cache_usage = 0;  // share of its KV cache blocks in use
-};
-
-// Over every replica the service had: what its engines did.
-struct EngineTotals {
-  std::uint64_t preemptions = 0;
-  std::uint32_t peak_running = 0;  // on one replica at once
-  double peak_kv_cache_usage = 0;  // of one replica
-};
-
-struct ServingCounters {
-  std::uint64_t arrived = 0;
-  std::uint64_t served = 0;
-  std::uint64_t dropped = 0;
-  std::uint64_t in_flight = 0;
-  std::uint64_t queued = 0;  // may include timed-out requests not yet noticed; see expire_queue
-};
 
 // The serving model of DESIGN.md §4.4 for one service, driven by the engine in Phase::Workload.
 //
@@ -117,7 +39,7 @@ struct ServingCounters {
 // Per-event cost is O(log replicas) and allocation-free: slots are preallocated per replica,
 // the queue is a ring buffer that grows by doubling, and completions carry their slot (and a
 // generation, so a cancelled slot's stale event is ignored) in the event tag.
-class ServingModel final : public EventHandler {
+class ServingModel final : public ServingBackend, public EventHandler {
  public:
   // `sim` must outlive the model; the model must outlive its scheduled events.
   ServingModel(Simulation& sim, const ServingConfig& config, RngStream rng);
@@ -125,14 +47,14 @@ class ServingModel final : public EventHandler {
   ServingModel(const ServingModel&) = delete;
   ServingModel& operator=(const ServingModel&) = delete;
 
-  void set_observer(ServingObserver* observer) { observer_ = observer; }
+  void set_observer(ServingObserver* observer) override { observer_ = observer; }
   // Under the engine model, lets the engines' news wait while nothing can see it: a replica's
   // requests that finish are reported at the next arrival or catch_up(), with their own times,
   // and cost no event of their own. Only for an observer that does not act on the news at once
   // (not a closed loop, whose users send the next request). While requests queue, or a replica
   // drains, the engines report on time as before.
   void report_lazily() { lazy_ = true; }
-  void set_replica_listener(ReplicaListener* listener) { listener_ = listener; }
+  void set_replica_listener(ReplicaListener* listener) override { listener_ = listener; }
 
   // Pulls requests from `source` one at a time, scheduling one arrival event ahead. Arrivals
   // before now() are skipped. `source` must outlive the model. Call at most once.
@@ -142,38 +64,42 @@ class ServingModel final : public EventHandler {
 
   // Adds a replica that becomes Ready at `ready_at` (now or earlier: at once), or, with nullopt,
   // when set_ready is called. Ids are unique among live replicas.
-  void add_replica(const ReplicaSpec& spec, std::optional<SimTime> ready_at);
+  void add_replica(const ReplicaSpec& spec, std::optional<SimTime> ready_at) override;
   // A Starting replica becomes Ready and takes queued work. No-op for any other state.
-  void set_ready(ReplicaId id);
+  void set_ready(ReplicaId id) override;
   // The replica takes no new requests; its in-flight requests finish, then the listener hears
   // on_replica_drained and the replica is gone. A Starting replica goes at once.
-  void begin_termination(ReplicaId id);
+  void begin_termination(ReplicaId id) override;
   // The replica goes now; its in-flight requests are dropped (ReplicaKilled): a pod killed at
   // the end of its grace period, or a node lost. No listener call.
-  void kill_replica(ReplicaId id);
+  void kill_replica(ReplicaId id) override;
   // Brings what is kept lazily up to now: drops every queued request that has waited
   // queue_timeout, and reports what the engines did (report_lazily). Call before reading
   // counters, gauges or busy times.
-  void catch_up();
+  void catch_up() override;
 
-  ServingCounters counters() const;
+  ServingCounters counters() const override;
   std::size_t replica_count() const { return live_replicas_; }
   std::size_t ready_replica_count() const { return ready_.size(); }
-  bool has_replica(ReplicaId id) const { return find(id) != kNone; }
-  std::uint32_t in_flight(ReplicaId id) const;
+  bool has_replica(ReplicaId id) const override { return find(id) != kNone; }
+  std::uint32_t in_flight(ReplicaId id) const override;
   // Under the engine model: its engine's gauges (zero otherwise).
-  ReplicaLoad load(ReplicaId id) const;
-  EngineTotals engine_totals() const;
+  ReplicaLoad load(ReplicaId id) const override;
+  EngineTotals engine_totals() const override;
   // Requests the replica has completed (vLLM's request_success_total).
-  std::uint64_t served_by(ReplicaId id) const;
+  std::uint64_t served_by(ReplicaId id) const override;
   // Calls f(arrival, first_token) for each request queued (first_token nullopt) or in flight
   // (first_token nullopt until it is produced), as of now.
   template <typename F>
   void visit_unfinished(F&& f) const;
+  void for_each_unfinished(const UnfinishedVisitor& f) const override {
+    visit_unfinished(
+        [&](SimTime arrival, std::optional<SimTime> first_token) { f(arrival, first_token, 1); });
+  }
   // Time with at least one request in flight (DCGM_FI_DEV_GPU_UTIL's sense of busy), up to now.
-  SimDuration busy_time(ReplicaId id) const;
+  SimDuration busy_time(ReplicaId id) const override;
   // Summed over every replica the service ever had, up to now.
-  SimDuration total_busy_time() const;
+  SimDuration total_busy_time() const override;
   // ∫ queue length dt up to now, in request-microseconds; ÷ elapsed time = mean queue length.
   double queue_length_integral() const;
 

@@ -52,11 +52,14 @@ class ServingStats final : public ServingObserver {
   // the throughput window are recorded; other service times leave them empty.
   ServingStats(SloThresholds slo, SimTime warmup_end, bool tokens = true);
 
-  void on_request_done(const RequestOutcome& outcome) override;
+  void on_request_done(const RequestOutcome& outcome) override { on_requests_done(outcome, 1); }
+  // `count` requests with this outcome (the fluid serving mode's representative requests).
+  void on_requests_done(const RequestOutcome& outcome, std::uint64_t count) override;
 
   // A request still queued or in flight when the run ends: counted as unfinished, and a miss if
   // it has already waited past a threshold (it can only finish later still).
-  void judge_unfinished(SimTime arrival, std::optional<SimTime> first_token, SimTime end);
+  void judge_unfinished(SimTime arrival, std::optional<SimTime> first_token, SimTime end,
+                        std::uint64_t count = 1);
 
   const SloTotals& totals() const { return totals_; }
   // After judge_unfinished for every unfinished request: requests = served + dropped + unfinished.
@@ -70,7 +73,7 @@ class ServingStats final : public ServingObserver {
 
  private:
   // A request's miss, if any, counted into totals_ (dropped ones are counted by the caller).
-  void count_miss(bool ttft_over, bool e2e_over);
+  void count_miss(bool ttft_over, bool e2e_over, std::uint64_t count);
 
   SloThresholds slo_;
   SimTime warmup_end_;

@@ -150,7 +150,7 @@ TEST_CASE("scenario file errors carry file:line:col and the field", "[scenario]"
         scenario("unknown-key.yaml").string() +
             ":3:1: manifest: unknown key; expected one of name, seed, start, duration, region, "
             "catalog, provisioner, report_interval, scrape_interval, phase_offsets, api_latency, "
-            "warmup, manifests, services, "
+            "warmup, manifests, services, serving_mode, "
             "jobs, events, node_latencies, karpenter, cluster_autoscaler, spot, "
             "reservations, kube_controller_manager, "
             "metrics, "
@@ -477,7 +477,7 @@ TEST_CASE("image pull bandwidth and scrape interval: defaults, values and bounds
   CHECK(error("scrape_intervall: 15s\n") ==
         "4:1: scrape_intervall: unknown key; expected one of name, seed, start, duration, region, "
         "catalog, provisioner, report_interval, scrape_interval, phase_offsets, api_latency, "
-        "warmup, manifests, services, "
+        "warmup, manifests, services, serving_mode, "
         "jobs, events, node_latencies, karpenter, cluster_autoscaler, spot, reservations, "
         "kube_controller_manager, "
         "metrics, gates, manifest_validation, warnings, lint; did "

@@ -282,7 +282,7 @@ TEST_CASE("startup errors are reported at the field", "[scenario][services]") {
         "8:14: services[0].startup: expected a mapping, got a scalar (\"15Gi\")");
   CHECK(service_error("    statup: {model_load: 1m}\n") ==
         "8:5: services[0].statup: unknown key; expected one of deployment, traffic, serving, "
-        "slo, startup, model, engine, metrics; did you mean \"startup\"?");
+        "slo, startup, model, engine, metrics, simulation; did you mean \"startup\"?");
 }
 
 TEST_CASE("a service's metrics: the CPU share of an idle pod and the memory share",
@@ -371,7 +371,7 @@ TEST_CASE("warmup is a duration shorter than the scenario", "[scenario][services
 TEST_CASE("unknown keys in a service are errors with hints", "[scenario][services]") {
   CHECK(traffic_error("{pattern: poisson, rps: 1}", "    slos: {e2e: 1s}\n") ==
         "8:5: services[0].slos: unknown key; expected one of deployment, traffic, serving, slo, "
-        "startup, model, engine, metrics; did you mean \"slo\"?");
+        "startup, model, engine, metrics, simulation; did you mean \"slo\"?");
   CHECK(traffic_error("{pattern: poisson, rps: 1, rsp: 2}") ==
         "7:41: services[0].traffic.rsp: unknown key; expected one of pattern, rps, tokens; did "
         "you mean \"rps\"?");

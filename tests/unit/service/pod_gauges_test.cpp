@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "fleetsim/engine/simulation.hpp"
+#include "fleetsim/serving/serving_model.hpp"
 #include "unit/serving/engine_fixtures.hpp"
 
 namespace fleetsim {

@@ -1,0 +1,120 @@
+// A service served as rates rather than requests: the fluid mode (`serving_mode: fluid`).
+//
+// Time advances in pieces of at most kFluidStep (and at every change of its replicas). In each
+// piece the arrivals the traffic source yields are counted, not simulated; they join the router's
+// queue, held as a fluid of chunks in arrival order, and its Ready replicas take from its head at
+// most their saturation rates (FluidReplica), shared in proportion to them (the fewest-in-flight
+// router keeps equal replicas equally loaded). What waits longer than queue_timeout, or beyond
+// max_queue, is dropped. Each replica holds its requests in flight as a stock with the mean
+// latency of its operating point as time constant: dB/dt = λ − B ÷ W, integrated exactly over a
+// piece. That is the pointwise-stationary approximation while capacity exceeds load and a fluid
+// queue while it does not (Whitt, "Stochastic-Process Limits", Springer 2002, ch. 5; Green,
+// Kolesar & Svoronos 1991). What completes is reported to the observer as the service's
+// representative requests (RequestMix) with counts, at the latencies of the replica's operating
+// point plus the wait in the queue; counts are whole, their fractions carried to the next piece.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "fleetsim/engine/simulation.hpp"
+#include "fleetsim/serving/fluid_replica.hpp"
+#include "fleetsim/serving/serving_backend.hpp"
+#include "fleetsim/serving/serving_settings.hpp"
+#include "fleetsim/traffic/traffic_source.hpp"
+
+namespace fleetsim {
+
+// The longest piece: short against a scrape interval and against how fast traffic changes.
+inline constexpr SimDuration kFluidStep = seconds(5);
+
+class FluidServing final : public ServingBackend, public EventHandler {
+ public:
+  // `sim` must outlive it; the mix is the service's request lengths. Every replica must be given
+  // an engine (ReplicaSpec::engine): the fluid mode runs on the engine model only.
+  FluidServing(Simulation& sim, const ServingConfig& config, RequestMix mix);
+  ~FluidServing() override;
+  FluidServing(const FluidServing&) = delete;
+  FluidServing& operator=(const FluidServing&) = delete;
+
+  // Counts the arrivals of `source` from now on. `source` must outlive it. Call at most once.
+  void attach(TrafficSource& source);
+
+  void set_observer(ServingObserver* observer) override { observer_ = observer; }
+  void set_replica_listener(ReplicaListener* listener) override { listener_ = listener; }
+  void add_replica(const ReplicaSpec& spec, std::optional<SimTime> ready_at) override;
+  void set_ready(ReplicaId id) override;
+  void begin_termination(ReplicaId id) override;
+  void kill_replica(ReplicaId id) override;
+  bool has_replica(ReplicaId id) const override { return find(id) != nullptr; }
+  void catch_up() override { advance_to(sim_.now()); }
+
+  ServingCounters counters() const override;
+  std::uint32_t in_flight(ReplicaId id) const override;
+  ReplicaLoad load(ReplicaId id) const override;
+  EngineTotals engine_totals() const override;
+  std::uint64_t served_by(ReplicaId id) const override;
+  SimDuration busy_time(ReplicaId id) const override;
+  SimDuration total_busy_time() const override;
+  void for_each_unfinished(const UnfinishedVisitor& f) const override;
+
+  void on_event(SimTime now, std::uint64_t tag) override;
+
+ private:
+  enum class State : std::uint8_t { Starting, Ready, Terminating };
+  struct Replica {
+    ReplicaId id = kNoReplica;
+    State state = State::Starting;
+    const FluidReplica* curve = nullptr;
+    OperatingPoint at;        // its operating point in the last piece
+    double latency_s = 0;     // W at that point
+    double in_flight = 0;     // B, requests
+    double served_carry = 0;  // completions not yet whole
+    std::uint64_t served = 0;
+    SimDuration busy{};
+  };
+  struct Chunk {  // requests that arrived together and wait in the router's queue
+    SimTime arrival;
+    double count = 0;
+  };
+
+  void advance_to(SimTime t);
+  void run_piece(SimTime from, SimTime to);
+  std::uint64_t count_arrivals(SimTime before);
+  // Reports `count` requests as the mix's representatives, spread over its samples in turn.
+  void report(double count, SimTime at, SimDuration wait, const Replica* replica, DropReason drop);
+  const FluidReplica& curve_for(const StepCost& cost);
+  Replica* find(ReplicaId id);
+  const Replica* find(ReplicaId id) const;
+  void remove(ReplicaId id);
+  double queued() const;
+  void schedule_tick(SimTime at);
+
+  Simulation& sim_;
+  ServingConfig config_;
+  RequestMix mix_;
+  ServingObserver* observer_ = nullptr;
+  ReplicaListener* listener_ = nullptr;
+  TrafficSource* source_ = nullptr;
+  std::optional<Request> next_;  // the source's first request not yet counted
+
+  // One curve per engine (catalog type) its replicas ran on, in first-use order.
+  std::vector<std::pair<const StepCost*, std::unique_ptr<FluidReplica>>> curves_;
+  std::vector<Replica> replicas_;  // live replicas, in the order they were added
+  std::deque<Chunk> queue_;        // arrival order
+  SimTime now_{};                  // integrated up to here
+
+  std::uint64_t arrived_ = 0;
+  std::uint64_t served_ = 0;
+  std::uint64_t dropped_ = 0;
+  double report_carry_ = 0;      // reported counts not yet whole
+  std::size_t next_sample_ = 0;  // the mix sample the next remainder goes to
+  SimDuration busy_gone_{};      // busy time of replicas that are gone
+  double peak_running_ = 0;
+  double peak_kv_usage_ = 0;
+};
+
+}  // namespace fleetsim

@@ -45,7 +45,9 @@ RequestMix request_mix(const ServiceRuntime::Inputs& in) {
 
 std::unique_ptr<ServingBackend> serving_backend(const ServiceRuntime::Inputs& in) {
   if (in.config.simulation == ServingMode::Fluid)
-    return std::make_unique<FluidServing>(in.sim, serving_config(in), request_mix(in));
+    return std::make_unique<FluidServing>(
+        in.sim, serving_config(in), request_mix(in),
+        in.sim.rng("service/" + in.config.deployment + "/fluid-gauges"));
   return std::make_unique<ServingModel>(in.sim, serving_config(in),
                                         in.sim.rng("service/" + in.config.deployment + "/serving"));
 }

@@ -7,6 +7,28 @@
 
 namespace fleetsim {
 
+double poisson_quantile(double mean, double u) {
+  if (mean <= 0) return 0;
+  if (mean < 30) {
+    double p = std::exp(-mean), cdf = p;
+    int k = 0;
+    while (u > cdf && k < 1000) {
+      ++k;
+      p *= mean / k;
+      cdf += p;
+    }
+    return k;
+  }
+  // Φ⁻¹(u) by Abramowitz & Stegun 26.2.23 (error below 4.5e-4).
+  const double v = std::clamp(u, 1e-12, 1 - 1e-12);
+  const double tail = v < 0.5 ? v : 1 - v;
+  const double t = std::sqrt(-2 * std::log(tail));
+  double z = t - (2.515517 + 0.802853 * t + 0.010328 * t * t) /
+                     (1 + 1.432788 * t + 0.189269 * t * t + 0.001308 * t * t * t);
+  if (v < 0.5) z = -z;
+  return std::max(0.0, std::floor(mean + std::sqrt(mean) * z + 0.5));
+}
+
 namespace {
 
 // The share of its KV cache an overloaded vLLM keeps in use on average: it admits a prompt only
@@ -21,9 +43,12 @@ constexpr double kUsableKvShare = 0.8;
 
 RequestMix::RequestMix(std::vector<Lengths> samples) : samples_(std::move(samples)) {
   FLEETSIM_ASSERT(!samples_.empty());
+  double output = 0, output2 = 0;
   for (Lengths& l : samples_) {
     l.output = std::max<std::uint32_t>(1, l.output);
     const double i = l.prompt, o = l.output;
+    output += o;
+    output2 += o * o;
     prompt_ += i;
     decode_steps_ += o - 1;
     decode_context_ += (o - 1) * i + o * (o - 1) / 2;
@@ -34,6 +59,8 @@ RequestMix::RequestMix(std::vector<Lengths> samples) : samples_(std::move(sample
   decode_steps_ /= count;
   decode_context_ /= count;
   prefill_context_ /= count;
+  output /= count;
+  output_cv2_ = std::max(0.0, output2 / count / (output * output) - 1);
 }
 
 // A request holds blocks for its prompt and the tokens it has written, rounded up to a whole
@@ -129,24 +156,44 @@ OperatingPoint FluidReplica::at_rate(double rate) const {
   return at_arrivals_per_step(hi);
 }
 
-double FluidReplica::time_to_first_token(std::uint32_t prompt, const OperatingPoint& at) const {
+// The steps its prompt takes, with the prompts that arrived during the step it waited out, which
+// a Poisson arrival finds longer than the mean (twice the mean rest of a step).
+double FluidReplica::prefill_seconds(std::uint32_t prompt, const OperatingPoint& at) const {
   const EngineLimits& l = cost_.limits();
   StepWork work = l.mixed_steps ? decode_work(at.arrivals_per_step) : StepWork{};
-  // The prompts that share its step: those that arrived during the step it waited out, which a
-  // Poisson arrival finds longer than the mean (twice the mean rest of a step).
   const double others = at.rate * 2 * residual_step(at) / std::max(busy_share(at), 1e-12);
   const double room = std::max(1.0, l.mixed_steps ? budget_ - work.decodes : budget_);
   const double tokens = prompt + others * mix_.prompt();
   const double chunks = std::max(1.0, std::ceil(tokens / room));
   work.prefill_tokens = tokens / chunks;
   work.prefill_context = (prompt * prompt / 2.0 + others * mix_.prefill_context()) / chunks;
-  return residual_step(at) + chunks * cost_.seconds(work);
+  return chunks * cost_.seconds(work);
+}
+
+double FluidReplica::time_to_first_token(std::uint32_t prompt, const OperatingPoint& at) const {
+  return residual_step(at) + prefill_seconds(prompt, at);
+}
+
+double FluidReplica::time_to_first_token(std::uint32_t prompt, const OperatingPoint& at,
+                                         double u) const {
+  return residual_quantile(at, u) + prefill_seconds(prompt, at);
+}
+
+// Without mixed steps a cycle is a decode step and its share of prompt steps.
+double FluidReplica::decode_seconds(std::uint32_t output, const OperatingPoint& at,
+                                    double u) const {
+  const double steps = std::max(0, static_cast<int>(output) - 1);
+  const double prompted = poisson_quantile(steps * at.prefill_share, u);
+  if (cost_.limits().mixed_steps) {
+    const double with = std::min(prompted, steps);
+    return (steps - with) * at.decode_step_seconds + with * at.prompt_step_seconds;
+  }
+  return steps * at.decode_step_seconds + prompted * at.prompt_step_seconds;
 }
 
 // The rest of the step under way when a request arrives, if the engine is busy: a Poisson
 // arrival lands in a step with probability proportional to its length, so with steps of two
-// lengths (with a prompt and without) the mean rest is E[s²] ÷ 2 E[s]. Without mixed steps a
-// cycle is a decode step and its share of prompt steps.
+// lengths (with a prompt and without) the mean rest is E[s²] ÷ 2 E[s].
 double FluidReplica::residual_step(const OperatingPoint& at) const {
   const double q = at.prefill_share;
   const double decodes = cost_.limits().mixed_steps ? 1 - q : 1;
@@ -154,6 +201,22 @@ double FluidReplica::residual_step(const OperatingPoint& at) const {
   const double span = decodes * a + q * b;
   if (span <= 0) return 0;
   return busy_share(at) * (decodes * a * a + q * b * b) / (2 * span);
+}
+
+// Its distribution: none while idle; else it lands in a long step with probability q b ÷ span,
+// and its rest is uniform over the step it lands in.
+double FluidReplica::residual_quantile(const OperatingPoint& at, double u) const {
+  const double idle = 1 - busy_share(at);
+  if (u < idle) return 0;
+  u = (u - idle) / (1 - idle);
+  const double q = at.prefill_share;
+  const double decodes = cost_.limits().mixed_steps ? 1 - q : 1;
+  const double a = at.decode_step_seconds, b = at.prompt_step_seconds;
+  const double span = decodes * a + q * b;
+  if (span <= 0) return 0;
+  const double in_long = q * b / span;
+  if (u < in_long) return u / in_long * b;
+  return (u - in_long) / (1 - in_long) * a;
 }
 
 double FluidReplica::mean_latency(const OperatingPoint& at) const {

@@ -20,6 +20,26 @@ constexpr std::size_t kSamplesPerReport = 32;
 // A terminating replica is drained once less than half a request is left in flight.
 constexpr double kDrained = 0.5;
 
+// splitmix64's finalizer: a counter-based draw, so a const gauge read stays deterministic.
+std::uint64_t mix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+double unit(std::uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
+
+// Low-discrepancy quantiles for the k-th representative (Weyl sequences): the rest of the step
+// it waits out and its steps with a prompt, spread evenly and independently of its lengths.
+double weyl(std::size_t k, double alpha) {
+  const double x = (static_cast<double>(k) + 0.5) * alpha;
+  return x - std::floor(x);
+}
+constexpr double kGolden = 0.6180339887498949;
+constexpr double kSilver = 0.4142135623730951;
+constexpr double kPlastic = 0.7548776662466927;
+
 std::uint64_t whole(double& carry, double count) {
   carry += count;
   const double w = std::floor(carry + 1e-9);
@@ -29,8 +49,13 @@ std::uint64_t whole(double& carry, double count) {
 
 }  // namespace
 
-FluidServing::FluidServing(Simulation& sim, const ServingConfig& config, RequestMix mix)
-    : sim_(sim), config_(config), mix_(std::move(mix)), now_(sim.now()) {}
+FluidServing::FluidServing(Simulation& sim, const ServingConfig& config, RequestMix mix,
+                           RngStream rng)
+    : sim_(sim),
+      config_(config),
+      mix_(std::move(mix)),
+      now_(sim.now()),
+      gauge_seed_(rng.next_u64()) {}
 
 FluidServing::~FluidServing() = default;
 
@@ -116,7 +141,7 @@ void FluidServing::begin_termination(ReplicaId id) {
   Replica* r = find(id);
   if (r == nullptr) return;
   if (r->state == State::Starting || r->in_flight < kDrained) {
-    report(r->in_flight, sim_.now(), SimDuration{0}, r, DropReason::None);
+    report(r->in_flight, sim_.now(), Waiting{}, r, DropReason::None);
     remove(id);
     if (listener_ != nullptr) listener_->on_replica_drained(id, sim_.now());
     return;
@@ -128,7 +153,7 @@ void FluidServing::kill_replica(ReplicaId id) {
   advance_to(sim_.now());
   Replica* r = find(id);
   if (r == nullptr) return;
-  report(r->in_flight, sim_.now(), SimDuration{0}, nullptr, DropReason::ReplicaKilled);
+  report(r->in_flight, sim_.now(), Waiting{}, nullptr, DropReason::ReplicaKilled);
   remove(id);
 }
 
@@ -162,7 +187,7 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
     double excess = queued() - static_cast<double>(config_.max_queue);
     while (excess > 0 && !queue_.empty()) {
       const double gone = std::min(excess, queue_.back().count);
-      report(gone, queue_.back().arrival, SimDuration{0}, nullptr, DropReason::QueueFull);
+      report(gone, queue_.back().arrival, Waiting{}, nullptr, DropReason::QueueFull);
       queue_.back().count -= gone;
       excess -= gone;
       if (queue_.back().count <= 0) queue_.pop_back();
@@ -178,8 +203,8 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
   while (!queue_.empty()) {
     Chunk& c = queue_.front();
     if (config_.queue_timeout && c.arrival + *config_.queue_timeout <= mid) {
-      report(c.count, c.arrival + *config_.queue_timeout, *config_.queue_timeout, nullptr,
-             DropReason::QueueTimeout);
+      report(c.count, c.arrival + *config_.queue_timeout,
+             Waiting{.backlog = *config_.queue_timeout}, nullptr, DropReason::QueueTimeout);
       queue_.pop_front();
       continue;
     }
@@ -194,25 +219,47 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
   }
   const SimDuration wait = admitted > 0 ? from_seconds(waited / admitted) : SimDuration{0};
 
-  // Each replica's stock of requests in flight, with its share of the admitted rate.
+  // Each replica's share of the admitted rate, its stock of requests in flight, and its operating
+  // point at the rate it has taken over its latency (an engine's batch is what arrived over the
+  // last W, not in the last piece: a piece's Poisson count would make it jitter).
+  double offered = 0, slots = 0, holding = 0;
+  for (Replica& r : replicas_) {
+    if (r.state == State::Starting) continue;
+    r.rate = r.state == State::Ready && capacity > 0
+                 ? admitted / dt * r.curve->saturation().rate / capacity
+                 : 0.0;
+    const double w = r.latency_s > 0 ? r.latency_s : r.curve->mean_latency(r.at);
+    const double keep = std::exp(-dt / w);
+    r.smoothed_rate = r.rate + (r.smoothed_rate - r.rate) * keep;
+    r.at = r.curve->at_rate(r.smoothed_rate);
+    r.latency_s = r.curve->mean_latency(r.at);
+    const double steady = r.rate * r.latency_s;
+    const double before = r.in_flight;
+    r.in_flight = steady + (before - steady) * std::exp(-dt / r.latency_s);
+    r.done = std::max(0.0, r.rate * dt + before - r.in_flight);
+    r.served += whole(r.served_carry, r.done);
+    r.busy += from_seconds(dt * (1 - std::exp(-(before + r.in_flight) / 2)));
+    peak_running_ = std::max(peak_running_, r.in_flight);
+    if (r.at.running > 0)
+      peak_kv_usage_ = std::max(peak_kv_usage_, r.at.kv_usage * r.in_flight / r.at.running);
+    if (r.state != State::Ready) continue;
+    offered += r.in_flight;
+    slots += r.curve->saturation().running;
+    holding += r.in_flight * r.latency_s;
+  }
+  // The router's queue while the replicas keep up: the M/G/c queue of their slots, offered what
+  // they hold (without a backlog; with one, the backlog's wait is the wait).
+  holding = offered > 0 ? holding / offered : 0;
+  Waiting waiting{.backlog = wait};
+  if (queue_.empty()) waiting.slots = slot_wait(offered, slots, mix_.output_cv2(), holding);
+  queue_in_balance_ = waiting.slots.mean_waiting;
+
   std::vector<ReplicaId> drained;
   for (Replica& r : replicas_) {
     if (r.state == State::Starting) continue;
-    const double rate = r.state == State::Ready && capacity > 0
-                            ? admitted / dt * r.curve->saturation().rate / capacity
-                            : 0.0;
-    r.at = r.curve->at_rate(rate);
-    r.latency_s = r.curve->mean_latency(r.at);
-    const double steady = rate * r.latency_s;
-    const double before = r.in_flight;
-    r.in_flight = steady + (before - steady) * std::exp(-dt / r.latency_s);
-    const double done = std::max(0.0, rate * dt + before - r.in_flight);
-    r.served += whole(r.served_carry, done);
-    r.busy += from_seconds(dt * (1 - std::exp(-(before + r.in_flight) / 2)));
-    report(done, to, wait, &r, DropReason::None);
-    peak_running_ = std::max(peak_running_, r.in_flight);
+    report(r.done, to, waiting, &r, DropReason::None);
     if (r.state == State::Terminating && r.in_flight < kDrained) {
-      report(r.in_flight, to, wait, &r, DropReason::None);
+      report(r.in_flight, to, waiting, &r, DropReason::None);
       drained.push_back(r.id);
     }
   }
@@ -223,7 +270,7 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
 
 // ---- Reports ---------------------------------------------------------------------------------
 
-void FluidServing::report(double count, SimTime at, SimDuration wait, const Replica* replica,
+void FluidServing::report(double count, SimTime at, const Waiting& waiting, const Replica* replica,
                           DropReason drop) {
   const std::uint64_t n = whole(report_carry_, count);
   if (n == 0) return;
@@ -236,19 +283,23 @@ void FluidServing::report(double count, SimTime at, SimDuration wait, const Repl
   const std::span<const RequestMix::Lengths> samples = mix_.samples();
   const std::uint64_t spread = std::min<std::uint64_t>(n, kSamplesPerReport);
   for (std::uint64_t k = 0; k < spread; ++k) {
-    const RequestMix::Lengths& s = samples[next_sample_];
-    next_sample_ = next_sample_ + 1 == samples.size() ? 0 : next_sample_ + 1;
+    const RequestMix::Lengths& s = samples[next_sample_ % samples.size()];
+    const std::size_t index = next_sample_++;
     const std::uint64_t count_k = n / spread + (k < n % spread ? 1 : 0);
     RequestOutcome o{.input_tokens = s.prompt, .output_tokens = s.output};
     if (drop != DropReason::None) {
-      o.arrival = at - wait;
+      o.arrival = at - waiting.backlog;
       o.start = o.first_token = o.completion = at;
       o.dropped = true;
       o.drop_reason = drop;
     } else {
-      const double ttft = replica->curve->time_to_first_token(s.prompt, replica->at);
-      const SimDuration first = from_seconds(ttft);
-      const SimDuration rest = from_seconds((s.output - 1) * replica->at.step_seconds);
+      const FluidReplica& curve = *replica->curve;
+      const SimDuration first =
+          from_seconds(curve.time_to_first_token(s.prompt, replica->at, weyl(index, kGolden)));
+      const SimDuration rest =
+          from_seconds(curve.decode_seconds(s.output, replica->at, weyl(index, kSilver)));
+      const SimDuration wait =
+          waiting.backlog + from_seconds(waiting.slots.quantile(weyl(index, kPlastic)));
       o.completion = at;
       o.arrival = at - rest - first - wait;
       o.start = o.arrival + wait;
@@ -266,7 +317,7 @@ ServingCounters FluidServing::counters() const {
           .served = served_,
           .dropped = dropped_,
           .in_flight = static_cast<std::uint64_t>(std::llround(in_flight)),
-          .queued = static_cast<std::uint64_t>(std::llround(queued()))};
+          .queued = static_cast<std::uint64_t>(std::llround(queued() + queue_in_balance_))};
 }
 
 std::uint32_t FluidServing::in_flight(ReplicaId id) const {
@@ -274,20 +325,23 @@ std::uint32_t FluidServing::in_flight(ReplicaId id) const {
   return r == nullptr ? 0 : static_cast<std::uint32_t>(std::llround(r->in_flight));
 }
 
-// vLLM's gauges at the replica's operating point, scaled to the stock it holds now.
 ReplicaLoad FluidServing::load(ReplicaId id) const {
   const Replica* r = find(id);
   if (r == nullptr) return {};
-  const double share = r->at.running > 0 ? r->in_flight / r->at.running : 0.0;
-  return {.running = static_cast<std::uint32_t>(std::llround(r->in_flight)),
-          .kv_cache_usage = std::min(1.0, r->at.kv_usage * share)};
+  const std::uint64_t key = mix64(gauge_seed_ ^ mix64(id) ^ mix64(now_.time_since_epoch().count()));
+  const double count = poisson_quantile(r->in_flight, unit(mix64(key)));
+  const double seqs = r->curve->cost().limits().max_num_seqs;
+  const double running = std::min(count, seqs);
+  const double per_request = r->at.running > 0 ? r->at.kv_usage / r->at.running : 0.0;
+  return {.running = static_cast<std::uint32_t>(running),
+          .waiting = static_cast<std::uint32_t>(count - running),
+          .kv_cache_usage = std::min(1.0, per_request * running)};
 }
 
+// The peaks of the replicas' means: a request-level run's peaks of instants are higher.
 EngineTotals FluidServing::engine_totals() const {
-  double peak_kv = peak_kv_usage_;
-  for (const Replica& r : replicas_) peak_kv = std::max(peak_kv, load(r.id).kv_cache_usage);
   return {.peak_running = static_cast<std::uint32_t>(std::llround(peak_running_)),
-          .peak_kv_cache_usage = peak_kv};
+          .peak_kv_cache_usage = peak_kv_usage_};
 }
 
 std::uint64_t FluidServing::served_by(ReplicaId id) const {

@@ -47,6 +47,8 @@ class RequestMix {
   double decode_context() const { return decode_context_; }
   // E[Σ over a prompt's tokens of their position] ≈ E[i²] ÷ 2 (one chunk).
   double prefill_context() const { return prefill_context_; }
+  // The output lengths' squared coefficient of variation: Var[o] ÷ E[o]².
+  double output_cv2() const { return output_cv2_; }
   // E[Σ over the steps a request runs of the KV blocks it holds], in tokens: its prompt and the
   // tokens it has written, each step, rounded up to whole blocks on average.
   double held_token_steps(double block_tokens, bool reserve_output) const;
@@ -57,7 +59,12 @@ class RequestMix {
   double decode_steps_ = 0;
   double decode_context_ = 0;
   double prefill_context_ = 0;
+  double output_cv2_ = 0;
 };
+
+// The value of a Poisson distribution with this mean at quantile u in [0, 1): inversion below a
+// mean of 30, the normal approximation with a continuity correction above.
+double poisson_quantile(double mean, double u);
 
 // The replica's steady state at one arrival rate.
 struct OperatingPoint {
@@ -85,8 +92,13 @@ class FluidReplica {
   OperatingPoint at_arrivals_per_step(double n) const;
 
   // The time to first token of a request with this prompt at the operating point: the rest of the
-  // step under way when it arrives (if the engine is busy), then the steps its prompt takes.
+  // step under way when it arrives (if the engine is busy), then the steps its prompt takes. The
+  // mean, and with the rest of the step at its quantile `u` in [0, 1).
   double time_to_first_token(std::uint32_t prompt, const OperatingPoint& at) const;
+  double time_to_first_token(std::uint32_t prompt, const OperatingPoint& at, double u) const;
+  // The seconds after the first token until the last, at quantile `u` of the number of steps
+  // with a prompt among its output − 1 decode steps (Poisson, each the longer step).
+  double decode_seconds(std::uint32_t output, const OperatingPoint& at, double u) const;
   // The share of time the engine has a request in flight (DCGM's GPU utilization), taking the
   // requests in flight as Poisson-distributed (an infinite-server queue: M/G/∞).
   double busy_share(const OperatingPoint& at) const;
@@ -98,6 +110,8 @@ class FluidReplica {
  private:
   StepWork decode_work(double n) const;
   double residual_step(const OperatingPoint& at) const;
+  double residual_quantile(const OperatingPoint& at, double u) const;
+  double prefill_seconds(std::uint32_t prompt, const OperatingPoint& at) const;
   bool feasible(double n) const;
 
   const StepCost& cost_;

@@ -20,10 +20,12 @@
 #include <optional>
 #include <vector>
 
+#include "fleetsim/core/rng.hpp"
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/serving/fluid_replica.hpp"
 #include "fleetsim/serving/serving_backend.hpp"
 #include "fleetsim/serving/serving_settings.hpp"
+#include "fleetsim/serving/slot_wait.hpp"
 #include "fleetsim/traffic/traffic_source.hpp"
 
 namespace fleetsim {
@@ -33,9 +35,10 @@ inline constexpr SimDuration kFluidStep = seconds(5);
 
 class FluidServing final : public ServingBackend, public EventHandler {
  public:
-  // `sim` must outlive it; the mix is the service's request lengths. Every replica must be given
-  // an engine (ReplicaSpec::engine): the fluid mode runs on the engine model only.
-  FluidServing(Simulation& sim, const ServingConfig& config, RequestMix mix);
+  // `sim` must outlive it; the mix is the service's request lengths; `rng` draws the gauges.
+  // Every replica must be given an engine (ReplicaSpec::engine): the fluid mode runs on the
+  // engine model only.
+  FluidServing(Simulation& sim, const ServingConfig& config, RequestMix mix, RngStream rng);
   ~FluidServing() override;
   FluidServing(const FluidServing&) = delete;
   FluidServing& operator=(const FluidServing&) = delete;
@@ -54,6 +57,10 @@ class FluidServing final : public ServingBackend, public EventHandler {
 
   ServingCounters counters() const override;
   std::uint32_t in_flight(ReplicaId id) const override;
+  // vLLM's gauges as a scrape sees them: the requests in flight at one instant, drawn as the
+  // number in an M/G/∞ system with the replica's mean (Poisson), the engine's max_num_seqs at
+  // most (the rest wait inside it); the KV cache in proportion. The same replica and instant
+  // always draw the same.
   ReplicaLoad load(ReplicaId id) const override;
   EngineTotals engine_totals() const override;
   std::uint64_t served_by(ReplicaId id) const override;
@@ -69,10 +76,13 @@ class FluidServing final : public ServingBackend, public EventHandler {
     ReplicaId id = kNoReplica;
     State state = State::Starting;
     const FluidReplica* curve = nullptr;
-    OperatingPoint at;        // its operating point in the last piece
-    double latency_s = 0;     // W at that point
-    double in_flight = 0;     // B, requests
-    double served_carry = 0;  // completions not yet whole
+    OperatingPoint at;         // its operating point in the last piece
+    double rate = 0;           // its share of the admitted rate, requests per second
+    double smoothed_rate = 0;  // that rate over its latency: what sets its batch
+    double done = 0;           // requests it completed in the last piece
+    double latency_s = 0;      // W at that point
+    double in_flight = 0;      // B, requests
+    double served_carry = 0;   // completions not yet whole
     std::uint64_t served = 0;
     SimDuration busy{};
   };
@@ -81,11 +91,19 @@ class FluidServing final : public ServingBackend, public EventHandler {
     double count = 0;
   };
 
+  // How long the requests a piece admits waited in the router's queue: the backlog's mean wait
+  // while the replicas cannot keep up, and the slots' wait in balance.
+  struct Waiting {
+    SimDuration backlog{};
+    SlotWait slots;
+  };
+
   void advance_to(SimTime t);
   void run_piece(SimTime from, SimTime to);
   std::uint64_t count_arrivals(SimTime before);
   // Reports `count` requests as the mix's representatives, spread over its samples in turn.
-  void report(double count, SimTime at, SimDuration wait, const Replica* replica, DropReason drop);
+  void report(double count, SimTime at, const Waiting& waiting, const Replica* replica,
+              DropReason drop);
   const FluidReplica& curve_for(const StepCost& cost);
   Replica* find(ReplicaId id);
   const Replica* find(ReplicaId id) const;
@@ -111,10 +129,12 @@ class FluidServing final : public ServingBackend, public EventHandler {
   std::uint64_t served_ = 0;
   std::uint64_t dropped_ = 0;
   double report_carry_ = 0;      // reported counts not yet whole
-  std::size_t next_sample_ = 0;  // the mix sample the next remainder goes to
+  std::size_t next_sample_ = 0;  // representatives reported so far: the next one's index
   SimDuration busy_gone_{};      // busy time of replicas that are gone
+  double queue_in_balance_ = 0;  // the slots' mean queue in the last piece
   double peak_running_ = 0;
   double peak_kv_usage_ = 0;
+  std::uint64_t gauge_seed_ = 0;  // the gauges' draws: a hash of it, the replica and the time
 };
 
 }  // namespace fleetsim

@@ -71,6 +71,7 @@ Json sla_json(const SlaResult& sla) {
     j["latency_ms"] = latency_json(t.latency_ms, t.served > 0);
     j["ttft_ms"] = latency_json(t.ttft_ms, t.served > 0);
     add_serving_figures(j, t);
+    j["simulation"] = s.fluid ? "fluid" : "requests";
     j["peak_replicas"] = s.peak_replicas;
     j["busy_gpu_hours"] = round_report(s.busy_gpu_hours);
     // The engine model's figures; null for services without it.

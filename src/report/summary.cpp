@@ -56,8 +56,14 @@ std::string serving_p99s(const SlaResult::Totals& t) {
   return out;
 }
 
-// "2 preemptions, peak 48 running, KV cache peak 91.2%" under the engine model.
-std::string engine_figures(const SlaResult::Service::Engine& e) {
+// "2 preemptions, peak 48 running, KV cache peak 91.2%" under the engine model; the fluid mode
+// has means only, and no preemptions.
+std::string engine_figures(const SlaResult::Service& s) {
+  const SlaResult::Service::Engine& e = *s.engine;
+  if (s.fluid) {
+    return fmt::format("fluid mode: peak {} running, KV cache peak {:.1f}% (of means)",
+                       e.peak_running, 100 * shown(e.kv_cache_peak_share));
+  }
   return fmt::format("{} preemptions, peak {} running, KV cache peak {:.1f}%", e.preemptions,
                      e.peak_running, 100 * shown(e.kv_cache_peak_share));
 }
@@ -159,10 +165,10 @@ std::string format_summary(const RunResult& result) {
         row(out, fmt::format("  {}", s.name), requests_and_misses(s.totals));
         row(out, "", fmt::format("{}, peak {} replicas", p50_p99(s.totals), s.peak_replicas));
         if (s.totals.served > 0) row(out, "", serving_p99s(s.totals));
-        if (s.engine) row(out, "", engine_figures(*s.engine));
+        if (s.engine) row(out, "", engine_figures(s));
       }
     } else if (sla.by_service.front().engine) {
-      row(out, "engine", engine_figures(*sla.by_service.front().engine));
+      row(out, "engine", engine_figures(sla.by_service.front()));
     }
   }
 

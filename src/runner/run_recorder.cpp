@@ -325,7 +325,8 @@ void RunRecorder::on_end(SimTime end, const Cluster& cluster) {
                        .first_arrival = t.first_arrival,
                        .last_completion = t.last_completion,
                        .peak_replicas = service->peak_replicas(),
-                       .busy_gpu_seconds = service->busy_gpu_seconds()};
+                       .busy_gpu_seconds = service->busy_gpu_seconds(),
+                       .fluid = service->config().simulation == ServingMode::Fluid};
       if (const std::optional<EngineTotals> e = service->engine_totals()) {
         s.engine = SlaResult::Service::Engine{.preemptions = e->preemptions,
                                               .peak_running = e->peak_running,
@@ -502,6 +503,7 @@ SlaResult RunRecorder::sla_result() const {
                               .totals = totals(s),
                               .peak_replicas = s.peak_replicas,
                               .busy_gpu_hours = s.busy_gpu_seconds / kSecondsPerHour,
+                              .fluid = s.fluid,
                               .engine = s.engine});
   }
   sla.totals = totals(all);

@@ -40,6 +40,20 @@ constexpr double kGolden = 0.6180339887498949;
 constexpr double kSilver = 0.4142135623730951;
 constexpr double kPlastic = 0.7548776662466927;
 
+// E[min(N, r)] for N Poisson with this mean: r − Σ_{k<r} (r − k) P(N = k). Far above r every
+// replica is busy.
+double expected_min_poisson(double mean, double r) {
+  if (mean <= 0) return 0;
+  if (mean - r > 8 * std::sqrt(mean)) return r;
+  double sum = 0;
+  const auto top = static_cast<int>(r);
+  for (int k = 0; k < top; ++k) {
+    const double log_p = -mean + k * std::log(mean) - std::lgamma(k + 1.0);
+    sum += (r - k) * std::exp(log_p);
+  }
+  return std::max(0.0, r - sum);
+}
+
 std::uint64_t whole(double& carry, double count) {
   carry += count;
   const double w = std::floor(carry + 1e-9);
@@ -238,7 +252,7 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
     r.in_flight = steady + (before - steady) * std::exp(-dt / r.latency_s);
     r.done = std::max(0.0, r.rate * dt + before - r.in_flight);
     r.served += whole(r.served_carry, r.done);
-    r.busy += from_seconds(dt * (1 - std::exp(-(before + r.in_flight) / 2)));
+    r.mean_in_flight = (before + r.in_flight) / 2;
     peak_running_ = std::max(peak_running_, r.in_flight);
     if (r.at.running > 0)
       peak_kv_usage_ = std::max(peak_kv_usage_, r.at.kv_usage * r.in_flight / r.at.running);
@@ -247,6 +261,22 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
     slots += r.curve->saturation().running;
     holding += r.in_flight * r.latency_s;
   }
+  // Busy time: the fewest-in-flight router sends a request to an idle replica while there is one,
+  // so with N requests in the service (Poisson, M/G/∞) min(N, R) of its R Ready replicas are
+  // busy; a terminating replica is busy while its own stock lasts.
+  double ready = 0, held = 0;
+  for (const Replica& r : replicas_) {
+    if (r.state != State::Ready) continue;
+    ready += 1;
+    held += r.mean_in_flight;
+  }
+  const double busy_each = ready > 0 ? expected_min_poisson(held, ready) / ready : 0.0;
+  for (Replica& r : replicas_) {
+    if (r.state == State::Starting) continue;
+    const double share = r.state == State::Ready ? busy_each : 1 - std::exp(-r.mean_in_flight);
+    r.busy += from_seconds(dt * share);
+  }
+
   // The router's queue while the replicas keep up: the M/G/c queue of their slots, offered what
   // they hold (without a backlog; with one, the backlog's wait is the wait).
   holding = offered > 0 ? holding / offered : 0;
@@ -325,11 +355,27 @@ std::uint32_t FluidServing::in_flight(ReplicaId id) const {
   return r == nullptr ? 0 : static_cast<std::uint32_t>(std::llround(r->in_flight));
 }
 
+// The service's requests in flight at this instant, N, Poisson with the stocks' sum as mean, and
+// shared as the fewest-in-flight router shares them: ⌊N ÷ R⌋ each, one more for the first
+// N mod R of the R Ready replicas. A terminating replica holds its own stock's draw.
 ReplicaLoad FluidServing::load(ReplicaId id) const {
   const Replica* r = find(id);
-  if (r == nullptr) return {};
-  const std::uint64_t key = mix64(gauge_seed_ ^ mix64(id) ^ mix64(now_.time_since_epoch().count()));
-  const double count = poisson_quantile(r->in_flight, unit(mix64(key)));
+  if (r == nullptr || r->state == State::Starting) return {};
+  const std::uint64_t instant = mix64(gauge_seed_ ^ mix64(now_.time_since_epoch().count()));
+  double count = 0;
+  if (r->state == State::Ready) {
+    double held = 0, ready = 0, rank = 0;
+    for (const Replica& o : replicas_) {
+      if (o.state != State::Ready) continue;
+      if (o.id == id) rank = ready;
+      ready += 1;
+      held += o.in_flight;
+    }
+    const double n = poisson_quantile(held, unit(instant));
+    count = std::floor(n / ready) + (rank < std::fmod(n, ready) ? 1 : 0);
+  } else {
+    count = poisson_quantile(r->in_flight, unit(mix64(instant ^ mix64(id))));
+  }
   const double seqs = r->curve->cost().limits().max_num_seqs;
   const double running = std::min(count, seqs);
   const double per_request = r->at.running > 0 ? r->at.kv_usage / r->at.running : 0.0;

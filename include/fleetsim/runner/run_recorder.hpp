@@ -93,6 +93,7 @@ class RunRecorder final : public EventSink {
     SimTime last_completion = SimTime::min();
     std::int64_t peak_replicas = 0;
     double busy_gpu_seconds = 0;
+    bool fluid = false;
     std::optional<SlaResult::Service::Engine> engine;
   };
 

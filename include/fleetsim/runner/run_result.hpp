@@ -85,6 +85,7 @@ struct SlaResult {
     Totals totals;
     std::int64_t peak_replicas = 0;
     double busy_gpu_hours = 0.0;
+    bool fluid = false;  // simulated as rates (serving_mode: fluid), not request by request
     // Under the engine model: what its replicas' engines did over the run; else nullopt.
     struct Engine {
       std::uint64_t preemptions = 0;

@@ -57,10 +57,9 @@ class FluidServing final : public ServingBackend, public EventHandler {
 
   ServingCounters counters() const override;
   std::uint32_t in_flight(ReplicaId id) const override;
-  // vLLM's gauges as a scrape sees them: the requests in flight at one instant, drawn as the
-  // number in an M/G/∞ system with the replica's mean (Poisson), the engine's max_num_seqs at
-  // most (the rest wait inside it); the KV cache in proportion. The same replica and instant
-  // always draw the same.
+  // vLLM's gauges as a scrape sees them: the requests in flight at one instant, drawn (M/G/∞)
+  // and shared as the router shares them, the engine's max_num_seqs at most (the rest wait inside
+  // it); the KV cache in proportion. The same replica and instant always draw the same.
   ReplicaLoad load(ReplicaId id) const override;
   EngineTotals engine_totals() const override;
   std::uint64_t served_by(ReplicaId id) const override;
@@ -76,13 +75,14 @@ class FluidServing final : public ServingBackend, public EventHandler {
     ReplicaId id = kNoReplica;
     State state = State::Starting;
     const FluidReplica* curve = nullptr;
-    OperatingPoint at;         // its operating point in the last piece
-    double rate = 0;           // its share of the admitted rate, requests per second
-    double smoothed_rate = 0;  // that rate over its latency: what sets its batch
-    double done = 0;           // requests it completed in the last piece
-    double latency_s = 0;      // W at that point
-    double in_flight = 0;      // B, requests
-    double served_carry = 0;   // completions not yet whole
+    OperatingPoint at;          // its operating point in the last piece
+    double rate = 0;            // its share of the admitted rate, requests per second
+    double smoothed_rate = 0;   // that rate over its latency: what sets its batch
+    double done = 0;            // requests it completed in the last piece
+    double mean_in_flight = 0;  // over the last piece
+    double latency_s = 0;       // W at that point
+    double in_flight = 0;       // B, requests
+    double served_carry = 0;    // completions not yet whole
     std::uint64_t served = 0;
     SimDuration busy{};
   };

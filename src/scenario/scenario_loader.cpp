@@ -708,8 +708,8 @@ void read_phase_offsets(const YamlMap& top, ScenarioConfig& cfg) {
 }
 
 // A buffer's scalableRef names a Deployment of its namespace; a podTemplateRef a PodTemplate,
-// which fleetsim does not read yet. Behind Karpenter's CapacityBuffer gate (off by default), a
-// buffer is never dropped in silence.
+// which fleetsim does not read yet. Karpenter runs buffers behind its CapacityBuffer gate (off by
+// default); a buffer nothing runs is never dropped in silence.
 void check_capacity_buffers(const ManifestSet& set, const ScenarioConfig& cfg,
                             WarningLog& warnings) {
   for (const CapacityBuffer& b : set.capacity_buffers) {
@@ -732,17 +732,26 @@ void check_capacity_buffers(const ManifestSet& set, const ScenarioConfig& cfg,
                                     "reads no PodTemplate manifests yet: use a scalableRef)",
                                     b.name, *b.pod_template_ref));
     const std::string field = fmt::format("CapacityBuffer/{}", b.name);
-    if (cfg.provisioner != ProvisionerKind::Karpenter) {
+    if (cfg.provisioner == ProvisionerKind::ClusterAutoscaler) {
       warnings.add(WarningCode::CapacityBufferIgnored, b.where, field,
-                   "only Karpenter's CapacityBuffer support is modelled; the buffer is ignored");
+                   "the Cluster Autoscaler's capacity buffer controller "
+                   "(--capacity-buffer-controller-enabled) is not modelled; the buffer is "
+                   "ignored");
+    } else if (cfg.provisioner != ProvisionerKind::Karpenter) {
+      warnings.add(WarningCode::CapacityBufferIgnored, b.where, field,
+                   "EKS Auto Mode's Karpenter has no CapacityBuffer gate to turn on; the buffer "
+                   "is ignored");
     } else if (!cfg.karpenter.capacity_buffer) {
       warnings.add(WarningCode::CapacityBufferIgnored, b.where, field,
                    "Karpenter's CapacityBuffer feature gate is off (its default): the buffer is "
                    "ignored; karpenter.feature_gates.capacity_buffer: true turns it on");
-    } else {
-      warnings.add(WarningCode::CapacityBufferIgnored, b.where, field,
-                   "fleetsim does not inject a CapacityBuffer's virtual pods yet; the buffer is "
-                   "ignored");
+    } else if (b.provisioning_strategy &&
+               *b.provisioning_strategy != "buffer.x-k8s.io/active-capacity") {
+      // Karpenter copies the strategy into the status and provisions every buffer alike.
+      warnings.add(WarningCode::CapacityBufferIgnored, b.where, field + ".provisioningStrategy",
+                   fmt::format("Karpenter does not read provisioningStrategy \"{}\": the buffer "
+                               "is provisioned as buffer.x-k8s.io/active-capacity",
+                               *b.provisioning_strategy));
     }
   }
 }

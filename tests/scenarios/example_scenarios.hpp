@@ -26,6 +26,7 @@ inline const std::vector<std::string> kExampleScenarios = {
     "provisioner-comparison/eks-auto-mode",
     "headroom/karpenter-no-headroom",
     "headroom/karpenter-balloon",
+    "headroom/karpenter-capacity-buffer",
     "headroom/cluster-autoscaler-no-headroom",
     "headroom/cluster-autoscaler-balloon",
     "reservations/on-demand",

@@ -110,6 +110,19 @@ TEST_CASE("a CapacityBuffer with Karpenter's gate off is a warning naming the ga
   const ScenarioConfig on = load(buffer(kScalable + "  replicas: 2\n"),
                                  "karpenter: {feature_gates: {capacity_buffer: true}}\n");
   CHECK(on.karpenter.capacity_buffer);
-  REQUIRE(buffer_warnings(on).size() == 1);
-  CHECK(buffer_warnings(on)[0].message.find("virtual pods yet") != std::string::npos);
+  // With the gate on the buffer runs: nothing to warn about.
+  CHECK(buffer_warnings(on).empty());
+}
+
+// Karpenter copies provisioningStrategy into the status (controller.go) and provisions every
+// buffer alike: another strategy is said to be read as the active one.
+TEST_CASE("a CapacityBuffer's other provisioningStrategy under Karpenter is a warning",
+          "[scenario]") {
+  const ScenarioConfig cfg =
+      load(buffer(kScalable + "  replicas: 2\n  provisioningStrategy: example.com/other\n"),
+           "karpenter: {feature_gates: {capacity_buffer: true}}\n");
+  REQUIRE(buffer_warnings(cfg).size() == 1);
+  CHECK(buffer_warnings(cfg)[0].field == "CapacityBuffer/spare.provisioningStrategy");
+  CHECK(buffer_warnings(cfg)[0].message.find("provisioned as buffer.x-k8s.io/active-capacity") !=
+        std::string::npos);
 }

@@ -11,12 +11,15 @@
 
 namespace fleetsim {
 
+// `ClusterSnapshot::pending`'s entry for a CapacityBuffer's virtual pod: no pod of the cluster.
+inline constexpr PodId kVirtualPod = UINT32_MAX;
+
 // Pending pods, the live nodes with their room, the pods bound to them (for topology spread) and
 // each pool's usage against its limits. Indices in a SolveResult map back to cluster ids through
 // `pending` and `node_ids`. Provisioning takes one per batch; consolidation takes one and
 // removes its candidates before solving.
 struct ClusterSnapshot {
-  std::vector<PodId> pending;  // SolveInput::pods index → pod
+  std::vector<PodId> pending;  // SolveInput::pods index → pod (kVirtualPod: a buffer's)
   std::vector<PendingPod> pods;
   std::vector<NodeId> node_ids;  // SolveInput::nodes index → node
   std::vector<ExistingNode> nodes;
@@ -39,7 +42,9 @@ struct ClusterSnapshot {
 };
 
 // Limits count every NodeClaim of a pool until it is gone (deleting ones too), by capacity;
-// only live nodes can take pods.
-ClusterSnapshot take_snapshot(const Cluster& cluster, const SchedulingContext& context);
+// only live nodes can take pods. `virtual_pods` (CapacityBuffers') follow the pending pods, as
+// GetPendingPods appends them after its filters.
+ClusterSnapshot take_snapshot(const Cluster& cluster, const SchedulingContext& context,
+                              std::span<const PendingPod> virtual_pods = {});
 
 }  // namespace fleetsim

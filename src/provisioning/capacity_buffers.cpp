@@ -7,8 +7,8 @@ namespace fleetsim {
 CapacityBufferController::CapacityBufferController(Simulation& sim,
                                                    const WorkloadController& workloads,
                                                    std::vector<CapacityBuffer> buffers,
-                                                   std::function<void()> trigger)
-    : sim_(sim), workloads_(workloads), trigger_(std::move(trigger)) {
+                                                   std::function<void()> trigger, BufferRules rules)
+    : sim_(sim), workloads_(workloads), trigger_(std::move(trigger)), rules_(rules) {
   entries_.reserve(buffers.size());
   for (CapacityBuffer& b : buffers) entries_.push_back(Entry{.buffer = std::move(b)});
 }
@@ -33,8 +33,14 @@ void CapacityBufferController::reconcile(SimTime now) {
               workloads_.find_deployment(b.namespace_name, b.scalable_ref->name)) {
         tpl = &workloads_.pod_template(*id);
         replicas = buffer_replicas(b, tpl->spec.requests, workloads_.replicas(*id));
+        if (rules_ == BufferRules::ClusterAutoscaler && b.limits &&
+            !buffer_limit_replicas(*b.limits, tpl->spec.requests))
+          replicas = 0;  // "resources in configured limits not found in the pod template"
       }
     }
+    if (rules_ == BufferRules::ClusterAutoscaler && b.provisioning_strategy &&
+        *b.provisioning_strategy != kActiveCapacityStrategy)
+      replicas = 0;  // filterBuffersProvStrategy
     // isBufferReadyForProvisioning: ready and status.replicas > 0.
     if (replicas <= 0) tpl = nullptr;
     ready_any = ready_any || tpl != nullptr;

@@ -29,6 +29,7 @@ inline const std::vector<std::string> kExampleScenarios = {
     "headroom/karpenter-capacity-buffer",
     "headroom/cluster-autoscaler-no-headroom",
     "headroom/cluster-autoscaler-balloon",
+    "headroom/cluster-autoscaler-capacity-buffer",
     "reservations/on-demand",
     "reservations/capacity-block",
     "reservations/odcr"};

@@ -15,17 +15,29 @@
 
 namespace fleetsim {
 
-// The controller reconciles each buffer when the run starts and again every 30 s (its
-// RequeueAfter): it resolves the scalableRef's Deployment (ReadyForProvisioning is False while
-// none exists), computes status.replicas from the Deployment's spec.replicas, rebuilds the
-// buffer's virtual pods from the Deployment's current pod template and triggers the provisioner.
-// Virtual pods never exist in the cluster: they are solved for, never bound nor nominated.
+// A solve's pod index that maps to no pod of the cluster: a CapacityBuffer's virtual pod.
+inline constexpr PodId kVirtualPod = UINT32_MAX;
+
+// Whose buffer controller computes status.replicas: they differ only where `limits` name no
+// resource the pod requests (Karpenter's calculateLimitReplicas ignores the limits; the
+// Cluster Autoscaler's calculateMaxPodsFromLimits fails the buffer: no pods), and in which
+// strategies inject pods (Karpenter: every buffer; the Cluster Autoscaler's pod list processor:
+// buffer.x-k8s.io/active-capacity, the CRD's default, only).
+enum class BufferRules : std::uint8_t { Karpenter, ClusterAutoscaler };
+
+// Karpenter's controller reconciles each buffer when the run starts and again every 30 s (its
+// RequeueAfter; the Cluster Autoscaler reconciles at each of its loops): it resolves the
+// scalableRef's Deployment (ReadyForProvisioning is False while none exists), computes
+// status.replicas from the Deployment's spec.replicas, rebuilds the buffer's virtual pods from the
+// Deployment's current pod template and triggers the provisioner. Virtual pods never exist in the
+// cluster: they are solved for, never bound nor nominated.
 class CapacityBufferController : private EventHandler {
  public:
   static constexpr SimDuration kRequeue = seconds(30);
 
   CapacityBufferController(Simulation& sim, const WorkloadController& workloads,
-                           std::vector<CapacityBuffer> buffers, std::function<void()> trigger);
+                           std::vector<CapacityBuffer> buffers, std::function<void()> trigger,
+                           BufferRules rules = BufferRules::Karpenter);
 
   // The first reconcile at `first`, then every kRequeue.
   void start(SimTime first);
@@ -54,6 +66,7 @@ class CapacityBufferController : private EventHandler {
   std::vector<Entry> entries_;
   std::vector<PendingPod> pods_;
   std::function<void()> trigger_;
+  BufferRules rules_;
   std::uint64_t generation_ = 0;
 };
 

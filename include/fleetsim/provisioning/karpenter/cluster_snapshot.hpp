@@ -6,13 +6,11 @@
 #include <vector>
 
 #include "fleetsim/k8s/cluster.hpp"
+#include "fleetsim/provisioning/capacity_buffers.hpp"
 #include "fleetsim/scheduling/scheduling_context.hpp"
 #include "fleetsim/scheduling/solve_types.hpp"
 
 namespace fleetsim {
-
-// `ClusterSnapshot::pending`'s entry for a CapacityBuffer's virtual pod: no pod of the cluster.
-inline constexpr PodId kVirtualPod = UINT32_MAX;
 
 // Pending pods, the live nodes with their room, the pods bound to them (for topology spread) and
 // each pool's usage against its limits. Indices in a SolveResult map back to cluster ids through

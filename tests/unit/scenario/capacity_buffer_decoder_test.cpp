@@ -126,3 +126,35 @@ TEST_CASE("a CapacityBuffer's other provisioningStrategy under Karpenter is a wa
   CHECK(buffer_warnings(cfg)[0].message.find("provisioned as buffer.x-k8s.io/active-capacity") !=
         std::string::npos);
 }
+
+// The Cluster Autoscaler runs buffers only with --capacity-buffer-controller-enabled and
+// --capacity-buffer-pod-injection-enabled (flags.go: both default false), and injects pods for
+// the active-capacity strategy only (builder/autoscaler.go).
+TEST_CASE("a CapacityBuffer under the Cluster Autoscaler needs both of its flags", "[scenario]") {
+  const std::string groups =
+      "---\napiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: c}\n"
+      "managedNodeGroups:\n  - {name: cpu, instanceType: m5.large, minSize: 0, maxSize: 2}\n";
+  const std::string manifest = buffer(kScalable + "  replicas: 2\n") + groups;
+  const ScenarioConfig none = load(manifest, "provisioner: cluster-autoscaler\n");
+  REQUIRE(buffer_warnings(none).size() == 1);
+  CHECK(buffer_warnings(none)[0].message.find(
+            "without cluster_autoscaler.capacity_buffer_controller_enabled") != std::string::npos);
+  const ScenarioConfig one = load(manifest,
+                                  "provisioner: cluster-autoscaler\ncluster_autoscaler: "
+                                  "{capacity_buffer_controller_enabled: true}\n");
+  REQUIRE(buffer_warnings(one).size() == 1);
+  CHECK(buffer_warnings(one)[0].message.find(
+            "without cluster_autoscaler.capacity_buffer_pod_injection_enabled") !=
+        std::string::npos);
+  const std::string both =
+      "provisioner: cluster-autoscaler\ncluster_autoscaler: {capacity_buffer_controller_enabled: "
+      "true, capacity_buffer_pod_injection_enabled: true}\n";
+  CHECK(buffer_warnings(load(manifest, both)).empty());
+  const ScenarioConfig other = load(
+      buffer(kScalable + "  replicas: 2\n  provisioningStrategy: example.com/other\n") + groups,
+      both);
+  REQUIRE(buffer_warnings(other).size() == 1);
+  CHECK(buffer_warnings(other)[0].message.find("injects pods only for "
+                                               "buffer.x-k8s.io/active-capacity") !=
+        std::string::npos);
+}

@@ -7,8 +7,11 @@ namespace fleetsim {
 std::vector<Candidate> Emptiness::candidates(SimTime now) const {
   std::vector<Candidate> out = disruption_candidates(cluster_, claims_, cloud_, pdbs_, pools_,
                                                      DisruptionClass::Graceful, now, version_);
+  // A node the last provisioning solve placed CapacityBuffer virtual pods on is not empty
+  // (emptiness.go ShouldDisrupt: HasBufferPods).
   std::erase_if(out, [&](const Candidate& c) {
-    return !c.empty || !consolidatable(cluster_.node(c.node), pools_[c.pool], now);
+    return !c.empty || claims_.buffer_pods(c.node) > 0 ||
+           !consolidatable(cluster_.node(c.node), pools_[c.pool], now);
   });
   return out;
 }

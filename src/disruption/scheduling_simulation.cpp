@@ -30,14 +30,19 @@ SchedulingSimulation::SchedulingSimulation(const Cluster& cluster,
 SchedulingSimulation::~SchedulingSimulation() = default;
 
 void SchedulingSimulation::take_snapshot_at(SimTime now) {
-  if (revision_ == cluster_.revision() && time_ == now) return;
+  if (revision_ == cluster_.revision() && time_ == now &&
+      buffers_generation_ == provisioner_.buffers_generation())
+    return;
   revision_ = cluster_.revision();
   time_ = now;
+  buffers_generation_ = provisioner_.buffers_generation();
   if (context_ != &provisioner_.context()) {
     context_ = &provisioner_.context();
     scheduler_ = std::make_unique<Scheduler>(*context_);
   }
-  snapshot_ = take_snapshot(cluster_, *context_);
+  // GetPendingPods injects the CapacityBuffers' virtual pods: pending like the others, so they
+  // may fail to fit (AllNonPendingPodsScheduled), but any NodeClaim they need is a replacement.
+  snapshot_ = take_snapshot(cluster_, *context_, provisioner_.virtual_pods());
   pending_count_ = snapshot_.pods.size();
   slot_of_node_.assign(cluster_.nodes().size(), UINT32_MAX);
   removed_.assign(snapshot_.nodes.size(), 0);

@@ -50,6 +50,8 @@ std::string_view to_string(EventKind k) {
       return "scale_up_failed";
     case EventKind::ScaleDownCandidate:
       return "scale_down_candidate";
+    case EventKind::NodeBufferPods:
+      return "node_buffer_pods";
     case EventKind::WorkloadCreated:
       return "workload_created";
     case EventKind::WorkloadCompleted:
@@ -71,6 +73,7 @@ EventSubject subject_of(EventKind k) {
     case EventKind::ScaleUpFailed:
       return EventSubject::NodeGroup;
     case EventKind::ScaleDownCandidate:
+    case EventKind::NodeBufferPods:
     case EventKind::NodeClaimCreated:
     case EventKind::NodeLaunched:
     case EventKind::NodeRegistered:

@@ -156,6 +156,9 @@ void EventWriter::on_event(const SimEvent& e, const Cluster& cluster) {
     line_ += std::to_string(e.from);
     append_key("to");
     line_ += std::to_string(e.to);
+  } else if (e.kind == EventKind::NodeBufferPods) {
+    append_key("buffer_pods");
+    line_ += std::to_string(e.to);
   } else if (!reason.empty()) {
     append_key("reason");
     append_json_string(line_, reason);

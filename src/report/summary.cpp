@@ -122,11 +122,12 @@ std::string format_summary(const RunResult& result) {
     row(out, i == 0 ? (cost.by_nodegroup ? "  by node group" : "  by nodepool") : "",
         fmt::format("{:<{}}  {}", pools[i].first, name_width, usd(pools[i].second)));
   }
-  // Nodes that held only balloon pods (negative priority): what the headroom cost.
+  // Nodes that held only balloon pods (negative priority) or CapacityBuffer virtual pods: what
+  // the headroom cost.
   if (result.headroom.node_hours > 0)
     row(out, "  headroom",
-        fmt::format("{}  ({:.2f} node-hours holding only balloon pods)", usd(result.headroom.usd),
-                    shown(result.headroom.node_hours)));
+        fmt::format("{}  ({:.2f} node-hours holding only balloon pods or buffer capacity)",
+                    usd(result.headroom.usd), shown(result.headroom.node_hours)));
   // How far the instances' cost is from what any policy must have paid (efficiency).
   const EfficiencyResult& eff = result.efficiency;
   row(out, "  instances' lower bound",

@@ -39,7 +39,11 @@ void CostLedger::open(const Node& node, SimTime now) {
   if (node.id >= accounts_.size()) accounts_.resize(node.id + 1);
   NodeAccount& a = accounts_[node.id];
   FLEETSIM_ASSERT(!a.billed);
+  // Karpenter may count buffer pods on a NodeClaim before its instance bills.
+  const bool buffer = a.buffer;
   a = NodeAccount{};
+  a.buffer = buffer;
+  a.headroom = buffer;  // no pod is bound yet
   a.billed = true;
   a.since = now;
   a.instance_per_hour = pricing_.instance_per_hour(node);
@@ -145,7 +149,7 @@ void CostLedger::take_shares(NodeAccount& a, const Node& node, const Cluster& cl
           {pod.workload, name_index(cluster.workloads().at(pod.workload).name), fraction});
     }
   }
-  a.headroom = balloons && !others;
+  a.headroom = (balloons || a.buffer) && !others;
   // Requests never exceed allocatable when the scheduler is right; if they ever do, the node's
   // cost is still split once, not more than once.
   if (sum > 1.0) {
@@ -157,6 +161,20 @@ void CostLedger::rebalance(const Node& node, const Cluster& cluster, SimTime now
   NodeAccount* a = account(node.id);
   if (a == nullptr) return;
   credit(*a, billed_until(node, *a, now));
+  take_shares(*a, node, cluster);
+}
+
+void CostLedger::set_buffer(const Node& node, bool holds_buffer, const Cluster& cluster,
+                            SimTime now) {
+  if (node.id >= accounts_.size()) accounts_.resize(node.id + 1);
+  NodeAccount* a = &accounts_[node.id];
+  if (a->buffer == holds_buffer) return;
+  if (!a->billed) {
+    a->buffer = holds_buffer;
+    return;
+  }
+  credit(*a, billed_until(node, *a, now));
+  a->buffer = holds_buffer;
   take_shares(*a, node, cluster);
 }
 

@@ -142,6 +142,9 @@ void RunRecorder::on_node_event(const SimEvent& e, const Cluster& cluster) {
     case EventKind::SpotRebalanceRecommendation:
       ++spot_.rebalance_recommendations;
       break;
+    case EventKind::NodeBufferPods:
+      ledger_.set_buffer(cluster.node(e.node), e.to > 0, cluster, e.time);
+      break;
     default:
       break;
   }

@@ -247,7 +247,11 @@ ClusterAutoscalerSettings decode_cluster_autoscaler(const YamlValue& value, Warn
   if (auto v = m.get("max_drain_parallelism"))
     s.max_drain_parallelism = static_cast<int>(v->as_int(1, 10'000));
   if (auto v = m.get("skip_nodes_with_system_pods")) s.skip_nodes_with_system_pods = v->as_bool();
-  m.reject_unread(std::array<std::string_view, 25>{"scan_interval",
+  if (auto v = m.get("capacity_buffer_controller_enabled"))
+    s.capacity_buffer_controller_enabled = v->as_bool();
+  if (auto v = m.get("capacity_buffer_pod_injection_enabled"))
+    s.capacity_buffer_pod_injection_enabled = v->as_bool();
+  m.reject_unread(std::array<std::string_view, 27>{"scan_interval",
                                                    "namespace",
                                                    "expander",
                                                    "priorities",
@@ -271,7 +275,9 @@ ClusterAutoscalerSettings decode_cluster_autoscaler(const YamlValue& value, Warn
                                                    "max_graceful_termination_sec",
                                                    "max_scale_down_parallelism",
                                                    "max_drain_parallelism",
-                                                   "skip_nodes_with_system_pods"});
+                                                   "skip_nodes_with_system_pods",
+                                                   "capacity_buffer_controller_enabled",
+                                                   "capacity_buffer_pod_injection_enabled"});
   return s;
 }
 

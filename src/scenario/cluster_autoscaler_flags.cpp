@@ -8,13 +8,14 @@ namespace {
 
 // From cluster-autoscaler/config/flags/flags.go; the AWS-irrelevant provider flags (gce_*,
 // clusterapi_*) are left out and stay unknown keys.
-constexpr std::array<std::string_view, 78> kUnmodelled{
+constexpr std::array<std::string_view, 79> kUnmodelled{
     "address",
     "aws_use_static_instance_list",
     "balancing_ignore_label",
     "balancing_label",
     "blocking_system_pod_distruption_timeout",
     "bypassed_scheduler_names",
+    "capacity_buffer_pod_dry_run_enabled",
     "cloud_config",
     "cloud_provider",
     "cluster_name",

@@ -710,10 +710,8 @@ void read_phase_offsets(const YamlMap& top, ScenarioConfig& cfg) {
 }
 
 // A buffer's scalableRef names a Deployment of its namespace; a podTemplateRef a PodTemplate,
-// which fleetsim does not read yet. Behind Karpenter's CapacityBuffer gate (off by default), a
-// buffer is never dropped in silence.
-void check_capacity_buffers(const ManifestSet& set, const ScenarioConfig& cfg,
-                            WarningLog& warnings) {
+// which fleetsim does not read yet.
+void check_capacity_buffers(const ManifestSet& set) {
   for (const CapacityBuffer& b : set.capacity_buffers) {
     if (b.scalable_ref) {
       const bool found =
@@ -733,18 +731,45 @@ void check_capacity_buffers(const ManifestSet& set, const ScenarioConfig& cfg,
                         fmt::format("CapacityBuffer \"{}\": no PodTemplate named \"{}\" (fleetsim "
                                     "reads no PodTemplate manifests yet: use a scalableRef)",
                                     b.name, *b.pod_template_ref));
+  }
+}
+
+// A buffer nothing runs is never dropped in silence.
+void warn_capacity_buffers(const std::vector<CapacityBuffer>& buffers, const ScenarioConfig& cfg,
+                           WarningLog& warnings) {
+  for (const CapacityBuffer& b : buffers) {
     const std::string field = fmt::format("CapacityBuffer/{}", b.name);
-    if (cfg.provisioner != ProvisionerKind::Karpenter) {
+    if (cfg.provisioner == ProvisionerKind::ClusterAutoscaler) {
+      const ClusterAutoscalerSettings& ca = cfg.cluster_autoscaler;
+      if (!ca.capacity_buffer_controller_enabled || !ca.capacity_buffer_pod_injection_enabled)
+        warnings.add(WarningCode::CapacityBufferIgnored, b.where, field,
+                     fmt::format("the Cluster Autoscaler runs a CapacityBuffer with "
+                                 "--capacity-buffer-controller-enabled and "
+                                 "--capacity-buffer-pod-injection-enabled (both off by default); "
+                                 "without {}: the buffer is ignored",
+                                 !ca.capacity_buffer_controller_enabled
+                                     ? "cluster_autoscaler.capacity_buffer_controller_enabled"
+                                     : "cluster_autoscaler.capacity_buffer_pod_injection_enabled"));
+      else if (b.provisioning_strategy && *b.provisioning_strategy != kActiveCapacityStrategy)
+        warnings.add(WarningCode::CapacityBufferIgnored, b.where, field + ".provisioningStrategy",
+                     fmt::format("the Cluster Autoscaler injects pods only for "
+                                 "buffer.x-k8s.io/active-capacity, not \"{}\": the buffer is "
+                                 "ignored",
+                                 *b.provisioning_strategy));
+    } else if (cfg.provisioner != ProvisionerKind::Karpenter) {
       warnings.add(WarningCode::CapacityBufferIgnored, b.where, field,
-                   "only Karpenter's CapacityBuffer support is modelled; the buffer is ignored");
+                   "EKS Auto Mode's Karpenter has no CapacityBuffer gate to turn on; the buffer "
+                   "is ignored");
     } else if (!cfg.karpenter.capacity_buffer) {
       warnings.add(WarningCode::CapacityBufferIgnored, b.where, field,
                    "Karpenter's CapacityBuffer feature gate is off (its default): the buffer is "
                    "ignored; karpenter.feature_gates.capacity_buffer: true turns it on");
-    } else {
-      warnings.add(WarningCode::CapacityBufferIgnored, b.where, field,
-                   "fleetsim does not inject a CapacityBuffer's virtual pods yet; the buffer is "
-                   "ignored");
+    } else if (b.provisioning_strategy && *b.provisioning_strategy != kActiveCapacityStrategy) {
+      // Karpenter copies the strategy into the status and provisions every buffer alike.
+      warnings.add(WarningCode::CapacityBufferIgnored, b.where, field + ".provisioningStrategy",
+                   fmt::format("Karpenter does not read provisioningStrategy \"{}\": the buffer "
+                               "is provisioned as buffer.x-k8s.io/active-capacity",
+                               *b.provisioning_strategy));
     }
   }
 }
@@ -808,13 +833,14 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   check_unique_names(set);
   apply_provisioner_rules(cfg.provisioner, set, warnings);
   check_node_class_refs(set.nodepools, set.node_classes, warnings);
-  check_capacity_buffers(set, cfg, warnings);
+  check_capacity_buffers(set);
   const PriorityTable priorities(set.priority_classes);
   std::set<std::string> workload_keys =
       admit_workloads(set, sections.jobs, priorities, cfg, warnings);
   cfg.events = EventResolver(cfg, set.node_classes, std::move(workload_keys), priorities, warnings)
                    .resolve(std::move(sections.events));
   read_cluster_autoscaler(top, set, cfg, warnings);
+  warn_capacity_buffers(set.capacity_buffers, cfg, warnings);  // after the autoscaler's flags
   adopt_scheduler_profiles(std::move(set.scheduler_config), cfg, warnings);
   adopt_manifests(set, cfg);
   resolve_reservations(cfg);

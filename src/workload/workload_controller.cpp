@@ -58,6 +58,11 @@ WorkloadController::State& WorkloadController::state(WorkloadId id) {
   return it->second;
 }
 
+const PodTemplate& WorkloadController::pod_template(WorkloadId workload) const {
+  const State& s = state(workload);
+  return s.templates.empty() ? s.def.pod : s.templates.back();
+}
+
 const WorkloadController::State& WorkloadController::state(WorkloadId id) const {
   auto it = states_.find(id);
   FLEETSIM_ASSERT(it != states_.end());

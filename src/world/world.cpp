@@ -77,6 +77,23 @@ World::World(const ScenarioConfig& config)
       config.scheduler_profiles);
   workloads_ =
       std::make_unique<WorkloadController>(sim_, cluster_, bus(), config.controller_manager_api);
+  // FEATURE_GATES CapacityBuffer=true: the buffers' virtual pods join every solve. The Cluster
+  // Autoscaler needs both its buffer controller and its pod injection.
+  auto* karpenter = dynamic_cast<KarpenterProvisioner*>(provisioner_.get());
+  auto* autoscaler = dynamic_cast<ClusterAutoscaler*>(provisioner_.get());
+  if (config.capacity_buffers.empty()) {
+  } else if (karpenter != nullptr && config.provisioner == ProvisionerKind::Karpenter &&
+             config.karpenter.capacity_buffer) {
+    capacity_buffers_ = std::make_unique<CapacityBufferController>(
+        sim_, *workloads_, config.capacity_buffers, [karpenter] { karpenter->buffer_triggered(); });
+    karpenter->set_capacity_buffers(capacity_buffers_.get());
+  } else if (autoscaler != nullptr &&
+             config.cluster_autoscaler.capacity_buffer_controller_enabled &&
+             config.cluster_autoscaler.capacity_buffer_pod_injection_enabled) {
+    capacity_buffers_ = std::make_unique<CapacityBufferController>(
+        sim_, *workloads_, config.capacity_buffers, nullptr, BufferRules::ClusterAutoscaler);
+    autoscaler->set_capacity_buffers(capacity_buffers_.get());
+  }
   kubelet_ = std::make_unique<Kubelet>(sim_, cluster_, bus(),
                                        config.node_latencies.image_pull_bytes_per_s);
   kube_scheduler_->set_node_images(&kubelet_->node_images());
@@ -204,6 +221,9 @@ RunStats World::run() {
     sim_.schedule_at(at(config_.events[i].at), Phase::CloudAndNodes, *this,
                      Tag{Timer::Scripted, static_cast<std::uint32_t>(i)}.pack());
   provisioner_->start();
+  // Each buffer is reconciled when it is created (with the scenario) and every 30 s after.
+  if (capacity_buffers_ && config_.provisioner != ProvisionerKind::ClusterAutoscaler)
+    capacity_buffers_->start(sim_.now());
   if (static_node_groups_) static_node_groups_->start(phases_.auto_scaling_groups);
   if (disruption_) disruption_->start();
   if (spot_market_) spot_market_->start();

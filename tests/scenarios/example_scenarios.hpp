@@ -26,8 +26,10 @@ inline const std::vector<std::string> kExampleScenarios = {
     "provisioner-comparison/eks-auto-mode",
     "headroom/karpenter-no-headroom",
     "headroom/karpenter-balloon",
+    "headroom/karpenter-capacity-buffer",
     "headroom/cluster-autoscaler-no-headroom",
     "headroom/cluster-autoscaler-balloon",
+    "headroom/cluster-autoscaler-capacity-buffer",
     "reservations/on-demand",
     "reservations/capacity-block",
     "reservations/odcr"};

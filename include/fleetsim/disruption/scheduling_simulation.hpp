@@ -1,6 +1,7 @@
 // Karpenter's disruption simulation (core:pkg/controllers/disruption/helpers.go
-// SimulateScheduling): remove candidate nodes, then schedule their pods, the pending pods and the
-// pods of deleting nodes with the provisioner's own solver.
+// SimulateScheduling): remove candidate nodes, then schedule their pods, the pending pods (with
+// the CapacityBuffers' virtual pods) and the pods of deleting nodes with the provisioner's own
+// solver.
 #pragma once
 
 #include <memory>
@@ -64,6 +65,7 @@ class SchedulingSimulation {
   std::vector<std::uint8_t> under_consolidate_after_;
   std::vector<NodeId> destinations_;
   std::uint64_t revision_ = UINT64_MAX;
+  std::uint64_t buffers_generation_ = 0;
   SimTime time_{};
 };
 

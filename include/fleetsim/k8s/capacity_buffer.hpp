@@ -5,11 +5,15 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "fleetsim/core/error.hpp"
 #include "fleetsim/core/resources.hpp"
 
 namespace fleetsim {
+
+// The one provisioning strategy both autoscalers implement, and the CRD's default.
+inline constexpr std::string_view kActiveCapacityStrategy = "buffer.x-k8s.io/active-capacity";
 
 struct CapacityBufferLimits {
   Resources values;

@@ -45,6 +45,9 @@ enum class EventKind : std::uint8_t {
   ScaleUp,                      // the Cluster Autoscaler grew node groups (scale_up)
   ScaleUpFailed,                // a scale-up found no capacity or timed out (node_group, reason)
   ScaleDownCandidate,           // the Cluster Autoscaler found a node unneeded (message)
+  // Karpenter's last solve placed a different number of CapacityBuffer virtual pods on an
+  // existing node (to: how many now; state.Cluster's bufferPodCounts).
+  NodeBufferPods,
 };
 
 std::string_view to_string(EventKind k);

@@ -52,6 +52,9 @@ class CostLedger {
   // The node's bound pods changed (or its price did): credit the piece, take the new shares.
   // Ignored for a node that is not billed.
   void rebalance(const Node& node, const Cluster& cluster, SimTime now);
+  // Karpenter's last solve placed CapacityBuffer virtual pods on the node (NodeBufferPods):
+  // while it holds no other pod, DaemonSets aside, its time is headroom.
+  void set_buffer(const Node& node, bool holds_buffer, const Cluster& cluster, SimTime now);
   // The node stopped billing (NodeTerminated). False, and nothing done, for a node that was not
   // billed (a NodeClaim that never launched).
   bool close(const Node& node, SimTime now);
@@ -99,7 +102,8 @@ class CostLedger {
   double busy_gpu_seconds() const { return busy_gpu_seconds_; }
 
   // Headroom: billed seconds (no minimum) of nodes whose only pods, DaemonSets aside, are
-  // balloon pods (is_balloon), and what those seconds cost at the node's rate.
+  // balloon pods (is_balloon), or that hold only CapacityBuffer virtual pods, and what those
+  // seconds cost at the node's rate.
   double headroom_seconds() const { return headroom_seconds_; }
   double headroom_usd() const { return headroom_usd_; }
 
@@ -124,7 +128,8 @@ class CostLedger {
     double fee_per_hour = 0.0;
     std::int64_t gpus_allocated = 0;
     std::int64_t gpus_busy = 0;
-    bool headroom = false;      // it holds balloon pods and no other pod
+    bool headroom = false;      // it holds balloon pods or buffer capacity and no other pod
+    bool buffer = false;        // Karpenter placed virtual buffer pods on it
     std::vector<Share> shares;  // by workload, in first-bound order
     double instance_usd = 0.0;
     double ebs_usd = 0.0;

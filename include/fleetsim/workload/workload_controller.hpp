@@ -72,6 +72,8 @@ class WorkloadController : private EventHandler {
   // Pods the workload's controller counts: created, not terminating, not finished; by creation.
   const std::vector<PodId>& active_pods(WorkloadId workload) const { return state(workload).pods; }
   const Workload& definition(WorkloadId workload) const { return state(workload).def; }
+  // The pod template new pods get (a rollout's current one); its address lasts the run.
+  const PodTemplate& pod_template(WorkloadId workload) const;
 
   // The cluster released these pods (one entry per pod): a finished Job or Pod whose pods are all
   // released is forgotten, so memory stays flat however many jobs a trace brings.

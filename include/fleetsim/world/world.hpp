@@ -16,6 +16,7 @@
 #include "fleetsim/kube/kube_scheduler.hpp"
 #include "fleetsim/kube/kubelet.hpp"
 #include "fleetsim/kube/node_termination.hpp"
+#include "fleetsim/provisioning/capacity_buffers.hpp"
 #include "fleetsim/provisioning/cluster_autoscaler/cluster_autoscaler.hpp"
 #include "fleetsim/provisioning/karpenter/interruption_handler.hpp"
 #include "fleetsim/provisioning/karpenter/karpenter_provisioner.hpp"
@@ -104,6 +105,8 @@ class World : private ClusterBus, private EventHandler {
   std::unique_ptr<Expiration> expiration_;
   std::unique_ptr<KubeScheduler> kube_scheduler_;
   std::unique_ptr<WorkloadController> workloads_;
+  // Karpenter's CapacityBuffer controller, when its gate is on and the scenario has buffers.
+  std::unique_ptr<CapacityBufferController> capacity_buffers_;
   std::unique_ptr<Kubelet> kubelet_;
   std::vector<EventSink*> sinks_;
 

@@ -88,9 +88,12 @@ void ClusterAutoscaler::run_once(SimTime now) {
   learn_templates(now);
   check_scale_up_requests(now);
   refresh_snapshot_delta();
+  // The buffer controller follows its objects through informers: current at every loop.
+  if (buffers_ != nullptr) buffers_->reconcile(now);
   bool too_new = false;
-  const std::vector<PodId> pods = pods_to_help(now, too_new);
-  if (!pods.empty() && !too_new) scale_up(pods, now);
+  const PodsToHelp help = pods_to_help(now, too_new);
+  if (buffers_ != nullptr) record_buffer_pods(now);
+  if (!help.pods.empty() && !too_new) scale_up(help, now);
   if (settings_.scale_down_enabled && !too_new) scale_down(now);
 }
 
@@ -162,7 +165,7 @@ void ClusterAutoscaler::refresh_snapshot_delta() {
         snapshot_delta_[id] -= pod.spec->requests;
 }
 
-std::vector<PodId> ClusterAutoscaler::pods_to_help(SimTime now, bool& too_new) {
+ClusterAutoscaler::PodsToHelp ClusterAutoscaler::pods_to_help(SimTime now, bool& too_new) {
   std::vector<PodId> pending;
   for (PodId id : cluster_.pending_pods()) {
     const Pod& p = cluster_.pod(id);
@@ -177,12 +180,31 @@ std::vector<PodId> ClusterAutoscaler::pods_to_help(SimTime now, bool& too_new) {
       continue;
     pending.push_back(id);
   }
+  // CapacityBufferPodListProcessor runs first: the buffers' fake pods follow the unschedulable
+  // ones (their zero creation time passes every delay).
+  const std::span<const PendingPod> fake =
+      buffers_ != nullptr ? buffers_->virtual_pods() : std::span<const PendingPod>{};
   placed_extra_.clear();
-  if (pending.empty()) return {};
+  if (buffers_ != nullptr) buffer_counts_.assign(cluster_.nodes().size(), 0);
+  if (pending.empty() && fake.empty()) return {};
+  PodsToHelp all;
+  all.ids = std::move(pending);
+  all.ids.insert(all.ids.end(), fake.size(), kVirtualPod);
+  for (PodId id : all.ids)
+    if (id != kVirtualPod) all.pods.push_back(pending_pod(cluster_.pod(id)));
+  all.pods.insert(all.pods.end(), fake.begin(), fake.end());
   // Higher priority first, as FilterOutSchedulable packs them.
-  std::stable_sort(pending.begin(), pending.end(), [&](PodId a, PodId b) {
-    return cluster_.pod(a).spec->priority > cluster_.pod(b).spec->priority;
+  std::vector<std::uint32_t> order(all.ids.size());
+  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return all.pods[a].spec->priority > all.pods[b].spec->priority;
   });
+  std::vector<PodId> ids;
+  std::vector<PendingPod> pods;
+  for (std::uint32_t i : order) {
+    ids.push_back(all.ids[i]);
+    pods.push_back(all.pods[i]);
+  }
 
   // Ready nodes, and a template node for each node an active scale-up still waits for (a GPU
   // node that has not advertised its GPUs yet is one: its template, GPUs included, takes its
@@ -195,29 +217,45 @@ std::vector<PodId> ClusterAutoscaler::pods_to_help(SimTime now, bool& too_new) {
       ready += cluster_.node(id).phase == NodePhase::Initialized ? 1 : 0;
     add_templates(view, g, asgs_[g]->desired() - ready);
   }
-  std::vector<PendingPod> pods;
-  for (PodId id : pending) pods.push_back(pending_pod(cluster_.pod(id)));
   const SolveResult result = solve(view, pods);
   std::vector<std::uint8_t> placed(pods.size(), 0);
   for (const Placement& p : result.placements) {
     placed[p.pod] = 1;
-    if (p.node < view.node_ids.size())
+    if (p.node < view.node_ids.size()) {
       placed_extra_[view.node_ids[p.node]] += pods[p.pod].spec->requests;
+      if (ids[p.pod] == kVirtualPod) ++buffer_counts_[view.node_ids[p.node]];
+    }
   }
-  std::vector<PodId> out;
+  PodsToHelp out;
   SimTime oldest = kNever;
   SimTime oldest_gpu = kNever;
-  for (std::size_t i = 0; i < pending.size(); ++i) {
+  for (std::size_t i = 0; i < ids.size(); ++i) {
     if (placed[i]) continue;
-    const Pod& p = cluster_.pod(pending[i]);
-    out.push_back(pending[i]);
+    out.ids.push_back(ids[i]);
+    out.pods.push_back(pods[i]);
+    if (ids[i] == kVirtualPod) continue;
+    const Pod& p = cluster_.pod(ids[i]);
     oldest = std::min(oldest, p.created);
     if (p.spec->requests.gpus() > 0) oldest_gpu = std::min(oldest_gpu, p.created);
   }
-  too_new =
-      !out.empty() && (now - oldest < kUnschedulablePodTimeBuffer ||
-                       (oldest_gpu != kNever && now - oldest_gpu < kUnschedulableGpuPodTimeBuffer));
+  too_new = oldest != kNever &&
+            (now - oldest < kUnschedulablePodTimeBuffer ||
+             (oldest_gpu != kNever && now - oldest_gpu < kUnschedulableGpuPodTimeBuffer));
   return out;
+}
+
+void ClusterAutoscaler::record_buffer_pods(SimTime now) {
+  const std::size_t n = std::max(buffer_counts_.size(), buffer_reported_.size());
+  buffer_counts_.resize(n, 0);
+  buffer_reported_.resize(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (buffer_counts_[i] == buffer_reported_[i]) continue;
+    buffer_reported_[i] = buffer_counts_[i];
+    bus_.emit(SimEvent{.time = now,
+                       .kind = EventKind::NodeBufferPods,
+                       .node = static_cast<NodeId>(i),
+                       .to = buffer_counts_[i]});
+  }
 }
 
 // A template learned from a real node keeps what the node shows, not the launch template's guess:
@@ -324,7 +362,7 @@ SolveResult ClusterAutoscaler::solve(const SolveView& view, std::span<const Pend
 // estimates, on as many template nodes as it may add, how many the pods need (the binpacking
 // estimator, here the provisioner's own solver packing template nodes first-fit); the expander
 // picks one; max-nodes-total caps it; similar groups share it when balancing is on.
-bool ClusterAutoscaler::scale_up(const std::vector<PodId>& pod_ids, SimTime now) {
+bool ClusterAutoscaler::scale_up(const PodsToHelp& help, SimTime now) {
   const std::int64_t current = node_count();
   if (settings_.max_nodes_total > 0) {
     std::int64_t ready = 0;
@@ -332,8 +370,7 @@ bool ClusterAutoscaler::scale_up(const std::vector<PodId>& pod_ids, SimTime now)
       ready += cluster_.node(id).phase == NodePhase::Initialized ? 1 : 0;
     if (ready >= settings_.max_nodes_total) return false;
   }
-  std::vector<PendingPod> pods;
-  for (PodId id : pod_ids) pods.push_back(pending_pod(cluster_.pod(id)));
+  const std::vector<PendingPod>& pods = help.pods;
 
   std::vector<ScaleUpOption> options;
   std::vector<std::string_view> skipped(asgs_.size());  // why a group was passed over
@@ -372,7 +409,8 @@ bool ClusterAutoscaler::scale_up(const std::vector<PodId>& pod_ids, SimTime now)
   if (options.empty()) {
     std::vector<std::optional<GroupTemplate>> templates(asgs_.size());
     std::map<const PodSpec*, std::string> by_spec;  // a Deployment's pods share one reason
-    for (PodId id : pod_ids) {
+    for (PodId id : help.ids) {
+      if (id == kVirtualPod) continue;  // a fake pod has no status to write
       const PodSpec* spec = cluster_.pod(id).spec;
       auto it = by_spec.find(spec);
       if (it == by_spec.end())

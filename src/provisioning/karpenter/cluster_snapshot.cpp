@@ -4,7 +4,8 @@
 
 namespace fleetsim {
 
-ClusterSnapshot take_snapshot(const Cluster& cluster, const SchedulingContext& context) {
+ClusterSnapshot take_snapshot(const Cluster& cluster, const SchedulingContext& context,
+                              std::span<const PendingPod> virtual_pods) {
   ClusterSnapshot s;
   for (PodId id : cluster.pending_pods()) {
     const Pod& p = cluster.pod(id);
@@ -16,6 +17,8 @@ ClusterSnapshot take_snapshot(const Cluster& cluster, const SchedulingContext& c
     s.pending.push_back(p.id);
     s.pods.push_back(pending_pod(p));
   }
+  s.pending.insert(s.pending.end(), virtual_pods.size(), kVirtualPod);
+  s.pods.insert(s.pods.end(), virtual_pods.begin(), virtual_pods.end());
   const std::size_t pool_count = context.pools().size();
   s.pool_usage.resize(pool_count);
   s.pool_nodes.resize(pool_count, 0);

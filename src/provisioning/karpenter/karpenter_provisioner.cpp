@@ -55,18 +55,27 @@ void KarpenterProvisioner::on_event(SimTime, std::uint64_t) {
 
 void KarpenterProvisioner::provision() {
   ++solves_;
-  if (cluster_.pending_pods().empty()) return;
-  const ClusterSnapshot snapshot = take_snapshot(cluster_, *context_);
+  const std::span<const PendingPod> virtual_pods = this->virtual_pods();
+  if (cluster_.pending_pods().empty() && virtual_pods.empty()) {
+    // Schedule() has nothing to place: no node holds buffer pods after it.
+    if (buffers_ != nullptr) record_buffer_pods(nullptr, {});
+    return;
+  }
+  const ClusterSnapshot snapshot = take_snapshot(cluster_, *context_, virtual_pods);
   const SolveResult result = scheduler_->solve(snapshot.input(
       cloud_.usable_offerings(), cloud_.offering_prices(), cloud_.reservation_remaining()));
 
+  // Only real pods are nominated: a virtual pod's nomination would hold its node forever.
   for (const Placement& pl : result.placements)
-    launcher_.nominate(snapshot.pending[pl.pod], snapshot.node_ids[pl.node]);
+    if (snapshot.pending[pl.pod] != kVirtualPod)
+      launcher_.nominate(snapshot.pending[pl.pod], snapshot.node_ids[pl.node]);
   for (const NewNodeClaim& claim : result.claims) launcher_.launch(claim, snapshot.pending);
+  if (buffers_ != nullptr) record_buffer_pods(&snapshot, result.placements);
 
   const SimTime now = sim_.now();
   for (const PodFailure& f : result.failures) {
     const PodId id = snapshot.pending[f.pod];
+    if (id == kVirtualPod) continue;
     cluster_.nominate(id, kNoNode);
     const Pod& p = cluster_.pod(id);
     if (p.pending_reason == f.reason) continue;
@@ -80,11 +89,31 @@ void KarpenterProvisioner::provision() {
 
   // Pods that are still waiting without a node go through another batch later.
   const bool waiting = std::any_of(snapshot.pending.begin(), snapshot.pending.end(), [&](PodId id) {
+    if (id == kVirtualPod) return false;
     const Pod& p = cluster_.pod(id);
     return p.phase == PodPhase::Pending && p.nominated == kNoNode;
   });
   if (waiting && !sim_.is_pending(retrigger_))
     retrigger_ = sim_.schedule_after(settings_.retrigger, Phase::Provisioning, *this);
+}
+
+// bufferPodCountsFromResults: only ExistingNodes count; a new NodeClaim's virtual pods are
+// counted by the next solve, once the claim is an existing node.
+void KarpenterProvisioner::record_buffer_pods(const ClusterSnapshot* snapshot,
+                                              std::span<const Placement> placements) {
+  buffer_counts_.assign(cluster_.nodes().size(), 0);
+  if (snapshot != nullptr) {
+    for (const Placement& pl : placements)
+      if (snapshot->pending[pl.pod] == kVirtualPod) ++buffer_counts_[snapshot->node_ids[pl.node]];
+  }
+  buffer_changed_.clear();
+  launcher_.claims().set_buffer_pods(buffer_counts_, buffer_changed_);
+  const SimTime now = sim_.now();
+  for (NodeId id : buffer_changed_)
+    bus_.emit(SimEvent{.time = now,
+                       .kind = EventKind::NodeBufferPods,
+                       .node = id,
+                       .to = launcher_.claims().buffer_pods(id)});
 }
 
 }  // namespace fleetsim

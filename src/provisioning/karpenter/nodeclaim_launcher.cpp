@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "fleetsim/k8s/workloads.hpp"
+#include "fleetsim/provisioning/karpenter/cluster_snapshot.hpp"
 
 namespace fleetsim {
 
@@ -70,6 +71,7 @@ std::optional<NodeId> NodeClaimLauncher::launch(const NewNodeClaim& claim,
     bus_.emit(SimEvent{.time = sim_.now(), .kind = EventKind::LaunchFailed, .message = reason});
     // Their planned claim did not launch: any older nomination is stale too.
     for (std::uint32_t p : claim.pods) {
+      if (pending[p] == kVirtualPod) continue;
       cluster_.set_pending_reason(pending[p], reason);
       cluster_.nominate(pending[p], kNoNode);
     }
@@ -84,8 +86,12 @@ std::optional<NodeId> NodeClaimLauncher::launch(const NewNodeClaim& claim,
                      .kind = EventKind::NodeClaimCreated,
                      .node = *id,
                      .instance_types = names,
-                     .pods = static_cast<std::int32_t>(claim.pods.size())});
-  for (std::uint32_t p : claim.pods) nominate(pending[p], *id);
+                     .pods = static_cast<std::int32_t>(std::count_if(
+                         claim.pods.begin(), claim.pods.end(),
+                         [&](std::uint32_t p) { return pending[p] != kVirtualPod; }))});
+  // A CapacityBuffer's virtual pods are never nominated (scheduler.go: real pods only).
+  for (std::uint32_t p : claim.pods)
+    if (pending[p] != kVirtualPod) nominate(pending[p], *id);
   return id;
 }
 

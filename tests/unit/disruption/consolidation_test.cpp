@@ -9,6 +9,7 @@
 
 #include "disruption_rig.hpp"
 #include "fleetsim/disruption/balanced.hpp"
+#include "fleetsim/provisioning/capacity_buffers.hpp"
 
 using namespace fleetsim;
 using Lines = std::vector<std::string>;
@@ -68,6 +69,51 @@ TEST_CASE("can delete nodes: one of two half-empty nodes goes, its pod fits on t
   // single-node deletes the first by name. The other then holds both pods' worth of work alone.
   CHECK(rig.bus.decisions == Lines{"25s single_node_consolidation [node-a] -> []"});
   CHECK(rig.bus.lines == Lines{"25s node-a underutilized"});
+}
+
+// "Buffer Pods": SimulateScheduling takes GetPendingPods, virtual pods included. They may fail
+// to fit (they are pending), but a NodeClaim they need makes the deletion a replacement, which
+// must be cheaper: here none is, so the buffer's room keeps both nodes (without the buffer,
+// "can delete nodes" above deletes node-a).
+namespace {
+
+// Two m5.large with a 500m pod each, and a buffer of `replicas` 700m virtual pods.
+Lines consolidations_with_buffer(std::int32_t replicas) {
+  test::DisruptionRig rig(test::small_catalog(), {pool({"m5"}, {"on-demand"})});
+  NodeId a = rig.launch("node-a", "m5.large");
+  NodeId b = rig.launch("node-b", "m5.large");
+  rig.bind(a, cpu_pod(500));
+  rig.bind(b, cpu_pod(500));
+  WorkloadController workloads(rig.sim, rig.cluster, rig.bus);
+  Workload web{.kind = WorkloadKind::Deployment, .name = "web", .replicas = 0};
+  web.pod.spec = cpu_pod(700);
+  workloads.add(web, rig.sim.now());
+  CapacityBufferController buffers(
+      rig.sim, workloads,
+      {CapacityBuffer{
+          .name = "spare",
+          .scalable_ref = CapacityBuffer::ScalableRef{.kind = "Deployment", .name = "web"},
+          .replicas = replicas}},
+      {});
+  buffers.reconcile(rig.sim.now());
+  REQUIRE(buffers.virtual_pods().size() == static_cast<std::size_t>(replicas));
+  rig.provisioner.set_capacity_buffers(&buffers);
+  rig.controller.start();
+  rig.sim.run_until(at(minutes(5)));
+  return rig.bus.decisions;
+}
+
+}  // namespace
+
+// "Buffer Pods": SimulateScheduling takes GetPendingPods, virtual pods included. They may fail
+// to fit (they are pending), but a NodeClaim they need makes the deletion a replacement, which
+// must be cheaper. Two 700m virtual pods do not fit beside both real pods on one m5.large, and
+// no replacement is cheaper: the buffer's room keeps both nodes. One fits: node-a goes as in
+// "can delete nodes" above.
+TEST_CASE("a deletion that would leave a CapacityBuffer without room is no consolidation",
+          "[disruption][consolidation]") {
+  CHECK(consolidations_with_buffer(2).empty());
+  CHECK(consolidations_with_buffer(1) == Lines{"25s single_node_consolidation [node-a] -> []"});
 }
 
 TEST_CASE("can merge 3 nodes into 1 (multi-node, on-demand)", "[disruption][consolidation]") {

@@ -135,3 +135,53 @@ TEST_CASE("expireAfter deletes a node exactly an hour after its creation", "[dis
   CHECK(rig.cluster.node(id).termination_reason == NodeDeletionReason::Expired);
   CHECK(rig.deletions() == std::vector<std::string>{"3605s node-a expired"});
 }
+
+// emptiness_test.go "Buffer pod protection": a node the last provisioning solve placed
+// CapacityBuffer virtual pods on is not empty (HasBufferPods); only that node is protected, and
+// it is deleted once its count is cleared (to zero or absent).
+TEST_CASE("emptiness leaves a node hosting virtual buffer pods and only that node",
+          "[disruption]") {
+  Rig rig(pool_consolidating_after(seconds(30)));
+  const NodeId a = rig.launch("node-a");
+  const NodeId b = rig.launch("node-b");
+  std::vector<NodeId> changed;
+  std::vector<std::int32_t> counts(std::max(a, b) + 1, 0);
+  counts[a] = 3;
+  rig.provisioner.launcher().claims().set_buffer_pods(counts, changed);
+  CHECK(changed == std::vector<NodeId>{a});
+  rig.controller.start();
+  rig.sim.run_until(at(seconds(60)));
+  CHECK(rig.deletions() == std::vector<std::string>{"45s node-b empty"});
+  CHECK(rig.cluster.node(a).is_live());
+
+  // The buffer's room was taken (or the buffer deleted): UpdateBufferPodCounts({}).
+  changed.clear();
+  rig.provisioner.launcher().claims().set_buffer_pods({}, changed);
+  CHECK(changed == std::vector<NodeId>{a});
+  // Passes at 45, 55 and 65 s: the one at 65 s takes it, its validation ends at 80 s.
+  rig.sim.run_until(at(seconds(90)));
+  CHECK(rig.deletions() == std::vector<std::string>{"45s node-b empty", "80s node-a empty"});
+}
+
+TEST_CASE("emptiness protects every node hosting buffer pods but none with a count of zero",
+          "[disruption]") {
+  Rig rig(pool_consolidating_after(seconds(30)));
+  const NodeId a = rig.launch("node-a");
+  const NodeId b = rig.launch("node-b");
+  std::vector<NodeId> changed;
+  std::vector<std::int32_t> counts(std::max(a, b) + 1, 0);
+  counts[a] = 2;
+  counts[b] = 3;
+  rig.provisioner.launcher().claims().set_buffer_pods(counts, changed);
+  rig.controller.start();
+  rig.sim.run_until(at(hours(1)));
+  CHECK(rig.deletions().empty());
+  counts[a] = 0;
+  counts[b] = 0;
+  changed.clear();
+  rig.provisioner.launcher().claims().set_buffer_pods(counts, changed);
+  CHECK(changed == std::vector<NodeId>{a, b});
+  // The default budget (10% of two nodes, rounded up) takes one node a pass.
+  rig.sim.run_until(at(hours(1) + minutes(2)));
+  CHECK(rig.deletions().size() == 2);
+}

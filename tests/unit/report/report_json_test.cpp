@@ -201,9 +201,8 @@ TEST_CASE("the summary shows the figures as report.json rounds them", "[report]"
   CHECK(s.find("    on-demand / spot / EBS  $1.20 / $0.30 / $0.10\n") != std::string::npos);
   CHECK(s.find("  jobs completed            2  (5 pods)\n") != std::string::npos);
   CHECK(s.find("  pods preempted            2\n") != std::string::npos);
-  CHECK(
-      s.find("    headroom                $1.10  (0.50 node-hours holding only balloon pods)\n") !=
-      std::string::npos);
+  CHECK(s.find("    headroom                $1.10  (0.50 node-hours holding only balloon pods or "
+               "buffer capacity)\n") != std::string::npos);
   r.headroom = {};
   CHECK(format_summary(r).find("headroom") == std::string::npos);
   CHECK(s.find("  unschedulable pods        1  (first: no \"fit\")\n") != std::string::npos);

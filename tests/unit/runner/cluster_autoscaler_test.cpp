@@ -455,3 +455,35 @@ TEST_CASE("a group scaled to zero keeps the template learned from its node",
   CHECK(again[3].options == Groups{{"large", 1}});
   CHECK(again[3].grown == Groups{{"large", 1}});
 }
+
+// processors/capacitybuffer pod_list_processor.go: with the buffer controller and pod
+// injection on, each loop injects the buffer's fake pods among the unschedulable pods. One that
+// fits nowhere grows a group (their zero creation time passes the GPU pods' 30 s buffer); once
+// the node is Ready the fake pod is placed on it (FilterOutSchedulable), which keeps it from
+// being empty for scale-down. Either flag off: nothing is injected.
+TEST_CASE("a CapacityBuffer's fake pods grow a group and keep its node",
+          "[runner][cluster-autoscaler]") {
+  const std::string manifests =
+      cluster(group("gpu", "g5.xlarge", 0, 3, 0, kGpuTaint)) + gpu_deployment("web", 0, 1) +
+      "apiVersion: autoscaling.x-k8s.io/v1beta1\nkind: CapacityBuffer\nmetadata: {name: spare}\n"
+      "spec:\n  scalableRef: {apiGroup: apps, kind: Deployment, name: web}\n  replicas: 1\n";
+  const std::string flags =
+      "cluster_autoscaler:\n  capacity_buffer_controller_enabled: true\n"
+      "  capacity_buffer_pod_injection_enabled: true\n";
+  const CaRun on(manifests, flags, "1h");
+  const auto ups = on.events.of(EventKind::ScaleUp, "gpu");
+  REQUIRE(ups.size() == 1);
+  CHECK(ups[0].grown == std::vector<std::pair<std::string, std::int64_t>>{{"gpu", 1}});
+  CHECK(on.events.of(EventKind::NodeLaunched, "gpu").size() == 1);
+  CHECK(on.events.of(EventKind::NodeTerminated, "gpu").empty());
+  CHECK(on.events.of(EventKind::ScaleDownCandidate).empty());
+  REQUIRE(on.events.of(EventKind::NodeBufferPods).size() == 1);
+  // The node held nothing but the buffer: its time from the loop that placed the fake pod on it
+  // (about 80 s after the scale-up: GPU start-up) is headroom.
+  CHECK(on.result.headroom.node_hours > 0.95);
+
+  const CaRun off(manifests, "cluster_autoscaler:\n  capacity_buffer_controller_enabled: true\n",
+                  "1h");
+  CHECK(off.events.of(EventKind::ScaleUp).empty());
+  CHECK(off.result.headroom.node_hours == 0.0);
+}

@@ -110,6 +110,51 @@ TEST_CASE("a CapacityBuffer with Karpenter's gate off is a warning naming the ga
   const ScenarioConfig on = load(buffer(kScalable + "  replicas: 2\n"),
                                  "karpenter: {feature_gates: {capacity_buffer: true}}\n");
   CHECK(on.karpenter.capacity_buffer);
-  REQUIRE(buffer_warnings(on).size() == 1);
-  CHECK(buffer_warnings(on)[0].message.find("virtual pods yet") != std::string::npos);
+  // With the gate on the buffer runs: nothing to warn about.
+  CHECK(buffer_warnings(on).empty());
+}
+
+// Karpenter copies provisioningStrategy into the status (controller.go) and provisions every
+// buffer alike: another strategy is said to be read as the active one.
+TEST_CASE("a CapacityBuffer's other provisioningStrategy under Karpenter is a warning",
+          "[scenario]") {
+  const ScenarioConfig cfg =
+      load(buffer(kScalable + "  replicas: 2\n  provisioningStrategy: example.com/other\n"),
+           "karpenter: {feature_gates: {capacity_buffer: true}}\n");
+  REQUIRE(buffer_warnings(cfg).size() == 1);
+  CHECK(buffer_warnings(cfg)[0].field == "CapacityBuffer/spare.provisioningStrategy");
+  CHECK(buffer_warnings(cfg)[0].message.find("provisioned as buffer.x-k8s.io/active-capacity") !=
+        std::string::npos);
+}
+
+// The Cluster Autoscaler runs buffers only with --capacity-buffer-controller-enabled and
+// --capacity-buffer-pod-injection-enabled (flags.go: both default false), and injects pods for
+// the active-capacity strategy only (builder/autoscaler.go).
+TEST_CASE("a CapacityBuffer under the Cluster Autoscaler needs both of its flags", "[scenario]") {
+  const std::string groups =
+      "---\napiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: c}\n"
+      "managedNodeGroups:\n  - {name: cpu, instanceType: m5.large, minSize: 0, maxSize: 2}\n";
+  const std::string manifest = buffer(kScalable + "  replicas: 2\n") + groups;
+  const ScenarioConfig none = load(manifest, "provisioner: cluster-autoscaler\n");
+  REQUIRE(buffer_warnings(none).size() == 1);
+  CHECK(buffer_warnings(none)[0].message.find(
+            "without cluster_autoscaler.capacity_buffer_controller_enabled") != std::string::npos);
+  const ScenarioConfig one = load(manifest,
+                                  "provisioner: cluster-autoscaler\ncluster_autoscaler: "
+                                  "{capacity_buffer_controller_enabled: true}\n");
+  REQUIRE(buffer_warnings(one).size() == 1);
+  CHECK(buffer_warnings(one)[0].message.find(
+            "without cluster_autoscaler.capacity_buffer_pod_injection_enabled") !=
+        std::string::npos);
+  const std::string both =
+      "provisioner: cluster-autoscaler\ncluster_autoscaler: {capacity_buffer_controller_enabled: "
+      "true, capacity_buffer_pod_injection_enabled: true}\n";
+  CHECK(buffer_warnings(load(manifest, both)).empty());
+  const ScenarioConfig other = load(
+      buffer(kScalable + "  replicas: 2\n  provisioningStrategy: example.com/other\n") + groups,
+      both);
+  REQUIRE(buffer_warnings(other).size() == 1);
+  CHECK(buffer_warnings(other)[0].message.find("injects pods only for "
+                                               "buffer.x-k8s.io/active-capacity") !=
+        std::string::npos);
 }

@@ -16,6 +16,7 @@
 #include "fleetsim/k8s/node_group.hpp"
 #include "fleetsim/k8s/pod_disruption_budget.hpp"
 #include "fleetsim/kube/node_termination.hpp"
+#include "fleetsim/provisioning/capacity_buffers.hpp"
 #include "fleetsim/provisioning/cluster_autoscaler/expander.hpp"
 #include "fleetsim/provisioning/cluster_autoscaler/node_group_backoff.hpp"
 #include "fleetsim/provisioning/node_groups.hpp"
@@ -69,6 +70,9 @@ class ClusterAutoscaler final : public Provisioner, private EventHandler {
   void apply_node_classes(const std::vector<EC2NodeClass>&) override {}
 
   const std::vector<std::unique_ptr<AutoScalingGroup>>& groups() const { return asgs_; }
+  // Both buffer flags on: `buffers` is reconciled at each loop and its fake pods join the
+  // unschedulable pods (CapacityBufferPodListProcessor). Must outlive the autoscaler.
+  void set_capacity_buffers(CapacityBufferController* buffers) { buffers_ = buffers; }
 
  private:
   enum class Timer : std::uint8_t { Scan, Reconcile };
@@ -113,9 +117,16 @@ class ClusterAutoscaler final : public Provisioner, private EventHandler {
   SolveResult solve(const SolveView& view, std::span<const PendingPod> pods);
 
   void check_scale_up_requests(SimTime now);
-  // The pods that need a node, after the ones existing and upcoming nodes will take.
-  std::vector<PodId> pods_to_help(SimTime now, bool& too_new);
-  bool scale_up(const std::vector<PodId>& pods, SimTime now);
+  // The pods that need a node, after the ones existing and upcoming nodes will take; `ids[i]` is
+  // kVirtualPod for a CapacityBuffer's fake pod.
+  struct PodsToHelp {
+    std::vector<PodId> ids;
+    std::vector<PendingPod> pods;
+  };
+  PodsToHelp pods_to_help(SimTime now, bool& too_new);
+  bool scale_up(const PodsToHelp& help, SimTime now);
+  // NodeBufferPods for the nodes whose count of fake pods placed this loop changed.
+  void record_buffer_pods(SimTime now);
   // NotTriggerScaleUp's message for a pod no group's scale-up would help, each group's reason
   // named: `skipped[g]` when the scan passed the group over (backoff, max size), else why its
   // template node refuses the pod. Built only for pods that failed.
@@ -170,6 +181,11 @@ class ClusterAutoscaler final : public Provisioner, private EventHandler {
   // Requests of the pending pods this loop found a place for on existing nodes: they stay
   // there in the autoscaler's snapshot, so scale-down counts them.
   std::map<NodeId, Resources> placed_extra_;
+  // The CapacityBuffers' controller when both buffer flags are on; the fake pods this loop
+  // placed on each Ready node (by NodeId), and what was last reported.
+  CapacityBufferController* buffers_ = nullptr;
+  std::vector<std::int32_t> buffer_counts_;
+  std::vector<std::int32_t> buffer_reported_;
   // Per node, what its snapshot adds to the cluster's requests (refresh_snapshot_delta): the
   // pods waiting on it for preemption less its expendable pods; and the nodes where some wait.
   std::map<NodeId, Resources> snapshot_delta_;

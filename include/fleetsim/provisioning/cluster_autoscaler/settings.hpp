@@ -55,6 +55,11 @@ struct ClusterAutoscalerSettings {
   int max_scale_down_parallelism = 10;
   int max_drain_parallelism = 1;
   bool skip_nodes_with_system_pods = true;
+  // --capacity-buffer-controller-enabled (computes the buffers' status.replicas) and
+  // --capacity-buffer-pod-injection-enabled (injects their fake pods each loop): both are needed
+  // for a CapacityBuffer to take effect.
+  bool capacity_buffer_controller_enabled = false;
+  bool capacity_buffer_pod_injection_enabled = false;
 };
 
 }  // namespace fleetsim

@@ -18,10 +18,13 @@ class Batcher : private EventHandler {
   Batcher(Simulation& sim, SimDuration idle, SimDuration max, std::function<void()> on_close)
       : sim_(sim), idle_(idle), max_(max), on_close_(std::move(on_close)) {}
 
-  void trigger(PodId pod);
+  void trigger(PodId pod) { trigger_key(pod); }
+  // The CapacityBuffer controller's trigger: one key of its own, apart from every pod's.
+  void trigger_buffer() { trigger_key(std::uint64_t{1} << 32); }
 
  private:
   void on_event(SimTime now, std::uint64_t tag) override;
+  void trigger_key(std::uint64_t key);
 
   Simulation& sim_;
   SimDuration idle_;
@@ -29,7 +32,7 @@ class Batcher : private EventHandler {
   std::function<void()> on_close_;
   bool open_ = false;
   SimTime opened_{};
-  std::unordered_set<PodId> in_window_;  // the open window's pods (membership only)
+  std::unordered_set<std::uint64_t> in_window_;  // the open window's keys (membership only)
   EventHandle close_;
 };
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "fleetsim/k8s/cluster.hpp"
+#include "fleetsim/provisioning/capacity_buffers.hpp"
 #include "fleetsim/scheduling/scheduling_context.hpp"
 #include "fleetsim/scheduling/solve_types.hpp"
 
@@ -16,7 +17,7 @@ namespace fleetsim {
 // `pending` and `node_ids`. Provisioning takes one per batch; consolidation takes one and
 // removes its candidates before solving.
 struct ClusterSnapshot {
-  std::vector<PodId> pending;  // SolveInput::pods index → pod
+  std::vector<PodId> pending;  // SolveInput::pods index → pod (kVirtualPod: a buffer's)
   std::vector<PendingPod> pods;
   std::vector<NodeId> node_ids;  // SolveInput::nodes index → node
   std::vector<ExistingNode> nodes;
@@ -39,7 +40,9 @@ struct ClusterSnapshot {
 };
 
 // Limits count every NodeClaim of a pool until it is gone (deleting ones too), by capacity;
-// only live nodes can take pods.
-ClusterSnapshot take_snapshot(const Cluster& cluster, const SchedulingContext& context);
+// only live nodes can take pods. `virtual_pods` (CapacityBuffers') follow the pending pods, as
+// GetPendingPods appends them after its filters.
+ClusterSnapshot take_snapshot(const Cluster& cluster, const SchedulingContext& context,
+                              std::span<const PendingPod> virtual_pods = {});
 
 }  // namespace fleetsim

@@ -8,7 +8,9 @@
 #include "fleetsim/cloudprovider/cloud_provider.hpp"
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/k8s/cluster_bus.hpp"
+#include "fleetsim/provisioning/capacity_buffers.hpp"
 #include "fleetsim/provisioning/karpenter/batcher.hpp"
+#include "fleetsim/provisioning/karpenter/cluster_snapshot.hpp"
 #include "fleetsim/provisioning/karpenter/nodeclaim_launcher.hpp"
 #include "fleetsim/provisioning/karpenter/nodepool_set.hpp"
 #include "fleetsim/provisioning/provisioner.hpp"
@@ -38,6 +40,18 @@ class KarpenterProvisioner final : public Provisioner, private EventHandler {
 
   // A pod is provisionable: open a batch window or extend it.
   void pod_unschedulable(PodId pod) override { batcher_.trigger(pod); }
+  // The CapacityBuffer gate is on: every solve (provisioning's and disruption's) takes these
+  // buffers' virtual pods, and their controller triggers a batch. Must outlive the provisioner.
+  void set_capacity_buffers(const CapacityBufferController* buffers) { buffers_ = buffers; }
+  // The buffer controller's trigger (Trigger(cb.UID)): opens or extends a batch window.
+  void buffer_triggered() { batcher_.trigger_buffer(); }
+  // The virtual pods every solve injects (none when the gate is off).
+  std::span<const PendingPod> virtual_pods() const {
+    return buffers_ != nullptr ? buffers_->virtual_pods() : std::span<const PendingPod>{};
+  }
+  std::uint64_t buffers_generation() const {
+    return buffers_ != nullptr ? buffers_->generation() : 0;
+  }
   // Later solves use the new pools; nodes keep their pool indices (pools are only added).
   void apply_nodepools(const std::vector<NodePool>& pools) override;
   void apply_node_classes(const std::vector<EC2NodeClass>& classes) override;
@@ -56,6 +70,8 @@ class KarpenterProvisioner final : public Provisioner, private EventHandler {
   void on_event(SimTime now, std::uint64_t tag) override;  // the retrigger
   void provision();
   void rebuild();
+  // UpdateBufferPodCounts from a solve's placements on existing nodes.
+  void record_buffer_pods(const ClusterSnapshot* snapshot, std::span<const Placement> placements);
 
   Simulation& sim_;
   Cluster& cluster_;
@@ -72,6 +88,9 @@ class KarpenterProvisioner final : public Provisioner, private EventHandler {
   NodeClaimLauncher launcher_;
   EventHandle retrigger_;
   std::uint64_t solves_ = 0;
+  const CapacityBufferController* buffers_ = nullptr;
+  std::vector<std::int32_t> buffer_counts_;  // scratch, by NodeId
+  std::vector<NodeId> buffer_changed_;       // scratch
 };
 
 }  // namespace fleetsim

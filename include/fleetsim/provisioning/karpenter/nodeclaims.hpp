@@ -25,8 +25,18 @@ class NodeClaims {
   // Pods were planned onto the node: it is no disruption candidate until `until`.
   void hold_nominated(NodeId node, SimTime until);
 
+  // bufferPodCounts: the CapacityBuffer virtual pods the last solve placed on each existing node
+  // (UpdateBufferPodCounts replaces them all). Emptiness leaves a node holding any.
+  std::int32_t buffer_pods(NodeId node) const {
+    return node < buffer_pods_.size() ? buffer_pods_[node] : 0;
+  }
+  // Replaces the counts with `counts` (by NodeId; absent: 0); appends the nodes whose count
+  // changed to `changed`, in id order.
+  void set_buffer_pods(const std::vector<std::int32_t>& counts, std::vector<NodeId>& changed);
+
  private:
   std::vector<NodeClaimState> by_node_;  // by NodeId
+  std::vector<std::int32_t> buffer_pods_;
 };
 
 }  // namespace fleetsim

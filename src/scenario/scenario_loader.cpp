@@ -23,6 +23,7 @@
 #include "fleetsim/scenario/auto_mode_setup.hpp"
 #include "fleetsim/scenario/cluster_autoscaler_decoder.hpp"
 #include "fleetsim/scenario/gpu_layout_checks.hpp"
+#include "fleetsim/scenario/gpu_operator_decoder.hpp"
 #include "fleetsim/scenario/manifest_loader.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scenario/node_overlay_setup.hpp"
@@ -40,7 +41,7 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<std::string_view, 27> kTopLevelKeys{"name",
+constexpr std::array<std::string_view, 28> kTopLevelKeys{"name",
                                                          "seed",
                                                          "start",
                                                          "duration",
@@ -59,6 +60,7 @@ constexpr std::array<std::string_view, 27> kTopLevelKeys{"name",
                                                          "node_latencies",
                                                          "karpenter",
                                                          "cluster_autoscaler",
+                                                         "gpu_operator",
                                                          "spot",
                                                          "reservations",
                                                          "kube_controller_manager",
@@ -813,6 +815,7 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   cfg.events = EventResolver(cfg, set.node_classes, std::move(workload_keys), priorities, warnings)
                    .resolve(std::move(sections.events));
   read_cluster_autoscaler(top, set, cfg, warnings);
+  read_gpu_operator(top, set, cfg, warnings);
   adopt_scheduler_profiles(std::move(set.scheduler_config), cfg, warnings);
   adopt_manifests(set, cfg);
   resolve_reservations(cfg);

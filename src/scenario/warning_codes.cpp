@@ -6,7 +6,7 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<std::string_view, 46> kNames{
+constexpr std::array<std::string_view, 45> kNames{
     "unmodelled-field",
     "unmodelled-kind",
     "unknown-field",
@@ -51,7 +51,6 @@ constexpr std::array<std::string_view, 46> kNames{
     "node-overlay-gate-off",
     "node-overlay-conflict",
     "node-overlay-unused",
-    "gpu-layout-not-modelled",
     "capacity-buffer-ignored",
 };
 static_assert(kNames.size() == static_cast<std::size_t>(WarningCode::CapacityBufferIgnored) + 1);

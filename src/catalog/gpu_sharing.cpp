@@ -81,7 +81,8 @@ std::vector<GpuDevice> gpu_devices(const InstanceType& t, const Labels& labels,
   if (t.gpu_count <= 0 || t.gpu_manufacturer != "nvidia") return {};
   const DevicePluginConfig* config = device_plugin_config(s, labels);
   const auto label = labels.find(kDevicePluginConfigLabel);
-  if (label != labels.end() && config == nullptr)
+  // Without any configs (no ConfigMap) the label selects nothing: the scenario warns.
+  if (label != labels.end() && config == nullptr && !s.device_plugin_configs.empty())
     // config-manager: "specified config ... does not exist": the plugin never starts.
     refuse(fmt::format("{} \"{}\" names no config of the device plugin's ConfigMap",
                        kDevicePluginConfigLabel, label->second.substr(0, 60)));

@@ -141,14 +141,20 @@ NodeGpuSetup node_gpu_setup(const InstanceType& t, const Labels& labels,
   }
   const MigStrategy strategy =
       config != nullptr && config->mig_strategy ? *config->mig_strategy : s.mig_strategy;
+  if (!out.layout.empty() && strategy == MigStrategy::Single) {
+    const MigProfile& p =
+        find_mig_layout(s.mig_layouts, t.gpu_name, t.gpu_memory_mib, out.layout)->profiles[0];
+    out.device_share = mig_share(p.compute_slices, p.memory_slices);
+  }
+  if (out.sharing == GpuSharingKind::Mps) out.device_share = mps_share(out.replicas);
   if (!product.empty()) {
     std::string value(product);
     // gpu-feature-discovery: single strategy names the MIG profile in the product; a shared
     // (not renamed) resource appends -SHARED.
-    if (!out.layout.empty() && strategy == MigStrategy::Single) {
-      const MigLayout* l = find_mig_layout(s.mig_layouts, t.gpu_name, t.gpu_memory_mib, out.layout);
-      value += "-MIG-" + l->profiles[0].name;
-    }
+    if (!out.layout.empty() && strategy == MigStrategy::Single)
+      value += "-MIG-" + find_mig_layout(s.mig_layouts, t.gpu_name, t.gpu_memory_mib, out.layout)
+                             ->profiles[0]
+                             .name;
     if (out.sharing != GpuSharingKind::None && config->rename_by_default == false)
       value += "-SHARED";
     out.labels.emplace_back(std::string(kGpuProductLabel), value);

@@ -6,7 +6,7 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<std::string_view, 45> kNames{
+constexpr std::array<std::string_view, 46> kNames{
     "unmodelled-field",
     "unmodelled-kind",
     "unknown-field",
@@ -52,8 +52,9 @@ constexpr std::array<std::string_view, 45> kNames{
     "node-overlay-conflict",
     "node-overlay-unused",
     "capacity-buffer-ignored",
+    "shared-gpu-memory",
 };
-static_assert(kNames.size() == static_cast<std::size_t>(WarningCode::CapacityBufferIgnored) + 1);
+static_assert(kNames.size() == static_cast<std::size_t>(WarningCode::SharedGpuMemory) + 1);
 
 }  // namespace
 

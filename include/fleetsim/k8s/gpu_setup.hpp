@@ -11,6 +11,7 @@
 
 #include "fleetsim/core/resources.hpp"
 #include "fleetsim/core/time.hpp"
+#include "fleetsim/serving/gpu_share.hpp"
 
 namespace fleetsim {
 
@@ -28,7 +29,10 @@ struct NodeGpuSetup {
   // `replicated` fails admission on the node (rm.go ValidateRequest).
   bool fail_requests_greater_than_one = false;
   std::optional<ResourceIndex> replicated;
-  int replicas = 1;    // time-slicing or MPS replicas per device
+  int replicas = 1;  // time-slicing or MPS replicas per device
+  // What one nvidia.com/gpu device of the node is of a GPU: a MIG slice under the single
+  // strategy, an MPS client's share; whole otherwise (time-slicing shares by turns, not size).
+  GpuShare device_share;
   std::string layout;  // the MIG layout's name, empty without MIG
   // Labels GPU Feature Discovery sets once the GPUs are configured (nvidia.com/gpu.product).
   std::vector<std::pair<std::string, std::string>> labels;

@@ -242,16 +242,21 @@ void check_shared_gpus(const ScenarioConfig& config, const std::vector<PoolSet>&
           const ReplicaEngine engine = replica_engine(service, types[t], gpus);
           if (!engine.cost) return;
           const double u = engine.cost->limits().gpu_memory_utilization;
-          if (u * 2 <= 1.0 || !warned.insert(tpl.pool->name + "/" + types[t].name).second) return;
-          warnings.add(WarningCode::SharedGpuMemory, service.model->where,
-                       fmt::format("services[{}].engine.gpu_memory_utilization", i),
-                       fmt::format("pool {} time-slices {}'s GPU {} ways, but each replica of {} "
-                                   "takes {:g} of its memory (gpu_memory_utilization): a second "
-                                   "replica on the same GPU cannot start, as vLLM finds too little "
-                                   "free memory; set engine.gpu_memory_utilization to at most "
-                                   "{:g}, or give each replica a GPU of its own",
-                                   tpl.pool->name, types[t].name, setup.replicas,
-                                   service.deployment, u, 1.0 / setup.replicas));
+          if (u * setup.replicas <= 1.0 ||
+              !warned.insert(tpl.pool->name + "/" + types[t].name).second)
+            return;
+          const int fit = std::max(1, static_cast<int>(std::floor(1.0 / u)));
+          warnings.add(
+              WarningCode::SharedGpuMemory, service.model->where,
+              fmt::format("services[{}].engine.gpu_memory_utilization", i),
+              fmt::format("pool {} time-slices {}'s GPU {} ways, but each replica of {} "
+                          "takes {:g} of its memory (gpu_memory_utilization): only {} "
+                          "of the {} replicas one GPU takes can start, as vLLM finds too "
+                          "little free memory for the next; set "
+                          "engine.gpu_memory_utilization to at most {:g}, or give each "
+                          "replica a GPU of its own",
+                          tpl.pool->name, types[t].name, setup.replicas, service.deployment, u, fit,
+                          setup.replicas, 1.0 / setup.replicas));
         });
       }
     }

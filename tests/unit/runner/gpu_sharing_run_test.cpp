@@ -208,3 +208,27 @@ TEST_CASE("failRequestsGreaterThanOne fails the admission of a pod asking for 2 
   CHECK(ok.sink.deleted.empty());
   CHECK(ok.sink.bound.size() == 1);
 }
+
+TEST_CASE("a node group's time-sliced g6e.xlarge advertises 4 GPUs under the Cluster Autoscaler",
+          "[runner]") {
+  // The group's nodes carry the device plugin's config label; the Cluster Autoscaler's template
+  // still counts EC2's one GPU.
+  test::TempDir dir("gpu-sharing-ca");
+  dir.write("manifests.yaml",
+            "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: c, region: "
+            "us-east-1}\nmanagedNodeGroups:\n  - name: gpu\n    instanceType: g6e.xlarge\n"
+            "    minSize: 1\n    maxSize: 2\n    desiredCapacity: 1\n"
+            "    labels: {nvidia.com/device-plugin.config: any}\n---\n" +
+                device_plugin(kTimeSliced4));
+  const auto file = dir.write("scenario.yaml",
+                              "name: sharing\nduration: 10m\nprovisioner: cluster-autoscaler\n"
+                              "manifests: [manifests.yaml]\n" +
+                                  kOperator);
+  const ScenarioConfig config =
+      load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+  Sink sink;
+  (void)run(config, {.event_sinks = {&sink}});
+  REQUIRE(sink.nodes.size() == 1);
+  CHECK(sink.nodes[0].at_registered.allocatable[resource::kNvidiaGpu] == 1);
+  CHECK(sink.nodes[0].at_ready.allocatable[resource::kNvidiaGpu] == 4);
+}

@@ -29,6 +29,7 @@ void launch_on_offering(Node& node, const Catalog& catalog, std::uint32_t g, dou
   node.price_per_hour = price;
   node.allocatable = option.allocatable;
   node.daemon_overhead = option.daemon_overhead;
+  node.gpu_setup = option.gpu_setup;
   node.phase = NodePhase::Launching;
   node.created = now;
   node.labels.add(std::string(label::kInstanceType), Requirement::single(node.instance_type));

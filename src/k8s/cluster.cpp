@@ -101,6 +101,14 @@ void Cluster::node_initialized(NodeId node, SimTime now) {
   n.last_pod_event = now;
 }
 
+void Cluster::configure_gpus(NodeId node) {
+  Node& n = nodes_[node];
+  if (!n.gpu_setup.allocatable) return;
+  ++revision_;
+  n.allocatable = *n.gpu_setup.allocatable;
+  for (const auto& [key, value] : n.gpu_setup.labels) n.labels.add(key, Requirement::single(value));
+}
+
 void Cluster::begin_node_deletion(NodeId node, SimTime now, SimTime terminates_at,
                                   NodeDeletionReason reason) {
   ++revision_;

@@ -19,6 +19,26 @@ NodeImageStore& Kubelet::images(NodeId node) {
   return *images_[node];
 }
 
+bool Kubelet::admits(PodId id) const {
+  const Pod& pod = cluster_.pod(id);
+  return gpu_admission_error(cluster_.node(pod.node).gpu_setup, pod.spec->requests).empty();
+}
+
+void Kubelet::fail_admission(PodId id) {
+  const Pod& p = cluster_.pod(id);
+  const NodeId node = p.node;
+  const std::string why = gpu_admission_error(cluster_.node(node).gpu_setup, p.spec->requests);
+  cluster_.finish(id, PodPhase::Deleted, sim_.now());
+  bus_.emit(SimEvent{.time = sim_.now(),
+                     .kind = EventKind::PodDeleted,
+                     .node = node,
+                     .pod = id,
+                     .workload = p.workload,
+                     .reason = PodDeletionReason::AdmissionFailed,
+                     .message = why});
+  bus_.capacity_changed();
+}
+
 void Kubelet::on_bound(PodId id) {
   const Pod& pod = cluster_.pod(id);
   const PodSpec& spec = *pod.spec;

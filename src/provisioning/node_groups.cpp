@@ -8,7 +8,7 @@ namespace fleetsim {
 
 NodeGroupFleet make_node_group_fleet(std::vector<NodeGroup> groups,
                                      std::span<const Workload> daemonsets, Ec2Cloud& cloud,
-                                     Cluster& cluster, const Simulation& sim) {
+                                     Cluster& cluster, const Simulation& sim, GpuSetupContext gpu) {
   const Catalog& catalog = cloud.catalog();
   NodeGroupFleet fleet;
   std::vector<SchedulingContext::DaemonSet> ds;
@@ -27,9 +27,11 @@ NodeGroupFleet make_node_group_fleet(std::vector<NodeGroup> groups,
     AutoScalingGroup::Spec spec;
     for (const std::string& name : g.instance_types) {
       const auto t = static_cast<std::uint32_t>(*catalog.index_of(name));
-      spec.types.push_back({.type = t,
-                            .allocatable = tpl.allocatable[t],
-                            .daemon_overhead = tpl.daemon_overhead[t]});
+      spec.types.push_back(
+          {.type = t,
+           .allocatable = tpl.allocatable[t],
+           .daemon_overhead = tpl.daemon_overhead[t],
+           .gpu_setup = gpu.setup(catalog.types()[t], g.labels, tpl.allocatable[t])});
     }
     Node& node = spec.node_template;
     node.owner = NodeGroupOwner{.name = g.name};

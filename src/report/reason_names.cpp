@@ -36,6 +36,8 @@ std::string_view reason_name(PodDeletionReason reason) {
       return "scale_down";
     case PodDeletionReason::Preempted:
       return "preempted";
+    case PodDeletionReason::AdmissionFailed:
+      return "unexpected_admission_error";
   }
   return "?";
 }

@@ -5,12 +5,12 @@
 
 #include <algorithm>
 #include <array>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <string>
 
 #include "fleetsim/scenario/cluster_autoscaler_flags.hpp"
+#include "fleetsim/scenario/embedded_yaml.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scenario/warning_log.hpp"
 
@@ -104,37 +104,6 @@ namespace {
 
 // The name the priorities text is parsed under: errors located there are moved into the file.
 constexpr std::string_view kPrioritiesText = "(priorities)";
-
-// A ConfigMap's priorities, YAML inside a string: where the string's text sits in its file.
-// A literal block scalar (|) keeps each line of the text on one of the file's lines, so an
-// error inside maps to its own line; any other string maps to where the string starts.
-struct TextOrigin {
-  SourceLocation scalar;  // where the string starts (its "|" for a block)
-  int indent = -1;        // the block's indentation; -1 for other strings
-
-  SourceLocation map(const SourceLocation& inner) const {
-    if (indent < 0 || inner.line == 0) return scalar;
-    return {.file = scalar.file, .line = scalar.line + inner.line, .col = indent + inner.col};
-  }
-};
-
-TextOrigin text_origin(const YamlValue& value) {
-  TextOrigin out{.scalar = value.where()};
-  std::ifstream in(out.scalar.file, std::ios::binary);
-  std::string line;
-  for (int n = 1; n <= out.scalar.line && std::getline(in, line); ++n) {
-  }
-  const auto col = static_cast<std::size_t>(out.scalar.col);
-  if (!in || col == 0 || col > line.size() || line[col - 1] != '|') return out;
-  // The block's indentation is its first non-blank line's (no explicit indicator assumed).
-  while (std::getline(in, line)) {
-    const std::size_t first = line.find_first_not_of(' ');
-    if (first == std::string::npos || line[first] == '\r') continue;
-    out.indent = static_cast<int>(first);
-    break;
-  }
-  return out;
-}
 
 // The map from priority to regular expressions, with errors at its nodes.
 std::vector<ExpanderPriority> decode_priority_map(const YamlValue& map) {

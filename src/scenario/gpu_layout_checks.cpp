@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "fleetsim/catalog/gpu_sharing.hpp"
 #include "fleetsim/catalog/mig_layouts.hpp"
 
 namespace fleetsim {
@@ -23,8 +24,7 @@ std::string layouts_of(std::span<const MigLayout> layouts, const InstanceType& t
 // `owner` ("NodePool gpu"), `field` the label's path; `types` the GPU types it may launch.
 void check_one(std::string_view owner, const SourceLocation& where, const std::string& field,
                const std::string& layout, const std::vector<const InstanceType*>& types,
-               std::span<const MigLayout> layouts, const std::string& catalog,
-               WarningLog& warnings) {
+               std::span<const MigLayout> layouts, const std::string& catalog) {
   if (types.empty() || layout == kDisabled) return;
   for (const InstanceType* t : types) {
     if (layouts.empty())
@@ -46,46 +46,76 @@ void check_one(std::string_view owner, const SourceLocation& where, const std::s
                       owner, layout.substr(0, 60), t->name, t->gpu_name, t->gpu_memory_mib,
                       layouts_of(layouts, *t)));
   }
-  warnings.add(WarningCode::GpuLayoutNotModelled, where, field,
-               fmt::format("{}'s nodes get MIG layout \"{}\" from the GPU Operator, which "
-                           "fleetsim does not model yet: they offer whole GPUs "
-                           "(nvidia.com/gpu), or what a NodeOverlay says",
-                           owner, layout));
+}
+
+// What the device plugin would refuse on the owner's nodes of each type (a label naming no config,
+// single strategy over a mixed layout, MPS with MIG), at `field`.
+void check_devices(const SourceLocation& where, const std::string& field, const Labels& labels,
+                   const std::vector<const InstanceType*>& types, const GpuOperatorSettings& s,
+                   std::string_view owner) {
+  for (const InstanceType* t : types) {
+    try {
+      (void)gpu_devices(*t, labels, s);
+    } catch (const ConfigError& e) {
+      throw ConfigError(where, field,
+                        fmt::format("{}'s nodes of {}: {}", owner, t->name, e.message()));
+    }
+  }
+}
+
+// A device-plugin.config label with no ConfigMap to select from does nothing.
+void warn_unread_label(const SourceLocation& where, const std::string& field, const Labels& labels,
+                       const GpuOperatorSettings& s, std::string_view owner, WarningLog& warnings) {
+  if (!labels.contains(kDevicePluginConfigLabel) || !s.device_plugin_configs.empty()) return;
+  warnings.add(WarningCode::UnusedSettings, where, field,
+               fmt::format("{}'s nodes are labelled {}, but gpu_operator.device_plugin_config "
+                           "names no ConfigMap of the device plugin's configs: the label selects "
+                           "nothing and its GPUs are not shared",
+                           owner, kDevicePluginConfigLabel));
 }
 
 }  // namespace
 
-void check_gpu_layouts(const ScenarioConfig& cfg, WarningLog& warnings) {
+void check_gpu_layouts(ScenarioConfig& cfg, WarningLog& warnings) {
   const std::string key(kMigConfigLabel);
-  std::vector<MigLayout> layouts;
   bool loaded = false;
   auto table = [&]() -> std::span<const MigLayout> {
-    if (!loaded) layouts = load_mig_layouts(cfg.catalog_dir);
+    if (!loaded) cfg.gpu_operator.mig_layouts = load_mig_layouts(cfg.catalog_dir);
     loaded = true;
-    return layouts;
+    return cfg.gpu_operator.mig_layouts;
   };
+  const GpuOperatorSettings& s = cfg.gpu_operator;
   const auto& types = cfg.catalog->types();
   for (const NodePool& pool : cfg.nodepools) {
-    const auto label = pool.labels.find(key);
-    if (label == pool.labels.end()) continue;
+    const std::string owner = fmt::format("NodePool {}", pool.name);
+    const std::string labels_field = "NodePool.spec.template.metadata.labels.";
+    warn_unread_label(pool.where, labels_field + std::string(kDevicePluginConfigLabel), pool.labels,
+                      s, owner, warnings);
     Requirements r = pool.requirements;
     for (const auto& [k, v] : pool.labels) r.add(k, Requirement::single(v));
     std::vector<const InstanceType*> gpu_types;
     for (const InstanceType& t : types)
       if (t.gpu_count > 0 && !t.requirements.first_conflict(r)) gpu_types.push_back(&t);
-    check_one(fmt::format("NodePool {}", pool.name), pool.where,
-              "NodePool.spec.template.metadata.labels." + key, label->second, gpu_types, table(),
-              cfg.catalog_dir.string(), warnings);
+    const auto label = pool.labels.find(key);
+    if (label != pool.labels.end())
+      check_one(owner, pool.where, labels_field + key, label->second, gpu_types, table(),
+                cfg.catalog_dir.string());
+    check_devices(pool.where, "NodePool.spec.template.metadata.labels", pool.labels, gpu_types, s,
+                  owner);
   }
   for (const NodeGroup& g : cfg.node_groups) {
-    const auto label = g.labels.find(key);
-    if (label == g.labels.end()) continue;
+    const std::string owner = fmt::format("node group {}", g.name);
+    warn_unread_label(g.where, "ClusterConfig.labels." + std::string(kDevicePluginConfigLabel),
+                      g.labels, s, owner, warnings);
     std::vector<const InstanceType*> gpu_types;
     for (const std::string& name : g.instance_types)
       if (const InstanceType* t = cfg.catalog->find(name); t != nullptr && t->gpu_count > 0)
         gpu_types.push_back(t);
-    check_one(fmt::format("node group {}", g.name), g.where, "ClusterConfig.labels." + key,
-              label->second, gpu_types, table(), cfg.catalog_dir.string(), warnings);
+    const auto label = g.labels.find(key);
+    if (label != g.labels.end())
+      check_one(owner, g.where, "ClusterConfig.labels." + key, label->second, gpu_types, table(),
+                cfg.catalog_dir.string());
+    check_devices(g.where, "ClusterConfig.labels", g.labels, gpu_types, s, owner);
   }
 }
 

@@ -58,6 +58,12 @@ void ManifestLoader::load_manifest(const YamlValue& manifest, ManifestSet& out) 
       }
       return;
     }
+    // Read once gpu_operator names its device plugin's ConfigMap; the others are unmodelled then.
+    m.ignore({"metadata", "immutable", "binaryData"});
+    out.config_maps.push_back({.name = name ? name->as_string() : std::string(),
+                               .where = kind_value.where(),
+                               .data = m.get("data")});
+    return;
   }
   const DecodedKind* decoded = decoded_kind(kind);
   if (decoded == nullptr) {

@@ -201,11 +201,74 @@ void warn_unhostable_workloads(const ScenarioConfig& config, const std::vector<P
   for (const Workload* w : workloads) check(*w);
 }
 
+// An LLM service's replicas on shared GPUs: on a MIG slice or an MPS client's share the model
+// must fit what the share has (vLLM would not start: an error); on a time-sliced GPU every
+// replica sees the whole memory, and a second one at a gpu_memory_utilization above 1/replicas
+// finds too little free memory and fails to start (a warning).
+void check_shared_gpus(const ScenarioConfig& config, const std::vector<PoolSet>& sets,
+                       WarningLog& warnings) {
+  const auto& types = config.catalog->types();
+  for (std::size_t i = 0; i < config.services.size(); ++i) {
+    const ServiceConfig& service = config.services[i];
+    if (!service.model) continue;
+    const Workload* deployment = nullptr;
+    for (const Workload& w : config.workloads)
+      if (w.kind == WorkloadKind::Deployment && w.name == service.deployment_name &&
+          w.namespace_name == service.deployment_namespace)
+        deployment = &w;
+    if (deployment == nullptr) continue;
+    const auto gpus = static_cast<std::uint32_t>(deployment->pod.spec.requests.gpus());
+    std::set<std::string> warned;
+    for (const PoolSet& set : sets) {
+      for (std::uint32_t p = 0; p < set.context->pools().size(); ++p) {
+        const PoolTemplate& tpl = set.context->pools()[p];
+        set.context->types_for(deployment->pod.spec, p).for_each([&](std::size_t t) {
+          const NodeGpuSetup setup = node_gpu_setup(types[t], tpl.pool->labels, tpl.allocatable[t],
+                                                    config.gpu_operator, config.resources);
+          if (!setup.device_share.whole()) {
+            const ReplicaEngine engine =
+                replica_engine(service, types[t], gpus, setup.device_share);
+            if (!engine.cost)
+              throw ConfigError(
+                  service.model->where, fmt::format("services[{}].model", i),
+                  fmt::format(
+                      "{} cannot be served on a share of {}'s GPU ({} of pool {}): {}",
+                      service.model->spec.name, types[t].name,
+                      setup.layout.empty() ? "an MPS client" : "a MIG slice of " + setup.layout,
+                      tpl.pool->name, engine.why_not));
+            return;
+          }
+          if (setup.sharing != GpuSharingKind::TimeSlicing || gpus != 1) return;
+          const ReplicaEngine engine = replica_engine(service, types[t], gpus);
+          if (!engine.cost) return;
+          const double u = engine.cost->limits().gpu_memory_utilization;
+          if (u * setup.replicas <= 1.0 ||
+              !warned.insert(tpl.pool->name + "/" + types[t].name).second)
+            return;
+          const int fit = std::max(1, static_cast<int>(std::floor(1.0 / u)));
+          warnings.add(
+              WarningCode::SharedGpuMemory, service.model->where,
+              fmt::format("services[{}].engine.gpu_memory_utilization", i),
+              fmt::format("pool {} time-slices {}'s GPU {} ways, but each replica of {} "
+                          "takes {:g} of its memory (gpu_memory_utilization): only {} "
+                          "of the {} replicas one GPU takes can start, as vLLM finds too "
+                          "little free memory for the next; set "
+                          "engine.gpu_memory_utilization to at most {:g}, or give each "
+                          "replica a GPU of its own",
+                          tpl.pool->name, types[t].name, setup.replicas, service.deployment, u, fit,
+                          setup.replicas, 1.0 / setup.replicas));
+        });
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void check_against_nodepools(ScenarioConfig& config, WarningLog& warnings) {
   const std::vector<PoolSet> sets = pool_sets(config);
   keep_to_types_that_serve_the_model(config, sets, warnings);
+  check_shared_gpus(config, sets, warnings);
   warn_unhostable_workloads(config, sets, warnings);
 }
 

@@ -23,6 +23,7 @@
 #include "fleetsim/scenario/auto_mode_setup.hpp"
 #include "fleetsim/scenario/cluster_autoscaler_decoder.hpp"
 #include "fleetsim/scenario/gpu_layout_checks.hpp"
+#include "fleetsim/scenario/gpu_operator_decoder.hpp"
 #include "fleetsim/scenario/manifest_loader.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scenario/node_overlay_setup.hpp"
@@ -60,6 +61,7 @@ constexpr std::array<std::string_view, 28> kTopLevelKeys{"name",
                                                          "node_latencies",
                                                          "karpenter",
                                                          "cluster_autoscaler",
+                                                         "gpu_operator",
                                                          "spot",
                                                          "reservations",
                                                          "kube_controller_manager",
@@ -841,6 +843,7 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
                    .resolve(std::move(sections.events));
   read_cluster_autoscaler(top, set, cfg, warnings);
   warn_capacity_buffers(set.capacity_buffers, cfg, warnings);  // after the autoscaler's flags
+  read_gpu_operator(top, set, cfg, warnings);
   adopt_scheduler_profiles(std::move(set.scheduler_config), cfg, warnings);
   adopt_manifests(set, cfg);
   resolve_reservations(cfg);

@@ -51,8 +51,8 @@ constexpr std::array<std::string_view, 47> kNames{
     "node-overlay-gate-off",
     "node-overlay-conflict",
     "node-overlay-unused",
-    "gpu-layout-not-modelled",
     "capacity-buffer-ignored",
+    "shared-gpu-memory",
     "fluid-mode-not-applied",
 };
 static_assert(kNames.size() == static_cast<std::size_t>(WarningCode::FluidModeNotApplied) + 1);

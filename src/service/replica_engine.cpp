@@ -35,10 +35,11 @@ ServedModel served_model(const ServiceModel& model, const GpuHardware& gpu) {
 }
 
 ReplicaEngine replica_engine(const ServiceConfig& service, const InstanceType& type,
-                             std::uint32_t gpus) {
+                             std::uint32_t gpus, const GpuShare& share) {
   ReplicaEngine out;
   std::optional<GpuHardware> gpu = type.gpu_hardware;
   if (!gpu) gpu = nominal_neuron_chip(type);
+  if (gpu && !share.whole()) gpu = shared_gpu(*gpu, share);
   if (!gpu) {
     out.why_not =
         fmt::format("the catalog has no hardware figures for its {}",

@@ -117,11 +117,22 @@ LlmRates ServiceRuntime::rates_for(const Node&) const {
 }
 
 // The scenario kept the service's pods off every type its model cannot run on.
+// A node whose devices are shares of a GPU (a MIG slice, an MPS client) runs the engine on its
+// share; the scenario checked that the model fits there.
 const StepCost& ServiceRuntime::engine_for(const Node& node) {
-  std::unique_ptr<StepCost>& cost = engines_[node.type];
+  const GpuShare& share = node.gpu_setup.device_share;
+  std::unique_ptr<StepCost>* slot = &engines_[node.type];
+  if (!share.whole()) {
+    auto it = std::find_if(shared_engines_.begin(), shared_engines_.end(),
+                           [&](const auto& e) { return e.type == node.type && e.share == share; });
+    if (it == shared_engines_.end())
+      it = shared_engines_.insert(shared_engines_.end(), {.type = node.type, .share = share});
+    slot = &it->cost;
+  }
+  std::unique_ptr<StepCost>& cost = *slot;
   if (!cost) {
     ReplicaEngine engine = replica_engine(config_, catalog_.types()[node.type],
-                                          static_cast<std::uint32_t>(gpus_per_pod_));
+                                          static_cast<std::uint32_t>(gpus_per_pod_), share);
     FLEETSIM_ASSERT(engine.cost.has_value());
     cost = std::make_unique<StepCost>(std::move(*engine.cost));
   }

@@ -30,7 +30,8 @@ NodePoolInputs nodepool_inputs(const ScenarioConfig& config) {
   return NodePoolInputs{.catalog = *config.catalog,
                         .node_classes = config.node_classes,
                         .daemonsets = config.daemonsets,
-                        .overlays = config.node_overlays};
+                        .overlays = config.node_overlays,
+                        .gpu = {.settings = &config.gpu_operator, .resources = &config.resources}};
 }
 
 }  // namespace
@@ -70,7 +71,8 @@ World::World(const ScenarioConfig& config)
   if (config.provisioner != ProvisionerKind::ClusterAutoscaler && !config.node_groups.empty()) {
     static_node_groups_ = std::make_unique<StaticNodeGroups>(
         sim_,
-        make_node_group_fleet(config.node_groups, config.daemonsets, *cloud_, cluster_, sim_));
+        make_node_group_fleet(config.node_groups, config.daemonsets, *cloud_, cluster_, sim_,
+                              {.settings = &config.gpu_operator, .resources = &config.resources}));
   }
   kube_scheduler_ = std::make_unique<KubeScheduler>(
       sim_, cluster_, bus(), [this](PodId pod) { provisioner_->pod_unschedulable(pod); },
@@ -136,18 +138,19 @@ void World::build_provisioner() {
       break;
     }
     case ProvisionerKind::ClusterAutoscaler:
-      provisioner_ = std::make_unique<ClusterAutoscaler>(
-          ClusterAutoscaler::Inputs{.sim = sim_,
-                                    .cluster = cluster_,
-                                    .bus = bus(),
-                                    .cloud = *cloud_,
-                                    .termination = *termination_,
-                                    .pdbs = pdbs_,
-                                    .groups = config_.node_groups,
-                                    .daemonsets = config_.daemonsets,
-                                    .settings = config_.cluster_autoscaler,
-                                    .scan_offset = phases_.cluster_autoscaler,
-                                    .reconcile_offset = phases_.auto_scaling_groups});
+      provisioner_ = std::make_unique<ClusterAutoscaler>(ClusterAutoscaler::Inputs{
+          .sim = sim_,
+          .cluster = cluster_,
+          .bus = bus(),
+          .cloud = *cloud_,
+          .termination = *termination_,
+          .pdbs = pdbs_,
+          .groups = config_.node_groups,
+          .daemonsets = config_.daemonsets,
+          .settings = config_.cluster_autoscaler,
+          .scan_offset = phases_.cluster_autoscaler,
+          .reconcile_offset = phases_.auto_scaling_groups,
+          .gpu = {.settings = &config_.gpu_operator, .resources = &config_.resources}});
       // EKS managed node groups and the AWS Node Termination Handler drain a spot node at its
       // interruption notice, as Karpenter does.
       interruption_ = std::make_unique<InterruptionHandler>(cluster_, *cloud_, *termination_);
@@ -321,6 +324,11 @@ void World::emit(const SimEvent& e) {
 
 void World::pod_pending(PodId) { kube_scheduler_->request_pass(); }
 void World::pod_bound(PodId pod) {
+  if (!kubelet_->admits(pod)) {
+    workloads_->on_evicted(pod);  // it no longer counts: the controller replaces it
+    kubelet_->fail_admission(pod);
+    return;
+  }
   workloads_->on_bound(pod);
   kubelet_->on_bound(pod);
 }

@@ -48,6 +48,7 @@ struct InstanceTypeOption {
   std::uint32_t type = 0;  // catalog index
   Resources allocatable;
   Resources daemon_overhead;
+  NodeGpuSetup gpu_setup;  // how its GPUs are configured once it runs
 };
 
 // A NodeClaim to turn into an instance. `node` carries what the provisioner decided (name, pool,

@@ -12,6 +12,7 @@
 #include "fleetsim/core/resources.hpp"
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/k8s/capacity_type.hpp"
+#include "fleetsim/k8s/gpu_setup.hpp"
 #include "fleetsim/k8s/node_overlay.hpp"
 #include "fleetsim/k8s/pod_spec.hpp"
 #include "fleetsim/k8s/reasons.hpp"
@@ -87,7 +88,10 @@ struct Node {
   NodeDeletionReason termination_reason = NodeDeletionReason::None;
   Requirements labels;        // single-valued: the node's labels
   std::vector<Taint> taints;  // NodePool taints (startup taints are gone once initialized)
+  // Its NodeClaim's (or node group template's) allocatable until it initializes, then what its
+  // GPUs advertise once configured (gpu_setup).
   Resources allocatable;
+  NodeGpuSetup gpu_setup;
   Resources daemon_overhead;    // DaemonSet pods, present from registration
   Resources requested;          // bound pods (not DaemonSets)
   Resources scoring_requested;  // bound pods as kube-scheduler's scoring counts them
@@ -248,6 +252,8 @@ class Cluster {
   // Ready with its extended resources advertised: pods may bind. consolidateAfter counts from
   // here when no pod came.
   void node_initialized(NodeId node, SimTime now);
+  // Its GPUs are configured (NodeGpuSetup): it advertises what they offer from now on.
+  void configure_gpus(NodeId node);
   // Cordoned and draining until `terminates_at`.
   void begin_node_deletion(NodeId node, SimTime now, SimTime terminates_at,
                            NodeDeletionReason reason);

@@ -27,7 +27,9 @@ enum class NodeDeletionReason : std::uint8_t {
 
 // Why a bound pod was deleted: its ReplicaSet scaled down (a Deployment's replicas fell, or a
 // rollout retired an old ReplicaSet's pods), or kube-scheduler preempted it.
-enum class PodDeletionReason : std::uint8_t { ScaleDown, Preempted };
+// AdmissionFailed: the kubelet's admission refused it (the device plugin's Allocate failed:
+// UnexpectedAdmissionError) and it ended Failed; its controller replaces it.
+enum class PodDeletionReason : std::uint8_t { ScaleDown, Preempted, AdmissionFailed };
 
 // Who set a Deployment's replicas.
 enum class ReplicasSource : std::uint8_t {

@@ -49,6 +49,12 @@ class Kubelet : private EventHandler {
   void manage(WorkloadId workload, PodStartupProfile profile, PodWorkListener* listener);
 
   void on_bound(PodId pod);
+  // Admission on its node: the device plugin refuses more than one shared GPU when its config
+  // says failRequestsGreaterThanOne. A refused pod ends Failed now (a PodDeleted event with
+  // reason AdmissionFailed and the plugin's message) and returns false; its controller must have
+  // been told first.
+  bool admits(PodId pod) const;
+  void fail_admission(PodId pod);
   // Its controller deleted the bound pod: it drains, then leaves its node.
   void on_terminating(PodId pod);
   // The pod was evicted from `node` (already off it): its work drains while the node lasts.

@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "fleetsim/catalog/gpu_sharing.hpp"
 #include "fleetsim/cloudprovider/aws/auto_scaling_group.hpp"
 #include "fleetsim/engine/phase_offsets.hpp"
 #include "fleetsim/engine/simulation.hpp"
@@ -28,7 +29,8 @@ struct NodeGroupFleet {
 // Karpenter's (Node::node_group is set).
 NodeGroupFleet make_node_group_fleet(std::vector<NodeGroup> groups,
                                      std::span<const Workload> daemonsets, Ec2Cloud& cloud,
-                                     Cluster& cluster, const Simulation& sim);
+                                     Cluster& cluster, const Simulation& sim,
+                                     GpuSetupContext gpu = {});
 
 // Node groups no autoscaler resizes: at their desired capacity from the start, their lost
 // instances replaced every kAutoScalingReconcileInterval.

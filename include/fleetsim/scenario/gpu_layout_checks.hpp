@@ -1,5 +1,5 @@
 // The GPU Operator's MIG layout label (nvidia.com/mig.config) on NodePool templates and node
-// groups, checked against the GPUs each can launch.
+// groups, and the device plugin's config label, checked against the GPUs each can launch.
 #pragma once
 
 #include "fleetsim/scenario/scenario_config.hpp"
@@ -11,8 +11,10 @@ namespace fleetsim {
 inline constexpr std::string_view kMigConfigLabel = "nvidia.com/mig.config";
 
 // Refuses a layout a GPU the pool or group may launch does not have (a GPU without MIG, or a
-// name mig-parted's default config does not give that GPU), naming the type; a layout that every
-// GPU has gets a gpu-layout-not-modelled warning, since nodes still offer whole GPUs.
-void check_gpu_layouts(const ScenarioConfig& cfg, WarningLog& warnings);
+// name mig-parted's default config does not give that GPU), naming the type, and what the device
+// plugin would refuse there (a config label naming no config, the single strategy over a layout
+// of several profiles, MPS over MIG). Loads the MIG layout table into cfg.gpu_operator when any
+// layout is asked for.
+void check_gpu_layouts(ScenarioConfig& cfg, WarningLog& warnings);
 
 }  // namespace fleetsim

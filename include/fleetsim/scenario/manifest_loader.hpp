@@ -47,6 +47,13 @@ struct ManifestSet {
   // Its metadata.namespace, when given: read only if it is the autoscaler's.
   std::optional<std::string> expander_priorities_namespace;
   SourceLocation expander_priorities_namespace_where;
+  // Every other v1 ConfigMap, for the GPU Operator's device plugin config (gpu_operator).
+  struct ConfigMapObject {
+    std::string name;
+    SourceLocation where;  // its kind
+    std::optional<YamlValue> data;
+  };
+  std::vector<ConfigMapObject> config_maps;
   // The kube-scheduler's configuration, when a KubeSchedulerConfiguration is among them.
   std::optional<DecodedSchedulerConfig> scheduler_config;
 

@@ -14,6 +14,7 @@
 #include "fleetsim/autoscaling/keda_spec.hpp"
 #include "fleetsim/autoscaling/scrape_interval.hpp"
 #include "fleetsim/catalog/catalog.hpp"
+#include "fleetsim/catalog/gpu_sharing.hpp"
 #include "fleetsim/cloudprovider/aws/spot_market_settings.hpp"
 #include "fleetsim/cloudprovider/node_latency.hpp"
 #include "fleetsim/cloudprovider/node_latency_fit.hpp"
@@ -177,6 +178,8 @@ struct ScenarioConfig {
   std::vector<NodeGroup> node_groups;  // eksctl ClusterConfig node groups (cluster-autoscaler)
   // NodeOverlays in force: Karpenter's, with karpenter.feature_gates.node_overlay on.
   std::vector<NodeOverlay> node_overlays;
+  // gpu_operator: MIG strategy and layout delay, the device plugin's configs, the MIG layouts.
+  GpuOperatorSettings gpu_operator;
   ClusterAutoscalerSettings cluster_autoscaler;
   // EKS Auto Mode's management fee per catalog type ($ per instance-hour); empty otherwise.
   std::vector<double> management_fee_by_type;

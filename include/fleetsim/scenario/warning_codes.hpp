@@ -53,8 +53,8 @@ enum class WarningCode {
   NodeOverlayGateOff,          // NodeOverlays while karpenter.feature_gates.node_overlay is off
   NodeOverlayConflict,         // an overlay Karpenter refuses: equal weight, same offering/resource
   NodeOverlayUnused,           // an overlay that selects no instance type, or not Karpenter's
-  GpuLayoutNotModelled,        // a valid nvidia.com/mig.config layout: nodes still offer whole GPUs
   CapacityBufferIgnored,       // a CapacityBuffer behind a feature gate that is off, or not run
+  SharedGpuMemory,  // time-sliced replicas whose gpu_memory_utilization cannot share a GPU
   FluidModeNotApplied,         // serving_mode: fluid over a service that runs request by request
 };
 

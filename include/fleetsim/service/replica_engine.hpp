@@ -8,6 +8,7 @@
 
 #include "fleetsim/catalog/catalog.hpp"
 #include "fleetsim/service/service_config.hpp"
+#include "fleetsim/serving/gpu_share.hpp"
 #include "fleetsim/serving/step_cost.hpp"
 
 namespace fleetsim {
@@ -18,9 +19,10 @@ struct ReplicaEngine {
   std::string note;  // how it runs there, when users may not expect it (fp8 weight-only, …)
 };
 
-// `gpus` is the pod's accelerator request. The service must have a model.
+// `gpus` is the pod's accelerator request. The service must have a model. `share`: what each
+// of those devices is of a GPU (a MIG slice, an MPS client), whole by default.
 ReplicaEngine replica_engine(const ServiceConfig& service, const InstanceType& type,
-                             std::uint32_t gpus);
+                             std::uint32_t gpus, const GpuShare& share = {});
 
 // The formats a model's weights and KV cache take on a GPU when the scenario leaves them to the
 // engine ("auto"): bf16, or fp16 where the GPU has no bf16.

@@ -110,6 +110,13 @@ class ServiceRuntime final : public PodWorkListener,
   std::int64_t gpus_per_pod_ = 0;
 
   std::vector<std::unique_ptr<StepCost>> engines_;  // by catalog type, under the engine model
+  // On nodes whose devices are shares of a GPU: by type and share (few; searched in order).
+  struct SharedEngine {
+    std::uint32_t type = 0;
+    GpuShare share;
+    std::unique_ptr<StepCost> cost;
+  };
+  std::vector<SharedEngine> shared_engines_;
   std::unique_ptr<TrafficSource> traffic_;
   std::unique_ptr<ClosedLoopTraffic> closed_loop_;  // instead of traffic_, for `pattern: closed`
   // The service's serving model, request by request (requests_) or as rates (fluid_).

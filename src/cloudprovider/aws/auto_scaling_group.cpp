@@ -58,7 +58,8 @@ bool AutoScalingGroup::launch_one() {
       if (!offering) continue;
       choices.push_back({.offering = *offering,
                          .allocatable = option.allocatable,
-                         .daemon_overhead = option.daemon_overhead});
+                         .daemon_overhead = option.daemon_overhead,
+                         .gpu_setup = option.gpu_setup});
     }
     if (strategy == AllocationStrategy::LowestPrice) {
       std::stable_sort(choices.begin() + static_cast<std::ptrdiff_t>(first), choices.end(),

@@ -149,8 +149,9 @@ std::optional<NodeId> Ec2Cloud::launch(LaunchRequest request) {
                                  offers_spot(request.requirements, request.types, catalog_);
     if (!request.price_by_offering.empty())
       request.node.price_overlay = request.price_by_offering[g];
-    return start(std::move(request.node), g, request.types[c.option].allocatable,
-                 request.types[c.option].daemon_overhead);
+    const InstanceTypeOption& option = request.types[c.option];
+    return start(std::move(request.node), g, option.allocatable, option.daemon_overhead,
+                 option.gpu_setup);
   }
   return std::nullopt;
 }
@@ -158,18 +159,22 @@ std::optional<NodeId> Ec2Cloud::launch(LaunchRequest request) {
 std::optional<NodeId> Ec2Cloud::launch_first(Node node, std::span<const OfferingChoice> choices) {
   for (const OfferingChoice& c : choices) {
     if (capacity_[c.offering] && running_[c.offering] >= *capacity_[c.offering]) continue;
-    return start(std::move(node), c.offering, c.allocatable, c.daemon_overhead);
+    return start(std::move(node), c.offering, c.allocatable, c.daemon_overhead, c.gpu_setup);
   }
   return std::nullopt;
 }
 
 NodeId Ec2Cloud::start(Node node, std::uint32_t g, const Resources& allocatable,
-                       const Resources& daemon_overhead) {
+                       const Resources& daemon_overhead, const NodeGpuSetup& gpu_setup) {
   ++running_[g];
   const std::uint32_t type = catalog_.type_of_offering(g);
-  launch_on_offering(
-      node, catalog_, g, adjusted_price(prices_.offering_price(g), node.price_overlay),
-      {.type = type, .allocatable = allocatable, .daemon_overhead = daemon_overhead}, sim_.now());
+  launch_on_offering(node, catalog_, g,
+                     adjusted_price(prices_.offering_price(g), node.price_overlay),
+                     {.type = type,
+                      .allocatable = allocatable,
+                      .daemon_overhead = daemon_overhead,
+                      .gpu_setup = gpu_setup},
+                     sim_.now());
   const NodeId id = cluster_.add_node(std::move(node));
   if (latency_by_node_.size() <= id) latency_by_node_.resize(id + 1);
   latency_by_node_[id] = draw_node_latency(latency_by_type_[type], startup_rng_.normal());
@@ -249,10 +254,12 @@ void Ec2Cloud::on_event(SimTime now, std::uint64_t t) {
     case Step::Registered:
       cluster_.node_registered(id);
       bus_.emit(SimEvent{.time = now, .kind = EventKind::NodeRegistered, .node = id});
-      sim_.schedule_after(latency.initialization, Phase::CloudAndNodes, *this,
+      // A MIG layout holds the GPUs back until the MIG manager has applied it.
+      sim_.schedule_after(latency.initialization + n.gpu_setup.delay, Phase::CloudAndNodes, *this,
                           Tag{Step::Initialized, id}.pack());
       break;
     case Step::Initialized:
+      cluster_.configure_gpus(id);
       cluster_.node_initialized(id, now);
       bus_.emit(SimEvent{.time = now, .kind = EventKind::NodeReady, .node = id});
       bus_.capacity_changed();

@@ -48,7 +48,9 @@ ClusterAutoscaler::ClusterAutoscaler(Inputs in)
       last_scale_up_(in.sim.now() - hours(1)),
       last_scale_down_delete_(in.sim.now() - hours(1)),
       last_scale_down_fail_(in.sim.now() - hours(1)) {
-  asgs_ = make_node_group_fleet(std::move(in.groups), in.daemonsets, cloud_, cluster_, in.sim).asgs;
+  asgs_ =
+      make_node_group_fleet(std::move(in.groups), in.daemonsets, cloud_, cluster_, in.sim, in.gpu)
+          .asgs;
   std::vector<SchedulingContext::DaemonSet> daemonsets;
   for (const Workload& ds : in.daemonsets) daemonsets.push_back({.spec = &ds.pod.spec});
   existing_context_ = std::make_unique<SchedulingContext>(cloud_.catalog(),

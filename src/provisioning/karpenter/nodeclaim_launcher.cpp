@@ -46,9 +46,13 @@ std::optional<NodeId> NodeClaimLauncher::launch(const NewNodeClaim& claim,
   const PoolTemplate& tpl = context_->pools()[claim.pool];
   std::vector<InstanceTypeOption> options;
   options.reserve(claim.types.size());
+  const GpuSetupContext& gpu = pools_[claim.pool].gpu;
   for (std::uint32_t t : claim.types)
-    options.push_back(
-        {.type = t, .allocatable = tpl.allocatable[t], .daemon_overhead = tpl.daemon_overhead[t]});
+    options.push_back({.type = t,
+                       .allocatable = tpl.allocatable[t],
+                       .daemon_overhead = tpl.daemon_overhead[t],
+                       .gpu_setup = gpu.setup(context_->catalog().types()[t], tpl.pool->labels,
+                                              tpl.allocatable[t])});
   Node node;
   node.name = names_.unique(tpl.pool->name);
   node.owner = NodePoolOwner{.pool = claim.pool, .name = tpl.pool->name};

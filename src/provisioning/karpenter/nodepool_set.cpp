@@ -90,7 +90,8 @@ std::vector<PoolLaunchInfo> pool_launch_info(const NodePoolInputs& in,
     out.push_back(
         PoolLaunchInfo{.ebs_bytes = ebs_bytes(settings.volumes),
                        .ebs_price_per_hour = cloud.volumes_price_per_hour(settings.volumes),
-                       .node_class_hash = settings.hash});
+                       .node_class_hash = settings.hash,
+                       .gpu = in.gpu});
   }
   return out;
 }

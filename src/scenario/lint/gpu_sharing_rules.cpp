@@ -9,8 +9,6 @@ namespace fleetsim::lint {
 
 namespace {
 
-// The NVIDIA device plugin's node label that selects its sharing configuration.
-constexpr std::string_view kDevicePluginConfigLabel = "nvidia.com/device-plugin.config";
 constexpr std::string_view kMigPrefix = "nvidia.com/mig-";
 constexpr std::string_view kSharedGpu = "nvidia.com/gpu.shared";
 
@@ -54,8 +52,11 @@ void time_sliced_pool(const LintView& view, std::vector<LintFinding>& out) {
   const auto& types = view.config.catalog->types();
   for (std::size_t p = 0; p < view.pools.size() && p < view.context->pools().size(); ++p) {
     const NodePool& pool = view.pools[p];
-    const auto label = pool.labels.find(std::string(kDevicePluginConfigLabel));
-    if (label == pool.labels.end()) continue;
+    // The config its nodes run (their label's, or the default): one that replicates whole GPUs
+    // under their own name. A renamed resource (nvidia.com/gpu.shared) is gpu-slices-invisible's.
+    const DevicePluginConfig* config = device_plugin_config(view.config.gpu_operator, pool.labels);
+    if (config == nullptr || config->sharing == GpuSharingKind::None || config->rename_by_default)
+      continue;
     const PoolTemplate& tpl = view.context->pools()[p];
     bool gpus = false, overlaid = false;
     tpl.types.for_each([&](std::size_t t) {
@@ -70,7 +71,10 @@ void time_sliced_pool(const LintView& view, std::vector<LintFinding>& out) {
                     "Karpenter counts each GPU once: for N one-GPU pods it launches N nodes where "
                     "fewer would do, and consolidation packs them later "
                     "(karpenter-provider-aws#3376)",
-                    label->second, kDevicePluginConfigLabel),
+                    config->name,
+                    pool.labels.contains(kDevicePluginConfigLabel)
+                        ? std::string(kDevicePluginConfigLabel)
+                        : std::string("gpu_operator.device_plugin_default")),
         "give Karpenter the shared count with a NodeOverlay (karpenter.sh/v1alpha1, with "
         "karpenter.feature_gates.node_overlay: true): requirements on karpenter.sh/nodepool and "
         "capacity {nvidia.com/gpu: replicas × GPUs per node}"));

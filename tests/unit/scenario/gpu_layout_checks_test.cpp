@@ -75,9 +75,24 @@ TEST_CASE("a MIG layout on a GPU without MIG or unknown to the GPU is refused", 
                          "all-balanced") != std::string::npos);
 }
 
-TEST_CASE("a valid MIG layout loads with a warning and all-disabled without", "[scenario]") {
-  const ScenarioConfig ok = LayoutScenario("p4de.24xlarge", "all-3g.40gb").load();
-  REQUIRE(ok.warnings.size() == 1);
-  CHECK(ok.warnings[0].code == WarningCode::GpuLayoutNotModelled);
+TEST_CASE("a valid MIG layout and all-disabled load without a warning", "[scenario]") {
+  // The layout is modelled now (gpu_sharing_run_test.cpp): nothing to warn about.
+  CHECK(LayoutScenario("p4de.24xlarge", "all-3g.40gb").load().warnings.empty());
   CHECK(LayoutScenario("g5.xlarge", "all-disabled").load().warnings.empty());
+}
+
+TEST_CASE("a MIG layout on g6 or g6e is refused like g5's", "[scenario]") {
+  CHECK(LayoutScenario("g6.xlarge", "all-1g.10gb").error().find("whose GPU (l4) has no MIG") !=
+        std::string::npos);
+  CHECK(LayoutScenario("g6e.xlarge", "all-1g.10gb").error().find("whose GPU (l40s) has no MIG") !=
+        std::string::npos);
+}
+
+TEST_CASE("the single strategy refuses a layout of several profiles", "[scenario]") {
+  // device_map.go: "more than one MIG device type present on node".
+  const std::string e = LayoutScenario("p4de.24xlarge", "all-balanced").error();
+  CHECK(e.find("manifests.yaml:3:") != std::string::npos);
+  CHECK(e.find("NodePool mig's nodes of p4de.24xlarge: MIG layout \"all-balanced\" mixes "
+               "profiles, which the device plugin refuses under the single MIG strategy") !=
+        std::string::npos);
 }

@@ -405,7 +405,13 @@ TEST_CASE("time-sliced-pool-overprovisions: a device-plugin config label without
       replaced(pool(), "  template:\n    spec:\n",
                "  template:\n    metadata:\n      labels: {nvidia.com/device-plugin.config: "
                "ts-4}\n    spec:\n");
-  const Lint plain(sliced + workload());
+  // The device plugin's ConfigMap, which the GPU Operator's devicePlugin.config.name names.
+  const std::string config_map =
+      "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: dp}\ndata:\n  ts-4: |\n"
+      "    version: v1\n    sharing:\n      timeSlicing:\n        resources:\n"
+      "          - {name: nvidia.com/gpu, replicas: 4}\n";
+  const std::string settings = "gpu_operator: {device_plugin_config: dp}\n";
+  const Lint plain(sliced + workload() + config_map, settings);
   REQUIRE(rules(plain) == std::vector<std::string>{"time-sliced-pool-overprovisions"});
   CHECK(plain.findings[0].subject == "NodePool gpu");
   CHECK(plain.findings[0].what.starts_with(
@@ -414,5 +420,7 @@ TEST_CASE("time-sliced-pool-overprovisions: a device-plugin config label without
       "---\napiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata: {name: shared}\n"
       "spec:\n  requirements:\n    - {key: karpenter.sh/nodepool, operator: In, values: [gpu]}\n"
       "  capacity: {nvidia.com/gpu: 4}\n";
-  CHECK(rules(Lint(sliced + workload() + overlay, kGateOn)).empty());
+  CHECK(rules(Lint(sliced + workload() + config_map + overlay, kGateOn + settings)).empty());
+  // Without the ConfigMap the label selects nothing: the nodes do not share their GPUs.
+  CHECK(rules(Lint(sliced + workload())).empty());
 }

@@ -184,3 +184,73 @@ TEST_CASE("a workload a scripted apply's NodePool can host draws no warning", "[
               "events:\n  - {at: 30m, apply: pools.yaml}\n");
   CHECK(s.load().warnings.empty());
 }
+
+namespace {
+
+// A NodePool of `type` whose template carries `labels`, with its EC2NodeClass.
+std::string labelled_pool(const std::string& type, const std::string& labels) {
+  return "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: shared}\nspec:\n"
+         "  template:\n    metadata:\n      labels: {" +
+         labels +
+         "}\n    spec:\n"
+         "      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n"
+         "      requirements:\n"
+         "        - {key: node.kubernetes.io/instance-type, operator: In, values: [" +
+         type +
+         "]}\n---\napiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: "
+         "default}\nspec: {role: KarpenterNodeRole}\n";
+}
+
+const std::string kTimeSlicing4 =
+    "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: dp}\ndata:\n  any: |\n"
+    "    version: v1\n    sharing:\n      timeSlicing:\n        resources:\n"
+    "          - {name: nvidia.com/gpu, replicas: 4}\n";
+
+}  // namespace
+
+TEST_CASE(
+    "time-sliced replicas at the default gpu_memory_utilization warn that a second cannot "
+    "start",
+    "[scenario]") {
+  test::TempDir dir("shared-gpu-memory");
+  dir.write("manifests.yaml",
+            labelled_pool("g6e.xlarge", "team: ml") + deployment(1) + kTimeSlicing4);
+  auto load = [&](const std::string& engine, const std::string& model = "llama-3.1-8b") {
+    const auto file =
+        dir.write("scenario.yaml",
+                  "name: s\nduration: 1h\nmanifests: [manifests.yaml]\ngpu_operator: "
+                  "{device_plugin_config: dp, device_plugin_default: any}\nservices:\n"
+                  "  - deployment: llm\n    traffic: {pattern: poisson, rps: 1}\n"
+                  "    model: {name: " +
+                      model + "}\n" + engine);
+    return load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+  };
+  const ScenarioConfig cfg = load("");
+  REQUIRE(cfg.warnings.size() == 1);
+  CHECK(cfg.warnings[0].code == WarningCode::SharedGpuMemory);
+  CHECK(cfg.warnings[0].message ==
+        "pool shared time-slices g6e.xlarge's GPU 4 ways, but each replica of llm takes 0.9 of "
+        "its memory (gpu_memory_utilization): only 1 of the 4 replicas one GPU takes can start, "
+        "as vLLM finds too little free memory for the next; set engine.gpu_memory_utilization "
+        "to at most 0.25, or give each replica a GPU of its own");
+  CHECK(load("    engine: {gpu_memory_utilization: 0.5, max_model_len: 8192}\n")
+            .warnings[0]
+            .message.find("only 2 of the 4 replicas") != std::string::npos);
+  // An 8B model needs more than a quarter of an L40S; Llama 3.2 1B fits in one.
+  const ScenarioConfig small =
+      load("    engine: {gpu_memory_utilization: 0.25, max_model_len: 8192}\n", "llama-3.2-1b");
+  CHECK(small.warnings.empty());
+}
+
+TEST_CASE("a model that does not fit a MIG slice of the pool's GPUs is refused", "[scenario]") {
+  // Llama 3.1 8B in bf16 is 16 GB; a 1g.10gb slice of p4de's A100-80GB has 10 GiB.
+  Scenario s(labelled_pool("p4de.24xlarge", "nvidia.com/mig.config: all-1g.10gb") + deployment(1),
+             "    model: {name: llama-3.1-8b}\n");
+  const std::string e = s.error();
+  CHECK(e.find("services[0].model: llama-3.1-8b cannot be served on a share of p4de.24xlarge's "
+               "GPU (a MIG slice of all-1g.10gb of pool shared): ") != std::string::npos);
+  // On a 3g.40gb slice it fits.
+  Scenario ok(labelled_pool("p4de.24xlarge", "nvidia.com/mig.config: all-3g.40gb") + deployment(1),
+              "    model: {name: llama-3.1-8b}\n");
+  CHECK(ok.load().warnings.empty());
+}

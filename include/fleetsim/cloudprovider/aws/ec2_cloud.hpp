@@ -67,6 +67,7 @@ class Ec2Cloud final : public CloudProvider, private EventHandler {
     std::uint32_t offering = 0;  // global offering index
     Resources allocatable;
     Resources daemon_overhead;
+    NodeGpuSetup gpu_setup;
   };
   // Launches the first of `choices` with capacity, in their order, as an Auto Scaling group's
   // request does: an offering out of capacity is skipped, not cached (the group retries on its
@@ -112,7 +113,7 @@ class Ec2Cloud final : public CloudProvider, private EventHandler {
   using Tag = EventTag<Step>;
   // Starts the instance of global offering `g`: the node is added, launching.
   NodeId start(Node node, std::uint32_t g, const Resources& allocatable,
-               const Resources& daemon_overhead);
+               const Resources& daemon_overhead, const NodeGpuSetup& gpu_setup);
 
   Simulation& sim_;
   Cluster& cluster_;

@@ -55,6 +55,7 @@ class ClusterAutoscaler final : public Provisioner, private EventHandler {
     // first scan comes at scan_offset (a scan interval at 0), and so on.
     SimDuration scan_offset{0};
     SimDuration reconcile_offset{0};
+    GpuSetupContext gpu;  // how the groups' nodes configure their GPUs
   };
   explicit ClusterAutoscaler(Inputs in);
   ~ClusterAutoscaler();

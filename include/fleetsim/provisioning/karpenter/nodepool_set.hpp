@@ -5,6 +5,7 @@
 #include <span>
 #include <vector>
 
+#include "fleetsim/catalog/gpu_sharing.hpp"
 #include "fleetsim/cloudprovider/cloud_provider.hpp"
 #include "fleetsim/k8s/nodepool.hpp"
 #include "fleetsim/k8s/workloads.hpp"
@@ -17,6 +18,7 @@ struct PoolLaunchInfo {
   std::int64_t ebs_bytes = 0;
   double ebs_price_per_hour = 0.0;
   std::uint64_t node_class_hash = 0;  // of its EC2NodeClass (drift)
+  GpuSetupContext gpu;                // how its nodes configure their GPUs
 };
 
 // A scripted apply replaces the NodePools (EC2NodeClasses) it names and adds the others.
@@ -31,6 +33,7 @@ struct NodePoolInputs {
   std::span<const Workload> daemonsets;
   // NodeOverlays in force (none unless karpenter.feature_gates.node_overlay is on).
   std::span<const NodeOverlay> overlays;
+  GpuSetupContext gpu;  // the GPU Operator's settings; none: whole GPUs
 };
 
 // The solver's view of `pools` (which must outlive it): allocatable as `sizer` (the cloud

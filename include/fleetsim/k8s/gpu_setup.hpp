@@ -1,0 +1,45 @@
+// How one node's GPUs are configured once it runs (the GPU Operator's MIG layout, the NVIDIA
+// device plugin's time-slicing or MPS): what the node then advertises, when, and which requests
+// the device plugin refuses. Plain data, resolved per instance type before launch.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fleetsim/core/resources.hpp"
+#include "fleetsim/core/time.hpp"
+#include "fleetsim/serving/gpu_share.hpp"
+
+namespace fleetsim {
+
+enum class GpuSharingKind : std::uint8_t { None, TimeSlicing, Mps };
+
+struct NodeGpuSetup {
+  // The node's allocatable once its GPUs are configured, where that is not what its NodeClaim or
+  // node group template promised (nullopt: whole GPUs as nvidia.com/gpu). Applied when the node
+  // initializes: kube-scheduler binds nothing to it before.
+  std::optional<Resources> allocatable;
+  // The MIG manager's time to apply a layout, on top of the node's own initialization.
+  SimDuration delay{0};
+  GpuSharingKind sharing = GpuSharingKind::None;
+  // The device plugin's failRequestsGreaterThanOne: a pod asking for more than one of
+  // `replicated` fails admission on the node (rm.go ValidateRequest).
+  bool fail_requests_greater_than_one = false;
+  std::optional<ResourceIndex> replicated;
+  int replicas = 1;  // time-slicing or MPS replicas per device
+  // What one nvidia.com/gpu device of the node is of a GPU: a MIG slice under the single
+  // strategy, an MPS client's share; whole otherwise (time-slicing shares by turns, not size).
+  GpuShare device_share;
+  std::string layout;  // the MIG layout's name, empty without MIG
+  // Labels GPU Feature Discovery sets once the GPUs are configured (nvidia.com/gpu.product).
+  std::vector<std::pair<std::string, std::string>> labels;
+};
+
+// Why the node's device plugin refuses a pod's requests, or empty: upstream's
+// "maximum request size for shared resources is 1; found N".
+std::string gpu_admission_error(const NodeGpuSetup& setup, const Resources& requests);
+
+}  // namespace fleetsim

@@ -1,0 +1,165 @@
+#include "fleetsim/catalog/gpu_sharing.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace fleetsim {
+
+namespace {
+
+constexpr std::string_view kMigConfigLabelName = "nvidia.com/mig.config";
+constexpr std::string_view kWholeGpu = "nvidia.com/gpu";
+
+// The product GPU Feature Discovery labels a GPU with: NVML's device name with spaces as dashes
+// (gpu-feature-discovery's resourceLabeler.productLabel).
+std::string_view product_name(const InstanceType& t) {
+  if (t.gpu_name == "a100")
+    return t.gpu_memory_mib > 40960 ? "NVIDIA-A100-SXM4-80GB" : "NVIDIA-A100-SXM4-40GB";
+  if (t.gpu_name == "h100") return "NVIDIA-H100-80GB-HBM3";
+  if (t.gpu_name == "h200") return "NVIDIA-H200";
+  if (t.gpu_name == "b200") return "NVIDIA-B200";
+  if (t.gpu_name == "a10g") return "NVIDIA-A10G";
+  if (t.gpu_name == "l40s") return "NVIDIA-L40S";
+  if (t.gpu_name == "l4") return "NVIDIA-L4";
+  if (t.gpu_name == "t4") return "Tesla-T4";
+  return {};
+}
+
+[[noreturn]] void refuse(std::string message) { throw ConfigError({}, {}, std::move(message)); }
+
+// The MIG devices of one GPU under the strategy, or the whole GPU without a layout.
+std::vector<GpuDevice> mig_devices(const InstanceType& t, const Labels& labels,
+                                   const GpuOperatorSettings& s, MigStrategy strategy) {
+  const auto label = labels.find(kMigConfigLabelName);
+  if (label == labels.end() || label->second == "all-disabled")
+    return {{std::string(kWholeGpu), 1}};
+  const MigLayout* layout =
+      find_mig_layout(s.mig_layouts, t.gpu_name, t.gpu_memory_mib, label->second);
+  if (layout == nullptr)
+    refuse(
+        fmt::format("MIG layout \"{}\" is not one mig-parted's default config gives {}'s GPU ({})",
+                    label->second.substr(0, 60), t.name, t.gpu_name));
+  std::vector<GpuDevice> out;
+  if (strategy == MigStrategy::Single) {
+    // device_map.go: "more than one MIG device type present on node" stops the plugin.
+    if (layout->profiles.size() != 1)
+      refuse(
+          fmt::format("MIG layout \"{}\" mixes profiles, which the device plugin refuses under "
+                      "the single MIG strategy (\"more than one MIG device type present on "
+                      "node\"): use mig_strategy mixed, or a layout of one profile",
+                      layout->name));
+    out.push_back({std::string(kWholeGpu), layout->profiles[0].instances_per_gpu});
+    return out;
+  }
+  for (const MigProfile& p : layout->profiles)
+    out.push_back({fmt::format("nvidia.com/mig-{}", p.name), p.instances_per_gpu});
+  return out;
+}
+
+bool has_mig_layout(const Labels& labels) {
+  const auto label = labels.find(kMigConfigLabelName);
+  return label != labels.end() && label->second != "all-disabled";
+}
+
+}  // namespace
+
+std::string_view to_string(MigStrategy s) { return s == MigStrategy::Single ? "single" : "mixed"; }
+
+const DevicePluginConfig* device_plugin_config(const GpuOperatorSettings& s, const Labels& labels) {
+  const auto label = labels.find(kDevicePluginConfigLabel);
+  const std::string_view name =
+      label != labels.end() ? std::string_view(label->second) : std::string_view(s.default_config);
+  if (name.empty()) return nullptr;
+  for (const DevicePluginConfig& c : s.device_plugin_configs)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+std::vector<GpuDevice> gpu_devices(const InstanceType& t, const Labels& labels,
+                                   const GpuOperatorSettings& s) {
+  if (t.gpu_count <= 0 || t.gpu_manufacturer != "nvidia") return {};
+  const DevicePluginConfig* config = device_plugin_config(s, labels);
+  const auto label = labels.find(kDevicePluginConfigLabel);
+  // Without any configs (no ConfigMap) the label selects nothing: the scenario warns.
+  if (label != labels.end() && config == nullptr && !s.device_plugin_configs.empty())
+    // config-manager: "specified config ... does not exist": the plugin never starts.
+    refuse(fmt::format("{} \"{}\" names no config of the device plugin's ConfigMap",
+                       kDevicePluginConfigLabel, label->second.substr(0, 60)));
+  const MigStrategy strategy =
+      config != nullptr && config->mig_strategy ? *config->mig_strategy : s.mig_strategy;
+  std::vector<GpuDevice> devices = mig_devices(t, labels, s, strategy);
+  if (config == nullptr || config->sharing == GpuSharingKind::None) return devices;
+  if (config->sharing == GpuSharingKind::Mps && has_mig_layout(labels))
+    refuse(
+        "the device plugin's config shares GPUs with MPS, which it refuses for MIG devices "
+        "(\"sharing using MPS is not supported for MIG devices\")");
+  for (GpuDevice& d : devices) {
+    for (const ReplicatedResource& r : config->resources) {
+      if (r.name != d.resource) continue;
+      d.per_gpu *= r.replicas;
+      if (config->rename_by_default) d.resource += ".shared";
+    }
+  }
+  return devices;
+}
+
+NodeGpuSetup node_gpu_setup(const InstanceType& t, const Labels& labels,
+                            const Resources& allocatable, const GpuOperatorSettings& s,
+                            const ResourceRegistry& registry) {
+  NodeGpuSetup out;
+  const std::vector<GpuDevice> devices = gpu_devices(t, labels, s);
+  if (devices.size() == 1 && devices[0].resource == kWholeGpu && devices[0].per_gpu == 1)
+    return out;
+  if (devices.empty()) return out;
+  Resources r = allocatable;
+  // What the NodeClaim promised for GPUs (EC2's count, or a NodeOverlay's) goes: the device
+  // plugin advertises what the GPUs are configured as.
+  for (std::size_t i = 0; i < registry.size(); ++i) {
+    const auto slot = static_cast<ResourceIndex>(i);
+    const std::string& name = registry.name(slot);
+    if (name == kWholeGpu || name == "nvidia.com/gpu.shared" || name.starts_with("nvidia.com/mig-"))
+      r[slot] = 0;
+  }
+  for (const GpuDevice& d : devices)
+    if (const auto slot = registry.find(d.resource)) r[*slot] += d.per_gpu * t.gpu_count;
+  out.allocatable = r;
+  if (has_mig_layout(labels)) {
+    out.layout = labels.find(kMigConfigLabelName)->second;
+    out.delay = s.mig_layout_delay;
+  }
+  const DevicePluginConfig* config = device_plugin_config(s, labels);
+  const std::string_view product = product_name(t);
+  if (config != nullptr && config->sharing != GpuSharingKind::None) {
+    out.sharing = config->sharing;
+    out.fail_requests_greater_than_one = config->fail_requests_greater_than_one;
+    for (const ReplicatedResource& rr : config->resources) {
+      out.replicas = std::max(out.replicas, rr.replicas);
+      const std::string name = config->rename_by_default ? rr.name + ".shared" : rr.name;
+      if (!out.replicated) out.replicated = registry.find(name);
+    }
+  }
+  const MigStrategy strategy =
+      config != nullptr && config->mig_strategy ? *config->mig_strategy : s.mig_strategy;
+  if (!out.layout.empty() && strategy == MigStrategy::Single) {
+    const MigProfile& p =
+        find_mig_layout(s.mig_layouts, t.gpu_name, t.gpu_memory_mib, out.layout)->profiles[0];
+    out.device_share = mig_share(p.compute_slices, p.memory_slices);
+  }
+  if (out.sharing == GpuSharingKind::Mps) out.device_share = mps_share(out.replicas);
+  if (!product.empty()) {
+    std::string value(product);
+    // gpu-feature-discovery: single strategy names the MIG profile in the product; a shared
+    // (not renamed) resource appends -SHARED.
+    if (!out.layout.empty() && strategy == MigStrategy::Single)
+      value += "-MIG-" + find_mig_layout(s.mig_layouts, t.gpu_name, t.gpu_memory_mib, out.layout)
+                             ->profiles[0]
+                             .name;
+    if (out.sharing != GpuSharingKind::None && config->rename_by_default == false)
+      value += "-SHARED";
+    out.labels.emplace_back(std::string(kGpuProductLabel), value);
+  }
+  return out;
+}
+
+}  // namespace fleetsim

@@ -1,0 +1,234 @@
+// GPU sharing over a run (issue 26): a node's MIG layout or time-slicing config is applied once it
+// runs, after the MIG manager's delay; only then does it advertise the sliced resources and can
+// kube-scheduler bind there. Karpenter plans with EC2's count or a NodeOverlay's.
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "fleetsim/runner/run.hpp"
+#include "fleetsim/scenario/scenario_loader.hpp"
+#include "unit/scenario/scenario_test_util.hpp"
+
+using namespace fleetsim;
+
+namespace {
+
+std::string pool(const std::string& type, const std::string& labels) {
+  return R"(apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: gpu}
+spec:
+  template:
+    metadata:
+      labels: {)" +
+         labels + R"(}
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: node.kubernetes.io/instance-type, operator: In, values: [)" +
+         type + R"(]}
+        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: default}
+spec: {role: test}
+---
+)";
+}
+
+std::string pod(const std::string& name, const std::string& resource, int count) {
+  return "apiVersion: v1\nkind: Pod\nmetadata:\n  name: " + name +
+         "\n  annotations: {fleetsim.io/duration: 1h, karpenter.sh/do-not-disrupt: \"true\"}\n"
+         "spec:\n  restartPolicy: Never\n  containers:\n    - name: c\n      resources: "
+         "{requests: {cpu: 500m, memory: 4Gi, " +
+         resource + ": " + std::to_string(count) + "}}\n---\n";
+}
+
+std::string overlay(const std::string& type, const std::string& capacity) {
+  return "apiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata: {name: slices}\n"
+         "spec:\n  requirements:\n    - {key: node.kubernetes.io/instance-type, operator: In, "
+         "values: [" +
+         type + "]}\n  capacity: {" + capacity + "}\n---\n";
+}
+
+// The device plugin's ConfigMap as the GPU Operator's time-slicing guide writes it.
+std::string device_plugin(const std::string& sharing) {
+  return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: time-slicing-config, namespace: "
+         "gpu-operator}\ndata:\n  any: |-\n    version: v1\n    sharing:\n" +
+         sharing + "---\n";
+}
+
+struct NodeSeen {
+  Node at_registered, at_ready;
+  SimTime registered{}, ready{};
+};
+
+struct Sink final : EventSink {
+  void on_event(const SimEvent& e, const Cluster& cluster) override {
+    if (e.kind == EventKind::NodeRegistered) {
+      nodes.resize(std::max<std::size_t>(nodes.size(), e.node + 1));
+      nodes[e.node].at_registered = cluster.node(e.node);
+      nodes[e.node].registered = e.time;
+    }
+    if (e.kind == EventKind::NodeReady) {
+      nodes[e.node].at_ready = cluster.node(e.node);
+      nodes[e.node].ready = e.time;
+    }
+    if (e.kind == EventKind::PodScheduled) bound.push_back(e.time);
+    if (e.kind == EventKind::PodDeleted) deleted.push_back(e);
+    if (e.kind == EventKind::NodeLaunched) ++launched;
+  }
+  std::vector<NodeSeen> nodes;
+  std::vector<SimTime> bound;
+  std::vector<SimEvent> deleted;
+  int launched = 0;
+};
+
+struct SharingRun {
+  SharingRun(const std::string& manifests, const std::string& settings) : dir("gpu-sharing-run") {
+    dir.write("manifests.yaml", manifests);
+    const auto file = dir.write("scenario.yaml",
+                                "name: sharing\nduration: 30m\nmanifests: [manifests.yaml]\n"
+                                "karpenter: {feature_gates: {node_overlay: true}}\n" +
+                                    settings);
+    config = load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+    result = run(config, {.event_sinks = {&sink}});
+  }
+  std::int64_t ready(std::string_view resource) const {
+    const auto slot = config.resources.find(resource);
+    REQUIRE(slot.has_value());
+    return sink.nodes.at(0).at_ready.allocatable[*slot];
+  }
+  test::TempDir dir;
+  ScenarioConfig config;
+  Sink sink;
+  RunResult result;
+};
+
+const std::string kTimeSliced4 =
+    "      timeSlicing:\n        resources:\n          - name: nvidia.com/gpu\n"
+    "            replicas: 4\n";
+const std::string kOperator =
+    "gpu_operator: {device_plugin_config: time-slicing-config, device_plugin_default: any}\n";
+
+}  // namespace
+
+TEST_CASE("a p4de under all-3g.40gb and the single strategy advertises 16 GPUs after the delay",
+          "[runner]") {
+  // GPU Feature Discovery's product label and the MIG manager's delay (mig_layout_delay, 2m by
+  // default) on top of the node's own initialization, against the same node without a layout.
+  const std::string pods = pod("a", "nvidia.com/gpu", 1);
+  const SharingRun mig(pool("p4de.24xlarge", "nvidia.com/mig.config: all-3g.40gb") + pods, "");
+  const SharingRun whole(pool("p4de.24xlarge", "team: ml") + pods, "");
+  REQUIRE(mig.sink.nodes.size() == 1);
+  REQUIRE(whole.sink.nodes.size() == 1);
+  const NodeSeen& n = mig.sink.nodes[0];
+  // Before: Karpenter's NodeClaim (EC2's 8 GPUs), not initialized, nothing bound.
+  CHECK(n.at_registered.allocatable[resource::kNvidiaGpu] == 8);
+  CHECK(n.at_registered.phase == NodePhase::Registered);
+  CHECK(n.ready - n.registered ==
+        (whole.sink.nodes[0].ready - whole.sink.nodes[0].registered) + minutes(2));
+  // After: 8 GPUs × 2 instances of 3g.40gb, and the pod binds then, not before.
+  CHECK(n.at_ready.allocatable[resource::kNvidiaGpu] == 16);
+  CHECK(whole.sink.nodes[0].at_ready.allocatable[resource::kNvidiaGpu] == 8);
+  REQUIRE(mig.sink.bound.size() == 1);
+  CHECK(mig.sink.bound[0] == n.ready);
+  CHECK(n.at_ready.labels.single_valued_labels().at("nvidia.com/gpu.product") ==
+        "NVIDIA-A100-SXM4-80GB-MIG-3g.40gb");
+  CHECK(mig.config.warnings.empty());
+}
+
+TEST_CASE("under the mixed strategy a p4de advertises nvidia.com/mig-3g.40gb 16", "[runner]") {
+  const SharingRun r(pool("p4de.24xlarge", "nvidia.com/mig.config: all-3g.40gb") +
+                         pod("a", "nvidia.com/mig-3g.40gb", 1) +
+                         overlay("p4de.24xlarge", "nvidia.com/mig-3g.40gb: 16"),
+                     "gpu_operator: {mig_strategy: mixed}\n");
+  REQUIRE(r.sink.nodes.size() == 1);
+  CHECK(r.ready("nvidia.com/mig-3g.40gb") == 16);
+  CHECK(r.ready("nvidia.com/gpu") == 0);
+  CHECK(r.sink.nodes[0].at_ready.labels.single_valued_labels().at("nvidia.com/gpu.product") ==
+        "NVIDIA-A100-SXM4-80GB");
+  CHECK(r.result.pods.pending_at_end == 0);
+}
+
+TEST_CASE("time-slicing with 4 replicas gives a g6e.xlarge 4 nvidia.com/gpu", "[runner]") {
+  const std::string pods = pod("a", "nvidia.com/gpu", 1) + pod("b", "nvidia.com/gpu", 1) +
+                           pod("c", "nvidia.com/gpu", 1) + pod("d", "nvidia.com/gpu", 1);
+  const SharingRun r(pool("g6e.xlarge", "team: ml") + pods + device_plugin(kTimeSliced4) +
+                         overlay("g6e.xlarge", "nvidia.com/gpu: 4"),
+                     kOperator);
+  REQUIRE(r.sink.launched == 1);
+  CHECK(r.ready("nvidia.com/gpu") == 4);
+  CHECK(r.sink.nodes[0].at_ready.labels.single_valued_labels().at("nvidia.com/gpu.product") ==
+        "NVIDIA-L40S-SHARED");
+  // Time-slicing needs no MIG manager: the node is as quick as a whole-GPU one.
+  CHECK(r.sink.bound.size() == 4);
+  CHECK(r.result.pods.pending_at_end == 0);
+  // Without the overlay Karpenter plans one GPU per node: four nodes for four pods
+  // (karpenter-provider-aws#3376).
+  const SharingRun blind(pool("g6e.xlarge", "team: ml") + pods + device_plugin(kTimeSliced4),
+                         kOperator);
+  CHECK(blind.sink.launched == 4);
+}
+
+TEST_CASE("renameByDefault advertises the replicas as nvidia.com/gpu.shared", "[runner]") {
+  const SharingRun r(pool("g6e.xlarge", "nvidia.com/device-plugin.config: any") +
+                         pod("a", "nvidia.com/gpu.shared", 1) +
+                         overlay("g6e.xlarge", "nvidia.com/gpu.shared: 4") +
+                         device_plugin("      timeSlicing:\n        renameByDefault: true\n" +
+                                       kTimeSliced4.substr(19)),
+                     "gpu_operator: {device_plugin_config: time-slicing-config}\n");
+  REQUIRE(r.sink.nodes.size() == 1);
+  CHECK(r.ready("nvidia.com/gpu.shared") == 4);
+  CHECK(r.ready("nvidia.com/gpu") == 0);
+  CHECK(r.sink.nodes[0].at_ready.labels.single_valued_labels().at("nvidia.com/gpu.product") ==
+        "NVIDIA-L40S");
+  CHECK(r.result.pods.pending_at_end == 0);
+}
+
+TEST_CASE("failRequestsGreaterThanOne fails the admission of a pod asking for 2 GPUs", "[runner]") {
+  // rm.go ValidateRequest: "maximum request size for shared resources is 1; found 2". The bare
+  // Pod ends Failed and nothing replaces it.
+  const SharingRun r(
+      pool("g6e.xlarge", "team: ml") + pod("two", "nvidia.com/gpu", 2) +
+          overlay("g6e.xlarge", "nvidia.com/gpu: 4") +
+          device_plugin("      timeSlicing:\n        failRequestsGreaterThanOne: true\n" +
+                        kTimeSliced4.substr(19)),
+      kOperator);
+  REQUIRE(r.sink.deleted.size() == 1);
+  CHECK(std::get<PodDeletionReason>(r.sink.deleted[0].reason) ==
+        PodDeletionReason::AdmissionFailed);
+  REQUIRE(r.sink.bound.size() == 1);
+  CHECK(r.sink.deleted[0].time == r.sink.bound[0]);
+  // Without the flag the same pod runs on two of the replicas.
+  const SharingRun ok(pool("g6e.xlarge", "team: ml") + pod("two", "nvidia.com/gpu", 2) +
+                          overlay("g6e.xlarge", "nvidia.com/gpu: 4") + device_plugin(kTimeSliced4),
+                      kOperator);
+  CHECK(ok.sink.deleted.empty());
+  CHECK(ok.sink.bound.size() == 1);
+}
+
+TEST_CASE("a node group's time-sliced g6e.xlarge advertises 4 GPUs under the Cluster Autoscaler",
+          "[runner]") {
+  // The group's nodes carry the device plugin's config label; the Cluster Autoscaler's template
+  // still counts EC2's one GPU.
+  test::TempDir dir("gpu-sharing-ca");
+  dir.write("manifests.yaml",
+            "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: c, region: "
+            "us-east-1}\nmanagedNodeGroups:\n  - name: gpu\n    instanceType: g6e.xlarge\n"
+            "    minSize: 1\n    maxSize: 2\n    desiredCapacity: 1\n"
+            "    labels: {nvidia.com/device-plugin.config: any}\n---\n" +
+                device_plugin(kTimeSliced4));
+  const auto file = dir.write("scenario.yaml",
+                              "name: sharing\nduration: 10m\nprovisioner: cluster-autoscaler\n"
+                              "manifests: [manifests.yaml]\n" +
+                                  kOperator);
+  const ScenarioConfig config =
+      load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+  Sink sink;
+  (void)run(config, {.event_sinks = {&sink}});
+  REQUIRE(sink.nodes.size() == 1);
+  CHECK(sink.nodes[0].at_registered.allocatable[resource::kNvidiaGpu] == 1);
+  CHECK(sink.nodes[0].at_ready.allocatable[resource::kNvidiaGpu] == 4);
+}

@@ -41,7 +41,7 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<std::string_view, 28> kTopLevelKeys{"name",
+constexpr std::array<std::string_view, 29> kTopLevelKeys{"name",
                                                          "seed",
                                                          "start",
                                                          "duration",

@@ -136,7 +136,7 @@ TEST_CASE("report.json lays out every field of the result, rounded to six decima
       R"j("ttft_ms":{"p50":20.0,"p95":40.0,"p99":50.0,"mean":25.0},)j"
       R"j("tpot_ms":{"p50":10.0,"p95":12.0,"p99":15.0,"mean":10.5},)j"
       R"j("queue_ms":{"p50":0.0,"p95":5.0,"p99":8.0,"mean":1.25},"output_tokens_per_s":512.0,)j"
-      R"j("peak_replicas":4,"busy_gpu_hours":0.25,)j"
+      R"j("simulation":"requests","peak_replicas":4,"busy_gpu_hours":0.25,)j"
       R"j("preemptions":2,"peak_running":48,"kv_cache_peak_share":0.912}}},)j"
       R"j("pods":{"created":6,"evicted":1,"preempted":2,"pending_at_end":1,)j"
       R"j("pending_seconds":{"p50":3.0,"p99":200.0,"max":200.0},)j"

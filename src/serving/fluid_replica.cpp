@@ -174,9 +174,9 @@ double FluidReplica::time_to_first_token(std::uint32_t prompt, const OperatingPo
   return residual_step(at) + prefill_seconds(prompt, at);
 }
 
-double FluidReplica::time_to_first_token(std::uint32_t prompt, const OperatingPoint& at,
-                                         double u) const {
-  return residual_quantile(at, u) + prefill_seconds(prompt, at);
+double FluidReplica::time_to_first_token(std::uint32_t prompt, const OperatingPoint& at, double u,
+                                         double busy) const {
+  return residual_quantile(at, u, busy) + prefill_seconds(prompt, at);
 }
 
 // Without mixed steps a cycle is a decode step and its share of prompt steps.
@@ -205,8 +205,8 @@ double FluidReplica::residual_step(const OperatingPoint& at) const {
 
 // Its distribution: none while idle; else it lands in a long step with probability q b ÷ span,
 // and its rest is uniform over the step it lands in.
-double FluidReplica::residual_quantile(const OperatingPoint& at, double u) const {
-  const double idle = 1 - busy_share(at);
+double FluidReplica::residual_quantile(const OperatingPoint& at, double u, double busy) const {
+  const double idle = 1 - (busy >= 0 ? busy : busy_share(at));
   if (u < idle) return 0;
   u = (u - idle) / (1 - idle);
   const double q = at.prefill_share;

@@ -54,6 +54,16 @@ double expected_min_poisson(double mean, double r) {
   return std::max(0.0, r - sum);
 }
 
+// P(N < r) for N Poisson with this mean.
+double poisson_cdf_below(double mean, double r) {
+  if (mean <= 0) return 1;
+  if (mean - r > 8 * std::sqrt(mean)) return 0;
+  double sum = 0;
+  const auto top = static_cast<int>(std::ceil(r));
+  for (int k = 0; k < top; ++k) sum += std::exp(-mean + k * std::log(mean) - std::lgamma(k + 1.0));
+  return std::min(1.0, sum);
+}
+
 std::uint64_t whole(double& carry, double count) {
   carry += count;
   const double w = std::floor(carry + 1e-9);
@@ -271,6 +281,8 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
     held += r.mean_in_flight;
   }
   const double busy_each = ready > 0 ? expected_min_poisson(held, ready) / ready : 0.0;
+  // An arrival finds an idle replica unless all are busy (PASTA), and then waits for no step.
+  const double all_busy = ready > 0 ? 1 - poisson_cdf_below(held, ready) : 1.0;
   for (Replica& r : replicas_) {
     if (r.state == State::Starting) continue;
     const double share = r.state == State::Ready ? busy_each : 1 - std::exp(-r.mean_in_flight);
@@ -280,7 +292,7 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
   // The router's queue while the replicas keep up: the M/G/c queue of their slots, offered what
   // they hold (without a backlog; with one, the backlog's wait is the wait).
   holding = offered > 0 ? holding / offered : 0;
-  Waiting waiting{.backlog = wait};
+  Waiting waiting{.backlog = wait, .all_busy = all_busy};
   if (queue_.empty()) waiting.slots = slot_wait(offered, slots, mix_.output_cv2(), holding);
   queue_in_balance_ = waiting.slots.mean_waiting;
 

@@ -54,8 +54,8 @@ enum class WarningCode {
   NodeOverlayConflict,         // an overlay Karpenter refuses: equal weight, same offering/resource
   NodeOverlayUnused,           // an overlay that selects no instance type, or not Karpenter's
   CapacityBufferIgnored,       // a CapacityBuffer behind a feature gate that is off, or not run
-  SharedGpuMemory,  // time-sliced replicas whose gpu_memory_utilization cannot share a GPU
-  FluidModeNotApplied,         // serving_mode: fluid over a service that runs request by request
+  SharedGpuMemory,      // time-sliced replicas whose gpu_memory_utilization cannot share a GPU
+  FluidModeNotApplied,  // serving_mode: fluid over a service that runs request by request
 };
 
 // The code's name: "unmodelled-field", "pods-unhostable", …

@@ -13,8 +13,8 @@
 // "Taming Throughput-Latency Tradeoff in LLM Inference with Sarathi-Serve", OSDI 2024, for the
 // chunked, mixed steps).
 //
-// Not yet used by runs: the service-level integration (rates, the router's fluid queue, metrics
-// and statistics) comes next. Its accuracy against the request-level engine today
+// FluidServing runs a service on it (`serving_mode: fluid`). Its accuracy against the
+// request-level engine today
 // (fluid_replica_test.cpp): saturation 15-21 % high where the KV cache binds (vLLM's preemptions
 // recompute work the steady state does not count), TTFT within 15 % at 30 % load and 30 % at 60 %
 // (the wait inside the engine for KV room is not modelled yet), per-token and end-to-end times
@@ -95,7 +95,10 @@ class FluidReplica {
   // step under way when it arrives (if the engine is busy), then the steps its prompt takes. The
   // mean, and with the rest of the step at its quantile `u` in [0, 1).
   double time_to_first_token(std::uint32_t prompt, const OperatingPoint& at) const;
-  double time_to_first_token(std::uint32_t prompt, const OperatingPoint& at, double u) const;
+  // `busy`: the chance the request finds its engine busy, if the caller knows it better than this
+  // replica alone does (a router that prefers idle replicas); < 0: busy_share(at).
+  double time_to_first_token(std::uint32_t prompt, const OperatingPoint& at, double u,
+                             double busy = -1) const;
   // The seconds after the first token until the last, at quantile `u` of the number of steps
   // with a prompt among its output − 1 decode steps (Poisson, each the longer step).
   double decode_seconds(std::uint32_t output, const OperatingPoint& at, double u) const;
@@ -110,7 +113,7 @@ class FluidReplica {
  private:
   StepWork decode_work(double n) const;
   double residual_step(const OperatingPoint& at) const;
-  double residual_quantile(const OperatingPoint& at, double u) const;
+  double residual_quantile(const OperatingPoint& at, double u, double busy) const;
   double prefill_seconds(std::uint32_t prompt, const OperatingPoint& at) const;
   bool feasible(double n) const;
 

@@ -1,0 +1,161 @@
+// FluidServing, the fluid mode's service: requests counted and kept, the router's queue as a
+// fluid with its timeout, replicas killed and drained, and the gauges shared as the router shares
+// requests.
+#include "fleetsim/serving/fluid_serving.hpp"
+
+#include <catch2/catch.hpp>
+#include <map>
+#include <vector>
+
+#include "fleetsim/engine/simulation.hpp"
+#include "unit/serving/engine_fixtures.hpp"
+#include "unit/serving/serving_fixtures.hpp"
+
+namespace fleetsim {
+namespace {
+
+using test::VectorSource;
+
+// What the observer heard, by drop reason (None: served), in requests.
+struct Counts final : ServingObserver, ReplicaListener {
+  void on_request_done(const RequestOutcome& o) override { on_requests_done(o, 1); }
+  void on_requests_done(const RequestOutcome& o, std::uint64_t count) override {
+    by_reason[o.drop_reason] += count;
+    if (!o.dropped) {
+      CHECK(o.arrival <= o.start);
+      CHECK(o.start <= o.first_token);
+      CHECK(o.first_token <= o.completion);
+    }
+  }
+  void on_replica_drained(ReplicaId id, SimTime now) override { drained[id] = now; }
+  std::map<DropReason, std::uint64_t> by_reason;
+  std::map<ReplicaId, SimTime> drained;
+};
+
+// `rps` requests a second for `seconds`, evenly spaced, 512 tokens in and 128 out.
+std::vector<Request> steady(double rps, int seconds) {
+  std::vector<Request> out;
+  const auto n = static_cast<int>(rps * seconds);
+  for (int i = 0; i < n; ++i)
+    out.push_back(
+        {.arrival = at(from_seconds(i / rps)), .input_tokens = 512, .output_tokens = 128});
+  return out;
+}
+
+RequestMix chat_mix() { return RequestMix({{.prompt = 512, .output = 128}}); }
+
+ServingConfig engine_config(std::optional<SimDuration> timeout = std::nullopt) {
+  return {.concurrency = 1, .service_time = EngineServiceTime{}, .queue_timeout = timeout};
+}
+
+TEST_CASE("the fluid mode counts every request once: served or in flight") {
+  const StepCost cost = test::step_cost(test::llama_8b(), test::h100());
+  Simulation sim(1);
+  FluidServing serving(sim, engine_config(), chat_mix(), sim.rng("gauges"));
+  Counts counts;
+  serving.set_observer(&counts);
+  serving.add_replica({.id = 1, .engine = &cost}, kSimStart);
+  serving.add_replica({.id = 2, .engine = &cost}, kSimStart);
+  VectorSource source(steady(10, 600));
+  serving.attach(source);
+  sim.run_until(at(seconds(300)));
+  serving.catch_up();
+
+  const ServingCounters c = serving.counters();
+  CHECK(c.arrived == 3000);  // 10 a second for 300 s
+  CHECK(counts.by_reason[DropReason::None] == c.served);
+  CHECK(c.queued == 0);  // two H100s serve 10 a second with room to spare
+  // Little's law: what is in flight is the rate times the latency, and the rest was served.
+  CHECK(c.served + c.in_flight >= c.arrived - 1);
+  CHECK(c.served + c.in_flight <= c.arrived + 1);
+  CHECK(serving.served_by(1) + serving.served_by(2) >= c.served - 2);
+  // The replicas share the load equally, and their busy time follows.
+  CHECK(serving.served_by(1) == serving.served_by(2));
+  CHECK(serving.busy_time(1) > seconds(200));
+  CHECK(serving.total_busy_time() == serving.busy_time(1) + serving.busy_time(2));
+}
+
+TEST_CASE("without a Ready replica the fluid queue holds requests until their timeout") {
+  const StepCost cost = test::step_cost(test::llama_8b(), test::h100());
+  Simulation sim(1);
+  FluidServing serving(sim, engine_config(seconds(60)), chat_mix(), sim.rng("gauges"));
+  Counts counts;
+  serving.set_observer(&counts);
+  serving.add_replica({.id = 1, .engine = &cost}, std::nullopt);  // Starting: takes nothing
+  VectorSource source(steady(10, 600));
+  serving.attach(source);
+  sim.run_until(at(seconds(300)));
+  serving.catch_up();
+
+  // Arrivals are kept per 5 s piece, stamped at its middle: those of the last 60 s (±1 piece)
+  // wait, the older ones were dropped at their timeout.
+  const ServingCounters c = serving.counters();
+  CHECK(c.arrived == 3000);
+  CHECK(c.served == 0);
+  CHECK(c.queued >= 550);
+  CHECK(c.queued <= 650);
+  CHECK(c.dropped + c.queued == 3000);
+  CHECK(counts.by_reason[DropReason::QueueTimeout] == c.dropped);
+
+  // Ready now, the replica takes the queue from its head.
+  serving.set_ready(1);
+  sim.run_until(at(seconds(330)));
+  serving.catch_up();
+  CHECK(serving.counters().queued == 0);
+}
+
+TEST_CASE("a killed fluid replica drops what it held and a draining one is heard of once empty") {
+  const StepCost cost = test::step_cost(test::llama_8b(), test::h100());
+  Simulation sim(1);
+  FluidServing serving(sim, engine_config(), chat_mix(), sim.rng("gauges"));
+  Counts counts;
+  serving.set_observer(&counts);
+  serving.set_replica_listener(&counts);
+  serving.add_replica({.id = 1, .engine = &cost}, kSimStart);
+  serving.add_replica({.id = 2, .engine = &cost}, kSimStart);
+  VectorSource source(steady(20, 600));
+  serving.attach(source);
+  sim.run_until(at(seconds(120)));
+  serving.catch_up();
+
+  const std::uint32_t held = serving.in_flight(1);
+  REQUIRE(held > 5);
+  serving.kill_replica(1);
+  CHECK_FALSE(serving.has_replica(1));
+  CHECK(counts.by_reason[DropReason::ReplicaKilled] >= held - 1);
+  CHECK(counts.by_reason[DropReason::ReplicaKilled] <= held + 1);
+
+  serving.begin_termination(2);
+  CHECK(counts.drained.empty());  // it still holds requests
+  sim.run_until(at(seconds(200)));
+  REQUIRE(counts.drained.count(2) == 1);
+  CHECK(counts.drained[2] > at(seconds(120)));
+  CHECK_FALSE(serving.has_replica(2));
+  // With no replica left, what arrives waits.
+  serving.catch_up();
+  CHECK(serving.counters().queued > 0);
+}
+
+TEST_CASE("fluid gauges share an instant's requests as the fewest-in-flight router does") {
+  const StepCost cost = test::step_cost(test::llama_8b(), test::h100());
+  Simulation sim(1);
+  FluidServing serving(sim, engine_config(), chat_mix(), sim.rng("gauges"));
+  for (ReplicaId id : {1, 2, 3}) serving.add_replica({.id = id, .engine = &cost}, kSimStart);
+  VectorSource source(steady(30, 600));
+  serving.attach(source);
+  for (int t = 60; t <= 300; t += 15) {
+    sim.run_until(at(seconds(t)));
+    serving.catch_up();
+    const ReplicaLoad a = serving.load(1), b = serving.load(2), c = serving.load(3);
+    INFO("at " << t << " s: " << a.running << " " << b.running << " " << c.running);
+    CHECK(a.running >= b.running);  // the first N mod R replicas hold one more
+    CHECK(b.running >= c.running);
+    CHECK(a.running <= c.running + 1);
+    CHECK(a.kv_cache_usage > 0);
+    // The same instant reads the same.
+    CHECK(serving.load(2).running == b.running);
+  }
+}
+
+}  // namespace
+}  // namespace fleetsim

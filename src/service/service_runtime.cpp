@@ -28,7 +28,7 @@ ServingConfig serving_config(const ServiceRuntime::Inputs& in) {
 
 // The fluid mode's request lengths: the first requests of a copy of the service's traffic, on a
 // stream of their own (the run's arrivals are left as they are).
-constexpr std::size_t kMixSamples = 512;
+constexpr std::size_t kMixSamples = 4096;
 
 RequestMix request_mix(const ServiceRuntime::Inputs& in) {
   const std::unique_ptr<TrafficSource> copy = make_traffic_source(

@@ -218,11 +218,15 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
     }
   }
 
-  // The Ready replicas take from the queue's head up to their saturation rates.
-  double capacity = 0;
-  for (const Replica& r : replicas_)
-    if (r.state == State::Ready) capacity += r.curve->saturation().rate;
-  double room = capacity * dt;
+  // Free slots take arrivals at once; beyond them, the Ready replicas take from the queue's head up
+  // to their saturation rates.
+  double capacity = 0, free_slots = 0;
+  for (const Replica& r : replicas_) {
+    if (r.state != State::Ready) continue;
+    capacity += r.curve->saturation().rate;
+    free_slots += std::max(0.0, r.curve->saturation().running - r.in_flight);
+  }
+  double room = capacity * dt + free_slots;
   double admitted = 0, waited = 0;  // Σ count, Σ count × wait (seconds)
   while (!queue_.empty()) {
     Chunk& c = queue_.front();

@@ -42,7 +42,7 @@ RunResult run_mode(const std::string& traffic, const std::string& mode) {
 
 struct Tolerance {
   double cost;         // relative
-  double miss_points;  // absolute, in percentage points
+  double miss_points;  // absolute, in percentage points (or within 10 %)
   double quantile;     // relative, latency p50 and p99
 };
 
@@ -61,7 +61,9 @@ void compare(const std::string& traffic, Tolerance tol) {
         0.001 * static_cast<double>(r.requests));
   CHECK(std::abs(fluid.cost.total_usd - requests.cost.total_usd) <=
         tol.cost * requests.cost.total_usd);
-  CHECK(std::abs(100 * (f.miss_ratio - r.miss_ratio)) <= tol.miss_points);
+  // Issue 29's rule: within so many points, or 10 % of the request level's ratio.
+  const double miss_gap = std::abs(f.miss_ratio - r.miss_ratio);
+  CHECK((100 * miss_gap <= tol.miss_points || miss_gap <= 0.1 * r.miss_ratio));
   CHECK(std::abs(f.latency_ms.p50 - r.latency_ms.p50) <= tol.quantile * r.latency_ms.p50);
   CHECK(std::abs(f.latency_ms.p99 - r.latency_ms.p99) <= tol.quantile * r.latency_ms.p99);
 }
@@ -76,20 +78,21 @@ TEST_CASE(
     "the fluid mode follows request-level serving on a fixed fleet from light load to "
     "overload",
     "[runner][fluid]") {
-  // Measured (requests / fluid): misses 1.82 / 2.06 %, p50 5.65 / 6.37 s, p99 21.7 / 24.5 s.
+  // Measured (requests / fluid): misses 1.82 / 2.25 %, p50 5.65 / 5.88 s, p99 21.7 / 23.1 s.
   SECTION("30 % load") {
     compare("{pattern: poisson, rps: 1.2, " + kTokens + "}", {0.01, 0.5, 0.15});
   }
-  // The fluid's latencies run some 15 % long here (README's Fluid mode), and the slots' wait
-  // they feed doubles the misses: 3.94 / 9.25 %, p50 6.50 / 7.62 s, p99 25.5 / 28.7 s.
+  // The fluid's latencies run some 8 % long here, 15 % at p99 (README's Fluid mode), which more
+  // than doubles the end-to-end misses: 3.94 / 9.74 %, p50 6.50 / 7.04 s, p99 25.5 / 29.3 s.
   SECTION("60 % load") {
     compare("{pattern: poisson, rps: 2.8, " + kTokens + "}", {0.01, 6.0, 0.20});
   }
-  // Beyond what the engines serve, the queue's timeout drops nearly all: 99.96 / 99.90 %.
+  // Beyond what the engines serve, the queue's timeout drops nearly all: 99.96 / 99.90 %, p50
+  // 66.0 / 62.2 s.
   SECTION("overload") {
     compare("{pattern: poisson, rps: 5.2, " + kTokens + "}", {0.01, 0.5, 0.15});
   }
-  // 49.8 / 50.2 % misses, p99 80.4 / 77.3 s.
+  // 49.8 / 50.5 % misses, p99 80.4 / 77.3 s.
   SECTION("a surge to three times 40 % load") {
     compare("{pattern: surge, base: {pattern: poisson, rps: 1.6, " + kTokens +
                 "}, factor: 3, at: 50m, duration: 20m, ramp_up: 5m, ramp_down: 5m}",

@@ -1,7 +1,8 @@
 // The month of issue 14: four diurnal LLM services behind HPAs (about 96 req/s each, a billion
 // requests over 30 days), Karpenter, scrapes every 15 s, 5-minute report rows, through the run
 // API. The default is a 3-day slice; FLEETSIM_BENCH_DAYS=30 runs the month. Reports simulated
-// requests per second of CPU time and the process's peak RSS.
+// requests per second of CPU time and the process's peak RSS, request by request and in the
+// fluid mode (serving_mode: fluid).
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -56,14 +57,16 @@ std::string service_manifests(int i) {
          "        target: {type: AverageValue, averageValue: \"6\"}\n";
 }
 
-ScenarioConfig load(int days) {
+ScenarioConfig load(int days, std::string_view mode) {
   const fs::path dir =
       fs::temp_directory_path() / ("fleetsim-bench-month-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::string manifests(kNodePool);
-  std::string scenario = "name: bench-month\nseed: 3\nduration: " + std::to_string(days * 24) +
-                         "h\nreport_interval: 5m\nmanifests: [manifests.yaml]\nservices:\n";
+  std::string scenario =
+      "name: bench-month\nseed: 3\nduration: " + std::to_string(days * 24) +
+      "h\nreport_interval: 5m\nmanifests: [manifests.yaml]\nserving_mode: " + std::string(mode) +
+      "\nservices:\n";
   for (int i = 0; i < 4; ++i) {
     manifests += service_manifests(i);
     scenario += "  - deployment: llm-" + std::to_string(i) +
@@ -82,11 +85,11 @@ ScenarioConfig load(int days) {
   return config;
 }
 
-void BM_ServingMonth(benchmark::State& state) {
+void run_month(benchmark::State& state, std::string_view mode) {
   const char* env = std::getenv("FLEETSIM_BENCH_DAYS");
   const int days = env != nullptr ? std::atoi(env) : 3;
   if (days < 1 || days > 30) throw std::runtime_error("FLEETSIM_BENCH_DAYS: 1 to 30");
-  const ScenarioConfig config = load(days);
+  const ScenarioConfig config = load(days, mode);
   std::uint64_t requests = 0;
   RunResult result;
   for (auto _ : state) {
@@ -101,7 +104,10 @@ void BM_ServingMonth(benchmark::State& state) {
   state.counters["miss_ratio"] = result.sla.totals.miss_ratio;
   state.counters["peak_rss_mb"] = static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
+void BM_ServingMonth(benchmark::State& state) { run_month(state, "requests"); }
+void BM_ServingMonthFluid(benchmark::State& state) { run_month(state, "fluid"); }
 BENCHMARK(BM_ServingMonth)->Unit(benchmark::kSecond)->Iterations(1)->MeasureProcessCPUTime();
+BENCHMARK(BM_ServingMonthFluid)->Unit(benchmark::kSecond)->Iterations(1)->MeasureProcessCPUTime();
 
 }  // namespace
 

@@ -92,6 +92,14 @@ FluidReplica::FluidReplica(const StepCost& cost, const RequestMix& mix)
     (feasible(mid) ? lo : hi) = mid;
   }
   saturation_ = at_arrivals_per_step(lo);
+  // at_rate's table: n from 0 to saturation, denser near 0 where the rate bends most.
+  table_n_.resize(kTablePoints + 1);
+  table_rate_.resize(kTablePoints + 1);
+  for (std::size_t k = 0; k <= kTablePoints; ++k) {
+    const double x = static_cast<double>(k) / kTablePoints;
+    table_n_[k] = lo * x * x;
+    table_rate_[k] = at_arrivals_per_step(table_n_[k]).rate;
+  }
 }
 
 StepWork FluidReplica::decode_work(double n) const {
@@ -146,14 +154,17 @@ OperatingPoint FluidReplica::at_arrivals_per_step(double n) const {
   return p;
 }
 
+// The served rate grows with n (a step's time grows less than in proportion), so the table's
+// rates ascend: the n of a rate is interpolated between two of its points.
 OperatingPoint FluidReplica::at_rate(double rate) const {
   if (rate >= saturation_.rate) return saturation_;
-  double lo = 0, hi = saturation_.arrivals_per_step;
-  for (int i = 0; i < 60 && hi - lo > 1e-12 * hi; ++i) {
-    const double mid = (lo + hi) / 2;
-    (at_arrivals_per_step(mid).rate < rate ? lo : hi) = mid;
-  }
-  return at_arrivals_per_step(hi);
+  if (rate <= 0) return at_arrivals_per_step(0);
+  const auto above = std::upper_bound(table_rate_.begin(), table_rate_.end(), rate);
+  const auto k = static_cast<std::size_t>(above - table_rate_.begin());
+  if (k == 0 || k >= table_rate_.size()) return at_arrivals_per_step(0);
+  const double r0 = table_rate_[k - 1], r1 = table_rate_[k];
+  const double n0 = table_n_[k - 1], n1 = table_n_[k];
+  return at_arrivals_per_step(n0 + (n1 - n0) * (rate - r0) / std::max(r1 - r0, 1e-300));
 }
 
 // The steps its prompt takes, with the prompts that arrived during the step it waited out, which

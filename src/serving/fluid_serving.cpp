@@ -40,28 +40,32 @@ constexpr double kGolden = 0.6180339887498949;
 constexpr double kSilver = 0.4142135623730951;
 constexpr double kPlastic = 0.7548776662466927;
 
+// Σ_{k<r} w(k) P(N = k) for N Poisson with this mean, the probabilities by their recurrence
+// (P(0) = e^−mean underflows only far above the r a fleet has, where the callers stop first).
+template <typename Weight>
+double poisson_sum_below(double mean, double r, Weight w) {
+  double p = std::exp(-mean), sum = 0;
+  const auto top = static_cast<int>(std::ceil(r));
+  for (int k = 0; k < top; ++k) {
+    sum += w(k) * p;
+    p *= mean / (k + 1);
+  }
+  return sum;
+}
+
 // E[min(N, r)] for N Poisson with this mean: r − Σ_{k<r} (r − k) P(N = k). Far above r every
 // replica is busy.
 double expected_min_poisson(double mean, double r) {
   if (mean <= 0) return 0;
   if (mean - r > 8 * std::sqrt(mean)) return r;
-  double sum = 0;
-  const auto top = static_cast<int>(r);
-  for (int k = 0; k < top; ++k) {
-    const double log_p = -mean + k * std::log(mean) - std::lgamma(k + 1.0);
-    sum += (r - k) * std::exp(log_p);
-  }
-  return std::max(0.0, r - sum);
+  return std::max(0.0, r - poisson_sum_below(mean, r, [&](int k) { return r - k; }));
 }
 
 // P(N < r) for N Poisson with this mean.
 double poisson_cdf_below(double mean, double r) {
   if (mean <= 0) return 1;
   if (mean - r > 8 * std::sqrt(mean)) return 0;
-  double sum = 0;
-  const auto top = static_cast<int>(std::ceil(r));
-  for (int k = 0; k < top; ++k) sum += std::exp(-mean + k * std::log(mean) - std::lgamma(k + 1.0));
-  return std::min(1.0, sum);
+  return std::min(1.0, poisson_sum_below(mean, r, [](int) { return 1.0; }));
 }
 
 std::uint64_t whole(double& carry, double count) {
@@ -300,14 +304,30 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
   if (queue_.empty()) waiting.slots = slot_wait(offered, slots, mix_.output_cv2(), holding);
   queue_in_balance_ = waiting.slots.mean_waiting;
 
+  // What the Ready replicas of one engine completed is reported once, at the first one's
+  // operating point (they share the rate in proportion to their capacity, so their points differ
+  // only while a new one's batch fills): a piece's cost stays flat in the replica count.
   std::vector<ReplicaId> drained;
-  for (Replica& r : replicas_) {
+  for (std::size_t i = 0; i < replicas_.size(); ++i) {
+    Replica& r = replicas_[i];
     if (r.state == State::Starting) continue;
-    report(r.done, to, waiting, &r, DropReason::None);
-    if (r.state == State::Terminating && r.in_flight < kDrained) {
-      report(r.in_flight, to, waiting, &r, DropReason::None);
-      drained.push_back(r.id);
+    if (r.state == State::Terminating) {
+      report(r.done, to, waiting, &r, DropReason::None);
+      if (r.in_flight < kDrained) {
+        report(r.in_flight, to, waiting, &r, DropReason::None);
+        drained.push_back(r.id);
+      }
+      continue;
     }
+    bool reported = false;
+    for (std::size_t j = 0; j < i && !reported; ++j)
+      reported = replicas_[j].state == State::Ready && replicas_[j].curve == r.curve;
+    if (reported) continue;
+    double done = 0;
+    for (std::size_t j = i; j < replicas_.size(); ++j)
+      if (replicas_[j].state == State::Ready && replicas_[j].curve == r.curve)
+        done += replicas_[j].done;
+    report(done, to, waiting, &r, DropReason::None);
   }
   for (ReplicaId id : drained) remove(id);
   for (ReplicaId id : drained)

@@ -8,12 +8,14 @@ namespace fleetsim {
 namespace {
 
 constexpr double kMaxUtilization = 0.98;
-constexpr double kExactUpTo = 1000;  // slots
+// Above this β of Halfin–Whitt's, fewer than 1 in 10,000 requests wait, and its estimate is
+// taken; below it Erlang C is computed exactly.
+constexpr double kNegligibleBeta = 4;
 
 // Erlang C: the M/M/c probability of waiting, from Erlang B's stable recursion.
 double erlang_c(double offered, int slots) {
-  if (slots > kExactUpTo) {
-    const double beta = (slots - offered) / std::sqrt(offered);
+  const double beta = (slots - offered) / std::sqrt(offered);
+  if (beta > kNegligibleBeta) {
     const double cdf = 0.5 * std::erfc(-beta / std::sqrt(2.0));
     const double pdf = std::exp(-beta * beta / 2) / std::sqrt(2 * 3.141592653589793);
     return 1 / (1 + beta * cdf / pdf);

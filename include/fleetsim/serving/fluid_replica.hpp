@@ -123,6 +123,8 @@ class FluidReplica {
   double capacity_ = 0;          // KV cache tokens (whole blocks)
   double held_per_arrival_ = 0;  // token-steps of KV a request holds (RequestMix)
   OperatingPoint saturation_;
+  static constexpr std::size_t kTablePoints = 256;
+  std::vector<double> table_n_, table_rate_;  // at_rate's table: n and the rate it serves
 };
 
 }  // namespace fleetsim

@@ -1,11 +1,11 @@
 // The wait for a slot in a service whose replicas keep up with their load on average: the router's
 // FIFO in front of c slots (each replica's max_num_seqs, or what its KV cache holds) offered
 // a = λ W erlangs (W: how long a request holds its slot), as an M/G/c queue. The probability of
-// waiting is Erlang C (exact up to 1,000 slots; the Halfin–Whitt limit above: Halfin & Whitt,
-// "Heavy-traffic limits for queues with many exponential servers", Operations Research 29(3),
-// 1981) and a wait, once it waits, is exponential with M/M/c's mean scaled by Allen–Cunneen's
-// (1 + C_s²) ÷ 2 for the service times' spread (Allen, "Probability, Statistics, and Queueing
-// Theory", 2nd ed., 1990, §6).
+// waiting is Erlang C (exact; the Halfin–Whitt limit where it is below 1 in 10,000: Halfin &
+// Whitt, "Heavy-traffic limits for queues with many exponential servers", Operations Research
+// 29(3), 1981) and a wait, once it waits, is exponential with M/M/c's mean scaled by
+// Allen–Cunneen's (1 + C_s²) ÷ 2 for the service times' spread (Allen, "Probability, Statistics,
+// and Queueing Theory", 2nd ed., 1990, §6).
 #pragma once
 
 namespace fleetsim {

@@ -88,13 +88,14 @@ void ServiceRuntime::start() {
     FLEETSIM_ASSERT(requests_ != nullptr);  // the loader keeps closed loops request by request
     closed_loop_ = std::make_unique<ClosedLoopTraffic>(sim_, *requests_, *closed, rng);
     closed_loop_->start();
-  } else if (fluid_ != nullptr) {
-    traffic_ = make_traffic_source(config_.traffic, rng);
-    fluid_->attach(*traffic_);
   } else {
     traffic_ = make_traffic_source(config_.traffic, rng);
-    requests_->report_lazily();  // its statistics wait for the next scrape or report row
-    requests_->attach(*traffic_);
+    if (fluid_ != nullptr) {
+      fluid_->attach(*traffic_);
+    } else {
+      requests_->report_lazily();  // its statistics wait for the next scrape or report row
+      requests_->attach(*traffic_);
+    }
   }
   interval_start_ = sim_.now();
 }

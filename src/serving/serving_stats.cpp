@@ -35,15 +35,9 @@ void ServingStats::on_requests_done(const RequestOutcome& outcome, std::uint64_t
   count_miss(slo_.ttft && outcome.time_to_first_token() > *slo_.ttft,
              slo_.e2e && outcome.latency() > *slo_.e2e, count);
   totals_.served += count;
-  if (count == 1) {  // the request-level path: the sketches' one-value adds
-    LatencySketch::add(latency_s, totals_.e2e_s, interval_e2e_);
-    totals_.ttft_s.add(to_seconds(outcome.time_to_first_token()));
-    totals_.queue_s.add(to_seconds(outcome.wait()));
-  } else {
-    LatencySketch::add(latency_s, count, totals_.e2e_s, interval_e2e_);
-    totals_.ttft_s.add(to_seconds(outcome.time_to_first_token()), count);
-    totals_.queue_s.add(to_seconds(outcome.wait()), count);
-  }
+  LatencySketch::add(latency_s, count, totals_.e2e_s, interval_e2e_);
+  totals_.ttft_s.add(to_seconds(outcome.time_to_first_token()), count);
+  totals_.queue_s.add(to_seconds(outcome.wait()), count);
   if (!tokens_) return;
   if (outcome.output_tokens > 1) {
     totals_.tpot_s.add(to_seconds(outcome.completion - outcome.first_token) /

@@ -254,7 +254,7 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
   // Each replica's share of the admitted rate, its stock of requests in flight, and its operating
   // point at the rate it has taken over its latency (an engine's batch is what arrived over the
   // last W, not in the last piece: a piece's Poisson count would make it jitter).
-  double offered = 0, slots = 0, holding = 0;
+  double offered = 0, slots = 0, holding = 0, ready = 0, held = 0;
   for (Replica& r : replicas_) {
     if (r.state == State::Starting) continue;
     r.rate = r.state == State::Ready && capacity > 0
@@ -275,6 +275,8 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
     if (r.at.running > 0)
       peak_kv_usage_ = std::max(peak_kv_usage_, r.at.kv_usage * r.in_flight / r.at.running);
     if (r.state != State::Ready) continue;
+    ready += 1;
+    held += r.mean_in_flight;
     offered += r.in_flight;
     slots += r.curve->saturation().running;
     holding += r.in_flight * r.latency_s;
@@ -282,12 +284,6 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
   // Busy time: the fewest-in-flight router sends a request to an idle replica while there is one,
   // so with N requests in the service (Poisson, M/G/∞) min(N, R) of its R Ready replicas are
   // busy; a terminating replica is busy while its own stock lasts.
-  double ready = 0, held = 0;
-  for (const Replica& r : replicas_) {
-    if (r.state != State::Ready) continue;
-    ready += 1;
-    held += r.mean_in_flight;
-  }
   const double busy_each = ready > 0 ? expected_min_poisson(held, ready) / ready : 0.0;
   // An arrival finds an idle replica unless all are busy (PASTA), and then waits for no step.
   const double all_busy = ready > 0 ? 1 - poisson_cdf_below(held, ready) : 1.0;
@@ -306,7 +302,7 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
 
   // What the Ready replicas of one engine completed is reported once, at the first one's
   // operating point (they share the rate in proportion to their capacity, so their points differ
-  // only while a new one's batch fills): a piece's cost stays flat in the replica count.
+  // only while a new one's batch fills): a piece makes one report per engine, not per replica.
   std::vector<ReplicaId> drained;
   for (std::size_t i = 0; i < replicas_.size(); ++i) {
     Replica& r = replicas_[i];

@@ -138,4 +138,40 @@ double RngStream::lognormal(double median, double sigma) {
   return median * std::exp(sigma * normal());
 }
 
+std::uint64_t RngStream::poisson(double mean) {
+  if (mean < 10) {  // inversion: walk the CDF from 0
+    double p = std::exp(-mean);
+    double cdf = p;
+    const double u = uniform();
+    std::uint64_t k = 0;
+    // A u within rounding of 1 could outrun the summed CDF; the tail beyond 100 at a mean below
+    // 10 is below 1e-60.
+    while (u > cdf && k < 100) {
+      ++k;
+      p *= mean / static_cast<double>(k);
+      cdf += p;
+    }
+    return k;
+  }
+  const double root = std::sqrt(mean);
+  const double log_mean = std::log(mean);
+  const double b = 0.931 + 2.53 * root;
+  const double a = -0.059 + 0.02483 * b;
+  const double log_inv_alpha = std::log(1.1239 + 1.1328 / (b - 3.4));
+  const double vr = 0.9277 - 3.6224 / (b - 2);
+  while (true) {
+    const double u = uniform() - 0.5;
+    const double v = uniform();
+    const double us = 0.5 - std::abs(u);
+    const double k = std::floor((2 * a / us + b) * u + mean + 0.43);
+    if (us >= 0.07 && v <= vr) return static_cast<std::uint64_t>(k);
+    if (k < 0 || (us < 0.013 && v > us)) continue;
+    // The exact test, against the Poisson probability of k: v / α / (a/us² + b) ≤ P(k).
+    if (std::log(v) + log_inv_alpha - std::log(a / (us * us) + b) <=
+        -mean + k * log_mean - std::lgamma(k + 1)) {
+      return static_cast<std::uint64_t>(k);
+    }
+  }
+}
+
 }  // namespace fleetsim

@@ -1,7 +1,7 @@
 #include "fleetsim/service/autoscaler_view.hpp"
 
+#include <algorithm>
 #include <cmath>
-#include <map>
 #include <string_view>
 
 #include "fleetsim/core/saturate.hpp"
@@ -93,19 +93,30 @@ MetricReading AutoscalerView::read(const MetricSpec& metric, WorkloadId target, 
     case MetricSourceType::Resource:
       return MetricReading{.available = true, .pods = resource_usage(metric.name, target, now)};
     case MetricSourceType::Pods: {
-      // The custom metrics API (prometheus-adapter): each pod's latest scraped sample.
-      std::map<std::string_view, double, std::less<>> by_pod;
-      for (SeriesId s : store_.series_named(metric.name)) {
-        if (!labels_match(store_, s, metric.selector)) continue;
-        if (std::optional<double> x = store_.instant(s, now))
-          by_pod[store_.label_value(s, "pod")] = *x;
-      }
+      // The custom metrics API (prometheus-adapter): each pod's latest scraped sample. The
+      // target's pods are looked up by name, so another workload's series costs one label read.
+      const std::vector<PodId>& pods = workloads_.active_pods(target);
+      std::vector<std::pair<std::string_view, std::size_t>> by_name;
+      by_name.reserve(pods.size());
+      for (std::size_t i = 0; i < pods.size(); ++i)
+        by_name.emplace_back(cluster_.pod(pods[i]).name, i);
+      std::sort(by_name.begin(), by_name.end());
       MetricReading r{.available = true};
-      for (PodId id : workloads_.active_pods(target)) {
-        PodMetricValue v{.milli = std::nullopt, .timestamp = now, .window = scrape_interval_};
-        if (auto it = by_pod.find(cluster_.pod(id).name); it != by_pod.end())
-          v.milli = to_milli(it->second);
-        r.pods.push_back(v);
+      r.pods.assign(
+          pods.size(),
+          PodMetricValue{.milli = std::nullopt, .timestamp = now, .window = scrape_interval_});
+      for (SeriesId s : store_.series_named(metric.name)) {
+        const std::string_view pod = store_.label_value(s, "pod");
+        auto it =
+            std::lower_bound(by_name.begin(), by_name.end(), pod,
+                             [](const auto& entry, std::string_view n) { return entry.first < n; });
+        if (it == by_name.end() || it->first != pod || !labels_match(store_, s, metric.selector))
+          continue;
+        const std::optional<double> x = store_.instant(s, now);
+        if (!x) continue;
+        // The last matching series wins, as the adapter's map keyed by pod name would have it.
+        for (; it != by_name.end() && it->first == pod; ++it)
+          r.pods[it->second].milli = to_milli(*x);
       }
       return r;
     }

@@ -151,6 +151,11 @@ OperatingPoint FluidReplica::at_arrivals_per_step(double n) const {
   p.running = n * (mix_.decode_steps() + 1);
   p.kv_usage = capacity_ > 0 ? std::min(1.0, n * held_per_arrival_ / capacity_) : 0.0;
   p.rate = step > 0 ? n / step : 0;
+  p.busy = compute_busy_share(p);
+  p.residual_seconds = residual_step(p);
+  p.prefill_room = std::max(1.0, room);
+  p.prompts_ahead = p.rate * 2 * p.residual_seconds / std::max(p.busy, 1e-12);
+  if (l.mixed_steps) p.beside_prefill = decodes;
   return p;
 }
 
@@ -170,19 +175,17 @@ OperatingPoint FluidReplica::at_rate(double rate) const {
 // The steps its prompt takes, with the prompts that arrived during the step it waited out, which
 // a Poisson arrival finds longer than the mean (twice the mean rest of a step).
 double FluidReplica::prefill_seconds(std::uint32_t prompt, const OperatingPoint& at) const {
-  const EngineLimits& l = cost_.limits();
-  StepWork work = l.mixed_steps ? decode_work(at.arrivals_per_step) : StepWork{};
-  const double others = at.rate * 2 * residual_step(at) / std::max(busy_share(at), 1e-12);
-  const double room = std::max(1.0, l.mixed_steps ? budget_ - work.decodes : budget_);
-  const double tokens = prompt + others * mix_.prompt();
-  const double chunks = std::max(1.0, std::ceil(tokens / room));
+  StepWork work = at.beside_prefill;
+  const double tokens = prompt + at.prompts_ahead * mix_.prompt();
+  const double chunks = std::max(1.0, std::ceil(tokens / at.prefill_room));
   work.prefill_tokens = tokens / chunks;
-  work.prefill_context = (prompt * prompt / 2.0 + others * mix_.prefill_context()) / chunks;
+  work.prefill_context =
+      (prompt * prompt / 2.0 + at.prompts_ahead * mix_.prefill_context()) / chunks;
   return chunks * cost_.seconds(work);
 }
 
 double FluidReplica::time_to_first_token(std::uint32_t prompt, const OperatingPoint& at) const {
-  return residual_step(at) + prefill_seconds(prompt, at);
+  return at.residual_seconds + prefill_seconds(prompt, at);
 }
 
 double FluidReplica::time_to_first_token(std::uint32_t prompt, const OperatingPoint& at, double u,
@@ -211,13 +214,13 @@ double FluidReplica::residual_step(const OperatingPoint& at) const {
   const double a = at.decode_step_seconds, b = at.prompt_step_seconds;
   const double span = decodes * a + q * b;
   if (span <= 0) return 0;
-  return busy_share(at) * (decodes * a * a + q * b * b) / (2 * span);
+  return at.busy * (decodes * a * a + q * b * b) / (2 * span);
 }
 
 // Its distribution: none while idle; else it lands in a long step with probability q b ÷ span,
 // and its rest is uniform over the step it lands in.
 double FluidReplica::residual_quantile(const OperatingPoint& at, double u, double busy) const {
-  const double idle = 1 - (busy >= 0 ? busy : busy_share(at));
+  const double idle = 1 - (busy >= 0 ? busy : at.busy);
   if (u < idle) return 0;
   u = (u - idle) / (1 - idle);
   const double q = at.prefill_share;
@@ -237,7 +240,7 @@ double FluidReplica::mean_latency(const OperatingPoint& at) const {
 
 // M/G/∞: the requests in flight are Poisson with mean rate × latency, so the engine idles with
 // probability e^−L. The latency is taken without the residual step it itself depends on.
-double FluidReplica::busy_share(const OperatingPoint& at) const {
+double FluidReplica::compute_busy_share(const OperatingPoint& at) const {
   const auto mean_prompt = static_cast<std::uint32_t>(std::lround(mix_.prompt()));
   StepWork work{.prefill_tokens = static_cast<double>(mean_prompt),
                 .prefill_context = mean_prompt * mean_prompt / 2.0};

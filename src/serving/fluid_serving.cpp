@@ -91,8 +91,11 @@ void FluidServing::attach(TrafficSource& source) {
   FLEETSIM_ASSERT(source_ == nullptr);
   source_ = &source;
   source.fast_forward(now_);
-  next_ = source.next();
-  while (next_ && next_->arrival < now_) next_ = source.next();
+  drawn_counts_ = source.count_until(now_).has_value();
+  if (!drawn_counts_) {
+    next_ = source.next();
+    while (next_ && next_->arrival < now_) next_ = source.next();
+  }
   schedule_tick(now_ + kFluidStep);
 }
 
@@ -149,7 +152,8 @@ double FluidServing::queued() const {
 void FluidServing::add_replica(const ReplicaSpec& spec, std::optional<SimTime> ready_at) {
   FLEETSIM_ASSERT(spec.engine != nullptr && find(spec.id) == nullptr);
   advance_to(sim_.now());
-  Replica r{.id = spec.id, .curve = &curve_for(*spec.engine)};
+  const FluidReplica& curve = curve_for(*spec.engine);
+  Replica r{.id = spec.id, .curve = &curve, .at = curve.at_rate(0)};
   if (ready_at && *ready_at <= sim_.now()) {
     r.state = State::Ready;
   } else if (ready_at) {
@@ -192,6 +196,7 @@ void FluidServing::advance_to(SimTime t) {
 }
 
 std::uint64_t FluidServing::count_arrivals(SimTime before) {
+  if (drawn_counts_) return *source_->count_until(before);
   std::uint64_t n = 0;
   while (next_ && next_->arrival < before) {
     ++n;

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <string_view>
@@ -61,5 +62,10 @@ inline SimTime to_sim_time(double t_us) { return SimTime{micros(round_to_int64(t
 
 inline constexpr double kHorizonUs =
     static_cast<double>(kTrafficHorizon.time_since_epoch().count());
+
+// A time in double microseconds, no later than the horizon: where count_until stops.
+inline double clamp_to_horizon(SimTime t) {
+  return std::min(static_cast<double>(t.time_since_epoch().count()), kHorizonUs);
+}
 
 }  // namespace fleetsim::traffic_checks

@@ -50,4 +50,10 @@ void ConstantSource::fast_forward(SimTime t) {
   index_ = i;
 }
 
+std::optional<std::uint64_t> ConstantSource::count_until(SimTime t) {
+  const std::uint64_t before = index_;
+  fast_forward(t);
+  return index_ - before;
+}
+
 }  // namespace fleetsim

@@ -112,4 +112,23 @@ void DiurnalSource::fast_forward(SimTime t) {
   t_us_ = std::max(t_us_, static_cast<double>(t.time_since_epoch().count()));
 }
 
+// ∫λ over [from, until] = mean · (Δ + a · day/2π · (sin φ(until) − sin φ(from))), in seconds.
+double DiurnalSource::expected_between(double from_us, double until_us) const {
+  const auto phase = [&](double t_us) {
+    return 2 * std::numbers::pi * (t_us - peak_offset_us_) / kDayUs;
+  };
+  const double day_s = kDayUs / 1e6;
+  return mean_rps_ *
+         ((until_us - from_us) / 1e6 + amplitude_ * day_s / (2 * std::numbers::pi) *
+                                           (std::sin(phase(until_us)) - std::sin(phase(from_us))));
+}
+
+std::optional<std::uint64_t> DiurnalSource::count_until(SimTime t) {
+  const double until = traffic_checks::clamp_to_horizon(t);
+  if (ended_ || until <= t_us_) return 0;
+  const std::uint64_t n = rng_.poisson(std::max(0.0, expected_between(t_us_, until)));
+  t_us_ = until;
+  return n;
+}
+
 }  // namespace fleetsim

@@ -33,4 +33,12 @@ void PoissonSource::fast_forward(SimTime t) {
   t_us_ = std::max(t_us_, static_cast<double>(t.time_since_epoch().count()));
 }
 
+std::optional<std::uint64_t> PoissonSource::count_until(SimTime t) {
+  const double until = traffic_checks::clamp_to_horizon(t);
+  if (ended_ || until <= t_us_) return 0;
+  const std::uint64_t n = rng_.poisson((until - t_us_) / mean_gap_us_);
+  t_us_ = until;
+  return n;
+}
+
 }  // namespace fleetsim

@@ -24,6 +24,10 @@ class RngStream {
   double normal();
   // Log-normal with the given median and shape sigma of the underlying normal.
   double lognormal(double median, double sigma);
+  // Poisson with the given mean (>= 0, finite): inversion below a mean of 10, above it
+  // Hörmann's transformed rejection with squeeze (PTRS; "The transformed rejection method for
+  // generating Poisson random variables", Insurance: Mathematics and Economics 12, 1993).
+  std::uint64_t poisson(double mean);
 
  private:
   std::uint64_t s_[4];

@@ -77,6 +77,12 @@ struct OperatingPoint {
   double prefill_share = 0;
   double decode_step_seconds = 0;  // a step without a prompt
   double prompt_step_seconds = 0;  // a step with one (its prompts alone, if not mixed)
+  // What every request's TTFT at this point reads, computed once with it (FluidReplica).
+  double busy = 0;              // busy_share
+  double residual_seconds = 0;  // the mean rest of the step under way at an arrival
+  double prefill_room = 0;      // prompt tokens a step takes
+  double prompts_ahead = 0;     // prompts that arrived during the step a request waited out
+  StepWork beside_prefill;      // the decodes a prompt's steps carry (mixed steps)
 };
 
 class FluidReplica {
@@ -104,7 +110,7 @@ class FluidReplica {
   double decode_seconds(std::uint32_t output, const OperatingPoint& at, double u) const;
   // The share of time the engine has a request in flight (DCGM's GPU utilization), taking the
   // requests in flight as Poisson-distributed (an infinite-server queue: M/G/∞).
-  double busy_share(const OperatingPoint& at) const;
+  double busy_share(const OperatingPoint& at) const { return at.busy; }
   // Mean seconds a request spends in the engine at the operating point.
   double mean_latency(const OperatingPoint& at) const;
 
@@ -112,6 +118,7 @@ class FluidReplica {
 
  private:
   StepWork decode_work(double n) const;
+  double compute_busy_share(const OperatingPoint& at) const;
   double residual_step(const OperatingPoint& at) const;
   double residual_quantile(const OperatingPoint& at, double u, double busy) const;
   double prefill_seconds(std::uint32_t prompt, const OperatingPoint& at) const;

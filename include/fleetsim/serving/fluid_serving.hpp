@@ -1,12 +1,13 @@
 // A service served as rates rather than requests: the fluid mode (`serving_mode: fluid`).
 //
 // Time advances in pieces of at most kFluidStep (and at every change of its replicas). In each
-// piece the arrivals the traffic source yields are counted, not simulated; they join the router's
-// queue, held as a fluid of chunks in arrival order, and its Ready replicas take from its head at
-// most their saturation rates (FluidReplica), shared in proportion to them (the fewest-in-flight
-// router keeps equal replicas equally loaded). What waits longer than queue_timeout, or beyond
-// max_queue, is dropped. Each replica holds its requests in flight as a stock with the mean
-// latency of its operating point as time constant: dB/dt = λ − B ÷ W, integrated exactly over a
+// piece the arrivals the traffic source yields are counted, not simulated (a Poisson source draws
+// the count at once: TrafficSource::count_until); they join the router's queue, held as a fluid
+// of chunks in arrival order, and its Ready replicas take from its head at most their saturation
+// rates (FluidReplica), shared in proportion to them (the fewest-in-flight router keeps equal
+// replicas equally loaded). What waits longer than queue_timeout, or beyond max_queue, is
+// dropped. Each replica holds its requests in flight as a stock with the mean latency of its
+// operating point as time constant: dB/dt = λ − B ÷ W, integrated exactly over a
 // piece. That is the pointwise-stationary approximation while capacity exceeds load and a fluid
 // queue while it does not (Whitt, "Stochastic-Process Limits", Springer 2002, ch. 5; Green,
 // Kolesar & Svoronos 1991). What completes is reported to the observer as the service's
@@ -118,6 +119,7 @@ class FluidServing final : public ServingBackend, public EventHandler {
   ServingObserver* observer_ = nullptr;
   ReplicaListener* listener_ = nullptr;
   TrafficSource* source_ = nullptr;
+  bool drawn_counts_ = false;    // the source draws its counts (count_until); else:
   std::optional<Request> next_;  // the source's first request not yet counted
 
   // One curve per engine (catalog type) its replicas ran on, in first-use order.

@@ -17,6 +17,7 @@ class ConstantSource final : public TrafficSource {
 
   std::optional<Request> next() override;
   void fast_forward(SimTime t) override;
+  std::optional<std::uint64_t> count_until(SimTime t) override;
 
  private:
   SimTime arrival_of(std::uint64_t i) const;

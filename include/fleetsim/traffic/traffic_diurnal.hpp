@@ -29,6 +29,7 @@ class DiurnalSource final : public TrafficSource {
   std::optional<Request> next() override;
   // Exact: the process after t does not depend on its past.
   void fast_forward(SimTime t) override;
+  std::optional<std::uint64_t> count_until(SimTime t) override;
 
   // λ(t) in requests per second.
   double rate_at(SimTime t) const;
@@ -43,6 +44,8 @@ class DiurnalSource final : public TrafficSource {
   };
 
   double rate_at_us(double t_us) const;
+  // The expected arrivals between the two times (microseconds): ∫λ.
+  double expected_between(double from_us, double until_us) const;
   Bounds bounds_of(int bin) const;
   // Points bin_ and bin_end_us_ at the bin holding t_us_.
   void enter_bin();

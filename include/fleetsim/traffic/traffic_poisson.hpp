@@ -16,6 +16,7 @@ class PoissonSource final : public TrafficSource {
   std::optional<Request> next() override;
   // Exact: a Poisson process after t does not depend on its past.
   void fast_forward(SimTime t) override;
+  std::optional<std::uint64_t> count_until(SimTime t) override;
 
  private:
   double mean_gap_us_;  // 1e6 / rps

@@ -45,6 +45,17 @@ class TrafficSource {
   // the others ignore the hint and the caller discards. Used by the surge pattern's extra copies.
   virtual void fast_forward(SimTime t) { static_cast<void>(t); }
 
+  // For the fluid mode, which counts arrivals rather than serving them: takes every arrival
+  // before `t` that next() has not yielded and returns how many there were, without drawing
+  // their token counts; next() then goes on from t. A Poisson process draws the count at once
+  // (over an interval it is Poisson with mean ∫λ, and the process after t does not depend on
+  // it); a lattice computes it. nullopt from the other sources, whose arrivals the caller must
+  // step through with next().
+  virtual std::optional<std::uint64_t> count_until(SimTime t) {
+    static_cast<void>(t);
+    return std::nullopt;
+  }
+
  protected:
   TrafficSource() = default;
   TrafficSource(const TrafficSource&) = default;

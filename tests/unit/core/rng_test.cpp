@@ -76,3 +76,27 @@ TEST_CASE("exponential and log-normal scale the standard draws", "[core][rng]") 
   for (int i = 0; i < 1000; ++i) CHECK(a.exponential(250.0) == 250.0 * b.standard_exponential());
   for (int i = 0; i < 1000; ++i) CHECK(a.lognormal(3.0, 0.5) == 3.0 * std::exp(0.5 * b.normal()));
 }
+
+// Each k's frequency against the exact probability, on both sides of the inversion/PTRS switch.
+TEST_CASE("poisson draws follow the Poisson distribution at small and large means", "[core][rng]") {
+  for (const double mean : {0.3, 4.0, 9.99, 10.0, 37.5, 400.0}) {
+    RngStream rng(13, "poisson");
+    std::vector<int> counts(static_cast<std::size_t>(mean * 4 + 40), 0);
+    double sum = 0;
+    for (int i = 0; i < kDraws; ++i) {
+      const std::uint64_t k = rng.poisson(mean);
+      sum += static_cast<double>(k);
+      if (k < counts.size()) ++counts[k];
+    }
+    INFO("mean " << mean);
+    CHECK(std::abs(sum / kDraws - mean) < 5 * std::sqrt(mean / kDraws));
+    for (std::size_t k = 0; k < counts.size(); ++k) {
+      const double log_p =
+          -mean + static_cast<double>(k) * std::log(mean) - std::lgamma(static_cast<double>(k) + 1);
+      INFO("k " << k);
+      CHECK(binomial_plausible(counts[k], std::exp(log_p)));
+    }
+  }
+  RngStream rng(13, "poisson");
+  CHECK(rng.poisson(0) == 0);
+}

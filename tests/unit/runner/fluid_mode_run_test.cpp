@@ -57,8 +57,10 @@ void compare(const std::string& traffic, Tolerance tol) {
   INFO("p50 " << r.latency_ms.p50 << " / " << f.latency_ms.p50 << ", p99 " << r.latency_ms.p99
               << " / " << f.latency_ms.p99);
   REQUIRE(fluid.sla.by_service.front().fluid);
+  // The fluid mode draws its Poisson counts (TrafficSource::count_until), so the two runs see
+  // different sample paths of one process: the counts agree within four standard deviations.
   CHECK(std::abs(static_cast<double>(f.requests) - static_cast<double>(r.requests)) <=
-        0.001 * static_cast<double>(r.requests));
+        4 * std::sqrt(static_cast<double>(r.requests)));
   CHECK(std::abs(fluid.cost.total_usd - requests.cost.total_usd) <=
         tol.cost * requests.cost.total_usd);
   // Issue 29's rule: within so many points, or 10 % of the request level's ratio.
@@ -78,14 +80,14 @@ TEST_CASE(
     "the fluid mode follows request-level serving on a fixed fleet from light load to "
     "overload",
     "[runner][fluid]") {
-  // Measured (requests / fluid): misses 1.82 / 2.25 %, p50 5.65 / 5.88 s, p99 21.7 / 23.1 s.
+  // Measured (requests / fluid): misses 1.82 / 2.17 %, p50 5.65 / 5.88 s, p99 21.7 / 23.1 s.
   SECTION("30 % load") {
     compare("{pattern: poisson, rps: 1.2, " + kTokens + "}", {0.01, 0.5, 0.15});
   }
-  // The fluid's latencies run some 8 % long here, 15 % at p99 (README's Fluid mode), which more
-  // than doubles the end-to-end misses: 3.94 / 9.74 %, p50 6.50 / 7.04 s, p99 25.5 / 29.3 s.
+  // The fluid's latencies run some 8 % long here, 20 % at p99 (README's Fluid mode), which more
+  // than doubles the end-to-end misses: 3.94 / 10.59 %, p50 6.50 / 7.04 s, p99 25.5 / 30.5 s.
   SECTION("60 % load") {
-    compare("{pattern: poisson, rps: 2.8, " + kTokens + "}", {0.01, 6.0, 0.20});
+    compare("{pattern: poisson, rps: 2.8, " + kTokens + "}", {0.01, 7.0, 0.20});
   }
   // Beyond what the engines serve, the queue's timeout drops nearly all: 99.96 / 99.90 %, p50
   // 66.0 / 62.2 s.

@@ -401,3 +401,67 @@ TEST_CASE("bad synthetic configs are ConfigErrors at their location", "[traffic]
             PoissonConfig{.rps = 1, .tokens = {.input = TokenDistribution::fixed(kMaxTokens)}})
             .empty());
 }
+
+// ---- counts for the fluid mode ------------------------------------------------------------------
+
+TEST_CASE("a lattice counts its arrivals exactly as next would yield them", "[traffic]") {
+  ConstantSource counted(ConstantConfig{.rps = 4}, stream());
+  CHECK(counted.count_until(at(millis(600))) == 3u);  // 0, 250, 500 ms
+  CHECK(counted.count_until(at(millis(600))) == 0u);
+  CHECK(counted.count_until(at(millis(1000))) == 1u);  // 750 ms; 1000 ms is not before
+  CHECK(counted.next()->arrival == at(millis(1000)));
+}
+
+TEST_CASE("replayed and surge traffic leave counting to the caller", "[traffic]") {
+  SurgeSource surge(SurgeConfig{.base = PoissonConfig{.rps = 2}, .factor = 2}, stream());
+  CHECK_FALSE(surge.count_until(at(seconds(10))).has_value());
+}
+
+// Diurnal counts in 5-second pieces over 10 days, hour by hour, against ∫λ (as the stepped
+// arrivals are checked above), and next() goes on from where the counts stop.
+TEST_CASE("diurnal traffic draws its counts per piece from the integral of its rate", "[traffic]") {
+  constexpr double kMean = 2;
+  constexpr double kPeakHour = 14.5;
+  constexpr int kDays = 10;
+  DiurnalSource source(
+      DiurnalConfig{.mean_rps = kMean, .peak_to_trough = 3, .peak_hour = kPeakHour}, stream());
+  const double a = source.amplitude();
+  std::vector<double> per_hour(24, 0);
+  for (int piece = 1; piece <= kDays * 86400 / 5; ++piece) {
+    const SimTime end = at(seconds(5 * piece));
+    const auto n = source.count_until(end);
+    REQUIRE(n.has_value());
+    per_hour[static_cast<std::size_t>(to_hours((end - seconds(5)).time_since_epoch())) % 24] +=
+        static_cast<double>(*n);
+  }
+  const double w = 2 * std::numbers::pi / 24;
+  for (int h = 0; h < 24; ++h) {
+    const double integral =
+        kMean * 3600 *
+        (1 + a * (std::sin(w * (h + 1 - kPeakHour)) - std::sin(w * (h - kPeakHour))) / w);
+    INFO("hour " << h);
+    CHECK(within_sigmas(per_hour[static_cast<std::size_t>(h)], kDays * integral));
+  }
+  const auto after = source.next();
+  REQUIRE(after);
+  CHECK(after->arrival >= at(hours(24 * kDays)));
+}
+
+TEST_CASE("Poisson and MMPP counts have their long-run rates", "[traffic]") {
+  PoissonSource poisson(PoissonConfig{.rps = 40}, stream());
+  double total = 0;
+  for (int s = 1; s <= 10'000; ++s)
+    total += static_cast<double>(*poisson.count_until(at(seconds(s))));
+  CHECK(within_sigmas(total, 400'000));
+  CHECK(poisson.next()->arrival >= at(seconds(10'000)));
+
+  // As the stepped MMPP above: 2.5% is over 5σ of its modulated count.
+  MmppSource mmpp(
+      MmppConfig{
+          .quiet_rps = 1, .burst_rps = 10, .mean_quiet = seconds(10), .mean_burst = seconds(5)},
+      stream());
+  double count = 0;
+  for (int s = 1; s <= 100'000; ++s)
+    count += static_cast<double>(*mmpp.count_until(at(seconds(5 * s))));
+  CHECK(std::abs(count / 500'000 / mmpp.long_run_rps() - 1) < 0.025);
+}

@@ -15,7 +15,7 @@ constexpr std::uint64_t ready_tag(ReplicaId id) { return (id << 1) | 1; }
 
 // The most representatives one report spreads a count over: enough for the sketches' quantiles
 // over a run's many pieces, few enough to keep a piece cheap. The cursor walks the whole mix.
-constexpr std::size_t kSamplesPerReport = 32;
+constexpr std::size_t kSamplesPerReport = 16;
 
 // A terminating replica is drained once less than half a request is left in flight.
 constexpr double kDrained = 0.5;

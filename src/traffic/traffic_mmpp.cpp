@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cmath>
 
 #include "traffic_checks.hpp"
@@ -106,23 +105,6 @@ std::optional<Request> MmppSource::next() {
 }  // namespace fleetsim
 
 namespace fleetsim {
-
-// Each stretch of one state is a Poisson process at that state's rate; the switches are drawn as
-// next() draws them.
-std::optional<std::uint64_t> MmppSource::count_until(SimTime t) {
-  const double until = traffic_checks::clamp_to_horizon(t);
-  std::uint64_t n = 0;
-  while (!ended_ && t_us_ < until) {
-    const double end = std::min(until, switch_at_us_);
-    const double gap = mean_gap_us_[index_of(state_)];
-    if (gap > 0) n += rng_.poisson((end - t_us_) / gap);
-    t_us_ = end;
-    if (end < switch_at_us_) break;
-    state_ = other(state_);
-    switch_at_us_ = t_us_ + rng_.exponential(mean_sojourn_us_[index_of(state_)]);
-  }
-  return n;
-}
 
 void MmppSource::fast_forward(SimTime t) {
   const auto t_us = static_cast<double>(t.time_since_epoch().count());

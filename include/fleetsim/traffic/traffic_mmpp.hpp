@@ -22,7 +22,6 @@ class MmppSource final : public TrafficSource {
   // probabilities, p_burst(Δ) = π_b + (p_burst(0) − π_b)·e^(−Δ/mean_quiet − Δ/mean_burst), and
   // its remaining sojourn is exponential again.
   void fast_forward(SimTime t) override;
-  std::optional<std::uint64_t> count_until(SimTime t) override;
 
   // The current state: at the last arrival returned, or where fast_forward left it (at t = 0
   // before either).

@@ -50,7 +50,9 @@ class TrafficSource {
   // their token counts; next() then goes on from t. A Poisson process draws the count at once
   // (over an interval it is Poisson with mean ∫λ, and the process after t does not depend on
   // it); a lattice computes it. nullopt from the other sources, whose arrivals the caller must
-  // step through with next().
+  // step through with next(). An MMPP is stepped too, although each of its states is a Poisson
+  // process: its bursts (the state path), not the Poisson noise, are what sets a run's load, and
+  // stepping keeps them those of a request-level run of the same seed.
   virtual std::optional<std::uint64_t> count_until(SimTime t) {
     static_cast<void>(t);
     return std::nullopt;

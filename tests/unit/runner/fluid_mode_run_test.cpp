@@ -85,7 +85,7 @@ TEST_CASE(
     compare("{pattern: poisson, rps: 1.2, " + kTokens + "}", {0.01, 0.5, 0.15});
   }
   // The fluid's latencies run some 8 % long here, 20 % at p99 (README's Fluid mode), which more
-  // than doubles the end-to-end misses: 3.94 / 10.59 %, p50 6.50 / 7.04 s, p99 25.5 / 30.5 s.
+  // than doubles the end-to-end misses: 3.94 / 10.47 %, p50 6.50 / 7.04 s, p99 25.5 / 30.5 s.
   SECTION("60 % load") {
     compare("{pattern: poisson, rps: 2.8, " + kTokens + "}", {0.01, 7.0, 0.20});
   }
@@ -94,7 +94,7 @@ TEST_CASE(
   SECTION("overload") {
     compare("{pattern: poisson, rps: 5.2, " + kTokens + "}", {0.01, 0.5, 0.15});
   }
-  // 49.8 / 50.5 % misses, p99 80.4 / 77.3 s.
+  // 49.8 / 50.6 % misses, p99 80.4 / 78.8 s.
   SECTION("a surge to three times 40 % load") {
     compare("{pattern: surge, base: {pattern: poisson, rps: 1.6, " + kTokens +
                 "}, factor: 3, at: 50m, duration: 20m, ramp_up: 5m, ramp_down: 5m}",

@@ -412,7 +412,7 @@ TEST_CASE("a lattice counts its arrivals exactly as next would yield them", "[tr
   CHECK(counted.next()->arrival == at(millis(1000)));
 }
 
-TEST_CASE("replayed and surge traffic leave counting to the caller", "[traffic]") {
+TEST_CASE("surge traffic leaves counting to the caller", "[traffic]") {
   SurgeSource surge(SurgeConfig{.base = PoissonConfig{.rps = 2}, .factor = 2}, stream());
   CHECK_FALSE(surge.count_until(at(seconds(10))).has_value());
 }
@@ -447,7 +447,7 @@ TEST_CASE("diurnal traffic draws its counts per piece from the integral of its r
   CHECK(after->arrival >= at(hours(24 * kDays)));
 }
 
-TEST_CASE("Poisson and MMPP counts have their long-run rates", "[traffic]") {
+TEST_CASE("Poisson counts have their rate and MMPP leaves counting to the caller", "[traffic]") {
   PoissonSource poisson(PoissonConfig{.rps = 40}, stream());
   double total = 0;
   for (int s = 1; s <= 10'000; ++s)
@@ -455,13 +455,9 @@ TEST_CASE("Poisson and MMPP counts have their long-run rates", "[traffic]") {
   CHECK(within_sigmas(total, 400'000));
   CHECK(poisson.next()->arrival >= at(seconds(10'000)));
 
-  // As the stepped MMPP above: 2.5% is over 5σ of its modulated count.
   MmppSource mmpp(
       MmppConfig{
           .quiet_rps = 1, .burst_rps = 10, .mean_quiet = seconds(10), .mean_burst = seconds(5)},
       stream());
-  double count = 0;
-  for (int s = 1; s <= 100'000; ++s)
-    count += static_cast<double>(*mmpp.count_until(at(seconds(5 * s))));
-  CHECK(std::abs(count / 500'000 / mmpp.long_run_rps() - 1) < 0.025);
+  CHECK_FALSE(mmpp.count_until(at(seconds(5))).has_value());
 }

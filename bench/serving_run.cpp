@@ -113,8 +113,9 @@ spec:
           averageValue: "6"
 )";
 
-// H100, fixed 256 in / 64 out tokens, no slowdown: 256/30000 + 64×0.006 ≈ 0.393 s per request,
-// so 100 replicas × 8 slots serve ≈ 2035 rps; 1600 rps is ≈ 80 % of that.
+// Measured H100 rates (not the engine model), fixed 256 in / 64 out tokens, no slowdown: 256/30000
+// + 64×0.006 ≈ 0.393 s per request, so 100 replicas × 8 slots serve ≈ 2035 rps; 1600 rps is ≈ 80 %
+// of that.
 constexpr std::string_view kScenario = R"(name: bench-serving-run
 seed: 7
 duration: 30m
@@ -131,6 +132,7 @@ services:
     serving:
       concurrency: 8
       queue_timeout: 60s
+      service_time: {model: llm, rates: {prefill_tokens_per_s: 30000, time_per_output_token: 6ms}}
 )";
 
 void write(const fs::path& file, std::string_view text) {

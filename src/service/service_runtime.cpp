@@ -65,6 +65,7 @@ ServiceRuntime::ServiceRuntime(Inputs in)
       deployment_(in.deployment),
       name_(in.config.deployment),
       gpus_per_pod_(in.workloads.definition(in.deployment).pod.spec.requests.gpus()),
+      time_slices_(in.time_slices),
       engines_(in.catalog.types().size()),
       serving_(serving_backend(in)),
       requests_(dynamic_cast<ServingModel*>(serving_.get())),
@@ -140,10 +141,26 @@ const StepCost& ServiceRuntime::engine_for(const Node& node) {
   return *cost;
 }
 
+// A pod asking for a time-sliced resource takes turns on one of the node's GPUs (MIG devices,
+// when a MIG layout is time-sliced): the node has replicated ÷ replicas of them.
+TimeSliceSeat ServiceRuntime::time_slice_for(const Pod& pod, const Node& node) const {
+  const NodeGpuSetup& g = node.gpu_setup;
+  if (time_slices_ == nullptr || requests_ == nullptr || g.sharing != GpuSharingKind::TimeSlicing ||
+      !g.replicated || !g.allocatable || pod.spec->requests[*g.replicated] <= 0)
+    return {};
+  const std::int64_t gpus = (*g.allocatable)[*g.replicated] / std::max(1, g.replicas);
+  return {.gpus = time_slices_,
+          .node = node.id,
+          .node_gpus = static_cast<std::uint32_t>(std::max<std::int64_t>(1, gpus))};
+}
+
 void ServiceRuntime::on_pod_bound(PodId id) {
-  const Node& node = cluster_.node(cluster_.pod(id).node);
+  const Pod& pod = cluster_.pod(id);
+  const Node& node = cluster_.node(pod.node);
   if (std::holds_alternative<EngineServiceTime>(config_.serving.service_time)) {
-    serving_->add_replica(ReplicaSpec{.id = id, .engine = &engine_for(node)}, std::nullopt);
+    serving_->add_replica(
+        ReplicaSpec{.id = id, .engine = &engine_for(node), .time_slice = time_slice_for(pod, node)},
+        std::nullopt);
   } else {
     serving_->add_replica(ReplicaSpec{.id = id, .rates = rates_for(node)}, std::nullopt);
   }

@@ -180,7 +180,8 @@ void World::build_services_and_autoscalers() {
                                                                 .metrics = metrics_,
                                                                 .config = sc,
                                                                 .deployment = *target,
-                                                                .warmup_end = warmup_end}));
+                                                                .warmup_end = warmup_end,
+                                                                .time_slices = &time_slices_}));
     kubelet_->manage(*target,
                      {.image_bytes = sc.startup.image_bytes, .model_load = sc.startup.model_load},
                      services_.back().get());

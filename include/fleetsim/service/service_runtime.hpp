@@ -40,6 +40,8 @@ class ServiceRuntime final : public PodWorkListener,
     const ServiceConfig& config;
     WorkloadId deployment;
     SimTime warmup_end;
+    // The run's time-sliced GPUs, shared by every service (null: replicas never take turns).
+    TimeSlicedGpus* time_slices = nullptr;
   };
   explicit ServiceRuntime(Inputs in);
   ServiceRuntime(const ServiceRuntime&) = delete;
@@ -97,6 +99,8 @@ class ServiceRuntime final : public PodWorkListener,
   LlmRates rates_for(const Node& node) const;
   // The step costs of a replica on the node's type (the engine model), made at the first use.
   const StepCost& engine_for(const Node& node);
+  // Where the pod's replica takes turns on a time-sliced GPU of its node; no registry if not.
+  TimeSliceSeat time_slice_for(const Pod& pod, const Node& node) const;
 
   Simulation& sim_;
   Cluster& cluster_;
@@ -108,6 +112,7 @@ class ServiceRuntime final : public PodWorkListener,
   WorkloadId deployment_;
   std::string name_;  // the Deployment as the scenario names it (report keys)
   std::int64_t gpus_per_pod_ = 0;
+  TimeSlicedGpus* time_slices_ = nullptr;
 
   std::vector<std::unique_ptr<StepCost>> engines_;  // by catalog type, under the engine model
   // On nodes whose devices are shares of a GPU: by type and share (few; searched in order).

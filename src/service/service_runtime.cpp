@@ -145,8 +145,8 @@ const StepCost& ServiceRuntime::engine_for(const Node& node) {
 // when a MIG layout is time-sliced): the node has replicated ÷ replicas of them.
 TimeSliceSeat ServiceRuntime::time_slice_for(const Pod& pod, const Node& node) const {
   const NodeGpuSetup& g = node.gpu_setup;
-  if (time_slices_ == nullptr || requests_ == nullptr || g.sharing != GpuSharingKind::TimeSlicing ||
-      !g.replicated || !g.allocatable || pod.spec->requests[*g.replicated] <= 0)
+  if (time_slices_ == nullptr || g.sharing != GpuSharingKind::TimeSlicing || !g.replicated ||
+      !g.allocatable || pod.spec->requests[*g.replicated] <= 0)
     return {};
   const std::int64_t gpus = (*g.allocatable)[*g.replicated] / std::max(1, g.replicas);
   return {.gpus = time_slices_,

@@ -49,6 +49,7 @@ void TimeSlicedGpus::set_busy(Handle h, bool busy, SimTime now) {
   Member& m = members_[h];
   if (m.busy == busy) return;
   m.busy = busy;
+  m.share = busy ? 1.0 : 0.0;
   Group& group = groups_[m.group];
   group.busy = busy ? group.busy + 1 : group.busy - 1;
   // Only replicas with work hear it: an idle one's speed matters from when it has work, and
@@ -60,6 +61,26 @@ void TimeSlicedGpus::set_busy(Handle h, bool busy, SimTime now) {
     o.speed = speed;
     o.client->on_speed(o.key, speed, now);
   }
+}
+
+double TimeSlicedGpus::expected_speed(Handle h) const {
+  const Group& group = groups_[members_[h].group];
+  // P(B = k) over the others, one at a time.
+  scratch_.assign(group.members.size(), 0.0);
+  scratch_[0] = 1.0;
+  std::size_t others = 0;
+  for (const Handle other : group.members) {
+    if (other == h) continue;
+    const double p = std::clamp(members_[other].share, 0.0, 1.0);
+    ++others;
+    for (std::size_t k = others; k > 0; --k)
+      scratch_[k] = scratch_[k] * (1 - p) + scratch_[k - 1] * p;
+    scratch_[0] *= 1 - p;
+  }
+  double speed = 0;
+  for (std::size_t k = 0; k <= others; ++k)
+    speed += scratch_[k] * time_sliced_speed(static_cast<int>(k) + 1);
+  return speed;
 }
 
 }  // namespace fleetsim

@@ -75,7 +75,7 @@ struct ReplicaSpec {
   // Under EngineServiceTime: the replica's step costs; must outlive the replica.
   const StepCost* engine = nullptr;
   // Under EngineServiceTime: the time-sliced GPU it takes turns on, if any (the registry must
-  // outlive the replica). The fluid mode does not read it.
+  // outlive the replica).
   TimeSliceSeat time_slice;
 };
 

@@ -49,6 +49,12 @@ class TimeSlicedGpus {
 
   // The replica's speed while it last had work (1 before).
   double speed(Handle h) const { return members_[h].speed; }
+  // The fluid mode's replicas have work a share of the time rather than now or not: the share of
+  // the last piece. A request-level replica's share is 1 while it has work, 0 while not.
+  void set_busy_share(Handle h, double share) { members_[h].share = share; }
+  // The replica's expected speed while it has work: time_sliced_speed(1 + B), B the others on
+  // its GPU with work, each independently with its share (a Poisson-binomial count).
+  double expected_speed(Handle h) const;
   std::uint32_t gpu_of(Handle h) const { return groups_[members_[h].group].gpu; }
   // Replicas with work on the replica's GPU now.
   std::uint32_t busy_on_gpu_of(Handle h) const { return groups_[members_[h].group].busy; }
@@ -66,6 +72,7 @@ class TimeSlicedGpus {
     std::uint32_t key = 0;
     bool busy = false;
     double speed = 1.0;
+    double share = 0;
     std::uint32_t next_free = kNone;
   };
 
@@ -73,6 +80,7 @@ class TimeSlicedGpus {
   std::map<std::pair<std::uint64_t, std::uint32_t>, std::uint32_t> group_of_;  // (node, gpu)
   std::vector<Member> members_;
   Handle free_ = kNone;
+  mutable std::vector<double> scratch_;  // expected_speed's distribution
 };
 
 }  // namespace fleetsim

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "fleetsim/engine/simulation.hpp"
+#include "fleetsim/serving/fluid_serving.hpp"
 #include "fleetsim/serving/gpu_share.hpp"
 #include "fleetsim/serving/serving_model.hpp"
 #include "fleetsim/serving/time_sliced_gpus.hpp"
@@ -183,6 +184,66 @@ TEST_CASE("two services' replicas on one time-sliced GPU slow each other while b
   CHECK(std::abs(to_seconds(rb.outcomes[0].completion) - (end_a + start_b)) <= kTolerance);
   // Busy time is wall time with work in flight, as DCGM sees it.
   CHECK(std::abs(to_seconds(a.total_busy_time()) - end_a) <= kTolerance);
+}
+
+TEST_CASE("a fluid replica's expected speed counts the others on its GPU busy by their shares",
+          "[serving]") {
+  TimeSlicedGpus gpus;
+  SpeedLog log;
+  const TimeSliceSeat seat{.gpus = &gpus, .node = 2, .node_gpus = 1};
+  const auto a = gpus.join(seat, log, 0);
+  CHECK(gpus.expected_speed(a) == 1.0);  // alone
+  const auto b = gpus.join(seat, log, 1);
+  const auto c = gpus.join(seat, log, 2);
+  gpus.set_busy_share(b, 0.5);
+  CHECK(gpus.expected_speed(a) == Approx(0.5 + 0.5 * 0.475).epsilon(1e-15));
+  gpus.set_busy_share(c, 0.25);
+  // B: 0 others busy 0.375, 1 0.5, 2 0.125.
+  CHECK(gpus.expected_speed(a) == Approx(0.375 + 0.5 * 0.475 + 0.125 * 0.95 / 3).epsilon(1e-15));
+  // A request-level replica with work counts as busy all the time.
+  gpus.set_busy_share(b, 0);
+  gpus.set_busy_share(c, 0);
+  gpus.set_busy(b, true, kSimStart);
+  CHECK(gpus.expected_speed(a) == time_sliced_speed(2));
+}
+
+// Requests enough to keep every replica busy, for 10 minutes.
+std::vector<Request> overload() {
+  std::vector<Request> out;
+  for (int i = 0; i < 600 * 50; ++i)
+    out.push_back({.arrival = at(millis(20 * i)), .input_tokens = 512, .output_tokens = 128});
+  return out;
+}
+
+TEST_CASE("fluid replicas busy all the time on one time-sliced GPU serve 0.475 as much each",
+          "[serving]") {
+  const StepCost cost = test::step_cost(test::llama_8b(), test::l40s());
+  const RequestMix mix({{.prompt = 512, .output = 128}});
+  auto taken = [&](std::uint32_t node_gpus) {
+    Simulation sim(1);
+    TimeSlicedGpus gpus;
+    FluidServing serving(sim, {.concurrency = 1, .service_time = EngineServiceTime{}}, mix,
+                         sim.rng("gauges"));
+    const TimeSliceSeat seat{.gpus = &gpus, .node = 1, .node_gpus = node_gpus};
+    serving.add_replica({.id = 1, .engine = &cost, .time_slice = seat}, kSimStart);
+    serving.add_replica({.id = 2, .engine = &cost, .time_slice = seat}, kSimStart);
+    VectorSource source(overload());
+    serving.attach(source);
+    // Served in the second five minutes, when the stocks in flight have filled.
+    sim.run_until(at(seconds(300)));
+    serving.catch_up();
+    const std::uint64_t before = serving.counters().served;
+    sim.run_until(at(seconds(600)));
+    serving.catch_up();
+    return static_cast<double>(serving.counters().served - before);
+  };
+  const double apart = taken(2);
+  const double shared = taken(1);
+  // Apart, each at an L40S's saturation rate; shared, each at 0.475 of it (within the requests
+  // counted whole at a piece's end).
+  const FluidReplica curve(cost, mix);
+  CHECK(apart == Approx(2 * curve.saturation().rate * 300).epsilon(0.002));
+  CHECK(shared / apart == Approx(0.475).epsilon(0.002));
 }
 
 }  // namespace

@@ -252,7 +252,8 @@ void check_shared_gpus(const ScenarioConfig& config, const std::vector<PoolSet>&
               fmt::format("pool {} time-slices {}'s GPU {} ways, but each replica of {} "
                           "takes {:g} of its memory (gpu_memory_utilization): only {} "
                           "of the {} replicas one GPU takes can start, as vLLM finds too "
-                          "little free memory for the next; set "
+                          "little free memory for the next (it exits, and the kubelet "
+                          "restarts it with CrashLoopBackOff while the GPU stays full); set "
                           "engine.gpu_memory_utilization to at most {:g}, or give each "
                           "replica a GPU of its own",
                           tpl.pool->name, types[t].name, setup.replicas, service.deployment, u, fit,

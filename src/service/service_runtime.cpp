@@ -1,5 +1,7 @@
 #include "fleetsim/service/service_runtime.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "fleetsim/service/exported_metrics.hpp"
@@ -143,33 +145,64 @@ const StepCost& ServiceRuntime::engine_for(const Node& node) {
 
 // A pod asking for a time-sliced resource takes turns on one of the node's GPUs (MIG devices,
 // when a MIG layout is time-sliced): the node has replicated ÷ replicas of them.
-TimeSliceSeat ServiceRuntime::time_slice_for(const Pod& pod, const Node& node) const {
+std::optional<TimeSliceSeat> ServiceRuntime::time_slice_for(const Pod& pod,
+                                                            const Node& node) const {
   const NodeGpuSetup& g = node.gpu_setup;
   if (time_slices_ == nullptr || g.sharing != GpuSharingKind::TimeSlicing || !g.replicated ||
       !g.allocatable || pod.spec->requests[*g.replicated] <= 0)
-    return {};
+    return std::nullopt;
   const std::int64_t gpus = (*g.allocatable)[*g.replicated] / std::max(1, g.replicas);
-  return {.gpus = time_slices_,
-          .node = node.id,
-          .node_gpus = static_cast<std::uint32_t>(std::max<std::int64_t>(1, gpus))};
+  return TimeSliceSeat{.node = node.id,
+                       .node_gpus = static_cast<std::uint32_t>(std::max<std::int64_t>(1, gpus))};
 }
 
 void ServiceRuntime::on_pod_bound(PodId id) {
   const Pod& pod = cluster_.pod(id);
   const Node& node = cluster_.node(pod.node);
+  std::optional<TimeSlicedGpus::Handle> seat;
   if (std::holds_alternative<EngineServiceTime>(config_.serving.service_time)) {
-    serving_->add_replica(
-        ReplicaSpec{.id = id, .engine = &engine_for(node), .time_slice = time_slice_for(pod, node)},
-        std::nullopt);
+    TimeSlice slice;
+    if (const std::optional<TimeSliceSeat> s = time_slice_for(pod, node)) {
+      seat = time_slices_->join(*s);
+      slice = {.gpus = time_slices_, .handle = *seat};
+    }
+    serving_->add_replica(ReplicaSpec{.id = id, .engine = &engine_for(node), .time_slice = slice},
+                          std::nullopt);
   } else {
     serving_->add_replica(ReplicaSpec{.id = id, .rates = rates_for(node)}, std::nullopt);
   }
   position_.emplace(id, pods_.size());
-  pods_.push_back(TrackedPod{.pod = id});
+  pods_.push_back(TrackedPod{.pod = id, .seat = seat});
   cluster_.hold(id);  // scraped and drained until untracked, even once it has ended
 }
 
 void ServiceRuntime::on_pod_ready(PodId id) { serving_->set_ready(id); }
+
+// vLLM's worker at start-up (gpu_worker.py, init_device): "Free memory on device (…) on startup
+// is less than desired GPU memory utilization (…). Decrease GPU memory utilization or reduce GPU
+// memory used by other processes." The servers that started on the GPU hold their shares of its
+// memory until their pods go; what CUDA's context and other processes take is not counted.
+std::string ServiceRuntime::start_failure(PodId id) {
+  const TrackedPod* t = tracked(id);
+  if (t == nullptr || !t->seat) return {};
+  const Pod& pod = cluster_.pod(id);
+  const Node& node = cluster_.node(pod.node);
+  const double u = engine_for(node).limits().gpu_memory_utilization;
+  const double held = time_slices_->memory_of_others(*t->seat);
+  if (held + u <= 1.0 + 1e-9) {
+    time_slices_->hold_memory(*t->seat, u);
+    return {};
+  }
+  const InstanceType& type = catalog_.types()[node.type];
+  const double total = type.gpu_hardware ? static_cast<double>(type.gpu_hardware->memory_bytes) /
+                                               (1024.0 * 1024.0 * 1024.0)
+                                         : 0.0;
+  return fmt::format(
+      "vLLM: Free memory on device ({:.2f}/{:.2f} GiB) on startup is less than desired GPU "
+      "memory utilization ({:g}, {:.2f} GiB): the GPU is time-sliced and the servers already on "
+      "it hold {:g} of its memory",
+      (1.0 - held) * total, total, u, u * total, held);
+}
 
 // The pod left the endpoints; its requests in flight may finish until the kubelet kills it.
 void ServiceRuntime::on_pod_draining(PodId id) {
@@ -207,6 +240,7 @@ void ServiceRuntime::untrack(PodId id, SimTime now) {
       metrics_.retire(t->kv_cache_v1, now);
     }
   }
+  if (t->seat) time_slices_->leave(*t->seat);  // its device and memory are free
   const auto at = static_cast<std::size_t>(t - pods_.data());
   pods_.erase(pods_.begin() + static_cast<std::ptrdiff_t>(at));
   position_.erase(id);

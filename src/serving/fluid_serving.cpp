@@ -135,7 +135,7 @@ void FluidServing::remove(ReplicaId id) {
                          [&](const Replica& r) { return r.id == id; });
   FLEETSIM_ASSERT(it != replicas_.end());
   busy_gone_ += it->busy;
-  if (it->seat != kNoSeat) time_slices_->leave(it->seat);
+  if (it->seat != kNoSeat) time_slices_->detach(it->seat);
   replicas_.erase(it);
 }
 
@@ -153,7 +153,8 @@ void FluidServing::add_replica(const ReplicaSpec& spec, std::optional<SimTime> r
   Replica r{.id = spec.id, .curve = &curve_for(*spec.engine)};
   if (spec.time_slice.gpus != nullptr) {
     time_slices_ = spec.time_slice.gpus;
-    r.seat = time_slices_->join(spec.time_slice, *this, static_cast<std::uint32_t>(spec.id));
+    r.seat = spec.time_slice.handle;
+    time_slices_->attach(r.seat, *this, static_cast<std::uint32_t>(spec.id));
   }
   if (ready_at && *ready_at <= sim_.now()) {
     r.state = State::Ready;

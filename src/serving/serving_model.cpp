@@ -402,7 +402,8 @@ void ServingModel::add_replica(const ReplicaSpec& spec, std::optional<SimTime> r
     if (spec.time_slice.gpus != nullptr) {
       FLEETSIM_ASSERT(time_slices_ == nullptr || time_slices_ == spec.time_slice.gpus);
       time_slices_ = spec.time_slice.gpus;
-      r.seat = time_slices_->join(spec.time_slice, *this, index);
+      r.seat = spec.time_slice.handle;
+      time_slices_->attach(r.seat, *this, index);
     }
   }
   // Thread the replica's slots into its free list, lowest index first.
@@ -489,7 +490,7 @@ void ServingModel::retire(std::uint32_t replica) {
   FLEETSIM_ASSERT(r.in_flight == 0);
   retired_busy_ += r.busy;
   if (r.seat != kNone) {
-    time_slices_->leave(r.seat);
+    time_slices_->detach(r.seat);
     r.seat = kNone;
   }
   if (r.engine) {

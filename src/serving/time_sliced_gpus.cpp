@@ -7,8 +7,7 @@
 
 namespace fleetsim {
 
-TimeSlicedGpus::Handle TimeSlicedGpus::join(const TimeSliceSeat& seat, TimeSliceClient& client,
-                                            std::uint32_t key) {
+TimeSlicedGpus::Handle TimeSlicedGpus::join(const TimeSliceSeat& seat) {
   FLEETSIM_ASSERT(seat.node_gpus > 0);
   // distributedAlloc: the GPU with the fewest replicas allocated, the lowest index among equals.
   std::uint32_t best = kNone;
@@ -31,7 +30,7 @@ TimeSlicedGpus::Handle TimeSlicedGpus::join(const TimeSliceSeat& seat, TimeSlice
     members_.emplace_back();
   }
   Group& group = groups_[best];
-  members_[h] = Member{.group = best, .client = &client, .key = key};
+  members_[h] = Member{.group = best};
   group.members.push_back(h);
   return h;
 }
@@ -43,6 +42,28 @@ void TimeSlicedGpus::leave(Handle h) {
   members.erase(std::find(members.begin(), members.end(), h));
   m = Member{.next_free = free_};
   free_ = h;
+}
+
+void TimeSlicedGpus::attach(Handle h, TimeSliceClient& client, std::uint32_t key) {
+  Member& m = members_[h];
+  FLEETSIM_ASSERT(m.group != kNone && m.client == nullptr);
+  m.client = &client;
+  m.key = key;
+  m.speed = 1.0;
+}
+
+void TimeSlicedGpus::detach(Handle h) {
+  Member& m = members_[h];
+  FLEETSIM_ASSERT(!m.busy);
+  m.client = nullptr;
+  m.share = 0;
+}
+
+double TimeSlicedGpus::memory_of_others(Handle h) const {
+  double sum = 0;
+  for (const Handle other : groups_[members_[h].group].members)
+    if (other != h) sum += members_[other].memory;
+  return sum;
 }
 
 void TimeSlicedGpus::set_busy(Handle h, bool busy, SimTime now) {

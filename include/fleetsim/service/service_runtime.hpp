@@ -56,6 +56,9 @@ class ServiceRuntime final : public PodWorkListener,
   void on_pod_ready(PodId pod) override;
   void on_pod_draining(PodId pod) override;
   void on_pod_killed(PodId pod) override;
+  // On a time-sliced GPU, vLLM refuses to start while the servers already there leave less free
+  // memory than its gpu_memory_utilization asks of the whole GPU.
+  std::string start_failure(PodId pod) override;
 
   // One scrape: writes the service's and each running pod's series.
   void scrape(SimTime now);
@@ -86,6 +89,7 @@ class ServiceRuntime final : public PodWorkListener,
     bool series = false;             // created at the pod's first scrape
     SimDuration busy_at_last_scrape{};
     std::optional<double> busy_fraction;
+    std::optional<TimeSlicedGpus::Handle> seat;  // on a time-sliced GPU
   };
 
   void on_request_done(const RequestOutcome& outcome) override;
@@ -99,8 +103,8 @@ class ServiceRuntime final : public PodWorkListener,
   LlmRates rates_for(const Node& node) const;
   // The step costs of a replica on the node's type (the engine model), made at the first use.
   const StepCost& engine_for(const Node& node);
-  // Where the pod's replica takes turns on a time-sliced GPU of its node; no registry if not.
-  TimeSliceSeat time_slice_for(const Pod& pod, const Node& node) const;
+  // Where the pod's replica takes turns on a time-sliced GPU of its node, if it does.
+  std::optional<TimeSliceSeat> time_slice_for(const Pod& pod, const Node& node) const;
 
   Simulation& sim_;
   Cluster& cluster_;

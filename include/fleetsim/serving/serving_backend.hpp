@@ -76,7 +76,7 @@ struct ReplicaSpec {
   const StepCost* engine = nullptr;
   // Under EngineServiceTime: the time-sliced GPU it takes turns on, if any (the registry must
   // outlive the replica).
-  TimeSliceSeat time_slice;
+  TimeSlice time_slice;
 };
 
 // What a replica's engine holds, as vLLM's gauges report it.

@@ -24,25 +24,36 @@ class TimeSliceClient {
 
 class TimeSlicedGpus;
 
-// Where a replica sits: a node (the caller's id) whose time-sliced devices come from `node_gpus`
-// physical GPUs (MIG devices, when a MIG layout is time-sliced). No registry: a whole device.
+// Where a pod sits: a node (the caller's id) whose time-sliced devices come from `node_gpus`
+// physical GPUs (MIG devices, when a MIG layout is time-sliced).
 struct TimeSliceSeat {
-  TimeSlicedGpus* gpus = nullptr;
   std::uint64_t node = 0;
   std::uint32_t node_gpus = 1;
+};
+
+// A replica's place in the registry (ReplicaSpec::time_slice); no registry: a whole device.
+struct TimeSlice {
+  TimeSlicedGpus* gpus = nullptr;
+  std::uint32_t handle = 0;
 };
 
 class TimeSlicedGpus {
  public:
   using Handle = std::uint32_t;
 
-  // A replica takes its device on one of the node's GPUs. The device plugin hands out a
-  // replicated resource's devices from the GPU with the fewest of its replicas allocated, the
-  // lowest index among equals (k8s-device-plugin's distributedAlloc). A pod of several devices
-  // is seated on its first device's GPU.
-  Handle join(const TimeSliceSeat& seat, TimeSliceClient& client, std::uint32_t key);
-  // The replica is gone (idle: set_busy(false) first).
+  // A pod takes its device on one of the node's GPUs, from its binding until it goes (leave).
+  // The device plugin hands out a replicated resource's devices from the GPU with the fewest of
+  // its replicas allocated, the lowest index among equals (k8s-device-plugin's distributedAlloc).
+  // A pod of several devices is seated on its first device's GPU.
+  Handle join(const TimeSliceSeat& seat);
   void leave(Handle h);
+  // The serving replica in the pod, told of its speed as `key` (until detach; idle then).
+  void attach(Handle h, TimeSliceClient& client, std::uint32_t key);
+  void detach(Handle h);
+  // The share of the GPU's memory the pod's server holds (vLLM's gpu_memory_utilization), from
+  // when it started until it goes; and what the others on its GPU hold.
+  void hold_memory(Handle h, double share) { members_[h].memory = share; }
+  double memory_of_others(Handle h) const;
   // The replica has work (requests in flight) or none from `now` on: every replica with work on
   // its GPU whose speed changes hears it, this one too.
   void set_busy(Handle h, bool busy, SimTime now);
@@ -73,6 +84,7 @@ class TimeSlicedGpus {
     bool busy = false;
     double speed = 1.0;
     double share = 0;
+    double memory = 0;
     std::uint32_t next_free = kNone;
   };
 

@@ -231,7 +231,8 @@ TEST_CASE(
   CHECK(cfg.warnings[0].message ==
         "pool shared time-slices g6e.xlarge's GPU 4 ways, but each replica of llm takes 0.9 of "
         "its memory (gpu_memory_utilization): only 1 of the 4 replicas one GPU takes can start, "
-        "as vLLM finds too little free memory for the next; set engine.gpu_memory_utilization "
+        "as vLLM finds too little free memory for the next (it exits, and the kubelet restarts it "
+        "with CrashLoopBackOff while the GPU stays full); set engine.gpu_memory_utilization "
         "to at most 0.25, or give each replica a GPU of its own");
   CHECK(load("    engine: {gpu_memory_utilization: 0.5, max_model_len: 8192}\n")
             .warnings[0]

@@ -31,21 +31,35 @@ struct SpeedLog final : TimeSliceClient {
   std::vector<Entry> entries;
 };
 
+TimeSlicedGpus::Handle joined(TimeSlicedGpus& gpus, const TimeSliceSeat& seat, SpeedLog& log,
+                              std::uint32_t key) {
+  const TimeSlicedGpus::Handle h = gpus.join(seat);
+  gpus.attach(h, log, key);
+  return h;
+}
+
 TEST_CASE("a replica takes its device on the node's GPU with the fewest replicas allocated",
           "[serving]") {
   TimeSlicedGpus gpus;
   SpeedLog log;
-  const TimeSliceSeat seat{.gpus = &gpus, .node = 3, .node_gpus = 2};
-  const auto a = gpus.join(seat, log, 0);
-  const auto b = gpus.join(seat, log, 1);
-  const auto c = gpus.join(seat, log, 2);
+  const TimeSliceSeat seat{.node = 3, .node_gpus = 2};
+  const auto a = joined(gpus, seat, log, 0);
+  const auto b = joined(gpus, seat, log, 1);
+  const auto c = joined(gpus, seat, log, 2);
   CHECK(gpus.gpu_of(a) == 0);
   CHECK(gpus.gpu_of(b) == 1);
   CHECK(gpus.gpu_of(c) == 0);
+  // What a server holds of its GPU's memory counts for the others on that GPU only.
+  gpus.hold_memory(a, 0.9);
+  CHECK(gpus.memory_of_others(c) == 0.9);
+  CHECK(gpus.memory_of_others(a) == 0.0);
+  CHECK(gpus.memory_of_others(b) == 0.0);
   gpus.leave(b);
-  CHECK(gpus.gpu_of(gpus.join(seat, log, 3)) == 1);
+  CHECK(gpus.gpu_of(joined(gpus, seat, log, 3)) == 1);
+  gpus.leave(a);
+  CHECK(gpus.memory_of_others(c) == 0.0);
   // Another node's GPUs are its own.
-  CHECK(gpus.gpu_of(gpus.join({.gpus = &gpus, .node = 4, .node_gpus = 2}, log, 4)) == 0);
+  CHECK(gpus.gpu_of(joined(gpus, {.node = 4, .node_gpus = 2}, log, 4)) == 0);
 }
 
 TEST_CASE("replicas busy at once on one GPU each run at 1/k of it less the switch cost",
@@ -55,10 +69,10 @@ TEST_CASE("replicas busy at once on one GPU each run at 1/k of it less the switc
   CHECK(time_sliced_speed(4) == Approx(0.2375).epsilon(1e-15));
   TimeSlicedGpus gpus;
   SpeedLog log;
-  const TimeSliceSeat seat{.gpus = &gpus, .node = 1, .node_gpus = 1};
-  const auto a = gpus.join(seat, log, 10);
-  const auto b = gpus.join(seat, log, 11);
-  const auto c = gpus.join(seat, log, 12);
+  const TimeSliceSeat seat{.node = 1, .node_gpus = 1};
+  const auto a = joined(gpus, seat, log, 10);
+  const auto b = joined(gpus, seat, log, 11);
+  const auto c = joined(gpus, seat, log, 12);
   CHECK(gpus.speed(a) == 1.0);
   gpus.set_busy(a, true, kSimStart);
   CHECK(log.entries.empty());  // alone it runs at full speed
@@ -119,9 +133,9 @@ TEST_CASE("two requests at once on two replicas of one time-sliced GPU each take
   Recorder recorder;
   model.set_observer(&recorder);
   TimeSlicedGpus gpus;
-  const TimeSliceSeat seat{.gpus = &gpus, .node = 1, .node_gpus = 1};
-  model.add_replica({.id = 1, .engine = &cost, .time_slice = seat}, kSimStart);
-  model.add_replica({.id = 2, .engine = &cost, .time_slice = seat}, kSimStart);
+  const TimeSliceSeat seat{.node = 1, .node_gpus = 1};
+  model.add_replica({.id = 1, .engine = &cost, .time_slice = {&gpus, gpus.join(seat)}}, kSimStart);
+  model.add_replica({.id = 2, .engine = &cost, .time_slice = {&gpus, gpus.join(seat)}}, kSimStart);
   model.arrive(1000, 200);
   model.arrive(1000, 200);
   CHECK(model.in_flight(1) == 1);
@@ -138,9 +152,9 @@ TEST_CASE("two requests at once on two replicas of one time-sliced GPU each take
   Recorder apart_recorder;
   apart.set_observer(&apart_recorder);
   TimeSlicedGpus gpus2;
-  const TimeSliceSeat two{.gpus = &gpus2, .node = 1, .node_gpus = 2};
-  apart.add_replica({.id = 1, .engine = &cost, .time_slice = two}, kSimStart);
-  apart.add_replica({.id = 2, .engine = &cost, .time_slice = two}, kSimStart);
+  const TimeSliceSeat two{.node = 1, .node_gpus = 2};
+  apart.add_replica({.id = 1, .engine = &cost, .time_slice = {&gpus2, gpus2.join(two)}}, kSimStart);
+  apart.add_replica({.id = 2, .engine = &cost, .time_slice = {&gpus2, gpus2.join(two)}}, kSimStart);
   apart.arrive(1000, 200);
   apart.arrive(1000, 200);
   sim2.run_until(at(seconds(600)));
@@ -157,15 +171,15 @@ TEST_CASE("two services' replicas on one time-sliced GPU slow each other while b
   REQUIRE(alone.first_token / 0.475 < alone.finished - d);
   Simulation sim(1);
   TimeSlicedGpus gpus;
-  const TimeSliceSeat seat{.gpus = &gpus, .node = 7, .node_gpus = 1};
+  const TimeSliceSeat seat{.node = 7, .node_gpus = 1};
   ServingModel a(sim, engine_config(cost.limits().max_num_seqs), sim.rng("a"));
   ServingModel b(sim, engine_config(cost.limits().max_num_seqs), sim.rng("b"));
   Recorder ra, rb;
   a.set_observer(&ra);
   b.set_observer(&rb);
   a.report_lazily();  // a time-sliced replica's milestones have events all the same
-  a.add_replica({.id = 1, .engine = &cost, .time_slice = seat}, kSimStart);
-  b.add_replica({.id = 1, .engine = &cost, .time_slice = seat}, kSimStart);
+  a.add_replica({.id = 1, .engine = &cost, .time_slice = {&gpus, gpus.join(seat)}}, kSimStart);
+  b.add_replica({.id = 1, .engine = &cost, .time_slice = {&gpus, gpus.join(seat)}}, kSimStart);
   VectorSource sa({{.arrival = kSimStart, .input_tokens = 1000, .output_tokens = 200}});
   VectorSource sb(
       {{.arrival = SimTime{from_seconds(d)}, .input_tokens = 1000, .output_tokens = 200}});
@@ -190,11 +204,11 @@ TEST_CASE("a fluid replica's expected speed counts the others on its GPU busy by
           "[serving]") {
   TimeSlicedGpus gpus;
   SpeedLog log;
-  const TimeSliceSeat seat{.gpus = &gpus, .node = 2, .node_gpus = 1};
-  const auto a = gpus.join(seat, log, 0);
+  const TimeSliceSeat seat{.node = 2, .node_gpus = 1};
+  const auto a = joined(gpus, seat, log, 0);
   CHECK(gpus.expected_speed(a) == 1.0);  // alone
-  const auto b = gpus.join(seat, log, 1);
-  const auto c = gpus.join(seat, log, 2);
+  const auto b = joined(gpus, seat, log, 1);
+  const auto c = joined(gpus, seat, log, 2);
   gpus.set_busy_share(b, 0.5);
   CHECK(gpus.expected_speed(a) == Approx(0.5 + 0.5 * 0.475).epsilon(1e-15));
   gpus.set_busy_share(c, 0.25);
@@ -224,9 +238,11 @@ TEST_CASE("fluid replicas busy all the time on one time-sliced GPU serve 0.475 a
     TimeSlicedGpus gpus;
     FluidServing serving(sim, {.concurrency = 1, .service_time = EngineServiceTime{}}, mix,
                          sim.rng("gauges"));
-    const TimeSliceSeat seat{.gpus = &gpus, .node = 1, .node_gpus = node_gpus};
-    serving.add_replica({.id = 1, .engine = &cost, .time_slice = seat}, kSimStart);
-    serving.add_replica({.id = 2, .engine = &cost, .time_slice = seat}, kSimStart);
+    const TimeSliceSeat seat{.node = 1, .node_gpus = node_gpus};
+    serving.add_replica({.id = 1, .engine = &cost, .time_slice = {&gpus, gpus.join(seat)}},
+                        kSimStart);
+    serving.add_replica({.id = 2, .engine = &cost, .time_slice = {&gpus, gpus.join(seat)}},
+                        kSimStart);
     VectorSource source(overload());
     serving.attach(source);
     // Served in the second five minutes, when the stocks in flight have filled.

@@ -13,16 +13,32 @@ namespace fleetsim {
 
 namespace {
 
+std::optional<MigRequest> mig_of(const ServiceRuntime::Inputs& in) {
+  if (in.resources == nullptr) return std::nullopt;
+  return mig_request(in.workloads.definition(in.deployment).pod.spec.requests, *in.resources);
+}
+
+std::int64_t devices_per_pod(const ServiceRuntime::Inputs& in) {
+  const std::optional<MigRequest> mig = mig_of(in);
+  return in.workloads.definition(in.deployment).pod.spec.requests.gpus() + (mig ? mig->devices : 0);
+}
+
 // Under the engine model, a replica takes up to its engine's max_num_seqs requests at once: the
 // model keeps that many slots on each, the most any type the catalog holds would allow.
 ServingConfig serving_config(const ServiceRuntime::Inputs& in) {
   ServingConfig c = in.config.serving;
   if (!std::holds_alternative<EngineServiceTime>(c.service_time)) return c;
-  const auto gpus =
-      static_cast<std::uint32_t>(in.workloads.definition(in.deployment).pod.spec.requests.gpus());
+  const auto gpus = static_cast<std::uint32_t>(devices_per_pod(in));
+  const std::optional<MigRequest> mig = mig_of(in);
   c.concurrency = 1;
   for (const InstanceType& type : in.catalog.types()) {
-    const ReplicaEngine engine = replica_engine(in.config, type, gpus);
+    GpuShare share;
+    if (mig) {
+      const std::optional<GpuShare> s = mig_profile_share(in.mig_layouts, type, mig->profile);
+      if (!s) continue;
+      share = *s;
+    }
+    const ReplicaEngine engine = replica_engine(in.config, type, gpus, share);
     if (engine.cost) c.concurrency = std::max(c.concurrency, engine.cost->limits().max_num_seqs);
   }
   return c;
@@ -66,7 +82,9 @@ ServiceRuntime::ServiceRuntime(Inputs in)
       config_(in.config),
       deployment_(in.deployment),
       name_(in.config.deployment),
-      gpus_per_pod_(in.workloads.definition(in.deployment).pod.spec.requests.gpus()),
+      mig_(mig_of(in)),
+      mig_layouts_(in.mig_layouts),
+      gpus_per_pod_(devices_per_pod(in)),
       time_slices_(in.time_slices),
       engines_(in.catalog.types().size()),
       serving_(serving_backend(in)),
@@ -122,9 +140,16 @@ LlmRates ServiceRuntime::rates_for(const Node&) const {
 
 // The scenario kept the service's pods off every type its model cannot run on.
 // A node whose devices are shares of a GPU (a MIG slice, an MPS client) runs the engine on its
-// share; the scenario checked that the model fits there.
+// share, as does a pod asking for MIG devices of a profile (the node advertises them only where
+// its GPU has the profile); the scenario checked that the model fits there.
 const StepCost& ServiceRuntime::engine_for(const Node& node) {
-  const GpuShare& share = node.gpu_setup.device_share;
+  GpuShare share = node.gpu_setup.device_share;
+  if (mig_) {
+    const std::optional<GpuShare> slice =
+        mig_profile_share(mig_layouts_, catalog_.types()[node.type], mig_->profile);
+    FLEETSIM_ASSERT(slice.has_value());
+    share = *slice;
+  }
   std::unique_ptr<StepCost>* slot = &engines_[node.type];
   if (!share.whole()) {
     auto it = std::find_if(shared_engines_.begin(), shared_engines_.end(),

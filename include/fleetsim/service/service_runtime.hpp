@@ -6,12 +6,14 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "fleetsim/autoscaling/metrics_store.hpp"
 #include "fleetsim/catalog/catalog.hpp"
+#include "fleetsim/catalog/gpu_sharing.hpp"
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/k8s/cluster_bus.hpp"
 #include "fleetsim/kube/kubelet.hpp"
@@ -42,6 +44,10 @@ class ServiceRuntime final : public PodWorkListener,
     SimTime warmup_end;
     // The run's time-sliced GPUs, shared by every service (null: replicas never take turns).
     TimeSlicedGpus* time_slices = nullptr;
+    // The scenario's resource names and the MIG profiles per GPU, for pods that ask for MIG
+    // devices (nvidia.com/mig-<profile>, the mixed strategy); null: none does.
+    const ResourceRegistry* resources = nullptr;
+    std::span<const MigLayout> mig_layouts;
   };
   explicit ServiceRuntime(Inputs in);
   ServiceRuntime(const ServiceRuntime&) = delete;
@@ -115,6 +121,10 @@ class ServiceRuntime final : public PodWorkListener,
   const ServiceConfig& config_;
   WorkloadId deployment_;
   std::string name_;  // the Deployment as the scenario names it (report keys)
+  // Devices per pod: whole GPUs (or their shares on a sliced node), or MIG devices of one
+  // profile (mig_), each of its GPU's share.
+  std::optional<MigRequest> mig_;
+  std::span<const MigLayout> mig_layouts_;
   std::int64_t gpus_per_pod_ = 0;
   TimeSlicedGpus* time_slices_ = nullptr;
 

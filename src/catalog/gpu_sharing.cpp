@@ -64,6 +64,29 @@ bool has_mig_layout(const Labels& labels) {
 
 }  // namespace
 
+std::optional<MigRequest> mig_request(const Resources& requests, const ResourceRegistry& registry) {
+  constexpr std::string_view kPrefix = "nvidia.com/mig-";
+  for (std::size_t i = 0; i < registry.size(); ++i) {
+    const auto slot = static_cast<ResourceIndex>(i);
+    std::string_view name = registry.name(slot);
+    if (requests[slot] <= 0 || !name.starts_with(kPrefix)) continue;
+    name.remove_prefix(kPrefix.size());
+    if (name.ends_with(".shared")) name.remove_suffix(std::string_view(".shared").size());
+    return MigRequest{.profile = std::string(name), .devices = requests[slot]};
+  }
+  return std::nullopt;
+}
+
+std::optional<GpuShare> mig_profile_share(std::span<const MigLayout> layouts, const InstanceType& t,
+                                          std::string_view profile) {
+  for (const MigLayout& l : layouts) {
+    if (l.gpu_name != t.gpu_name || l.gpu_memory_mib != t.gpu_memory_mib) continue;
+    for (const MigProfile& p : l.profiles)
+      if (p.name == profile) return mig_share(p.compute_slices, p.memory_slices);
+  }
+  return std::nullopt;
+}
+
 std::string_view to_string(MigStrategy s) { return s == MigStrategy::Single ? "single" : "mixed"; }
 
 const DevicePluginConfig* device_plugin_config(const GpuOperatorSettings& s, const Labels& labels) {

@@ -52,6 +52,8 @@ std::string_view to_string(EventKind k) {
       return "scale_down_candidate";
     case EventKind::NodeBufferPods:
       return "node_buffer_pods";
+    case EventKind::PodCrashed:
+      return "pod_crashed";
     case EventKind::WorkloadCreated:
       return "workload_created";
     case EventKind::WorkloadCompleted:
@@ -93,6 +95,7 @@ EventSubject subject_of(EventKind k) {
     case EventKind::PodDeleted:
     case EventKind::PodUnschedulable:
     case EventKind::PodPreempted:
+    case EventKind::PodCrashed:
       return EventSubject::Pod;
     case EventKind::WorkloadCreated:
     case EventKind::WorkloadCompleted:

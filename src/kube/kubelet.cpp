@@ -1,5 +1,7 @@
 #include "fleetsim/kube/kubelet.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace fleetsim {
@@ -66,21 +68,38 @@ void Kubelet::on_bound(PodId id) {
   sim_.schedule_at(ready, Phase::PodLifecycle, *this, Tag{Step::Ready, id}.pack());
 }
 
-void Kubelet::on_event(SimTime, std::uint64_t tag) {
+void Kubelet::on_event(SimTime now, std::uint64_t tag) {
   const Tag event = Tag::unpack(tag);
   const PodId id = event.subject;
   const Pod* found = cluster_.find_pod(id);
   if (found == nullptr) return;  // ended and released: nothing left to start or stop
   const Pod& pod = *found;
+  // A start or Ready of an attempt the container crashed in is stale.
+  if (event.kind != Step::GraceEnd && !Tag::same_generation(event.generation, attempt(id))) return;
   switch (event.kind) {
-    case Step::Started:
+    case Step::Started: {
       if (pod.phase != PodPhase::Running) break;
-      cluster_.pod_started(id);
+      const Managed* m = managed(pod.workload);
       // Its image is pulled: the node reports it from now on (node.status.images).
-      if (const Managed* m = managed(pod.workload);
-          m != nullptr && m->profile.image_bytes > 0 && !pod.spec->images.empty())
+      if (event.generation == 0 && m != nullptr && m->profile.image_bytes > 0 &&
+          !pod.spec->images.empty())
         node_images_.pulled(pod.node, pod.spec->images.front(), m->profile.image_bytes);
+      if (m != nullptr && m->listener != nullptr && !pod.terminating) {
+        if (const std::string why = m->listener->start_failure(id); !why.empty()) {
+          crash(id, why);
+          break;
+        }
+      }
+      cluster_.pod_started(id);
+      if (event.generation != 0 && !pod.terminating) {
+        // A restart: the image is on the node; the model loads and the probes pass again.
+        const SimTime ready = pod_ready_time(now, now, saturating_add(now, m->profile.model_load),
+                                             pod.spec->startup_probe, pod.spec->readiness_probe);
+        sim_.schedule_at(ready, Phase::PodLifecycle, *this,
+                         Tag{Step::Ready, id, event.generation}.pack());
+      }
       break;
+    }
     case Step::Ready:
       if (pod.phase == PodPhase::Running && !pod.terminating) become_ready(id);
       break;
@@ -90,6 +109,39 @@ void Kubelet::on_event(SimTime, std::uint64_t tag) {
       exit(id);
       break;
   }
+}
+
+std::uint32_t Kubelet::attempt(PodId id) const {
+  const auto it = crash_loops_.find(id);
+  return it == crash_loops_.end() ? 0 : it->second.restarts;
+}
+
+// kubelet's backOff.Next (client-go flowcontrol.Backoff): the first crash, or one more than twice
+// the maximum after the last, waits the initial 10 s; each other doubles the wait, to 5 min.
+void Kubelet::crash(PodId id, const std::string& why) {
+  constexpr SimDuration kInitialBackoff = seconds(10);
+  constexpr SimDuration kMaxBackoff = minutes(5);
+  const SimTime now = sim_.now();
+  CrashLoop& c = crash_loops_[id];
+  if (c.restarts == 0 || now - c.last_update > 2 * kMaxBackoff) {
+    c.backoff = kInitialBackoff;
+  } else {
+    c.backoff = std::min(c.backoff * 2, kMaxBackoff);
+  }
+  c.last_update = now;
+  ++c.restarts;
+  const Pod& pod = cluster_.pod(id);
+  const std::string message =
+      fmt::format("{}; restart {} in {} s (CrashLoopBackOff)", why, c.restarts,
+                  std::chrono::duration_cast<std::chrono::seconds>(c.backoff).count());
+  bus_.emit(SimEvent{.time = now,
+                     .kind = EventKind::PodCrashed,
+                     .node = pod.node,
+                     .pod = id,
+                     .workload = pod.workload,
+                     .message = message});
+  sim_.schedule_at(now + c.backoff, Phase::PodLifecycle, *this,
+                   Tag{Step::Started, id, c.restarts}.pack());
 }
 
 void Kubelet::become_ready(PodId id) {
@@ -133,6 +185,7 @@ void Kubelet::exit(PodId id) {
   const Pod& p = cluster_.pod(id);
   if (!p.terminating || p.phase != PodPhase::Running) return;
   const NodeId node = p.node;
+  crash_loops_.erase(id);
   cluster_.finish(id, PodPhase::Deleted, sim_.now());
   bus_.emit(SimEvent{
       .time = sim_.now(),

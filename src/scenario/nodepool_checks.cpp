@@ -8,6 +8,7 @@
 #include <memory>
 #include <set>
 
+#include "fleetsim/catalog/gpu_sharing.hpp"
 #include "fleetsim/provisioning/karpenter/nodepool_set.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scenario/pool_sets.hpp"
@@ -106,7 +107,9 @@ void keep_to_types_that_serve_the_model(ScenarioConfig& config, const std::vecto
     const std::string field = fmt::format("services[{}].model", i);
     Workload* deployment = deployment_of(config.workloads, service);
     if (deployment == nullptr) continue;  // the loader reports it
-    const std::int64_t gpus = deployment->pod.spec.requests.gpus();
+    const std::optional<MigRequest> mig =
+        mig_request(deployment->pod.spec.requests, config.resources);
+    const std::int64_t gpus = deployment->pod.spec.requests.gpus() + (mig ? mig->devices : 0);
     if (gpus <= 0)
       throw ConfigError(service.model->where, field,
                         fmt::format("Deployment {} requests no GPU; the model runs on its pods' "
@@ -115,9 +118,27 @@ void keep_to_types_that_serve_the_model(ScenarioConfig& config, const std::vecto
     check_tensor_parallelism(service, i, gpus, warnings);
     std::map<std::string, std::set<std::string>> excluded, notes, nominal;
     std::set<std::string> kept;
-    for (std::size_t t : launchable_types(deployment->pod.spec, sets)) {
+    std::set<std::size_t> candidates = launchable_types(deployment->pod.spec, sets);
+    // A MIG device's size is known before launch: where no type is launchable (Karpenter sees
+    // no MIG devices without a NodeOverlay: the pods stay pending, which the lint explains), the
+    // model must still fit the profile on some GPU that has it.
+    const bool launchable = !candidates.empty();
+    if (mig && !launchable)
+      for (std::size_t t = 0; t < types.size(); ++t)
+        if (mig_profile_share(config.gpu_operator.mig_layouts, types[t], mig->profile))
+          candidates.insert(t);
+    for (std::size_t t : candidates) {
       const InstanceType& type = types[t];
-      const ReplicaEngine engine = replica_engine(service, type, static_cast<std::uint32_t>(gpus));
+      GpuShare share;
+      if (mig) {
+        const std::optional<GpuShare> slice =
+            mig_profile_share(config.gpu_operator.mig_layouts, type, mig->profile);
+        if (!slice) continue;  // its GPUs never offer the profile
+        share = *slice;
+      }
+      ReplicaEngine engine = replica_engine(service, type, static_cast<std::uint32_t>(gpus), share);
+      if (!engine.cost && mig)
+        engine.why_not = fmt::format("on a MIG {} device: {}", mig->profile, engine.why_not);
       if (!engine.cost) {
         excluded[engine.why_not].insert(type.name);
         continue;
@@ -129,12 +150,17 @@ void keep_to_types_that_serve_the_model(ScenarioConfig& config, const std::vecto
     const std::string model = fmt::format(
         "{}{}", service.model->spec.name,
         service.model->weights ? fmt::format(" in {}", to_string(*service.model->weights)) : "");
+    if (kept.empty() && !excluded.empty() && !launchable)
+      throw ConfigError(service.model->where, field,
+                        fmt::format("{} cannot be served on a MIG {} device of any GPU that has "
+                                    "the profile: {}",
+                                    model, mig->profile, by_reason(excluded)));
     if (kept.empty() && !excluded.empty())
       throw ConfigError(service.model->where, field,
                         fmt::format("{} cannot be served on any instance type {}'s pods can be "
                                     "launched on: {}",
                                     model, service.deployment, by_reason(excluded)));
-    if (!excluded.empty()) {
+    if (!excluded.empty() && launchable) {
       std::vector<std::string> names;
       for (const auto& [reason, group] : excluded)
         names.insert(names.end(), group.begin(), group.end());
@@ -252,7 +278,8 @@ void check_shared_gpus(const ScenarioConfig& config, const std::vector<PoolSet>&
               fmt::format("pool {} time-slices {}'s GPU {} ways, but each replica of {} "
                           "takes {:g} of its memory (gpu_memory_utilization): only {} "
                           "of the {} replicas one GPU takes can start, as vLLM finds too "
-                          "little free memory for the next; set "
+                          "little free memory for the next (it exits, and the kubelet "
+                          "restarts it with CrashLoopBackOff while the GPU stays full); set "
                           "engine.gpu_memory_utilization to at most {:g}, or give each "
                           "replica a GPU of its own",
                           tpl.pool->name, types[t].name, setup.replicas, service.deployment, u, fit,

@@ -1,5 +1,7 @@
 #include "fleetsim/service/service_runtime.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "fleetsim/service/exported_metrics.hpp"
@@ -11,16 +13,32 @@ namespace fleetsim {
 
 namespace {
 
+std::optional<MigRequest> mig_of(const ServiceRuntime::Inputs& in) {
+  if (in.resources == nullptr) return std::nullopt;
+  return mig_request(in.workloads.definition(in.deployment).pod.spec.requests, *in.resources);
+}
+
+std::int64_t devices_per_pod(const ServiceRuntime::Inputs& in) {
+  const std::optional<MigRequest> mig = mig_of(in);
+  return in.workloads.definition(in.deployment).pod.spec.requests.gpus() + (mig ? mig->devices : 0);
+}
+
 // Under the engine model, a replica takes up to its engine's max_num_seqs requests at once: the
 // model keeps that many slots on each, the most any type the catalog holds would allow.
 ServingConfig serving_config(const ServiceRuntime::Inputs& in) {
   ServingConfig c = in.config.serving;
   if (!std::holds_alternative<EngineServiceTime>(c.service_time)) return c;
-  const auto gpus =
-      static_cast<std::uint32_t>(in.workloads.definition(in.deployment).pod.spec.requests.gpus());
+  const auto gpus = static_cast<std::uint32_t>(devices_per_pod(in));
+  const std::optional<MigRequest> mig = mig_of(in);
   c.concurrency = 1;
   for (const InstanceType& type : in.catalog.types()) {
-    const ReplicaEngine engine = replica_engine(in.config, type, gpus);
+    GpuShare share;
+    if (mig) {
+      const std::optional<GpuShare> s = mig_profile_share(in.mig_layouts, type, mig->profile);
+      if (!s) continue;
+      share = *s;
+    }
+    const ReplicaEngine engine = replica_engine(in.config, type, gpus, share);
     if (engine.cost) c.concurrency = std::max(c.concurrency, engine.cost->limits().max_num_seqs);
   }
   return c;
@@ -64,7 +82,10 @@ ServiceRuntime::ServiceRuntime(Inputs in)
       config_(in.config),
       deployment_(in.deployment),
       name_(in.config.deployment),
-      gpus_per_pod_(in.workloads.definition(in.deployment).pod.spec.requests.gpus()),
+      mig_(mig_of(in)),
+      mig_layouts_(in.mig_layouts),
+      gpus_per_pod_(devices_per_pod(in)),
+      time_slices_(in.time_slices),
       engines_(in.catalog.types().size()),
       serving_(serving_backend(in)),
       requests_(dynamic_cast<ServingModel*>(serving_.get())),
@@ -119,9 +140,16 @@ LlmRates ServiceRuntime::rates_for(const Node&) const {
 
 // The scenario kept the service's pods off every type its model cannot run on.
 // A node whose devices are shares of a GPU (a MIG slice, an MPS client) runs the engine on its
-// share; the scenario checked that the model fits there.
+// share, as does a pod asking for MIG devices of a profile (the node advertises them only where
+// its GPU has the profile); the scenario checked that the model fits there.
 const StepCost& ServiceRuntime::engine_for(const Node& node) {
-  const GpuShare& share = node.gpu_setup.device_share;
+  GpuShare share = node.gpu_setup.device_share;
+  if (mig_) {
+    const std::optional<GpuShare> slice =
+        mig_profile_share(mig_layouts_, catalog_.types()[node.type], mig_->profile);
+    FLEETSIM_ASSERT(slice.has_value());
+    share = *slice;
+  }
   std::unique_ptr<StepCost>* slot = &engines_[node.type];
   if (!share.whole()) {
     auto it = std::find_if(shared_engines_.begin(), shared_engines_.end(),
@@ -140,19 +168,66 @@ const StepCost& ServiceRuntime::engine_for(const Node& node) {
   return *cost;
 }
 
+// A pod asking for a time-sliced resource takes turns on one of the node's GPUs (MIG devices,
+// when a MIG layout is time-sliced): the node has replicated ÷ replicas of them.
+std::optional<TimeSliceSeat> ServiceRuntime::time_slice_for(const Pod& pod,
+                                                            const Node& node) const {
+  const NodeGpuSetup& g = node.gpu_setup;
+  if (time_slices_ == nullptr || g.sharing != GpuSharingKind::TimeSlicing || !g.replicated ||
+      !g.allocatable || pod.spec->requests[*g.replicated] <= 0)
+    return std::nullopt;
+  const std::int64_t gpus = (*g.allocatable)[*g.replicated] / std::max(1, g.replicas);
+  return TimeSliceSeat{.node = node.id,
+                       .node_gpus = static_cast<std::uint32_t>(std::max<std::int64_t>(1, gpus))};
+}
+
 void ServiceRuntime::on_pod_bound(PodId id) {
-  const Node& node = cluster_.node(cluster_.pod(id).node);
+  const Pod& pod = cluster_.pod(id);
+  const Node& node = cluster_.node(pod.node);
+  std::optional<TimeSlicedGpus::Handle> seat;
   if (std::holds_alternative<EngineServiceTime>(config_.serving.service_time)) {
-    serving_->add_replica(ReplicaSpec{.id = id, .engine = &engine_for(node)}, std::nullopt);
+    TimeSlice slice;
+    if (const std::optional<TimeSliceSeat> s = time_slice_for(pod, node)) {
+      seat = time_slices_->join(*s);
+      slice = {.gpus = time_slices_, .handle = *seat};
+    }
+    serving_->add_replica(ReplicaSpec{.id = id, .engine = &engine_for(node), .time_slice = slice},
+                          std::nullopt);
   } else {
     serving_->add_replica(ReplicaSpec{.id = id, .rates = rates_for(node)}, std::nullopt);
   }
   position_.emplace(id, pods_.size());
-  pods_.push_back(TrackedPod{.pod = id});
+  pods_.push_back(TrackedPod{.pod = id, .seat = seat});
   cluster_.hold(id);  // scraped and drained until untracked, even once it has ended
 }
 
 void ServiceRuntime::on_pod_ready(PodId id) { serving_->set_ready(id); }
+
+// vLLM's worker at start-up (gpu_worker.py, init_device): "Free memory on device (…) on startup
+// is less than desired GPU memory utilization (…). Decrease GPU memory utilization or reduce GPU
+// memory used by other processes." The servers that started on the GPU hold their shares of its
+// memory until their pods go; what CUDA's context and other processes take is not counted.
+std::string ServiceRuntime::start_failure(PodId id) {
+  const TrackedPod* t = tracked(id);
+  if (t == nullptr || !t->seat) return {};
+  const Pod& pod = cluster_.pod(id);
+  const Node& node = cluster_.node(pod.node);
+  const double u = engine_for(node).limits().gpu_memory_utilization;
+  const double held = time_slices_->memory_of_others(*t->seat);
+  if (held + u <= 1.0 + 1e-9) {
+    time_slices_->hold_memory(*t->seat, u);
+    return {};
+  }
+  const InstanceType& type = catalog_.types()[node.type];
+  const double total = type.gpu_hardware ? static_cast<double>(type.gpu_hardware->memory_bytes) /
+                                               (1024.0 * 1024.0 * 1024.0)
+                                         : 0.0;
+  return fmt::format(
+      "vLLM: Free memory on device ({:.2f}/{:.2f} GiB) on startup is less than desired GPU "
+      "memory utilization ({:g}, {:.2f} GiB): the GPU is time-sliced and the servers already on "
+      "it hold {:g} of its memory",
+      (1.0 - held) * total, total, u, u * total, held);
+}
 
 // The pod left the endpoints; its requests in flight may finish until the kubelet kills it.
 void ServiceRuntime::on_pod_draining(PodId id) {
@@ -190,6 +265,7 @@ void ServiceRuntime::untrack(PodId id, SimTime now) {
       metrics_.retire(t->kv_cache_v1, now);
     }
   }
+  if (t->seat) time_slices_->leave(*t->seat);  // its device and memory are free
   const auto at = static_cast<std::size_t>(t - pods_.data());
   pods_.erase(pods_.begin() + static_cast<std::ptrdiff_t>(at));
   position_.erase(id);

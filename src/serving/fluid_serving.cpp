@@ -138,6 +138,7 @@ void FluidServing::remove(ReplicaId id) {
                          [&](const Replica& r) { return r.id == id; });
   FLEETSIM_ASSERT(it != replicas_.end());
   busy_gone_ += it->busy;
+  if (it->seat != kNoSeat) time_slices_->detach(it->seat);
   replicas_.erase(it);
 }
 
@@ -154,6 +155,11 @@ void FluidServing::add_replica(const ReplicaSpec& spec, std::optional<SimTime> r
   advance_to(sim_.now());
   const FluidReplica& curve = curve_for(*spec.engine);
   Replica r{.id = spec.id, .curve = &curve, .at = curve.at_rate(0)};
+  if (spec.time_slice.gpus != nullptr) {
+    time_slices_ = spec.time_slice.gpus;
+    r.seat = spec.time_slice.handle;
+    time_slices_->attach(r.seat, *this, static_cast<std::uint32_t>(spec.id));
+  }
   if (ready_at && *ready_at <= sim_.now()) {
     r.state = State::Ready;
   } else if (ready_at) {
@@ -229,10 +235,11 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
 
   // Free slots take arrivals at once; beyond them, the Ready replicas take from the queue's head up
   // to their saturation rates.
+  time_slice_speeds();
   double capacity = 0, free_slots = 0;
   for (const Replica& r : replicas_) {
     if (r.state != State::Ready) continue;
-    capacity += r.curve->saturation().rate;
+    capacity += r.curve->saturation().rate * r.speed;
     free_slots += std::max(0.0, r.curve->saturation().running - r.in_flight);
   }
   double room = capacity * dt + free_slots;
@@ -263,13 +270,13 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
   for (Replica& r : replicas_) {
     if (r.state == State::Starting) continue;
     r.rate = r.state == State::Ready && capacity > 0
-                 ? admitted / dt * r.curve->saturation().rate / capacity
+                 ? admitted / dt * r.curve->saturation().rate * r.speed / capacity
                  : 0.0;
-    const double w = r.latency_s > 0 ? r.latency_s : r.curve->mean_latency(r.at);
+    const double w = r.latency_s > 0 ? r.latency_s : r.curve->mean_latency(r.at) / r.speed;
     const double keep = std::exp(-dt / w);
     r.smoothed_rate = r.rate + (r.smoothed_rate - r.rate) * keep;
-    r.at = r.curve->at_rate(r.smoothed_rate);
-    r.latency_s = r.curve->mean_latency(r.at);
+    r.at = r.curve->at_rate(r.smoothed_rate / r.speed);
+    r.latency_s = r.curve->mean_latency(r.at) / r.speed;
     const double steady = r.rate * r.latency_s;
     const double before = r.in_flight;
     r.in_flight = steady + (before - steady) * std::exp(-dt / r.latency_s);
@@ -296,6 +303,7 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
     if (r.state == State::Starting) continue;
     const double share = r.state == State::Ready ? busy_each : 1 - std::exp(-r.mean_in_flight);
     r.busy += from_seconds(dt * share);
+    if (r.seat != kNoSeat) time_slices_->set_busy_share(r.seat, share);
   }
 
   // The router's queue while the replicas keep up: the M/G/c queue of their slots, offered what
@@ -335,6 +343,13 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
     if (listener_ != nullptr) listener_->on_replica_drained(id, to);
 }
 
+// Whole GPUs keep speed 1, so their arithmetic is as it was.
+void FluidServing::time_slice_speeds() {
+  if (time_slices_ == nullptr) return;
+  for (Replica& r : replicas_)
+    if (r.seat != kNoSeat) r.speed = time_slices_->expected_speed(r.seat);
+}
+
 // ---- Reports ---------------------------------------------------------------------------------
 
 void FluidServing::report(double count, SimTime at, const Waiting& waiting, const Replica* replica,
@@ -361,10 +376,10 @@ void FluidServing::report(double count, SimTime at, const Waiting& waiting, cons
       o.drop_reason = drop;
     } else {
       const FluidReplica& curve = *replica->curve;
-      const SimDuration first =
-          from_seconds(curve.time_to_first_token(s.prompt, replica->at, weyl(index, kGolden)));
-      const SimDuration rest =
-          from_seconds(curve.decode_seconds(s.output, replica->at, weyl(index, kSilver)));
+      const SimDuration first = from_seconds(
+          curve.time_to_first_token(s.prompt, replica->at, weyl(index, kGolden)) / replica->speed);
+      const SimDuration rest = from_seconds(
+          curve.decode_seconds(s.output, replica->at, weyl(index, kSilver)) / replica->speed);
       const SimDuration wait =
           waiting.backlog + from_seconds(waiting.slots.quantile(weyl(index, kPlastic)));
       o.completion = at;
@@ -453,8 +468,10 @@ void FluidServing::for_each_unfinished(const UnfinishedVisitor& f) const {
     const auto n = static_cast<std::uint64_t>(std::llround(r.in_flight));
     if (n == 0) continue;
     const SimTime arrival = now_ - from_seconds(r.latency_s / 2);
-    const SimTime first = arrival + from_seconds(r.curve->time_to_first_token(
-                                        static_cast<std::uint32_t>(mix_.prompt()), r.at));
+    const SimTime first =
+        arrival +
+        from_seconds(r.curve->time_to_first_token(static_cast<std::uint32_t>(mix_.prompt()), r.at) /
+                     r.speed);
     f(arrival, first <= now_ ? std::optional<SimTime>(first) : std::nullopt, n);
   }
 }

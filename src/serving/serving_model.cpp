@@ -24,26 +24,33 @@ double engine_clock(SimTime t) { return to_seconds(t); }
 // A replica's engine hears its own news: first tokens go straight into the slot, finishes and
 // rejections are queued and handled once the engine has returned (they free slots, which the
 // queue then refills: that must not call back into the engine while it runs).
+// The engine runs on a clock of its own: engine = v0 + speed × (simulation − r0), in seconds.
+// Whole GPUs keep speed 1 and both origins 0, where the two clocks agree exactly.
 struct ServingModel::Engine final : EngineListener {
   Engine(ServingModel& model, std::uint32_t replica, const StepCost& cost)
       : model(model), first_slot(replica * model.config_.concurrency), engine(cost, *this) {}
 
   void on_first_token(std::uint32_t slot, double at) override {
     Slot& s = model.slots_[first_slot + slot];
-    s.first_token = std::max(s.start, to_sim_time(at));
+    s.first_token = std::max(s.start, to_sim_time(to_real(at)));
   }
   void on_finished(std::uint32_t slot, double at) override {
-    model.engine_news_.push_back({first_slot + slot, at, false});
+    model.engine_news_.push_back({first_slot + slot, to_real(at), false});
   }
   void on_rejected(std::uint32_t slot, double at) override {
-    model.engine_news_.push_back({first_slot + slot, at, true});
+    model.engine_news_.push_back({first_slot + slot, to_real(at), true});
   }
+  double to_engine(SimTime t) const { return v0 + speed * (engine_clock(t) - r0); }
+  double to_real(double engine_seconds) const { return r0 + (engine_seconds - v0) / speed; }
 
   // The event's fields share the first cache line with the listener's.
   ServingModel& model;
   EventHandle milestone;
   SimTime milestone_at = kNever;
   std::uint32_t first_slot;
+  double speed = 1;
+  double r0 = 0;
+  double v0 = 0;
   EngineReplica engine;
 };
 
@@ -137,7 +144,7 @@ void ServingModel::on_event(SimTime now, std::uint64_t tag) {
       Engine& e = *r.engine;
       e.milestone_at = kNever;
       // The event is the milestone rounded up to the microsecond: run at least to it.
-      e.engine.advance(std::max(engine_clock(now), e.engine.next_milestone()));
+      e.engine.advance(std::max(e.to_engine(now), e.engine.next_milestone()));
       settle_engine(index, now);
       return;
     }
@@ -150,7 +157,10 @@ void ServingModel::start(std::uint32_t replica, SimTime now, const Queued& reque
   const std::uint32_t slot_index = r.free_slot;
   Slot& slot = slots_[slot_index];
   r.free_slot = slot.next_free;
-  if (r.in_flight == 0) r.busy_since = now;
+  if (r.in_flight == 0) {
+    r.busy_since = now;
+    note_busy(r, true, now);
+  }
   ready_.move(replica, r.in_flight, r.in_flight + 1);
   ++r.in_flight;
   ++in_flight_;
@@ -162,8 +172,8 @@ void ServingModel::start(std::uint32_t replica, SimTime now, const Queued& reque
   slot.busy = true;
   if (r.engine) {
     slot.first_token = kNever;  // until the engine says
-    r.engine->engine.add(engine_clock(now), slot_index - r.engine->first_slot, request.input_tokens,
-                         request.output_tokens);
+    r.engine->engine.add(r.engine->to_engine(now), slot_index - r.engine->first_slot,
+                         request.input_tokens, request.output_tokens);
     settle_engine(replica, now);
     return;
   }
@@ -205,7 +215,10 @@ void ServingModel::release(std::uint32_t slot_index, SimTime at, DropReason drop
   slot.busy = false;
   slot.next_free = r.free_slot;
   r.free_slot = slot_index;
-  if (--r.in_flight == 0) r.busy += at - r.busy_since;
+  if (--r.in_flight == 0) {
+    r.busy += at - r.busy_since;
+    note_busy(r, false, sim_.now());
+  }
 
   if (r.state == ReplicaState::Ready) {
     ready_.move(replica, r.in_flight + 1, r.in_flight);
@@ -236,7 +249,7 @@ void ServingModel::schedule_milestone(std::uint32_t replica) {
   Replica& r = replicas_[replica];
   if (!r.engine) return;
   Engine& e = *r.engine;
-  const double next = e.engine.next_milestone();
+  const double next = e.to_real(e.engine.next_milestone());
   next_milestone_[replica] = next;
   earliest_milestone_ = std::min(earliest_milestone_, next);
   const SimTime at = std::isinf(next) || !milestones_on_time(r)
@@ -268,9 +281,8 @@ void ServingModel::dispatch_queue(SimTime now) {
 
 void ServingModel::catch_up() {
   catch_up_engines(sim_.now());
-  const double clock = engine_clock(sim_.now());
   for (Replica& r : replicas_) {
-    if (r.engine) r.engine->engine.sync(clock);
+    if (r.engine) r.engine->engine.sync(r.engine->to_engine(sim_.now()));
   }
   expire_front(sim_.now());
 }
@@ -289,7 +301,7 @@ void ServingModel::catch_up_engines(SimTime now) {
       earliest = std::min(earliest, next);
       continue;
     }
-    replicas_[i].engine->engine.advance(clock);
+    replicas_[i].engine->engine.advance(replicas_[i].engine->to_engine(now));
     settle_engine(i, now);
   }
   earliest_milestone_ = std::min(earliest_milestone_, earliest);
@@ -387,6 +399,12 @@ void ServingModel::add_replica(const ReplicaSpec& spec, std::optional<SimTime> r
     FLEETSIM_ASSERT(spec.engine != nullptr);
     r.engine = std::make_unique<Engine>(*this, index, *spec.engine);
     r.capacity = std::min(c, spec.engine->limits().max_num_seqs);
+    if (spec.time_slice.gpus != nullptr) {
+      FLEETSIM_ASSERT(time_slices_ == nullptr || time_slices_ == spec.time_slice.gpus);
+      time_slices_ = spec.time_slice.gpus;
+      r.seat = spec.time_slice.handle;
+      time_slices_->attach(r.seat, *this, index);
+    }
   }
   // Thread the replica's slots into its free list, lowest index first.
   for (std::uint32_t k = c; k-- > 0;) {
@@ -438,7 +456,7 @@ void ServingModel::kill_replica(ReplicaId id) {
   const std::uint32_t index = find(id);
   if (index == kNone) return;
   Replica& r = replicas_[index];
-  if (r.engine) r.engine->engine.sync(engine_clock(now));  // first tokens before now count
+  if (r.engine) r.engine->engine.sync(r.engine->to_engine(now));  // first tokens before now count
   if (r.state == ReplicaState::Ready) ready_.remove(index, r.in_flight);
   const std::uint32_t c = config_.concurrency;
   for (std::uint32_t k = 0; k < c; ++k) {
@@ -459,8 +477,11 @@ void ServingModel::kill_replica(ReplicaId id) {
             .dropped = true,
             .drop_reason = DropReason::ReplicaKilled});
   }
-  if (r.in_flight > 0) r.busy += now - r.busy_since;
-  r.in_flight = 0;
+  if (r.in_flight > 0) {
+    r.busy += now - r.busy_since;
+    r.in_flight = 0;
+    note_busy(r, false, now);
+  }
   retire(index);
 }
 
@@ -468,6 +489,10 @@ void ServingModel::retire(std::uint32_t replica) {
   Replica& r = replicas_[replica];
   FLEETSIM_ASSERT(r.in_flight == 0);
   retired_busy_ += r.busy;
+  if (r.seat != kNone) {
+    time_slices_->detach(r.seat);
+    r.seat = kNone;
+  }
   if (r.engine) {
     const EngineReplica& e = r.engine->engine;
     retired_engines_.preemptions += e.preemptions();
@@ -483,6 +508,25 @@ void ServingModel::retire(std::uint32_t replica) {
   r.next_free = free_replica_;
   free_replica_ = replica;
   --live_replicas_;
+}
+
+void ServingModel::note_busy(Replica& r, bool busy, SimTime now) {
+  if (r.seat != kNone) time_slices_->set_busy(r.seat, busy, now);
+}
+
+// The engine's clock reads the same at `now` before and after: only its rate changes. First
+// tokens of a lead step that has ended are reported first, on the old rate (the engine tells
+// them late, at its next milestone). A milestone due now (its event not yet run) is rescheduled
+// to now; its news lands within the microsecond its event was rounded to.
+void ServingModel::on_speed(std::uint32_t replica, double speed, SimTime now) {
+  Replica& r = replicas_[replica];
+  if (!r.engine) return;
+  Engine& e = *r.engine;
+  e.engine.sync(e.to_engine(now));
+  e.v0 = e.to_engine(now);
+  e.r0 = engine_clock(now);
+  e.speed = speed;
+  schedule_milestone(replica);
 }
 
 // ---- Queries ---------------------------------------------------------------------------------
@@ -506,7 +550,7 @@ ReplicaLoad ServingModel::load(ReplicaId id) const {
   const EngineReplica& e = replicas_[index].engine->engine;
   return {.running = e.running(),
           .waiting = e.waiting(),
-          .kv_cache_usage = e.kv_usage_at(engine_clock(sim_.now()))};
+          .kv_cache_usage = e.kv_usage_at(replicas_[index].engine->to_engine(sim_.now()))};
 }
 
 EngineTotals ServingModel::engine_totals() const {

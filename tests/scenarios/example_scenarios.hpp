@@ -32,7 +32,10 @@ inline const std::vector<std::string> kExampleScenarios = {
     "headroom/cluster-autoscaler-capacity-buffer",
     "reservations/on-demand",
     "reservations/capacity-block",
-    "reservations/odcr"};
+    "reservations/odcr",
+    "gpu-sharing/whole-a10g",
+    "gpu-sharing/mig-p4de",
+    "gpu-sharing/time-sliced-l40s"};
 
 inline std::filesystem::path example_scenario_file(const std::filesystem::path& root,
                                                    const std::string& name) {

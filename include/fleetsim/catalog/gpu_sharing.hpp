@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -77,6 +78,19 @@ NodeGpuSetup node_gpu_setup(const InstanceType& t, const Labels& labels,
 // InputError (without a location) when the device plugin would refuse the setup.
 std::vector<GpuDevice> gpu_devices(const InstanceType& t, const Labels& labels,
                                    const GpuOperatorSettings& s);
+
+// A pod's request for MIG devices of one profile, as the mixed strategy advertises them
+// (nvidia.com/mig-<profile>, or its .shared name when time-sliced with renameByDefault).
+struct MigRequest {
+  std::string profile;  // "3g.40gb"
+  std::int64_t devices = 0;
+};
+std::optional<MigRequest> mig_request(const Resources& requests, const ResourceRegistry& registry);
+
+// What one MIG device of `profile` is of type t's GPU (mig_share of its slices), or nullopt
+// where no layout mig-parted gives that GPU has the profile.
+std::optional<GpuShare> mig_profile_share(std::span<const MigLayout> layouts, const InstanceType& t,
+                                          std::string_view profile);
 
 // What launches need to configure a node's GPUs; both null: nodes keep whole GPUs.
 struct GpuSetupContext {

@@ -48,6 +48,9 @@ enum class EventKind : std::uint8_t {
   // Karpenter's last solve placed a different number of CapacityBuffer virtual pods on an
   // existing node (to: how many now; state.Cluster's bufferPodCounts).
   NodeBufferPods,
+  // A container exited as it started (message: why, and the back-off before the kubelet starts
+  // it again: CrashLoopBackOff).
+  PodCrashed,
 };
 
 std::string_view to_string(EventKind k);

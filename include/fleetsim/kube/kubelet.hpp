@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "fleetsim/engine/event_tag.hpp"
@@ -33,13 +35,18 @@ class PodWorkListener {
   virtual void on_pod_draining(PodId pod) = 0;
   // The grace period ended: whatever is still running dies with the container.
   virtual void on_pod_killed(PodId pod) = 0;
+  // The containers are starting: why the server exits at once instead (vLLM refusing to start),
+  // or empty. The kubelet starts them again after its back-off.
+  virtual std::string start_failure(PodId) { return {}; }
 };
 
 // The image stores of every node (an image is cached per node) and the pods' start and stop.
 // Pods of a workload with a start-up profile are timed by events; others start at bind and turn
 // Ready then, or when their probes first pass. A pod deleted by its controller leaves its node once
 // its work is done or its grace period ends; an evicted pod's grace period is cut short when its
-// node goes.
+// node goes. A container whose server exits as it starts is started again after the kubelet's
+// back-off (CrashLoopBackOff: 10 s, doubled at each crash up to 5 min, back to 10 s once 10 min
+// passed since the last crash), its image pulled, its model loaded and its probes run again.
 class Kubelet : private EventHandler {
  public:
   Kubelet(Simulation& sim, Cluster& cluster, ClusterBus& bus, std::int64_t image_pull_bytes_per_s)
@@ -78,6 +85,9 @@ class Kubelet : private EventHandler {
   void become_ready(PodId pod);
   void drain(PodId pod, SimTime deadline);
   void exit(PodId pod);
+  // The server exited as its container started: a PodCrashed event, and a start after back-off.
+  void crash(PodId pod, const std::string& why);
+  std::uint32_t attempt(PodId pod) const;
 
   Simulation& sim_;
   Cluster& cluster_;
@@ -86,6 +96,14 @@ class Kubelet : private EventHandler {
   std::vector<std::optional<Managed>> managed_;        // by WorkloadId
   std::vector<std::optional<NodeImageStore>> images_;  // by NodeId
   NodeImages node_images_;
+  // kubelet's flowcontrol.Backoff entry per crashing pod (its one serving container). Looked up
+  // by pod, never iterated.
+  struct CrashLoop {
+    std::uint32_t restarts = 0;  // the container's start attempt, as the events' generation
+    SimDuration backoff{0};
+    SimTime last_update{};
+  };
+  std::map<PodId, CrashLoop> crash_loops_;
 };
 
 }  // namespace fleetsim

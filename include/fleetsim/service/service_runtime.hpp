@@ -6,12 +6,14 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "fleetsim/autoscaling/metrics_store.hpp"
 #include "fleetsim/catalog/catalog.hpp"
+#include "fleetsim/catalog/gpu_sharing.hpp"
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/k8s/cluster_bus.hpp"
 #include "fleetsim/kube/kubelet.hpp"
@@ -40,6 +42,12 @@ class ServiceRuntime final : public PodWorkListener,
     const ServiceConfig& config;
     WorkloadId deployment;
     SimTime warmup_end;
+    // The run's time-sliced GPUs, shared by every service (null: replicas never take turns).
+    TimeSlicedGpus* time_slices = nullptr;
+    // The scenario's resource names and the MIG profiles per GPU, for pods that ask for MIG
+    // devices (nvidia.com/mig-<profile>, the mixed strategy); null: none does.
+    const ResourceRegistry* resources = nullptr;
+    std::span<const MigLayout> mig_layouts;
   };
   explicit ServiceRuntime(Inputs in);
   ServiceRuntime(const ServiceRuntime&) = delete;
@@ -54,6 +62,9 @@ class ServiceRuntime final : public PodWorkListener,
   void on_pod_ready(PodId pod) override;
   void on_pod_draining(PodId pod) override;
   void on_pod_killed(PodId pod) override;
+  // On a time-sliced GPU, vLLM refuses to start while the servers already there leave less free
+  // memory than its gpu_memory_utilization asks of the whole GPU.
+  std::string start_failure(PodId pod) override;
 
   // One scrape: writes the service's and each running pod's series.
   void scrape(SimTime now);
@@ -84,6 +95,7 @@ class ServiceRuntime final : public PodWorkListener,
     bool series = false;             // created at the pod's first scrape
     SimDuration busy_at_last_scrape{};
     std::optional<double> busy_fraction;
+    std::optional<TimeSlicedGpus::Handle> seat;  // on a time-sliced GPU
   };
 
   void on_request_done(const RequestOutcome& outcome) override;
@@ -97,6 +109,8 @@ class ServiceRuntime final : public PodWorkListener,
   LlmRates rates_for(const Node& node) const;
   // The step costs of a replica on the node's type (the engine model), made at the first use.
   const StepCost& engine_for(const Node& node);
+  // Where the pod's replica takes turns on a time-sliced GPU of its node, if it does.
+  std::optional<TimeSliceSeat> time_slice_for(const Pod& pod, const Node& node) const;
 
   Simulation& sim_;
   Cluster& cluster_;
@@ -107,7 +121,12 @@ class ServiceRuntime final : public PodWorkListener,
   const ServiceConfig& config_;
   WorkloadId deployment_;
   std::string name_;  // the Deployment as the scenario names it (report keys)
+  // Devices per pod: whole GPUs (or their shares on a sliced node), or MIG devices of one
+  // profile (mig_), each of its GPU's share.
+  std::optional<MigRequest> mig_;
+  std::span<const MigLayout> mig_layouts_;
   std::int64_t gpus_per_pod_ = 0;
+  TimeSlicedGpus* time_slices_ = nullptr;
 
   std::vector<std::unique_ptr<StepCost>> engines_;  // by catalog type, under the engine model
   // On nodes whose devices are shares of a GPU: by type and share (few; searched in order).

@@ -13,6 +13,10 @@
 // Kolesar & Svoronos 1991). What completes is reported to the observer as the service's
 // representative requests (RequestMix) with counts, at the latencies of the replica's operating
 // point plus the wait in the queue; counts are whole, their fractions carried to the next piece.
+// A replica on a time-sliced GPU (ReplicaSpec::time_slice) runs at its expected speed while it
+// has work, from the busy shares of the GPU's replicas in the last piece: its capacity is that
+// share of its curve's, and its operating point and latencies are the curve's at the rate its
+// engine sees (the rate ÷ the speed), stretched by 1 ÷ the speed.
 #pragma once
 
 #include <cstdint>
@@ -34,7 +38,7 @@ namespace fleetsim {
 // The longest piece: short against a scrape interval and against how fast traffic changes.
 inline constexpr SimDuration kFluidStep = seconds(5);
 
-class FluidServing final : public ServingBackend, public EventHandler {
+class FluidServing final : public ServingBackend, public EventHandler, private TimeSliceClient {
  public:
   // `sim` must outlive it; the mix is the service's request lengths; `rng` draws the gauges.
   // Every replica must be given an engine (ReplicaSpec::engine): the fluid mode runs on the
@@ -86,7 +90,10 @@ class FluidServing final : public ServingBackend, public EventHandler {
     double served_carry = 0;    // completions not yet whole
     std::uint64_t served = 0;
     SimDuration busy{};
+    TimeSlicedGpus::Handle seat = kNoSeat;  // on a time-sliced GPU
+    double speed = 1;                       // while it has work, in this piece
   };
+  static constexpr TimeSlicedGpus::Handle kNoSeat = ~TimeSlicedGpus::Handle{0};
   struct Chunk {  // requests that arrived together and wait in the router's queue
     SimTime arrival;
     double count = 0;
@@ -112,6 +119,10 @@ class FluidServing final : public ServingBackend, public EventHandler {
   void remove(ReplicaId id);
   double queued() const;
   void schedule_tick(SimTime at);
+  // Time-sliced replicas: their speeds for the piece about to run, from the shares of the last.
+  void time_slice_speeds();
+  // Its speed is read each piece (time_slice_speeds): nothing to do when it changes.
+  void on_speed(std::uint32_t, double, SimTime) override {}
 
   Simulation& sim_;
   ServingConfig config_;
@@ -119,8 +130,9 @@ class FluidServing final : public ServingBackend, public EventHandler {
   ServingObserver* observer_ = nullptr;
   ReplicaListener* listener_ = nullptr;
   TrafficSource* source_ = nullptr;
-  bool drawn_counts_ = false;    // the source draws its counts (count_until); else:
-  std::optional<Request> next_;  // the source's first request not yet counted
+  TimeSlicedGpus* time_slices_ = nullptr;  // of the replicas' seats, if any
+  bool drawn_counts_ = false;              // the source draws its counts (count_until); else:
+  std::optional<Request> next_;            // the source's first request not yet counted
 
   // One curve per engine (catalog type) its replicas ran on, in first-use order.
   std::vector<std::pair<const StepCost*, std::unique_ptr<FluidReplica>>> curves_;

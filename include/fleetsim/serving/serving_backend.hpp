@@ -11,6 +11,7 @@
 #include "fleetsim/serving/ready_replicas.hpp"
 #include "fleetsim/serving/serving_time.hpp"
 #include "fleetsim/serving/step_cost.hpp"
+#include "fleetsim/serving/time_sliced_gpus.hpp"
 
 namespace fleetsim {
 
@@ -73,6 +74,9 @@ struct ReplicaSpec {
   LlmRates rates;  // under LlmServiceTime: the replica's measured rates
   // Under EngineServiceTime: the replica's step costs; must outlive the replica.
   const StepCost* engine = nullptr;
+  // Under EngineServiceTime: the time-sliced GPU it takes turns on, if any (the registry must
+  // outlive the replica).
+  TimeSlice time_slice;
 };
 
 // What a replica's engine holds, as vLLM's gauges report it.

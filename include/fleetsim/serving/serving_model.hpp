@@ -39,7 +39,11 @@ namespace fleetsim {
 // Per-event cost is O(log replicas) and allocation-free: slots are preallocated per replica,
 // the queue is a ring buffer that grows by doubling, and completions carry their slot (and a
 // generation, so a cancelled slot's stale event is ignored) in the event tag.
-class ServingModel final : public ServingBackend, public EventHandler {
+//
+// A replica on a time-sliced GPU (ReplicaSpec::time_slice) runs its engine on a clock of its
+// own, which advances at time_sliced_speed(k) of the simulation's while k replicas on that GPU
+// have requests in flight; its milestones always have events of their own.
+class ServingModel final : public ServingBackend, public EventHandler, private TimeSliceClient {
  public:
   // `sim` must outlive the model; the model must outlive its scheduled events.
   ServingModel(Simulation& sim, const ServingConfig& config, RngStream rng);
@@ -106,6 +110,8 @@ class ServingModel final : public ServingBackend, public EventHandler {
   void on_event(SimTime now, std::uint64_t tag) override;
 
  private:
+  // The replica's engine clock runs at `speed` from now on.
+  void on_speed(std::uint32_t replica, double speed, SimTime now) override;
   enum class ReplicaState : std::uint8_t { Starting, Ready, Terminating, Gone };
   enum class TagKind : std::uint8_t { Arrival = 0, Completion = 1, Ready = 2, Milestone = 3 };
   // Completions name a slot and its generation; Ready and Milestone events a replica entry and
@@ -127,8 +133,9 @@ class ServingModel final : public ServingBackend, public EventHandler {
     SimDuration busy{};    // closed busy periods
     SimTime busy_since{};  // start of the open busy period, if in_flight > 0
     ReplicaId id = kNoReplica;
-    std::uint32_t generation = 0;     // bumped when the entry is reused; stale Ready events
-    std::uint32_t next_free = kNone;  // free-entry list of replicas_
+    std::uint32_t generation = 0;         // bumped when the entry is reused; stale Ready events
+    std::uint32_t next_free = kNone;      // free-entry list of replicas_
+    TimeSlicedGpus::Handle seat = kNone;  // on a time-sliced GPU (time_slices_)
     LlmRates rates;
   };
 
@@ -163,7 +170,7 @@ class ServingModel final : public ServingBackend, public EventHandler {
   void schedule_milestone(std::uint32_t replica);
   // Whether a replica's milestones need events of their own (see report_lazily).
   bool milestones_on_time(const Replica& r) const {
-    return !lazy_ || r.state != ReplicaState::Ready || queue_count_ > 0;
+    return !lazy_ || r.state != ReplicaState::Ready || queue_count_ > 0 || r.seat != kNone;
   }
   // Runs every lazily kept engine whose milestone has come, and reports what it did.
   void catch_up_engines(SimTime now);
@@ -172,6 +179,8 @@ class ServingModel final : public ServingBackend, public EventHandler {
   }
   void make_ready(std::uint32_t replica);
   void retire(std::uint32_t replica);
+  // The replica's requests in flight went from none to some, or back.
+  void note_busy(Replica& r, bool busy, SimTime now);
   void dispatch_queue(SimTime now);
   void expire_front(SimTime now);
   void drop_queued(const Queued& request, SimTime at, DropReason reason);
@@ -194,8 +203,9 @@ class ServingModel final : public ServingBackend, public EventHandler {
   Request pending_{};  // the arrival already scheduled
 
   std::vector<Replica> replicas_;
+  TimeSlicedGpus* time_slices_ = nullptr;  // the registry of the replicas' seats, if any
   bool lazy_ = false;
-  std::vector<double> next_milestone_;  // by replica entry, its engine's (seconds); +inf: none
+  std::vector<double> next_milestone_;  // by replica entry, its engine's (simulation seconds)
   // At most the earliest of next_milestone_ (catch_up_engines).
   double earliest_milestone_ = std::numeric_limits<double>::infinity();
   std::vector<Slot> slots_;  // replica r owns [r × concurrency, (r + 1) × concurrency)

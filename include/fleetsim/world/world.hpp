@@ -111,6 +111,7 @@ class World : private ClusterBus, private EventHandler {
   std::vector<EventSink*> sinks_;
 
   MetricsStore metrics_;
+  TimeSlicedGpus time_slices_;  // before services_: their replicas leave it as they go
   std::vector<std::unique_ptr<ServiceRuntime>> services_;
   std::vector<ServiceIntervalRow> service_rows_;
   std::unique_ptr<AutoscalerView> autoscaler_view_;

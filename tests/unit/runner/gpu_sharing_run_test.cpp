@@ -78,11 +78,19 @@ struct Sink final : EventSink {
     if (e.kind == EventKind::PodScheduled) bound.push_back(e.time);
     if (e.kind == EventKind::PodDeleted) deleted.push_back(e);
     if (e.kind == EventKind::NodeLaunched) ++launched;
+    if (e.kind == EventKind::PodReady) ++ready_pods;
+    if (e.kind == EventKind::PodCrashed) {
+      crashes.push_back(e);
+      crash_messages.emplace_back(e.message);
+    }
   }
   std::vector<NodeSeen> nodes;
   std::vector<SimTime> bound;
   std::vector<SimEvent> deleted;
   int launched = 0;
+  int ready_pods = 0;
+  std::vector<SimEvent> crashes;
+  std::vector<std::string> crash_messages;
 };
 
 struct SharingRun {
@@ -231,4 +239,52 @@ TEST_CASE("a node group's time-sliced g6e.xlarge advertises 4 GPUs under the Clu
   REQUIRE(sink.nodes.size() == 1);
   CHECK(sink.nodes[0].at_registered.allocatable[resource::kNvidiaGpu] == 1);
   CHECK(sink.nodes[0].at_ready.allocatable[resource::kNvidiaGpu] == 4);
+}
+
+namespace {
+
+std::string llm_deployment(int replicas) {
+  return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: llm}\nspec:\n  replicas: " +
+         std::to_string(replicas) +
+         "\n  selector: {matchLabels: {app: llm}}\n  template:\n    metadata: {labels: {app: "
+         "llm}}\n    spec:\n      containers:\n        - name: c\n          resources: "
+         "{requests: {cpu: 500m, memory: 4Gi, nvidia.com/gpu: 1}}\n---\n";
+}
+
+// An 8B chat service on time-sliced L40S replicas (g6e.xlarge, 4 a GPU, the overlay telling
+// Karpenter so), with the engine options given.
+std::string llm_service(const std::string& engine) {
+  return kOperator +
+         "services:\n  - deployment: llm\n    traffic: {pattern: poisson, rps: 2, "
+         "tokens: {input: 512, output: 128}}\n    model: {name: llama-3.1-8b}\n" +
+         engine;
+}
+
+}  // namespace
+
+TEST_CASE("a second vLLM replica at gpu_memory_utilization 0.9 on a time-sliced GPU crash-loops",
+          "[runner]") {
+  // kubelet's CrashLoopBackOff (pkg/kubelet/kuberuntime: backOff.Next with 10 s initial and
+  // 300 s max; flowcontrol's Backoff doubles): restarts after 10, 20, 40, 80, 160, 300, 300 s.
+  const std::string manifests = pool("g6e.xlarge", "team: ml") + llm_deployment(2) +
+                                device_plugin(kTimeSliced4) +
+                                overlay("g6e.xlarge", "nvidia.com/gpu: 4");
+  const SharingRun r(manifests, llm_service(""));
+  REQUIRE(r.sink.launched == 1);
+  REQUIRE(r.sink.crashes.size() >= 8);
+  const std::vector<int> waits = {10, 20, 40, 80, 160, 300, 300};
+  for (std::size_t i = 0; i < waits.size(); ++i)
+    CHECK(r.sink.crashes[i + 1].time - r.sink.crashes[i].time == seconds(waits[i]));
+  CHECK(r.sink.crash_messages[0] ==
+        "vLLM: Free memory on device (4.50/44.99 GiB) on startup is less than desired GPU memory "
+        "utilization (0.9, 40.49 GiB): the GPU is time-sliced and the servers already on it hold "
+        "0.9 of its memory; restart 1 in 10 s (CrashLoopBackOff)");
+  REQUIRE(r.config.warnings.size() == 1);
+  CHECK(r.config.warnings[0].code == WarningCode::SharedGpuMemory);
+  // At 0.45 each, both start and serve.
+  const SharingRun fits(manifests, llm_service("    engine: {gpu_memory_utilization: 0.45, "
+                                               "max_model_len: 8192}\n"));
+  CHECK(fits.sink.crashes.empty());
+  CHECK(fits.sink.ready_pods == 2);
+  CHECK(fits.result.sla.totals.served > 0);
 }

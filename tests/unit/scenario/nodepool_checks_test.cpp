@@ -231,7 +231,8 @@ TEST_CASE(
   CHECK(cfg.warnings[0].message ==
         "pool shared time-slices g6e.xlarge's GPU 4 ways, but each replica of llm takes 0.9 of "
         "its memory (gpu_memory_utilization): only 1 of the 4 replicas one GPU takes can start, "
-        "as vLLM finds too little free memory for the next; set engine.gpu_memory_utilization "
+        "as vLLM finds too little free memory for the next (it exits, and the kubelet restarts it "
+        "with CrashLoopBackOff while the GPU stays full); set engine.gpu_memory_utilization "
         "to at most 0.25, or give each replica a GPU of its own");
   CHECK(load("    engine: {gpu_memory_utilization: 0.5, max_model_len: 8192}\n")
             .warnings[0]
@@ -253,4 +254,67 @@ TEST_CASE("a model that does not fit a MIG slice of the pool's GPUs is refused",
   Scenario ok(labelled_pool("p4de.24xlarge", "nvidia.com/mig.config: all-3g.40gb") + deployment(1),
               "    model: {name: llama-3.1-8b}\n");
   CHECK(ok.load().warnings.empty());
+}
+
+namespace {
+
+// A Deployment `llm` of one replica asking for one MIG device of `profile` (the mixed strategy).
+std::string mig_deployment(const std::string& profile) {
+  std::string d = deployment(1);
+  const std::string whole = "nvidia.com/gpu: 1";
+  return d.replace(d.find(whole), whole.size(), "nvidia.com/mig-" + profile + ": 1");
+}
+
+const std::string kNodeOverlay =
+    "---\napiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata: {name: slices}\n"
+    "spec:\n  requirements:\n    - {key: node.kubernetes.io/instance-type, operator: In, values: "
+    "[p4de.24xlarge]}\n  capacity: {nvidia.com/mig-1g.10gb: 56, nvidia.com/mig-3g.40gb: 16}\n";
+
+}  // namespace
+
+TEST_CASE("a model that does not fit the mixed-strategy MIG device its pods ask for is refused",
+          "[scenario]") {
+  // Llama 3.1 8B in bf16 needs 15 GiB of weights; a 1g.10gb device of an A100-80GB has 1/8 of
+  // its memory. Known before launch from the request alone, with a NodeOverlay or without.
+  const std::string settings = "    model: {name: llama-3.1-8b}\n";
+  for (const std::string& overlay : {std::string(), kNodeOverlay}) {
+    test::TempDir dir("mig-mixed");
+    dir.write("manifests.yaml",
+              labelled_pool("p4de.24xlarge", "nvidia.com/mig.config: all-1g.10gb") +
+                  mig_deployment("1g.10gb") + overlay);
+    const auto file =
+        dir.write("scenario.yaml",
+                  "name: s\nduration: 1h\nmanifests: [manifests.yaml]\n"
+                  "karpenter: {feature_gates: {node_overlay: true}}\n"
+                  "gpu_operator: {mig_strategy: mixed}\nservices:\n  - deployment: llm\n"
+                  "    traffic: {pattern: poisson, rps: 1}\n" +
+                      settings);
+    const std::string e = test::config_error([&] {
+      load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+    });
+    INFO(e);
+    CHECK(e.find(overlay.empty()
+                     ? "scenario.yaml:9:12: services[0].model: llama-3.1-8b cannot be served on "
+                       "a MIG 1g.10gb device of any GPU that has the profile: p4d.24xlarge, "
+                       "p4de.24xlarge (on a MIG 1g.10gb device: "
+                     : "scenario.yaml:9:12: services[0].model: llama-3.1-8b cannot be served on "
+                       "any instance type llm's pods can be launched on: p4de.24xlarge (on a MIG "
+                       "1g.10gb device: ") != std::string::npos);
+    CHECK(e.find("p4de.24xlarge (on a MIG 1g.10gb device: llama-3.1-8b in bf16 needs 15.0 GiB "
+                 "of weights per GPU") != std::string::npos);
+  }
+  // On a 3g.40gb device it fits.
+  test::TempDir dir("mig-mixed-fits");
+  dir.write("manifests.yaml", labelled_pool("p4de.24xlarge", "nvidia.com/mig.config: all-3g.40gb") +
+                                  mig_deployment("3g.40gb") + kNodeOverlay);
+  const auto file =
+      dir.write("scenario.yaml",
+                "name: s\nduration: 1h\nmanifests: [manifests.yaml]\n"
+                "karpenter: {feature_gates: {node_overlay: true}}\n"
+                "gpu_operator: {mig_strategy: mixed}\nservices:\n  - deployment: llm\n"
+                "    traffic: {pattern: poisson, rps: 1}\n" +
+                    settings);
+  const ScenarioConfig ok =
+      load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+  CHECK(ok.warnings.empty());
 }

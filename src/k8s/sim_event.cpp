@@ -52,6 +52,12 @@ std::string_view to_string(EventKind k) {
       return "scale_down_candidate";
     case EventKind::NodeBufferPods:
       return "node_buffer_pods";
+    case EventKind::PodWaitingOnPermit:
+      return "pod_waiting_on_permit";
+    case EventKind::PodPermitRejected:
+      return "pod_permit_rejected";
+    case EventKind::PodGroupTimeout:
+      return "pod_group_timeout";
     case EventKind::WorkloadCreated:
       return "workload_created";
     case EventKind::WorkloadCompleted:
@@ -93,7 +99,10 @@ EventSubject subject_of(EventKind k) {
     case EventKind::PodDeleted:
     case EventKind::PodUnschedulable:
     case EventKind::PodPreempted:
+    case EventKind::PodWaitingOnPermit:
+    case EventKind::PodPermitRejected:
       return EventSubject::Pod;
+    case EventKind::PodGroupTimeout:
     case EventKind::WorkloadCreated:
     case EventKind::WorkloadCompleted:
     case EventKind::ReplicasChanged:

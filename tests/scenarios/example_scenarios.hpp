@@ -32,7 +32,8 @@ inline const std::vector<std::string> kExampleScenarios = {
     "headroom/cluster-autoscaler-capacity-buffer",
     "reservations/on-demand",
     "reservations/capacity-block",
-    "reservations/odcr"};
+    "reservations/odcr",
+    "gangs/karpenter"};
 
 inline std::filesystem::path example_scenario_file(const std::filesystem::path& root,
                                                    const std::string& name) {

@@ -48,6 +48,15 @@ enum class EventKind : std::uint8_t {
   // Karpenter's last solve placed a different number of CapacityBuffer virtual pods on an
   // existing node (to: how many now; state.Cluster's bufferPodCounts).
   NodeBufferPods,
+  // kube-scheduler assumed a gang's pod on a node and holds it at Permit until minCount pods of
+  // its PodGroup are assumed or bound (node: where; message: the PodGroup).
+  PodWaitingOnPermit,
+  // A pod held at Permit was rejected (node: where it was assumed; message: why): its PodGroup's
+  // wait timed out, or the node went away.
+  PodPermitRejected,
+  // A PodGroup's Permit wait timed out before minCount pods were assumed or bound (workload: its
+  // first rejected pod's; message: the PodGroup; pods: how many were rejected).
+  PodGroupTimeout,
 };
 
 std::string_view to_string(EventKind k);

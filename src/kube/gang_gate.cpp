@@ -55,8 +55,9 @@ GangGate::Permit GangGate::reserve(const Pod& pod, NodeId node, SimTime now) {
   requests_[pod.id] = pod.spec->requests;
   ++assumed_count_;
   if (static_cast<std::int32_t>(g.assumed.size()) + g.assigned >= g.min_count) return Permit::Allow;
-  // SchedulingTimeout: a deadline for the group, new if none or the last one passed.
-  if (!g.deadline || *g.deadline < now) g.deadline = now + kSchedulingTimeout;
+  // SchedulingTimeout: a deadline for the group, new if none or the last one passed (one that
+  // is due at this very instant has passed: its wait has just ended).
+  if (!g.deadline || *g.deadline <= now) g.deadline = now + kSchedulingTimeout;
   return Permit::Wait;
 }
 

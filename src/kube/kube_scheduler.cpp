@@ -181,11 +181,14 @@ void KubeScheduler::reject_waiting(PodId id, NodeId node, std::string_view why, 
 
 void KubeScheduler::gang_pass(SimTime now) {
   if (!gang_.enabled()) return;
+  bool rejected = false;
   for (const GangGate::Assumed& a : std::vector<GangGate::Assumed>(gang_.refresh(cluster_))) {
     gang_.reject(a.pod);
     reject_waiting(a.pod, a.node, "node going away", /*timed_out=*/false, now);
+    rejected = true;
   }
   for (auto& [group, pods] : gang_.expire(now)) {
+    rejected = true;
     const std::string why = "PodGroup " + group + " timed out at Permit";
     for (const GangGate::Assumed& a : pods)
       reject_waiting(a.pod, a.node, why, /*timed_out=*/true, now);
@@ -195,6 +198,10 @@ void KubeScheduler::gang_pass(SimTime now) {
                        .message = group,
                        .pods = static_cast<std::int32_t>(pods.size())});
   }
+  // handleBindingCycleError: forgetting an assumed pod is an AssignedPodDelete event, so the
+  // pods that failed for room are tried again (not the rejected ones: GangScheduling registers
+  // no such event).
+  if (rejected) queue_.move(cluster_);
   // PreEnqueue: a gang short of pods is never tried, so no provisioner sees its pods.
   for (PodId id : cluster_.pending_pods()) {
     const Pod& p = cluster_.pod(id);

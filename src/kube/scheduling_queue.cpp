@@ -32,7 +32,7 @@ void SchedulingQueue::active(const Cluster& cluster, SimTime now, std::vector<co
     SimTime queued = pod.created;
     if (entry != entries_.end() && entry->first == id) {
       const Entry& e = (entry++)->second;
-      if (e.unschedulable || e.queued + backoff(e.attempts) > now) continue;
+      if (e.unschedulable || (!e.activated && e.queued + backoff(e.attempts) > now)) continue;
       queued = e.queued;
     }
     keys_.push_back({.priority = pod.spec->priority, .queued = queued, .pod = &pod});
@@ -51,6 +51,7 @@ void SchedulingQueue::failed(const Pod& pod, SimTime now, bool permit_rejected) 
   e.queued = now;
   e.unschedulable = true;
   e.permit_rejected = permit_rejected;
+  e.activated = false;
 }
 
 void SchedulingQueue::move(const Cluster& cluster, const std::function<bool(const Pod&)>& helps) {
@@ -64,9 +65,10 @@ void SchedulingQueue::move(const Cluster& cluster, const std::function<bool(cons
 void SchedulingQueue::activate(const Cluster& cluster,
                                const std::function<bool(const Pod&)>& which) {
   for (auto& [id, e] : entries_) {
-    if (!e.unschedulable) continue;
     const Pod* pod = cluster.find_pod(id);
-    if (pod != nullptr && which(*pod)) e.unschedulable = e.permit_rejected = false;
+    if (pod == nullptr || !which(*pod)) continue;
+    e.unschedulable = e.permit_rejected = false;
+    e.activated = true;
   }
 }
 

@@ -32,7 +32,8 @@ class SchedulingQueue {
   void failed(const Pod& pod, SimTime now, bool permit_rejected = false);
   // MoveAllToActiveOrBackoffQueue, for the unschedulable pods `helps` selects (all when empty).
   void move(const Cluster& cluster, const std::function<bool(const Pod&)>& helps = {});
-  // Activate: the unschedulable pods `which` selects, Permit-rejected ones included.
+  // Activate: the unschedulable or backing-off pods `which` selects, Permit-rejected ones
+  // included, go to the active queue at once (ForceActivate: no backoff).
   void activate(const Cluster& cluster, const std::function<bool(const Pod&)>& which);
   // flushUnschedulablePodsLeftover at `now`: pods unschedulable for over 5 minutes move back.
   void flush_leftover(SimTime now);
@@ -49,6 +50,7 @@ class SchedulingQueue {
     SimTime queued{};  // its last failure
     bool unschedulable = false;
     bool permit_rejected = false;
+    bool activated = false;  // Activate()d since its last failure: its backoff is skipped
   };
   std::map<PodId, Entry> entries_;  // pods that have failed, while pending
   struct Key {

@@ -54,6 +54,12 @@ std::string_view to_string(EventKind k) {
       return "node_buffer_pods";
     case EventKind::PodCrashed:
       return "pod_crashed";
+    case EventKind::PodWaitingOnPermit:
+      return "pod_waiting_on_permit";
+    case EventKind::PodPermitRejected:
+      return "pod_permit_rejected";
+    case EventKind::PodGroupTimeout:
+      return "pod_group_timeout";
     case EventKind::WorkloadCreated:
       return "workload_created";
     case EventKind::WorkloadCompleted:
@@ -96,7 +102,10 @@ EventSubject subject_of(EventKind k) {
     case EventKind::PodUnschedulable:
     case EventKind::PodPreempted:
     case EventKind::PodCrashed:
+    case EventKind::PodWaitingOnPermit:
+    case EventKind::PodPermitRejected:
       return EventSubject::Pod;
+    case EventKind::PodGroupTimeout:
     case EventKind::WorkloadCreated:
     case EventKind::WorkloadCompleted:
     case EventKind::ReplicasChanged:

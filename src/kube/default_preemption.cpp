@@ -9,7 +9,9 @@
 namespace fleetsim {
 
 Resources KubeScheduler::room_for(const Pod& pod, const Node& node) const {
-  Resources room = node.available();
+  // Pods assumed there at Permit hold their room too.
+  Resources room =
+      gang_.any_assumed() ? node.available() - gang_.reserved(node.id) : node.available();
   for (PodId id : nominated_) {
     const Pod* other = cluster_.find_pod(id);
     if (id == pod.id || other == nullptr || other->phase != PodPhase::Pending ||

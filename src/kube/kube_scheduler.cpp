@@ -15,6 +15,7 @@ namespace fleetsim {
 namespace {
 
 constexpr std::uint64_t kWakeTag = 1;  // a backoff ends or the 30 s flush is due
+constexpr std::uint64_t kGangTag = 2;  // a PodGroup's Permit deadline
 
 }  // namespace
 
@@ -144,14 +145,100 @@ NodeId KubeScheduler::select_host(const Pod& pod, const SchedulerProfile& profil
 }
 
 bool KubeScheduler::feasible(const Pod& pod, const Node& node) const {
+  // The scheduler's cache counts the pods assumed at Permit on the node.
+  const Resources available =
+      gang_.any_assumed() ? node.available() - gang_.reserved(node.id) : node.available();
   return node.phase == NodePhase::Initialized &&
-         pod_fits(*pod.spec,
-                  {.labels = node.labels, .taints = node.taints, .available = node.available()},
+         pod_fits(*pod.spec, {.labels = node.labels, .taints = node.taints, .available = available},
                   PreferNoSchedule::Ignore);
+}
+
+void KubeScheduler::bind_pod(PodId id, NodeId node, SimTime now) {
+  const Pod& pod = cluster_.pod(id);
+  cluster_.bind(id, node, now);
+  bus_.emit(SimEvent{.time = now,
+                     .kind = EventKind::PodScheduled,
+                     .node = node,
+                     .pod = id,
+                     .workload = pod.workload});
+  bus_.pod_bound(id);
+}
+
+void KubeScheduler::reject_waiting(PodId id, NodeId node, std::string_view why, bool timed_out,
+                                   SimTime now) {
+  const Pod& pod = cluster_.pod(id);
+  cluster_.set_permit_node(id, kNoNode);
+  bus_.emit(SimEvent{.time = now,
+                     .kind = EventKind::PodPermitRejected,
+                     .node = node,
+                     .pod = id,
+                     .workload = pod.workload,
+                     .message = why});
+  // handleSchedulingFailure: Unschedulable (PodScheduled=False), to the unschedulable pool.
+  queue_.failed(pod, now, /*permit_rejected=*/timed_out);
+  on_unschedulable_(id);
+}
+
+void KubeScheduler::gang_pass(SimTime now) {
+  if (!gang_.enabled()) return;
+  bool rejected = false;
+  for (const GangGate::Assumed& a : std::vector<GangGate::Assumed>(gang_.refresh(cluster_))) {
+    gang_.reject(a.pod);
+    reject_waiting(a.pod, a.node, "node going away", /*timed_out=*/false, now);
+    rejected = true;
+  }
+  for (auto& [group, pods] : gang_.expire(now)) {
+    rejected = true;
+    const std::string why = "PodGroup " + group + " timed out at Permit";
+    for (const GangGate::Assumed& a : pods)
+      reject_waiting(a.pod, a.node, why, /*timed_out=*/true, now);
+    bus_.emit(SimEvent{.time = now,
+                       .kind = EventKind::PodGroupTimeout,
+                       .workload = cluster_.pod(pods.front().pod).workload,
+                       .message = group,
+                       .pods = static_cast<std::int32_t>(pods.size())});
+  }
+  // handleBindingCycleError: forgetting an assumed pod is an AssignedPodDelete event, so the
+  // pods that failed for room are tried again (not the rejected ones: GangScheduling registers
+  // no such event).
+  if (rejected) queue_.move(cluster_);
+  // PreEnqueue: a gang short of pods is never tried, so no provisioner sees its pods.
+  for (PodId id : cluster_.pending_pods()) {
+    const Pod& p = cluster_.pod(id);
+    if (p.spec->pod_group.empty()) continue;
+    const bool gated = !gang_.admits(p);
+    if (gated != p.gated) cluster_.set_gated(id, gated);
+  }
+}
+
+bool KubeScheduler::gang_permit(const Pod& pod, NodeId node, SimTime now) {
+  const GangGate::Permit permit = gang_.reserve(pod, node, now);
+  if (permit == GangGate::Permit::NotAGang) return false;
+  const std::string group = GangGate::key(pod);
+  if (permit == GangGate::Permit::Wait) {
+    cluster_.set_permit_node(pod.id, node);
+    bus_.emit(SimEvent{.time = now,
+                       .kind = EventKind::PodWaitingOnPermit,
+                       .node = node,
+                       .pod = pod.id,
+                       .workload = pod.workload,
+                       .message = group});
+    // Activate: the group's pods in the unschedulable pool are tried again.
+    queue_.activate(cluster_, [&](const Pod& p) { return GangGate::same_group(p, pod); });
+    request_pass();
+    return true;
+  }
+  // The quorum is met: every waiting pod of the group binds, this one with them.
+  for (const GangGate::Assumed& a : gang_.take_allowed(pod)) {
+    cluster_.set_permit_node(a.pod, kNoNode);
+    bind_pod(a.pod, a.node, now);
+  }
+  return true;
 }
 
 void KubeScheduler::on_event(SimTime now, std::uint64_t tag) {
   if (tag == kWakeTag) queue_.flush_leftover(now);
+  gang_pass(now);
   queue_.active(cluster_, now, pods_);
   order_nodes();
   // Nominations end when the pod binds or goes, or preemption gives its node up.
@@ -177,6 +264,9 @@ void KubeScheduler::on_event(SimTime now, std::uint64_t tag) {
     throw_if_stop_requested();  // a pass over thousands of pods and nodes takes a while
     const Pod& pod = *queued;
     const PodId id = pod.id;
+    // Held at PreEnqueue, or assumed and waiting at Permit (in its binding cycle).
+    // A pod its group's quorum bound earlier in this pass is done too.
+    if (pod.gated || pod.permit_node != kNoNode || pod.phase != PodPhase::Pending) continue;
     // A pod whose spec.schedulerName names no profile is no scheduler's: it stays Pending.
     const std::int32_t profile_index = pod.spec->scheduler_profile;
     if (profile_index < 0 || static_cast<std::size_t>(profile_index) >= profiles_.size()) continue;
@@ -242,16 +332,16 @@ void KubeScheduler::on_event(SimTime now, std::uint64_t tag) {
       if (!awaiting_node) on_unschedulable_(id);
       continue;
     }
-    cluster_.bind(id, chosen, now);
+    if (gang_.enabled() && gang_permit(pod, chosen, now)) {
+      any_bound = true;  // a group's pods may have bound
+      mask_of = no_node_for = nullptr;
+      running_anti = cluster_.bound_with_anti_affinity() > 0;
+      continue;
+    }
+    running_anti = running_anti || !pod.spec->pod_anti_affinity.required.empty();
+    bind_pod(id, chosen, now);
     any_bound = true;
     mask_of = no_node_for = nullptr;
-    running_anti = running_anti || !pod.spec->pod_anti_affinity.required.empty();
-    bus_.emit(SimEvent{.time = now,
-                       .kind = EventKind::PodScheduled,
-                       .node = chosen,
-                       .pod = id,
-                       .workload = pod.workload});
-    bus_.pod_bound(id);
   }
   // A bound pod may be what a pod with required affinity or a hard spread constraint waits for
   // (InterPodAffinity's and PodTopologySpread's AssignedPodAdd events).
@@ -269,6 +359,13 @@ void KubeScheduler::on_event(SimTime now, std::uint64_t tag) {
       const SpreadDefaults& d = profiles_[static_cast<std::size_t>(i)].spread_defaults;
       return !d.system && std::any_of(d.list.begin(), d.list.end(), hard);
     });
+  if (const std::optional<SimTime> deadline = gang_.next_deadline()) {
+    if (!sim_.is_pending(gang_wake_) || gang_wake_at_ != *deadline) {
+      sim_.cancel(gang_wake_);
+      gang_wake_ = sim_.schedule_at(std::max(*deadline, now), Phase::PodLifecycle, *this, kGangTag);
+      gang_wake_at_ = *deadline;
+    }
+  }
   if (const std::optional<SimTime> wake = queue_.next_wake(now)) {
     if (!sim_.is_pending(wake_) || wake_at_ != *wake) {
       sim_.cancel(wake_);

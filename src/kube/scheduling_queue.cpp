@@ -32,7 +32,7 @@ void SchedulingQueue::active(const Cluster& cluster, SimTime now, std::vector<co
     SimTime queued = pod.created;
     if (entry != entries_.end() && entry->first == id) {
       const Entry& e = (entry++)->second;
-      if (e.unschedulable || e.queued + backoff(e.attempts) > now) continue;
+      if (e.unschedulable || (!e.activated && e.queued + backoff(e.attempts) > now)) continue;
       queued = e.queued;
     }
     keys_.push_back({.priority = pod.spec->priority, .queued = queued, .pod = &pod});
@@ -45,24 +45,37 @@ void SchedulingQueue::active(const Cluster& cluster, SimTime now, std::vector<co
   for (const Key& k : keys_) out.push_back(k.pod);
 }
 
-void SchedulingQueue::failed(const Pod& pod, SimTime now) {
+void SchedulingQueue::failed(const Pod& pod, SimTime now, bool permit_rejected) {
   Entry& e = entries_[pod.id];
   ++e.attempts;
   e.queued = now;
   e.unschedulable = true;
+  e.permit_rejected = permit_rejected;
+  e.activated = false;
 }
 
 void SchedulingQueue::move(const Cluster& cluster, const std::function<bool(const Pod&)>& helps) {
   for (auto& [id, e] : entries_) {
-    if (!e.unschedulable) continue;
+    if (!e.unschedulable || e.permit_rejected) continue;
     const Pod* pod = cluster.find_pod(id);
     if (pod != nullptr && (!helps || helps(*pod))) e.unschedulable = false;
   }
 }
 
+void SchedulingQueue::activate(const Cluster& cluster,
+                               const std::function<bool(const Pod&)>& which) {
+  for (auto& [id, e] : entries_) {
+    const Pod* pod = cluster.find_pod(id);
+    if (pod == nullptr || !which(*pod)) continue;
+    e.unschedulable = e.permit_rejected = false;
+    e.activated = true;
+  }
+}
+
 void SchedulingQueue::flush_leftover(SimTime now) {
   for (auto& [id, e] : entries_)
-    if (e.unschedulable && now - e.queued > kUnschedulableTimeout) e.unschedulable = false;
+    if (e.unschedulable && now - e.queued > kUnschedulableTimeout)
+      e.unschedulable = e.permit_rejected = false;
 }
 
 std::optional<SimTime> SchedulingQueue::next_wake(SimTime now) const {

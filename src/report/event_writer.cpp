@@ -148,6 +148,10 @@ void EventWriter::on_event(const SimEvent& e, const Cluster& cluster) {
     append_key("instance_type_count");
     line_ += std::to_string(e.instance_types.size());
   }
+  if (e.kind == EventKind::PodGroupTimeout) {
+    append_key("pods");
+    line_ += std::to_string(e.pods);
+  }
   const std::string_view reason = e.message.empty() ? reason_name(e.reason) : e.message;
   if (e.kind == EventKind::ReplicasChanged) {
     append_key("source");

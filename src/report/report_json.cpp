@@ -218,6 +218,16 @@ Json report_json(const RunResult& result) {
 
   if (result.reservations) r["reservations"] = reservations_json(*result.reservations);
 
+  if (result.gangs) {
+    const GangsResult& g = *result.gangs;
+    r["gangs"] = Json{{"idle_gpu_hours", round_report(g.idle_gpu_hours)},
+                      {"idle_node_hours", round_report(g.idle_node_hours)},
+                      {"idle_usd", round_report(g.idle_usd)},
+                      {"permit_waits", g.permit_waits},
+                      {"permit_timeouts", g.permit_timeouts},
+                      {"pods_rejected", g.pods_rejected}};
+  }
+
   if (result.disruption) {
     const DisruptionResult& d = *result.disruption;
     Json& disruption = r["disruption"];

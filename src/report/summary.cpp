@@ -128,6 +128,12 @@ std::string format_summary(const RunResult& result) {
     row(out, "  headroom",
         fmt::format("{}  ({:.2f} node-hours holding only balloon pods or buffer capacity)",
                     usd(result.headroom.usd), shown(result.headroom.node_hours)));
+  // Nodes held idle for gangs whose pods could not all start (gang_ledger.hpp).
+  if (result.gangs)
+    row(out, "  partial gangs",
+        fmt::format("{}  ({:.2f} idle GPU-hours; {} Permit timeouts, {} pods rejected)",
+                    usd(result.gangs->idle_usd), shown(result.gangs->idle_gpu_hours),
+                    result.gangs->permit_timeouts, result.gangs->pods_rejected));
   // How far the instances' cost is from what any policy must have paid (efficiency).
   const EfficiencyResult& eff = result.efficiency;
   row(out, "  instances' lower bound",

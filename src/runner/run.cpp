@@ -21,7 +21,9 @@ RunInfo run_info(const ScenarioConfig& config) {
                .report_interval = config.report_interval,
                .nodepools = {},
                .services = {},
-               .spot_market = config.spot_market.has_value()};
+               .spot_market = config.spot_market.has_value(),
+               .reservations = {},
+               .gangs = config.pod_groups};
   auto add_pool = [&](const NodePool& p) {
     if (std::find(info.nodepools.begin(), info.nodepools.end(), p.name) == info.nodepools.end())
       info.nodepools.push_back(p.name);

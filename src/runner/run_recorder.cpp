@@ -26,7 +26,8 @@ RunRecorder::RunRecorder(RunInfo info, const NodePricing& pricing,
       timeseries_(std::move(timeseries)),
       pool_counts_(info_.nodepools.size(), 0),
       pool_cost_rates_(info_.nodepools.size(), 0.0),
-      ledger_(pricing) {
+      ledger_(pricing),
+      gangs_(pricing) {
   ledger_.track_reservations(info_.reservations);
   for (TimeseriesSink* sink : timeseries_) sink->on_columns(info_.nodepools, info_.services);
 }
@@ -72,6 +73,7 @@ void RunRecorder::on_event(const SimEvent& e, const Cluster& cluster) {
       on_pod_event(e, cluster);
       break;
     case EventSubject::Workload:
+      if (e.kind == EventKind::PodGroupTimeout) gangs_.timed_out(e.pods);
       if (e.kind == EventKind::WorkloadCompleted &&
           cluster.workloads().at(e.workload).kind == WorkloadKind::Job)
         ++jobs_completed_;
@@ -121,6 +123,7 @@ void RunRecorder::on_node_event(const SimEvent& e, const Cluster& cluster) {
     case EventKind::NodeTerminated: {
       const Node& node = cluster.node(e.node);
       // Only nodes that ran count as terminated: launched = terminated + billed at the end.
+      gangs_.gone(node, std::min(e.time, node.billing_stopped_at));
       if (!ledger_.close(node, e.time)) break;
       const NodeDeletionReason reason = deletion_reason(e);
       ++terminated_by_reason_[reason != NodeDeletionReason::None ? reason
@@ -185,6 +188,10 @@ void RunRecorder::on_pod_event(const SimEvent& e, const Cluster& cluster) {
       // wait is not a new sample.
       sample_pending(t, e.time - pod.created);
       ledger_.rebalance(cluster.node(e.node), cluster, e.time);
+      gangs_.bound(cluster.node(e.node), e.time);
+      break;
+    case EventKind::PodWaitingOnPermit:
+      gangs_.waiting(cluster.node(e.node), e.time);
       break;
     case EventKind::PodCompleted:
       if (workload_of(pod, cluster).kind == WorkloadKind::Job) {
@@ -279,6 +286,7 @@ void RunRecorder::on_interval(SimTime now, const Cluster& cluster) {
 void RunRecorder::on_end(SimTime end, const Cluster& cluster) {
   FLEETSIM_ASSERT(!ended_);
   ledger_.close_all(cluster, end);
+  gangs_.end(cluster, end);
 
   // Pods still pending count with the time they have waited so far: a lower bound on their
   // pending time, which is the honest figure for a pod the run never placed.
@@ -394,6 +402,14 @@ RunResult RunRecorder::result(std::uint64_t engine_events) const {
 
   r.headroom = {.node_hours = ledger_.headroom_seconds() / kSecondsPerHour,
                 .usd = ledger_.headroom_usd()};
+
+  if (info_.gangs)
+    r.gangs = GangsResult{.idle_gpu_hours = gangs_.idle_gpu_hours(),
+                          .idle_node_hours = gangs_.held_node_hours(),
+                          .idle_usd = gangs_.idle_usd(),
+                          .permit_waits = gangs_.permit_waits(),
+                          .permit_timeouts = gangs_.timeouts(),
+                          .pods_rejected = gangs_.pods_rejected()};
 
   if (!info_.reservations.empty()) {
     r.reservations = reservations_result();

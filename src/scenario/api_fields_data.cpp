@@ -189,6 +189,14 @@ constexpr std::array<std::string_view, 5> kNodeOverlay{"apiVersion", "kind", "me
                                                        "status"};
 constexpr std::array<std::string_view, 5> kNodeOverlaySpec{"capacity", "price", "priceAdjustment",
                                                            "requirements", "weight"};
+// scheduling.k8s.io/v1alpha2 PodGroup (kubernetes/api@b928f5ee0f78 scheduling/v1alpha2/types.go).
+constexpr std::array<std::string_view, 5> kPodGroup{"apiVersion", "kind", "metadata", "spec",
+                                                    "status"};
+constexpr std::array<std::string_view, 4> kPodGroupSpec{
+    "podGroupTemplateRef", "resourceClaims", "schedulingConstraints", "schedulingPolicy"};
+constexpr std::array<std::string_view, 2> kPodGroupSchedulingPolicy{"basic", "gang"};
+constexpr std::array<std::string_view, 1> kGangSchedulingPolicy{"minCount"};
+constexpr std::array<std::string_view, 1> kPodSchedulingGroup{"podGroupName"};
 constexpr std::array<std::string_view, 5> kCapacityBuffer{"apiVersion", "kind", "metadata", "spec",
                                                           "status"};
 constexpr std::array<std::string_view, 6> kCapacityBufferSpec{
@@ -611,6 +619,11 @@ const ApiType PriorityClass{"PriorityClass", kPriorityClass};
 const ApiType NodeOverlay{"NodeOverlay", kNodeOverlay};
 const ApiType NodeOverlaySpec{"NodeOverlaySpec", kNodeOverlaySpec};
 const ApiType PodDisruptionBudget{"PodDisruptionBudget", kPodDisruptionBudget};
+const ApiType PodGroup{"PodGroup", kPodGroup};
+const ApiType PodGroupSpec{"PodGroupSpec", kPodGroupSpec};
+const ApiType PodGroupSchedulingPolicy{"PodGroupSchedulingPolicy", kPodGroupSchedulingPolicy};
+const ApiType GangSchedulingPolicy{"GangSchedulingPolicy", kGangSchedulingPolicy};
+const ApiType PodSchedulingGroup{"PodSchedulingGroup", kPodSchedulingGroup};
 const ApiType CapacityBuffer{"CapacityBuffer", kCapacityBuffer};
 const ApiType CapacityBufferSpec{"CapacityBufferSpec", kCapacityBufferSpec};
 const ApiType PodDisruptionBudgetSpec{"PodDisruptionBudgetSpec", kPodDisruptionBudgetSpec};

@@ -12,7 +12,7 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<DecodedKind, 16> kDecodedKinds{{
+constexpr std::array<DecodedKind, 17> kDecodedKinds{{
     {"NodePool", "karpenter.sh/v1", &api::NodePool},
     {"EC2NodeClass", "karpenter.k8s.aws/v1", &api::EC2NodeClass},
     {"NodeOverlay", "karpenter.sh/v1alpha1", &api::NodeOverlay},
@@ -21,6 +21,7 @@ constexpr std::array<DecodedKind, 16> kDecodedKinds{{
     {"Job", "batch/v1", &api::Job},
     {"DaemonSet", "apps/v1", &api::DaemonSet},
     {"PriorityClass", "scheduling.k8s.io/v1", &api::PriorityClass},
+    {"PodGroup", "scheduling.k8s.io/v1alpha2", &api::PodGroup},
     {"HorizontalPodAutoscaler", "autoscaling/v2", &api::HorizontalPodAutoscaler},
     {"ScaledObject", "keda.sh/v1alpha1", &api::ScaledObject},
     {"PodDisruptionBudget", "policy/v1", &api::PodDisruptionBudget},

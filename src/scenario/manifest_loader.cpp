@@ -65,6 +65,13 @@ void ManifestLoader::load_manifest(const YamlValue& manifest, ManifestSet& out) 
                                .data = m.get("data")});
     return;
   }
+  // scheduler-plugins' coscheduling PodGroup shares the kind's name with Kubernetes' own.
+  if (kind == "PodGroup" && api.starts_with("scheduling.x-k8s.io/")) {
+    warnings_.add_unmodelled(kind_value.where(), kind,
+                             "scheduler-plugins' coscheduling PodGroup is not modelled; ignored "
+                             "(fleetsim reads Kubernetes' scheduling.k8s.io/v1alpha2 PodGroup)");
+    return;
+  }
   const DecodedKind* decoded = decoded_kind(kind);
   if (decoded == nullptr) {
     if (auto problem = misspelt_kind_problem(kind, api)) kind_value.fail(*problem);
@@ -98,6 +105,8 @@ void ManifestLoader::load_manifest(const YamlValue& manifest, ManifestSet& out) 
     out.daemonsets.push_back(decode_daemonset(m, ctx));
   } else if (kind == "PriorityClass") {
     out.priority_classes.push_back(decode_priority_class(m, ctx));
+  } else if (kind == "PodGroup") {
+    out.pod_groups.push_back(decode_pod_group(m, ctx));
   } else if (kind == "HorizontalPodAutoscaler") {
     out.hpas.push_back(decode_hpa(m, ctx));
   } else if (kind == "ScaledObject") {
@@ -154,6 +163,10 @@ void check_unique_names(const ManifestSet& set) {
     }
   }
   check("PriorityClass", set.priority_classes, name, where);
+  check(
+      "PodGroup", set.pod_groups,
+      [](const PodGroupObject& g) { return g.namespace_name + "/" + g.name; },
+      [](const PodGroupObject& g) { return g.where; });
   check("NodeOverlay", set.node_overlays, name, where);
   check(
       "PodDisruptionBudget", set.pdbs,

@@ -503,6 +503,11 @@ DecodedPod decode_pod(const ObjectMeta& meta, const YamlValue& spec_value, Decod
     spec.scheduler_name = name->as_string();
     if (spec.scheduler_name.empty()) spec.scheduler_name = kDefaultSchedulerName;  // defaulted
   }
+  if (auto group = s.get("schedulingGroup")) {
+    YamlMap g(*group);
+    if (auto name = g.get("podGroupName")) spec.pod_group = name->as_string();
+    g.check_unread(ctx.warnings, ctx.kind, api::PodSchedulingGroup);
+  }
   if (auto grace = s.get("terminationGracePeriodSeconds")) {
     spec.termination_grace = seconds(grace->as_int(0, kMaxTerminationGraceSeconds));
   }

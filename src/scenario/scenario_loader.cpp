@@ -27,6 +27,7 @@
 #include "fleetsim/scenario/manifest_loader.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scenario/node_overlay_setup.hpp"
+#include "fleetsim/scenario/pod_groups.hpp"
 #include "fleetsim/scenario/priority_resolver.hpp"
 #include "fleetsim/scenario/reservation_decoder.hpp"
 #include "fleetsim/scenario/scenario_sections.hpp"
@@ -846,6 +847,7 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   read_gpu_operator(top, set, cfg, warnings);
   adopt_scheduler_profiles(std::move(set.scheduler_config), cfg, warnings);
   adopt_manifests(set, cfg);
+  adopt_pod_groups(set.pod_groups, cfg, warnings);  // the NodePools' limits are in cfg now
   resolve_reservations(cfg);
   adopt_node_overlays(std::move(set.node_overlays), cfg, warnings);
   check_gpu_layouts(cfg, warnings);

@@ -51,6 +51,7 @@ std::string describe_contents(const ManifestSet& set) {
   add(jobs, "Job");
   add(set.daemonsets.size(), "DaemonSet");
   add(set.priority_classes.size(), "PriorityClass");
+  add(set.pod_groups.size(), "PodGroup");
   add(set.hpas.size(), "HorizontalPodAutoscaler");
   add(set.scaled_objects.size(), "ScaledObject");
   if (parts.empty()) return "nothing fleetsim models";
@@ -110,6 +111,7 @@ ManifestSet decode_apply(const YamlValue& apply, const SectionContext& sc) {
   };
   if (!set.daemonsets.empty()) refuse("DaemonSet", set.daemonsets.front().workload.where);
   if (!set.priority_classes.empty()) refuse("PriorityClass", set.priority_classes.front().where);
+  if (!set.pod_groups.empty()) refuse("PodGroup", set.pod_groups.front().where);
   if (!set.hpas.empty()) refuse("HorizontalPodAutoscaler", set.hpas.front().where);
   if (!set.scaled_objects.empty()) refuse("ScaledObject", set.scaled_objects.front().where);
   if (!set.pdbs.empty()) refuse("PodDisruptionBudget", set.pdbs.front().where);

@@ -6,7 +6,7 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<std::string_view, 47> kNames{
+constexpr std::array<std::string_view, 49> kNames{
     "unmodelled-field",
     "unmodelled-kind",
     "unknown-field",
@@ -54,8 +54,10 @@ constexpr std::array<std::string_view, 47> kNames{
     "capacity-buffer-ignored",
     "shared-gpu-memory",
     "fluid-mode-not-applied",
+    "pod-group-missing",
+    "gang-exceeds-limits",
 };
-static_assert(kNames.size() == static_cast<std::size_t>(WarningCode::FluidModeNotApplied) + 1);
+static_assert(kNames.size() == static_cast<std::size_t>(WarningCode::GangExceedsLimits) + 1);
 
 }  // namespace
 

@@ -100,6 +100,7 @@ World::World(const ScenarioConfig& config)
                                        config.node_latencies.image_pull_bytes_per_s);
   kube_scheduler_->set_node_images(&kubelet_->node_images());
   kube_scheduler_->set_pdbs(&pdbs_);
+  if (config.pod_groups) kube_scheduler_->enable_gangs();
 }
 
 World::~World() = default;

@@ -35,7 +35,8 @@ inline const std::vector<std::string> kExampleScenarios = {
     "reservations/odcr",
     "gpu-sharing/whole-a10g",
     "gpu-sharing/mig-p4de",
-    "gpu-sharing/time-sliced-l40s"};
+    "gpu-sharing/time-sliced-l40s",
+    "gangs/karpenter"};
 
 inline std::filesystem::path example_scenario_file(const std::filesystem::path& root,
                                                    const std::string& name) {

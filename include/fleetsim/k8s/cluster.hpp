@@ -146,7 +146,14 @@ struct Pod {
   bool preempted = false;               // deleted by kube-scheduler's preemption (terminating)
   std::optional<SimDuration> run_time;  // nullopt: runs until deleted
   std::string pending_reason;           // from the last solve that could not place it
-  std::uint32_t holds = 0;              // readers that need it after it ends (Cluster::hold)
+  // Held at kube-scheduler's PreEnqueue (its gang is short of pods, or its PodGroup is missing):
+  // never tried, so it has no PodScheduled=False condition and no provisioner acts for it
+  // (Karpenter's IsProvisionable, the Cluster Autoscaler's unschedulable pod lister).
+  bool gated = false;
+  // Assumed on this node by kube-scheduler and waiting at Permit for its gang: not bound, so no
+  // controller sees it on the node, but kube-scheduler keeps its room there.
+  NodeId permit_node = kNoNode;
+  std::uint32_t holds = 0;  // readers that need it after it ends (Cluster::hold)
 };
 
 // A Deployment, Job or bare Pod: the unit cost and pods are attributed to.
@@ -283,6 +290,8 @@ class Cluster {
   void nominate(PodId pod, NodeId node) { at(pod).nominated = node; }
   // kube-scheduler's nomination (status.nominatedNodeName); kNoNode clears it.
   void set_nominated_node_name(PodId pod, NodeId node) { at(pod).nominated_node_name = node; }
+  void set_gated(PodId pod, bool gated) { at(pod).gated = gated; }
+  void set_permit_node(PodId pod, NodeId node) { at(pod).permit_node = node; }
   void set_pending_reason(PodId pod, std::string reason) {
     at(pod).pending_reason = std::move(reason);
   }

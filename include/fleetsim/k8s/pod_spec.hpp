@@ -115,6 +115,13 @@ struct PodSpec {
   // provisioner sees it fail: it stays Pending.
   std::string scheduler_name{"default-scheduler"};
   std::int32_t scheduler_profile = 0;
+  // spec.schedulingGroup.podGroupName: the PodGroup (scheduling.k8s.io/v1alpha2) of the pod's
+  // namespace it belongs to; empty: none. gang_min_count is resolved at load from that PodGroup:
+  // its schedulingPolicy.gang.minCount, 0 for the basic policy (no gang), kNoPodGroup when no
+  // PodGroup has the name (kube-scheduler's GangScheduling plugin holds the pod at PreEnqueue).
+  static constexpr std::int32_t kNoPodGroup = -1;
+  std::string pod_group;
+  std::int32_t gang_min_count = 0;
   SimDuration termination_grace = seconds(30);  // Kubernetes default
   // karpenter.sh/do-not-disrupt: kForever for "true", else how long after the pod starts it
   // protects the pod; nullopt without (or with an invalid) annotation.

@@ -51,6 +51,15 @@ enum class EventKind : std::uint8_t {
   // A container exited as it started (message: why, and the back-off before the kubelet starts
   // it again: CrashLoopBackOff).
   PodCrashed,
+  // kube-scheduler assumed a gang's pod on a node and holds it at Permit until minCount pods of
+  // its PodGroup are assumed or bound (node: where; message: the PodGroup).
+  PodWaitingOnPermit,
+  // A pod held at Permit was rejected (node: where it was assumed; message: why): its PodGroup's
+  // wait timed out, or the node went away.
+  PodPermitRejected,
+  // A PodGroup's Permit wait timed out before minCount pods were assumed or bound (workload: its
+  // first rejected pod's; message: the PodGroup; pods: how many were rejected).
+  PodGroupTimeout,
 };
 
 std::string_view to_string(EventKind k);

@@ -7,6 +7,7 @@
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/k8s/cluster_bus.hpp"
 #include "fleetsim/k8s/pod_disruption_budget.hpp"
+#include "fleetsim/kube/gang_gate.hpp"
 #include "fleetsim/kube/image_locality.hpp"
 #include "fleetsim/kube/scheduler_profile.hpp"
 #include "fleetsim/kube/scheduling_queue.hpp"
@@ -44,6 +45,8 @@ class KubeScheduler : private EventHandler {
   void set_node_images(const NodeImages* images) { node_images_ = images; }
   // The PDBs preemption tries not to violate (none: it sees no PDB).
   void set_pdbs(const PodDisruptionBudgets* pdbs) { pdbs_ = pdbs; }
+  // Turns on the GangScheduling plugin (gang_gate.hpp): for scenarios whose pods name PodGroups.
+  void enable_gangs() { gang_.enable(); }
 
  private:
   void on_event(SimTime now, std::uint64_t tag) override;
@@ -72,6 +75,16 @@ class KubeScheduler : private EventHandler {
   bool preempt(const Pod& pod, const SchedulerProfile& profile, SimTime now,
                const std::function<bool(NodeId)>& passes);
   void delete_victim(PodId victim, const Pod& preemptor, SimTime now);
+  // The GangScheduling plugin's part of a pass: rejects the pods waiting at Permit whose group's
+  // deadline came or whose node is going away, and marks the pods PreEnqueue holds.
+  void gang_pass(SimTime now);
+  // Reserve and Permit for a gang's pod placed on `node`: it waits, or its group binds. False
+  // for a pod of no gang (the caller binds it).
+  bool gang_permit(const Pod& pod, NodeId node, SimTime now);
+  void bind_pod(PodId id, NodeId node, SimTime now);
+  // A pod waiting at Permit goes back to the queue, unschedulable (timed out: only its group's
+  // events or the leftover flush bring it back; its node going away: any event).
+  void reject_waiting(PodId id, NodeId node, std::string_view why, bool timed_out, SimTime now);
   void order_nodes();
   static std::size_t nodes_to_find(std::size_t all, std::int32_t percentage);
   // Scores feasible_ and picks the best; kNoNode when there is none.
@@ -90,6 +103,9 @@ class KubeScheduler : private EventHandler {
   EventHandle pass_;
   RngStream rng_;  // ties among the best nodes
   SchedulingQueue queue_;
+  GangGate gang_;
+  EventHandle gang_wake_;
+  SimTime gang_wake_at_{};
   EventHandle wake_;
   SimTime wake_at_{};
   std::size_t next_start_ = 0;  // nextStartNodeIndex: where the next search starts in order_

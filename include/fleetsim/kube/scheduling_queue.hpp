@@ -26,10 +26,15 @@ class SchedulingQueue {
 
   // The pending pods to try now, in order; forgets pods no longer pending.
   void active(const Cluster& cluster, SimTime now, std::vector<const Pod*>& out);
-  // The pod was tried and fits nowhere.
-  void failed(const Pod& pod, SimTime now);
+  // The pod was tried and fits nowhere, or (`permit_rejected`) it waited at Permit and was
+  // rejected: only the GangScheduling plugin's events (activate()) or the leftover flush bring
+  // such a pod back, as its queueing hints register no node or pod-deletion event.
+  void failed(const Pod& pod, SimTime now, bool permit_rejected = false);
   // MoveAllToActiveOrBackoffQueue, for the unschedulable pods `helps` selects (all when empty).
   void move(const Cluster& cluster, const std::function<bool(const Pod&)>& helps = {});
+  // Activate: the unschedulable or backing-off pods `which` selects, Permit-rejected ones
+  // included, go to the active queue at once (ForceActivate: no backoff).
+  void activate(const Cluster& cluster, const std::function<bool(const Pod&)>& which);
   // flushUnschedulablePodsLeftover at `now`: pods unschedulable for over 5 minutes move back.
   void flush_leftover(SimTime now);
   // When the queue next has a pod to try without an event: a backoff ending, or a 30 s flush
@@ -44,6 +49,8 @@ class SchedulingQueue {
     std::uint32_t attempts = 0;
     SimTime queued{};  // its last failure
     bool unschedulable = false;
+    bool permit_rejected = false;
+    bool activated = false;  // Activate()d since its last failure: its backoff is skipped
   };
   std::map<PodId, Entry> entries_;  // pods that have failed, while pending
   struct Key {

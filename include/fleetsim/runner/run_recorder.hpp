@@ -13,6 +13,7 @@
 #include "fleetsim/k8s/cluster.hpp"
 #include "fleetsim/k8s/sim_event.hpp"
 #include "fleetsim/runner/cost_ledger.hpp"
+#include "fleetsim/runner/gang_ledger.hpp"
 #include "fleetsim/runner/run_result.hpp"
 #include "fleetsim/runner/timeseries_row.hpp"
 #include "fleetsim/world/world.hpp"
@@ -38,6 +39,8 @@ struct RunInfo {
   // The scenario's reservations, and each one's price per instance-hour as AWS bills it (the
   // on-demand rate of an ODCR's type in its zone; a Capacity Block's fee).
   std::vector<Reservation> reservations;
+  // Some pod names a PodGroup: report.json gets its gangs section.
+  bool gangs = false;
   std::vector<double> reservation_rates;
 };
 
@@ -119,6 +122,7 @@ class RunRecorder final : public EventSink {
   std::vector<std::int32_t> pool_column_;  // by NodeId: index into info_.nodepools, or -1
 
   CostLedger ledger_;
+  GangLedger gangs_;
   std::map<PodId, PodTrack> pods_;  // pods not yet done and counted
   std::int64_t pods_pending_ = 0;
   std::int64_t pods_running_ = 0;

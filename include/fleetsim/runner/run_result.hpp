@@ -184,6 +184,19 @@ struct ReservationsResult {
   double unused_usd = 0.0;
 };
 
+// What gangs cost (runs whose pods name PodGroups): nodes held by partial gangs
+// (runner/gang_ledger.hpp: from a gang's pod waiting at Permit on a node that runs nothing until
+// a pod is bound there or the node stops billing), their GPU-hours and price; the pods that
+// waited at Permit, the PodGroups' Permit timeouts and the pods those rejected.
+struct GangsResult {
+  double idle_gpu_hours = 0.0;
+  double idle_node_hours = 0.0;
+  double idle_usd = 0.0;
+  std::int64_t permit_waits = 0;
+  std::int64_t permit_timeouts = 0;
+  std::int64_t pods_rejected = 0;
+};
+
 struct EngineResult {
   std::uint64_t events = 0;
 };
@@ -218,7 +231,8 @@ struct SpotResult {
 };
 
 // report.json's top-level keys, in order: scenario, seed, start, duration_s, cost, efficiency,
-// gpu, sla, pods, jobs, nodes, headroom, then reservations, disruption and spot when present,
+// gpu, sla, pods, jobs, nodes, headroom, then reservations, gangs, disruption and spot when
+// present,
 // then engine.
 struct RunResult {
   std::string scenario;
@@ -234,6 +248,7 @@ struct RunResult {
   NodesResult nodes;
   HeadroomResult headroom;
   std::optional<ReservationsResult> reservations;  // runs with reservations
+  std::optional<GangsResult> gangs;                // runs whose pods name PodGroups
   std::optional<DisruptionResult> disruption;
   std::optional<SpotResult> spot;
   EngineResult engine;

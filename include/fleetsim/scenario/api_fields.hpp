@@ -44,7 +44,8 @@ extern const ApiType ObjectMeta, LabelSelector, LabelSelectorRequirement, PodTem
     ScaledObject, ScaledObjectSpec, ScaleTarget, AdvancedConfig, HorizontalPodAutoscalerConfig,
     Fallback, ScaleTriggers, ClusterConfig, ClusterMeta, AutoModeConfig, EksctlNodeGroup,
     EksctlManagedNodeGroup, NodeGroupTaint, NodeGroupInstancesDistribution, AutoModeNodeClass,
-    AutoModeNodeClassSpec, AutoModeEphemeralStorage, List, NodeOverlay, NodeOverlaySpec;
+    AutoModeNodeClassSpec, AutoModeEphemeralStorage, List, NodeOverlay, NodeOverlaySpec,
+    PodGroup, PodGroupSpec, PodGroupSchedulingPolicy, GangSchedulingPolicy, PodSchedulingGroup;
 // clang-format on
 extern const ApiType TriggerMetadata;
 }  // namespace api

@@ -18,6 +18,7 @@
 #include "fleetsim/k8s/workloads.hpp"
 #include "fleetsim/provisioning/cluster_autoscaler/settings.hpp"
 #include "fleetsim/scenario/overrides.hpp"
+#include "fleetsim/scenario/pod_groups.hpp"
 #include "fleetsim/scenario/scheduler_config_decoder.hpp"
 #include "fleetsim/scenario/warning_log.hpp"
 #include "fleetsim/scenario/workload_decoder.hpp"
@@ -32,6 +33,7 @@ struct ManifestSet {
   std::vector<DecodedWorkload> workloads;  // Pods, Deployments and Jobs
   std::vector<DecodedWorkload> daemonsets;
   std::vector<PriorityClass> priority_classes;
+  std::vector<PodGroupObject> pod_groups;
   std::vector<HorizontalPodAutoscalerSpec> hpas;
   std::vector<ScaledObjectSpec> scaled_objects;
   std::vector<PodDisruptionBudgetSpec> pdbs;
@@ -60,7 +62,7 @@ struct ManifestSet {
   std::size_t object_count() const {
     return nodepools.size() + node_classes.size() + workloads.size() + daemonsets.size() +
            priority_classes.size() + hpas.size() + scaled_objects.size() + pdbs.size() +
-           capacity_buffers.size() + node_groups.size() + node_overlays.size();
+           capacity_buffers.size() + node_groups.size() + node_overlays.size() + pod_groups.size();
   }
 };
 

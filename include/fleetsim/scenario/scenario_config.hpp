@@ -186,6 +186,9 @@ struct ScenarioConfig {
   std::vector<Workload> workloads;   // Pods, Deployments and Jobs from manifests
   std::vector<Workload> daemonsets;  // per-node overhead
   std::vector<PriorityClass> priority_classes;
+  // Some pod names a PodGroup (spec.schedulingGroup): kube-scheduler's GangScheduling plugin
+  // runs. Each pod spec carries its group's minCount (PodSpec::gang_min_count).
+  bool pod_groups = false;
   std::vector<PodDisruptionBudgetSpec> pdbs;
   std::vector<CapacityBuffer> capacity_buffers;
   // The kube-scheduler's profiles (a KubeSchedulerConfiguration among the manifests, or the

@@ -56,6 +56,8 @@ enum class WarningCode {
   CapacityBufferIgnored,       // a CapacityBuffer behind a feature gate that is off, or not run
   SharedGpuMemory,      // time-sliced replicas whose gpu_memory_utilization cannot share a GPU
   FluidModeNotApplied,  // serving_mode: fluid over a service that runs request by request
+  PodGroupMissing,      // pods name a PodGroup that does not exist: they wait at PreEnqueue
+  GangExceedsLimits,    // a gang's minCount pods need more than any NodePool's limits allow
 };
 
 // The code's name: "unmodelled-field", "pods-unhostable", …

@@ -173,6 +173,7 @@ ClusterAutoscaler::PodsToHelp ClusterAutoscaler::pods_to_help(SimTime now, bool&
     const Pod& p = cluster_.pod(id);
     if (p.terminating || expendable(p)) continue;
     if (p.spec->scheduler_profile < 0) continue;  // no scheduler marks it unschedulable
+    if (p.gated) continue;  // held at PreEnqueue: never marked unschedulable either
     // A pod waiting for the lower-priority pods it preempted binds there: no scale-up.
     if (p.nominated_node_name != kNoNode &&
         cluster_.node(p.nominated_node_name).phase != NodePhase::Terminated)

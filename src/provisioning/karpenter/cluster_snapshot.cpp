@@ -14,6 +14,8 @@ ClusterSnapshot take_snapshot(const Cluster& cluster, const SchedulingContext& c
     // IsProvisionable: not a pod preempting others, which kube-scheduler will bind where its
     // victims were (its victims' replacements are provisioned for instead).
     if (p.nominated_node_name != kNoNode) continue;
+    // FailedToSchedule: a pod held at PreEnqueue (a gang short of pods) was never tried.
+    if (p.gated) continue;
     s.pending.push_back(p.id);
     s.pods.push_back(pending_pod(p));
   }

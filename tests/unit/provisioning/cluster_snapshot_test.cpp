@@ -62,3 +62,18 @@ TEST_CASE("a snapshot leaves out pods nominated by kube-scheduler's preemption",
   const ClusterSnapshot s = take_snapshot(cluster, context);
   CHECK(s.pending == std::vector<PodId>{balloon});
 }
+
+// IsProvisionable's FailedToSchedule: a gang's pod held at kube-scheduler's PreEnqueue was never
+// tried, so it has no PodScheduled=False condition and Karpenter does not provision for it.
+TEST_CASE("a snapshot leaves out pods held at PreEnqueue", "[provisioning]") {
+  const Catalog catalog = small_catalog();
+  const std::vector<NodePool> pools{make_pool("default")};
+  const SchedulingContext context(catalog, pools, {});
+  Cluster cluster;
+  SpecStore specs;
+  const PodSpec* spec = specs.add(pod_requests(500, 512));
+  const PodId gated = add_pending_pod(cluster, spec, kSimStart);
+  const PodId tried = add_pending_pod(cluster, spec, kSimStart);
+  cluster.set_gated(gated, true);
+  CHECK(take_snapshot(cluster, context).pending == std::vector<PodId>{tried});
+}

@@ -245,6 +245,25 @@ TEST_CASE("reservations: report.json's block and the summary's line only when th
                "instance-hours used)\n") != std::string::npos);
 }
 
+TEST_CASE("gangs: report.json's block and the summary's line only with PodGroups", "[report]") {
+  RunResult r = full_result();
+  CHECK_FALSE(report_json(r).contains("gangs"));
+  CHECK(format_summary(r).find("partial gangs") == std::string::npos);
+  r.gangs = GangsResult{.idle_gpu_hours = 289.5793721,
+                        .idle_node_hours = 36.19742,
+                        .idle_usd = 1992.385413,
+                        .permit_waits = 414,
+                        .permit_timeouts = 33,
+                        .pods_rejected = 397};
+  CHECK(dump_json(report_json(r)["gangs"], -1) ==
+        R"({"idle_gpu_hours":289.579372,"idle_node_hours":36.19742,"idle_usd":1992.385413,)"
+        R"("permit_waits":414,"permit_timeouts":33,"pods_rejected":397})");
+  const std::string s = format_summary(r);
+  INFO(s);
+  CHECK(s.find("    partial gangs           $1992.39  (289.58 idle GPU-hours; 33 Permit timeouts, "
+               "397 pods rejected)\n") != std::string::npos);
+}
+
 TEST_CASE("the summary names the disruption commands' hourly rate for what it is", "[report]") {
   RunResult r = full_result();
   r.disruption = DisruptionResult{.commands_by_method = {{"emptiness", 2}},

@@ -328,14 +328,16 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
       }
       continue;
     }
+    // Replicas slowed differently by time-slicing report apart.
+    const auto alike = [&](const Replica& o) {
+      return o.state == State::Ready && o.curve == r.curve && o.speed == r.speed;
+    };
     bool reported = false;
-    for (std::size_t j = 0; j < i && !reported; ++j)
-      reported = replicas_[j].state == State::Ready && replicas_[j].curve == r.curve;
+    for (std::size_t j = 0; j < i && !reported; ++j) reported = alike(replicas_[j]);
     if (reported) continue;
     double done = 0;
     for (std::size_t j = i; j < replicas_.size(); ++j)
-      if (replicas_[j].state == State::Ready && replicas_[j].curve == r.curve)
-        done += replicas_[j].done;
+      if (alike(replicas_[j])) done += replicas_[j].done;
     report(done, to, waiting, &r, DropReason::None);
   }
   for (ReplicaId id : drained) remove(id);

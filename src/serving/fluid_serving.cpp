@@ -285,7 +285,10 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
     r.mean_in_flight = (before + r.in_flight) / 2;
     peak_running_ = std::max(peak_running_, r.in_flight);
     if (r.at.running > 0)
-      peak_kv_usage_ = std::max(peak_kv_usage_, r.at.kv_usage * r.in_flight / r.at.running);
+      // A stock above its point's running sequences waits inside the engine for KV room: the
+      // cache is full, not fuller.
+      peak_kv_usage_ =
+          std::max(peak_kv_usage_, std::min(1.0, r.at.kv_usage * r.in_flight / r.at.running));
     if (r.state != State::Ready) continue;
     ready += 1;
     held += r.mean_in_flight;

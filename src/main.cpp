@@ -37,6 +37,7 @@ std::optional<std::uint64_t> parse_seed(std::string_view text) {
 struct CommandLine {
   RunCommandOptions run;
   std::string seed_text;
+  std::string serving_mode_text;  // run and check
   std::string warnings_text;
   std::string progress_text = "auto";
   std::filesystem::path validate_path;
@@ -101,6 +102,15 @@ void add_warnings_option(CLI::App* cmd, CommandLine& cl) {
       ->check(CLI::IsMember({"all", "summary", "none"}));
 }
 
+// --serving-mode, for the commands that run one scenario.
+CLI::Option* add_serving_mode_option(CLI::App* cmd, CommandLine& cl) {
+  return cmd
+      ->add_option("--serving-mode", cl.serving_mode_text,
+                   "requests (each request through its replica's engine) or fluid (as rates), in "
+                   "place of the scenario's serving_mode; a service's own simulation: stays")
+      ->check(CLI::IsMember({"requests", "fluid"}));
+}
+
 // --lenient and --suppress, for every command that reads a scenario or a manifest.
 void add_reading_options(CLI::App* cmd, CommandLine& cl) {
   cmd->add_flag("--lenient", cl.lenient,
@@ -119,6 +129,7 @@ void add_run_and_validate(CLI::App& app, CommandLine& cl) {
   cl.run_cmd->add_option("--out", cl.run.out_dir, "Output directory (created if missing)")
       ->capture_default_str();
   cl.run_cmd->add_option("--seed", cl.seed_text, "Override the scenario's seed (0 to 2^64 - 1)");
+  add_serving_mode_option(cl.run_cmd, cl);
   cl.run_cmd->add_flag("--quiet,-q", cl.run.quiet, "No progress or summary (see --warnings)");
   add_progress_option(cl.run_cmd, cl);
   cl.run_cmd->add_option(
@@ -145,6 +156,7 @@ void add_check(CLI::App& app, CommandLine& cl) {
   auto* report = cl.check_cmd->add_option("--report", check.report,
                                           "A report.json to check, instead of running");
   scenario->excludes(report);
+  add_serving_mode_option(cl.check_cmd, cl)->excludes(report);
   cl.check_cmd->add_option("--baseline", check.baseline, "The committed baseline report.json")
       ->required();
   cl.check_cmd->add_option("--tolerances", check.tolerances,
@@ -379,8 +391,12 @@ std::optional<std::string> finish_options(CommandLine& cl) {
       cl.check.warnings = cl.compare.warnings = cl.sweep.warnings = warnings;
   cl.run.progress = cl.check.progress = cl.sweep.progress =
       parse_progress_mode(cl.progress_text).value_or(ProgressMode::Auto);
-  ReadOptions reading{.validation =
-                          cl.lenient ? FieldValidation::Lenient : FieldValidation::Strict};
+  ReadOptions reading{
+      .validation = cl.lenient ? FieldValidation::Lenient : FieldValidation::Strict,
+      .serving_mode = cl.serving_mode_text.empty()
+                          ? std::nullopt
+                          : std::optional(cl.serving_mode_text == "fluid" ? ServingMode::Fluid
+                                                                          : ServingMode::Requests)};
   for (const std::string& name : cl.suppress_text) {
     const std::optional<WarningCode> code = parse_warning_code(name);
     if (!code)

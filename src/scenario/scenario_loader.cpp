@@ -830,6 +830,7 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
                            .duration = cfg.duration,
                            .warnings = &warnings};
   Sections sections = read_sections(top, ctx, cfg, warnings);
+  if (options.serving_mode) apply_serving_mode(cfg.services, *options.serving_mode, warnings);
 
   // Resolved against one another, now that every manifest is known.
   ManifestSet& set = sections.set;

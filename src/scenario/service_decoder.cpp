@@ -717,10 +717,16 @@ ServingMode decode_serving_mode(const YamlValue& v) {
 
 void apply_serving_mode(std::vector<ServiceConfig>& services, const YamlValue& v,
                         WarningLog& warnings) {
-  const ServingMode mode = decode_serving_mode(v);
+  apply_serving_mode(services, decode_serving_mode(v), warnings);
+}
+
+void apply_serving_mode(std::vector<ServiceConfig>& services, ServingMode mode,
+                        WarningLog& warnings) {
   for (std::size_t i = 0; i < services.size(); ++i) {
     ServiceConfig& s = services[i];
-    if (s.simulation_named || mode == ServingMode::Requests) continue;
+    if (s.simulation_named) continue;
+    s.simulation = ServingMode::Requests;
+    if (mode == ServingMode::Requests) continue;
     // Services that cannot run as rates stay request by request, and say so.
     const bool closed = std::holds_alternative<ClosedConfig>(s.traffic);
     if (closed || !std::holds_alternative<EngineServiceTime>(s.serving.service_time)) {

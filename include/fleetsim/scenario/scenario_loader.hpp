@@ -19,6 +19,8 @@ struct ReadOptions {
   FieldValidation validation = FieldValidation::Strict;
   // --suppress: warnings of these codes are dropped (with the scenario's warnings.suppress).
   std::vector<WarningCode> suppress;
+  // --serving-mode: in place of the scenario's serving_mode (a service's own `simulation:` stays).
+  std::optional<ServingMode> serving_mode;
 };
 
 // DESIGN.md §5: the longest scenario fleetsim accepts; a year of simulated time plus margin.

@@ -51,9 +51,11 @@ std::vector<ServiceConfig> decode_services(const YamlValue& list, const SectionC
 
 // `simulation:` of a service, or the scenario's `serving_mode:`: requests | fluid.
 ServingMode decode_serving_mode(const YamlValue& v);
-// The scenario's `serving_mode:` for every service that does not name its own; services that
-// cannot run as rates (closed loops, services not on the engine model) stay request by request
-// with a fluid-mode-not-applied warning.
+// The scenario's `serving_mode:` (or `run --serving-mode`) for every service that does not name
+// its own; services that cannot run as rates (closed loops, services not on the engine model)
+// stay request by request with a fluid-mode-not-applied warning.
+void apply_serving_mode(std::vector<ServiceConfig>& services, ServingMode mode,
+                        WarningLog& warnings);
 void apply_serving_mode(std::vector<ServiceConfig>& services, const YamlValue& v,
                         WarningLog& warnings);
 

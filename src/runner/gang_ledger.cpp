@@ -5,7 +5,7 @@
 namespace fleetsim {
 
 void GangLedger::waiting(const Node& node, SimTime now) {
-  ++waits_;
+  ++totals_.permit_waits;
   if (node.pods.empty()) held_.emplace(node.id, now);
 }
 
@@ -23,13 +23,12 @@ void GangLedger::end(const Cluster& cluster, SimTime end) {
 void GangLedger::close(const Node& node, SimTime until) {
   const auto it = held_.find(node.id);
   if (it == held_.end()) return;
-  const double seconds = std::max(0.0, to_seconds(until - it->second));
+  const double hours = std::max(0.0, to_seconds(until - it->second)) / 3600.0;
   held_.erase(it);
-  held_seconds_ += seconds;
-  idle_gpu_seconds_ += seconds * static_cast<double>(node.allocatable.gpus());
-  idle_usd_ += seconds / 3600.0 *
-               (pricing_.instance_per_hour(node) + pricing_.volumes_per_hour(node) +
-                pricing_.fee_per_hour(node));
+  totals_.idle_node_hours += hours;
+  totals_.idle_gpu_hours += hours * static_cast<double>(node.allocatable.gpus());
+  totals_.idle_usd += hours * (pricing_.instance_per_hour(node) + pricing_.volumes_per_hour(node) +
+                               pricing_.fee_per_hour(node));
 }
 
 }  // namespace fleetsim

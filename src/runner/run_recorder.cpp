@@ -403,13 +403,7 @@ RunResult RunRecorder::result(std::uint64_t engine_events) const {
   r.headroom = {.node_hours = ledger_.headroom_seconds() / kSecondsPerHour,
                 .usd = ledger_.headroom_usd()};
 
-  if (info_.gangs)
-    r.gangs = GangsResult{.idle_gpu_hours = gangs_.idle_gpu_hours(),
-                          .idle_node_hours = gangs_.held_node_hours(),
-                          .idle_usd = gangs_.idle_usd(),
-                          .permit_waits = gangs_.permit_waits(),
-                          .permit_timeouts = gangs_.timeouts(),
-                          .pods_rejected = gangs_.pods_rejected()};
+  if (info_.gangs) r.gangs = gangs_.totals();
 
   if (!info_.reservations.empty()) {
     r.reservations = reservations_result();

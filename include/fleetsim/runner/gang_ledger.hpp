@@ -6,6 +6,7 @@
 
 #include "fleetsim/cloudprovider/node_pricing.hpp"
 #include "fleetsim/k8s/cluster.hpp"
+#include "fleetsim/runner/run_result.hpp"
 
 namespace fleetsim {
 
@@ -25,28 +26,18 @@ class GangLedger {
   void gone(const Node& node, SimTime stopped);
   void end(const Cluster& cluster, SimTime end);
   void timed_out(std::int32_t pods) {
-    ++timeouts_;
-    rejected_ += pods;
+    ++totals_.permit_timeouts;
+    totals_.pods_rejected += pods;
   }
 
-  double idle_gpu_hours() const { return idle_gpu_seconds_ / 3600.0; }
-  double idle_usd() const { return idle_usd_; }
-  double held_node_hours() const { return held_seconds_ / 3600.0; }
-  std::int64_t timeouts() const { return timeouts_; }
-  std::int64_t pods_rejected() const { return rejected_; }
-  std::int64_t permit_waits() const { return waits_; }
+  const GangsResult& totals() const { return totals_; }
 
  private:
   void close(const Node& node, SimTime until);
 
   const NodePricing& pricing_;
   std::map<NodeId, SimTime> held_;  // held nodes, since when
-  double idle_gpu_seconds_ = 0.0;
-  double held_seconds_ = 0.0;
-  double idle_usd_ = 0.0;
-  std::int64_t timeouts_ = 0;
-  std::int64_t rejected_ = 0;
-  std::int64_t waits_ = 0;
+  GangsResult totals_;
 };
 
 }  // namespace fleetsim

@@ -7,6 +7,20 @@
 
 namespace fleetsim {
 
+namespace {
+
+// Φ⁻¹(u) by Abramowitz & Stegun 26.2.23 (error below 4.5e-4).
+double standard_normal_quantile(double u) {
+  const double v = std::clamp(u, 1e-12, 1 - 1e-12);
+  const double tail = v < 0.5 ? v : 1 - v;
+  const double t = std::sqrt(-2 * std::log(tail));
+  const double z = t - (2.515517 + 0.802853 * t + 0.010328 * t * t) /
+                           (1 + 1.432788 * t + 0.189269 * t * t + 0.001308 * t * t * t);
+  return v < 0.5 ? -z : z;
+}
+
+}  // namespace
+
 double poisson_quantile(double mean, double u) {
   if (mean <= 0) return 0;
   if (mean < 30) {
@@ -19,14 +33,28 @@ double poisson_quantile(double mean, double u) {
     }
     return k;
   }
-  // Φ⁻¹(u) by Abramowitz & Stegun 26.2.23 (error below 4.5e-4).
-  const double v = std::clamp(u, 1e-12, 1 - 1e-12);
-  const double tail = v < 0.5 ? v : 1 - v;
-  const double t = std::sqrt(-2 * std::log(tail));
-  double z = t - (2.515517 + 0.802853 * t + 0.010328 * t * t) /
-                     (1 + 1.432788 * t + 0.189269 * t * t + 0.001308 * t * t * t);
-  if (v < 0.5) z = -z;
-  return std::max(0.0, std::floor(mean + std::sqrt(mean) * z + 0.5));
+  return std::max(0.0, std::floor(mean + std::sqrt(mean) * standard_normal_quantile(u) + 0.5));
+}
+
+double count_quantile(double mean, double variance, double u) {
+  if (mean <= 0) return 0;
+  if (variance >= mean) return poisson_quantile(mean, u);
+  // Binomial(n, p) with np = mean and np(1 − p) = variance, n whole.
+  const double n = std::max(1.0, std::round(mean * mean / std::max(mean - variance, 1e-12)));
+  const double p = std::min(1.0, mean / n);
+  if (p >= 1) return n;
+  if (mean * (1 - p) >= 30) {
+    const double sd = std::sqrt(n * p * (1 - p));
+    return std::clamp(std::floor(mean + sd * standard_normal_quantile(u) + 0.5), 0.0, n);
+  }
+  double q = std::pow(1 - p, n), cdf = q;
+  double k = 0;
+  while (u > cdf && k < n) {
+    q *= (n - k) / (k + 1) * p / (1 - p);
+    ++k;
+    cdf += q;
+  }
+  return k;
 }
 
 namespace {

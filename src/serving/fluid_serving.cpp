@@ -279,7 +279,12 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
     r.latency_s = r.curve->mean_latency(r.at) / r.speed;
     const double steady = r.rate * r.latency_s;
     const double before = r.in_flight;
-    r.in_flight = steady + (before - steady) * std::exp(-dt / r.latency_s);
+    const double decay = std::exp(-dt / r.latency_s);
+    r.in_flight = steady + (before - steady) * decay;
+    // The piece's count (Poisson: its variance is itself) enters B with weight g, the share of
+    // arrivals spread over the piece still in flight at its end, and decays with B, squared.
+    const double g = r.latency_s / dt * (1 - decay);
+    r.count_noise = r.count_noise * decay * decay + r.rate * dt * g * g;
     r.done = std::max(0.0, r.rate * dt + before - r.in_flight);
     r.served += whole(r.served_carry, r.done);
     r.mean_in_flight = (before + r.in_flight) / 2;
@@ -412,26 +417,30 @@ std::uint32_t FluidServing::in_flight(ReplicaId id) const {
   return r == nullptr ? 0 : static_cast<std::uint32_t>(std::llround(r->in_flight));
 }
 
-// The service's requests in flight at this instant, N, Poisson with the stocks' sum as mean, and
-// shared as the fewest-in-flight router shares them: ⌊N ÷ R⌋ each, one more for the first
-// N mod R of the R Ready replicas. A terminating replica holds its own stock's draw.
+// The service's requests in flight at this instant, N, and shared as the fewest-in-flight router
+// shares them: ⌊N ÷ R⌋ each, one more for the first N mod R of the R Ready replicas. A
+// terminating replica holds its own stock's draw. N has the stocks' sum B as mean; its variance
+// is what the departures add, B less the count noise B already carries, so that across scrapes
+// N varies as M/G/∞'s Poisson count, not half as much again.
 ReplicaLoad FluidServing::load(ReplicaId id) const {
   const Replica* r = find(id);
   if (r == nullptr || r->state == State::Starting) return {};
   const std::uint64_t instant = mix64(gauge_seed_ ^ mix64(now_.time_since_epoch().count()));
   double count = 0;
   if (r->state == State::Ready) {
-    double held = 0, ready = 0, rank = 0;
+    double held = 0, noise = 0, ready = 0, rank = 0;
     for (const Replica& o : replicas_) {
       if (o.state != State::Ready) continue;
       if (o.id == id) rank = ready;
       ready += 1;
       held += o.in_flight;
+      noise += o.count_noise;
     }
-    const double n = poisson_quantile(held, unit(instant));
+    const double n = count_quantile(held, held - noise, unit(instant));
     count = std::floor(n / ready) + (rank < std::fmod(n, ready) ? 1 : 0);
   } else {
-    count = poisson_quantile(r->in_flight, unit(mix64(instant ^ mix64(id))));
+    count = count_quantile(r->in_flight, r->in_flight - r->count_noise,
+                           unit(mix64(instant ^ mix64(id))));
   }
   const double seqs = r->curve->cost().limits().max_num_seqs;
   const double running = std::min(count, seqs);

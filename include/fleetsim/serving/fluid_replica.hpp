@@ -65,6 +65,9 @@ class RequestMix {
 // The value of a Poisson distribution with this mean at quantile u in [0, 1): inversion below a
 // mean of 30, the normal approximation with a continuity correction above.
 double poisson_quantile(double mean, double u);
+// A count with this mean and variance at quantile u: Poisson when the variance is the mean or
+// more, else the binomial with that mean and variance (n whole).
+double count_quantile(double mean, double variance, double u);
 
 // The replica's steady state at one arrival rate.
 struct OperatingPoint {

@@ -62,9 +62,10 @@ class FluidServing final : public ServingBackend, public EventHandler, private T
 
   ServingCounters counters() const override;
   std::uint32_t in_flight(ReplicaId id) const override;
-  // vLLM's gauges as a scrape sees them: the requests in flight at one instant, drawn (M/G/∞)
-  // and shared as the router shares them, the engine's max_num_seqs at most (the rest wait inside
-  // it); the KV cache in proportion. The same replica and instant always draw the same.
+  // vLLM's gauges as a scrape sees them: the requests in flight at one instant, drawn around the
+  // stocks (varying as M/G/∞'s across scrapes) and shared as the router shares them, the engine's
+  // max_num_seqs at most (the rest wait inside it); the KV cache in proportion. The same replica
+  // and instant always draw the same.
   ReplicaLoad load(ReplicaId id) const override;
   EngineTotals engine_totals() const override;
   std::uint64_t served_by(ReplicaId id) const override;
@@ -87,6 +88,7 @@ class FluidServing final : public ServingBackend, public EventHandler, private T
     double mean_in_flight = 0;  // over the last piece
     double latency_s = 0;       // W at that point
     double in_flight = 0;       // B, requests
+    double count_noise = 0;     // the variance B carries from the arrival counts (load)
     double served_carry = 0;    // completions not yet whole
     std::uint64_t served = 0;
     SimDuration busy{};

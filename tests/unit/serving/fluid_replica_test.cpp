@@ -150,5 +150,29 @@ TEST_CASE("A fluid replica's latencies match the request-level engine's below sa
   }
 }
 
+// The fluid gauges' draw (FluidServing::load): a count with the mean and variance asked for,
+// Poisson at a variance of the mean or more, binomial below. Moments over an even grid of u.
+TEST_CASE("count_quantile draws a count with the mean and variance asked for") {
+  for (auto [mean_asked, variance_asked] :
+       {std::pair{0.5, 0.25}, std::pair{4.0, 2.0}, std::pair{12.0, 11.5}, std::pair{6.0, 9.0},
+        std::pair{50.0, 25.0}, std::pair{400.0, 150.0}}) {
+    constexpr int kDraws = 200000;
+    double sum = 0, sum2 = 0;
+    for (int k = 0; k < kDraws; ++k) {
+      const double x = count_quantile(mean_asked, variance_asked, (k + 0.5) / kDraws);
+      CHECK(x == std::floor(x));
+      sum += x;
+      sum2 += x * x;
+    }
+    const double m = sum / kDraws, v = sum2 / kDraws - m * m;
+    INFO("asked " << mean_asked << " / " << variance_asked << ", drawn " << m << " / " << v);
+    CHECK(m == Approx(mean_asked).epsilon(0.01).margin(0.01));
+    // At a variance above the mean the draw is Poisson: its variance is the mean.
+    CHECK(v == Approx(std::min(mean_asked, variance_asked)).epsilon(0.06));
+  }
+  CHECK(count_quantile(0, 0, 0.7) == 0);
+  CHECK(count_quantile(5, 0, 0.99) == 5);  // no variance: the mean itself
+}
+
 }  // namespace
 }  // namespace fleetsim

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fleetsim/engine/simulation.hpp"
+#include "fleetsim/traffic/traffic_poisson.hpp"
 #include "unit/serving/engine_fixtures.hpp"
 #include "unit/serving/serving_fixtures.hpp"
 
@@ -155,6 +156,36 @@ TEST_CASE("fluid gauges share an instant's requests as the fewest-in-flight rout
     // The same instant reads the same.
     CHECK(serving.load(2).running == b.running);
   }
+}
+
+// Requests in flight on a fixed fleet under steady Poisson traffic are Poisson (M/G/∞): their
+// variance over scrapes is their mean. The stocks already carry the arrival counts' noise, so a
+// gauge draws only what the departures add to it (before, it drew a whole Poisson count around
+// the stocks: 1.5 times the variance, which an HPA's stabilization window reads as more load).
+TEST_CASE("fluid gauges vary over scrapes as the requests in flight do") {
+  const StepCost cost = test::step_cost(test::llama_8b(), test::h100());
+  Simulation sim(1);
+  FluidServing serving(sim, engine_config(), chat_mix(), sim.rng("gauges"));
+  for (ReplicaId id : {1, 2, 3}) serving.add_replica({.id = id, .engine = &cost}, kSimStart);
+  PoissonSource source(
+      {.rps = 30,
+       .tokens = {.input = TokenDistribution::fixed(512), .output = TokenDistribution::fixed(128)}},
+      sim.rng("traffic"));
+  serving.attach(source);
+  double sum = 0, sum2 = 0, n = 0;
+  for (int t = 600; t <= 6 * 3600; t += 15) {
+    sim.run_until(at(seconds(t)));
+    serving.catch_up();
+    double total = 0;
+    for (ReplicaId id : {1, 2, 3}) total += serving.load(id).running;
+    sum += total;
+    sum2 += total * total;
+    n += 1;
+  }
+  const double mean = sum / n, variance = sum2 / n - mean * mean;
+  INFO("mean " << mean << ", variance " << variance);
+  CHECK(mean > 30);
+  CHECK(variance / mean == Approx(1).margin(0.15));
 }
 
 }  // namespace

@@ -17,6 +17,11 @@ constexpr std::uint64_t ready_tag(ReplicaId id) { return (id << 1) | 1; }
 // over a run's many pieces, few enough to keep a piece cheap. The cursor walks the whole mix.
 constexpr std::size_t kSamplesPerReport = 16;
 
+// The router's M/G/c wait reads the offered load λW, a mean: the arrival rate is smoothed over so
+// many holding times, since the stocks (and a piece's rate) move with the arrival counts' noise,
+// and Erlang C, steep near its slots, turns each upward swing into a wait the router never sees.
+constexpr double kOfferedSmoothing = 10;
+
 // A terminating replica is drained once less than half a request is left in flight.
 constexpr double kDrained = 0.5;
 
@@ -298,7 +303,7 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
     ready += 1;
     held += r.mean_in_flight;
     offered += r.in_flight;
-    slots += r.curve->saturation().running;
+    slots += std::min<double>(config_.concurrency, r.curve->cost().limits().max_num_seqs);
     holding += r.in_flight * r.latency_s;
   }
   // Busy time: the fewest-in-flight router sends a request to an idle replica while there is one,
@@ -314,11 +319,17 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
     if (r.seat != kNoSeat) time_slices_->set_busy_share(r.seat, share);
   }
 
-  // The router's queue while the replicas keep up: the M/G/c queue of their slots, offered what
-  // they hold (without a backlog; with one, the backlog's wait is the wait).
+  // The router's queue while the replicas keep up: the M/G/c queue of their slots (the router's,
+  // as the request level's), offered the smoothed admitted rate over the mean holding time
+  // (without a backlog; with one, the backlog's wait is the wait).
   holding = offered > 0 ? holding / offered : 0;
+  if (holding > 0) {
+    const double rate = admitted / dt;
+    offered_rate_ = rate + (offered_rate_ - rate) * std::exp(-dt / (kOfferedSmoothing * holding));
+  }
   Waiting waiting{.backlog = wait, .all_busy = all_busy};
-  if (queue_.empty()) waiting.slots = slot_wait(offered, slots, mix_.output_cv2(), holding);
+  if (queue_.empty())
+    waiting.slots = slot_wait(offered_rate_ * holding, slots, mix_.output_cv2(), holding);
   queue_in_balance_ = waiting.slots.mean_waiting;
 
   // What the Ready replicas of one engine completed is reported once, at the first one's

@@ -1,5 +1,5 @@
 // The wait for a slot in a service whose replicas keep up with their load on average: the router's
-// FIFO in front of c slots (each replica's max_num_seqs, or what its KV cache holds) offered
+// FIFO in front of c slots (each replica's concurrency, at most its max_num_seqs) offered
 // a = λ W erlangs (W: how long a request holds its slot), as an M/G/c queue. The probability of
 // waiting is Erlang C (exact; the Halfin–Whitt limit where it is below 1 in 10,000: Halfin &
 // Whitt, "Heavy-traffic limits for queues with many exponential servers", Operations Research

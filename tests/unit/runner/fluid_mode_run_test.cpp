@@ -92,17 +92,18 @@ TEST_CASE(
   SECTION("30 % load") {
     compare("{pattern: poisson, rps: 1.2, " + kTokens + "}", {0.01, 0.5, 0.15});
   }
-  // The fluid's latencies run some 8 % long here, 20 % at p99 (README's Fluid mode), which more
-  // than doubles the end-to-end misses: 3.94 / 10.47 %, p50 6.50 / 7.04 s, p99 25.5 / 30.5 s.
+  // The fluid's latencies run 4 % long here, 6 % at p99 (README's Fluid mode): misses 3.94 /
+  // 4.60 %, p50 6.50 / 6.76 s, p99 25.5 / 27.1 s. The router's wait was 15 times the request
+  // level's (554 against 37 ms, 10.47 % misses) while Erlang C read the stocks' swings as load.
   SECTION("60 % load") {
-    compare("{pattern: poisson, rps: 2.8, " + kTokens + "}", {0.01, 7.0, 0.20});
+    compare("{pattern: poisson, rps: 2.8, " + kTokens + "}", {0.01, 1.0, 0.15});
   }
   // Beyond what the engines serve, the queue's timeout drops nearly all: 99.96 / 99.90 %, p50
   // 66.0 / 62.2 s.
   SECTION("overload") {
     compare("{pattern: poisson, rps: 5.2, " + kTokens + "}", {0.01, 0.5, 0.15});
   }
-  // 49.8 / 50.6 % misses, p99 80.4 / 78.8 s.
+  // 49.8 / 49.8 % misses, p99 80.4 / 78.8 s.
   SECTION("a surge to three times 40 % load") {
     compare("{pattern: surge, base: {pattern: poisson, rps: 1.6, " + kTokens +
                 "}, factor: 3, at: 50m, duration: 20m, ramp_up: 5m, ramp_down: 5m}",

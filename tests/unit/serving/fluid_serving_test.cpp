@@ -45,14 +45,18 @@ std::vector<Request> steady(double rps, int seconds) {
 
 RequestMix chat_mix() { return RequestMix({{.prompt = 512, .output = 128}}); }
 
-ServingConfig engine_config(std::optional<SimDuration> timeout = std::nullopt) {
-  return {.concurrency = 1, .service_time = EngineServiceTime{}, .queue_timeout = timeout};
+// A replica's slots are its engine's max_num_seqs, as the service runtime sets them.
+ServingConfig engine_config(const StepCost& cost,
+                            std::optional<SimDuration> timeout = std::nullopt) {
+  return {.concurrency = cost.limits().max_num_seqs,
+          .service_time = EngineServiceTime{},
+          .queue_timeout = timeout};
 }
 
 TEST_CASE("the fluid mode counts every request once: served or in flight") {
   const StepCost cost = test::step_cost(test::llama_8b(), test::h100());
   Simulation sim(1);
-  FluidServing serving(sim, engine_config(), chat_mix(), sim.rng("gauges"));
+  FluidServing serving(sim, engine_config(cost), chat_mix(), sim.rng("gauges"));
   Counts counts;
   serving.set_observer(&counts);
   serving.add_replica({.id = 1, .engine = &cost}, kSimStart);
@@ -79,7 +83,7 @@ TEST_CASE("the fluid mode counts every request once: served or in flight") {
 TEST_CASE("without a Ready replica the fluid queue holds requests until their timeout") {
   const StepCost cost = test::step_cost(test::llama_8b(), test::h100());
   Simulation sim(1);
-  FluidServing serving(sim, engine_config(seconds(60)), chat_mix(), sim.rng("gauges"));
+  FluidServing serving(sim, engine_config(cost, seconds(60)), chat_mix(), sim.rng("gauges"));
   Counts counts;
   serving.set_observer(&counts);
   serving.add_replica({.id = 1, .engine = &cost}, std::nullopt);  // Starting: takes nothing
@@ -108,7 +112,7 @@ TEST_CASE("without a Ready replica the fluid queue holds requests until their ti
 TEST_CASE("a killed fluid replica drops what it held and a draining one is heard of once empty") {
   const StepCost cost = test::step_cost(test::llama_8b(), test::h100());
   Simulation sim(1);
-  FluidServing serving(sim, engine_config(), chat_mix(), sim.rng("gauges"));
+  FluidServing serving(sim, engine_config(cost), chat_mix(), sim.rng("gauges"));
   Counts counts;
   serving.set_observer(&counts);
   serving.set_replica_listener(&counts);
@@ -140,7 +144,7 @@ TEST_CASE("a killed fluid replica drops what it held and a draining one is heard
 TEST_CASE("fluid gauges share an instant's requests as the fewest-in-flight router does") {
   const StepCost cost = test::step_cost(test::llama_8b(), test::h100());
   Simulation sim(1);
-  FluidServing serving(sim, engine_config(), chat_mix(), sim.rng("gauges"));
+  FluidServing serving(sim, engine_config(cost), chat_mix(), sim.rng("gauges"));
   for (ReplicaId id : {1, 2, 3}) serving.add_replica({.id = id, .engine = &cost}, kSimStart);
   VectorSource source(steady(30, 600));
   serving.attach(source);
@@ -165,7 +169,7 @@ TEST_CASE("fluid gauges share an instant's requests as the fewest-in-flight rout
 TEST_CASE("fluid gauges vary over scrapes as the requests in flight do") {
   const StepCost cost = test::step_cost(test::llama_8b(), test::h100());
   Simulation sim(1);
-  FluidServing serving(sim, engine_config(), chat_mix(), sim.rng("gauges"));
+  FluidServing serving(sim, engine_config(cost), chat_mix(), sim.rng("gauges"));
   for (ReplicaId id : {1, 2, 3}) serving.add_replica({.id = id, .engine = &cost}, kSimStart);
   PoissonSource source(
       {.rps = 30,

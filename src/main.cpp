@@ -37,7 +37,7 @@ std::optional<std::uint64_t> parse_seed(std::string_view text) {
 struct CommandLine {
   RunCommandOptions run;
   std::string seed_text;
-  std::string serving_mode_text;  // run and check
+  std::string serving_mode_text;  // run, check, compare and sweep
   std::string warnings_text;
   std::string progress_text = "auto";
   std::filesystem::path validate_path;
@@ -102,7 +102,7 @@ void add_warnings_option(CLI::App* cmd, CommandLine& cl) {
       ->check(CLI::IsMember({"all", "summary", "none"}));
 }
 
-// --serving-mode, for the commands that run one scenario.
+// --serving-mode, for the commands that run scenarios.
 CLI::Option* add_serving_mode_option(CLI::App* cmd, CommandLine& cl) {
   return cmd
       ->add_option("--serving-mode", cl.serving_mode_text,
@@ -202,6 +202,7 @@ void add_compare_sweep_and_merge(CLI::App& app, CommandLine& cl) {
   cl.compare_cmd->add_option("--keep", cl.compare.keep,
                              "Keep the reports of the runs in this directory "
                              "(SCENARIO-seed-N.json)");
+  add_serving_mode_option(cl.compare_cmd, cl);
   add_warnings_option(cl.compare_cmd, cl);
   add_reading_options(cl.compare_cmd, cl);
 
@@ -218,6 +219,7 @@ void add_compare_sweep_and_merge(CLI::App& app, CommandLine& cl) {
   cl.sweep_cmd->add_option("--shard", cl.sweep.shard,
                            "I/N: run every N-th point from point I (auto/N: I from "
                            "$JOB_COMPLETION_INDEX, for a Kubernetes Indexed Job)");
+  add_serving_mode_option(cl.sweep_cmd, cl);
   add_progress_option(cl.sweep_cmd, cl);
   add_warnings_option(cl.sweep_cmd, cl);
   add_reading_options(cl.sweep_cmd, cl);

@@ -152,7 +152,7 @@ Study load_study(const std::filesystem::path& file,
       study.parameters.push_back(decode_parameter(e));
     }
   }
-  check_targets(study.parameters);
+  check_targets(study.parameters, reading);
   auto points = top.get("points");
   auto seeds = top.get("seeds");
   top.reject_unread(std::array<std::string_view, 4>{"scenario", "seeds", "parameters", "points"});

@@ -4,6 +4,7 @@
 
 #include "fleetsim/core/csv_reader.hpp"
 #include "fleetsim/core/version.hpp"
+#include "fleetsim/service/service_config.hpp"
 
 namespace fleetsim {
 
@@ -13,6 +14,9 @@ std::string study_digest(const Study& study,
   std::string text = fmt::format("fleetsim,{}\n", csv_field(kFleetsimVersion));
   for (const auto& [name, digest] : inputs)
     text += fmt::format("input,{},{}\n", csv_field(name), csv_field(digest));
+  // --serving-mode changes every point's runs: a resume in the other mode starts afresh.
+  if (study.reading.serving_mode)
+    text += fmt::format("serving_mode,{}\n", to_string(*study.reading.serving_mode));
   for (const StudyParameter& p : study.parameters)
     text += fmt::format("parameter,{},{}\n", csv_field(p.name), csv_field(p.target));
   for (const std::vector<std::size_t>& point : study.points) {

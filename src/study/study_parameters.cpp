@@ -88,10 +88,15 @@ StudyParameter decode_parameter(const YamlMap::Entry& e) {
 
 // The sweep sets each run's seed, and two parameters on one field would overwrite each other:
 // either way a results column would name a value the run did not use.
-void check_targets(const std::vector<StudyParameter>& parameters) {
+void check_targets(const std::vector<StudyParameter>& parameters, const ReadOptions& reading) {
   std::vector<Override> targets;
   for (const StudyParameter& p : parameters) {
     Override o = parse_override(p.target, YAML::Node(), p.where);
+    if (reading.serving_mode && o.kind.empty() && o.path.size() == 1 &&
+        o.path[0] == decltype(o.path)::value_type("serving_mode"))
+      throw ConfigError(p.where, "target",
+                        "the study varies serving_mode, which --serving-mode would set for every "
+                        "point: drop one of the two");
     if (o.kind.empty() && o.path.size() == 1 && o.path[0] == decltype(o.path)::value_type("seed"))
       throw ConfigError(p.where, "target",
                         "the seed is not a parameter: each run's seed comes from the study's "

@@ -21,7 +21,8 @@ std::string text_of(const YAML::Node& v);
 void add_value(StudyParameter& p, const YamlValue& v);
 // NAME: {target, values | range}.
 StudyParameter decode_parameter(const YamlMap::Entry& e);
-// No parameter on `seed`, and no two on one field or one inside the other's.
-void check_targets(const std::vector<StudyParameter>& parameters);
+// No parameter on `seed`, none on `serving_mode` under --serving-mode, and no two on one field or
+// one inside the other's.
+void check_targets(const std::vector<StudyParameter>& parameters, const ReadOptions& reading);
 
 }  // namespace fleetsim

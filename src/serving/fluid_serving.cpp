@@ -271,6 +271,17 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
   // Each replica's share of the admitted rate, its stock of requests in flight, and its operating
   // point at the rate it has taken over its latency (an engine's batch is what arrived over the
   // last W, not in the last piece: a piece's Poisson count would make it jitter).
+  // Replicas of one engine that have taken the same rate for a few minutes agree to the bit:
+  // their operating point and decays are computed once (the last replica's are kept).
+  struct {
+    const FluidReplica* curve = nullptr;
+    double rate = -1, latency = 0;
+    OperatingPoint at;
+  } point;
+  auto decay_over = [dt, last_w = -1.0, last = 0.0](double w) mutable {
+    if (w != last_w) last = std::exp(-dt / (last_w = w));
+    return last;
+  };
   double offered = 0, slots = 0, holding = 0, ready = 0, held = 0;
   for (Replica& r : replicas_) {
     if (r.state == State::Starting) continue;
@@ -278,13 +289,19 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
                  ? admitted / dt * r.curve->saturation().rate * r.speed / capacity
                  : 0.0;
     const double w = r.latency_s > 0 ? r.latency_s : r.curve->mean_latency(r.at) / r.speed;
-    const double keep = std::exp(-dt / w);
-    r.smoothed_rate = r.rate + (r.smoothed_rate - r.rate) * keep;
-    r.at = r.curve->at_rate(r.smoothed_rate / r.speed);
-    r.latency_s = r.curve->mean_latency(r.at) / r.speed;
+    r.smoothed_rate = r.rate + (r.smoothed_rate - r.rate) * decay_over(w);
+    if (const double engine_rate = r.smoothed_rate / r.speed;
+        point.curve != r.curve || point.rate != engine_rate) {
+      point.curve = r.curve;
+      point.rate = engine_rate;
+      point.at = r.curve->at_rate(engine_rate);
+      point.latency = r.curve->mean_latency(point.at);
+    }
+    r.at = point.at;
+    r.latency_s = point.latency / r.speed;
     const double steady = r.rate * r.latency_s;
     const double before = r.in_flight;
-    const double decay = std::exp(-dt / r.latency_s);
+    const double decay = decay_over(r.latency_s);
     r.in_flight = steady + (before - steady) * decay;
     // The piece's count (Poisson: its variance is itself) enters B with weight g, the share of
     // arrivals spread over the piece still in flight at its end, and decays with B, squared.

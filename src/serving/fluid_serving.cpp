@@ -271,8 +271,8 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
   // Each replica's share of the admitted rate, its stock of requests in flight, and its operating
   // point at the rate it has taken over its latency (an engine's batch is what arrived over the
   // last W, not in the last piece: a piece's Poisson count would make it jitter).
-  // Replicas of one engine that have taken the same rate for a few minutes agree to the bit:
-  // their operating point and decays are computed once (the last replica's are kept).
+  // Replicas of one engine that have taken the same rate for a few minutes agree to the bit: one
+  // after another, they reuse the operating point and decays computed for the first of them.
   struct {
     const FluidReplica* curve = nullptr;
     double rate = -1, latency = 0;

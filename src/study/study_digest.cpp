@@ -14,7 +14,7 @@ std::string study_digest(const Study& study,
   std::string text = fmt::format("fleetsim,{}\n", csv_field(kFleetsimVersion));
   for (const auto& [name, digest] : inputs)
     text += fmt::format("input,{},{}\n", csv_field(name), csv_field(digest));
-  // --serving-mode changes every point's runs: a resume in the other mode starts afresh.
+  // --serving-mode changes every point's runs: a resume in the other mode is another study's.
   if (study.reading.serving_mode)
     text += fmt::format("serving_mode,{}\n", to_string(*study.reading.serving_mode));
   for (const StudyParameter& p : study.parameters)

@@ -92,12 +92,14 @@ void check_targets(const std::vector<StudyParameter>& parameters, const ReadOpti
   std::vector<Override> targets;
   for (const StudyParameter& p : parameters) {
     Override o = parse_override(p.target, YAML::Node(), p.where);
-    if (reading.serving_mode && o.kind.empty() && o.path.size() == 1 &&
-        o.path[0] == decltype(o.path)::value_type("serving_mode"))
+    const auto is_key = [&](const char* key) {
+      return o.kind.empty() && o.path.size() == 1 && o.path[0] == decltype(o.path)::value_type(key);
+    };
+    if (reading.serving_mode && is_key("serving_mode"))
       throw ConfigError(p.where, "target",
                         "the study varies serving_mode, which --serving-mode would set for every "
                         "point: drop one of the two");
-    if (o.kind.empty() && o.path.size() == 1 && o.path[0] == decltype(o.path)::value_type("seed"))
+    if (is_key("seed"))
       throw ConfigError(p.where, "target",
                         "the seed is not a parameter: each run's seed comes from the study's "
                         "seeds: (seeds: 5, or seeds: [1, 7, 9])");

@@ -16,6 +16,9 @@ constexpr std::uint64_t kStaleNaNBits = 0x7ff0000000000002ULL;
 // trimming stays amortized O(1) per sample.
 constexpr std::size_t kCompactMinimum = 64;
 
+// The label the custom metrics API finds a pod's series by (series_of_pod).
+constexpr std::string_view kPodLabel = "pod";
+
 std::string series_key(std::string_view metric, const LabelSet& labels) {
   // '\xff' cannot occur in a metric or label name, so the key is unambiguous.
   std::string key(metric);
@@ -169,19 +172,36 @@ void MetricsStore::free(SeriesId id) {
 // series_named lists a metric's series that hold samples, in creation order: a series without
 // samples matches no query, and the autoscalers read every listed series each sync.
 void MetricsStore::list(SeriesId id) {
-  std::vector<SeriesId>& named = by_metric_.find(series_[id].metric)->second;
-  const auto at =
-      std::lower_bound(named.begin(), named.end(), series_[id].created,
-                       [&](SeriesId a, std::uint64_t c) { return series_[a].created < c; });
-  if (at == named.end() || *at != id) named.insert(at, id);
+  const auto add = [&](std::vector<SeriesId>& listed) {
+    const auto at =
+        std::lower_bound(listed.begin(), listed.end(), series_[id].created,
+                         [&](SeriesId a, std::uint64_t c) { return series_[a].created < c; });
+    if (at == listed.end() || *at != id) listed.insert(at, id);
+  };
+  const Series& s = series_[id];
+  add(by_metric_.find(s.metric)->second);
+  if (const std::string_view pod = label_value(id, kPodLabel); !pod.empty()) {
+    auto it = by_pod_.find(std::pair{std::string_view(s.metric), pod});
+    if (it == by_pod_.end()) it = by_pod_.emplace(std::pair{s.metric, std::string(pod)}, 0).first;
+    add(it->second);
+  }
 }
 
 void MetricsStore::unlist(SeriesId id) {
-  std::vector<SeriesId>& named = by_metric_.find(series_[id].metric)->second;
-  const auto at =
-      std::lower_bound(named.begin(), named.end(), series_[id].created,
-                       [&](SeriesId a, std::uint64_t c) { return series_[a].created < c; });
-  if (at != named.end() && *at == id) named.erase(at);
+  const auto remove = [&](std::vector<SeriesId>& listed) {
+    const auto at =
+        std::lower_bound(listed.begin(), listed.end(), series_[id].created,
+                         [&](SeriesId a, std::uint64_t c) { return series_[a].created < c; });
+    if (at != listed.end() && *at == id) listed.erase(at);
+  };
+  const Series& s = series_[id];
+  remove(by_metric_.find(s.metric)->second);
+  if (const std::string_view pod = label_value(id, kPodLabel); !pod.empty()) {
+    const auto it = by_pod_.find(std::pair{std::string_view(s.metric), pod});
+    if (it == by_pod_.end()) return;
+    remove(it->second);
+    if (it->second.empty()) by_pod_.erase(it);
+  }
 }
 
 std::string_view MetricsStore::label_value(SeriesId id, std::string_view name) const {
@@ -196,6 +216,13 @@ std::string_view MetricsStore::label_value(SeriesId id, std::string_view name) c
 std::span<const SeriesId> MetricsStore::series_named(std::string_view metric) const {
   auto it = by_metric_.find(metric);
   if (it == by_metric_.end()) return {};
+  return it->second;
+}
+
+std::span<const SeriesId> MetricsStore::series_of_pod(std::string_view metric,
+                                                      std::string_view pod) const {
+  auto it = by_pod_.find(std::pair{metric, pod});
+  if (it == by_pod_.end()) return {};
   return it->second;
 }
 

@@ -93,30 +93,20 @@ MetricReading AutoscalerView::read(const MetricSpec& metric, WorkloadId target, 
     case MetricSourceType::Resource:
       return MetricReading{.available = true, .pods = resource_usage(metric.name, target, now)};
     case MetricSourceType::Pods: {
-      // The custom metrics API (prometheus-adapter): each pod's latest scraped sample. The
-      // target's pods are looked up by name, so another workload's series costs one label read.
+      // The custom metrics API (prometheus-adapter): each pod's latest scraped sample, from the
+      // series its pod label names.
       const std::vector<PodId>& pods = workloads_.active_pods(target);
-      std::vector<std::pair<std::string_view, std::size_t>> by_name;
-      by_name.reserve(pods.size());
-      for (std::size_t i = 0; i < pods.size(); ++i)
-        by_name.emplace_back(cluster_.pod(pods[i]).name, i);
-      std::sort(by_name.begin(), by_name.end());
       MetricReading r{.available = true};
       r.pods.assign(
           pods.size(),
           PodMetricValue{.milli = std::nullopt, .timestamp = now, .window = scrape_interval_});
-      for (SeriesId s : store_.series_named(metric.name)) {
-        const std::string_view pod = store_.label_value(s, "pod");
-        auto it =
-            std::lower_bound(by_name.begin(), by_name.end(), pod,
-                             [](const auto& entry, std::string_view n) { return entry.first < n; });
-        if (it == by_name.end() || it->first != pod || !labels_match(store_, s, metric.selector))
-          continue;
-        const std::optional<double> x = store_.instant(s, now);
-        if (!x) continue;
+      for (std::size_t i = 0; i < pods.size(); ++i) {
         // The last matching series wins, as the adapter's map keyed by pod name would have it.
-        for (; it != by_name.end() && it->first == pod; ++it)
-          r.pods[it->second].milli = to_milli(*x);
+        for (SeriesId s : store_.series_of_pod(metric.name, cluster_.pod(pods[i]).name)) {
+          if (!labels_match(store_, s, metric.selector)) continue;
+          if (const std::optional<double> x = store_.instant(s, now))
+            r.pods[i].milli = to_milli(*x);
+        }
       }
       return r;
     }

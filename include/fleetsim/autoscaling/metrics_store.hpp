@@ -93,6 +93,8 @@ class MetricsStore {
   std::string_view label_value(SeriesId id, std::string_view name) const;
   // The series of one metric that hold samples, in creation order; empty when none.
   std::span<const SeriesId> series_named(std::string_view metric) const;
+  // Those of them whose `pod` label is `pod` (the custom metrics API's look-up, per pod).
+  std::span<const SeriesId> series_of_pod(std::string_view metric, std::string_view pod) const;
   // Every series that holds samples, in creation order.
   std::vector<SeriesId> all_series() const;
 
@@ -132,6 +134,16 @@ class MetricsStore {
   std::vector<SeriesId> holding_;  // the series with samples, in no particular order
   std::map<std::string, SeriesId, std::less<>> by_key_;  // metric + labels, serialized
   std::map<std::string, std::vector<SeriesId>, std::less<>> by_metric_;
+  // (metric, pod label) -> the listed series, in creation order; an entry goes with its last.
+  struct PodKeyLess {
+    using is_transparent = void;
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      const std::string_view a1 = a.first, b1 = b.first;
+      return a1 != b1 ? a1 < b1 : std::string_view(a.second) < std::string_view(b.second);
+    }
+  };
+  std::map<std::pair<std::string, std::string>, std::vector<SeriesId>, PodKeyLess> by_pod_;
   std::map<std::string, std::vector<std::string>, std::less<>> aliases_;  // metric -> aliases
   std::vector<MetricSampleSink*> sinks_;
   std::size_t sample_count_ = 0;

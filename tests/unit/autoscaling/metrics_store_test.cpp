@@ -153,3 +153,28 @@ TEST_CASE(
   CHECK(store.series("m", {{"pod", "b"}}) == b);
   CHECK(store.label_value(b, "pod") == "b");
 }
+
+// The custom metrics API's look-up (AutoscalerView::read): a pod's series of one metric, with
+// samples, in creation order; a pod whose series left retention has none, and no entry is kept.
+TEST_CASE("series_of_pod lists a pod's series of a metric that hold samples", "[autoscaling]") {
+  MetricsStore store;  // retention: the 5-minute lookback delta
+  const SeriesId a = store.series("m", {{"pod", "a"}, {"model_name", "x"}});
+  const SeriesId a2 = store.series("m", {{"pod", "a"}, {"model_name", "y"}});
+  const SeriesId other = store.series("n", {{"pod", "a"}});
+  const SeriesId b = store.series("m", {{"pod", "b"}});
+  CHECK(store.series_of_pod("m", "a").empty());  // no samples yet
+  for (SeriesId id : {a2, a, other, b}) store.record(id, t(0), 1);
+  const std::span<const SeriesId> of_a = store.series_of_pod("m", "a");
+  REQUIRE(of_a.size() == 2);
+  CHECK(of_a[0] == a);  // creation order, not recording order
+  CHECK(of_a[1] == a2);
+  CHECK(store.series_of_pod("n", "a").size() == 1);
+  CHECK(store.series_of_pod("m", "c").empty());
+  store.retire(a, t(15));
+  store.retire(a2, t(15));
+  store.record(b, t(400), 2);
+  store.scrape(t(400));
+  CHECK(store.series_of_pod("m", "a").empty());
+  REQUIRE(store.series_of_pod("m", "b").size() == 1);
+  CHECK(store.series_of_pod("m", "b")[0] == b);
+}

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "fleetsim/core/error.hpp"
+#include "fleetsim/serving/jsq_busy.hpp"
 
 namespace fleetsim {
 
@@ -64,13 +65,6 @@ double expected_min_poisson(double mean, double r) {
   if (mean <= 0) return 0;
   if (mean - r > 8 * std::sqrt(mean)) return r;
   return std::max(0.0, r - poisson_sum_below(mean, r, [&](int k) { return r - k; }));
-}
-
-// P(N < r) for N Poisson with this mean.
-double poisson_cdf_below(double mean, double r) {
-  if (mean <= 0) return 1;
-  if (mean - r > 8 * std::sqrt(mean)) return 0;
-  return std::min(1.0, poisson_sum_below(mean, r, [](int) { return 1.0; }));
 }
 
 std::uint64_t whole(double& carry, double count) {
@@ -324,11 +318,12 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
     holding += r.in_flight * r.latency_s;
   }
   // Busy time: the fewest-in-flight router sends a request to an idle replica while there is one,
-  // so with N requests in the service (Poisson, M/G/∞) min(N, R) of its R Ready replicas are
-  // busy; a terminating replica is busy while its own stock lasts.
-  const double busy_each = ready > 0 ? expected_min_poisson(held, ready) / ready : 0.0;
-  // An arrival finds an idle replica unless all are busy (PASTA), and then waits for no step.
-  const double all_busy = ready > 0 ? 1 - poisson_cdf_below(held, ready) : 1.0;
+  // so with N requests in the service (Poisson, M/G/∞) at most min(N, R) of its R Ready replicas
+  // are busy, and a few per cent fewer where one idles while another holds two (jsq_busy.hpp); a
+  // terminating replica is busy while its own stock lasts.
+  const double busy_each =
+      ready > 0 ? expected_min_poisson(held, ready) * jsq_busy_share(held / ready, ready) / ready
+                : 0.0;
   for (Replica& r : replicas_) {
     if (r.state == State::Starting) continue;
     const double share = r.state == State::Ready ? busy_each : 1 - std::exp(-r.mean_in_flight);
@@ -344,7 +339,7 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
     const double rate = admitted / dt;
     offered_rate_ = rate + (offered_rate_ - rate) * std::exp(-dt / (kOfferedSmoothing * holding));
   }
-  Waiting waiting{.backlog = wait, .all_busy = all_busy};
+  Waiting waiting{.backlog = wait};
   if (queue_.empty())
     waiting.slots = slot_wait(offered_rate_ * holding, slots, mix_.output_cv2(), holding);
   queue_in_balance_ = waiting.slots.mean_waiting;

@@ -106,7 +106,6 @@ class FluidServing final : public ServingBackend, public EventHandler, private T
   struct Waiting {
     SimDuration backlog{};
     SlotWait slots;
-    double all_busy = 1;  // the chance an arrival finds every Ready replica busy
   };
 
   void advance_to(SimTime t);

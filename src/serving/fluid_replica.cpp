@@ -216,9 +216,9 @@ double FluidReplica::time_to_first_token(std::uint32_t prompt, const OperatingPo
   return at.residual_seconds + prefill_seconds(prompt, at);
 }
 
-double FluidReplica::time_to_first_token(std::uint32_t prompt, const OperatingPoint& at, double u,
-                                         double busy) const {
-  return residual_quantile(at, u, busy) + prefill_seconds(prompt, at);
+double FluidReplica::time_to_first_token(std::uint32_t prompt, const OperatingPoint& at,
+                                         double u) const {
+  return residual_quantile(at, u) + prefill_seconds(prompt, at);
 }
 
 // Without mixed steps a cycle is a decode step and its share of prompt steps.
@@ -247,8 +247,8 @@ double FluidReplica::residual_step(const OperatingPoint& at) const {
 
 // Its distribution: none while idle; else it lands in a long step with probability q b ÷ span,
 // and its rest is uniform over the step it lands in.
-double FluidReplica::residual_quantile(const OperatingPoint& at, double u, double busy) const {
-  const double idle = 1 - (busy >= 0 ? busy : at.busy);
+double FluidReplica::residual_quantile(const OperatingPoint& at, double u) const {
+  const double idle = 1 - at.busy;
   if (u < idle) return 0;
   u = (u - idle) / (1 - idle);
   const double q = at.prefill_share;

@@ -104,10 +104,7 @@ class FluidReplica {
   // step under way when it arrives (if the engine is busy), then the steps its prompt takes. The
   // mean, and with the rest of the step at its quantile `u` in [0, 1).
   double time_to_first_token(std::uint32_t prompt, const OperatingPoint& at) const;
-  // `busy`: the chance the request finds its engine busy, if the caller knows it better than this
-  // replica alone does (a router that prefers idle replicas); < 0: busy_share(at).
-  double time_to_first_token(std::uint32_t prompt, const OperatingPoint& at, double u,
-                             double busy = -1) const;
+  double time_to_first_token(std::uint32_t prompt, const OperatingPoint& at, double u) const;
   // The seconds after the first token until the last, at quantile `u` of the number of steps
   // with a prompt among its output − 1 decode steps (Poisson, each the longer step).
   double decode_seconds(std::uint32_t output, const OperatingPoint& at, double u) const;
@@ -123,7 +120,7 @@ class FluidReplica {
   StepWork decode_work(double n) const;
   double compute_busy_share(const OperatingPoint& at) const;
   double residual_step(const OperatingPoint& at) const;
-  double residual_quantile(const OperatingPoint& at, double u, double busy) const;
+  double residual_quantile(const OperatingPoint& at, double u) const;
   double prefill_seconds(std::uint32_t prompt, const OperatingPoint& at) const;
   bool feasible(double n) const;
 

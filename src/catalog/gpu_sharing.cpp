@@ -164,10 +164,26 @@ NodeGpuSetup node_gpu_setup(const InstanceType& t, const Labels& labels,
   }
   const MigStrategy strategy =
       config != nullptr && config->mig_strategy ? *config->mig_strategy : s.mig_strategy;
-  if (!out.layout.empty() && strategy == MigStrategy::Single) {
-    const MigProfile& p =
-        find_mig_layout(s.mig_layouts, t.gpu_name, t.gpu_memory_mib, out.layout)->profiles[0];
-    out.device_share = mig_share(p.compute_slices, p.memory_slices);
+  if (!out.layout.empty()) {
+    const MigLayout& layout =
+        *find_mig_layout(s.mig_layouts, t.gpu_name, t.gpu_memory_mib, out.layout);
+    out.physical_gpus = t.gpu_count;
+    out.mig_single = strategy == MigStrategy::Single;
+    // gpu_devices lists the devices in the layout's order: one per profile (mixed), or the
+    // single strategy's one.
+    for (std::size_t i = 0; i < layout.profiles.size(); ++i) {
+      const MigProfile& p = layout.profiles[i];
+      const GpuDevice& d = devices[out.mig_single ? 0 : i];
+      out.mig.push_back({.profile = p.name,
+                         .per_gpu = p.instances_per_gpu,
+                         .compute_slices = p.compute_slices,
+                         .resource = registry.find(d.resource),
+                         .devices_per_gpu = d.per_gpu});
+    }
+    if (out.mig_single) {
+      const MigProfile& p = layout.profiles[0];
+      out.device_share = mig_share(p.compute_slices, p.memory_slices);
+    }
   }
   if (out.sharing == GpuSharingKind::Mps) out.device_share = mps_share(out.replicas);
   if (!product.empty()) {

@@ -288,3 +288,86 @@ TEST_CASE("a second vLLM replica at gpu_memory_utilization 0.9 on a time-sliced 
   CHECK(fits.sink.ready_pods == 2);
   CHECK(fits.result.sla.totals.served > 0);
 }
+
+namespace {
+
+// The hours the run billed its one node (from launch to the 30-minute end).
+double node_hours(const SharingRun& r) {
+  const Node& n = r.sink.nodes.at(0).at_registered;
+  return to_hours(kSimStart + minutes(30) - n.billed_from);
+}
+
+}  // namespace
+
+TEST_CASE("report's gpu.mig counts a mixed node's 3g.40gb slices and not GPUs", "[runner]") {
+  // Before, nvidia.com/gpu alone counted: the mixed node showed 0 GPU-hours. Now its 8 GPUs and
+  // 16 instances are billed from launch; the bare Pod holds one instance from its binding (busy
+  // while bound, as a Job's GPUs are); the node's whole cost is the profile's.
+  const SharingRun r(pool("p4de.24xlarge", "nvidia.com/mig.config: all-3g.40gb") +
+                         pod("a", "nvidia.com/mig-3g.40gb", 1) +
+                         overlay("p4de.24xlarge", "nvidia.com/mig-3g.40gb: 16"),
+                     "gpu_operator: {mig_strategy: mixed}\n");
+  REQUIRE(r.sink.bound.size() == 1);
+  const double billed = node_hours(r);
+  const double bound = to_hours(kSimStart + minutes(30) - r.sink.bound[0]);
+  const GpuResult& g = r.result.gpu;
+  CHECK(g.provisioned_gpu_hours == 0.0);
+  CHECK(g.allocated_gpu_hours == 0.0);
+  REQUIRE(g.mig.has_value());
+  CHECK(g.mig->gpu_hours == Approx(8 * billed).epsilon(1e-12));
+  CHECK(g.mig->usd == Approx(r.result.cost.total_usd).epsilon(1e-12));
+  REQUIRE(g.mig->by_profile.size() == 1);
+  const GpuResult::Slices& s = g.mig->by_profile.at("3g.40gb");
+  CHECK(s.offered_slice_hours == Approx(16 * billed).epsilon(1e-12));
+  CHECK(s.allocated_slice_hours == Approx(bound).epsilon(1e-12));
+  CHECK(s.busy_slice_hours == Approx(bound).epsilon(1e-12));
+  CHECK(s.usd_per_slice_hour == Approx(r.result.cost.total_usd / (16 * billed)).epsilon(1e-12));
+  REQUIRE(s.usd_per_busy_slice_hour.has_value());
+  CHECK(*s.usd_per_busy_slice_hour == Approx(r.result.cost.total_usd / bound).epsilon(1e-12));
+  // The pod's share of the cost is its instance's share of the node's 16 while bound.
+  CHECK(r.result.cost.by_workload.at("a") ==
+        Approx(r.result.cost.total_usd / billed * bound / 16).epsilon(1e-9));
+}
+
+TEST_CASE("under the single strategy a pod's nvidia.com/gpu on a MIG node is a slice", "[runner]") {
+  const SharingRun r(
+      pool("p4de.24xlarge", "nvidia.com/mig.config: all-3g.40gb") + pod("a", "nvidia.com/gpu", 2),
+      "");
+  REQUIRE(r.sink.bound.size() == 1);
+  const double bound = to_hours(kSimStart + minutes(30) - r.sink.bound[0]);
+  const GpuResult& g = r.result.gpu;
+  // The 16 devices are not 16 GPUs.
+  CHECK(g.provisioned_gpu_hours == 0.0);
+  CHECK(g.allocated_gpu_hours == 0.0);
+  REQUIRE(g.mig.has_value());
+  const GpuResult::Slices& s = g.mig->by_profile.at("3g.40gb");
+  CHECK(s.offered_slice_hours == Approx(16 * node_hours(r)).epsilon(1e-12));
+  CHECK(s.allocated_slice_hours == Approx(2 * bound).epsilon(1e-12));
+}
+
+TEST_CASE("all-balanced splits a node's cost over its profiles by compute slices", "[runner]") {
+  // A100-80GB's all-balanced: 2 × 1g.10gb, 1 × 2g.20gb and 1 × 3g.40gb on each GPU (mig-parted's
+  // config-default.yaml): compute 2 + 2 + 3 of 7, so 2/7, 2/7 and 3/7 of the cost.
+  const SharingRun r(pool("p4de.24xlarge", "nvidia.com/mig.config: all-balanced") +
+                         pod("a", "nvidia.com/mig-1g.10gb", 1) +
+                         overlay("p4de.24xlarge", "nvidia.com/mig-1g.10gb: 16"),
+                     "gpu_operator: {mig_strategy: mixed}\n");
+  REQUIRE(r.result.gpu.mig.has_value());
+  const auto& p = r.result.gpu.mig->by_profile;
+  REQUIRE(p.size() == 3);
+  const double total = r.result.cost.total_usd;
+  CHECK(p.at("1g.10gb").usd == Approx(total * 2 / 7).epsilon(1e-12));
+  CHECK(p.at("2g.20gb").usd == Approx(total * 2 / 7).epsilon(1e-12));
+  CHECK(p.at("3g.40gb").usd == Approx(total * 3 / 7).epsilon(1e-12));
+  CHECK(p.at("1g.10gb").offered_slice_hours == Approx(16 * node_hours(r)).epsilon(1e-12));
+  CHECK(p.at("2g.20gb").offered_slice_hours == Approx(8 * node_hours(r)).epsilon(1e-12));
+  CHECK(p.at("1g.10gb").allocated_slice_hours > 0.0);
+  CHECK(p.at("2g.20gb").allocated_slice_hours == 0.0);
+  CHECK_FALSE(p.at("2g.20gb").usd_per_busy_slice_hour.has_value());
+}
+
+TEST_CASE("a whole-GPU run has no gpu.mig section", "[runner]") {
+  const SharingRun r(pool("p4de.24xlarge", "team: ml") + pod("a", "nvidia.com/gpu", 1), "");
+  CHECK_FALSE(r.result.gpu.mig.has_value());
+  CHECK(r.result.gpu.provisioned_gpu_hours == Approx(8 * node_hours(r)).epsilon(1e-12));
+}

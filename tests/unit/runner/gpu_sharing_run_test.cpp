@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "fleetsim/provisioning/cluster_autoscaler/scale_up_decision.hpp"
 #include "fleetsim/runner/run.hpp"
 #include "fleetsim/scenario/scenario_loader.hpp"
 #include "unit/scenario/scenario_test_util.hpp"
@@ -370,4 +371,140 @@ TEST_CASE("a whole-GPU run has no gpu.mig section", "[runner]") {
   const SharingRun r(pool("p4de.24xlarge", "team: ml") + pod("a", "nvidia.com/gpu", 1), "");
   CHECK_FALSE(r.result.gpu.mig.has_value());
   CHECK(r.result.gpu.provisioned_gpu_hours == Approx(8 * node_hours(r)).epsilon(1e-12));
+}
+
+namespace {
+
+// Four p4d.24xlarge of a static group under all-1g.5gb and the mixed strategy, labelled with the
+// AWS GPU label the Cluster Autoscaler's README asks GPU groups to carry; a CPU group from zero;
+// a CPU pod (which the GPU nodes' taint keeps off them) that comes at 30 minutes, when the MIG
+// nodes have been up past max-node-startup-time.
+RunResult unready_mig_run(const std::string& ca_settings, ScenarioConfig* out = nullptr) {
+  test::TempDir dir("gpu-readiness-ca");
+  dir.write("manifests.yaml",
+            "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: c, region: "
+            "us-east-1}\nmanagedNodeGroups:\n  - name: mig\n    instanceType: p4d.24xlarge\n"
+            "    minSize: 4\n    maxSize: 4\n    desiredCapacity: 4\n"
+            "    labels: {nvidia.com/mig.config: all-1g.5gb, k8s.amazonaws.com/accelerator: "
+            "nvidia-a100}\n"
+            "    taints: [{key: nvidia.com/gpu, value: \"true\", effect: NoSchedule}]\n"
+            "  - name: cpu\n    instanceType: m5.large\n    minSize: 0\n    maxSize: 2\n"
+            "    desiredCapacity: 0\n---\n"
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 0\n"
+            "  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: "
+            "web}}\n    spec:\n      containers:\n        - name: c\n          resources: "
+            "{requests: {cpu: \"1\", memory: 1Gi}}\n");
+  const auto file = dir.write(
+      "scenario.yaml",
+      "name: readiness\nduration: 45m\nprovisioner: cluster-autoscaler\n"
+      "manifests: [manifests.yaml]\ngpu_operator: {mig_strategy: mixed}\n" +
+          ca_settings + "events:\n  - {at: 30m, scale: {deployment: default/web, replicas: 1}}\n");
+  ScenarioConfig config =
+      load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+  RunResult r = run(config, {});
+  if (out != nullptr) *out = std::move(config);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("MIG-only nodes the Cluster Autoscaler takes for unready stall its scale-up",
+          "[runner]") {
+  // autoscaler#8095: the four nodes advertise nvidia.com/mig-1g.5gb and no nvidia.com/gpu, so
+  // FilterOutNodesWithUnreadyResources copies them as unready; past max-node-startup-time (15m)
+  // they are Unready, 4 of 4 nodes is past --ok-total-unready-count (3) and 45%, and RunOnce
+  // stops before scale-up: the CPU pod stays pending.
+  const RunResult stalled = unready_mig_run("");
+  CHECK(stalled.nodes.launched == 4);
+  CHECK(stalled.pods.pending_at_end == 1);
+  REQUIRE(stalled.pods.unschedulable.size() == 1);
+  CHECK(stalled.pods.unschedulable[0].reason ==
+        "the Cluster Autoscaler does nothing while the cluster is unhealthy: 4 of 4 nodes unready "
+        "(more than --ok-total-unready-count 3 and --max-total-unready-percentage 45)");
+  // The proposed fix (PR #9673's IsGPUResource: any nvidia.com/ resource) sees them Ready.
+  const RunResult fixed =
+      unready_mig_run("cluster_autoscaler: {gpu_readiness: any-nvidia-resource}\n");
+  CHECK(fixed.nodes.launched == 5);
+  CHECK(fixed.pods.pending_at_end == 0);
+  // So does raising the limits: 4 unready nodes are within --ok-total-unready-count 4.
+  const RunResult tolerant = unready_mig_run("cluster_autoscaler: {ok_total_unready_count: 4}\n");
+  CHECK(tolerant.pods.pending_at_end == 0);
+}
+
+namespace {
+
+struct ScaleUps final : EventSink {
+  void on_event(const SimEvent& e, const Cluster&) override {
+    if (e.kind == EventKind::ScaleUpFailed) failed.push_back(e);
+    if (e.kind == EventKind::NodeLaunched) ++launched;
+  }
+  std::vector<SimEvent> failed;
+  int launched = 0;
+};
+
+// A managed p4de group from zero under all-3g.40gb and the mixed strategy, with `extra` group
+// fields (its tags, its labels), and a bare Pod asking for one 3g.40gb slice.
+struct FromZero {
+  FromZero(const std::string& extra, const std::string& ca_settings) : dir("gpu-from-zero") {
+    dir.write("manifests.yaml",
+              "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: c, region: "
+              "us-east-1}\nmanagedNodeGroups:\n  - name: mig\n    instanceType: p4de.24xlarge\n"
+              "    minSize: 0\n    maxSize: 2\n    desiredCapacity: 0\n" +
+                  extra + "---\n" + pod("a", "nvidia.com/mig-3g.40gb", 1));
+    const auto file = dir.write("scenario.yaml",
+                                "name: from-zero\nduration: 40m\nprovisioner: cluster-autoscaler\n"
+                                "manifests: [manifests.yaml]\ngpu_operator: {mig_strategy: "
+                                "mixed}\n" +
+                                    ca_settings);
+    config = load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+    result = run(config, {.event_sinks = {&sink}});
+  }
+  test::TempDir dir;
+  ScenarioConfig config;
+  ScaleUps sink;
+  RunResult result;
+};
+
+const std::string kMigLabel = "    labels: {nvidia.com/mig.config: all-3g.40gb}\n";
+const std::string kMigTag =
+    "    tags: {k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/mig-3g.40gb: "
+    "\"16\"}\n";
+
+}  // namespace
+
+TEST_CASE("the Cluster Autoscaler scales a MIG group from zero only with a resources tag",
+          "[runner]") {
+  // Its scale-from-zero template is the instance type's (8 nvidia.com/gpu, no MIG device):
+  // NotTriggerScaleUp names the slice it lacks.
+  const FromZero blind(kMigLabel, "");
+  CHECK(blind.sink.launched == 0);
+  REQUIRE(blind.result.pods.unschedulable.size() == 1);
+  CHECK(blind.result.pods.unschedulable[0].reason ==
+        "cluster-autoscaler: pod didn't trigger scale-up (NotTriggerScaleUp): node group mig: "
+        "Insufficient nvidia.com/mig-3g.40gb");
+  // The ASG tag k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/mig-3g.40gb: "16"
+  // (eksctl `tags`) gives it the slices: one node, and the pod runs there.
+  const FromZero tagged(kMigLabel + kMigTag, "");
+  CHECK(tagged.sink.launched == 1);
+  CHECK(tagged.result.pods.pending_at_end == 0);
+  CHECK(tagged.sink.failed.empty());
+}
+
+TEST_CASE("a MIG node with the GPU label times its scale-up out and backs the group off",
+          "[runner]") {
+  // The node never has nvidia.com/gpu, so the scale-up's node never counts Ready: at
+  // max-node-provision-time (15m) the request times out (ScaleUpFailed) and the group backs off,
+  // though the pod runs there (kube-scheduler binds to it all the same). The fix proposed in
+  // autoscaler#8095 counts the node Ready and the request completes.
+  const std::string labels =
+      "    labels: {nvidia.com/mig.config: all-3g.40gb, k8s.amazonaws.com/accelerator: "
+      "nvidia-a100}\n";
+  const FromZero stock(labels + kMigTag, "");
+  CHECK(stock.result.pods.pending_at_end == 0);
+  REQUIRE(stock.sink.failed.size() == 1);
+  CHECK(std::get<ScaleUpFailure>(stock.sink.failed[0].reason) == ScaleUpFailure::TimedOut);
+  const FromZero fixed(labels + kMigTag,
+                       "cluster_autoscaler: {gpu_readiness: any-nvidia-resource}\n");
+  CHECK(fixed.result.pods.pending_at_end == 0);
+  CHECK(fixed.sink.failed.empty());
 }

@@ -508,3 +508,116 @@ TEST_CASE("a MIG node with the GPU label times its scale-up out and backs the gr
   CHECK(fixed.result.pods.pending_at_end == 0);
   CHECK(fixed.sink.failed.empty());
 }
+
+namespace {
+
+// A p4de pool whose EC2NodeClass boots Bottlerocket with `user_data` (TOML, indented 4 spaces
+// under `userData: |`, whose first line is line 19 of manifests.yaml).
+std::string bottlerocket_pool(const std::string& user_data) {
+  return R"(apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: gpu}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: br}
+      requirements:
+        - {key: node.kubernetes.io/instance-type, operator: In, values: [p4de.24xlarge]}
+        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: br}
+spec:
+  role: test
+  amiSelectorTerms: [{alias: bottlerocket@latest}]
+  userData: |
+)" + user_data +
+         "---\n";
+}
+
+const std::string kMigOn =
+    "    [settings.kubelet-device-plugins.nvidia]\n"
+    "    device-partitioning-strategy = \"mig\"\n";
+
+std::string profile(const std::string& value) {
+  return kMigOn +
+         "    [settings.kubelet-device-plugins.nvidia.mig.profile]\n    \"a100.80gb\" = \"" +
+         value + "\"\n";
+}
+
+std::string product(const SharingRun& r) {
+  return r.sink.nodes.at(0).at_ready.labels.single_valued_labels().at("nvidia.com/gpu.product");
+}
+
+}  // namespace
+
+TEST_CASE("Bottlerocket's userData MIG profile partitions a p4de's GPUs", "[runner]") {
+  // nvidia-migmanager (bottlerocket-core-kit sources/nvidia-migmanager, mig_profile.rs): the
+  // a100.80gb value is a profile or a count ("7" 1g.10gb, "4" 1g.20gb, "3" 2g.20gb, "2" 3g.40gb,
+  // "1" 7g.80gb), "1" when absent; Bottlerocket's device plugin runs with migStrategy single
+  // (nvidia-k8s-device-plugin-conf), so the slices are nvidia.com/gpu.
+  const std::string pods = pod("a", "nvidia.com/gpu", 1);
+  const SharingRun two(bottlerocket_pool(profile("2")) + pods, "");
+  CHECK(two.ready("nvidia.com/gpu") == 16);
+  CHECK(product(two) == "NVIDIA-A100-SXM4-80GB-MIG-3g.40gb");
+  CHECK(two.config.warnings.empty());
+  const SharingRun named(bottlerocket_pool(profile("1g.10gb")) + pods, "");
+  CHECK(named.ready("nvidia.com/gpu") == 56);
+  const SharingRun none(bottlerocket_pool(kMigOn) + pods, "");
+  CHECK(none.ready("nvidia.com/gpu") == 8);
+  CHECK(product(none) == "NVIDIA-A100-SXM4-80GB-MIG-7g.80gb");
+  // MIG off: whole GPUs, no MIG manager delay.
+  const SharingRun off(
+      bottlerocket_pool("    [settings.kubernetes]\n    cluster-name = \"c\"\n") + pods, "");
+  CHECK(off.ready("nvidia.com/gpu") == 8);
+  CHECK(off.sink.nodes.at(0).at_ready.labels.single_valued_labels().count(
+            "nvidia.com/gpu.product") == 0);
+  REQUIRE(off.config.warnings.size() == 1);
+  CHECK(off.config.warnings[0].message ==
+        "Bottlerocket's settings.kubernetes.cluster-name is not modelled; ignored (only "
+        "settings.kubelet-device-plugins.nvidia's device-partitioning-strategy and mig.profile "
+        "are read)");
+  // A profile the manager does not know for the GPU falls to serde(other): the whole GPU.
+  const SharingRun odd(bottlerocket_pool(profile("4g.40gb")) + pods, "");
+  CHECK(odd.ready("nvidia.com/gpu") == 8);
+  REQUIRE(odd.config.warnings.size() == 1);
+  CHECK(odd.config.warnings[0].where.line == 22);
+  CHECK(odd.config.warnings[0].message ==
+        "Bottlerocket's nvidia-migmanager does not know MIG profile \"4g.40gb\" for a100.80gb "
+        "(p4de.24xlarge): it applies the whole-GPU profile (7g.80gb)");
+}
+
+TEST_CASE("Bottlerocket userData the settings API refuses fails at its line", "[runner]") {
+  test::TempDir dir("bottlerocket-bad");
+  auto error = [&](const std::string& user_data) {
+    dir.write("manifests.yaml", bottlerocket_pool(user_data));
+    const auto file =
+        dir.write("scenario.yaml", "name: br\nduration: 10m\nmanifests: [manifests.yaml]\n");
+    return test::config_error([&] {
+      load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+    });
+  };
+  const std::string manifest = (dir.path() / "manifests.yaml").string();
+  CHECK(error(profile("3g")) ==
+        manifest +
+            ":22:5: userData: settings.kubelet-device-plugins.nvidia.mig.profile: \"a100.80gb\" = "
+            "\"3g\" is not a GPU model (\"a100.80gb\") and a MIG profile (\"3g.40gb\") or a count "
+            "of partitions (\"2\"), as Bottlerocket's settings API requires");
+  CHECK(error(kMigOn + "    not toml\n") ==
+        manifest + ":21:5: userData: Bottlerocket userData is TOML: expected key = value");
+  // The GPU Operator's label beside Bottlerocket's settings: two MIG managers.
+  std::string labelled = bottlerocket_pool(profile("2"));
+  labelled.replace(
+      labelled.find("  template:\n"), 12,
+      "  template:\n    metadata:\n      labels: {nvidia.com/mig.config: all-3g.40gb}\n");
+  dir.write("manifests.yaml", labelled);
+  const auto file =
+      dir.write("scenario.yaml", "name: br\nduration: 10m\nmanifests: [manifests.yaml]\n");
+  const std::string e = test::config_error([&] {
+    load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+  });
+  CHECK(e.find("NodePool gpu has the GPU Operator's nvidia.com/mig.config label, but its "
+               "EC2NodeClass br partitions its GPUs with Bottlerocket's MIG settings") !=
+        std::string::npos);
+}

@@ -100,8 +100,9 @@ const DevicePluginConfig* device_plugin_config(const GpuOperatorSettings& s, con
 }
 
 std::vector<GpuDevice> gpu_devices(const InstanceType& t, const Labels& labels,
-                                   const GpuOperatorSettings& s) {
+                                   const GpuOperatorSettings& s, bool host_plugin) {
   if (t.gpu_count <= 0 || t.gpu_manufacturer != "nvidia") return {};
+  if (host_plugin) return mig_devices(t, labels, s, MigStrategy::Single);
   const DevicePluginConfig* config = device_plugin_config(s, labels);
   const auto label = labels.find(kDevicePluginConfigLabel);
   // Without any configs (no ConfigMap) the label selects nothing: the scenario warns.
@@ -129,10 +130,12 @@ std::vector<GpuDevice> gpu_devices(const InstanceType& t, const Labels& labels,
 
 NodeGpuSetup node_gpu_setup(const InstanceType& t, const Labels& labels,
                             const Resources& allocatable, const GpuOperatorSettings& s,
-                            const ResourceRegistry& registry) {
+                            const ResourceRegistry& registry, bool host_plugin) {
   NodeGpuSetup out;
-  const std::vector<GpuDevice> devices = gpu_devices(t, labels, s);
-  if (devices.size() == 1 && devices[0].resource == kWholeGpu && devices[0].per_gpu == 1)
+  const std::vector<GpuDevice> devices = gpu_devices(t, labels, s, host_plugin);
+  // One whole device a GPU and no MIG layout: nothing to configure (a 7g layout still is MIG).
+  if (devices.size() == 1 && devices[0].resource == kWholeGpu && devices[0].per_gpu == 1 &&
+      !has_mig_layout(labels))
     return out;
   if (devices.empty()) return out;
   Resources r = allocatable;
@@ -151,7 +154,7 @@ NodeGpuSetup node_gpu_setup(const InstanceType& t, const Labels& labels,
     out.layout = labels.find(kMigConfigLabelName)->second;
     out.delay = s.mig_layout_delay;
   }
-  const DevicePluginConfig* config = device_plugin_config(s, labels);
+  const DevicePluginConfig* config = host_plugin ? nullptr : device_plugin_config(s, labels);
   const std::string_view product = product_name(t);
   if (config != nullptr && config->sharing != GpuSharingKind::None) {
     out.sharing = config->sharing;
@@ -163,11 +166,29 @@ NodeGpuSetup node_gpu_setup(const InstanceType& t, const Labels& labels,
     }
   }
   const MigStrategy strategy =
-      config != nullptr && config->mig_strategy ? *config->mig_strategy : s.mig_strategy;
-  if (!out.layout.empty() && strategy == MigStrategy::Single) {
-    const MigProfile& p =
-        find_mig_layout(s.mig_layouts, t.gpu_name, t.gpu_memory_mib, out.layout)->profiles[0];
-    out.device_share = mig_share(p.compute_slices, p.memory_slices);
+      host_plugin
+          ? MigStrategy::Single
+          : (config != nullptr && config->mig_strategy ? *config->mig_strategy : s.mig_strategy);
+  if (!out.layout.empty()) {
+    const MigLayout& layout =
+        *find_mig_layout(s.mig_layouts, t.gpu_name, t.gpu_memory_mib, out.layout);
+    out.physical_gpus = t.gpu_count;
+    out.mig_single = strategy == MigStrategy::Single;
+    // gpu_devices lists the devices in the layout's order: one per profile (mixed), or the
+    // single strategy's one.
+    for (std::size_t i = 0; i < layout.profiles.size(); ++i) {
+      const MigProfile& p = layout.profiles[i];
+      const GpuDevice& d = devices[out.mig_single ? 0 : i];
+      out.mig.push_back({.profile = p.name,
+                         .per_gpu = p.instances_per_gpu,
+                         .compute_slices = p.compute_slices,
+                         .resource = registry.find(d.resource),
+                         .devices_per_gpu = d.per_gpu});
+    }
+    if (out.mig_single) {
+      const MigProfile& p = layout.profiles[0];
+      out.device_share = mig_share(p.compute_slices, p.memory_slices);
+    }
   }
   if (out.sharing == GpuSharingKind::Mps) out.device_share = mps_share(out.replicas);
   if (!product.empty()) {
@@ -183,6 +204,68 @@ NodeGpuSetup node_gpu_setup(const InstanceType& t, const Labels& labels,
     out.labels.emplace_back(std::string(kGpuProductLabel), value);
   }
   return out;
+}
+
+std::string bottlerocket_gpu_key(const InstanceType& t, std::span<const MigLayout> layouts) {
+  // The whole-GPU profile's memory names the model: 7g.80gb -> "a100.80gb".
+  for (const MigLayout& l : layouts) {
+    if (l.gpu_name != t.gpu_name || l.gpu_memory_mib != t.gpu_memory_mib) continue;
+    for (const MigProfile& p : l.profiles)
+      if (p.compute_slices == 7 && l.profiles.size() == 1)
+        return fmt::format("{}.{}gb", t.gpu_name, p.memory_gb);
+  }
+  return {};
+}
+
+namespace {
+
+// The profile of t's single-profile layouts with `count` instances a GPU, the most compute first
+// (nvidia-migmanager's aliases: "7" 1g, "4" 1g of twice the memory, "3" 2g, "2" 3g, "1" 7g).
+const MigLayout* layout_with_instances(const InstanceType& t, std::span<const MigLayout> layouts,
+                                       int count) {
+  const MigLayout* best = nullptr;
+  for (const MigLayout& l : layouts) {
+    if (l.gpu_name != t.gpu_name || l.gpu_memory_mib != t.gpu_memory_mib) continue;
+    if (l.profiles.size() != 1 || l.profiles[0].instances_per_gpu != count) continue;
+    if (best == nullptr || l.profiles[0].compute_slices > best->profiles[0].compute_slices)
+      best = &l;
+  }
+  return best;
+}
+
+}  // namespace
+
+std::string bottlerocket_layout(const BottlerocketMig& mig, const InstanceType& t,
+                                std::span<const MigLayout> layouts, std::string* unknown) {
+  const std::string key = bottlerocket_gpu_key(t, layouts);
+  if (key.empty()) return {};  // "MIG is not supported by the available NVIDIA GPU"
+  std::string value = "1";
+  for (const BottlerocketMig::Entry& e : mig.profiles)
+    if (e.gpu == key) value = e.value;
+  for (int count : {7, 4, 3, 2, 1}) {
+    const MigLayout* l = layout_with_instances(t, layouts, count);
+    if (l == nullptr) continue;
+    if (value == std::to_string(count) || value == l->profiles[0].name) return l->name;
+  }
+  if (unknown != nullptr) *unknown = value;
+  const MigLayout* whole = layout_with_instances(t, layouts, 1);
+  return whole != nullptr ? whole->name : std::string();
+}
+
+NodeGpuSetup GpuSetupContext::setup(const InstanceType& t, const Labels& labels,
+                                    const Resources& allocatable) const {
+  if (settings == nullptr || resources == nullptr) return {};
+  if (bottlerocket == nullptr) return node_gpu_setup(t, labels, allocatable, *settings, *resources);
+  // nvidia-migmanager applies the class's profile at boot; Bottlerocket's device plugin
+  // advertises it under the single strategy.
+  Labels with_layout = labels;
+  const std::string layout = bottlerocket_layout(*bottlerocket, t, settings->mig_layouts);
+  if (layout.empty()) {
+    with_layout.erase(std::string(kMigConfigLabelName));
+  } else {
+    with_layout[std::string(kMigConfigLabelName)] = layout;
+  }
+  return node_gpu_setup(t, with_layout, allocatable, *settings, *resources, /*host_plugin=*/true);
 }
 
 }  // namespace fleetsim

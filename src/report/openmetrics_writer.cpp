@@ -27,7 +27,7 @@ std::string_view nodepool_label(const Node& n) {
 
 // Families in the order they are written. Counters carry _total in their name as the Prometheus
 // text format does, which promtool's linter and its OpenMetrics importer both accept.
-constexpr std::array<OpenMetricsWriter::Family, 16> kFamilies{{
+constexpr std::array<OpenMetricsWriter::Family, 17> kFamilies{{
     {"karpenter_nodes_allocatable", "gauge",
      "Node allocatable are the resources allocatable by nodes."},
     {"karpenter_nodepools_usage", "gauge",
@@ -48,6 +48,7 @@ constexpr std::array<OpenMetricsWriter::Family, 16> kFamilies{{
      "Number of disruption actions performed."},
     {"kube_deployment_status_replicas", "gauge", "The number of replicas per deployment."},
     {"DCGM_FI_DEV_GPU_UTIL", "gauge", "GPU utilization (in %)."},
+    {"DCGM_FI_PROF_GR_ENGINE_ACTIVE", "gauge", "Ratio of time the graphics engine is active."},
     {"vllm:num_requests_running", "gauge", "Number of requests currently running on GPU."},
     {"vllm:num_requests_waiting", "gauge", "Number of requests waiting to be processed."},
     {"vllm:gpu_cache_usage_perc", "gauge", "GPU KV-cache usage. 1 means 100 percent usage."},
@@ -68,6 +69,7 @@ enum FamilyIndex : std::size_t {
   kDisruptions,
   kDeploymentReplicas,
   kDcgmUtil,
+  kDcgmEngineActive,
   kVllmRunning,
   kVllmWaiting,
   kVllmGpuCacheUsage,

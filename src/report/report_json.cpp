@@ -74,6 +74,11 @@ Json sla_json(const SlaResult& sla) {
     j["simulation"] = s.fluid ? "fluid" : "requests";
     j["peak_replicas"] = s.peak_replicas;
     j["busy_gpu_hours"] = round_report(s.busy_gpu_hours);
+    if (!s.busy_slice_hours.empty()) {
+      Json slices = Json::object();
+      for (const auto& [profile, hours] : s.busy_slice_hours) slices[profile] = round_report(hours);
+      j["busy_slice_hours"] = std::move(slices);
+    }
     // The engine model's figures; null for services without it.
     const bool engine = s.engine.has_value();
     const SlaResult::Service::Engine e = s.engine.value_or(SlaResult::Service::Engine{});
@@ -178,6 +183,25 @@ Json report_json(const RunResult& result) {
   gpu["busy_gpu_hours"] = round_report(g.busy_gpu_hours);
   gpu["allocation_ratio"] = stat(g.allocation_ratio, g.provisioned_gpu_hours > 0);
   gpu["utilization"] = stat(g.utilization, g.provisioned_gpu_hours > 0);
+  if (g.mig) {
+    Json profiles = Json::object();
+    for (const auto& [name, s] : g.mig->by_profile) {
+      const bool offered = s.offered_slice_hours > 0;
+      profiles[name] = Json{
+          {"offered_slice_hours", round_report(s.offered_slice_hours)},
+          {"allocated_slice_hours", round_report(s.allocated_slice_hours)},
+          {"busy_slice_hours", round_report(s.busy_slice_hours)},
+          {"allocation_ratio", stat(s.allocation_ratio, offered)},
+          {"utilization", stat(s.utilization, offered)},
+          {"usd", round_report(s.usd)},
+          {"usd_per_slice_hour", stat(s.usd_per_slice_hour, offered)},
+          {"usd_per_busy_slice_hour",
+           stat(s.usd_per_busy_slice_hour.value_or(0.0), s.usd_per_busy_slice_hour.has_value())}};
+    }
+    gpu["mig"] = Json{{"gpu_hours", round_report(g.mig->gpu_hours)},
+                      {"usd", round_report(g.mig->usd)},
+                      {"by_profile", std::move(profiles)}};
+  }
 
   r["sla"] = sla_json(result.sla);
 

@@ -153,6 +153,19 @@ std::string format_summary(const RunResult& result) {
   row(out, "GPU-hours busy",
       fmt::format("{:.2f}  (utilization {:.2f})", shown(gpu.busy_gpu_hours),
                   shown(gpu.utilization)));
+  if (gpu.mig) {
+    row(out, "MIG GPU-hours",
+        fmt::format("{:.2f}  ({})", shown(gpu.mig->gpu_hours), usd(gpu.mig->usd)));
+    for (const auto& [profile, s] : gpu.mig->by_profile) {
+      row(out, fmt::format("  {} slice-hours", profile),
+          fmt::format("{:.2f} offered / {:.2f} allocated / {:.2f} busy",
+                      shown(s.offered_slice_hours), shown(s.allocated_slice_hours),
+                      shown(s.busy_slice_hours)));
+      row(out, fmt::format("  {} per slice-hour", profile),
+          fmt::format("{} offered / {} busy", usd(s.usd_per_slice_hour),
+                      s.usd_per_busy_slice_hour ? usd(*s.usd_per_busy_slice_hour) : "n/a"));
+    }
+  }
 
   // Serving, when the scenario has services.
   const SlaResult& sla = result.sla;

@@ -49,6 +49,14 @@ void CostLedger::open(const Node& node, SimTime now) {
   a.instance_per_hour = pricing_.instance_per_hour(node);
   a.ebs_per_hour = pricing_.volumes_per_hour(node);
   a.fee_per_hour = pricing_.fee_per_hour(node);
+  const NodeGpuSetup& g = node.gpu_setup;
+  for (std::size_t i = 0; i < g.mig.size(); ++i) {
+    auto it = slices_.find(g.mig[i].profile);
+    if (it == slices_.end()) it = slices_.emplace(g.mig[i].profile, SliceSeconds{}).first;
+    a.slices.push_back({.totals = &it->second,
+                        .offered = static_cast<double>(g.mig[i].per_gpu * g.physical_gpus),
+                        .weight = mig_cost_weight(g, i)});
+  }
   billed_.push_back(node.id);
 }
 
@@ -96,6 +104,18 @@ void CostLedger::credit(NodeAccount& a, SimTime now) {
   }
   allocated_gpu_seconds_ += static_cast<double>(a.gpus_allocated) * secs;
   busy_gpu_seconds_ += static_cast<double>(a.gpus_busy) * secs;
+  for (const NodeAccount::Slices& s : a.slices) {
+    s.totals->offered += s.offered * secs;
+    s.totals->allocated += s.allocated * secs;
+    s.totals->busy += s.busy * secs;
+    s.totals->usd += piece * s.weight;
+  }
+}
+
+void CostLedger::add_busy_slice_seconds(std::string_view profile, double instance_seconds) {
+  auto it = slices_.find(profile);
+  if (it == slices_.end()) it = slices_.emplace(std::string(profile), SliceSeconds{}).first;
+  it->second.busy += instance_seconds;
 }
 
 std::uint32_t CostLedger::name_index(const std::string& name) {
@@ -120,6 +140,7 @@ void CostLedger::take_shares(NodeAccount& a, const Node& node, const Cluster& cl
   a.shares.clear();
   a.gpus_allocated = 0;
   a.gpus_busy = 0;
+  for (NodeAccount::Slices& s : a.slices) s.allocated = s.busy = 0.0;
   bool balloons = false;
   bool others = false;
   const std::int64_t node_gpus = node.allocatable.gpus();
@@ -128,16 +149,26 @@ void CostLedger::take_shares(NodeAccount& a, const Node& node, const Cluster& cl
     const Pod& pod = cluster.pod(id);
     FLEETSIM_ASSERT(pod.spec != nullptr);
     const Resources& req = pod.spec->requests;
-    const std::int64_t gpus = req.gpus();
-    a.gpus_allocated += gpus;
     const WorkloadKind kind = cluster.workloads().at(pod.workload).kind;
-    if (busy_while_bound(kind)) a.gpus_busy += gpus;
     if (kind != WorkloadKind::DaemonSet) (is_balloon(*pod.spec) ? balloons : others) = true;
-
-    const double fraction =
-        node_gpus > 0 ? ratio(gpus, node_gpus)
-                      : 0.5 * (ratio(req.cpu_millis(), node.allocatable.cpu_millis()) +
-                               ratio(req.memory_bytes(), node.allocatable.memory_bytes()));
+    double fraction = 0.0;
+    if (!a.slices.empty()) {
+      // A MIG node's pods hold instances (nvidia.com/gpu is one under the single strategy): a
+      // pod's share of the cost is its instances' share of their profile's.
+      if (const std::optional<MigHold> hold = mig_hold(node.gpu_setup, req)) {
+        NodeAccount::Slices& s = a.slices[hold->profile];
+        s.allocated += hold->instances;
+        if (busy_while_bound(kind)) s.busy += hold->instances;
+        fraction = s.offered > 0 ? hold->instances / s.offered * s.weight : 0.0;
+      }
+    } else {
+      const std::int64_t gpus = req.gpus();
+      a.gpus_allocated += gpus;
+      if (busy_while_bound(kind)) a.gpus_busy += gpus;
+      fraction = node_gpus > 0 ? ratio(gpus, node_gpus)
+                               : 0.5 * (ratio(req.cpu_millis(), node.allocatable.cpu_millis()) +
+                                        ratio(req.memory_bytes(), node.allocatable.memory_bytes()));
+    }
     if (fraction <= 0.0) continue;
     sum += fraction;
     auto same = std::find_if(a.shares.begin(), a.shares.end(),
@@ -201,7 +232,11 @@ bool CostLedger::close(const Node& node, SimTime at) {
     a->fee_usd += a->fee_per_hour * unbilled_hours;
     unallocated_usd_ += (a->instance_per_hour + a->fee_per_hour) * unbilled_hours;
   }
-  provisioned_gpu_seconds_ += static_cast<double>(node.allocatable.gpus()) * to_seconds(lived);
+  if (a->slices.empty()) {
+    provisioned_gpu_seconds_ += static_cast<double>(node.allocatable.gpus()) * to_seconds(lived);
+  } else {
+    mig_gpu_seconds_ += static_cast<double>(node.gpu_setup.physical_gpus) * to_seconds(lived);
+  }
 
   instance_usd_[static_cast<std::size_t>(node.capacity_type)] += a->instance_usd;
   ebs_usd_ += a->ebs_usd;
@@ -217,6 +252,7 @@ bool CostLedger::close(const Node& node, SimTime at) {
 
   a->billed = false;
   a->shares = {};  // release the memory: closed nodes stay in accounts_ only as a flag
+  a->slices = {};
   billed_.erase(std::find(billed_.begin(), billed_.end(), node.id));
   return true;
 }

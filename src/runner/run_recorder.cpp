@@ -255,8 +255,11 @@ void RunRecorder::on_interval(SimTime now, const Cluster& cluster) {
     ++row.nodes;
     if (node.capacity_type == CapacityType::OnDemand) ++row.nodes_on_demand;
     if (node.capacity_type == CapacityType::Spot) ++row.nodes_spot;
-    row.gpus_provisioned += node.allocatable.gpus();
+    // Whole GPUs only, as report.json's gpu section: a MIG node's devices are slices.
+    const bool whole = node.gpu_setup.mig.empty();
+    if (whole) row.gpus_provisioned += node.allocatable.gpus();
     for (PodId pid : node.pods) {
+      if (!whole) break;
       const Pod& pod = cluster.pod(pid);
       const std::int64_t gpus = pod.spec->requests.gpus();
       row.gpus_allocated += gpus;
@@ -337,6 +340,7 @@ void RunRecorder::on_end(SimTime end, const Cluster& cluster) {
                        .last_completion = t.last_completion,
                        .peak_replicas = service->peak_replicas(),
                        .busy_gpu_seconds = service->busy_gpu_seconds(),
+                       .busy_slice_seconds = service->busy_slice_seconds(),
                        .fluid = service->config().simulation == ServingMode::Fluid};
       if (const std::optional<EngineTotals> e = service->engine_totals()) {
         s.engine = SlaResult::Service::Engine{.preemptions = e->preemptions,
@@ -344,6 +348,8 @@ void RunRecorder::on_end(SimTime end, const Cluster& cluster) {
                                               .kv_cache_peak_share = e->peak_kv_cache_usage};
       }
       ledger_.add_busy_gpu_seconds(s.busy_gpu_seconds);
+      for (const auto& [profile, seconds] : s.busy_slice_seconds)
+        ledger_.add_busy_slice_seconds(profile, seconds);
       services_.push_back(std::move(s));
     }
   }
@@ -377,6 +383,25 @@ RunResult RunRecorder::result(std::uint64_t engine_events) const {
            .busy_gpu_hours = busy,
            .allocation_ratio = safe_ratio(allocated, provisioned),
            .utilization = safe_ratio(busy, provisioned)};
+  if (!ledger_.slice_seconds().empty()) {
+    GpuResult::Mig mig{.gpu_hours = ledger_.mig_gpu_seconds() / kSecondsPerHour};
+    for (const auto& [profile, s] : ledger_.slice_seconds()) {
+      const double offered = s.offered / kSecondsPerHour;
+      const double slice_busy = s.busy / kSecondsPerHour;
+      mig.usd += s.usd;
+      mig.by_profile[profile] = {
+          .offered_slice_hours = offered,
+          .allocated_slice_hours = s.allocated / kSecondsPerHour,
+          .busy_slice_hours = slice_busy,
+          .allocation_ratio = safe_ratio(s.allocated / kSecondsPerHour, offered),
+          .utilization = safe_ratio(slice_busy, offered),
+          .usd = s.usd,
+          .usd_per_slice_hour = safe_ratio(s.usd, offered),
+          .usd_per_busy_slice_hour =
+              slice_busy > 0 ? std::optional(s.usd / slice_busy) : std::nullopt};
+    }
+    r.gpu.mig = std::move(mig);
+  }
 
   r.sla = sla_result();
 
@@ -470,6 +495,13 @@ std::optional<double> tokens_per_s(std::uint64_t tokens, SimTime first, SimTime 
   return static_cast<double>(tokens) / to_seconds(last - first);
 }
 
+std::map<std::string, double, std::less<>> slice_hours(
+    const std::vector<std::pair<std::string, double>>& seconds) {
+  std::map<std::string, double, std::less<>> out;
+  for (const auto& [profile, s] : seconds) out[profile] += s / kSecondsPerHour;
+  return out;
+}
+
 double miss_ratio(std::uint64_t misses, std::uint64_t requests) {
   return safe_ratio(static_cast<double>(misses), static_cast<double>(requests));
 }
@@ -516,6 +548,7 @@ SlaResult RunRecorder::sla_result() const {
                               .totals = totals(s),
                               .peak_replicas = s.peak_replicas,
                               .busy_gpu_hours = s.busy_gpu_seconds / kSecondsPerHour,
+                              .busy_slice_hours = slice_hours(s.busy_slice_seconds),
                               .fluid = s.fluid,
                               .engine = s.engine});
   }

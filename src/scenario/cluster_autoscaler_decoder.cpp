@@ -184,6 +184,27 @@ ClusterAutoscalerSettings decode_cluster_autoscaler(const YamlValue& value, Warn
   if (auto v = m.get("max_node_provision_time"))
     s.max_node_provision_time = delay(*v, kMaxDelay, seconds(1));
   if (auto v = m.get("max_node_startup_time")) s.max_node_startup_time = delay(*v, kMaxDelay);
+  if (auto v = m.get("ok_total_unready_count")) s.ok_total_unready_count = v->as_int(0, 1'000'000);
+  if (auto v = m.get("max_total_unready_percentage")) {
+    s.max_total_unready_percentage = v->as_double();
+    if (!(s.max_total_unready_percentage >= 0 && s.max_total_unready_percentage <= 100))
+      v->fail("must be from 0 to 100");
+  }
+  // fleetsim's: which resources tell a GPU node's GPUs are ready (autoscaler#8095).
+  if (auto v = m.get("gpu_readiness")) {
+    const std::string mode = v->as_string();
+    if (mode == "resource-name") {
+      s.gpu_readiness = GpuReadinessCheck::ResourceName;
+    } else if (mode == "any-nvidia-resource") {
+      s.gpu_readiness = GpuReadinessCheck::AnyNvidiaResource;
+    } else {
+      v->fail(
+          fmt::format("\"{}\" is not a GPU readiness check; expected resource-name "
+                      "(upstream's: nvidia.com/gpu) or any-nvidia-resource (the fix "
+                      "proposed for autoscaler#8095)",
+                      mode.substr(0, 60)));
+    }
+  }
   if (auto v = m.get("balance_similar_node_groups")) s.balance_similar_node_groups = v->as_bool();
   if (auto v = m.get("new_pod_scale_up_delay")) s.new_pod_scale_up_delay = delay(*v, kMaxDelay);
   if (auto v = m.get("expendable_pods_priority_cutoff")) {
@@ -220,7 +241,10 @@ ClusterAutoscalerSettings decode_cluster_autoscaler(const YamlValue& value, Warn
     s.capacity_buffer_controller_enabled = v->as_bool();
   if (auto v = m.get("capacity_buffer_pod_injection_enabled"))
     s.capacity_buffer_pod_injection_enabled = v->as_bool();
-  m.reject_unread(std::array<std::string_view, 27>{"scan_interval",
+  m.reject_unread(std::array<std::string_view, 30>{"scan_interval",
+                                                   "ok_total_unready_count",
+                                                   "max_total_unready_percentage",
+                                                   "gpu_readiness",
                                                    "namespace",
                                                    "expander",
                                                    "priorities",

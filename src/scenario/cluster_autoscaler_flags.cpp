@@ -8,7 +8,7 @@ namespace {
 
 // From cluster-autoscaler/config/flags/flags.go; the AWS-irrelevant provider flags (gce_*,
 // clusterapi_*) are left out and stay unknown keys.
-constexpr std::array<std::string_view, 79> kUnmodelled{
+constexpr std::array<std::string_view, 77> kUnmodelled{
     "address",
     "aws_use_static_instance_list",
     "balancing_ignore_label",
@@ -56,7 +56,6 @@ constexpr std::array<std::string_view, 79> kUnmodelled{
     "max_nodegroup_binpacking_duration",
     "max_nodes_per_scaleup",
     "max_pod_eviction_time",
-    "max_total_unready_percentage",
     "memory_difference_ratio",
     "memory_total",
     "min_replica_count",
@@ -66,7 +65,6 @@ constexpr std::array<std::string_view, 79> kUnmodelled{
     "node_group_auto_discovery",
     "node_group_backoff_reset_timeout",
     "nodes",
-    "ok_total_unready_count",
     "parallel_scale_up",
     "profiling",
     "record_duplicated_events",

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 
+#include "fleetsim/core/quantity.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scenario/nodeclass_decoder.hpp"
 #include "fleetsim/scenario/nodepool_decoder.hpp"
@@ -64,6 +65,50 @@ std::vector<Taint> decode_group_taints(const YamlValue& v, DecodeContext& ctx) {
                         .effect = *parsed});
   }
   return out;
+}
+
+// The group's tags the Cluster Autoscaler's AWS provider reads for a scale-from-zero template
+// (aws_manager.go buildNodeFromTemplate: extractAllocatableResourcesFromAsg, extractLabelsFromAsg,
+// extractTaintsFromAsg). eksctl puts a self-managed group's tags on its ASG; a managed group's go
+// on the EKS node group, whose tags the autoscaler reads through DescribeNodegroup. A tag it
+// skips (a resource amount that is no quantity, a taint not "value:Effect") is a warning; other
+// tags are cost and ownership tags.
+void decode_template_tags(const YamlValue& v, NodeGroup& g, DecodeContext& ctx) {
+  constexpr std::string_view kPrefix = "k8s.io/cluster-autoscaler/node-template/";
+  YamlMap tags(v);
+  for (const auto& e : tags.entries()) {
+    std::string_view key = e.key;
+    if (!key.starts_with(kPrefix)) continue;
+    key.remove_prefix(kPrefix.size());
+    const std::string value = e.value.as_string();
+    auto skipped = [&](std::string_view why) {
+      ctx.warnings.add(WarningCode::AsgTagIgnored, e.value.where(), e.value.path(),
+                       fmt::format("the Cluster Autoscaler skips this tag: {}", why));
+    };
+    if (key.starts_with("resources/") && key.size() > 10) {
+      const std::string name(key.substr(10));
+      const std::optional<Quantity> q = parse_quantity(value);
+      if (!q) {
+        skipped(fmt::format("\"{}\" is not a quantity", value.substr(0, 40)));
+        continue;
+      }
+      g.template_resources.emplace_back(name, name == "cpu" ? q->milli : q->value_ceil());
+    } else if (key.starts_with("label/") && key.size() > 6) {
+      g.template_labels[std::string(key.substr(6))] = value;
+    } else if (key.starts_with("taint/") && key.size() > 6) {
+      const std::size_t colon = value.find(':');
+      const std::optional<TaintEffect> effect =
+          colon == std::string::npos ? std::nullopt : parse_taint_effect(value.substr(colon + 1));
+      if (!effect) {
+        skipped(
+            "a taint's value must be \"value:Effect\" with Effect NoSchedule, "
+            "PreferNoSchedule or NoExecute");
+        continue;
+      }
+      g.template_taints.push_back(Taint{
+          .key = std::string(key.substr(6)), .value = value.substr(0, colon), .effect = *effect});
+    }
+  }
 }
 
 // Sizes as eksctl sets and checks them (validation.go, ValidateManagedNodeGroup; for self-managed
@@ -189,6 +234,11 @@ NodeGroup decode_group(const YamlValue& item, bool managed,
   }
   if (auto labels = m.get("labels")) g.labels = decode_labels(*labels);
   if (auto taints = m.get("taints")) g.taints = decode_group_taints(*taints, ctx);
+  // eksctl's propagateASGTags copies the labels and taints to the ASG as node-template tags.
+  g.template_has_group_labels = managed;
+  if (auto propagate = m.get("propagateASGTags"); propagate && propagate->as_bool())
+    g.template_has_group_labels = true;
+  if (auto tags = m.get("tags")) decode_template_tags(*tags, g, ctx);
   g.root_volume = BlockDevice{.device_name = "/dev/xvda",
                               .size_bytes = std::int64_t{kEksctlDefaultVolumeGiB} << 30,
                               .type = EbsVolumeType::gp3};

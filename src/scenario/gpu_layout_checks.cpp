@@ -74,6 +74,46 @@ void warn_unread_label(const SourceLocation& where, const std::string& field, co
                            owner, kDevicePluginConfigLabel));
 }
 
+// A Bottlerocket class's MIG profiles on a pool's GPU types: the pool may not also carry the GPU
+// Operator's label (two MIG managers); a value nvidia-migmanager reads as the whole GPU warns.
+void check_bottlerocket(const NodePool& pool, const EC2NodeClass& nc,
+                        const std::vector<const InstanceType*>& types,
+                        std::span<const MigLayout> layouts, WarningLog& warnings) {
+  const BottlerocketMig& mig = *nc.bottlerocket_mig;
+  if (pool.labels.contains(kMigConfigLabel))
+    throw ConfigError(pool.where,
+                      "NodePool.spec.template.metadata.labels." + std::string(kMigConfigLabel),
+                      fmt::format("NodePool {} has the GPU Operator's {} label, but its "
+                                  "EC2NodeClass {} partitions its GPUs with Bottlerocket's MIG "
+                                  "settings: give the layout in one place",
+                                  pool.name, kMigConfigLabel, nc.name));
+  for (const InstanceType* t : types) {
+    std::string unknown;
+    (void)bottlerocket_layout(mig, *t, layouts, &unknown);
+    if (unknown.empty()) continue;
+    const std::string key = bottlerocket_gpu_key(*t, layouts);
+    const std::string layout = bottlerocket_layout(mig, *t, layouts);
+    const std::string whole = layout.starts_with("all-") ? layout.substr(4) : layout;
+    SourceLocation where = mig.where;
+    for (const BottlerocketMig::Entry& e : mig.profiles)
+      if (e.gpu == key) where = e.where;
+    warnings.add(WarningCode::UnusedSettings, where, "EC2NodeClass.spec.userData",
+                 fmt::format("Bottlerocket's nvidia-migmanager does not know MIG profile \"{}\" "
+                             "for {} ({}): it applies the whole-GPU profile ({})",
+                             unknown.substr(0, 40), key, t->name, whole));
+  }
+  // A model no type of the catalog has is never applied.
+  for (const BottlerocketMig::Entry& e : mig.profiles) {
+    bool known = false;
+    for (const InstanceType* t : types) known |= bottlerocket_gpu_key(*t, layouts) == e.gpu;
+    if (!known)
+      warnings.add(WarningCode::UnusedSettings, e.where, "EC2NodeClass.spec.userData",
+                   fmt::format("NodePool {} launches no type with a {} GPU: its MIG profile "
+                               "applies to none of its nodes",
+                               pool.name, e.gpu.substr(0, 40)));
+  }
+}
+
 }  // namespace
 
 void check_gpu_layouts(ScenarioConfig& cfg, WarningLog& warnings) {
@@ -102,6 +142,9 @@ void check_gpu_layouts(ScenarioConfig& cfg, WarningLog& warnings) {
                 cfg.catalog_dir.string());
     check_devices(pool.where, "NodePool.spec.template.metadata.labels", pool.labels, gpu_types, s,
                   owner);
+    for (const EC2NodeClass& nc : cfg.node_classes)
+      if (nc.name == pool.node_class && nc.bottlerocket_mig)
+        check_bottlerocket(pool, nc, gpu_types, table(), warnings);
   }
   for (const NodeGroup& g : cfg.node_groups) {
     const std::string owner = fmt::format("node group {}", g.name);

@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "fleetsim/scenario/bottlerocket_user_data.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scenario/object_meta.hpp"
 #include "fleetsim/scenario/reservation_decoder.hpp"
@@ -134,6 +135,12 @@ EC2NodeClass decode_node_class(const YamlMap& manifest, DecodeContext& ctx) {
   // Resolved against the scenario's `reservations:` once every manifest is read.
   if (auto terms = spec.get("capacityReservationSelectorTerms"))
     nc.capacity_reservation_terms = decode_capacity_reservation_terms(*terms);
+  // Bottlerocket's userData is TOML settings; its NVIDIA device plugin's MIG partitioning is the
+  // nodes' MIG layout (nvidia-migmanager). Another AMI's userData is a boot script: not read.
+  if (is_bottlerocket_node_class(spec)) {
+    if (auto user_data = spec.get("userData"))
+      nc.bottlerocket_mig = decode_bottlerocket_user_data(*user_data, ctx);
+  }
   if (auto subnets = spec.get("subnetSelectorTerms")) {
     ctx.warn(WarningCode::SubnetsNotResolved, *subnets,
              "subnets are not resolved to zones: nodes launch in every zone the NodePool allows "

@@ -6,7 +6,7 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<std::string_view, 49> kNames{
+constexpr std::array<std::string_view, 50> kNames{
     "unmodelled-field",
     "unmodelled-kind",
     "unknown-field",
@@ -56,8 +56,9 @@ constexpr std::array<std::string_view, 49> kNames{
     "fluid-mode-not-applied",
     "pod-group-missing",
     "gang-exceeds-limits",
+    "asg-tag-ignored",
 };
-static_assert(kNames.size() == static_cast<std::size_t>(WarningCode::GangExceedsLimits) + 1);
+static_assert(kNames.size() == static_cast<std::size_t>(WarningCode::AsgTagIgnored) + 1);
 
 }  // namespace
 

@@ -86,6 +86,7 @@ ServiceRuntime::ServiceRuntime(Inputs in)
       mig_layouts_(in.mig_layouts),
       gpus_per_pod_(devices_per_pod(in)),
       time_slices_(in.time_slices),
+      mig_seats_(in.mig_seats),
       engines_(in.catalog.types().size()),
       serving_(serving_backend(in)),
       requests_(dynamic_cast<ServingModel*>(serving_.get())),
@@ -196,8 +197,21 @@ void ServiceRuntime::on_pod_bound(PodId id) {
   } else {
     serving_->add_replica(ReplicaSpec{.id = id, .rates = rates_for(node)}, std::nullopt);
   }
+  TrackedPod t{.pod = id, .seat = seat};
+  // A pod on MIG instances (the mixed strategy's nvidia.com/mig-<profile>, or the single
+  // strategy's nvidia.com/gpu on a node with a layout) is busy on slices, not whole GPUs.
+  if (const std::optional<MigHold> hold = mig_hold(node.gpu_setup, pod.spec->requests)) {
+    const std::string& profile = node.gpu_setup.mig[hold->profile].profile;
+    auto it = std::find_if(slice_busy_.begin(), slice_busy_.end(),
+                           [&](const SliceBusy& s) { return s.profile == profile; });
+    if (it == slice_busy_.end()) it = slice_busy_.insert(slice_busy_.end(), {.profile = profile});
+    t.slice = static_cast<std::int32_t>(it - slice_busy_.begin());
+    t.slice_instances = hold->instances;
+    if (mig_seats_ != nullptr)
+      t.mig_seat = mig_seats_->take(node.id, node.gpu_setup, hold->profile, id);
+  }
   position_.emplace(id, pods_.size());
-  pods_.push_back(TrackedPod{.pod = id, .seat = seat});
+  pods_.push_back(t);
   cluster_.hold(id);  // scraped and drained until untracked, even once it has ended
 }
 
@@ -237,12 +251,23 @@ void ServiceRuntime::on_pod_draining(PodId id) {
 
 void ServiceRuntime::on_pod_killed(PodId id) {
   if (!serving_->has_replica(id)) return;
+  serving_->catch_up();
+  const SimDuration busy = serving_->busy_time(id);
   serving_->kill_replica(id);
+  if (const TrackedPod* t = tracked(id)) retire_busy(*t, busy);
   untrack(id, sim_.now());
 }
 
-void ServiceRuntime::on_replica_drained(ReplicaId replica, SimTime now) {
+void ServiceRuntime::retire_busy(const TrackedPod& t, SimDuration busy) {
+  if (t.slice < 0) return;
+  retired_mig_device_seconds_ += to_seconds(busy) * static_cast<double>(gpus_per_pod_);
+  slice_busy_[static_cast<std::size_t>(t.slice)].retired_instance_seconds +=
+      to_seconds(busy) * t.slice_instances;
+}
+
+void ServiceRuntime::on_replica_drained(ReplicaId replica, SimTime now, SimDuration busy) {
   const auto id = static_cast<PodId>(replica);
+  if (const TrackedPod* t = tracked(id)) retire_busy(*t, busy);
   untrack(id, now);
   kubelet_.work_done(id);
 }
@@ -259,13 +284,16 @@ void ServiceRuntime::untrack(PodId id, SimTime now) {
   if (t == nullptr) return;
   if (t->series) {
     // The target is gone: its series end at once rather than after the lookback delta.
-    for (SeriesId s : {t->gpu_util, t->running, t->waiting, t->success}) metrics_.retire(s, now);
+    for (SeriesId s : {t->engine_active, t->running, t->waiting, t->success})
+      metrics_.retire(s, now);
+    if (!t->mig_seat) metrics_.retire(t->gpu_util, now);
     if (has_engine()) {
       metrics_.retire(t->kv_cache, now);
       metrics_.retire(t->kv_cache_v1, now);
     }
   }
   if (t->seat) time_slices_->leave(*t->seat);  // its device and memory are free
+  if (t->mig_seat) mig_seats_->release(id);
   const auto at = static_cast<std::size_t>(t - pods_.data());
   pods_.erase(pods_.begin() + static_cast<std::ptrdiff_t>(at));
   position_.erase(id);
@@ -291,7 +319,17 @@ void ServiceRuntime::scrape(SimTime now) {
     if (!pod.started) continue;  // no exporter sees a container that has not started
     if (!t.series) {
       LabelSet labels{{"namespace", pod.namespace_name}, {"pod", pod.name}};
-      t.gpu_util = store.series(kGpuUtilMetric, labels);
+      if (t.mig_seat) {
+        // dcgm-exporter's per-instance series: the GPU and its instance, beside the pod.
+        LabelSet instance = labels;
+        instance.push_back({"gpu", std::to_string(t.mig_seat->gpu)});
+        instance.push_back({"GPU_I_PROFILE", t.mig_seat->profile});
+        instance.push_back({"GPU_I_ID", std::to_string(t.mig_seat->instance_id)});
+        t.engine_active = store.series(kGrEngineActiveMetric, instance);
+      } else {
+        t.gpu_util = store.series(kGpuUtilMetric, labels);
+        t.engine_active = store.series(kGrEngineActiveMetric, labels);
+      }
       labels.push_back({"model_name", workloads_.definition(deployment_).name});
       t.running = store.series(kRequestsRunningMetric, labels);
       t.waiting = store.series(kRequestsWaitingMetric, labels);
@@ -307,7 +345,8 @@ void ServiceRuntime::scrape(SimTime now) {
     if (window > SimDuration{0}) {
       t.busy_fraction =
           std::clamp(to_seconds(busy - t.busy_at_last_scrape) / to_seconds(window), 0.0, 1.0);
-      store.record(t.gpu_util, now, 100.0 * *t.busy_fraction);
+      if (!t.mig_seat) store.record(t.gpu_util, now, 100.0 * *t.busy_fraction);
+      store.record(t.engine_active, now, *t.busy_fraction);
     }
     t.busy_at_last_scrape = busy;
     // vLLM's metrics exist once its server is up, which is when the pod turns Ready.
@@ -336,8 +375,27 @@ std::optional<double> ServiceRuntime::busy_fraction(PodId pod) const {
 
 // ---- Reporting -------------------------------------------------------------------------------
 
+double ServiceRuntime::mig_device_seconds() const {
+  double sum = retired_mig_device_seconds_;
+  for (const TrackedPod& t : pods_)
+    if (t.slice >= 0)
+      sum += to_seconds(serving_->busy_time(t.pod)) * static_cast<double>(gpus_per_pod_);
+  return sum;
+}
+
 double ServiceRuntime::busy_gpu_seconds() const {
-  return to_seconds(serving_->total_busy_time()) * static_cast<double>(gpus_per_pod_);
+  const double all = to_seconds(serving_->total_busy_time()) * static_cast<double>(gpus_per_pod_);
+  return slice_busy_.empty() ? all : std::max(0.0, all - mig_device_seconds());
+}
+
+std::vector<std::pair<std::string, double>> ServiceRuntime::busy_slice_seconds() const {
+  std::vector<std::pair<std::string, double>> out;
+  for (const SliceBusy& s : slice_busy_) out.emplace_back(s.profile, s.retired_instance_seconds);
+  for (const TrackedPod& t : pods_)
+    if (t.slice >= 0)
+      out[static_cast<std::size_t>(t.slice)].second +=
+          to_seconds(serving_->busy_time(t.pod)) * t.slice_instances;
+  return out;
 }
 
 bool ServiceRuntime::has_engine() const {
@@ -368,13 +426,16 @@ ServiceIntervalRow ServiceRuntime::close_interval(SimTime now) {
   const double length = to_seconds(now - interval_start_);
   const std::uint64_t arrived = serving_->counters().arrived;
   const SimDuration busy = serving_->total_busy_time();
+  const double mig = slice_busy_.empty() ? 0.0 : mig_device_seconds();
   row.requests = arrived - arrived_at_interval_;
   row.misses = stats_.totals().misses - misses_at_interval_;
   row.dropped = stats_.totals().dropped - dropped_at_interval_;
   if (length > 0) {
     row.rps = static_cast<double>(row.requests) / length;
+    // Pods on MIG instances are busy on slices (report.json's gpu.mig), not whole GPUs.
     row.busy_gpus =
-        to_seconds(busy - busy_at_interval_) / length * static_cast<double>(gpus_per_pod_);
+        to_seconds(busy - busy_at_interval_) / length * static_cast<double>(gpus_per_pod_) -
+        (mig - mig_at_interval_) / length;
   }
   const std::vector<PodId>& active = workloads_.active_pods(deployment_);
   row.replicas = static_cast<std::int64_t>(active.size());
@@ -390,6 +451,7 @@ ServiceIntervalRow ServiceRuntime::close_interval(SimTime now) {
   misses_at_interval_ = stats_.totals().misses;
   dropped_at_interval_ = stats_.totals().dropped;
   busy_at_interval_ = busy;
+  mig_at_interval_ = mig;
   interval_start_ = now;
   return row;
 }

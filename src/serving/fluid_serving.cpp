@@ -132,13 +132,15 @@ const FluidServing::Replica* FluidServing::find(ReplicaId id) const {
   return nullptr;
 }
 
-void FluidServing::remove(ReplicaId id) {
+SimDuration FluidServing::remove(ReplicaId id) {
   auto it = std::find_if(replicas_.begin(), replicas_.end(),
                          [&](const Replica& r) { return r.id == id; });
   FLEETSIM_ASSERT(it != replicas_.end());
-  busy_gone_ += it->busy;
+  const SimDuration busy = it->busy;
+  busy_gone_ += busy;
   if (it->seat != kNoSeat) time_slices_->detach(it->seat);
   replicas_.erase(it);
+  return busy;
 }
 
 double FluidServing::queued() const {
@@ -179,8 +181,8 @@ void FluidServing::begin_termination(ReplicaId id) {
   if (r == nullptr) return;
   if (r->state == State::Starting || r->in_flight < kDrained) {
     report(r->in_flight, sim_.now(), Waiting{}, r, DropReason::None);
-    remove(id);
-    if (listener_ != nullptr) listener_->on_replica_drained(id, sim_.now());
+    const SimDuration busy = remove(id);
+    if (listener_ != nullptr) listener_->on_replica_drained(id, sim_.now(), busy);
     return;
   }
   r->state = State::Terminating;
@@ -371,9 +373,11 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
       if (alike(replicas_[j])) done += replicas_[j].done;
     report(done, to, waiting, &r, DropReason::None);
   }
-  for (ReplicaId id : drained) remove(id);
-  for (ReplicaId id : drained)
-    if (listener_ != nullptr) listener_->on_replica_drained(id, to);
+  std::vector<SimDuration> busy;
+  busy.reserve(drained.size());
+  for (ReplicaId id : drained) busy.push_back(remove(id));
+  for (std::size_t i = 0; i < drained.size(); ++i)
+    if (listener_ != nullptr) listener_->on_replica_drained(drained[i], to, busy[i]);
 }
 
 // Whole GPUs keep speed 1, so their arithmetic is as it was.

@@ -224,8 +224,9 @@ void ServingModel::release(std::uint32_t slot_index, SimTime at, DropReason drop
     ready_.move(replica, r.in_flight + 1, r.in_flight);
   } else if (r.state == ReplicaState::Terminating && r.in_flight == 0) {
     const ReplicaId id = r.id;
+    const SimDuration busy = r.busy;
     retire(replica);
-    if (listener_ != nullptr) listener_->on_replica_drained(id, at);
+    if (listener_ != nullptr) listener_->on_replica_drained(id, at, busy);
   }
 }
 
@@ -443,8 +444,9 @@ void ServingModel::begin_termination(ReplicaId id) {
   if (r.state == ReplicaState::Ready) ready_.remove(index, r.in_flight);
   r.state = ReplicaState::Terminating;
   if (r.in_flight == 0) {
+    const SimDuration busy = r.busy;
     retire(index);
-    if (listener_ != nullptr) listener_->on_replica_drained(id, sim_.now());
+    if (listener_ != nullptr) listener_->on_replica_drained(id, sim_.now(), busy);
   } else {
     schedule_milestone(index);  // a draining replica's last finish is news at once
   }

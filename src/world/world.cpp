@@ -184,7 +184,8 @@ void World::build_services_and_autoscalers() {
                                .warmup_end = warmup_end,
                                .time_slices = &time_slices_,
                                .resources = &config_.resources,
-                               .mig_layouts = config_.gpu_operator.mig_layouts}));
+                               .mig_layouts = config_.gpu_operator.mig_layouts,
+                               .mig_seats = &mig_seats_}));
     kubelet_->manage(*target,
                      {.image_bytes = sc.startup.image_bytes, .model_load = sc.startup.model_load},
                      services_.back().get());

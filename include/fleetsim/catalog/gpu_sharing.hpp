@@ -16,6 +16,7 @@
 #include "fleetsim/core/resources.hpp"
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/k8s/gpu_setup.hpp"
+#include "fleetsim/k8s/nodepool.hpp"
 #include "fleetsim/k8s/requirements.hpp"
 
 namespace fleetsim {
@@ -70,14 +71,26 @@ struct GpuDevice {
 // How a node of type `t` with `labels` configures its GPUs; `allocatable` is what its NodeClaim
 // or node group template promised. Resources the registry does not know are left out (no pod asks
 // for them). Null setup (nothing changes) for a type without NVIDIA GPUs or no configuration.
+// `host_plugin`: Bottlerocket's own device plugin runs instead of the GPU Operator's (MIG under
+// the single strategy, none of the GPU Operator's device plugin configs).
 NodeGpuSetup node_gpu_setup(const InstanceType& t, const Labels& labels,
                             const Resources& allocatable, const GpuOperatorSettings& s,
-                            const ResourceRegistry& registry);
+                            const ResourceRegistry& registry, bool host_plugin = false);
 
 // The devices per GPU, before the registry: for the checks, the lint and the tests. Throws
 // InputError (without a location) when the device plugin would refuse the setup.
 std::vector<GpuDevice> gpu_devices(const InstanceType& t, const Labels& labels,
-                                   const GpuOperatorSettings& s);
+                                   const GpuOperatorSettings& s, bool host_plugin = false);
+
+// The mig-parted layout Bottlerocket's nvidia-migmanager applies on type t
+// (sources/nvidia-migmanager: the value for the GPU's model, "1" when none; a count picks the
+// profile with that many instances, the largest for "1"; a value it does not know becomes the
+// whole-GPU profile, serde(other)). Empty for a GPU without MIG. `unknown` is set to the value
+// read as the whole GPU, if any.
+std::string bottlerocket_layout(const BottlerocketMig& mig, const InstanceType& t,
+                                std::span<const MigLayout> layouts, std::string* unknown = nullptr);
+// The model key Bottlerocket gives t's GPU ("a100.80gb"), or empty without MIG.
+std::string bottlerocket_gpu_key(const InstanceType& t, std::span<const MigLayout> layouts);
 
 // A pod's request for MIG devices of one profile, as the mixed strategy advertises them
 // (nvidia.com/mig-<profile>, or its .shared name when time-sliced with renameByDefault).
@@ -96,11 +109,10 @@ std::optional<GpuShare> mig_profile_share(std::span<const MigLayout> layouts, co
 struct GpuSetupContext {
   const GpuOperatorSettings* settings = nullptr;
   const ResourceRegistry* resources = nullptr;
+  // The pool's EC2NodeClass is Bottlerocket with MIG in its userData.
+  const BottlerocketMig* bottlerocket = nullptr;
   NodeGpuSetup setup(const InstanceType& t, const Labels& labels,
-                     const Resources& allocatable) const {
-    if (settings == nullptr || resources == nullptr) return {};
-    return node_gpu_setup(t, labels, allocatable, *settings, *resources);
-  }
+                     const Resources& allocatable) const;
 };
 
 }  // namespace fleetsim

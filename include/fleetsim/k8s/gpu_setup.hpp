@@ -17,6 +17,17 @@ namespace fleetsim {
 
 enum class GpuSharingKind : std::uint8_t { None, TimeSlicing, Mps };
 
+// The MIG instances of one profile a node's GPUs are cut into (the report's slices).
+struct MigInstances {
+  std::string profile;       // "3g.40gb"
+  std::int64_t per_gpu = 0;  // instances of the profile on each GPU
+  int compute_slices = 0;    // of 7: the profile's weight in the GPU's cost
+  // The resource the device plugin advertises them as (none: no pod asks for it), and how many
+  // devices per GPU (per_gpu × time-slicing replicas).
+  std::optional<ResourceIndex> resource;
+  std::int64_t devices_per_gpu = 0;
+};
+
 struct NodeGpuSetup {
   // The node's allocatable once its GPUs are configured, where that is not what its NodeClaim or
   // node group template promised (nullopt: whole GPUs as nvidia.com/gpu). Applied when the node
@@ -34,9 +45,25 @@ struct NodeGpuSetup {
   // strategy, an MPS client's share; whole otherwise (time-slicing shares by turns, not size).
   GpuShare device_share;
   std::string layout;  // the MIG layout's name, empty without MIG
+  // With a MIG layout: the node's physical GPUs and the instances each is cut into, in the
+  // layout's order; whether the device plugin advertises them as nvidia.com/gpu (the single
+  // strategy) rather than nvidia.com/mig-<profile> (mixed).
+  std::int64_t physical_gpus = 0;
+  std::vector<MigInstances> mig;
+  bool mig_single = false;
   // Labels GPU Feature Discovery sets once the GPUs are configured (nvidia.com/gpu.product).
   std::vector<std::pair<std::string, std::string>> labels;
 };
+
+// The MIG instances a pod with `requests` holds on a node so set up: which of setup.mig, and how
+// many (a time-sliced device is 1/replicas of one); nullopt for none.
+struct MigHold {
+  std::size_t profile = 0;
+  double instances = 0;
+};
+std::optional<MigHold> mig_hold(const NodeGpuSetup& setup, const Resources& requests);
+// Each profile's share of the node's cost: its instances' compute slices over all instances'.
+double mig_cost_weight(const NodeGpuSetup& setup, std::size_t profile);
 
 // Why the node's device plugin refuses a pod's requests, or empty: upstream's
 // "maximum request size for shared resources is 1; found N".

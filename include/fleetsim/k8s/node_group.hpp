@@ -42,6 +42,17 @@ struct NodeGroup {
   BlockDevice root_volume;      // volumeSize (GiB, default 80) and volumeType (default gp3)
   std::optional<int> max_pods;  // maxPodsPerNode
   SourceLocation where;         // the group's entry
+  // The Cluster Autoscaler's scale-from-zero template as the group's tags give it
+  // (k8s.io/cluster-autoscaler/node-template/resources/<name>, /label/<key>, /taint/<key>): a
+  // resource's amount replaces the instance type's (in the resource's units: bytes, millicores
+  // for cpu, a count otherwise), labels and taints are added.
+  std::vector<std::pair<std::string, std::int64_t>> template_resources;
+  Labels template_labels;
+  std::vector<Taint> template_taints;
+  // Whether the template has the group's own labels and taints: a managed group's, which the
+  // autoscaler reads through EKS's DescribeNodegroup, or a self-managed one's that eksctl copies
+  // to the ASG as tags (propagateASGTags); a self-managed group's are otherwise unknown to it.
+  bool template_has_group_labels = true;
 
   // Of `instances` running, how many the instances distribution wants on-demand: the base,
   // then the percentage of the rest, rounded up (EC2 Auto Scaling favours on-demand).

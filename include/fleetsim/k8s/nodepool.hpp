@@ -102,8 +102,24 @@ struct CapacityReservationSelectorTerm {
                          const CapacityReservationSelectorTerm&) = default;
 };
 
+// Bottlerocket's MIG settings in an EC2NodeClass's userData (TOML):
+// settings.kubelet-device-plugins.nvidia.device-partitioning-strategy = "mig" and
+// [settings.kubelet-device-plugins.nvidia.mig.profile], a value per GPU model ("a100.80gb") that
+// is a profile ("3g.40gb") or a count of partitions ("2").
+struct BottlerocketMig {
+  struct Entry {
+    std::string gpu;    // "a100.80gb"
+    std::string value;  // "3g.40gb" or "2"
+    SourceLocation where;
+  };
+  std::vector<Entry> profiles;
+  SourceLocation where;  // the userData
+};
+
 struct EC2NodeClass {
   std::string name;
+  // A Bottlerocket class whose userData partitions its GPUs with MIG (nvidia-migmanager).
+  std::optional<BottlerocketMig> bottlerocket_mig;
   bool auto_mode = false;  // an EKS Auto Mode NodeClass (eks.amazonaws.com/v1), not an EC2NodeClass
   std::vector<BlockDevice> block_devices;  // empty = the AMI default (a 20 GiB gp3 root)
   std::optional<std::int64_t> max_pods;    // kubelet.maxPods

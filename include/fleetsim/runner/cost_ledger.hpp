@@ -68,6 +68,8 @@ class CostLedger {
 
   // GPU-seconds of work measured outside the ledger (the serving model's busy time).
   void add_busy_gpu_seconds(double gpu_seconds) { busy_gpu_seconds_ += gpu_seconds; }
+  // Likewise on MIG instances of a profile (instance-seconds).
+  void add_busy_slice_seconds(std::string_view profile, double instance_seconds);
 
   // Nodes launched and not yet closed, in launch order.
   const std::vector<NodeId>& billed_nodes() const { return billed_; }
@@ -95,11 +97,25 @@ class CostLedger {
   std::map<std::string, double, std::less<>> by_workload() const;
   double unallocated_usd() const { return unallocated_usd_; }
 
-  // GPUs × billed seconds (launch to termination, no minimum).
+  // GPUs × billed seconds (launch to termination, no minimum), of nodes without a MIG layout.
   double provisioned_gpu_seconds() const { return provisioned_gpu_seconds_; }
   // Bound pods' GPU requests × bound seconds.
   double allocated_gpu_seconds() const { return allocated_gpu_seconds_; }
   double busy_gpu_seconds() const { return busy_gpu_seconds_; }
+
+  // Nodes with a MIG layout, by profile: instances offered × billed seconds (no minimum; from
+  // launch, as the node is bought for them), instances bound pods hold × bound seconds, instances
+  // busy × seconds (Jobs and bare Pods while bound, services as they serve), and what the
+  // instances cost: each node's cost split over its GPUs' instances by compute slices.
+  struct SliceSeconds {
+    double offered = 0.0;
+    double allocated = 0.0;
+    double busy = 0.0;
+    double usd = 0.0;
+  };
+  const std::map<std::string, SliceSeconds, std::less<>>& slice_seconds() const { return slices_; }
+  // Physical GPUs × billed seconds of nodes with a MIG layout.
+  double mig_gpu_seconds() const { return mig_gpu_seconds_; }
 
   // Headroom: billed seconds (no minimum) of nodes whose only pods, DaemonSets aside, are
   // balloon pods (is_balloon), or that hold only CapacityBuffer virtual pods, and what those
@@ -131,6 +147,15 @@ class CostLedger {
     bool headroom = false;      // it holds balloon pods or buffer capacity and no other pod
     bool buffer = false;        // Karpenter placed virtual buffer pods on it
     std::vector<Share> shares;  // by workload, in first-bound order
+    // With a MIG layout: per profile of the node's layout (NodeGpuSetup::mig's order).
+    struct Slices {
+      SliceSeconds* totals = nullptr;  // into slices_ (std::map nodes stay put)
+      double offered = 0.0;            // instances on the node
+      double weight = 0.0;             // the profile's share of the node's cost
+      double allocated = 0.0;
+      double busy = 0.0;
+    };
+    std::vector<Slices> slices;
     double instance_usd = 0.0;
     double ebs_usd = 0.0;
     double fee_usd = 0.0;
@@ -162,6 +187,8 @@ class CostLedger {
   double provisioned_gpu_seconds_ = 0.0;
   double allocated_gpu_seconds_ = 0.0;
   double busy_gpu_seconds_ = 0.0;
+  std::map<std::string, SliceSeconds, std::less<>> slices_;
+  double mig_gpu_seconds_ = 0.0;
   double headroom_seconds_ = 0.0;
   double headroom_usd_ = 0.0;
 };

@@ -96,6 +96,7 @@ class RunRecorder final : public EventSink {
     SimTime last_completion = SimTime::min();
     std::int64_t peak_replicas = 0;
     double busy_gpu_seconds = 0;
+    std::vector<std::pair<std::string, double>> busy_slice_seconds;
     bool fluid = false;
     std::optional<SlaResult::Service::Engine> engine;
   };

@@ -37,12 +37,33 @@ struct CostResult {
   UsdByName by_workload;
 };
 
+// Whole GPUs (a time-sliced or MPS GPU counts its replicas, as the node advertises them) of
+// nodes without a MIG layout; nodes with one report their MIG instances (slices) in `mig`.
 struct GpuResult {
   double provisioned_gpu_hours = 0.0;
   double allocated_gpu_hours = 0.0;
   double busy_gpu_hours = 0.0;
   double allocation_ratio = 0.0;  // allocated ÷ provisioned; 0 without GPUs
   double utilization = 0.0;       // busy ÷ provisioned
+  // One MIG profile's instances: offered from launch to termination, held by bound pods, busy
+  // (Jobs' and bare Pods' while bound, services' while serving); what they cost (each node's
+  // cost split over its instances by compute slices) per instance-hour offered and busy.
+  struct Slices {
+    double offered_slice_hours = 0.0;
+    double allocated_slice_hours = 0.0;
+    double busy_slice_hours = 0.0;
+    double allocation_ratio = 0.0;  // allocated ÷ offered
+    double utilization = 0.0;       // busy ÷ offered
+    double usd = 0.0;
+    double usd_per_slice_hour = 0.0;                // usd ÷ offered
+    std::optional<double> usd_per_busy_slice_hour;  // usd ÷ busy; none when never busy
+  };
+  struct Mig {
+    double gpu_hours = 0.0;  // physical GPUs × billed hours of the nodes with a MIG layout
+    double usd = 0.0;        // what those nodes cost
+    std::map<std::string, Slices, std::less<>> by_profile;
+  };
+  std::optional<Mig> mig;  // runs where a node had a MIG layout or a pod was busy on one
 };
 
 // sla: requests that arrived after warmup. requests = served + dropped + unfinished at the end;
@@ -85,6 +106,8 @@ struct SlaResult {
     Totals totals;
     std::int64_t peak_replicas = 0;
     double busy_gpu_hours = 0.0;
+    // Pods on MIG instances: busy instance-hours by profile (not in busy_gpu_hours).
+    std::map<std::string, double, std::less<>> busy_slice_hours;
     bool fluid = false;  // simulated as rates (serving_mode: fluid), not request by request
     // Under the engine model: what its replicas' engines did over the run; else nullopt.
     struct Engine {

@@ -58,6 +58,7 @@ enum class WarningCode {
   FluidModeNotApplied,  // serving_mode: fluid over a service that runs request by request
   PodGroupMissing,      // pods name a PodGroup that does not exist: they wait at PreEnqueue
   GangExceedsLimits,    // a gang's minCount pods need more than any NodePool's limits allow
+  AsgTagIgnored,        // a node-template tag the Cluster Autoscaler skips (not a quantity, …)
 };
 
 // The code's name: "unmodelled-field", "pods-unhostable", …

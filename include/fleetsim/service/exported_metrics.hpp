@@ -8,7 +8,12 @@
 
 namespace fleetsim {
 
+// The DCGM exporter's (default-counters.csv): GPU_UTIL in percent, per whole GPU only (DCGM does
+// not support it for MIG instances: dcgm-exporter#105, #216, #430); GR_ENGINE_ACTIVE, the
+// graphics engine's active share (0-1), per whole GPU and per MIG instance, whose series carry
+// GPU_I_PROFILE and GPU_I_ID.
 inline constexpr std::string_view kGpuUtilMetric = "DCGM_FI_DEV_GPU_UTIL";
+inline constexpr std::string_view kGrEngineActiveMetric = "DCGM_FI_PROF_GR_ENGINE_ACTIVE";
 inline constexpr std::string_view kRequestsRunningMetric = "vllm:num_requests_running";
 inline constexpr std::string_view kRequestsWaitingMetric = "vllm:num_requests_waiting";
 inline constexpr std::string_view kRequestSuccessMetric = "vllm:request_success_total";
@@ -21,9 +26,10 @@ inline constexpr std::string_view kKvCacheUsageMetric = "vllm:kv_cache_usage_per
 inline constexpr std::string_view kServiceRequestsMetric = "fleetsim_service_requests_total";
 inline constexpr std::string_view kServiceQueueMetric = "fleetsim_service_queue_length";
 
-inline constexpr std::array<std::string_view, 8> kSimulatedMetrics{
-    kGpuUtilMetric,       kRequestsRunningMetric, kRequestsWaitingMetric, kRequestSuccessMetric,
-    kGpuCacheUsageMetric, kKvCacheUsageMetric,    kServiceRequestsMetric, kServiceQueueMetric};
+inline constexpr std::array<std::string_view, 9> kSimulatedMetrics{
+    kGpuUtilMetric,         kGrEngineActiveMetric,  kRequestsRunningMetric,
+    kRequestsWaitingMetric, kRequestSuccessMetric,  kGpuCacheUsageMetric,
+    kKvCacheUsageMetric,    kServiceRequestsMetric, kServiceQueueMetric};
 
 bool is_simulated_metric(std::string_view name);
 

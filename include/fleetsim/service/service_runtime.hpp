@@ -18,6 +18,7 @@
 #include "fleetsim/k8s/cluster_bus.hpp"
 #include "fleetsim/kube/kubelet.hpp"
 #include "fleetsim/service/closed_loop_traffic.hpp"
+#include "fleetsim/service/mig_instances.hpp"
 #include "fleetsim/service/service_config.hpp"
 #include "fleetsim/service/service_interval_row.hpp"
 #include "fleetsim/serving/fluid_serving.hpp"
@@ -48,6 +49,9 @@ class ServiceRuntime final : public PodWorkListener,
     // devices (nvidia.com/mig-<profile>, the mixed strategy); null: none does.
     const ResourceRegistry* resources = nullptr;
     std::span<const MigLayout> mig_layouts;
+    // The run's MIG instances held by served pods, shared by every service (null: pods on MIG
+    // instances export no per-instance series).
+    MigInstanceSeats* mig_seats = nullptr;
   };
   explicit ServiceRuntime(Inputs in);
   ServiceRuntime(const ServiceRuntime&) = delete;
@@ -83,24 +87,40 @@ class ServiceRuntime final : public PodWorkListener,
   const ServingBackend& model() const { return *serving_; }
   // Under the engine model: its engines' totals so far; else nullopt.
   std::optional<EngineTotals> engine_totals() const;
+  // Busy time × devices of its pods on whole GPUs (or their time-sliced or MPS shares); pods on
+  // MIG instances count in busy_slice_seconds instead.
   double busy_gpu_seconds() const;
+  // Busy time × MIG instances held, by profile, in the order first seen.
+  std::vector<std::pair<std::string, double>> busy_slice_seconds() const;
   // The most active pods seen at a report instant.
   std::int64_t peak_replicas() const { return peak_replicas_; }
 
  private:
   struct TrackedPod {
     PodId pod;
-    SeriesId gpu_util, running, waiting, success;
+    SeriesId gpu_util, engine_active, running, waiting, success;
     SeriesId kv_cache, kv_cache_v1;  // under the engine model only
     bool series = false;             // created at the pod's first scrape
     SimDuration busy_at_last_scrape{};
     std::optional<double> busy_fraction;
     std::optional<TimeSlicedGpus::Handle> seat;  // on a time-sliced GPU
+    std::int32_t slice = -1;                     // on MIG instances: index into slice_busy_
+    double slice_instances = 0;                  // how many (a time-sliced one counts a share)
+    std::optional<MigInstanceSeat> mig_seat;     // its (first) MIG instance, for DCGM's labels
+  };
+  // Busy time of pods on MIG instances, by profile, of pods already gone: instance-seconds.
+  struct SliceBusy {
+    std::string profile;
+    double retired_instance_seconds = 0;
   };
 
   void on_request_done(const RequestOutcome& outcome) override;
   void on_requests_done(const RequestOutcome& outcome, std::uint64_t count) override;
-  void on_replica_drained(ReplicaId id, SimTime now) override;
+  void on_replica_drained(ReplicaId id, SimTime now, SimDuration busy) override;
+  // The pod's replica is gone with `busy` over its life: a MIG pod's goes to its profile.
+  void retire_busy(const TrackedPod& t, SimDuration busy);
+  // Device-seconds busy on MIG instances so far (what busy_gpu_seconds leaves out).
+  double mig_device_seconds() const;
   void untrack(PodId pod, SimTime now);
   bool has_engine() const;
   // The mean KV-cache use of the Ready replicas now; nullopt without any or without the engine.
@@ -127,6 +147,7 @@ class ServiceRuntime final : public PodWorkListener,
   std::span<const MigLayout> mig_layouts_;
   std::int64_t gpus_per_pod_ = 0;
   TimeSlicedGpus* time_slices_ = nullptr;
+  MigInstanceSeats* mig_seats_ = nullptr;
 
   std::vector<std::unique_ptr<StepCost>> engines_;  // by catalog type, under the engine model
   // On nodes whose devices are shares of a GPU: by type and share (few; searched in order).
@@ -154,6 +175,9 @@ class ServiceRuntime final : public PodWorkListener,
   std::uint64_t misses_at_interval_ = 0;
   std::uint64_t dropped_at_interval_ = 0;
   SimDuration busy_at_interval_{};
+  double mig_at_interval_ = 0;  // mig_device_seconds() when the interval began
+  std::vector<SliceBusy> slice_busy_;
+  double retired_mig_device_seconds_ = 0;
   SimTime interval_start_{};
   std::int64_t peak_replicas_ = 0;
 };

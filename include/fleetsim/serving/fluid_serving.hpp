@@ -117,7 +117,7 @@ class FluidServing final : public ServingBackend, public EventHandler, private T
   const FluidReplica& curve_for(const StepCost& cost);
   Replica* find(ReplicaId id);
   const Replica* find(ReplicaId id) const;
-  void remove(ReplicaId id);
+  SimDuration remove(ReplicaId id);  // its busy time over its life
   double queued() const;
   void schedule_tick(SimTime at);
   // Time-sliced replicas: their speeds for the piece about to run, from the shares of the last.

@@ -60,10 +60,11 @@ class ServingObserver {
 };
 
 // Told when a terminating replica has finished its last in-flight request (or at once, if it had
-// none): the pod may now go away.
+// none): the pod may now go away. `busy` is its busy time over its life, which the backend
+// forgets with it (the report splits busy time by the device a pod held).
 class ReplicaListener {
  public:
-  virtual void on_replica_drained(ReplicaId id, SimTime now) = 0;
+  virtual void on_replica_drained(ReplicaId id, SimTime now, SimDuration busy) = 0;
 
  protected:
   ~ReplicaListener() = default;

@@ -112,6 +112,7 @@ class World : private ClusterBus, private EventHandler {
 
   MetricsStore metrics_;
   TimeSlicedGpus time_slices_;  // before services_: their replicas leave it as they go
+  MigInstanceSeats mig_seats_;  // likewise
   std::vector<std::unique_ptr<ServiceRuntime>> services_;
   std::vector<ServiceIntervalRow> service_rows_;
   std::unique_ptr<AutoscalerView> autoscaler_view_;

@@ -44,10 +44,12 @@ ClusterAutoscaler::ClusterAutoscaler(Inputs in)
       backoff_(in.groups.size(), settings_.initial_node_group_backoff,
                settings_.max_node_group_backoff),
       expected_add_time_(in.groups.size()),
+      scale_up_increase_(in.groups.size(), 0),
       learned_(in.groups.size()),
       last_scale_up_(in.sim.now() - hours(1)),
       last_scale_down_delete_(in.sim.now() - hours(1)),
       last_scale_down_fail_(in.sim.now() - hours(1)) {
+  if (in.gpu.resources != nullptr) resources_ = in.gpu.resources;
   asgs_ =
       make_node_group_fleet(std::move(in.groups), in.daemonsets, cloud_, cluster_, in.sim, in.gpu)
           .asgs;
@@ -89,6 +91,7 @@ void ClusterAutoscaler::run_once(SimTime now) {
                 [&](NodeId id) { return cluster_.node(id).phase == NodePhase::Terminated; });
   learn_templates(now);
   check_scale_up_requests(now);
+  if (!update_health(now)) return;
   refresh_snapshot_delta();
   // The buffer controller follows its objects through informers: current at every loop.
   if (buffers_ != nullptr) buffers_->reconcile(now);
@@ -109,14 +112,14 @@ void ClusterAutoscaler::check_scale_up_requests(SimTime now) {
     AutoScalingGroup& asg = *asgs_[g];
     const int missing = asg.reconcile();
     int ready = 0;
-    for (NodeId id : asg.instances())
-      ready += cluster_.node(id).phase == NodePhase::Initialized ? 1 : 0;
+    for (NodeId id : asg.instances()) ready += ca_ready(cluster_.node(id)) ? 1 : 0;
     ScaleUpFailure failure{};
     if (missing > 0) {
       failure = ScaleUpFailure::NoCapacity;
       asg.set_desired(asg.desired() - missing);
     } else if (ready >= asg.desired()) {
       expected_add_time_[g].reset();
+      scale_up_increase_[g] = 0;
       continue;
     } else if (*expected_add_time_[g] < now) {
       failure = ScaleUpFailure::TimedOut;
@@ -133,11 +136,55 @@ void ClusterAutoscaler::check_scale_up_requests(SimTime now) {
     }
     backoff_.fail(g, now);
     expected_add_time_[g].reset();
+    scale_up_increase_[g] = 0;
     bus_.emit(SimEvent{.time = now,
                        .kind = EventKind::ScaleUpFailed,
                        .reason = failure,
                        .node_group = asg.group().name});
   }
+}
+
+bool ClusterAutoscaler::ca_ready(const Node& n) const {
+  return n.phase == NodePhase::Initialized &&
+         !gpu_resource_unready(n, *resources_, settings_.gpu_readiness);
+}
+
+// ClusterStateRegistry.UpdateNodes then IsClusterHealthy (static_autoscaler.go RunOnce): every
+// registered node counts Ready, NotStarted or Unready (one being deleted in none); too many
+// Unready and the loop stops here, no scale-up and no scale-down ("Cluster is not ready for
+// autoscaling"), forgetting the unneeded nodes. Each group's health is kept for scale-up.
+bool ClusterAutoscaler::update_health(SimTime now) {
+  std::int64_t nodes = 0;
+  std::int64_t unready = 0;
+  for (NodeId id : cluster_.active_nodes()) {
+    const Node& n = cluster_.node(id);
+    if (n.phase < NodePhase::Registered || n.phase == NodePhase::Terminated) continue;
+    ++nodes;
+    if (n.phase == NodePhase::Deleting) continue;
+    unready += ca_node_readiness(n, ca_ready(n), now, settings_) == CaNodeReadiness::Unready;
+  }
+  group_healthy_.assign(asgs_.size(), 1);
+  for (std::uint32_t g = 0; g < asgs_.size(); ++g) {
+    std::int64_t counts[3] = {0, 0, 0};
+    for (NodeId id : asgs_[g]->instances()) {
+      const Node& n = cluster_.node(id);
+      if (n.phase < NodePhase::Registered || n.phase >= NodePhase::Deleting) continue;
+      ++counts[static_cast<std::size_t>(ca_node_readiness(n, ca_ready(n), now, settings_))];
+    }
+    const auto ready = counts[static_cast<std::size_t>(CaNodeReadiness::Ready)];
+    group_healthy_[g] =
+        node_group_healthy(ready, counts[static_cast<std::size_t>(CaNodeReadiness::Unready)],
+                           counts[static_cast<std::size_t>(CaNodeReadiness::NotStarted)],
+                           asgs_[g]->desired() - scale_up_increase_[g], settings_);
+  }
+  if (cluster_healthy(unready, nodes, settings_)) return true;
+  unneeded_since_.clear();
+  const std::string reason = fmt::format(
+      "the Cluster Autoscaler does nothing while the cluster is unhealthy: {} of {} nodes "
+      "unready (more than --ok-total-unready-count {} and --max-total-unready-percentage {:g})",
+      unready, nodes, settings_.ok_total_unready_count, settings_.max_total_unready_percentage);
+  for (PodId id : cluster_.pending_pods()) cluster_.set_pending_reason(id, reason);
+  return false;
 }
 
 bool ClusterAutoscaler::expendable(const Pod& pod) const {
@@ -216,8 +263,7 @@ ClusterAutoscaler::PodsToHelp ClusterAutoscaler::pods_to_help(SimTime now, bool&
   for (std::uint32_t g = 0; g < asgs_.size(); ++g) {
     if (!expected_add_time_[g] || backoff_.backed_off(g, now)) continue;
     int ready = 0;
-    for (NodeId id : asgs_[g]->instances())
-      ready += cluster_.node(id).phase == NodePhase::Initialized ? 1 : 0;
+    for (NodeId id : asgs_[g]->instances()) ready += ca_ready(cluster_.node(id)) ? 1 : 0;
     add_templates(view, g, asgs_[g]->desired() - ready);
   }
   const SolveResult result = solve(view, pods);
@@ -273,8 +319,7 @@ void ClusterAutoscaler::learn_templates(SimTime now) {
     const auto good =
         std::find_if(asgs_[g]->instances().begin(), asgs_[g]->instances().end(), [&](NodeId id) {
           const Node& n = cluster_.node(id);
-          return n.phase == NodePhase::Initialized &&
-                 n.initialized_at + kTemplateStabilizationDelay < now;
+          return ca_ready(n) && n.initialized_at + kTemplateStabilizationDelay < now;
         });
     if (good == asgs_[g]->instances().end()) {
       if (learned && now - learned->seen > settings_.node_info_cache_expire_time) learned.reset();
@@ -285,6 +330,7 @@ void ClusterAutoscaler::learn_templates(SimTime now) {
                                        .room = n.allocatable - n.daemon_overhead,
                                        .capacity = catalog.types()[n.type].capacity,
                                        .labels = n.labels,
+                                       .taints = asgs_[g]->spec().node_template.taints,
                                        .zone = n.zone,
                                        .capacity_type = n.capacity_type},
                               .seen = now};
@@ -297,12 +343,25 @@ ClusterAutoscaler::GroupTemplate ClusterAutoscaler::group_template(std::uint32_t
   const AutoScalingGroup& asg = *asgs_[g];
   GroupTemplate t;
   const AutoScalingGroup::Spec& spec = asg.spec();
+  const NodeGroup& group = asg.group();
   t.type = spec.types.front().type;
   t.capacity = catalog.types()[t.type].capacity;
+  // The ASG's node-template/resources tags replace the type's figures (a MIG layout's slices, a
+  // time-sliced GPU's replicas); a resource no pod of the run names changes nothing.
+  for (const auto& [name, amount] : group.template_resources)
+    if (const std::optional<ResourceIndex> slot = resources_->find(name))
+      t.capacity[*slot] = amount;
   Resources raw = t.capacity;
   raw[resource::kPods] = kTemplatePods;
   t.room = raw - spec.types.front().daemon_overhead;
-  t.labels = spec.node_template.labels;
+  if (group.template_has_group_labels) {
+    t.labels = spec.node_template.labels;
+    t.taints = spec.node_template.taints;
+  }
+  // A managed group's own labels (DescribeNodegroup's) win over its ASG's label tags.
+  for (const auto& [key, value] : group.template_labels)
+    if (!t.labels.has(key)) t.labels.add(key, Requirement::single(value));
+  t.taints.insert(t.taints.end(), group.template_taints.begin(), group.template_taints.end());
   t.labels.add(catalog.types()[t.type].requirements);
   t.zone = asg.group().zones.front();
   t.labels.add(std::string(label::kInstanceType),
@@ -352,7 +411,7 @@ void ClusterAutoscaler::add_templates(SolveView& view, std::uint32_t g, int coun
                                       .zone = t.zone,
                                       .capacity_type = t.capacity_type,
                                       .labels = &t.labels,
-                                      .taints = asgs_[g]->spec().node_template.taints,
+                                      .taints = t.taints,
                                       .available = t.room});
   }
 }
@@ -381,6 +440,10 @@ bool ClusterAutoscaler::scale_up(const PodsToHelp& help, SimTime now) {
     const AutoScalingGroup& asg = *asgs_[g];
     if (backoff_.backed_off(g, now)) {
       skipped[g] = "in backoff after failed scale-up";
+      continue;
+    }
+    if (!group_healthy_[g]) {
+      skipped[g] = "not ready for scale-up";  // NodeGroupScaleUpSafety: unhealthy
       continue;
     }
     if (asg.desired() >= asg.group().max_size) {
@@ -489,6 +552,7 @@ void ClusterAutoscaler::grow(std::uint32_t g, int delta, SimTime now) {
   asg.set_desired(asg.desired() + delta);
   // A further scale-up of the group resets the deadline, as upstream's does.
   expected_add_time_[g] = now + settings_.max_node_provision_time;
+  scale_up_increase_[g] += delta;
 }
 
 // ScaleDown (core/scaledown): a node of a group above its min size, Ready, at or below the
@@ -620,7 +684,11 @@ void ClusterAutoscaler::delete_unneeded(std::span<const ScaleDownCandidate> unne
   int drain_budget = std::min(budget, settings_.max_drain_parallelism - drains_in_progress);
   for (const ScaleDownCandidate& c : unneeded) {
     if (budget <= 0) break;
-    if (!(unneeded_since_.at(c.node) + settings_.scale_down_unneeded_time < now)) continue;
+    // An unready node (here: one whose GPUs the autoscaler takes for unready) waits
+    // scale-down-unready-time instead (eligibility.go).
+    const SimDuration wait = ca_ready(cluster_.node(c.node)) ? settings_.scale_down_unneeded_time
+                                                             : settings_.scale_down_unready_time;
+    if (!(unneeded_since_.at(c.node) + wait < now)) continue;
     if (size[c.group] - 1 < asgs_[c.group]->group().min_size) continue;
     if (!c.empty && drain_budget <= 0) continue;
     --size[c.group];

@@ -13,7 +13,8 @@ namespace {
 // Why the group's template node refuses the pod, in the scheduler's order: taints, node
 // selection, resources.
 std::string template_objection(const PodSpec& pod, const Requirements& labels,
-                               std::span<const Taint> taints, const Resources& room) {
+                               std::span<const Taint> taints, const Resources& room,
+                               const ResourceRegistry& names) {
   if (const Taint* t = blocking_taint(pod, taints, PreferNoSchedule::Ignore))
     return fmt::format("did not tolerate {}={}:{}", t->key, t->value, to_string(t->effect));
   if (!node_selection_allows(pod, labels)) {
@@ -21,12 +22,11 @@ std::string template_objection(const PodSpec& pod, const Requirements& labels,
       return *why;
     return "its node affinity matches no label of the node group's nodes";
   }
-  static const ResourceRegistry kNames;
   std::string short_of;
   for (ResourceIndex r = 0; r < resource::kMaxResources; ++r) {
     if (pod.requests[r] <= room[r]) continue;
     short_of += fmt::format("{}{}", short_of.empty() ? "" : ", ",
-                            r < kNames.size() ? kNames.name(r) : "an extended resource");
+                            r < names.size() ? names.name(r) : "an extended resource");
   }
   if (!short_of.empty()) return "Insufficient " + short_of;
   return "pod affinity or topology spread left no room on its template nodes";
@@ -45,8 +45,8 @@ std::string ClusterAutoscaler::no_scale_up_reason(
       why = skipped[g];
     } else {
       if (!templates[g]) templates[g] = group_template(g);
-      why = template_objection(pod, templates[g]->labels, asgs_[g]->spec().node_template.taints,
-                               templates[g]->room);
+      why = template_objection(pod, templates[g]->labels, templates[g]->taints, templates[g]->room,
+                               *resources_);
     }
     out += fmt::format("{} node group {}: {}", g == 0 ? "" : ";", asgs_[g]->group().name, why);
   }

@@ -87,11 +87,16 @@ std::vector<PoolLaunchInfo> pool_launch_info(const NodePoolInputs& in,
   std::vector<PoolLaunchInfo> out;
   for (const NodePool& pool : pools) {
     const NodeClassSettings settings = node_class_settings(in.node_classes, pool);
+    GpuSetupContext gpu = in.gpu;
+    // A Bottlerocket class's MIG settings (its userData) apply to the pool's nodes.
+    for (const EC2NodeClass& nc : in.node_classes)
+      if (nc.name == pool.node_class && nc.bottlerocket_mig)
+        gpu.bottlerocket = &*nc.bottlerocket_mig;
     out.push_back(
         PoolLaunchInfo{.ebs_bytes = ebs_bytes(settings.volumes),
                        .ebs_price_per_hour = cloud.volumes_price_per_hour(settings.volumes),
                        .node_class_hash = settings.hash,
-                       .gpu = in.gpu});
+                       .gpu = gpu});
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "fleetsim/provisioning/cluster_autoscaler/scale_up_decision.hpp"
 #include "fleetsim/runner/run.hpp"
 #include "fleetsim/scenario/scenario_loader.hpp"
 #include "unit/scenario/scenario_test_util.hpp"
@@ -287,4 +288,336 @@ TEST_CASE("a second vLLM replica at gpu_memory_utilization 0.9 on a time-sliced 
   CHECK(fits.sink.crashes.empty());
   CHECK(fits.sink.ready_pods == 2);
   CHECK(fits.result.sla.totals.served > 0);
+}
+
+namespace {
+
+// The hours the run billed its one node (from launch to the 30-minute end).
+double node_hours(const SharingRun& r) {
+  const Node& n = r.sink.nodes.at(0).at_registered;
+  return to_hours(kSimStart + minutes(30) - n.billed_from);
+}
+
+}  // namespace
+
+TEST_CASE("report's gpu.mig counts a mixed node's 3g.40gb slices and not GPUs", "[runner]") {
+  // Before, nvidia.com/gpu alone counted: the mixed node showed 0 GPU-hours. Now its 8 GPUs and
+  // 16 instances are billed from launch; the bare Pod holds one instance from its binding (busy
+  // while bound, as a Job's GPUs are); the node's whole cost is the profile's.
+  const SharingRun r(pool("p4de.24xlarge", "nvidia.com/mig.config: all-3g.40gb") +
+                         pod("a", "nvidia.com/mig-3g.40gb", 1) +
+                         overlay("p4de.24xlarge", "nvidia.com/mig-3g.40gb: 16"),
+                     "gpu_operator: {mig_strategy: mixed}\n");
+  REQUIRE(r.sink.bound.size() == 1);
+  const double billed = node_hours(r);
+  const double bound = to_hours(kSimStart + minutes(30) - r.sink.bound[0]);
+  const GpuResult& g = r.result.gpu;
+  CHECK(g.provisioned_gpu_hours == 0.0);
+  CHECK(g.allocated_gpu_hours == 0.0);
+  REQUIRE(g.mig.has_value());
+  CHECK(g.mig->gpu_hours == Approx(8 * billed).epsilon(1e-12));
+  CHECK(g.mig->usd == Approx(r.result.cost.total_usd).epsilon(1e-12));
+  REQUIRE(g.mig->by_profile.size() == 1);
+  const GpuResult::Slices& s = g.mig->by_profile.at("3g.40gb");
+  CHECK(s.offered_slice_hours == Approx(16 * billed).epsilon(1e-12));
+  CHECK(s.allocated_slice_hours == Approx(bound).epsilon(1e-12));
+  CHECK(s.busy_slice_hours == Approx(bound).epsilon(1e-12));
+  CHECK(s.usd_per_slice_hour == Approx(r.result.cost.total_usd / (16 * billed)).epsilon(1e-12));
+  REQUIRE(s.usd_per_busy_slice_hour.has_value());
+  CHECK(*s.usd_per_busy_slice_hour == Approx(r.result.cost.total_usd / bound).epsilon(1e-12));
+  // The pod's share of the cost is its instance's share of the node's 16 while bound.
+  CHECK(r.result.cost.by_workload.at("a") ==
+        Approx(r.result.cost.total_usd / billed * bound / 16).epsilon(1e-9));
+}
+
+TEST_CASE("under the single strategy a pod's nvidia.com/gpu on a MIG node is a slice", "[runner]") {
+  const SharingRun r(
+      pool("p4de.24xlarge", "nvidia.com/mig.config: all-3g.40gb") + pod("a", "nvidia.com/gpu", 2),
+      "");
+  REQUIRE(r.sink.bound.size() == 1);
+  const double bound = to_hours(kSimStart + minutes(30) - r.sink.bound[0]);
+  const GpuResult& g = r.result.gpu;
+  // The 16 devices are not 16 GPUs.
+  CHECK(g.provisioned_gpu_hours == 0.0);
+  CHECK(g.allocated_gpu_hours == 0.0);
+  REQUIRE(g.mig.has_value());
+  const GpuResult::Slices& s = g.mig->by_profile.at("3g.40gb");
+  CHECK(s.offered_slice_hours == Approx(16 * node_hours(r)).epsilon(1e-12));
+  CHECK(s.allocated_slice_hours == Approx(2 * bound).epsilon(1e-12));
+}
+
+TEST_CASE("all-balanced splits a node's cost over its profiles by compute slices", "[runner]") {
+  // A100-80GB's all-balanced: 2 × 1g.10gb, 1 × 2g.20gb and 1 × 3g.40gb on each GPU (mig-parted's
+  // config-default.yaml): compute 2 + 2 + 3 of 7, so 2/7, 2/7 and 3/7 of the cost.
+  const SharingRun r(pool("p4de.24xlarge", "nvidia.com/mig.config: all-balanced") +
+                         pod("a", "nvidia.com/mig-1g.10gb", 1) +
+                         overlay("p4de.24xlarge", "nvidia.com/mig-1g.10gb: 16"),
+                     "gpu_operator: {mig_strategy: mixed}\n");
+  REQUIRE(r.result.gpu.mig.has_value());
+  const auto& p = r.result.gpu.mig->by_profile;
+  REQUIRE(p.size() == 3);
+  const double total = r.result.cost.total_usd;
+  CHECK(p.at("1g.10gb").usd == Approx(total * 2 / 7).epsilon(1e-12));
+  CHECK(p.at("2g.20gb").usd == Approx(total * 2 / 7).epsilon(1e-12));
+  CHECK(p.at("3g.40gb").usd == Approx(total * 3 / 7).epsilon(1e-12));
+  CHECK(p.at("1g.10gb").offered_slice_hours == Approx(16 * node_hours(r)).epsilon(1e-12));
+  CHECK(p.at("2g.20gb").offered_slice_hours == Approx(8 * node_hours(r)).epsilon(1e-12));
+  CHECK(p.at("1g.10gb").allocated_slice_hours > 0.0);
+  CHECK(p.at("2g.20gb").allocated_slice_hours == 0.0);
+  CHECK_FALSE(p.at("2g.20gb").usd_per_busy_slice_hour.has_value());
+}
+
+TEST_CASE("a whole-GPU run has no gpu.mig section", "[runner]") {
+  const SharingRun r(pool("p4de.24xlarge", "team: ml") + pod("a", "nvidia.com/gpu", 1), "");
+  CHECK_FALSE(r.result.gpu.mig.has_value());
+  CHECK(r.result.gpu.provisioned_gpu_hours == Approx(8 * node_hours(r)).epsilon(1e-12));
+}
+
+namespace {
+
+// Four p4d.24xlarge of a static group under all-1g.5gb and the mixed strategy, labelled with the
+// AWS GPU label the Cluster Autoscaler's README asks GPU groups to carry; a CPU group from zero;
+// a CPU pod (which the GPU nodes' taint keeps off them) that comes at 30 minutes, when the MIG
+// nodes have been up past max-node-startup-time.
+RunResult unready_mig_run(const std::string& ca_settings, ScenarioConfig* out = nullptr) {
+  test::TempDir dir("gpu-readiness-ca");
+  dir.write("manifests.yaml",
+            "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: c, region: "
+            "us-east-1}\nmanagedNodeGroups:\n  - name: mig\n    instanceType: p4d.24xlarge\n"
+            "    minSize: 4\n    maxSize: 4\n    desiredCapacity: 4\n"
+            "    labels: {nvidia.com/mig.config: all-1g.5gb, k8s.amazonaws.com/accelerator: "
+            "nvidia-a100}\n"
+            "    taints: [{key: nvidia.com/gpu, value: \"true\", effect: NoSchedule}]\n"
+            "  - name: cpu\n    instanceType: m5.large\n    minSize: 0\n    maxSize: 2\n"
+            "    desiredCapacity: 0\n---\n"
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 0\n"
+            "  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: "
+            "web}}\n    spec:\n      containers:\n        - name: c\n          resources: "
+            "{requests: {cpu: \"1\", memory: 1Gi}}\n");
+  const auto file = dir.write(
+      "scenario.yaml",
+      "name: readiness\nduration: 45m\nprovisioner: cluster-autoscaler\n"
+      "manifests: [manifests.yaml]\ngpu_operator: {mig_strategy: mixed}\n" +
+          ca_settings + "events:\n  - {at: 30m, scale: {deployment: default/web, replicas: 1}}\n");
+  ScenarioConfig config =
+      load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+  RunResult r = run(config, {});
+  if (out != nullptr) *out = std::move(config);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("MIG-only nodes the Cluster Autoscaler takes for unready stall its scale-up",
+          "[runner]") {
+  // autoscaler#8095: the four nodes advertise nvidia.com/mig-1g.5gb and no nvidia.com/gpu, so
+  // FilterOutNodesWithUnreadyResources copies them as unready; past max-node-startup-time (15m)
+  // they are Unready, 4 of 4 nodes is past --ok-total-unready-count (3) and 45%, and RunOnce
+  // stops before scale-up: the CPU pod stays pending.
+  const RunResult stalled = unready_mig_run("");
+  CHECK(stalled.nodes.launched == 4);
+  CHECK(stalled.pods.pending_at_end == 1);
+  REQUIRE(stalled.pods.unschedulable.size() == 1);
+  CHECK(stalled.pods.unschedulable[0].reason ==
+        "the Cluster Autoscaler does nothing while the cluster is unhealthy: 4 of 4 nodes unready "
+        "(more than --ok-total-unready-count 3 and --max-total-unready-percentage 45)");
+  // The proposed fix (PR #9673's IsGPUResource: any nvidia.com/ resource) sees them Ready.
+  const RunResult fixed =
+      unready_mig_run("cluster_autoscaler: {gpu_readiness: any-nvidia-resource}\n");
+  CHECK(fixed.nodes.launched == 5);
+  CHECK(fixed.pods.pending_at_end == 0);
+  // So does raising the limits: 4 unready nodes are within --ok-total-unready-count 4.
+  const RunResult tolerant = unready_mig_run("cluster_autoscaler: {ok_total_unready_count: 4}\n");
+  CHECK(tolerant.pods.pending_at_end == 0);
+}
+
+namespace {
+
+struct ScaleUps final : EventSink {
+  void on_event(const SimEvent& e, const Cluster&) override {
+    if (e.kind == EventKind::ScaleUpFailed) failed.push_back(e);
+    if (e.kind == EventKind::NodeLaunched) ++launched;
+  }
+  std::vector<SimEvent> failed;
+  int launched = 0;
+};
+
+// A managed p4de group from zero under all-3g.40gb and the mixed strategy, with `extra` group
+// fields (its tags, its labels), and a bare Pod asking for one 3g.40gb slice.
+struct FromZero {
+  FromZero(const std::string& extra, const std::string& ca_settings) : dir("gpu-from-zero") {
+    dir.write("manifests.yaml",
+              "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: c, region: "
+              "us-east-1}\nmanagedNodeGroups:\n  - name: mig\n    instanceType: p4de.24xlarge\n"
+              "    minSize: 0\n    maxSize: 2\n    desiredCapacity: 0\n" +
+                  extra + "---\n" + pod("a", "nvidia.com/mig-3g.40gb", 1));
+    const auto file = dir.write("scenario.yaml",
+                                "name: from-zero\nduration: 40m\nprovisioner: cluster-autoscaler\n"
+                                "manifests: [manifests.yaml]\ngpu_operator: {mig_strategy: "
+                                "mixed}\n" +
+                                    ca_settings);
+    config = load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+    result = run(config, {.event_sinks = {&sink}});
+  }
+  test::TempDir dir;
+  ScenarioConfig config;
+  ScaleUps sink;
+  RunResult result;
+};
+
+const std::string kMigLabel = "    labels: {nvidia.com/mig.config: all-3g.40gb}\n";
+const std::string kMigTag =
+    "    tags: {k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/mig-3g.40gb: "
+    "\"16\"}\n";
+
+}  // namespace
+
+TEST_CASE("the Cluster Autoscaler scales a MIG group from zero only with a resources tag",
+          "[runner]") {
+  // Its scale-from-zero template is the instance type's (8 nvidia.com/gpu, no MIG device):
+  // NotTriggerScaleUp names the slice it lacks.
+  const FromZero blind(kMigLabel, "");
+  CHECK(blind.sink.launched == 0);
+  REQUIRE(blind.result.pods.unschedulable.size() == 1);
+  CHECK(blind.result.pods.unschedulable[0].reason ==
+        "cluster-autoscaler: pod didn't trigger scale-up (NotTriggerScaleUp): node group mig: "
+        "Insufficient nvidia.com/mig-3g.40gb");
+  // The ASG tag k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/mig-3g.40gb: "16"
+  // (eksctl `tags`) gives it the slices: one node, and the pod runs there.
+  const FromZero tagged(kMigLabel + kMigTag, "");
+  CHECK(tagged.sink.launched == 1);
+  CHECK(tagged.result.pods.pending_at_end == 0);
+  CHECK(tagged.sink.failed.empty());
+}
+
+TEST_CASE("a MIG node with the GPU label times its scale-up out and backs the group off",
+          "[runner]") {
+  // The node never has nvidia.com/gpu, so the scale-up's node never counts Ready: at
+  // max-node-provision-time (15m) the request times out (ScaleUpFailed) and the group backs off,
+  // though the pod runs there (kube-scheduler binds to it all the same). The fix proposed in
+  // autoscaler#8095 counts the node Ready and the request completes.
+  const std::string labels =
+      "    labels: {nvidia.com/mig.config: all-3g.40gb, k8s.amazonaws.com/accelerator: "
+      "nvidia-a100}\n";
+  const FromZero stock(labels + kMigTag, "");
+  CHECK(stock.result.pods.pending_at_end == 0);
+  REQUIRE(stock.sink.failed.size() == 1);
+  CHECK(std::get<ScaleUpFailure>(stock.sink.failed[0].reason) == ScaleUpFailure::TimedOut);
+  const FromZero fixed(labels + kMigTag,
+                       "cluster_autoscaler: {gpu_readiness: any-nvidia-resource}\n");
+  CHECK(fixed.result.pods.pending_at_end == 0);
+  CHECK(fixed.sink.failed.empty());
+}
+
+namespace {
+
+// A p4de pool whose EC2NodeClass boots Bottlerocket with `user_data` (TOML, indented 4 spaces
+// under `userData: |`, whose first line is line 19 of manifests.yaml).
+std::string bottlerocket_pool(const std::string& user_data) {
+  return R"(apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: gpu}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: br}
+      requirements:
+        - {key: node.kubernetes.io/instance-type, operator: In, values: [p4de.24xlarge]}
+        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: br}
+spec:
+  role: test
+  amiSelectorTerms: [{alias: bottlerocket@latest}]
+  userData: |
+)" + user_data +
+         "---\n";
+}
+
+const std::string kMigOn =
+    "    [settings.kubelet-device-plugins.nvidia]\n"
+    "    device-partitioning-strategy = \"mig\"\n";
+
+std::string profile(const std::string& value) {
+  return kMigOn +
+         "    [settings.kubelet-device-plugins.nvidia.mig.profile]\n    \"a100.80gb\" = \"" +
+         value + "\"\n";
+}
+
+std::string product(const SharingRun& r) {
+  return r.sink.nodes.at(0).at_ready.labels.single_valued_labels().at("nvidia.com/gpu.product");
+}
+
+}  // namespace
+
+TEST_CASE("Bottlerocket's userData MIG profile partitions a p4de's GPUs", "[runner]") {
+  // nvidia-migmanager (bottlerocket-core-kit sources/nvidia-migmanager, mig_profile.rs): the
+  // a100.80gb value is a profile or a count ("7" 1g.10gb, "4" 1g.20gb, "3" 2g.20gb, "2" 3g.40gb,
+  // "1" 7g.80gb), "1" when absent; Bottlerocket's device plugin runs with migStrategy single
+  // (nvidia-k8s-device-plugin-conf), so the slices are nvidia.com/gpu.
+  const std::string pods = pod("a", "nvidia.com/gpu", 1);
+  const SharingRun two(bottlerocket_pool(profile("2")) + pods, "");
+  CHECK(two.ready("nvidia.com/gpu") == 16);
+  CHECK(product(two) == "NVIDIA-A100-SXM4-80GB-MIG-3g.40gb");
+  CHECK(two.config.warnings.empty());
+  const SharingRun named(bottlerocket_pool(profile("1g.10gb")) + pods, "");
+  CHECK(named.ready("nvidia.com/gpu") == 56);
+  const SharingRun none(bottlerocket_pool(kMigOn) + pods, "");
+  CHECK(none.ready("nvidia.com/gpu") == 8);
+  CHECK(product(none) == "NVIDIA-A100-SXM4-80GB-MIG-7g.80gb");
+  // MIG off: whole GPUs, no MIG manager delay.
+  const SharingRun off(
+      bottlerocket_pool("    [settings.kubernetes]\n    cluster-name = \"c\"\n") + pods, "");
+  CHECK(off.ready("nvidia.com/gpu") == 8);
+  CHECK(off.sink.nodes.at(0).at_ready.labels.single_valued_labels().count(
+            "nvidia.com/gpu.product") == 0);
+  REQUIRE(off.config.warnings.size() == 1);
+  CHECK(off.config.warnings[0].message ==
+        "Bottlerocket's settings.kubernetes.cluster-name is not modelled; ignored (only "
+        "settings.kubelet-device-plugins.nvidia's device-partitioning-strategy and mig.profile "
+        "are read)");
+  // A profile the manager does not know for the GPU falls to serde(other): the whole GPU.
+  const SharingRun odd(bottlerocket_pool(profile("4g.40gb")) + pods, "");
+  CHECK(odd.ready("nvidia.com/gpu") == 8);
+  REQUIRE(odd.config.warnings.size() == 1);
+  CHECK(odd.config.warnings[0].where.line == 22);
+  CHECK(odd.config.warnings[0].message ==
+        "Bottlerocket's nvidia-migmanager does not know MIG profile \"4g.40gb\" for a100.80gb "
+        "(p4de.24xlarge): it applies the whole-GPU profile (7g.80gb)");
+}
+
+TEST_CASE("Bottlerocket userData the settings API refuses fails at its line", "[runner]") {
+  test::TempDir dir("bottlerocket-bad");
+  auto error = [&](const std::string& user_data) {
+    dir.write("manifests.yaml", bottlerocket_pool(user_data));
+    const auto file =
+        dir.write("scenario.yaml", "name: br\nduration: 10m\nmanifests: [manifests.yaml]\n");
+    return test::config_error([&] {
+      load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+    });
+  };
+  const std::string manifest = (dir.path() / "manifests.yaml").string();
+  CHECK(error(profile("3g")) ==
+        manifest +
+            ":22:5: userData: settings.kubelet-device-plugins.nvidia.mig.profile: \"a100.80gb\" = "
+            "\"3g\" is not a GPU model (\"a100.80gb\") and a MIG profile (\"3g.40gb\") or a count "
+            "of partitions (\"2\"), as Bottlerocket's settings API requires");
+  CHECK(error(kMigOn + "    not toml\n") ==
+        manifest + ":21:5: userData: Bottlerocket userData is TOML: expected key = value");
+  // The GPU Operator's label beside Bottlerocket's settings: two MIG managers.
+  std::string labelled = bottlerocket_pool(profile("2"));
+  labelled.replace(
+      labelled.find("  template:\n"), 12,
+      "  template:\n    metadata:\n      labels: {nvidia.com/mig.config: all-3g.40gb}\n");
+  dir.write("manifests.yaml", labelled);
+  const auto file =
+      dir.write("scenario.yaml", "name: br\nduration: 10m\nmanifests: [manifests.yaml]\n");
+  const std::string e = test::config_error([&] {
+    load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+  });
+  CHECK(e.find("NodePool gpu has the GPU Operator's nvidia.com/mig.config label, but its "
+               "EC2NodeClass br partitions its GPUs with Bottlerocket's MIG settings") !=
+        std::string::npos);
 }

@@ -319,6 +319,54 @@ TEST_CASE("unmodelled fields are ignored without an error", "[scenario][eksctl]"
   CHECK(w[0].unmodelled());
 }
 
+TEST_CASE("node-template tags give the Cluster Autoscaler's scale-from-zero template",
+          "[scenario][eksctl]") {
+  // aws_manager.go buildNodeFromTemplate reads resources/, label/ and taint/ tags (its tests
+  // TestExtractAllocatableResourcesFromAsg, TestExtractLabelsFromAsg, TestExtractTaintsFromAsg):
+  // a resource amount that is no quantity, or a taint without an effect, is skipped there.
+  auto d = decode(cluster(R"(  - name: mig
+    instanceType: p4de.24xlarge
+    labels: {team: ml}
+    tags:
+      k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/mig-3g.40gb: "16"
+      k8s.io/cluster-autoscaler/node-template/resources/ephemeral-storage: 100Gi
+      k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu: lots
+      k8s.io/cluster-autoscaler/node-template/label/nvidia.com/mig.config: all-3g.40gb
+      k8s.io/cluster-autoscaler/node-template/taint/dedicated: "ml:NoSchedule"
+      k8s.io/cluster-autoscaler/node-template/taint/bad: "ml"
+      team: platform
+nodeGroups:
+  - name: self
+    instanceType: m5.large
+    labels: {team: web}
+  - name: propagated
+    instanceType: m5.large
+    labels: {team: web}
+    propagateASGTags: true
+)"));
+  const auto& g = d->set.node_groups;
+  REQUIRE(g.size() == 3);
+  CHECK(g[0].template_resources ==
+        std::vector<std::pair<std::string, std::int64_t>>{{"nvidia.com/mig-3g.40gb", 16},
+                                                          {"ephemeral-storage", 100LL << 30}});
+  CHECK(g[0].template_labels == Labels{{"nvidia.com/mig.config", "all-3g.40gb"}});
+  REQUIRE(g[0].template_taints.size() == 1);
+  CHECK(g[0].template_taints[0].key == "dedicated");
+  CHECK(g[0].template_taints[0].value == "ml");
+  CHECK(g[0].template_taints[0].effect == TaintEffect::NoSchedule);
+  // A managed group's own labels reach the autoscaler through DescribeNodegroup; a self-managed
+  // group's only as tags, which propagateASGTags writes.
+  CHECK(g[0].template_has_group_labels);
+  CHECK_FALSE(g[1].template_has_group_labels);
+  CHECK(g[2].template_has_group_labels);
+  const auto& w = d->warnings.warnings();
+  REQUIRE(w.size() == 2);
+  CHECK(w[0].code == WarningCode::AsgTagIgnored);
+  CHECK(w[0].where.to_string() == "test.yaml:11:73");
+  CHECK(w[0].message == "the Cluster Autoscaler skips this tag: \"lots\" is not a quantity");
+  CHECK(w[1].where.to_string() == "test.yaml:14:58");
+}
+
 namespace {
 
 // A scenario in a scratch directory over the fixture catalog (zones us-east-1a to 1c; g5.xlarge

@@ -539,7 +539,8 @@ TEST_CASE("an autoscaler reads a metric the run produces, or a scenario alias of
   CHECK(AutoscalerScenario(pods_hpa).short_error() ==
         "9:124: metric.name: metric \"gpu_utilization\" is never produced in a simulation, so the "
         "autoscaler could not act on it; fleetsim produces DCGM_FI_DEV_GPU_UTIL, "
-        "vllm:num_requests_running, vllm:num_requests_waiting, vllm:request_success_total, "
+        "DCGM_FI_PROF_GR_ENGINE_ACTIVE, vllm:num_requests_running, vllm:num_requests_waiting, "
+        "vllm:request_success_total, "
         "vllm:gpu_cache_usage_perc, vllm:kv_cache_usage_perc, "
         "fleetsim_service_requests_total, fleetsim_service_queue_length, or name your "
         "exporter's metric with `metrics: {aliases: {gpu_utilization: DCGM_FI_DEV_GPU_UTIL}}`");
@@ -568,7 +569,8 @@ TEST_CASE("an autoscaler reads a metric the run produces, or a scenario alias of
   CHECK(AutoscalerScenario("metrics: {aliases: {gpu_utilization: DCGM_FI_DEV_GPU_UTILS}}\n")
             .short_error() ==
         "6:38: metrics.aliases.gpu_utilization: \"DCGM_FI_DEV_GPU_UTILS\" is not a metric fleetsim "
-        "produces; expected one of DCGM_FI_DEV_GPU_UTIL, vllm:num_requests_running, "
+        "produces; expected one of DCGM_FI_DEV_GPU_UTIL, DCGM_FI_PROF_GR_ENGINE_ACTIVE, "
+        "vllm:num_requests_running, "
         "vllm:num_requests_waiting, vllm:request_success_total, vllm:gpu_cache_usage_perc, "
         "vllm:kv_cache_usage_perc, fleetsim_service_requests_total, "
         "fleetsim_service_queue_length; did you mean \"DCGM_FI_DEV_GPU_UTIL\"?");

@@ -28,7 +28,7 @@ struct Counts final : ServingObserver, ReplicaListener {
       CHECK(o.first_token <= o.completion);
     }
   }
-  void on_replica_drained(ReplicaId id, SimTime now) override { drained[id] = now; }
+  void on_replica_drained(ReplicaId id, SimTime now, SimDuration) override { drained[id] = now; }
   std::map<DropReason, std::uint64_t> by_reason;
   std::map<ReplicaId, SimTime> drained;
 };

@@ -41,7 +41,9 @@ class WaitStats final : public ServingObserver {
 
 class DrainLog final : public ReplicaListener {
  public:
-  void on_replica_drained(ReplicaId id, SimTime now) override { drained.emplace_back(id, now); }
+  void on_replica_drained(ReplicaId id, SimTime now, SimDuration) override {
+    drained.emplace_back(id, now);
+  }
   std::vector<std::pair<ReplicaId, SimTime>> drained;
 };
 

@@ -1,6 +1,8 @@
 // A service inside a whole run: cold start, SLO accounting, and the autoscalers driving replicas.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -442,4 +444,133 @@ TEST_CASE("seeded phases set the HPA and the scrape apart and follow the seed", 
   const RunPhases two = draw_run_phases(other);
   CHECK(two.hpa != p.hpa);
   CHECK(two.scrape != p.scrape);
+}
+
+namespace {
+
+// The mixed strategy's p4de: all-3g.40gb gives 16 nvidia.com/mig-3g.40gb; the overlay tells
+// Karpenter so before launch.
+const std::string kMigPool = R"(apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: gpu}
+spec:
+  template:
+    metadata:
+      labels: {nvidia.com/mig.config: all-3g.40gb}
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: node.kubernetes.io/instance-type, operator: In, values: ["p4de.24xlarge"]}
+        - {key: karpenter.sh/capacity-type, operator: In, values: ["on-demand"]}
+---
+apiVersion: karpenter.sh/v1alpha1
+kind: NodeOverlay
+metadata: {name: slices}
+spec:
+  requirements:
+    - {key: node.kubernetes.io/instance-type, operator: In, values: ["p4de.24xlarge"]}
+  capacity: {nvidia.com/mig-3g.40gb: "16"}
+)";
+
+std::string mig_deployment() {
+  std::string d = deployment(1);
+  const std::string whole = "nvidia.com/gpu: 1}, limits: {nvidia.com/gpu: 1}";
+  d.replace(d.find(whole), whole.size(),
+            "nvidia.com/mig-3g.40gb: 1}, limits: {nvidia.com/mig-3g.40gb: 1}");
+  return d;
+}
+
+std::string slice_scaled_object(const std::string& profile) {
+  return R"(---
+apiVersion: keda.sh/v1alpha1
+kind: ScaledObject
+metadata: {name: api}
+spec:
+  scaleTargetRef: {name: api}
+  minReplicaCount: 1
+  maxReplicaCount: 3
+  pollingInterval: 15
+  triggers:
+    - type: prometheus
+      metadata:
+        serverAddress: http://prometheus:9090
+        query: sum(DCGM_FI_PROF_GR_ENGINE_ACTIVE{GPU_I_PROFILE=")" +
+         profile + R"("})
+        threshold: "0.5"
+)";
+}
+
+struct Samples final : MetricSampleSink {
+  void on_sample(std::string_view metric, const LabelSet& labels, SimTime, double) override {
+    if (metric == "DCGM_FI_DEV_GPU_UTIL") ++gpu_util;
+    if (metric != "DCGM_FI_PROF_GR_ENGINE_ACTIVE") return;
+    std::string pod, id, gpu, profile;
+    for (const auto& [k, v] : labels) {
+      if (k == "pod") pod = v;
+      if (k == "GPU_I_ID") id = v;
+      if (k == "gpu") gpu = v;
+      if (k == "GPU_I_PROFILE") profile = v;
+    }
+    instances[pod] = gpu + "/" + id + " " + profile;
+  }
+  std::map<std::string, std::string> instances;  // pod -> "gpu/GPU_I_ID profile"
+  int gpu_util = 0;
+};
+
+const std::string kBusyService = R"(  - deployment: api
+    traffic: {pattern: constant, rps: 2.5}
+    serving: {concurrency: 1, queue_timeout: 30s, service_time: {model: fixed, duration: 1s}}
+)";
+
+}  // namespace
+
+TEST_CASE("a KEDA prometheus trigger on a MIG profile's engine activity scales", "[world]") {
+  // dcgm-exporter writes a MIG instance's series with GPU_I_PROFILE and GPU_I_ID beside the GPU
+  // (as quoted in dcgm-exporter#272: DCGM_FI_PROF_GR_ENGINE_ACTIVE{gpu="0",...,GPU_I_PROFILE=
+  // "3g.40gb",GPU_I_ID="1",...}); DCGM_FI_DEV_GPU_UTIL has no MIG series (dcgm-exporter#216).
+  // Each replica is busy all the time (2.5 requests/s of 1 s on one slot), so the sum is the
+  // replicas and a 0.5 threshold asks for twice as many, up to the maximum of 3.
+  const std::string scenario =
+      "gpu_operator: {mig_strategy: mixed}\n"
+      "karpenter: {feature_gates: {node_overlay: true}}\n";
+  test::TempDir dir("world-mig-keda");
+  dir.write("manifests.yaml", kMigPool + mig_deployment() + slice_scaled_object("3g.40gb"));
+  const auto file =
+      dir.write("scenario.yaml", "name: serving\nduration: 1h\nmanifests: [manifests.yaml]\n" +
+                                     scenario + "services:\n" + kBusyService);
+  const ScenarioConfig config =
+      load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+  World world(config);
+  Events events;
+  Samples samples;
+  world.add_sink(events);
+  world.add_metric_sink(samples);
+  world.run();
+  const auto changes = events.of(EventKind::ReplicasChanged);
+  REQUIRE(!changes.empty());
+  for (const auto& c : changes) CHECK(c.source == EventReason{ReplicasSource::Keda});
+  CHECK(changes.back().to == 3);
+  // Three pods on the one node's first GPU's two instances, then the second GPU's first: the
+  // kubelet hands out the first free device.
+  REQUIRE(samples.instances.size() == 3);
+  std::vector<std::string> seen;
+  for (const auto& [pod, where] : samples.instances) seen.push_back(where);
+  std::sort(seen.begin(), seen.end());
+  CHECK(seen == std::vector<std::string>{"0/1 3g.40gb", "0/2 3g.40gb", "1/1 3g.40gb"});
+  CHECK(samples.gpu_util == 0);
+
+  // A query on a profile no node has selects nothing: KEDA's scaler gets no value, and the
+  // Deployment stays at its one replica.
+  test::TempDir other("world-mig-keda-other");
+  other.write("manifests.yaml", kMigPool + mig_deployment() + slice_scaled_object("1g.10gb"));
+  const auto file2 =
+      other.write("scenario.yaml", "name: serving\nduration: 1h\nmanifests: [manifests.yaml]\n" +
+                                       scenario + "services:\n" + kBusyService);
+  const ScenarioConfig config2 =
+      load_scenario(file2, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+  World world2(config2);
+  Events events2;
+  world2.add_sink(events2);
+  world2.run();
+  for (const auto& c : events2.of(EventKind::ReplicasChanged)) CHECK(c.to <= 1);
 }

@@ -18,6 +18,7 @@
 #include "fleetsim/kube/node_termination.hpp"
 #include "fleetsim/provisioning/capacity_buffers.hpp"
 #include "fleetsim/provisioning/cluster_autoscaler/expander.hpp"
+#include "fleetsim/provisioning/cluster_autoscaler/gpu_readiness.hpp"
 #include "fleetsim/provisioning/cluster_autoscaler/node_group_backoff.hpp"
 #include "fleetsim/provisioning/node_groups.hpp"
 #include "fleetsim/provisioning/provisioner.hpp"
@@ -88,6 +89,7 @@ class ClusterAutoscaler final : public Provisioner, private EventHandler {
     Resources room;      // what pods may request
     Resources capacity;  // least-waste and similarity read capacity
     Requirements labels;
+    std::vector<Taint> taints;
     std::string zone;
     CapacityType capacity_type = CapacityType::OnDemand;
   };
@@ -118,6 +120,11 @@ class ClusterAutoscaler final : public Provisioner, private EventHandler {
   SolveResult solve(const SolveView& view, std::span<const PendingPod> pods);
 
   void check_scale_up_requests(SimTime now);
+  // Ready as clusterstate counts it: Initialized, and not a GPU node whose GPUs it takes for
+  // unready (gpu_readiness.hpp).
+  bool ca_ready(const Node& n) const;
+  // The cluster's and each group's health (group_healthy_); false: the loop stops.
+  bool update_health(SimTime now);
   // The pods that need a node, after the ones existing and upcoming nodes will take; `ids[i]` is
   // kVirtualPod for a CapacityBuffer's fake pod.
   struct PodsToHelp {
@@ -172,6 +179,11 @@ class ClusterAutoscaler final : public Provisioner, private EventHandler {
   NodeGroupBackoff backoff_;
   // Per group, a scale-up in flight (clusterstate's ScaleUpRequest): when its nodes are due.
   std::vector<std::optional<SimTime>> expected_add_time_;
+  // Per group, the nodes the scale-up in flight adds (ScaleUpRequest.Increase), and its health.
+  std::vector<std::int64_t> scale_up_increase_;
+  std::vector<std::uint8_t> group_healthy_;
+  ResourceRegistry default_resources_;  // when the run gives none
+  const ResourceRegistry* resources_ = &default_resources_;
   // Per group, the template learned from its nodes (nodeInfoCache) and when it was last seen.
   struct LearnedTemplate {
     GroupTemplate node;

@@ -21,6 +21,12 @@ struct ExpanderPriority {
   std::vector<std::string> patterns;
 };
 
+// Which resources tell the autoscaler a GPU node's GPUs are ready (gpu_readiness.hpp).
+enum class GpuReadinessCheck : std::uint8_t {
+  ResourceName,       // upstream: nvidia.com/gpu only (autoscaler#8095, open)
+  AnyNvidiaResource,  // the proposed fix (autoscaler PR #9673): any nvidia.com/ resource
+};
+
 struct ClusterAutoscalerSettings {
   SimDuration scan_interval = seconds(10);
   // Applied in order, each narrowing the options; what remains is chosen among at random.
@@ -35,6 +41,11 @@ struct ClusterAutoscalerSettings {
   // --expendable-pods-priority-cutoff: pods below it are expendable (cluster_autoscaler.hpp).
   std::int32_t expendable_pods_priority_cutoff = -10;
   SimDuration max_node_startup_time = minutes(15);  // a registered node not Ready is NotStarted
+  // --ok-total-unready-count and --max-total-unready-percentage: past both, the cluster (or a
+  // group) is unhealthy.
+  std::int64_t ok_total_unready_count = 3;
+  double max_total_unready_percentage = 45;
+  GpuReadinessCheck gpu_readiness = GpuReadinessCheck::ResourceName;
   SimDuration initial_node_group_backoff = minutes(5);
   SimDuration max_node_group_backoff = minutes(30);
   // --node-info-cache-expire-time: how long a template learned from a group's node outlives

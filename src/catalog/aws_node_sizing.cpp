@@ -6,12 +6,11 @@
 #include <string>
 
 #include "fleetsim/catalog/instance_labels.hpp"
+#include "fleetsim/core/quantity.hpp"
 
 namespace fleetsim {
 
 namespace {
-
-constexpr std::int64_t kMib = 1LL << 20;
 
 // Karpenter types.go memory(): EC2 MiB (less Graviton's CMA) minus the VM overhead. The overhead
 // is computed in float64 exactly as Go does (bytes × percent / 1024 / 1024, then ceil), so that

@@ -15,7 +15,6 @@ namespace {
 
 constexpr std::string_view kField = "--filter";
 constexpr std::string_view kWhere = "<command line>";
-constexpr std::int64_t kMib = 1LL << 20;
 
 [[noreturn]] void fail(std::size_t pos, std::string message) {
   throw ConfigError({std::string(kWhere), 1, static_cast<int>(pos) + 1}, std::string(kField),

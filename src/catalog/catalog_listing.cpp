@@ -7,17 +7,14 @@
 #include <string_view>
 #include <tuple>
 
+#include "fleetsim/core/quantity.hpp"
 #include "fleetsim/core/text_table.hpp"
 
 namespace fleetsim {
 
 namespace {
 
-constexpr std::int64_t kMib = 1LL << 20;
 constexpr double kMibPerGib = 1024.0;
-constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;
-constexpr double kGiga = 1e9;
-constexpr double kTera = 1e12;
 
 std::string price_text(const std::optional<double>& p) {
   return p ? fmt::format("{:.4f}", *p) : "-";
@@ -147,7 +144,7 @@ std::string format_gpu_table(const std::vector<CatalogRow>& rows) {
     table.rows.push_back({
         r.name,
         gpu_text(r),
-        hw ? fmt::format("{:.1f}", static_cast<double>(hw->memory_bytes) / kBytesPerGib) : "-",
+        hw ? fmt::format("{:.1f}", static_cast<double>(hw->memory_bytes) / kGib) : "-",
         peak(&GpuHardware::memory_bandwidth, kGiga),
         peak(&GpuHardware::bf16_flops, kTera),
         peak(&GpuHardware::fp16_flops, kTera),

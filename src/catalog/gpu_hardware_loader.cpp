@@ -9,6 +9,7 @@
 
 #include "fleetsim/catalog/instance_labels.hpp"
 #include "fleetsim/core/csv_reader.hpp"
+#include "fleetsim/core/quantity.hpp"
 
 namespace fleetsim {
 
@@ -16,15 +17,12 @@ namespace {
 
 // Far above any GPU (B300: 288 GB, 8 TB/s, a few PFLOPS; NVLink 5: 900 GB/s a direction), low
 // enough that a unit slip (bytes for GiB, TFLOPS for FLOPS) is caught.
-constexpr std::int64_t kMaxMemoryMib = 1LL << 24;  // 16 TiB
+constexpr std::int64_t kMaxGpuMemoryMib = 1LL << 24;  // 16 TiB
 constexpr double kMaxBandwidthGbS = 1e5;
 constexpr double kMaxTeraOps = 1e5;
 constexpr double kMaxLatencyUs = 1e6;
-constexpr std::uintmax_t kMaxFileBytes = 16ULL << 20;
+constexpr std::uintmax_t kMaxTableBytes = 16ULL << 20;
 
-constexpr double kMib = 1024.0 * 1024.0;
-constexpr double kGiga = 1e9;  // datasheets' GB/s are decimal
-constexpr double kTera = 1e12;
 constexpr double kMicro = 1e-6;
 
 CsvReader open_table(const std::filesystem::path& path, std::string_view noun,
@@ -33,7 +31,7 @@ CsvReader open_table(const std::filesystem::path& path, std::string_view noun,
                                     .example_header = example_header,
                                     .input = CsvInput::Catalog,
                                     .skip_blank_lines = true,
-                                    .max_file_bytes = kMaxFileBytes});
+                                    .max_file_bytes = kMaxTableBytes});
 }
 
 // A number in [0, max]; with `positive`, 0 is refused too (a GPU without memory or bandwidth).
@@ -65,8 +63,8 @@ std::map<GpuKey, GpuHardware> read_hardware(const std::filesystem::path& path) {
     GpuHardware hw;
     hw.name = lower_kebab_case(t.field(name));
     if (hw.name.empty()) t.fail(name, "is empty");
-    const std::int64_t memory_mib = t.integer(memory, 1, kMaxMemoryMib);
-    hw.memory_bytes = t.integer(usable, 1, kMaxMemoryMib) * static_cast<std::int64_t>(kMib);
+    const std::int64_t memory_mib = t.integer(memory, 1, kMaxGpuMemoryMib);
+    hw.memory_bytes = t.integer(usable, 1, kMaxGpuMemoryMib) * kMib;
     hw.memory_bandwidth = bounded(t, bandwidth, kMaxBandwidthGbS, true) * kGiga;
     hw.bf16_flops = bounded(t, bf16, kMaxTeraOps, false) * kTera;
     hw.fp16_flops = bounded(t, fp16, kMaxTeraOps, false) * kTera;

@@ -2,14 +2,15 @@
 
 #include <algorithm>
 
+#include "fleetsim/core/quantity.hpp"
+#include "fleetsim/kube/resource_scores.hpp"
+
 namespace fleetsim {
 
 namespace {
 
-constexpr std::int64_t kMiB = 1024 * 1024;
-constexpr std::int64_t kMinThreshold = 23 * kMiB;
-constexpr std::int64_t kMaxContainerThreshold = 1000 * kMiB;
-constexpr std::int64_t kMaxNodeScore = 100;
+constexpr std::int64_t kMinThreshold = 23 * kMib;
+constexpr std::int64_t kMaxContainerThreshold = 1000 * kMib;
 
 // The node object exists (registered) and has not gone: what the scheduler's snapshot lists.
 bool listed(const Node& n) {

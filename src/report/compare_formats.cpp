@@ -52,7 +52,7 @@ std::string escaped(const std::string& cell) {
   return out;
 }
 
-std::string markdown(const std::vector<std::vector<std::string>>& rows) {
+std::string markdown_table(const std::vector<std::vector<std::string>>& rows) {
   std::string out;
   auto line = [&](const std::vector<std::string>& cells) {
     out += '|';
@@ -67,7 +67,7 @@ std::string markdown(const std::vector<std::vector<std::string>>& rows) {
   return out;
 }
 
-std::string csv(const std::vector<CompareSide>& sides, const std::vector<CompareLine>& lines) {
+std::string csv_text(const std::vector<CompareSide>& sides, const std::vector<CompareLine>& lines) {
   std::string out = "metric,side,seeds,mean,half_width,change\n";
   for (const CompareLine& line : lines) {
     for (std::size_t i = 0; i < sides.size(); ++i) {
@@ -85,7 +85,8 @@ nlohmann::ordered_json number(const std::string& text) {
   return nlohmann::ordered_json::parse(text);
 }
 
-std::string json(const std::vector<CompareSide>& sides, const std::vector<CompareLine>& lines) {
+std::string json_text(const std::vector<CompareSide>& sides,
+                      const std::vector<CompareLine>& lines) {
   using Json = nlohmann::ordered_json;
   Json doc = Json::object();
   Json& side_list = doc["sides"] = Json::array();
@@ -113,11 +114,11 @@ std::string format_compare(const std::vector<CompareSide>& sides, CompareFormat 
     case CompareFormat::Table:
       return text_table(grid(sides, lines));
     case CompareFormat::Markdown:
-      return markdown(grid(sides, lines));
+      return markdown_table(grid(sides, lines));
     case CompareFormat::Csv:
-      return csv(sides, lines);
+      return csv_text(sides, lines);
     case CompareFormat::Json:
-      return json(sides, lines);
+      return json_text(sides, lines);
   }
   return {};
 }

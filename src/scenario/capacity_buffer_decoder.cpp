@@ -12,8 +12,6 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
-
 CapacityBuffer::ScalableRef decode_scalable_ref(const YamlValue& value) {
   YamlMap m(value);
   CapacityBuffer::ScalableRef ref;

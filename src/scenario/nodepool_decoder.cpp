@@ -26,8 +26,6 @@ constexpr std::string_view kAutoModeNodeClassKind = "NodeClass";
 constexpr std::string_view kDefaultBudgetNodes = "10%";
 
 constexpr std::array<std::string_view, 3> kDisruptionReasons{"Underutilized", "Empty", "Drifted"};
-constexpr std::array<std::string_view, 3> kTaintEffects{"NoSchedule", "PreferNoSchedule",
-                                                        "NoExecute"};
 
 // Whether `text` is one or more whole numbers each followed by one of `units` ("1h30m"), as the
 // CRD's pattern ^([0-9]+(s|m|h))+$ has it: no "500ms", no "1.5h".

@@ -17,8 +17,6 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<std::string_view, 3> kTaintEffects{"NoSchedule", "PreferNoSchedule",
-                                                        "NoExecute"};
 constexpr std::array<std::string_view, 2> kTolerationOperators{"Equal", "Exists"};
 constexpr std::array<std::string_view, 2> kWhenUnsatisfiable{"DoNotSchedule", "ScheduleAnyway"};
 constexpr std::array<std::string_view, 2> kInclusionPolicies{"Honor", "Ignore"};

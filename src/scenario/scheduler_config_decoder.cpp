@@ -66,9 +66,6 @@ const ApiType kAffinityArgsType{"InterPodAffinityArgs", kAffinityArgsFields};
 const ApiType kNodeAffinityArgsType{"NodeAffinityArgs", kNodeAffinityArgsFields};
 const ApiType kPreemptionArgsType{"DefaultPreemptionArgs", kPreemptionArgsFields};
 
-constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
-constexpr std::int64_t kInt32Min = std::numeric_limits<std::int32_t>::min();
-
 // The in-tree plugins of the v1 API (default_plugins.go and the registry): which extension
 // points fleetsim cares about each has, and whether fleetsim applies its filter.
 enum Role : unsigned { kNone = 0, kScore = 1, kFilter = 2 };

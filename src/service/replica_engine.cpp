@@ -4,11 +4,11 @@
 
 #include <cmath>
 
+#include "fleetsim/core/quantity.hpp"
+
 namespace fleetsim {
 
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 // AWS Neuron documents one Inferentia2 or Trainium chip as 32 GiB of HBM at 820 GB/s and 190
 // TFLOPS of bf16 (../shared/data/gpu_hardware.csv). Their engine (Neuron's vLLM backend, NxD
@@ -85,8 +85,8 @@ ReplicaEngine replica_engine(const ServiceConfig& service, const InstanceType& t
         "its KV cache holds {} tokens, less than max_model_len {} ({:.2f} GiB of KV cache would "
         "be needed, {:.2f} GiB is available); vLLM refuses to start: lower "
         "engine.max_model_len or raise engine.gpu_memory_utilization",
-        kv, limits.max_model_len, limits.max_model_len * cost.kv_bytes_per_token_per_gpu() / kGiB,
-        static_cast<double>(kv) * cost.kv_bytes_per_token_per_gpu() / kGiB);
+        kv, limits.max_model_len, limits.max_model_len * cost.kv_bytes_per_token_per_gpu() / kGib,
+        static_cast<double>(kv) * cost.kv_bytes_per_token_per_gpu() / kGib);
     out.cost.reset();
   }
   return out;

@@ -251,10 +251,12 @@ void ServiceRuntime::on_pod_draining(PodId id) {
 
 void ServiceRuntime::on_pod_killed(PodId id) {
   if (!serving_->has_replica(id)) return;
-  serving_->catch_up();
-  const SimDuration busy = serving_->busy_time(id);
+  // Only a MIG instance's busy time is kept past its pod, and only it needs the engine caught up.
+  if (const TrackedPod* t = tracked(id); t && t->slice >= 0) {
+    serving_->catch_up();
+    retire_busy(*t, serving_->busy_time(id));
+  }
   serving_->kill_replica(id);
-  if (const TrackedPod* t = tracked(id)) retire_busy(*t, busy);
   untrack(id, sim_.now());
 }
 

@@ -5,12 +5,11 @@
 #include <string>
 
 #include "fleetsim/core/ascii_case.hpp"
+#include "fleetsim/core/quantity.hpp"
 
 namespace fleetsim {
 
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 constexpr std::array<std::string_view, 3> kEngineNames{"vllm", "tensorrt-llm", "sglang"};
 
@@ -54,7 +53,7 @@ EngineCalibration default_calibration(EngineKind kind) {
               .compute_efficiency = 0.6,
               .step_overhead_s = 0.002,
               .per_sequence_overhead_s = 0.000015,
-              .activation_reserve_bytes = 2.5 * kGiB};
+              .activation_reserve_bytes = 2.5 * kGib};
     // Fitted on the TensorRT-LLM rows: trtllm-bench offline throughput (M03–M22), Triton online
     // (M31–M36), gptSessionBenchmark batch-1 prefill (M41–M45) and NIM at concurrency 1 (M73).
     // M48 (v0.6.1, batch 480) is left out: it is 2.5× slower than any constant here explains.
@@ -75,7 +74,7 @@ EngineCalibration default_calibration(EngineKind kind) {
               .compute_efficiency = 0.5,
               .step_overhead_s = 0.002,
               .per_sequence_overhead_s = 0.00001,
-              .activation_reserve_bytes = 3.0 * kGiB};
+              .activation_reserve_bytes = 3.0 * kGib};
     // No published row runs SGLang. Its kernels (FlashInfer attention, the same cuBLAS and
     // CUTLASS GEMMs) are vLLM's, so are its achieved fractions; its overlap scheduler prepares
     // the next step on the CPU while the GPU runs this one (host 2.6–2.9 ms hidden behind a
@@ -111,7 +110,7 @@ EngineLimits resolve(const EngineOptions& options, const GpuHardware& gpu, std::
   switch (options.kind) {
     case EngineKind::Vllm: {
       const std::string name = ascii_lower(gpu.name);
-      const bool large = memory >= 70 * kGiB && name.find("a100") == std::string::npos;
+      const bool large = memory >= 70 * kGib && name.find("a100") == std::string::npos;
       l.max_num_seqs = large ? 1024 : 256;
       l.max_num_batched_tokens = large ? 8192 : 2048;
       l.gpu_memory_utilization = 0.9;
@@ -129,7 +128,7 @@ EngineLimits resolve(const EngineOptions& options, const GpuHardware& gpu, std::
       break;
     case EngineKind::Sglang:
       l.max_num_seqs = 2048;
-      l.max_num_batched_tokens = memory < 35 * kGiB ? 2048 : memory < 60 * kGiB ? 4096 : 8192;
+      l.max_num_batched_tokens = memory < 35 * kGib ? 2048 : memory < 60 * kGib ? 4096 : 8192;
       l.gpu_memory_utilization = 0.84;
       l.chunked_prefill = true;
       l.block_tokens = 1;

@@ -11,7 +11,6 @@ namespace fleetsim {
 
 namespace {
 
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // A plan never runs more steps than this before it is recomputed: a step's time grows with the
 // context its decodes read, and the plan treats that growth as linear in the step count, which it
 // is only while the roofline's bound does not switch.
@@ -50,7 +49,7 @@ void EngineReplica::SlotQueue::push_front(std::uint32_t slot) {
 }
 
 EngineReplica::EngineReplica(const StepCost& cost, EngineListener& listener)
-    : milestone_(kInfinity),
+    : milestone_(kNoMilestone),
       chunked_(cost.limits().chunked_prefill),
       mixed_(cost.limits().mixed_steps),
       reserve_output_(cost.limits().reserve_output),
@@ -447,7 +446,7 @@ double EngineReplica::time_after(double k) const {
 void EngineReplica::plan() {
   lead_ = false;
   plan_steps_ = 0;
-  milestone_ = kInfinity;
+  milestone_ = kNoMilestone;
   peak_running_ = std::max(peak_running_, running_);
   if (running_ == 0) return;
   const double queued = std::max(0.0, prefill_queued_ - prefilled_);
@@ -500,7 +499,7 @@ void EngineReplica::plan() {
 void EngineReplica::plan_lead() {
   if (!waiting_.empty() || plan_prefill_ != prefill_queued_ - prefilled_) return;
   const double steps = steps_ + (plan_decodes_ ? 1 : 0);
-  double first_end = kInfinity;
+  double first_end = kNoMilestone;
   if (const HeapEntry* top = next_decode()) {
     if (plan_decodes_ && reached(top->end, steps)) return;
     first_end = top->end;

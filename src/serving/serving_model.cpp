@@ -13,7 +13,6 @@ namespace {
 
 // The queue's first allocation; it doubles from there and never shrinks.
 constexpr std::size_t kInitialQueueCapacity = 64;
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 // The engine's clock is in seconds (a double); the simulation's in whole microseconds.
 SimTime to_sim_time(double seconds) { return SimTime{from_seconds(seconds)}; }
@@ -294,8 +293,8 @@ void ServingModel::catch_up_engines(SimTime now) {
   // A third of the arrivals find nothing due: the lower bound spares them the scan. The scan
   // rebuilds it; a milestone set meanwhile (by settling, or a call back in) lowers it.
   if (earliest_milestone_ > clock) return;
-  earliest_milestone_ = kInfinity;
-  double earliest = kInfinity;  // of those not due, kept in a register through the scan
+  earliest_milestone_ = kNoMilestone;
+  double earliest = kNoMilestone;  // of those not due, kept in a register through the scan
   for (std::uint32_t i = 0; i < next_milestone_.size(); ++i) {
     const double next = next_milestone_[i];
     if (next > clock) {
@@ -384,7 +383,7 @@ void ServingModel::add_replica(const ReplicaSpec& spec, std::optional<SimTime> r
     // Growth happens on scale-up, not per request.
     index = static_cast<std::uint32_t>(replicas_.size());
     replicas_.emplace_back();
-    next_milestone_.push_back(kInfinity);
+    next_milestone_.push_back(kNoMilestone);
     slots_.resize(slots_.size() + c);
   }
   Replica& r = replicas_[index];
@@ -503,7 +502,7 @@ void ServingModel::retire(std::uint32_t replica) {
         std::max(retired_engines_.peak_kv_cache_usage, e.peak_kv_usage());
     if (r.engine->milestone_at != kNever) sim_.cancel(r.engine->milestone);
     r.engine.reset();
-    next_milestone_[replica] = kInfinity;
+    next_milestone_[replica] = kNoMilestone;
   }
   r.state = ReplicaState::Gone;
   ++r.generation;  // a pending Ready event for this entry is now stale

@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "fleetsim/core/quantity.hpp"
+
 namespace fleetsim {
 
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 // The tensor peak a step computes at. Quantized weights are multiplied in the format the GPU
 // has units for: fp8 and int8 on their own units where the GPU has them (W8A8), else dequantized
@@ -126,9 +126,9 @@ std::string StepCost::why_not() const {
       "{} in {} needs {:.1f} GiB of weights per GPU at tensor parallelism {} and {:.1f} GiB for "
       "activations and buffers; a {} has {:.1f} GiB, of which gpu_memory_utilization {} leaves "
       "no room for a KV cache",
-      model_.spec.name, to_string(model_.weights), weight_bytes_per_gpu_ / kGiB,
-      limits_.tensor_parallel_size, limits_.calibration.activation_reserve_bytes / kGiB,
-      hardware_.gpu.name, static_cast<double>(hardware_.gpu.memory_bytes) / kGiB,
+      model_.spec.name, to_string(model_.weights), weight_bytes_per_gpu_ / kGib,
+      limits_.tensor_parallel_size, limits_.calibration.activation_reserve_bytes / kGib,
+      hardware_.gpu.name, static_cast<double>(hardware_.gpu.memory_bytes) / kGib,
       limits_.gpu_memory_utilization);
 }
 

@@ -16,12 +16,6 @@ namespace fleetsim {
 
 namespace {
 
-[[noreturn]] void fail(const std::filesystem::path& p, const std::string& why,
-                       std::size_t line = 0) {
-  throw InputError(SourceLocation{.file = p.string(), .line = static_cast<int>(line)}, "results",
-                   why);
-}
-
 // (I, N) of "results-shard-I-of-N.csv", exactly; nullopt for any other name.
 std::optional<std::pair<unsigned, unsigned>> shard_of(const std::filesystem::path& p) {
   const std::string name = p.filename().string();
@@ -62,31 +56,36 @@ std::vector<Shard> read_shards(const std::vector<std::filesystem::path>& files) 
   std::vector<Shard> shards;
   for (const std::filesystem::path& file : files) {
     const auto name = shard_of(file);
-    if (!name) fail(file, "not named results-shard-I-of-N.csv, so not a sweep shard's results");
+    if (!name)
+      fail_results(file, "not named results-shard-I-of-N.csv, so not a sweep shard's results");
     std::optional<StudyRecord> record = read_record(file);
     if (!record)
-      fail(file, fmt::format("no study record ({}) beside it; rerun its sweep to write one",
-                             record_path(file).filename().string()));
+      fail_results(file, fmt::format("no study record ({}) beside it; rerun its sweep to write one",
+                                     record_path(file).filename().string()));
     if (record->shard_index != name->first || record->shard_count != name->second)
-      fail(file, fmt::format("its study record is of shard {} of {}, not of its name's",
-                             record->shard_index, record->shard_count));
+      fail_results(file, fmt::format("its study record is of shard {} of {}, not of its name's",
+                                     record->shard_index, record->shard_count));
     if (!shards.empty()) {
       const Shard& first = shards.front();
       if (record->digest != first.record.digest)
-        fail(file, fmt::format("of another study than {} (their study digests differ); merge the "
-                               "shards of one study",
-                               first.file.string()));
+        fail_results(file,
+                     fmt::format("of another study than {} (their study digests differ); merge the "
+                                 "shards of one study",
+                                 first.file.string()));
       if (record->shard_count != first.record.shard_count)
-        fail(file, fmt::format("a shard of {}, while {} is a shard of {}", record->shard_count,
-                               first.file.string(), first.record.shard_count));
+        fail_results(file,
+                     fmt::format("a shard of {}, while {} is a shard of {}", record->shard_count,
+                                 first.file.string(), first.record.shard_count));
       if (record->seeds != first.record.seeds)
-        fail(file, fmt::format("ran other seeds than {}: its study's seeds changed between them",
-                               first.file.string()));
+        fail_results(file,
+                     fmt::format("ran other seeds than {}: its study's seeds changed between them",
+                                 first.file.string()));
     }
     for (const Shard& other : shards)
       if (other.record.shard_index == record->shard_index)
-        fail(file, fmt::format("shard {} of {} is given twice (also {}); give each shard once",
-                               record->shard_index, record->shard_count, other.file.string()));
+        fail_results(file,
+                     fmt::format("shard {} of {} is given twice (also {}); give each shard once",
+                                 record->shard_index, record->shard_count, other.file.string()));
     shards.push_back({file, std::move(*record)});
   }
   if (shards.empty()) throw InputError(SourceLocation{.file = "merge"}, "", "no shards to merge");
@@ -100,7 +99,7 @@ std::vector<std::filesystem::path> shard_files(const std::vector<std::filesystem
   for (const std::filesystem::path& in : inputs) {
     std::error_code ec;
     const auto status = std::filesystem::status(in, ec);
-    if (!std::filesystem::exists(status)) fail(in, "no such file or folder");
+    if (!std::filesystem::exists(status)) fail_results(in, "no such file or folder");
     if (!std::filesystem::is_directory(status)) {
       out.push_back(in);
       continue;
@@ -108,8 +107,8 @@ std::vector<std::filesystem::path> shard_files(const std::vector<std::filesystem
     std::vector<std::filesystem::path> found;
     for (std::filesystem::directory_iterator it(in, ec), end; !ec && it != end; it.increment(ec))
       if (shard_of(it->path())) found.push_back(it->path());
-    if (ec) fail(in, ec.message());
-    if (found.empty()) fail(in, "no results-shard-I-of-N.csv in this folder");
+    if (ec) fail_results(in, ec.message());
+    if (found.empty()) fail_results(in, "no results-shard-I-of-N.csv in this folder");
     std::sort(found.begin(), found.end());
     out.insert(out.end(), found.begin(), found.end());
   }
@@ -126,24 +125,25 @@ MergeOutcome merge_results(const std::vector<std::filesystem::path>& files,
   MergeOutcome outcome;
   for (const Shard& shard : shards) {
     ResultsText text = read_results(shard.file);
-    if (text.header.empty()) fail(shard.file, "not a results file (no header)");
+    if (text.header.empty()) fail_results(shard.file, "not a results file (no header)");
     if (header.empty()) header = text.header;
     if (text.header != header)
-      fail(shard.file, fmt::format("its header differs from {}'s", shards.front().file.string()));
+      fail_results(shard.file,
+                   fmt::format("its header differs from {}'s", shards.front().file.string()));
     std::map<std::pair<std::size_t, std::uint64_t>, std::size_t> line_of;
     for (ResultsRow& row : text.rows) {
       const auto key = row_key(row.text, shard.file.string(), row.line);
       if (!shard.record.has_run(key.first, key.second))
-        fail(shard.file,
-             fmt::format("point {} seed {} is not a run of shard {} of {}", key.first, key.second,
-                         shard.record.shard_index, shard.record.shard_count),
-             row.line);
+        fail_results(shard.file,
+                     fmt::format("point {} seed {} is not a run of shard {} of {}", key.first,
+                                 key.second, shard.record.shard_index, shard.record.shard_count),
+                     row.line);
       if (auto [it, fresh] = line_of.emplace(key, row.line); !fresh) {
         if (rows[key] != row.text)
-          fail(shard.file,
-               fmt::format("a second row for point {} seed {}, unlike line {}'s", key.first,
-                           key.second, it->second),
-               row.line);
+          fail_results(shard.file,
+                       fmt::format("a second row for point {} seed {}, unlike line {}'s", key.first,
+                                   key.second, it->second),
+                       row.line);
         continue;
       }
       rows.emplace(key, std::move(row.text));

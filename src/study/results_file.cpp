@@ -17,10 +17,6 @@ namespace fleetsim {
 
 namespace {
 
-[[noreturn]] void fail(const std::filesystem::path& p, const std::string& why) {
-  throw InputError(SourceLocation{.file = p.string()}, "results", why);
-}
-
 std::string file_text(const std::string& header,
                       const std::map<std::pair<std::size_t, std::uint64_t>, std::string>& rows) {
   std::string text = header + '\n';
@@ -30,9 +26,14 @@ std::string file_text(const std::string& header,
 
 }  // namespace
 
+void fail_results(const std::filesystem::path& path, const std::string& why, std::size_t line) {
+  throw InputError(SourceLocation{.file = path.string(), .line = static_cast<int>(line)}, "results",
+                   why);
+}
+
 ResultsText read_results(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
-  if (!in) fail(p, "cannot read this file");
+  if (!in) fail_results(p, "cannot read this file");
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string text = ss.str();
@@ -74,7 +75,7 @@ ResultsFile::ResultsFile(std::filesystem::path path, std::string header, StudyRe
   // Rewritten first, so that a torn row is gone before new ones follow it.
   write_file_atomically(path_, "results", file_text(header_, rows_));
   fd_ = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
-  if (fd_ < 0) fail(path_, std::strerror(errno));
+  if (fd_ < 0) fail_results(path_, std::strerror(errno));
 }
 
 // Rows are kept only from a file of this study (the same digest and header), and only for runs
@@ -82,13 +83,14 @@ ResultsFile::ResultsFile(std::filesystem::path path, std::string header, StudyRe
 void ResultsFile::keep_rows(ResultsText& found, const StudyRecord& record) {
   const std::optional<StudyRecord> before = read_record(path_);
   if (!before)
-    fail(path_, fmt::format("no study record ({}) beside it, so the study that wrote it is "
-                            "unknown; use another --out, or delete it to start over",
-                            record_path(path_).filename().string()));
+    fail_results(path_, fmt::format("no study record ({}) beside it, so the study that wrote it is "
+                                    "unknown; use another --out, or delete it to start over",
+                                    record_path(path_).filename().string()));
   if (before->digest != record.digest || found.header != header_)
-    fail(path_,
-         "written by another study, or by this one before its scenario, parameters or points "
-         "changed; use another --out, or delete it to start over");
+    fail_results(
+        path_,
+        "written by another study, or by this one before its scenario, parameters or points "
+        "changed; use another --out, or delete it to start over");
   std::size_t dropped = 0;
   std::string first;
   std::map<std::pair<std::size_t, std::uint64_t>, std::size_t> line_of;
@@ -127,7 +129,7 @@ void ResultsFile::append(std::size_t point, std::uint64_t seed, const std::strin
   const std::string line = row + '\n';
   // One write() per row: a kill leaves whole rows and at most one torn last row.
   if (::write(fd_, line.data(), line.size()) != static_cast<ssize_t>(line.size()))
-    fail(path_, "writing a row failed");
+    fail_results(path_, "writing a row failed");
   rows_.emplace(std::pair{point, seed}, row);
 }
 

@@ -23,13 +23,13 @@ struct LengthColumns {
 
 constexpr std::array<std::string_view, 1> kSimpleIgnored{"time_s"};
 constexpr std::array<std::string_view, 1> kAzureIgnored{"TIMESTAMP"};
-constexpr std::array<std::string_view, 3> kMooncakeIgnored{"timestamp_ms", "num_prefix_hash_blocks",
-                                                           "hash_ids"};
+constexpr std::array<std::string_view, 3> kMooncakeNonLengthColumns{
+    "timestamp_ms", "num_prefix_hash_blocks", "hash_ids"};
 
-constexpr std::array<LengthColumns, 3> kLayouts{{
+constexpr std::array<LengthColumns, 3> kLengthLayouts{{
     {"input_tokens", "output_tokens", kSimpleIgnored},
     {"ContextTokens", "GeneratedTokens", kAzureIgnored},
-    {"input_length", "output_length", kMooncakeIgnored},
+    {"input_length", "output_length", kMooncakeNonLengthColumns},
 }};
 
 constexpr CsvOptions kLengthsCsv{.noun = "token table",
@@ -40,8 +40,8 @@ constexpr CsvOptions kLengthsCsv{.noun = "token table",
 TokenLengthsFile::TokenLengthsFile(const std::filesystem::path& file)
     : csv_(std::make_unique<CsvReader>(file, kLengthsCsv)) {
   std::optional<std::size_t> found;
-  for (std::size_t l = 0; l < kLayouts.size() && !found; ++l) {
-    if (csv_->column(kLayouts[l].input) || csv_->column(kLayouts[l].output)) found = l;
+  for (std::size_t l = 0; l < kLengthLayouts.size() && !found; ++l) {
+    if (csv_->column(kLengthLayouts[l].input) || csv_->column(kLengthLayouts[l].output)) found = l;
   }
   if (!found) {
     std::string names;
@@ -52,7 +52,7 @@ TokenLengthsFile::TokenLengthsFile(const std::filesystem::path& file)
                                       "input_length,output_length); the header is \"{}\"",
                                       names));
   }
-  const LengthColumns& layout = kLayouts[*found];
+  const LengthColumns& layout = kLengthLayouts[*found];
   const std::array<std::string_view, 2> known{layout.input, layout.output};
   csv_->check_columns(known, layout.ignored);
   input_ = csv_->require(layout.input);

@@ -25,6 +25,10 @@ struct Quantity {
 inline constexpr std::int64_t kMaxQuantityUnits =
     std::numeric_limits<std::int64_t>::max() / 4 / 1000;
 
+// Bytes in a mebibyte and in a gibibyte.
+inline constexpr std::int64_t kMib = std::int64_t{1} << 20;
+inline constexpr std::int64_t kGib = std::int64_t{1} << 30;
+
 // Why parse_quantity refused a text: its form, or its size (the form is right).
 enum class QuantityProblem : std::uint8_t { Malformed, TooLarge };
 

@@ -2,6 +2,7 @@
 // kind being decoded (the prefix of warning fields).
 #pragma once
 
+#include <array>
 #include <string>
 #include <string_view>
 
@@ -11,6 +12,10 @@
 #include "fleetsim/scenario/yaml_reader.hpp"
 
 namespace fleetsim {
+
+// The taint effects Kubernetes accepts (for NodePools' taints and pods' tolerations).
+inline constexpr std::array<std::string_view, 3> kTaintEffects{"NoSchedule", "PreferNoSchedule",
+                                                               "NoExecute"};
 
 struct DecodeContext {
   ResourceRegistry& resources;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -26,6 +27,10 @@ class WarningLog;
 
 // DESIGN.md §9: a scenario or manifest file larger than this is refused before it is parsed.
 inline constexpr std::uintmax_t kMaxYamlFileBytes = 16 * 1024 * 1024;
+
+// The bounds of Kubernetes' int32 fields, for as_int.
+inline constexpr std::int64_t kInt32Min = std::numeric_limits<std::int32_t>::min();
+inline constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
 // DESIGN.md §9: nodes visited per file, counting every expansion of an alias. Thousands of
 // manifests stay far below it; a "billion laughs" file reaches it within milliseconds.
 inline constexpr std::size_t kMaxYamlNodesPerFile = 1'000'000;

@@ -9,11 +9,15 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "fleetsim/serving/step_cost.hpp"
 
 namespace fleetsim {
+
+// The next milestone of an idle engine: never.
+inline constexpr double kNoMilestone = std::numeric_limits<double>::infinity();
 
 // Told what the engine did, with the time (seconds) it happened.
 class EngineListener {

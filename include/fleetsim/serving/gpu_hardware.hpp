@@ -7,6 +7,10 @@
 
 namespace fleetsim {
 
+// Datasheets' decimal units: GB/s, TFLOPS.
+inline constexpr double kGiga = 1e9;
+inline constexpr double kTera = 1e12;
+
 struct GpuHardware {
   std::string name;               // the catalog's GPU name: "h100", "a10g"
   std::int64_t memory_bytes = 0;  // usable memory (nvidia-smi's total)

@@ -14,6 +14,10 @@
 
 namespace fleetsim {
 
+// An InputError about a results file (field "results"), at `line` when it is not 0.
+[[noreturn]] void fail_results(const std::filesystem::path& path, const std::string& why,
+                               std::size_t line = 0);
+
 // A results file's header and its complete rows, each with its line number.
 struct ResultsRow {
   std::size_t line = 0;

@@ -2,13 +2,13 @@
 
 #include "fleetsim/cloudprovider/aws/ebs_volumes.hpp"
 #include "fleetsim/cloudprovider/cloud_provider.hpp"
+#include "fleetsim/core/quantity.hpp"
 
 namespace fleetsim {
 
 namespace {
 
 constexpr double kHoursPerMonth = 730.0;  // AWS's convention for monthly prices
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 double per_gib_month(EbsVolumeType t) {
   switch (t) {
@@ -55,11 +55,11 @@ double PriceSource::instance_per_hour(const Node& node) const {
 
 double PriceSource::volumes_price_per_hour(std::span<const BlockDevice> volumes) const {
   if (volumes.empty())
-    return static_cast<double>(aws_sizing::kDefaultRootVolumeBytes) / kGiB *
+    return static_cast<double>(aws_sizing::kDefaultRootVolumeBytes) / kGib *
            per_gib_month(EbsVolumeType::gp3) / kHoursPerMonth;
   double monthly = 0;
   for (const BlockDevice& v : volumes) {
-    monthly += static_cast<double>(v.size_bytes) / kGiB * per_gib_month(v.type);
+    monthly += static_cast<double>(v.size_bytes) / kGib * per_gib_month(v.type);
     if (v.type == EbsVolumeType::gp3) {
       if (v.iops > 3000) monthly += 0.005 * static_cast<double>(v.iops - 3000);
       if (v.throughput_mibps > 125) monthly += 0.04 * static_cast<double>(v.throughput_mibps - 125);

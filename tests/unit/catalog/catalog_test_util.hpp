@@ -12,6 +12,7 @@
 
 #include "fleetsim/catalog/aws_node_sizing.hpp"
 #include "fleetsim/catalog/catalog.hpp"
+#include "fleetsim/core/quantity.hpp"
 
 namespace fleetsim::test {
 
@@ -22,9 +23,6 @@ inline std::filesystem::path fixture_dir(std::string_view name) {
 inline std::filesystem::path bundled_catalog_dir() {
   return source_dir() / "instance-catalog/aws/us-east-1";
 }
-
-inline constexpr std::int64_t kMib = 1LL << 20;
-inline constexpr std::int64_t kGib = 1LL << 30;
 
 // The §6 header, for catalogs written inline.
 inline constexpr std::string_view kTypesHeader =

@@ -3,11 +3,11 @@
 
 #include <catch2/catch.hpp>
 
+#include "fleetsim/core/quantity.hpp"
+
 using namespace fleetsim;
 
 namespace {
-
-constexpr double kGib = 1024.0 * 1024.0 * 1024.0;
 
 PackingNodeKind node(double usd, double cpu_millis, double memory, double gpus) {
   PackingNodeKind k{.usd_per_hour = usd};

@@ -1,8 +1,12 @@
-// Lint rules on GPU sharing under Karpenter: it sizes NodeClaims from EC2's instance types, which
-// list whole GPUs only; MIG slices and time-sliced replicas exist once the GPU Operator or the
-// device plugin has configured a running node. Only a NodeOverlay tells Karpenter beforehand.
+// Lint rules on GPU sharing. Karpenter sizes NodeClaims from EC2's instance types, which list
+// whole GPUs only; MIG slices and time-sliced replicas exist once the GPU Operator or the device
+// plugin has configured a running node. Only a NodeOverlay tells Karpenter beforehand. The
+// Cluster Autoscaler judges a GPU node's readiness by nvidia.com/gpu alone.
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "fleetsim/provisioning/cluster_autoscaler/gpu_readiness.hpp"
 #include "lint_view.hpp"
 
 namespace fleetsim::lint {
@@ -81,7 +85,48 @@ void time_sliced_pool(const LintView& view, std::vector<LintFinding>& out) {
   }
 }
 
+// A node group labelled as a GPU group whose nodes advertise MIG devices or renamed replicas and
+// no nvidia.com/gpu: the Cluster Autoscaler copies each for unready for ever (autoscaler#8095).
+void gpu_node_never_ready(const LintView& view, std::vector<LintFinding>& out) {
+  if (view.config.cluster_autoscaler.gpu_readiness != GpuReadinessCheck::ResourceName) return;
+  const auto& types = view.config.catalog->types();
+  for (std::size_t p = 0; p < view.pools.size() && p < view.context->pools().size(); ++p) {
+    const NodePool& group = view.pools[p];
+    if (!group.labels.contains(kAwsGpuLabel)) continue;
+    std::string offered;  // the first device of a type that offers no nvidia.com/gpu
+    view.context->pools()[p].types.for_each([&](std::size_t t) {
+      if (!offered.empty() || types[t].gpu_count == 0) return;
+      std::vector<GpuDevice> devices;
+      try {
+        devices = gpu_devices(types[t], group.labels, view.config.gpu_operator);
+      } catch (const InputError&) {
+        return;  // a setup the device plugin refuses: the load's checks report it
+      }
+      const bool whole = std::any_of(devices.begin(), devices.end(), [](const GpuDevice& d) {
+        return d.resource == "nvidia.com/gpu";
+      });
+      if (!whole && !devices.empty()) offered = devices.front().resource;
+    });
+    if (offered.empty()) continue;
+    out.push_back(finding(
+        "gpu-node-never-ready", group.where, fmt::format("node group {}", group.name),
+        fmt::format("its nodes carry {} and will offer {} but no nvidia.com/gpu, so the Cluster "
+                    "Autoscaler takes each for a node whose GPUs are not ready yet, for ever "
+                    "(FilterOutNodesWithUnreadyResources, autoscaler#8095): the group's "
+                    "scale-ups time out and back it off, and past --ok-total-unready-count such "
+                    "nodes stop all scaling",
+                    kAwsGpuLabel, offered),
+        "advertise MIG devices as nvidia.com/gpu (gpu_operator.mig_strategy: single) or shared "
+        "GPUs under their own name (renameByDefault: false); fleetsim's cluster_autoscaler."
+        "gpu_readiness: any-nvidia-resource models the fix proposed upstream (PR #9673)"));
+  }
+}
+
 }  // namespace
+
+void ca_gpu_rules(const LintView& view, std::vector<LintFinding>& out) {
+  gpu_node_never_ready(view, out);
+}
 
 void gpu_sharing_rules(const LintView& view, std::vector<LintFinding>& out) {
   gpu_slices_invisible(view, out);

@@ -91,10 +91,11 @@ std::vector<LintFinding> lint_scenario(const ScenarioConfig& config) {
   const lint::LintView view(config);
   std::vector<LintFinding> out;
   // The NodePool and disruption rules are about Karpenter's settings; under the Cluster
-  // Autoscaler only the placement and autoscaling rules apply (to its node groups).
+  // Autoscaler the placement and autoscaling rules apply to its node groups, with its own GPU rule.
   if (config.provisioner == ProvisionerKind::ClusterAutoscaler) {
     lint::autoscaling_rules(view, out);
     lint::placement_rules(view, out);
+    lint::ca_gpu_rules(view, out);
   } else {
     for (lint::Rule rule : {lint::autoscaling_rules, lint::nodepool_rules, lint::disruption_rules,
                             lint::placement_rules, lint::gpu_sharing_rules})

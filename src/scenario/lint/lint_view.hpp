@@ -43,6 +43,7 @@ void nodepool_rules(const LintView& view, std::vector<LintFinding>& out);
 void disruption_rules(const LintView& view, std::vector<LintFinding>& out);
 void placement_rules(const LintView& view, std::vector<LintFinding>& out);
 void gpu_sharing_rules(const LintView& view, std::vector<LintFinding>& out);
+void ca_gpu_rules(const LintView& view, std::vector<LintFinding>& out);
 
 // A finding of rule `id` with its severity from kLintRules.
 LintFinding finding(std::string_view id, SourceLocation where, std::string subject,

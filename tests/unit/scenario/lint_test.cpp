@@ -308,6 +308,47 @@ TEST_CASE("best-effort-pods: pods that request nothing, and loading warns of the
         "GPU figures mean nothing; give its containers resources.requests");
 }
 
+// autoscaler#8095 (open): FilterOutNodesWithUnreadyResources copies a node that carries the GPU
+// label and advertises no nvidia.com/gpu as unready; the run's consequence is in
+// gpu_sharing_run_test.cpp ("MIG-only nodes the Cluster Autoscaler takes for unready ...").
+TEST_CASE(
+    "gpu-node-never-ready: a GPU-labelled group of mixed-strategy MIG nodes under the "
+    "Cluster Autoscaler",
+    "[scenario][lint]") {
+  const auto group = [](const std::string& labels) {
+    return "---\napiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: c, "
+           "region: us-east-1}\nmanagedNodeGroups:\n  - name: mig\n    instanceType: "
+           "p4d.24xlarge\n    maxSize: 2\n    labels: {" +
+           labels + "}\n";
+  };
+  const std::string labelled =
+      group("nvidia.com/mig.config: all-1g.5gb, k8s.amazonaws.com/accelerator: nvidia-a100");
+  const std::string ca = "provisioner: cluster-autoscaler\n";
+  const Lint mixed(labelled, ca + "gpu_operator: {mig_strategy: mixed}\n");
+  CHECK(mixed.lines() ==
+        std::vector<std::string>{
+            "gpu-node-never-ready | node group mig | its nodes carry "
+            "k8s.amazonaws.com/accelerator and will offer nvidia.com/mig-1g.5gb but no "
+            "nvidia.com/gpu, so the Cluster Autoscaler takes each for a node whose GPUs are not "
+            "ready yet, for ever (FilterOutNodesWithUnreadyResources, autoscaler#8095): the "
+            "group's scale-ups time out and back it off, and past --ok-total-unready-count such "
+            "nodes stop all scaling | advertise MIG devices as nvidia.com/gpu "
+            "(gpu_operator.mig_strategy: single) or shared GPUs under their own name "
+            "(renameByDefault: false); fleetsim's cluster_autoscaler.gpu_readiness: "
+            "any-nvidia-resource models the fix proposed upstream (PR #9673)"});
+  // The single strategy advertises the slices as nvidia.com/gpu; the proposed fix takes any
+  // nvidia.com/ resource; without the label the autoscaler does not expect GPUs at all.
+  CHECK(Lint(labelled, ca).lines().empty());
+  CHECK(Lint(labelled, ca + "gpu_operator: {mig_strategy: mixed}\n"
+                            "cluster_autoscaler: {gpu_readiness: any-nvidia-resource}\n")
+            .lines()
+            .empty());
+  CHECK(
+      Lint(group("nvidia.com/mig.config: all-1g.5gb"), ca + "gpu_operator: {mig_strategy: mixed}\n")
+          .lines()
+          .empty());
+}
+
 // Every finding on a bundled example must be accepted by a `# lint accepts RULE: why` comment
 // in its scenario file, and every accepted rule must still be found.
 TEST_CASE("under the Cluster Autoscaler the placement rules read the node groups",

@@ -99,6 +99,52 @@ TEST_CASE("keda-average-query: an avg query under AverageValue caps the replicas
             .empty());
 }
 
+TEST_CASE("gpu-threshold-beyond-range: a percentage threshold on DCGM's 0-1 engine-active ratio",
+          "[scenario][lint]") {
+  auto scaled_object = [](const std::string& query, const std::string& threshold,
+                          const std::string& metric_type) {
+    return "---\napiVersion: keda.sh/v1alpha1\nkind: ScaledObject\nmetadata: {name: llm}\n"
+           "spec:\n  scaleTargetRef: {name: llm}\n  maxReplicaCount: 10\n  triggers:\n"
+           "    - type: prometheus\n" +
+           metric_type +
+           "      metadata: {serverAddress: \"http://prometheus:9090\", threshold: \"" + threshold +
+           "\", query: '" + query + "'}\n";
+  };
+  const auto lint = [&](const std::string& query, const std::string& threshold,
+                        const std::string& metric_type = "") {
+    return Lint(pool() + workload() + scaled_object(query, threshold, metric_type)).lines();
+  };
+  const std::string sum = "sum(DCGM_FI_PROF_GR_ENGINE_ACTIVE{namespace=\"default\"})";
+  CHECK(lint(sum, "80") ==
+        std::vector<std::string>{
+            "gpu-threshold-beyond-range | ScaledObject default/llm | the query reads "
+            "DCGM_FI_PROF_GR_ENGINE_ACTIVE, which is at most 1 per GPU, but the threshold is 80: "
+            "the load never reaches it, so the Deployment never scales up | "
+            "DCGM_FI_PROF_GR_ENGINE_ACTIVE is a ratio: give the threshold as one (0.8 for 80%)"});
+  CHECK(lint(sum, "0.8").empty());
+  // A sum under a Value target can pass 1 with enough pods; an average cannot.
+  CHECK(lint(sum, "80", "      metricType: Value\n").empty());
+  const std::string avg = "avg(DCGM_FI_PROF_GR_ENGINE_ACTIVE{namespace=\"default\"})";
+  CHECK(lint(avg, "80", "      metricType: Value\n").size() == 1);
+  // Scaled to a percentage by the query itself: no finding.
+  CHECK(lint(avg + " * 100", "80", "      metricType: Value\n").empty());
+  CHECK(lint("max(DCGM_FI_DEV_GPU_UTIL)", "120", "      metricType: Value\n") ==
+        std::vector<std::string>{
+            "gpu-threshold-beyond-range | ScaledObject default/llm | the query reads "
+            "DCGM_FI_DEV_GPU_UTIL, which is at most 100 per GPU, but the threshold is 120: the "
+            "load never reaches it, so the Deployment never scales up | DCGM_FI_DEV_GPU_UTIL is "
+            "a percentage: give a threshold of at most 100"});
+  // keda-average-query's cap, for the ratio.
+  CHECK(lint(avg, "0.6") ==
+        std::vector<std::string>{
+            "keda-average-query | ScaledObject default/llm | the query averages over pods, but an "
+            "AverageValue target (the default) treats its value as the total of all pods: the "
+            "Deployment gets ceil(average ÷ 0.6) replicas; the graphics engine's active share is "
+            "at most 1, so at most ceil(1 ÷ 0.6) = 2 replicas, whatever the load | sum the query "
+            "(sum(...)) so it grows with the load, or set metricType: Value to scale by average "
+            "÷ threshold"});
+}
+
 TEST_CASE("replicas-beyond-pool-limits: maxReplicas × GPUs past the pools' limits",
           "[scenario][lint]") {
   const std::string hpa =

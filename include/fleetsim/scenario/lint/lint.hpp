@@ -22,9 +22,11 @@ struct LintRule {
   std::string_view summary;  // one line, for --help and README
 };
 
-inline constexpr std::array<LintRule, 15> kLintRules{{
+inline constexpr std::array<LintRule, 16> kLintRules{{
     {"keda-average-query", LintSeverity::Warning,
      "a prometheus trigger averages (avg) under an AverageValue target, which caps replicas"},
+    {"gpu-threshold-beyond-range", LintSeverity::Warning,
+     "a KEDA threshold past what its DCGM gauge can read (80 on a 0-1 ratio): no scale-up"},
     {"replicas-beyond-pool-limits", LintSeverity::Warning,
      "maxReplicas × accelerators per pod exceeds the limits of every NodePool it can land on"},
     {"multi-gpu-types-for-one-gpu-pods", LintSeverity::Warning,

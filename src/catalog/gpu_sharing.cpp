@@ -150,6 +150,7 @@ NodeGpuSetup node_gpu_setup(const InstanceType& t, const Labels& labels,
   for (const GpuDevice& d : devices)
     if (const auto slot = registry.find(d.resource)) r[*slot] += d.per_gpu * t.gpu_count;
   out.allocatable = r;
+  out.physical_gpus = t.gpu_count;
   if (has_mig_layout(labels)) {
     out.layout = labels.find(kMigConfigLabelName)->second;
     out.delay = s.mig_layout_delay;
@@ -172,7 +173,6 @@ NodeGpuSetup node_gpu_setup(const InstanceType& t, const Labels& labels,
   if (!out.layout.empty()) {
     const MigLayout& layout =
         *find_mig_layout(s.mig_layouts, t.gpu_name, t.gpu_memory_mib, out.layout);
-    out.physical_gpus = t.gpu_count;
     out.mig_single = strategy == MigStrategy::Single;
     // gpu_devices lists the devices in the layout's order: one per profile (mixed), or the
     // single strategy's one.

@@ -1,5 +1,7 @@
 #include "fleetsim/report/report_json.hpp"
 
+#include <fmt/format.h>
+
 #include <fstream>
 
 #include "fleetsim/core/calendar.hpp"
@@ -79,6 +81,7 @@ Json sla_json(const SlaResult& sla) {
       for (const auto& [profile, hours] : s.busy_slice_hours) slices[profile] = round_report(hours);
       j["busy_slice_hours"] = std::move(slices);
     }
+    if (s.busy_replica_hours > 0) j["busy_replica_hours"] = round_report(s.busy_replica_hours);
     // The engine model's figures; null for services without it.
     const bool engine = s.engine.has_value();
     const SlaResult::Service::Engine e = s.engine.value_or(SlaResult::Service::Engine{});
@@ -148,6 +151,21 @@ Json reservations_json(const ReservationsResult& res) {
               {"unused_usd", round_report(res.unused_usd)}};
 }
 
+// MIG instances ("slice") or shared GPUs' replicas ("replica"): offered, held, busy, cost.
+Json slices_json(const GpuResult::Slices& s, std::string_view unit) {
+  const bool offered = s.offered_slice_hours > 0;
+  return Json{
+      {fmt::format("offered_{}_hours", unit), round_report(s.offered_slice_hours)},
+      {fmt::format("allocated_{}_hours", unit), round_report(s.allocated_slice_hours)},
+      {fmt::format("busy_{}_hours", unit), round_report(s.busy_slice_hours)},
+      {"allocation_ratio", stat(s.allocation_ratio, offered)},
+      {"utilization", stat(s.utilization, offered)},
+      {"usd", round_report(s.usd)},
+      {fmt::format("usd_per_{}_hour", unit), stat(s.usd_per_slice_hour, offered)},
+      {fmt::format("usd_per_busy_{}_hour", unit),
+       stat(s.usd_per_busy_slice_hour.value_or(0.0), s.usd_per_busy_slice_hour.has_value())}};
+}
+
 }  // namespace
 
 Json report_json(const RunResult& result) {
@@ -185,22 +203,16 @@ Json report_json(const RunResult& result) {
   gpu["utilization"] = stat(g.utilization, g.provisioned_gpu_hours > 0);
   if (g.mig) {
     Json profiles = Json::object();
-    for (const auto& [name, s] : g.mig->by_profile) {
-      const bool offered = s.offered_slice_hours > 0;
-      profiles[name] = Json{
-          {"offered_slice_hours", round_report(s.offered_slice_hours)},
-          {"allocated_slice_hours", round_report(s.allocated_slice_hours)},
-          {"busy_slice_hours", round_report(s.busy_slice_hours)},
-          {"allocation_ratio", stat(s.allocation_ratio, offered)},
-          {"utilization", stat(s.utilization, offered)},
-          {"usd", round_report(s.usd)},
-          {"usd_per_slice_hour", stat(s.usd_per_slice_hour, offered)},
-          {"usd_per_busy_slice_hour",
-           stat(s.usd_per_busy_slice_hour.value_or(0.0), s.usd_per_busy_slice_hour.has_value())}};
-    }
+    for (const auto& [name, s] : g.mig->by_profile) profiles[name] = slices_json(s, "slice");
     gpu["mig"] = Json{{"gpu_hours", round_report(g.mig->gpu_hours)},
                       {"usd", round_report(g.mig->usd)},
                       {"by_profile", std::move(profiles)}};
+  }
+  if (g.shared) {
+    Json shared{{"gpu_hours", round_report(g.shared->gpu_hours)},
+                {"usd", round_report(g.shared->usd)}};
+    shared.update(slices_json(g.shared->replicas, "replica"));
+    gpu["shared"] = std::move(shared);
   }
 
   r["sla"] = sla_json(result.sla);

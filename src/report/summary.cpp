@@ -166,6 +166,17 @@ std::string format_summary(const RunResult& result) {
                       s.usd_per_busy_slice_hour ? usd(*s.usd_per_busy_slice_hour) : "n/a"));
     }
   }
+  if (gpu.shared) {
+    const GpuResult::Slices& r = gpu.shared->replicas;
+    row(out, "Shared GPU-hours",
+        fmt::format("{:.2f}  ({})", shown(gpu.shared->gpu_hours), usd(gpu.shared->usd)));
+    row(out, "  replica-hours",
+        fmt::format("{:.2f} offered / {:.2f} allocated / {:.2f} busy", shown(r.offered_slice_hours),
+                    shown(r.allocated_slice_hours), shown(r.busy_slice_hours)));
+    row(out, "  per replica-hour",
+        fmt::format("{} offered / {} busy", usd(r.usd_per_slice_hour),
+                    r.usd_per_busy_slice_hour ? usd(*r.usd_per_busy_slice_hour) : "n/a"));
+  }
 
   // Serving, when the scenario has services.
   const SlaResult& sla = result.sla;

@@ -57,6 +57,13 @@ void CostLedger::open(const Node& node, SimTime now) {
                         .offered = static_cast<double>(g.mig[i].per_gpu * g.physical_gpus),
                         .weight = mig_cost_weight(g, i)});
   }
+  // Time-slicing or MPS on whole GPUs, as a pod asks for them: each GPU's replicas are devices.
+  if (g.mig.empty() && g.sharing != GpuSharingKind::None) {
+    a.shared = true;
+    a.slices.push_back({.totals = &shared_,
+                        .offered = static_cast<double>(g.replicas * g.physical_gpus),
+                        .weight = 1.0});
+  }
   billed_.push_back(node.id);
 }
 
@@ -152,7 +159,15 @@ void CostLedger::take_shares(NodeAccount& a, const Node& node, const Cluster& cl
     const WorkloadKind kind = cluster.workloads().at(pod.workload).kind;
     if (kind != WorkloadKind::DaemonSet) (is_balloon(*pod.spec) ? balloons : others) = true;
     double fraction = 0.0;
-    if (!a.slices.empty()) {
+    if (a.shared) {
+      // A shared GPU's pods hold its replicas: a pod's share of the cost is theirs of the node's.
+      NodeAccount::Slices& s = a.slices.front();
+      const std::optional<ResourceIndex> replicated = node.gpu_setup.replicated;
+      const double devices = replicated ? static_cast<double>(req[*replicated]) : 0.0;
+      s.allocated += devices;
+      if (busy_while_bound(kind)) s.busy += devices;
+      fraction = s.offered > 0 ? devices / s.offered : 0.0;
+    } else if (!a.slices.empty()) {
       // A MIG node's pods hold instances (nvidia.com/gpu is one under the single strategy): a
       // pod's share of the cost is its instances' share of their profile's.
       if (const std::optional<MigHold> hold = mig_hold(node.gpu_setup, req)) {
@@ -232,10 +247,11 @@ bool CostLedger::close(const Node& node, SimTime at) {
     a->fee_usd += a->fee_per_hour * unbilled_hours;
     unallocated_usd_ += (a->instance_per_hour + a->fee_per_hour) * unbilled_hours;
   }
+  const double gpu_seconds = static_cast<double>(node.gpu_setup.physical_gpus) * to_seconds(lived);
   if (a->slices.empty()) {
     provisioned_gpu_seconds_ += static_cast<double>(node.allocatable.gpus()) * to_seconds(lived);
   } else {
-    mig_gpu_seconds_ += static_cast<double>(node.gpu_setup.physical_gpus) * to_seconds(lived);
+    (a->shared ? shared_gpu_seconds_ : mig_gpu_seconds_) += gpu_seconds;
   }
 
   instance_usd_[static_cast<std::size_t>(node.capacity_type)] += a->instance_usd;

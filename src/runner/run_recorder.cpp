@@ -17,6 +17,21 @@ NodeDeletionReason deletion_reason(const SimEvent& e) {
 
 double safe_ratio(double num, double den) { return den > 0.0 ? num / den : 0.0; }
 
+// MIG instances or shared GPUs' replicas: offered, held and busy, in hours, and their cost.
+GpuResult::Slices slice_result(const CostLedger::SliceSeconds& s) {
+  const double offered = s.offered / kSecondsPerHour;
+  const double allocated = s.allocated / kSecondsPerHour;
+  const double busy = s.busy / kSecondsPerHour;
+  return {.offered_slice_hours = offered,
+          .allocated_slice_hours = allocated,
+          .busy_slice_hours = busy,
+          .allocation_ratio = safe_ratio(allocated, offered),
+          .utilization = safe_ratio(busy, offered),
+          .usd = s.usd,
+          .usd_per_slice_hour = safe_ratio(s.usd, offered),
+          .usd_per_busy_slice_hour = busy > 0 ? std::optional(s.usd / busy) : std::nullopt};
+}
+
 }  // namespace
 
 RunRecorder::RunRecorder(RunInfo info, const NodePricing& pricing,
@@ -255,8 +270,9 @@ void RunRecorder::on_interval(SimTime now, const Cluster& cluster) {
     ++row.nodes;
     if (node.capacity_type == CapacityType::OnDemand) ++row.nodes_on_demand;
     if (node.capacity_type == CapacityType::Spot) ++row.nodes_spot;
-    // Whole GPUs only, as report.json's gpu section: a MIG node's devices are slices.
-    const bool whole = node.gpu_setup.mig.empty();
+    // Whole GPUs only, as report.json's gpu section: a MIG node's devices are slices, a shared
+    // GPU's are replicas.
+    const bool whole = node.gpu_setup.mig.empty() && node.gpu_setup.sharing == GpuSharingKind::None;
     if (whole) row.gpus_provisioned += node.allocatable.gpus();
     for (PodId pid : node.pods) {
       if (!whole) break;
@@ -341,6 +357,7 @@ void RunRecorder::on_end(SimTime end, const Cluster& cluster) {
                        .peak_replicas = service->peak_replicas(),
                        .busy_gpu_seconds = service->busy_gpu_seconds(),
                        .busy_slice_seconds = service->busy_slice_seconds(),
+                       .busy_replica_seconds = service->busy_replica_seconds(),
                        .fluid = service->config().simulation == ServingMode::Fluid};
       if (const std::optional<EngineTotals> e = service->engine_totals()) {
         s.engine = SlaResult::Service::Engine{.preemptions = e->preemptions,
@@ -350,6 +367,7 @@ void RunRecorder::on_end(SimTime end, const Cluster& cluster) {
       ledger_.add_busy_gpu_seconds(s.busy_gpu_seconds);
       for (const auto& [profile, seconds] : s.busy_slice_seconds)
         ledger_.add_busy_slice_seconds(profile, seconds);
+      ledger_.add_busy_replica_seconds(s.busy_replica_seconds);
       services_.push_back(std::move(s));
     }
   }
@@ -386,21 +404,16 @@ RunResult RunRecorder::result(std::uint64_t engine_events) const {
   if (!ledger_.slice_seconds().empty()) {
     GpuResult::Mig mig{.gpu_hours = ledger_.mig_gpu_seconds() / kSecondsPerHour};
     for (const auto& [profile, s] : ledger_.slice_seconds()) {
-      const double offered = s.offered / kSecondsPerHour;
-      const double slice_busy = s.busy / kSecondsPerHour;
       mig.usd += s.usd;
-      mig.by_profile[profile] = {
-          .offered_slice_hours = offered,
-          .allocated_slice_hours = s.allocated / kSecondsPerHour,
-          .busy_slice_hours = slice_busy,
-          .allocation_ratio = safe_ratio(s.allocated / kSecondsPerHour, offered),
-          .utilization = safe_ratio(slice_busy, offered),
-          .usd = s.usd,
-          .usd_per_slice_hour = safe_ratio(s.usd, offered),
-          .usd_per_busy_slice_hour =
-              slice_busy > 0 ? std::optional(s.usd / slice_busy) : std::nullopt};
+      mig.by_profile[profile] = slice_result(s);
     }
     r.gpu.mig = std::move(mig);
+  }
+  const CostLedger::SliceSeconds& replicas = ledger_.replica_seconds();
+  if (replicas.offered > 0 || replicas.busy > 0) {
+    r.gpu.shared = GpuResult::Shared{.gpu_hours = ledger_.shared_gpu_seconds() / kSecondsPerHour,
+                                     .usd = replicas.usd,
+                                     .replicas = slice_result(replicas)};
   }
 
   r.sla = sla_result();
@@ -549,6 +562,7 @@ SlaResult RunRecorder::sla_result() const {
                               .peak_replicas = s.peak_replicas,
                               .busy_gpu_hours = s.busy_gpu_seconds / kSecondsPerHour,
                               .busy_slice_hours = slice_hours(s.busy_slice_seconds),
+                              .busy_replica_hours = s.busy_replica_seconds / kSecondsPerHour,
                               .fluid = s.fluid,
                               .engine = s.engine});
   }

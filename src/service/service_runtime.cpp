@@ -209,7 +209,12 @@ void ServiceRuntime::on_pod_bound(PodId id) {
     t.slice_instances = hold->instances;
     if (mig_seats_ != nullptr)
       t.mig_seat = mig_seats_->take(node.id, node.gpu_setup, hold->profile, id);
+  } else if (const NodeGpuSetup& g = node.gpu_setup;
+             g.sharing != GpuSharingKind::None && g.replicated) {
+    // On whole GPUs shared by time-slicing or MPS it is busy on replicas, not whole GPUs.
+    t.replicas = static_cast<double>(pod.spec->requests[*g.replicated]);
   }
+  any_sliced_ |= sliced(t);
   position_.emplace(id, pods_.size());
   pods_.push_back(t);
   cluster_.hold(id);  // scraped and drained until untracked, even once it has ended
@@ -251,8 +256,8 @@ void ServiceRuntime::on_pod_draining(PodId id) {
 
 void ServiceRuntime::on_pod_killed(PodId id) {
   if (!serving_->has_replica(id)) return;
-  // Only a MIG instance's busy time is kept past its pod, and only it needs the engine caught up.
-  if (const TrackedPod* t = tracked(id); t && t->slice >= 0) {
+  // Only a sliced pod's busy time is kept past it, and only it needs the engine caught up.
+  if (const TrackedPod* t = tracked(id); t && sliced(*t)) {
     serving_->catch_up();
     retire_busy(*t, serving_->busy_time(id));
   }
@@ -261,8 +266,10 @@ void ServiceRuntime::on_pod_killed(PodId id) {
 }
 
 void ServiceRuntime::retire_busy(const TrackedPod& t, SimDuration busy) {
+  if (!sliced(t)) return;
+  retired_sliced_device_seconds_ += to_seconds(busy) * static_cast<double>(gpus_per_pod_);
+  retired_replica_seconds_ += to_seconds(busy) * t.replicas;
   if (t.slice < 0) return;
-  retired_mig_device_seconds_ += to_seconds(busy) * static_cast<double>(gpus_per_pod_);
   slice_busy_[static_cast<std::size_t>(t.slice)].retired_instance_seconds +=
       to_seconds(busy) * t.slice_instances;
 }
@@ -377,17 +384,24 @@ std::optional<double> ServiceRuntime::busy_fraction(PodId pod) const {
 
 // ---- Reporting -------------------------------------------------------------------------------
 
-double ServiceRuntime::mig_device_seconds() const {
-  double sum = retired_mig_device_seconds_;
+double ServiceRuntime::sliced_device_seconds() const {
+  double sum = retired_sliced_device_seconds_;
   for (const TrackedPod& t : pods_)
-    if (t.slice >= 0)
+    if (sliced(t))
       sum += to_seconds(serving_->busy_time(t.pod)) * static_cast<double>(gpus_per_pod_);
   return sum;
 }
 
 double ServiceRuntime::busy_gpu_seconds() const {
   const double all = to_seconds(serving_->total_busy_time()) * static_cast<double>(gpus_per_pod_);
-  return slice_busy_.empty() ? all : std::max(0.0, all - mig_device_seconds());
+  return any_sliced_ ? std::max(0.0, all - sliced_device_seconds()) : all;
+}
+
+double ServiceRuntime::busy_replica_seconds() const {
+  double sum = retired_replica_seconds_;
+  for (const TrackedPod& t : pods_)
+    if (t.replicas > 0) sum += to_seconds(serving_->busy_time(t.pod)) * t.replicas;
+  return sum;
 }
 
 std::vector<std::pair<std::string, double>> ServiceRuntime::busy_slice_seconds() const {
@@ -428,16 +442,17 @@ ServiceIntervalRow ServiceRuntime::close_interval(SimTime now) {
   const double length = to_seconds(now - interval_start_);
   const std::uint64_t arrived = serving_->counters().arrived;
   const SimDuration busy = serving_->total_busy_time();
-  const double mig = slice_busy_.empty() ? 0.0 : mig_device_seconds();
+  const double sliced_seconds = any_sliced_ ? sliced_device_seconds() : 0.0;
   row.requests = arrived - arrived_at_interval_;
   row.misses = stats_.totals().misses - misses_at_interval_;
   row.dropped = stats_.totals().dropped - dropped_at_interval_;
   if (length > 0) {
     row.rps = static_cast<double>(row.requests) / length;
-    // Pods on MIG instances are busy on slices (report.json's gpu.mig), not whole GPUs.
+    // Pods on MIG instances or shared GPUs are busy on slices or replicas (report.json's
+    // gpu.mig and gpu.shared), not whole GPUs.
     row.busy_gpus =
         to_seconds(busy - busy_at_interval_) / length * static_cast<double>(gpus_per_pod_) -
-        (mig - mig_at_interval_) / length;
+        (sliced_seconds - sliced_at_interval_) / length;
   }
   const std::vector<PodId>& active = workloads_.active_pods(deployment_);
   row.replicas = static_cast<std::int64_t>(active.size());
@@ -453,7 +468,7 @@ ServiceIntervalRow ServiceRuntime::close_interval(SimTime now) {
   misses_at_interval_ = stats_.totals().misses;
   dropped_at_interval_ = stats_.totals().dropped;
   busy_at_interval_ = busy;
-  mig_at_interval_ = mig;
+  sliced_at_interval_ = sliced_seconds;
   interval_start_ = now;
   return row;
 }

@@ -45,10 +45,11 @@ struct NodeGpuSetup {
   // strategy, an MPS client's share; whole otherwise (time-slicing shares by turns, not size).
   GpuShare device_share;
   std::string layout;  // the MIG layout's name, empty without MIG
-  // With a MIG layout: the node's physical GPUs and the instances each is cut into, in the
-  // layout's order; whether the device plugin advertises them as nvidia.com/gpu (the single
-  // strategy) rather than nvidia.com/mig-<profile> (mixed).
+  // The node's physical GPUs, when they are configured (0 otherwise).
   std::int64_t physical_gpus = 0;
+  // With a MIG layout: the instances each GPU is cut into, in the layout's order; whether the
+  // device plugin advertises them as nvidia.com/gpu (the single strategy) rather than
+  // nvidia.com/mig-<profile> (mixed).
   std::vector<MigInstances> mig;
   bool mig_single = false;
   // Labels GPU Feature Discovery sets once the GPUs are configured (nvidia.com/gpu.product).

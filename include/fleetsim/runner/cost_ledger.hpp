@@ -68,8 +68,10 @@ class CostLedger {
 
   // GPU-seconds of work measured outside the ledger (the serving model's busy time).
   void add_busy_gpu_seconds(double gpu_seconds) { busy_gpu_seconds_ += gpu_seconds; }
-  // Likewise on MIG instances of a profile (instance-seconds).
+  // Likewise on MIG instances of a profile (instance-seconds), and on shared GPUs' replicas
+  // (replica-seconds).
   void add_busy_slice_seconds(std::string_view profile, double instance_seconds);
+  void add_busy_replica_seconds(double replica_seconds) { shared_.busy += replica_seconds; }
 
   // Nodes launched and not yet closed, in launch order.
   const std::vector<NodeId>& billed_nodes() const { return billed_; }
@@ -97,7 +99,8 @@ class CostLedger {
   std::map<std::string, double, std::less<>> by_workload() const;
   double unallocated_usd() const { return unallocated_usd_; }
 
-  // GPUs × billed seconds (launch to termination, no minimum), of nodes without a MIG layout.
+  // GPUs × billed seconds (launch to termination, no minimum), of nodes whose GPUs are whole
+  // (no MIG layout, not shared by time-slicing or MPS).
   double provisioned_gpu_seconds() const { return provisioned_gpu_seconds_; }
   // Bound pods' GPU requests × bound seconds.
   double allocated_gpu_seconds() const { return allocated_gpu_seconds_; }
@@ -116,6 +119,10 @@ class CostLedger {
   const std::map<std::string, SliceSeconds, std::less<>>& slice_seconds() const { return slices_; }
   // Physical GPUs × billed seconds of nodes with a MIG layout.
   double mig_gpu_seconds() const { return mig_gpu_seconds_; }
+  // Nodes whose whole GPUs the device plugin shares (time-slicing or MPS), as slices_ counts MIG
+  // instances, in replicas (devices); and their physical GPUs × billed seconds.
+  const SliceSeconds& replica_seconds() const { return shared_; }
+  double shared_gpu_seconds() const { return shared_gpu_seconds_; }
 
   // Headroom: billed seconds (no minimum) of nodes whose only pods, DaemonSets aside, are
   // balloon pods (is_balloon), or that hold only CapacityBuffer virtual pods, and what those
@@ -147,10 +154,12 @@ class CostLedger {
     bool headroom = false;      // it holds balloon pods or buffer capacity and no other pod
     bool buffer = false;        // Karpenter placed virtual buffer pods on it
     std::vector<Share> shares;  // by workload, in first-bound order
-    // With a MIG layout: per profile of the node's layout (NodeGpuSetup::mig's order).
+    // With a MIG layout: per profile of the node's layout (NodeGpuSetup::mig's order). With
+    // shared whole GPUs: one, the replicas.
+    bool shared = false;
     struct Slices {
-      SliceSeconds* totals = nullptr;  // into slices_ (std::map nodes stay put)
-      double offered = 0.0;            // instances on the node
+      SliceSeconds* totals = nullptr;  // into slices_ (std::map nodes stay put) or shared_
+      double offered = 0.0;            // instances (replicas) on the node
       double weight = 0.0;             // the profile's share of the node's cost
       double allocated = 0.0;
       double busy = 0.0;
@@ -189,6 +198,8 @@ class CostLedger {
   double busy_gpu_seconds_ = 0.0;
   std::map<std::string, SliceSeconds, std::less<>> slices_;
   double mig_gpu_seconds_ = 0.0;
+  SliceSeconds shared_;
+  double shared_gpu_seconds_ = 0.0;
   double headroom_seconds_ = 0.0;
   double headroom_usd_ = 0.0;
 };

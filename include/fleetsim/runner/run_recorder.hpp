@@ -97,6 +97,7 @@ class RunRecorder final : public EventSink {
     std::int64_t peak_replicas = 0;
     double busy_gpu_seconds = 0;
     std::vector<std::pair<std::string, double>> busy_slice_seconds;
+    double busy_replica_seconds = 0;
     bool fluid = false;
     std::optional<SlaResult::Service::Engine> engine;
   };

@@ -64,6 +64,15 @@ struct GpuResult {
     std::map<std::string, Slices, std::less<>> by_profile;
   };
   std::optional<Mig> mig;  // runs where a node had a MIG layout or a pod was busy on one
+  // Nodes whose whole GPUs the device plugin shares by time-slicing or MPS, left out of the
+  // figures above as MIG nodes are: their physical GPU-hours and cost, and their replicas (the
+  // devices pods ask for) as Slices counts MIG instances.
+  struct Shared {
+    double gpu_hours = 0.0;
+    double usd = 0.0;
+    Slices replicas;
+  };
+  std::optional<Shared> shared;  // runs where such a node was launched
 };
 
 // sla: requests that arrived after warmup. requests = served + dropped + unfinished at the end;
@@ -108,6 +117,8 @@ struct SlaResult {
     double busy_gpu_hours = 0.0;
     // Pods on MIG instances: busy instance-hours by profile (not in busy_gpu_hours).
     std::map<std::string, double, std::less<>> busy_slice_hours;
+    // Pods on GPUs shared by time-slicing or MPS: busy replica-hours (not in busy_gpu_hours).
+    double busy_replica_hours = 0.0;
     bool fluid = false;  // simulated as rates (serving_mode: fluid), not request by request
     // Under the engine model: what its replicas' engines did over the run; else nullopt.
     struct Engine {

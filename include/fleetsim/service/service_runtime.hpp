@@ -87,11 +87,14 @@ class ServiceRuntime final : public PodWorkListener,
   const ServingBackend& model() const { return *serving_; }
   // Under the engine model: its engines' totals so far; else nullopt.
   std::optional<EngineTotals> engine_totals() const;
-  // Busy time × devices of its pods on whole GPUs (or their time-sliced or MPS shares); pods on
-  // MIG instances count in busy_slice_seconds instead.
+  // Busy time × devices of its pods on whole GPUs; pods on MIG instances count in
+  // busy_slice_seconds instead, pods on GPUs shared by time-slicing or MPS in
+  // busy_replica_seconds.
   double busy_gpu_seconds() const;
   // Busy time × MIG instances held, by profile, in the order first seen.
   std::vector<std::pair<std::string, double>> busy_slice_seconds() const;
+  // Busy time × shared GPUs' replicas held.
+  double busy_replica_seconds() const;
   // The most active pods seen at a report instant.
   std::int64_t peak_replicas() const { return peak_replicas_; }
 
@@ -106,7 +109,8 @@ class ServiceRuntime final : public PodWorkListener,
     std::optional<TimeSlicedGpus::Handle> seat;  // on a time-sliced GPU
     std::int32_t slice = -1;                     // on MIG instances: index into slice_busy_
     double slice_instances = 0;                  // how many (a time-sliced one counts a share)
-    std::optional<MigInstanceSeat> mig_seat;     // its (first) MIG instance, for DCGM's labels
+    double replicas = 0;  // on whole GPUs shared by time-slicing or MPS: the replicas it holds
+    std::optional<MigInstanceSeat> mig_seat;  // its (first) MIG instance, for DCGM's labels
   };
   // Busy time of pods on MIG instances, by profile, of pods already gone: instance-seconds.
   struct SliceBusy {
@@ -117,10 +121,13 @@ class ServiceRuntime final : public PodWorkListener,
   void on_request_done(const RequestOutcome& outcome) override;
   void on_requests_done(const RequestOutcome& outcome, std::uint64_t count) override;
   void on_replica_drained(ReplicaId id, SimTime now, SimDuration busy) override;
-  // The pod's replica is gone with `busy` over its life: a MIG pod's goes to its profile.
+  // The pod's replica is gone with `busy` over its life: a MIG pod's goes to its profile, a
+  // shared GPU's to the replicas.
   void retire_busy(const TrackedPod& t, SimDuration busy);
-  // Device-seconds busy on MIG instances so far (what busy_gpu_seconds leaves out).
-  double mig_device_seconds() const;
+  // Device-seconds busy on MIG instances and shared GPUs so far (what busy_gpu_seconds leaves
+  // out).
+  double sliced_device_seconds() const;
+  bool sliced(const TrackedPod& t) const { return t.slice >= 0 || t.replicas > 0; }
   void untrack(PodId pod, SimTime now);
   bool has_engine() const;
   // The mean KV-cache use of the Ready replicas now; nullopt without any or without the engine.
@@ -175,9 +182,11 @@ class ServiceRuntime final : public PodWorkListener,
   std::uint64_t misses_at_interval_ = 0;
   std::uint64_t dropped_at_interval_ = 0;
   SimDuration busy_at_interval_{};
-  double mig_at_interval_ = 0;  // mig_device_seconds() when the interval began
+  double sliced_at_interval_ = 0;  // sliced_device_seconds() when the interval began
   std::vector<SliceBusy> slice_busy_;
-  double retired_mig_device_seconds_ = 0;
+  double retired_sliced_device_seconds_ = 0;
+  double retired_replica_seconds_ = 0;
+  bool any_sliced_ = false;  // a pod on MIG instances or a shared GPU was tracked
   SimTime interval_start_{};
   std::int64_t peak_replicas_ = 0;
 };

@@ -330,6 +330,39 @@ TEST_CASE("report's gpu.mig counts a mixed node's 3g.40gb slices and not GPUs", 
         Approx(r.result.cost.total_usd / billed * bound / 16).epsilon(1e-9));
 }
 
+TEST_CASE("report's gpu.shared counts a time-sliced GPU once and its replicas apart", "[runner]") {
+  // Before, the g6e.xlarge's 4 replicas counted as 4 provisioned GPUs. Now its one L40S is billed
+  // in gpu.shared from launch, its replicas as devices; the bare Pods hold one each from their
+  // binding (busy while bound), and each pays a quarter of the node while bound.
+  const SharingRun r(pool("g6e.xlarge", "team: ml") + pod("a", "nvidia.com/gpu", 1) +
+                         pod("b", "nvidia.com/gpu", 2) + device_plugin(kTimeSliced4) +
+                         overlay("g6e.xlarge", "nvidia.com/gpu: 4"),
+                     kOperator);
+  REQUIRE(r.sink.launched == 1);
+  REQUIRE(r.sink.bound.size() == 2);
+  const double billed = node_hours(r);
+  double held = 0;  // replica-hours the pods hold: 1 and 2 replicas
+  for (std::size_t i = 0; i < 2; ++i)
+    held += static_cast<double>(i + 1) * to_hours(kSimStart + minutes(30) - r.sink.bound[i]);
+  const GpuResult& g = r.result.gpu;
+  CHECK(g.provisioned_gpu_hours == 0.0);
+  CHECK(g.allocated_gpu_hours == 0.0);
+  CHECK(g.busy_gpu_hours == 0.0);
+  CHECK_FALSE(g.mig.has_value());
+  REQUIRE(g.shared.has_value());
+  CHECK(g.shared->gpu_hours == Approx(billed).epsilon(1e-12));
+  CHECK(g.shared->usd == Approx(r.result.cost.total_usd).epsilon(1e-12));
+  const GpuResult::Slices& replicas = g.shared->replicas;
+  CHECK(replicas.offered_slice_hours == Approx(4 * billed).epsilon(1e-12));
+  CHECK(replicas.allocated_slice_hours == Approx(held).epsilon(1e-12));
+  CHECK(replicas.busy_slice_hours == Approx(held).epsilon(1e-12));
+  CHECK(replicas.usd_per_slice_hour ==
+        Approx(r.result.cost.total_usd / (4 * billed)).epsilon(1e-12));
+  const double rate = r.result.cost.total_usd / billed;
+  CHECK(r.result.cost.by_workload.at("b") ==
+        Approx(rate * 2 / 4 * to_hours(kSimStart + minutes(30) - r.sink.bound[1])).epsilon(1e-9));
+}
+
 TEST_CASE("under the single strategy a pod's nvidia.com/gpu on a MIG node is a slice", "[runner]") {
   const SharingRun r(
       pool("p4de.24xlarge", "nvidia.com/mig.config: all-3g.40gb") + pod("a", "nvidia.com/gpu", 2),
@@ -367,9 +400,10 @@ TEST_CASE("all-balanced splits a node's cost over its profiles by compute slices
   CHECK_FALSE(p.at("2g.20gb").usd_per_busy_slice_hour.has_value());
 }
 
-TEST_CASE("a whole-GPU run has no gpu.mig section", "[runner]") {
+TEST_CASE("a whole-GPU run has no gpu.mig or gpu.shared section", "[runner]") {
   const SharingRun r(pool("p4de.24xlarge", "team: ml") + pod("a", "nvidia.com/gpu", 1), "");
   CHECK_FALSE(r.result.gpu.mig.has_value());
+  CHECK_FALSE(r.result.gpu.shared.has_value());
   CHECK(r.result.gpu.provisioned_gpu_hours == Approx(8 * node_hours(r)).epsilon(1e-12));
 }
 

@@ -25,13 +25,16 @@ NodeGroupFleet make_node_group_fleet(std::vector<NodeGroup> groups,
     NodeGroup& g = groups[i];
     const PoolTemplate& tpl = fleet.context->pools()[i];
     AutoScalingGroup::Spec spec;
+    GpuSetupContext group_gpu = gpu;
+    if (g.bottlerocket_mig && gpu.settings != nullptr)
+      group_gpu.bottlerocket = &*g.bottlerocket_mig;
     for (const std::string& name : g.instance_types) {
       const auto t = static_cast<std::uint32_t>(*catalog.index_of(name));
       spec.types.push_back(
           {.type = t,
            .allocatable = tpl.allocatable[t],
            .daemon_overhead = tpl.daemon_overhead[t],
-           .gpu_setup = gpu.setup(catalog.types()[t], g.labels, tpl.allocatable[t])});
+           .gpu_setup = group_gpu.setup(catalog.types()[t], g.labels, tpl.allocatable[t])});
     }
     Node& node = spec.node_template;
     node.owner = NodeGroupOwner{.name = g.name};

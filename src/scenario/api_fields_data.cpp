@@ -559,6 +559,8 @@ constexpr std::array<std::string_view, 7> kNodeGroupInstancesDistribution{
     "onDemandPercentageAboveBaseCapacity",
     "spotAllocationStrategy",
     "spotInstancePools"};
+constexpr std::array<std::string_view, 2> kNodeGroupBottlerocket{"enableAdminContainer",
+                                                                 "settings"};
 constexpr std::array<std::string_view, 5> kAutoModeNodeClass{"apiVersion", "kind", "metadata",
                                                              "spec", "status"};
 constexpr std::array<std::string_view, 15> kAutoModeNodeClassSpec{
@@ -677,6 +679,7 @@ const ApiType EksctlManagedNodeGroup{"EksctlManagedNodeGroup", kEksctlManagedNod
 const ApiType NodeGroupTaint{"NodeGroupTaint", kNodeGroupTaint};
 const ApiType NodeGroupInstancesDistribution{"NodeGroupInstancesDistribution",
                                              kNodeGroupInstancesDistribution};
+const ApiType NodeGroupBottlerocket{"NodeGroupBottlerocket", kNodeGroupBottlerocket};
 const ApiType AutoModeNodeClass{"AutoModeNodeClass", kAutoModeNodeClass};
 const ApiType AutoModeNodeClassSpec{"AutoModeNodeClassSpec", kAutoModeNodeClassSpec};
 const ApiType AutoModeEphemeralStorage{"AutoModeEphemeralStorage", kAutoModeEphemeralStorage};

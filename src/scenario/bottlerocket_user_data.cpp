@@ -128,6 +128,77 @@ std::vector<TomlValue> parse_toml(const std::string& text, const TextOrigin& ori
   return out;
 }
 
+// One setting, by its full dotted path ("settings.kubelet-device-plugins.nvidia.mig.profile.…").
+struct Setting {
+  std::string path;
+  std::string value;
+  SourceLocation where;
+};
+
+// The MIG settings among `settings`, or nullopt when device-partitioning-strategy is not "mig";
+// the others get one warning at `where`, on `field` (errors name `key`, its last part).
+std::optional<BottlerocketMig> mig_settings(const std::vector<Setting>& settings,
+                                            const SourceLocation& where, std::string_view field,
+                                            DecodeContext& ctx) {
+  const std::string key(field.substr(field.rfind('.') + 1));
+  const std::string strategy_key = std::string(kPlugin) + ".device-partitioning-strategy";
+  const std::string profile_prefix = std::string(kPlugin) + ".mig.profile.";
+  // The settings API's formats (nvidia-migmanager GPU_MODEL_REGEX, MIG_PROFILE_REGEX): a model
+  // key, and a profile or a count.
+  static const std::regex kModel(R"([A-Za-z]\d+\.\d+gb)");
+  static const std::regex kValue(R"(\d+|\d+g\.\d+gb)");
+  BottlerocketMig mig{.where = where};
+  bool enabled = false;
+  std::vector<std::string> unmodelled;
+  for (const Setting& v : settings) {
+    if (v.path == strategy_key) {
+      if (v.value != "mig" && v.value != "none")
+        throw ConfigError(v.where, key,
+                          fmt::format("{}: \"{}\" is not a partitioning strategy; expected mig "
+                                      "or none",
+                                      strategy_key, v.value.substr(0, 40)));
+      enabled = v.value == "mig";
+    } else if (v.path.starts_with(profile_prefix)) {
+      const std::string gpu = v.path.substr(profile_prefix.size());
+      if (!std::regex_match(gpu, kModel) || !std::regex_match(v.value, kValue))
+        throw ConfigError(v.where, key,
+                          fmt::format("{}.mig.profile: \"{}\" = \"{}\" is not a GPU model "
+                                      "(\"a100.80gb\") and a MIG profile (\"3g.40gb\") or a count "
+                                      "of partitions (\"2\"), as Bottlerocket's settings API "
+                                      "requires",
+                                      kPlugin, gpu.substr(0, 40), v.value.substr(0, 40)));
+      mig.profiles.push_back({.gpu = gpu, .value = v.value, .where = v.where});
+    } else {
+      unmodelled.push_back(v.path);
+    }
+  }
+  // The other settings (the device plugin's time-slicing or MPS, the kubelet's max-pods and
+  // reservations, the cluster's endpoint, …): one warning naming the first.
+  if (!unmodelled.empty())
+    ctx.warnings.add(WarningCode::UnmodelledField, where, ctx.kind + "." + std::string(field),
+                     fmt::format("Bottlerocket's {}{} not modelled; ignored (only {}'s "
+                                 "device-partitioning-strategy and mig.profile are read)",
+                                 unmodelled.front(),
+                                 unmodelled.size() > 1 ? fmt::format(" and {} other settings are",
+                                                                     unmodelled.size() - 1)
+                                                       : std::string(" is"),
+                                 kPlugin));
+  if (!enabled) return std::nullopt;
+  return mig;
+}
+
+// eksctl's settings as the API's dotted paths: nested mappings' keys joined, under "settings".
+void flatten_settings(const YamlValue& v, const std::string& path, std::vector<Setting>& out) {
+  if (v.is_map()) {
+    YamlMap m(v);
+    for (const YamlMap::Entry& e : m.entries()) flatten_settings(e.value, path + "." + e.key, out);
+    return;
+  }
+  out.push_back({.path = path,
+                 .value = v.is_scalar() ? v.node().Scalar() : std::string(),
+                 .where = v.where()});
+}
+
 }  // namespace
 
 bool is_bottlerocket_node_class(const YamlMap& spec) {
@@ -146,52 +217,20 @@ bool is_bottlerocket_node_class(const YamlMap& spec) {
 std::optional<BottlerocketMig> decode_bottlerocket_user_data(const YamlValue& user_data,
                                                              DecodeContext& ctx) {
   const TextOrigin origin = text_origin(user_data);
-  const std::vector<TomlValue> values = parse_toml(user_data.as_string(), origin);
-  const std::string strategy_key = std::string(kPlugin) + ".device-partitioning-strategy";
-  const std::string profile_prefix = std::string(kPlugin) + ".mig.profile.";
-  // The settings API's formats (nvidia-migmanager GPU_MODEL_REGEX, MIG_PROFILE_REGEX): a model
-  // key, and a profile or a count.
-  static const std::regex kModel(R"([A-Za-z]\d+\.\d+gb)");
-  static const std::regex kValue(R"(\d+|\d+g\.\d+gb)");
-  BottlerocketMig mig{.where = user_data.where()};
-  bool enabled = false;
-  std::vector<std::string> unmodelled;
-  for (const TomlValue& v : values) {
-    const SourceLocation where = origin.map({.line = v.line, .col = v.col});
-    if (v.path == strategy_key) {
-      if (v.value != "mig" && v.value != "none")
-        throw ConfigError(where, "userData",
-                          fmt::format("{}: \"{}\" is not a partitioning strategy; expected mig "
-                                      "or none",
-                                      strategy_key, v.value.substr(0, 40)));
-      enabled = v.value == "mig";
-    } else if (v.path.starts_with(profile_prefix)) {
-      const std::string gpu = v.path.substr(profile_prefix.size());
-      if (!std::regex_match(gpu, kModel) || !std::regex_match(v.value, kValue))
-        throw ConfigError(where, "userData",
-                          fmt::format("{}.mig.profile: \"{}\" = \"{}\" is not a GPU model "
-                                      "(\"a100.80gb\") and a MIG profile (\"3g.40gb\") or a count "
-                                      "of partitions (\"2\"), as Bottlerocket's settings API "
-                                      "requires",
-                                      kPlugin, gpu.substr(0, 40), v.value.substr(0, 40)));
-      mig.profiles.push_back({.gpu = gpu, .value = v.value, .where = where});
-    } else {
-      unmodelled.push_back(v.path);
-    }
-  }
-  // The other settings (the device plugin's time-slicing or MPS, the kubelet's max-pods and
-  // reservations, the cluster's endpoint, …): one warning naming the first.
-  if (!unmodelled.empty())
-    ctx.warnings.add(WarningCode::UnmodelledField, user_data.where(), ctx.kind + ".spec.userData",
-                     fmt::format("Bottlerocket's {}{} not modelled; ignored (only {}'s "
-                                 "device-partitioning-strategy and mig.profile are read)",
-                                 unmodelled.front(),
-                                 unmodelled.size() > 1 ? fmt::format(" and {} other settings are",
-                                                                     unmodelled.size() - 1)
-                                                       : std::string(" is"),
-                                 kPlugin));
-  if (!enabled) return std::nullopt;
-  return mig;
+  std::vector<Setting> settings;
+  for (const TomlValue& v : parse_toml(user_data.as_string(), origin))
+    settings.push_back(
+        {.path = v.path, .value = v.value, .where = origin.map({.line = v.line, .col = v.col})});
+  return mig_settings(settings, user_data.where(), "spec.userData", ctx);
+}
+
+std::optional<BottlerocketMig> decode_bottlerocket_settings(const YamlValue& settings,
+                                                            std::string_view field,
+                                                            DecodeContext& ctx) {
+  if (!settings.is_map()) settings.fail("Bottlerocket's settings are a mapping");
+  std::vector<Setting> flat;
+  flatten_settings(settings, "settings", flat);
+  return mig_settings(flat, settings.where(), field, ctx);
 }
 
 }  // namespace fleetsim

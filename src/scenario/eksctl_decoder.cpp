@@ -7,6 +7,7 @@
 #include <array>
 
 #include "fleetsim/core/quantity.hpp"
+#include "fleetsim/scenario/bottlerocket_user_data.hpp"
 #include "fleetsim/scenario/name_hint.hpp"
 #include "fleetsim/scenario/nodeclass_decoder.hpp"
 #include "fleetsim/scenario/nodepool_decoder.hpp"
@@ -178,6 +179,23 @@ void decode_distribution(const YamlValue& v, NodeGroup& g, DecodeContext& ctx) {
       api::NodeGroupInstancesDistribution);  // maxPrice, spotInstancePools, capacityRebalance
 }
 
+// bottlerocket: its settings' MIG partitioning (validateNodeGroupBase: only with amiFamily
+// Bottlerocket).
+void decode_bottlerocket(const YamlMap& group, const YamlValue& bottlerocket, NodeGroup& g,
+                         DecodeContext& ctx) {
+  const std::optional<YamlValue> family = group.get("amiFamily");
+  const std::string found = family ? family->as_string() : "";
+  if (found != "Bottlerocket")
+    bottlerocket.fail(
+        fmt::format("bottlerocket config can only be used with amiFamily "
+                    "\"Bottlerocket\" but found \"{}\" (eksctl refuses it)",
+                    found.substr(0, 40)));
+  YamlMap b(bottlerocket);
+  if (auto settings = b.get("settings"))
+    g.bottlerocket_mig = decode_bottlerocket_settings(*settings, "bottlerocket.settings", ctx);
+  b.check_unread(ctx.warnings, ctx.kind, api::NodeGroupBottlerocket);
+}
+
 NodeGroup decode_group(const YamlValue& item, bool managed,
                        const std::vector<std::string>& cluster_zones,
                        const SourceLocation& cluster_zones_where, DecodeContext& ctx) {
@@ -250,6 +268,7 @@ NodeGroup decode_group(const YamlValue& item, bool managed,
     g.root_volume.throughput_mibps = throughput->as_int(0, kMaxEbsThroughputMibps);
   if (auto max_pods = m.get("maxPodsPerNode"))
     g.max_pods = static_cast<int>(max_pods->as_int(1, kMaxPodsPerNode));
+  if (auto bottlerocket = m.get("bottlerocket")) decode_bottlerocket(m, *bottlerocket, g, ctx);
   m.check_unread(ctx.warnings, ctx.kind,
                  managed ? api::EksctlManagedNodeGroup : api::EksctlNodeGroup);
   return g;

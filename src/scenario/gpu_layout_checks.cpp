@@ -74,19 +74,26 @@ void warn_unread_label(const SourceLocation& where, const std::string& field, co
                            owner, kDevicePluginConfigLabel));
 }
 
-// A Bottlerocket class's MIG profiles on a pool's GPU types: the pool may not also carry the GPU
+// Where Bottlerocket's MIG settings come from, for the checks' messages.
+struct BottlerocketSource {
+  std::string owner;           // "NodePool gpu", "node group mig"
+  std::string labels_field;    // where the owner's labels are
+  std::string name;            // "EC2NodeClass bottlerocket", "bottlerocket.settings"
+  std::string settings_field;  // the warnings' field
+};
+
+// Bottlerocket's MIG profiles on a pool's or group's GPU types: it may not also carry the GPU
 // Operator's label (two MIG managers); a value nvidia-migmanager reads as the whole GPU warns.
-void check_bottlerocket(const NodePool& pool, const EC2NodeClass& nc,
+void check_bottlerocket(const BottlerocketSource& src, const SourceLocation& where,
+                        const Labels& labels, const BottlerocketMig& mig,
                         const std::vector<const InstanceType*>& types,
                         std::span<const MigLayout> layouts, WarningLog& warnings) {
-  const BottlerocketMig& mig = *nc.bottlerocket_mig;
-  if (pool.labels.contains(kMigConfigLabel))
-    throw ConfigError(pool.where,
-                      "NodePool.spec.template.metadata.labels." + std::string(kMigConfigLabel),
-                      fmt::format("NodePool {} has the GPU Operator's {} label, but its "
-                                  "EC2NodeClass {} partitions its GPUs with Bottlerocket's MIG "
-                                  "settings: give the layout in one place",
-                                  pool.name, kMigConfigLabel, nc.name));
+  if (labels.contains(kMigConfigLabel))
+    throw ConfigError(where, src.labels_field + "." + std::string(kMigConfigLabel),
+                      fmt::format("{} has the GPU Operator's {} label, but its {} partitions its "
+                                  "GPUs with Bottlerocket's MIG settings: give the layout in one "
+                                  "place",
+                                  src.owner, kMigConfigLabel, src.name));
   for (const InstanceType* t : types) {
     std::string unknown;
     (void)bottlerocket_layout(mig, *t, layouts, &unknown);
@@ -94,10 +101,10 @@ void check_bottlerocket(const NodePool& pool, const EC2NodeClass& nc,
     const std::string key = bottlerocket_gpu_key(*t, layouts);
     const std::string layout = bottlerocket_layout(mig, *t, layouts);
     const std::string whole = layout.starts_with("all-") ? layout.substr(4) : layout;
-    SourceLocation where = mig.where;
+    SourceLocation at = mig.where;
     for (const BottlerocketMig::Entry& e : mig.profiles)
-      if (e.gpu == key) where = e.where;
-    warnings.add(WarningCode::UnusedSettings, where, "EC2NodeClass.spec.userData",
+      if (e.gpu == key) at = e.where;
+    warnings.add(WarningCode::UnusedSettings, at, src.settings_field,
                  fmt::format("Bottlerocket's nvidia-migmanager does not know MIG profile \"{}\" "
                              "for {} ({}): it applies the whole-GPU profile ({})",
                              unknown.substr(0, 40), key, t->name, whole));
@@ -107,10 +114,10 @@ void check_bottlerocket(const NodePool& pool, const EC2NodeClass& nc,
     bool known = false;
     for (const InstanceType* t : types) known |= bottlerocket_gpu_key(*t, layouts) == e.gpu;
     if (!known)
-      warnings.add(WarningCode::UnusedSettings, e.where, "EC2NodeClass.spec.userData",
-                   fmt::format("NodePool {} launches no type with a {} GPU: its MIG profile "
-                               "applies to none of its nodes",
-                               pool.name, e.gpu.substr(0, 40)));
+      warnings.add(WarningCode::UnusedSettings, e.where, src.settings_field,
+                   fmt::format("{} launches no type with a {} GPU: its MIG profile applies to "
+                               "none of its nodes",
+                               src.owner, e.gpu.substr(0, 40)));
   }
 }
 
@@ -144,7 +151,12 @@ void check_gpu_layouts(ScenarioConfig& cfg, WarningLog& warnings) {
                   owner);
     for (const EC2NodeClass& nc : cfg.node_classes)
       if (nc.name == pool.node_class && nc.bottlerocket_mig)
-        check_bottlerocket(pool, nc, gpu_types, table(), warnings);
+        check_bottlerocket({.owner = owner,
+                            .labels_field = "NodePool.spec.template.metadata.labels",
+                            .name = "EC2NodeClass " + nc.name,
+                            .settings_field = "EC2NodeClass.spec.userData"},
+                           pool.where, pool.labels, *nc.bottlerocket_mig, gpu_types, table(),
+                           warnings);
   }
   for (const NodeGroup& g : cfg.node_groups) {
     const std::string owner = fmt::format("node group {}", g.name);
@@ -159,6 +171,12 @@ void check_gpu_layouts(ScenarioConfig& cfg, WarningLog& warnings) {
       check_one(owner, g.where, "ClusterConfig.labels." + key, label->second, gpu_types, table(),
                 cfg.catalog_dir.string());
     check_devices(g.where, "ClusterConfig.labels", g.labels, gpu_types, s, owner);
+    if (g.bottlerocket_mig)
+      check_bottlerocket({.owner = owner,
+                          .labels_field = "ClusterConfig.labels",
+                          .name = "bottlerocket.settings",
+                          .settings_field = "ClusterConfig.bottlerocket.settings"},
+                         g.where, g.labels, *g.bottlerocket_mig, gpu_types, table(), warnings);
   }
 }
 

@@ -116,6 +116,7 @@ TYPES = [
     ("EksctlManagedNodeGroup", ("eksctl", "ManagedNodeGroup")),
     ("NodeGroupTaint", ("eksctl", "NodeGroupTaint")),
     ("NodeGroupInstancesDistribution", ("eksctl", "NodeGroupInstancesDistribution")),
+    ("NodeGroupBottlerocket", ("eksctl", "NodeGroupBottlerocket")),
     ("AutoModeNodeClass", ["apiVersion", "kind", "metadata", "spec", "status"]),
     ("AutoModeNodeClassSpec", ["role", "instanceProfile", "capacityReservationSelectorTerms",
                                "subnetSelectorTerms", "podSubnetSelectorTerms",

@@ -41,7 +41,9 @@ struct NodeGroup {
   std::vector<Taint> taints;
   BlockDevice root_volume;      // volumeSize (GiB, default 80) and volumeType (default gp3)
   std::optional<int> max_pods;  // maxPodsPerNode
-  SourceLocation where;         // the group's entry
+  // amiFamily Bottlerocket with MIG in its bottlerocket.settings (nvidia-migmanager).
+  std::optional<BottlerocketMig> bottlerocket_mig;
+  SourceLocation where;  // the group's entry
   // The Cluster Autoscaler's scale-from-zero template as the group's tags give it
   // (k8s.io/cluster-autoscaler/node-template/resources/<name>, /label/<key>, /taint/<key>): a
   // resource's amount replaces the instance type's (in the resource's units: bytes, millicores

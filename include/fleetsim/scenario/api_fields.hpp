@@ -43,8 +43,9 @@ extern const ApiType ObjectMeta, LabelSelector, LabelSelectorRequirement, PodTem
     Budget, EC2NodeClass, EC2NodeClassSpec, KubeletConfiguration, BlockDeviceMapping, BlockDevice,
     ScaledObject, ScaledObjectSpec, ScaleTarget, AdvancedConfig, HorizontalPodAutoscalerConfig,
     Fallback, ScaleTriggers, ClusterConfig, ClusterMeta, AutoModeConfig, EksctlNodeGroup,
-    EksctlManagedNodeGroup, NodeGroupTaint, NodeGroupInstancesDistribution, AutoModeNodeClass,
-    AutoModeNodeClassSpec, AutoModeEphemeralStorage, List, NodeOverlay, NodeOverlaySpec,
+    EksctlManagedNodeGroup, NodeGroupTaint, NodeGroupInstancesDistribution, NodeGroupBottlerocket,
+    AutoModeNodeClass, AutoModeNodeClassSpec, AutoModeEphemeralStorage, List, NodeOverlay,
+    NodeOverlaySpec,
     PodGroup, PodGroupSpec, PodGroupSchedulingPolicy, GangSchedulingPolicy, PodSchedulingGroup;
 // clang-format on
 extern const ApiType TriggerMetadata;

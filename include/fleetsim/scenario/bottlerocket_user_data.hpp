@@ -1,5 +1,6 @@
-// Bottlerocket's userData in an EC2NodeClass: TOML settings, of which the NVIDIA device plugin's
-// MIG partitioning (settings.kubelet-device-plugins.nvidia) is read as the nodes' MIG layout.
+// Bottlerocket's settings, in an EC2NodeClass's userData (TOML) or an eksctl node group's
+// bottlerocket.settings: the NVIDIA device plugin's MIG partitioning
+// (settings.kubelet-device-plugins.nvidia) is read as the nodes' MIG layout.
 #pragma once
 
 #include <optional>
@@ -20,5 +21,10 @@ bool is_bottlerocket_node_class(const YamlMap& spec);
 // strategies by name).
 std::optional<BottlerocketMig> decode_bottlerocket_user_data(const YamlValue& user_data,
                                                              DecodeContext& ctx);
+// The same from the settings as a mapping (an eksctl node group's bottlerocket.settings), whose
+// unmodelled settings are warned of on `field`.
+std::optional<BottlerocketMig> decode_bottlerocket_settings(const YamlValue& settings,
+                                                            std::string_view field,
+                                                            DecodeContext& ctx);
 
 }  // namespace fleetsim

@@ -622,6 +622,48 @@ TEST_CASE("Bottlerocket's userData MIG profile partitions a p4de's GPUs", "[runn
         "(p4de.24xlarge): it applies the whole-GPU profile (7g.80gb)");
 }
 
+TEST_CASE("an eksctl node group's bottlerocket.settings partition its p4de's GPUs", "[runner]") {
+  // eksctl passes bottlerocket.settings to the nodes' settings API as they are (the same keys as
+  // the TOML userData), and refuses them without amiFamily Bottlerocket (validateNodeGroupBase).
+  const auto group = [](const std::string& family, const std::string& settings) {
+    return "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: c, region: "
+           "us-east-1}\nmanagedNodeGroups:\n  - name: mig\n    instanceType: p4de.24xlarge\n"
+           "    minSize: 1\n    maxSize: 1\n    desiredCapacity: 1\n    amiFamily: " +
+           family +
+           "\n    bottlerocket:\n      settings:\n        kubelet-device-plugins:\n"
+           "          nvidia:\n            device-partitioning-strategy: mig\n" +
+           settings;
+  };
+  const auto load = [](test::TempDir& dir, const std::string& manifests) {
+    dir.write("manifests.yaml", manifests);
+    const auto file = dir.write("scenario.yaml",
+                                "name: sharing\nduration: 10m\nprovisioner: cluster-autoscaler\n"
+                                "manifests: [manifests.yaml]\n");
+    return load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+  };
+  const std::string profile = "            mig: {profile: {a100.80gb: \"2\"}}\n";
+  test::TempDir dir("bottlerocket-eksctl");
+  const ScenarioConfig config = load(dir, group("Bottlerocket", profile));
+  CHECK(config.warnings.empty());
+  Sink sink;
+  (void)run(config, {.event_sinks = {&sink}});
+  REQUIRE(sink.nodes.size() == 1);
+  CHECK(sink.nodes[0].at_registered.allocatable[resource::kNvidiaGpu] == 8);
+  CHECK(sink.nodes[0].at_ready.allocatable[resource::kNvidiaGpu] == 16);
+  CHECK(sink.nodes[0].at_ready.labels.single_valued_labels().at("nvidia.com/gpu.product") ==
+        "NVIDIA-A100-SXM4-80GB-MIG-3g.40gb");
+  test::TempDir other("bottlerocket-eksctl-al2023");
+  try {
+    (void)load(other, group("AmazonLinux2023", profile));
+    FAIL("loaded");
+  } catch (const ConfigError& e) {
+    CHECK(e.where().line == 12);  // the bottlerocket mapping
+    CHECK(std::string(e.what()).find("bottlerocket config can only be used with amiFamily "
+                                     "\"Bottlerocket\" but found \"AmazonLinux2023\"") !=
+          std::string::npos);
+  }
+}
+
 TEST_CASE("Bottlerocket userData the settings API refuses fails at its line", "[runner]") {
   test::TempDir dir("bottlerocket-bad");
   auto error = [&](const std::string& user_data) {

@@ -116,6 +116,10 @@ ManifestSet decode_apply(const YamlValue& apply, const SectionContext& sc) {
   if (!set.scaled_objects.empty()) refuse("ScaledObject", set.scaled_objects.front().where);
   if (!set.pdbs.empty()) refuse("PodDisruptionBudget", set.pdbs.front().where);
   if (set.scheduler_config) refuse("KubeSchedulerConfiguration", set.scheduler_config->where);
+  if (!set.device_classes.empty()) refuse("DeviceClass", set.device_classes.front().where);
+  if (!set.resource_claims.empty())
+    refuse(set.resource_claims.front().is_template ? "ResourceClaimTemplate" : "ResourceClaim",
+           set.resource_claims.front().where);
   return set;
 }
 

@@ -48,7 +48,10 @@ struct Sink final : EventSink {
       launch_times.push_back(e.time);
     }
     if (e.kind == EventKind::NodeReady && ready_times.empty()) ready_times.push_back(e.time);
-    if (e.kind == EventKind::PodScheduled) ++on_node[cluster.node(e.node).name];
+    if (e.kind == EventKind::PodScheduled) {
+      ++on_node[cluster.node(e.node).name];
+      bind_times.push_back(e.time);
+    }
     if (e.kind == EventKind::PodScheduled) bound_devices = claims_snapshot(cluster);
   }
   static std::vector<std::uint32_t> claims_snapshot(const Cluster& cluster) {
@@ -60,6 +63,7 @@ struct Sink final : EventSink {
   int launched = 0;
   std::vector<SimTime> launch_times;
   std::vector<SimTime> ready_times;  // the first node's
+  std::vector<SimTime> bind_times;
   std::map<std::string, int> on_node;
   std::vector<std::uint32_t> bound_devices;
 };
@@ -141,4 +145,28 @@ TEST_CASE("under Karpenter pods with claims run only on a node group that publis
   CHECK(r.warned(WarningCode::DraPodsIgnored));
   CHECK(r.sink.launched == 1);  // the node group's; Karpenter launches none
   CHECK(r.bound() == 4);
+}
+
+// A template's claim goes with its pod: when a pod of the first four ends, its GPU takes the
+// next of the Job's pods (the devices freed are a capacity change that kube-scheduler acts on).
+TEST_CASE("a Job's pods take a node's four GPUs in two waves as claims are freed",
+          "[runner][dra]") {
+  const std::string group =
+      "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: c, region: "
+      "us-east-1}\nmanagedNodeGroups:\n  - name: gpu\n    instanceType: g5.12xlarge\n"
+      "    minSize: 1\n    maxSize: 1\n    desiredCapacity: 1\n"
+      "    labels: {nvidia.com/dra-kubelet-plugin: \"true\"}\n---\n";
+  const std::string job =
+      "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: sweep\n  annotations: "
+      "{fleetsim.io/duration: 10m}\nspec:\n  parallelism: 8\n  completions: 8\n  template:\n"
+      "    spec:\n      restartPolicy: Never\n      containers:\n        - name: c\n"
+      "          resources: {requests: {cpu: \"1\", memory: 4Gi}}\n"
+      "      resourceClaims: [{name: gpu, resourceClaimTemplateName: single-gpu}]\n";
+  DraRun r(group + kClaimTemplate + job, "provisioner: cluster-autoscaler\n");
+  CHECK(r.sink.launched == 1);
+  CHECK(r.bound() == 8);
+  REQUIRE(r.sink.bind_times.size() == 8);
+  // The second wave binds as the first wave's pods end, ten minutes after they started.
+  CHECK(r.sink.bind_times[4] >= r.sink.bind_times[0] + minutes(10));
+  CHECK(r.sink.bind_times[3] - r.sink.bind_times[0] < seconds(1));
 }

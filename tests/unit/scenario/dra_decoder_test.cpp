@@ -281,3 +281,21 @@ TEST_CASE("nodes labelled for the DRA kubelet plugin publish GPUs or MIG devices
   CHECK((*setup.allocatable)[resource::kNvidiaGpu] == 0);
   CHECK(setup.dra_devices == gpus);
 }
+
+TEST_CASE("a served model on pods that take their GPU through a claim is refused",
+          "[scenario][dra]") {
+  test::TempDir dir("dra-served");
+  dir.write("manifests.yaml",
+            kTemplate + "---\n" +
+                deployment("        - {name: gpu, resourceClaimTemplateName: single-gpu}\n"));
+  const auto file = dir.write(
+      "scenario.yaml",
+      "name: s\nduration: 1h\nmanifests: [manifests.yaml]\nservices:\n  - deployment: llm\n"
+      "    traffic: {pattern: poisson, rps: 1, tokens: {input: 512, output: 128}}\n"
+      "    model: {name: llama-3.1-8b}\n");
+  CHECK_THAT(test::config_error([&] {
+               load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+             }),
+             Catch::Contains("scenario.yaml:7:12") &&
+                 Catch::Contains("takes its GPUs through ResourceClaims"));
+}

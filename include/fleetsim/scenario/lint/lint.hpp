@@ -22,7 +22,7 @@ struct LintRule {
   std::string_view summary;  // one line, for --help and README
 };
 
-inline constexpr std::array<LintRule, 14> kLintRules{{
+inline constexpr std::array<LintRule, 15> kLintRules{{
     {"keda-average-query", LintSeverity::Warning,
      "a prometheus trigger averages (avg) under an AverageValue target, which caps replicas"},
     {"replicas-beyond-pool-limits", LintSeverity::Warning,
@@ -41,6 +41,8 @@ inline constexpr std::array<LintRule, 14> kLintRules{{
      "pods asking for MIG slices or shared GPUs that Karpenter cannot see before launch"},
     {"time-sliced-pool-overprovisions", LintSeverity::Warning,
      "a time-sliced GPU pool whose shared GPUs Karpenter counts as whole ones"},
+    {"dra-pods-ignored", LintSeverity::Warning,
+     "pods with ResourceClaims, which Karpenter never provisions for (--ignore-dra-requests)"},
     {"spot-only-jobs", LintSeverity::Warning,
      "Jobs that can run only on spot, where an interruption loses their work"},
     {"untolerated-taint", LintSeverity::Warning,

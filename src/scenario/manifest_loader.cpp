@@ -72,6 +72,15 @@ void ManifestLoader::load_manifest(const YamlValue& manifest, ManifestSet& out) 
                              "(fleetsim reads Kubernetes' scheduling.k8s.io/v1alpha2 PodGroup)");
     return;
   }
+  if (kind == "ResourceSlice" && api.starts_with("resource.k8s.io/")) {
+    // Drivers publish slices; fleetsim's nodes publish theirs from nvidia.com/dra-kubelet-plugin.
+    warnings_.add(WarningCode::DraNotModelled, kind_value.where(), kind,
+                  "a ResourceSlice is not read: nodes labelled nvidia.com/dra-kubelet-plugin "
+                  "publish their GPUs or MIG devices themselves; partitionable devices "
+                  "(sharedCounters, consumesCounters) and devices of other drivers are not "
+                  "modelled");
+    return;
+  }
   if (is_dra_kind(kind)) {
     const std::optional<DraApiVersion> version = dra_api_version(api);
     if (!version)

@@ -299,3 +299,35 @@ TEST_CASE("a served model on pods that take their GPU through a claim is refused
              Catch::Contains("scenario.yaml:7:12") &&
                  Catch::Contains("takes its GPUs through ResourceClaims"));
 }
+
+TEST_CASE("a ResourceSlice and a NodeOverlay beside DRA pods are warned about", "[scenario][dra]") {
+  const std::string slice =
+      "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\n"
+      "spec: {driver: gpu.nvidia.com, pool: {name: p, resourceSliceCount: 1}, sharedCounters: "
+      "[]}\n---\n";
+  const std::string overlay =
+      "apiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata: {name: o}\nspec:\n"
+      "  requirements:\n    - {key: node.kubernetes.io/instance-type, operator: In, values: "
+      "[g5.xlarge]}\n  capacity: {nvidia.com/gpu: 2}\n---\n";
+  const std::string pool =
+      "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: gpu}\nspec:\n  template:\n"
+      "    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: "
+      "default}\n      requirements:\n        - {key: node.kubernetes.io/instance-type, "
+      "operator: In, values: [g5.xlarge]}\n---\napiVersion: karpenter.k8s.aws/v1\nkind: "
+      "EC2NodeClass\nmetadata: {name: default}\nspec: {role: test}\n---\n";
+  test::TempDir dir("dra-overlay");
+  dir.write("manifests.yaml",
+            slice + overlay + pool + kTemplate + "---\n" +
+                deployment("        - {name: gpu, resourceClaimTemplateName: single-gpu}\n"));
+  const auto file = dir.write("scenario.yaml",
+                              "name: s\nduration: 1h\nmanifests: [manifests.yaml]\n"
+                              "karpenter: {feature_gates: {node_overlay: true}}\n");
+  const ScenarioConfig cfg =
+      load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+  CHECK(has_warning(cfg, WarningCode::DraNotModelled, "a ResourceSlice is not read"));
+  CHECK(has_warning(cfg, WarningCode::DraNotModelled,
+                    "a NodeOverlay's capacity describes extended resources, not DRA devices"));
+  CHECK(has_warning(cfg, WarningCode::DraPodsIgnored,
+                    "Deployment llm's pods (and any other pods with ResourceClaims) are never "
+                    "provisioned for"));
+}

@@ -499,8 +499,9 @@ void resolve_dra_claims(Sections& sections, WarningLog& warnings) {
     d.workload.pod.spec.resource_claims.clear();
     warnings.add(WarningCode::DraNotModelled, d.workload.pod.claim_refs.front().where,
                  "DaemonSet.spec.template.spec.resourceClaims",
-                 "a DaemonSet's claims are not modelled (its pods count as node overhead, as "
-                 "Karpenter sizes them with --ignore-dra-requests); ignored");
+                 "a DaemonSet's claims are not modelled: its pods count as overhead on every "
+                 "node they select, claims ignored (Karpenter under --ignore-dra-requests "
+                 "leaves such DaemonSet pods out of its overhead, which fleetsim does not)");
   }
 }
 

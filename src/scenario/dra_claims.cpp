@@ -72,6 +72,12 @@ void DraCatalog::resolve(PodTemplate& pod, const std::string& namespace_name) co
 namespace fleetsim {
 
 void warn_dra_pods(const ScenarioConfig& cfg, WarningLog& warnings) {
+  if (!cfg.karpenter.ignore_dra_requests)
+    warnings.add(WarningCode::DraNotModelled, cfg.karpenter.ignore_dra_requests_where,
+                 "karpenter.ignore_dra_requests",
+                 "false is not modelled: Karpenter's DRA-aware provisioning needs the devices "
+                 "each instance type would publish, which the AWS provider does not describe; "
+                 "fleetsim keeps upstream's default, true");
   const Workload* first = nullptr;
   for (const Workload& w : cfg.workloads)
     if (!w.pod.spec.resource_claims.empty()) {

@@ -588,6 +588,10 @@ KarpenterSettings decode_karpenter_settings(const YamlValue& value) {
     g.reject_unread(std::array<std::string_view, 3>{"capacity_buffer", "node_overlay",
                                                     "spot_to_spot_consolidation"});
   }
+  if (auto v = m.get("ignore_dra_requests")) {
+    out.ignore_dra_requests = v->as_bool();
+    out.ignore_dra_requests_where = v->where();
+  }
   if (auto v = m.get("version")) {
     std::optional<KarpenterVersion> version = parse_karpenter_version(v->as_string());
     if (!version)
@@ -595,8 +599,8 @@ KarpenterSettings decode_karpenter_settings(const YamlValue& value) {
                           v->as_string(), kOldestKarpenterMinor, kLatestKarpenterMinor));
     out.version = *version;
   }
-  m.reject_unread(
-      std::array<std::string_view, 4>{"batch_idle", "batch_max", "feature_gates", "version"});
+  m.reject_unread(std::array<std::string_view, 5>{"batch_idle", "batch_max", "feature_gates",
+                                                  "ignore_dra_requests", "version"});
   return out;
 }
 

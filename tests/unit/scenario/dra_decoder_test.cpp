@@ -331,3 +331,16 @@ TEST_CASE("a ResourceSlice and a NodeOverlay beside DRA pods are warned about", 
                     "Deployment llm's pods (and any other pods with ResourceClaims) are never "
                     "provisioned for"));
 }
+
+TEST_CASE("karpenter.ignore_dra_requests false warns and keeps upstream's default",
+          "[scenario][dra]") {
+  test::TempDir dir("dra-ignore");
+  dir.write("manifests.yaml", kTemplate);
+  const auto file = dir.write("scenario.yaml",
+                              "name: s\nduration: 1h\nmanifests: [manifests.yaml]\n"
+                              "karpenter: {ignore_dra_requests: false}\n");
+  const ScenarioConfig cfg =
+      load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+  CHECK_FALSE(cfg.karpenter.ignore_dra_requests);
+  CHECK(has_warning(cfg, WarningCode::DraNotModelled, "false is not modelled"));
+}

@@ -3,7 +3,10 @@
 // filter against the ResourceSlices of real nodes and, for a scale-up, of template nodes, "an
 // identical set of Node-local Devices" per new node of a group. fleetsim runs it as a pass over
 // the solver's placements: the solver packs by requests, this pass moves a pod with claims to
-// where its devices can be allocated, first fit, or drops it.
+// where its devices can be allocated, first fit, or drops it. AWS's scale-from-zero template
+// has no devices: cloudprovider/aws/aws_cloud_provider.go TemplateNodeInfo builds its NodeInfo
+// with no ResourceSlices (framework.NewNodeInfo(node, nil, …)), so a group's devices come from a
+// template learned from one of its running nodes.
 #include <algorithm>
 #include <map>
 

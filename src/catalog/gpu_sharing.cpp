@@ -26,6 +26,20 @@ std::string_view product_name(const InstanceType& t) {
   return {};
 }
 
+// NVML's device name, which the NVIDIA DRA driver publishes as a device's productName.
+std::string_view nvml_device_name(const InstanceType& t) {
+  if (t.gpu_name == "a100")
+    return t.gpu_memory_mib > 40960 ? "NVIDIA A100-SXM4-80GB" : "NVIDIA A100-SXM4-40GB";
+  if (t.gpu_name == "h100") return "NVIDIA H100 80GB HBM3";
+  if (t.gpu_name == "h200") return "NVIDIA H200";
+  if (t.gpu_name == "b200") return "NVIDIA B200";
+  if (t.gpu_name == "a10g") return "NVIDIA A10G";
+  if (t.gpu_name == "l40s") return "NVIDIA L40S";
+  if (t.gpu_name == "l4") return "NVIDIA L4";
+  if (t.gpu_name == "t4") return "Tesla T4";
+  return {};
+}
+
 [[noreturn]] void refuse(std::string message) { throw ConfigError({}, {}, std::move(message)); }
 
 // The MIG devices of one GPU under the strategy, or the whole GPU without a layout.
@@ -128,9 +142,64 @@ std::vector<GpuDevice> gpu_devices(const InstanceType& t, const Labels& labels,
   return devices;
 }
 
+std::vector<DraDevice> nvidia_dra_devices(const InstanceType& t, const Labels& labels,
+                                          std::span<const MigLayout> layouts) {
+  std::vector<DraDevice> out;
+  if (t.gpu_count <= 0 || t.gpu_manufacturer != "nvidia") return out;
+  const auto plugin = labels.find(kDraKubeletPluginLabel);
+  if (plugin == labels.end() || plugin->second != "true") return out;
+  const std::string product(nvml_device_name(t));
+  const MigLayout* layout = nullptr;
+  if (const auto mig = labels.find(kMigConfigLabelName); mig != labels.end())
+    layout = find_mig_layout(layouts, t.gpu_name, t.gpu_memory_mib, mig->second);
+  for (std::int64_t g = 0; g < t.gpu_count; ++g) {
+    // A GPU in MIG mode is published as its MIG devices only (the driver's pre-created
+    // instances); all-disabled leaves it whole.
+    int instance = 0;
+    if (layout != nullptr)
+      for (const MigProfile& p : layout->profiles)
+        for (int i = 0; i < p.instances_per_gpu; ++i)
+          out.push_back({.name = fmt::format("gpu-{}-mig-{}", g, instance++),
+                         .driver = std::string(kNvidiaDraDriver),
+                         .type = "mig",
+                         .product_name = product,
+                         .profile = p.name});
+    if (instance == 0)
+      out.push_back({.name = fmt::format("gpu-{}", g),
+                     .driver = std::string(kNvidiaDraDriver),
+                     .type = "gpu",
+                     .product_name = product});
+  }
+  std::sort(out.begin(), out.end(),
+            [](const DraDevice& a, const DraDevice& b) { return a.name < b.name; });
+  return out;
+}
+
 NodeGpuSetup node_gpu_setup(const InstanceType& t, const Labels& labels,
                             const Resources& allocatable, const GpuOperatorSettings& s,
                             const ResourceRegistry& registry, bool host_plugin) {
+  std::vector<DraDevice> dra = nvidia_dra_devices(t, labels, s.mig_layouts);
+  if (!dra.empty()) {
+    // The DRA driver hands the GPUs out; the device plugin is not run beside it (NVIDIA: "do not
+    // run both on a node"), so the node advertises no nvidia.com GPU resource. A MIG layout
+    // still takes the MIG manager's time before the devices are published.
+    NodeGpuSetup out;
+    Resources r = allocatable;
+    for (std::size_t i = 0; i < registry.size(); ++i) {
+      const auto slot = static_cast<ResourceIndex>(i);
+      const std::string& name = registry.name(slot);
+      if (name == kWholeGpu || name == "nvidia.com/gpu.shared" ||
+          name.starts_with("nvidia.com/mig-"))
+        r[slot] = 0;
+    }
+    out.allocatable = r;
+    if (has_mig_layout(labels)) {
+      out.layout = labels.find(kMigConfigLabelName)->second;
+      out.delay = s.mig_layout_delay;
+    }
+    out.dra_devices = std::move(dra);
+    return out;
+  }
   NodeGpuSetup out;
   const std::vector<GpuDevice> devices = gpu_devices(t, labels, s, host_plugin);
   // One whole device a GPU and no MIG layout: nothing to configure (a 7g layout still is MIG).

@@ -59,6 +59,7 @@ void SchedulingSimulation::take_snapshot_at(SimTime now) {
     under_consolidate_after_[i] = n.phase == NodePhase::Initialized && after &&
                                   *after > SimDuration{0} && now - n.last_pod_event < *after;
   }
+  dra_in_base_ = false;
   // Pods of deleting nodes (and of nodes a command holds) are rescheduled in the simulation too.
   for (NodeId id : cluster_.active_nodes()) {
     const Node& n = cluster_.node(id);
@@ -66,6 +67,7 @@ void SchedulingSimulation::take_snapshot_at(SimTime now) {
     for (PodId p : n.pods) {
       const Pod& pod = cluster_.pod(p);
       if (pod.terminating) continue;
+      dra_in_base_ = dra_in_base_ || !pod.spec->resource_claims.empty();
       snapshot_.pending.push_back(p);
       snapshot_.pods.push_back(pending_pod(pod));
     }
@@ -81,6 +83,13 @@ void SchedulingSimulation::take_snapshot_at(SimTime now) {
 std::optional<std::vector<NewNodeClaim>> SchedulingSimulation::run(
     std::span<const Candidate> candidates, bool consolidation, SimTime now) {
   take_snapshot_at(now);
+  // With --ignore-dra-requests (upstream's default) a pod with ResourceClaims fails Karpenter's
+  // simulation with a DRAError (scheduling/scheduler.go add), so no node it must leave passes
+  // AllNonPendingPodsScheduled.
+  if (dra_in_base_) return std::nullopt;
+  for (const Candidate& c : candidates)
+    for (PodId p : c.pods)
+      if (!cluster_.pod(p).spec->resource_claims.empty()) return std::nullopt;
   for (std::size_t i = 0; i < snapshot_.nodes.size(); ++i)
     snapshot_.nodes[i].under_consolidate_after = consolidation && under_consolidate_after_[i];
   snapshot_.pods.resize(base_pod_count_);

@@ -106,6 +106,7 @@ void Cluster::configure_gpus(NodeId node) {
   if (!n.gpu_setup.allocatable) return;
   ++revision_;
   n.allocatable = *n.gpu_setup.allocatable;
+  n.dra_allocated.assign(n.gpu_setup.dra_devices.size(), 0);
   for (const auto& [key, value] : n.gpu_setup.labels) n.labels.add(key, Requirement::single(value));
 }
 
@@ -169,6 +170,7 @@ void Cluster::bind(PodId pod_id, NodeId node_id, SimTime now) {
   if (!p.spec->pod_affinity.empty() || !p.spec->pod_anti_affinity.empty())
     ++bound_with_affinity_terms_;
   n.pods.push_back(pod_id);
+  if (!p.spec->resource_claims.empty()) allocate_claims(p, n);
   pod_event(n, p, now);
 }
 
@@ -182,6 +184,7 @@ void Cluster::unbind(PodId pod_id, SimTime now) {
   if (!p.spec->pod_affinity.empty() || !p.spec->pod_anti_affinity.empty())
     --bound_with_affinity_terms_;
   n.pods.erase(std::find(n.pods.begin(), n.pods.end(), pod_id));
+  if (!p.spec->resource_claims.empty()) deallocate_claims(p);
   pod_event(n, p, now);
   p.node = kNoNode;
   p.started = false;

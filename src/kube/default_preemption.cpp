@@ -31,7 +31,8 @@ bool KubeScheduler::nominated_node_fits(const Pod& pod) const {
   return node.phase == NodePhase::Initialized &&
          pod_fits(*pod.spec,
                   {.labels = node.labels, .taints = node.taints, .available = room_for(pod, node)},
-                  PreferNoSchedule::Ignore);
+                  PreferNoSchedule::Ignore) &&
+         (pod.spec->resource_claims.empty() || cluster_.dra_fits(pod, node));
 }
 
 void KubeScheduler::delete_victim(PodId victim, const Pod& preemptor, SimTime now) {

@@ -150,7 +150,9 @@ bool KubeScheduler::feasible(const Pod& pod, const Node& node) const {
       gang_.any_assumed() ? node.available() - gang_.reserved(node.id) : node.available();
   return node.phase == NodePhase::Initialized &&
          pod_fits(*pod.spec, {.labels = node.labels, .taints = node.taints, .available = available},
-                  PreferNoSchedule::Ignore);
+                  PreferNoSchedule::Ignore) &&
+         // DynamicResources' Filter, for the few pods with claims (dra_allocation.cpp).
+         (pod.spec->resource_claims.empty() || cluster_.dra_fits(pod, node));
 }
 
 void KubeScheduler::bind_pod(PodId id, NodeId node, SimTime now) {

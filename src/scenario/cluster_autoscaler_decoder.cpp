@@ -241,7 +241,11 @@ ClusterAutoscalerSettings decode_cluster_autoscaler(const YamlValue& value, Warn
     s.capacity_buffer_controller_enabled = v->as_bool();
   if (auto v = m.get("capacity_buffer_pod_injection_enabled"))
     s.capacity_buffer_pod_injection_enabled = v->as_bool();
-  m.reject_unread(std::array<std::string_view, 30>{"scan_interval",
+  // --enable-dynamic-resource-allocation: true in the release fleetsim follows (its FAQ: "locked
+  // to true"); off, the autoscaler's scheduler framework reads no claims.
+  if (auto v = m.get("enable_dynamic_resource_allocation"))
+    s.dynamic_resource_allocation = v->as_bool();
+  m.reject_unread(std::array<std::string_view, 31>{"scan_interval",
                                                    "ok_total_unready_count",
                                                    "max_total_unready_percentage",
                                                    "gpu_readiness",
@@ -270,7 +274,8 @@ ClusterAutoscalerSettings decode_cluster_autoscaler(const YamlValue& value, Warn
                                                    "max_drain_parallelism",
                                                    "skip_nodes_with_system_pods",
                                                    "capacity_buffer_controller_enabled",
-                                                   "capacity_buffer_pod_injection_enabled"});
+                                                   "capacity_buffer_pod_injection_enabled",
+                                                   "enable_dynamic_resource_allocation"});
   return s;
 }
 

@@ -8,7 +8,7 @@ namespace {
 
 // From cluster-autoscaler/config/flags/flags.go; the AWS-irrelevant provider flags (gce_*,
 // clusterapi_*) are left out and stay unknown keys.
-constexpr std::array<std::string_view, 77> kUnmodelled{
+constexpr std::array<std::string_view, 76> kUnmodelled{
     "address",
     "aws_use_static_instance_list",
     "balancing_ignore_label",
@@ -27,7 +27,6 @@ constexpr std::array<std::string_view, 77> kUnmodelled{
     "drain_priority_config",
     "dynamic_node_delete_delay_after_taint_enabled",
     "emit_per_nodegroup_metrics",
-    "enable_dynamic_resource_allocation",
     "enable_provisioning_requests",
     "enforce_node_group_min_size",
     "estimator",

@@ -72,6 +72,32 @@ void ManifestLoader::load_manifest(const YamlValue& manifest, ManifestSet& out) 
                              "(fleetsim reads Kubernetes' scheduling.k8s.io/v1alpha2 PodGroup)");
     return;
   }
+  if (kind == "ResourceSlice" && api.starts_with("resource.k8s.io/")) {
+    // Drivers publish slices; fleetsim's nodes publish theirs from nvidia.com/dra-kubelet-plugin.
+    warnings_.add(WarningCode::DraNotModelled, kind_value.where(), kind,
+                  "a ResourceSlice is not read: nodes labelled nvidia.com/dra-kubelet-plugin "
+                  "publish their GPUs or MIG devices themselves; partitionable devices "
+                  "(sharedCounters, consumesCounters) and devices of other drivers are not "
+                  "modelled");
+    return;
+  }
+  if (is_dra_kind(kind)) {
+    const std::optional<DraApiVersion> version = dra_api_version(api);
+    if (!version)
+      api_value.fail(fmt::format(
+          "apiVersion \"{}\" is not read for {}; fleetsim reads resource.k8s.io/v1 (and "
+          "v1beta2 and v1beta1, which Kubernetes 1.32 to 1.34 served)",
+          api.substr(0, 60), kind));
+    DecodeContext dra_ctx{
+        .resources = resources_, .warnings = warnings_, .kind = kind, .karpenter = karpenter_};
+    if (kind == "DeviceClass") {
+      out.device_classes.push_back(decode_device_class(m, dra_ctx));
+    } else {
+      out.resource_claims.push_back(
+          decode_resource_claim(m, *version, kind == "ResourceClaimTemplate", dra_ctx));
+    }
+    return;
+  }
   const DecodedKind* decoded = decoded_kind(kind);
   if (decoded == nullptr) {
     if (auto problem = misspelt_kind_problem(kind, api)) kind_value.fail(*problem);
@@ -168,6 +194,16 @@ void check_unique_names(const ManifestSet& set) {
       [](const PodGroupObject& g) { return g.namespace_name + "/" + g.name; },
       [](const PodGroupObject& g) { return g.where; });
   check("NodeOverlay", set.node_overlays, name, where);
+  check("DeviceClass", set.device_classes, name, where);
+  for (bool is_template : {false, true}) {
+    std::vector<const ResourceClaimObject*> claims;
+    for (const ResourceClaimObject& c : set.resource_claims)
+      if (c.is_template == is_template) claims.push_back(&c);
+    check(
+        is_template ? "ResourceClaimTemplate" : "ResourceClaim", claims,
+        [](const ResourceClaimObject* c) { return c->namespace_name + "/" + c->name; },
+        [](const ResourceClaimObject* c) { return c->where; });
+  }
   check(
       "PodDisruptionBudget", set.pdbs,
       [](const PodDisruptionBudgetSpec& p) { return p.namespace_name + "/" + p.name; }, where);

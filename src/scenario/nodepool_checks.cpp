@@ -110,6 +110,12 @@ void keep_to_types_that_serve_the_model(ScenarioConfig& config, const std::vecto
     const std::optional<MigRequest> mig =
         mig_request(deployment->pod.spec.requests, config.resources);
     const std::int64_t gpus = deployment->pod.spec.requests.gpus() + (mig ? mig->devices : 0);
+    if (gpus <= 0 && !deployment->pod.spec.resource_claims.empty())
+      throw ConfigError(service.model->where, field,
+                        fmt::format("Deployment {} takes its GPUs through ResourceClaims, and the "
+                                    "serving model does not run on DRA devices yet; request "
+                                    "nvidia.com/gpu (the device plugin's) for a served model",
+                                    service.deployment));
     if (gpus <= 0)
       throw ConfigError(service.model->where, field,
                         fmt::format("Deployment {} requests no GPU; the model runs on its pods' "

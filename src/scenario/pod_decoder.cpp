@@ -24,6 +24,10 @@ constexpr std::array<std::string_view, 3> kRestartPolicies{"Always", "OnFailure"
 // Kubernetes' bounds on preferred node-affinity and pod-affinity weights.
 constexpr std::int64_t kMinPreferenceWeight = 1;
 constexpr std::int64_t kMaxPreferenceWeight = 100;
+// core/v1 PodResourceClaim's fields.
+constexpr std::array<std::string_view, 3> kPodClaimEntryFields{"name", "resourceClaimName",
+                                                               "resourceClaimTemplateName"};
+const ApiType kPodClaimEntry{"PodResourceClaim", kPodClaimEntryFields};
 
 struct ContainerRequest {
   Resources requests;
@@ -35,6 +39,7 @@ struct ContainerRequest {
   std::optional<ProbeTiming> readiness_probe;  // app containers only
   std::optional<ProbeTiming> startup_probe;    // app containers only
   std::vector<std::string> argv;               // app containers only: command, then args
+  std::vector<YamlValue> claims;               // resources.claims[].name
 };
 
 // A readinessProbe or startupProbe: its timing, with Kubernetes' defaults.
@@ -60,8 +65,18 @@ ProbeTiming decode_probe(const YamlValue& value, bool startup, DecodeContext& ct
 
 // Requests of one container. A resource with a limit but no request is requested at its limit,
 // as the API server defaults it. `unset` gets 1 for each resource given neither.
-Resources decode_container_resources(const YamlValue& value, DecodeContext& ctx, Resources& unset) {
+Resources decode_container_resources(const YamlValue& value, DecodeContext& ctx, Resources& unset,
+                                     std::vector<YamlValue>& claims) {
   YamlMap r(value);
+  if (auto list = r.get("claims")) {
+    // Which of the pod's claims the container sees: no bearing on scheduling (kube-scheduler
+    // allocates the pod's spec.resourceClaims), so only its name is checked.
+    for (const YamlValue& item : list->items()) {
+      YamlMap c(item);
+      claims.push_back(c.require("name"));
+      c.ignore({"request"});
+    }
+  }
   std::optional<YamlValue> requests_value = r.get("requests");
   std::optional<YamlValue> limits_value = r.get("limits");
   ResourceList requests, limits;
@@ -101,7 +116,7 @@ ContainerRequest decode_container(const YamlValue& item, bool init, DecodeContex
   Resources unset;
   unset[resource::kCpu] = unset[resource::kMemory] = 1;
   if (auto resources = c.get("resources"))
-    out.requests = decode_container_resources(*resources, ctx, unset);
+    out.requests = decode_container_resources(*resources, ctx, unset, out.claims);
   out.scoring_requests = out.requests;
   if (unset[resource::kCpu] != 0) out.scoring_requests[resource::kCpu] = kDefaultScoringCpuMillis;
   if (unset[resource::kMemory] != 0)
@@ -515,6 +530,42 @@ DecodedPod decode_pod(const ObjectMeta& meta, const YamlValue& spec_value, Decod
     out.restart_policy = decode_restart_policy(*policy);
     out.restart_policy_where = policy->where();
   }
+  if (auto claims = s.get("resourceClaims")) {
+    for (const YamlValue& item : claims->items()) {
+      YamlMap c(item);
+      YamlValue name = c.require("name");
+      PodClaimRef ref{.name = name.as_string()};
+      if (auto p = dns_subdomain_problem(ref.name)) name.fail(*p);
+      for (const PodClaimRef& other : pod.claim_refs)
+        if (other.name == ref.name)
+          name.fail(fmt::format("a second resourceClaims entry named \"{}\"", ref.name));
+      const std::optional<YamlValue> claim = c.get("resourceClaimName");
+      const std::optional<YamlValue> tmpl = c.get("resourceClaimTemplateName");
+      if (claim.has_value() == tmpl.has_value())
+        (claim ? *claim : item)
+            .fail(
+                "a resourceClaims entry needs exactly one of resourceClaimName and "
+                "resourceClaimTemplateName");
+      const YamlValue& source = claim ? *claim : *tmpl;
+      ref.source = source.as_string();
+      ref.from_template = tmpl.has_value();
+      ref.where = source.where();
+      pod.claim_refs.push_back(std::move(ref));
+      c.check_unread(ctx.warnings, ctx.kind, kPodClaimEntry);
+    }
+  }
+  // A container's claim must be one of the pod's (the API server's validation).
+  for (const std::vector<ContainerRequest>* list : {&app, &init})
+    for (const ContainerRequest& c : *list)
+      for (const YamlValue& name : c.claims) {
+        const std::string text = name.as_string();
+        if (std::none_of(pod.claim_refs.begin(), pod.claim_refs.end(),
+                         [&](const PodClaimRef& r) { return r.name == text; }))
+          name.fail(
+              fmt::format("the container's claim \"{}\" is none of the pod's "
+                          "spec.resourceClaims",
+                          text.substr(0, 60)));
+      }
   s.check_unread(ctx.warnings, ctx.kind, api::PodSpec);
   return out;
 }

@@ -22,6 +22,7 @@
 #include "fleetsim/scenario/api_latency_decoder.hpp"
 #include "fleetsim/scenario/auto_mode_setup.hpp"
 #include "fleetsim/scenario/cluster_autoscaler_decoder.hpp"
+#include "fleetsim/scenario/dra_claims.hpp"
 #include "fleetsim/scenario/gpu_layout_checks.hpp"
 #include "fleetsim/scenario/gpu_operator_decoder.hpp"
 #include "fleetsim/scenario/manifest_loader.hpp"
@@ -481,6 +482,29 @@ std::set<std::string> admit_workloads(ManifestSet& set, std::vector<DecodedJobSo
   return workload_keys;
 }
 
+// Each pod template's spec.resourceClaims against the scenario's ResourceClaims,
+// ResourceClaimTemplates and DeviceClasses (the NVIDIA driver's among them).
+void resolve_dra_claims(Sections& sections, WarningLog& warnings) {
+  ManifestSet& set = sections.set;
+  const DraCatalog dra(std::move(set.device_classes), std::move(set.resource_claims));
+  for (auto& d : set.workloads) dra.resolve(d.workload.pod, d.workload.namespace_name);
+  for (auto& j : sections.jobs)
+    dra.resolve(j.source.template_workload.pod, j.source.template_workload.namespace_name);
+  for (auto& e : sections.events)
+    if (auto* applied = std::get_if<ManifestSet>(&e.action))
+      for (auto& d : applied->workloads) dra.resolve(d.workload.pod, d.workload.namespace_name);
+  for (auto& d : set.daemonsets) {
+    if (d.workload.pod.claim_refs.empty()) continue;
+    dra.resolve(d.workload.pod, d.workload.namespace_name);  // the references must still hold
+    d.workload.pod.spec.resource_claims.clear();
+    warnings.add(WarningCode::DraNotModelled, d.workload.pod.claim_refs.front().where,
+                 "DaemonSet.spec.template.spec.resourceClaims",
+                 "a DaemonSet's claims are not modelled: its pods count as overhead on every "
+                 "node they select, claims ignored (Karpenter under --ignore-dra-requests "
+                 "leaves such DaemonSet pods out of its overhead, which fleetsim does not)");
+  }
+}
+
 // Resolves scripted events in time order against what exists by each one's time: the
 // EC2NodeClasses a scripted NodePool may name (the scenario's and those applied so far), the
 // Deployments a scale may name, and whether an applied workload is new or an update.
@@ -835,6 +859,7 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   // Resolved against one another, now that every manifest is known.
   ManifestSet& set = sections.set;
   check_unique_names(set);
+  resolve_dra_claims(sections, warnings);
   apply_provisioner_rules(cfg.provisioner, set, warnings);
   check_node_class_refs(set.nodepools, set.node_classes, warnings);
   check_capacity_buffers(set);
@@ -852,6 +877,7 @@ ScenarioConfig load_scenario(const std::filesystem::path& file,
   resolve_reservations(cfg);
   adopt_node_overlays(std::move(set.node_overlays), cfg, warnings);
   check_gpu_layouts(cfg, warnings);
+  warn_dra_pods(cfg, warnings);
   read_phase_offsets(top, cfg);
   if (const std::optional<YamlValue> v = top.get("api_latency"))
     cfg.termination.api_latency = decode_api_latency(*v);

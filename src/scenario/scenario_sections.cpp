@@ -116,6 +116,10 @@ ManifestSet decode_apply(const YamlValue& apply, const SectionContext& sc) {
   if (!set.scaled_objects.empty()) refuse("ScaledObject", set.scaled_objects.front().where);
   if (!set.pdbs.empty()) refuse("PodDisruptionBudget", set.pdbs.front().where);
   if (set.scheduler_config) refuse("KubeSchedulerConfiguration", set.scheduler_config->where);
+  if (!set.device_classes.empty()) refuse("DeviceClass", set.device_classes.front().where);
+  if (!set.resource_claims.empty())
+    refuse(set.resource_claims.front().is_template ? "ResourceClaimTemplate" : "ResourceClaim",
+           set.resource_claims.front().where);
   return set;
 }
 
@@ -584,6 +588,10 @@ KarpenterSettings decode_karpenter_settings(const YamlValue& value) {
     g.reject_unread(std::array<std::string_view, 3>{"capacity_buffer", "node_overlay",
                                                     "spot_to_spot_consolidation"});
   }
+  if (auto v = m.get("ignore_dra_requests")) {
+    out.ignore_dra_requests = v->as_bool();
+    out.ignore_dra_requests_where = v->where();
+  }
   if (auto v = m.get("version")) {
     std::optional<KarpenterVersion> version = parse_karpenter_version(v->as_string());
     if (!version)
@@ -591,8 +599,8 @@ KarpenterSettings decode_karpenter_settings(const YamlValue& value) {
                           v->as_string(), kOldestKarpenterMinor, kLatestKarpenterMinor));
     out.version = *version;
   }
-  m.reject_unread(
-      std::array<std::string_view, 4>{"batch_idle", "batch_max", "feature_gates", "version"});
+  m.reject_unread(std::array<std::string_view, 5>{"batch_idle", "batch_max", "feature_gates",
+                                                  "ignore_dra_requests", "version"});
   return out;
 }
 

@@ -6,7 +6,7 @@ namespace fleetsim {
 
 namespace {
 
-constexpr std::array<std::string_view, 50> kNames{
+constexpr std::array<std::string_view, 52> kNames{
     "unmodelled-field",
     "unmodelled-kind",
     "unknown-field",
@@ -57,8 +57,10 @@ constexpr std::array<std::string_view, 50> kNames{
     "pod-group-missing",
     "gang-exceeds-limits",
     "asg-tag-ignored",
+    "dra-not-modelled",
+    "dra-pods-ignored",
 };
-static_assert(kNames.size() == static_cast<std::size_t>(WarningCode::AsgTagIgnored) + 1);
+static_assert(kNames.size() == static_cast<std::size_t>(WarningCode::DraPodsIgnored) + 1);
 
 }  // namespace
 

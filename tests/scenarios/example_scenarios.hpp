@@ -36,6 +36,7 @@ inline const std::vector<std::string> kExampleScenarios = {
     "gpu-sharing/whole-a10g",
     "gpu-sharing/mig-p4de",
     "gpu-sharing/time-sliced-l40s",
+    "gpu-sharing/dra-mig-jobs",
     "gangs/karpenter"};
 
 inline std::filesystem::path example_scenario_file(const std::filesystem::path& root,

@@ -77,6 +77,13 @@ NodeGpuSetup node_gpu_setup(const InstanceType& t, const Labels& labels,
                             const Resources& allocatable, const GpuOperatorSettings& s,
                             const ResourceRegistry& registry, bool host_plugin = false);
 
+// The devices the NVIDIA DRA driver publishes on a node of type t with `labels`: none unless the
+// labels carry nvidia.com/dra-kubelet-plugin: "true" (its kubelet plugin's nodeSelector); else
+// one "gpu" device per GPU (gpu-0 …), or with a MIG layout one "mig" device per instance
+// (gpu-0-mig-0 …, the layout's order), in name order.
+std::vector<DraDevice> nvidia_dra_devices(const InstanceType& t, const Labels& labels,
+                                          std::span<const MigLayout> layouts);
+
 // The devices per GPU, before the registry: for the checks, the lint and the tests. Throws
 // InputError (without a location) when the device plugin would refuse the setup.
 std::vector<GpuDevice> gpu_devices(const InstanceType& t, const Labels& labels,

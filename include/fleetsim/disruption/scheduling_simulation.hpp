@@ -57,6 +57,7 @@ class SchedulingSimulation {
   ClusterSnapshot snapshot_;
   std::size_t pending_count_ = 0;
   std::size_t base_pod_count_ = 0;
+  bool dra_in_base_ = false;       // a deleting node's pod has ResourceClaims: no simulation passes
   bool base_reads_bound_ = false;  // the snapshot's pods or bound pods make solves read bound ones
   std::vector<std::uint32_t> slot_of_node_;  // NodeId → snapshot node index
   std::vector<std::uint8_t> removed_;

@@ -92,6 +92,8 @@ struct Node {
   // GPUs advertise once configured (gpu_setup).
   Resources allocatable;
   NodeGpuSetup gpu_setup;
+  // Beside gpu_setup.dra_devices once its GPUs are configured: 1 where a claim holds the device.
+  std::vector<std::uint8_t> dra_allocated;
   Resources daemon_overhead;    // DaemonSet pods, present from registration
   Resources requested;          // bound pods (not DaemonSets)
   Resources scoring_requested;  // bound pods as kube-scheduler's scoring counts them
@@ -201,6 +203,14 @@ inline constexpr SimDuration kConsolidationStateTtl = minutes(5);
 // (nodeclaim/podevents/controller.go dedupeTimeout).
 inline constexpr SimDuration kPodEventDedupe = seconds(10);
 
+// A ResourceClaim's allocation (its status.allocation and reservedFor, counted): the node and
+// the devices (indexes into its gpu_setup.dra_devices) it holds while pods use it.
+struct DraAllocation {
+  NodeId node = kNoNode;
+  std::vector<std::uint32_t> devices;
+  std::int32_t pods = 0;
+};
+
 class Cluster {
  public:
   Cluster() = default;
@@ -277,6 +287,19 @@ class Cluster {
   void mark_for_disruption(NodeId node);
   void unmark_for_disruption(NodeId node);
 
+  // ---- Dynamic Resource Allocation (dra_allocation.cpp) ----
+  // Whether every ResourceClaim of the pod can be allocated on the node now: a claim already
+  // allocated (a shared one another pod holds) pins the pod to its node; the others take free
+  // devices the node publishes, first fit in name order. `picks`, when given, gets each claim's
+  // devices (empty for one already allocated). The caller skips pods without claims.
+  bool dra_fits(const Pod& pod, const Node& node,
+                std::vector<std::vector<std::uint32_t>>* picks = nullptr) const;
+  // The allocated claims by key ("<namespace>/<claim>" for a ResourceClaim, "<pod uid>/<name>"
+  // for a template's), in key order.
+  const std::map<std::string, DraAllocation, std::less<>>& dra_claims() const {
+    return dra_claims_;
+  }
+
   // ---- Pod lifecycle ----
   // Binds a pending pod to a node; the caller checked that it fits.
   void bind(PodId pod, NodeId node, SimTime now);
@@ -327,6 +350,8 @@ class Cluster {
   Pod& at(PodId id);
   const Pod& at(PodId id) const;
   void ended(PodId pod);
+  void allocate_claims(const Pod& pod, Node& node);
+  void deallocate_claims(const Pod& pod);
 
   std::vector<PodId> pending_;
   std::vector<NodeId> active_;
@@ -344,6 +369,10 @@ class Cluster {
   std::vector<PodId> ended_;  // ended since the last collect, held or not
   std::uint64_t revision_ = 0;
   std::uint64_t pod_status_revision_ = 0;
+  std::map<std::string, DraAllocation, std::less<>> dra_claims_;
 };
+
+// The key a pod's claim is allocated under (Cluster::dra_claims).
+std::string dra_claim_key(const Pod& pod, const PodResourceClaim& claim);
 
 }  // namespace fleetsim

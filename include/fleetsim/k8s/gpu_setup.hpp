@@ -11,6 +11,7 @@
 
 #include "fleetsim/core/resources.hpp"
 #include "fleetsim/core/time.hpp"
+#include "fleetsim/k8s/dra.hpp"
 #include "fleetsim/serving/gpu_share.hpp"
 
 namespace fleetsim {
@@ -54,6 +55,9 @@ struct NodeGpuSetup {
   bool mig_single = false;
   // Labels GPU Feature Discovery sets once the GPUs are configured (nvidia.com/gpu.product).
   std::vector<std::pair<std::string, std::string>> labels;
+  // The devices the NVIDIA DRA driver's kubelet plugin publishes, in name order (none where it
+  // does not run); the device plugin then advertises none of the GPUs.
+  std::vector<DraDevice> dra_devices;
 };
 
 // The MIG instances a pod with `requests` holds on a node so set up: which of setup.mig, and how

@@ -10,6 +10,7 @@
 #include "fleetsim/core/error.hpp"
 #include "fleetsim/core/resources.hpp"
 #include "fleetsim/core/time.hpp"
+#include "fleetsim/k8s/dra.hpp"
 #include "fleetsim/k8s/label_selector.hpp"
 #include "fleetsim/k8s/requirements.hpp"
 #include "fleetsim/k8s/taints.hpp"
@@ -142,6 +143,9 @@ struct PodSpec {
   // Of the first app container that has one; nullopt: Ready once the server is up.
   std::optional<ProbeTiming> readiness_probe;
   std::optional<ProbeTiming> startup_probe;
+  // spec.resourceClaims, resolved against the scenario's ResourceClaims, ResourceClaimTemplates
+  // and DeviceClasses; empty for almost every pod, which the scheduler's DRA check then skips.
+  std::vector<PodResourceClaim> resource_claims;
   friend bool operator==(const PodSpec&, const PodSpec&) = default;
 
   Resources scoring_requests() const { return requests + scoring_extra; }
@@ -161,6 +165,7 @@ struct PodTemplate {
   Labels annotations;
   PodSpec spec;
   SourceLocation where;
+  std::vector<PodClaimRef> claim_refs;  // spec.resourceClaims as written, until resolved
 };
 
 }  // namespace fleetsim

@@ -61,9 +61,12 @@ class KubeScheduler : private EventHandler {
   bool nominated_node_fits(const Pod& pod) const;
   // Whether the pod may preempt at all: a pod of lower priority may be bound, and its policy
   // allows it. False in a cluster of one priority, which keeps preemption off the binding path.
+  // A pod with ResourceClaims does not preempt here: fleetsim does not simulate the devices its
+  // victims' claims would free (upstream's DynamicResources does, in PostFilter's dry run).
   bool may_preempt(const Pod& pod) const {
     return pod.spec->priority > cluster_.lowest_bound_priority() &&
-           pod.spec->preemption_policy != PreemptionPolicy::Never;
+           pod.spec->preemption_policy != PreemptionPolicy::Never &&
+           pod.spec->resource_claims.empty();
   }
   // The default preemption plugin (PostFilter) for a pod that fits nowhere, with the pass's
   // inter-pod affinity mask for it (null when not checked). True when the pod is nominated (it

@@ -17,6 +17,7 @@
 #include "fleetsim/k8s/pod_disruption_budget_spec.hpp"
 #include "fleetsim/k8s/workloads.hpp"
 #include "fleetsim/provisioning/cluster_autoscaler/settings.hpp"
+#include "fleetsim/scenario/dra_decoder.hpp"
 #include "fleetsim/scenario/overrides.hpp"
 #include "fleetsim/scenario/pod_groups.hpp"
 #include "fleetsim/scenario/scheduler_config_decoder.hpp"
@@ -56,13 +57,17 @@ struct ManifestSet {
     std::optional<YamlValue> data;
   };
   std::vector<ConfigMapObject> config_maps;
+  // resource.k8s.io DeviceClasses, ResourceClaims and ResourceClaimTemplates.
+  std::vector<DeviceClassObject> device_classes;
+  std::vector<ResourceClaimObject> resource_claims;  // claims and templates
   // The kube-scheduler's configuration, when a KubeSchedulerConfiguration is among them.
   std::optional<DecodedSchedulerConfig> scheduler_config;
 
   std::size_t object_count() const {
     return nodepools.size() + node_classes.size() + workloads.size() + daemonsets.size() +
            priority_classes.size() + hpas.size() + scaled_objects.size() + pdbs.size() +
-           capacity_buffers.size() + node_groups.size() + node_overlays.size() + pod_groups.size();
+           capacity_buffers.size() + node_groups.size() + node_overlays.size() + pod_groups.size() +
+           device_classes.size() + resource_claims.size();
   }
 };
 

@@ -102,6 +102,10 @@ struct KarpenterSettings {
   SourceLocation node_overlay_where;  // the gate's key, when given
   // FEATURE_GATES CapacityBuffer (off by default): Karpenter reads CapacityBuffers.
   bool capacity_buffer = false;
+  // --ignore-dra-requests as given (upstream default true). Only true is modelled: false (DRA-
+  // aware provisioning, which needs instance types' devices from the cloud provider) warns.
+  bool ignore_dra_requests = true;
+  SourceLocation ignore_dra_requests_where;
   KarpenterVersion version;  // the release whose behaviour is modelled
 };
 

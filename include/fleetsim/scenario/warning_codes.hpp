@@ -59,6 +59,8 @@ enum class WarningCode {
   PodGroupMissing,      // pods name a PodGroup that does not exist: they wait at PreEnqueue
   GangExceedsLimits,    // a gang's minCount pods need more than any NodePool's limits allow
   AsgTagIgnored,        // a node-template tag the Cluster Autoscaler skips (not a quantity, …)
+  DraNotModelled,       // a DRA field or CEL selector beyond what fleetsim allocates by
+  DraPodsIgnored,       // pods with ResourceClaims that a provisioner will not provision for
 };
 
 // The code's name: "unmodelled-field", "pods-unhostable", …

@@ -266,7 +266,8 @@ ClusterAutoscaler::PodsToHelp ClusterAutoscaler::pods_to_help(SimTime now, bool&
     for (NodeId id : asgs_[g]->instances()) ready += ca_ready(cluster_.node(id)) ? 1 : 0;
     add_templates(view, g, asgs_[g]->desired() - ready);
   }
-  const SolveResult result = solve(view, pods);
+  SolveResult result = solve(view, pods);
+  dra_placements(view, pods, result.placements);
   std::vector<std::uint8_t> placed(pods.size(), 0);
   for (const Placement& p : result.placements) {
     placed[p.pod] = 1;
@@ -332,7 +333,8 @@ void ClusterAutoscaler::learn_templates(SimTime now) {
                                        .labels = n.labels,
                                        .taints = asgs_[g]->spec().node_template.taints,
                                        .zone = n.zone,
-                                       .capacity_type = n.capacity_type},
+                                       .capacity_type = n.capacity_type,
+                                       .dra_devices = n.gpu_setup.dra_devices},
                               .seen = now};
   }
 }
@@ -401,6 +403,8 @@ void ClusterAutoscaler::add_templates(SolveView& view, std::uint32_t g, int coun
   if (count <= 0) return;
   const GroupTemplate& t = view.templates.emplace_back(group_template(g));
   const std::string& group = asgs_[g]->group().name;
+  view.template_of.insert(view.template_of.end(), static_cast<std::size_t>(count),
+                          static_cast<std::uint32_t>(view.templates.size() - 1));
   for (int i = 0; i < count; ++i) {
     // Named so that they sort after every real node and in order: first fit fills them in turn.
     const std::string& name = view.names.emplace_back(fmt::format("~template-{}-{:06}", group, i));
@@ -460,7 +464,8 @@ bool ClusterAutoscaler::scale_up(const PodsToHelp& help, SimTime now) {
     }
     SolveView view;
     add_templates(view, g, static_cast<int>(limit));
-    const SolveResult result = solve(view, pods);
+    SolveResult result = solve(view, pods);
+    dra_placements(view, pods, result.placements);
     ScaleUpOption o{
         .group = g, .name = asg.group().name, .node_capacity = view.templates.front().capacity};
     std::vector<std::uint8_t> used(view.nodes.size(), 0);
@@ -627,6 +632,9 @@ std::vector<ClusterAutoscaler::ScaleDownCandidate> ClusterAutoscaler::unneeded_n
       if (pod.terminating || expendable(pod)) continue;  // not in the snapshot: nothing to move
       if (blocks_scale_down(pod, cluster_.workloads().at(pod.workload).kind, pdbs_, settings_, now))
         ok = false;
+      // fleetsim does not simulate moving a pod's allocated claims to other nodes' devices:
+      // such a pod keeps its node.
+      if (settings_.dynamic_resource_allocation && !pod.spec->resource_claims.empty()) ok = false;
       to_move.push_back(pending_pod(pod));
     }
     if (ok) {

@@ -16,6 +16,13 @@ ClusterSnapshot take_snapshot(const Cluster& cluster, const SchedulingContext& c
     if (p.nominated_node_name != kNoNode) continue;
     // FailedToSchedule: a pod held at PreEnqueue (a gang short of pods) was never tried.
     if (p.gated) continue;
+    // --ignore-dra-requests (true by default, the only setting fleetsim models): the scheduler's
+    // add() fails such a pod with a DRAError before it looks at any node
+    // (karpenter pkg/controllers/provisioning/scheduling/scheduler.go).
+    if (!p.spec->resource_claims.empty()) {
+      s.dra_ignored.push_back(p.id);
+      continue;
+    }
     s.pending.push_back(p.id);
     s.pods.push_back(pending_pod(p));
   }

@@ -88,6 +88,17 @@ void KarpenterProvisioner::provision() {
                        .message = p.pending_reason});
   }
 
+  for (PodId id : snapshot.dra_ignored) {
+    const Pod& p = cluster_.pod(id);
+    if (p.pending_reason == kDraIgnoredReason) continue;
+    cluster_.set_pending_reason(id, std::string(kDraIgnoredReason));
+    bus_.emit(SimEvent{.time = now,
+                       .kind = EventKind::PodUnschedulable,
+                       .pod = id,
+                       .workload = p.workload,
+                       .message = p.pending_reason});
+  }
+
   // Pods that are still waiting without a node go through another batch later.
   const bool waiting = std::any_of(snapshot.pending.begin(), snapshot.pending.end(), [&](PodId id) {
     if (id == kVirtualPod) return false;

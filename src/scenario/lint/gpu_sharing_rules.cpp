@@ -122,6 +122,34 @@ void gpu_node_never_ready(const LintView& view, std::vector<LintFinding>& out) {
   }
 }
 
+// Karpenter's --ignore-dra-requests (true upstream; karpenter pkg/operator/options/options.go):
+// its scheduler fails a pod with ResourceClaims with a DRAError before looking at any node, so no
+// NodeClaim is ever launched for it; only nodes already running that publish the devices (a node
+// group's, under the NVIDIA DRA driver) take it.
+void dra_pods_ignored(const LintView& view, std::vector<LintFinding>& out) {
+  if (view.config.provisioner == ProvisionerKind::ClusterAutoscaler) return;
+  std::string groups;  // node groups beside the NodePools whose nodes run the DRA driver
+  for (std::size_t h = view.pools.size(); h < view.hosts.size(); ++h) {
+    const auto label = view.hosts[h].labels.find(std::string(kDraKubeletPluginLabel));
+    if (label == view.hosts[h].labels.end() || label->second != "true") continue;
+    groups += (groups.empty() ? "" : ", ") + view.hosts[h].name;
+  }
+  for (const Workload* wl : view.workloads) {
+    if (wl->pod.spec.resource_claims.empty()) continue;
+    out.push_back(finding(
+        "dra-pods-ignored", wl->where, workload_subject(*wl),
+        fmt::format("its pods take devices through ResourceClaims, and Karpenter runs with "
+                    "--ignore-dra-requests (true upstream): it never launches a node for them, "
+                    "so they run only where a node already running publishes the devices ({})",
+                    groups.empty() ? std::string("none does here: they stay pending")
+                                   : "node groups " + groups + ", at their fixed size"),
+        "ask for nvidia.com/gpu (or a MIG resource) through the device plugin so that Karpenter "
+        "provisions for the pods, or run them on node groups labelled "
+        "nvidia.com/dra-kubelet-plugin: \"true\" under the Cluster Autoscaler, which scales a "
+        "group up for claims once it has learned the group's devices"));
+  }
+}
+
 }  // namespace
 
 void ca_gpu_rules(const LintView& view, std::vector<LintFinding>& out) {
@@ -131,6 +159,7 @@ void ca_gpu_rules(const LintView& view, std::vector<LintFinding>& out) {
 void gpu_sharing_rules(const LintView& view, std::vector<LintFinding>& out) {
   gpu_slices_invisible(view, out);
   time_sliced_pool(view, out);
+  dra_pods_ignored(view, out);
 }
 
 }  // namespace fleetsim::lint

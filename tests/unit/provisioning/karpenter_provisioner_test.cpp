@@ -399,3 +399,39 @@ TEST_CASE("after insufficient capacity for a type the next try launches the next
   CHECK(rig.cluster.node(0).instance_type == "m5.large");  // $0.096, the next that fits
   CHECK(rig.cluster.pod(pod).nominated == 0);
 }
+
+// karpenter pkg/controllers/provisioning/dra_test.go "should reject DRA pods with a DRAError when
+// IgnoreDRARequests is enabled (N1)": with --ignore-dra-requests (true by default) a pod with
+// ResourceClaims gets no NodeClaim and stays pending with the DRAError's message; a pod without
+// claims in the same batch is provisioned for.
+TEST_CASE("Karpenter ignores pods with ResourceClaims under ignore-dra-requests",
+          "[provisioning][dra]") {
+  FakeRig rig(small_catalog(), {on_demand_pool("default")});
+  PodSpec dra;
+  dra.requests = pod_requests(1500, 2048);
+  dra.resource_claims.push_back(
+      {.name = "gpu",
+       .source = "gpu-claim",
+       .requests = {{.name = "req",
+                     .device_class = "gpu.nvidia.com",
+                     .match = {.driver = "gpu.nvidia.com", .type = "gpu"}}}});
+  const PodId pod = add_pending_pod(rig.cluster, rig.specs.add(std::move(dra)), rig.sim.now());
+  rig.provisioner.pod_unschedulable(pod);
+  rig.run_to(seconds(1));
+  CHECK(rig.cluster.nodes().empty());
+  CHECK(rig.bus.count(EventKind::NodeClaimCreated) == 0);
+  CHECK(rig.cluster.pod(pod).phase == PodPhase::Pending);
+  CHECK(rig.cluster.pod(pod).pending_reason ==
+        "pod has Dynamic Resource Allocation requirements that are not yet supported by "
+        "Karpenter");
+  REQUIRE(rig.bus.count(EventKind::PodUnschedulable) == 1);
+  CHECK(rig.bus.of_kind(EventKind::PodUnschedulable).front().pod == pod);
+
+  const PodId plain = rig.new_pod(1500, 2048);
+  rig.run_to(seconds(3));
+  CHECK(rig.cluster.nodes().size() == 1);
+  CHECK(rig.cluster.pod(plain).nominated == 0);
+  CHECK(rig.cluster.pod(pod).nominated == kNoNode);
+  // The reason is written once, not at every batch.
+  CHECK(rig.bus.count(EventKind::PodUnschedulable) == 1);
+}

@@ -511,3 +511,33 @@ TEST_CASE("time-sliced-pool-overprovisions: a device-plugin config label without
   // Without the ConfigMap the label selects nothing: the nodes do not share their GPUs.
   CHECK(rules(Lint(sliced + workload())).empty());
 }
+
+// karpenter pkg/controllers/provisioning/scheduling/scheduler.go add(): under
+// --ignore-dra-requests a pod with claims fails with a DRAError and no NodeClaim is launched.
+TEST_CASE("dra-pods-ignored: pods with claims under Karpenter and the node groups that take them",
+          "[scenario][lint]") {
+  const std::string claim =
+      "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: g}\n"
+      "spec:\n  spec:\n    devices:\n      requests:\n"
+      "        - {name: gpu, exactly: {deviceClassName: gpu.nvidia.com}}\n";
+  const std::string dra = replaced(workload(), "nvidia.com/gpu: 1}}\n",
+                                   "nvidia.com/gpu: 0}}\n      resourceClaims: [{name: gpu, "
+                                   "resourceClaimTemplateName: g}]\n");
+  const Lint plain(pool() + claim + dra);
+  REQUIRE(rules(plain) == std::vector<std::string>{"dra-pods-ignored"});
+  CHECK(plain.findings[0].what ==
+        "its pods take devices through ResourceClaims, and Karpenter runs with "
+        "--ignore-dra-requests (true upstream): it never launches a node for them, so they run "
+        "only where a node already running publishes the devices (none does here: they stay "
+        "pending)");
+  const std::string group =
+      "---\napiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: c, region: "
+      "us-east-1}\nmanagedNodeGroups:\n  - name: dra-gpus\n    instanceType: g5.xlarge\n"
+      "    minSize: 1\n    maxSize: 1\n    labels: {nvidia.com/dra-kubelet-plugin: \"true\"}\n";
+  const Lint with_group(pool() + claim + dra + group);
+  REQUIRE(rules(with_group) == std::vector<std::string>{"dra-pods-ignored"});
+  CHECK_THAT(with_group.findings[0].what,
+             Catch::EndsWith("(node groups dra-gpus, at their fixed size)"));
+  // The Cluster Autoscaler provisions for claims: no finding.
+  CHECK(rules(Lint(claim + dra + group, "provisioner: cluster-autoscaler\n")).empty());
+}

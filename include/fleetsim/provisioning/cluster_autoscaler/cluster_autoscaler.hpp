@@ -92,6 +92,9 @@ class ClusterAutoscaler final : public Provisioner, private EventHandler {
     std::vector<Taint> taints;
     std::string zone;
     CapacityType capacity_type = CapacityType::OnDemand;
+    // The DRA devices a node of the group publishes: a real node's, learned; none from AWS's
+    // scale-from-zero template (its TemplateNodeInfo builds no ResourceSlices).
+    std::vector<DraDevice> dra_devices;
   };
   GroupTemplate group_template(std::uint32_t group) const;
   // MixedTemplateNodeInfoProvider.Process, at the start of each loop: a group with a good node
@@ -104,9 +107,17 @@ class ClusterAutoscaler final : public Provisioner, private EventHandler {
     std::vector<ExistingNode> nodes;
     std::vector<NodeId> node_ids;  // the real nodes, first in `nodes`; templates follow
     std::vector<BoundPod> bound;
-    std::deque<std::string> names;        // templates' names
-    std::deque<GroupTemplate> templates;  // what template nodes point into
+    std::deque<std::string> names;           // templates' names
+    std::deque<GroupTemplate> templates;     // what template nodes point into
+    std::vector<std::uint32_t> template_of;  // per template node: its index in `templates`
   };
+  // DynamicResources in the autoscaler's simulation, as a pass over a solve's placements (the
+  // solver packs by requests): a pod with claims keeps its place only where its claims can be
+  // allocated (a real node's free devices, or a template node's, tracked in `taken` per
+  // template node), else on another template node already used or a new one; otherwise it is
+  // dropped. Pods without claims are untouched; nothing happens with the flag off.
+  void dra_placements(const SolveView& view, std::span<const PendingPod> pods,
+                      std::vector<Placement>& placements) const;
   // Ready nodes minus `exclude`, with what the pods placed this loop take. A node that has not
   // turned Ready (a GPU node whose GPUs are not advertised yet) is not among them: its group's
   // template stands in for it while the scale-up that asked for it is in flight.

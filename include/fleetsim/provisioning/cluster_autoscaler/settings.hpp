@@ -46,6 +46,10 @@ struct ClusterAutoscalerSettings {
   std::int64_t ok_total_unready_count = 3;
   double max_total_unready_percentage = 45;
   GpuReadinessCheck gpu_readiness = GpuReadinessCheck::ResourceName;
+  // --enable-dynamic-resource-allocation: pods' ResourceClaims count in the simulations (only
+  // node groups whose template publishes the devices are scaled up for them); off, claims are
+  // not read and such pods are packed by their requests alone.
+  bool dynamic_resource_allocation = true;
   SimDuration initial_node_group_backoff = minutes(5);
   SimDuration max_node_group_backoff = minutes(30);
   // --node-info-cache-expire-time: how long a template learned from a group's node outlives

@@ -16,6 +16,10 @@ namespace fleetsim {
 // each pool's usage against its limits. Indices in a SolveResult map back to cluster ids through
 // `pending` and `node_ids`. Provisioning takes one per batch; consolidation takes one and
 // removes its candidates before solving.
+// Upstream's DRAError message for such a pod.
+inline constexpr std::string_view kDraIgnoredReason =
+    "pod has Dynamic Resource Allocation requirements that are not yet supported by Karpenter";
+
 struct ClusterSnapshot {
   std::vector<PodId> pending;  // SolveInput::pods index → pod (kVirtualPod: a buffer's)
   std::vector<PendingPod> pods;
@@ -24,6 +28,8 @@ struct ClusterSnapshot {
   std::vector<BoundPod> bound;
   std::vector<Resources> pool_usage;  // per context pool, by capacity
   std::vector<std::int64_t> pool_nodes;
+  // Pending pods with ResourceClaims, which Karpenter leaves out under --ignore-dra-requests.
+  std::vector<PodId> dra_ignored;
 
   SolveInput input(std::span<const std::uint8_t> offering_usable,
                    std::span<const double> offering_prices = {},

@@ -22,7 +22,7 @@ struct LintRule {
   std::string_view summary;  // one line, for --help and README
 };
 
-inline constexpr std::array<LintRule, 16> kLintRules{{
+inline constexpr std::array<LintRule, 17> kLintRules{{
     {"keda-average-query", LintSeverity::Warning,
      "a prometheus trigger averages (avg) under an AverageValue target, which caps replicas"},
     {"gpu-threshold-beyond-range", LintSeverity::Warning,
@@ -46,6 +46,8 @@ inline constexpr std::array<LintRule, 16> kLintRules{{
     {"gpu-node-never-ready", LintSeverity::Warning,
      "a GPU-labelled node group offering only MIG or renamed shared GPUs: the Cluster Autoscaler "
      "takes its nodes for unready"},
+    {"dra-pods-ignored", LintSeverity::Warning,
+     "pods with ResourceClaims, which Karpenter never provisions for (--ignore-dra-requests)"},
     {"spot-only-jobs", LintSeverity::Warning,
      "Jobs that can run only on spot, where an interruption loses their work"},
     {"untolerated-taint", LintSeverity::Warning,

@@ -21,8 +21,10 @@ std::string study_digest(const Study& study,
     text += fmt::format("parameter,{},{}\n", csv_field(p.name), csv_field(p.target));
   for (const std::vector<std::size_t>& point : study.points) {
     text += "point";
-    for (std::size_t i = 0; i < point.size(); ++i)
-      text += "," + csv_field(study.parameters[i].texts[point[i]]);
+    for (std::size_t i = 0; i < point.size(); ++i) {
+      text += ',';
+      text += csv_field(study.parameters[i].texts[point[i]]);
+    }
     text += '\n';
   }
   // FNV-1a, 64 bits: a change detector, not a cryptographic hash.

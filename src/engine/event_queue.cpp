@@ -47,29 +47,44 @@ bool EventQueue::is_pending(EventHandle handle) const {
 
 std::optional<Event> EventQueue::pop_until(SimTime limit) {
   const std::int64_t limit_us = limit.time_since_epoch().count();
-  while (const Entry* entry = front()) {
-    const Entry e = *entry;
-    Slot& s = slots_[e.slot];
-    if (s.state == SlotState::Cancelled) {
-      due_.pop();
-      --cancelled_;
-      release_slot(e.slot);
-      continue;
-    }
-    if (e.time > limit_us) return std::nullopt;
-    const Event event{SimTime{SimDuration{e.time}}, static_cast<Phase>(e.order >> kPhaseShift),
-                      s.handler, s.tag};
+  const Entry* entry = front();
+  while (entry != nullptr && slots_[entry->slot].state == SlotState::Cancelled) {
+    const std::uint32_t slot = entry->slot;
     due_.pop();
+    --cancelled_;
+    release_slot(slot);
+    entry = front();
+  }
+  if (const Entry* lane = first_lane();
+      lane != nullptr && (entry == nullptr || before(*lane, *entry))) {
+    if (lane->time > limit_us) return std::nullopt;
+    const Lane& l = lanes_[lane->slot];
+    const Event event{SimTime{SimDuration{lane->time}},
+                      static_cast<Phase>(lane->order >> kPhaseShift), l.handler, l.tag};
+    // Its leaf is emptied lazily: the lane's handler nearly always pushes its next event now,
+    // which then plays the matches once instead of twice.
+    taken_lane_ = lane->slot;
     --live_;
-    release_slot(e.slot);
     return event;
   }
-  return std::nullopt;
+  if (entry == nullptr || entry->time > limit_us) return std::nullopt;
+  const std::uint32_t slot = entry->slot;
+  const Slot& s = slots_[slot];
+  const Event event{SimTime{SimDuration{entry->time}},
+                    static_cast<Phase>(entry->order >> kPhaseShift), s.handler, s.tag};
+  due_.pop();
+  --live_;
+  release_slot(slot);
+  return event;
 }
 
 std::optional<SimTime> EventQueue::next_time() {
   drop_cancelled_front();
   const Entry* entry = front();
+  if (const Entry* lane = first_lane();
+      lane != nullptr && (entry == nullptr || before(*lane, *entry))) {
+    return SimTime{SimDuration{lane->time}};
+  }
   if (entry == nullptr) return std::nullopt;
   return SimTime{SimDuration{entry->time}};
 }
@@ -77,6 +92,63 @@ std::optional<SimTime> EventQueue::next_time() {
 void EventQueue::reserve(std::size_t events) {
   due_.reserve(events);
   slots_.reserve(events);
+}
+
+// ---- Lanes -------------------------------------------------------------------------------------
+
+std::uint32_t EventQueue::add_lane() {
+  if (lane_count_ == lane_leaves_) {
+    // Twice the leaves, the new ones empty lanes; the tournament is played again from the leaves.
+    const std::vector<Entry> leaves(lane_tree_.begin() + lane_leaves_, lane_tree_.end());
+    lane_leaves_ = lane_leaves_ == 0 ? 1 : 2 * lane_leaves_;
+    lanes_.resize(lane_leaves_);
+    lane_tree_.assign(2 * static_cast<std::size_t>(lane_leaves_), kNoLaneEvent);
+    for (std::uint32_t i = 0; i < lane_leaves_; ++i) {
+      Entry& leaf = lane_tree_[lane_leaves_ + i];
+      if (i < leaves.size()) leaf = leaves[i];
+      leaf.slot = i;
+    }
+    for (std::uint32_t k = lane_leaves_; k-- > 1;) {
+      const Entry& a = lane_tree_[2 * k];
+      const Entry& b = lane_tree_[2 * k + 1];
+      lane_tree_[k] = before(b, a) ? b : a;
+    }
+  }
+  return lane_count_++;
+}
+
+void EventQueue::push_lane(std::uint32_t lane, SimTime time, Phase phase, EventHandler* handler,
+                           std::uint64_t tag) {
+  FLEETSIM_ASSERT(handler != nullptr && lane < lane_count_);
+  // A taken lane's stale key is only ever on its own leaf's path, which replay_lane plays again.
+  const bool retaken = lane == taken_lane_;
+  if (retaken) taken_lane_ = kNoLane;
+  FLEETSIM_ASSERT(retaken || lane_tree_[lane_leaves_ + lane].order == kNoLaneEvent.order);
+  FLEETSIM_ASSERT(next_seq_ <= kSeqMask);
+  lanes_[lane] = {handler, tag};
+  replay_lane(lane, {time.time_since_epoch().count(),
+                     (static_cast<std::uint64_t>(phase) << kPhaseShift) | next_seq_++, lane});
+  ++live_;
+}
+
+const EventQueue::Entry* EventQueue::first_lane() {
+  if (lane_leaves_ == 0) return nullptr;
+  if (taken_lane_ != kNoLane) {
+    replay_lane(taken_lane_, kNoLaneEvent);
+    taken_lane_ = kNoLane;
+  }
+  const Entry& first = lane_tree_[1];
+  return first.order == kNoLaneEvent.order ? nullptr : &first;
+}
+
+void EventQueue::replay_lane(std::uint32_t lane, const Entry& key) {
+  std::size_t k = lane_leaves_ + lane;
+  lane_tree_[k] = {key.time, key.order, lane};
+  for (k /= 2; k > 0; k /= 2) {
+    const Entry& a = lane_tree_[2 * k];
+    const Entry& b = lane_tree_[2 * k + 1];
+    lane_tree_[k] = before(b, a) ? b : a;
+  }
 }
 
 // ---- Where an event is kept ------------------------------------------------------------------

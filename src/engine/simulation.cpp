@@ -15,6 +15,12 @@ EventHandle Simulation::schedule_at(SimTime time, Phase phase, EventHandler& han
   return queue_.push(time, phase, &handler, tag);
 }
 
+void Simulation::schedule_lane(std::uint32_t lane, SimTime time, Phase phase, EventHandler& handler,
+                               std::uint64_t tag) {
+  FLEETSIM_ASSERT(time >= now_);
+  queue_.push_lane(lane, time, phase, &handler, tag);
+}
+
 EventHandle Simulation::schedule_after(SimDuration delay, Phase phase, EventHandler& handler,
                                        std::uint64_t tag) {
   FLEETSIM_ASSERT(delay >= SimDuration::zero());

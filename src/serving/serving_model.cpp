@@ -71,6 +71,7 @@ ServingModel::ServingModel(Simulation& sim, const ServingConfig& config, RngStre
 void ServingModel::attach(TrafficSource& source) {
   FLEETSIM_ASSERT(source_ == nullptr);
   source_ = &source;
+  arrivals_ = sim_.add_lane();
   source.fast_forward(sim_.now());
   schedule_next_arrival();
 }
@@ -81,7 +82,8 @@ void ServingModel::schedule_next_arrival() {
     if (!next) return;
     if (next->arrival < sim_.now()) continue;  // only before attach: arrivals never decrease
     pending_ = *next;
-    sim_.schedule_at(pending_.arrival, Phase::Workload, *this, Tag{TagKind::Arrival}.pack());
+    sim_.schedule_lane(arrivals_, pending_.arrival, Phase::Workload, *this,
+                       Tag{TagKind::Arrival}.pack());
     return;
   }
 }
@@ -250,8 +252,7 @@ void ServingModel::schedule_milestone(std::uint32_t replica) {
   if (!r.engine) return;
   Engine& e = *r.engine;
   const double next = e.to_real(e.engine.next_milestone());
-  next_milestone_[replica] = next;
-  earliest_milestone_ = std::min(earliest_milestone_, next);
+  next_milestones_.set(replica, next);
   const SimTime at = std::isinf(next) || !milestones_on_time(r)
                          ? kNever
                          : SimTime{micros(static_cast<std::int64_t>(std::ceil(next * 1e6 - 1e-3)))};
@@ -288,23 +289,15 @@ void ServingModel::catch_up() {
 }
 
 void ServingModel::catch_up_engines(SimTime now) {
-  if (!lazy_) return;
   const double clock = engine_clock(now);
-  // A third of the arrivals find nothing due: the lower bound spares them the scan. The scan
-  // rebuilds it; a milestone set meanwhile (by settling, or a call back in) lowers it.
-  if (earliest_milestone_ > clock) return;
-  earliest_milestone_ = kNoMilestone;
-  double earliest = kNoMilestone;  // of those not due, kept in a register through the scan
-  for (std::uint32_t i = 0; i < next_milestone_.size(); ++i) {
-    const double next = next_milestone_[i];
-    if (next > clock) {
-      earliest = std::min(earliest, next);
-      continue;
-    }
-    replicas_[i].engine->engine.advance(replicas_[i].engine->to_engine(now));
-    settle_engine(i, now);
+  if (!lazy_ || next_milestones_.earliest() > clock) return;  // a third of the arrivals
+  // In index order; settling one may move another's milestone, which the next look-up sees.
+  for (std::size_t i = next_milestones_.first_due(0, clock); i != MilestoneTree::kNone;
+       i = next_milestones_.first_due(i + 1, clock)) {
+    Engine& e = *replicas_[i].engine;
+    e.engine.advance(e.to_engine(now));
+    settle_engine(static_cast<std::uint32_t>(i), now);
   }
-  earliest_milestone_ = std::min(earliest_milestone_, earliest);
 }
 
 void ServingModel::expire_front(SimTime now) {
@@ -383,7 +376,7 @@ void ServingModel::add_replica(const ReplicaSpec& spec, std::optional<SimTime> r
     // Growth happens on scale-up, not per request.
     index = static_cast<std::uint32_t>(replicas_.size());
     replicas_.emplace_back();
-    next_milestone_.push_back(kNoMilestone);
+    next_milestones_.push_back();
     slots_.resize(slots_.size() + c);
   }
   Replica& r = replicas_[index];
@@ -502,7 +495,7 @@ void ServingModel::retire(std::uint32_t replica) {
         std::max(retired_engines_.peak_kv_cache_usage, e.peak_kv_usage());
     if (r.engine->milestone_at != kNever) sim_.cancel(r.engine->milestone);
     r.engine.reset();
-    next_milestone_[replica] = kNoMilestone;
+    next_milestones_.set(replica, kNoMilestone);
   }
   r.state = ReplicaState::Gone;
   ++r.generation;  // a pending Ready event for this entry is now stale

@@ -1,6 +1,7 @@
 #include "fleetsim/serving/serving_stats.hpp"
 
 #include <algorithm>
+#include <type_traits>
 
 namespace fleetsim {
 
@@ -18,7 +19,16 @@ void ServingStats::count_miss(bool ttft_over, bool e2e_over, std::uint64_t count
   totals_.misses += count;
 }
 
+void ServingStats::on_request_done(const RequestOutcome& outcome) {
+  record(outcome, std::integral_constant<std::uint64_t, 1>{});
+}
+
 void ServingStats::on_requests_done(const RequestOutcome& outcome, std::uint64_t count) {
+  record(outcome, count);
+}
+
+template <typename Count>
+void ServingStats::record(const RequestOutcome& outcome, Count count) {
   interval_finished_ += count;
   const double latency_s = to_seconds(outcome.latency());  // a division, done once
   if (outcome.arrival < warmup_end_) {

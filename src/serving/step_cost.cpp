@@ -73,6 +73,8 @@ StepCost::StepCost(const ServedModel& model, const ReplicaHardware& hardware,
   kv_bytes_per_token_ = m.layers * kv_elements * bytes_per_element(model.kv_cache);
   seconds_per_byte_ = 1 / (hardware.gpu.memory_bandwidth * limits.calibration.bandwidth_efficiency);
   seconds_per_op_ = 1 / (peak_ops_ * limits.calibration.compute_efficiency);
+  step_overhead_s_ = limits.calibration.step_overhead_s;
+  per_sequence_overhead_s_ = limits.calibration.per_sequence_overhead_s;
   // Megatron-style TP: two all-reduces of the 16-bit activations per layer, as a ring: each GPU
   // sends and receives 2 (tp − 1) ÷ tp of the buffer.
   const Interconnect& link = hardware.link;
@@ -90,34 +92,11 @@ StepCost::StepCost(const ServedModel& model, const ReplicaHardware& hardware,
 }
 
 double StepCost::weight_read_bytes(double tokens) const {
-  if (expert_bytes_ == 0 || tokens <= 0) return dense_read_bytes_;
+  if (tokens <= 0) return dense_read_bytes_;
   // Each token picks k of E experts per layer: E × (1 − (1 − k/E)^T) distinct ones are read.
   const double e = model_.spec.experts;
   const double picked = e * (1 - std::pow(1 - model_.spec.experts_per_token / e, tokens));
   return dense_read_bytes_ + picked * expert_bytes_;
-}
-
-double StepCost::memory_seconds(const StepWork& w) const {
-  const double bytes =
-      weight_read_bytes(w.decodes + w.prefill_tokens) + kv_bytes_per_token_ * w.decode_context;
-  return bytes * seconds_per_byte_;
-}
-
-double StepCost::compute_seconds(const StepWork& w) const {
-  const double ops = flops_per_token_ * (w.decodes + w.prefill_tokens) +
-                     attention_flops_ * (w.decode_context + w.prefill_context);
-  return ops * seconds_per_op_;
-}
-
-double StepCost::allreduce_seconds(const StepWork& w) const {
-  return tp_ <= 1 ? 0
-                  : allreduce_fixed_s_ + allreduce_per_token_s_ * (w.decodes + w.prefill_tokens);
-}
-
-double StepCost::seconds(const StepWork& w) const {
-  return std::max(memory_seconds(w), compute_seconds(w)) + allreduce_seconds(w) +
-         limits_.calibration.step_overhead_s +
-         limits_.calibration.per_sequence_overhead_s * w.decodes;
 }
 
 std::string StepCost::why_not() const {

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -49,6 +50,15 @@ class EventQueue {
 
   // Adds an event. Equal (time, phase) keys pop in push order.
   EventHandle push(SimTime time, Phase phase, EventHandler* handler, std::uint64_t tag);
+
+  // Lanes: series of events of which at most one waits at a time (a traffic source's next
+  // arrival). A lane's event takes its place in the same order as push() would give it, but it
+  // is kept beside the queue in a small tournament over the lanes, so that it costs no slot, no
+  // wheel bucket and no heap entry. Lane events cannot be cancelled.
+  std::uint32_t add_lane();
+  // The lane's previous event has run.
+  void push_lane(std::uint32_t lane, SimTime time, Phase phase, EventHandler* handler,
+                 std::uint64_t tag);
 
   // Marks a pending event cancelled; it is skipped when it reaches the front. Returns whether
   // anything was cancelled (false for a run, cancelled or null handle).
@@ -111,6 +121,20 @@ class EventQueue {
     std::vector<Entry> entries_;
   };
 
+  // A lane's event, beside its key in the tournament (Entry::slot names the lane there).
+  struct Lane {
+    EventHandler* handler = nullptr;
+    std::uint64_t tag = 0;
+  };
+  // An empty lane's key comes after every event's: no event's order has every bit set.
+  static constexpr Entry kNoLaneEvent{std::numeric_limits<std::int64_t>::max(), ~std::uint64_t{0},
+                                      0};
+  // The earliest lane event, or null. The tournament keeps at lane_tree_[1..lane_leaves_) the
+  // winners of its matches, and the lanes' keys as its leaves from lane_leaves_ (a power of two;
+  // spare leaves are empty lanes).
+  const Entry* first_lane();
+  void replay_lane(std::uint32_t lane, const Entry& key);  // the matches up to the root again
+
   enum class SlotState : std::uint8_t { Free, Pending, Cancelled };
 
   // Per-event payload, key and cancellation state; recycled through a free list once popped.
@@ -161,6 +185,13 @@ class EventQueue {
   std::size_t on_wheel_ = 0;
   EntryHeap far_;
   std::uint64_t cursor_ = 0;  // the bucket `due_` has reached
+
+  std::vector<Lane> lanes_;
+  std::vector<Entry> lane_tree_;
+  std::uint32_t lane_leaves_ = 0;
+  std::uint32_t lane_count_ = 0;
+  static constexpr std::uint32_t kNoLane = 0xffff'ffff;
+  std::uint32_t taken_lane_ = kNoLane;  // popped, its leaf not yet emptied
 
   std::vector<Slot> slots_;
   std::uint32_t free_head_ = EventHandle::kNoSlot;

@@ -39,6 +39,12 @@ class Simulation : private EventHandler {
   EventHandle schedule_at(SimTime time, Phase phase, EventHandler& handler, std::uint64_t tag = 0);
   EventHandle schedule_after(SimDuration delay, Phase phase, EventHandler& handler,
                              std::uint64_t tag = 0);
+  // A series of events of which at most one waits at a time, such as a traffic source's next
+  // arrival: in the same order as schedule_at's, at less cost, and never cancelled.
+  std::uint32_t add_lane() { return queue_.add_lane(); }
+  // The lane's previous event has run.
+  void schedule_lane(std::uint32_t lane, SimTime time, Phase phase, EventHandler& handler,
+                     std::uint64_t tag = 0);
   bool cancel(EventHandle handle) { return queue_.cancel(handle); }
   bool is_pending(EventHandle handle) const { return queue_.is_pending(handle); }
 

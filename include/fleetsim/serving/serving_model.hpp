@@ -13,6 +13,7 @@
 #include "fleetsim/engine/event_tag.hpp"
 #include "fleetsim/engine/simulation.hpp"
 #include "fleetsim/serving/engine_replica.hpp"
+#include "fleetsim/serving/milestone_tree.hpp"
 #include "fleetsim/serving/ready_replicas.hpp"
 #include "fleetsim/serving/serving_backend.hpp"
 #include "fleetsim/serving/serving_settings.hpp"
@@ -200,15 +201,14 @@ class ServingModel final : public ServingBackend, public EventHandler, private T
   ReplicaListener* listener_ = nullptr;
 
   TrafficSource* source_ = nullptr;
-  Request pending_{};  // the arrival already scheduled
+  Request pending_{};           // the arrival already scheduled
+  std::uint32_t arrivals_ = 0;  // its lane of the simulation's events
 
   std::vector<Replica> replicas_;
   TimeSlicedGpus* time_slices_ = nullptr;  // the registry of the replicas' seats, if any
   bool lazy_ = false;
-  std::vector<double> next_milestone_;  // by replica entry, its engine's (simulation seconds)
-  // At most the earliest of next_milestone_ (catch_up_engines).
-  double earliest_milestone_ = std::numeric_limits<double>::infinity();
-  std::vector<Slot> slots_;  // replica r owns [r × concurrency, (r + 1) × concurrency)
+  MilestoneTree next_milestones_;  // by replica entry, its engine's (simulation seconds)
+  std::vector<Slot> slots_;        // replica r owns [r × concurrency, (r + 1) × concurrency)
   ReadyReplicas ready_;
   std::uint32_t free_replica_ = kNone;
   std::size_t live_replicas_ = 0;

@@ -52,7 +52,7 @@ class ServingStats final : public ServingObserver {
   // the throughput window are recorded; other service times leave them empty.
   ServingStats(SloThresholds slo, SimTime warmup_end, bool tokens = true);
 
-  void on_request_done(const RequestOutcome& outcome) override { on_requests_done(outcome, 1); }
+  void on_request_done(const RequestOutcome& outcome) override;
   // `count` requests with this outcome (the fluid serving mode's representative requests).
   void on_requests_done(const RequestOutcome& outcome, std::uint64_t count) override;
 
@@ -72,6 +72,10 @@ class ServingStats final : public ServingObserver {
   void close_interval();
 
  private:
+  // One body for both: with a count of 1 known at compile time, the request level's path
+  // multiplies and converts nothing.
+  template <typename Count>
+  void record(const RequestOutcome& outcome, Count count);
   // A request's miss, if any, counted into totals_ (dropped ones are counted by the caller).
   void count_miss(bool ttft_over, bool e2e_over, std::uint64_t count);
 

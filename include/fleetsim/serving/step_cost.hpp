@@ -3,6 +3,7 @@
 // overheads. And what the replica holds: weights per GPU and the KV cache the rest leaves.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -40,13 +41,27 @@ class StepCost {
   // Checks nothing: fits() and the scenario's checks say whether the model can run here.
   StepCost(const ServedModel& model, const ReplicaHardware& hardware, const EngineLimits& limits);
 
-  // Seconds one step of this work takes.
-  double seconds(const StepWork& work) const;
+  // Seconds one step of this work takes. Inline: every plan of every replica's engine asks.
+  double seconds(const StepWork& work) const {
+    return std::max(memory_seconds(work), compute_seconds(work)) + allreduce_seconds(work) +
+           step_overhead_s_ + per_sequence_overhead_s_ * work.decodes;
+  }
   // Its parts: the time to read what it reads at the achieved bandwidth, and to compute what it
   // computes at the achieved peak (a step takes the larger), and the all-reduces of TP > 1.
-  double memory_seconds(const StepWork& work) const;
-  double compute_seconds(const StepWork& work) const;
-  double allreduce_seconds(const StepWork& work) const;
+  double memory_seconds(const StepWork& w) const {
+    const double weights =
+        expert_bytes_ == 0 ? dense_read_bytes_ : weight_read_bytes(w.decodes + w.prefill_tokens);
+    return (weights + kv_bytes_per_token_ * w.decode_context) * seconds_per_byte_;
+  }
+  double compute_seconds(const StepWork& w) const {
+    const double ops = flops_per_token_ * (w.decodes + w.prefill_tokens) +
+                       attention_flops_ * (w.decode_context + w.prefill_context);
+    return ops * seconds_per_op_;
+  }
+  double allreduce_seconds(const StepWork& w) const {
+    return tp_ <= 1 ? 0
+                    : allreduce_fixed_s_ + allreduce_per_token_s_ * (w.decodes + w.prefill_tokens);
+  }
 
   // Memory per GPU.
   double weight_bytes_per_gpu() const { return weight_bytes_per_gpu_; }
@@ -80,6 +95,8 @@ class StepCost {
   double seconds_per_op_ = 0;         // at the achieved peak
   double allreduce_fixed_s_ = 0;      // per step, the links' latency
   double allreduce_per_token_s_ = 0;  // per token in the step
+  double step_overhead_s_ = 0;        // the calibration's, beside the rest
+  double per_sequence_overhead_s_ = 0;
 };
 
 }  // namespace fleetsim

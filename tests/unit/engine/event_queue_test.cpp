@@ -270,3 +270,75 @@ TEST_CASE("an event tag carries its kind and a full 32-bit subject", "[engine]")
   CHECK(Tag::same_generation(g.generation, (1U << 24) + 5));
   CHECK_FALSE(Tag::same_generation(g.generation, 6));
 }
+
+namespace {
+
+// Runs one random process of lanes (each re-armed when its event pops, as a traffic source is)
+// and plain events, with the lanes' events pushed as lanes or, in `plain`, with push(): the
+// events popped, with the queue's size after each.
+std::vector<std::tuple<std::int64_t, Phase, std::uint64_t, std::size_t>> run_lanes(bool plain) {
+  EventQueue q;
+  Recorder r;
+  RngStream rng(7, "lanes");
+  constexpr std::uint64_t kLaneTag = 1'000'000;  // tags from here name a lane
+  std::vector<std::uint32_t> lanes;
+  const auto arm = [&](std::uint32_t lane, std::int64_t now) {
+    const SimTime t = at(micros(now + static_cast<std::int64_t>(rng.below(50))));
+    const auto phase = static_cast<Phase>(rng.below(kPhaseCount));
+    if (plain) {
+      q.push(t, phase, &r, kLaneTag + lane);
+    } else {
+      q.push_lane(lanes[lane], t, phase, &r, kLaneTag + lane);
+    }
+  };
+  const auto add_lane = [&](std::int64_t now) {
+    lanes.push_back(plain ? 0 : q.add_lane());
+    arm(static_cast<std::uint32_t>(lanes.size() - 1), now);
+  };
+  add_lane(0);
+  std::vector<std::tuple<std::int64_t, Phase, std::uint64_t, std::size_t>> popped;
+  for (std::uint64_t i = 0; i < 20'000; ++i) {
+    const auto e = q.pop();
+    REQUIRE(e);
+    const std::int64_t now = e->time.time_since_epoch().count();
+    popped.emplace_back(now, e->phase, e->tag, q.size());
+    // A lane added before the one just taken is re-armed: the leaves move under it.
+    if (lanes.size() < 9 && rng.below(1000) == 0) add_lane(now);
+    if (e->tag >= kLaneTag) arm(static_cast<std::uint32_t>(e->tag - kLaneTag), now);
+    if (rng.below(3) == 0) {
+      q.push(at(micros(now + static_cast<std::int64_t>(rng.below(50)))),
+             static_cast<Phase>(rng.below(kPhaseCount)), &r, i);
+    }
+  }
+  CHECK(lanes.size() >= 5);
+  return popped;
+}
+
+}  // namespace
+
+TEST_CASE("lane events pop exactly where push would have put them", "[engine]") {
+  CHECK(run_lanes(false) == run_lanes(true));
+}
+
+TEST_CASE("a lane event counts as queued and in next_time until it pops", "[engine]") {
+  EventQueue q;
+  Recorder r;
+  const std::uint32_t a = q.add_lane();
+  const std::uint32_t b = q.add_lane();
+  q.push(at(seconds(3)), Phase::Workload, &r, 3);
+  q.push_lane(b, at(seconds(2)), Phase::Workload, &r, 2);
+  q.push_lane(a, at(seconds(3)), Phase::Workload, &r, 4);  // after the plain event of its time
+  CHECK(q.size() == 3);
+  CHECK(q.next_time() == at(seconds(2)));
+  CHECK(q.pop_until(at(seconds(1))) == std::nullopt);
+  auto e = q.pop();
+  REQUIRE(e);
+  CHECK(e->tag == 2);
+  CHECK(e->phase == Phase::Workload);
+  CHECK(e->handler == &r);
+  CHECK(q.size() == 2);
+  CHECK(q.next_time() == at(seconds(3)));                  // the taken lane no longer counts
+  q.push_lane(b, at(seconds(2)), Phase::Workload, &r, 5);  // re-armed
+  CHECK(drain(q) == std::vector<std::uint64_t>{5, 3, 4});
+  CHECK(q.empty());
+}

@@ -1,0 +1,20 @@
+#include "fleetsim/serving/milestone_tree.hpp"
+
+#include <utility>
+
+namespace fleetsim {
+
+void MilestoneTree::push_back() {
+  if (size_ == leaves_) {
+    // Twice the leaves: the old ones keep their places in the bottom row, the rest never due.
+    std::vector<double> nodes(4 * leaves_, kNever);
+    std::copy(nodes_.begin() + static_cast<std::ptrdiff_t>(leaves_), nodes_.end(),
+              nodes.begin() + static_cast<std::ptrdiff_t>(2 * leaves_));
+    leaves_ *= 2;
+    nodes_ = std::move(nodes);
+    for (std::size_t k = leaves_; k-- > 1;) nodes_[k] = std::min(nodes_[2 * k], nodes_[2 * k + 1]);
+  }
+  set(size_++, kNever);
+}
+
+}  // namespace fleetsim

@@ -175,6 +175,11 @@ bool Consolidation::is_consolidated(SimTime now) const {
   return consolidated_state_ == cluster_.consolidation_state(now);
 }
 
+bool Consolidation::known_consolidated(SimTime now) const {
+  const std::optional<SimTime> state = cluster_.peek_consolidation_state(now);
+  return state.has_value() && consolidated_state_ == *state;
+}
+
 void Consolidation::mark_consolidated(SimTime now) {
   consolidated_state_ = cluster_.consolidation_state(now);
 }

@@ -65,12 +65,14 @@ std::vector<Candidate> disruption_candidates(const Cluster& cluster, const NodeC
                                 !pools[owner->pool].termination_grace_period.has_value();
     bool blocked = false;
     bool full = false;
+    c.pods.reserve(n.pods.size());
     for (PodId p : n.pods) {
       const Pod& pod = cluster.pod(p);
-      c.disruption_cost += eviction_cost(pod);  // every pod counts, terminating ones too
+      const double cost = eviction_cost(pod);
+      c.disruption_cost += cost;  // every pod counts, terminating ones too
       if (pod.terminating) continue;
       c.pods.push_back(p);
-      c.reschedule_cost += std::max(0.0, eviction_cost(pod));
+      c.reschedule_cost += std::max(0.0, cost);
       // Emptiness drops a node as soon as its pods make it non-empty: no further pod could
       // make it empty again.
       if (scope == CandidateScope::Empty && !is_empty(c)) {

@@ -48,35 +48,45 @@ std::vector<Candidate> disruption_candidates(const Cluster& cluster, const NodeC
                                              const PodDisruptionBudgets& pdbs,
                                              const std::vector<NodePool>& pools,
                                              DisruptionClass disruption_class, SimTime now,
-                                             KarpenterVersion version) {
+                                             KarpenterVersion version, CandidateScope scope) {
   std::vector<Candidate> out;
+  const bool ratio_order = version.savings_ratio_order();
+  const auto is_empty = [&](const Candidate& c) {
+    return ratio_order ? c.reschedule_cost <= kPerNodeDisruptionCost : c.pods.empty();
+  };
   for (NodeId id : cluster.active_nodes()) {
     const Node& n = cluster.node(id);
     const NodePoolOwner* owner = n.nodepool();
     if (owner == nullptr || n.phase != NodePhase::Initialized || n.marked_for_disruption() ||
         claims.at(id).nominated_until > now || n.do_not_disrupt)
       continue;
-    Candidate c{
-        .node = id,
-        .pool = owner->pool,
-        // Its offering's price as Karpenter lists it (a reservation's near-zero one), after the
-        // NodePool's overlay: what a replacement is compared with, not what the node is billed.
-        .price = adjusted_price(cloud.price(offering_of(cloud.catalog(), n)), n.price_overlay)};
+    Candidate c{.node = id, .pool = owner->pool};
     const bool pods_may_block = disruption_class == DisruptionClass::Graceful ||
                                 !pools[owner->pool].termination_grace_period.has_value();
     bool blocked = false;
+    bool full = false;
+    c.pods.reserve(n.pods.size());
     for (PodId p : n.pods) {
       const Pod& pod = cluster.pod(p);
-      c.disruption_cost += eviction_cost(pod);  // every pod counts, terminating ones too
+      const double cost = eviction_cost(pod);
+      c.disruption_cost += cost;  // every pod counts, terminating ones too
       if (pod.terminating) continue;
-      blocked |= pods_may_block && (do_not_disrupt_active(pod, now) || pdbs.blocking(pod));
       c.pods.push_back(p);
-      c.reschedule_cost += std::max(0.0, eviction_cost(pod));
+      c.reschedule_cost += std::max(0.0, cost);
+      // Emptiness drops a node as soon as its pods make it non-empty: no further pod could
+      // make it empty again.
+      if (scope == CandidateScope::Empty && !is_empty(c)) {
+        full = true;
+        break;
+      }
+      blocked |= pods_may_block && (do_not_disrupt_active(pod, now) || pdbs.blocking(pod));
     }
-    if (blocked) continue;
+    if (blocked || full) continue;
+    // Its offering's price as Karpenter lists it (a reservation's near-zero one), after the
+    // NodePool's overlay: what a replacement is compared with, not what the node is billed.
+    c.price = adjusted_price(cloud.price(offering_of(cloud.catalog(), n)), n.price_overlay);
     c.disruption_cost *= lifetime_remaining(n, pools[owner->pool], now);
-    c.empty = version.savings_ratio_order() ? c.reschedule_cost <= kPerNodeDisruptionCost
-                                            : c.pods.empty();
+    c.empty = is_empty(c);
     out.push_back(std::move(c));
   }
   sort_candidates(out, cluster, version);

@@ -36,7 +36,11 @@ std::vector<Candidate> Consolidation::candidates(SimTime now) {
   std::vector<Candidate> all =
       disruption_candidates(cluster_, provisioner_.launcher().claims(), cloud_, pdbs_, pools,
                             DisruptionClass::Graceful, now, settings_.version);
-  totals_ = pool_totals(cluster_, cloud_, pools.size());
+  // Only a Balanced pool's totals are read (approves, can_pass_threshold).
+  if (std::any_of(pools.begin(), pools.end(), [](const NodePool& p) {
+        return p.disruption.policy == ConsolidationPolicy::Balanced;
+      }))
+    totals_ = pool_totals(cluster_, cloud_, pools.size());
   const bool drop_empty = settings_.version.savings_ratio_order();
   std::erase_if(all, [&](const Candidate& c) {
     const NodePool& pool = pools[c.pool];
@@ -173,6 +177,11 @@ bool Consolidation::can_pass_threshold(const Candidate& c) const {
 
 bool Consolidation::is_consolidated(SimTime now) const {
   return consolidated_state_ == cluster_.consolidation_state(now);
+}
+
+bool Consolidation::known_consolidated(SimTime now) const {
+  const std::optional<SimTime> state = cluster_.peek_consolidation_state(now);
+  return state.has_value() && consolidated_state_ == *state;
 }
 
 void Consolidation::mark_consolidated(SimTime now) {

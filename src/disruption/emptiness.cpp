@@ -5,8 +5,9 @@
 namespace fleetsim {
 
 std::vector<Candidate> Emptiness::candidates(SimTime now) const {
-  std::vector<Candidate> out = disruption_candidates(cluster_, claims_, cloud_, pdbs_, pools_,
-                                                     DisruptionClass::Graceful, now, version_);
+  std::vector<Candidate> out =
+      disruption_candidates(cluster_, claims_, cloud_, pdbs_, pools_, DisruptionClass::Graceful,
+                            now, version_, CandidateScope::Empty);
   // A node the last provisioning solve placed CapacityBuffer virtual pods on is not empty
   // (emptiness.go ShouldDisrupt: HasBufferPods).
   std::erase_if(out, [&](const Candidate& c) {

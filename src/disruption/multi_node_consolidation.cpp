@@ -23,7 +23,8 @@ std::optional<DisruptionCommand> MultiNodeConsolidation::try_prefix(
 
 DisruptionCommand MultiNodeConsolidation::compute(SimTime now, BudgetTracker& budgets) {
   // Upstream computes only with candidates, and a method consolidated since the cluster's
-  // last change (or 5 minutes) finds nothing.
+  // last change (or 5 minutes) finds nothing: then the candidates need not be built.
+  if (known_consolidated(now)) return {};
   std::vector<Candidate> all = candidates(now);
   if (all.empty() || is_consolidated(now)) return {};
   std::vector<Candidate> within_budget;

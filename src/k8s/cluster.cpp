@@ -55,6 +55,11 @@ SimTime Cluster::consolidation_state(SimTime now) const {
   return consolidation_state_;
 }
 
+std::optional<SimTime> Cluster::peek_consolidation_state(SimTime now) const {
+  if (now - consolidation_state_ >= kConsolidationStateTtl) return std::nullopt;
+  return consolidation_state_;
+}
+
 void Cluster::mark_unconsolidated(SimTime now) {
   consolidation_state_ = std::max(consolidation_state_, now);
 }

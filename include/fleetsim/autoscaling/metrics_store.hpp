@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -135,15 +136,27 @@ class MetricsStore {
   std::map<std::string, SeriesId, std::less<>> by_key_;  // metric + labels, serialized
   std::map<std::string, std::vector<SeriesId>, std::less<>> by_metric_;
   // (metric, pod label) -> the listed series, in creation order; an entry goes with its last.
-  struct PodKeyLess {
+  // Hashed: every HPA sync looks up each pod's series, and the map is never iterated.
+  struct PodKeyHash {
+    using is_transparent = void;
+    template <typename K>
+    std::size_t operator()(const K& k) const {
+      const std::size_t a = std::hash<std::string_view>{}(k.first);
+      const std::size_t b = std::hash<std::string_view>{}(k.second);
+      return a ^ (b + 0x9e3779b97f4a7c15ULL + (a << 6) + (a >> 2));
+    }
+  };
+  struct PodKeyEqual {
     using is_transparent = void;
     template <typename A, typename B>
     bool operator()(const A& a, const B& b) const {
-      const std::string_view a1 = a.first, b1 = b.first;
-      return a1 != b1 ? a1 < b1 : std::string_view(a.second) < std::string_view(b.second);
+      return std::string_view(a.first) == std::string_view(b.first) &&
+             std::string_view(a.second) == std::string_view(b.second);
     }
   };
-  std::map<std::pair<std::string, std::string>, std::vector<SeriesId>, PodKeyLess> by_pod_;
+  std::unordered_map<std::pair<std::string, std::string>, std::vector<SeriesId>, PodKeyHash,
+                     PodKeyEqual>
+      by_pod_;
   std::map<std::string, std::vector<std::string>, std::less<>> aliases_;  // metric -> aliases
   std::vector<MetricSampleSink*> sinks_;
   std::size_t sample_count_ = 0;

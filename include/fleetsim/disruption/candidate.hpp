@@ -46,6 +46,10 @@ bool consolidatable(const Node& node, const NodePool& pool, SimTime now);
 // them on a node whose pool has a terminationGracePeriod, which bounds the wait.
 enum class DisruptionClass { Graceful, Eventual };
 
+// Which candidates a method wants: all, or only the empty ones (emptiness), which spares
+// weighing every pod of a full node.
+enum class CandidateScope { All, Empty };
+
 // Every node a method may disrupt now (NewCandidate): managed, initialized, not deleting, not
 // held by a command, not nominated, not annotated karpenter.sh/do-not-disrupt; and no pod with an
 // active do-not-disrupt (a duration counts from the pod's start) or whose PodDisruptionBudget
@@ -55,7 +59,8 @@ std::vector<Candidate> disruption_candidates(const Cluster& cluster, const NodeC
                                              const PodDisruptionBudgets& pdbs,
                                              const std::vector<NodePool>& pools,
                                              DisruptionClass disruption_class, SimTime now,
-                                             KarpenterVersion version);
+                                             KarpenterVersion version,
+                                             CandidateScope scope = CandidateScope::All);
 
 // Candidate order for every method but drift: from v1.14 savings ratio descending, before it
 // disruption cost ascending; ties by name (upstream's sort is unstable: any order is upstream's).

@@ -63,6 +63,10 @@ class Consolidation : public DisruptionMethod {
   bool can_pass_threshold(const Candidate& candidate) const;
   // Karpenter's IsConsolidated: nothing changed since a pass found nothing.
   bool is_consolidated(SimTime now) const;
+  // IsConsolidated known without reading the state: upstream reads it only after finding
+  // candidates, and a read past the 5 minutes resets it, so only a state within them can be
+  // compared before the candidates are built. A method consolidated so skips building them.
+  bool known_consolidated(SimTime now) const;
   void mark_consolidated(SimTime now);
   // Keeps the claim's types whose worst-case launch price is below `max_price`; false when
   // none is left or minValues no longer hold (RemoveInstanceTypeOptionsByPriceAndMinValues).

@@ -243,6 +243,9 @@ class Cluster {
   // deleted or gone, a pod bound or deleted, a NodePool changed: MarkUnconsolidated's callers),
   // or of the reset a read does once 5 minutes pass without one.
   SimTime consolidation_state(SimTime now) const;
+  // What consolidation_state(now) would return, without the read: nullopt when that read would
+  // reset the state (so that a caller may skip work without moving the 5-minute reset).
+  std::optional<SimTime> peek_consolidation_state(SimTime now) const;
   void mark_unconsolidated(SimTime now);
   // The lowest priority of any pod bound so far (never raised as pods go): kube-scheduler tries
   // preemption only for a pod above it, so a cluster of one priority never does.

@@ -99,13 +99,27 @@ void Ec2Cloud::on_reservation_step(Step step, std::size_t r) {
 
 std::span<const std::uint8_t> Ec2Cloud::usable_offerings() {
   const SimTime now = sim_.now();
-  for (std::size_t g = 0; g < usable_.size(); ++g) usable_[g] = unavailable_until_[g] <= now;
+  if (!usable_stale_ && usable_from_ <= now && now < usable_until_) return usable_;
+  SimTime until = kNever;
+  const auto edge = [&](SimTime t) {
+    if (t > now) until = std::min(until, t);
+  };
+  for (std::size_t g = 0; g < usable_.size(); ++g) {
+    usable_[g] = unavailable_until_[g] <= now;
+    edge(unavailable_until_[g]);
+  }
   const auto& reservations = catalog_.reservations();
   for (std::size_t r = 0; r < reservations.size(); ++r) {
+    const Reservation& res = reservations[r];
     const std::uint32_t g = catalog_.reservation_offering(r);
-    if (!reservation_open(reservations[r], now) || running_[g] >= reservations[r].count)
-      usable_[g] = 0;
+    if (!reservation_open(res, now) || running_[g] >= res.count) usable_[g] = 0;
+    edge(res.start);
+    edge(res.end);
+    edge(res.end - kCapacityBlockExpiringBefore);
   }
+  usable_stale_ = false;
+  usable_from_ = now;
+  usable_until_ = until;
   return usable_;
 }
 
@@ -124,6 +138,7 @@ std::span<const std::int64_t> Ec2Cloud::reservation_remaining() {
 
 void Ec2Cloud::mark_unavailable(std::uint32_t global_offering) {
   unavailable_until_[global_offering] = sim_.now() + kUnavailableOfferingTtl;
+  usable_stale_ = true;
 }
 
 std::optional<NodeId> Ec2Cloud::launch(LaunchRequest request) {
@@ -167,6 +182,7 @@ std::optional<NodeId> Ec2Cloud::launch_first(Node node, std::span<const Offering
 NodeId Ec2Cloud::start(Node node, std::uint32_t g, const Resources& allocatable,
                        const Resources& daemon_overhead, const NodeGpuSetup& gpu_setup) {
   ++running_[g];
+  usable_stale_ = true;
   const std::uint32_t type = catalog_.type_of_offering(g);
   launch_on_offering(node, catalog_, g,
                      adjusted_price(prices_.offering_price(g), node.price_overlay),
@@ -236,6 +252,7 @@ void Ec2Cloud::on_event(SimTime now, std::uint64_t t) {
   if (step == Step::Terminate) {
     cluster_.node_terminated(id, now);
     --running_[offering_of(catalog_, n)];
+    usable_stale_ = true;
     bus_.emit(SimEvent{.time = now,
                        .kind = EventKind::NodeTerminated,
                        .node = id,

@@ -402,6 +402,28 @@ TEST_CASE(
         Lines{"315s single_node_consolidation [node-a] -> [c5.large m5.large m5.xlarge]"});
 }
 
+// controller.go disrupt returns before ComputeCommands when a method has no candidates, so the
+// IsConsolidated read (ConsolidationState, which a read past 5 minutes resets) waits for one.
+// A pass that skips a consolidated method's candidates must not read it early either.
+TEST_CASE("the consolidation state is read only by a pass with candidates",
+          "[disruption][consolidation]") {
+  test::DisruptionRig rig(test::small_catalog(), {pool({"m5", "c5"}, {"on-demand"})});
+  NodeId a = rig.launch("node-a", "m5.2xlarge");
+  PodSpec pinned = cpu_pod(500);
+  pinned.do_not_disrupt = minutes(8);  // node-a is no candidate until 480 s
+  rig.bind(a, pinned);                 // the state: t = 0
+  rig.controller.start();
+  rig.sim.run_until(at(seconds(470)));
+  // No pass had a candidate, so none read the state: its reset is still to come.
+  CHECK_FALSE(rig.cluster.peek_consolidation_state(rig.sim.now()).has_value());
+  rig.sim.run_until(at(seconds(490)));
+  // The pass at 480 s read it (resetting it there) and found the replacement.
+  CHECK(rig.cluster.peek_consolidation_state(rig.sim.now()) == at(seconds(480)));
+  rig.sim.run_until(at(seconds(500)));
+  CHECK(rig.bus.decisions ==
+        Lines{"495s single_node_consolidation [node-a] -> [c5.large m5.large m5.xlarge]"});
+}
+
 TEST_CASE("can delete nodes, considers karpenter.sh/do-not-disrupt set to true on nodes",
           "[disruption][consolidation]") {
   NodePool p = pool({"m5"}, {"on-demand"});

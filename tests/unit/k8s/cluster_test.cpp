@@ -166,3 +166,20 @@ TEST_CASE("the consolidation state moves on binds and node changes and resets af
   cluster.begin_node_deletion(node, at(minutes(10)), at(minutes(11)), NodeDeletionReason::None);
   CHECK(cluster.consolidation_state(at(minutes(10))) == at(minutes(10)));
 }
+
+// karpenter state/suite_test.go "should update the consolidated value when state timeout (5m)
+// has passed and state hasn't changed": the reset happens at the read past the 5 minutes, so a
+// look that is no read (peek) must leave it for that read.
+TEST_CASE("peeking at the consolidation state never resets it", "[k8s]") {
+  Cluster cluster;
+  add_node(cluster, {.name = "a"});  // the state: t = 0
+  CHECK(cluster.peek_consolidation_state(at(seconds(10))) == at(seconds(0)));
+  CHECK(cluster.peek_consolidation_state(at(seconds(299))) == at(seconds(0)));
+  // Past the 5 minutes a peek cannot say what a read would: the read resets the state then.
+  CHECK_FALSE(cluster.peek_consolidation_state(at(minutes(5))).has_value());
+  CHECK_FALSE(cluster.peek_consolidation_state(at(minutes(7))).has_value());
+  CHECK(cluster.consolidation_state(at(minutes(8))) == at(minutes(8)));
+  CHECK(cluster.peek_consolidation_state(at(minutes(9))) == at(minutes(8)));
+  cluster.mark_unconsolidated(at(minutes(10)));
+  CHECK(cluster.peek_consolidation_state(at(minutes(10))) == at(minutes(10)));
+}

@@ -128,6 +128,12 @@ class Ec2Cloud final : public CloudProvider, private EventHandler {
   std::vector<std::int64_t> running_;
   std::vector<std::optional<std::int64_t>> capacity_;
   std::vector<std::uint8_t> usable_;
+  // usable_ holds from usable_from_ until usable_until_ (the next insufficient-capacity expiry or
+  // reservation window edge) unless a launch, termination or mark_unavailable changed an input
+  // since: a consolidation pass asks for it at every price check.
+  bool usable_stale_ = true;
+  SimTime usable_from_{};
+  SimTime usable_until_{};
   std::vector<std::int64_t> reservation_remaining_;
 };
 

@@ -463,7 +463,14 @@ ReplicaLoad FluidServing::load(ReplicaId id) const {
       held += o.in_flight;
       noise += o.count_noise;
     }
-    const double n = count_quantile(held, held - noise, unit(instant));
+    // A scrape reads every replica at one instant: the service's draw is made once for them.
+    if (last_draw_.instant != instant || last_draw_.held != held || last_draw_.noise != noise) {
+      last_draw_ = {.instant = instant,
+                    .held = held,
+                    .noise = noise,
+                    .count = count_quantile(held, held - noise, unit(instant))};
+    }
+    const double n = last_draw_.count;
     count = std::floor(n / ready) + (rank < std::fmod(n, ready) ? 1 : 0);
   } else {
     count = count_quantile(r->in_flight, r->in_flight - r->count_noise,

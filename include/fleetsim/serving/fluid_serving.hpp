@@ -152,6 +152,14 @@ class FluidServing final : public ServingBackend, public EventHandler, private T
   double peak_running_ = 0;
   double peak_kv_usage_ = 0;
   std::uint64_t gauge_seed_ = 0;  // the gauges' draws: a hash of it, the replica and the time
+  // The Ready replicas' last draw (load), with what it was drawn from.
+  struct Draw {
+    std::uint64_t instant = 0;
+    double held = -1;  // never a stock's: the first read draws
+    double noise = 0;
+    double count = 0;
+  };
+  mutable Draw last_draw_;
 };
 
 }  // namespace fleetsim

@@ -17,4 +17,21 @@ void MilestoneTree::push_back() {
   set(size_++, kNever);
 }
 
+// Up from `from` to the first subtree to its right that holds a due entry, then down its left
+// edge.
+std::size_t MilestoneTree::first_due_after(std::size_t from, double clock) const {
+  if (from >= size_) return kNone;
+  std::size_t k = from + leaves_;
+  if (nodes_[k] <= clock) return from;
+  for (;;) {
+    while ((k & 1) != 0) {
+      if (k == 1) return kNone;
+      k /= 2;
+    }
+    if (nodes_[++k] <= clock) break;
+  }
+  while (k < leaves_) k = 2 * k + static_cast<std::size_t>(nodes_[2 * k] > clock);
+  return k - leaves_;
+}
+
 }  // namespace fleetsim

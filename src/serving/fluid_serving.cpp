@@ -121,6 +121,7 @@ const FluidReplica& FluidServing::curve_for(const StepCost& cost) {
 }
 
 FluidServing::Replica* FluidServing::find(ReplicaId id) {
+  ++revision_;  // the caller may change the replica
   for (Replica& r : replicas_)
     if (r.id == id) return &r;
   return nullptr;
@@ -140,6 +141,7 @@ SimDuration FluidServing::remove(ReplicaId id) {
   busy_gone_ += busy;
   if (it->seat != kNoSeat) time_slices_->detach(it->seat);
   replicas_.erase(it);
+  ++revision_;
   return busy;
 }
 
@@ -167,6 +169,7 @@ void FluidServing::add_replica(const ReplicaSpec& spec, std::optional<SimTime> r
     sim_.schedule_at(*ready_at, Phase::Workload, *this, ready_tag(spec.id));
   }
   replicas_.push_back(r);
+  ++revision_;
 }
 
 void FluidServing::set_ready(ReplicaId id) {
@@ -213,6 +216,7 @@ std::uint64_t FluidServing::count_arrivals(SimTime before) {
 }
 
 void FluidServing::run_piece(SimTime from, SimTime to) {
+  ++revision_;
   const double dt = to_seconds(to - from);
   const SimTime mid = from + (to - from) / 2;
   now_ = to;
@@ -455,23 +459,24 @@ ReplicaLoad FluidServing::load(ReplicaId id) const {
   const std::uint64_t instant = mix64(gauge_seed_ ^ mix64(now_.time_since_epoch().count()));
   double count = 0;
   if (r->state == State::Ready) {
-    double held = 0, noise = 0, ready = 0, rank = 0;
-    for (const Replica& o : replicas_) {
-      if (o.state != State::Ready) continue;
-      if (o.id == id) rank = ready;
-      ready += 1;
-      held += o.in_flight;
-      noise += o.count_noise;
-    }
-    // A scrape reads every replica at one instant: the service's draw is made once for them.
-    if (last_draw_.instant != instant || last_draw_.held != held || last_draw_.noise != noise) {
+    // A scrape reads every replica at one instant: the service's draw and the replicas' ranks
+    // are made once for them, until the instant or any replica changes.
+    if (last_draw_.instant != instant || last_draw_.revision != revision_) {
+      double held = 0, noise = 0, ready = 0;
+      for (const Replica& o : replicas_) {
+        if (o.state != State::Ready) continue;
+        o.rank = ready;
+        ready += 1;
+        held += o.in_flight;
+        noise += o.count_noise;
+      }
       last_draw_ = {.instant = instant,
-                    .held = held,
-                    .noise = noise,
+                    .revision = revision_,
+                    .ready = ready,
                     .count = count_quantile(held, held - noise, unit(instant))};
     }
-    const double n = last_draw_.count;
-    count = std::floor(n / ready) + (rank < std::fmod(n, ready) ? 1 : 0);
+    const double n = last_draw_.count, ready = last_draw_.ready;
+    count = std::floor(n / ready) + (r->rank < std::fmod(n, ready) ? 1 : 0);
   } else {
     count = count_quantile(r->in_flight, r->in_flight - r->count_noise,
                            unit(mix64(instant ^ mix64(id))));

@@ -94,6 +94,7 @@ class FluidServing final : public ServingBackend, public EventHandler, private T
     SimDuration busy{};
     TimeSlicedGpus::Handle seat = kNoSeat;  // on a time-sliced GPU
     double speed = 1;                       // while it has work, in this piece
+    mutable double rank = 0;                // among the Ready, as of last_draw_
   };
   static constexpr TimeSlicedGpus::Handle kNoSeat = ~TimeSlicedGpus::Handle{0};
   struct Chunk {  // requests that arrived together and wait in the router's queue
@@ -152,12 +153,14 @@ class FluidServing final : public ServingBackend, public EventHandler, private T
   double peak_running_ = 0;
   double peak_kv_usage_ = 0;
   std::uint64_t gauge_seed_ = 0;  // the gauges' draws: a hash of it, the replica and the time
-  // The Ready replicas' last draw (load), with what it was drawn from.
+  // Bumped whenever a replica may change (a piece, a non-const find, an addition or removal).
+  std::uint64_t revision_ = 0;
+  // The Ready replicas' last draw (load), at one instant and revision.
   struct Draw {
     std::uint64_t instant = 0;
-    double held = -1;  // never a stock's: the first read draws
-    double noise = 0;
-    double count = 0;
+    std::uint64_t revision = ~std::uint64_t{0};  // none yet
+    double ready = 0;                            // Ready replicas
+    double count = 0;                            // the requests in flight they hold
   };
   mutable Draw last_draw_;
 };

@@ -162,6 +162,29 @@ TEST_CASE("fluid gauges share an instant's requests as the fewest-in-flight rout
   }
 }
 
+// A scrape's reads share one draw; a replica that turns Ready at the same instant takes its
+// share of that draw at once (the draw is kept only while no replica changes).
+TEST_CASE("a replica Ready at the instant of a read shares the same draw") {
+  const StepCost cost = test::step_cost(test::llama_8b(), test::h100());
+  Simulation sim(1);
+  FluidServing serving(sim, engine_config(cost), chat_mix(), sim.rng("gauges"));
+  serving.add_replica({.id = 1, .engine = &cost}, kSimStart);
+  serving.add_replica({.id = 2, .engine = &cost}, std::nullopt);  // Starting
+  VectorSource source(steady(10, 600));
+  serving.attach(source);
+  sim.run_until(at(seconds(120)));
+  serving.catch_up();
+  const ReplicaLoad alone = serving.load(1);
+  const std::uint32_t n = alone.running + alone.waiting;
+  REQUIRE(n >= 4);
+  CHECK(serving.load(2).running == 0);  // still starting
+  serving.set_ready(2);                 // the same instant, holding nothing yet
+  const ReplicaLoad a = serving.load(1), b = serving.load(2);
+  CHECK(a.running + a.waiting + b.running + b.waiting == n);
+  CHECK(a.running + a.waiting == (n + 1) / 2);  // the first N mod R hold one more
+  CHECK(b.running + b.waiting == n / 2);
+}
+
 // Requests in flight on a fixed fleet under steady Poisson traffic are Poisson (M/G/∞): their
 // variance over scrapes is their mean. The stocks already carry the arrival counts' noise, so a
 // gauge draws only what the departures add to it (before, it drew a whole Poisson count around

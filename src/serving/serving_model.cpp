@@ -290,7 +290,7 @@ void ServingModel::catch_up() {
 
 void ServingModel::catch_up_engines(SimTime now) {
   const double clock = engine_clock(now);
-  if (!lazy_ || next_milestones_.earliest() > clock) return;  // a third of the arrivals
+  if (!lazy_ || next_milestones_.earliest() > clock) return;  // a third of arrivals find none
   // In index order; settling one may move another's milestone, which the next look-up sees.
   for (std::size_t i = next_milestones_.first_due(0, clock); i != MilestoneTree::kNone;
        i = next_milestones_.first_due(i + 1, clock)) {

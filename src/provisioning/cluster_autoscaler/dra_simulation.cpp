@@ -3,10 +3,10 @@
 // filter against the ResourceSlices of real nodes and, for a scale-up, of template nodes, "an
 // identical set of Node-local Devices" per new node of a group. fleetsim runs it as a pass over
 // the solver's placements: the solver packs by requests, this pass moves a pod with claims to
-// where its devices can be allocated, first fit, or drops it. AWS's scale-from-zero template
-// has no devices: cloudprovider/aws/aws_cloud_provider.go TemplateNodeInfo builds its NodeInfo
-// with no ResourceSlices (framework.NewNodeInfo(node, nil, …)), so a group's devices come from a
-// template learned from one of its running nodes.
+// where its devices can be allocated and its requests fit, first fit, or drops it. AWS's
+// scale-from-zero template has no devices: cloudprovider/aws/aws_cloud_provider.go
+// TemplateNodeInfo builds its NodeInfo with no ResourceSlices (framework.NewNodeInfo(node, nil,
+// …)), so a group's devices come from a template learned from one of its running nodes.
 #include <algorithm>
 #include <map>
 
@@ -57,6 +57,10 @@ void ClusterAutoscaler::dra_placements(const SolveView& view, std::span<const Pe
     for (std::string& key : new_shared) shared_at.emplace(std::move(key), node);
     return true;
   };
+  // What the solver's placements take of each node; a pod moved elsewhere takes it along, and
+  // a template node takes a moved pod only where its requests still fit beside the others.
+  std::vector<Resources> used(view.nodes.size());
+  for (const Placement& p : placements) used[p.node] += pods[p.pod].spec->requests;
   std::vector<Placement> kept;
   kept.reserve(placements.size());
   for (const Placement& p : placements) {
@@ -65,9 +69,12 @@ void ClusterAutoscaler::dra_placements(const SolveView& view, std::span<const Pe
       kept.push_back(p);
       continue;
     }
+    const Resources& requests = pod.spec->requests;
+    used[p.node] -= requests;
     // Template nodes in order (they sort after every real node and fill in turn).
     for (std::uint32_t n = static_cast<std::uint32_t>(real); n < view.nodes.size(); ++n) {
-      if (!allocate(n, pod)) continue;
+      if (!(used[n] + requests).fits_in(view.nodes[n].available) || !allocate(n, pod)) continue;
+      used[n] += requests;
       kept.push_back({.pod = p.pod, .node = n});
       break;
     }

@@ -26,12 +26,15 @@ spec:
 ---
 )";
 
-std::string deployment(int replicas) {
-  return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: train}\nspec:\n  replicas: " +
-         std::to_string(replicas) +
-         "\n  selector: {matchLabels: {app: train}}\n  template:\n    metadata: {labels: {app: "
-         "train}}\n    spec:\n      containers:\n        - name: c\n          resources:\n"
-         "            requests: {cpu: \"1\", memory: 4Gi}\n            claims: [{name: gpu}]\n"
+std::string deployment(int replicas, const std::string& name = "train", int cpu = 1) {
+  return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: " + name +
+         "}\nspec:\n  replicas: " + std::to_string(replicas) +
+         "\n  selector: {matchLabels: {app: " + name +
+         "}}\n  template:\n    metadata: {labels: {app: " + name +
+         "}}\n    spec:\n      containers:\n        - name: c\n          resources:\n"
+         "            requests: {cpu: \"" +
+         std::to_string(cpu) +
+         "\", memory: 4Gi}\n            claims: [{name: gpu}]\n"
          "      resourceClaims: [{name: gpu, resourceClaimTemplateName: single-gpu}]\n---\n";
 }
 
@@ -116,6 +119,35 @@ TEST_CASE(
   REQUIRE(r.sink.launch_times.size() == 2);
   REQUIRE(r.sink.ready_times.size() == 1);
   CHECK(r.sink.launch_times[1] > r.sink.ready_times[0] + seconds(60));
+}
+
+// A pod whose claims its solver node cannot take moves to a template node whose devices can and
+// whose room its requests still fit, as upstream's binpacking estimator runs the scheduler's
+// filters (NodeResourcesFit and DynamicResources) together on each node it tries
+// (estimator/binpacking_estimator.go). In a scale-up the solver packs a g5.12xlarge template node
+// (48 vCPUs, 4 GPUs) with up to eleven 4-CPU pods by their requests, and the DRA pass moves those
+// beyond its four GPUs; a 40-CPU pod without claims fills another's CPU. The two nodes the last
+// pods need are bought in one scan; when moved pods could land beside the 40-CPU pod, the
+// simulation counted one node too few and the last came 50 s later, after a scan found its pods
+// still pending.
+TEST_CASE("pods moved for their claims go to a template node with room for their requests",
+          "[runner][dra]") {
+  const std::string group =
+      "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: c, region: "
+      "us-east-1}\nmanagedNodeGroups:\n  - name: gpu\n    instanceType: g5.12xlarge\n"
+      "    minSize: 1\n    maxSize: 5\n    desiredCapacity: 1\n"
+      "    labels: {nvidia.com/dra-kubelet-plugin: \"true\"}\n---\n";
+  const std::string plain =
+      "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: plain}\nspec:\n  replicas: 1\n"
+      "  selector: {matchLabels: {app: plain}}\n  template:\n    metadata: {labels: {app: plain}}\n"
+      "    spec:\n      containers:\n        - name: c\n          resources:\n"
+      "            requests: {cpu: \"40\", memory: 4Gi}\n---\n";
+  DraRun r(group + kClaimTemplate + deployment(14, "small", 4) + plain,
+           "provisioner: cluster-autoscaler\n");
+  CHECK(r.bound() == 15);
+  REQUIRE(r.sink.launch_times.size() == 5);
+  CHECK(r.sink.launch_times[4] - r.sink.launch_times[3] < seconds(5));  // one scan's launches
+  CHECK(r.sink.bind_times.back() < at(seconds(200)));
 }
 
 TEST_CASE("with enable_dynamic_resource_allocation off the Cluster Autoscaler buys a node blind",

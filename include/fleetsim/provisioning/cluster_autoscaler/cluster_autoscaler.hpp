@@ -114,8 +114,9 @@ class ClusterAutoscaler final : public Provisioner, private EventHandler {
   // DynamicResources in the autoscaler's simulation, as a pass over a solve's placements (the
   // solver packs by requests): a pod with claims keeps its place only where its claims can be
   // allocated (a real node's free devices, or a template node's, tracked in `taken` per
-  // template node), else on another template node already used or a new one; otherwise it is
-  // dropped. Pods without claims are untouched; nothing happens with the flag off.
+  // template node), else on another template node already used or a new one whose room its
+  // requests fit beside the pods placed there; otherwise it is dropped. Pods without claims are
+  // untouched; nothing happens with the flag off.
   void dra_placements(const SolveView& view, std::span<const PendingPod> pods,
                       std::vector<Placement>& placements) const;
   // Ready nodes minus `exclude`, with what the pods placed this loop take. A node that has not

@@ -14,17 +14,7 @@ using namespace fleetsim;
 
 namespace {
 
-const std::string kClaimTemplate = R"(apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: single-gpu}
-spec:
-  spec:
-    devices:
-      requests:
-        - name: gpu
-          exactly: {deviceClassName: gpu.nvidia.com}
----
-)";
+const std::string kClaimTemplate = test::kSingleGpuClaimTemplate + "---\n";
 
 std::string deployment(int replicas, const std::string& name = "train", int cpu = 1) {
   return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: " + name +

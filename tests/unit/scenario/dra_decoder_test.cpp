@@ -13,17 +13,7 @@ using namespace fleetsim;
 
 namespace {
 
-const std::string kTemplate = R"(apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: single-gpu}
-spec:
-  spec:
-    devices:
-      requests:
-        - name: gpu
-          exactly:
-            deviceClassName: gpu.nvidia.com
-)";
+const std::string& kTemplate = test::kSingleGpuClaimTemplate;
 
 const std::string kMigClaim = R"(apiVersion: resource.k8s.io/v1
 kind: ResourceClaim

@@ -16,6 +16,19 @@
 
 namespace fleetsim::test {
 
+// A ResourceClaimTemplate for one whole GPU of the NVIDIA DRA driver, as its docs write it.
+inline const std::string kSingleGpuClaimTemplate = R"(apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: single-gpu}
+spec:
+  spec:
+    devices:
+      requests:
+        - name: gpu
+          exactly:
+            deviceClassName: gpu.nvidia.com
+)";
+
 inline std::filesystem::path fixtures() {
   return std::filesystem::path(FLEETSIM_SOURCE_DIR) / "tests/unit/scenario/fixtures";
 }

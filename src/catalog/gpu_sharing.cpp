@@ -11,21 +11,6 @@ namespace {
 constexpr std::string_view kMigConfigLabelName = "nvidia.com/mig.config";
 constexpr std::string_view kWholeGpu = "nvidia.com/gpu";
 
-// The product GPU Feature Discovery labels a GPU with: NVML's device name with spaces as dashes
-// (gpu-feature-discovery's resourceLabeler.productLabel).
-std::string_view product_name(const InstanceType& t) {
-  if (t.gpu_name == "a100")
-    return t.gpu_memory_mib > 40960 ? "NVIDIA-A100-SXM4-80GB" : "NVIDIA-A100-SXM4-40GB";
-  if (t.gpu_name == "h100") return "NVIDIA-H100-80GB-HBM3";
-  if (t.gpu_name == "h200") return "NVIDIA-H200";
-  if (t.gpu_name == "b200") return "NVIDIA-B200";
-  if (t.gpu_name == "a10g") return "NVIDIA-A10G";
-  if (t.gpu_name == "l40s") return "NVIDIA-L40S";
-  if (t.gpu_name == "l4") return "NVIDIA-L4";
-  if (t.gpu_name == "t4") return "Tesla-T4";
-  return {};
-}
-
 // NVML's device name, which the NVIDIA DRA driver publishes as a device's productName.
 std::string_view nvml_device_name(const InstanceType& t) {
   if (t.gpu_name == "a100")
@@ -38,6 +23,14 @@ std::string_view nvml_device_name(const InstanceType& t) {
   if (t.gpu_name == "l4") return "NVIDIA L4";
   if (t.gpu_name == "t4") return "Tesla T4";
   return {};
+}
+
+// The product GPU Feature Discovery labels a GPU with: NVML's device name with spaces as dashes
+// (gpu-feature-discovery's resourceLabeler.productLabel).
+std::string product_name(const InstanceType& t) {
+  std::string name(nvml_device_name(t));
+  std::replace(name.begin(), name.end(), ' ', '-');
+  return name;
 }
 
 [[noreturn]] void refuse(std::string message) { throw ConfigError({}, {}, std::move(message)); }
@@ -225,7 +218,7 @@ NodeGpuSetup node_gpu_setup(const InstanceType& t, const Labels& labels,
     out.delay = s.mig_layout_delay;
   }
   const DevicePluginConfig* config = host_plugin ? nullptr : device_plugin_config(s, labels);
-  const std::string_view product = product_name(t);
+  const std::string product = product_name(t);
   if (config != nullptr && config->sharing != GpuSharingKind::None) {
     out.sharing = config->sharing;
     out.fail_requests_greater_than_one = config->fail_requests_greater_than_one;

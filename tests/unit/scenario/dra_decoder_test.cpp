@@ -40,19 +40,8 @@ std::string deployment(const std::string& claims, const std::string& container_c
          container_claims + "}]\n      resourceClaims:\n" + claims;
 }
 
-struct DraScenario {
-  explicit DraScenario(const std::string& manifests) : dir("dra") {
-    dir.write("manifests.yaml", manifests);
-    file = dir.write("scenario.yaml", "name: s\nduration: 1h\nmanifests: [manifests.yaml]\n");
-  }
-  ScenarioConfig load() const {
-    return load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
-  }
-  std::string error() const {
-    return test::config_error([&] { load(); });
-  }
-  test::TempDir dir;
-  std::filesystem::path file;
+struct DraScenario : test::ManifestScenario {
+  explicit DraScenario(const std::string& manifests) : ManifestScenario("dra", manifests) {}
 };
 
 bool has_warning(const ScenarioConfig& cfg, WarningCode code, const std::string& part) {

@@ -13,29 +13,20 @@ using namespace fleetsim;
 namespace {
 
 // A NodePool of `types` whose template labels nvidia.com/mig.config: `layout`.
-struct LayoutScenario {
-  LayoutScenario(const std::string& types, const std::string& layout) : dir("mig-layout") {
-    dir.write("manifests.yaml",
-              "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: mig}\nspec:\n"
-              "  template:\n    metadata:\n      labels: {nvidia.com/mig.config: " +
-                  layout +
-                  "}\n    spec:\n"
-                  "      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: "
-                  "default}\n      requirements:\n"
-                  "        - {key: node.kubernetes.io/instance-type, operator: In, values: [" +
-                  types +
-                  "]}\n---\napiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: "
-                  "{name: default}\nspec: {role: test}\n");
-    file = dir.write("scenario.yaml", "name: s\nduration: 1h\nmanifests: [manifests.yaml]\n");
-  }
-  ScenarioConfig load() const {
-    return load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
-  }
-  std::string error() const {
-    return test::config_error([&] { load(); });
-  }
-  test::TempDir dir;
-  std::filesystem::path file;
+struct LayoutScenario : test::ManifestScenario {
+  LayoutScenario(const std::string& types, const std::string& layout)
+      : ManifestScenario(
+            "mig-layout",
+            "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: mig}\nspec:\n"
+            "  template:\n    metadata:\n      labels: {nvidia.com/mig.config: " +
+                layout +
+                "}\n    spec:\n"
+                "      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: "
+                "default}\n      requirements:\n"
+                "        - {key: node.kubernetes.io/instance-type, operator: In, values: [" +
+                types +
+                "]}\n---\napiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: "
+                "{name: default}\nspec: {role: test}\n") {}
 };
 
 }  // namespace

@@ -33,23 +33,13 @@ std::string config_map(const std::string& body) {
          body;
 }
 
-struct OperatorScenario {
+struct OperatorScenario : test::ManifestScenario {
   OperatorScenario(const std::string& type, const std::string& labels,
                    const std::string& config_map_text, const std::string& settings)
-      : dir("gpu-operator") {
-    dir.write("manifests.yaml",
-              replace_all(replace_all(kPool, "LABELS", labels), "TYPE", type) + config_map_text);
-    file = dir.write("scenario.yaml",
-                     "name: s\nduration: 1h\nmanifests: [manifests.yaml]\n" + settings);
-  }
-  ScenarioConfig load() const {
-    return load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
-  }
-  std::string error() const {
-    return test::config_error([&] { load(); });
-  }
-  test::TempDir dir;
-  std::filesystem::path file;
+      : ManifestScenario(
+            "gpu-operator",
+            replace_all(replace_all(kPool, "LABELS", labels), "TYPE", type) + config_map_text,
+            settings) {}
 };
 
 const std::string kSettings = "gpu_operator: {device_plugin_config: dp}\n";

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "fleetsim/scenario/manifest_loader.hpp"
+#include "fleetsim/scenario/scenario_loader.hpp"
 #include "fleetsim/scenario/warning_log.hpp"
 #include "fleetsim/scenario/yaml_reader.hpp"
 
@@ -87,6 +88,26 @@ class TempDir {
 
  private:
   std::filesystem::path path_;
+};
+
+// A one-hour scenario over `manifests`, with `settings` appended to its scenario.yaml, in a
+// scratch directory; loaded against the bundled catalog.
+struct ManifestScenario {
+  ManifestScenario(std::string_view name, std::string_view manifests,
+                   std::string_view settings = {})
+      : dir(name) {
+    dir.write("manifests.yaml", manifests);
+    file = dir.write("scenario.yaml", "name: s\nduration: 1h\nmanifests: [manifests.yaml]\n" +
+                                          std::string(settings));
+  }
+  ScenarioConfig load() const {
+    return load_scenario(file, std::filesystem::path(FLEETSIM_SOURCE_DIR) / "instance-catalog");
+  }
+  std::string error() const {
+    return config_error([&] { load(); });
+  }
+  TempDir dir;
+  std::filesystem::path file;
 };
 
 }  // namespace fleetsim::test

@@ -67,6 +67,24 @@ double expected_min_poisson(double mean, double r) {
   return std::max(0.0, r - poisson_sum_below(mean, r, [&](int k) { return r - k; }));
 }
 
+// by_id_'s order.
+constexpr auto kIdBelow = [](const std::pair<ReplicaId, std::uint32_t>& entry, ReplicaId id) {
+  return entry.first < id;
+};
+
+// e^(−dt ÷ w), computed again only when w changes: replicas that share a latency share it.
+class Decay {
+ public:
+  explicit Decay(double dt) : dt_(dt) {}
+  double operator()(double w) {
+    if (w != w_) value_ = std::exp(-dt_ / (w_ = w));
+    return value_;
+  }
+
+ private:
+  double dt_, w_ = -1, value_ = 0;
+};
+
 std::uint64_t whole(double& carry, double count) {
   carry += count;
   const double w = std::floor(carry + 1e-9);
@@ -120,27 +138,34 @@ const FluidReplica& FluidServing::curve_for(const StepCost& cost) {
   return *curves_.back().second;
 }
 
+std::uint32_t FluidServing::position(ReplicaId id) const {
+  const auto it = std::lower_bound(by_id_.begin(), by_id_.end(), id, kIdBelow);
+  return it != by_id_.end() && it->first == id ? it->second
+                                               : static_cast<std::uint32_t>(replicas_.size());
+}
+
 FluidServing::Replica* FluidServing::find(ReplicaId id) {
   ++revision_;  // the caller may change the replica
-  for (Replica& r : replicas_)
-    if (r.id == id) return &r;
-  return nullptr;
+  const std::uint32_t i = position(id);
+  return i < replicas_.size() ? &replicas_[i] : nullptr;
 }
 
 const FluidServing::Replica* FluidServing::find(ReplicaId id) const {
-  for (const Replica& r : replicas_)
-    if (r.id == id) return &r;
-  return nullptr;
+  const std::uint32_t i = position(id);
+  return i < replicas_.size() ? &replicas_[i] : nullptr;
 }
 
 SimDuration FluidServing::remove(ReplicaId id) {
-  auto it = std::find_if(replicas_.begin(), replicas_.end(),
-                         [&](const Replica& r) { return r.id == id; });
-  FLEETSIM_ASSERT(it != replicas_.end());
-  const SimDuration busy = it->busy;
+  const std::uint32_t i = position(id);
+  FLEETSIM_ASSERT(i < replicas_.size());
+  const Replica& r = replicas_[i];
+  const SimDuration busy = r.busy;
   busy_gone_ += busy;
-  if (it->seat != kNoSeat) time_slices_->detach(it->seat);
-  replicas_.erase(it);
+  if (r.seat != kNoSeat) time_slices_->detach(r.seat);
+  replicas_.erase(replicas_.begin() + i);
+  std::erase_if(by_id_, [&](const auto& entry) { return entry.first == id; });
+  for (auto& entry : by_id_)
+    if (entry.second > i) --entry.second;
   ++revision_;
   return busy;
 }
@@ -168,6 +193,8 @@ void FluidServing::add_replica(const ReplicaSpec& spec, std::optional<SimTime> r
   } else if (ready_at) {
     sim_.schedule_at(*ready_at, Phase::Workload, *this, ready_tag(spec.id));
   }
+  const auto at = std::lower_bound(by_id_.begin(), by_id_.end(), spec.id, kIdBelow);
+  by_id_.insert(at, {spec.id, static_cast<std::uint32_t>(replicas_.size())});
   replicas_.push_back(r);
   ++revision_;
 }
@@ -278,10 +305,9 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
     double rate = -1, latency = 0;
     OperatingPoint at;
   } point;
-  auto decay_over = [dt, last_w = -1.0, last = 0.0](double w) mutable {
-    if (w != last_w) last = std::exp(-dt / (last_w = w));
-    return last;
-  };
+  // The smoothing decays over a replica's last latency and its stock over the new one: one cache
+  // each, so that replicas of one latency compute each once.
+  Decay smoothing_decay(dt), stock_decay(dt);
   double offered = 0, slots = 0, holding = 0, ready = 0, held = 0;
   for (Replica& r : replicas_) {
     if (r.state == State::Starting) continue;
@@ -289,7 +315,7 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
                  ? admitted / dt * r.curve->saturation().rate * r.speed / capacity
                  : 0.0;
     const double w = r.latency_s > 0 ? r.latency_s : r.curve->mean_latency(r.at) / r.speed;
-    r.smoothed_rate = r.rate + (r.smoothed_rate - r.rate) * decay_over(w);
+    r.smoothed_rate = r.rate + (r.smoothed_rate - r.rate) * smoothing_decay(w);
     if (const double engine_rate = r.smoothed_rate / r.speed;
         point.curve != r.curve || point.rate != engine_rate) {
       point.curve = r.curve;
@@ -301,7 +327,7 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
     r.latency_s = point.latency / r.speed;
     const double steady = r.rate * r.latency_s;
     const double before = r.in_flight;
-    const double decay = decay_over(r.latency_s);
+    const double decay = stock_decay(r.latency_s);
     r.in_flight = steady + (before - steady) * decay;
     // The piece's count (Poisson: its variance is itself) enters B with weight g, the share of
     // arrivals spread over the piece still in flight at its end, and decays with B, squared.
@@ -330,10 +356,11 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
   const double busy_each =
       ready > 0 ? expected_min_poisson(held, ready) * jsq_busy_share(held / ready, ready) / ready
                 : 0.0;
+  const SimDuration ready_busy = from_seconds(dt * busy_each);
   for (Replica& r : replicas_) {
     if (r.state == State::Starting) continue;
     const double share = r.state == State::Ready ? busy_each : 1 - std::exp(-r.mean_in_flight);
-    r.busy += from_seconds(dt * share);
+    r.busy += r.state == State::Ready ? ready_busy : from_seconds(dt * share);
     if (r.seat != kNoSeat) time_slices_->set_busy_share(r.seat, share);
   }
 
@@ -353,29 +380,34 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
   // What the Ready replicas of one engine completed is reported once, at the first one's
   // operating point (they share the rate in proportion to their capacity, so their points differ
   // only while a new one's batch fills): a piece makes one report per engine, not per replica.
+  // Replicas slowed differently by time-slicing report apart.
+  report_groups_.clear();
+  for (std::uint32_t i = 0; i < replicas_.size(); ++i) {
+    const Replica& r = replicas_[i];
+    if (r.state != State::Ready) continue;
+    const auto group = std::find_if(report_groups_.begin(), report_groups_.end(), [&](auto& g) {
+      return g.curve == r.curve && g.speed == r.speed;
+    });
+    if (group == report_groups_.end()) {
+      report_groups_.push_back({.curve = r.curve, .speed = r.speed, .first = i, .done = r.done});
+    } else {
+      group->done += r.done;
+    }
+  }
   std::vector<ReplicaId> drained;
-  for (std::size_t i = 0; i < replicas_.size(); ++i) {
+  auto group = report_groups_.begin();
+  for (std::uint32_t i = 0; i < replicas_.size(); ++i) {
     Replica& r = replicas_[i];
-    if (r.state == State::Starting) continue;
     if (r.state == State::Terminating) {
       report(r.done, to, waiting, &r, DropReason::None);
       if (r.in_flight < kDrained) {
         report(r.in_flight, to, waiting, &r, DropReason::None);
         drained.push_back(r.id);
       }
-      continue;
+    } else if (group != report_groups_.end() && group->first == i) {
+      report(group->done, to, waiting, &r, DropReason::None);
+      ++group;
     }
-    // Replicas slowed differently by time-slicing report apart.
-    const auto alike = [&](const Replica& o) {
-      return o.state == State::Ready && o.curve == r.curve && o.speed == r.speed;
-    };
-    bool reported = false;
-    for (std::size_t j = 0; j < i && !reported; ++j) reported = alike(replicas_[j]);
-    if (reported) continue;
-    double done = 0;
-    for (std::size_t j = i; j < replicas_.size(); ++j)
-      if (alike(replicas_[j])) done += replicas_[j].done;
-    report(done, to, waiting, &r, DropReason::None);
   }
   std::vector<SimDuration> busy;
   busy.reserve(drained.size());
@@ -476,7 +508,9 @@ ReplicaLoad FluidServing::load(ReplicaId id) const {
                     .count = count_quantile(held, held - noise, unit(instant))};
     }
     const double n = last_draw_.count, ready = last_draw_.ready;
-    count = std::floor(n / ready) + (r->rank < std::fmod(n, ready) ? 1 : 0);
+    // n and ready are whole, so the remainder is exact without fmod.
+    const double each = std::floor(n / ready);
+    count = each + (r->rank < n - each * ready ? 1 : 0);
   } else {
     count = count_quantile(r->in_flight, r->in_flight - r->count_noise,
                            unit(mix64(instant ^ mix64(id))));

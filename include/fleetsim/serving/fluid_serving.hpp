@@ -118,7 +118,8 @@ class FluidServing final : public ServingBackend, public EventHandler, private T
   const FluidReplica& curve_for(const StepCost& cost);
   Replica* find(ReplicaId id);
   const Replica* find(ReplicaId id) const;
-  SimDuration remove(ReplicaId id);  // its busy time over its life
+  std::uint32_t position(ReplicaId id) const;  // in replicas_, or replicas_.size()
+  SimDuration remove(ReplicaId id);            // its busy time over its life
   double queued() const;
   void schedule_tick(SimTime at);
   // Time-sliced replicas: their speeds for the piece about to run, from the shares of the last.
@@ -139,8 +140,17 @@ class FluidServing final : public ServingBackend, public EventHandler, private T
   // One curve per engine (catalog type) its replicas ran on, in first-use order.
   std::vector<std::pair<const StepCost*, std::unique_ptr<FluidReplica>>> curves_;
   std::vector<Replica> replicas_;  // live replicas, in the order they were added
-  std::deque<Chunk> queue_;        // arrival order
-  SimTime now_{};                  // integrated up to here
+  // (id, position in replicas_), by id: a scrape looks every pod's replica up.
+  std::vector<std::pair<ReplicaId, std::uint32_t>> by_id_;
+  std::deque<Chunk> queue_;  // arrival order
+  struct ReportGroup {       // Ready replicas of one engine and speed (run_piece)
+    const FluidReplica* curve = nullptr;
+    double speed = 1;
+    std::uint32_t first = 0;  // its first replica's position
+    double done = 0;          // what they completed in the piece
+  };
+  std::vector<ReportGroup> report_groups_;  // kept for its memory
+  SimTime now_{};                           // integrated up to here
 
   std::uint64_t arrived_ = 0;
   std::uint64_t served_ = 0;

@@ -65,7 +65,7 @@ std::unique_ptr<ServingBackend> serving_backend(const ServiceRuntime::Inputs& in
   if (in.config.simulation == ServingMode::Fluid)
     return std::make_unique<FluidServing>(
         in.sim, serving_config(in), request_mix(in),
-        in.sim.rng("service/" + in.config.deployment + "/fluid-gauges"));
+        in.sim.rng("service/" + in.config.deployment + "/fluid-gauges"), in.fluid_pacing);
   return std::make_unique<ServingModel>(in.sim, serving_config(in),
                                         in.sim.rng("service/" + in.config.deployment + "/serving"));
 }

@@ -71,9 +71,12 @@ constexpr double kUsableKvShare = 0.8;
 
 RequestMix::RequestMix(std::vector<Lengths> samples) : samples_(std::move(samples)) {
   FLEETSIM_ASSERT(!samples_.empty());
+  for (Lengths& l : samples_) l.output = std::max<std::uint32_t>(1, l.output);
+  std::sort(samples_.begin(), samples_.end(), [](const Lengths& a, const Lengths& b) {
+    return a.output != b.output ? a.output < b.output : a.prompt < b.prompt;
+  });
   double output = 0, output2 = 0;
-  for (Lengths& l : samples_) {
-    l.output = std::max<std::uint32_t>(1, l.output);
+  for (const Lengths& l : samples_) {
     const double i = l.prompt, o = l.output;
     output += o;
     output2 += o * o;

@@ -172,20 +172,23 @@ void World::build_services_and_autoscalers() {
     const std::optional<WorkloadId> target =
         workloads_->find_deployment(sc.deployment_namespace, sc.deployment_name);
     FLEETSIM_ASSERT(target.has_value());
-    services_.push_back(std::make_unique<ServiceRuntime>(
-        ServiceRuntime::Inputs{.sim = sim_,
-                               .cluster = cluster_,
-                               .workloads = *workloads_,
-                               .kubelet = *kubelet_,
-                               .catalog = *config_.catalog,
-                               .metrics = metrics_,
-                               .config = sc,
-                               .deployment = *target,
-                               .warmup_end = warmup_end,
-                               .time_slices = &time_slices_,
-                               .resources = &config_.resources,
-                               .mig_layouts = config_.gpu_operator.mig_layouts,
-                               .mig_seats = &mig_seats_}));
+    services_.push_back(std::make_unique<ServiceRuntime>(ServiceRuntime::Inputs{
+        .sim = sim_,
+        .cluster = cluster_,
+        .workloads = *workloads_,
+        .kubelet = *kubelet_,
+        .catalog = *config_.catalog,
+        .metrics = metrics_,
+        .config = sc,
+        .deployment = *target,
+        .warmup_end = warmup_end,
+        .time_slices = &time_slices_,
+        .resources = &config_.resources,
+        .mig_layouts = config_.gpu_operator.mig_layouts,
+        .mig_seats = &mig_seats_,
+        .fluid_pacing = {.anchor = first_firing_at_start(sim_.now(), phases_.scrape),
+                         .scrape_interval = config_.scrape_interval,
+                         .report_interval = config_.report_interval}}));
     kubelet_->manage(*target,
                      {.image_bytes = sc.startup.image_bytes, .model_load = sc.startup.model_load},
                      services_.back().get());

@@ -52,6 +52,7 @@ class ServiceRuntime final : public PodWorkListener,
     // The run's MIG instances held by served pods, shared by every service (null: pods on MIG
     // instances export no per-instance series).
     MigInstanceSeats* mig_seats = nullptr;
+    FluidPacing fluid_pacing;  // the run's scrapes and report rows (serving_mode: fluid)
   };
   explicit ServiceRuntime(Inputs in);
   ServiceRuntime(const ServiceRuntime&) = delete;

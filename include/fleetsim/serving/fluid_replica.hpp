@@ -21,6 +21,7 @@
 // within 15 %.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -40,7 +41,14 @@ class RequestMix {
   // At least one sample; outputs below 1 count as 1 (the engine always yields a token).
   explicit RequestMix(std::vector<Lengths> samples);
 
+  // Sorted by output length, then prompt.
   std::span<const Lengths> samples() const { return samples_; }
+  // The sample at quantile u in [0, 1) of that order: evenly spread u's give evenly spread
+  // output lengths, where cycling through the samples gave a random subset.
+  const Lengths& at_quantile(double u) const {
+    const auto i = static_cast<std::size_t>(u * static_cast<double>(samples_.size()));
+    return samples_[std::min(i, samples_.size() - 1)];
+  }
   double prompt() const { return prompt_; }              // E[i]
   double decode_steps() const { return decode_steps_; }  // E[o − 1]
   // E[Σ over a request's decode steps of the context it reads] = E[(o − 1) i + o (o − 1) ÷ 2].

@@ -38,12 +38,22 @@ namespace fleetsim {
 // The longest piece: short against a scrape interval and against how fast traffic changes.
 inline constexpr SimDuration kFluidStep = seconds(5);
 
+// When a service's pieces end, and the report interval its representatives serve. Pieces divide
+// the scrape interval into equal parts of at most kFluidStep, from the scrapes' phase: a scrape
+// then reads the state at a piece's end instead of splitting one (a third more pieces at 15 s).
+struct FluidPacing {
+  SimTime anchor{};  // a scrape: pieces end here and at every part of the interval from it
+  SimDuration scrape_interval = seconds(15);
+  SimDuration report_interval = minutes(5);
+};
+
 class FluidServing final : public ServingBackend, public EventHandler, private TimeSliceClient {
  public:
   // `sim` must outlive it; the mix is the service's request lengths; `rng` draws the gauges.
   // Every replica must be given an engine (ReplicaSpec::engine): the fluid mode runs on the
   // engine model only.
-  FluidServing(Simulation& sim, const ServingConfig& config, RequestMix mix, RngStream rng);
+  FluidServing(Simulation& sim, const ServingConfig& config, RequestMix mix, RngStream rng,
+               FluidPacing pacing = {});
   ~FluidServing() override;
   FluidServing(const FluidServing&) = delete;
   FluidServing& operator=(const FluidServing&) = delete;
@@ -110,6 +120,7 @@ class FluidServing final : public ServingBackend, public EventHandler, private T
   };
 
   void advance_to(SimTime t);
+  SimTime next_piece_end(SimTime after) const;
   void run_piece(SimTime from, SimTime to);
   std::uint64_t count_arrivals(SimTime before);
   // Reports `count` requests as the mix's representatives, spread over its samples in turn.
@@ -130,6 +141,9 @@ class FluidServing final : public ServingBackend, public EventHandler, private T
   Simulation& sim_;
   ServingConfig config_;
   RequestMix mix_;
+  FluidPacing pacing_;
+  std::int64_t parts_ = 1;       // pieces per scrape interval
+  std::size_t representatives_;  // the most a report spreads its count over
   ServingObserver* observer_ = nullptr;
   ReplicaListener* listener_ = nullptr;
   TrafficSource* source_ = nullptr;

@@ -185,6 +185,61 @@ TEST_CASE("a replica Ready at the instant of a read shares the same draw") {
   CHECK(b.running + b.waiting == n / 2);
 }
 
+// What the observer heard at each instant: reports are made at a piece's end, one call for each
+// representative request.
+struct Reports final : ServingObserver {
+  void on_request_done(const RequestOutcome& o) override { on_requests_done(o, 1); }
+  void on_requests_done(const RequestOutcome& o, std::uint64_t) override {
+    ++calls[o.completion];
+    outputs.push_back(o.output_tokens);
+  }
+  std::map<SimTime, int> calls;
+  std::vector<std::uint32_t> outputs;
+};
+
+// A 7 s scrape interval at a 2 s phase is cut in two parts of 3.5 s (at most kFluidStep each):
+// every piece ends on that grid, and a scrape at 9 s reads a piece's end instead of splitting one.
+TEST_CASE("fluid pieces end at the scrapes and at even parts of the interval between them") {
+  const StepCost cost = test::step_cost(test::llama_8b(), test::h100());
+  Simulation sim(1);
+  FluidServing serving(
+      sim, engine_config(cost), chat_mix(), sim.rng("gauges"),
+      {.anchor = at(seconds(2)), .scrape_interval = seconds(7), .report_interval = minutes(5)});
+  Reports reports;
+  serving.set_observer(&reports);
+  serving.add_replica({.id = 1, .engine = &cost}, kSimStart);
+  VectorSource source(steady(20, 60));
+  serving.attach(source);
+  sim.run_until(at(seconds(9)));
+  serving.catch_up();
+  sim.run_until(at(seconds(30)));
+  std::vector<SimTime> ends;
+  for (const auto& [end, n] : reports.calls) ends.push_back(end);
+  CHECK(ends == std::vector<SimTime>{at(millis(2000)), at(millis(5500)), at(millis(9000)),
+                                     at(millis(12500)), at(millis(16000)), at(millis(19500)),
+                                     at(millis(23000)), at(millis(26500)), at(millis(30000))});
+}
+
+// 400 representatives per report interval: 7 a piece at 5-minute rows of 5 s pieces, the most (16)
+// at 1-minute rows. A piece here completes about 100 requests, more than either.
+TEST_CASE("a fluid report spreads its requests over representatives for the report interval") {
+  const StepCost cost = test::step_cost(test::llama_8b(), test::h100());
+  const auto calls_per_piece = [&](SimDuration report_interval) {
+    Simulation sim(1);
+    FluidServing serving(sim, engine_config(cost), chat_mix(), sim.rng("gauges"),
+                         {.scrape_interval = seconds(15), .report_interval = report_interval});
+    Reports reports;
+    serving.set_observer(&reports);
+    serving.add_replica({.id = 1, .engine = &cost}, kSimStart);
+    VectorSource source(steady(20, 120));
+    serving.attach(source);
+    sim.run_until(at(seconds(60)));
+    return reports.calls.at(at(seconds(60)));
+  };
+  CHECK(calls_per_piece(minutes(5)) == 7);
+  CHECK(calls_per_piece(minutes(1)) == 16);
+}
+
 // Requests in flight on a fixed fleet under steady Poisson traffic are Poisson (M/G/∞): their
 // variance over scrapes is their mean. The stocks already carry the arrival counts' noise, so a
 // gauge draws only what the departures add to it (before, it drew a whole Poisson count around

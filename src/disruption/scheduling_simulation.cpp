@@ -1,6 +1,7 @@
 #include "fleetsim/disruption/scheduling_simulation.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 #include "fleetsim/provisioning/solver_view.hpp"
@@ -30,12 +31,16 @@ SchedulingSimulation::SchedulingSimulation(const Cluster& cluster,
 SchedulingSimulation::~SchedulingSimulation() = default;
 
 void SchedulingSimulation::take_snapshot_at(SimTime now) {
-  if (revision_ == cluster_.revision() && time_ == now &&
-      buffers_generation_ == provisioner_.buffers_generation())
+  if (revision_ == cluster_.revision() &&
+      buffers_generation_ == provisioner_.buffers_generation() &&
+      pools_generation_ == provisioner_.generation()) {
+    if (time_ != now) mark_consolidate_after(now);
     return;
+  }
   revision_ = cluster_.revision();
-  time_ = now;
   buffers_generation_ = provisioner_.buffers_generation();
+  pools_generation_ = provisioner_.generation();
+  answers_.clear();
   if (context_ != &provisioner_.context()) {
     context_ = &provisioner_.context();
     scheduler_ = std::make_unique<Scheduler>(*context_);
@@ -46,19 +51,14 @@ void SchedulingSimulation::take_snapshot_at(SimTime now) {
   pending_count_ = snapshot_.pods.size();
   slot_of_node_.assign(cluster_.nodes().size(), UINT32_MAX);
   removed_.assign(snapshot_.nodes.size(), 0);
-  under_consolidate_after_.assign(snapshot_.nodes.size(), 0);
-  const std::vector<NodePool>& pools = provisioner_.nodepools();
   for (std::uint32_t i = 0; i < snapshot_.node_ids.size(); ++i) {
     const Node& n = cluster_.node(snapshot_.node_ids[i]);
     slot_of_node_[n.id] = i;
     // Nodes a command holds are on their way out: their pods move like a deleting node's.
     removed_[i] = n.marked_for_disruption() ? 1 : 0;
-    const NodePoolOwner* owner = n.nodepool();
-    const auto& after = owner == nullptr ? std::optional<SimDuration>()
-                                         : pools[owner->pool].disruption.consolidate_after;
-    under_consolidate_after_[i] = n.phase == NodePhase::Initialized && after &&
-                                  *after > SimDuration{0} && now - n.last_pod_event < *after;
   }
+  under_consolidate_after_.clear();
+  mark_consolidate_after(now);
   dra_in_base_ = false;
   // Pods of deleting nodes (and of nodes a command holds) are rescheduled in the simulation too.
   for (NodeId id : cluster_.active_nodes()) {
@@ -80,6 +80,50 @@ void SchedulingSimulation::take_snapshot_at(SimTime now) {
   node_zones_ = solver_node_zones(*context_, snapshot_.nodes);
 }
 
+// The nodes still inside their pool's consolidateAfter: the only part of the snapshot that
+// moves with time alone.
+void SchedulingSimulation::mark_consolidate_after(SimTime now) {
+  time_ = now;
+  const std::vector<NodePool>& pools = provisioner_.nodepools();
+  bool changed = under_consolidate_after_.size() != snapshot_.node_ids.size();
+  under_consolidate_after_.resize(snapshot_.node_ids.size());
+  for (std::uint32_t i = 0; i < snapshot_.node_ids.size(); ++i) {
+    const Node& n = cluster_.node(snapshot_.node_ids[i]);
+    const NodePoolOwner* owner = n.nodepool();
+    const auto& after = owner == nullptr ? std::optional<SimDuration>()
+                                         : pools[owner->pool].disruption.consolidate_after;
+    const std::uint8_t inside = n.phase == NodePhase::Initialized && after &&
+                                *after > SimDuration{0} && now - n.last_pod_event < *after;
+    changed |= under_consolidate_after_[i] != inside;
+    under_consolidate_after_[i] = inside;
+  }
+  if (changed) answers_.clear();
+}
+
+void SchedulingSimulation::check_offerings(std::span<const std::uint8_t> usable,
+                                           std::span<const double> prices) {
+  const bool same =
+      std::equal(usable.begin(), usable.end(), answers_usable_.begin(), answers_usable_.end()) &&
+      prices.size() == answers_prices_.size() &&
+      std::memcmp(prices.data(), answers_prices_.data(), prices.size_bytes()) == 0;
+  if (same) return;
+  answers_.clear();
+  answers_usable_.assign(usable.begin(), usable.end());
+  answers_prices_.assign(prices.begin(), prices.end());
+}
+
+const SchedulingSimulation::Answer* SchedulingSimulation::kept(
+    std::span<const Candidate> candidates, bool consolidation) const {
+  for (const Answer& a : answers_) {
+    if (a.consolidation != consolidation || a.nodes.size() != candidates.size()) continue;
+    bool same = true;
+    for (std::size_t i = 0; i < candidates.size() && same; ++i)
+      same = a.nodes[i] == candidates[i].node && a.pods[i] == candidates[i].pods;
+    if (same) return &a;
+  }
+  return nullptr;
+}
+
 std::optional<std::vector<NewNodeClaim>> SchedulingSimulation::run(
     std::span<const Candidate> candidates, bool consolidation, SimTime now) {
   take_snapshot_at(now);
@@ -90,6 +134,28 @@ std::optional<std::vector<NewNodeClaim>> SchedulingSimulation::run(
   for (const Candidate& c : candidates)
     for (PodId p : c.pods)
       if (!cluster_.pod(p).spec->resource_claims.empty()) return std::nullopt;
+  const std::span<const std::uint8_t> usable = cloud_.usable_offerings();
+  const std::span<const double> prices = cloud_.offering_prices();
+  check_offerings(usable, prices);
+  if (const Answer* a = kept(candidates, consolidation)) {
+    if (a->claims) destinations_ = a->destinations;
+    return a->claims;
+  }
+  Answer answer{.consolidation = consolidation,
+                .claims = simulate(candidates, consolidation, usable, prices)};
+  for (const Candidate& c : candidates) {
+    answer.nodes.push_back(c.node);
+    answer.pods.push_back(c.pods);
+  }
+  if (answer.claims) answer.destinations = destinations_;
+  if (answers_.size() >= kKeptAnswers) answers_.clear();
+  answers_.push_back(answer);
+  return std::move(answer.claims);
+}
+
+std::optional<std::vector<NewNodeClaim>> SchedulingSimulation::simulate(
+    std::span<const Candidate> candidates, bool consolidation, std::span<const std::uint8_t> usable,
+    std::span<const double> prices) {
   for (std::size_t i = 0; i < snapshot_.nodes.size(); ++i)
     snapshot_.nodes[i].under_consolidate_after = consolidation && under_consolidate_after_[i];
   snapshot_.pods.resize(base_pod_count_);
@@ -101,7 +167,7 @@ std::optional<std::vector<NewNodeClaim>> SchedulingSimulation::run(
       snapshot_.pods.push_back(pending_pod(cluster_.pod(p), /*from_candidate=*/true));
     }
   }
-  SolveInput input = snapshot_.input(cloud_.usable_offerings(), cloud_.offering_prices());
+  SolveInput input = snapshot_.input(usable, prices);
   const bool reads_bound =
       base_reads_bound_ ||
       std::any_of(snapshot_.pods.begin() + base_pod_count_, snapshot_.pods.end(), reads_bound_pods);

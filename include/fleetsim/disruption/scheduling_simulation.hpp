@@ -26,8 +26,12 @@ inline bool pool_offers(const SchedulingContext& context, std::uint32_t pool, st
   return allowed.empty() || allowed[g] != 0;
 }
 
-// The cluster's snapshot is taken once per instant and cluster revision and reused by every
-// simulation of a pass; a simulation only changes which nodes are removed and which pods move.
+// The cluster's snapshot is taken once per cluster revision (and NodePool or CapacityBuffer
+// generation) and reused by every simulation until then; a simulation only changes which nodes
+// are removed and which pods move. A simulation's answer is kept too: a disruption poll every
+// 10 s asks the same of an unchanged cluster (multi-node consolidation recomputes while a budget
+// holds candidates back, as upstream), and gets it again while the snapshot, the nodes inside
+// consolidateAfter and the cloud's offerings and prices stay as they were.
 class SchedulingSimulation {
  public:
   SchedulingSimulation(const Cluster& cluster, const KarpenterProvisioner& provisioner,
@@ -47,6 +51,25 @@ class SchedulingSimulation {
 
  private:
   void take_snapshot_at(SimTime now);
+  // Forgets the kept answers unless the cloud's offerings and prices are those they were
+  // computed with.
+  void check_offerings(std::span<const std::uint8_t> usable, std::span<const double> prices);
+  struct Answer {
+    std::vector<NodeId> nodes;             // the candidates, in order
+    std::vector<std::vector<PodId>> pods;  // theirs
+    bool consolidation = false;
+    std::optional<std::vector<NewNodeClaim>> claims;
+    std::vector<NodeId> destinations;
+  };
+  const Answer* kept(std::span<const Candidate> candidates, bool consolidation) const;
+  // The most answers kept at once: a pass asks fewer (a binary search over 100 candidates, a
+  // try per candidate).
+  static constexpr std::size_t kKeptAnswers = 256;
+  void mark_consolidate_after(SimTime now);
+  std::optional<std::vector<NewNodeClaim>> simulate(std::span<const Candidate> candidates,
+                                                    bool consolidation,
+                                                    std::span<const std::uint8_t> usable,
+                                                    std::span<const double> prices);
 
   const Cluster& cluster_;
   const KarpenterProvisioner& provisioner_;
@@ -67,7 +90,11 @@ class SchedulingSimulation {
   std::vector<NodeId> destinations_;
   std::uint64_t revision_ = UINT64_MAX;
   std::uint64_t buffers_generation_ = 0;
+  std::uint64_t pools_generation_ = 0;
   SimTime time_{};
+  std::vector<Answer> answers_;
+  std::vector<std::uint8_t> answers_usable_;  // what answers_ were computed with
+  std::vector<double> answers_prices_;
 };
 
 }  // namespace fleetsim

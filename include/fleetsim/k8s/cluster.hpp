@@ -315,8 +315,15 @@ class Cluster {
   void delete_pending(PodId pod);
   void nominate(PodId pod, NodeId node) { at(pod).nominated = node; }
   // kube-scheduler's nomination (status.nominatedNodeName); kNoNode clears it.
-  void set_nominated_node_name(PodId pod, NodeId node) { at(pod).nominated_node_name = node; }
-  void set_gated(PodId pod, bool gated) { at(pod).gated = gated; }
+  // Both change what a scheduling simulation takes as pending: a revision each.
+  void set_nominated_node_name(PodId pod, NodeId node) {
+    ++revision_;
+    at(pod).nominated_node_name = node;
+  }
+  void set_gated(PodId pod, bool gated) {
+    ++revision_;
+    at(pod).gated = gated;
+  }
   void set_permit_node(PodId pod, NodeId node) { at(pod).permit_node = node; }
   void set_pending_reason(PodId pod, std::string reason) {
     at(pod).pending_reason = std::move(reason);

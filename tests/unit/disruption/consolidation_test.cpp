@@ -146,6 +146,31 @@ TEST_CASE("equal price never consolidates (aws#5903), 1/128 cheaper does",
   }
 }
 
+// The simulation keeps its answers while the cluster stays as it was (a poll every 10 s asks the
+// same), but not past a price change: both smaller types cost as much as the node at first, and
+// from 100 s x1.wide is the cheapest. The pass after the consolidation state's 5-minute reset
+// replaces the node with the new order of options (a kept answer would list x1.small first).
+TEST_CASE("a price change alone reaches the next consolidation pass",
+          "[disruption][consolidation]") {
+  Catalog catalog(
+      {test::make_type({.name = "x1.big", .vcpu = 8, .memory_gib = 32, .on_demand = 1.0}),
+       test::make_type({.name = "x1.small", .vcpu = 4, .memory_gib = 16, .on_demand = 1.0}),
+       test::make_type({.name = "x1.wide", .vcpu = 6, .memory_gib = 24, .on_demand = 1.0})},
+      "test");
+  test::DisruptionRig rig(std::move(catalog), {pool({"x1"}, {"on-demand"})});
+  rig.bind(rig.launch("node-a", "x1.big"), cpu_pod(500));
+  rig.controller.start();
+  rig.sim.run_until(at(seconds(100)));
+  CHECK(rig.bus.decisions.empty());
+  for (std::uint32_t g = 0; g < rig.catalog.offering_count(); ++g) {
+    const std::string& type = rig.catalog.types()[rig.catalog.type_of_offering(g)].name;
+    if (type != "x1.big") rig.cloud.set_price(g, type == "x1.wide" ? 0.9 : 0.95);
+  }
+  rig.sim.run_until(at(seconds(320)));
+  CHECK(rig.bus.decisions ==
+        Lines{"315s single_node_consolidation [node-a] -> [x1.wide x1.small]"});
+}
+
 TEST_CASE("an on-demand node is replaced by spot when the pool allows both, pinned to spot",
           "[disruption][consolidation]") {
   test::DisruptionRig rig(test::small_catalog(), {pool({"m5"}, {"on-demand", "spot"})});

@@ -178,6 +178,7 @@ void MetricsStore::list(SeriesId id) {
                          [&](SeriesId a, std::uint64_t c) { return series_[a].created < c; });
     if (at == listed.end() || *at != id) listed.insert(at, id);
   };
+  ++listing_;
   const Series& s = series_[id];
   add(by_metric_.find(s.metric)->second);
   if (const std::string_view pod = label_value(id, kPodLabel); !pod.empty()) {
@@ -194,6 +195,7 @@ void MetricsStore::unlist(SeriesId id) {
                          [&](SeriesId a, std::uint64_t c) { return series_[a].created < c; });
     if (at != listed.end() && *at == id) listed.erase(at);
   };
+  ++listing_;
   const Series& s = series_[id];
   remove(by_metric_.find(s.metric)->second);
   if (const std::string_view pod = label_value(id, kPodLabel); !pod.empty()) {

@@ -98,6 +98,9 @@ class MetricsStore {
   std::span<const SeriesId> series_of_pod(std::string_view metric, std::string_view pod) const;
   // Every series that holds samples, in creation order.
   std::vector<SeriesId> all_series() const;
+  // Changes whenever a series joins or leaves those lists (and before a freed id is reused), so
+  // a reader may keep the ids it found there for as long as this stays the same.
+  std::uint64_t listing() const { return listing_; }
 
   // Instant selection: the last sample at or before t, if it is within the lookback delta
   // ([t − 5m, t], closed as in Prometheus 2.x) and is not a staleness marker.
@@ -160,6 +163,7 @@ class MetricsStore {
   std::map<std::string, std::vector<std::string>, std::less<>> aliases_;  // metric -> aliases
   std::vector<MetricSampleSink*> sinks_;
   std::size_t sample_count_ = 0;
+  std::uint64_t listing_ = 0;
 };
 
 }  // namespace fleetsim

@@ -135,10 +135,11 @@ void MetricsStore::trim(Series& s, SimTime cutoff) {
 
 void MetricsStore::record(SeriesId id, SimTime t, double value) {
   FLEETSIM_ASSERT(id < series_.size());
-  for (SeriesId mirror : series_[id].mirrors) record(mirror, t, value);
-  for (MetricSampleSink* sink : sinks_)
-    sink->on_sample(series_[id].metric, series_[id].labels, t, value);
-  Series& s = series_[id];
+  Series& s = series_[id];  // recording adds no series: the reference stays good
+  if (!s.mirrors.empty() || !sinks_.empty()) [[unlikely]] {
+    for (SeriesId mirror : s.mirrors) record(mirror, t, value);
+    for (MetricSampleSink* sink : sinks_) sink->on_sample(s.metric, s.labels, t, value);
+  }
   if (s.head < s.samples.size()) {
     StoredSample& last = s.samples.back();
     FLEETSIM_ASSERT(last.at <= t);
@@ -242,8 +243,11 @@ std::span<const StoredSample> MetricsStore::live(const Series& s) const {
 
 std::optional<double> MetricsStore::instant(SeriesId id, SimTime t) const {
   std::span<const StoredSample> samples = live(series_[id]);
-  auto after = std::upper_bound(samples.begin(), samples.end(), t,
-                                [](SimTime x, const StoredSample& s) { return x < s.at; });
+  // Mostly read at or after the last scrape: then the last sample is the one.
+  auto after = samples.end();
+  if (!samples.empty() && t < samples.back().at)
+    after = std::upper_bound(samples.begin(), samples.end(), t,
+                             [](SimTime x, const StoredSample& s) { return x < s.at; });
   if (after == samples.begin()) return std::nullopt;
   const StoredSample& last = *(after - 1);
   if (last.at < t - kPrometheusLookbackDelta || is_stale_marker(last.value)) return std::nullopt;

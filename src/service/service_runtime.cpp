@@ -313,12 +313,13 @@ void ServiceRuntime::untrack(PodId id, SimTime now) {
 void ServiceRuntime::scrape(SimTime now) {
   MetricsStore& store = metrics_;
   serving_->catch_up();
-  store.record(requests_series_, now, static_cast<double>(serving_->counters().arrived));
-  store.record(queue_series_, now, static_cast<double>(serving_->counters().queued));
+  const ServingCounters counters = serving_->counters();
+  store.record(requests_series_, now, static_cast<double>(counters.arrived));
+  store.record(queue_series_, now, static_cast<double>(counters.queued));
   const SimDuration window = now - last_scrape_;
   // vLLM keeps its queue per replica; fleetsim's is the router's, so each Ready pod reports an
   // equal share (the remainder to the first), and the shares sum to the queue.
-  const std::uint64_t queued = serving_->counters().queued;
+  const std::uint64_t queued = counters.queued;
   std::uint64_t ready = 0;
   for (const TrackedPod& t : pods_) ready += t.object->ready ? 1 : 0;
   std::uint64_t remainder = ready > 0 ? queued % ready : 0;

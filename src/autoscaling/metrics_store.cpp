@@ -133,10 +133,9 @@ void MetricsStore::trim(Series& s, SimTime cutoff) {
   }
 }
 
-void MetricsStore::record(SeriesId id, SimTime t, double value) {
-  FLEETSIM_ASSERT(id < series_.size());
+void MetricsStore::record_in_full(SeriesId id, SimTime t, double value) {
   Series& s = series_[id];  // recording adds no series: the reference stays good
-  if (!s.mirrors.empty() || !sinks_.empty()) [[unlikely]] {
+  if (!s.mirrors.empty() || !sinks_.empty()) {
     for (SeriesId mirror : s.mirrors) record(mirror, t, value);
     for (MetricSampleSink* sink : sinks_) sink->on_sample(s.metric, s.labels, t, value);
   }

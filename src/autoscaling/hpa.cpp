@@ -36,72 +36,6 @@ std::int32_t clamp_to_int32(double x) {
       std::clamp(x, static_cast<double>(kMinInt32), static_cast<double>(kMaxInt32)));
 }
 
-// The result of groupPods: indices into HpaInputs::pods.
-struct PodGroups {
-  std::int32_t ready_count = 0;
-  std::vector<std::size_t> unready;
-  std::vector<std::size_t> missing;
-  std::vector<std::size_t> ignored;
-};
-
-PodGroups group_pods(const std::vector<HpaPod>& pods, const std::vector<PodMetricValue>& samples,
-                     bool cpu, SimTime now, const HpaControllerSettings& settings) {
-  PodGroups g;
-  for (std::size_t i = 0; i < pods.size(); ++i) {
-    const HpaPod& pod = pods[i];
-    if (pod.deleting || pod.phase == HpaPodPhase::Failed || pod.phase == HpaPodPhase::Succeeded) {
-      g.ignored.push_back(i);
-      continue;
-    }
-    if (pod.phase == HpaPodPhase::Pending) {
-      g.unready.push_back(i);
-      continue;
-    }
-    const PodMetricValue& sample = samples[i];
-    if (!sample.milli) {
-      g.missing.push_back(i);
-      continue;
-    }
-    if (cpu) {
-      // CPU samples of a pod that is starting up are distorted by its start-up work.
-      bool unready = false;
-      if (!pod.ready || !pod.start_time) {
-        unready = true;
-      } else if (*pod.start_time + settings.cpu_initialization_period > now) {
-        unready = *pod.ready == ConditionStatus::False ||
-                  sample.timestamp < pod.ready_transition + sample.window;
-      } else {
-        unready = *pod.ready == ConditionStatus::False &&
-                  *pod.start_time + settings.initial_readiness_delay > pod.ready_transition;
-      }
-      if (unready) {
-        g.unready.push_back(i);
-        continue;
-      }
-    }
-    ++g.ready_count;
-  }
-  return g;
-}
-
-// The samples the calculation counts, by pod index, with values that may be replaced.
-struct Counted {
-  std::size_t pod;
-  std::int64_t milli;
-};
-
-std::vector<Counted> counted_samples(const std::vector<PodMetricValue>& samples,
-                                     const PodGroups& g) {
-  std::vector<bool> excluded(samples.size(), false);
-  for (std::size_t i : g.ignored) excluded[i] = true;
-  for (std::size_t i : g.unready) excluded[i] = true;
-  std::vector<Counted> out;
-  for (std::size_t i = 0; i < samples.size(); ++i) {
-    if (!excluded[i] && samples[i].milli) out.push_back({i, *samples[i].milli});
-  }
-  return out;
-}
-
 bool is_pod_ready(const HpaPod& pod) {
   return pod.phase == HpaPodPhase::Running && pod.ready == ConditionStatus::True;
 }
@@ -192,9 +126,53 @@ HpaDecision HpaController::decide(SimTime now, const HpaInputs& inputs) {
   return out;
 }
 
+// groupPods. The counted samples are those of the ready pods: upstream's calculation removes the
+// ignored and unready pods from the metrics, and a missing pod has none.
+void HpaController::group_pods(const std::vector<HpaPod>& pods,
+                               const std::vector<PodMetricValue>& samples, bool cpu, SimTime now) {
+  PodGroups& g = groups_;
+  g.ready_count = 0;
+  g.unready.clear();
+  g.missing.clear();
+  g.counted.clear();
+  for (std::size_t i = 0; i < pods.size(); ++i) {
+    const HpaPod& pod = pods[i];
+    if (pod.deleting || pod.phase == HpaPodPhase::Failed || pod.phase == HpaPodPhase::Succeeded)
+      continue;  // ignored
+    if (pod.phase == HpaPodPhase::Pending) {
+      g.unready.push_back(i);
+      continue;
+    }
+    const PodMetricValue& sample = samples[i];
+    if (!sample.milli) {
+      g.missing.push_back(i);
+      continue;
+    }
+    if (cpu) {
+      // CPU samples of a pod that is starting up are distorted by its start-up work.
+      bool unready = false;
+      if (!pod.ready || !pod.start_time) {
+        unready = true;
+      } else if (*pod.start_time + settings_.cpu_initialization_period > now) {
+        unready = *pod.ready == ConditionStatus::False ||
+                  sample.timestamp < pod.ready_transition + sample.window;
+      } else {
+        unready = *pod.ready == ConditionStatus::False &&
+                  *pod.start_time + settings_.initial_readiness_delay > pod.ready_transition;
+      }
+      if (unready) {
+        g.unready.push_back(i);
+        continue;
+      }
+    }
+    ++g.ready_count;
+    g.counted.push_back({i, *sample.milli});
+  }
+}
+
 HpaController::Proposal HpaController::compute_metric(SimTime now, const MetricSpec& metric,
                                                       const MetricReading& reading,
-                                                      const HpaInputs& inputs) const {
+                                                      const HpaInputs& inputs) {
   if (!reading.available) return {};
   const std::int32_t current = inputs.current_replicas;
   const std::int32_t status_replicas = inputs.status_replicas.value_or(current);
@@ -235,8 +213,9 @@ HpaController::Proposal HpaController::compute_metric(SimTime now, const MetricS
   if (inputs.pods.empty()) return {};  // "no pods returned by selector"
   FLEETSIM_ASSERT(reading.pods.size() == inputs.pods.size());
   const bool cpu = metric.source == MetricSourceType::Resource && metric.name == "cpu";
-  PodGroups g = group_pods(inputs.pods, reading.pods, cpu, now, settings_);
-  std::vector<Counted> counted = counted_samples(reading.pods, g);
+  group_pods(inputs.pods, reading.pods, cpu, now);
+  const PodGroups& g = groups_;
+  std::vector<Counted>& counted = groups_.counted;
   if (counted.empty()) return {};  // "did not receive metrics for targeted pods"
 
   const bool utilization = metric.source == MetricSourceType::Resource &&

@@ -133,12 +133,12 @@ void MetricsStore::trim(Series& s, SimTime cutoff) {
   }
 }
 
-void MetricsStore::record(SeriesId id, SimTime t, double value) {
-  FLEETSIM_ASSERT(id < series_.size());
-  for (SeriesId mirror : series_[id].mirrors) record(mirror, t, value);
-  for (MetricSampleSink* sink : sinks_)
-    sink->on_sample(series_[id].metric, series_[id].labels, t, value);
-  Series& s = series_[id];
+void MetricsStore::record_in_full(SeriesId id, SimTime t, double value) {
+  Series& s = series_[id];  // recording adds no series: the reference stays good
+  if (!s.mirrors.empty() || !sinks_.empty()) {
+    for (SeriesId mirror : s.mirrors) record(mirror, t, value);
+    for (MetricSampleSink* sink : sinks_) sink->on_sample(s.metric, s.labels, t, value);
+  }
   if (s.head < s.samples.size()) {
     StoredSample& last = s.samples.back();
     FLEETSIM_ASSERT(last.at <= t);
@@ -178,6 +178,7 @@ void MetricsStore::list(SeriesId id) {
                          [&](SeriesId a, std::uint64_t c) { return series_[a].created < c; });
     if (at == listed.end() || *at != id) listed.insert(at, id);
   };
+  ++listing_;
   const Series& s = series_[id];
   add(by_metric_.find(s.metric)->second);
   if (const std::string_view pod = label_value(id, kPodLabel); !pod.empty()) {
@@ -194,6 +195,7 @@ void MetricsStore::unlist(SeriesId id) {
                          [&](SeriesId a, std::uint64_t c) { return series_[a].created < c; });
     if (at != listed.end() && *at == id) listed.erase(at);
   };
+  ++listing_;
   const Series& s = series_[id];
   remove(by_metric_.find(s.metric)->second);
   if (const std::string_view pod = label_value(id, kPodLabel); !pod.empty()) {
@@ -240,8 +242,11 @@ std::span<const StoredSample> MetricsStore::live(const Series& s) const {
 
 std::optional<double> MetricsStore::instant(SeriesId id, SimTime t) const {
   std::span<const StoredSample> samples = live(series_[id]);
-  auto after = std::upper_bound(samples.begin(), samples.end(), t,
-                                [](SimTime x, const StoredSample& s) { return x < s.at; });
+  // Mostly read at or after the last scrape: then the last sample is the one.
+  auto after = samples.end();
+  if (!samples.empty() && t < samples.back().at)
+    after = std::upper_bound(samples.begin(), samples.end(), t,
+                             [](SimTime x, const StoredSample& s) { return x < s.at; });
   if (after == samples.begin()) return std::nullopt;
   const StoredSample& last = *(after - 1);
   if (last.at < t - kPrometheusLookbackDelta || is_stale_marker(last.value)) return std::nullopt;

@@ -50,9 +50,13 @@ std::vector<Candidate> disruption_candidates(const Cluster& cluster, const NodeC
                                              DisruptionClass disruption_class, SimTime now,
                                              KarpenterVersion version, CandidateScope scope) {
   std::vector<Candidate> out;
+  out.reserve(cluster.active_nodes().size());
+  // A node's reschedulable pods are gathered here first: a node that turns out blocked or full
+  // then allocates nothing.
+  std::vector<PodId> pods;
   const bool ratio_order = version.savings_ratio_order();
-  const auto is_empty = [&](const Candidate& c) {
-    return ratio_order ? c.reschedule_cost <= kPerNodeDisruptionCost : c.pods.empty();
+  const auto is_empty = [&](const Candidate& c, const std::vector<PodId>& reschedulable) {
+    return ratio_order ? c.reschedule_cost <= kPerNodeDisruptionCost : reschedulable.empty();
   };
   for (NodeId id : cluster.active_nodes()) {
     const Node& n = cluster.node(id);
@@ -65,28 +69,29 @@ std::vector<Candidate> disruption_candidates(const Cluster& cluster, const NodeC
                                 !pools[owner->pool].termination_grace_period.has_value();
     bool blocked = false;
     bool full = false;
-    c.pods.reserve(n.pods.size());
+    pods.clear();
     for (PodId p : n.pods) {
       const Pod& pod = cluster.pod(p);
       const double cost = eviction_cost(pod);
       c.disruption_cost += cost;  // every pod counts, terminating ones too
       if (pod.terminating) continue;
-      c.pods.push_back(p);
+      pods.push_back(p);
       c.reschedule_cost += std::max(0.0, cost);
       // Emptiness drops a node as soon as its pods make it non-empty: no further pod could
       // make it empty again.
-      if (scope == CandidateScope::Empty && !is_empty(c)) {
+      if (scope == CandidateScope::Empty && !is_empty(c, pods)) {
         full = true;
         break;
       }
       blocked |= pods_may_block && (do_not_disrupt_active(pod, now) || pdbs.blocking(pod));
     }
     if (blocked || full) continue;
+    c.pods.assign(pods.begin(), pods.end());
     // Its offering's price as Karpenter lists it (a reservation's near-zero one), after the
     // NodePool's overlay: what a replacement is compared with, not what the node is billed.
     c.price = adjusted_price(cloud.price(offering_of(cloud.catalog(), n)), n.price_overlay);
     c.disruption_cost *= lifetime_remaining(n, pools[owner->pool], now);
-    c.empty = is_empty(c);
+    c.empty = is_empty(c, c.pods);
     out.push_back(std::move(c));
   }
   sort_candidates(out, cluster, version);

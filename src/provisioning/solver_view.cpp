@@ -26,6 +26,9 @@ ExistingNode existing_node(const Node& node, const Resources& available) {
 
 void add_bound_pods(const Cluster& cluster, std::span<const NodeId> nodes,
                     std::vector<BoundPod>& out) {
+  std::size_t count = out.size();
+  for (NodeId n : nodes) count += cluster.node(n).pods.size();
+  out.reserve(count);
   for (std::uint32_t slot = 0; slot < nodes.size(); ++slot)
     for (PodId id : cluster.node(nodes[slot]).pods) {
       const Pod& p = cluster.pod(id);

@@ -40,6 +40,12 @@ const ServiceRuntime* AutoscalerView::service_of(WorkloadId target) const {
 
 std::vector<HpaPod> AutoscalerView::pods(WorkloadId target) const {
   std::vector<HpaPod> out;
+  pods(target, out);
+  return out;
+}
+
+void AutoscalerView::pods(WorkloadId target, std::vector<HpaPod>& out) const {
+  out.clear();
   for (PodId id : workloads_.active_pods(target)) {
     const Pod& p = cluster_.pod(id);
     const bool bound = p.node != kNoNode;
@@ -55,7 +61,6 @@ std::vector<HpaPod> AutoscalerView::pods(WorkloadId target) const {
     }
     out.push_back(pod);
   }
-  return out;
 }
 
 std::vector<PodMetricValue> AutoscalerView::resource_usage(std::string_view resource,
@@ -89,26 +94,52 @@ std::vector<PodMetricValue> AutoscalerView::resource_usage(std::string_view reso
 }
 
 MetricReading AutoscalerView::read(const MetricSpec& metric, WorkloadId target, SimTime now) const {
+  PodSeriesCache cache;
+  MetricReading out;
+  read(metric, target, now, cache, out);
+  return out;
+}
+
+// The custom metrics API (prometheus-adapter) finds a pod's series by its pod label; the ids it
+// found stay right while no series joins or leaves the store's lists and the pods are the same.
+void AutoscalerView::find_pod_series(const MetricSpec& metric, std::span<const PodId> pods,
+                                     PodSeriesCache& cache) const {
+  cache.listing = store_.listing();
+  cache.pods.assign(pods.begin(), pods.end());
+  cache.first.clear();
+  cache.series.clear();
+  for (PodId pod : pods) {
+    cache.first.push_back(cache.series.size());
+    for (SeriesId s : store_.series_of_pod(metric.name, cluster_.pod(pod).name))
+      if (labels_match(store_, s, metric.selector)) cache.series.push_back(s);
+  }
+  cache.first.push_back(cache.series.size());
+}
+
+void AutoscalerView::read(const MetricSpec& metric, WorkloadId target, SimTime now,
+                          PodSeriesCache& cache, MetricReading& out) const {
+  out.available = true;
+  out.milli = 0;
+  out.pods.clear();
   switch (metric.source) {
     case MetricSourceType::Resource:
-      return MetricReading{.available = true, .pods = resource_usage(metric.name, target, now)};
+      out.pods = resource_usage(metric.name, target, now);
+      return;
     case MetricSourceType::Pods: {
-      // The custom metrics API (prometheus-adapter): each pod's latest scraped sample, from the
-      // series its pod label names.
+      // Each pod's latest scraped sample, from the series its pod label names.
       const std::vector<PodId>& pods = workloads_.active_pods(target);
-      MetricReading r{.available = true};
-      r.pods.assign(
+      if (cache.listing != store_.listing() || cache.pods != pods)
+        find_pod_series(metric, pods, cache);
+      out.pods.assign(
           pods.size(),
           PodMetricValue{.milli = std::nullopt, .timestamp = now, .window = scrape_interval_});
       for (std::size_t i = 0; i < pods.size(); ++i) {
         // The last matching series wins, as the adapter's map keyed by pod name would have it.
-        for (SeriesId s : store_.series_of_pod(metric.name, cluster_.pod(pods[i]).name)) {
-          if (!labels_match(store_, s, metric.selector)) continue;
-          if (const std::optional<double> x = store_.instant(s, now))
-            r.pods[i].milli = to_milli(*x);
-        }
+        for (std::size_t k = cache.first[i]; k < cache.first[i + 1]; ++k)
+          if (const std::optional<double> x = store_.instant(cache.series[k], now))
+            out.pods[i].milli = to_milli(*x);
       }
-      return r;
+      return;
     }
     case MetricSourceType::Object:
     case MetricSourceType::External: {
@@ -122,11 +153,15 @@ MetricReading AutoscalerView::read(const MetricSpec& metric, WorkloadId target, 
           sum += *x;
         }
       }
-      if (!found) return MetricReading{.available = false};
-      return MetricReading{.available = true, .milli = to_milli(sum)};
+      if (!found) {
+        out.available = false;
+        return;
+      }
+      out.milli = to_milli(sum);
+      return;
     }
   }
-  return MetricReading{.available = false};
+  out.available = false;
 }
 
 }  // namespace fleetsim

@@ -12,15 +12,19 @@ void HpaRunner::start(SimDuration offset) {
 
 void HpaRunner::on_event(SimTime now, std::uint64_t) {
   const std::int32_t current = workloads_.replicas(target_);
-  HpaInputs in{.current_replicas = current,
-               .status_replicas = static_cast<std::int32_t>(workloads_.active_pods(target_).size()),
-               .pods = view_.pods(target_),
-               .metrics = {}};
-  if (hpa_.reads_metrics(current))
-    for (const MetricSpec& m : hpa_.metrics()) in.metrics.push_back(view_.read(m, target_, now));
-  else
-    in.metrics.resize(hpa_.metrics().size());
-  const HpaDecision d = hpa_.decide(now, in);
+  inputs_.current_replicas = current;
+  inputs_.status_replicas = static_cast<std::int32_t>(workloads_.active_pods(target_).size());
+  view_.pods(target_, inputs_.pods);
+  const std::vector<MetricSpec>& metrics = hpa_.metrics();
+  inputs_.metrics.resize(metrics.size());
+  series_.resize(metrics.size());
+  for (std::size_t i = 0; i < metrics.size(); ++i) {
+    if (hpa_.reads_metrics(current))
+      view_.read(metrics[i], target_, now, series_[i], inputs_.metrics[i]);
+    else
+      inputs_.metrics[i] = MetricReading{};
+  }
+  const HpaDecision d = hpa_.decide(now, inputs_);
   workloads_.scale(target_, d.desired, ReplicasSource::Hpa);
 }
 

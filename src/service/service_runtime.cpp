@@ -197,7 +197,7 @@ void ServiceRuntime::on_pod_bound(PodId id) {
   } else {
     serving_->add_replica(ReplicaSpec{.id = id, .rates = rates_for(node)}, std::nullopt);
   }
-  TrackedPod t{.pod = id, .seat = seat};
+  TrackedPod t{.pod = id, .object = &pod, .seat = seat};
   // A pod on MIG instances (the mixed strategy's nvidia.com/mig-<profile>, or the single
   // strategy's nvidia.com/gpu on a node with a layout) is busy on slices, not whole GPUs.
   if (const std::optional<MigHold> hold = mig_hold(node.gpu_setup, pod.spec->requests)) {
@@ -313,18 +313,19 @@ void ServiceRuntime::untrack(PodId id, SimTime now) {
 void ServiceRuntime::scrape(SimTime now) {
   MetricsStore& store = metrics_;
   serving_->catch_up();
-  store.record(requests_series_, now, static_cast<double>(serving_->counters().arrived));
-  store.record(queue_series_, now, static_cast<double>(serving_->counters().queued));
+  const ServingCounters counters = serving_->counters();
+  store.record(requests_series_, now, static_cast<double>(counters.arrived));
+  store.record(queue_series_, now, static_cast<double>(counters.queued));
   const SimDuration window = now - last_scrape_;
   // vLLM keeps its queue per replica; fleetsim's is the router's, so each Ready pod reports an
   // equal share (the remainder to the first), and the shares sum to the queue.
-  const std::uint64_t queued = serving_->counters().queued;
+  const std::uint64_t queued = counters.queued;
   std::uint64_t ready = 0;
-  for (const TrackedPod& t : pods_) ready += cluster_.pod(t.pod).ready ? 1 : 0;
+  for (const TrackedPod& t : pods_) ready += t.object->ready ? 1 : 0;
   std::uint64_t remainder = ready > 0 ? queued % ready : 0;
   const bool engine = has_engine();
   for (TrackedPod& t : pods_) {
-    const Pod& pod = cluster_.pod(t.pod);
+    const Pod& pod = *t.object;
     if (!pod.started) continue;  // no exporter sees a container that has not started
     if (!t.series) {
       LabelSet labels{{"namespace", pod.namespace_name}, {"pod", pod.name}};

@@ -1,6 +1,7 @@
 // The HPA controller's decision (kube-controller-manager's podautoscaler), pure and clock-free.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -119,8 +120,23 @@ class HpaController {
     std::int32_t replicas = 0;
   };
 
+  // A sample the calculation counts, by pod index, with a value the rebalance may replace.
+  struct Counted {
+    std::size_t pod;
+    std::int64_t milli;
+  };
+  // upstream's groupPods, by index into HpaInputs::pods, with the samples of the ready pods.
+  struct PodGroups {
+    std::int32_t ready_count = 0;
+    std::vector<std::size_t> unready;
+    std::vector<std::size_t> missing;
+    std::vector<Counted> counted;
+  };
+
   Proposal compute_metric(SimTime now, const MetricSpec& metric, const MetricReading& reading,
-                          const HpaInputs& inputs) const;
+                          const HpaInputs& inputs);
+  void group_pods(const std::vector<HpaPod>& pods, const std::vector<PodMetricValue>& samples,
+                  bool cpu, SimTime now);
   std::int32_t normalize_legacy(SimTime now, std::int32_t current, std::int32_t desired,
                                 HpaReason& reason);
   std::int32_t normalize_with_behavior(SimTime now, std::int32_t current, std::int32_t desired,
@@ -138,6 +154,7 @@ class HpaController {
   std::vector<Recommendation> recommendations_;  // raw (unstabilized) recommendations
   std::vector<ScaleEvent> scale_up_events_;
   std::vector<ScaleEvent> scale_down_events_;
+  PodGroups groups_;  // compute_metric's, kept so that a sync allocates nothing once warm
 };
 
 std::string_view to_string(HpaReason reason);

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "fleetsim/core/error.hpp"
 #include "fleetsim/core/time.hpp"
 
 namespace fleetsim {
@@ -79,7 +80,7 @@ class MetricsStore {
   void scrape(SimTime t);
   // Appends a sample. Times per series must not decrease; a second sample at the same time
   // replaces the first (Prometheus would reject it as a duplicate).
-  void record(SeriesId id, SimTime t, double value);
+  inline void record(SeriesId id, SimTime t, double value);
   // Writes a staleness marker: the series has no value from t on (a pod went away).
   void mark_stale(SeriesId id, SimTime t) { record(id, t, stale_marker()); }
   // mark_stale, from its only owner, which forgets the id: once its samples leave retention the
@@ -98,6 +99,9 @@ class MetricsStore {
   std::span<const SeriesId> series_of_pod(std::string_view metric, std::string_view pod) const;
   // Every series that holds samples, in creation order.
   std::vector<SeriesId> all_series() const;
+  // Changes whenever a series joins or leaves those lists (and before a freed id is reused), so
+  // a reader may keep the ids it found there for as long as this stays the same.
+  std::uint64_t listing() const { return listing_; }
 
   // Instant selection: the last sample at or before t, if it is within the lookback delta
   // ([t − 5m, t], closed as in Prometheus 2.x) and is not a staleness marker.
@@ -122,6 +126,7 @@ class MetricsStore {
   };
   // The series and whether it was made now.
   std::pair<SeriesId, bool> find_or_add(std::string_view metric, LabelSet unique);
+  void record_in_full(SeriesId id, SimTime t, double value);
   std::span<const StoredSample> live(const Series& s) const;
   void trim(Series& s, SimTime cutoff);
   void list(SeriesId id);
@@ -160,6 +165,20 @@ class MetricsStore {
   std::map<std::string, std::vector<std::string>, std::less<>> aliases_;  // metric -> aliases
   std::vector<MetricSampleSink*> sinks_;
   std::size_t sample_count_ = 0;
+  std::uint64_t listing_ = 0;
 };
+
+// Every scrape records each pod's series once: the usual case, a later sample for a series that
+// holds samples and has no mirror or sink to feed, is short.
+void MetricsStore::record(SeriesId id, SimTime t, double value) {
+  FLEETSIM_ASSERT(id < series_.size());
+  Series& s = series_[id];
+  if (s.held && s.mirrors.empty() && sinks_.empty() && s.samples.back().at < t) {
+    s.samples.push_back({.at = t, .value = value});
+    ++sample_count_;
+    return;
+  }
+  record_in_full(id, t, value);
+}
 
 }  // namespace fleetsim

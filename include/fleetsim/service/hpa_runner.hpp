@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "fleetsim/autoscaling/hpa.hpp"
 #include "fleetsim/engine/phase_offsets.hpp"
@@ -28,6 +29,8 @@ class HpaRunner final : private EventHandler {
   const AutoscalerView& view_;
   HpaController hpa_;
   WorkloadId target_;
+  HpaInputs inputs_;                    // refilled at each sync, its buffers kept
+  std::vector<PodSeriesCache> series_;  // one per metric
 };
 
 }  // namespace fleetsim

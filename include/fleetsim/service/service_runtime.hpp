@@ -102,6 +102,7 @@ class ServiceRuntime final : public PodWorkListener,
  private:
   struct TrackedPod {
     PodId pod;
+    const Pod* object = nullptr;  // the cluster's, which holds it (at one address) until untracked
     SeriesId gpu_util, engine_active, running, waiting, success;
     SeriesId kv_cache, kv_cache_v1;  // under the engine model only
     bool series = false;             // created at the pod's first scrape

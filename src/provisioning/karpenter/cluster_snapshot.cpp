@@ -31,6 +31,8 @@ ClusterSnapshot take_snapshot(const Cluster& cluster, const SchedulingContext& c
   const std::size_t pool_count = context.pools().size();
   s.pool_usage.resize(pool_count);
   s.pool_nodes.resize(pool_count, 0);
+  s.node_ids.reserve(cluster.active_nodes().size());
+  s.nodes.reserve(cluster.active_nodes().size());
   for (NodeId id : cluster.active_nodes()) {
     const Node& n = cluster.node(id);
     const NodePoolOwner* owner = n.nodepool();

@@ -178,3 +178,24 @@ TEST_CASE("series_of_pod lists a pod's series of a metric that hold samples", "[
   REQUIRE(store.series_of_pod("m", "b").size() == 1);
   CHECK(store.series_of_pod("m", "b")[0] == b);
 }
+
+// What a reader's kept look-ups rest on (AutoscalerView's PodSeriesCache): the ids it found stay
+// right while listing() is unchanged.
+TEST_CASE("listing changes when a series joins or leaves the lists but not when it gains a sample",
+          "[autoscaling]") {
+  MetricsStore store;  // retention: the 5-minute lookback delta
+  const SeriesId a = store.series("m", {{"pod", "a"}});
+  const std::uint64_t created = store.listing();
+  store.record(a, t(0), 1);  // its first sample lists it
+  const std::uint64_t joined = store.listing();
+  CHECK(joined != created);
+  store.record(a, t(15), 2);
+  store.scrape(t(15));
+  CHECK(store.listing() == joined);
+  store.retire(a, t(30));
+  store.scrape(t(30 + 300));  // the marker is still within retention
+  CHECK(store.listing() == joined);
+  store.scrape(t(30 + 301));  // gone, and its id free for the next new series
+  CHECK(store.series_of_pod("m", "a").empty());
+  CHECK(store.listing() != joined);
+}

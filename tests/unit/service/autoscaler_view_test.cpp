@@ -1,6 +1,7 @@
 #include "fleetsim/service/autoscaler_view.hpp"
 
 #include <catch2/catch.hpp>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -182,4 +183,51 @@ TEST_CASE(
   CHECK(sum.milli == 7000);
   depth.selector = {{"queue", "c"}};
   CHECK_FALSE(rig.view().read(depth, web, rig.sim.now()).available);  // no series: an error
+}
+
+TEST_CASE(
+    "a Pods metric read with a kept cache sees series come and go and a freed id reused as a "
+    "fresh read does",
+    "[service]") {
+  ServiceRig rig;  // the store keeps samples for the 5-minute lookback delta
+  const WorkloadId web = rig.add(web_deployment(2));
+  rig.bind_pending(web);
+  const std::vector<PodId> pods = rig.workloads.active_pods(web);
+  const std::string first = rig.cluster.pod(pods[0]).name;
+  const std::string second = rig.cluster.pod(pods[1]).name;
+  const MetricSpec qps{.source = MetricSourceType::Pods,
+                       .name = "qps",
+                       .target = {.type = MetricTargetType::AverageValue, .milli = 15000}};
+  PodSeriesCache cache;
+  MetricReading kept;
+  // The kept read's samples at `s` seconds, checked against a read that finds every series anew.
+  auto read_at = [&](std::int64_t s) {
+    rig.view().read(qps, web, at(seconds(s)), cache, kept);
+    CHECK(samples(kept.pods) == samples(rig.view().read(qps, web, at(seconds(s))).pods));
+    return samples(kept.pods);
+  };
+  CHECK(read_at(0) == std::vector<std::string>{"-", "-"});
+  const SeriesId a = rig.metrics.series("qps", {{"pod", first}});
+  rig.metrics.record(a, at(seconds(0)), 20);
+  CHECK(read_at(0) == std::vector<std::string>{"20000", "-"});
+  // A later series of the same pod wins, as the adapter's map keyed by pod name would have it.
+  const SeriesId b = rig.metrics.series("qps", {{"pod", first}, {"shard", "2"}});
+  rig.metrics.record(b, at(seconds(15)), 30);
+  rig.metrics.record(rig.metrics.series("qps", {{"pod", second}}), at(seconds(15)), 5);
+  CHECK(read_at(15) == std::vector<std::string>{"30000", "5000"});
+  // The first pod's series end and leave retention; their ids go to other pods' series, which the
+  // kept look-up must not read as the first pod's.
+  rig.metrics.retire(a, at(seconds(30)));
+  rig.metrics.retire(b, at(seconds(30)));
+  CHECK(read_at(30) == std::vector<std::string>{"-", "5000"});
+  rig.metrics.scrape(at(seconds(331)));
+  const SeriesId reused = rig.metrics.series("qps", {{"pod", "other-0"}});
+  const SeriesId reused_too = rig.metrics.series("qps", {{"pod", "other-1"}});
+  CHECK((reused == a || reused == b || reused_too == a || reused_too == b));
+  rig.metrics.record(reused, at(seconds(331)), 99);
+  rig.metrics.record(reused_too, at(seconds(331)), 98);
+  CHECK(read_at(331) == std::vector<std::string>{"-", "-"});
+  // A new series under the first pod's name is found again.
+  rig.metrics.record(rig.metrics.series("qps", {{"pod", first}}), at(seconds(345)), 7);
+  CHECK(read_at(345) == std::vector<std::string>{"7000", "-"});
 }

@@ -1,6 +1,7 @@
 #include "fleetsim/serving/fluid_serving.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include "fleetsim/core/error.hpp"
@@ -76,6 +77,14 @@ double expected_min_poisson(double mean, double r) {
 // by_id_'s order.
 constexpr auto kIdBelow = [](const std::pair<ReplicaId, std::uint32_t>& entry, ReplicaId id) {
   return entry.first < id;
+};
+
+// What a replica's piece reads, bit for bit: replicas with the same compute the same.
+struct StockInputs {
+  std::uint64_t bits[5] = {};
+  const void* curve = nullptr;
+  int state = -1;
+  bool operator==(const StockInputs&) const = default;
 };
 
 // e^(−dt ÷ w), computed again only when w changes: replicas that share a latency share it.
@@ -155,10 +164,19 @@ const FluidReplica& FluidServing::curve_for(const StepCost& cost) {
   return *curves_.back().second;
 }
 
+// A scrape reads one pod three times in a row (load, served_by, busy_time), and its pods in the
+// order they were added, as replicas_ holds them: the last position found and the next are tried
+// first.
 std::uint32_t FluidServing::position(ReplicaId id) const {
+  for (std::uint32_t i = last_found_; i < last_found_ + 2 && i < replicas_.size(); ++i) {
+    if (replicas_[i].id != id) continue;
+    last_found_ = i;
+    return i;
+  }
   const auto it = std::lower_bound(by_id_.begin(), by_id_.end(), id, kIdBelow);
-  return it != by_id_.end() && it->first == id ? it->second
-                                               : static_cast<std::uint32_t>(replicas_.size());
+  if (it == by_id_.end() || it->first != id) return static_cast<std::uint32_t>(replicas_.size());
+  last_found_ = it->second;
+  return last_found_;
 }
 
 FluidServing::Replica* FluidServing::find(ReplicaId id) {
@@ -338,33 +356,60 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
   // each, so that replicas of one latency compute each once.
   Decay smoothing_decay(dt), stock_decay(dt);
   double offered = 0, slots = 0, holding = 0, ready = 0, held = 0;
+  // The same holds for whole replicas: one whose state is, to the bit, that of the last replica
+  // computed takes its results (a steady fleet's replicas are mostly alike).
+  const auto stock_inputs = [](const Replica& r) {
+    return StockInputs{
+        .bits = {std::bit_cast<std::uint64_t>(r.speed), std::bit_cast<std::uint64_t>(r.latency_s),
+                 std::bit_cast<std::uint64_t>(r.smoothed_rate),
+                 std::bit_cast<std::uint64_t>(r.in_flight),
+                 std::bit_cast<std::uint64_t>(r.count_noise)},
+        .curve = r.curve,
+        .state = static_cast<int>(r.state)};
+  };
+  const Replica* twin = nullptr;
+  StockInputs twin_inputs;
   for (Replica& r : replicas_) {
     if (r.state == State::Starting) continue;
-    r.rate = r.state == State::Ready && capacity > 0
-                 ? admitted / dt * r.curve->saturation().rate * r.speed / capacity
-                 : 0.0;
-    const double w = r.latency_s > 0 ? r.latency_s : r.curve->mean_latency(r.at) / r.speed;
-    r.smoothed_rate = r.rate + (r.smoothed_rate - r.rate) * smoothing_decay(w);
-    if (const double engine_rate = r.smoothed_rate / r.speed;
-        point.curve != r.curve || point.rate != engine_rate) {
-      point.curve = r.curve;
-      point.rate = engine_rate;
-      point.at = r.curve->at_rate(engine_rate);
-      point.latency = r.curve->mean_latency(point.at);
+    const StockInputs inputs = stock_inputs(r);
+    if (twin != nullptr && r.latency_s > 0 && inputs == twin_inputs) {
+      r.rate = twin->rate;
+      r.smoothed_rate = twin->smoothed_rate;
+      r.at = twin->at;
+      r.latency_s = twin->latency_s;
+      r.in_flight = twin->in_flight;
+      r.count_noise = twin->count_noise;
+      r.done = twin->done;
+      r.mean_in_flight = twin->mean_in_flight;
+    } else {
+      r.rate = r.state == State::Ready && capacity > 0
+                   ? admitted / dt * r.curve->saturation().rate * r.speed / capacity
+                   : 0.0;
+      const double w = r.latency_s > 0 ? r.latency_s : r.curve->mean_latency(r.at) / r.speed;
+      r.smoothed_rate = r.rate + (r.smoothed_rate - r.rate) * smoothing_decay(w);
+      if (const double engine_rate = r.smoothed_rate / r.speed;
+          point.curve != r.curve || point.rate != engine_rate) {
+        point.curve = r.curve;
+        point.rate = engine_rate;
+        point.at = r.curve->at_rate(engine_rate);
+        point.latency = r.curve->mean_latency(point.at);
+      }
+      r.at = point.at;
+      r.latency_s = point.latency / r.speed;
+      const double steady = r.rate * r.latency_s;
+      const double before = r.in_flight;
+      const double decay = stock_decay(r.latency_s);
+      r.in_flight = steady + (before - steady) * decay;
+      // The piece's count (Poisson: its variance is itself) enters B with weight g, the share of
+      // arrivals spread over the piece still in flight at its end, and decays with B, squared.
+      const double g = r.latency_s / dt * (1 - decay);
+      r.count_noise = r.count_noise * decay * decay + r.rate * dt * g * g;
+      r.done = std::max(0.0, r.rate * dt + before - r.in_flight);
+      r.mean_in_flight = (before + r.in_flight) / 2;
+      twin = &r;
+      twin_inputs = inputs;
     }
-    r.at = point.at;
-    r.latency_s = point.latency / r.speed;
-    const double steady = r.rate * r.latency_s;
-    const double before = r.in_flight;
-    const double decay = stock_decay(r.latency_s);
-    r.in_flight = steady + (before - steady) * decay;
-    // The piece's count (Poisson: its variance is itself) enters B with weight g, the share of
-    // arrivals spread over the piece still in flight at its end, and decays with B, squared.
-    const double g = r.latency_s / dt * (1 - decay);
-    r.count_noise = r.count_noise * decay * decay + r.rate * dt * g * g;
-    r.done = std::max(0.0, r.rate * dt + before - r.in_flight);
     r.served += whole(r.served_carry, r.done);
-    r.mean_in_flight = (before + r.in_flight) / 2;
     peak_running_ = std::max(peak_running_, r.in_flight);
     if (r.at.running > 0)
       // A stock above its point's running sequences waits inside the engine for KV room: the

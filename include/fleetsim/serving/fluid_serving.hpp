@@ -156,8 +156,9 @@ class FluidServing final : public ServingBackend, public EventHandler, private T
   std::vector<Replica> replicas_;  // live replicas, in the order they were added
   // (id, position in replicas_), by id: a scrape looks every pod's replica up.
   std::vector<std::pair<ReplicaId, std::uint32_t>> by_id_;
-  std::deque<Chunk> queue_;  // arrival order
-  struct ReportGroup {       // Ready replicas of one engine and speed (run_piece)
+  mutable std::uint32_t last_found_ = 0;  // position()'s last answer
+  std::deque<Chunk> queue_;               // arrival order
+  struct ReportGroup {                    // Ready replicas of one engine and speed (run_piece)
     const FluidReplica* curve = nullptr;
     double speed = 1;
     std::uint32_t first = 0;  // its first replica's position

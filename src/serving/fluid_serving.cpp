@@ -42,11 +42,17 @@ std::uint64_t mix64(std::uint64_t x) {
 
 double unit(std::uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
 
+// ⌊x⌋ for x < 2^63, without a call to floor where x ≥ 0 (every representative and replica takes
+// two).
+double whole_part(double x) {
+  return x >= 0 ? static_cast<double>(static_cast<std::int64_t>(x)) : std::floor(x);
+}
+
 // Low-discrepancy quantiles for the k-th representative (Weyl sequences): the rest of the step
 // it waits out and its steps with a prompt, spread evenly and independently of its lengths.
 double weyl(std::size_t k, double alpha) {
   const double x = (static_cast<double>(k) + 0.5) * alpha;
-  return x - std::floor(x);
+  return x - whole_part(x);
 }
 constexpr double kGolden = 0.6180339887498949;
 constexpr double kSilver = 0.4142135623730951;
@@ -102,7 +108,7 @@ class Decay {
 
 std::uint64_t whole(double& carry, double count) {
   carry += count;
-  const double w = std::floor(carry + 1e-9);
+  const double w = whole_part(carry + 1e-9);
   carry = std::max(0.0, carry - w);
   return static_cast<std::uint64_t>(w);
 }

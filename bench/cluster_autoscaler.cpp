@@ -19,7 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kSourceDir = fs::path(__FILE__).parent_path().parent_path();
+const fs::path kSourceDir = FLEETSIM_SOURCE_DIR;
 
 std::string manifests(int nodes) {
   return R"(apiVersion: eksctl.io/v1alpha5

@@ -22,7 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kSourceDir = fs::path(__FILE__).parent_path().parent_path();
+const fs::path kSourceDir = FLEETSIM_SOURCE_DIR;
 
 constexpr std::string_view kNodePool = R"(apiVersion: karpenter.sh/v1
 kind: NodePool

@@ -20,8 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The repo root is the parent of bench/ (FLEETSIM_SOURCE_DIR is not defined for bench targets).
-const fs::path kSourceDir = fs::path(__FILE__).parent_path().parent_path();
+const fs::path kSourceDir = FLEETSIM_SOURCE_DIR;
 
 // One untainted on-demand pool of 8×H100 nodes (p5.48xlarge): 100 one-GPU replicas fill 13 nodes.
 constexpr std::string_view kNodePool = R"(apiVersion: karpenter.sh/v1

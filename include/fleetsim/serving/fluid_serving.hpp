@@ -1,20 +1,20 @@
 // A service served as rates rather than requests: the fluid mode (`serving_mode: fluid`).
 //
-// Time advances in pieces of at most kFluidStep (and at every change of its replicas). In each
-// piece the arrivals the traffic source yields are counted, not simulated (a Poisson source draws
-// the count at once: TrafficSource::count_until); they join the router's queue, held as a fluid
-// of chunks in arrival order, and its Ready replicas take from its head at most their saturation
-// rates (FluidReplica), shared in proportion to them (the fewest-in-flight router keeps equal
-// replicas equally loaded). What waits longer than queue_timeout, or beyond max_queue, is
-// dropped. Each replica holds its requests in flight as a stock with the mean latency of its
-// operating point as time constant: dB/dt = λ − B ÷ W, integrated exactly over a
-// piece. That is the pointwise-stationary approximation while capacity exceeds load and a fluid
-// queue while it does not (Whitt, "Stochastic-Process Limits", Springer 2002, ch. 5; Green,
-// Kolesar & Svoronos 1991). What completes is reported to the observer as the service's
-// representative requests (RequestMix) with counts, at the latencies of the replica's operating
-// point plus the wait in the queue; counts are whole, their fractions carried to the next piece.
-// A replica on a time-sliced GPU (ReplicaSpec::time_slice) runs at its expected speed while it
-// has work, from the busy shares of the GPU's replicas in the last piece: its capacity is that
+// Time advances in pieces of at most kFluidStep that end at the scrapes (FluidPacing), and at
+// every change of its replicas. In each piece the arrivals the traffic source yields are counted,
+// not simulated (a Poisson source draws the count at once: TrafficSource::count_until); they
+// join the router's queue, held as a fluid of chunks in arrival order, and its Ready replicas
+// take from its head at most their saturation rates (FluidReplica), shared in proportion to them
+// (the fewest-in-flight router keeps equal replicas equally loaded). What waits longer than
+// queue_timeout, or beyond max_queue, is dropped. Each replica holds its requests in flight as a
+// stock with the mean latency of its operating point as time constant: dB/dt = λ − B ÷ W,
+// integrated exactly over a piece. That is the pointwise-stationary approximation while capacity
+// exceeds load and a fluid queue while it does not (Whitt, "Stochastic-Process Limits", Springer
+// 2002, ch. 5; Green, Kolesar & Svoronos 1991). What completes is reported to the observer as the
+// service's representative requests (RequestMix) with counts, at the latencies of the replica's
+// operating point plus the wait in the queue; counts are whole, their fractions carried to the next
+// piece. A replica on a time-sliced GPU (ReplicaSpec::time_slice) runs at its expected speed while
+// it has work, from the busy shares of the GPU's replicas in the last piece: its capacity is that
 // share of its curve's, and its operating point and latencies are the curve's at the rate its
 // engine sees (the rate ÷ the speed), stretched by 1 ÷ the speed.
 #pragma once
@@ -123,7 +123,8 @@ class FluidServing final : public ServingBackend, public EventHandler, private T
   SimTime next_piece_end(SimTime after) const;
   void run_piece(SimTime from, SimTime to);
   std::uint64_t count_arrivals(SimTime before);
-  // Reports `count` requests as the mix's representatives, spread over its samples in turn.
+  // Reports `count` requests as the mix's representatives, at the next evenly spread quantiles of
+  // its output lengths.
   void report(double count, SimTime at, const Waiting& waiting, const Replica* replica,
               DropReason drop);
   const FluidReplica& curve_for(const StepCost& cost);

@@ -150,8 +150,6 @@ TEST_CASE("A fluid replica's latencies match the request-level engine's below sa
   }
 }
 
-// The fluid gauges' draw (FluidServing::load): a count with the mean and variance asked for,
-// Poisson at a variance of the mean or more, binomial below. Moments over an even grid of u.
 // Reports pick their requests' lengths at evenly spread quantiles of the output lengths (taken in
 // turn from the mix, 960 of an interval were a random subset of it and its p99 missed by 10-15 %).
 TEST_CASE("a request mix is ordered by output length for its quantiles") {
@@ -166,6 +164,8 @@ TEST_CASE("a request mix is ordered by output length for its quantiles") {
   CHECK(mix.prompt() == 6);
 }
 
+// The fluid gauges' draw (FluidServing::load): a count with the mean and variance asked for,
+// Poisson at a variance of the mean or more, binomial below. Moments over an even grid of u.
 TEST_CASE("count_quantile draws a count with the mean and variance asked for") {
   for (auto [mean_asked, variance_asked] :
        {std::pair{0.5, 0.25}, std::pair{4.0, 2.0}, std::pair{12.0, 11.5}, std::pair{6.0, 9.0},

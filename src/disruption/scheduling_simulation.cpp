@@ -105,7 +105,8 @@ void SchedulingSimulation::check_offerings(std::span<const std::uint8_t> usable,
   const bool same =
       std::equal(usable.begin(), usable.end(), answers_usable_.begin(), answers_usable_.end()) &&
       prices.size() == answers_prices_.size() &&
-      std::memcmp(prices.data(), answers_prices_.data(), prices.size_bytes()) == 0;
+      (prices.empty() ||
+       std::memcmp(prices.data(), answers_prices_.data(), prices.size_bytes()) == 0);
   if (same) return;
   answers_.clear();
   answers_usable_.assign(usable.begin(), usable.end());

@@ -33,6 +33,23 @@ std::string series_key(std::string_view metric, const LabelSet& labels) {
 
 }  // namespace
 
+void SampleBuffer::grow() {
+  capacity_ = std::max<std::size_t>(4, 2 * capacity_);
+  auto grown = std::make_unique_for_overwrite<StoredSample[]>(capacity_);
+  std::copy(begin(), end(), grown.get());
+  data_ = std::move(grown);
+}
+
+void SampleBuffer::drop_front(std::size_t n) {
+  std::copy(begin() + n, end(), data_.get());
+  size_ -= n;
+}
+
+void SampleBuffer::release() {
+  data_.reset();
+  size_ = capacity_ = 0;
+}
+
 double stale_marker() { return std::bit_cast<double>(kStaleNaNBits); }
 bool is_stale_marker(double value) { return std::bit_cast<std::uint64_t>(value) == kStaleNaNBits; }
 
@@ -125,8 +142,7 @@ void MetricsStore::scrape(SimTime t) {
     Series& s = series_[holding_[i]];
     if (s.samples.back().at < cutoff) {
       // A series that went away (its pod is gone) keeps no memory beyond its name and labels.
-      s.samples.clear();
-      s.samples.shrink_to_fit();
+      s.samples.release();
       s.head = 0;
       s.held = false;
       unlist(holding_[i]);
@@ -142,13 +158,13 @@ void MetricsStore::scrape(SimTime t) {
 // Drops the samples before cutoff_ (the series keeps its last).
 void MetricsStore::trim(Series& s) {
   // A retention's worth of samples a check: searched, not walked.
-  const auto from = s.samples.begin() + static_cast<std::ptrdiff_t>(s.head);
+  const StoredSample* from = s.samples.begin() + s.head;
   s.head += static_cast<std::size_t>(
       std::lower_bound(from, s.samples.end(), cutoff_,
                        [](const StoredSample& x, SimTime c) { return x.at < c; }) -
       from);
   if (s.head >= kCompactMinimum && 2 * s.head >= s.samples.size()) {
-    s.samples.erase(s.samples.begin(), s.samples.begin() + static_cast<std::ptrdiff_t>(s.head));
+    s.samples.drop_front(s.head);
     s.head = 0;
   }
 }
@@ -278,7 +294,7 @@ std::vector<SeriesId> MetricsStore::all_series() const {
 }
 
 std::span<const StoredSample> MetricsStore::held(const Series& s) const {
-  return std::span<const StoredSample>(s.samples).subspan(s.head);
+  return std::span<const StoredSample>(s.samples.begin() + s.head, s.samples.end());
 }
 
 std::optional<double> MetricsStore::instant(SeriesId id, SimTime t) const {

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -53,6 +54,32 @@ class MetricSampleSink {
                          double value) = 0;
 };
 
+// A series' samples: a vector whose append is short enough to inline where a scrape records
+// (std::vector's, with its reallocation, is not), growing out of line. The scrape's function is
+// large enough that GCC inlines no more into it unless told (always_inline).
+class SampleBuffer {
+ public:
+  [[gnu::always_inline]] void push_back(StoredSample s) {
+    if (size_ == capacity_) grow();
+    data_[size_++] = s;
+  }
+  std::size_t size() const { return size_; }
+  StoredSample& back() { return data_[size_ - 1]; }
+  const StoredSample& back() const { return data_[size_ - 1]; }
+  const StoredSample* begin() const { return data_.get(); }
+  const StoredSample* end() const { return data_.get() + size_; }
+  // Drops the first n samples, keeping the capacity.
+  void drop_front(std::size_t n);
+  // Empty, with no memory.
+  void release();
+
+ private:
+  void grow();
+  std::unique_ptr<StoredSample[]> data_;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
+};
+
 class MetricsStore {
  public:
   // `longest_range`: the longest range window ([w]) any query will use; retention is that plus
@@ -81,7 +108,7 @@ class MetricsStore {
   // Appends a sample. Times per series must not decrease, nor be older than the last scrape's
   // cutoff; a second sample at the same time replaces the first (Prometheus would reject it as a
   // duplicate).
-  inline void record(SeriesId id, SimTime t, double value);
+  [[gnu::always_inline]] inline void record(SeriesId id, SimTime t, double value);
   // Writes a staleness marker: the series has no value from t on (a pod went away).
   void mark_stale(SeriesId id, SimTime t) { record(id, t, stale_marker()); }
   // mark_stale, from its only owner, which forgets the id: once its samples leave retention the
@@ -120,7 +147,7 @@ class MetricsStore {
     LabelSet labels;
     // [head, end) are held, of which those before cutoff_ are gone but not yet dropped (scrape);
     // the prefix awaits compaction.
-    std::vector<StoredSample> samples;
+    SampleBuffer samples;
     std::size_t head = 0;
     std::vector<SeriesId> mirrors;  // the same series under each alias of its metric
     std::uint64_t created = 0;      // creation order, which a reused id does not keep

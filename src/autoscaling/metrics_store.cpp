@@ -33,6 +33,23 @@ std::string series_key(std::string_view metric, const LabelSet& labels) {
 
 }  // namespace
 
+void SampleBuffer::grow() {
+  capacity_ = std::max<std::size_t>(4, 2 * capacity_);
+  auto grown = std::make_unique_for_overwrite<StoredSample[]>(capacity_);
+  std::copy(begin(), end(), grown.get());
+  data_ = std::move(grown);
+}
+
+void SampleBuffer::drop_front(std::size_t n) {
+  std::copy(begin() + n, end(), data_.get());
+  size_ -= n;
+}
+
+void SampleBuffer::release() {
+  data_.reset();
+  size_ = capacity_ = 0;
+}
+
 double stale_marker() { return std::bit_cast<double>(kStaleNaNBits); }
 bool is_stale_marker(double value) { return std::bit_cast<std::uint64_t>(value) == kStaleNaNBits; }
 
@@ -99,14 +116,34 @@ void MetricsStore::add_alias(std::string alias, std::string_view metric) {
   it->second.push_back(std::move(alias));
 }
 
-// Only series that hold samples are trimmed: the series of pods long gone (a month of
-// autoscaling makes thousands) cost nothing per scrape.
+// A series leaves at the first scrape whose cutoff passes its last sample, and its last sample
+// only moves later (as does the cutoff, for a given scrape time, retention only widening): so a
+// series whose check is not yet due cannot have left, and a scrape looks at those whose check is.
+// Most series take a sample every scrape and are looked at once per retention, not per scrape.
 void MetricsStore::scrape(SimTime t) {
-  SimTime cutoff = t - retention_;
+  const SimTime cutoff = t - retention_;
+  cutoff_ = std::max(cutoff_, cutoff);
+  bool left = false;
+  while (!due_.empty() && due_.begin()->first < t) {
+    for (SeriesId id : due_.begin()->second) {
+      Series& s = series_[id];
+      if (s.samples.back().at < cutoff) {
+        left = true;  // removed below, in holding_'s order
+      } else {
+        trim(s);
+        check_after(id);  // due at or after t: not in this loop
+      }
+    }
+    due_.erase(due_.begin());
+  }
+  if (!left) return;
+  // In holding_'s order, as the ids freed here are reused last freed first.
   for (std::size_t i = 0; i < holding_.size();) {
     Series& s = series_[holding_[i]];
-    trim(s, cutoff);
-    if (s.samples.empty()) {
+    if (s.samples.back().at < cutoff) {
+      // A series that went away (its pod is gone) keeps no memory beyond its name and labels.
+      s.samples.release();
+      s.head = 0;
       s.held = false;
       unlist(holding_[i]);
       if (s.retired) free(holding_[i]);
@@ -118,19 +155,38 @@ void MetricsStore::scrape(SimTime t) {
   }
 }
 
-void MetricsStore::trim(Series& s, SimTime cutoff) {
-  std::size_t before = s.samples.size() - s.head;
-  while (s.head < s.samples.size() && s.samples[s.head].at < cutoff) ++s.head;
-  sample_count_ -= before - (s.samples.size() - s.head);
-  if (s.head == s.samples.size()) {
-    // A series that went away (its pod is gone) keeps no memory beyond its name and labels.
-    s.samples.clear();
-    s.samples.shrink_to_fit();
-    s.head = 0;
-  } else if (s.head >= kCompactMinimum && 2 * s.head >= s.samples.size()) {
-    s.samples.erase(s.samples.begin(), s.samples.begin() + static_cast<std::ptrdiff_t>(s.head));
+// Drops the samples before cutoff_ (the series keeps its last).
+void MetricsStore::trim(Series& s) {
+  // A retention's worth of samples a check: searched, not walked.
+  const StoredSample* from = s.samples.begin() + s.head;
+  s.head += static_cast<std::size_t>(
+      std::lower_bound(from, s.samples.end(), cutoff_,
+                       [](const StoredSample& x, SimTime c) { return x.at < c; }) -
+      from);
+  if (s.head >= kCompactMinimum && 2 * s.head >= s.samples.size()) {
+    s.samples.drop_front(s.head);
     s.head = 0;
   }
+}
+
+void MetricsStore::check_after(SeriesId id) {
+  // Mostly the latest time (the scrape's plus retention), where a search is not needed.
+  const SimTime due = series_[id].samples.back().at + retention_;
+  auto at = due_.empty() ? due_.end() : std::prev(due_.end());
+  if (at == due_.end() || at->first != due) at = due_.try_emplace(due_.end(), due);
+  at->second.push_back(id);
+}
+
+std::size_t MetricsStore::sample_count() const {
+  std::size_t count = 0;
+  for (SeriesId id : holding_) {
+    const std::span<const StoredSample> samples = held(series_[id]);
+    count += static_cast<std::size_t>(
+        samples.end() -
+        std::lower_bound(samples.begin(), samples.end(), cutoff_,
+                         [](const StoredSample& s, SimTime x) { return s.at < x; }));
+  }
+  return count;
 }
 
 void MetricsStore::record_in_full(SeriesId id, SimTime t, double value) {
@@ -139,7 +195,7 @@ void MetricsStore::record_in_full(SeriesId id, SimTime t, double value) {
     for (SeriesId mirror : s.mirrors) record(mirror, t, value);
     for (MetricSampleSink* sink : sinks_) sink->on_sample(s.metric, s.labels, t, value);
   }
-  if (s.head < s.samples.size()) {
+  if (s.held) {
     StoredSample& last = s.samples.back();
     FLEETSIM_ASSERT(last.at <= t);
     if (last.at == t) {
@@ -147,11 +203,12 @@ void MetricsStore::record_in_full(SeriesId id, SimTime t, double value) {
       return;
     }
   }
+  FLEETSIM_ASSERT(t >= cutoff_);  // the reads would not see it
   s.samples.push_back({.at = t, .value = value});
-  ++sample_count_;
   if (!s.held) {
     s.held = true;
     holding_.push_back(id);
+    check_after(id);
     list(id);
   }
 }
@@ -236,12 +293,12 @@ std::vector<SeriesId> MetricsStore::all_series() const {
   return out;
 }
 
-std::span<const StoredSample> MetricsStore::live(const Series& s) const {
-  return std::span<const StoredSample>(s.samples).subspan(s.head);
+std::span<const StoredSample> MetricsStore::held(const Series& s) const {
+  return std::span<const StoredSample>(s.samples.begin() + s.head, s.samples.end());
 }
 
 std::optional<double> MetricsStore::instant(SeriesId id, SimTime t) const {
-  std::span<const StoredSample> samples = live(series_[id]);
+  std::span<const StoredSample> samples = held(series_[id]);
   // Mostly read at or after the last scrape: then the last sample is the one.
   auto after = samples.end();
   if (!samples.empty() && t < samples.back().at)
@@ -249,13 +306,14 @@ std::optional<double> MetricsStore::instant(SeriesId id, SimTime t) const {
                              [](SimTime x, const StoredSample& s) { return x < s.at; });
   if (after == samples.begin()) return std::nullopt;
   const StoredSample& last = *(after - 1);
-  if (last.at < t - kPrometheusLookbackDelta || is_stale_marker(last.value)) return std::nullopt;
+  if (last.at < t - kPrometheusLookbackDelta || last.at < cutoff_ || is_stale_marker(last.value))
+    return std::nullopt;
   return last.value;
 }
 
 std::span<const StoredSample> MetricsStore::range(SeriesId id, SimTime t, SimDuration range) const {
-  std::span<const StoredSample> samples = live(series_[id]);
-  auto first = std::lower_bound(samples.begin(), samples.end(), t - range,
+  std::span<const StoredSample> samples = held(series_[id]);
+  auto first = std::lower_bound(samples.begin(), samples.end(), std::max(t - range, cutoff_),
                                 [](const StoredSample& s, SimTime x) { return s.at < x; });
   auto last = std::upper_bound(first, samples.end(), t,
                                [](SimTime x, const StoredSample& s) { return x < s.at; });

@@ -27,20 +27,32 @@ Consolidation::Consolidation(Inputs in)
       cloud_(in.cloud),
       pdbs_(in.pdbs),
       settings_(in.settings),
-      simulation_(in.cluster, in.provisioner, in.cloud) {}
+      simulation_(in.cluster, in.provisioner, in.cloud),
+      pass_(in.pass) {}
 
 Consolidation::~Consolidation() = default;
 
-std::vector<Candidate> Consolidation::candidates(SimTime now) {
-  const std::vector<NodePool>& pools = provisioner_.nodepools();
-  std::vector<Candidate> all =
-      disruption_candidates(cluster_, provisioner_.launcher().claims(), cloud_, pdbs_, pools,
-                            DisruptionClass::Graceful, now, settings_.version);
+const std::vector<Candidate>& Consolidation::candidates(SimTime now) {
+  update_totals();
+  if (pass_ == nullptr) return own_ = build_candidates(now);
+  if (const std::vector<Candidate>* kept = pass_->kept(now)) return *kept;
+  return pass_->keep(now, build_candidates(now));
+}
+
+void Consolidation::update_totals() {
   // Only a Balanced pool's totals are read (approves, can_pass_threshold).
+  const std::vector<NodePool>& pools = provisioner_.nodepools();
   if (std::any_of(pools.begin(), pools.end(), [](const NodePool& p) {
         return p.disruption.policy == ConsolidationPolicy::Balanced;
       }))
     totals_ = pool_totals(cluster_, cloud_, pools.size());
+}
+
+std::vector<Candidate> Consolidation::build_candidates(SimTime now) const {
+  const std::vector<NodePool>& pools = provisioner_.nodepools();
+  std::vector<Candidate> all =
+      disruption_candidates(cluster_, provisioner_.launcher().claims(), cloud_, pdbs_, pools,
+                            DisruptionClass::Graceful, now, settings_.version);
   const bool drop_empty = settings_.version.savings_ratio_order();
   std::erase_if(all, [&](const Candidate& c) {
     const NodePool& pool = pools[c.pool];
@@ -190,7 +202,9 @@ void Consolidation::mark_consolidated(SimTime now) {
 
 DisruptionCommand Consolidation::validate(DisruptionCommand command, SimTime now,
                                           BudgetTracker& budgets) {
-  const std::vector<Candidate> current = candidates(now);
+  // After the validation wait, outside any pass: built anew.
+  update_totals();
+  const std::vector<Candidate> current = build_candidates(now);
   std::vector<Candidate> held;
   for (NodeId id : command.nodes) {
     auto it = std::find_if(current.begin(), current.end(),

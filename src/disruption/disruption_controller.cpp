@@ -21,7 +21,8 @@ DisruptionController::DisruptionController(Inputs in)
                                             .provisioner = in.provisioner,
                                             .cloud = in.cloud,
                                             .pdbs = in.pdbs,
-                                            .settings = in.consolidation};
+                                            .settings = in.consolidation,
+                                            .pass = &candidate_pass_};
   const KarpenterVersion version = in.consolidation.version;
   auto emptiness =
       std::make_unique<Emptiness>(in.cluster, in.provisioner.launcher().claims(),
@@ -72,6 +73,7 @@ void DisruptionController::rerun(SimTime now) {
 }
 
 void DisruptionController::run(SimTime now, std::size_t first) {
+  candidate_pass_.start();
   const std::vector<NodePool>& pools = in_.provisioner.nodepools();
   for (std::size_t i = first; i < methods_.size(); ++i) {
     DisruptionMethod& method = *methods_[i];

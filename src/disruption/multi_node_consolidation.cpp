@@ -25,18 +25,18 @@ DisruptionCommand MultiNodeConsolidation::compute(SimTime now, BudgetTracker& bu
   // Upstream computes only with candidates, and a method consolidated since the cluster's
   // last change (or 5 minutes) finds nothing: then the candidates need not be built.
   if (known_consolidated(now)) return {};
-  std::vector<Candidate> all = candidates(now);
+  const std::vector<Candidate>& all = candidates(now);
   if (all.empty() || is_consolidated(now)) return {};
   std::vector<Candidate> within_budget;
   bool constrained = false;
-  for (Candidate& c : all) {
+  for (const Candidate& c : all) {
     if (!budgets.has_room(c.pool)) {
       constrained = true;
       continue;
     }
     if (passes_over(c)) continue;
     budgets.take(c.pool);
-    within_budget.push_back(std::move(c));
+    within_budget.push_back(c);
   }
   if (within_budget.size() > kMaxMultiNodeCandidates) within_budget.resize(kMaxMultiNodeCandidates);
 

@@ -8,7 +8,7 @@ DisruptionCommand SingleNodeConsolidation::compute(SimTime now, BudgetTracker& b
   // Upstream computes only with candidates, and a method consolidated since the cluster's
   // last change (or 5 minutes) finds nothing: then the candidates need not be built.
   if (known_consolidated(now)) return {};
-  std::vector<Candidate> all = candidates(now);
+  const std::vector<Candidate>& all = candidates(now);
   if (all.empty() || is_consolidated(now)) return {};
   // Round-robin across pools (v1.4+), each pool's candidates in order; before v1.4 one list.
   const bool interleave = settings_.version.interleaves_pools();

@@ -27,25 +27,8 @@ PodId Cluster::add_pod(Pod p) {
   pending_.push_back(p.id);
   const PodId id = p.id;
   Pod& stored = pods_.emplace_hint(pods_.end(), id, std::move(p))->second;
-  index_.emplace(id, &stored);
+  index_.add(id, &stored);
   return id;
-}
-
-Pod& Cluster::at(PodId id) {
-  auto it = index_.find(id);
-  FLEETSIM_ASSERT(it != index_.end());
-  return *it->second;
-}
-
-const Pod& Cluster::at(PodId id) const {
-  auto it = index_.find(id);
-  FLEETSIM_ASSERT(it != index_.end());
-  return *it->second;
-}
-
-const Pod* Cluster::find_pod(PodId id) const {
-  auto it = index_.find(id);
-  return it == index_.end() ? nullptr : it->second;
 }
 
 void Cluster::ended(PodId pod) { ended_.push_back(pod); }

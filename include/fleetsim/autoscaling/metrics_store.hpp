@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -53,6 +54,32 @@ class MetricSampleSink {
                          double value) = 0;
 };
 
+// A series' samples: a vector whose append is short enough to inline where a scrape records
+// (std::vector's, with its reallocation, is not), growing out of line. The scrape's function is
+// large enough that GCC inlines no more into it unless told (always_inline).
+class SampleBuffer {
+ public:
+  [[gnu::always_inline]] void push_back(StoredSample s) {
+    if (size_ == capacity_) grow();
+    data_[size_++] = s;
+  }
+  std::size_t size() const { return size_; }
+  StoredSample& back() { return data_[size_ - 1]; }
+  const StoredSample& back() const { return data_[size_ - 1]; }
+  const StoredSample* begin() const { return data_.get(); }
+  const StoredSample* end() const { return data_.get() + size_; }
+  // Drops the first n samples, keeping the capacity.
+  void drop_front(std::size_t n);
+  // Empty, with no memory.
+  void release();
+
+ private:
+  void grow();
+  std::unique_ptr<StoredSample[]> data_;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
+};
+
 class MetricsStore {
  public:
   // `longest_range`: the longest range window ([w]) any query will use; retention is that plus
@@ -78,9 +105,10 @@ class MetricsStore {
 
   // Starts a scrape round at t: samples older than t − retention are dropped.
   void scrape(SimTime t);
-  // Appends a sample. Times per series must not decrease; a second sample at the same time
-  // replaces the first (Prometheus would reject it as a duplicate).
-  inline void record(SeriesId id, SimTime t, double value);
+  // Appends a sample. Times per series must not decrease, nor be older than the last scrape's
+  // cutoff; a second sample at the same time replaces the first (Prometheus would reject it as a
+  // duplicate).
+  [[gnu::always_inline]] inline void record(SeriesId id, SimTime t, double value);
   // Writes a staleness marker: the series has no value from t on (a pod went away).
   void mark_stale(SeriesId id, SimTime t) { record(id, t, stale_marker()); }
   // mark_stale, from its only owner, which forgets the id: once its samples leave retention the
@@ -110,14 +138,16 @@ class MetricsStore {
   // start open), staleness markers included; callers skip them as Prometheus does.
   std::span<const StoredSample> range(SeriesId id, SimTime t, SimDuration range) const;
 
-  // Samples kept over all series (for the retention bound).
-  std::size_t sample_count() const { return sample_count_; }
+  // Samples kept over all series (for the retention bound; counts, so not for hot paths).
+  std::size_t sample_count() const;
 
  private:
   struct Series {
     std::string metric;
     LabelSet labels;
-    std::vector<StoredSample> samples;  // [head, end) are live; the prefix awaits compaction
+    // [head, end) are held, of which those before cutoff_ are gone but not yet dropped (scrape);
+    // the prefix awaits compaction.
+    SampleBuffer samples;
     std::size_t head = 0;
     std::vector<SeriesId> mirrors;  // the same series under each alias of its metric
     std::uint64_t created = 0;      // creation order, which a reused id does not keep
@@ -127,8 +157,9 @@ class MetricsStore {
   // The series and whether it was made now.
   std::pair<SeriesId, bool> find_or_add(std::string_view metric, LabelSet unique);
   void record_in_full(SeriesId id, SimTime t, double value);
-  std::span<const StoredSample> live(const Series& s) const;
-  void trim(Series& s, SimTime cutoff);
+  std::span<const StoredSample> held(const Series& s) const;
+  void trim(Series& s);
+  void check_after(SeriesId id);
   void list(SeriesId id);
   void unlist(SeriesId id);
   void free(SeriesId id);
@@ -138,6 +169,12 @@ class MetricsStore {
   std::vector<SeriesId> freed_;  // ids to reuse, last freed first
   std::uint64_t created_ = 0;
   std::vector<SeriesId> holding_;  // the series with samples, in no particular order
+  // The latest scrape's t − retention (the highest, should retention widen): older samples are
+  // gone. A series is trimmed only when its check is due, and readers skip what it still holds.
+  SimTime cutoff_ = SimTime::min();
+  // Each series in holding_ once, under the time after which its last sample may leave
+  // retention: a scrape looks only at the series whose time has passed.
+  std::map<SimTime, std::vector<SeriesId>> due_;
   std::map<std::string, SeriesId, std::less<>> by_key_;  // metric + labels, serialized
   std::map<std::string, std::vector<SeriesId>, std::less<>> by_metric_;
   // (metric, pod label) -> the listed series, in creation order; an entry goes with its last.
@@ -164,7 +201,6 @@ class MetricsStore {
       by_pod_;
   std::map<std::string, std::vector<std::string>, std::less<>> aliases_;  // metric -> aliases
   std::vector<MetricSampleSink*> sinks_;
-  std::size_t sample_count_ = 0;
   std::uint64_t listing_ = 0;
 };
 
@@ -175,7 +211,6 @@ void MetricsStore::record(SeriesId id, SimTime t, double value) {
   Series& s = series_[id];
   if (s.held && s.mirrors.empty() && sinks_.empty() && s.samples.back().at < t) {
     s.samples.push_back({.at = t, .value = value});
-    ++sample_count_;
     return;
   }
   record_in_full(id, t, value);

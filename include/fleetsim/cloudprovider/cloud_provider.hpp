@@ -109,6 +109,9 @@ class CloudProvider : public InstanceTypeSizer {
   virtual const NodePricing& node_pricing() const = 0;
   // Per global offering: 1 unless the provider reported it out of capacity recently.
   virtual std::span<const std::uint8_t> usable_offerings() = 0;
+  // Changes whenever offering_prices() or usable_offerings() (once called) may read differently,
+  // so a reader may keep what it computed from them while it stays the same; 0: not tracked.
+  virtual std::uint64_t offerings_revision() const { return 0; }
   // Per reservation (Catalog::reservations()): the instances it can still launch now, which a
   // solve's claims share (SolveInput::reservation_remaining). Empty: none tracked.
   virtual std::span<const std::int64_t> reservation_remaining() { return {}; }

@@ -10,6 +10,7 @@
 
 #include "fleetsim/disruption/balanced.hpp"
 #include "fleetsim/disruption/candidate.hpp"
+#include "fleetsim/disruption/candidate_pass.hpp"
 #include "fleetsim/disruption/disruption_method.hpp"
 #include "fleetsim/disruption/scheduling_simulation.hpp"
 
@@ -31,6 +32,8 @@ class Consolidation : public DisruptionMethod {
     CloudProvider& cloud;
     const PodDisruptionBudgets& pdbs;
     ConsolidationSettings settings;
+    // The controller's, shared by both consolidation methods; null: each builds its own.
+    CandidatePass* pass = nullptr;
   };
   explicit Consolidation(Inputs in);
   ~Consolidation() override;
@@ -47,8 +50,9 @@ class Consolidation : public DisruptionMethod {
  protected:
   // Consolidation candidates now (ShouldDisrupt: consolidateAfter not Never, policy not
   // WhenEmpty, Consolidatable, and from v1.14 not empty), in the release's order; sets the
-  // Balanced pool totals.
-  std::vector<Candidate> candidates(SimTime now);
+  // Balanced pool totals. Built once a pass for both methods (CandidatePass): kept until the
+  // next call or pass.
+  const std::vector<Candidate>& candidates(SimTime now);
   // Before v1.14 empty nodes are candidates too, passed over after the budget check: emptiness
   // is left to delete them (multi- and single-node consolidation skip them).
   bool passes_over(const Candidate& c) const {
@@ -90,7 +94,13 @@ class Consolidation : public DisruptionMethod {
     return settings_.version.consolidate_after_on_destinations();
   }
 
+  // Sets totals_ when a pool is Balanced (only then are they read).
+  void update_totals();
+  std::vector<Candidate> build_candidates(SimTime now) const;
+
   SchedulingSimulation simulation_;
+  CandidatePass* pass_;
+  std::vector<Candidate> own_;  // the candidates, without a pass to keep them
   std::vector<PoolTotals> totals_;
   // IsConsolidated: the cluster's consolidation state when a pass last found nothing. A node that
   // turns Consolidatable later does not reopen consolidation (upstream waits for a change or

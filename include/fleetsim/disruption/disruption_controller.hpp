@@ -56,6 +56,7 @@ class DisruptionController : private EventHandler {
   DisruptionCommand pending_;  // waiting out its validation
   SimTime last_rerun_{};
   int reruns_ = 0;
+  CandidatePass candidate_pass_;  // started by every pass (run)
   std::vector<std::unique_ptr<DisruptionMethod>> methods_;
   OrchestrationQueue queue_;
 };

@@ -53,7 +53,8 @@ class SchedulingSimulation {
   void take_snapshot_at(SimTime now);
   // Forgets the kept answers unless the cloud's offerings and prices are those they were
   // computed with.
-  void check_offerings(std::span<const std::uint8_t> usable, std::span<const double> prices);
+  void check_offerings(std::span<const std::uint8_t> usable, std::span<const double> prices,
+                       std::uint64_t revision);
   struct Answer {
     std::vector<NodeId> nodes;             // the candidates, in order
     std::vector<std::vector<PodId>> pods;  // theirs
@@ -95,6 +96,7 @@ class SchedulingSimulation {
   std::vector<Answer> answers_;
   std::vector<std::uint8_t> answers_usable_;  // what answers_ were computed with
   std::vector<double> answers_prices_;
+  std::uint64_t answers_revision_ = 0;  // the cloud's offerings_revision() then
 };
 
 }  // namespace fleetsim

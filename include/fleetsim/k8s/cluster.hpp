@@ -9,11 +9,13 @@
 #include <variant>
 #include <vector>
 
+#include "fleetsim/core/error.hpp"
 #include "fleetsim/core/resources.hpp"
 #include "fleetsim/core/time.hpp"
 #include "fleetsim/k8s/capacity_type.hpp"
 #include "fleetsim/k8s/gpu_setup.hpp"
 #include "fleetsim/k8s/node_overlay.hpp"
+#include "fleetsim/k8s/paged_index.hpp"
 #include "fleetsim/k8s/pod_spec.hpp"
 #include "fleetsim/k8s/reasons.hpp"
 #include "fleetsim/k8s/requirements.hpp"
@@ -370,7 +372,7 @@ class Cluster {
   std::vector<Node> nodes_;
   std::map<PodId, Pod> pods_;  // node-based: a Pod's address is stable while it exists
   // Lookups only, never iterated: pods_ in id order is what callers walk.
-  std::unordered_map<PodId, Pod*> index_;
+  PagedIndex<PodId, Pod> index_;
   std::size_t bound_with_anti_affinity_ = 0;
   std::size_t bound_with_affinity_terms_ = 0;
   std::int32_t lowest_bound_priority_ = INT32_MAX;
@@ -384,5 +386,20 @@ class Cluster {
 
 // The key a pod's claim is allocated under (Cluster::dra_claims).
 std::string dra_claim_key(const Pod& pod, const PodResourceClaim& claim);
+
+// Inline: controllers look pods up by id in their loops.
+inline Pod& Cluster::at(PodId id) {
+  Pod* pod = index_.find(id);
+  FLEETSIM_ASSERT(pod != nullptr);
+  return *pod;
+}
+
+inline const Pod& Cluster::at(PodId id) const {
+  const Pod* pod = index_.find(id);
+  FLEETSIM_ASSERT(pod != nullptr);
+  return *pod;
+}
+
+inline const Pod* Cluster::find_pod(PodId id) const { return index_.find(id); }
 
 }  // namespace fleetsim

@@ -120,6 +120,7 @@ std::span<const std::uint8_t> Ec2Cloud::usable_offerings() {
   usable_stale_ = false;
   usable_from_ = now;
   usable_until_ = until;
+  ++usable_revision_;
   return usable_;
 }
 

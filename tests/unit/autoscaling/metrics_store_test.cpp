@@ -199,3 +199,59 @@ TEST_CASE("listing changes when a series joins or leaves the lists but not when 
   CHECK(store.series_of_pod("m", "a").empty());
   CHECK(store.listing() != joined);
 }
+
+// A scrape looks only at the series whose check is due and drops their old samples then; the
+// reads must see what eager trimming of every series at every scrape would leave (checked here
+// against that model), and a series must leave at the very scrape its last sample expires.
+TEST_CASE("lazily trimmed series read as if every scrape trimmed them all", "[autoscaling]") {
+  MetricsStore store(minutes(1));  // retention 6 minutes
+  std::vector<SeriesId> ids;
+  std::vector<std::vector<StoredSample>> kept(6);  // the model: eagerly trimmed
+  for (int k = 0; k < 6; ++k) ids.push_back(store.series("m", {{"pod", std::to_string(k)}}));
+  const auto model_instant = [&](int k, SimTime q) -> std::optional<double> {
+    std::optional<StoredSample> last;
+    for (const StoredSample& s : kept[k])
+      if (s.at <= q) last = s;
+    if (!last || last->at < q - kPrometheusLookbackDelta) return std::nullopt;
+    return last->value;
+  };
+  const auto model_range = [&](int k, SimTime q, SimDuration w) {
+    std::size_t n = 0;
+    for (const StoredSample& s : kept[k]) n += s.at >= q - w && s.at <= q;
+    return n;
+  };
+  std::uint64_t listing = store.listing();
+  for (int i = 0; i < 400; ++i) {
+    const SimTime now = t(15 * i);
+    store.scrape(now);
+    bool left = false;
+    for (auto& samples : kept) {
+      const bool had = !samples.empty();
+      std::erase_if(samples, [&](const StoredSample& s) { return s.at < now - minutes(6); });
+      left = left || (had && samples.empty());
+    }
+    // A series that leaves changes the listing at this scrape, not later.
+    CHECK((store.listing() != listing) == left);
+    for (int k = 0; k < 6; ++k) {
+      // Series k reports every (k + 1)th scrape; series 5 is away from scrape 100 to 200.
+      if (i % (k + 1) != 0 || (k == 5 && i > 100 && i < 200)) continue;
+      store.record(ids[k], now, i);
+      kept[k].push_back({now, static_cast<double>(i)});
+    }
+    listing = store.listing();
+    std::size_t held = 0;
+    std::vector<SeriesId> listed;
+    for (int k = 0; k < 6; ++k) {
+      held += kept[k].size();
+      if (!kept[k].empty()) listed.push_back(ids[k]);
+      for (int back : {0, 20, 300, 400, 500}) {
+        const SimTime q = now - seconds(back);
+        CHECK(store.instant(ids[k], q) == model_instant(k, q));
+        CHECK(store.range(ids[k], q, minutes(1)).size() == model_range(k, q, minutes(1)));
+      }
+    }
+    CHECK(store.sample_count() == held);
+    const std::span<const SeriesId> named = store.series_named("m");
+    CHECK(std::vector<SeriesId>(named.begin(), named.end()) == listed);
+  }
+}

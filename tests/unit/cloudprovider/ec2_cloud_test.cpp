@@ -198,3 +198,22 @@ TEST_CASE("each launch draws its node's start-up from the node-startup stream in
   CHECK(rig.cluster.node(*second).initialized_at ==
         at(b.launch + b.registration + b.initialization));
 }
+
+// What the scheduling simulation keeps its answers by (SchedulingSimulation::check_offerings):
+// an unchanged revision must mean unchanged usable offerings and prices.
+TEST_CASE("the offerings revision changes with every price change and usable offerings update",
+          "[cloudprovider]") {
+  CloudRig rig;
+  rig.cloud.usable_offerings();
+  const std::uint64_t first = rig.cloud.offerings_revision();
+  CHECK(first != 0);             // tracked
+  rig.cloud.usable_offerings();  // nothing changed: the same
+  CHECK(rig.cloud.offerings_revision() == first);
+  rig.cloud.mark_unavailable(rig.global("m5.large"));
+  rig.cloud.usable_offerings();
+  const std::uint64_t unavailable = rig.cloud.offerings_revision();
+  CHECK(unavailable != first);
+  rig.cloud.set_price(rig.global("m5.large"), 0.5);
+  CHECK(rig.cloud.offering_prices()[rig.global("m5.large")] == 0.5);
+  CHECK(rig.cloud.offerings_revision() != unavailable);
+}

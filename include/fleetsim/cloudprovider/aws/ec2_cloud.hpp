@@ -41,6 +41,10 @@ class Ec2Cloud final : public CloudProvider, private EventHandler {
     return prices_.offering_price(global_offering);
   }
   std::span<const double> offering_prices() const override { return prices_.offering_prices(); }
+  // Both counts only grow, so their sum changes whenever either does.
+  std::uint64_t offerings_revision() const override {
+    return 1 + usable_revision_ + prices_.revision();
+  }
   double volumes_price_per_hour(std::span<const BlockDevice> volumes) const override {
     return prices_.volumes_price_per_hour(volumes);
   }
@@ -134,6 +138,7 @@ class Ec2Cloud final : public CloudProvider, private EventHandler {
   bool usable_stale_ = true;
   SimTime usable_from_{};
   SimTime usable_until_{};
+  std::uint64_t usable_revision_ = 0;  // counts the times usable_ was computed
   std::vector<std::int64_t> reservation_remaining_;
 };
 

@@ -28,7 +28,10 @@ class PriceSource final : public NodePricing {
   // on the offering costs `price` an hour.
   void set_offering_price(std::uint32_t global_offering, double price) {
     prices_[global_offering] = price;
+    ++revision_;
   }
+  // Changes whenever offering_prices() does.
+  std::uint64_t revision() const { return revision_; }
 
   // USD per hour for the volumes, from AWS's us-east-1 EBS price list (per GiB-month, 730 hours a
   // month): gp3 $0.08 (+$0.005 per IOPS over 3000, +$0.04 per MiB/s over 125), gp2 $0.10,
@@ -57,6 +60,7 @@ class PriceSource final : public NodePricing {
  private:
   const Catalog& catalog_;
   std::vector<double> prices_;  // by global offering
+  std::uint64_t revision_ = 0;
   std::vector<double> fee_by_type_;
   std::vector<std::uint8_t> reservation_ended_;  // by reservation
 };

@@ -154,7 +154,7 @@ std::optional<NewNodeClaim> Consolidation::price_replacement(std::span<const Can
 
 std::optional<DisruptionCommand> Consolidation::compute_consolidation(
     std::span<const Candidate> candidates, SimTime now) {
-  std::optional<std::vector<NewNodeClaim>> claims =
+  const std::optional<std::vector<NewNodeClaim>>& claims =
       simulation_.run(candidates, keeps_off_fresh_nodes(), now);
   if (!claims || claims->size() > 1) return std::nullopt;
   DisruptionCommand command{.destinations = simulation_.destinations()};
@@ -164,8 +164,7 @@ std::optional<DisruptionCommand> Consolidation::compute_consolidation(
     command.pods += c.pods.size();
   }
   if (claims->empty()) return command;
-  std::optional<NewNodeClaim> replacement =
-      price_replacement(candidates, std::move(claims->front()));
+  std::optional<NewNodeClaim> replacement = price_replacement(candidates, claims->front());
   if (!replacement) return std::nullopt;
   replacement->pods.clear();
   command.savings_per_hour -=
@@ -212,7 +211,7 @@ DisruptionCommand Consolidation::validate(DisruptionCommand command, SimTime now
     if (it == current.end() || !budgets.take(it->pool)) return {};  // churn or budget
     held.push_back(*it);
   }
-  std::optional<std::vector<NewNodeClaim>> claims =
+  const std::optional<std::vector<NewNodeClaim>>& claims =
       simulation_.run(held, keeps_off_fresh_nodes(), now);
   if (!claims || claims->size() > 1) return {};
   if (claims->size() != command.replacements.size()) return {};

@@ -64,7 +64,7 @@ DisruptionCommand Drift::compute(SimTime now, BudgetTracker& budgets) {
   }
   for (const Candidate& c : candidates) {
     if (!budgets.has_room(c.pool)) continue;
-    std::optional<std::vector<NewNodeClaim>> claims =
+    const std::optional<std::vector<NewNodeClaim>>& claims =
         simulation_.run(std::span(&c, 1), /*consolidation=*/false, now);
     if (!claims) continue;
     budgets.take(c.pool);
@@ -72,7 +72,7 @@ DisruptionCommand Drift::compute(SimTime now, BudgetTracker& budgets) {
                               .savings_per_hour = c.price,
                               .pods = c.pods.size(),
                               .destinations = simulation_.destinations()};
-    for (NewNodeClaim& claim : *claims) {
+    for (NewNodeClaim claim : *claims) {
       claim.pods.clear();
       command.savings_per_hour -= cheapest_offering_price(simulation_.context(), cloud_, claim.pool,
                                                           claim.types.front(), claim.requirements);

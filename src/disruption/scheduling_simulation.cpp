@@ -128,16 +128,17 @@ const SchedulingSimulation::Answer* SchedulingSimulation::kept(
   return nullptr;
 }
 
-std::optional<std::vector<NewNodeClaim>> SchedulingSimulation::run(
+const std::optional<std::vector<NewNodeClaim>>& SchedulingSimulation::run(
     std::span<const Candidate> candidates, bool consolidation, SimTime now) {
+  static const std::optional<std::vector<NewNodeClaim>> kNoPlace;
   take_snapshot_at(now);
   // With --ignore-dra-requests (upstream's default) a pod with ResourceClaims fails Karpenter's
   // simulation with a DRAError (scheduling/scheduler.go add), so no node it must leave passes
   // AllNonPendingPodsScheduled.
-  if (dra_in_base_) return std::nullopt;
+  if (dra_in_base_) return kNoPlace;
   for (const Candidate& c : candidates)
     for (PodId p : c.pods)
-      if (!cluster_.pod(p).spec->resource_claims.empty()) return std::nullopt;
+      if (!cluster_.pod(p).spec->resource_claims.empty()) return kNoPlace;
   const std::span<const std::uint8_t> usable = cloud_.usable_offerings();
   const std::span<const double> prices = cloud_.offering_prices();
   check_offerings(usable, prices, cloud_.offerings_revision());
@@ -153,8 +154,8 @@ std::optional<std::vector<NewNodeClaim>> SchedulingSimulation::run(
   }
   if (answer.claims) answer.destinations = destinations_;
   if (answers_.size() >= kKeptAnswers) answers_.clear();
-  answers_.push_back(answer);
-  return std::move(answer.claims);
+  answers_.push_back(std::move(answer));
+  return answers_.back().claims;
 }
 
 std::optional<std::vector<NewNodeClaim>> SchedulingSimulation::simulate(

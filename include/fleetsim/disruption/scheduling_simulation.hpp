@@ -42,8 +42,9 @@ class SchedulingSimulation {
   // no place or a candidate's pod would wait for a node that is not initialized. `consolidation`
   // applies IsConsolidationSimulation: a candidate's pod does not go to a node still inside its
   // pool's consolidateAfter.
-  std::optional<std::vector<NewNodeClaim>> run(std::span<const Candidate> candidates,
-                                               bool consolidation, SimTime now);
+  // The answer is kept here until the next run: a caller copies what it changes.
+  const std::optional<std::vector<NewNodeClaim>>& run(std::span<const Candidate> candidates,
+                                                      bool consolidation, SimTime now);
   // The solver's view the last run used.
   const SchedulingContext& context() const { return *context_; }
   // The existing nodes the last run that succeeded placed pods on, by id.

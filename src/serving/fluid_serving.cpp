@@ -567,12 +567,12 @@ std::uint32_t FluidServing::in_flight(ReplicaId id) const {
 ReplicaLoad FluidServing::load(ReplicaId id) const {
   const Replica* r = find(id);
   if (r == nullptr || r->state == State::Starting) return {};
-  const std::uint64_t instant = mix64(gauge_seed_ ^ mix64(now_.time_since_epoch().count()));
+  const auto instant = [&] { return mix64(gauge_seed_ ^ mix64(now_.time_since_epoch().count())); };
   double count = 0;
   if (r->state == State::Ready) {
     // A scrape reads every replica at one instant: the service's draw and the replicas' ranks
     // are made once for them, until the instant or any replica changes.
-    if (last_draw_.instant != instant || last_draw_.revision != revision_) {
+    if (last_draw_.at != now_ || last_draw_.revision != revision_) {
       double held = 0, noise = 0, ready = 0;
       for (const Replica& o : replicas_) {
         if (o.state != State::Ready) continue;
@@ -581,18 +581,18 @@ ReplicaLoad FluidServing::load(ReplicaId id) const {
         held += o.in_flight;
         noise += o.count_noise;
       }
-      last_draw_ = {.instant = instant,
+      last_draw_ = {.at = now_,
                     .revision = revision_,
                     .ready = ready,
-                    .count = count_quantile(held, held - noise, unit(instant))};
+                    .count = count_quantile(held, held - noise, unit(instant()))};
     }
     const double n = last_draw_.count, ready = last_draw_.ready;
     // n and ready are whole, so the remainder is exact without fmod.
-    const double each = std::floor(n / ready);
+    const double each = whole_part(n / ready);
     count = each + (r->rank < n - each * ready ? 1 : 0);
   } else {
     count = count_quantile(r->in_flight, r->in_flight - r->count_noise,
-                           unit(mix64(instant ^ mix64(id))));
+                           unit(mix64(instant() ^ mix64(id))));
   }
   const double seqs = r->curve->cost().limits().max_num_seqs;
   const double running = std::min(count, seqs);

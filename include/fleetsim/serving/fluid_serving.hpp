@@ -183,7 +183,7 @@ class FluidServing final : public ServingBackend, public EventHandler, private T
   std::uint64_t revision_ = 0;
   // The Ready replicas' last draw (load), at one instant and revision.
   struct Draw {
-    std::uint64_t instant = 0;
+    SimTime at{};
     std::uint64_t revision = ~std::uint64_t{0};  // none yet
     double ready = 0;                            // Ready replicas
     double count = 0;                            // the requests in flight they hold

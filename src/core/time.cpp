@@ -10,7 +10,7 @@
 
 namespace fleetsim {
 
-SimDuration from_seconds(double s) {
+SimDuration from_seconds_in_full(double s) {
   const double us = s * 1e6;
   if (std::isnan(us)) return SimDuration::zero();
   // 2^63 is the first double past the int64 range.

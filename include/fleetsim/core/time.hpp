@@ -53,7 +53,17 @@ constexpr double to_seconds(SimTime t) { return to_seconds(t.time_since_epoch())
 constexpr double to_hours(SimDuration d) { return to_seconds(d) / kSecondsPerHour; }
 
 // Rounds a real number of seconds to the nearest microsecond, saturating at ±kForever (NaN: 0).
-SimDuration from_seconds(double s);
+// Inline where every double is exact in microseconds (below 2^52): the serving path converts a
+// few times a request.
+SimDuration from_seconds_in_full(double s);
+inline SimDuration from_seconds(double s) {
+  const double us = s * 1e6;
+  if (!(__builtin_fabs(us) < 0x1p52)) return from_seconds_in_full(s);  // NaN too
+  const auto t = static_cast<std::int64_t>(us);
+  const double fraction = us - static_cast<double>(t);  // exact below 2^52
+  return SimDuration{t + static_cast<std::int64_t>(fraction >= 0.5) -
+                     static_cast<std::int64_t>(fraction <= -0.5)};  // half away from zero
+}
 
 // Parses Go/Kubernetes durations: "90s", "5m", "1h30m", "500ms", "1.5h", "0". Plain numbers
 // are not accepted (ambiguous units); nullopt on anything malformed or negative.

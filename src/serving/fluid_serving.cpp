@@ -88,7 +88,7 @@ constexpr auto kIdBelow = [](const std::pair<ReplicaId, std::uint32_t>& entry, R
 // What a replica's piece reads, bit for bit: replicas with the same compute the same.
 struct StockInputs {
   std::uint64_t bits[5] = {};
-  const void* curve = nullptr;
+  const FluidReplica* curve = nullptr;
   int state = -1;
   bool operator==(const StockInputs&) const = default;
 };

@@ -189,32 +189,37 @@ TEST_CASE("a replica Ready at the instant of a read shares the same draw") {
 // representative request.
 struct Reports final : ServingObserver {
   void on_request_done(const RequestOutcome& o) override { on_requests_done(o, 1); }
-  void on_requests_done(const RequestOutcome& o, std::uint64_t) override {
-    ++calls[o.completion];
-    outputs.push_back(o.output_tokens);
-  }
+  void on_requests_done(const RequestOutcome& o, std::uint64_t) override { ++calls[o.completion]; }
   std::map<SimTime, int> calls;
-  std::vector<std::uint32_t> outputs;
+};
+
+// One H100 replica under 20 requests a second for `seconds`, paced as asked, its reports heard.
+struct PacedReplica {
+  PacedReplica(const StepCost& cost, FluidPacing pacing, int seconds)
+      : serving(sim, engine_config(cost), chat_mix(), sim.rng("gauges"), pacing),
+        source(steady(20, seconds)) {
+    serving.set_observer(&reports);
+    serving.add_replica({.id = 1, .engine = &cost}, kSimStart);
+    serving.attach(source);
+  }
+  Simulation sim{1};
+  FluidServing serving;
+  Reports reports;
+  VectorSource source;
 };
 
 // A 7 s scrape interval at a 2 s phase is cut in two parts of 3.5 s (at most kFluidStep each):
 // every piece ends on that grid, and a scrape at 9 s reads a piece's end instead of splitting one.
 TEST_CASE("fluid pieces end at the scrapes and at even parts of the interval between them") {
   const StepCost cost = test::step_cost(test::llama_8b(), test::h100());
-  Simulation sim(1);
-  FluidServing serving(
-      sim, engine_config(cost), chat_mix(), sim.rng("gauges"),
-      {.anchor = at(seconds(2)), .scrape_interval = seconds(7), .report_interval = minutes(5)});
-  Reports reports;
-  serving.set_observer(&reports);
-  serving.add_replica({.id = 1, .engine = &cost}, kSimStart);
-  VectorSource source(steady(20, 60));
-  serving.attach(source);
-  sim.run_until(at(seconds(9)));
-  serving.catch_up();
-  sim.run_until(at(seconds(30)));
+  PacedReplica run(
+      cost,
+      {.anchor = at(seconds(2)), .scrape_interval = seconds(7), .report_interval = minutes(5)}, 60);
+  run.sim.run_until(at(seconds(9)));
+  run.serving.catch_up();
+  run.sim.run_until(at(seconds(30)));
   std::vector<SimTime> ends;
-  for (const auto& [end, n] : reports.calls) ends.push_back(end);
+  for (const auto& [end, n] : run.reports.calls) ends.push_back(end);
   CHECK(ends == std::vector<SimTime>{at(millis(2000)), at(millis(5500)), at(millis(9000)),
                                      at(millis(12500)), at(millis(16000)), at(millis(19500)),
                                      at(millis(23000)), at(millis(26500)), at(millis(30000))});
@@ -225,16 +230,10 @@ TEST_CASE("fluid pieces end at the scrapes and at even parts of the interval bet
 TEST_CASE("a fluid report spreads its requests over representatives for the report interval") {
   const StepCost cost = test::step_cost(test::llama_8b(), test::h100());
   const auto calls_per_piece = [&](SimDuration report_interval) {
-    Simulation sim(1);
-    FluidServing serving(sim, engine_config(cost), chat_mix(), sim.rng("gauges"),
-                         {.scrape_interval = seconds(15), .report_interval = report_interval});
-    Reports reports;
-    serving.set_observer(&reports);
-    serving.add_replica({.id = 1, .engine = &cost}, kSimStart);
-    VectorSource source(steady(20, 120));
-    serving.attach(source);
-    sim.run_until(at(seconds(60)));
-    return reports.calls.at(at(seconds(60)));
+    PacedReplica run(cost, {.scrape_interval = seconds(15), .report_interval = report_interval},
+                     120);
+    run.sim.run_until(at(seconds(60)));
+    return run.reports.calls.at(at(seconds(60)));
   };
   CHECK(calls_per_piece(minutes(5)) == 7);
   CHECK(calls_per_piece(minutes(1)) == 16);

@@ -17,8 +17,8 @@
 // request-level engine today
 // (fluid_replica_test.cpp): saturation 15-21 % high where the KV cache binds (vLLM's preemptions
 // recompute work the steady state does not count), TTFT within 15 % at 30 % load and 30 % at 60 %
-// (the wait inside the engine for KV room is not modelled yet), per-token and end-to-end times
-// within 15 %.
+// (the wait inside the engine for KV room is not modelled yet), its p99 at 30 % 14-18 % short,
+// per-token and end-to-end times within 15 %.
 #pragma once
 
 #include <algorithm>
@@ -57,12 +57,23 @@ class RequestMix {
   double prefill_context() const { return prefill_context_; }
   // The output lengths' squared coefficient of variation: Var[o] ÷ E[o]².
   double output_cv2() const { return output_cv2_; }
+  // An arrival that lands in a step whose length is b0 + b1 × i for a prompt i of the mix: the
+  // rest of that step at quantile v in [0, 1) of the renewal residual, whose distribution is
+  // P(R > r) = E[(B − r)+] ÷ E[B] (the step it lands in is size-biased, the point in it uniform),
+  // and that step's mean length given its rest, E[B | B > R]. b0, b1 ≥ 0.
+  struct Landing {
+    double rest = 0;
+    double step = 0;
+  };
+  Landing residual_quantile(double b0, double b1, double v) const;
   // E[Σ over the steps a request runs of the KV blocks it holds], in tokens: its prompt and the
   // tokens it has written, each step, rounded up to whole blocks on average.
   double held_token_steps(double block_tokens, bool reserve_output) const;
 
  private:
   std::vector<Lengths> samples_;
+  std::vector<double> prompts_;      // ascending
+  std::vector<double> prompt_tail_;  // prompt_tail_[k] = Σ prompts_[k..]
   double prompt_ = 0;
   double decode_steps_ = 0;
   double decode_context_ = 0;
@@ -92,8 +103,11 @@ struct OperatingPoint {
   double busy = 0;              // busy_share
   double residual_seconds = 0;  // the mean rest of the step under way at an arrival
   double prefill_room = 0;      // prompt tokens a step takes
-  double prompts_ahead = 0;     // prompts that arrived during the step a request waited out
+  double prompts_ahead = 0;     // prompts that arrive during the step a request waits out
   StepWork beside_prefill;      // the decodes a prompt's steps carry (mixed steps)
+  // A prompt step's seconds grow with its prompt i as prompt_step_seconds + per_prompt_token ×
+  // (i − E[i]): an arrival landing in one waits out the rest of a size-biased prompt's step.
+  double per_prompt_token = 0;
 };
 
 class FluidReplica {
@@ -128,8 +142,9 @@ class FluidReplica {
   StepWork decode_work(double n) const;
   double compute_busy_share(const OperatingPoint& at) const;
   double residual_step(const OperatingPoint& at) const;
-  double residual_quantile(const OperatingPoint& at, double u) const;
-  double prefill_seconds(std::uint32_t prompt, const OperatingPoint& at) const;
+  RequestMix::Landing residual_quantile(const OperatingPoint& at, double u) const;
+  double prefill_seconds(std::uint32_t prompt, double prompts_beside,
+                         const OperatingPoint& at) const;
   bool feasible(double n) const;
 
   const StepCost& cost_;

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <random>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -67,7 +68,10 @@ void require_within(double fluid, double request_level, double tolerance, const 
 }
 
 // The request-level run's latencies after a warm-up, against the fluid replica's at that rate.
-void compare_at(const StepCost& cost, Lengths lengths, double load, double ttft_tolerance) {
+// `ttft_p99_tolerance` 0: not held (nearer saturation the request level's tail is the wait for
+// one of max_num_seqs, which the fluid service adds apart: slot_wait.hpp).
+void compare_at(const StepCost& cost, Lengths lengths, double load, double ttft_tolerance,
+                double ttft_p99_tolerance) {
   const RequestMix mix(mix_samples(lengths, 512, 7));
   const FluidReplica fluid(cost, mix);
   const double rate = load * fluid.saturation().rate;
@@ -82,13 +86,25 @@ void compare_at(const StepCost& cost, Lengths lengths, double load, double ttft_
       tpot.push_back((out[i].finished - out[i].first_token) / (requests[i].output - 1));
   }
   const OperatingPoint at = fluid.at_rate(rate);
-  std::vector<double> fluid_ttft, fluid_e2e;
+  std::vector<double> fluid_ttft, fluid_e2e, fluid_ttft_drawn;
   for (const RequestMix::Lengths& s : mix.samples()) {
     fluid_ttft.push_back(fluid.time_to_first_token(s.prompt, at));
     fluid_e2e.push_back(fluid_ttft.back() + (s.output - 1) * at.step_seconds);
+    // As reports draw it: the rest of the step under way at evenly spread quantiles.
+    for (int k = 1; k <= 16; ++k) {
+      const double u = std::fmod(k * 0.6180339887498949 + s.prompt * 0.7548776662466927, 1.0);
+      fluid_ttft_drawn.push_back(fluid.time_to_first_token(s.prompt, at, u));
+    }
   }
   INFO("load " << load << ", saturation " << fluid.saturation().rate << " req/s");
   require_within(mean(fluid_ttft), mean(ttft), ttft_tolerance, "mean TTFT");
+  require_within(mean(fluid_ttft_drawn), mean(ttft), ttft_tolerance, "mean TTFT drawn");
+  if (ttft_p99_tolerance > 0) {
+    require_within(quantile(fluid_ttft_drawn, 0.5), quantile(ttft, 0.5), ttft_p99_tolerance,
+                   "TTFT p50");
+    require_within(quantile(fluid_ttft_drawn, 0.99), quantile(ttft, 0.99), ttft_p99_tolerance,
+                   "TTFT p99");
+  }
   require_within(at.step_seconds, mean(tpot), 0.15, "mean TPOT");
   require_within(quantile(fluid_e2e, 0.5), quantile(e2e, 0.5), 0.15, "e2e p50");
   require_within(quantile(fluid_e2e, 0.99), quantile(e2e, 0.99), 0.15, "e2e p99");
@@ -133,19 +149,22 @@ TEST_CASE("A fluid replica's saturation rate is the request-level engine's under
 
 TEST_CASE("A fluid replica's latencies match the request-level engine's below saturation") {
   // Nearer saturation the TTFT also holds the time a request waits inside the engine for KV-cache
-  // room, which the steady state does not model yet.
-  for (auto [load, ttft_tolerance] : {std::pair{0.3, 0.15}, std::pair{0.6, 0.30}}) {
+  // room or a sequence slot, which the steady state does not model. At 30 % the TTFT's tail is the
+  // wait for the prompt steps under way: its p99 was 20-23 % short while every prompt's step was
+  // taken at the mean prompt's length, 14-18 % since the step a request lands in is size-biased.
+  for (auto [load, ttft_tolerance, p99_tolerance] :
+       {std::tuple{0.3, 0.15, 0.18}, std::tuple{0.6, 0.30, 0.0}}) {
     SECTION("Llama-3.1-8B on an H100 at load " + std::to_string(load)) {
       compare_at(test::step_cost(test::llama_8b(), test::h100()), {512, 256, 0.6}, load,
-                 ttft_tolerance);
+                 ttft_tolerance, p99_tolerance);
     }
     SECTION("Llama-3.1-8B on an A10G at load " + std::to_string(load)) {
       compare_at(test::step_cost(test::llama_8b(), test::a10g()), {1024, 256, 0.6}, load,
-                 ttft_tolerance);
+                 ttft_tolerance, p99_tolerance);
     }
     SECTION("Llama-3.1-70B on four H100s at load " + std::to_string(load)) {
       compare_at(test::step_cost(test::llama_70b(), test::h100(), 4), {512, 256, 0.6}, load,
-                 ttft_tolerance);
+                 ttft_tolerance, p99_tolerance);
     }
   }
 }
@@ -162,6 +181,22 @@ TEST_CASE("a request mix is ordered by output length for its quantiles") {
   CHECK(mix.at_quantile(0.5).prompt == 7);
   CHECK(mix.at_quantile(0.99).output == 300);
   CHECK(mix.prompt() == 6);
+}
+
+// The renewal residual of steps b0 + b1 i over prompts {1, 3}: steps of 1 and 3 s (b1 = 1), E[B] =
+// 2. P(R > r) = (2 − r) ÷ 2 up to 1 s, (3 − r) ÷ 4 beyond; the mean E[B²] ÷ 2 E[B] = 1.25 s.
+TEST_CASE("an arrival lands in a step at the renewal residual of the steps' lengths") {
+  const RequestMix mix({{.prompt = 3, .output = 9}, {.prompt = 1, .output = 9}});
+  CHECK(mix.residual_quantile(0, 1, 0.25).rest == Approx(0.5));
+  CHECK(mix.residual_quantile(0, 1, 0.25).step == Approx(2));  // either step, by its mean
+  CHECK(mix.residual_quantile(0, 1, 0.5).rest == Approx(1));
+  CHECK(mix.residual_quantile(0, 1, 0.75).rest == Approx(2));
+  CHECK(mix.residual_quantile(0, 1, 0.75).step == Approx(3));   // only the long step has 2 s left
+  CHECK(mix.residual_quantile(2, 0, 0.3).rest == Approx(0.6));  // equal steps: uniform
+  double sum = 0;
+  constexpr int kPoints = 100000;
+  for (int k = 0; k < kPoints; ++k) sum += mix.residual_quantile(0, 1, (k + 0.5) / kPoints).rest;
+  CHECK(sum / kPoints == Approx(1.25).epsilon(1e-4));
 }
 
 // The fluid gauges' draw (FluidServing::load): a count with the mean and variance asked for,

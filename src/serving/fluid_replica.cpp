@@ -250,17 +250,17 @@ double FluidReplica::time_to_first_token(std::uint32_t prompt, const OperatingPo
 
 // A request that lands in a long step waits long, and more prompts arrive during that step to
 // share its prefill: both follow from where it lands.
-double FluidReplica::time_to_first_token(std::uint32_t prompt, const OperatingPoint& at,
-                                         double u) const {
-  const RequestMix::Landing landing = residual_quantile(at, u);
-  return landing.rest + prefill_seconds(prompt, at.rate * landing.step, at);
+double FluidReplica::time_to_first_token(std::uint32_t prompt, const OperatingPoint& at, double u,
+                                         double overlap) const {
+  const RequestMix::Landing landing = residual_quantile(at, u, overlap);
+  return landing.rest + prefill_seconds(prompt, overlap * at.rate * landing.step, at);
 }
 
 // Without mixed steps a cycle is a decode step and its share of prompt steps.
-double FluidReplica::decode_seconds(std::uint32_t output, const OperatingPoint& at,
-                                    double u) const {
+double FluidReplica::decode_seconds(std::uint32_t output, const OperatingPoint& at, double u,
+                                    double overlap) const {
   const double steps = std::max(0, static_cast<int>(output) - 1);
-  const double prompted = poisson_quantile(steps * at.prefill_share, u);
+  const double prompted = poisson_quantile(overlap * steps * at.prefill_share, u);
   if (cost_.limits().mixed_steps) {
     const double with = std::min(prompted, steps);
     return (steps - with) * at.decode_step_seconds + with * at.prompt_step_seconds;
@@ -287,7 +287,8 @@ double FluidReplica::residual_step(const OperatingPoint& at) const {
 // Its distribution: none while idle (nor a step to share); else it lands in a prompt's step with
 // probability q b ÷ span, where the longer prompts' steps are the likelier (RequestMix), or in a
 // decode step, uniformly.
-RequestMix::Landing FluidReplica::residual_quantile(const OperatingPoint& at, double u) const {
+RequestMix::Landing FluidReplica::residual_quantile(const OperatingPoint& at, double u,
+                                                    double overlap) const {
   const double idle = 1 - at.busy;
   if (u < idle) return {};
   u = (u - idle) / (1 - idle);
@@ -296,7 +297,7 @@ RequestMix::Landing FluidReplica::residual_quantile(const OperatingPoint& at, do
   const double a = at.decode_step_seconds, b = at.prompt_step_seconds;
   const double span = decodes * a + q * b;
   if (span <= 0) return {};
-  const double in_long = q * b / span;
+  const double in_long = overlap * q * b / span;
   if (u < in_long) {
     return mix_.residual_quantile(b - at.per_prompt_token * mix_.prompt(), at.per_prompt_token,
                                   u / in_long);

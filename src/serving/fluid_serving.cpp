@@ -456,6 +456,11 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
   if (queue_.empty())
     waiting.slots = slot_wait(offered_rate_ * holding, slots, mix_.output_cv2(), holding);
   queue_in_balance_ = waiting.slots.mean_waiting;
+  // The router chooses where a request goes only while a slot is free: a request that waits for
+  // one, or behind a backlog, takes the slot that frees.
+  const double choice = queue_.empty() ? 1 - waiting.slots.p_wait : 0.0;
+  prompt_overlap_ = 1 - choice * (1 - jsq_prompt_overlap(ready));
+  decode_overlap_ = 1 - choice * (1 - jsq_decode_overlap(ready));
 
   // What the Ready replicas of one engine completed is reported once, at the first one's
   // operating point (they share the rate in proportion to their capacity, so their points differ
@@ -529,9 +534,11 @@ void FluidServing::report(double count, SimTime at, const Waiting& waiting, cons
     } else {
       const FluidReplica& curve = *replica->curve;
       const SimDuration first = from_seconds(
-          curve.time_to_first_token(s.prompt, replica->at, weyl(index, kGolden)) / replica->speed);
+          curve.time_to_first_token(s.prompt, replica->at, weyl(index, kGolden), prompt_overlap_) /
+          replica->speed);
       const SimDuration rest = from_seconds(
-          curve.decode_seconds(s.output, replica->at, weyl(index, kSilver)) / replica->speed);
+          curve.decode_seconds(s.output, replica->at, weyl(index, kSilver), decode_overlap_) /
+          replica->speed);
       const SimDuration wait =
           waiting.backlog + from_seconds(waiting.slots.quantile(weyl(index, kPlastic)));
       o.completion = at;

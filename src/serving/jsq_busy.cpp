@@ -30,4 +30,8 @@ double jsq_busy_share(double load, double replicas) {
   return share_at(lo, load) + (share_at(hi, load) - share_at(lo, load)) * f;
 }
 
+double jsq_prompt_overlap(double replicas) { return replicas > 1 ? 1 / std::sqrt(replicas) : 1.0; }
+
+double jsq_decode_overlap(double replicas) { return (1 + jsq_prompt_overlap(replicas)) / 2; }
+
 }  // namespace fleetsim

@@ -124,12 +124,17 @@ class FluidReplica {
 
   // The time to first token of a request with this prompt at the operating point: the rest of the
   // step under way when it arrives (if the engine is busy), then the steps its prompt takes. The
-  // mean, and with the rest of the step at its quantile `u` in [0, 1).
+  // mean, and with the rest of the step at its quantile `u` in [0, 1), where `overlap` scales the
+  // chance that it lands in another prompt's step and that prompts join its own (1 for Poisson
+  // arrivals; jsq_prompt_overlap behind the router).
   double time_to_first_token(std::uint32_t prompt, const OperatingPoint& at) const;
-  double time_to_first_token(std::uint32_t prompt, const OperatingPoint& at, double u) const;
+  double time_to_first_token(std::uint32_t prompt, const OperatingPoint& at, double u,
+                             double overlap = 1) const;
   // The seconds after the first token until the last, at quantile `u` of the number of steps
-  // with a prompt among its output − 1 decode steps (Poisson, each the longer step).
-  double decode_seconds(std::uint32_t output, const OperatingPoint& at, double u) const;
+  // with a prompt among its output − 1 decode steps (Poisson, each the longer step; `overlap`
+  // scales their mean: jsq_decode_overlap behind the router).
+  double decode_seconds(std::uint32_t output, const OperatingPoint& at, double u,
+                        double overlap = 1) const;
   // The share of time the engine has a request in flight (DCGM's GPU utilization), taking the
   // requests in flight as Poisson-distributed (an infinite-server queue: M/G/∞).
   double busy_share(const OperatingPoint& at) const { return at.busy; }
@@ -142,7 +147,7 @@ class FluidReplica {
   StepWork decode_work(double n) const;
   double compute_busy_share(const OperatingPoint& at) const;
   double residual_step(const OperatingPoint& at) const;
-  RequestMix::Landing residual_quantile(const OperatingPoint& at, double u) const;
+  RequestMix::Landing residual_quantile(const OperatingPoint& at, double u, double overlap) const;
   double prefill_seconds(std::uint32_t prompt, double prompts_beside,
                          const OperatingPoint& at) const;
   bool feasible(double n) const;

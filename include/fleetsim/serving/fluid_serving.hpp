@@ -175,7 +175,11 @@ class FluidServing final : public ServingBackend, public EventHandler, private T
   std::size_t next_sample_ = 0;  // representatives reported so far: the next one's index
   SimDuration busy_gone_{};      // busy time of replicas that are gone
   double queue_in_balance_ = 0;  // the slots' mean queue in the last piece
-  double offered_rate_ = 0;      // the admitted rate, smoothed (kOfferedSmoothing)
+  // The router's spreading of prompts in the last piece (jsq_prompt_overlap, jsq_decode_overlap),
+  // where it had a free slot to choose.
+  double prompt_overlap_ = 1;
+  double decode_overlap_ = 1;
+  double offered_rate_ = 0;  // the admitted rate, smoothed (kOfferedSmoothing)
   double peak_running_ = 0;
   double peak_kv_usage_ = 0;
   std::uint64_t gauge_seed_ = 0;  // the gauges' draws: a hash of it, the replica and the time

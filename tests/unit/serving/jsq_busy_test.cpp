@@ -80,5 +80,15 @@ TEST_CASE("jsq_busy_share reads its table and is 1 where no replica can idle bes
   CHECK(jsq_busy_share(1.0, 4) < 0.96);
 }
 
+// One replica takes every prompt as its arrivals come; behind the router a request's decodes see
+// half as many fewer as its prefill does.
+TEST_CASE("the router keeps prompts apart by the square root of its replicas") {
+  CHECK(jsq_prompt_overlap(1) == 1.0);
+  CHECK(jsq_prompt_overlap(4) == 0.5);
+  CHECK(jsq_decode_overlap(1) == 1.0);
+  CHECK(jsq_decode_overlap(4) == 0.75);
+  CHECK(jsq_decode_overlap(16) == 0.625);
+}
+
 }  // namespace
 }  // namespace fleetsim

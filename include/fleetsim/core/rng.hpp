@@ -34,7 +34,7 @@ class RngStream {
  public:
   RngStream(std::uint64_t seed, std::string_view component);
 
-  std::uint64_t next_u64() {
+  [[gnu::always_inline]] std::uint64_t next_u64() {
     const std::uint64_t result = rng_detail::rotl(s_[1] * 5, 7) * 9;
     const std::uint64_t t = s_[1] << 17;
     s_[2] ^= s_[0];
@@ -46,14 +46,14 @@ class RngStream {
     return result;
   }
   // Uniform in [0, 1).
-  double uniform() { return rng_detail::unit(next_u64()); }
+  [[gnu::always_inline]] double uniform() { return rng_detail::unit(next_u64()); }
   // Uniform integer in [0, n); n > 0.
   std::uint64_t below(std::uint64_t n);
   // Exponential with the given mean (> 0), and with mean 1. Ziggurat (Marsaglia & Tsang).
-  double exponential(double mean) { return mean * standard_exponential(); }
+  [[gnu::always_inline]] double exponential(double mean) { return mean * standard_exponential(); }
   // One word gives the layer (its low 8 bits) and the position in it (its high 53 bits); about
   // 99% of draws land inside their layer's rectangle and end here.
-  double standard_exponential() {
+  [[gnu::always_inline]] double standard_exponential() {
     const std::uint64_t bits = next_u64();
     const auto i = static_cast<std::size_t>(bits & 0xff);
     const double x = rng_detail::unit(bits) * rng_detail::kExponentialEdges[i];
@@ -63,7 +63,7 @@ class RngStream {
   }
   // Standard normal. Ziggurat (Marsaglia & Tsang), as standard_exponential with bit 8 as the
   // sign.
-  double normal() {
+  [[gnu::always_inline]] double normal() {
     const std::uint64_t bits = next_u64();
     const auto i = static_cast<std::size_t>(bits & 0xff);
     const double sign = (bits & 0x100) != 0 ? -1.0 : 1.0;
@@ -73,7 +73,9 @@ class RngStream {
     return normal_rest(bits);
   }
   // Log-normal with the given median and shape sigma of the underlying normal.
-  double lognormal(double median, double sigma) { return median * std::exp(sigma * normal()); }
+  [[gnu::always_inline]] double lognormal(double median, double sigma) {
+    return median * std::exp(sigma * normal());
+  }
   // Poisson with the given mean (>= 0, finite): inversion below a mean of 10, above it
   // Hörmann's transformed rejection with squeeze (PTRS; "The transformed rejection method for
   // generating Poisson random variables", Insurance: Mathematics and Economics 12, 1993).

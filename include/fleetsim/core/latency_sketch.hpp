@@ -99,15 +99,16 @@ class LatencySketch {
   static bool valid(double value) {
     return value >= 0.0 && value <= std::numeric_limits<double>::max();
   }
-  // The exact summaries of every value, zero or not.
-  void note(double value, std::uint64_t count) {
+  // The exact summaries of every value, zero or not. It and count_in are always inline for the
+  // same reason as add.
+  [[gnu::always_inline]] void note(double value, std::uint64_t count) {
     min_ = std::min(min_, value);
     max_ = std::max(max_, value);
     count_ += count;
     sum_ += value * static_cast<double>(count);
   }
   // `bucket` is bucket_of(value) for a value of at least kSmallestPositive.
-  void count_in(int bucket, std::uint64_t count) {
+  [[gnu::always_inline]] void count_in(int bucket, std::uint64_t count) {
     const auto i = static_cast<std::size_t>(bucket - offset_);  // wraps above size() below offset_
     if (i < buckets_.size()) {
       buckets_[i] += count;

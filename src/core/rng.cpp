@@ -5,6 +5,10 @@
 
 namespace fleetsim {
 
+using rng_detail::kExponentialEdges;
+using rng_detail::kHalfNormalEdges;
+using rng_detail::unit;
+
 namespace {
 
 std::uint64_t splitmix64(std::uint64_t& x) {
@@ -14,44 +18,30 @@ std::uint64_t splitmix64(std::uint64_t& x) {
   return z ^ (z >> 31);
 }
 
-constexpr std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-// 53 bits as a double in [0, 1).
-double unit(std::uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
-
 // Marsaglia & Tsang's ziggurat ("The Ziggurat Method for Generating Random Variables", J. Stat.
 // Software 5(8), 2000) with 256 layers of equal area v under a decreasing density f on [0, ∞).
 // Layer i (0 < i < 256) spans heights f(x[i])..f(x[i+1]) and widths 0..x[i]; layer 0 is the
 // base rectangle below f(r) plus the tail beyond r, drawn as a rectangle of width v / f(r).
-// About 99% of draws cost one 64-bit word, a multiply and a comparison: no log, no cos.
-struct Ziggurat {
-  std::array<double, 257> x{};
+// About 99% of draws cost one 64-bit word, a multiply and a comparison: no log, no cos. The
+// edges x are in rng_tables.cpp; the heights f(x[i]), which only the wedge test reads, are
+// computed here on first use.
+template <typename Density>
+std::array<double, 257> heights(const std::array<double, 257>& x, Density density) {
   std::array<double, 257> f{};
-
-  template <typename Density, typename Inverse>
-  Ziggurat(double r, double v, Density density, Inverse inverse) {
-    x[0] = v / density(r);
-    x[1] = r;
-    for (int i = 2; i < 256; ++i) x[i] = inverse(v / x[i - 1] + density(x[i - 1]));
-    x[256] = 0;
-    for (int i = 0; i < 257; ++i) f[i] = density(x[i]);
-  }
-};
-
-// The constants r and v for 256 layers are the paper's. Built on first use, so a stream used
-// during another file's static initialization still sees the tables.
-const Ziggurat& exponential_layers() {
-  static const Ziggurat z(
-      7.69711747013104972, 3.949659822581572e-3, [](double t) { return std::exp(-t); },
-      [](double y) { return -std::log(y); });
-  return z;
+  for (int i = 0; i < 257; ++i) f[i] = density(x[i]);
+  return f;
 }
 
-const Ziggurat& half_normal_layers() {
-  static const Ziggurat z(
-      3.6541528853610088, 4.92867323399e-3, [](double t) { return std::exp(-0.5 * t * t); },
-      [](double y) { return std::sqrt(-2.0 * std::log(y)); });
-  return z;
+const std::array<double, 257>& exponential_heights() {
+  static const std::array<double, 257> f =
+      heights(kExponentialEdges, [](double t) { return std::exp(-t); });
+  return f;
+}
+
+const std::array<double, 257>& half_normal_heights() {
+  static const std::array<double, 257> f =
+      heights(kHalfNormalEdges, [](double t) { return std::exp(-0.5 * t * t); });
+  return f;
 }
 
 }  // namespace
@@ -70,20 +60,6 @@ RngStream::RngStream(std::uint64_t seed, std::string_view component) {
   for (auto& s : s_) s = splitmix64(x);
 }
 
-std::uint64_t RngStream::next_u64() {
-  const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
-  const std::uint64_t t = s_[1] << 17;
-  s_[2] ^= s_[0];
-  s_[3] ^= s_[1];
-  s_[1] ^= s_[2];
-  s_[0] ^= s_[3];
-  s_[2] ^= t;
-  s_[3] = rotl(s_[3], 45);
-  return result;
-}
-
-double RngStream::uniform() { return unit(next_u64()); }
-
 std::uint64_t RngStream::below(std::uint64_t n) {
   // Lemire's multiply-shift with rejection: unbiased.
   while (true) {
@@ -93,49 +69,45 @@ std::uint64_t RngStream::below(std::uint64_t n) {
   }
 }
 
-// One word gives the layer (its low 8 bits) and the position in it (its high 53 bits).
-double RngStream::standard_exponential() {
-  const Ziggurat& z = exponential_layers();
+// The ziggurat's loop from a first word that missed its layer's rectangle (the inline part's
+// test, which is repeated here for the words after it).
+double RngStream::standard_exponential_rest(std::uint64_t bits) {
+  const std::array<double, 257>& x_edge = kExponentialEdges;
+  const std::array<double, 257>& f = exponential_heights();
   double shift = 0;  // the tail beyond r is r + Exp(1), the exponential being memoryless
   while (true) {
-    const std::uint64_t bits = next_u64();
     const auto i = static_cast<std::size_t>(bits & 0xff);
-    const double x = unit(bits) * z.x[i];
-    if (x < z.x[i + 1]) return shift + x;
+    const double x = unit(bits) * x_edge[i];
+    if (x < x_edge[i + 1]) return shift + x;
     if (i == 0) {
-      shift += z.x[1];
-      continue;
+      shift += x_edge[1];
+    } else if (f[i] + uniform() * (f[i + 1] - f[i]) < std::exp(-x)) {
+      return shift + x;
     }
-    if (z.f[i] + uniform() * (z.f[i + 1] - z.f[i]) < std::exp(-x)) return shift + x;
+    bits = next_u64();
   }
 }
 
-// As standard_exponential, with bit 8 as the sign.
-double RngStream::normal() {
-  const Ziggurat& z = half_normal_layers();
+double RngStream::normal_rest(std::uint64_t bits) {
+  const std::array<double, 257>& x_edge = kHalfNormalEdges;
+  const std::array<double, 257>& f = half_normal_heights();
   while (true) {
-    const std::uint64_t bits = next_u64();
     const auto i = static_cast<std::size_t>(bits & 0xff);
     const double sign = (bits & 0x100) != 0 ? -1.0 : 1.0;
-    const double x = unit(bits) * z.x[i];
-    if (x < z.x[i + 1]) return sign * x;
+    const double x = unit(bits) * x_edge[i];
+    if (x < x_edge[i + 1]) return sign * x;
     if (i == 0) {
       // The tail beyond r by Marsaglia's method (1964): exact, accepting about 92% of tries.
-      const double r = z.x[1];
+      const double r = x_edge[1];
       while (true) {
         const double a = -std::log1p(-uniform()) / r;
         const double b = -std::log1p(-uniform());
         if (2 * b >= a * a) return sign * (r + a);
       }
     }
-    if (z.f[i] + uniform() * (z.f[i + 1] - z.f[i]) < std::exp(-0.5 * x * x)) return sign * x;
+    if (f[i] + uniform() * (f[i + 1] - f[i]) < std::exp(-0.5 * x * x)) return sign * x;
+    bits = next_u64();
   }
-}
-
-double RngStream::exponential(double mean) { return mean * standard_exponential(); }
-
-double RngStream::lognormal(double median, double sigma) {
-  return median * std::exp(sigma * normal());
 }
 
 std::uint64_t RngStream::poisson(double mean) {

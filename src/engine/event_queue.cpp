@@ -47,14 +47,7 @@ bool EventQueue::is_pending(EventHandle handle) const {
 
 std::optional<Event> EventQueue::pop_until(SimTime limit) {
   const std::int64_t limit_us = limit.time_since_epoch().count();
-  const Entry* entry = front();
-  while (entry != nullptr && slots_[entry->slot].state == SlotState::Cancelled) {
-    const std::uint32_t slot = entry->slot;
-    due_.pop();
-    --cancelled_;
-    release_slot(slot);
-    entry = front();
-  }
+  const Entry* entry = live_front();
   if (const Entry* lane = first_lane();
       lane != nullptr && (entry == nullptr || before(*lane, *entry))) {
     if (lane->time > limit_us) return std::nullopt;
@@ -68,10 +61,17 @@ std::optional<Event> EventQueue::pop_until(SimTime limit) {
     return event;
   }
   if (entry == nullptr || entry->time > limit_us) return std::nullopt;
-  const std::uint32_t slot = entry->slot;
+  return take_front();
+}
+
+// Out of line, as are the cancelled events' removal and the cursor's moves: the arrivals' path
+// through pop_until then calls nothing and saves no registers.
+[[gnu::noinline]] Event EventQueue::take_front() {
+  const Entry& entry = due_.top();
+  const std::uint32_t slot = entry.slot;
   const Slot& s = slots_[slot];
-  const Event event{SimTime{SimDuration{entry->time}},
-                    static_cast<Phase>(entry->order >> kPhaseShift), s.handler, s.tag};
+  const Event event{SimTime{SimDuration{entry.time}},
+                    static_cast<Phase>(entry.order >> kPhaseShift), s.handler, s.tag};
   due_.pop();
   --live_;
   release_slot(slot);
@@ -133,15 +133,20 @@ void EventQueue::push_lane(std::uint32_t lane, SimTime time, Phase phase, EventH
 
 const EventQueue::Entry* EventQueue::first_lane() {
   if (lane_leaves_ == 0) return nullptr;
-  if (taken_lane_ != kNoLane) {
-    replay_lane(taken_lane_, kNoLaneEvent);
-    taken_lane_ = kNoLane;
-  }
+  if (taken_lane_ != kNoLane) empty_taken_lane();
   const Entry& first = lane_tree_[1];
   return first.order == kNoLaneEvent.order ? nullptr : &first;
 }
 
-void EventQueue::replay_lane(std::uint32_t lane, const Entry& key) {
+// Rare (a source that has ended, or a pop before the lane's handler pushed again), and out of
+// line, so that first_lane, with no call left in it, is inline in pop_until.
+[[gnu::noinline]] void EventQueue::empty_taken_lane() {
+  replay_lane(taken_lane_, kNoLaneEvent);
+  taken_lane_ = kNoLane;
+}
+
+// Inline into push_lane, once per arrival.
+[[gnu::always_inline]] inline void EventQueue::replay_lane(std::uint32_t lane, const Entry& key) {
   std::size_t k = lane_leaves_ + lane;
   lane_tree_[k] = {key.time, key.order, lane};
   for (k /= 2; k > 0; k /= 2) {
@@ -239,6 +244,11 @@ void EventQueue::release_slot(std::uint32_t slot) {
   s.handler = nullptr;
   s.next = free_head_;
   free_head_ = slot;
+}
+
+[[gnu::noinline]] const EventQueue::Entry* EventQueue::settle_front() {
+  drop_cancelled_front();
+  return front();
 }
 
 void EventQueue::drop_cancelled_front() {

@@ -96,7 +96,9 @@ ServiceRuntime::ServiceRuntime(Inputs in)
              in.warmup_end,
              std::holds_alternative<LlmServiceTime>(in.config.serving.service_time) ||
                  std::holds_alternative<EngineServiceTime>(in.config.serving.service_time)) {
-  serving_->set_observer(this);
+  // Outcomes go straight to the statistics, without a forwarding call per request; a closed
+  // loop, whose users also hear of each completion, observes through this (start()).
+  serving_->set_observer(&stats_);
   serving_->set_replica_listener(this);
   const Workload& d = in.workloads.definition(in.deployment);
   const LabelSet labels{{"namespace", d.namespace_name}, {"service", d.name}};
@@ -109,6 +111,7 @@ void ServiceRuntime::start() {
   if (const auto* closed = std::get_if<ClosedConfig>(&config_.traffic)) {
     FLEETSIM_ASSERT(requests_ != nullptr);  // the loader keeps closed loops request by request
     closed_loop_ = std::make_unique<ClosedLoopTraffic>(sim_, *requests_, *closed, rng);
+    serving_->set_observer(this);
     closed_loop_->start();
   } else {
     traffic_ = make_traffic_source(config_.traffic, rng);
@@ -122,13 +125,10 @@ void ServiceRuntime::start() {
   interval_start_ = sim_.now();
 }
 
+// The observer under a closed loop only (request by request).
 void ServiceRuntime::on_request_done(const RequestOutcome& outcome) {
   stats_.on_request_done(outcome);
-  if (closed_loop_) closed_loop_->on_request_done(outcome.completion);  // its user thinks
-}
-
-void ServiceRuntime::on_requests_done(const RequestOutcome& outcome, std::uint64_t count) {
-  stats_.on_requests_done(outcome, count);
+  closed_loop_->on_request_done(outcome.completion);  // its user thinks
 }
 
 // ---- Pod lifecycle ---------------------------------------------------------------------------

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <string>
 
-#include "fleetsim/core/saturate.hpp"
 #include "fleetsim/traffic/token_lengths.hpp"
 #include "traffic_checks.hpp"
 
@@ -60,25 +59,9 @@ TokenSampler::~TokenSampler() = default;
 TokenSampler::TokenSampler(TokenSampler&&) noexcept = default;
 TokenSampler& TokenSampler::operator=(TokenSampler&&) noexcept = default;
 
-Request TokenSampler::make(SimTime arrival) {
-  Request r{.arrival = arrival};
-  if (file_) {
-    const TokenLengths row = file_->next();
-    r.input_tokens = row.input_tokens;
-    r.output_tokens = row.output_tokens;
-    return r;
-  }
-  r.input_tokens = draw(config_.input);
-  r.output_tokens = draw(config_.output);
-  return r;
-}
-
-std::uint32_t TokenSampler::draw(const TokenDistribution& d) {
-  if (d.shape == TokenShape::Fixed) return static_cast<std::uint32_t>(d.median);
-  const double v = rng_.lognormal(d.median, d.sigma);
-  if (!(v < kMaxTokens)) return kMaxTokens;  // also catches +inf
-  const auto n = static_cast<std::uint32_t>(round_to_int64(v));
-  return n < 1 ? 1 : n;
+Request TokenSampler::from_file(SimTime arrival) {
+  const TokenLengths row = file_->next();
+  return {.arrival = arrival, .input_tokens = row.input_tokens, .output_tokens = row.output_tokens};
 }
 
 RngStream derive_stream(const RngStream& parent, std::string_view part) {

@@ -24,29 +24,40 @@ class LatencySketch {
  public:
   explicit LatencySketch(double relative_accuracy = kSketchRelativeAccuracy);
 
-  // Inline: every served request adds to several sketches.
-  void add(double value) {
-    FLEETSIM_ASSERT(value >= 0.0 && std::isfinite(value));
-    add_to_bucket(value, value < kSmallestPositive ? 0 : bucket_of(value));
-  }
+  // Inline, always: every served request adds to several sketches, and GCC leaves some of them
+  // out of a caller as large as the statistics' record, where a count of 1 known at compile time
+  // folds away the count's test, conversion and product.
+  [[gnu::always_inline]] void add(double value) { add(value, 1); }
   // The same value into two sketches of one accuracy (a run's and an interval's), its bucket
   // computed once.
-  static void add(double value, LatencySketch& a, LatencySketch& b) {
-    FLEETSIM_ASSERT(value >= 0.0 && std::isfinite(value) && a.multiplier_ == b.multiplier_);
-    const int bucket = value < kSmallestPositive ? 0 : a.bucket_of(value);
-    a.add_to_bucket(value, bucket);
-    b.add_to_bucket(value, bucket);
+  [[gnu::always_inline]] static void add(double value, LatencySketch& a, LatencySketch& b) {
+    add(value, 1, a, b);
   }
   // `count` requests of the same value (the fluid serving mode's representative requests).
-  void add(double value, std::uint64_t count) {
-    FLEETSIM_ASSERT(value >= 0.0 && std::isfinite(value));
-    add_to_bucket(value, value < kSmallestPositive ? 0 : bucket_of(value), count);
+  [[gnu::always_inline]] void add(double value, std::uint64_t count) {
+    FLEETSIM_ASSERT(valid(value));
+    if (count == 0) return;
+    note(value, count);
+    if (value < kSmallestPositive) {
+      zeros_ += count;
+    } else {
+      count_in(bucket_of(value), count);
+    }
   }
-  static void add(double value, std::uint64_t count, LatencySketch& a, LatencySketch& b) {
-    FLEETSIM_ASSERT(value >= 0.0 && std::isfinite(value) && a.multiplier_ == b.multiplier_);
-    const int bucket = value < kSmallestPositive ? 0 : a.bucket_of(value);
-    a.add_to_bucket(value, bucket, count);
-    b.add_to_bucket(value, bucket, count);
+  [[gnu::always_inline]] static void add(double value, std::uint64_t count, LatencySketch& a,
+                                         LatencySketch& b) {
+    FLEETSIM_ASSERT(valid(value) && a.multiplier_ == b.multiplier_);
+    if (count == 0) return;
+    a.note(value, count);
+    b.note(value, count);
+    if (value < kSmallestPositive) {
+      a.zeros_ += count;
+      b.zeros_ += count;
+    } else {
+      const int bucket = a.bucket_of(value);
+      a.count_in(bucket, count);
+      b.count_in(bucket, count);
+    }
   }
   // Empties the sketch, keeping its buckets' memory (for per-interval sketches).
   void clear();
@@ -84,17 +95,20 @@ class LatencySketch {
   }
   static double approx_exp2(double l);
 
-  // `bucket` is bucket_of(value), unused for a value counted as zero.
-  void add_to_bucket(double value, int bucket, std::uint64_t count = 1) {
-    if (count == 0) return;
+  // Non-negative and finite: two comparisons, which NaN fails, where std::isfinite adds a mask.
+  static bool valid(double value) {
+    return value >= 0.0 && value <= std::numeric_limits<double>::max();
+  }
+  // The exact summaries of every value, zero or not. It and count_in are always inline for the
+  // same reason as add.
+  [[gnu::always_inline]] void note(double value, std::uint64_t count) {
     min_ = std::min(min_, value);
     max_ = std::max(max_, value);
     count_ += count;
     sum_ += value * static_cast<double>(count);
-    if (value < kSmallestPositive) {
-      zeros_ += count;
-      return;
-    }
+  }
+  // `bucket` is bucket_of(value) for a value of at least kSmallestPositive.
+  [[gnu::always_inline]] void count_in(int bucket, std::uint64_t count) {
     const auto i = static_cast<std::size_t>(bucket - offset_);  // wraps above size() below offset_
     if (i < buckets_.size()) {
       buckets_[i] += count;

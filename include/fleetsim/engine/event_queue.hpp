@@ -133,6 +133,7 @@ class EventQueue {
   // winners of its matches, and the lanes' keys as its leaves from lane_leaves_ (a power of two;
   // spare leaves are empty lanes).
   const Entry* first_lane();
+  void empty_taken_lane();  // plays the taken lane's matches again without it
   void replay_lane(std::uint32_t lane, const Entry& key);  // the matches up to the root again
 
   enum class SlotState : std::uint8_t { Free, Pending, Cancelled };
@@ -172,6 +173,15 @@ class EventQueue {
   // The earliest entry, cancelled or not, after moving the cursor as far as needed; null when
   // nothing is queued.
   const Entry* front();
+  // front() without the cancelled events before the first live one, which it releases. Inline
+  // for the usual case, a live event already due; settle_front() does the rest.
+  const Entry* live_front() {
+    if (!due_.empty() && slots_[due_.top().slot].state != SlotState::Cancelled) return &due_.top();
+    return settle_front();
+  }
+  const Entry* settle_front();
+  // Removes the live front entry (front()'s) and returns its event.
+  Event take_front();
   void advance_cursor();
   std::size_t next_occupied(std::size_t from) const;
   std::uint32_t acquire_slot();

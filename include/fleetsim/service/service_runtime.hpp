@@ -121,7 +121,6 @@ class ServiceRuntime final : public PodWorkListener,
   };
 
   void on_request_done(const RequestOutcome& outcome) override;
-  void on_requests_done(const RequestOutcome& outcome, std::uint64_t count) override;
   void on_replica_drained(ReplicaId id, SimTime now, SimDuration busy) override;
   // The pod's replica is gone with `busy` over its life: a MIG pod's goes to its profile, a
   // shared GPU's to the replicas.

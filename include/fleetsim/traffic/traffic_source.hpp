@@ -79,11 +79,27 @@ class TokenSampler {
   TokenSampler(TokenSampler&&) noexcept;
   TokenSampler& operator=(TokenSampler&&) noexcept;
 
-  // A request at `arrival` with freshly drawn input then output tokens.
-  Request make(SimTime arrival);
+  // A request at `arrival` with freshly drawn input then output tokens. Inline, as are the
+  // draws: a source makes one per arrival.
+  [[gnu::always_inline]] Request make(SimTime arrival) {
+    if (file_) return from_file(arrival);
+    const std::uint32_t input = draw(config_.input);  // input first: the stream's order
+    return {.arrival = arrival, .input_tokens = input, .output_tokens = draw(config_.output)};
+  }
 
  private:
-  std::uint32_t draw(const TokenDistribution& d);
+  Request from_file(SimTime arrival);
+  [[gnu::always_inline]] std::uint32_t draw(const TokenDistribution& d) {
+    if (d.shape == TokenShape::Fixed) return static_cast<std::uint32_t>(d.median);
+    const double v = rng_.lognormal(d.median, d.sigma);
+    if (!(v < kMaxTokens)) return kMaxTokens;  // also catches +inf
+    // v is in [0, kMaxTokens) here (median >= 1, exp >= 0), where rounding half away from zero
+    // is truncation and a test of the exact fraction: round_to_int64 without its range checks.
+    const auto whole = static_cast<std::uint32_t>(v);
+    const std::uint32_t n =
+        whole + static_cast<std::uint32_t>(v - static_cast<double>(whole) >= 0.5);
+    return n < 1 ? 1 : n;
+  }
 
   TokenConfig config_;
   RngStream rng_;

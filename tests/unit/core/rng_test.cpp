@@ -1,6 +1,8 @@
 #include "fleetsim/core/rng.hpp"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <functional>
@@ -33,7 +35,111 @@ bool binomial_plausible(int count, double p) {
   return std::abs(count - mean) <= 5 * std::sqrt(mean * (1 - p));
 }
 
+// The ziggurat's layer edges by Marsaglia & Tsang's recurrence, computed at run time as rng.cpp
+// computed them before they became literals. `r` and `v` pass through volatile so that the
+// compiler cannot fold the libm calls at compile time with another rounding.
+template <typename Density, typename Inverse>
+std::array<double, 257> ziggurat_edges(double r_in, double v_in, Density density, Inverse inverse) {
+  const volatile double r = r_in;
+  const volatile double v = v_in;
+  std::array<double, 257> x{};
+  x[0] = v / density(r);
+  x[1] = r;
+  for (int i = 2; i < 256; ++i) x[i] = inverse(v / x[i - 1] + density(x[i - 1]));
+  x[256] = 0;
+  return x;
+}
+
+double exponential_density(double t) { return std::exp(-t); }
+double half_normal_density(double t) { return std::exp(-0.5 * t * t); }
+
+std::array<double, 257> exponential_edges() {
+  return ziggurat_edges(7.69711747013104972, 3.949659822581572e-3, exponential_density,
+                        [](double y) { return -std::log(y); });
+}
+
+std::array<double, 257> half_normal_edges() {
+  return ziggurat_edges(3.6541528853610088, 4.92867323399e-3, half_normal_density,
+                        [](double y) { return std::sqrt(-2.0 * std::log(y)); });
+}
+
+double unit(std::uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
+
+// The draws as one loop each, as rng.cpp wrote them before their fast paths moved inline: the
+// reference the inline and out-of-line halves must reproduce word for word. `words` supplies
+// the 64-bit words.
+double reference_exponential(RngStream& words) {
+  static const std::array<double, 257> x_edge = exponential_edges();
+  double shift = 0;
+  while (true) {
+    const std::uint64_t bits = words.next_u64();
+    const auto i = static_cast<std::size_t>(bits & 0xff);
+    const double x = unit(bits) * x_edge[i];
+    if (x < x_edge[i + 1]) return shift + x;
+    if (i == 0) {
+      shift += x_edge[1];
+      continue;
+    }
+    const double f_i = exponential_density(x_edge[i]);
+    const double f_next = exponential_density(x_edge[i + 1]);
+    if (f_i + unit(words.next_u64()) * (f_next - f_i) < std::exp(-x)) return shift + x;
+  }
+}
+
+double reference_normal(RngStream& words) {
+  static const std::array<double, 257> x_edge = half_normal_edges();
+  while (true) {
+    const std::uint64_t bits = words.next_u64();
+    const auto i = static_cast<std::size_t>(bits & 0xff);
+    const double sign = (bits & 0x100) != 0 ? -1.0 : 1.0;
+    const double x = unit(bits) * x_edge[i];
+    if (x < x_edge[i + 1]) return sign * x;
+    if (i == 0) {
+      const double r = x_edge[1];
+      while (true) {
+        const double a = -std::log1p(-unit(words.next_u64())) / r;
+        const double b = -std::log1p(-unit(words.next_u64()));
+        if (2 * b >= a * a) return sign * (r + a);
+      }
+    }
+    const double f_i = half_normal_density(x_edge[i]);
+    const double f_next = half_normal_density(x_edge[i + 1]);
+    if (f_i + unit(words.next_u64()) * (f_next - f_i) < std::exp(-0.5 * x * x)) return sign * x;
+  }
+}
+
 }  // namespace
+
+// The literal tables of rng_tables.cpp are the recurrence's values, every bit.
+TEST_CASE("ziggurat edge tables equal the recurrence computed at run time", "[core][rng]") {
+  const std::array<double, 257> exponential = exponential_edges();
+  const std::array<double, 257> half_normal = half_normal_edges();
+  for (std::size_t i = 0; i < 257; ++i) {
+    INFO("layer " << i);
+    CHECK(std::bit_cast<std::uint64_t>(rng_detail::kExponentialEdges[i]) ==
+          std::bit_cast<std::uint64_t>(exponential[i]));
+    CHECK(std::bit_cast<std::uint64_t>(rng_detail::kHalfNormalEdges[i]) ==
+          std::bit_cast<std::uint64_t>(half_normal[i]));
+  }
+}
+
+// Enough draws that every layer's wedge, layer 0 and the tails are taken many times (about 1%
+// of draws leave the fast path); the streams must also stay in step word for word.
+TEST_CASE("inline ziggurat draws equal the reference loop bit for bit", "[core][rng]") {
+  RngStream fast(21, "ziggurat");
+  RngStream reference(21, "ziggurat");
+  int exponential_mismatches = 0;
+  int normal_mismatches = 0;
+  for (int i = 0; i < kDraws; ++i) {
+    exponential_mismatches += std::bit_cast<std::uint64_t>(fast.standard_exponential()) !=
+                              std::bit_cast<std::uint64_t>(reference_exponential(reference));
+    normal_mismatches += std::bit_cast<std::uint64_t>(fast.normal()) !=
+                         std::bit_cast<std::uint64_t>(reference_normal(reference));
+  }
+  CHECK(exponential_mismatches == 0);
+  CHECK(normal_mismatches == 0);
+  CHECK(fast.next_u64() == reference.next_u64());
+}
 
 TEST_CASE("ziggurat exponential draws follow Exp(1), tail included", "[core][rng]") {
   RngStream rng(11, "exponential");

@@ -404,7 +404,8 @@ void EngineReplica::settle(double now) {
   if (!prefilling_.empty() || prefilled_ != 0 || prefill_queued_ != 0) finish_prefills(now);
   finish_decodes(now);
   // vLLM admits no waiting request in a step that preempted one; it tries again the next step.
-  const bool preempted = preempt_while_full();
+  const bool preempted =
+      !reserve_output_ && running_ > 1 && over_capacity_at(steps_ + 1) && preempt_while_full();
   if (!preempted) admit_waiting();
   plan();
   if (preempted && !waiting_.empty() && plan_steps_ > 1) {

@@ -18,30 +18,30 @@ bool consolidatable(const Node& node, const NodePool& pool, SimTime now) {
   return after.has_value() && now - node.last_pod_event >= *after;
 }
 
+bool candidate_before(const Candidate& a, const Candidate& b, const Cluster& cluster,
+                      bool by_ratio) {
+  if (by_ratio) {
+    const double ra = a.savings_ratio(), rb = b.savings_ratio();
+    if (ra != rb) return ra > rb;
+  } else if (a.disruption_cost != b.disruption_cost) {
+    return a.disruption_cost < b.disruption_cost;
+  }
+  return cluster.node(a.node).name < cluster.node(b.node).name;
+}
+
 void sort_candidates(std::vector<Candidate>& candidates, const Cluster& cluster,
                      KarpenterVersion version) {
   const bool by_ratio = version.savings_ratio_order();
   std::sort(candidates.begin(), candidates.end(), [&](const Candidate& a, const Candidate& b) {
-    if (by_ratio) {
-      const double ra = a.savings_ratio(), rb = b.savings_ratio();
-      if (ra != rb) return ra > rb;
-    } else if (a.disruption_cost != b.disruption_cost) {
-      return a.disruption_cost < b.disruption_cost;
-    }
-    return cluster.node(a.node).name < cluster.node(b.node).name;
+    return candidate_before(a, b, cluster, by_ratio);
   });
 }
 
-namespace {
-
-// LifetimeRemaining (utils/disruption): the share of the NodeClaim's expireAfter still ahead.
 double lifetime_remaining(const Node& node, const NodePool& pool, SimTime now) {
   if (!pool.expire_after) return 1.0;
   const double total = to_seconds(*pool.expire_after);
   return std::clamp((total - to_seconds(now - node.created)) / total, 0.0, 1.0);
 }
-
-}  // namespace
 
 std::vector<Candidate> disruption_candidates(const Cluster& cluster, const NodeClaims& claims,
                                              const CloudProvider& cloud,

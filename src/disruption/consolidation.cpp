@@ -34,9 +34,14 @@ Consolidation::~Consolidation() = default;
 
 const std::vector<Candidate>& Consolidation::candidates(SimTime now) {
   update_totals();
-  if (pass_ == nullptr) return own_ = build_candidates(now);
+  if (pass_ == nullptr) {
+    own_cache_.candidates(candidate_inputs(), now, own_);
+    return own_;
+  }
   if (const std::vector<Candidate>* kept = pass_->kept(now)) return *kept;
-  return pass_->keep(now, build_candidates(now));
+  std::vector<Candidate>& out = pass_->keep_in_place(now);
+  pass_->cache().candidates(candidate_inputs(), now, out);
+  return out;
 }
 
 void Consolidation::update_totals() {
@@ -48,18 +53,14 @@ void Consolidation::update_totals() {
     totals_ = pool_totals(cluster_, cloud_, pools.size());
 }
 
-std::vector<Candidate> Consolidation::build_candidates(SimTime now) const {
-  const std::vector<NodePool>& pools = provisioner_.nodepools();
-  std::vector<Candidate> all =
-      disruption_candidates(cluster_, provisioner_.launcher().claims(), cloud_, pdbs_, pools,
-                            DisruptionClass::Graceful, now, settings_.version);
-  const bool drop_empty = settings_.version.savings_ratio_order();
-  std::erase_if(all, [&](const Candidate& c) {
-    const NodePool& pool = pools[c.pool];
-    return (drop_empty && c.empty) || pool.disruption.policy == ConsolidationPolicy::WhenEmpty ||
-           !consolidatable(cluster_.node(c.node), pool, now);
-  });
-  return all;
+ConsolidationCandidateInputs Consolidation::candidate_inputs() const {
+  return {.cluster = cluster_,
+          .claims = provisioner_.launcher().claims(),
+          .cloud = cloud_,
+          .pdbs = pdbs_,
+          .pools = provisioner_.nodepools(),
+          .pools_generation = provisioner_.generation(),
+          .version = settings_.version};
 }
 
 double Consolidation::worst_launch_price(std::uint32_t pool, std::uint32_t type,
@@ -203,7 +204,7 @@ DisruptionCommand Consolidation::validate(DisruptionCommand command, SimTime now
                                           BudgetTracker& budgets) {
   // After the validation wait, outside any pass: built anew.
   update_totals();
-  const std::vector<Candidate> current = build_candidates(now);
+  const std::vector<Candidate> current = consolidation_candidates(candidate_inputs(), now);
   std::vector<Candidate> held;
   for (NodeId id : command.nodes) {
     auto it = std::find_if(current.begin(), current.end(),

@@ -66,5 +66,12 @@ std::vector<Candidate> disruption_candidates(const Cluster& cluster, const NodeC
 // disruption cost ascending; ties by name (upstream's sort is unstable: any order is upstream's).
 void sort_candidates(std::vector<Candidate>& candidates, const Cluster& cluster,
                      KarpenterVersion version);
+// That order's comparison: a strict total order while node names are unique, so the order of a
+// subset is the subset of the order.
+bool candidate_before(const Candidate& a, const Candidate& b, const Cluster& cluster,
+                      bool by_ratio);
+
+// LifetimeRemaining (utils/disruption): the share of the NodeClaim's expireAfter still ahead.
+double lifetime_remaining(const Node& node, const NodePool& pool, SimTime now);
 
 }  // namespace fleetsim

@@ -7,7 +7,7 @@
 
 #include "fleetsim/core/error.hpp"
 #include "fleetsim/core/time.hpp"
-#include "fleetsim/disruption/candidate.hpp"
+#include "fleetsim/disruption/candidate_cache.hpp"
 
 namespace fleetsim {
 
@@ -29,12 +29,22 @@ class CandidatePass {
     kept_at_ = now;
     return candidates_;
   }
+  // keep() in place: the pass's candidates are built into the returned vector, whose elements'
+  // storage the last pass leaves for reuse.
+  std::vector<Candidate>& keep_in_place(SimTime now) {
+    kept_pass_ = pass_;
+    kept_at_ = now;
+    return candidates_;
+  }
+  // What both methods build the candidates from across passes.
+  CandidateCache& cache() { return cache_; }
 
  private:
   std::uint64_t pass_ = 0;
   std::uint64_t kept_pass_ = UINT64_MAX;  // none kept
   SimTime kept_at_{};
   std::vector<Candidate> candidates_;
+  CandidateCache cache_;
 };
 
 }  // namespace fleetsim

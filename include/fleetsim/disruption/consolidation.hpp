@@ -51,7 +51,7 @@ class Consolidation : public DisruptionMethod {
   // Consolidation candidates now (ShouldDisrupt: consolidateAfter not Never, policy not
   // WhenEmpty, Consolidatable, and from v1.14 not empty), in the release's order; sets the
   // Balanced pool totals. Built once a pass for both methods (CandidatePass): kept until the
-  // next call or pass.
+  // next call or pass; what does not move with time is kept across passes (CandidateCache).
   const std::vector<Candidate>& candidates(SimTime now);
   // Before v1.14 empty nodes are candidates too, passed over after the budget check: emptiness
   // is left to delete them (multi- and single-node consolidation skip them).
@@ -96,11 +96,12 @@ class Consolidation : public DisruptionMethod {
 
   // Sets totals_ when a pool is Balanced (only then are they read).
   void update_totals();
-  std::vector<Candidate> build_candidates(SimTime now) const;
+  ConsolidationCandidateInputs candidate_inputs() const;
 
   SchedulingSimulation simulation_;
   CandidatePass* pass_;
   std::vector<Candidate> own_;  // the candidates, without a pass to keep them
+  CandidateCache own_cache_;    // and what they are built from across calls
   std::vector<PoolTotals> totals_;
   // IsConsolidated: the cluster's consolidation state when a pass last found nothing. A node that
   // turns Consolidatable later does not reopen consolidation (upstream waits for a change or

@@ -18,11 +18,18 @@ constexpr std::uint64_t ready_tag(ReplicaId id) { return (id << 1) | 1; }
 // Representatives per report interval: the sketches' quantiles of an interval (its p99 in the
 // timeseries) from evenly spread output lengths (RequestMix::at_quantile) are as close to the
 // request level's with 400 as they were with 960 taken in turn from the mix (llm-inference and
-// spot-first at 5-minute intervals: median error 8 and 6 %). A report takes at least
-// kMinRepresentatives, for a run's quantiles, and at most kMaxRepresentatives, for short intervals.
+// spot-first at 5-minute intervals: median error 8 and 6 %). A piece takes its share of them, at
+// least kMinRepresentatives, for a run's quantiles, and at most kMaxRepresentativesPerSecond of
+// its length, for short intervals (16 a piece of 5 s).
 constexpr double kRepresentativesPerInterval = 400;
 constexpr std::size_t kMinRepresentatives = 4;
-constexpr std::size_t kMaxRepresentatives = 16;
+constexpr double kMaxRepresentativesPerSecond = 3.2;
+
+std::size_t representatives_for(double piece_s, double interval_s) {
+  const double share = std::ceil(kRepresentativesPerInterval * piece_s / interval_s);
+  const double most = std::ceil(kMaxRepresentativesPerSecond * piece_s);
+  return std::max(kMinRepresentatives, static_cast<std::size_t>(std::min(share, most)));
+}
 
 // The router's M/G/c wait reads the offered load λW, a mean: the arrival rate is smoothed over so
 // many holding times, since the stocks (and a piece's rate) move with the arrival counts' noise,
@@ -126,12 +133,9 @@ FluidServing::FluidServing(Simulation& sim, const ServingConfig& config, Request
   FLEETSIM_ASSERT(pacing.scrape_interval > SimDuration{0} &&
                   pacing.report_interval > SimDuration{0});
   parts_ = (pacing.scrape_interval.count() + kFluidStep.count() - 1) / kFluidStep.count();
-  const double pieces_per_interval = to_seconds(pacing.report_interval) *
-                                     static_cast<double>(parts_) /
-                                     to_seconds(pacing.scrape_interval);
-  representatives_ = std::clamp(
-      static_cast<std::size_t>(std::ceil(kRepresentativesPerInterval / pieces_per_interval)),
-      kMinRepresentatives, kMaxRepresentatives);
+  calm_parts_ = (pacing.scrape_interval.count() + kCalmStep.count() - 1) / kCalmStep.count();
+  representatives_ =
+      representatives_for(to_seconds(kFluidStep), to_seconds(pacing.report_interval));
 }
 
 FluidServing::~FluidServing() = default;
@@ -274,15 +278,18 @@ void FluidServing::advance_to(SimTime t) {
 }
 
 // anchor + (j + i ÷ parts) × the scrape interval, for whole j and 0 < i ≤ parts: the scrapes are
-// hit to the microsecond where the parts do not divide the interval evenly.
+// hit to the microsecond where the parts do not divide the interval evenly. Calm pieces, while
+// nothing waits in the router's queue, are longer: what a piece approximates is then only the
+// arrivals' spread over it, and a scrape reads its end either way.
 SimTime FluidServing::next_piece_end(SimTime after) const {
   const std::int64_t span = pacing_.scrape_interval.count();
   const std::int64_t offset = (after - pacing_.anchor).count();
   const std::int64_t j = offset >= 0 ? offset / span : -((-offset + span - 1) / span);
   const std::int64_t into = offset - j * span;  // in [0, span)
-  std::int64_t i = into * parts_ / span + 1;
-  if (i * span / parts_ <= into) ++i;  // rounded down onto `after`
-  return pacing_.anchor + micros(j * span + i * span / parts_);
+  const std::int64_t parts = queue_.empty() ? calm_parts_ : parts_;
+  std::int64_t i = into * parts / span + 1;
+  if (i * span / parts <= into) ++i;  // rounded down onto `after`
+  return pacing_.anchor + micros(j * span + i * span / parts);
 }
 
 std::uint64_t FluidServing::count_arrivals(SimTime before) {
@@ -298,6 +305,7 @@ std::uint64_t FluidServing::count_arrivals(SimTime before) {
 void FluidServing::run_piece(SimTime from, SimTime to) {
   ++revision_;
   const double dt = to_seconds(to - from);
+  representatives_ = representatives_for(dt, to_seconds(pacing_.report_interval));
   const SimTime mid = from + (to - from) / 2;
   now_ = to;
 

@@ -92,8 +92,8 @@ TEST_CASE("without a Ready replica the fluid queue holds requests until their ti
   sim.run_until(at(seconds(300)));
   serving.catch_up();
 
-  // Arrivals are kept per 5 s piece, stamped at its middle: those of the last 60 s (±1 piece)
-  // wait, the older ones were dropped at their timeout.
+  // Arrivals are kept per 5 s piece while they wait, stamped at its middle: those of the last 60 s
+  // (±1 piece) wait, the older ones were dropped at their timeout.
   const ServingCounters c = serving.counters();
   CHECK(c.arrived == 3000);
   CHECK(c.served == 0);
@@ -193,11 +193,12 @@ struct Reports final : ServingObserver {
   std::map<SimTime, int> calls;
 };
 
-// One H100 replica under 20 requests a second for `seconds`, paced as asked, its reports heard.
+// One H100 replica under `rps` requests a second for `seconds`, paced as asked, its reports heard.
+// It keeps up with 20 a second; 200 a second keep requests waiting in the router's queue.
 struct PacedReplica {
-  PacedReplica(const StepCost& cost, FluidPacing pacing, int seconds)
+  PacedReplica(const StepCost& cost, FluidPacing pacing, int seconds, double rps = 20)
       : serving(sim, engine_config(cost), chat_mix(), sim.rng("gauges"), pacing),
-        source(steady(20, seconds)) {
+        source(steady(rps, seconds)) {
     serving.set_observer(&reports);
     serving.add_replica({.id = 1, .engine = &cost}, kSimStart);
     serving.attach(source);
@@ -208,35 +209,49 @@ struct PacedReplica {
   VectorSource source;
 };
 
-// A 7 s scrape interval at a 2 s phase is cut in two parts of 3.5 s (at most kFluidStep each):
-// every piece ends on that grid, and a scrape at 9 s reads a piece's end instead of splitting one.
+// A 7 s scrape interval at a 2 s phase: while nothing waits, each piece is a whole interval (at
+// most kCalmStep); while requests wait, the interval is cut in two parts of 3.5 s (at most
+// kFluidStep each). Every piece ends on that grid, and a scrape at 9 s reads a piece's end
+// instead of splitting one.
 TEST_CASE("fluid pieces end at the scrapes and at even parts of the interval between them") {
   const StepCost cost = test::step_cost(test::llama_8b(), test::h100());
-  PacedReplica run(
-      cost,
-      {.anchor = at(seconds(2)), .scrape_interval = seconds(7), .report_interval = minutes(5)}, 60);
-  run.sim.run_until(at(seconds(9)));
-  run.serving.catch_up();
-  run.sim.run_until(at(seconds(30)));
-  std::vector<SimTime> ends;
-  for (const auto& [end, n] : run.reports.calls) ends.push_back(end);
-  CHECK(ends == std::vector<SimTime>{at(millis(2000)), at(millis(5500)), at(millis(9000)),
-                                     at(millis(12500)), at(millis(16000)), at(millis(19500)),
-                                     at(millis(23000)), at(millis(26500)), at(millis(30000))});
+  const auto piece_ends = [&](double rps) {
+    PacedReplica run(
+        cost,
+        {.anchor = at(seconds(2)), .scrape_interval = seconds(7), .report_interval = minutes(5)},
+        60, rps);
+    run.sim.run_until(at(seconds(9)));
+    run.serving.catch_up();
+    run.sim.run_until(at(seconds(30)));
+    std::vector<SimTime> ends;
+    for (const auto& [end, n] : run.reports.calls) ends.push_back(end);
+    return ends;
+  };
+  CHECK(piece_ends(20) == std::vector<SimTime>{at(millis(2000)), at(millis(9000)),
+                                               at(millis(16000)), at(millis(23000)),
+                                               at(millis(30000))});
+  // The replica's free slots take the first 9 s of arrivals; from then on requests wait.
+  CHECK(piece_ends(200) == std::vector<SimTime>{at(millis(2000)), at(millis(9000)),
+                                                at(millis(12500)), at(millis(16000)),
+                                                at(millis(19500)), at(millis(23000)),
+                                                at(millis(26500)), at(millis(30000))});
 }
 
-// 400 representatives per report interval: 7 a piece at 5-minute rows of 5 s pieces, the most (16)
-// at 1-minute rows. A piece here completes about 100 requests, more than either.
+// 400 representatives per report interval, a piece's share by its length: 20 a calm piece of 15 s
+// at 5-minute rows and 7 a piece of 5 s while requests wait; at 1-minute rows, the most, 3.2 a
+// second (48 and 16). A piece here completes more requests than any of them.
 TEST_CASE("a fluid report spreads its requests over representatives for the report interval") {
   const StepCost cost = test::step_cost(test::llama_8b(), test::h100());
-  const auto calls_per_piece = [&](SimDuration report_interval) {
+  const auto calls_per_piece = [&](SimDuration report_interval, double rps) {
     PacedReplica run(cost, {.scrape_interval = seconds(15), .report_interval = report_interval},
-                     120);
+                     120, rps);
     run.sim.run_until(at(seconds(60)));
     return run.reports.calls.at(at(seconds(60)));
   };
-  CHECK(calls_per_piece(minutes(5)) == 7);
-  CHECK(calls_per_piece(minutes(1)) == 16);
+  CHECK(calls_per_piece(minutes(5), 20) == 20);
+  CHECK(calls_per_piece(minutes(1), 20) == 48);
+  CHECK(calls_per_piece(minutes(5), 200) == 7);
+  CHECK(calls_per_piece(minutes(1), 200) == 16);
 }
 
 // Requests in flight on a fixed fleet under steady Poisson traffic are Poisson (M/G/∞): their

@@ -60,7 +60,23 @@ void MetricsStore::require_range(SimDuration range) {
   retention_ = std::max(retention_, range + kPrometheusLookbackDelta);
 }
 
+void MetricsStore::keep_only(std::vector<std::string> metrics) {
+  std::sort(metrics.begin(), metrics.end());
+  kept_ = std::move(metrics);
+}
+
+bool MetricsStore::keeps(std::string_view metric) const {
+  if (!kept_ || !sinks_.empty()) return true;
+  const auto kept = [&](std::string_view name) {
+    return std::binary_search(kept_->begin(), kept_->end(), name, std::less<>{});
+  };
+  if (kept(metric)) return true;
+  const auto a = aliases_.find(metric);
+  return a != aliases_.end() && std::any_of(a->second.begin(), a->second.end(), kept);
+}
+
 SeriesId MetricsStore::series(std::string_view metric, LabelSet labels) {
+  if (!keeps(metric)) return kNotKept;
   std::stable_sort(labels.begin(), labels.end(),
                    [](const Label& a, const Label& b) { return a.name < b.name; });
   LabelSet unique;
@@ -214,6 +230,7 @@ void MetricsStore::record_in_full(SeriesId id, SimTime t, double value) {
 }
 
 void MetricsStore::retire(SeriesId id, SimTime t) {
+  if (id == kNotKept) return;
   mark_stale(id, t);
   series_[id].retired = true;
   for (SeriesId mirror : series_[id].mirrors) series_[mirror].retired = true;

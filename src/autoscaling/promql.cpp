@@ -910,4 +910,27 @@ std::optional<double> PromQuery::evaluate(const MetricsStore& store, SimTime t) 
   return result.front().value;
 }
 
+std::optional<std::vector<std::string>> PromQuery::metric_names() const {
+  std::vector<std::string> names;
+  // The nodes the root reaches, not every node parsed (a range function keeps its selector's
+  // matchers itself).
+  std::vector<int> open{root_};
+  while (!open.empty()) {
+    const PromNode& n = nodes_[static_cast<std::size_t>(open.back())];
+    open.pop_back();
+    if (n.kind == PromNodeKind::Selector || n.kind == PromNodeKind::RangeFunction) {
+      const auto name =
+          std::find_if(n.matchers.begin(), n.matchers.end(), [](const LabelMatcher& m) {
+            return m.name == kMetricNameLabel && m.op == MatchOp::Equal;
+          });
+      if (name == n.matchers.end()) return std::nullopt;
+      names.push_back(name->value);
+    }
+    for (const int child : {n.lhs, n.rhs})
+      if (child >= 0) open.push_back(child);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 }  // namespace fleetsim

@@ -30,6 +30,17 @@ SimDuration KedaRunner::longest_range() const {
   return out;
 }
 
+std::optional<std::vector<std::string>> KedaRunner::metrics_read() const {
+  std::vector<std::string> out;
+  for (const auto& q : queries_) {
+    if (!q) continue;
+    std::optional<std::vector<std::string>> names = q->metric_names();
+    if (!names) return std::nullopt;
+    out.insert(out.end(), names->begin(), names->end());
+  }
+  return out;
+}
+
 void KedaRunner::start(SimDuration poll_offset, SimDuration hpa_offset) {
   sim_.every(keda_.spec().polling_interval, first_firing_at_start(sim_.now(), poll_offset),
              Phase::ScalerPolls, *this, static_cast<std::uint64_t>(Tick::Poll));

@@ -211,6 +211,22 @@ void World::build_services_and_autoscalers() {
                                                            metrics_, spec, *target));
     metrics_.require_range(scaled_objects_.back()->longest_range());
   }
+  keep_metrics_read();
+}
+
+// The store's readers are the HPAs' metrics (but for cpu and memory, read from the scrapes' busy
+// shares) and KEDA's queries: a scrape stores only what they read, unless a query may read any.
+void World::keep_metrics_read() {
+  std::vector<std::string> read;
+  for (const HorizontalPodAutoscalerSpec& spec : config_.hpas)
+    for (const MetricSpec& m : spec.metrics)
+      if (m.source != MetricSourceType::Resource) read.push_back(m.name);
+  for (const auto& keda : scaled_objects_) {
+    std::optional<std::vector<std::string>> names = keda->metrics_read();
+    if (!names) return;
+    read.insert(read.end(), names->begin(), names->end());
+  }
+  metrics_.keep_only(std::move(read));
 }
 
 RunStats World::run() {

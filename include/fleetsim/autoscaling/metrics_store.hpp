@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -34,6 +35,8 @@ struct Label {
 using LabelSet = std::vector<Label>;
 
 using SeriesId = std::uint32_t;
+// The id of a series the store does not keep (MetricsStore::keep_only): its samples go nowhere.
+inline constexpr SeriesId kNotKept = std::numeric_limits<SeriesId>::max();
 
 struct StoredSample {
   SimTime at;
@@ -91,9 +94,9 @@ class MetricsStore {
   void require_range(SimDuration range);
   SimDuration retention() const { return retention_; }
 
-  // The series of `metric` with these labels, created on first use. Labels need not be sorted;
-  // a later duplicate name replaces an earlier one. Empty label values are dropped, as
-  // Prometheus treats an empty value as an absent label.
+  // The series of `metric` with these labels, created on first use (kNotKept: keep_only). Labels
+  // need not be sorted; a later duplicate name replaces an earlier one. Empty label values are
+  // dropped, as Prometheus treats an empty value as an absent label.
   SeriesId series(std::string_view metric, LabelSet labels);
 
   // From now on, every series of `metric` is mirrored under the name `alias`, sample for
@@ -102,6 +105,11 @@ class MetricsStore {
   void add_alias(std::string alias, std::string_view metric);
   // `sink` sees every sample recorded from now on.
   void add_sink(MetricSampleSink& sink) { sinks_.push_back(&sink); }
+  // From now on, series() keeps only these metrics and those with an alias among them, and gives
+  // kNotKept for any other, whose samples record() drops: for a run whose readers are all known
+  // (its HPAs and KEDA's queries), so that a scrape stores only what is read. A store with a sink
+  // keeps every metric, as the sink reads them all.
+  void keep_only(std::vector<std::string> metrics);
 
   // Starts a scrape round at t: samples older than t − retention are dropped.
   void scrape(SimTime t);
@@ -154,6 +162,7 @@ class MetricsStore {
     bool held = false;              // listed in holding_
     bool retired = false;           // freed once it holds no sample
   };
+  bool keeps(std::string_view metric) const;
   // The series and whether it was made now.
   std::pair<SeriesId, bool> find_or_add(std::string_view metric, LabelSet unique);
   void record_in_full(SeriesId id, SimTime t, double value);
@@ -201,12 +210,14 @@ class MetricsStore {
       by_pod_;
   std::map<std::string, std::vector<std::string>, std::less<>> aliases_;  // metric -> aliases
   std::vector<MetricSampleSink*> sinks_;
+  std::optional<std::vector<std::string>> kept_;  // keep_only's metrics, sorted
   std::uint64_t listing_ = 0;
 };
 
 // Every scrape records each pod's series once: the usual case, a later sample for a series that
 // holds samples and has no mirror or sink to feed, is short.
 void MetricsStore::record(SeriesId id, SimTime t, double value) {
+  if (id == kNotKept) return;
   FLEETSIM_ASSERT(id < series_.size());
   Series& s = series_[id];
   if (s.held && s.mirrors.empty() && sinks_.empty() && s.samples.back().at < t) {

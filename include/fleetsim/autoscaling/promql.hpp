@@ -102,6 +102,9 @@ class PromQuery {
 
   // The longest [w] window in the query (0 if none), for MetricsStore::require_range.
   SimDuration longest_range() const { return longest_range_; }
+  // The metrics its selectors read, for MetricsStore::keep_only; nullopt when a selector names
+  // none (`{__name__=~"…"}`, `{pod="a"}`), which may read any.
+  std::optional<std::vector<std::string>> metric_names() const;
   const std::string& text() const { return text_; }
   const std::vector<PromNode>& nodes() const { return nodes_; }
   int root() const { return root_; }

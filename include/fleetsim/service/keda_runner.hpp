@@ -26,6 +26,8 @@ class KedaRunner final : private EventHandler {
   void start(SimDuration poll_offset = SimDuration{0}, SimDuration hpa_offset = SimDuration{0});
   // The longest PromQL range window of its triggers (for the store's retention).
   SimDuration longest_range() const;
+  // The metrics its Prometheus triggers read; nullopt when one may read any (PromQuery).
+  std::optional<std::vector<std::string>> metrics_read() const;
 
  private:
   enum class Tick : std::uint64_t { Poll = 0, HpaSync = 1 };

@@ -88,6 +88,7 @@ class World : private ClusterBus, private EventHandler {
   void apply(const ApplyManifestsEvent& e);
   void build_provisioner();
   void build_services_and_autoscalers();
+  void keep_metrics_read();
 
   const ScenarioConfig& config_;
   Simulation sim_;

@@ -255,3 +255,34 @@ TEST_CASE("lazily trimmed series read as if every scrape trimmed them all", "[au
     CHECK(std::vector<SeriesId>(named.begin(), named.end()) == listed);
   }
 }
+
+// A run keeps only the metrics its HPAs and KEDA's queries read (World::keep_metrics_read).
+TEST_CASE("a store keeps only the metrics read, their aliases' sources, and all for a sink",
+          "[autoscaling]") {
+  MetricsStore store;
+  store.add_alias("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc");
+  store.keep_only({"vllm:num_requests_running", "vllm:kv_cache_usage_perc"});
+  const SeriesId running = store.series("vllm:num_requests_running", {{"pod", "a"}});
+  const SeriesId waiting = store.series("vllm:num_requests_waiting", {{"pod", "a"}});
+  const SeriesId cache = store.series("vllm:gpu_cache_usage_perc", {{"pod", "a"}});
+  CHECK(running != kNotKept);
+  CHECK(waiting == kNotKept);
+  CHECK(cache != kNotKept);  // its alias is read
+  store.record(running, t(0), 3);
+  store.record(waiting, t(0), 2);
+  store.record(cache, t(0), 0.5);
+  store.retire(waiting, t(15));
+  CHECK(store.instant(running, t(0)) == 3.0);
+  CHECK(store.series_named("vllm:num_requests_waiting").empty());
+  CHECK(store.series_named("vllm:kv_cache_usage_perc").size() == 1);
+
+  struct Count final : MetricSampleSink {
+    void on_sample(std::string_view, const LabelSet&, SimTime, double) override { ++samples; }
+    int samples = 0;
+  } sink;
+  store.add_sink(sink);
+  const SeriesId seen = store.series("vllm:num_requests_waiting", {{"pod", "b"}});
+  REQUIRE(seen != kNotKept);
+  store.record(seen, t(15), 1);
+  CHECK(sink.samples == 1);
+}

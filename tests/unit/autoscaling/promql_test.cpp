@@ -162,6 +162,15 @@ TEST_CASE("*_over_time over [t - w, t]", "[autoscaling]") {
   CHECK(PromQuery::parse("sum(x)").longest_range() == SimDuration{0});
 }
 
+TEST_CASE("a query names the metrics it reads unless a selector may read any", "[autoscaling]") {
+  using Names = std::optional<std::vector<std::string>>;
+  CHECK(PromQuery::parse("sum(rate(a_total[1m])) / sum(b{pod=\"x\"}) + 2").metric_names() ==
+        Names{std::vector<std::string>{"a_total", "b"}});
+  CHECK(PromQuery::parse("3").metric_names() == Names{std::vector<std::string>{}});
+  CHECK(PromQuery::parse("sum({__name__=~\"vllm:.*\"})").metric_names() == std::nullopt);
+  CHECK(PromQuery::parse("sum({pod=\"x\"})").metric_names() == std::nullopt);
+}
+
 TEST_CASE("binary operations between a result and a number", "[autoscaling]") {
   MetricsStore store = gpu_store();
   CHECK(eval(store, R"(avg(DCGM_FI_DEV_GPU_UTIL{pod=~"model-a-.*"}) / 100)", t(0)) == 0.6);

@@ -56,7 +56,8 @@ double whole_part(double x) {
 }
 
 // Low-discrepancy quantiles for the k-th representative (Weyl sequences): the rest of the step
-// it waits out and its steps with a prompt, spread evenly and independently of its lengths.
+// it waits out, its steps with a prompt, its waits for a slot and behind the queue, spread evenly
+// and independently of its lengths.
 double weyl(std::size_t k, double alpha) {
   const double x = (static_cast<double>(k) + 0.5) * alpha;
   return x - whole_part(x);
@@ -65,6 +66,7 @@ constexpr double kGolden = 0.6180339887498949;
 constexpr double kSilver = 0.4142135623730951;
 constexpr double kPlastic = 0.7548776662466927;
 constexpr double kSqrt3 = 0.7320508075688772;  // √3 − 1, for the lengths
+constexpr double kSqrt7 = 0.6457513110645906;  // √7 − 2, for the queue position
 
 // Σ_{k<r} w(k) P(N = k) for N Poisson with this mean, the probabilities by their recurrence
 // (P(0) = e^−mean underflows only far above the r a fleet has, where the callers stop first).
@@ -215,12 +217,6 @@ SimDuration FluidServing::remove(ReplicaId id) {
   return busy;
 }
 
-double FluidServing::queued() const {
-  double sum = 0;
-  for (const Chunk& c : queue_) sum += c.count;
-  return sum;
-}
-
 // ---- Replicas --------------------------------------------------------------------------------
 
 void FluidServing::add_replica(const ReplicaSpec& spec, std::optional<SimTime> ready_at) {
@@ -312,18 +308,20 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
   if (source_ != nullptr) {
     const std::uint64_t arrivals = count_arrivals(to);
     arrived_ += arrivals;
-    if (arrivals > 0) queue_.push_back({mid, static_cast<double>(arrivals)});
+    queue_.arrive(from, to, static_cast<double>(arrivals));
   }
-  // Beyond max_queue, the newest are turned away.
+  // Beyond max_queue, the newest are turned away; what waited queue_timeout by the piece's middle
+  // is dropped.
   if (config_.max_queue > 0) {
-    double excess = queued() - static_cast<double>(config_.max_queue);
-    while (excess > 0 && !queue_.empty()) {
-      const double gone = std::min(excess, queue_.back().count);
-      report(gone, queue_.back().arrival, Waiting{}, nullptr, DropReason::QueueFull);
-      queue_.back().count -= gone;
-      excess -= gone;
-      if (queue_.back().count <= 0) queue_.pop_back();
-    }
+    queue_.trim_to(static_cast<double>(config_.max_queue), leaving_);
+    for (const FluidQueue::Part& p : leaving_)
+      report(p.count, p.arrival, Waiting{}, nullptr, DropReason::QueueFull);
+  }
+  if (config_.queue_timeout) {
+    queue_.time_out(mid - *config_.queue_timeout, leaving_);
+    for (const FluidQueue::Part& p : leaving_)
+      report(p.count, p.arrival + *config_.queue_timeout,
+             Waiting{.dropped_after = *config_.queue_timeout}, nullptr, DropReason::QueueTimeout);
   }
 
   // Free slots take arrivals at once; beyond them, the Ready replicas take from the queue's head up
@@ -335,26 +333,7 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
     capacity += r.curve->saturation().rate * r.speed;
     free_slots += std::max(0.0, r.curve->saturation().running - r.in_flight);
   }
-  double room = capacity * dt + free_slots;
-  double admitted = 0, waited = 0;  // Σ count, Σ count × wait (seconds)
-  while (!queue_.empty()) {
-    Chunk& c = queue_.front();
-    if (config_.queue_timeout && c.arrival + *config_.queue_timeout <= mid) {
-      report(c.count, c.arrival + *config_.queue_timeout,
-             Waiting{.backlog = *config_.queue_timeout}, nullptr, DropReason::QueueTimeout);
-      queue_.pop_front();
-      continue;
-    }
-    if (room <= 0) break;
-    const double take = std::min(room, c.count);
-    admitted += take;
-    waited += take * std::max(0.0, to_seconds(mid - c.arrival));
-    room -= take;
-    c.count -= take;
-    if (c.count > 1e-9) break;
-    queue_.pop_front();
-  }
-  const SimDuration wait = admitted > 0 ? from_seconds(waited / admitted) : SimDuration{0};
+  const double admitted = queue_.admit(from, to, free_slots, capacity);
 
   // Each replica's share of the admitted rate, its stock of requests in flight, and its operating
   // point at the rate it has taken over its latency (an engine's batch is what arrived over the
@@ -454,13 +433,13 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
 
   // The router's queue while the replicas keep up: the M/G/c queue of their slots (the router's,
   // as the request level's), offered the smoothed admitted rate over the mean holding time
-  // (without a backlog; with one, the backlog's wait is the wait).
+  // (without a backlog; with one, the backlog's wait is the wait: FluidQueue).
   holding = offered > 0 ? holding / offered : 0;
   if (holding > 0) {
     const double rate = admitted / dt;
     offered_rate_ = rate + (offered_rate_ - rate) * std::exp(-dt / (kOfferedSmoothing * holding));
   }
-  Waiting waiting{.backlog = wait};
+  Waiting waiting{.admissions = true};
   if (queue_.empty())
     waiting.slots = slot_wait(offered_rate_ * holding, slots, mix_.output_cv2(), holding);
   queue_in_balance_ = waiting.slots.mean_waiting;
@@ -535,7 +514,7 @@ void FluidServing::report(double count, SimTime at, const Waiting& waiting, cons
     const std::uint64_t count_k = n / spread + (k < n % spread ? 1 : 0);
     RequestOutcome o{.input_tokens = s.prompt, .output_tokens = s.output};
     if (drop != DropReason::None) {
-      o.arrival = at - waiting.backlog;
+      o.arrival = at - waiting.dropped_after;
       o.start = o.first_token = o.completion = at;
       o.dropped = true;
       o.drop_reason = drop;
@@ -547,8 +526,8 @@ void FluidServing::report(double count, SimTime at, const Waiting& waiting, cons
       const SimDuration rest = from_seconds(
           curve.decode_seconds(s.output, replica->at, weyl(index, kSilver), decode_overlap_) /
           replica->speed);
-      const SimDuration wait =
-          waiting.backlog + from_seconds(waiting.slots.quantile(weyl(index, kPlastic)));
+      const double behind = waiting.admissions ? queue_.wait(weyl(index, kSqrt7)) : 0.0;
+      const SimDuration wait = from_seconds(behind + waiting.slots.quantile(weyl(index, kPlastic)));
       o.completion = at;
       o.arrival = at - rest - first - wait;
       o.start = o.arrival + wait;
@@ -566,7 +545,7 @@ ServingCounters FluidServing::counters() const {
           .served = served_,
           .dropped = dropped_,
           .in_flight = static_cast<std::uint64_t>(std::llround(in_flight)),
-          .queued = static_cast<std::uint64_t>(std::llround(queued() + queue_in_balance_))};
+          .queued = static_cast<std::uint64_t>(std::llround(queue_.size() + queue_in_balance_))};
 }
 
 std::uint32_t FluidServing::in_flight(ReplicaId id) const {
@@ -641,10 +620,10 @@ SimDuration FluidServing::total_busy_time() const {
 
 // Requests in flight are taken to have arrived half their latency ago.
 void FluidServing::for_each_unfinished(const UnfinishedVisitor& f) const {
-  for (const Chunk& c : queue_) {
-    const auto n = static_cast<std::uint64_t>(std::llround(c.count));
-    if (n > 0) f(c.arrival, std::nullopt, n);
-  }
+  queue_.for_each([&](const FluidQueue::Part& p) {
+    const auto n = static_cast<std::uint64_t>(std::llround(p.count));
+    if (n > 0) f(p.arrival, std::nullopt, n);
+  });
   for (const Replica& r : replicas_) {
     const auto n = static_cast<std::uint64_t>(std::llround(r.in_flight));
     if (n == 0) continue;

@@ -3,17 +3,17 @@
 // Time advances in pieces of at most kCalmStep (kFluidStep while requests wait) that end at the
 // scrapes (FluidPacing), and at every change of its replicas. In each piece the arrivals the
 // traffic source yields are counted, not simulated (a Poisson source draws the count at once:
-// TrafficSource::count_until); they join the router's queue, held as a fluid of chunks in arrival
-// order, and its Ready replicas take from its head at most their saturation rates (FluidReplica),
-// shared in proportion to them (the fewest-in-flight router keeps equal replicas equally loaded).
-// What waits longer than queue_timeout, or beyond max_queue, is dropped. Each replica holds its
-// requests in flight as a stock with the mean latency of its operating point as time constant:
-// dB/dt = λ − B ÷ W, integrated exactly over a piece. That is the pointwise-stationary
-// approximation while capacity exceeds load and a fluid queue while it does not (Whitt,
-// "Stochastic-Process Limits", Springer 2002, ch. 5; Green, Kolesar & Svoronos 1991). What
-// completes is reported to the observer as the service's representative requests (RequestMix) with
-// counts, at the latencies of the replica's operating point plus the wait in the queue; counts are
-// whole, their fractions carried to the next piece. A replica on a time-sliced GPU
+// TrafficSource::count_until); they join the router's queue, a fluid first come first served
+// (FluidQueue: each request waits its own wait), and its Ready replicas take from its head at most
+// their saturation rates (FluidReplica), shared in proportion to them (the fewest-in-flight router
+// keeps equal replicas equally loaded). What waits longer than queue_timeout, or beyond max_queue,
+// is dropped. Each replica holds its requests in flight as a stock with the mean latency of its
+// operating point as time constant: dB/dt = λ − B ÷ W, integrated exactly over a piece. That is the
+// pointwise-stationary approximation while capacity exceeds load and a fluid queue while it does
+// not (Whitt, "Stochastic-Process Limits", Springer 2002, ch. 5; Green, Kolesar & Svoronos 1991).
+// What completes is reported to the observer as the service's representative requests (RequestMix)
+// with counts, at the latencies of the replica's operating point plus the wait in the queue; counts
+// are whole, their fractions carried to the next piece. A replica on a time-sliced GPU
 // (ReplicaSpec::time_slice) runs at its expected speed while it has work, from the busy shares of
 // the GPU's replicas in the last piece: its capacity is that share of its curve's, and its
 // operating point and latencies are the curve's at the rate its engine sees (the rate ÷ the speed),
@@ -21,13 +21,13 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <vector>
 
 #include "fleetsim/core/rng.hpp"
 #include "fleetsim/engine/simulation.hpp"
+#include "fleetsim/serving/fluid_queue.hpp"
 #include "fleetsim/serving/fluid_replica.hpp"
 #include "fleetsim/serving/serving_backend.hpp"
 #include "fleetsim/serving/serving_settings.hpp"
@@ -114,15 +114,12 @@ class FluidServing final : public ServingBackend, public EventHandler, private T
     mutable double rank = 0;                // among the Ready, as of last_draw_
   };
   static constexpr TimeSlicedGpus::Handle kNoSeat = ~TimeSlicedGpus::Handle{0};
-  struct Chunk {  // requests that arrived together and wait in the router's queue
-    SimTime arrival;
-    double count = 0;
-  };
-
-  // How long the requests a piece admits waited in the router's queue: the backlog's mean wait
-  // while the replicas cannot keep up, and the slots' wait in balance.
+  // How long the requests a report names waited in the router's queue: a drop's whole wait, or
+  // for what a piece completes, the waits of its admissions from the queue (FluidQueue::wait)
+  // and the slots' wait in balance.
   struct Waiting {
-    SimDuration backlog{};
+    SimDuration dropped_after{};
+    bool admissions = false;
     SlotWait slots;
   };
 
@@ -139,7 +136,6 @@ class FluidServing final : public ServingBackend, public EventHandler, private T
   const Replica* find(ReplicaId id) const;
   std::uint32_t position(ReplicaId id) const;  // in replicas_, or replicas_.size()
   SimDuration remove(ReplicaId id);            // its busy time over its life
-  double queued() const;
   void schedule_tick(SimTime at);
   // Time-sliced replicas: their speeds for the piece about to run, from the shares of the last.
   void time_slice_speeds();
@@ -166,8 +162,9 @@ class FluidServing final : public ServingBackend, public EventHandler, private T
   // (id, position in replicas_), by id: a scrape looks every pod's replica up.
   std::vector<std::pair<ReplicaId, std::uint32_t>> by_id_;
   mutable std::uint32_t last_found_ = 0;  // position()'s last answer
-  std::deque<Chunk> queue_;               // arrival order
-  struct ReportGroup {                    // Ready replicas of one engine and speed (run_piece)
+  FluidQueue queue_;
+  std::vector<FluidQueue::Part> leaving_;  // what a piece drops from the queue (its memory kept)
+  struct ReportGroup {                     // Ready replicas of one engine and speed (run_piece)
     const FluidReplica* curve = nullptr;
     double speed = 1;
     std::uint32_t first = 0;  // its first replica's position

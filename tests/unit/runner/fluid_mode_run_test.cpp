@@ -119,11 +119,11 @@ TEST_CASE(
     compare("{pattern: poisson, rps: 2.8, " + kTokens + "}", {0.01, 0.5, 0.15});
   }
   // Beyond what the engines serve, the queue's timeout drops nearly all: 99.96 / 99.90 %, p50
-  // 66.0 / 62.2 s.
+  // 66.0 / 66.0 s (62.2 s while a piece's admissions shared their mean wait: FluidQueue).
   SECTION("overload") {
     compare("{pattern: poisson, rps: 5.2, " + kTokens + "}", {0.01, 0.5, 0.15});
   }
-  // 49.8 / 49.7 % misses, p99 80.4 / 78.8 s.
+  // 49.8 / 49.7 % misses, p99 80.4 / 80.4 s (78.8 s with the mean wait).
   SECTION("a surge to three times 40 % load") {
     compare("{pattern: surge, base: {pattern: poisson, rps: 1.6, " + kTokens +
                 "}, factor: 3, at: 50m, duration: 20m, ramp_up: 5m, ramp_down: 5m}",
@@ -154,8 +154,8 @@ TEST_CASE("the fluid mode's TTFT and TPOT follow the router's spreading of promp
 // An HPA on vllm:num_requests_running reads the fluid gauges: drawn with the stocks' noise
 // counted twice they read 1.5 times the true variance, and the HPA's scale-down stabilization
 // (the highest recommendation of five minutes) kept 5 % more replicas (+5.3 % cost on
-// llm-inference). Means over five seeds (requests / fluid): $214.87 / $214.60 and $529.80 /
-// $532.65, misses 0.92 / 0.83 % and 1.60 / 1.39 %.
+// llm-inference). Means over five seeds (requests / fluid): $214.87 / $214.76 and $529.80 /
+// $533.10, misses 0.92 / 0.83 % and 1.60 / 1.40 %.
 TEST_CASE("the fluid mode costs what request-level serving does under an HPA on requests running",
           "[runner][fluid]") {
   // spot-inference/spot-first too (+0.6% over ten seeds), but its runs take seconds each.

@@ -92,8 +92,8 @@ TEST_CASE("without a Ready replica the fluid queue holds requests until their ti
   sim.run_until(at(seconds(300)));
   serving.catch_up();
 
-  // Arrivals are kept per 5 s piece while they wait, stamped at its middle: those of the last 60 s
-  // (±1 piece) wait, the older ones were dropped at their timeout.
+  // Arrivals wait spread over their piece, and those that waited 60 s by a piece's middle are
+  // dropped: those of the last 60 s (±1 piece) wait.
   const ServingCounters c = serving.counters();
   CHECK(c.arrived == 3000);
   CHECK(c.served == 0);

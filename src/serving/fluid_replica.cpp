@@ -59,13 +59,13 @@ double count_quantile(double mean, double variance, double u) {
 
 namespace {
 
-// The share of its KV cache an overloaded vLLM keeps in use on average: it admits a prompt only
-// while its blocks fit, and the decodes then grow into the rest until the newest sequence is
-// preempted and recomputed later, so the cache is never full for long and some of its work is
-// done twice. Fitted on the request-level engine (tests/unit/serving/fluid_replica_test.cpp:
-// Llama-3.1-8B on an H100 and an A10G, 70B on four H100s, log-normal chat lengths), where the
-// served rate at saturation was 83-89 % of a full cache's.
-constexpr double kUsableKvShare = 0.8;
+// The share of its KV cache an overloaded vLLM keeps in use on average: it admits a prompt
+// whenever its blocks fit, so the cache is full but for less than a prompt's blocks, and the
+// decodes' growth preempts the newest sequence, which is prefilled again later (the recompute is
+// modelled apart: preemptions_per_arrival). Fitted on the request-level engine
+// (tests/unit/serving/fluid_replica_test.cpp: Llama-3.1-8B on an A10G with 1,024-token prompts,
+// where its served rate at saturation is the engine's within 1 %).
+constexpr double kUsableKvShare = 0.95;
 
 }  // namespace
 
@@ -147,6 +147,11 @@ FluidReplica::FluidReplica(const StepCost& cost, const RequestMix& mix)
     (feasible(mid) ? lo : hi) = mid;
   }
   saturation_ = at_arrivals_per_step(lo);
+  // Where the KV cache binds, an overloaded engine preempts and prefills again (vLLM's recompute;
+  // TensorRT-LLM's reservation never preempts).
+  const EngineLimits& limits = cost.limits();
+  if (!limits.reserve_output && lo * held_per_arrival_ >= 0.999 * kUsableKvShare * capacity_)
+    saturation_ = at_arrivals_per_step(lo, preemptions_per_arrival(saturation_));
   // at_rate's table: n from 0 to saturation, denser near 0 where the rate bends most.
   table_n_.resize(kTablePoints + 1);
   table_rate_.resize(kTablePoints + 1);
@@ -171,18 +176,40 @@ bool FluidReplica::feasible(double n) const {
   return true;
 }
 
-OperatingPoint FluidReplica::at_arrivals_per_step(double n) const {
+// An engine whose KV cache is full admits a prompt whenever its blocks fit, so the blocks that
+// completions free go to new prompts and the running decodes' growth, a block per sequence every
+// block_tokens steps, finds none in a step where nothing completes: it preempts the newest
+// sequence, which frees about its prompt's blocks, and prefills it again later. With completions a
+// step Poisson of mean n (a step's arrivals at the fill point), the blocks short a step are
+// E[(G − F C)+] for growth G and F blocks freed per completion.
+double FluidReplica::preemptions_per_arrival(const OperatingPoint& full) const {
+  const double block = cost_.limits().block_tokens, n = full.arrivals_per_step;
+  if (n <= 0) return 0;
+  const double growth = full.running / block;
+  const double freed = (mix_.prompt() + mix_.decode_steps() + 1 + block / 2) / block;
+  const double preempted = (mix_.prompt() + block / 2) / block;
+  double p = std::exp(-n), short_blocks = 0;
+  for (int k = 0; k * freed < growth; ++k) {
+    short_blocks += (growth - k * freed) * p;
+    p *= n / (k + 1);
+  }
+  return short_blocks / preempted / n;
+}
+
+OperatingPoint FluidReplica::at_arrivals_per_step(double n, double recomputed) const {
   const EngineLimits& l = cost_.limits();
   const StepWork decodes = decode_work(n);
   const double room = l.mixed_steps ? std::max(1.0, budget_ - decodes.decodes) : budget_;
+  // Each arrival's prompt, and those prefilled again after a preemption.
+  const double prompt = mix_.prompt() * (1 + recomputed);
   // Steps that carry prompts: one per arrival while arrivals are rarer than steps, and as many
   // as the prompts' tokens need at the budget left.
-  const double q = std::min(1.0, std::max(n, n * mix_.prompt() / room));
+  const double q = std::min(1.0, std::max(n, n * prompt / room));
   double step = 0, decode_step = 0, prompt_step = 0, per_prompt_token = 0;
   if (q > 0) {
     const double per_step = n / q;
-    StepWork prompts{.prefill_tokens = per_step * mix_.prompt(),
-                     .prefill_context = per_step * mix_.prefill_context()};
+    StepWork prompts{.prefill_tokens = per_step * prompt,
+                     .prefill_context = per_step * mix_.prefill_context() * (1 + recomputed)};
     if (l.mixed_steps) {
       prompts.decodes = decodes.decodes;
       prompts.decode_context = decodes.decode_context;

@@ -120,7 +120,8 @@ class FluidReplica {
   const OperatingPoint& saturation() const { return saturation_; }
   // The steady state at `rate` requests per second, at most saturation().rate.
   OperatingPoint at_rate(double rate) const;
-  OperatingPoint at_arrivals_per_step(double n) const;
+  // `recomputed`: the prompts prefilled again per arrival, after a preemption.
+  OperatingPoint at_arrivals_per_step(double n, double recomputed = 0) const;
 
   // The time to first token of a request with this prompt at the operating point: the rest of the
   // step under way when it arrives (if the engine is busy), then the steps its prompt takes. The
@@ -151,6 +152,7 @@ class FluidReplica {
   double prefill_seconds(std::uint32_t prompt, double prompts_beside,
                          const OperatingPoint& at) const;
   bool feasible(double n) const;
+  double preemptions_per_arrival(const OperatingPoint& full) const;
 
   const StepCost& cost_;
   const RequestMix& mix_;

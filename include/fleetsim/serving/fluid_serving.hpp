@@ -36,8 +36,8 @@
 
 namespace fleetsim {
 
-// The longest piece while requests wait in the router's queue: short against a queue_timeout, as
-// a piece's arrivals wait from its middle.
+// The longest piece while requests wait in the router's queue: short against a queue_timeout,
+// which drops what waited that long by a piece's middle.
 inline constexpr SimDuration kFluidStep = seconds(5);
 // The longest piece while none wait: short against how fast traffic changes, as a piece's
 // arrivals are spread evenly over it (its stocks are integrated exactly). Against 5 s pieces

@@ -175,14 +175,16 @@ void EngineReplica::add(double now, std::uint32_t slot, std::uint32_t prompt,
 
 // vLLM V1 schedules the running sequences first and admits a waiting one only while the step
 // has tokens left for it (with chunked prefill; without, V0's prompt steps are modelled).
-// Decodes take a share of the step only where they share it with prompts.
+// Decodes take a share of the step only where they share it with prompts. The running
+// sequences' blocks for the token the step writes are theirs first (the scheduler allocates
+// their slots before it admits): a waiting one takes only what the step leaves.
 void EngineReplica::admit_waiting() {
   double budget = budget_ - (mixed_ ? decoders_ : 0) - (prefill_queued_ - prefilled_);
   while (!waiting_.empty() && running_ < max_seqs_ && (!chunked_ || budget > 0)) {
     const std::uint32_t slot = waiting_.front();
     Seq& s = seqs_[slot];
     const double need = reserve_output_ ? blocks(s.prompt + s.to_generate) : blocks(s.prompt + 1);
-    if (kv_bound_at(steps_) + need > capacity_ && kv_used_at(steps_) + need > capacity_)
+    if (kv_bound_at(steps_ + 1) + need > capacity_ && kv_used_at(steps_ + 1) + need > capacity_)
       return;  // first come, first served: the rest wait too
     waiting_.pop_front();
     s.phase = Phase::Prefill;

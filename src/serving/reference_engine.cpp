@@ -59,10 +59,14 @@ class Reference {
     if (limits_.reserve_output) return blocks(std::int64_t{s.prompt} + s.to_generate);
     return s.decoding ? blocks(s.context) : blocks(std::int64_t{s.prompt} + 1);
   }
-  std::int64_t used_blocks() const {
-    std::int64_t used = 0;
-    for (const RefSeq& s : running_) used += held_blocks(s);
-    return used;
+  // What the running sequences hold once the step writes its tokens: the scheduler allocates
+  // their slots before it admits a waiting one (under reserve_output they hold it all already).
+  std::int64_t needed_blocks() const {
+    std::int64_t need = 0;
+    for (const RefSeq& s : running_)
+      need += s.decoding && !limits_.reserve_output ? blocks(std::int64_t{s.context} + 1)
+                                                    : held_blocks(s);
+    return need;
   }
 
   void arrive(std::size_t i, double t) {
@@ -90,7 +94,7 @@ class Reference {
       RefSeq s = waiting_.front();
       s.decoding = false;
       s.prefilled = 0;
-      if (used_blocks() + held_blocks(s) > capacity_blocks_) return;
+      if (needed_blocks() + held_blocks(s) > capacity_blocks_) return;
       waiting_.pop_front();
       s.admitted = ++admissions_;
       budget -= s.prompt;
@@ -104,9 +108,7 @@ class Reference {
     if (limits_.reserve_output) return false;
     bool any = false;
     for (;;) {
-      std::int64_t need = 0;
-      for (const RefSeq& s : running_)
-        need += s.decoding ? blocks(std::int64_t{s.context} + 1) : held_blocks(s);
+      const std::int64_t need = needed_blocks();
       if (need <= capacity_blocks_ || running_.size() <= 1) return any;
       auto newest = std::max_element(
           running_.begin(), running_.end(),

@@ -170,5 +170,33 @@ TEST_CASE("a request that arrives during a prompt's step is admitted at its end"
   CHECK(engine.waiting() == 0);
 }
 
+// vLLM V1's scheduler allocates the running requests' slots for the step before it admits a
+// waiting one (vllm/v1/core/sched/scheduler.py, schedule(): "First, schedule the RUNNING
+// requests", then the WAITING ones). A decode whose next token opens a block keeps that block:
+// a waiting prompt that fits only without it waits, rather than being admitted and preempted at
+// once. Both engines: the request level's and the step-by-step reference.
+TEST_CASE("a waiting prompt is not admitted into the blocks the running decodes' next tokens need",
+          "[serving]") {
+  const StepCost cost = test::step_cost(test::llama_8b(), test::a10g());
+  const auto blocks = cost.kv_capacity_tokens() / 16;
+  // A fills all but three blocks once its prompt is computed, its context then ending a block:
+  // its next token opens one more. B's prompt and first token take exactly three.
+  const EngineRequest a{
+      .arrival = 0, .prompt = static_cast<std::uint32_t>(16 * (blocks - 3) - 1), .output = 17};
+  const double a_first_token = run_reference_engine(cost, std::vector{a}).front().first_token;
+  const std::vector<EngineRequest> requests{a,
+                                            {.arrival = a_first_token, .prompt = 47, .output = 4}};
+  for (const bool reference : {true, false}) {
+    INFO((reference ? "reference" : "closed form"));
+    EngineRunStats stats;
+    const std::vector<EngineOutcome> out = reference
+                                               ? run_reference_engine(cost, requests, &stats)
+                                               : run_closed_form_engine(cost, requests, &stats);
+    CHECK(stats.preemptions == 0);
+    // B waits for A's blocks: its prompt is computed after A ends.
+    CHECK(out[1].first_token > out[0].finished);
+  }
+}
+
 }  // namespace
 }  // namespace fleetsim

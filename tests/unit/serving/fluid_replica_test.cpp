@@ -113,10 +113,11 @@ void compare_at(const StepCost& cost, Lengths lengths, double load, double ttft_
 
 // Overloaded, the router keeps the engine full: what it serves is its saturation rate. Where the
 // KV cache binds, the engine preempts and prefills again what it preempted; fluid / requests:
-// Llama-3.1-8B on an H100 +12.8 %, on an A10G +0.1 %, 70B on four H100s +7.7 %, under SGLang
-// +16.1 % (+18, −1, +15 and +21 % before the recompute was modelled, with 80 % of the cache in
-// use). The fluid estimate of the preemptions is the engine's on the A10G (0.26 a request) and
-// half of it on the H100s (0.1 against 0.19): what else preempts there is not yet modelled.
+// Llama-3.1-8B on an H100 +9.4 %, on an A10G −0.6 %, 70B on four H100s +0.8 %, under SGLang
+// −0.3 % (+18, −1, +15 and +21 % with 80 % of the cache in use and no recompute; +12.8, +0.1,
+// +7.7 and +16.1 % while the engine admitted prompts into its decodes' next blocks). The fluid
+// estimate of the preemptions: 0.11 a request against the engine's 0.09 on the H100, 0.26
+// against 0.25 on the A10G.
 void compare_saturation(const StepCost& cost, Lengths lengths) {
   const RequestMix mix(mix_samples(lengths, 512, 7));
   const FluidReplica fluid(cost, mix);
@@ -128,7 +129,7 @@ void compare_saturation(const StepCost& cost, Lengths lengths) {
   for (const EngineOutcome& o : out) done.push_back(o.finished);
   std::sort(done.begin(), done.end());
   const double served = 2000 / (done[3000] - done[1000]);
-  require_within(fluid.saturation().rate, served, 0.17, "saturation rate");
+  require_within(fluid.saturation().rate, served, 0.12, "saturation rate");
 }
 
 TEST_CASE("A fluid replica's saturation rate is the request-level engine's under overload") {

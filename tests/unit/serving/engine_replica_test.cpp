@@ -174,7 +174,9 @@ TEST_CASE("a request that arrives during a prompt's step is admitted at its end"
 // waiting one (vllm/v1/core/sched/scheduler.py, schedule(): "First, schedule the RUNNING
 // requests", then the WAITING ones). A decode whose next token opens a block keeps that block:
 // a waiting prompt that fits only without it waits, rather than being admitted and preempted at
-// once. Both engines: the request level's and the step-by-step reference.
+// once. Both engines: the request level's and the step-by-step reference. vLLM's own
+// tests/v1/core/test_scheduler.py test_preempt_during_execution holds the same order from the
+// other side: a running request's next block preempts the newer request that took the room.
 TEST_CASE("a waiting prompt is not admitted into the blocks the running decodes' next tokens need",
           "[serving]") {
   const StepCost cost = test::step_cost(test::llama_8b(), test::a10g());

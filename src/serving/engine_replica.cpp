@@ -58,7 +58,6 @@ EngineReplica::EngineReplica(const StepCost& cost, EngineListener& listener)
       inv_block_(1.0 / cost.limits().block_tokens),
       capacity_(std::floor(static_cast<double>(cost.kv_capacity_tokens()) / block_)),
       budget_(cost.limits().max_num_batched_tokens),
-      max_len_(cost.limits().max_model_len),
       block_shift_(std::countr_zero(cost.limits().block_tokens)),
       seqs_(cost.limits().max_num_seqs),
       waiting_(cost.limits().max_num_seqs),
@@ -142,9 +141,7 @@ void EngineReplica::add(double now, std::uint32_t slot, std::uint32_t prompt,
           .generation = s.generation + 1,
           .prompt = static_cast<double>(prompt),
           .to_generate = std::max(1.0, static_cast<double>(output))};
-  // vLLM refuses a request longer than max_model_len, which it keeps within the KV cache.
-  if (blocks(s.prompt + s.to_generate) > capacity_ ||
-      (max_len_ > 0 && s.prompt + s.to_generate > max_len_)) {
+  if (!cost_.accepts(prompt, output)) {
     s.phase = Phase::Idle;
     listener_.on_rejected(slot, now);
     return;

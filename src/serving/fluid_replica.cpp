@@ -160,6 +160,18 @@ FluidReplica::FluidReplica(const StepCost& cost, const RequestMix& mix)
     table_n_[k] = lo * x * x;
     table_rate_[k] = at_arrivals_per_step(table_n_[k]).rate;
   }
+  // The cache binds only where it cannot hold max_num_seqs of the longest requests: there the
+  // engine is measured, its saturation always, its waits where prompts wait.
+  double longest = 0;
+  for (const RequestMix::Lengths& l : mix.samples())
+    longest = std::max(longest, static_cast<double>(l.prompt) + l.output);
+  if (limits.max_num_seqs * (longest + limits.block_tokens) > capacity_) {
+    // Full as the closed forms have it (its batch, its cache), it serves the measured rate.
+    if (const double served = measured_saturation(cost, mix, saturation_.rate);
+        served > 0 && served < saturation_.rate)
+      saturation_.rate = served;
+    measured_ = KvBoundTable(cost, mix, saturation_.rate);
+  }
 }
 
 StepWork FluidReplica::decode_work(double n) const {
@@ -335,6 +347,11 @@ RequestMix::Landing FluidReplica::residual_quantile(const OperatingPoint& at, do
 double FluidReplica::mean_latency(const OperatingPoint& at) const {
   const auto mean_prompt = static_cast<std::uint32_t>(std::lround(mix_.prompt()));
   return time_to_first_token(mean_prompt, at) + mix_.decode_steps() * at.step_seconds;
+}
+
+double FluidReplica::mean_latency(const OperatingPoint& at, double load, double replicas) const {
+  if (measured_.empty()) return mean_latency(at);
+  return measured_.mean_first_token(load, replicas) + mix_.decode_steps() * at.step_seconds;
 }
 
 // M/G/∞: the requests in flight are Poisson with mean rate × latency, so the engine idles with

@@ -169,11 +169,23 @@ void FluidServing::on_event(SimTime now, std::uint64_t tag) {
     r->state = State::Ready;
 }
 
-const FluidReplica& FluidServing::curve_for(const StepCost& cost) {
-  for (const auto& [c, curve] : curves_)
-    if (c == &cost) return *curve;
-  curves_.emplace_back(&cost, std::make_unique<FluidReplica>(cost, mix_));
-  return *curves_.back().second;
+// A request longer than the engine takes is refused at once (DropReason::TooLong): the curve
+// runs on the rest.
+const FluidServing::Curve& FluidServing::curve_for(const StepCost& cost) {
+  for (const Curve& c : curves_)
+    if (c.cost == &cost) return c;
+  Curve c{.cost = &cost};
+  std::vector<RequestMix::Lengths> taken;
+  for (const RequestMix::Lengths& l : mix_.samples())
+    if (cost.accepts(l.prompt, l.output)) taken.push_back(l);
+  const auto all = static_cast<double>(mix_.samples().size());
+  // One that takes none serves nothing: it refuses all but a millionth.
+  c.accepted = std::max(1e-6, static_cast<double>(taken.size()) / all);
+  if (!taken.empty() && taken.size() < mix_.samples().size())
+    c.taken = std::make_unique<RequestMix>(std::move(taken));
+  c.replica = std::make_unique<FluidReplica>(cost, c.taken ? *c.taken : mix_);
+  curves_.push_back(std::move(c));
+  return curves_.back();
 }
 
 // A scrape reads one pod three times in a row (load, served_by, busy_time), and its pods in the
@@ -222,8 +234,11 @@ SimDuration FluidServing::remove(ReplicaId id) {
 void FluidServing::add_replica(const ReplicaSpec& spec, std::optional<SimTime> ready_at) {
   FLEETSIM_ASSERT(spec.engine != nullptr && find(spec.id) == nullptr);
   advance_to(sim_.now());
-  const FluidReplica& curve = curve_for(*spec.engine);
-  Replica r{.id = spec.id, .curve = &curve, .at = curve.at_rate(0)};
+  const Curve& curve = curve_for(*spec.engine);
+  Replica r{.id = spec.id,
+            .curve = curve.replica.get(),
+            .accepted = curve.accepted,
+            .at = curve.replica->at_rate(0)};
   if (spec.time_slice.gpus != nullptr) {
     time_slices_ = spec.time_slice.gpus;
     r.seat = spec.time_slice.handle;
@@ -328,9 +343,11 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
   // to their saturation rates.
   time_slice_speeds();
   double capacity = 0, free_slots = 0;
+  ready_ = 0;
   for (const Replica& r : replicas_) {
     if (r.state != State::Ready) continue;
-    capacity += r.curve->saturation().rate * r.speed;
+    ready_ += 1;
+    capacity += r.curve->saturation().rate * r.speed / r.accepted;
     free_slots += std::max(0.0, r.curve->saturation().running - r.in_flight);
   }
   const double admitted = queue_.admit(from, to, free_slots, capacity);
@@ -348,7 +365,7 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
   // The smoothing decays over a replica's last latency and its stock over the new one: one cache
   // each, so that replicas of one latency compute each once.
   Decay smoothing_decay(dt), stock_decay(dt);
-  double offered = 0, slots = 0, holding = 0, ready = 0, held = 0;
+  double offered = 0, slots = 0, holding = 0, ready = 0, held = 0, refused = 0;
   // The same holds for whole replicas: one whose state is, to the bit, that of the last replica
   // computed takes its results (a steady fleet's replicas are mostly alike).
   const auto stock_inputs = [](const Replica& r) {
@@ -377,15 +394,17 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
     } else {
       r.rate = r.state == State::Ready && capacity > 0
                    ? admitted / dt * r.curve->saturation().rate * r.speed / capacity
-                   : 0.0;
-      const double w = r.latency_s > 0 ? r.latency_s : r.curve->mean_latency(r.at) / r.speed;
+                   : 0.0;  // of what it is sent, the share it takes
+      const double w = r.latency_s > 0
+                           ? r.latency_s
+                           : r.curve->mean_latency(r.at, measured_load(r), ready_) / r.speed;
       r.smoothed_rate = r.rate + (r.smoothed_rate - r.rate) * smoothing_decay(w);
       if (const double engine_rate = r.smoothed_rate / r.speed;
           point.curve != r.curve || point.rate != engine_rate) {
         point.curve = r.curve;
         point.rate = engine_rate;
         point.at = r.curve->at_rate(engine_rate);
-        point.latency = r.curve->mean_latency(point.at);
+        point.latency = r.curve->mean_latency(point.at, measured_load(r), ready_);
       }
       r.at = point.at;
       r.latency_s = point.latency / r.speed;
@@ -403,6 +422,9 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
       twin_inputs = inputs;
     }
     r.served += whole(r.served_carry, r.done);
+    refused += r.rate * dt * (1 - r.accepted) / r.accepted;
+    if (const KvBoundTable& m = r.curve->measured(); !m.empty())
+      preemptions_ += r.done * m.preemptions(measured_load(r), ready_);
     peak_running_ = std::max(peak_running_, r.in_flight);
     if (r.at.running > 0)
       // A stock above its point's running sequences waits inside the engine for KV room: the
@@ -439,8 +461,10 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
     const double rate = admitted / dt;
     offered_rate_ = rate + (offered_rate_ - rate) * std::exp(-dt / (kOfferedSmoothing * holding));
   }
-  Waiting waiting{.admissions = true};
-  if (queue_.empty())
+  offered_share_ = capacity > 0 ? offered_rate_ / capacity : 0.0;
+  backlog_ = !queue_.empty();
+  Waiting waiting{.admissions = true, .in_balance = queue_.empty()};
+  if (waiting.in_balance)
     waiting.slots = slot_wait(offered_rate_ * holding, slots, mix_.output_cv2(), holding);
   queue_in_balance_ = waiting.slots.mean_waiting;
   // The router chooses where a request goes only while a slot is free: a request that waits for
@@ -466,6 +490,7 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
       group->done += r.done;
     }
   }
+  if (refused > 0) report(refused, to, Waiting{}, nullptr, DropReason::TooLong);
   std::vector<ReplicaId> drained;
   auto group = report_groups_.begin();
   for (std::uint32_t i = 0; i < replicas_.size(); ++i) {
@@ -510,7 +535,8 @@ void FluidServing::report(double count, SimTime at, const Waiting& waiting, cons
   const std::uint64_t spread = std::min<std::uint64_t>(n, representatives_);
   for (std::uint64_t k = 0; k < spread; ++k) {
     const std::size_t index = next_sample_++;
-    const RequestMix::Lengths& s = mix_.at_quantile(weyl(index, kSqrt3));
+    const RequestMix::Lengths& s =
+        (replica != nullptr ? replica->curve->mix() : mix_).at_quantile(weyl(index, kSqrt3));
     const std::uint64_t count_k = n / spread + (k < n % spread ? 1 : 0);
     RequestOutcome o{.input_tokens = s.prompt, .output_tokens = s.output};
     if (drop != DropReason::None) {
@@ -520,14 +546,23 @@ void FluidServing::report(double count, SimTime at, const Waiting& waiting, cons
       o.drop_reason = drop;
     } else {
       const FluidReplica& curve = *replica->curve;
-      const SimDuration first = from_seconds(
-          curve.time_to_first_token(s.prompt, replica->at, weyl(index, kGolden), prompt_overlap_) /
-          replica->speed);
+      const KvBoundTable& measured = curve.measured();
+      // Where the cache binds, the measured engine behind the router.
+      const double load = measured_load(*replica);
+      const double to_first = measured.empty()
+                                  ? curve.time_to_first_token(s.prompt, replica->at,
+                                                              weyl(index, kGolden), prompt_overlap_)
+                                  : measured.first_token(load, ready_, weyl(index, kGolden));
+      const SimDuration first = from_seconds(to_first / replica->speed);
       const SimDuration rest = from_seconds(
           curve.decode_seconds(s.output, replica->at, weyl(index, kSilver), decode_overlap_) /
           replica->speed);
       const double behind = waiting.admissions ? queue_.wait(weyl(index, kSqrt7)) : 0.0;
-      const SimDuration wait = from_seconds(behind + waiting.slots.quantile(weyl(index, kPlastic)));
+      const double for_slot = measured.empty() ? waiting.slots.quantile(weyl(index, kPlastic))
+                              : waiting.in_balance
+                                  ? measured.router_wait(load, ready_, weyl(index, kPlastic))
+                                  : 0.0;
+      const SimDuration wait = from_seconds(behind + for_slot);
       o.completion = at;
       o.arrival = at - rest - first - wait;
       o.start = o.arrival + wait;
@@ -562,6 +597,7 @@ ReplicaLoad FluidServing::load(ReplicaId id) const {
   const Replica* r = find(id);
   if (r == nullptr || r->state == State::Starting) return {};
   const auto instant = [&] { return mix64(gauge_seed_ ^ mix64(now_.time_since_epoch().count())); };
+  const KvBoundTable& measured = r->curve->measured();
   double count = 0;
   if (r->state == State::Ready) {
     // A scrape reads every replica at one instant: the service's draw and the replicas' ranks
@@ -588,8 +624,16 @@ ReplicaLoad FluidServing::load(ReplicaId id) const {
     count = count_quantile(r->in_flight, r->in_flight - r->count_noise,
                            unit(mix64(instant() ^ mix64(id))));
   }
+  // Where the cache binds, of the requests a replica holds those the measured engine runs with so
+  // many, drawn; the rest wait for room inside it.
   const double seqs = r->curve->cost().limits().max_num_seqs;
-  const double running = std::min(count, seqs);
+  const double admitted =
+      measured.empty()
+          ? count
+          : std::round(measured.running(measured_load(*r), ready_,
+                                        static_cast<std::uint32_t>(std::min(count, seqs)),
+                                        unit(mix64(instant() ^ mix64(~r->id)))));
+  const double running = std::min(admitted, seqs);
   const double per_request = r->at.running > 0 ? r->at.kv_usage / r->at.running : 0.0;
   return {.running = static_cast<std::uint32_t>(running),
           .waiting = static_cast<std::uint32_t>(count - running),
@@ -598,7 +642,8 @@ ReplicaLoad FluidServing::load(ReplicaId id) const {
 
 // The peaks of the replicas' means: a request-level run's peaks of instants are higher.
 EngineTotals FluidServing::engine_totals() const {
-  return {.peak_running = static_cast<std::uint32_t>(std::llround(peak_running_)),
+  return {.preemptions = static_cast<std::uint64_t>(std::llround(preemptions_)),
+          .peak_running = static_cast<std::uint32_t>(std::llround(peak_running_)),
           .peak_kv_cache_usage = peak_kv_usage_};
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <memory>
 
 #include "fleetsim/serving/engine_replica.hpp"
 
@@ -72,9 +73,7 @@ class Reference {
   void arrive(std::size_t i, double t) {
     const EngineRequest& r = requests_[i];
     const std::uint32_t output = std::max<std::uint32_t>(1, r.output);
-    if (blocks(std::int64_t{r.prompt} + output) * limits_.block_tokens >
-            cost_.kv_capacity_tokens() ||
-        (limits_.max_model_len > 0 && r.prompt + output > limits_.max_model_len)) {
+    if (!cost_.accepts(r.prompt, output)) {
       out_[i] = {.first_token = t, .finished = t, .rejected = true};
       return;
     }
@@ -208,8 +207,10 @@ class Recorder final : public EngineListener {
     free_slots.push_back(slot);
     ++ended;
   }
+  void dispatched(std::size_t request, double at) { out_[request].dispatched = at; }
   void on_rejected(std::uint32_t slot, double at) override {
-    out_[request_of[slot]] = {.first_token = at, .finished = at, .rejected = true};
+    out_[request_of[slot]] = {
+        .first_token = at, .finished = at, .rejected = true, .dispatched = at};
     free_slots.push_back(slot);
     ++ended;
   }
@@ -218,36 +219,80 @@ class Recorder final : public EngineListener {
   std::vector<EngineOutcome>& out_;
 };
 
-// One EngineReplica behind a router that keeps at most max_num_seqs requests on it; the rest
-// wait in its queue, first come, first served.
-struct RoutedEngine {
-  RoutedEngine(const StepCost& cost, std::vector<EngineOutcome>& out)
-      : recorder(out), engine(cost, recorder) {
-    const std::uint32_t slots = cost.limits().max_num_seqs;
-    recorder.request_of.assign(slots, 0);
-    for (std::uint32_t s = slots; s-- > 0;) recorder.free_slots.push_back(s);
+// EngineReplicas behind the request level's router (ServingModel): a request goes to the replica
+// with the fewest in flight, the first among equals, while it holds fewer than max_num_seqs; the
+// rest wait in the router's queue, first come, first served.
+struct RoutedEngines {
+  struct Member {
+    Member(const StepCost& cost, std::vector<EngineOutcome>& out)
+        : recorder(out), engine(cost, recorder) {
+      const std::uint32_t slots = cost.limits().max_num_seqs;
+      recorder.request_of.assign(slots, 0);
+      for (std::uint32_t s = slots; s-- > 0;) recorder.free_slots.push_back(s);
+    }
+    Recorder recorder;
+    EngineReplica engine;
+  };
+
+  RoutedEngines(const StepCost& cost, std::uint32_t replicas, std::vector<EngineOutcome>& out)
+      : slots(cost.limits().max_num_seqs), holding_seconds((slots + 1) * (slots + 1), 0.0) {
+    for (std::uint32_t i = 0; i < replicas; ++i)
+      members.push_back(std::make_unique<Member>(cost, out));
+  }
+
+  double next_milestone() const {
+    double next = std::numeric_limits<double>::infinity();
+    for (const auto& m : members) next = std::min(next, m->engine.next_milestone());
+    return next;
+  }
+
+  // Every engine runs to `now`; what ran before it is counted at the gauges it had.
+  void advance(double now) {
+    for (const auto& m : members) {
+      const std::size_t held = slots - m->recorder.free_slots.size();
+      holding_seconds[held * (slots + 1) + m->engine.running()] += now - counted;
+    }
+    counted = now;
+    for (const auto& m : members) m->engine.advance(now);
   }
 
   void dispatch(double now, std::span<const EngineRequest> requests) {
-    while (!queue.empty() && !recorder.free_slots.empty()) {
-      const std::uint32_t slot = recorder.free_slots.back();
-      recorder.free_slots.pop_back();
-      recorder.request_of[slot] = queue.front();
+    while (!queue.empty()) {
+      Member* best = nullptr;
+      for (const auto& m : members)
+        if (!m->recorder.free_slots.empty() &&
+            (best == nullptr || m->recorder.free_slots.size() > best->recorder.free_slots.size()))
+          best = m.get();
+      if (best == nullptr) break;
+      const std::uint32_t slot = best->recorder.free_slots.back();
+      best->recorder.free_slots.pop_back();
+      best->recorder.request_of[slot] = queue.front();
       const EngineRequest& r = requests[queue.front()];
+      best->recorder.dispatched(queue.front(), now);
       queue.pop_front();
-      engine.add(now, slot, r.prompt, r.output);
+      best->engine.add(now, slot, r.prompt, r.output);
     }
-    peak = std::max(peak, engine.running());
+    for (const auto& m : members) peak = std::max(peak, m->engine.running());
+  }
+
+  std::size_t ended() const {
+    std::size_t n = 0;
+    for (const auto& m : members) n += m->recorder.ended;
+    return n;
   }
 
   void report(EngineRunStats* stats) const {
-    if (stats != nullptr) *stats = {0, engine.preemptions(), peak};
+    if (stats == nullptr) return;
+    *stats = {.peak_running = peak, .holding_seconds = holding_seconds};
+    for (const auto& m : members) stats->preemptions += m->engine.preemptions();
   }
 
-  Recorder recorder;
-  EngineReplica engine;
+  std::vector<std::unique_ptr<Member>> members;
   std::deque<std::size_t> queue;  // arrived, waiting for a slot
   std::uint32_t peak = 0;
+  std::size_t slots;
+  double counted = 0;
+  std::vector<double> holding_seconds;
 };
 
 }  // namespace
@@ -261,16 +306,22 @@ std::vector<EngineOutcome> run_reference_engine(const StepCost& cost,
 std::vector<EngineOutcome> run_closed_form_engine(const StepCost& cost,
                                                   std::span<const EngineRequest> requests,
                                                   EngineRunStats* stats) {
+  return run_routed_engines(cost, 1, requests, stats);
+}
+
+std::vector<EngineOutcome> run_routed_engines(const StepCost& cost, std::uint32_t replicas,
+                                              std::span<const EngineRequest> requests,
+                                              EngineRunStats* stats) {
   std::vector<EngineOutcome> out(requests.size());
-  RoutedEngine routed(cost, out);
+  RoutedEngines routed(cost, replicas, out);
   std::size_t next = 0;
   for (;;) {
     const double arrival =
         next < requests.size() ? requests[next].arrival : std::numeric_limits<double>::infinity();
-    const double milestone = routed.engine.next_milestone();
+    const double milestone = routed.next_milestone();
     if (std::isinf(arrival) && std::isinf(milestone)) break;
     const double now = std::min(arrival, milestone);
-    routed.engine.advance(now);
+    routed.advance(now);
     if (arrival <= milestone) routed.queue.push_back(next++);
     routed.dispatch(now, requests);
   }
@@ -282,25 +333,25 @@ std::vector<EngineOutcome> run_closed_loop_engine(const StepCost& cost, std::uin
                                                   std::span<EngineRequest> requests,
                                                   EngineRunStats* stats) {
   std::vector<EngineOutcome> out(requests.size());
-  RoutedEngine routed(cost, out);
+  RoutedEngines routed(cost, 1, out);
   std::size_t next = 0, answered = 0;
   // Each ended request frees its user, who sends the next one at once. A rejection ends a
   // request inside dispatch(), at once: repeat until nothing more ends.
   auto refill = [&](double now) {
     do {
-      answered = routed.recorder.ended;
+      answered = routed.ended();
       while (next < requests.size() && next - answered < users) {
         requests[next].arrival = now;
         routed.queue.push_back(next++);
       }
       routed.dispatch(now, requests);
-    } while (answered < routed.recorder.ended);
+    } while (answered < routed.ended());
   };
   refill(0);
   for (;;) {
-    const double milestone = routed.engine.next_milestone();
+    const double milestone = routed.next_milestone();
     if (std::isinf(milestone)) break;
-    routed.engine.advance(milestone);
+    routed.advance(milestone);
     refill(milestone);
   }
   routed.report(stats);

@@ -170,7 +170,6 @@ class alignas(64) EngineReplica {
   double inv_block_ = 1.0 / 16;
   double capacity_ = 0;  // KV blocks
   double budget_ = 0;    // tokens per step
-  double max_len_ = 0;   // 0: no limit
   int block_shift_ = 4;  // log2 of block_
   std::uint32_t peak_running_ = 0;
   double peak_kv_blocks_ = 0;

@@ -13,12 +13,15 @@
 // "Taming Throughput-Latency Tradeoff in LLM Inference with Sarathi-Serve", OSDI 2024, for the
 // chunked, mixed steps).
 //
+// Where the KV cache cannot hold max_num_seqs of the mix's longest requests, the engine is also
+// measured (kv_bound_table.hpp): its saturation, and where prompts wait for room, their time to
+// first token, the running gauge and the preemptions, which then replace the closed forms'.
+//
 // FluidServing runs a service on it (`serving_mode: fluid`). Its accuracy against the
-// request-level engine today
-// (fluid_replica_test.cpp): saturation 15-21 % high where the KV cache binds (vLLM's preemptions
-// recompute work the steady state does not count), TTFT within 15 % at 30 % load and 30 % at 60 %
-// (the wait inside the engine for KV room is not modelled yet), its p99 at 30 % 14-18 % short,
-// per-token and end-to-end times within 15 %.
+// request-level engine today (fluid_replica_test.cpp): saturation within 2 %; TTFT within 15 % at
+// 30 % load and 30 % at 60 %, its p99 at 30 % 14-18 % short; per-token and end-to-end times
+// within 15 %; where prompts wait for KV room, the measured TTFT's median within 10 % and its
+// p95 and p99 within 20 %.
 #pragma once
 
 #include <algorithm>
@@ -26,6 +29,7 @@
 #include <span>
 #include <vector>
 
+#include "fleetsim/serving/kv_bound_table.hpp"
 #include "fleetsim/serving/step_cost.hpp"
 
 namespace fleetsim {
@@ -139,10 +143,17 @@ class FluidReplica {
   // The share of time the engine has a request in flight (DCGM's GPU utilization), taking the
   // requests in flight as Poisson-distributed (an infinite-server queue: M/G/∞).
   double busy_share(const OperatingPoint& at) const { return at.busy; }
-  // Mean seconds a request spends in the engine at the operating point.
+  // Mean seconds a request spends in the engine at the operating point; and where the engine is
+  // measured, with its time to first token at `load` requests per second (the offered load, which
+  // varies less than the operating point's rate) and `replicas` Ready behind the router.
   double mean_latency(const OperatingPoint& at) const;
+  double mean_latency(const OperatingPoint& at, double load, double replicas) const;
+  // Where the KV cache binds (prompts wait for room), the engine measured: its saturation, time
+  // to first token, waiting share and preemptions. Empty elsewhere.
+  const KvBoundTable& measured() const { return measured_; }
 
   const StepCost& cost() const { return cost_; }
+  const RequestMix& mix() const { return mix_; }
 
  private:
   StepWork decode_work(double n) const;
@@ -162,6 +173,7 @@ class FluidReplica {
   OperatingPoint saturation_;
   static constexpr std::size_t kTablePoints = 256;
   std::vector<double> table_n_, table_rate_;  // at_rate's table: n and the rate it serves
+  KvBoundTable measured_;
 };
 
 }  // namespace fleetsim

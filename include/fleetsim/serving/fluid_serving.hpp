@@ -98,8 +98,9 @@ class FluidServing final : public ServingBackend, public EventHandler, private T
     ReplicaId id = kNoReplica;
     State state = State::Starting;
     const FluidReplica* curve = nullptr;
+    double accepted = 1;        // its curve's
     OperatingPoint at;          // its operating point in the last piece
-    double rate = 0;            // its share of the admitted rate, requests per second
+    double rate = 0;            // its share of the admitted rate it takes, requests per second
     double smoothed_rate = 0;   // that rate over its latency: what sets its batch
     double done = 0;            // requests it completed in the last piece
     double mean_in_flight = 0;  // over the last piece
@@ -116,10 +117,11 @@ class FluidServing final : public ServingBackend, public EventHandler, private T
   static constexpr TimeSlicedGpus::Handle kNoSeat = ~TimeSlicedGpus::Handle{0};
   // How long the requests a report names waited in the router's queue: a drop's whole wait, or
   // for what a piece completes, the waits of its admissions from the queue (FluidQueue::wait)
-  // and the slots' wait in balance.
+  // and, without a backlog, the slots' wait in balance (a measured engine's own, KvBoundTable).
   struct Waiting {
     SimDuration dropped_after{};
     bool admissions = false;
+    bool in_balance = false;
     SlotWait slots;
   };
 
@@ -131,7 +133,14 @@ class FluidServing final : public ServingBackend, public EventHandler, private T
   // its output lengths.
   void report(double count, SimTime at, const Waiting& waiting, const Replica* replica,
               DropReason drop);
-  const FluidReplica& curve_for(const StepCost& cost);
+  // One per engine (catalog type) its replicas ran on: its steady state on the requests it takes.
+  struct Curve {
+    const StepCost* cost = nullptr;
+    std::unique_ptr<RequestMix> taken;  // the service's mix less what it refuses; null: none
+    std::unique_ptr<FluidReplica> replica;
+    double accepted = 1;  // share of the service's requests it takes (the rest are too long)
+  };
+  const Curve& curve_for(const StepCost& cost);
   Replica* find(ReplicaId id);
   const Replica* find(ReplicaId id) const;
   std::uint32_t position(ReplicaId id) const;  // in replicas_, or replicas_.size()
@@ -139,6 +148,12 @@ class FluidServing final : public ServingBackend, public EventHandler, private T
   void schedule_tick(SimTime at);
   // Time-sliced replicas: their speeds for the piece about to run, from the shares of the last.
   void time_slice_speeds();
+  // The requests per second its engine is looked up at in its measured table (KvBoundTable):
+  // full behind a backlog.
+  double measured_load(const Replica& r) const {
+    return backlog_ ? r.curve->measured().overloaded_rate()
+                    : offered_share_ * r.curve->saturation().rate;
+  }
   // Its speed is read each piece (time_slice_speeds): nothing to do when it changes.
   void on_speed(std::uint32_t, double, SimTime) override {}
 
@@ -156,8 +171,7 @@ class FluidServing final : public ServingBackend, public EventHandler, private T
   bool drawn_counts_ = false;              // the source draws its counts (count_until); else:
   std::optional<Request> next_;            // the source's first request not yet counted
 
-  // One curve per engine (catalog type) its replicas ran on, in first-use order.
-  std::vector<std::pair<const StepCost*, std::unique_ptr<FluidReplica>>> curves_;
+  std::vector<Curve> curves_;      // in first-use order
   std::vector<Replica> replicas_;  // live replicas, in the order they were added
   // (id, position in replicas_), by id: a scrape looks every pod's replica up.
   std::vector<std::pair<ReplicaId, std::uint32_t>> by_id_;
@@ -187,6 +201,13 @@ class FluidServing final : public ServingBackend, public EventHandler, private T
   double offered_rate_ = 0;  // the admitted rate, smoothed (kOfferedSmoothing)
   double peak_running_ = 0;
   double peak_kv_usage_ = 0;
+  // The measured engines (KvBoundTable): what they preempted, as a mean; the Ready replicas the
+  // router chose among in the last piece; the offered rate (offered_rate_) as a share of their
+  // capacity, at which each is looked up, or whether the router's queue held a backlog.
+  double preemptions_ = 0;
+  double ready_ = 0;
+  double offered_share_ = 0;
+  bool backlog_ = false;
   std::uint64_t gauge_seed_ = 0;  // the gauges' draws: a hash of it, the replica and the time
   // Bumped whenever a replica may change (a piece, a non-const find, an addition or removal).
   std::uint64_t revision_ = 0;

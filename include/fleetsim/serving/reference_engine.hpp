@@ -1,5 +1,7 @@
 // The engine of one replica run one step at a time: the definition EngineReplica's closed form
-// is held to (tests and benchmarks only; a run would pay an event per step).
+// is held to (tests and benchmarks only; a run would pay an event per step). And EngineReplica
+// driven without a simulation: in tests, in `fleetsim serving-table` and in the fluid mode's
+// measured tables (KvBoundTable).
 #pragma once
 
 #include <cstdint>
@@ -20,12 +22,16 @@ struct EngineOutcome {
   double first_token = 0;  // seconds
   double finished = 0;
   bool rejected = false;  // longer than the KV cache holds
+  double dispatched = 0;  // when the router sent it to a replica (run_routed_engines)
 };
 
 struct EngineRunStats {
   std::uint64_t steps = 0;
   std::uint64_t preemptions = 0;
   std::uint32_t peak_running = 0;
+  // run_routed_engines's: the seconds a replica held n requests (0 to max_num_seqs, S) of which k
+  // ran (the rest waited for KV room), at n (S + 1) + k.
+  std::vector<double> holding_seconds;
 };
 
 // Each step: admit waiting requests first come, first served while max_num_seqs and the KV cache
@@ -44,6 +50,13 @@ std::vector<EngineOutcome> run_reference_engine(const StepCost& cost,
 std::vector<EngineOutcome> run_closed_form_engine(const StepCost& cost,
                                                   std::span<const EngineRequest> requests,
                                                   EngineRunStats* stats = nullptr);
+
+// The same through `replicas` EngineReplicas behind the request level's router (ServingModel):
+// each request to the replica with the fewest in flight, the first among equals, while it holds
+// fewer than max_num_seqs; the rest wait in the router's queue.
+std::vector<EngineOutcome> run_routed_engines(const StepCost& cost, std::uint32_t replicas,
+                                              std::span<const EngineRequest> requests,
+                                              EngineRunStats* stats = nullptr);
 
 // A closed loop of `users` users with no think time (vLLM's benchmark --max-concurrency,
 // genai-perf's and AIPerf's concurrency) through EngineReplica: the first `users` requests are

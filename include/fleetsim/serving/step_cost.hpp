@@ -68,6 +68,13 @@ class StepCost {
   double kv_bytes_per_token_per_gpu() const { return kv_bytes_per_token_; }
   // Tokens the KV cache holds (whole blocks); ≤ 0 when the weights leave no room.
   std::int64_t kv_capacity_tokens() const { return kv_capacity_tokens_; }
+  // Whether the engine takes a request of these lengths (an output counts at least one token):
+  // vLLM refuses one longer than max_model_len, which it keeps within the KV cache.
+  bool accepts(std::uint32_t prompt, std::uint32_t output) const {
+    const std::int64_t tokens = std::int64_t{prompt} + std::max<std::uint32_t>(1, output);
+    return tokens <= kv_capacity_tokens_ &&
+           (limits_.max_model_len == 0 || tokens <= limits_.max_model_len);
+  }
   // Why the model cannot run here (empty when it can): weights too large, no KV room.
   std::string why_not() const;
 

@@ -200,5 +200,28 @@ TEST_CASE("a waiting prompt is not admitted into the blocks the running decodes'
   }
 }
 
+// The request level's router (ServingModel::dispatch_queue): each request to the replica with the
+// fewest in flight, the first among equals, while it holds fewer than max_num_seqs.
+TEST_CASE("routed engines take requests as the fewest-in-flight router sends them", "[serving]") {
+  const StepCost cost = test::step_cost(test::llama_8b(), test::h100(), 1, {.max_num_seqs = 1});
+  const std::vector<EngineRequest> requests{{.arrival = 0, .prompt = 100, .output = 3},
+                                            {.arrival = 0, .prompt = 200, .output = 3},
+                                            {.arrival = 0, .prompt = 100, .output = 3}};
+  const auto alone = [&](const EngineRequest& r) {
+    return run_closed_form_engine(cost, std::vector{r}).front();
+  };
+  EngineRunStats stats;
+  const std::vector<EngineOutcome> out = run_routed_engines(cost, 2, requests, &stats);
+  // The first to replica 0, the second to replica 1; the third waits in the router's queue for
+  // the first to end (one sequence each), and runs alone on replica 0 then.
+  CHECK(out[0].finished == alone(requests[0]).finished);
+  CHECK(out[1].finished == alone(requests[1]).finished);
+  CHECK(out[2].dispatched == out[0].finished);
+  CHECK(out[2].finished == Approx(out[0].finished + alone(requests[2]).finished).epsilon(1e-12));
+  // Two replicas held one request each while the first two ran: 2 × its seconds at (1, 1).
+  const std::size_t one_running = 1 * (1 + 1) + 1;  // n = 1, k = 1
+  CHECK(stats.holding_seconds[one_running] >= 2 * out[0].finished);
+}
+
 }  // namespace
 }  // namespace fleetsim

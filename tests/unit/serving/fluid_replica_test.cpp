@@ -112,12 +112,11 @@ void compare_at(const StepCost& cost, Lengths lengths, double load, double ttft_
 }
 
 // Overloaded, the router keeps the engine full: what it serves is its saturation rate. Where the
-// KV cache binds, the engine preempts and prefills again what it preempted; fluid / requests:
-// Llama-3.1-8B on an H100 +9.4 %, on an A10G −0.6 %, 70B on four H100s +0.8 %, under SGLang
-// −0.3 % (+18, −1, +15 and +21 % with 80 % of the cache in use and no recompute; +12.8, +0.1,
-// +7.7 and +16.1 % while the engine admitted prompts into its decodes' next blocks). The fluid
-// estimate of the preemptions: 0.11 a request against the engine's 0.09 on the H100, 0.26
-// against 0.25 on the A10G.
+// KV cache binds, the engine preempts and prefills again what it preempted, and long prompts
+// leave part of the cache idle: the closed forms, on the mean request's blocks, came within
+// +9.4 % (Llama-3.1-8B on an H100), −0.6 % (on an A10G), +0.8 % (70B on four H100s) and −0.3 %
+// (SGLang). The fluid replica now measures the engine where its cache can bind
+// (measured_saturation): within 1 %.
 void compare_saturation(const StepCost& cost, Lengths lengths) {
   const RequestMix mix(mix_samples(lengths, 512, 7));
   const FluidReplica fluid(cost, mix);
@@ -129,7 +128,7 @@ void compare_saturation(const StepCost& cost, Lengths lengths) {
   for (const EngineOutcome& o : out) done.push_back(o.finished);
   std::sort(done.begin(), done.end());
   const double served = 2000 / (done[3000] - done[1000]);
-  require_within(fluid.saturation().rate, served, 0.12, "saturation rate");
+  require_within(fluid.saturation().rate, served, 0.02, "saturation rate");
 }
 
 TEST_CASE("A fluid replica's saturation rate is the request-level engine's under overload") {
@@ -173,6 +172,87 @@ TEST_CASE("A fluid replica's latencies match the request-level engine's below sa
                  ttft_tolerance, p99_tolerance);
     }
   }
+}
+
+// Llama-3.1-8B on an L40S at gpu_memory_utilization 0.4 keeps about 4,000 tokens of KV cache:
+// four or five requests of a log-normal mix (σ 0.8, prompts up to 4,000 tokens), where it admits
+// eight. Prompts wait for room behind a long one, and the router sends fewer to a stalled replica.
+StepCost small_cache() {
+  return test::step_cost(test::llama_8b(), test::l40s(), 1,
+                         {.max_num_seqs = 8, .gpu_memory_utilization = 0.4, .max_model_len = 4096});
+}
+
+// `replicas` engines behind the router at `rate` requests per second each, on the test's own
+// draws (the table drew its own): the time to first token from dispatch and the router's wait,
+// after a warm-up. Five runs of 20,000 requests: one run's mean wait for KV room varies by 15 %.
+struct Routed {
+  std::vector<double> first_token, router_wait;
+  double preemptions = 0;
+};
+Routed run_routed(const StepCost& cost, Lengths lengths, double rate, std::uint32_t replicas) {
+  Routed r;
+  double requested = 0;
+  for (unsigned seed = 17; seed < 22; ++seed) {
+    const std::vector<EngineRequest> requests =
+        poisson(rate * replicas, 20000 / (rate * replicas), lengths, seed);
+    EngineRunStats stats;
+    const std::vector<EngineOutcome> out = run_routed_engines(cost, replicas, requests, &stats);
+    r.preemptions += static_cast<double>(stats.preemptions);
+    requested += static_cast<double>(out.size());
+    for (std::size_t i = requests.size() / 10; i < requests.size(); ++i) {
+      if (out[i].rejected) continue;
+      r.first_token.push_back(out[i].first_token - out[i].dispatched);
+      r.router_wait.push_back(out[i].dispatched - requests[i].arrival);
+    }
+  }
+  r.preemptions /= requested;
+  return r;
+}
+
+TEST_CASE("where the KV cache binds a fluid replica reads the engine measured behind the router") {
+  const StepCost cost = small_cache();
+  const Lengths lengths{512, 150, 0.8};
+  const RequestMix mix(mix_samples(lengths, 4096, 7));
+  const FluidReplica fluid(cost, mix);
+  const KvBoundTable& measured = fluid.measured();
+  REQUIRE_FALSE(measured.empty());
+  INFO("KV cache " << cost.kv_capacity_tokens() << " tokens");
+
+  // The closed forms' saturation is 8 % above the engine's here; the fluid replica's is its own.
+  compare_saturation(cost, lengths);
+
+  // At 60 % of it, on 1, 2 and 4 replicas (4 interpolated between 2 and 8 would miss; it is
+  // measured): the time to first token's median and tail, and the router's mean wait.
+  const double rate = 0.6 * fluid.saturation().rate;
+  for (const std::uint32_t replicas : {1U, 2U, 4U}) {
+    INFO(replicas << " replicas");
+    const Routed r = run_routed(cost, lengths, rate, replicas);
+    std::vector<double> drawn_first, drawn_router;
+    for (int k = 0; k < 4096; ++k) {
+      const double u = (k + 0.5) / 4096;
+      drawn_first.push_back(measured.first_token(rate, replicas, u));
+      drawn_router.push_back(measured.router_wait(rate, replicas, u));
+    }
+    require_within(quantile(drawn_first, 0.5), quantile(r.first_token, 0.5), 0.1, "TTFT p50");
+    require_within(quantile(drawn_first, 0.95), quantile(r.first_token, 0.95), 0.2, "TTFT p95");
+    require_within(quantile(drawn_first, 0.99), quantile(r.first_token, 0.99), 0.2, "TTFT p99");
+    require_within(measured.mean_first_token(rate, replicas), mean(r.first_token), 0.15,
+                   "mean TTFT");
+    // The router's wait is rare at 60 %, and small beside the TTFT: half, or a tenth of a second.
+    INFO("router's mean wait: fluid " << mean(drawn_router) << ", request level "
+                                      << mean(r.router_wait));
+    CHECK(std::abs(mean(drawn_router) - mean(r.router_wait)) <=
+          std::max(0.5 * mean(r.router_wait), 0.1));
+    require_within(measured.preemptions(rate, replicas), r.preemptions, 0.2, "preemptions");
+  }
+  // A stalled replica gets fewer requests from the router: prompts wait less with more replicas.
+  CHECK(measured.mean_first_token(rate, 8) < 0.7 * measured.mean_first_token(rate, 1));
+}
+
+TEST_CASE(
+    "a fluid replica whose KV cache holds max_num_seqs of the longest requests is not measured") {
+  const RequestMix mix(mix_samples({512, 256, 0.6}, 512, 7));
+  CHECK(FluidReplica(test::step_cost(test::llama_8b(), test::h100()), mix).measured().empty());
 }
 
 // Reports pick their requests' lengths at evenly spread quantiles of the output lengths (taken in

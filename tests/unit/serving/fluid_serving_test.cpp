@@ -80,6 +80,35 @@ TEST_CASE("the fluid mode counts every request once: served or in flight") {
   CHECK(serving.total_busy_time() == serving.busy_time(1) + serving.busy_time(2));
 }
 
+// vLLM refuses a request longer than max_model_len at once, as the request level's engine does
+// (DropReason::TooLong); the replica serves the rest, on their lengths alone.
+TEST_CASE("a fluid replica refuses the share of the mix longer than its engine takes") {
+  const StepCost cost = test::step_cost(test::llama_8b(), test::h100(), 1, {.max_model_len = 4096});
+  Simulation sim(1);
+  const RequestMix mix({{.prompt = 512, .output = 128},
+                        {.prompt = 512, .output = 128},
+                        {.prompt = 512, .output = 128},
+                        {.prompt = 4000, .output = 128}});  // 4,128 tokens: too long
+  FluidServing serving(sim, engine_config(cost), mix, sim.rng("gauges"));
+  Counts counts;
+  serving.set_observer(&counts);
+  serving.add_replica({.id = 1, .engine = &cost}, kSimStart);
+  VectorSource source(steady(10, 600));
+  serving.attach(source);
+  sim.run_until(at(seconds(300)));
+  serving.catch_up();
+
+  // A quarter, the moment they arrive; reports are whole requests, rounded in turn (a piece's
+  // served and refused share one carry), so within a request a piece (20 of 15 s).
+  const ServingCounters c = serving.counters();
+  CHECK(c.arrived == 3000);
+  CHECK(counts.by_reason[DropReason::TooLong] == c.dropped);
+  CHECK(c.dropped >= 730);
+  CHECK(c.dropped <= 770);
+  CHECK(c.served + c.in_flight + c.dropped >= 2999);
+  CHECK(c.served + c.in_flight + c.dropped <= 3001);
+}
+
 TEST_CASE("without a Ready replica the fluid queue holds requests until their timeout") {
   const StepCost cost = test::step_cost(test::llama_8b(), test::h100());
   Simulation sim(1);

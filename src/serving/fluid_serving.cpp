@@ -36,6 +36,12 @@ std::size_t representatives_for(double piece_s, double interval_s) {
 // and Erlang C, steep near its slots, turns each upward swing into a wait the router never sees.
 constexpr double kOfferedSmoothing = 10;
 
+// A measured engine's waits (KvBoundTable) are those of a steady load, which its Poisson counts
+// vary about, and they are steep near saturation: they are read at the arrival rate smoothed over
+// this much at least. A queue that the counts' noise builds for a moment is in them; a load above
+// saturation reads the engine full.
+constexpr double kLoadSmoothing_s = 120;
+
 // A terminating replica is drained once less than half a request is left in flight.
 constexpr double kDrained = 0.5;
 
@@ -320,10 +326,11 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
   const SimTime mid = from + (to - from) / 2;
   now_ = to;
 
+  double arrivals = 0;
   if (source_ != nullptr) {
-    const std::uint64_t arrivals = count_arrivals(to);
-    arrived_ += arrivals;
-    queue_.arrive(from, to, static_cast<double>(arrivals));
+    arrivals = static_cast<double>(count_arrivals(to));
+    arrived_ += static_cast<std::uint64_t>(arrivals);
+    queue_.arrive(from, to, arrivals);
   }
   // Beyond max_queue, the newest are turned away; what waited queue_timeout by the piece's middle
   // is dropped.
@@ -460,8 +467,11 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
   if (holding > 0) {
     const double rate = admitted / dt;
     offered_rate_ = rate + (offered_rate_ - rate) * std::exp(-dt / (kOfferedSmoothing * holding));
+    load_rate_ =
+        arrivals / dt + (load_rate_ - arrivals / dt) *
+                            std::exp(-dt / std::max(kOfferedSmoothing * holding, kLoadSmoothing_s));
   }
-  offered_share_ = capacity > 0 ? offered_rate_ / capacity : 0.0;
+  load_share_ = capacity > 0 ? load_rate_ / capacity : 0.0;
   backlog_ = !queue_.empty();
   Waiting waiting{.admissions = true, .in_balance = queue_.empty()};
   if (waiting.in_balance)
@@ -547,21 +557,27 @@ void FluidServing::report(double count, SimTime at, const Waiting& waiting, cons
     } else {
       const FluidReplica& curve = *replica->curve;
       const KvBoundTable& measured = curve.measured();
-      // Where the cache binds, the measured engine behind the router.
-      const double load = measured_load(*replica);
-      const double to_first = measured.empty()
-                                  ? curve.time_to_first_token(s.prompt, replica->at,
-                                                              weyl(index, kGolden), prompt_overlap_)
-                                  : measured.first_token(load, ready_, weyl(index, kGolden));
+      const double u = weyl(index, kGolden);
+      double to_first = 0, for_slot = 0;  // at the replica's speed
+      if (measured.empty()) {
+        to_first = curve.time_to_first_token(s.prompt, replica->at, u, prompt_overlap_);
+        for_slot = waiting.slots.quantile(weyl(index, kPlastic)) * replica->speed;
+      } else if (waiting.in_balance) {
+        // Where the cache binds, the measured engine behind the router: its time from arrival,
+        // whose waits for a slot and for KV room come together, the slot's at most its own.
+        const double load = measured_load(*replica);
+        const double total = measured.time_to_first_token(load, ready_, u);
+        for_slot = std::min(total, measured.router_wait(load, ready_, u));
+        to_first = total - for_slot;
+      } else {
+        to_first = measured.first_token(measured_load(*replica), ready_, u);
+      }
       const SimDuration first = from_seconds(to_first / replica->speed);
       const SimDuration rest = from_seconds(
           curve.decode_seconds(s.output, replica->at, weyl(index, kSilver), decode_overlap_) /
           replica->speed);
       const double behind = waiting.admissions ? queue_.wait(weyl(index, kSqrt7)) : 0.0;
-      const double for_slot = measured.empty() ? waiting.slots.quantile(weyl(index, kPlastic))
-                              : waiting.in_balance
-                                  ? measured.router_wait(load, ready_, weyl(index, kPlastic))
-                                  : 0.0;
+      for_slot /= replica->speed;
       const SimDuration wait = from_seconds(behind + for_slot);
       o.completion = at;
       o.arrival = at - rest - first - wait;

@@ -16,7 +16,7 @@ namespace {
 // at max_num_seqs, so the engine's part is steady there, and the router's wait is read no higher
 // than the one before.
 constexpr double kOverload = 1.5;
-constexpr double kRateShares[] = {0.02, 0.2, 0.4, 0.55, 0.7, 0.8, 0.9, kOverload};
+constexpr double kRateShares[] = {0.02, 0.2, 0.4, 0.55, 0.7, 0.8, 0.85, 0.9, 0.95, kOverload};
 constexpr std::size_t kMaterialAt = 4;  // 70 %
 // Requests a point, after the first kWarmup (the engines start empty).
 constexpr std::size_t kRequests = 20000;
@@ -35,9 +35,10 @@ double served_rate(const std::vector<EngineOutcome>& out) {
   std::vector<double> done;
   for (const EngineOutcome& o : out)
     if (!o.rejected) done.push_back(o.finished);
+  if (done.size() < 10) return 0;  // all but a few too long: nothing to measure
   std::sort(done.begin(), done.end());
   const std::size_t first = done.size() / 5, last = done.size() - 1 - done.size() / 5;
-  if (last <= first || done[last] <= done[first]) return 0;
+  if (done[last] <= done[first]) return 0;
   return static_cast<double>(last - first) / (done[last] - done[first]);
 }
 
@@ -70,7 +71,7 @@ KvBoundTable::KvBoundTable(const StepCost& cost, const RequestMix& mix, double s
   std::vector<EngineRequest> requests;
   for (const double share : kRateShares) rates_.push_back(share * saturation_rate);
   slots_ = cost.limits().max_num_seqs;
-  std::vector<double> first, router, waiting_share;
+  std::vector<double> first, total, router, waiting_share;
   const auto keep_quantiles = [&](std::vector<double>& x) {
     std::sort(x.begin(), x.end());
     for (std::size_t k = 0; k < kQuantiles; ++k) {
@@ -86,10 +87,12 @@ KvBoundTable::KvBoundTable(const StepCost& cost, const RequestMix& mix, double s
           run_routed_engines(cost, static_cast<std::uint32_t>(replicas),
                              at_rate(base, rate * replicas, requests), &stats);
       first.clear();
+      total.clear();
       router.clear();
       for (std::size_t i = kWarmup; i < out.size(); ++i) {
         if (out[i].rejected) continue;
         first.push_back(out[i].first_token - out[i].dispatched);
+        total.push_back(out[i].first_token - requests[i].arrival);
         router.push_back(out[i].dispatched - requests[i].arrival);
       }
       if (first.empty()) return;  // every request too long: nothing to serve
@@ -118,6 +121,7 @@ KvBoundTable::KvBoundTable(const StepCost& cost, const RequestMix& mix, double s
       waiting_share.push_back(held > 0 ? waited / held : 0.0);
       p.preemptions = static_cast<double>(stats.preemptions) / static_cast<double>(out.size());
       keep_quantiles(first);
+      keep_quantiles(total);
       keep_quantiles(router);
       points_.push_back(p);
     }
@@ -181,10 +185,16 @@ double KvBoundTable::first_token(double rate, double replicas, double u) const {
   return blend(rate, replicas, [&](const Point& p) { return quantiles_[p.quantiles + q]; });
 }
 
-double KvBoundTable::router_wait(double rate, double replicas, double u) const {
+double KvBoundTable::time_to_first_token(double rate, double replicas, double u) const {
   const auto q = std::min(kQuantiles - 1, static_cast<std::size_t>(u * kQuantiles));
   return blend(std::min(rate, rates_[rates_.size() - 2]), replicas,
                [&](const Point& p) { return quantiles_[p.quantiles + kQuantiles + q]; });
+}
+
+double KvBoundTable::router_wait(double rate, double replicas, double u) const {
+  const auto q = std::min(kQuantiles - 1, static_cast<std::size_t>(u * kQuantiles));
+  return blend(std::min(rate, rates_[rates_.size() - 2]), replicas,
+               [&](const Point& p) { return quantiles_[p.quantiles + 2 * kQuantiles + q]; });
 }
 
 }  // namespace fleetsim

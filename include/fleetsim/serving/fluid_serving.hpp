@@ -152,7 +152,7 @@ class FluidServing final : public ServingBackend, public EventHandler, private T
   // full behind a backlog.
   double measured_load(const Replica& r) const {
     return backlog_ ? r.curve->measured().overloaded_rate()
-                    : offered_share_ * r.curve->saturation().rate;
+                    : load_share_ * r.curve->saturation().rate;
   }
   // Its speed is read each piece (time_slice_speeds): nothing to do when it changes.
   void on_speed(std::uint32_t, double, SimTime) override {}
@@ -199,14 +199,15 @@ class FluidServing final : public ServingBackend, public EventHandler, private T
   double prompt_overlap_ = 1;
   double decode_overlap_ = 1;
   double offered_rate_ = 0;  // the admitted rate, smoothed (kOfferedSmoothing)
+  double load_rate_ = 0;     // the arrival rate, over two minutes at least (kLoadSmoothing_s)
   double peak_running_ = 0;
   double peak_kv_usage_ = 0;
   // The measured engines (KvBoundTable): what they preempted, as a mean; the Ready replicas the
-  // router chose among in the last piece; the offered rate (offered_rate_) as a share of their
-  // capacity, at which each is looked up, or whether the router's queue held a backlog.
+  // router chose among in the last piece; the arrival rate (load_rate_) as a share of their
+  // capacity, at which each is looked up.
   double preemptions_ = 0;
   double ready_ = 0;
-  double offered_share_ = 0;
+  double load_share_ = 0;
   bool backlog_ = false;
   std::uint64_t gauge_seed_ = 0;  // the gauges' draws: a hash of it, the replica and the time
   // Bumped whenever a replica may change (a piece, a non-const find, an addition or removal).

@@ -44,12 +44,13 @@ class KvBoundTable {
 
   // At `rate` requests per second sent to each replica, with `replicas` Ready behind the router
   // (rates and times at speed 1): the time to first token from when the router sends a request,
-  // its mean and its quantile u in [0, 1); the wait in the router's queue before, at its quantile
-  // (below saturation);
+  // its mean and its quantile u in [0, 1); below saturation, from its arrival (the router's wait
+  // and the engine's come together), and the router's wait alone, at their quantiles;
   // of `held` requests on a replica, how many run (the rest wait for KV room), at its quantile u;
   // the preemptions per request.
   double mean_first_token(double rate, double replicas) const;
   double first_token(double rate, double replicas, double u) const;
+  double time_to_first_token(double rate, double replicas, double u) const;
   double router_wait(double rate, double replicas, double u) const;
   double running(double rate, double replicas, std::uint32_t held, double u) const;
   double preemptions(double rate, double replicas) const;
@@ -66,8 +67,9 @@ class KvBoundTable {
     // Of n held (n ≤ max_num_seqs), those running at (j + ½) ÷ kRunningQuantiles:
     // running_[running + n kRunningQuantiles + j].
     std::size_t running = 0;
-    // At (k + ½) ÷ kQuantiles: the time to first token at quantiles_[quantiles + k], the router's
-    // wait at quantiles_[quantiles + kQuantiles + k].
+    // At (k + ½) ÷ kQuantiles: the time to first token from dispatch at quantiles_[quantiles + k],
+    // from arrival at quantiles_[quantiles + kQuantiles + k], the router's wait at
+    // quantiles_[quantiles + 2 kQuantiles + k].
     std::size_t quantiles = 0;
   };
   struct Corner {

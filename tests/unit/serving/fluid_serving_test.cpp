@@ -81,15 +81,15 @@ TEST_CASE("the fluid mode counts every request once: served or in flight") {
 }
 
 // vLLM refuses a request longer than max_model_len at once, as the request level's engine does
-// (DropReason::TooLong); the replica serves the rest, on their lengths alone.
-TEST_CASE("a fluid replica refuses the share of the mix longer than its engine takes") {
-  const StepCost cost = test::step_cost(test::llama_8b(), test::h100(), 1, {.max_model_len = 4096});
+// (DropReason::TooLong); the replica serves the rest, on their lengths alone. One replica, 10
+// requests a second for 300 s: what it served and refused, and the refusals heard.
+struct Refusals {
+  ServingCounters counters;
+  std::uint64_t heard = 0;
+};
+Refusals refusals(const StepCost& cost, RequestMix mix) {
   Simulation sim(1);
-  const RequestMix mix({{.prompt = 512, .output = 128},
-                        {.prompt = 512, .output = 128},
-                        {.prompt = 512, .output = 128},
-                        {.prompt = 4000, .output = 128}});  // 4,128 tokens: too long
-  FluidServing serving(sim, engine_config(cost), mix, sim.rng("gauges"));
+  FluidServing serving(sim, engine_config(cost), std::move(mix), sim.rng("gauges"));
   Counts counts;
   serving.set_observer(&counts);
   serving.add_replica({.id = 1, .engine = &cost}, kSimStart);
@@ -97,16 +97,31 @@ TEST_CASE("a fluid replica refuses the share of the mix longer than its engine t
   serving.attach(source);
   sim.run_until(at(seconds(300)));
   serving.catch_up();
+  return {serving.counters(), counts.by_reason[DropReason::TooLong]};
+}
 
+TEST_CASE("a fluid replica refuses the share of the mix longer than its engine takes") {
+  const StepCost cost = test::step_cost(test::llama_8b(), test::h100(), 1, {.max_model_len = 4096});
   // A quarter, the moment they arrive; reports are whole requests, rounded in turn (a piece's
   // served and refused share one carry), so within a request a piece (20 of 15 s).
-  const ServingCounters c = serving.counters();
+  const Refusals r =
+      refusals(cost, RequestMix({{.prompt = 512, .output = 128},
+                                 {.prompt = 512, .output = 128},
+                                 {.prompt = 512, .output = 128},
+                                 {.prompt = 4000, .output = 128}}));  // 4,128: too long
+  const ServingCounters& c = r.counters;
   CHECK(c.arrived == 3000);
-  CHECK(counts.by_reason[DropReason::TooLong] == c.dropped);
+  CHECK(r.heard == c.dropped);
   CHECK(c.dropped >= 730);
   CHECK(c.dropped <= 770);
   CHECK(c.served + c.in_flight + c.dropped >= 2999);
   CHECK(c.served + c.in_flight + c.dropped <= 3001);
+
+  // One that takes none of the mix refuses every request, and serves none.
+  const Refusals none = refusals(cost, RequestMix({{.prompt = 5000, .output = 128}}));
+  CHECK(none.counters.served == 0);
+  CHECK(none.counters.dropped >= 2999);
+  CHECK(none.heard == none.counters.dropped);
 }
 
 TEST_CASE("without a Ready replica the fluid queue holds requests until their timeout") {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 
 #include "fleetsim/core/rng.hpp"
 #include "fleetsim/serving/fluid_replica.hpp"
@@ -21,8 +22,6 @@ constexpr std::size_t kMaterialAt = 4;  // 70 %
 // Requests a point, after the first kWarmup (the engines start empty).
 constexpr std::size_t kRequests = 20000;
 constexpr std::size_t kWarmup = 1000;
-// The saturation is measured at kOverload times the closed forms', between the first and the
-// last fifth of the completions (the engine full throughout, the router's queue growing).
 
 std::span<const EngineRequest> at_rate(std::span<const EngineRequest> base, double rate,
                                        std::vector<EngineRequest>& out) {
@@ -31,6 +30,8 @@ std::span<const EngineRequest> at_rate(std::span<const EngineRequest> base, doub
   return out;
 }
 
+// What an overloaded engine served a second between the first and the last fifth of its
+// completions (full throughout, the router's queue growing).
 double served_rate(const std::vector<EngineOutcome>& out) {
   std::vector<double> done;
   for (const EngineOutcome& o : out)
@@ -101,20 +102,22 @@ KvBoundTable::KvBoundTable(const StepCost& cost, const RequestMix& mix, double s
       p.mean_first_token /= static_cast<double>(first.size());
       p.running = running_.size();
       double held = 0, waited = 0;
+      const std::vector<double> none;
       for (std::size_t n = 0; n <= slots_; ++n) {
-        const double* by_running = &stats.holding_seconds[n * (slots_ + 1)];
+        const std::vector<double>& by_running =
+            n < stats.holding_seconds.size() ? stats.holding_seconds[n] : none;
         double time = 0;
-        for (std::size_t k = 0; k <= n; ++k) {
+        for (std::size_t k = 0; k < by_running.size(); ++k) {
           time += by_running[k];
           waited += by_running[k] * static_cast<double>(n - k);
         }
         held += time * static_cast<double>(n);
         // The running count's quantiles given n; all of n where n was never held.
         std::size_t k = 0;
-        double below = by_running[0];
+        double below = time > 0 ? by_running[0] : 0.0;
         for (std::size_t j = 0; j < kRunningQuantiles; ++j) {
           const double target = (static_cast<double>(j) + 0.5) / kRunningQuantiles * time;
-          while (k < n && below < target) below += by_running[++k];
+          while (k + 1 < by_running.size() && below < target) below += by_running[++k];
           running_.push_back(time > 0 ? static_cast<double>(k) : static_cast<double>(n));
         }
       }
@@ -179,22 +182,13 @@ double KvBoundTable::preemptions(double rate, double replicas) const {
   return blend(rate, replicas, [](const Point& p) { return p.preemptions; });
 }
 
-// The quantile functions of the corners, mixed by their weights (their values at one u).
-double KvBoundTable::first_token(double rate, double replicas, double u) const {
+// The quantile functions of the corners, mixed by their weights (their values at one u). The
+// times from arrival are read below saturation only: above, the router's queue grows.
+double KvBoundTable::quantile(double rate, double replicas, double u, Part part) const {
   const auto q = std::min(kQuantiles - 1, static_cast<std::size_t>(u * kQuantiles));
-  return blend(rate, replicas, [&](const Point& p) { return quantiles_[p.quantiles + q]; });
-}
-
-double KvBoundTable::time_to_first_token(double rate, double replicas, double u) const {
-  const auto q = std::min(kQuantiles - 1, static_cast<std::size_t>(u * kQuantiles));
-  return blend(std::min(rate, rates_[rates_.size() - 2]), replicas,
-               [&](const Point& p) { return quantiles_[p.quantiles + kQuantiles + q]; });
-}
-
-double KvBoundTable::router_wait(double rate, double replicas, double u) const {
-  const auto q = std::min(kQuantiles - 1, static_cast<std::size_t>(u * kQuantiles));
-  return blend(std::min(rate, rates_[rates_.size() - 2]), replicas,
-               [&](const Point& p) { return quantiles_[p.quantiles + 2 * kQuantiles + q]; });
+  const std::size_t at = static_cast<std::size_t>(part) * kQuantiles + q;
+  if (part != Part::FirstToken) rate = std::min(rate, rates_[rates_.size() - 2]);
+  return blend(rate, replicas, [&](const Point& p) { return quantiles_[p.quantiles + at]; });
 }
 
 }  // namespace fleetsim

@@ -235,7 +235,7 @@ struct RoutedEngines {
   };
 
   RoutedEngines(const StepCost& cost, std::uint32_t replicas, std::vector<EngineOutcome>& out)
-      : slots(cost.limits().max_num_seqs), holding_seconds((slots + 1) * (slots + 1), 0.0) {
+      : slots(cost.limits().max_num_seqs) {
     for (std::uint32_t i = 0; i < replicas; ++i)
       members.push_back(std::make_unique<Member>(cost, out));
   }
@@ -250,7 +250,11 @@ struct RoutedEngines {
   void advance(double now) {
     for (const auto& m : members) {
       const std::size_t held = slots - m->recorder.free_slots.size();
-      holding_seconds[held * (slots + 1) + m->engine.running()] += now - counted;
+      const std::size_t running = m->engine.running();
+      if (held >= holding_seconds.size()) holding_seconds.resize(held + 1);
+      std::vector<double>& by_running = holding_seconds[held];
+      if (running >= by_running.size()) by_running.resize(running + 1, 0.0);
+      by_running[running] += now - counted;
     }
     counted = now;
     for (const auto& m : members) m->engine.advance(now);
@@ -281,9 +285,9 @@ struct RoutedEngines {
     return n;
   }
 
-  void report(EngineRunStats* stats) const {
+  void report(EngineRunStats* stats) {
     if (stats == nullptr) return;
-    *stats = {.peak_running = peak, .holding_seconds = holding_seconds};
+    *stats = {.peak_running = peak, .holding_seconds = std::move(holding_seconds)};
     for (const auto& m : members) stats->preemptions += m->engine.preemptions();
   }
 
@@ -292,7 +296,7 @@ struct RoutedEngines {
   std::uint32_t peak = 0;
   std::size_t slots;
   double counted = 0;
-  std::vector<double> holding_seconds;
+  std::vector<std::vector<double>> holding_seconds;
 };
 
 }  // namespace

@@ -144,12 +144,13 @@ class FluidReplica {
   // requests in flight as Poisson-distributed (an infinite-server queue: M/G/∞).
   double busy_share(const OperatingPoint& at) const { return at.busy; }
   // Mean seconds a request spends in the engine at the operating point; and where the engine is
-  // measured, with its time to first token at `load` requests per second (the offered load, which
-  // varies less than the operating point's rate) and `replicas` Ready behind the router.
+  // measured, with its time to first token at `load` requests per second (the arrival rate
+  // smoothed, which varies less than the operating point's) and `replicas` Ready behind the
+  // router.
   double mean_latency(const OperatingPoint& at) const;
   double mean_latency(const OperatingPoint& at, double load, double replicas) const;
-  // Where the KV cache binds (prompts wait for room), the engine measured: its saturation, time
-  // to first token, waiting share and preemptions. Empty elsewhere.
+  // Where prompts wait for KV room, the engine measured: its times to first token, the router's
+  // wait, the running gauge and the preemptions. Empty elsewhere.
   const KvBoundTable& measured() const { return measured_; }
 
   const StepCost& cost() const { return cost_; }

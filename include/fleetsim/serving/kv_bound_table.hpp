@@ -49,9 +49,15 @@ class KvBoundTable {
   // of `held` requests on a replica, how many run (the rest wait for KV room), at its quantile u;
   // the preemptions per request.
   double mean_first_token(double rate, double replicas) const;
-  double first_token(double rate, double replicas, double u) const;
-  double time_to_first_token(double rate, double replicas, double u) const;
-  double router_wait(double rate, double replicas, double u) const;
+  double first_token(double rate, double replicas, double u) const {
+    return quantile(rate, replicas, u, Part::FirstToken);
+  }
+  double time_to_first_token(double rate, double replicas, double u) const {
+    return quantile(rate, replicas, u, Part::FromArrival);
+  }
+  double router_wait(double rate, double replicas, double u) const {
+    return quantile(rate, replicas, u, Part::RouterWait);
+  }
   double running(double rate, double replicas, std::uint32_t held, double u) const;
   double preemptions(double rate, double replicas) const;
 
@@ -67,11 +73,12 @@ class KvBoundTable {
     // Of n held (n ≤ max_num_seqs), those running at (j + ½) ÷ kRunningQuantiles:
     // running_[running + n kRunningQuantiles + j].
     std::size_t running = 0;
-    // At (k + ½) ÷ kQuantiles: the time to first token from dispatch at quantiles_[quantiles + k],
-    // from arrival at quantiles_[quantiles + kQuantiles + k], the router's wait at
-    // quantiles_[quantiles + 2 kQuantiles + k].
+    // At (k + ½) ÷ kQuantiles, each Part's: quantiles_[quantiles + part kQuantiles + k].
     std::size_t quantiles = 0;
   };
+  // The time to first token from dispatch, and from arrival; the router's wait.
+  enum class Part : std::size_t { FirstToken, FromArrival, RouterWait };
+  double quantile(double rate, double replicas, double u, Part part) const;
   struct Corner {
     const Point* point;
     double weight;

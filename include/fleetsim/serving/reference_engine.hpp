@@ -29,9 +29,9 @@ struct EngineRunStats {
   std::uint64_t steps = 0;
   std::uint64_t preemptions = 0;
   std::uint32_t peak_running = 0;
-  // run_routed_engines's: the seconds a replica held n requests (0 to max_num_seqs, S) of which k
-  // ran (the rest waited for KV room), at n (S + 1) + k.
-  std::vector<double> holding_seconds;
+  // run_routed_engines's: the seconds a replica held n requests of which k ran (the rest waited
+  // for KV room), at [n][k], as far as the run reached.
+  std::vector<std::vector<double>> holding_seconds;
 };
 
 // Each step: admit waiting requests first come, first served while max_num_seqs and the KV cache

@@ -1,6 +1,6 @@
 // What a fluid replica costs to build: its closed forms alone (the cache holds max_num_seqs of
 // the longest requests), and where the KV cache binds, with the engine measured behind the router
-// (KvBoundTable: 29 runs of 21,000 requests). Each engine a service runs on builds one, once.
+// (KvBoundTable: 41 runs of 21,000 requests). Each engine a service runs on builds one, once.
 #include "fleetsim/serving/fluid_replica.hpp"
 
 #include <benchmark/benchmark.h>

@@ -354,7 +354,8 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
   for (const Replica& r : replicas_) {
     if (r.state != State::Ready) continue;
     ready_ += 1;
-    capacity += r.curve->saturation().rate * r.speed / r.accepted;
+    const double taken = r.curve->saturation().rate * r.speed;
+    capacity += r.accepted < 1 ? taken / r.accepted : taken;  // what it is sent
     free_slots += std::max(0.0, r.curve->saturation().running - r.in_flight);
   }
   const double admitted = queue_.admit(from, to, free_slots, capacity);
@@ -429,7 +430,7 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
       twin_inputs = inputs;
     }
     r.served += whole(r.served_carry, r.done);
-    refused += r.rate * dt * (1 - r.accepted) / r.accepted;
+    if (r.accepted < 1) refused += r.rate * dt * (1 - r.accepted) / r.accepted;
     if (const KvBoundTable& m = r.curve->measured(); !m.empty())
       preemptions_ += r.done * m.preemptions(measured_load(r), ready_);
     peak_running_ = std::max(peak_running_, r.in_flight);
@@ -543,10 +544,15 @@ void FluidServing::report(double count, SimTime at, const Waiting& waiting, cons
   }
   if (observer_ == nullptr) return;
   const std::uint64_t spread = std::min<std::uint64_t>(n, representatives_);
+  // What a served request's replica took, and where its cache binds, its measured engine.
+  const RequestMix& lengths = replica != nullptr ? replica->curve->mix() : mix_;
+  const KvBoundTable* measured = replica != nullptr && !replica->curve->measured().empty()
+                                     ? &replica->curve->measured()
+                                     : nullptr;
+  const double load = measured != nullptr ? measured_load(*replica) : 0.0;
   for (std::uint64_t k = 0; k < spread; ++k) {
     const std::size_t index = next_sample_++;
-    const RequestMix::Lengths& s =
-        (replica != nullptr ? replica->curve->mix() : mix_).at_quantile(weyl(index, kSqrt3));
+    const RequestMix::Lengths& s = lengths.at_quantile(weyl(index, kSqrt3));
     const std::uint64_t count_k = n / spread + (k < n % spread ? 1 : 0);
     RequestOutcome o{.input_tokens = s.prompt, .output_tokens = s.output};
     if (drop != DropReason::None) {
@@ -556,28 +562,26 @@ void FluidServing::report(double count, SimTime at, const Waiting& waiting, cons
       o.drop_reason = drop;
     } else {
       const FluidReplica& curve = *replica->curve;
-      const KvBoundTable& measured = curve.measured();
       const double u = weyl(index, kGolden);
-      double to_first = 0, for_slot = 0;  // at the replica's speed
-      if (measured.empty()) {
+      double to_first = 0, for_slot = 0;  // at the replica's speed; the slot's wait in seconds
+      if (measured == nullptr) {
         to_first = curve.time_to_first_token(s.prompt, replica->at, u, prompt_overlap_);
-        for_slot = waiting.slots.quantile(weyl(index, kPlastic)) * replica->speed;
+        for_slot = waiting.slots.quantile(weyl(index, kPlastic));
       } else if (waiting.in_balance) {
-        // Where the cache binds, the measured engine behind the router: its time from arrival,
-        // whose waits for a slot and for KV room come together, the slot's at most its own.
-        const double load = measured_load(*replica);
-        const double total = measured.time_to_first_token(load, ready_, u);
-        for_slot = std::min(total, measured.router_wait(load, ready_, u));
-        to_first = total - for_slot;
+        // The measured engine behind the router: its time from arrival, whose waits for a slot
+        // and for KV room come together, the slot's at most its own.
+        const double total = measured->time_to_first_token(load, ready_, u);
+        const double slot = std::min(total, measured->router_wait(load, ready_, u));
+        to_first = total - slot;
+        for_slot = slot / replica->speed;
       } else {
-        to_first = measured.first_token(measured_load(*replica), ready_, u);
+        to_first = measured->first_token(load, ready_, u);
       }
       const SimDuration first = from_seconds(to_first / replica->speed);
       const SimDuration rest = from_seconds(
           curve.decode_seconds(s.output, replica->at, weyl(index, kSilver), decode_overlap_) /
           replica->speed);
       const double behind = waiting.admissions ? queue_.wait(weyl(index, kSqrt7)) : 0.0;
-      for_slot /= replica->speed;
       const SimDuration wait = from_seconds(behind + for_slot);
       o.completion = at;
       o.arrival = at - rest - first - wait;

@@ -373,7 +373,7 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
   // The smoothing decays over a replica's last latency and its stock over the new one: one cache
   // each, so that replicas of one latency compute each once.
   Decay smoothing_decay(dt), stock_decay(dt);
-  double offered = 0, slots = 0, holding = 0, ready = 0, held = 0, refused = 0;
+  double offered = 0, slots = 0, holding = 0, held = 0, refused = 0;
   // The same holds for whole replicas: one whose state is, to the bit, that of the last replica
   // computed takes its results (a steady fleet's replicas are mostly alike).
   const auto stock_inputs = [](const Replica& r) {
@@ -440,7 +440,6 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
       peak_kv_usage_ =
           std::max(peak_kv_usage_, std::min(1.0, r.at.kv_usage * r.in_flight / r.at.running));
     if (r.state != State::Ready) continue;
-    ready += 1;
     held += r.mean_in_flight;
     offered += r.in_flight;
     slots += std::min<double>(config_.concurrency, r.curve->cost().limits().max_num_seqs);
@@ -450,9 +449,9 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
   // so with N requests in the service (Poisson, M/G/∞) at most min(N, R) of its R Ready replicas
   // are busy, and a few per cent fewer where one idles while another holds two (jsq_busy.hpp); a
   // terminating replica is busy while its own stock lasts.
-  const double busy_each =
-      ready > 0 ? expected_min_poisson(held, ready) * jsq_busy_share(held / ready, ready) / ready
-                : 0.0;
+  const double busy_each = ready_ > 0 ? expected_min_poisson(held, ready_) *
+                                            jsq_busy_share(held / ready_, ready_) / ready_
+                                      : 0.0;
   const SimDuration ready_busy = from_seconds(dt * busy_each);
   for (Replica& r : replicas_) {
     if (r.state == State::Starting) continue;
@@ -481,8 +480,8 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
   // The router chooses where a request goes only while a slot is free: a request that waits for
   // one, or behind a backlog, takes the slot that frees.
   const double choice = queue_.empty() ? 1 - waiting.slots.p_wait : 0.0;
-  prompt_overlap_ = 1 - choice * (1 - jsq_prompt_overlap(ready));
-  decode_overlap_ = 1 - choice * (1 - jsq_decode_overlap(ready));
+  prompt_overlap_ = 1 - choice * (1 - jsq_prompt_overlap(ready_));
+  decode_overlap_ = 1 - choice * (1 - jsq_decode_overlap(ready_));
 
   // What the Ready replicas of one engine completed is reported once, at the first one's
   // operating point (they share the rate in proportion to their capacity, so their points differ

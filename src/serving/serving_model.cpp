@@ -40,6 +40,14 @@ struct ServingModel::Engine final : EngineListener {
     model.engine_news_.push_back({first_slot + slot, to_real(at), true});
   }
   double to_engine(SimTime t) const { return v0 + speed * (engine_clock(t) - r0); }
+  // When a request the router sends at `t` reaches the engine. A milestone's event comes at its
+  // time rounded up to the microsecond, so a request sent from the queue when a sequence
+  // finishes is within a microsecond after the step boundary: it joins the next step there, as
+  // vLLM's scheduler takes a waiting request into the step after the one that freed its slot.
+  double arrival_at(SimTime t) const {
+    const double at = to_engine(t), boundary = engine.step_boundary();
+    return at >= boundary && at - boundary < speed * 1e-6 ? boundary : at;
+  }
   double to_real(double engine_seconds) const { return r0 + (engine_seconds - v0) / speed; }
 
   // The event's fields share the first cache line with the listener's.
@@ -173,7 +181,7 @@ void ServingModel::start(std::uint32_t replica, SimTime now, const Queued& reque
   slot.busy = true;
   if (r.engine) {
     slot.first_token = kNever;  // until the engine says
-    r.engine->engine.add(r.engine->to_engine(now), slot_index - r.engine->first_slot,
+    r.engine->engine.add(r.engine->arrival_at(now), slot_index - r.engine->first_slot,
                          request.input_tokens, request.output_tokens);
     settle_engine(replica, now);
     return;

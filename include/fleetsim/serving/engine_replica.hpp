@@ -49,6 +49,9 @@ class alignas(64) EngineReplica {
   void sync(double now);
   // When the next milestone happens (seconds); +inf when the engine is idle.
   double next_milestone() const { return milestone_; }
+  // The step boundary the engine has reached (seconds): a request added there joins the next
+  // step at once.
+  double step_boundary() const { return synced_; }
   // Forgets every request (the replica is gone); returns their slots.
   std::vector<std::uint32_t> clear();
 

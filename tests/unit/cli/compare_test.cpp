@@ -61,13 +61,13 @@ TEST_CASE("fleetsim compare --format csv, json and markdown", "[cli]") {
   CHECK(csv.exit_code == 0);
   CHECK_THAT(csv.out,
              Catch::StartsWith("metric,side,seeds,mean,half_width,change\n"
-                               "cost.total_usd,consolidation-when-empty,1,160.05,,\n"
-                               "cost.total_usd,consolidation-balanced,1,131.06,,-18.12%\n"));
+                               "cost.total_usd,consolidation-when-empty,1,155.34,,\n"
+                               "cost.total_usd,consolidation-balanced,1,132.43,,-14.75%\n"));
   const Run json = s.fleetsim("compare --format json " + reports);
   CHECK(json.exit_code == 0);
   const nlohmann::json j = nlohmann::json::parse(json.out);
-  CHECK(j["metrics"][0]["values"][1]["mean"] == 131.06);
+  CHECK(j["metrics"][0]["values"][1]["mean"] == 132.43);
   const Run md = s.fleetsim("compare --format markdown " + reports);
-  CHECK_THAT(md.out, Catch::Contains("| cost.total_usd | 160.05 | 131.06 | -18.12% |\n"));
+  CHECK_THAT(md.out, Catch::Contains("| cost.total_usd | 155.34 | 132.43 | -14.75% |\n"));
   CHECK(s.fleetsim("compare --format yaml " + reports).exit_code == 2);
 }

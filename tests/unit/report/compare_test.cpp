@@ -32,35 +32,35 @@ TEST_CASE("compare: two golden reports side by side", "[report]") {
       compare_table({{.name = "when-empty", .reports = {golden("consolidation/when-empty")}},
                      {.name = "balanced", .reports = {golden("consolidation/balanced")}}});
   CHECK(table ==
-        "metric                           when-empty (n=1)  balanced (n=1)      change\n"
-        "cost.total_usd                             160.05          131.06     -18.12%\n"
-        "cost.on_demand_usd                           0.00            0.00       +0.00\n"
-        "cost.spot_usd                              157.69          128.89     -18.26%\n"
-        "headroom.usd                                 0.00            0.00       +0.00\n"
-        "reservations.unused_usd                       n/a             n/a         n/a\n"
-        "efficiency.lower_bound_usd                  87.59           90.46      +3.28%\n"
-        "efficiency.gap_share                     0.444532        0.298157     -32.93%\n"
-        "gpu.utilization                           0.59666        0.727231     +21.88%\n"
-        "gpu.provisioned_gpu_hours                  344.59          284.44     -17.46%\n"
-        "sla.requests                               193080          193080      +0.00%\n"
-        "sla.miss_ratio                            0.05722        0.128206    +124.06%\n"
-        "sla.ttft_miss_ratio                      0.050756        0.115843    +128.24%\n"
-        "sla.e2e_miss_ratio                       0.005956        0.005516      -7.39%\n"
-        "sla.drop_ratio                           0.000508        0.006847   +1247.83%\n"
-        "sla.latency_ms.p50                           7180            7620         +6%\n"
-        "sla.latency_ms.p99                          44300           68600        +55%\n"
-        "sla.ttft_ms.p99                             32300           59800        +85%\n"
-        "sla.tpot_ms.p99                              80.0            81.6         +2%\n"
-        "pods.pending_seconds.p99                     92.3            96.0         +4%\n"
-        "pods.evicted                                    0              51         +51\n"
-        "pods.preempted                                  1               4    +300.00%\n"
-        "nodes.launched                                 25              62    +148.00%\n"
-        "nodes.peak                                      7               8     +14.29%\n"
-        "nodes.spot_interruption_notices                 0               0          +0\n"
-        "nodes.spot_interruptions                        0               0          +0\n"
-        "disruption.commands                            19              58    +205.26%\n"
-        "jobs.completed                                 27              26      -3.70%\n"
-        "jobs.lost_gpu_hours                          0.04           13.31  +30620.10%\n");
+        "metric                           when-empty (n=1)  balanced (n=1)     change\n"
+        "cost.total_usd                             155.34          132.43    -14.75%\n"
+        "cost.on_demand_usd                           0.00            0.00      +0.00\n"
+        "cost.spot_usd                              152.98          130.26    -14.85%\n"
+        "headroom.usd                                 0.00            0.00      +0.00\n"
+        "reservations.unused_usd                       n/a             n/a        n/a\n"
+        "efficiency.lower_bound_usd                  87.39           90.91     +4.03%\n"
+        "efficiency.gap_share                     0.428791          0.3021    -29.55%\n"
+        "gpu.utilization                          0.611647        0.724306    +18.42%\n"
+        "gpu.provisioned_gpu_hours                  335.16          287.32    -14.27%\n"
+        "sla.requests                               193080          193080     +0.00%\n"
+        "sla.miss_ratio                           0.056355        0.119427   +111.92%\n"
+        "sla.ttft_miss_ratio                      0.049876         0.10708   +114.69%\n"
+        "sla.e2e_miss_ratio                       0.005998        0.005495     -8.39%\n"
+        "sla.drop_ratio                           0.000482        0.006852  +1321.58%\n"
+        "sla.latency_ms.p50                           7180            7470        +4%\n"
+        "sla.latency_ms.p99                          44300           68600       +55%\n"
+        "sla.ttft_ms.p99                             31700           59800       +89%\n"
+        "sla.tpot_ms.p99                              80.0            81.6        +2%\n"
+        "pods.pending_seconds.p99                     92.3             143       +55%\n"
+        "pods.evicted                                    0              45        +45\n"
+        "pods.preempted                                  0               2         +2\n"
+        "nodes.launched                                 26              61   +134.62%\n"
+        "nodes.peak                                      7               8    +14.29%\n"
+        "nodes.spot_interruption_notices                 0               0         +0\n"
+        "nodes.spot_interruptions                        0               0         +0\n"
+        "disruption.commands                            20              56   +180.00%\n"
+        "jobs.completed                                 27              26     -3.70%\n"
+        "jobs.lost_gpu_hours                          0.00           12.88     +12.88\n");
 }
 
 TEST_CASE("compare: the headroom's cost and the balloons preempted (issue 27)", "[report]") {
@@ -69,7 +69,7 @@ TEST_CASE("compare: the headroom's cost and the balloons preempted (issue 27)", 
                      {.name = "balloons", .reports = {golden("headroom/karpenter-balloon")}}});
   INFO(table);
   CHECK(line_of(table, "headroom.usd") ==
-        "headroom.usd                           0.00           57.40   +57.40");
+        "headroom.usd                           0.00           57.43   +57.43");
   CHECK(line_of(table, "pods.preempted") ==
         "pods.preempted                            0              52      +52");
 }

@@ -40,7 +40,7 @@ TEST_CASE("explain tells a golden run's pod and node from launch to termination"
         "  18m13.313959s  bound to gpu-inference-fqnct after 46.767959s pending, as soon as its "
         "new node was ready (launch 3.26914s, registration 26.153119s, initialization 16.3457s)\n"
         "  22m13.313959s  ready\n"
-        "   27m3.575605s  deleted from gpu-inference-fqnct: scale_down\n");
+        "  22m35.299739s  deleted from gpu-inference-fqnct: scale_down\n");
   std::ifstream node_events(golden_events());
   CHECK(explain_node(node_events, "events.jsonl", "gpu-inference-fqnct") ==
         "node gpu-inference-fqnct (NodePool gpu-inference)\n"
@@ -53,11 +53,11 @@ TEST_CASE("explain tells a golden run's pod and node from launch to termination"
         "  17m56.968259s  registered\n"
         "  18m13.313959s  ready: initialized, GPUs advertised\n"
         "  18m13.313959s  pod bound: llm-ksvdbndrnd-f8f5f\n"
-        "   27m3.575605s  pod llm-ksvdbndrnd-f8f5f deleted: scale_down\n"
-        "     32m11.904s  disruption: emptiness (Empty) of 1 node, saving $1.212/h, no "
+        "  22m35.299739s  pod llm-ksvdbndrnd-f8f5f deleted: scale_down\n"
+        "     27m41.904s  disruption: emptiness (Empty) of 1 node, saving $1.212/h, no "
         "replacement\n"
-        "     32m11.904s  cordoned and draining: empty\n"
-        "  32m21.926323s  terminated: empty (ran 14m51.111183s at $1.212/h)\n");
+        "     27m41.904s  cordoned and draining: empty\n"
+        "  27m51.926323s  terminated: empty (ran 10m21.111183s at $1.212/h)\n");
 }
 
 TEST_CASE("explain says why a pod found no place, and when it joined a node already there",

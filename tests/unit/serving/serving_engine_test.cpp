@@ -23,6 +23,13 @@ ServingConfig engine_config(std::uint32_t slots) {
   return {.concurrency = slots, .service_time = EngineServiceTime{}};
 }
 
+// An engine that four requests fill.
+StepCost four_sequences(const GpuHardware& gpu) {
+  EngineOptions options;
+  options.max_num_seqs = 4;
+  return test::step_cost(test::llama_8b(), gpu, 1, options);
+}
+
 TEST_CASE("one engine replica serves as the closed-form engine does, to the microsecond",
           "[serving]") {
   const StepCost cost = test::step_cost(test::llama_8b(), test::h100());
@@ -60,10 +67,50 @@ TEST_CASE("one engine replica serves as the closed-form engine does, to the micr
   CHECK(totals.peak_kv_cache_usage > 0);
 }
 
+// Behind a queue, a request the router sends when a sequence finishes joins the engine at that
+// step's end, as run_routed_engines (which the fluid mode measures engines with) sends it; a
+// microsecond later, the milestone's event rounded up, it would wait a whole step more.
+TEST_CASE("engine replicas behind a queue serve as run_routed_engines does to the microsecond",
+          "[serving]") {
+  const StepCost cost = four_sequences(test::a10g());
+  std::vector<Request> requests;
+  std::vector<EngineRequest> same;
+  for (int i = 0; i < 300; ++i) {
+    const SimTime t = at(millis(60 * i + 1));  // about twice what two replicas serve
+    const auto prompt = static_cast<std::uint32_t>(100 + (i * 97) % 900);
+    const auto output = static_cast<std::uint32_t>(10 + (i * 31) % 120);
+    requests.push_back({.arrival = t, .input_tokens = prompt, .output_tokens = output});
+    same.push_back({.arrival = to_seconds(t), .prompt = prompt, .output = output});
+  }
+  const std::vector<EngineOutcome> expected = run_routed_engines(cost, 2, same);
+
+  Simulation sim(1);
+  ServingModel model(sim, engine_config(4), sim.rng("serving"));
+  model.report_lazily();
+  Recorder recorder;
+  model.set_observer(&recorder);
+  model.add_replica({.id = 1, .engine = &cost}, kSimStart);
+  model.add_replica({.id = 2, .engine = &cost}, kSimStart);
+  VectorSource source(requests);
+  model.attach(source);
+  sim.run_until(at(seconds(600)));
+  model.catch_up();
+
+  REQUIRE(recorder.outcomes.size() == requests.size());
+  double last = 0;
+  for (const RequestOutcome& o : recorder.outcomes) {
+    const auto i = static_cast<std::size_t>((o.arrival.time_since_epoch().count() - 1000) / 60'000);
+    INFO("request " << i);
+    CHECK_FALSE(o.dropped);
+    CHECK(std::abs(to_seconds(o.first_token) - expected[i].first_token) <= 2e-6);
+    CHECK(std::abs(to_seconds(o.completion) - expected[i].finished) <= 2e-6);
+    last = std::max(last, to_seconds(o.completion));
+  }
+  CHECK(last > 2 * to_seconds(requests.back().arrival));  // the queue held most of them
+}
+
 TEST_CASE("the router keeps at most max_num_seqs requests on an engine replica", "[serving]") {
-  EngineOptions options;
-  options.max_num_seqs = 4;
-  const StepCost cost = test::step_cost(test::llama_8b(), test::h100(), 1, options);
+  const StepCost cost = four_sequences(test::h100());
   Simulation sim(1);
   ServingModel model(sim, engine_config(4), sim.rng("serving"));
   Recorder recorder;
@@ -114,9 +161,7 @@ TEST_CASE("an engine replica killed drops what it held, one that drains finishes
 // request ends exactly as when each milestone is an event, and a scrape reads the same gauges.
 TEST_CASE("engines that report lazily serve every request exactly as on time and save events",
           "[serving]") {
-  EngineOptions options;
-  options.max_num_seqs = 4;
-  const StepCost cost = test::step_cost(test::llama_8b(), test::h100(), 1, options);
+  const StepCost cost = four_sequences(test::h100());
   std::vector<Request> requests;
   for (int i = 0; i < 400; ++i) {
     // A burst of 20 every 3 s, then a request every 150 ms: queueing, then a light load whose

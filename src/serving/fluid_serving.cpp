@@ -326,6 +326,9 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
   const SimTime mid = from + (to - from) / 2;
   now_ = to;
 
+  // What already waits: free slots take it at the piece's start (the router fills a replica's
+  // slots the moment they free, and no more than them).
+  double backlog = queue_.size();
   double arrivals = 0;
   if (source_ != nullptr) {
     arrivals = static_cast<double>(count_arrivals(to));
@@ -341,10 +344,13 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
   }
   if (config_.queue_timeout) {
     queue_.time_out(mid - *config_.queue_timeout, leaving_);
-    for (const FluidQueue::Part& p : leaving_)
+    for (const FluidQueue::Part& p : leaving_) {
+      backlog -= p.count;  // the oldest go: they waited before the piece
       report(p.count, p.arrival + *config_.queue_timeout,
              Waiting{.dropped_after = *config_.queue_timeout}, nullptr, DropReason::QueueTimeout);
+    }
   }
+  backlog = std::clamp(backlog, 0.0, queue_.size());  // max_queue turns the newest away first
 
   // Free slots take arrivals at once; beyond them, the Ready replicas take from the queue's head up
   // to their saturation rates.
@@ -359,6 +365,15 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
     free_slots += std::max(0.0, r.curve->saturation().running - r.in_flight);
   }
   const double admitted = queue_.admit(from, to, free_slots, capacity);
+  // Of those, the ones that waited fill free slots at once, each replica its own; the rest are
+  // shared at the replicas' rates over the piece. A replica that becomes Ready behind a backlog
+  // then holds its slots' worth, as the request level's, where a share of the fill by rate had
+  // the others hold more than their slots and the queue drained faster than the replicas serve.
+  const double fill = std::min({admitted, free_slots, backlog});
+  const double flow = admitted - fill;
+  // Behind what still waits, the router keeps every Ready replica full: its batch is the
+  // saturation's at once, not after its rate has been smoothed over a latency.
+  const bool full = !queue_.empty();
 
   // Each replica's share of the admitted rate, its stock of requests in flight, and its operating
   // point at the rate it has taken over its latency (an engine's batch is what arrived over the
@@ -401,12 +416,18 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
       r.mean_in_flight = twin->mean_in_flight;
     } else {
       r.rate = r.state == State::Ready && capacity > 0
-                   ? admitted / dt * r.curve->saturation().rate * r.speed / capacity
+                   ? flow / dt * r.curve->saturation().rate * r.speed / capacity
                    : 0.0;  // of what it is sent, the share it takes
+      const double filled =
+          r.state == State::Ready && fill > 0
+              ? fill * std::max(0.0, r.curve->saturation().running - r.in_flight) / free_slots
+              : 0.0;
       const double w = r.latency_s > 0
                            ? r.latency_s
                            : r.curve->mean_latency(r.at, measured_load(r), ready_) / r.speed;
-      r.smoothed_rate = r.rate + (r.smoothed_rate - r.rate) * smoothing_decay(w);
+      r.smoothed_rate = full && r.state == State::Ready
+                            ? r.rate
+                            : r.rate + (r.smoothed_rate - r.rate) * smoothing_decay(w);
       if (const double engine_rate = r.smoothed_rate / r.speed;
           point.curve != r.curve || point.rate != engine_rate) {
         point.curve = r.curve;
@@ -417,7 +438,7 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
       r.at = point.at;
       r.latency_s = point.latency / r.speed;
       const double steady = r.rate * r.latency_s;
-      const double before = r.in_flight;
+      const double before = r.in_flight + filled;
       const double decay = stock_decay(r.latency_s);
       r.in_flight = steady + (before - steady) * decay;
       // The piece's count (Poisson: its variance is itself) enters B with weight g, the share of
@@ -611,14 +632,19 @@ std::uint32_t FluidServing::in_flight(ReplicaId id) const {
 // shares them: ⌊N ÷ R⌋ each, one more for the first N mod R of the R Ready replicas. A
 // terminating replica holds its own stock's draw. N has the stocks' sum B as mean; its variance
 // is what the departures add, B less the count noise B already carries, so that across scrapes
-// N varies as M/G/∞'s Poisson count, not half as much again.
+// N varies as M/G/∞'s Poisson count, not half as much again. Behind a backlog every Ready replica
+// holds its slots.
 ReplicaLoad FluidServing::load(ReplicaId id) const {
   const Replica* r = find(id);
   if (r == nullptr || r->state == State::Starting) return {};
   const auto instant = [&] { return mix64(gauge_seed_ ^ mix64(now_.time_since_epoch().count())); };
   const KvBoundTable& measured = r->curve->measured();
+  const double seqs = r->curve->cost().limits().max_num_seqs;
   double count = 0;
-  if (r->state == State::Ready) {
+  if (r->state == State::Ready && backlog_) {
+    // Requests wait in the router's queue only while every Ready replica is full.
+    count = std::min<double>(config_.concurrency, seqs);
+  } else if (r->state == State::Ready) {
     // A scrape reads every replica at one instant: the service's draw and the replicas' ranks
     // are made once for them, until the instant or any replica changes.
     if (last_draw_.at != now_ || last_draw_.revision != revision_) {
@@ -645,7 +671,6 @@ ReplicaLoad FluidServing::load(ReplicaId id) const {
   }
   // Where the cache binds, of the requests a replica holds those the measured engine runs with so
   // many, drawn; the rest wait for room inside it.
-  const double seqs = r->curve->cost().limits().max_num_seqs;
   const double admitted =
       measured.empty()
           ? count

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fleetsim/engine/simulation.hpp"
+#include "fleetsim/serving/fluid_replica.hpp"
 #include "fleetsim/traffic/traffic_poisson.hpp"
 #include "unit/serving/engine_fixtures.hpp"
 #include "unit/serving/serving_fixtures.hpp"
@@ -151,6 +152,42 @@ TEST_CASE("without a Ready replica the fluid queue holds requests until their ti
   sim.run_until(at(seconds(330)));
   serving.catch_up();
   CHECK(serving.counters().queued == 0);
+}
+
+// The request level's router sends a request to a replica only into a free slot, and keeps a
+// queue only while every Ready replica is full: a replica Ready behind a backlog takes its slots'
+// worth at once and then what it serves, and every Ready replica's gauge reads full.
+TEST_CASE("behind a backlog a fluid replica holds its slots and no more and reads full") {
+  EngineOptions options;
+  options.max_num_seqs = 8;
+  const StepCost cost = test::step_cost(test::llama_8b(), test::a10g(), 1, options);
+  const double saturation = FluidReplica(cost, chat_mix()).saturation().rate;
+  Simulation sim(1);
+  FluidServing serving(sim, engine_config(cost, seconds(3600)), chat_mix(), sim.rng("gauges"));
+  Counts counts;
+  serving.set_observer(&counts);
+  serving.add_replica({.id = 1, .engine = &cost}, kSimStart);
+  serving.add_replica({.id = 2, .engine = &cost}, kSimStart);
+  VectorSource source(steady(4 * saturation, 900));  // twice what the two serve
+  serving.attach(source);
+  sim.run_until(at(seconds(300)));
+  serving.add_replica({.id = 3, .engine = &cost}, sim.now());
+  for (int t = 301; t <= 420; t += 7) {
+    sim.run_until(at(seconds(t)));
+    serving.catch_up();
+    INFO("at " << t << " s");
+    REQUIRE(serving.counters().queued > 0);
+    for (ReplicaId id = 1; id <= 3; ++id) {
+      CHECK(serving.load(id).running == 8);
+      CHECK(serving.in_flight(id) == 8);
+    }
+  }
+  // The three serve their saturation from the first piece: the third has no head start on them.
+  const std::uint64_t before = serving.counters().served;
+  sim.run_until(at(seconds(480)));
+  serving.catch_up();
+  const double served = static_cast<double>(serving.counters().served - before);
+  CHECK(served == Approx(3 * saturation * 60).epsilon(0.02));
 }
 
 TEST_CASE("a killed fluid replica drops what it held and a draining one is heard of once empty") {

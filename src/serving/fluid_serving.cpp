@@ -329,9 +329,14 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
   // What already waits: free slots take it at the piece's start (the router fills a replica's
   // slots the moment they free, and no more than them).
   double backlog = queue_.size();
-  double arrivals = 0;
+  double arrivals = 0, expected = 0;
   if (source_ != nullptr) {
+    // The load a measured engine is read at is the source's rate where it is known: the table
+    // holds the waits of Poisson arrivals at a rate, and a rate estimated from the counts, steep
+    // as the waits are in it, would read them higher on average than they are.
+    expected = drawn_counts_ ? source_->expected_until(to).value_or(-1) : -1;
     arrivals = static_cast<double>(count_arrivals(to));
+    if (expected < 0) expected = arrivals;
     arrived_ += static_cast<std::uint64_t>(arrivals);
     queue_.arrive(from, to, arrivals);
   }
@@ -489,7 +494,7 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
     const double rate = admitted / dt;
     offered_rate_ = rate + (offered_rate_ - rate) * std::exp(-dt / (kOfferedSmoothing * holding));
     load_rate_ =
-        arrivals / dt + (load_rate_ - arrivals / dt) *
+        expected / dt + (load_rate_ - expected / dt) *
                             std::exp(-dt / std::max(kOfferedSmoothing * holding, kLoadSmoothing_s));
   }
   load_share_ = capacity > 0 ? load_rate_ / capacity : 0.0;

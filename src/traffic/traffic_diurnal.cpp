@@ -126,9 +126,15 @@ double DiurnalSource::expected_between(double from_us, double until_us) const {
 std::optional<std::uint64_t> DiurnalSource::count_until(SimTime t) {
   const double until = traffic_checks::clamp_to_horizon(t);
   if (ended_ || until <= t_us_) return 0;
-  const std::uint64_t n = rng_.poisson(std::max(0.0, expected_between(t_us_, until)));
+  const std::uint64_t n = rng_.poisson(*expected_until(t));
   t_us_ = until;
   return n;
+}
+
+std::optional<double> DiurnalSource::expected_until(SimTime t) const {
+  const double until = traffic_checks::clamp_to_horizon(t);
+  if (ended_ || until <= t_us_) return 0.0;
+  return std::max(0.0, expected_between(t_us_, until));
 }
 
 }  // namespace fleetsim

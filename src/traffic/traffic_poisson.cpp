@@ -41,4 +41,10 @@ std::optional<std::uint64_t> PoissonSource::count_until(SimTime t) {
   return n;
 }
 
+std::optional<double> PoissonSource::expected_until(SimTime t) const {
+  const double until = traffic_checks::clamp_to_horizon(t);
+  if (ended_ || until <= t_us_) return 0.0;
+  return (until - t_us_) / mean_gap_us_;
+}
+
 }  // namespace fleetsim

@@ -199,7 +199,7 @@ class FluidServing final : public ServingBackend, public EventHandler, private T
   double prompt_overlap_ = 1;
   double decode_overlap_ = 1;
   double offered_rate_ = 0;  // the admitted rate, smoothed (kOfferedSmoothing)
-  double load_rate_ = 0;     // the arrival rate, over two minutes at least (kLoadSmoothing_s)
+  double load_rate_ = 0;  // the arrival rate (the source's where known), over two minutes at least
   double peak_running_ = 0;
   double peak_kv_usage_ = 0;
   // The measured engines (KvBoundTable): what they preempted, as a mean; the Ready replicas the

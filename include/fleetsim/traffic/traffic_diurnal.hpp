@@ -30,6 +30,7 @@ class DiurnalSource final : public TrafficSource {
   // Exact: the process after t does not depend on its past.
   void fast_forward(SimTime t) override;
   std::optional<std::uint64_t> count_until(SimTime t) override;
+  std::optional<double> expected_until(SimTime t) const override;
 
   // λ(t) in requests per second.
   double rate_at(SimTime t) const;

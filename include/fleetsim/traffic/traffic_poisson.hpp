@@ -17,6 +17,7 @@ class PoissonSource final : public TrafficSource {
   // Exact: a Poisson process after t does not depend on its past.
   void fast_forward(SimTime t) override;
   std::optional<std::uint64_t> count_until(SimTime t) override;
+  std::optional<double> expected_until(SimTime t) const override;
 
  private:
   double mean_gap_us_;  // 1e6 / rps

@@ -57,6 +57,12 @@ class TrafficSource {
     static_cast<void>(t);
     return std::nullopt;
   }
+  // The mean of the count count_until(t) draws (∫λ from where the source stands to t), for a
+  // source that draws it; nullopt from the others. Call it first: count_until moves the source.
+  virtual std::optional<double> expected_until(SimTime t) const {
+    static_cast<void>(t);
+    return std::nullopt;
+  }
 
  protected:
   TrafficSource() = default;

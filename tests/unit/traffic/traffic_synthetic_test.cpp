@@ -446,6 +446,36 @@ TEST_CASE("diurnal traffic draws its counts per piece from the integral of its r
   CHECK(after->arrival >= at(hours(24 * kDays)));
 }
 
+// The fluid mode reads a measured engine at the rate a count was drawn at, not at the count.
+TEST_CASE("a Poisson or diurnal source tells the mean of the count it draws", "[traffic]") {
+  PoissonSource poisson(PoissonConfig{.rps = 40}, stream());
+  CHECK(poisson.expected_until(at(seconds(5))) == Approx(200));
+  REQUIRE(poisson.count_until(at(seconds(5))).has_value());
+  CHECK(poisson.expected_until(at(seconds(5))) == 0.0);
+  CHECK(poisson.expected_until(at(millis(7500))) == Approx(100));
+
+  // Over the day's first six hours, ∫λ of a sinusoid peaking at 6 h: mean × (6 h + a × day ÷ 2π).
+  DiurnalSource diurnal(DiurnalConfig{.mean_rps = 2, .peak_to_trough = 3, .peak_hour = 6},
+                        stream());
+  const double a = diurnal.amplitude();
+  CHECK(diurnal.expected_until(at(hours(6))) ==
+        Approx(2 * (6 * 3600 + a * 86400 / (2 * std::numbers::pi))));
+  // Telling draws nothing: the counts are those of a source never asked.
+  DiurnalSource asked(DiurnalConfig{.mean_rps = 2, .peak_to_trough = 3, .peak_hour = 6}, stream());
+  DiurnalSource unasked(DiurnalConfig{.mean_rps = 2, .peak_to_trough = 3, .peak_hour = 6},
+                        stream());
+  for (int s = 1; s <= 100; ++s) {
+    static_cast<void>(asked.expected_until(at(seconds(60 * s))));
+    CHECK(asked.count_until(at(seconds(60 * s))) == unasked.count_until(at(seconds(60 * s))));
+  }
+
+  MmppSource mmpp(
+      MmppConfig{
+          .quiet_rps = 1, .burst_rps = 10, .mean_quiet = seconds(10), .mean_burst = seconds(5)},
+      stream());
+  CHECK_FALSE(mmpp.expected_until(at(seconds(5))).has_value());
+}
+
 TEST_CASE("Poisson counts have their rate and MMPP leaves counting to the caller", "[traffic]") {
   PoissonSource poisson(PoissonConfig{.rps = 40}, stream());
   double total = 0;

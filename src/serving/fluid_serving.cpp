@@ -499,7 +499,10 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
   }
   load_share_ = capacity > 0 ? load_rate_ / capacity : 0.0;
   backlog_ = !queue_.empty();
-  Waiting waiting{.admissions = true, .in_balance = queue_.empty()};
+  passing_backlog_ = backlog_ && queue_.size() <= capacity * to_seconds(kFluidStep);
+  Waiting waiting{.admissions = true,
+                  .in_balance = queue_.empty(),
+                  .measured_in_balance = queue_.empty() || passing_backlog_};
   if (waiting.in_balance)
     waiting.slots = slot_wait(offered_rate_ * holding, slots, mix_.output_cv2(), holding);
   queue_in_balance_ = waiting.slots.mean_waiting;
@@ -592,7 +595,7 @@ void FluidServing::report(double count, SimTime at, const Waiting& waiting, cons
       if (measured == nullptr) {
         to_first = curve.time_to_first_token(s.prompt, replica->at, u, prompt_overlap_);
         for_slot = waiting.slots.quantile(weyl(index, kPlastic));
-      } else if (waiting.in_balance) {
+      } else if (waiting.measured_in_balance) {
         // The measured engine behind the router: its time from arrival, whose waits for a slot
         // and for KV room come together, the slot's at most its own.
         const double total = measured->time_to_first_token(load, ready_, u);
@@ -606,7 +609,9 @@ void FluidServing::report(double count, SimTime at, const Waiting& waiting, cons
       const SimDuration rest = from_seconds(
           curve.decode_seconds(s.output, replica->at, weyl(index, kSilver), decode_overlap_) /
           replica->speed);
-      const double behind = waiting.admissions ? queue_.wait(weyl(index, kSqrt7)) : 0.0;
+      const double behind = waiting.admissions && !(measured && waiting.measured_in_balance)
+                                ? queue_.wait(weyl(index, kSqrt7))
+                                : 0.0;
       const SimDuration wait = from_seconds(behind + for_slot);
       o.completion = at;
       o.arrival = at - rest - first - wait;

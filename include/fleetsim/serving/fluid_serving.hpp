@@ -122,6 +122,9 @@ class FluidServing final : public ServingBackend, public EventHandler, private T
     SimDuration dropped_after{};
     bool admissions = false;
     bool in_balance = false;
+    // A measured engine's table holds the router's waits of Poisson arrivals at a rate: a backlog
+    // the replicas clear within a piece is one of them, not a wait to add.
+    bool measured_in_balance = false;
     SlotWait slots;
   };
 
@@ -149,10 +152,10 @@ class FluidServing final : public ServingBackend, public EventHandler, private T
   // Time-sliced replicas: their speeds for the piece about to run, from the shares of the last.
   void time_slice_speeds();
   // The requests per second its engine is looked up at in its measured table (KvBoundTable):
-  // full behind a backlog.
+  // full behind a backlog the Ready replicas do not clear within a piece.
   double measured_load(const Replica& r) const {
-    return backlog_ ? r.curve->measured().overloaded_rate()
-                    : load_share_ * r.curve->saturation().rate;
+    return backlog_ && !passing_backlog_ ? r.curve->measured().overloaded_rate()
+                                         : load_share_ * r.curve->saturation().rate;
   }
   // Its speed is read each piece (time_slice_speeds): nothing to do when it changes.
   void on_speed(std::uint32_t, double, SimTime) override {}
@@ -209,6 +212,7 @@ class FluidServing final : public ServingBackend, public EventHandler, private T
   double ready_ = 0;
   double load_share_ = 0;
   bool backlog_ = false;
+  bool passing_backlog_ = false;  // one the Ready replicas serve within kFluidStep
   std::uint64_t gauge_seed_ = 0;  // the gauges' draws: a hash of it, the replica and the time
   // Bumped whenever a replica may change (a piece, a non-const find, an addition or removal).
   std::uint64_t revision_ = 0;

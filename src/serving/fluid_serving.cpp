@@ -334,9 +334,10 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
     // The load a measured engine is read at is the source's rate where it is known: the table
     // holds the waits of Poisson arrivals at a rate, and a rate estimated from the counts, steep
     // as the waits are in it, would read them higher on average than they are.
-    expected = drawn_counts_ ? source_->expected_until(to).value_or(-1) : -1;
+    const std::optional<double> mean =
+        drawn_counts_ ? source_->expected_until(to) : std::optional<double>();
     arrivals = static_cast<double>(count_arrivals(to));
-    if (expected < 0) expected = arrivals;
+    expected = mean.value_or(arrivals);
     arrived_ += static_cast<std::uint64_t>(arrivals);
     queue_.arrive(from, to, arrivals);
   }

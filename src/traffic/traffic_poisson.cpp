@@ -36,7 +36,7 @@ void PoissonSource::fast_forward(SimTime t) {
 std::optional<std::uint64_t> PoissonSource::count_until(SimTime t) {
   const double until = traffic_checks::clamp_to_horizon(t);
   if (ended_ || until <= t_us_) return 0;
-  const std::uint64_t n = rng_.poisson((until - t_us_) / mean_gap_us_);
+  const std::uint64_t n = rng_.poisson(*expected_until(t));
   t_us_ = until;
   return n;
 }

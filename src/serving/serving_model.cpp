@@ -48,7 +48,9 @@ struct ServingModel::Engine final : EngineListener {
     const double at = to_engine(t), boundary = engine.step_boundary();
     return at >= boundary && at - boundary < speed * 1e-6 ? boundary : at;
   }
-  double to_real(double engine_seconds) const { return r0 + (engine_seconds - v0) / speed; }
+  double to_real(double engine_seconds) const {
+    return own_clock ? r0 + (engine_seconds - v0) / speed : engine_seconds;
+  }
 
   // The event's fields share the first cache line with the listener's.
   ServingModel& model;
@@ -58,6 +60,9 @@ struct ServingModel::Engine final : EngineListener {
   double speed = 1;
   double r0 = 0;
   double v0 = 0;
+  // Once its speed has changed; until then the two clocks are one, and a milestone's schedule
+  // takes its time without a division.
+  bool own_clock = false;
   EngineReplica engine;
 };
 
@@ -528,6 +533,7 @@ void ServingModel::on_speed(std::uint32_t replica, double speed, SimTime now) {
   e.v0 = e.to_engine(now);
   e.r0 = engine_clock(now);
   e.speed = speed;
+  e.own_clock = true;
   schedule_milestone(replica);
 }
 

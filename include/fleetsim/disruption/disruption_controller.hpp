@@ -25,7 +25,7 @@ inline constexpr SimDuration kDisruptionPollPeriod = seconds(10);
 // method with a command waits its 15 s validation inside the pass; if the command still holds it
 // starts and the loop runs again at once, else the next method is asked. Drift's commands start
 // without a wait. A pass in which no method acted polls again 10 s later.
-class DisruptionController : private EventHandler {
+class DisruptionController final : private EventHandler {
  public:
   struct Inputs {
     Simulation& sim;

@@ -16,7 +16,7 @@ namespace fleetsim {
 // are copied into the NodeClaim's spec). Deletion is forceful: no budgets, no validation, no
 // do-not-disrupt check; the drain still waits for PDBs and do-not-disrupt pods until the
 // terminationGracePeriod.
-class Expiration : private EventHandler {
+class Expiration final : private EventHandler {
  public:
   Expiration(Simulation& sim, const Cluster& cluster, const std::vector<NodePool>& pools,
              NodeTermination& termination)

@@ -30,7 +30,7 @@ namespace fleetsim {
 // steer binding. A pod that fits nowhere may preempt lower-priority pods (default_preemption.cpp):
 // it is then nominated to the node and waits there for them to go; the others are reported
 // unschedulable, which triggers the provisioner.
-class KubeScheduler : private EventHandler {
+class KubeScheduler final : private EventHandler {
  public:
   KubeScheduler(Simulation& sim, Cluster& cluster, ClusterBus& bus,
                 std::function<void(PodId)> on_unschedulable,

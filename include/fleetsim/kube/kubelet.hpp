@@ -47,7 +47,7 @@ class PodWorkListener {
 // node goes. A container whose server exits as it starts is started again after the kubelet's
 // back-off (CrashLoopBackOff: 10 s, doubled at each crash up to 5 min, back to 10 s once 10 min
 // passed since the last crash), its image pulled, its model loaded and its probes run again.
-class Kubelet : private EventHandler {
+class Kubelet final : private EventHandler {
  public:
   Kubelet(Simulation& sim, Cluster& cluster, ClusterBus& bus, std::int64_t image_pull_bytes_per_s)
       : sim_(sim), cluster_(cluster), bus_(bus), bytes_per_second_(image_pull_bytes_per_s) {}

@@ -39,7 +39,7 @@ struct DrainLimits {
 // handling; a Cluster Autoscaler's scale-down). A NodePool's node goes through Karpenter's
 // termination controller; a node group's is drained and its instance terminated once its pods
 // are gone, without Karpenter's polls or MinDrainTime.
-class NodeTermination : private EventHandler {
+class NodeTermination final : private EventHandler {
  public:
   NodeTermination(Simulation& sim, Cluster& cluster, ClusterBus& bus, CloudProvider& cloud,
                   const PodDisruptionBudgets& pdbs, TerminationSettings settings = {});

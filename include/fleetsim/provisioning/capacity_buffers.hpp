@@ -31,7 +31,7 @@ enum class BufferRules : std::uint8_t { Karpenter, ClusterAutoscaler };
 // status.replicas from the Deployment's spec.replicas, rebuilds the buffer's virtual pods from the
 // Deployment's current pod template and triggers the provisioner. Virtual pods never exist in the
 // cluster: they are solved for, never bound nor nominated.
-class CapacityBufferController : private EventHandler {
+class CapacityBufferController final : private EventHandler {
  public:
   static constexpr SimDuration kRequeue = seconds(30);
 

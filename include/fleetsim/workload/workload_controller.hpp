@@ -39,7 +39,7 @@ struct JobStream {
 // created when its token comes (the API call's completion; no other latency), and the next batch
 // starts when the batch's last pod is created. A sync that had more to create goes to the back of
 // the queue and creates the rest in another sync, from the state as it is then.
-class WorkloadController : private EventHandler {
+class WorkloadController final : private EventHandler {
  public:
   WorkloadController(Simulation& sim, Cluster& cluster, ClusterBus& bus, ApiLimits api = {});
 

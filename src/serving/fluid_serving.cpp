@@ -501,10 +501,8 @@ void FluidServing::run_piece(SimTime from, SimTime to) {
   load_share_ = capacity > 0 ? load_rate_ / capacity : 0.0;
   backlog_ = !queue_.empty();
   passing_backlog_ = backlog_ && queue_.size() <= capacity * to_seconds(kFluidStep);
-  Waiting waiting{.admissions = true,
-                  .in_balance = queue_.empty(),
-                  .measured_in_balance = queue_.empty() || passing_backlog_};
-  if (waiting.in_balance)
+  Waiting waiting{.admissions = true, .measured_in_balance = !backlog_ || passing_backlog_};
+  if (!backlog_)
     waiting.slots = slot_wait(offered_rate_ * holding, slots, mix_.output_cv2(), holding);
   queue_in_balance_ = waiting.slots.mean_waiting;
   // The router chooses where a request goes only while a slot is free: a request that waits for

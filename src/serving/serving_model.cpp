@@ -46,7 +46,7 @@ struct ServingModel::Engine final : EngineListener {
   // vLLM's scheduler takes a waiting request into the step after the one that freed its slot.
   double arrival_at(SimTime t) const {
     const double at = to_engine(t), boundary = engine.step_boundary();
-    return at >= boundary && at - boundary < speed * 1e-6 ? boundary : at;
+    return at >= boundary && at - boundary < speed * to_seconds(micros(1)) ? boundary : at;
   }
   double to_real(double engine_seconds) const {
     return own_clock ? r0 + (engine_seconds - v0) / speed : engine_seconds;

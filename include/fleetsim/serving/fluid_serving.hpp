@@ -121,7 +121,6 @@ class FluidServing final : public ServingBackend, public EventHandler, private T
   struct Waiting {
     SimDuration dropped_after{};
     bool admissions = false;
-    bool in_balance = false;
     // A measured engine's table holds the router's waits of Poisson arrivals at a rate: a backlog
     // the replicas clear within a piece is one of them, not a wait to add.
     bool measured_in_balance = false;

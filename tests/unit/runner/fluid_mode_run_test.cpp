@@ -141,17 +141,15 @@ TEST_CASE(
 // heavy-tailed requests, where it admits eight. Prompts wait for room behind a long one, and the
 // fluid replicas read the engine measured behind the router (KvBoundTable). One seed's misses
 // move by a tenth near saturation, and the fluid mode's with the mix it draws (the longest
-// requests set the waits): means over five seeds, requests / fluid: 2.60 / 3.15 % at 0.8 req/s,
-// 7.17 / 7.94 % at 1.4, 16.1 / 19.2 % at 1.8. The fluid mode runs over by a fifth near
-// saturation, against issue 29's tenth; before it measured the engine it missed 1.7, 2.1 and
-// 2.3 %, and before a backlog the replicas clear within a piece was taken for one of the waits
-// the table holds (rather than a wait to add to them) 3.19, 8.43 and 21.0 %.
+// requests set the waits): means over five seeds, requests / fluid: 2.60 / 3.02 % at 0.8 req/s,
+// 7.17 / 7.64 % at 1.4, 16.1 / 17.7 % at 1.8, issue 29's rule (0.5 points, or a tenth) with little
+// to spare at 1.8. Measured at 10 loads of 20,000 requests, the table read 3.15, 7.94 and 19.2 %;
+// before it measured the engine the fluid mode missed 1.7, 2.1 and 2.3 %.
 TEST_CASE("the fluid mode follows request-level serving where the KV cache binds",
           "[runner][fluid]") {
   constexpr std::string_view kSmallCache =
       "{max_num_seqs: 8, max_model_len: 4096, gpu_memory_utilization: 0.8}";
-  for (auto [rps, relative] :
-       {std::pair{"0.8", 0.25}, std::pair{"1.4", 0.15}, std::pair{"1.8", 0.25}}) {
+  for (const char* rps : {"0.8", "1.4", "1.8"}) {
     SECTION(std::string("at ") + rps + " req/s") {
       const std::string traffic =
           std::string("{pattern: poisson, rps: ") + rps + ", " + kTokens + "}";
@@ -161,7 +159,7 @@ TEST_CASE("the fluid mode follows request-level serving where the KV cache binds
         fluid += run_mode(traffic, "fluid", 4, kSmallCache, seed).sla.totals.miss_ratio / 5;
       }
       INFO("misses " << 100 * requests << "% / " << 100 * fluid << "%");
-      CHECK(std::abs(fluid - requests) <= std::max(0.005, relative * requests));
+      CHECK(std::abs(fluid - requests) <= std::max(0.005, 0.1 * requests));
     }
   }
 }

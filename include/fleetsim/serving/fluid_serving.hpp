@@ -202,6 +202,9 @@ class FluidServing final : public ServingBackend, public EventHandler, private T
   double decode_overlap_ = 1;
   double offered_rate_ = 0;  // the admitted rate, smoothed (kOfferedSmoothing)
   double load_rate_ = 0;  // the arrival rate (the source's where known), over two minutes at least
+  // Behind a backlog, what the lag of batches that started together still withholds from the
+  // replicas' intake.
+  double lag_owed_ = 0;
   double peak_running_ = 0;
   double peak_kv_usage_ = 0;
   // The measured engines (KvBoundTable): what they preempted, as a mean; the Ready replicas the

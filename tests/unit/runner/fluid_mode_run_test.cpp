@@ -112,11 +112,11 @@ TEST_CASE(
     "the fluid mode follows request-level serving on a fixed fleet from light load to "
     "overload",
     "[runner][fluid]") {
-  // Measured (requests / fluid): misses 1.82 / 2.22 %, p50 5.65 / 5.77 s, p99 21.7 / 23.1 s.
+  // Measured (requests / fluid): misses 1.82 / 2.15 %, p50 5.65 / 5.77 s, p99 21.7 / 23.1 s.
   SECTION("30 % load") {
     compare("{pattern: poisson, rps: 1.2, " + kTokens + "}", {0.01, 0.5, 0.15});
   }
-  // Misses 3.94 / 3.82 %, p50 6.50 / 6.50 s, p99 25.5 / 26.0 s; 4.60 %, 6.76 s and 27.1 s while
+  // Misses 3.94 / 3.80 %, p50 6.50 / 6.50 s, p99 25.5 / 25.5 s; 4.60 %, 6.76 s and 27.1 s while
   // the fluid replicas took prompts as a lone replica does (jsq_busy.hpp: the router keeps them
   // apart). The router's wait was 15 times the request level's (554 against 37 ms, 10.47 %
   // misses) while Erlang C read the stocks' swings as load.
